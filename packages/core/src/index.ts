@@ -1,3 +1,6 @@
 export * from "./model/stream.js"
 export * from "./model/message.js"
 export * from "./model/exit.js"
+export * from "./model/reply-builder.js"
+export * from "./toolcall/parse-arguments.js"
+export * from "./repeat/index.js"

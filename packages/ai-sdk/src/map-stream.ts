@@ -1,0 +1,63 @@
+/**
+ * AI SDK `fullStream` parts → loopguard StreamParts. Anything loopguard does not act on
+ * (start-step, text-start/end, sources, raw, ping) is dropped here so monitors see one shape.
+ */
+import { FINISH_REASONS, normalizeError, parseToolArguments, type FinishReason, type StreamPart, type Usage } from "@loopguard/core"
+import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai"
+
+export const toFinishReason = (reason: string | undefined): FinishReason =>
+  reason !== undefined && (FINISH_REASONS as ReadonlyArray<string>).includes(reason) ? (reason as FinishReason) : "unknown"
+
+export const toUsage = (u: LanguageModelUsage | undefined): Usage | undefined => {
+  if (!u) return undefined
+  const out: { -readonly [K in keyof Usage]: Usage[K] } = {}
+  if (u.inputTokens !== undefined) out.inputTokens = u.inputTokens
+  if (u.outputTokens !== undefined) out.outputTokens = u.outputTokens
+  if (u.totalTokens !== undefined) out.totalTokens = u.totalTokens
+  const reasoning = u.outputTokenDetails?.reasoningTokens
+  if (reasoning !== undefined) out.reasoningTokens = reasoning
+  const cached = u.inputTokenDetails?.cacheReadTokens
+  if (cached !== undefined) out.cachedInputTokens = cached
+  return out
+}
+
+/** A tool call whose arguments the SDK could not parse still becomes a call, with repaired input. */
+const toolInput = (part: { input: unknown; invalid?: boolean }): { input: unknown; inputText?: string } => {
+  if (typeof part.input === "string") {
+    const parsed = parseToolArguments(part.input)
+    return { input: parsed.value, inputText: part.input }
+  }
+  return { input: part.input ?? {} }
+}
+
+export const mapPart = (part: TextStreamPart<ToolSet>): StreamPart | null => {
+  switch (part.type) {
+    case "start":
+      return { type: "start" }
+    case "text-delta":
+      return part.text === "" ? null : { type: "text-delta", text: part.text }
+    case "reasoning-delta":
+      return part.text === "" ? null : { type: "reasoning-delta", text: part.text }
+    case "tool-input-start":
+      return { type: "tool-input-start", id: part.id, name: part.toolName }
+    case "tool-input-delta":
+      return { type: "tool-input-delta", id: part.id, delta: part.delta }
+    case "tool-call": {
+      const { input, inputText } = toolInput(part as { input: unknown; invalid?: boolean })
+      return inputText === undefined
+        ? { type: "tool-call", id: part.toolCallId, name: part.toolName, input }
+        : { type: "tool-call", id: part.toolCallId, name: part.toolName, input, inputText }
+    }
+    case "finish": {
+      const usage = toUsage(part.totalUsage)
+      const finish = toFinishReason(part.finishReason)
+      return usage ? { type: "finish", finish, usage } : { type: "finish", finish }
+    }
+    case "error":
+      return { type: "error", error: { ...normalizeError(part.error), phase: "request" } }
+    case "abort":
+      return { type: "error", error: { message: part.reason ?? "aborted", aborted: true } }
+    default:
+      return null
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Plays one `ScriptedResponse` onto an HTTP response: error bodies, resets, SSE streams with
+ * delays/stalls/resets, and the non-streaming JSON fold.
+ */
+import type { ServerResponse } from "node:http";
+import { sleep, writeFrame } from "./cancellable.js";
+import type { Flight } from "./flight.js";
+import { completionBody, openAIErrorBody } from "./json-bodies.js";
+import { streamFrames, type CompletionIdentity } from "./sse-events.js";
+import type { ErrorResponse, ScriptedResponse, StreamResponse } from "./types.js";
+
+export async function serveResponse(
+  response: ScriptedResponse,
+  wantsStream: boolean,
+  who: CompletionIdentity,
+  res: ServerResponse,
+  flight: Flight,
+): Promise<void> {
+  switch (response.type) {
+    case "reset":
+      await flight.reset("abortive");
+      return;
+    case "error":
+      serveError(response, res);
+      return;
+    case "stream":
+      if (wantsStream) await pumpStream(response, who, res, flight);
+      else await serveCompletion(response, who, res, flight);
+      return;
+  }
+}
+
+export function serveError(response: ErrorResponse, res: ServerResponse): void {
+  const body = response.body ?? openAIErrorBody(response.status);
+  const isText = typeof body === "string";
+  const payload = isText ? body : JSON.stringify(body);
+  res.writeHead(response.status, {
+    "content-type": isText ? "text/plain; charset=utf-8" : "application/json",
+    ...response.headers,
+  });
+  res.end(payload);
+}
+
+/** Where a stall/reset lands: counts past the last content event mean "just before the finish". */
+function positionOf(after: number | undefined, contentEvents: number): number | undefined {
+  return after === undefined ? undefined : Math.max(0, Math.min(Math.floor(after), contentEvents));
+}
+
+/**
+ * Minimum pause before a mid-stream reset. A client's fetch drops body bytes it has not read yet
+ * when the connection breaks, so without a moment to read them "reset after 2 chunks" could look
+ * like "reset after 0" to the client.
+ */
+export const MID_STREAM_RESET_SETTLE_MS = 25;
+
+async function pumpStream(
+  response: StreamResponse,
+  who: CompletionIdentity,
+  res: ServerResponse,
+  flight: Flight,
+): Promise<void> {
+  const { content, trailer } = streamFrames(response, who);
+  const delay = response.chunkDelayMs ?? 0;
+  const stallAt = positionOf(response.stallAfterChunks, content.length);
+  const resetAt = positionOf(response.resetAfterChunks, content.length);
+  res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    connection: "keep-alive",
+  });
+  // Send the status line now: a stall before the first event must look like a silent 200 stream,
+  // not like a server that never answered.
+  res.flushHeaders();
+
+  let sent = 0;
+  const send = async (frame: string) => {
+    if (sent > 0 && delay > 0) await sleep(delay, flight.signal);
+    const ok = await writeFrame(res, frame, flight.signal);
+    if (ok) sent++;
+    return ok;
+  };
+
+  for (let i = 0; i <= content.length; i++) {
+    // Stall first, then reset: both at one position means "go silent, then drop the line".
+    if (stallAt === i) await sleep(response.stallMs ?? Infinity, flight.signal);
+    if (flight.signal.aborted) return;
+    if (resetAt === i) {
+      if (sent > 0) await sleep(Math.max(delay, MID_STREAM_RESET_SETTLE_MS), flight.signal);
+      await flight.reset("truncate");
+      return;
+    }
+    if (i === content.length) break;
+    if (!(await send(content[i]!))) return;
+    flight.record.chunksWritten++;
+  }
+  for (const frame of trailer) if (!(await send(frame))) return;
+  res.end();
+}
+
+/** Non-streaming: a stall delays the whole body, a reset replaces it; delays do not apply. */
+async function serveCompletion(
+  response: StreamResponse,
+  who: CompletionIdentity,
+  res: ServerResponse,
+  flight: Flight,
+): Promise<void> {
+  if (response.stallAfterChunks !== undefined) await sleep(response.stallMs ?? Infinity, flight.signal);
+  if (flight.signal.aborted) return;
+  if (response.resetAfterChunks !== undefined) {
+    await flight.reset("abortive");
+    return;
+  }
+  res.writeHead(200, { "content-type": "application/json" });
+  res.end(JSON.stringify(completionBody(response, who)));
+}

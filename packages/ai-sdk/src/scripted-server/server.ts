@@ -1,0 +1,137 @@
+/**
+ * A local OpenAI Chat Completions server that answers from a script. Used by the offline demo and
+ * by every HTTP test: it lets the real AI SDK providers meet rate limits, resets, stalls and loops
+ * on demand.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { startFlight, type Flight } from "./flight.js";
+import { modelsBody, openAIErrorBody } from "./json-bodies.js";
+import { serveError, serveResponse } from "./serve-response.js";
+import {
+  DEFAULT_SCRIPTED_SERVER_OPTIONS,
+  type RecordedRequest,
+  type Script,
+  type ScriptedResponse,
+  type ScriptedServer,
+  type ScriptedServerOptions,
+} from "./types.js";
+
+const CHAT_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
+const MODEL_PATHS = new Set(["/v1/models", "/models"]);
+
+function sendJson(res: ServerResponse, status: number, body: object): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const parts: Buffer[] = [];
+    req.on("data", (part: Buffer) => parts.push(part));
+    req.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
+    // A client that vanishes mid-upload still gets recorded with what arrived.
+    req.on("error", () => resolve(Buffer.concat(parts).toString("utf8")));
+  });
+}
+
+function parseBody(text: string): { ok: true; value: any } | { ok: false; value: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, value: text };
+  }
+}
+
+const exhausted = (count: number): ScriptedResponse => ({
+  type: "error",
+  status: 500,
+  body: openAIErrorBody(500, `script exhausted: all ${count} scripted responses were served`, "script_exhausted"),
+});
+
+async function pick(
+  script: Script,
+  body: unknown,
+  index: number,
+  whenExhausted: "error" | "repeat-last",
+): Promise<ScriptedResponse> {
+  if (typeof script === "function") {
+    try {
+      return await script(body, index);
+    } catch (cause) {
+      const message = `script function threw: ${cause instanceof Error ? cause.message : String(cause)}`;
+      return { type: "error", status: 500, body: openAIErrorBody(500, message, "script_error") };
+    }
+  }
+  if (index < script.length) return script[index]!;
+  if (whenExhausted === "repeat-last" && script.length > 0) return script[script.length - 1]!;
+  return exhausted(script.length);
+}
+
+export async function startScriptedServer(script: Script, opts: ScriptedServerOptions = {}): Promise<ScriptedServer> {
+  const options = { ...DEFAULT_SCRIPTED_SERVER_OPTIONS, ...opts };
+  const requests: RecordedRequest[] = [];
+  const inFlight = new Set<Flight>();
+  const sockets = new Set<Socket>();
+  let closing = false;
+
+  const handleChat = async (req: IncomingMessage, res: ServerResponse) => {
+    const parsed = parseBody(await readBody(req));
+    const index = requests.length;
+    const flight = startFlight(index, parsed.value, req, res);
+    requests.push(flight.record);
+    if (closing) return flight.cut("server-closed");
+    inFlight.add(flight);
+    void flight.record.done.then(() => inFlight.delete(flight));
+
+    if (!parsed.ok) {
+      serveError({ type: "error", status: 400, body: openAIErrorBody(400, "request body is not JSON") }, res);
+      return;
+    }
+    const response = await pick(script, parsed.value, index, options.whenExhausted);
+    if (flight.signal.aborted) return;
+    const who = { id: `chatcmpl-scripted-${index}`, created: Math.floor(Date.now() / 1000), model: options.modelId };
+    await serveResponse(response, parsed.value?.stream === true, who, res, flight);
+  };
+
+  const server = createServer((req, res) => {
+    const path = (req.url ?? "/").split("?")[0]!;
+    if (req.method === "POST" && CHAT_PATHS.has(path)) {
+      void handleChat(req, res).catch(() => {
+        if (!res.headersSent) sendJson(res, 500, openAIErrorBody(500, "scripted server failure"));
+        else res.destroy();
+      });
+    } else if (req.method === "GET" && MODEL_PATHS.has(path)) {
+      sendJson(res, 200, modelsBody(options.modelId, Math.floor(Date.now() / 1000)));
+    } else {
+      sendJson(res, 404, openAIErrorBody(404, `no route for ${req.method} ${path}`, "not_found"));
+    }
+  });
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.on("error", () => {}); // resets and client aborts surface here; they are recorded, not fatal
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${options.host}:${port}`;
+
+  let closed: Promise<void> | undefined;
+  const close = () =>
+    (closed ??= new Promise<void>((resolve) => {
+      closing = true;
+      for (const flight of inFlight) flight.cut("server-closed");
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+    }));
+
+  return { url, baseURL: `${url}/v1`, modelId: options.modelId, requests, close };
+}

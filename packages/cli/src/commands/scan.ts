@@ -1,0 +1,68 @@
+/**
+ * `loopguard scan`: in-stream repetition over text on stdin. Plain mode scans the whole input
+ * as one stream; `--jsonl` treats each line as one JSON-string document and prints one JSON
+ * verdict per line (ARCHITECTURE.md contract).
+ */
+import { scanText, validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type RepeatOptions } from "@loopguard/core"
+import { Console, Effect, Option } from "effect"
+import { Command, Flag } from "effect/cli"
+import { readStdin } from "../io.js"
+import { UsageError } from "../errors.js"
+
+const intFlag = (name: string, description: string) => Flag.Int(name).pipe(Flag.withDescription(description), Flag.optional)
+
+export const flagToField: ReadonlyArray<readonly [string, keyof RepeatOptions]> = [
+  ["--window", "window"],
+  ["--threshold", "threshold"],
+  ["--min-block", "minBlock"],
+  ["--min-distinct", "minDistinct"]
+]
+
+export const scanCommand = Command.make(
+  "scan",
+  {
+    window: intFlag("window", `tokens that count (default ${DEFAULT_REPEAT_OPTIONS.window})`),
+    threshold: intFlag("threshold", `back-to-back repeats that trip (default ${DEFAULT_REPEAT_OPTIONS.threshold})`),
+    minBlock: intFlag("min-block", `shortest block length in tokens (default ${DEFAULT_REPEAT_OPTIONS.minBlock})`),
+    minDistinct: intFlag("min-distinct", `distinct tokens a block must hold (default ${DEFAULT_REPEAT_OPTIONS.minDistinct})`),
+    jsonl: Flag.Boolean("jsonl").pipe(Flag.withDefault(false), Flag.withDescription("each stdin line is a JSON string; print one JSON verdict per line"))
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      const options: RepeatOptions = {
+        window: Option.getOrElse(flags.window, () => DEFAULT_REPEAT_OPTIONS.window),
+        threshold: Option.getOrElse(flags.threshold, () => DEFAULT_REPEAT_OPTIONS.threshold),
+        minBlock: Option.getOrElse(flags.minBlock, () => DEFAULT_REPEAT_OPTIONS.minBlock),
+        minDistinct: Option.getOrElse(flags.minDistinct, () => DEFAULT_REPEAT_OPTIONS.minDistinct)
+      }
+      const problems = validateRepeatOptions(options)
+      if (problems.length > 0) {
+        const flagOf = (field: string) => flagToField.find(([, f]) => f === field)?.[0] ?? field
+        return yield* new UsageError({ message: problems.map((p) => `${flagOf(p.field)}: ${p.message}`).join("\n") })
+      }
+      const input = yield* readStdin
+      if (!flags.jsonl) {
+        const r = scanText(input, options)
+        yield* Console.log(
+          r.repeat ? `repeat: yes — tripped at token ${r.token} (period ${r.period})` : "repeat: no"
+        )
+        return
+      }
+      const lines = input.split("\n")
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!
+        if (line.trim() === "") continue
+        let text: unknown
+        try {
+          text = JSON.parse(line)
+        } catch (e) {
+          return yield* new UsageError({ message: `stdin:${i + 1}: not valid JSON (${(e as Error).message})` })
+        }
+        if (typeof text !== "string") {
+          return yield* new UsageError({ message: `stdin:${i + 1}: expected a JSON string, got ${text === null ? "null" : typeof text}` })
+        }
+        const r = scanText(text, options)
+        yield* Console.log(JSON.stringify({ repeat: r.repeat, token: r.token, period: r.period }))
+      }
+    })
+).pipe(Command.withDescription("Report whether and where in-stream repetition trips on text from stdin"))

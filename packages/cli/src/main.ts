@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+/**
+ * The `loopguard` command. Exit status: 0 success, 1 a run aborted / an audit file failed,
+ * 2 bad flags or input (the message names the flag or file:line).
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Effect } from "effect"
+import { Command } from "effect/cli"
+import { scanCommand } from "./commands/scan.js"
+import { RunFailed, UsageError } from "./errors.js"
+
+const root = Command.make("loopguard").pipe(
+  Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
+  Command.withSubcommands([scanCommand])
+)
+
+const program = Command.run(root, { version: "0.1.0" }).pipe(
+  Effect.catchTag("UsageError", (e: UsageError) =>
+    Effect.sync(() => {
+      process.stderr.write(`loopguard: ${e.message}\n`)
+      process.exitCode = 2
+    })
+  ),
+  Effect.catchTag("RunFailed", (e: RunFailed) =>
+    Effect.sync(() => {
+      if (e.message) process.stderr.write(`loopguard: ${e.message}\n`)
+      process.exitCode = e.exitCode
+    })
+  ),
+  Effect.provide(NodeServices.layer)
+)
+
+NodeRuntime.runMain(program as Effect.Effect<void, unknown>, { disableErrorReporting: false })
+

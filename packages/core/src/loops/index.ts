@@ -1,0 +1,40 @@
+export { foldText, dropLeadingPrefix, firstChars } from "./normalize.js"
+export {
+  TEXT_LOOP_MILD_PROMPT,
+  TEXT_LOOP_STRONG_PROMPT,
+  TEXT_LOOP_TERMINATE_MESSAGE,
+  REPEATED_ACTION_NOTE,
+  CONTINUE_TEXT
+} from "./prompts.js"
+export {
+  TextLoopDetector,
+  DEFAULT_TEXT_LOOP,
+  textLoopKey,
+  type TextLoopOptions,
+  type TextLoopState,
+  type TextLoopLevel,
+  type TextLoopTrigger,
+  type TextLoopStep,
+  type TextLoopContext
+} from "./text-loop.js"
+export {
+  repeatedAction,
+  isFinishedReply,
+  DEFAULT_REPEATED_ACTION,
+  type RepeatedAction,
+  type RepeatedActionOptions
+} from "./repeated-action.js"
+export { doomLoop, DEFAULT_DOOM_LOOP, type DoomLoop, type DoomLoopOptions } from "./doom-loop.js"
+export { replyKey, reasoningHash, REASON_HASH_HEX } from "./reply-key.js"
+export { detectStreak, DEFAULT_LOOP_STREAK, type LoopStreakOptions, type StreakDetection } from "./streak.js"
+export {
+  applyCrops,
+  buildRequestView,
+  persistedCrops,
+  contentBlocks,
+  DEFAULT_CROP,
+  DEFAULT_REQUEST_VIEW,
+  type CropOptions,
+  type CroppedView,
+  type RequestViewOptions
+} from "./crop.js"

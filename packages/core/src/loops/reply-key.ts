@@ -1,0 +1,27 @@
+/**
+ * The streak key of a finished reply (SPEC §4). Reasoning is where a reasoning loop lives, so when
+ * a reply has reasoning the key is its reasoning alone: replies whose tool arguments drift slightly
+ * still belong to the same streak. Without reasoning, the exact tool signature is the key.
+ */
+import { sha256 } from "@noble/hashes/sha2.js"
+import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js"
+import { reasoningOf, toolSignature, type AssistantMessage } from "../model/message.js"
+import { foldText } from "./normalize.js"
+
+/** Hex digits of the SHA-256 kept in a `reason:` key. */
+export const REASON_HASH_HEX = 16
+
+/** First 16 hex digits of SHA-256 over the folded (trimmed, lowercased, whitespace-collapsed) text. */
+export const reasoningHash = (reasoning: string): string => {
+  const folded = foldText(reasoning)
+  if (folded.length === 0) return ""
+  return bytesToHex(sha256(utf8ToBytes(folded))).slice(0, REASON_HASH_HEX)
+}
+
+/** `reason:<hash>` | `tool:<signature>` | "" (a text-only or empty reply has no key). */
+export const replyKey = (message: AssistantMessage): string => {
+  const hash = reasoningHash(reasoningOf(message))
+  if (hash !== "") return `reason:${hash}`
+  const tools = toolSignature(message)
+  return tools === "" ? "" : `tool:${tools}`
+}

@@ -1,0 +1,90 @@
+/**
+ * Reasoning-loop streak detection (SPEC §4, experimental, off by default): the newest replies
+ * share one key (same reasoning, or same tool calls when there is no reasoning). The result is a
+ * crop marker for the RunLoop to persist on the current user message.
+ *
+ * "Keyed replies": finished replies with a non-empty key. Replies without a key (text only) are
+ * transparent: they neither extend nor break a streak, and applyCrops keeps them. The newest
+ * reply itself must carry the key, though: a text-only newest reply means the loop already broke.
+ */
+import { isUser, type CropMarker, type Message } from "../model/message.js"
+import { dropCropped, persistedCrops } from "./crop.js"
+import { isFinishedReply } from "./repeated-action.js"
+import { replyKey } from "./reply-key.js"
+
+export interface LoopStreakOptions {
+  readonly enabled: boolean
+  /** How many newest keyed replies must share a key (values below 2 never detect). */
+  readonly triggerCount: number
+  /** At most this many keyed replies go into one range (raised to triggerCount if lower). */
+  readonly maxSpan: number
+}
+
+export const DEFAULT_LOOP_STREAK: LoopStreakOptions = { enabled: false, triggerCount: 3, maxSpan: 64 }
+
+export interface StreakDetection {
+  readonly marker: CropMarker
+  /** The reply just before the range, which stays in the request; null when there is none. */
+  readonly anchorId: string | null
+  /** Ids of the keyed replies in the range, oldest first (the ones applyCrops drops). */
+  readonly replyIds: ReadonlyArray<string>
+  /** The newest real user message, where the marker is to be persisted; null when there is none. */
+  readonly persistOn: string | null
+}
+
+/**
+ * Detect on the request as the model sees it: excluded replies and replies dropped by earlier
+ * markers are left out, so after a crop the model gets `triggerCount` fresh replies before the
+ * next one (and the anchor, having another key, bounds the new range).
+ */
+export const detectStreak = (
+  messages: ReadonlyArray<Message>,
+  opts: LoopStreakOptions = DEFAULT_LOOP_STREAK
+): StreakDetection | null => {
+  if (!opts.enabled || opts.triggerCount < 2) return null
+  const maxSpan = Math.max(opts.maxSpan, opts.triggerCount)
+  const view = dropCropped(messages, persistedCrops(messages)).kept
+
+  let newestReply = -1
+  let newestUser = -1
+  for (let i = view.length - 1; i >= 0 && (newestReply < 0 || newestUser < 0); i--) {
+    const m = view[i]!
+    if (newestReply < 0 && isFinishedReply(m)) newestReply = i
+    if (newestUser < 0 && isUser(m) && m.synthetic === undefined) newestUser = i
+  }
+  const newest = view[newestReply]
+  if (newest === undefined || !isFinishedReply(newest) || newestReply < newestUser) return null
+  const key = replyKey(newest)
+  if (key === "") return null
+
+  // Walk back over keyed replies; one past maxSpan is enough to know the run was truncated.
+  const range: Array<number> = []
+  for (let i = newestReply; i >= 0 && range.length <= maxSpan; i--) {
+    const m = view[i]!
+    if (!isFinishedReply(m)) continue
+    const k = replyKey(m)
+    if (k === "") continue
+    if (k !== key) break
+    range.push(i)
+  }
+  const truncated = range.length > maxSpan
+  if (truncated) range.pop()
+  if (range.length < opts.triggerCount) return null
+  range.reverse()
+
+  const fromIndex = range[0]!
+  let anchor: string | null = null
+  for (let i = fromIndex - 1; i >= 0; i--) {
+    const m = view[i]!
+    if (isFinishedReply(m)) {
+      anchor = m.id
+      break
+    }
+  }
+  return {
+    marker: { from: view[fromIndex]!.id, to: view[newestReply]!.id, key, truncated },
+    anchorId: anchor,
+    replyIds: range.map((i) => view[i]!.id),
+    persistOn: newestUser >= 0 ? view[newestUser]!.id : null
+  }
+}

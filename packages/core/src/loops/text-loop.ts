@@ -1,0 +1,92 @@
+/**
+ * Cross-step text loop (SPEC §3): the same visible reply (plus the same tool calls) three steps in
+ * a row. Escalates mild → strong → terminate over successive triggers. A small state machine with
+ * plain, serializable state so a RunLoop can persist it between steps.
+ */
+import { textOf, toolSignature, type AssistantMessage } from "../model/message.js"
+import { dropLeadingPrefix, firstChars, foldText } from "./normalize.js"
+
+export interface TextLoopOptions {
+  /** How many recent step keys are kept. */
+  readonly bufferSize: number
+  /** How many identical newest keys make a loop. */
+  readonly repeats: number
+  /** How many characters of normalized text go into the key. */
+  readonly keyChars: number
+  /** Filler openings dropped (one, the first that matches) before keying; lowercase. */
+  readonly prefixes: ReadonlyArray<string>
+}
+
+export const DEFAULT_TEXT_LOOP: TextLoopOptions = {
+  bufferSize: 5,
+  repeats: 3,
+  keyChars: 200,
+  prefixes: ["let me ", "i'll ", "i will ", "let's "]
+}
+
+export type TextLoopLevel = "mild" | "strong" | "terminate"
+
+export interface TextLoopState {
+  /** Newest last. */
+  readonly buffer: ReadonlyArray<string>
+  /** Triggers so far in this run. */
+  readonly triggers: number
+}
+
+export interface TextLoopTrigger {
+  readonly level: TextLoopLevel
+  /** 1-based: which trigger this is. */
+  readonly count: number
+  readonly key: string
+}
+
+export interface TextLoopStep {
+  readonly state: TextLoopState
+  /** The key recorded for this step, or null when the step was skipped. */
+  readonly key: string | null
+  readonly trigger: TextLoopTrigger | null
+}
+
+export interface TextLoopContext {
+  /** True when reasoning-loop cropping (§4) cropped in this turn: the step is not recorded. */
+  readonly cropped: boolean
+}
+
+/**
+ * The key of one step, or null when its visible (non-synthetic) text is empty: tool-call-only
+ * steps are not recorded. Reasoning is deliberately not part of the key.
+ */
+export const textLoopKey = (step: AssistantMessage, opts: TextLoopOptions = DEFAULT_TEXT_LOOP): string | null => {
+  const folded = foldText(textOf(step))
+  if (folded.length === 0) return null
+  const text = firstChars(dropLeadingPrefix(folded, opts.prefixes), opts.keyChars)
+  // Folded text holds no newline, so "\n" separates text from tools unambiguously.
+  return `${text}\n${toolSignature(step)}`
+}
+
+const levelOf = (count: number): TextLoopLevel => (count === 1 ? "mild" : count === 2 ? "strong" : "terminate")
+
+const init = (): TextLoopState => ({ buffer: [], triggers: 0 })
+
+const consume = (
+  state: TextLoopState,
+  step: AssistantMessage,
+  ctx: TextLoopContext = { cropped: false },
+  opts: TextLoopOptions = DEFAULT_TEXT_LOOP
+): TextLoopStep => {
+  if (ctx.cropped) return { state, key: null, trigger: null }
+  const key = textLoopKey(step, opts)
+  if (key === null) return { state, key: null, trigger: null }
+
+  const buffer = [...state.buffer, key].slice(-Math.max(1, opts.bufferSize))
+  const tail = buffer.slice(-opts.repeats)
+  const looped = opts.repeats >= 1 && tail.length === opts.repeats && tail.every((k) => k === key)
+  if (!looped) return { state: { buffer, triggers: state.triggers }, key, trigger: null }
+
+  const count = state.triggers + 1
+  // Cleared so the next trigger needs `repeats` fresh identical steps.
+  return { state: { buffer: [], triggers: count }, key, trigger: { level: levelOf(count), count, key } }
+}
+
+/** init → consume after every finished step; one state per run (start a new one per user turn). */
+export const TextLoopDetector = { init, consume, key: textLoopKey } as const

@@ -1,0 +1,116 @@
+/**
+ * Folds a step's stream parts into an AssistantMessage. Mutable on purpose: it sits on the hot
+ * path (one call per delta), so it appends to the open text/reasoning part instead of copying.
+ */
+import type { AssistantMessage, AssistantPart, ToolPart } from "./message.js"
+import type { FinishReason, NormalizedError, StreamPart, Usage } from "./stream.js"
+
+type MutablePart =
+  | { type: "text"; text: string; synthetic?: boolean; metadata?: Record<string, unknown> }
+  | { type: "reasoning"; text: string }
+  | { type: "tool"; part: ToolPart }
+
+export class ReplyBuilder {
+  private readonly parts: Array<MutablePart> = []
+  private open: { type: "text" | "reasoning"; text: string } | null = null
+  private finishReason: FinishReason | undefined
+  private usageValue: Usage | undefined
+  private errorValue: NormalizedError | undefined
+  /** Any content part arrived (text, reasoning or tool) — after that an error is a stream-phase error. */
+  started = false
+  /** A tool call arrived: from here on, replaying the step could run a tool twice. */
+  sawToolCall = false
+
+  constructor(
+    readonly id: string,
+    readonly parentId: string,
+    readonly step: number,
+    readonly model?: string
+  ) {}
+
+  push(part: StreamPart): void {
+    switch (part.type) {
+      case "text-delta":
+      case "reasoning-delta": {
+        const kind = part.type === "text-delta" ? "text" : "reasoning"
+        this.started = true
+        if (this.open && this.open.type === kind) this.open.text += part.text
+        else {
+          this.open = { type: kind, text: part.text }
+          this.parts.push(this.open)
+        }
+        return
+      }
+      case "tool-input-start":
+        this.started = true
+        this.sawToolCall = true
+        return
+      case "tool-call":
+        this.started = true
+        this.sawToolCall = true
+        this.open = null
+        this.parts.push({
+          type: "tool",
+          part: { type: "tool", callId: part.id, name: part.name, input: part.input, state: "pending" }
+        })
+        return
+      case "finish":
+        this.finishReason = part.finish
+        if (part.usage) this.usageValue = part.usage
+        return
+      case "error":
+        this.errorValue = part.error
+        return
+      default:
+        return
+    }
+  }
+
+  updateTool(callId: string, f: (p: ToolPart) => ToolPart): ToolPart | undefined {
+    for (const p of this.parts) {
+      if (p.type === "tool" && p.part.callId === callId) {
+        p.part = f(p.part)
+        return p.part
+      }
+    }
+    return undefined
+  }
+
+  addSyntheticText(text: string, metadata?: Record<string, unknown>): void {
+    this.open = null
+    this.parts.push(metadata ? { type: "text", text, synthetic: true, metadata } : { type: "text", text, synthetic: true })
+  }
+
+  setError(error: NormalizedError): void {
+    this.errorValue = error
+  }
+
+  setFinish(finish: FinishReason): void {
+    this.finishReason = finish
+  }
+
+  get finish(): FinishReason | undefined {
+    return this.finishReason
+  }
+
+  get hasContent(): boolean {
+    return this.parts.length > 0
+  }
+
+  build(): AssistantMessage {
+    const parts: Array<AssistantPart> = this.parts.map((p) =>
+      p.type === "tool" ? p.part : p.type === "reasoning" ? { type: "reasoning", text: p.text } : { ...p }
+    )
+    return {
+      role: "assistant",
+      id: this.id,
+      parentId: this.parentId,
+      step: this.step,
+      parts,
+      ...(this.model !== undefined ? { model: this.model } : {}),
+      ...(this.finishReason !== undefined ? { finish: this.finishReason } : {}),
+      ...(this.usageValue !== undefined ? { usage: this.usageValue } : {}),
+      ...(this.errorValue !== undefined ? { error: this.errorValue } : {})
+    }
+  }
+}

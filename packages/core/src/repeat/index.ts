@@ -1,0 +1,6 @@
+// In-stream repetition (SPEC §1). `naive-rescan.ts` is a test/bench reference and is not exported.
+export * from "./repeat-options.js"
+export * from "./tokenizer.js"
+export * from "./periodic-repeat-monitor.js"
+export * from "./repeat-guard.js"
+export * from "./scan.js"

@@ -1,0 +1,252 @@
+/**
+ * Incremental decision of the in-stream repetition rule (SPEC §1), token by token.
+ *
+ * For every period p it keeps `runs[p]`: how many consecutive positions i, ending at the newest
+ * one (k − p, where k is the newest token), satisfy t[i] == t[i + p]. One comparison per period
+ * per token updates it. A run of p·(threshold − 1) positions spans p·threshold tokens, which fit
+ * in the window because p ≤ floor(window / threshold), so the window start never cuts a run
+ * short of qualifying. Inside one run the tokens are p-periodic, so every p-token block of it is
+ * a rotation of the same block with the same distinct count: that count is taken once, when
+ * the run reaches its length, not per token. `lastEnd[p]` remembers where the newest qualifying
+ * stretch ends; the rule holds for p while that stretch is still inside the window. The result
+ * is the same verdict as rescanning the window (docs/repetition.md has the argument; the tests
+ * compare against `naive-rescan.ts` on thousands of inputs).
+ *
+ * Cost per token: O(number of periods), plus O(p) once per run that reaches its length.
+ * Memory: O(window / threshold) — only the last floor(window/threshold) + 1 tokens are kept,
+ * interned to integers with reference counts so the dictionary never outgrows them.
+ */
+import type { RepeatOptions } from "./repeat-options.js"
+import { checkedRepeatOptions, maxRepeatPeriod } from "./repeat-options.js"
+
+export interface RepeatTrip {
+  /** 0-based index of the token whose arrival first made the rule hold. */
+  readonly token: number
+  /** The smallest block length for which the rule holds at that moment. */
+  readonly period: number
+  /** Back-to-back copies of that block inside the window at that moment. */
+  readonly repeats: number
+}
+
+/** Plain-JSON state: `PeriodicRepeatMonitor.restore` continues exactly where `snapshot` was taken. */
+export interface RepeatMonitorState {
+  readonly version: 1
+  readonly options: RepeatOptions
+  readonly tokensSeen: number
+  /** The last min(tokensSeen, floor(window/threshold) + 1) tokens, oldest first. */
+  readonly recent: ReadonlyArray<string>
+  /** Per period p = minBlock + index: current run length. */
+  readonly runs: ReadonlyArray<number>
+  /** Per period: whether the current run's block has enough distinct tokens (valid once it qualified). */
+  readonly runQualifies: ReadonlyArray<boolean>
+  /** Per period: position where the newest qualifying stretch ends, or null. */
+  readonly lastQualifiedEnd: ReadonlyArray<number | null>
+  readonly holdingPeriod: number | null
+}
+
+export class PeriodicRepeatMonitor {
+  readonly options: RepeatOptions
+  private readonly minBlock: number
+  private readonly maxPeriod: number
+  /** Ring buffer size: the newest token and the `maxPeriod` before it. */
+  private readonly capacity: number
+  private readonly ring: Int32Array
+  /** Indexed by period p (entries below minBlock unused). */
+  private readonly runs: Int32Array
+  private readonly needed: Int32Array
+  private readonly qualifies: Uint8Array
+  private readonly lastEnd: Float64Array
+  // Interning with reference counts: ids live only while a ring slot holds them.
+  private readonly idOf = new Map<string, number>()
+  private readonly tokenOf: Array<string> = []
+  private readonly refs: Int32Array
+  private readonly freeIds: Array<number> = []
+  private nextId = 0
+  // Scratch for distinct counting: a token id is "seen" when its stamp equals the current one.
+  private readonly stamps: Int32Array
+  private stamp = 0
+  private seen = 0
+  private holding = 0
+
+  constructor(options: Partial<RepeatOptions> = {}) {
+    this.options = checkedRepeatOptions(options)
+    this.minBlock = this.options.minBlock
+    this.maxPeriod = maxRepeatPeriod(this.options)
+    this.capacity = this.maxPeriod + 1
+    this.ring = new Int32Array(this.capacity)
+    this.runs = new Int32Array(this.maxPeriod + 1)
+    this.needed = new Int32Array(this.maxPeriod + 1)
+    for (let p = 0; p <= this.maxPeriod; p++) this.needed[p] = p * (this.options.threshold - 1)
+    this.qualifies = new Uint8Array(this.maxPeriod + 1)
+    this.lastEnd = new Float64Array(this.maxPeriod + 1).fill(-Infinity)
+    // One more id than slots: a new token is interned before the one it evicts is released.
+    this.refs = new Int32Array(this.capacity + 1)
+    this.stamps = new Int32Array(this.capacity + 1)
+  }
+
+  /** Tokens pushed since construction or the last `reset`; the next token gets this index. */
+  get tokensSeen(): number {
+    return this.seen
+  }
+
+  /** Smallest period for which the rule holds after the last push, or null. */
+  get holdingPeriod(): number | null {
+    return this.holding === 0 ? null : this.holding
+  }
+
+  /** Distinct tokens currently interned (bounded by floor(window/threshold) + 2). */
+  get internedTokens(): number {
+    return this.idOf.size
+  }
+
+  /**
+   * Feed one token. Returns a trip when this token makes the rule hold after it did not hold
+   * before (so a loop that keeps going trips once); otherwise null.
+   */
+  push(token: string): RepeatTrip | null {
+    const k = this.seen
+    const cap = this.capacity
+    const slot = k % cap
+    const id = this.acquire(token)
+    if (k >= cap) this.release(this.ring[slot])
+    this.ring[slot] = id
+    this.seen = k + 1
+
+    const windowStart = k - this.options.window + 1
+    const top = k < this.maxPeriod ? k : this.maxPeriod
+    const runs = this.runs
+    const lastEnd = this.lastEnd
+    let smallest = 0
+    for (let p = this.minBlock; p <= top; p++) {
+      let j = slot - p
+      if (j < 0) j += cap
+      const need = this.needed[p]
+      if (this.ring[j] === id) {
+        const run = ++runs[p]
+        if (run >= need) {
+          if (run === need) this.qualifies[p] = this.distinctInLast(p) >= this.options.minDistinct ? 1 : 0
+          if (this.qualifies[p] === 1) lastEnd[p] = k - p
+        }
+      } else {
+        runs[p] = 0
+      }
+      if (smallest === 0 && lastEnd[p] - need + 1 >= windowStart) smallest = p
+    }
+
+    const wasHolding = this.holding !== 0
+    this.holding = smallest
+    if (smallest === 0 || wasHolding) return null
+    return { token: k, period: smallest, repeats: this.repeatsOf(smallest) }
+  }
+
+  reset(): void {
+    this.runs.fill(0)
+    this.qualifies.fill(0)
+    this.lastEnd.fill(-Infinity)
+    this.refs.fill(0)
+    this.idOf.clear()
+    this.tokenOf.length = 0
+    this.freeIds.length = 0
+    this.nextId = 0
+    this.seen = 0
+    this.holding = 0
+  }
+
+  snapshot(): RepeatMonitorState {
+    const count = Math.min(this.seen, this.capacity)
+    const recent: Array<string> = []
+    for (let k = this.seen - count; k < this.seen; k++) recent.push(this.tokenOf[this.ring[k % this.capacity]])
+    const runs: Array<number> = []
+    const runQualifies: Array<boolean> = []
+    const lastQualifiedEnd: Array<number | null> = []
+    for (let p = this.minBlock; p <= this.maxPeriod; p++) {
+      runs.push(this.runs[p])
+      runQualifies.push(this.qualifies[p] === 1)
+      const end = this.lastEnd[p]
+      lastQualifiedEnd.push(end === -Infinity ? null : end)
+    }
+    return {
+      version: 1,
+      options: this.options,
+      tokensSeen: this.seen,
+      recent,
+      runs,
+      runQualifies,
+      lastQualifiedEnd,
+      holdingPeriod: this.holdingPeriod
+    }
+  }
+
+  static restore(state: RepeatMonitorState): PeriodicRepeatMonitor {
+    const monitor = new PeriodicRepeatMonitor(state.options)
+    const periods = monitor.maxPeriod - monitor.minBlock + 1
+    const expectedRecent = Math.min(state.tokensSeen, monitor.capacity)
+    if (
+      state.version !== 1 ||
+      state.recent.length !== expectedRecent ||
+      state.runs.length !== periods ||
+      state.runQualifies.length !== periods ||
+      state.lastQualifiedEnd.length !== periods
+    ) {
+      throw new RangeError("repeat monitor state does not match its options")
+    }
+    for (let i = 0; i < state.recent.length; i++) {
+      const k = state.tokensSeen - state.recent.length + i
+      monitor.ring[k % monitor.capacity] = monitor.acquire(state.recent[i])
+    }
+    for (let i = 0; i < periods; i++) {
+      const p = monitor.minBlock + i
+      monitor.runs[p] = state.runs[i]
+      monitor.qualifies[p] = state.runQualifies[i] ? 1 : 0
+      monitor.lastEnd[p] = state.lastQualifiedEnd[i] ?? -Infinity
+    }
+    monitor.seen = state.tokensSeen
+    monitor.holding = state.holdingPeriod ?? 0
+    return monitor
+  }
+
+  /** Copies of the period-p block in the current run, counting only positions inside the window. */
+  private repeatsOf(p: number): number {
+    const positions = Math.min(this.runs[p], this.options.window - p)
+    return Math.floor(positions / p) + 1
+  }
+
+  /** Distinct tokens among the last p tokens (p ≤ maxPeriod < capacity, so all are in the ring). */
+  private distinctInLast(p: number): number {
+    if (this.stamp === 0x7fffffff) {
+      this.stamps.fill(0)
+      this.stamp = 0
+    }
+    const stamp = ++this.stamp
+    const cap = this.capacity
+    let slot = (this.seen - 1) % cap
+    let distinct = 0
+    for (let n = 0; n < p; n++) {
+      const id = this.ring[slot]
+      if (this.stamps[id] !== stamp) {
+        this.stamps[id] = stamp
+        distinct++
+      }
+      slot = slot === 0 ? cap - 1 : slot - 1
+    }
+    return distinct
+  }
+
+  private acquire(token: string): number {
+    let id = this.idOf.get(token)
+    if (id === undefined) {
+      id = this.freeIds.pop() ?? this.nextId++
+      this.idOf.set(token, id)
+      this.tokenOf[id] = token
+    }
+    this.refs[id]++
+    return id
+  }
+
+  private release(id: number): void {
+    if (--this.refs[id] === 0) {
+      this.idOf.delete(this.tokenOf[id])
+      this.freeIds.push(id)
+    }
+  }
+}

@@ -1,0 +1,22 @@
+/** One-shot check of a complete text, as `loopguard scan` reports it (one JSONL line = one text). */
+import type { RepeatOptions } from "./repeat-options.js"
+import { PeriodicRepeatMonitor } from "./periodic-repeat-monitor.js"
+import { tokenize } from "./tokenizer.js"
+
+export interface ScanResult {
+  readonly repeat: boolean
+  /** 0-based index, in the text's token sequence, of the token that first made the rule hold. */
+  readonly token: number | null
+  /** Smallest block length that holds at that moment. */
+  readonly period: number | null
+}
+
+/** The first trip over the tokens of `text`. Throws a RangeError only for invalid options. */
+export const scanText = (text: string, options: Partial<RepeatOptions> = {}): ScanResult => {
+  const monitor = new PeriodicRepeatMonitor(options)
+  for (const token of tokenize(text)) {
+    const trip = monitor.push(token)
+    if (trip !== null) return { repeat: true, token: trip.token, period: trip.period }
+  }
+  return { repeat: false, token: null, period: null }
+}

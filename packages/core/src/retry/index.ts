@@ -1,0 +1,7 @@
+export * from "./patterns.js"
+export * from "./normalize.js"
+export * from "./hint.js"
+export * from "./decision.js"
+export * from "./budget.js"
+export * from "./next.js"
+export * from "./config.js"

@@ -1,0 +1,27 @@
+import { Context, Data, Effect, Layer } from "effect"
+import { DEFAULT_CONFIG } from "./defaults.js"
+import { loadConfig, type ConfigInput } from "./load.js"
+import type { LoopguardConfig } from "./schema.js"
+
+export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly errors: ReadonlyArray<string> }> {
+  override get message() {
+    return this.errors.join("\n")
+  }
+}
+
+/** The validated config every service reads its thresholds from. */
+export class Config extends Context.Service<Config, LoopguardConfig>()("loopguard/Config") {
+  /** SPEC defaults. */
+  static readonly layer = Layer.succeed(Config, DEFAULT_CONFIG)
+
+  /** Defaults ← file ← env ← overrides, validated; fails with a ConfigError naming each bad field. */
+  static readonly layerFrom = (input: ConfigInput) => Layer.effect(Config, Config.load(input))
+
+  static readonly load = (input: ConfigInput): Effect.Effect<LoopguardConfig, ConfigError> => {
+    const r = loadConfig(input)
+    return r._tag === "ok" ? Effect.succeed(r.config) : Effect.fail(new ConfigError({ errors: r.errors }))
+  }
+
+  /** A config with some sections replaced, for tests and per-provider Layers. */
+  static readonly layerWith = (patch: (c: LoopguardConfig) => LoopguardConfig) => Layer.succeed(Config, patch(DEFAULT_CONFIG))
+}

@@ -1,0 +1,52 @@
+import type { LoopguardConfig } from "./schema.js"
+
+/** SPEC.md defaults. The env-variable names are derived from this object's shape. */
+export const DEFAULT_CONFIG: LoopguardConfig = {
+  repeat: { enabled: true, window: 500, threshold: 20, minBlock: 4, minDistinct: 3 },
+  stream: { chunkTimeoutMs: 480_000 },
+  loop: {
+    role: "main",
+    interactive: false,
+    capMode: "hard",
+    maxSteps: 50,
+    tokenBudget: null,
+    costBudgetUsd: null,
+    toolTimeoutMs: 120_000,
+    stepTimeoutMs: null
+  },
+  recovery: {
+    lengthContinuations: 3,
+    emptyRetries: 2,
+    textToolCallRetries: 2,
+    droppedToolCallRetries: 2,
+    structuredRetries: 2
+  },
+  text_loop: { enabled: true, bufferSize: 5, repeats: 3, keyChars: 200 },
+  repeated_action: { enabled: true, repeats: 3 },
+  doom_loop: { enabled: true, repeats: 3 },
+  loop_streak_recovery: { enabled: false, trigger_count: 3, max_span: 64 },
+  retry: {},
+  provider: {},
+  try_best: {
+    enabled: false,
+    edit_window: 12,
+    edit_similarity: 0.8,
+    edit_matches: 2,
+    action_streak: 4,
+    failed_command_retries: 3,
+    edit_tools: ["edit", "write", "apply_patch", "multiedit", "str_replace", "str_replace_editor", "notebook_edit", "notebookedit", "create"],
+    shell_tools: ["bash", "shell", "run_command", "execute_command", "run_terminal_cmd", "exec"],
+    on_pause: "stop"
+  },
+  stall: {
+    enabled: false,
+    noFileChangeSteps: 30,
+    maxCompactions: 5,
+    costRatio: 0.8,
+    requiredArtefacts: [],
+    spendFlatWindow: 10
+  },
+  breaker: { enabled: true, consecutiveFailures: 3, window: 10, failureRate: 0.6, minSamples: 5 },
+  goal_gate: { enabled: false, maxChecks: 20 },
+  completion_check: { command: null, timeoutMs: 300_000, maxFailures: 3 }
+}

@@ -1,0 +1,204 @@
+/**
+ * Config loading: defaults ← config file (JSON/JSONC) ← LOOPGUARD_* environment variables ←
+ * explicit overrides (CLI flags), then one Schema decode. Errors name the field and where
+ * the bad value came from (file:line, env var, flag).
+ */
+import { Schema } from "effect"
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
+import { DEFAULT_CONFIG } from "./defaults.js"
+import { BUDGET_NAMES, LoopguardConfigSchema, type LoopguardConfig } from "./schema.js"
+
+export type ConfigSource = { readonly kind: "default" } | { readonly kind: "file"; readonly file: string } | { readonly kind: "env"; readonly name: string } | { readonly kind: "flag"; readonly name: string }
+
+export interface ConfigInput {
+  /** Contents of a config file, with its path for error messages. */
+  readonly file?: { readonly path: string; readonly text: string }
+  readonly env?: Readonly<Record<string, string | undefined>>
+  /** Dotted path → value, e.g. from CLI flags: { "repeat.window": 300 }. */
+  readonly overrides?: ReadonlyArray<{ readonly path: string; readonly value: unknown; readonly flag: string }>
+}
+
+export type ConfigResult =
+  | { readonly _tag: "ok"; readonly config: LoopguardConfig }
+  | { readonly _tag: "error"; readonly errors: ReadonlyArray<string> }
+
+const RETRY_FIELDS = ["mode", "maxRetries", "deadlineMs", "noDeadline", "initialDelayMs", "maxDelayMs", "jitterRatio"] as const
+
+const upperSnake = (key: string): string => key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()
+
+/** Every environment variable loopguard reads, with the config path it sets. */
+export const envVariables = (): ReadonlyArray<{ readonly name: string; readonly path: ReadonlyArray<string> }> => {
+  const out: Array<{ name: string; path: Array<string> }> = []
+  const walk = (obj: Record<string, unknown>, path: Array<string>) => {
+    for (const [k, v] of Object.entries(obj)) {
+      if (path.length === 0 && (k === "retry" || k === "provider")) continue
+      if (v !== null && typeof v === "object" && !Array.isArray(v)) walk(v as Record<string, unknown>, [...path, k])
+      else out.push({ name: "LOOPGUARD_" + [...path, k].map(upperSnake).join("_"), path: [...path, k] })
+    }
+  }
+  walk(DEFAULT_CONFIG as unknown as Record<string, unknown>, [])
+  for (const budget of BUDGET_NAMES) {
+    for (const field of RETRY_FIELDS) {
+      out.push({ name: `LOOPGUARD_RETRY_${upperSnake(budget)}_${upperSnake(field)}`, path: ["retry", budget, field] })
+    }
+  }
+  out.push({ name: "LOOPGUARD_RETRY_OVERLOADED_IMMEDIATE_RETRIES", path: ["retry", "overloadedImmediateRetries"] })
+  return out
+}
+
+/** Env values are text: numbers, booleans, `null`, and comma lists for list-valued knobs. */
+const parseEnvValue = (raw: string, defaultValue: unknown): unknown => {
+  const t = raw.trim()
+  if (Array.isArray(defaultValue)) return t === "" ? [] : t.split(",").map((s) => s.trim()).filter((s) => s !== "")
+  if (t === "null") return null
+  if (t === "true") return true
+  if (t === "false") return false
+  if (t !== "" && /^-?\d+(\.\d+)?(e-?\d+)?$/i.test(t)) return Number(t)
+  return t
+}
+
+const getPath = (obj: unknown, path: ReadonlyArray<string>): unknown =>
+  path.reduce<unknown>((o, k) => (o !== null && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), obj)
+
+const setPath = (obj: Record<string, unknown>, path: ReadonlyArray<string>, value: unknown): void => {
+  let cur = obj
+  for (const k of path.slice(0, -1)) {
+    const next = cur[k]
+    if (next === null || typeof next !== "object" || Array.isArray(next)) cur[k] = {}
+    cur = cur[k] as Record<string, unknown>
+  }
+  cur[path[path.length - 1]!] = value
+}
+
+/** Deep merge where objects merge key by key (so `provider.x.retry.server.maxRetries` alone works). */
+const mergeInto = (target: Record<string, unknown>, patch: Record<string, unknown>): void => {
+  for (const [k, v] of Object.entries(patch)) {
+    const cur = target[k]
+    if (v !== null && typeof v === "object" && !Array.isArray(v) && cur !== null && typeof cur === "object" && !Array.isArray(cur)) {
+      mergeInto(cur as Record<string, unknown>, v as Record<string, unknown>)
+    } else target[k] = v
+  }
+}
+
+const lineOf = (text: string, offset: number): { line: number; column: number } => {
+  let line = 1
+  let last = -1
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) ((line += 1), (last = i))
+  return { line, column: offset - last }
+}
+
+/** Line of `"key":` for a dotted path in the file, so a bad value points at file:line. */
+const findKeyLine = (text: string, path: ReadonlyArray<string>): number | null => {
+  const leaf = path[path.length - 1]
+  if (leaf === undefined) return null
+  const m = new RegExp(`"${leaf.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"\\s*:`).exec(text)
+  return m ? lineOf(text, m.index).line : null
+}
+
+const describeSource = (src: ConfigSource | undefined, input: ConfigInput, path: ReadonlyArray<string>): string => {
+  if (src === undefined || src.kind === "default") return "default"
+  if (src.kind === "env") return `environment variable ${src.name}`
+  if (src.kind === "flag") return `flag ${src.name}`
+  const line = input.file ? findKeyLine(input.file.text, path) : null
+  return line === null ? src.file : `${src.file}:${line}`
+}
+
+export const loadConfig = (input: ConfigInput): ConfigResult => {
+  const merged = structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>
+  const sources = new Map<string, ConfigSource>()
+  const errors: Array<string> = []
+
+  if (input.file) {
+    const parseErrors: Array<ParseError> = []
+    const parsed: unknown = parseJsonc(input.file.text, parseErrors, { allowTrailingComma: true })
+    if (parseErrors.length > 0) {
+      for (const e of parseErrors) {
+        const { line, column } = lineOf(input.file.text, e.offset)
+        errors.push(`${input.file.path}:${line}:${column}: ${printParseErrorCode(e.error)}`)
+      }
+      return { _tag: "error", errors }
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      return { _tag: "error", errors: [`${input.file.path}:1: the config file must hold a JSON object`] }
+    }
+    mergeInto(merged, parsed as Record<string, unknown>)
+    const mark = (obj: unknown, path: Array<string>) => {
+      if (obj !== null && typeof obj === "object" && !Array.isArray(obj)) {
+        for (const [k, v] of Object.entries(obj)) mark(v, [...path, k])
+      } else sources.set(path.join("."), { kind: "file", file: input.file!.path })
+    }
+    mark(parsed, [])
+  }
+
+  if (input.env) {
+    for (const { name, path } of envVariables()) {
+      const raw = input.env[name]
+      if (raw === undefined) continue
+      setPath(merged, path, parseEnvValue(raw, getPath(DEFAULT_CONFIG, path)))
+      sources.set(path.join("."), { kind: "env", name })
+    }
+  }
+
+  for (const o of input.overrides ?? []) {
+    const path = o.path.split(".")
+    setPath(merged, path, o.value)
+    sources.set(o.path, { kind: "flag", name: o.flag })
+  }
+
+  const decoded = Schema.decodeUnknownExit(LoopguardConfigSchema)(merged, { errors: "all", onExcessProperty: "error" })
+  if (decoded._tag === "Failure") {
+    const message = String(decoded.cause).length > 0 ? schemaMessage(decoded.cause) : "invalid config"
+    for (const issue of splitIssues(message)) {
+      const src = sources.get(issue.path.join("."))
+      const where = describeSource(src, input, issue.path)
+      errors.push(`config field ${issue.path.join(".") || "(root)"} (from ${where}): ${issue.message}`)
+    }
+    return { _tag: "error", errors }
+  }
+  const config = decoded.value
+  errors.push(...crossFieldErrors(config))
+  return errors.length > 0 ? { _tag: "error", errors } : { _tag: "ok", config }
+}
+
+const schemaMessage = (cause: unknown): string => {
+  const reasons = (cause as { reasons?: ReadonlyArray<{ error?: { message?: string } }> }).reasons ?? []
+  return reasons.map((r) => r.error?.message ?? "").join("\n")
+}
+
+/** SchemaError messages read "Expected …\n  at [\"a\"][\"b\"]"; turn each into (path, message). */
+const splitIssues = (message: string): Array<{ path: Array<string>; message: string }> => {
+  const out: Array<{ path: Array<string>; message: string }> = []
+  let pending: Array<string> = []
+  for (const line of message.split("\n")) {
+    const at = /^\s*at (.*)$/.exec(line)
+    if (at) {
+      const path = [...at[1]!.matchAll(/\["?([^"\]]*)"?\]/g)].map((m) => m[1]!)
+      out.push({ path, message: pending.join(" ").trim() })
+      pending = []
+    } else if (line.trim() !== "") pending.push(line.trim())
+  }
+  if (pending.length > 0) out.push({ path: [], message: pending.join(" ") })
+  return out
+}
+
+const crossFieldErrors = (config: LoopguardConfig): Array<string> => {
+  const errors: Array<string> = []
+  const checkRetry = (retry: LoopguardConfig["retry"], prefix: string) => {
+    for (const budget of BUDGET_NAMES) {
+      const b = retry[budget]
+      if (b?.deadlineMs !== undefined && b.noDeadline === true) {
+        errors.push(`config field ${prefix}.${budget}: deadlineMs and noDeadline are mutually exclusive`)
+      }
+      if (b?.initialDelayMs !== undefined && b.maxDelayMs !== undefined && b.initialDelayMs > b.maxDelayMs) {
+        errors.push(`config field ${prefix}.${budget}: initialDelayMs (${b.initialDelayMs}) is above maxDelayMs (${b.maxDelayMs})`)
+      }
+    }
+  }
+  checkRetry(config.retry, "retry")
+  for (const [id, p] of Object.entries(config.provider)) if (p.retry) checkRetry(p.retry, `provider.${id}.retry`)
+  const r = config.repeat
+  if (r.window < r.minBlock * r.threshold) {
+    errors.push(`config field repeat.window: ${r.window} is below minBlock × threshold (${r.minBlock * r.threshold}); no loop could ever trip`)
+  }
+  return errors
+}

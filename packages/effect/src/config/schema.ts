@@ -1,0 +1,165 @@
+/**
+ * One Schema for every knob. Defaults come from SPEC.md; `defaults.ts` holds them as a plain
+ * object so the env-variable mapping can be derived from its shape.
+ */
+import { Schema } from "effect"
+
+const PosInt = Schema.Int.check(Schema.isGreaterThan(0))
+const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+const Ratio = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
+const Names = Schema.Array(Schema.String)
+
+export const RepeatSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  window: PosInt,
+  threshold: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  minBlock: PosInt,
+  minDistinct: PosInt
+})
+
+export const StreamSection = Schema.Struct({
+  chunkTimeoutMs: PosInt
+})
+
+export const LoopSection = Schema.Struct({
+  role: Schema.Literals(["main", "subagent", "checkpoint"]),
+  interactive: Schema.Boolean,
+  capMode: Schema.Literals(["hard", "soft", "summary", "none"]),
+  maxSteps: PosInt,
+  tokenBudget: Schema.NullOr(PosInt),
+  costBudgetUsd: Schema.NullOr(Schema.Number.check(Schema.isGreaterThan(0))),
+  toolTimeoutMs: PosInt,
+  stepTimeoutMs: Schema.NullOr(PosInt)
+})
+
+export const RecoverySection = Schema.Struct({
+  lengthContinuations: NonNegInt,
+  emptyRetries: NonNegInt,
+  textToolCallRetries: NonNegInt,
+  droppedToolCallRetries: NonNegInt,
+  structuredRetries: NonNegInt
+})
+
+export const TextLoopSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  bufferSize: PosInt,
+  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  keyChars: PosInt
+})
+
+export const RepeatedActionSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
+})
+
+export const DoomLoopSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
+})
+
+/** SPEC §4 names these keys in snake_case; kept so config files match the spec. */
+export const StreakRecoverySection = Schema.Struct({
+  enabled: Schema.Boolean,
+  trigger_count: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  max_span: PosInt
+})
+
+export const RetryBudgetPatch = Schema.Struct({
+  mode: Schema.optional(Schema.Literals(["bounded", "persistent"])),
+  maxRetries: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
+  deadlineMs: Schema.optional(PosInt),
+  noDeadline: Schema.optional(Schema.Boolean),
+  initialDelayMs: Schema.optional(NonNegInt),
+  maxDelayMs: Schema.optional(NonNegInt),
+  jitterRatio: Schema.optional(Ratio)
+})
+
+export const BUDGET_NAMES = [
+  "request",
+  "stream",
+  "maxCandidate",
+  "maxJudge",
+  "network",
+  "server",
+  "unknown",
+  "rateLimit"
+] as const
+
+export const RetrySection = Schema.Struct({
+  request: Schema.optional(RetryBudgetPatch),
+  stream: Schema.optional(RetryBudgetPatch),
+  maxCandidate: Schema.optional(RetryBudgetPatch),
+  maxJudge: Schema.optional(RetryBudgetPatch),
+  network: Schema.optional(RetryBudgetPatch),
+  server: Schema.optional(RetryBudgetPatch),
+  unknown: Schema.optional(RetryBudgetPatch),
+  rateLimit: Schema.optional(RetryBudgetPatch),
+  overloadedImmediateRetries: Schema.optional(NonNegInt)
+})
+
+export const ProviderSection = Schema.Struct({
+  retry: Schema.optional(RetrySection)
+})
+
+/** SPEC §6 names these keys in snake_case; kept so config files match the spec. */
+export const TryBestSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  edit_window: PosInt,
+  edit_similarity: Ratio,
+  edit_matches: PosInt,
+  action_streak: PosInt,
+  failed_command_retries: PosInt,
+  edit_tools: Names,
+  shell_tools: Names,
+  on_pause: Schema.Literals(["stop", "continue", "handoff:codex", "handoff:claude", "ask"])
+})
+
+export const StallSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  noFileChangeSteps: Schema.NullOr(PosInt),
+  maxCompactions: Schema.NullOr(PosInt),
+  costRatio: Schema.NullOr(Ratio),
+  requiredArtefacts: Names,
+  spendFlatWindow: Schema.NullOr(PosInt)
+})
+
+export const BreakerSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  consecutiveFailures: PosInt,
+  window: PosInt,
+  failureRate: Ratio,
+  minSamples: PosInt
+})
+
+export const GoalGateSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  maxChecks: PosInt
+})
+
+export const CompletionCheckSection = Schema.Struct({
+  command: Schema.NullOr(Schema.String),
+  timeoutMs: PosInt,
+  maxFailures: PosInt
+})
+
+export const LoopguardConfigSchema = Schema.Struct({
+  repeat: RepeatSection,
+  stream: StreamSection,
+  loop: LoopSection,
+  recovery: RecoverySection,
+  text_loop: TextLoopSection,
+  repeated_action: RepeatedActionSection,
+  doom_loop: DoomLoopSection,
+  loop_streak_recovery: StreakRecoverySection,
+  retry: RetrySection,
+  provider: Schema.Record(Schema.String, ProviderSection),
+  try_best: TryBestSection,
+  stall: StallSection,
+  breaker: BreakerSection,
+  goal_gate: GoalGateSection,
+  completion_check: CompletionCheckSection
+})
+
+export type LoopguardConfig = typeof LoopguardConfigSchema.Type
+export type RetryBudgetPatch = typeof RetryBudgetPatch.Type
+export type RetrySection = typeof RetrySection.Type

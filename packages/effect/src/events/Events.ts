@@ -1,0 +1,117 @@
+/**
+ * Every observable thing a session does is a typed event on one PubSub, so a UI, a logger or
+ * a test can follow a run without reaching into services.
+ */
+import { Context, Effect, Layer, PubSub, Schema, Stream } from "effect"
+
+const Step = Schema.Int
+
+export const StepStarted = Schema.Struct({ type: Schema.Literal("step.started"), step: Step, attempt: Schema.Int })
+export const StreamProgress = Schema.Struct({ type: Schema.Literal("stream.progress"), step: Step, tokens: Schema.Int, text: Schema.String })
+export const StepFinished = Schema.Struct({
+  type: Schema.Literal("step.finished"),
+  step: Step,
+  outcome: Schema.String,
+  finish: Schema.String
+})
+export const StepClassified = Schema.Struct({
+  type: Schema.Literal("step.classified"),
+  step: Step,
+  class: Schema.String,
+  degraded: Schema.Boolean,
+  reason: Schema.String
+})
+export const Recovery = Schema.Struct({
+  type: Schema.Literal("recovery"),
+  step: Step,
+  action: Schema.String,
+  kind: Schema.optional(Schema.String),
+  text: Schema.optional(Schema.String)
+})
+export const ToolStarted = Schema.Struct({
+  type: Schema.Literal("tool.started"),
+  step: Step,
+  callId: Schema.String,
+  name: Schema.String,
+  input: Schema.Unknown
+})
+export const ToolFinished = Schema.Struct({
+  type: Schema.Literal("tool.finished"),
+  step: Step,
+  callId: Schema.String,
+  name: Schema.String,
+  state: Schema.Literals(["completed", "error"]),
+  exitCode: Schema.optional(Schema.Int),
+  durationMs: Schema.Number
+})
+export const Incident = Schema.Struct({
+  type: Schema.Literal("incident"),
+  step: Step,
+  detector: Schema.String,
+  action: Schema.String,
+  detail: Schema.Unknown
+})
+export const RetryAttempt = Schema.Struct({
+  type: Schema.Literal("session.retry.attempt"),
+  phase: Schema.Literals(["request", "stream"]),
+  scope: Schema.String,
+  kind: Schema.String,
+  attempt: Schema.Int,
+  maxRetries: Schema.NullOr(Schema.Int),
+  delayMs: Schema.Number,
+  message: Schema.String
+})
+export const RetryTerminal = Schema.Struct({
+  type: Schema.Literal("session.retry.terminal"),
+  kind: Schema.String,
+  message: Schema.String
+})
+export const TryBestDetected = Schema.Struct({
+  type: Schema.Literal("session.try_best.detected"),
+  step: Step,
+  incident: Schema.Unknown
+})
+export const RunFinished = Schema.Struct({ type: Schema.Literal("run.finished"), report: Schema.Unknown })
+
+export const LoopguardEvent = Schema.Union([
+  StepStarted,
+  StreamProgress,
+  StepFinished,
+  StepClassified,
+  Recovery,
+  ToolStarted,
+  ToolFinished,
+  Incident,
+  RetryAttempt,
+  RetryTerminal,
+  TryBestDetected,
+  RunFinished
+])
+export type LoopguardEvent = typeof LoopguardEvent.Type
+
+export class Events extends Context.Service<
+  Events,
+  {
+    readonly publish: (event: LoopguardEvent) => Effect.Effect<void>
+    readonly subscribe: Stream.Stream<LoopguardEvent>
+  }
+>()("loopguard/Events") {
+  static readonly layer = Layer.effect(
+    Events,
+    Effect.gen(function* () {
+      const hub = yield* PubSub.unbounded<LoopguardEvent>()
+      return Events.of({
+        publish: (event) => PubSub.publish(hub, event).pipe(Effect.asVoid),
+        subscribe: Stream.fromPubSub(hub)
+      })
+    })
+  )
+
+  /** Collects every event into an array (tests, audit), and publishes nowhere else. */
+  static readonly layerCollect = (sink: Array<LoopguardEvent>) =>
+    Layer.succeed(Events, Events.of({ publish: (event) => Effect.sync(() => void sink.push(event)), subscribe: Stream.empty }))
+
+  /** Calls a function for every event (CLI rendering) — synchronous, in publish order. */
+  static readonly layerCallback = (f: (event: LoopguardEvent) => void) =>
+    Layer.succeed(Events, Events.of({ publish: (event) => Effect.sync(() => f(event)), subscribe: Stream.empty }))
+}

@@ -1,0 +1,40 @@
+/**
+ * The model, seen from loopguard: one request in, a Stream of loopguard's own parts out.
+ * Backends (AI SDK today) provide it as a Layer; interrupting the stream aborts the request.
+ */
+import type { AssistantPart, NormalizedError, StreamPart } from "@loopguard/core"
+import { Context, Data, type Stream } from "effect"
+
+export interface ToolSpec {
+  readonly name: string
+  readonly description: string
+  /** JSON Schema of the tool's input. */
+  readonly inputSchema: Readonly<Record<string, unknown>>
+}
+
+export type RequestMessage =
+  | { readonly role: "user"; readonly text: string }
+  | { readonly role: "assistant"; readonly parts: ReadonlyArray<AssistantPart> }
+
+export interface LlmRequest {
+  readonly system?: string
+  readonly messages: ReadonlyArray<RequestMessage>
+  /** Empty = a tool-less request (soft-cap last step, summary call, goal gate). */
+  readonly tools: ReadonlyArray<ToolSpec>
+  readonly maxOutputTokens?: number
+}
+
+/** A failure of the request or of the stream, already normalized. */
+export class LlmError extends Data.TaggedError("LlmError")<{ readonly error: NormalizedError }> {
+  override get message() {
+    return this.error.message
+  }
+}
+
+export interface LlmShape {
+  readonly providerId: string
+  readonly modelId: string
+  readonly stream: (request: LlmRequest) => Stream.Stream<StreamPart, LlmError>
+}
+
+export class LLM extends Context.Service<LLM, LlmShape>()("loopguard/LLM") {}

@@ -1,0 +1,269 @@
+/**
+ * One model request → one recorded reply. Streams the request through the monitors, stops
+ * consuming with `Stream.takeUntil` the moment one trips (what streamed is kept), runs tool
+ * calls as they arrive, and retries failures through the RetryCoordinator: request-phase
+ * errors are retried in place, stream-phase errors replay the step only while no tool call
+ * has arrived (a tool must never run twice).
+ */
+import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core"
+import { Context, Duration, Effect, Layer, Stream } from "effect"
+import { Config } from "../config/Config.js"
+import { Events } from "../events/Events.js"
+import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
+import { RetryCoordinator } from "../retry/RetryCoordinator.js"
+import { SessionStore } from "../store/SessionStore.js"
+import { Tools } from "../tools/Tools.js"
+import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonitor } from "./monitors.js"
+import { ToolGate } from "./ToolGate.js"
+
+export type StepOutcome =
+  | { readonly type: "continue" }
+  | { readonly type: "text-repeat"; readonly period: number; readonly token: number; readonly repeats: number }
+  | { readonly type: "paused"; readonly incident: Readonly<Record<string, unknown>>; readonly notice: string }
+  | { readonly type: "stop"; readonly reason: string }
+  | { readonly type: "error"; readonly error: NormalizedError }
+
+export interface ProcessInput {
+  readonly sessionId: string
+  readonly parentId: string
+  readonly step: number
+  readonly request: LlmRequest
+  /** Extra monitors for this step (try-best, tests); the repeat monitor comes from config. */
+  readonly monitors?: ReadonlyArray<MonitorFactory>
+  /** Makes ids for the reply messages (one per attempt). */
+  readonly messageId: (attempt: number) => string
+}
+
+export interface ProcessResult {
+  readonly outcome: StepOutcome
+  readonly message: AssistantMessage
+  /** How many attempts the step took (1 = no retry). */
+  readonly attempts: number
+}
+
+export interface SessionProcessorShape {
+  readonly process: (input: ProcessInput) => Effect.Effect<ProcessResult>
+}
+
+export class SessionProcessor extends Context.Service<SessionProcessor, SessionProcessorShape>()("loopguard/SessionProcessor") {
+  static readonly layer = Layer.effect(
+    SessionProcessor,
+    Effect.gen(function* () {
+      const llm = yield* LLM
+      const store = yield* SessionStore
+      const events = yield* Events
+      const config = yield* Config
+      const tools = yield* Tools
+      const retry = yield* RetryCoordinator
+      const gate = yield* ToolGate
+      const baseMonitors: ReadonlyArray<MonitorFactory> = config.repeat.enabled
+        ? [
+            repeatMonitor({
+              window: config.repeat.window,
+              threshold: config.repeat.threshold,
+              minBlock: config.repeat.minBlock,
+              minDistinct: config.repeat.minDistinct
+            })
+          ]
+        : []
+
+      /** One attempt: stream, record, run tools, stop at the first trip. */
+      const attempt = (input: ProcessInput, request: LlmRequest, n: number) =>
+        Effect.gen(function* () {
+          const reply = new ReplyBuilder(input.messageId(n), input.parentId, input.step, llm.modelId)
+          const monitors: Array<StreamMonitor> = [...baseMonitors, ...(input.monitors ?? [])].map((f) => f({ step: input.step, attempt: n }))
+          let trip: MonitorTrip | null = null
+          let streamError: NormalizedError | null = null
+          let tokens = 0
+          let lastProgress = 0
+
+          const checkParts = (part: StreamPart): MonitorTrip | null => {
+            for (const m of monitors) {
+              const t = m.onPart?.(part) ?? null
+              if (t) return t
+            }
+            return null
+          }
+          const checkTool = (part: ToolPart): MonitorTrip | null => {
+            for (const m of monitors) {
+              const t = m.onToolFinished?.(part, input.step) ?? null
+              if (t) return t
+            }
+            return null
+          }
+
+          const runTool = (part: Extract<StreamPart, { type: "tool-call" }>) =>
+            Effect.gen(function* () {
+              const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
+              if (allowed._tag === "deny") {
+                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: allowed.reason }))
+                return { outcome: "stop", monitor: "doom-loop", reason: allowed.reason } satisfies MonitorTrip
+              }
+              reply.updateTool(part.id, (p) => ({ ...p, state: "running" }))
+              yield* events.publish({ type: "tool.started", step: input.step, callId: part.id, name: part.name, input: part.input })
+              const started = Date.now()
+              const result = yield* tools.execute({ id: part.id, name: part.name, input: part.input })
+              const finished = reply.updateTool(part.id, (p) => ({
+                ...p,
+                state: result.state,
+                output: result.output,
+                ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
+                ...(result.error !== undefined ? { error: result.error } : {}),
+                ...(result.path !== undefined ? { path: result.path } : {}),
+                ...(result.diff !== undefined ? { diff: result.diff } : {})
+              }))
+              yield* events.publish({
+                type: "tool.finished",
+                step: input.step,
+                callId: part.id,
+                name: part.name,
+                state: result.state,
+                ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
+                durationMs: Date.now() - started
+              })
+              return finished ? checkTool(finished) : null
+            })
+
+          const onPart = (part: StreamPart): Effect.Effect<boolean> => {
+            if (part.type === "error") {
+              streamError = { ...part.error, phase: reply.started ? "stream" : "request" }
+              return Effect.succeed(true)
+            }
+            reply.push(part)
+            if (part.type === "text-delta" || part.type === "reasoning-delta") {
+              tokens += 1
+              const t = checkParts(part)
+              if (t) trip = t
+              if (tokens - lastProgress >= 64 || t) {
+                lastProgress = tokens
+                return events.publish({ type: "stream.progress", step: input.step, tokens, text: part.text }).pipe(Effect.as(t !== null))
+              }
+              return Effect.succeed(t !== null)
+            }
+            if (part.type === "tool-call") {
+              return runTool(part).pipe(
+                Effect.map((t) => {
+                  if (t) trip = t
+                  return t !== null
+                })
+              )
+            }
+            return Effect.succeed(false)
+          }
+
+          const chunkTimeoutMs = config.stream.chunkTimeoutMs
+          yield* llm.stream(request).pipe(
+            Stream.timeoutOrElse({
+              duration: Duration.millis(chunkTimeoutMs),
+              orElse: () =>
+                Stream.fail(
+                  new LlmError({
+                    error: {
+                      message: `no stream chunk for ${chunkTimeoutMs} ms (chunkTimeout)`,
+                      name: "ChunkTimeoutError",
+                      code: "stream_read_error",
+                      phase: "stream"
+                    }
+                  })
+                )
+            }),
+            Stream.mapEffect(onPart),
+            Stream.takeUntil((stop) => stop),
+            Stream.runDrain,
+            Effect.catch((e: LlmError) =>
+              Effect.sync(() => {
+                streamError = { ...e.error, phase: e.error.phase ?? (reply.started ? "stream" : "request") }
+              })
+            )
+          )
+
+          if (trip === null && streamError === null) {
+            for (const m of monitors) {
+              const t = m.onEnd?.() ?? null
+              if (t) {
+                trip = t
+                break
+              }
+            }
+            // The stream ended without saying why: never taken as done (SPEC §8).
+            if (reply.finish === undefined && trip === null) reply.setFinish("unknown")
+          }
+          return { reply, trip: trip as MonitorTrip | null, error: streamError as NormalizedError | null }
+        })
+
+      const process = Effect.fn("SessionProcessor.process")(function* (input: ProcessInput) {
+        let request = input.request
+        const startedAt = Date.now()
+        let n = 1
+        let retryState = retry.initial()
+        while (true) {
+          yield* events.publish({ type: "step.started", step: input.step, attempt: n })
+          const r = yield* attempt(input, request, n).pipe(
+            Effect.onInterrupt(() => Effect.void)
+          )
+          const finishOutcome = (outcome: StepOutcome) =>
+            Effect.gen(function* () {
+              const message = r.reply.build()
+              yield* store.putAssistant(input.sessionId, message)
+              yield* events.publish({
+                type: "step.finished",
+                step: input.step,
+                outcome: outcome.type,
+                finish: message.finish ?? "none"
+              })
+              return { outcome, message, attempts: n } satisfies ProcessResult
+            })
+
+          if (r.trip) {
+            const t = r.trip
+            if (t.outcome === "paused") {
+              r.reply.addSyntheticText(t.notice, { incident: t.incident })
+              r.reply.setFinish("stop")
+              return yield* finishOutcome({ type: "paused", incident: t.incident, notice: t.notice })
+            }
+            if (t.outcome === "stop") return yield* finishOutcome({ type: "stop", reason: t.reason })
+            return yield* finishOutcome({ type: "text-repeat", period: t.period, token: t.token, repeats: t.repeats })
+          }
+          if (r.error === null) return yield* finishOutcome({ type: "continue" })
+
+          const error = r.error
+          const verdict = retry.next(retryState, error, {
+            phase: error.phase ?? "request",
+            replaySafe: !r.reply.sawToolCall,
+            elapsedMs: Date.now() - startedAt,
+            lastMessageIsAssistant: request.messages[request.messages.length - 1]?.role === "assistant"
+          })
+          if (!verdict.retry) {
+            r.reply.setError(error)
+            if (r.reply.finish === undefined) r.reply.setFinish("error")
+            if (verdict.terminal) yield* events.publish({ type: "session.retry.terminal", kind: verdict.kind, message: error.message })
+            return yield* finishOutcome({ type: "error", error })
+          }
+          retryState = verdict.state
+          // The failed attempt stays in the store, excluded, so nothing it wrote is sent or shown twice.
+          if (r.reply.hasContent) {
+            yield* store.putAssistant(input.sessionId, { ...r.reply.build(), error, excluded: "replayed" })
+          }
+          if (verdict.dropTrailingAssistant) request = { ...request, messages: request.messages.slice(0, -1) }
+          if (!verdict.silent) {
+            yield* events.publish({
+              type: "session.retry.attempt",
+              phase: error.phase ?? "request",
+              scope: verdict.scope,
+              kind: verdict.kind,
+              attempt: verdict.attempt,
+              maxRetries: verdict.maxRetries,
+              delayMs: verdict.delayMs,
+              message: error.message
+            })
+          }
+          if (verdict.delayMs > 0) yield* Effect.sleep(Duration.millis(verdict.delayMs))
+          n += 1
+        }
+      })
+
+      return SessionProcessor.of({ process: (input) => process(input) })
+    })
+  )
+}
+

@@ -1,0 +1,42 @@
+/**
+ * In-stream monitors are plain synchronous objects so the per-delta path stays cheap; a
+ * factory makes a fresh one for every attempt (a replayed step starts from zero).
+ */
+import type { StreamPart, ToolPart } from "@loopguard/core"
+import { RepeatGuard, type RepeatOptions } from "@loopguard/core"
+
+export type MonitorTrip =
+  | { readonly outcome: "text-repeat"; readonly monitor: string; readonly period: number; readonly token: number; readonly repeats: number }
+  | {
+      readonly outcome: "paused"
+      readonly monitor: string
+      /** The synthetic text part written into the reply. */
+      readonly notice: string
+      readonly incident: Readonly<Record<string, unknown>>
+    }
+  | { readonly outcome: "stop"; readonly monitor: string; readonly reason: string }
+
+export interface StreamMonitor {
+  readonly name: string
+  readonly onPart?: (part: StreamPart) => MonitorTrip | null
+  /** Called once per tool part that reached completed or error. */
+  readonly onToolFinished?: (part: ToolPart, step: number) => MonitorTrip | null
+  /** The stream ended: a held partial word may still complete a loop. */
+  readonly onEnd?: () => MonitorTrip | null
+}
+
+export type MonitorFactory = (ctx: { readonly step: number; readonly attempt: number }) => StreamMonitor
+
+/** SPEC §1: text and reasoning deltas feed one guard. */
+export const repeatMonitor =
+  (options: RepeatOptions): MonitorFactory =>
+  () => {
+    const guard = new RepeatGuard(options)
+    const trip = (t: { period: number; token: number; repeats: number } | null): MonitorTrip | null =>
+      t === null ? null : { outcome: "text-repeat", monitor: "text-repeat", period: t.period, token: t.token, repeats: t.repeats }
+    return {
+      name: "text-repeat",
+      onPart: (part) => (part.type === "text-delta" || part.type === "reasoning-delta" ? trip(guard.push(part.text)) : null),
+      onEnd: () => trip(guard.flush())
+    }
+  }
