@@ -8,7 +8,7 @@ import { LLM, LlmError, type LlmRequest, type LlmShape } from "@loopguard/effect
 import { Effect, Layer, Stream } from "effect"
 import { streamText, type LanguageModel } from "ai"
 import { toModelMessages, toToolSet } from "./messages.js"
-import { mapPart } from "./map-stream.js"
+import { makePartMapper } from "./map-stream.js"
 
 export interface AiSdkModelOptions {
   readonly model: LanguageModel
@@ -33,7 +33,7 @@ export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => ({
         onError: () => {}
       })
       return Stream.fromAsyncIterable(result.fullStream, (e) => new LlmError({ error: normalizeError(e) })).pipe(
-        Stream.map(mapPart),
+        Stream.map(makePartMapper()),
         Stream.filter((part): part is StreamPart => part !== null),
         Stream.ensuring(Effect.sync(() => controller.abort()))
       )

@@ -30,6 +30,27 @@ const toolInput = (part: { input: unknown; invalid?: boolean }): { input: unknow
   return { input: part.input ?? {} }
 }
 
+/** The provider's "stream ended without a finish reason" error: a missing finish, not a failure. */
+export const isMissingFinish = (error: unknown): boolean =>
+  error instanceof Error && /ended without a finish reason/i.test(error.message)
+
+/**
+ * Per-request mapper. When the stream ends without a finish reason, the SDK reports an error part
+ * and then `finish: error`; loopguard records that as finish `unknown` (never taken as done) so
+ * the classifier, not the retry coordinator, decides what happens.
+ */
+export const makePartMapper = () => {
+  let missingFinish = false
+  return (part: TextStreamPart<ToolSet>): StreamPart | null => {
+    if (part.type === "error" && isMissingFinish(part.error)) {
+      missingFinish = true
+      return { type: "finish", finish: "unknown" }
+    }
+    if (missingFinish && (part.type === "finish" || part.type === "finish-step")) return null
+    return mapPart(part)
+  }
+}
+
 export const mapPart = (part: TextStreamPart<ToolSet>): StreamPart | null => {
   switch (part.type) {
     case "start":

@@ -21,12 +21,6 @@ const program = Command.run(root, { version: "0.1.0" }).pipe(
       process.exitCode = 2
     })
   ),
-  Effect.catchTag("RunFailed", (e: RunFailed) =>
-    Effect.sync(() => {
-      if (e.message) process.stderr.write(`loopguard: ${e.message}\n`)
-      process.exitCode = e.exitCode
-    })
-  ),
   Effect.provide(NodeServices.layer)
 )
 

@@ -22,7 +22,7 @@ export interface Flight {
   reset(mode: "abortive" | "truncate"): Promise<void>;
 }
 
-type ResettableSocket = { resetAndDestroy?: () => unknown; destroy: () => unknown; writableLength: number };
+type ResettableSocket = { resetAndDestroy?: () => unknown; destroy: () => unknown };
 
 /** Waits until the socket's userland buffer is empty (or it is gone). */
 function flushed(socket: Socket): Promise<void> {
@@ -53,30 +53,35 @@ export function startFlight(index: number, body: unknown, req: IncomingMessage, 
     done,
   };
 
+  const socket = req.socket;
   const cut = (outcome: RequestOutcome) => {
     if (record.outcome === undefined) {
       record.outcome = outcome;
       if (outcome === "client-closed") record.closedEarly = true;
     }
+    // A keep-alive socket outlives this request: do not pile listeners onto it.
+    socket.off("close", onClose);
     stop.abort();
     settle();
   };
 
   // 'close' fires both after a normal end and when the peer goes away; writableFinished tells which.
-  const onClose = () => cut(res.writableFinished ? "completed" : "client-closed");
+  function onClose() {
+    cut(res.writableFinished ? "completed" : "client-closed");
+  }
   res.once("close", onClose);
-  req.socket.once("close", onClose);
+  socket.once("close", onClose);
   // A write into a socket the client already closed raises EPIPE/ECONNRESET: that is the close we
   // record, not a crash.
   res.on("error", () => cut("client-closed"));
 
   const reset = async (mode: "abortive" | "truncate") => {
     if (record.outcome === undefined) record.outcome = "reset";
-    if (mode === "truncate") await flushed(req.socket);
+    if (mode === "truncate") await flushed(socket);
     cut("reset");
-    const socket = req.socket as unknown as ResettableSocket;
-    if (mode === "abortive" && typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
-    else socket.destroy();
+    const resettable = socket as unknown as ResettableSocket;
+    if (mode === "abortive" && typeof resettable.resetAndDestroy === "function") resettable.resetAndDestroy();
+    else resettable.destroy();
   };
 
   return { record, signal: stop.signal, cut, reset };

@@ -7,8 +7,8 @@
  * transparent: they neither extend nor break a streak, and applyCrops keeps them. The newest
  * reply itself must carry the key, though: a text-only newest reply means the loop already broke.
  */
-import { isUser, type CropMarker, type Message } from "../model/message.js"
-import { dropCropped, persistedCrops } from "./crop.js"
+import { isUser, type AssistantMessage, type CropMarker, type Message } from "../model/message.js"
+import { contentBlocks, dropCropped, persistedCrops } from "./crop.js"
 import { isFinishedReply } from "./repeated-action.js"
 import { replyKey } from "./reply-key.js"
 
@@ -30,6 +30,8 @@ export interface StreakDetection {
   readonly replyIds: ReadonlyArray<string>
   /** The newest real user message, where the marker is to be persisted; null when there is none. */
   readonly persistOn: string | null
+  /** Content blocks this crop removes (compare with CropOptions.cacheRiskBlocks to log cache risk). */
+  readonly croppedBlocks: number
 }
 
 /**
@@ -58,33 +60,31 @@ export const detectStreak = (
   if (key === "") return null
 
   // Walk back over keyed replies; one past maxSpan is enough to know the run was truncated.
-  const range: Array<number> = []
+  const range: Array<{ readonly index: number; readonly reply: AssistantMessage }> = []
   for (let i = newestReply; i >= 0 && range.length <= maxSpan; i--) {
     const m = view[i]!
     if (!isFinishedReply(m)) continue
     const k = replyKey(m)
     if (k === "") continue
     if (k !== key) break
-    range.push(i)
+    range.push({ index: i, reply: m })
   }
   const truncated = range.length > maxSpan
   if (truncated) range.pop()
   if (range.length < opts.triggerCount) return null
   range.reverse()
 
-  const fromIndex = range[0]!
+  const from = range[0]!
   let anchor: string | null = null
-  for (let i = fromIndex - 1; i >= 0; i--) {
+  for (let i = from.index - 1; i >= 0 && anchor === null; i--) {
     const m = view[i]!
-    if (isFinishedReply(m)) {
-      anchor = m.id
-      break
-    }
+    if (isFinishedReply(m)) anchor = m.id
   }
   return {
-    marker: { from: view[fromIndex]!.id, to: view[newestReply]!.id, key, truncated },
+    marker: { from: from.reply.id, to: newest.id, key, truncated },
     anchorId: anchor,
-    replyIds: range.map((i) => view[i]!.id),
-    persistOn: newestUser >= 0 ? view[newestUser]!.id : null
+    replyIds: range.map((r) => r.reply.id),
+    persistOn: newestUser >= 0 ? view[newestUser]!.id : null,
+    croppedBlocks: range.reduce((n, r) => n + contentBlocks(r.reply), 0)
   }
 }

@@ -7,7 +7,7 @@ import { textOf, toolSignature, type AssistantMessage } from "../model/message.j
 import { dropLeadingPrefix, firstChars, foldText } from "./normalize.js"
 
 export interface TextLoopOptions {
-  /** How many recent step keys are kept. */
+  /** How many recent step keys are kept (never fewer than `repeats`). */
   readonly bufferSize: number
   /** How many identical newest keys make a loop. */
   readonly repeats: number
@@ -78,7 +78,8 @@ const consume = (
   const key = textLoopKey(step, opts)
   if (key === null) return { state, key: null, trigger: null }
 
-  const buffer = [...state.buffer, key].slice(-Math.max(1, opts.bufferSize))
+  // A buffer shorter than `repeats` could never hold a loop: it is at least `repeats` long.
+  const buffer = [...state.buffer, key].slice(-Math.max(1, opts.bufferSize, opts.repeats))
   const tail = buffer.slice(-opts.repeats)
   const looped = opts.repeats >= 1 && tail.length === opts.repeats && tail.every((k) => k === key)
   if (!looped) return { state: { buffer, triggers: state.triggers }, key, trigger: null }

@@ -16,7 +16,10 @@ import { tokenize } from "./tokenizer.js"
 const SEED = 20261129
 
 /** Feeds both monitors and compares every answer; returns the number of trips seen. */
-const assertSameAsRescan = (options: RepeatOptions, tokens: ReadonlyArray<string>): number => {
+const assertSameAsRescan = (options: RepeatOptions, input: ReadonlyArray<string>): number => {
+  // One string instance per distinct token only speeds up the rescan's comparisons.
+  const canonical = new Map<string, string>()
+  const tokens = input.map((t) => canonical.get(t) ?? (canonical.set(t, t), t))
   const fast = new PeriodicRepeatMonitor(options)
   const naive = new NaiveRescanMonitor(options)
   let tripCount = 0
@@ -54,7 +57,7 @@ const symbol = (alphabet: number) => fc.integer({ min: 0, max: alphabet - 1 }).m
 const segmentsFor = (o: RepeatOptions): fc.Arbitrary<Array<string>> => {
   const maxP = maxRepeatPeriod(o)
   const prose = fc.integer({ min: 1, max: 11 }).chain((alphabet) =>
-    fc.array(symbol(alphabet), { maxLength: 2 * o.window })
+    fc.array(symbol(alphabet), { maxLength: 2 * o.window, size: "max" })
   )
   const loop = fc
     .record({
@@ -91,7 +94,7 @@ describe("PeriodicRepeatMonitor equals the rescan", () => {
     fc.assert(
       fc.property(
         smallOptions,
-        fc.integer({ min: 1, max: 3 }).chain((a) => fc.array(symbol(a), { maxLength: 150 })),
+        fc.integer({ min: 1, max: 3 }).chain((a) => fc.array(symbol(a), { maxLength: 150, size: "max" })),
         (o, tokens) => {
           assertSameAsRescan(o, tokens)
         }
@@ -146,16 +149,19 @@ const realisticText = fc.record({
 })
 
 describe("default settings on realistic text", () => {
-  test("tokens of generated text: monitor equals rescan (150 inputs)", () => {
+  test("tokens of generated text: monitor equals rescan (20 inputs)", () => {
+    let trips = 0
     fc.assert(
       fc.property(realisticText, (text) => {
-        assertSameAsRescan(DEFAULT_REPEAT_OPTIONS, tokenize(text))
+        trips += assertSameAsRescan(DEFAULT_REPEAT_OPTIONS, tokenize(text))
       }),
-      { numRuns: 150, seed: SEED + 2 }
+      { numRuns: 20, seed: SEED + 2 }
     )
-  })
+    expect(trips).toBeGreaterThan(5)
+  }, 60_000)
 
-  test("RepeatGuard on random chunking and scanText give the rescan's first trip (150 inputs)", () => {
+  test("RepeatGuard on random chunking and scanText give the rescan's first trip (20 inputs)", () => {
+    let tripped = 0
     fc.assert(
       fc.property(realisticText, fc.array(fc.integer({ min: 1, max: 40 }), { minLength: 1, maxLength: 20 }), (text, sizes) => {
         const naive = new NaiveRescanMonitor()
@@ -175,10 +181,12 @@ describe("default settings on realistic text", () => {
           at += size
         }
         got ??= guard.flush()
+        if (want !== null) tripped++
         expect(got).toEqual(want)
         expect(scanText(text)).toEqual({ repeat: want !== null, token: want?.token ?? null, period: want?.period ?? null })
       }),
-      { numRuns: 150, seed: SEED + 3 }
+      { numRuns: 20, seed: SEED + 3 }
     )
-  })
+    expect(tripped).toBeGreaterThan(5)
+  }, 60_000)
 })

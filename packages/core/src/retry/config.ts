@@ -12,6 +12,7 @@ import {
   type RetryBudgets,
   type RetryMode
 } from "./budget.js"
+import { DEFAULT_OVERLOADED_IMMEDIATE_RETRIES } from "./special-cases.js"
 
 export interface RetryBudgetConfig {
   readonly mode?: RetryMode
@@ -24,7 +25,12 @@ export interface RetryBudgetConfig {
   readonly jitterRatio?: number
 }
 
-export type RetryConfig = { readonly [K in RetryBudgetName]?: RetryBudgetConfig }
+/** One `retry` section: a patch per budget, plus the silent-overload count (SPEC §5). */
+export type RetryConfig = { readonly [K in RetryBudgetName]?: RetryBudgetConfig } & {
+  readonly overloadedImmediateRetries?: number
+}
+
+const OVERLOADED_KEY = "overloadedImmediateRetries"
 
 const BUDGET_FIELDS = ["mode", "maxRetries", "deadlineMs", "noDeadline", "initialDelayMs", "maxDelayMs", "jitterRatio"] as const
 
@@ -58,6 +64,9 @@ export type RetryConfigValidation =
 const isPlainObject = (u: unknown): u is Record<string, unknown> =>
   u !== null && typeof u === "object" && !Array.isArray(u)
 
+const isIntIn = (u: unknown, min: number, max: number): u is number =>
+  typeof u === "number" && Number.isInteger(u) && u >= min && u <= max
+
 const isNonNegative = (u: unknown): u is number => typeof u === "number" && Number.isFinite(u) && u >= 0
 
 /** Check a `retry` section (`path` names it in messages, e.g. `provider.openai.retry`). */
@@ -65,11 +74,16 @@ export const validateRetryConfig = (input: unknown, path = "retry"): RetryConfig
   if (input === undefined) return { ok: true, config: {} }
   if (!isPlainObject(input)) return { ok: false, errors: [`${path}: must be an object`] }
   const errors: Array<string> = []
-  const config: Partial<Record<RetryBudgetName, RetryBudgetConfig>> = {}
+  const config: Partial<Record<RetryBudgetName, RetryBudgetConfig>> & { overloadedImmediateRetries?: number } = {}
   for (const [name, section] of Object.entries(input)) {
     const at = `${path}.${name}`
+    if (name === OVERLOADED_KEY) {
+      if (isIntIn(section, 0, MAX_RETRIES_LIMIT)) config.overloadedImmediateRetries = section
+      else errors.push(`${at}: must be an integer from 0 to ${MAX_RETRIES_LIMIT}`)
+      continue
+    }
     if (!(RETRY_BUDGET_NAMES as ReadonlyArray<string>).includes(name)) {
-      errors.push(`${at}: unknown budget (expected one of ${RETRY_BUDGET_NAMES.join(", ")})`)
+      errors.push(`${at}: unknown budget (expected one of ${RETRY_BUDGET_NAMES.join(", ")}, or ${OVERLOADED_KEY})`)
       continue
     }
     const checked = validateBudget(section, at, errors)
@@ -93,7 +107,7 @@ const validateBudget = (section: unknown, at: string, errors: Array<string>): Re
         else errors.push(`${f}: must be "bounded" or "persistent"`)
         break
       case "maxRetries":
-        if (typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_RETRIES_LIMIT) out.maxRetries = value
+        if (isIntIn(value, 0, MAX_RETRIES_LIMIT)) out.maxRetries = value
         else errors.push(`${f}: must be an integer from 0 to ${MAX_RETRIES_LIMIT}`)
         break
       case "noDeadline":
@@ -121,7 +135,7 @@ const validateBudget = (section: unknown, at: string, errors: Array<string>): Re
 }
 
 export type RetryBudgetsResolution =
-  | { readonly ok: true; readonly budgets: RetryBudgets }
+  | { readonly ok: true; readonly budgets: RetryBudgets; readonly overloadedImmediateRetries: number }
   | { readonly ok: false; readonly errors: ReadonlyArray<string> }
 
 /** The part of a loopguard config file this module reads. */
@@ -132,7 +146,7 @@ export interface RetryConfigRoot {
 
 /**
  * Budgets for one provider from a whole config object: validates `retry` and
- * `provider.<id>.retry`, then merges them over `defaults`.
+ * `provider.<id>.retry`, then merges them over `defaults` (the overload count likewise).
  */
 export const resolveRetryBudgets = (
   root: RetryConfigRoot,
@@ -145,5 +159,10 @@ export const resolveRetryBudgets = (
   const own = validateRetryConfig(isPlainObject(entry) ? entry["retry"] : undefined, `provider.${providerId ?? ""}.retry`)
   const errors = [...(top.ok ? [] : top.errors), ...(own.ok ? [] : own.errors)]
   if (!top.ok || !own.ok) return { ok: false, errors }
-  return { ok: true, budgets: mergeRetryConfig(defaults, top.config, own.config) }
+  return {
+    ok: true,
+    budgets: mergeRetryConfig(defaults, top.config, own.config),
+    overloadedImmediateRetries:
+      own.config.overloadedImmediateRetries ?? top.config.overloadedImmediateRetries ?? DEFAULT_OVERLOADED_IMMEDIATE_RETRIES
+  }
 }

@@ -11,8 +11,6 @@ import {
   CONTEXT_OVERFLOW_MARKERS,
   containsAny,
   NETWORK_MARKERS,
-  OVERLOADED_MARKERS,
-  PREFILL_REJECTION_MARKERS,
   QUOTA_EXHAUSTED_MARKERS,
   RATE_LIMIT_MARKERS,
   SERVER_CODE_FRAGMENTS,
@@ -112,11 +110,3 @@ const classifyStatus = (status: number): Classified | undefined => {
   if (status >= 500 && status <= 599) return { kind: "server", reason: `HTTP ${status}` }
   return undefined
 }
-
-/** OpenAI's `server_is_overloaded` (the main session retries it silently, immediately). */
-export const isOverloaded = (error: NormalizedError): boolean =>
-  containsAny([error.code ?? "", error.message, error.body ?? ""], OVERLOADED_MARKERS)
-
-/** The backend refused a request that ends with an assistant message (prefill). */
-export const isPrefillRejection = (error: NormalizedError): boolean =>
-  containsAny([error.message, error.body ?? ""], PREFILL_REJECTION_MARKERS)

@@ -73,7 +73,11 @@ export const DEFAULT_VERIFICATION_PATTERNS: ReadonlyArray<string> = [
   String.raw`(?:\./)?(?:mvnw?|gradlew?)(?:\s+\S+)*?\s+(?:\S*:)?(?:test|verify|check|build|compile)(?![\w-])`,
   String.raw`(?:dotnet|swift)\s+(?:test|build)(?![\w-])`,
   String.raw`(?:rspec|phpunit|ctest)(?![\w-])`,
-  String.raw`mix\s+test(?![\w-])`
+  String.raw`mix\s+test(?![\w-])`,
+  String.raw`javac(?![\w-])`,
+  // A reproduction or test script run directly (`python reproduce_issue.py`, `node test.js`,
+  // `python /repo/run_repro.py`): how agents without a test suite check their work.
+  String.raw`(?:python[\d.]*|node|bun|deno|tsx|ts-node|ruby|java)(?:\s+-\S+)*\s+(?:\S*/)?(?:[\w-]*_)?(?:repro|reproduce|test|tests|verify|check)[\w.-]*`
 ]
 
 /**

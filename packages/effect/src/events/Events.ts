@@ -44,7 +44,7 @@ export const ToolFinished = Schema.Struct({
   exitCode: Schema.optional(Schema.Int),
   durationMs: Schema.Number
 })
-export const Incident = Schema.Struct({
+export const IncidentEvent = Schema.Struct({
   type: Schema.Literal("incident"),
   step: Step,
   detector: Schema.String,
@@ -81,7 +81,7 @@ export const LoopguardEvent = Schema.Union([
   Recovery,
   ToolStarted,
   ToolFinished,
-  Incident,
+  IncidentEvent,
   RetryAttempt,
   RetryTerminal,
   TryBestDetected,

@@ -6,7 +6,7 @@
  * has arrived (a tool must never run twice).
  */
 import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core"
-import { Context, Duration, Effect, Layer, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Stream } from "effect"
 import { Config } from "../config/Config.js"
 import { Events } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
@@ -14,6 +14,7 @@ import { RetryCoordinator } from "../retry/RetryCoordinator.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools } from "../tools/Tools.js"
 import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonitor } from "./monitors.js"
+import { initialStepRetry, planStepRetry } from "./step-retry.js"
 import { ToolGate } from "./ToolGate.js"
 
 export type StepOutcome =
@@ -193,9 +194,9 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
 
       const process = Effect.fn("SessionProcessor.process")(function* (input: ProcessInput) {
         let request = input.request
-        const startedAt = Date.now()
+        const startedAt = yield* Clock.currentTimeMillis
         let n = 1
-        let retryState = retry.initial()
+        let retryState = initialStepRetry
         while (true) {
           yield* events.publish({ type: "step.started", step: input.step, attempt: n })
           const r = yield* attempt(input, request, n).pipe(
@@ -227,16 +228,22 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           if (r.error === null) return yield* finishOutcome({ type: "continue" })
 
           const error = r.error
-          const verdict = retry.next(retryState, error, {
+          const now = yield* Clock.currentTimeMillis
+          const verdict = planStepRetry(retry.budgets, retryState, error, {
             phase: error.phase ?? "request",
             replaySafe: !r.reply.sawToolCall,
-            elapsedMs: Date.now() - startedAt,
-            lastMessageIsAssistant: request.messages[request.messages.length - 1]?.role === "assistant"
+            elapsedMs: now - startedAt,
+            lastMessageIsAssistant: request.messages[request.messages.length - 1]?.role === "assistant",
+            mainSession: config.loop.role === "main",
+            overloadedImmediateRetries: retry.overloadedImmediateRetries
           })
           if (!verdict.retry) {
             r.reply.setError(error)
             if (r.reply.finish === undefined) r.reply.setFinish("error")
-            if (verdict.terminal) yield* events.publish({ type: "session.retry.terminal", kind: verdict.kind, message: error.message })
+            if (verdict.terminal) {
+              yield* events.publish({ type: "session.retry.terminal", kind: verdict.kind, message: error.message })
+              yield* retry.onTerminal(error, verdict.reason)
+            }
             return yield* finishOutcome({ type: "error", error })
           }
           retryState = verdict.state

@@ -1,0 +1,5 @@
+export * from "./ai-sdk-llm.js"
+export * from "./map-stream.js"
+export * from "./messages.js"
+export * from "./providers.js"
+export * from "./scripted-server/index.js"

@@ -1,0 +1,81 @@
+/**
+ * Ready-made LLM Layers: any OpenAI-compatible Chat Completions endpoint, OpenAI itself, and the
+ * built-in scripted model (a local HTTP server speaking the same protocol, so demos and tests go
+ * through the real provider code).
+ */
+import { createOpenAI } from "@ai-sdk/openai"
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
+import { LLM } from "@loopguard/effect"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
+import { makeAiSdkLlm } from "./ai-sdk-llm.js"
+import { startScriptedServer } from "./scripted-server/index.js"
+import type { Script, ScriptedServer, ScriptedServerOptions } from "./scripted-server/index.js"
+
+export interface EndpointOptions {
+  readonly baseURL: string
+  readonly modelId: string
+  /** Used to pick `provider.<id>` config overrides; defaults to the endpoint's host. */
+  readonly providerId?: string
+  readonly apiKey?: Redacted.Redacted<string>
+}
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).hostname
+  } catch {
+    return "openai-compatible"
+  }
+}
+
+export const layerOpenAICompatible = (options: EndpointOptions): Layer.Layer<LLM> => {
+  const providerId = options.providerId ?? hostOf(options.baseURL)
+  const provider = createOpenAICompatible({
+    name: providerId,
+    baseURL: options.baseURL,
+    apiKey: options.apiKey ? Redacted.value(options.apiKey) : "none",
+    includeUsage: true
+  })
+  return Layer.succeed(LLM, LLM.of(makeAiSdkLlm({ model: provider.chatModel(options.modelId), providerId, modelId: options.modelId })))
+}
+
+/** OpenAI Chat Completions (for the Responses API, build the model yourself and use `layerFromModel`). */
+export const layerOpenAI = (options: Omit<EndpointOptions, "baseURL"> & { readonly baseURL?: string }): Layer.Layer<LLM> => {
+  const provider = createOpenAI({
+    ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
+    ...(options.apiKey ? { apiKey: Redacted.value(options.apiKey) } : {})
+  })
+  return Layer.succeed(
+    LLM,
+    LLM.of(makeAiSdkLlm({ model: provider.chat(options.modelId), providerId: options.providerId ?? "openai", modelId: options.modelId }))
+  )
+}
+
+/**
+ * The endpoint from the environment: LOOPGUARD_BASE_URL, LOOPGUARD_MODEL, and the key from
+ * LOOPGUARD_API_KEY (read as a redacted value, never logged).
+ */
+export const layerOpenAICompatibleFromEnv: Layer.Layer<LLM, Config.ConfigError> = Layer.unwrap(
+  Effect.gen(function* () {
+    const baseURL = yield* Config.String("LOOPGUARD_BASE_URL")
+    const modelId = yield* Config.String("LOOPGUARD_MODEL")
+    const apiKey = yield* Config.option(Config.Redacted("LOOPGUARD_API_KEY"))
+    return layerOpenAICompatible({ baseURL, modelId, ...(Option.isSome(apiKey) ? { apiKey: apiKey.value } : {}) })
+  })
+)
+
+/** The scripted model over local HTTP; the server lives as long as the Layer's scope. */
+export const layerScripted = (
+  script: Script,
+  options?: ScriptedServerOptions & { readonly onServer?: (server: ScriptedServer) => void }
+): Layer.Layer<LLM> =>
+  Layer.unwrap(
+    Effect.acquireRelease(
+      Effect.promise(() => startScriptedServer(script, options)),
+      (server) => Effect.promise(() => server.close())
+    ).pipe(
+      Effect.map((server) => {
+        options?.onServer?.(server)
+        return layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" })
+      })
+    )
+  )

@@ -1,0 +1,54 @@
+/**
+ * What one agent has used so far: steps, tokens, cost. One meter per agent (a child agent gets
+ * its own), serializable, fed once per finished step. Its numbers feed `capDecision` and the report.
+ */
+import type { Usage } from "../model/stream.js"
+import type { CapUsage } from "./cap-policy.js"
+import type { ModelPrice } from "./pricing.js"
+import { costOf } from "./pricing.js"
+
+export type UsageMeter = {
+  readonly stepsUsed: number
+  readonly tokens: { readonly input: number; readonly output: number; readonly total: number }
+  /**
+   * Null as soon as one step could not be priced: a partial sum would understate the spend and
+   * let a cost budget pass that is already exceeded.
+   */
+  readonly costUsd: number | null
+  readonly summaryDone: boolean
+}
+
+export const initUsageMeter = (): UsageMeter => ({
+  stepsUsed: 0,
+  tokens: { input: 0, output: 0, total: 0 },
+  costUsd: 0,
+  summaryDone: false
+})
+
+/**
+ * Count one finished step. A step without usage (the provider sent none) counts as a step with
+ * zero tokens and zero cost when priced; only an unknown price makes the cost unknown.
+ */
+export const recordStep = (meter: UsageMeter, usage: Usage | undefined, price: ModelPrice | null): UsageMeter => {
+  const u: Usage = usage ?? {}
+  const input = u.inputTokens ?? 0
+  const output = u.outputTokens ?? 0
+  const total = u.totalTokens ?? input + output
+  const stepCost = price === null ? null : (costOf(u, price) ?? 0)
+  return {
+    ...meter,
+    stepsUsed: meter.stepsUsed + 1,
+    tokens: { input: meter.tokens.input + input, output: meter.tokens.output + output, total: meter.tokens.total + total },
+    costUsd: meter.costUsd === null || stepCost === null ? null : meter.costUsd + stepCost
+  }
+}
+
+/** Mark the one summary request of summary mode as made. */
+export const markSummaryDone = (meter: UsageMeter): UsageMeter => ({ ...meter, summaryDone: true })
+
+export const capUsageOf = (meter: UsageMeter): CapUsage => ({
+  stepsUsed: meter.stepsUsed,
+  tokensUsed: meter.tokens.total,
+  costUsd: meter.costUsd,
+  summaryDone: meter.summaryDone
+})

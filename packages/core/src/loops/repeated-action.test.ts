@@ -1,0 +1,72 @@
+import { describe, expect, test } from "bun:test"
+import { call, reply, user } from "./fixtures.js"
+import { REPEATED_ACTION_NOTE } from "./prompts.js"
+import { repeatedAction } from "./repeated-action.js"
+
+const ls = { command: "ls -la", cwd: "/repo" }
+
+describe("repeatedAction", () => {
+  test("2 equal steps: nothing; 3: a note", () => {
+    expect(repeatedAction([user("u1"), call("a1", "bash", ls), call("a2", "bash", ls)])).toBeNull()
+    const r = repeatedAction([user("u1"), call("a1", "bash", ls), call("a2", "bash", ls), call("a3", "bash", ls)])
+    expect(r).not.toBeNull()
+    expect(r!.note).toBe(REPEATED_ACTION_NOTE)
+    expect(r!.count).toBe(3)
+    expect(r!.stepIds).toEqual(["a3", "a2", "a1"])
+    expect(r!.signature).toBe('bash({"command":"ls -la","cwd":"/repo"})')
+  })
+
+  test("argument key order does not matter; argument values do", () => {
+    const swapped = { cwd: "/repo", command: "ls -la" }
+    expect(repeatedAction([call("a1", "bash", ls), call("a2", "bash", swapped), call("a3", "bash", ls)])?.count).toBe(3)
+    expect(repeatedAction([call("a1", "bash", ls), call("a2", "bash", { ...ls, cwd: "/" }), call("a3", "bash", ls)])).toBeNull()
+  })
+
+  test("only tool calls count: different text and reasoning still repeat", () => {
+    const msgs = [
+      call("a1", "read", { path: "x" }, { text: "first look" }),
+      call("a2", "read", { path: "x" }, { text: "second look", reasoning: "hmm" }),
+      call("a3", "read", { path: "x" }, { text: "third look" })
+    ]
+    expect(repeatedAction(msgs)?.count).toBe(3)
+  })
+
+  test("a step without tool calls stops the collection", () => {
+    const msgs = [call("a1", "bash", ls), call("a2", "bash", ls), reply({ id: "t", text: "thinking aloud" }), call("a3", "bash", ls)]
+    expect(repeatedAction(msgs)).toBeNull()
+  })
+
+  test("user messages (e.g. reminders) neither count nor break", () => {
+    const msgs = [call("a1", "bash", ls), user("r1", "keep going", { synthetic: "think-only" }), call("a2", "bash", ls), call("a3", "bash", ls)]
+    expect(repeatedAction(msgs)?.count).toBe(3)
+  })
+
+  test("unfinished and excluded replies are skipped", () => {
+    const msgs = [
+      call("a1", "bash", ls),
+      call("a2", "bash", ls),
+      call("x", "bash", { command: "other" }, { excluded: "rollback" }),
+      call("a3", "bash", ls),
+      call("live", "bash", { command: "other" }, { finish: null })
+    ]
+    expect(repeatedAction(msgs)?.stepIds).toEqual(["a3", "a2", "a1"])
+  })
+
+  test("the whole run is counted; repeats is configurable", () => {
+    const msgs = [call("a0", "bash", { command: "pwd" }), ...[1, 2, 3, 4].map((i) => call(`a${i}`, "bash", ls))]
+    expect(repeatedAction(msgs)?.count).toBe(4)
+    expect(repeatedAction(msgs, { repeats: 5, note: "n" })).toBeNull()
+    expect(repeatedAction(msgs.slice(0, 3), { repeats: 2, note: "n" })?.note).toBe("n")
+  })
+
+  test("multi-call steps compare their whole signature in order", () => {
+    const two = (id: string, first: string, second: string) =>
+      reply({ id, tools: [["read", { path: first }], ["read", { path: second }]] })
+    expect(repeatedAction([two("a", "x", "y"), two("b", "x", "y"), two("c", "x", "y")])?.count).toBe(3)
+    expect(repeatedAction([two("a", "x", "y"), two("b", "y", "x"), two("c", "x", "y")])).toBeNull()
+  })
+
+  test("empty history", () => {
+    expect(repeatedAction([])).toBeNull()
+  })
+})

@@ -1,0 +1,2 @@
+export * from "./exit-outcomes.js"
+export * from "./run-report.js"

@@ -1,0 +1,121 @@
+/**
+ * Secret redaction for text handed to another harness (or shown anywhere outside the session).
+ * Two sources: values of given environment variables, and anything that looks like a key or
+ * token on its own. Redaction errs on the side of removing: a false positive costs a little
+ * context, a false negative leaks a credential.
+ */
+
+export const REDACTED = "[REDACTED]"
+
+/** Variables whose values are not secret and would wreck the text if removed (paths, locale). */
+export const DEFAULT_NON_SECRET_ENV: ReadonlyArray<string> = [
+  "PATH",
+  "HOME",
+  "PWD",
+  "OLDPWD",
+  "SHELL",
+  "USER",
+  "LOGNAME",
+  "LANG",
+  "LANGUAGE",
+  "TERM",
+  "TMPDIR",
+  "HOSTNAME",
+  "EDITOR",
+  "VISUAL",
+  "PAGER",
+  "COLORTERM",
+  "TERM_PROGRAM",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_RUNTIME_DIR",
+  "NODE_ENV"
+]
+
+export interface RedactOptions {
+  /** Names in `env` that are left alone. Default: DEFAULT_NON_SECRET_ENV (and any LC_*). */
+  readonly keepEnv?: ReadonlyArray<string>
+  /** Minimum length of a run of key-like characters tested for entropy. */
+  readonly entropyMinLength?: number
+  /** Shannon entropy in bits per character at or above which such a run is a secret. */
+  readonly entropyBits?: number
+}
+
+export const DEFAULT_REDACT_OPTIONS = { entropyMinLength: 32, entropyBits: 4.2, envMinLength: 6 } as const
+
+/** Shapes of well-known credentials; each replaced whole. */
+const TOKEN_PATTERNS: ReadonlyArray<RegExp> = [
+  /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?(?:-----END \1-----|$)/g, // PEM block (an unterminated one to the end)
+  /\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{16,}/g, // OpenAI / Anthropic style
+  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b/g, // GitHub tokens
+  /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
+  /\bglpat-[A-Za-z0-9_-]{20,}\b/g, // GitLab
+  /\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b/g, // AWS access key id
+  /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API key
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g, // Slack
+  /\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g, // Stripe
+  /\bhf_[A-Za-z0-9]{30,}\b/g, // Hugging Face
+  /\bnpm_[A-Za-z0-9]{36}\b/g,
+  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g // JWT
+]
+
+/** `Bearer xyz`, `Authorization: Basic xyz`: keep the scheme, drop the credential. */
+const AUTH_SCHEME = /\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi
+
+/**
+ * `api_key=...`, `"password": "..."`, `SECRET_TOKEN: ...`, `--token ...`: keep the name,
+ * drop the value. The name must end in a secret-ish word.
+ */
+const ASSIGNMENT =
+  /\b((?:[A-Za-z0-9_.-]*[_.-])?(?:api[_-]?key|apikey|secret|token|password|passwd|pwd|access[_-]?key|private[_-]?key|client[_-]?secret|auth|credentials?)["']?\s*(?:[:=]|\s(?=["']))\s*)(["']?)([^\s"',;}&]{4,})\2/gi
+const FLAG = /(--(?:api-?key|token|password|secret|auth-token|access-token)(?:=|\s+))(["']?)([^\s"']{4,})\2/gi
+
+const KEY_LIKE_RUN = /[A-Za-z0-9+/_=-]+/g
+
+export const shannonEntropy = (text: string): number => {
+  if (text.length === 0) return 0
+  const counts = new Map<string, number>()
+  for (const c of text) counts.set(c, (counts.get(c) ?? 0) + 1)
+  let bits = 0
+  for (const n of counts.values()) {
+    const p = n / text.length
+    bits -= p * Math.log2(p)
+  }
+  return bits
+}
+
+/** Random-looking: long, letters and digits mixed, high entropy. Hex hashes stay (max 4 bits). */
+const looksRandom = (run: string, minLength: number, minBits: number): boolean =>
+  run.length >= minLength && /[A-Za-z]/.test(run) && /\d/.test(run) && shannonEntropy(run) >= minBits
+
+/**
+ * Remove secrets from `text`: the values of `env` (6 characters or longer, except well-known
+ * non-secret variables), PEM blocks, known token shapes (sk-…, ghp_…, AKIA…, JWTs …), the
+ * credential after `Bearer`/`Basic`, the value of `api_key=`-style assignments and `--token`
+ * flags, and long random-looking strings. Never throws.
+ */
+export const redactSecrets = (
+  text: string,
+  env?: Readonly<Record<string, string | undefined>>,
+  options: RedactOptions = {}
+): string => {
+  let out = text
+  const keep = new Set(options.keepEnv ?? DEFAULT_NON_SECRET_ENV)
+  const isKept = (name: string): boolean => keep.has(name) || (options.keepEnv === undefined && name.startsWith("LC_"))
+  const values = Object.entries(env ?? {})
+    .filter(([name, v]) => typeof v === "string" && v.length >= DEFAULT_REDACT_OPTIONS.envMinLength && !isKept(name))
+    .map(([, v]) => v as string)
+    // Longest first, so a value that contains another is removed whole.
+    .sort((a, b) => b.length - a.length)
+  for (const value of values) out = out.split(value).join(REDACTED)
+  for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED)
+  out = out.replace(AUTH_SCHEME, (_m, scheme: string, space: string) => `${scheme}${space}${REDACTED}`)
+  const dropValue = (m: string, name: string, quote: string, value: string): string =>
+    value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`
+  out = out.replace(ASSIGNMENT, dropValue)
+  out = out.replace(FLAG, dropValue)
+  const minLength = options.entropyMinLength ?? DEFAULT_REDACT_OPTIONS.entropyMinLength
+  const minBits = options.entropyBits ?? DEFAULT_REDACT_OPTIONS.entropyBits
+  return out.replace(KEY_LIKE_RUN, (run) => (looksRandom(run, minLength, minBits) ? REDACTED : run))
+}

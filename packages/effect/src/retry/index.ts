@@ -1,0 +1,3 @@
+export * from "./errors.js"
+export * from "./schedule.js"
+export * from "./RetryCoordinator.js"

@@ -1,0 +1,115 @@
+/**
+ * The retry coordinator as an Effect `Schedule`: its input is the failure, its delay comes from
+ * core `delayFor` (through `nextRetry`), and it stops where core `nextRetry` says so. The stop
+ * verdict is the schedule's final output, so `Effect.retryOrElse` can tell why it gave up.
+ */
+import {
+  budgetNameFor,
+  decide,
+  initialRetryState,
+  isOverloaded,
+  nextRetry,
+  recordRetry,
+  type NormalizedError,
+  type RetryBudgetName,
+  type RetryBudgets,
+  type RetryDecision,
+  type RetryKind,
+  type RetryPhase,
+  type RetryScope,
+  type RetryStopReason
+} from "@loopguard/core"
+import { Cause, Clock, Duration, Effect, Random, Schedule } from "effect"
+
+/** One schedule step: a granted retry, or the reason to stop (the schedule's last output). */
+export type RetryStep =
+  | {
+      readonly retry: true
+      /** Counted retries so far, this one included (a silent overload retry does not count). */
+      readonly attempt: number
+      readonly delayMs: number
+      readonly decision: RetryDecision
+      readonly budget: RetryBudgetName
+      /** An immediate `server_is_overloaded` retry: not counted, not announced. */
+      readonly silent: boolean
+    }
+  | {
+      readonly retry: false
+      readonly reason: RetryStopReason
+      /** Retries made before stopping. */
+      readonly attempt: number
+      readonly decision: RetryDecision
+      readonly budget: RetryBudgetName
+    }
+
+/** What `onAttempt` hears before each (non-silent) wait: the `session.retry.attempt` fields. */
+export interface RetryAttemptInfo {
+  readonly phase: RetryPhase
+  readonly scope: RetryScope
+  readonly kind: RetryKind
+  readonly attempt: number
+  readonly delayMs: number
+  /** `null` for a persistent budget. */
+  readonly maxRetries: number | null
+  readonly error: NormalizedError
+}
+
+export interface RetryScheduleOptions<E> {
+  readonly phase: RetryPhase
+  readonly scope: RetryScope
+  readonly budgets: RetryBudgets
+  readonly normalize: (error: E) => NormalizedError
+  /** Consulted before every retry; once false the schedule stops with `unsafe-replay`. */
+  readonly replaySafe?: () => boolean
+  /** Immediate, uncounted retries of OpenAI `server_is_overloaded` (main session: 3). Default 0. */
+  readonly overloadedImmediateRetries?: number
+  readonly onAttempt?: (info: RetryAttemptInfo) => Effect.Effect<void>
+}
+
+export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule.Schedule<RetryStep, E> =>
+  Schedule.fromStep(
+    Effect.gen(function* () {
+      // Per run of the schedule: the deadline counts from here, before the first attempt.
+      const startedAt = yield* Clock.currentTimeMillis
+      let state = initialRetryState
+      let overloadedUsed = 0
+      return (now: number, input: E) =>
+        Effect.gen(function* () {
+          const error = options.normalize(input)
+          const decision = decide(error, { phase: options.phase, scope: options.scope, now })
+          const budget = budgetNameFor(decision)
+          const replaySafe = options.replaySafe?.() ?? true
+          if (
+            decision.retryable &&
+            replaySafe &&
+            overloadedUsed < (options.overloadedImmediateRetries ?? 0) &&
+            isOverloaded(error)
+          ) {
+            overloadedUsed += 1
+            const step: RetryStep = { retry: true, attempt: state.attempt, delayMs: 0, decision, budget, silent: true }
+            return [step, Duration.zero] as [RetryStep, Duration.Duration]
+          }
+          const r = yield* Random.next
+          const outcome = nextRetry({ ...state, replaySafe }, decision, options.budgets[budget], now - startedAt, () => r)
+          if (!outcome.retry) {
+            const stop: RetryStep = { retry: false, reason: outcome.reason, attempt: state.attempt, decision, budget }
+            return yield* Cause.done(stop)
+          }
+          state = recordRetry(state, outcome)
+          const b = options.budgets[budget]
+          if (options.onAttempt !== undefined) {
+            yield* options.onAttempt({
+              phase: decision.phase,
+              scope: decision.scope,
+              kind: decision.kind,
+              attempt: outcome.attempt,
+              delayMs: outcome.delayMs,
+              maxRetries: b.mode === "persistent" ? null : b.maxRetries,
+              error
+            })
+          }
+          const step: RetryStep = { retry: true, attempt: outcome.attempt, delayMs: outcome.delayMs, decision, budget, silent: false }
+          return [step, Duration.millis(outcome.delayMs)] as [RetryStep, Duration.Duration]
+        })
+    })
+  )

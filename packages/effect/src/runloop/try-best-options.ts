@@ -1,0 +1,13 @@
+import type { TryBestOptions } from "@loopguard/core"
+import type { LoopguardConfig } from "../config/schema.js"
+
+/** The config file's snake_case `try_best` section → the core monitor's options. */
+export const tryBestOptionsOf = (config: LoopguardConfig): Partial<TryBestOptions> => ({
+  editWindow: config.try_best.edit_window,
+  editSimilarity: config.try_best.edit_similarity,
+  editMatches: config.try_best.edit_matches,
+  actionStreak: config.try_best.action_streak,
+  failedCommandRetries: config.try_best.failed_command_retries,
+  editTools: config.try_best.edit_tools,
+  shellTools: config.try_best.shell_tools
+})

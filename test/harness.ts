@@ -1,0 +1,65 @@
+/**
+ * Test wiring: the real services over the real AI SDK provider, talking HTTP to the scripted
+ * server. Each test gets its own server, store and event log.
+ */
+import { layerOpenAICompatible, startScriptedServer, type Script, type ScriptedServer } from "@loopguard/ai-sdk"
+import {
+  Config,
+  DEFAULT_CONFIG,
+  Events,
+  loopguardLayer,
+  Permission,
+  RunLoop,
+  SessionProcessor,
+  SessionStore,
+  Tools,
+  type LoopguardConfig,
+  type LoopguardEvent,
+  type ToolDefinition
+} from "@loopguard/effect"
+import { Effect, Layer } from "effect"
+
+export interface Harness {
+  readonly server: ScriptedServer
+  readonly events: Array<LoopguardEvent>
+  readonly run: <A, E>(effect: Effect.Effect<A, E, RunLoop | SessionProcessor | SessionStore | Events>) => Promise<A>
+  readonly close: () => Promise<void>
+}
+
+export const makeHarness = async (
+  script: Script,
+  options: {
+    readonly config?: (c: LoopguardConfig) => LoopguardConfig
+    readonly tools?: ReadonlyArray<ToolDefinition>
+    readonly permission?: Layer.Layer<Permission>
+    readonly modelId?: string
+  } = {}
+): Promise<Harness> => {
+  const server = await startScriptedServer(script, options.modelId ? { modelId: options.modelId } : {})
+  const events: Array<LoopguardEvent> = []
+  const config = (options.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
+  const configLayer = Layer.succeed(Config, config)
+  const deps = Layer.mergeAll(
+    layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" }),
+    Tools.layerFrom(options.tools ?? []).pipe(Layer.provide(configLayer)),
+    configLayer,
+    Events.layerCollect(events),
+    options.permission ?? Permission.layerDeny,
+    SessionStore.layerMemory
+  )
+  const layer = loopguardLayer(deps)
+  return {
+    server,
+    events,
+    run: (effect) => Effect.runPromise(Effect.provide(effect, layer) as Effect.Effect<never>),
+    close: () => server.close()
+  }
+}
+
+/** Config with retries off, so a fault shows up as the step's error at once. */
+export const noRetries = (c: LoopguardConfig): LoopguardConfig => ({
+  ...c,
+  retry: Object.fromEntries(
+    ["request", "stream", "maxCandidate", "maxJudge", "network", "server", "unknown", "rateLimit"].map((k) => [k, { maxRetries: 0 }])
+  ) as LoopguardConfig["retry"]
+})
