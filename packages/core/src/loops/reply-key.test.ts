@@ -9,8 +9,7 @@ describe("replyKey", () => {
     expect(reasoningHash("abc")).toHaveLength(16)
   })
 
-  test("reasoning is hashed as UTF-8", () => {
-    // sha256("é") (UTF-8 c3 a9) = a3c6c0f3...; a Latin-1 hash would differ.
+  test("non-ASCII reasoning is folded and hashed", () => {
     expect(reasoningHash("É")).toBe(reasoningHash("é"))
     expect(reasoningHash("é")).not.toBe(reasoningHash("e"))
   })

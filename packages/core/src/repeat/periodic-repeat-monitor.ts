@@ -112,7 +112,8 @@ export class PeriodicRepeatMonitor {
     this.ring[slot] = id
     this.seen = k + 1
 
-    const windowStart = k - this.options.window + 1
+    const window = this.options.window
+    const windowStart = k - window + 1
     const top = k < this.maxPeriod ? k : this.maxPeriod
     const runs = this.runs
     const lastEnd = this.lastEnd
@@ -122,7 +123,8 @@ export class PeriodicRepeatMonitor {
       if (j < 0) j += cap
       const need = this.needed[p]
       if (this.ring[j] === id) {
-        const run = ++runs[p]
+        // Saturate: beyond `window` the length no longer matters and the counter cannot overflow.
+        const run = runs[p] < window ? ++runs[p] : window
         if (run >= need) {
           if (run === need) this.qualifies[p] = this.distinctInLast(p) >= this.options.minDistinct ? 1 : 0
           if (this.qualifies[p] === 1) lastEnd[p] = k - p

@@ -20,6 +20,8 @@ describe("repeat options", () => {
     expect(fieldsOf({ ...DEFAULT_REPEAT_OPTIONS, minBlock: 0 })).toEqual(["minBlock"])
     expect(fieldsOf({ ...DEFAULT_REPEAT_OPTIONS, minDistinct: 0 })).toEqual(["minDistinct"])
     expect(fieldsOf({ ...DEFAULT_REPEAT_OPTIONS, window: 2.5 })).toEqual(["window"])
+    expect(fieldsOf({ ...DEFAULT_REPEAT_OPTIONS, window: 1_000_001 })).toEqual(["window"])
+    expect(fieldsOf({ ...DEFAULT_REPEAT_OPTIONS, window: 1_000_000 })).toEqual([])
     expect(fieldsOf({ ...DEFAULT_REPEAT_OPTIONS, threshold: Number.NaN })).toEqual(["threshold"])
     expect(fieldsOf({ window: -1, threshold: 0, minBlock: 0, minDistinct: 0 })).toEqual([
       "window", "threshold", "minBlock", "minDistinct"

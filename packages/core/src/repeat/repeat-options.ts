@@ -25,6 +25,9 @@ export const DEFAULT_REPEAT_OPTIONS: RepeatOptions = {
   minDistinct: 3
 }
 
+/** Upper bound for `window`, so a typo in a config file cannot ask for gigabytes of state. */
+export const MAX_REPEAT_WINDOW = 1_000_000
+
 export interface RepeatOptionsError {
   readonly field: keyof RepeatOptions
   readonly message: string
@@ -51,8 +54,8 @@ const isCount = (n: number, min: number): boolean => Number.isSafeInteger(n) && 
 export const validateRepeatOptions = (options: RepeatOptions): ReadonlyArray<RepeatOptionsError> => {
   const errors: Array<RepeatOptionsError> = []
   const { window, threshold, minBlock, minDistinct } = options
-  if (!isCount(window, 1)) {
-    errors.push({ field: "window", message: `window must be an integer >= 1 (got ${window})` })
+  if (!isCount(window, 1) || window > MAX_REPEAT_WINDOW) {
+    errors.push({ field: "window", message: `window must be an integer from 1 to ${MAX_REPEAT_WINDOW} (got ${window})` })
   }
   if (!isCount(threshold, 2)) {
     errors.push({ field: "threshold", message: `threshold must be an integer >= 2 (got ${threshold})` })

@@ -1,0 +1,175 @@
+import { repeatLoop, textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk"
+import { RunLoop, type ToolDefinition } from "@loopguard/effect"
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { makeHarness, noRetries } from "./harness.js"
+
+const thinkOnly = (r: string): ScriptedResponse => ({ type: "stream", chunks: [{ reasoning: r }], finish: "stop" })
+const answer = (t: string): ScriptedResponse => textStream(t)
+const run = (prompt = "Fix the failing test", extra: { maxSteps?: number } = {}) =>
+  Effect.gen(function* () {
+    return yield* (yield* RunLoop).run({ sessionId: "s", prompt, ...extra })
+  })
+/** The text of every message the server received in request i. */
+const bodyText = (body: any): string => JSON.stringify(body.messages)
+
+const echoTool: ToolDefinition = {
+  spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
+  run: async (input) => ({ state: "completed", output: `ran ${String(input["command"])}`, exitCode: 0 })
+}
+
+describe("RunLoop over HTTP", () => {
+  test("think-only twice, then an answer: final", async () => {
+    const h = await makeHarness([thinkOnly("hmm one"), thinkOnly("hmm two"), answer("All done.")])
+    try {
+      const r = await h.run(run())
+      expect(r.report.reason).toBe("final")
+      expect(r.report.stepsUsed).toBe(3)
+      expect(h.server.requests.length).toBe(3)
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("think-only three times ends with the think-only exit", async () => {
+    const h = await makeHarness([thinkOnly("a"), thinkOnly("b"), thinkOnly("c"), answer("never reached")])
+    try {
+      const r = await h.run(run())
+      expect(r.report.reason).toBe("think_only")
+      expect(r.report.status).toBe("aborted")
+      expect(h.server.requests.length).toBe(3)
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("finish length four times: OutputLengthError after three continuations", async () => {
+    const cut = (t: string): ScriptedResponse => textStream(t, { finish: "length" })
+    const h = await makeHarness([cut("part one"), cut("part two"), cut("part three"), cut("part four"), answer("x")])
+    try {
+      const r = await h.run(run())
+      expect(r.report.reason).toBe("output_length")
+      expect(h.server.requests.length).toBe(4)
+      expect(bodyText(h.server.requests[1]!.body)).toMatch(/continue (exactly )?from where you stopped/i)
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("tool-call markup instead of a tool call is retried and left out of the next request", async () => {
+    const markup: ScriptedResponse = { type: "stream", chunks: [{ text: '<function_calls><invoke name="bash">ls</invoke></function_calls>' }], finish: "tool_calls" }
+    const h = await makeHarness([markup, answer("Listed.")])
+    try {
+      const r = await h.run(run())
+      expect(r.report.reason).toBe("final")
+      expect(h.server.requests.length).toBe(2)
+      expect(bodyText(h.server.requests[1]!.body)).not.toContain("<function_calls>")
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("content filter ends at once, no retry", async () => {
+    const h = await makeHarness([textStream("partial", { finish: "content_filter" }), answer("x")])
+    try {
+      const r = await h.run(run())
+      expect(r.report.reason).toBe("content_filter")
+      expect(h.server.requests.length).toBe(1)
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("a terminal provider error records ModelError and exits", async () => {
+    const h = await makeHarness([{ type: "error", status: 400, body: { error: { message: "bad request", type: "invalid_request_error" } } }, answer("x")])
+    try {
+      const r = await h.run(run())
+      expect(r.report.reason).toBe("model_error")
+      expect(h.server.requests.length).toBe(1)
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("tools run and their results go back to the model", async () => {
+    const h = await makeHarness([toolCallStream("bash", { command: "ls" }), answer("Found it.")], { tools: [echoTool] })
+    try {
+      const r = await h.run(run())
+      expect(r.report.reason).toBe("final")
+      expect(bodyText(h.server.requests[1]!.body)).toContain("ran ls")
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("soft cap: the last allowed request carries no tools and a text-only notice", async () => {
+    const calls = [1, 2, 3].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}` }))
+    const h = await makeHarness([...calls, answer("Summary of work.")], {
+      tools: [echoTool],
+      config: (c) => ({ ...c, loop: { ...c.loop, capMode: "soft", maxSteps: 3 } })
+    })
+    try {
+      const r = await h.run(run())
+      expect(h.server.requests.length).toBe(3)
+      expect(h.server.requests[0]!.body.tools?.length).toBe(1)
+      expect(h.server.requests[2]!.body.tools).toBeUndefined()
+      expect(bodyText(h.server.requests[2]!.body)).toMatch(/maximum steps reached/i)
+      expect(["final", "max_steps"]).toContain(r.report.reason)
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("summary cap: one tool-less summary request when the budget is spent", async () => {
+    const calls = [1, 2].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}` }))
+    const h = await makeHarness([...calls, answer("Here is where things stand.")], {
+      tools: [echoTool],
+      config: (c) => ({ ...c, loop: { ...c.loop, capMode: "summary", maxSteps: 2 } })
+    })
+    try {
+      const r = await h.run(run())
+      expect(h.server.requests.length).toBe(3)
+      expect(h.server.requests[2]!.body.tools).toBeUndefined()
+      expect(r.report.reason).toBe("max_steps")
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("hard cap stops with max_steps", async () => {
+    const calls = [1, 2, 3].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}` }))
+    const h = await makeHarness(calls, { tools: [echoTool], config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 2 } }) })
+    try {
+      const r = await h.run(run())
+      expect(r.report.reason).toBe("max_steps")
+      expect(h.server.requests.length).toBe(2)
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("counters reset on a new user turn", async () => {
+    const h = await makeHarness([thinkOnly("a"), thinkOnly("b"), answer("one"), thinkOnly("c"), thinkOnly("d"), answer("two")])
+    try {
+      const [a, b] = await h.run(Effect.all([run("first"), run("second")]))
+      expect(a.report.reason).toBe("final")
+      expect(b.report.reason).toBe("final")
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("text repetition: REMIND, then REPLAN, then terminate", async () => {
+    const loop = repeatLoop("I will check the configuration file again to be sure now.", 40, { chunkSize: 13 })
+    const h = await makeHarness([loop, loop, loop, answer("x")], { config: noRetries })
+    try {
+      const r = await h.run(run())
+      expect(r.report.reason).toBe("text_repeat")
+      expect(h.server.requests.length).toBe(3)
+      expect(bodyText(h.server.requests[1]!.body)).toMatch(/rephrase|different tool|stuck/i)
+      expect(bodyText(h.server.requests[2]!.body)).toMatch(/MUST completely replan/)
+    } finally {
+      await h.close()
+    }
+  })
+})
