@@ -6,12 +6,14 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
+import { demoCommand } from "./commands/demo.js"
+import { runCommand } from "./commands/run.js"
 import { scanCommand } from "./commands/scan.js"
 import { RunFailed, UsageError } from "./errors.js"
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
-  Command.withSubcommands([scanCommand])
+  Command.withSubcommands([demoCommand, runCommand, scanCommand])
 )
 
 const program = Command.run(root, { version: "0.1.0" }).pipe(
@@ -19,6 +21,12 @@ const program = Command.run(root, { version: "0.1.0" }).pipe(
     Effect.sync(() => {
       process.stderr.write(`loopguard: ${e.message}\n`)
       process.exitCode = 2
+    })
+  ),
+  Effect.catchTag("RunFailed", (e: RunFailed) =>
+    Effect.sync(() => {
+      if (e.message) process.stderr.write(`loopguard: ${e.message}\n`)
+      process.exitCode = e.exitCode
     })
   ),
   Effect.provide(NodeServices.layer)

@@ -68,6 +68,7 @@ export const DEFAULT_VERIFICATION_PATTERNS: ReadonlyArray<string> = [
   String.raw`(?:python[\d.]*\s+-m\s+)?(?:pytest|py\.test)(?![\w-])`,
   String.raw`python[\d.]*\s+-m\s+unittest(?![\w-])`,
   String.raw`(?:python[\d.]*\s+)?(?:\S*/)?runtests\.py(?![\w-])`,
+  String.raw`python[\d.]*\s+(?:\S*/)?manage\.py\s+test(?![\w-])`,
   String.raw`(?:tox|nox)(?![\w-])`,
   // JVM and others.
   String.raw`(?:\./)?(?:mvnw?|gradlew?)(?:\s+\S+)*?\s+(?:\S*:)?(?:test|verify|check|build|compile)(?![\w-])`,

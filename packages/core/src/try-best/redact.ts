@@ -40,9 +40,11 @@ export interface RedactOptions {
   readonly entropyMinLength?: number
   /** Shannon entropy in bits per character at or above which such a run is a secret. */
   readonly entropyBits?: number
+  /** Largest mean fragment length (see meanChunkLength) of a run that counts as random. */
+  readonly maxMeanChunk?: number
 }
 
-export const DEFAULT_REDACT_OPTIONS = { entropyMinLength: 32, entropyBits: 4.2, envMinLength: 6 } as const
+export const DEFAULT_REDACT_OPTIONS = { entropyMinLength: 32, entropyBits: 3.7, maxMeanChunk: 3.5, envMinLength: 6 } as const
 
 /** Shapes of well-known credentials; each replaced whole. */
 const TOKEN_PATTERNS: ReadonlyArray<RegExp> = [
@@ -85,16 +87,26 @@ export const shannonEntropy = (text: string): number => {
   return bits
 }
 
-/** Random-looking: long, letters and digits mixed, high entropy. Hex hashes stay (max 4 bits). */
-const looksRandom = (run: string, minLength: number, minBits: number): boolean =>
-  run.length >= minLength && /[A-Za-z]/.test(run) && /\d/.test(run) && shannonEntropy(run) >= minBits
+/** Mean length of the "words" of a run: camelCase humps, lowercase runs, digit runs. */
+const meanChunkLength = (run: string): number => {
+  const chunks = run.match(/[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+/g) ?? []
+  return chunks.length === 0 ? 0 : chunks.reduce((n, c) => n + c.length, 0) / chunks.length
+}
 
 /**
- * Remove secrets from `text`: the values of `env` (6 characters or longer, except well-known
- * non-secret variables), PEM blocks, known token shapes (sk-…, ghp_…, AKIA…, JWTs …), the
- * credential after `Bearer`/`Basic`, the value of `api_key=`-style assignments and `--token`
- * flags, and long random-looking strings. Never throws.
+ * Random-looking: long, letters and digits mixed, high entropy, and made of short fragments.
+ * Identifiers and paths are made of words (`TestDecoratorsAndFuzz32208Test` has a mean chunk
+ * length above 4), random keys switch character class every one or two characters. Pure hex
+ * (commit hashes, checksums) and UUIDs stay: they are rarely credentials and often needed.
  */
+const looksRandom = (run: string, o: Required<Pick<RedactOptions, "entropyMinLength" | "entropyBits" | "maxMeanChunk">>): boolean =>
+  run.length >= o.entropyMinLength &&
+  /[A-Za-z]/.test(run) &&
+  /\d/.test(run) &&
+  !/^[0-9a-f-]+$/i.test(run) &&
+  meanChunkLength(run) <= o.maxMeanChunk &&
+  shannonEntropy(run) >= o.entropyBits
+
 export const redactSecrets = (
   text: string,
   env?: Readonly<Record<string, string | undefined>>,
@@ -115,7 +127,10 @@ export const redactSecrets = (
     value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`
   out = out.replace(ASSIGNMENT, dropValue)
   out = out.replace(FLAG, dropValue)
-  const minLength = options.entropyMinLength ?? DEFAULT_REDACT_OPTIONS.entropyMinLength
-  const minBits = options.entropyBits ?? DEFAULT_REDACT_OPTIONS.entropyBits
-  return out.replace(KEY_LIKE_RUN, (run) => (looksRandom(run, minLength, minBits) ? REDACTED : run))
+  const random = {
+    entropyMinLength: options.entropyMinLength ?? DEFAULT_REDACT_OPTIONS.entropyMinLength,
+    entropyBits: options.entropyBits ?? DEFAULT_REDACT_OPTIONS.entropyBits,
+    maxMeanChunk: options.maxMeanChunk ?? DEFAULT_REDACT_OPTIONS.maxMeanChunk
+  }
+  return out.replace(KEY_LIKE_RUN, (run) => (looksRandom(run, random) ? REDACTED : run))
 }

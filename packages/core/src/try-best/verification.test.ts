@@ -43,6 +43,7 @@ describe("isVerificationCommand", () => {
     "./gradlew :core:test",
     "mvn -q clean test",
     "python tests/runtests.py queries",
+    "python manage.py test app",
     "python reproduce_issue.py",
     "python /testbed/test_edge_cases.py",
     "node test.js",

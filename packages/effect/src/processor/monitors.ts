@@ -34,9 +34,20 @@ export const repeatMonitor =
     const guard = new RepeatGuard(options)
     const trip = (t: { period: number; token: number; repeats: number } | null): MonitorTrip | null =>
       t === null ? null : { outcome: "text-repeat", monitor: "text-repeat", period: t.period, token: t.token, repeats: t.repeats }
+    // A switch between reasoning and text ends the word in progress (no word spans the two).
+    let last: "text-delta" | "reasoning-delta" | null = null
     return {
       name: "text-repeat",
-      onPart: (part) => (part.type === "text-delta" || part.type === "reasoning-delta" ? trip(guard.push(part.text)) : null),
+      onPart: (part) => {
+        if (part.type !== "text-delta" && part.type !== "reasoning-delta") return null
+        if (last !== null && last !== part.type) {
+          const t = trip(guard.flush())
+          last = part.type
+          if (t) return t
+        }
+        last = part.type
+        return trip(guard.push(part.text))
+      },
       onEnd: () => trip(guard.flush())
     }
   }

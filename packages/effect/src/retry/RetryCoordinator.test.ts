@@ -372,4 +372,11 @@ describe("RetryCoordinator layers", () => {
     const ok = await budgets(RetryCoordinator.layerFromConfig("p").pipe(Layer.provide(config)))
     expect(Exit.isSuccess(ok) && ok.value.stream).toEqual({ ...DEFAULT_RETRY_BUDGETS.stream, maxRetries: 1, jitterRatio: 0 })
   })
+
+  test("layerFromConfig treats an unvalidated, invalid config as a defect", async () => {
+    const config = Config.layerWith((c) => ({ ...c, retry: { ...c.retry, server: { deadlineMs: 5, noDeadline: true } } }))
+    const exit = await budgets(RetryCoordinator.layerFromConfig().pipe(Layer.provide(config)))
+    const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
+    expect(reason?._tag).toBe("Die")
+  })
 })

@@ -182,17 +182,20 @@ export class RetryCoordinator extends Context.Service<RetryCoordinator, RetryCoo
     return RetryCoordinator.layerOf({ ...options, budgets: r.budgets, overloadedImmediateRetries: r.overloadedImmediateRetries })
   }
 
-  /** Same as `layerFor`, reading the validated loopguard `Config` service. */
+  /**
+   * Same as `layerFor`, reading the loopguard `Config` service. That config was validated when it
+   * was loaded, so a failure here is a defect (a config built by hand that skipped validation).
+   */
   static readonly layerFromConfig = (
     providerId?: string,
     options: Omit<RetryCoordinatorOptions, "budgets" | "overloadedImmediateRetries"> = {}
-  ): Layer.Layer<RetryCoordinator, RetryConfigError, Config> =>
+  ): Layer.Layer<RetryCoordinator, never, Config> =>
     Layer.effect(
       RetryCoordinator,
       Effect.gen(function* () {
         const config = yield* Config
         const r = resolveRetryBudgets({ retry: config.retry, provider: config.provider }, providerId)
-        if (!r.ok) return yield* Effect.fail(new RetryConfigError({ errors: r.errors }))
+        if (!r.ok) return yield* Effect.die(new RetryConfigError({ errors: r.errors }))
         return makeRetryCoordinator({ ...options, budgets: r.budgets, overloadedImmediateRetries: r.overloadedImmediateRetries })
       })
     )

@@ -84,6 +84,10 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         const role: AgentRole = config.loop.role
         const policy = { ...config.loop, maxSteps: input.maxSteps ?? config.loop.maxSteps, mode: shadow ? "none" as const : config.loop.capMode }
         const incidents: Array<Incident> = []
+        const retries: Record<string, number> = {}
+        const count = (name: string, n = 1) => {
+          if (n > 0) retries[name] = (retries[name] ?? 0) + n
+        }
         const history = yield* store.messages(input.sessionId)
         let idCounter = history.length
         const nextId = (prefix: string) => `${input.sessionId}:${prefix}${idCounter++}`
@@ -111,7 +115,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             recovery = onNewUserTurn(recovery)
           })
         const remind = (kind: ReminderKind, text: string) =>
-          shadow ? Effect.void : store.append(input.sessionId, { role: "user", id: nextId("r"), text, synthetic: kind })
+          (count(kind), shadow) ? Effect.void : store.append(input.sessionId, { role: "user", id: nextId("r"), text, synthetic: kind })
         /** Records the way out; in shadow mode only the first one counts and the replay goes on. */
         const stop = (reason: ExitReason, at: number, error?: { tag: string; message: string }) =>
           Effect.sync(() => {
@@ -160,6 +164,8 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             if (streak) {
               cropped = true
               yield* incident({ step, detector: "streak-crop", action: shadow ? "detect" : "crop", detail: { ...streak.marker, replies: streak.replyIds.length } })
+              // Only the new crop's size matters for the cache: older crops are already in the prefix.
+              if (streak.croppedBlocks > 20) yield* incident({ step, detector: "streak-crop", action: "cache-risk", detail: { croppedBlocks: streak.croppedBlocks } })
               if (!shadow && streak.persistOn !== null) yield* store.addCrop(input.sessionId, streak.persistOn, streak.marker)
             }
           }
@@ -176,7 +182,6 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             ephemeral: shadow ? [] : ephemeral,
             applyCrops: !shadow
           })
-          if (built.cacheRisk) yield* incident({ step, detector: "streak-crop", action: "cache-risk", detail: { croppedBlocks: built.croppedBlocks } })
 
           const process = processor.process({
             sessionId: input.sessionId,
@@ -197,6 +202,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             continue
           }
           const reply = result.message
+          count("transport", result.attempts - 1)
           lastReply = reply
           meter = recordStep(meter, reply.usage, price)
           if (summary) meter = markSummaryDone(meter)
@@ -294,6 +300,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           messages: yield* store.messages(input.sessionId),
           lastReply,
           incidents,
+          retries,
           sessionId: input.sessionId
         })
         yield* events.publish({ type: "run.finished", report })

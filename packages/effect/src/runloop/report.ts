@@ -21,6 +21,7 @@ export interface ReportInput {
   readonly messages: ReadonlyArray<Message>
   readonly lastReply: AssistantMessage | null
   readonly incidents: ReadonlyArray<Incident>
+  readonly retries: Readonly<Record<string, number>>
   readonly sessionId: string
 }
 
@@ -55,6 +56,7 @@ export const makeReport = (input: ReportInput): RunReport => {
     blockedAt,
     savedAt: `session ${input.sessionId}`,
     ...(input.exit?.error ? { error: input.exit.error } : {}),
+    retries: input.retries,
     incidents: input.incidents.map((i) => ({ step: i.step, detector: i.detector, action: i.action })),
     finalText: input.lastReply ? input.lastReply.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text).join("") : ""
   })

@@ -1,0 +1,98 @@
+/**
+ * `loopguard demo`: offline, on the built-in scripted model served over local HTTP (the real
+ * AI SDK provider talks to it). Each scene shows one mechanism firing; exits 0.
+ */
+import { layerScripted, repeatLoop, textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk"
+import { DEFAULT_CONFIG, type LoopguardConfig, type ToolDefinition } from "@loopguard/effect"
+import { Console, Effect } from "effect"
+import { Command, Flag } from "effect/cli"
+import { runSession } from "../session.js"
+
+interface Scene {
+  readonly title: string
+  readonly expect: string
+  readonly script: ReadonlyArray<ScriptedResponse>
+  readonly config?: (c: LoopguardConfig) => LoopguardConfig
+}
+
+const thinkOnly = (r: string): ScriptedResponse => ({ type: "stream", chunks: [{ reasoning: r }], finish: "stop" })
+const LOOP = "Let me look at the test file once more to understand why the assertion fails."
+
+const SCENES: ReadonlyArray<Scene> = [
+  {
+    title: "A healthy answer",
+    expect: "final",
+    script: [textStream("The test fails because `sum([])` returns undefined; returning 0 for an empty list fixes it.", { chunkSize: 6, chunkDelayMs: 4 })]
+  },
+  {
+    title: "A looping generation is cut in the stream, then REMIND",
+    expect: "final",
+    script: [repeatLoop(LOOP, 80, { chunkSize: 9, chunkDelayMs: 2 }), textStream("I was repeating myself. The assertion compares strings with numbers; I will convert before comparing.")]
+  },
+  {
+    title: "Reasoning only, no answer: remind, then an answer",
+    expect: "final",
+    script: [thinkOnly("The user wants the fix... I should check the helper first."), textStream("Fixed: the helper now returns 0 for an empty list.")]
+  },
+  {
+    title: "Tool-call markup written as text: excluded, reminded, then a real call",
+    expect: "final",
+    script: [
+      { type: "stream", chunks: [{ text: '<function_calls><invoke name="bash"><parameter name="command">npm test</parameter></invoke></function_calls>' }], finish: "tool_calls" },
+      toolCallStream("bash", { command: "ls src" }),
+      textStream("src holds sum.ts and sum.test.ts; the fix goes in sum.ts.")
+    ]
+  },
+  {
+    title: "A reply cut at the length limit is continued",
+    expect: "final",
+    script: [textStream("The fix has two parts: first, the empty-list case", { finish: "length" }), textStream(" returns 0; second, the reducer gets an initial value.")]
+  },
+  {
+    title: "Rate limited: the server's retry-after is obeyed",
+    expect: "final",
+    script: [{ type: "error", status: 429, headers: { "retry-after": "1" }, body: { error: { message: "Rate limit reached", type: "rate_limit_error", code: "rate_limit_exceeded" } } }, textStream("Done after the wait.")]
+  },
+  {
+    title: "The same failing command again and again: try-best pauses the turn",
+    expect: "try_best_paused",
+    config: (c) => ({ ...c, try_best: { ...c.try_best, enabled: true } }),
+    script: [1, 2, 3, 4].map((i) => toolCallStream("bash", { command: "npm test" }, { id: `t${i}`, text: "Running the tests again." }))
+  },
+  {
+    title: "A content filter ends the run at once",
+    expect: "content_filter",
+    script: [textStream("I cannot", { finish: "content_filter" })]
+  }
+]
+
+/** Demo tools: `npm test` always fails, anything else succeeds (no real shell is touched). */
+const demoTools: ReadonlyArray<ToolDefinition> = [
+  {
+    spec: { name: "bash", description: "run a shell command", inputSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } },
+    run: async (input) =>
+      String(input["command"]).includes("npm test")
+        ? { state: "completed", output: "FAIL src/sum.test.ts\n  expected 0, received undefined\n1 failing", exitCode: 1 }
+        : { state: "completed", output: "sum.ts\nsum.test.ts", exitCode: 0 }
+  }
+]
+
+export const demoCommand = Command.make(
+  "demo",
+  { json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print events as JSON lines")) },
+  (flags) =>
+    Effect.gen(function* () {
+      let ok = 0
+      for (const [i, scene] of SCENES.entries()) {
+        yield* Console.log(`\n=== ${i + 1}. ${scene.title}`)
+        const config = (scene.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
+        const [result] = yield* runSession({ config, llm: layerScripted(scene.script), tools: demoTools, json: flags.json }, [
+          { sessionId: `demo-${i + 1}`, prompt: "Fix the failing test in src/sum.test.ts" }
+        ])
+        const got = result?.report.reason ?? "none"
+        if (got === scene.expect) ok += 1
+        yield* Console.log(`verdict: ${got === scene.expect ? "as expected" : "UNEXPECTED"} — ended with ${got}`)
+      }
+      yield* Console.log(`\n${ok} of ${SCENES.length} scenes ended as expected (offline, scripted model over local HTTP).`)
+    })
+).pipe(Command.withDescription("Offline demo on the built-in scripted model: each mechanism firing"))

@@ -1,0 +1,60 @@
+/**
+ * `loopguard run`: one user turn through the full loop against any OpenAI-compatible endpoint,
+ * with a small real tool set in a working directory the user names.
+ */
+import { layerOpenAICompatible } from "@loopguard/ai-sdk"
+import { Effect, Option, Redacted } from "effect"
+import { Command, Flag } from "effect/cli"
+import { resolve } from "node:path"
+import { RunFailed, UsageError } from "../errors.js"
+import { loadCliConfig, runSession } from "../session.js"
+import { builtinTools } from "../tools.js"
+
+export const runCommand = Command.make(
+  "run",
+  {
+    baseUrl: Flag.String("base-url").pipe(Flag.withDescription("OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")),
+    model: Flag.String("model").pipe(Flag.withDescription("model id")),
+    prompt: Flag.String("prompt").pipe(Flag.withDescription("the user turn")),
+    json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print events and the report as JSON lines")),
+    maxSteps: Flag.Int("max-steps").pipe(Flag.optional, Flag.withDescription("step cap (default loop.maxSteps = 50)")),
+    apiKeyEnv: Flag.String("api-key-env").pipe(
+      Flag.withDefault("OPENAI_API_KEY"),
+      Flag.withDescription("name of the environment variable holding the API key (the key is never printed)")
+    ),
+    cwd: Flag.String("cwd").pipe(Flag.withDefault("."), Flag.withDescription("working directory for the tools")),
+    config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
+    onPause: Flag.String("on-pause").pipe(Flag.optional, Flag.withDescription("what to do when try-best pauses: stop | continue | handoff:codex | handoff:claude"))
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      let baseURL: URL
+      try {
+        baseURL = new URL(flags.baseUrl)
+      } catch {
+        return yield* new UsageError({ message: `--base-url: not a URL: ${flags.baseUrl}` })
+      }
+      if (Option.isSome(flags.maxSteps) && flags.maxSteps.value < 1) {
+        return yield* new UsageError({ message: `--max-steps: must be at least 1 (got ${flags.maxSteps.value})` })
+      }
+      const overrides = [
+        ...(Option.isSome(flags.maxSteps) ? [{ path: "loop.maxSteps", value: flags.maxSteps.value, flag: "--max-steps" }] : []),
+        ...(Option.isSome(flags.onPause) ? [{ path: "try_best.on_pause", value: flags.onPause.value, flag: "--on-pause" }] : [])
+      ]
+      const config = yield* loadCliConfig({ ...(Option.isSome(flags.config) ? { configPath: flags.config.value } : {}), overrides })
+      const key = process.env[flags.apiKeyEnv]
+      const llm = layerOpenAICompatible({
+        baseURL: baseURL.toString().replace(/\/$/, ""),
+        modelId: flags.model,
+        ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {})
+      })
+      const cwd = resolve(flags.cwd)
+      const [result] = yield* runSession({ config, llm, tools: builtinTools(cwd, config.loop.toolTimeoutMs), json: flags.json }, [
+        { sessionId: "run", prompt: flags.prompt, system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.` }
+      ])
+      if (flags.json && result) console.log(JSON.stringify({ type: "report", report: result.report }))
+      if (result && result.report.status !== "completed") {
+        return yield* new RunFailed({ message: "", exitCode: 1 })
+      }
+    })
+).pipe(Command.withDescription("Run one user turn against an OpenAI-compatible endpoint with loopguard on"))

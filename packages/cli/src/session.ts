@@ -1,0 +1,72 @@
+/**
+ * Shared CLI wiring: config from file + env + flags, events rendered as text or JSON lines,
+ * and the report printed last. Exit status 1 when the run did not complete.
+ */
+import { Config, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tools, type LLM, type LoopguardEvent, type RunInput, type RunResult, type ToolDefinition, type LoopguardConfig } from "@loopguard/effect"
+import { Effect, Layer } from "effect"
+import { existsSync, readFileSync } from "node:fs"
+import { UsageError } from "./errors.js"
+import { formatReport, makeRenderer } from "./render.js"
+
+export interface ConfigSourceFlags {
+  readonly configPath?: string
+  readonly overrides?: ReadonlyArray<{ readonly path: string; readonly value: unknown; readonly flag: string }>
+  readonly patch?: (c: LoopguardConfig) => LoopguardConfig
+}
+
+/** `--config FILE`, else $LOOPGUARD_CONFIG, else ./loopguard.json(c) when present. */
+export const loadCliConfig = (flags: ConfigSourceFlags): Effect.Effect<LoopguardConfig, UsageError> => {
+  const path =
+    flags.configPath ??
+    process.env["LOOPGUARD_CONFIG"] ??
+    ["loopguard.json", "loopguard.jsonc"].find((p) => existsSync(p))
+  let file: { path: string; text: string } | undefined
+  if (path !== undefined) {
+    try {
+      file = { path, text: readFileSync(path, "utf8") }
+    } catch (e) {
+      return Effect.fail(new UsageError({ message: `config file ${path}: ${(e as Error).message}` }))
+    }
+  }
+  return Config.load({ ...(file ? { file } : {}), env: process.env, overrides: flags.overrides ?? [] }).pipe(
+    Effect.map((c) => (flags.patch ? flags.patch(c) : c)),
+    Effect.mapError((e) => new UsageError({ message: e.errors.join("\n") }))
+  )
+}
+
+export interface SessionOptions {
+  readonly config: LoopguardConfig
+  readonly llm: Layer.Layer<LLM>
+  readonly tools: ReadonlyArray<ToolDefinition>
+  readonly json: boolean
+  readonly write?: (line: string) => void
+  readonly onEvent?: (e: LoopguardEvent) => void
+}
+
+export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInput>): Effect.Effect<ReadonlyArray<RunResult>> => {
+  const write = options.write ?? ((l: string) => console.log(l))
+  const renderer = makeRenderer(write, !options.json && process.stdout.isTTY === true)
+  const configLayer = Layer.succeed(Config, options.config)
+  const deps = Layer.mergeAll(
+    options.llm,
+    Tools.layerFrom(options.tools).pipe(Layer.provide(configLayer)),
+    configLayer,
+    Events.layerCallback((e) => {
+      options.onEvent?.(e)
+      if (options.json) write(JSON.stringify(e))
+      else renderer.onEvent(e)
+    }),
+    options.config.loop.interactive ? Permission.layerAllow : Permission.layerDeny,
+    SessionStore.layerMemory
+  )
+  return Effect.gen(function* () {
+    const loop = yield* RunLoop
+    const results: Array<RunResult> = []
+    for (const input of inputs) {
+      const r = yield* loop.run(input)
+      if (!options.json) write(formatReport(r.report))
+      results.push(r)
+    }
+    return results
+  }).pipe(Effect.provide(loopguardLayer(deps)), Effect.scoped, Effect.orDie)
+}
