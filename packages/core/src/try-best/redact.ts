@@ -62,16 +62,30 @@ const TOKEN_PATTERNS: ReadonlyArray<RegExp> = [
   /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g // JWT
 ]
 
-/** `Bearer xyz`, `Authorization: Basic xyz`: keep the scheme, drop the credential. */
-const AUTH_SCHEME = /\b(Bearer|Basic|Token)(\s+)[A-Za-z0-9._~+/=-]{8,}/gi
+/** `Authorization: <scheme> xyz` and `Bearer xyz`: keep the scheme, drop the credential. */
+const AUTH_HEADER = /\b(Authorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest)\s+)?)([^\s"',;]{6,})/gi
+const BEARER = /\b(Bearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi
 
 /**
- * `api_key=...`, `"password": "..."`, `SECRET_TOKEN: ...`, `--token ...`: keep the name,
- * drop the value. The name must end in a secret-ish word.
+ * `name = value` where the name ends in a secret-ish word. Strong words (password, secret,
+ * api key ...) drop any value that is not code (`self.secret`, `os.environ[...]`, `None`);
+ * weak words (token, auth) are everyday words in code and prose, so their value goes only when
+ * it is quoted, holds a digit, or is written shell style (`GITHUB_TOKEN=abc`).
  */
 const ASSIGNMENT =
-  /\b((?:[A-Za-z0-9_.-]*[_.-])?(?:api[_-]?key|apikey|secret|token|password|passwd|pwd|access[_-]?key|private[_-]?key|client[_-]?secret|auth|credentials?)["']?\s*(?:[:=]|\s(?=["']))\s*)(["']?)([^\s"',;}&]{4,})\2/gi
+  /\b((?:[A-Za-z0-9_.-]*[_.-])?(api[_-]?key|apikey|secret|password|passwd|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|token|auth|pwd)["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\3/gi
 const FLAG = /(--(?:api-?key|token|password|secret|auth-token|access-token)(?:=|\s+))(["']?)([^\s"']{4,})\2/gi
+const WEAK_WORDS = new Set(["token", "auth", "pwd"])
+const CODE_VALUE = /^(?:[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::)[A-Za-z_$][\w$]*)+.*|[A-Za-z_$][\w$]*\(.*|\$\{?\w+\}?|null|none|nil|true|false|undefined|os\.environ.*|process\.env.*)$/i
+
+const assignmentValue = (m: string, name: string, word: string, quote: string, value: string): string => {
+  if (value.startsWith("[REDACTED")) return m
+  const weak = WEAK_WORDS.has(word.toLowerCase())
+  const shellStyle = /[=:]$/.test(name)
+  const secret =
+    quote !== "" || /\d/.test(value) || (shellStyle && !/\s/.test(name)) || (!weak && !CODE_VALUE.test(value))
+  return secret && !(quote === "" && CODE_VALUE.test(value)) ? `${name}${quote}${REDACTED}${quote}` : m
+}
 
 const KEY_LIKE_RUN = /[A-Za-z0-9+/_=-]+/g
 
@@ -107,6 +121,23 @@ const looksRandom = (run: string, o: Required<Pick<RedactOptions, "entropyMinLen
   meanChunkLength(run) <= o.maxMeanChunk &&
   shannonEntropy(run) >= o.entropyBits
 
+/**
+ * A run of key-like characters. A path or URL (mostly word-like segments: words, numbers, hex
+ * hashes, at least two plain words) is tested segment by segment, so a commit hash in a URL
+ * does not make the URL look random; any other run is tested whole, then per segment.
+ */
+const redactRun = (run: string, o: Required<Pick<RedactOptions, "entropyMinLength" | "entropyBits" | "maxMeanChunk">>): string => {
+  const segments = run.split("/")
+  const perSegment = (): string => segments.map((seg) => (looksRandom(seg, o) ? REDACTED : seg)).join("/")
+  if (segments.length === 1) return looksRandom(run, o) ? REDACTED : run
+  const wordy = segments.filter(
+    (seg) => /^[A-Za-z_-]*$/.test(seg) || /^[0-9a-f-]+$/i.test(seg) || meanChunkLength(seg) > o.maxMeanChunk
+  ).length
+  const words = segments.filter((seg) => /^[A-Za-z][A-Za-z_-]{2,}$/.test(seg)).length
+  if (wordy * 2 >= segments.length && words >= 2) return perSegment()
+  return looksRandom(run, o) ? REDACTED : perSegment()
+}
+
 export const redactSecrets = (
   text: string,
   env?: Readonly<Record<string, string | undefined>>,
@@ -122,15 +153,18 @@ export const redactSecrets = (
     .sort((a, b) => b.length - a.length)
   for (const value of values) out = out.split(value).join(REDACTED)
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED)
-  out = out.replace(AUTH_SCHEME, (_m, scheme: string, space: string) => `${scheme}${space}${REDACTED}`)
-  const dropValue = (m: string, name: string, quote: string, value: string): string =>
+  out = out.replace(AUTH_HEADER, (m, head: string, value: string) => (value.startsWith("[REDACTED") ? m : `${head}${REDACTED}`))
+  out = out.replace(BEARER, (m, head: string, value: string) =>
+    value.startsWith("[REDACTED") || !/[\d._~+/=-]/.test(value) ? m : `${head}${REDACTED}`
+  )
+  out = out.replace(ASSIGNMENT, assignmentValue)
+  out = out.replace(FLAG, (m, name: string, quote: string, value: string) =>
     value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`
-  out = out.replace(ASSIGNMENT, dropValue)
-  out = out.replace(FLAG, dropValue)
+  )
   const random = {
     entropyMinLength: options.entropyMinLength ?? DEFAULT_REDACT_OPTIONS.entropyMinLength,
     entropyBits: options.entropyBits ?? DEFAULT_REDACT_OPTIONS.entropyBits,
     maxMeanChunk: options.maxMeanChunk ?? DEFAULT_REDACT_OPTIONS.maxMeanChunk
   }
-  return out.replace(KEY_LIKE_RUN, (run) => (looksRandom(run, random) ? REDACTED : run))
+  return out.replace(KEY_LIKE_RUN, (run) => redactRun(run, random))
 }

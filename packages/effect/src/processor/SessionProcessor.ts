@@ -17,6 +17,19 @@ import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonito
 import { initialStepRetry, planStepRetry } from "./step-retry.js"
 import { ToolGate } from "./ToolGate.js"
 
+/** Approximate token count for the live counter: words, with each CJK character its own. */
+const countWords = (text: string): number => {
+  let n = 0
+  let inWord = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c <= 32) inWord = false
+    else if (c >= 0x3000 && c <= 0xffef) n += 1
+    else if (!inWord) ((inWord = true), (n += 1))
+  }
+  return n
+}
+
 export type StepOutcome =
   | { readonly type: "continue" }
   | { readonly type: "text-repeat"; readonly period: number; readonly token: number; readonly repeats: number }
@@ -132,7 +145,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             }
             reply.push(part)
             if (part.type === "text-delta" || part.type === "reasoning-delta") {
-              tokens += 1
+              tokens += countWords(part.text)
               const t = checkParts(part)
               if (t) trip = t
               if (tokens - lastProgress >= 64 || t) {
@@ -178,6 +191,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             )
           )
 
+          if (tokens !== lastProgress) yield* events.publish({ type: "stream.progress", step: input.step, tokens, text: "" })
           if (trip === null && streamError === null) {
             for (const m of monitors) {
               const t = m.onEnd?.() ?? null

@@ -1,0 +1,92 @@
+import { describe, expect, test } from "bun:test"
+import fc from "fast-check"
+import { REDACTED, redactSecrets } from "./redact.js"
+
+describe("redactSecrets: environment values", () => {
+  test("values of given variables are removed wherever they appear; short values stay", () => {
+    const env = { MY_SERVICE_KEY: "s3cretvalue", SHORT: "abc12", EMPTY: undefined }
+    expect(redactSecrets("curl -H x:s3cretvalue; echo abc12 s3cretvalue", env)).toBe(`curl -H x:${REDACTED}; echo abc12 ${REDACTED}`)
+  })
+  test("values of exactly six characters are removed, five are not", () => {
+    expect(redactSecrets("a qwerty b", { X: "qwerty" })).toBe(`a ${REDACTED} b`)
+    expect(redactSecrets("a qwert b", { X: "qwert" })).toBe("a qwert b")
+  })
+  test("a value that contains another is removed whole", () => {
+    expect(redactSecrets("v=prefix-inner-suffix", { A: "inner-", B: "prefix-inner-suffix" })).toBe(`v=${REDACTED}`)
+  })
+  test("well-known non-secret variables (HOME, PATH, PWD ...) are left alone unless the caller says otherwise", () => {
+    const env = { HOME: "/home/alice", PWD: "/home/alice/work", LC_ALL: "en_US.UTF-8" }
+    expect(redactSecrets("cd /home/alice/work", env)).toBe("cd /home/alice/work")
+    expect(redactSecrets("cd /home/alice/work", env, { keepEnv: [] })).toBe(`cd ${REDACTED}`)
+  })
+  test("values with regex metacharacters are matched literally", () => {
+    expect(redactSecrets("p=a.b*c+d(e) x=aXb*c+d(e)", { P: "a.b*c+d(e)" })).toBe(`p=${REDACTED} x=aXb*c+d(e)`)
+  })
+})
+
+describe("redactSecrets: key shapes", () => {
+  test.each([
+    ["OpenAI key", "sk-proj-Abcdefghijklmnop1234567890"],
+    ["Anthropic key", "sk-ant-api03-Abcdefghijklmnop1234567890"],
+    ["GitHub token", "ghp_Abcdefghijklmnopqrstuvwxyz0123456789"],
+    ["GitHub PAT", "github_pat_11ABCDEFG0123456789_abcdefghijklmnop"],
+    ["AWS key id", "AKIAIOSFODNN7EXAMPLE"],
+    ["Google key", "AIzaSyA1234567890abcdefghijklmnopqrstuv"],
+    ["Slack token", "xoxb-1234567890-abcdefghij"],
+    ["JWT", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"],
+    ["random base64", "dGhpcyBpcyBhIHNlY3JldCB0b2tlbiB2YWx1ZSAxMjM0NTY3OA=="],
+    ["random alphanumeric", "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7"]
+  ])("%s", (_label, secret) => {
+    const out = redactSecrets(`before ${secret} after`)
+    expect(out).not.toContain(secret.slice(6))
+    expect(out.startsWith("before ")).toBe(true)
+    expect(out.endsWith(" after")).toBe(true)
+  })
+
+  test("PEM blocks go whole, text around them stays", () => {
+    const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\nabcdef\n-----END RSA PRIVATE KEY-----"
+    expect(redactSecrets(`key:\n${pem}\ndone`)).toBe(`key:\n${REDACTED}\ndone`)
+  })
+
+  test("Bearer and Authorization credentials go, the scheme stays", () => {
+    expect(redactSecrets("Authorization: Bearer abc.def.ghi123")).toBe(`Authorization: Bearer ${REDACTED}`)
+    expect(redactSecrets("-H 'Authorization: Basic dXNlcjpwYXNz'")).toBe(`-H 'Authorization: Basic ${REDACTED}'`)
+    expect(redactSecrets("curl -H \"bearer abcdef1234567\"")).toBe(`curl -H "bearer ${REDACTED}"`)
+  })
+
+  test("api_key= style assignments and --token flags lose their value, keep their name", () => {
+    expect(redactSecrets("api_key=abcd1234")).toBe(`api_key=${REDACTED}`)
+    expect(redactSecrets('{"password": "hunter2", "user": "bob"}')).toBe(`{"password": "${REDACTED}", "user": "bob"}`)
+    expect(redactSecrets("DB_PASSWORD: correcthorse")).toBe(`DB_PASSWORD: ${REDACTED}`)
+    expect(redactSecrets("export GITHUB_TOKEN=abcdefgh")).toBe(`export GITHUB_TOKEN=${REDACTED}`)
+    expect(redactSecrets("tool --token abcd1234efgh --verbose")).toBe(`tool --token ${REDACTED} --verbose`)
+  })
+})
+
+describe("redactSecrets: what must stay", () => {
+  test.each([
+    "packages/core/src/try-best/edit-records.test.ts",
+    "/home/user/projects/loopguard2024/packages/core/src/v2/index.ts",
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b",
+    "sha256 e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "id 123e4567-e89b-12d3-a456-426614174000",
+    "see https://github.com/FasterXML/jackson-databind/commit/f27df6357db7eefe8698c565aac20644fc6e7a1b",
+    "TestDecoratorsAndFuzz32208UTF32ParseTestAndMoreStuff failed",
+    "String token = tokens.nextToken();",
+    "self.secret = self.secret or settings.SECRET_KEY",
+    "input tokens: 12345, max_tokens=100, author: Jane",
+    "Let's try a more basic approach. Basic serializer for token location.",
+    "password = None"
+  ])("%s", (text) => {
+    expect(redactSecrets(text)).toBe(text)
+  })
+
+  test("never throws, and is idempotent", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 12 })), (text, env) => {
+        const once = redactSecrets(text, env)
+        expect(redactSecrets(once, env)).toBe(once)
+      })
+    )
+  })
+})
