@@ -8,12 +8,13 @@ import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { demoCommand } from "./commands/demo.js"
 import { runCommand } from "./commands/run.js"
+import { auditCommand } from "./commands/audit.js"
 import { scanCommand } from "./commands/scan.js"
 import { RunFailed, UsageError } from "./errors.js"
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
-  Command.withSubcommands([demoCommand, runCommand, scanCommand])
+  Command.withSubcommands([demoCommand, runCommand, scanCommand, auditCommand])
 )
 
 const program = Command.run(root, { version: "0.1.0" }).pipe(

@@ -107,7 +107,7 @@ const consumeEdit = (state: TryBestState, { part, step }: TryBestEvent, options:
     // A rejected edit changed nothing: no diff to compare, no failure count cleared, but it is
     // still an edit that made no progress.
     const path = part.path === undefined ? undefined : normalizePath(part.path)
-    return streakStep({ ...state }, part, step, "edit", false, options, { path })
+    return streakStep(state, part, step, "edit", false, options, { path })
   }
   let edits = state.edits
   let repeat: TryBestIncident | null = null

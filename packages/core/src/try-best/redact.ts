@@ -80,12 +80,15 @@ const CODE_VALUE = /^(?:[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::)[A-Za-z_$][\w$]*)+.*|[A
 
 const assignmentValue = (m: string, name: string, word: string, quote: string, value: string): string => {
   if (value.startsWith("[REDACTED")) return m
+  if (quote === "" && CODE_VALUE.test(value)) return m
   const weak = WEAK_WORDS.has(word.toLowerCase())
-  const shellStyle = /[=:]$/.test(name)
-  const secret =
-    quote !== "" || /\d/.test(value) || (shellStyle && !/\s/.test(name)) || (!weak && !CODE_VALUE.test(value))
-  return secret && !(quote === "" && CODE_VALUE.test(value)) ? `${name}${quote}${REDACTED}${quote}` : m
+  // `NAME=value` / `name:value` with nothing in between is config or shell, not prose.
+  const compact = /[=:]$/.test(name)
+  const secret = quote !== "" || /\d/.test(value) || compact || !weak
+  return secret ? `${name}${quote}${REDACTED}${quote}` : m
 }
+
+type RandomTest = Required<Pick<RedactOptions, "entropyMinLength" | "entropyBits" | "maxMeanChunk">>
 
 const KEY_LIKE_RUN = /[A-Za-z0-9+/_=-]+/g
 
@@ -113,7 +116,7 @@ const meanChunkLength = (run: string): number => {
  * length above 4), random keys switch character class every one or two characters. Pure hex
  * (commit hashes, checksums) and UUIDs stay: they are rarely credentials and often needed.
  */
-const looksRandom = (run: string, o: Required<Pick<RedactOptions, "entropyMinLength" | "entropyBits" | "maxMeanChunk">>): boolean =>
+const looksRandom = (run: string, o: RandomTest): boolean =>
   run.length >= o.entropyMinLength &&
   /[A-Za-z]/.test(run) &&
   /\d/.test(run) &&
@@ -126,7 +129,7 @@ const looksRandom = (run: string, o: Required<Pick<RedactOptions, "entropyMinLen
  * hashes, at least two plain words) is tested segment by segment, so a commit hash in a URL
  * does not make the URL look random; any other run is tested whole, then per segment.
  */
-const redactRun = (run: string, o: Required<Pick<RedactOptions, "entropyMinLength" | "entropyBits" | "maxMeanChunk">>): string => {
+const redactRun = (run: string, o: RandomTest): string => {
   const segments = run.split("/")
   const perSegment = (): string => segments.map((seg) => (looksRandom(seg, o) ? REDACTED : seg)).join("/")
   if (segments.length === 1) return looksRandom(run, o) ? REDACTED : run
@@ -138,6 +141,12 @@ const redactRun = (run: string, o: Required<Pick<RedactOptions, "entropyMinLengt
   return looksRandom(run, o) ? REDACTED : perSegment()
 }
 
+/**
+ * Remove secrets from `text`: values of `env` (6 characters or longer; well-known non-secret
+ * variables excepted), PEM blocks, known token shapes (sk-…, ghp_…, AKIA…, JWTs …), the
+ * credential after `Authorization:`/`Bearer`, values of `api_key=`-style assignments and
+ * `--token` flags, and long random-looking strings. Heuristic by nature; never throws.
+ */
 export const redactSecrets = (
   text: string,
   env?: Readonly<Record<string, string | undefined>>,
@@ -161,7 +170,7 @@ export const redactSecrets = (
   out = out.replace(FLAG, (m, name: string, quote: string, value: string) =>
     value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`
   )
-  const random = {
+  const random: RandomTest = {
     entropyMinLength: options.entropyMinLength ?? DEFAULT_REDACT_OPTIONS.entropyMinLength,
     entropyBits: options.entropyBits ?? DEFAULT_REDACT_OPTIONS.entropyBits,
     maxMeanChunk: options.maxMeanChunk ?? DEFAULT_REDACT_OPTIONS.maxMeanChunk

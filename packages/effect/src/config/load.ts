@@ -4,7 +4,7 @@
  * the bad value came from (file:line, env var, flag).
  */
 import { Schema } from "effect"
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser/lib/esm/main.js"
 import { DEFAULT_CONFIG } from "./defaults.js"
 import { BUDGET_NAMES, LoopguardConfigSchema, type LoopguardConfig } from "./schema.js"
 

@@ -85,7 +85,7 @@ describe("replay LLM and tools", () => {
     expect(await Effect.runPromise(tools.execute({ id: "nope", name: "bash", input: {} }))).toEqual({ state: "completed", output: "" })
   })
 
-  test("an error: true result is an error even with exit code 0 absent", async () => {
+  test("a result with error: true and no exit code replays as an error", async () => {
     const s = trace([
       { type: "assistant", toolCalls: [{ id: "c1", name: "open", input: {} }] },
       { type: "tool-result", id: "c1", output: "No such file", error: true }

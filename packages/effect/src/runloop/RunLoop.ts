@@ -32,6 +32,8 @@ import {
   pauseNotice,
   type AgentRole,
   type AssistantMessage,
+  type CropMarker,
+  type Message,
   type ExitReason,
   type ReminderKind
 } from "@loopguard/core"
@@ -46,6 +48,14 @@ import { Tools } from "../tools/Tools.js"
 import { buildRequest } from "./request.js"
 import { makeReport, type Incident, type RunReport } from "./report.js"
 import { tryBestOptionsOf } from "./try-best-options.js"
+
+const withShadowCrops = (messages: ReadonlyArray<Message>, crops: ReadonlyArray<{ on: string; crop: CropMarker }>) =>
+  crops.length === 0
+    ? messages
+    : messages.map((m) => {
+        const mine = crops.filter((c) => c.on === m.id).map((c) => c.crop)
+        return m.role === "user" && mine.length > 0 ? { ...m, crops: [...(m.crops ?? []), ...mine] } : m
+      })
 
 export interface RunInput {
   readonly sessionId: string
@@ -99,6 +109,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         let breaker = initBreaker()
         let meter = initUsageMeter()
         let lastReply: AssistantMessage | null = null
+        const shadowCrops: Array<{ on: string; crop: CropMarker }> = []
         let exit: { reason: ExitReason; step: number; error?: { tag: string; message: string } } | null = null
         const price = priceFor(llm.modelId)
 
@@ -156,7 +167,9 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           const messages = yield* store.messages(input.sessionId)
           let cropped = false
           if (config.loop_streak_recovery.enabled || shadow) {
-            const streak = detectStreak(messages, {
+            // Shadow mode stores nothing, so its would-be crops live here and only steer detection.
+            const seen = shadow ? withShadowCrops(messages, shadowCrops) : messages
+            const streak = detectStreak(seen, {
               enabled: true,
               triggerCount: config.loop_streak_recovery.trigger_count,
               maxSpan: config.loop_streak_recovery.max_span
@@ -166,7 +179,10 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
               yield* incident({ step, detector: "streak-crop", action: shadow ? "detect" : "crop", detail: { ...streak.marker, replies: streak.replyIds.length } })
               // Only the new crop's size matters for the cache: older crops are already in the prefix.
               if (streak.croppedBlocks > 20) yield* incident({ step, detector: "streak-crop", action: "cache-risk", detail: { croppedBlocks: streak.croppedBlocks } })
-              if (!shadow && streak.persistOn !== null) yield* store.addCrop(input.sessionId, streak.persistOn, streak.marker)
+              if (streak.persistOn !== null) {
+                if (shadow) shadowCrops.push({ on: streak.persistOn, crop: streak.marker })
+                else yield* store.addCrop(input.sessionId, streak.persistOn, streak.marker)
+              }
             }
           }
           const action = config.repeated_action.enabled ? repeatedAction(messages, { repeats: config.repeated_action.repeats, note: reminderText("repeated-action", role) }) : null
@@ -212,8 +228,6 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             yield* events.publish({ type: "session.try_best.detected", step, incident: outcome.incident })
             yield* incident({ step, detector: String(outcome.incident["kind"] ?? "try-best").replace("_", "-"), action: "pause", detail: outcome.incident })
             if (yield* stop("try_best_paused", step)) break
-            step += 1
-            continue
           }
           if (outcome.type === "stop") {
             if (yield* stop("doom_loop", step, { tag: "DoomLoopError", message: outcome.reason })) break

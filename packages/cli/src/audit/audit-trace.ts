@@ -1,0 +1,106 @@
+/**
+ * One trace file → its audit: parse, replay every recorded step through the real RunLoop in
+ * shadow mode (all detectors on, nothing enforced), collect what fired and the first exit the
+ * loop would have taken.
+ */
+import { formatTraceProblem, parseTrace, traceToSteps, type TraceReplay } from "@loopguard/core"
+import {
+  Config,
+  Events,
+  layerReplay,
+  loopguardLayer,
+  Permission,
+  RunLoop,
+  SessionStore,
+  type LoopguardConfig,
+  type LoopguardEvent,
+  type RunResult
+} from "@loopguard/effect"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { auditConfig } from "./audit-config.js"
+import { firstExit, type AuditExit } from "./first-exit.js"
+import { byStep, incidentsOf, tailIncidents, withReplySteps, type AuditIncident } from "./incidents.js"
+
+export interface AuditedFile {
+  readonly _tag: "audited"
+  readonly file: string
+  readonly steps: number
+  readonly incidents: ReadonlyArray<AuditIncident>
+  readonly exit: AuditExit | null
+  /** Consistency notes that are not errors (a call without a result, an orphan result). */
+  readonly notes: ReadonlyArray<string>
+}
+
+export interface FailedFile {
+  readonly _tag: "failed"
+  readonly file: string
+  /** Every problem as `file:line: message`, first one first. */
+  readonly errors: ReadonlyArray<string>
+}
+
+export type AuditResult = AuditedFile | FailedFile
+
+const SESSION = "audit"
+
+/** User lines before step i, as the RunLoop asks for them; the very first one is the prompt. */
+export const userTurns = (replay: TraceReplay) => {
+  const first = replay.steps[0]?.users[0]
+  const before = (step: number): ReadonlyArray<string> => {
+    const users = step < replay.steps.length ? (replay.steps[step]?.users ?? []) : replay.trailingUsers
+    return users.filter((u) => u !== first).map((u) => u.text)
+  }
+  return { prompt: first?.text, before }
+}
+
+/** The RunLoop's own record of the first exit when it exposes one, else read from the events. */
+const exitOf = (result: RunResult, events: ReadonlyArray<LoopguardEvent>): AuditExit | null => {
+  const own = (result as { readonly exit?: AuditExit | null }).exit
+  return own !== undefined ? own : firstExit(events)
+}
+
+export const replayTrace = (replay: TraceReplay, config: LoopguardConfig = auditConfig()) =>
+  Effect.gen(function* () {
+    const events: Array<LoopguardEvent> = []
+    const replies = replay.steps.map((s) => s.reply)
+    const turns = userTurns(replay)
+    const deps = Layer.mergeAll(
+      layerReplay(replies, replay.session?.model !== undefined ? { modelId: replay.session.model } : {}),
+      Layer.succeed(Config, config),
+      Events.layerCollect(events),
+      Permission.layerDeny,
+      SessionStore.layerMemory
+    )
+    const program = Effect.gen(function* () {
+      const result = yield* (yield* RunLoop).run({
+        sessionId: SESSION,
+        ...(turns.prompt !== undefined ? { prompt: turns.prompt } : {}),
+        shadow: true,
+        maxSteps: replies.length,
+        userTurnsBefore: turns.before
+      })
+      const messages = yield* (yield* SessionStore).messages(SESSION)
+      return { result, messages }
+    })
+    const { result, messages } = yield* Effect.provide(program, loopguardLayer(deps))
+    const incidents = byStep([...incidentsOf(events), ...tailIncidents(messages, config, replies.length - 1)]).map((i) =>
+      withReplySteps(i, messages)
+    )
+    return { steps: replies.length, incidents, exit: exitOf(result, events) }
+  })
+
+export const auditTrace = (file: string, text: string, config?: LoopguardConfig): Effect.Effect<AuditResult> =>
+  Effect.gen(function* () {
+    const parsed = parseTrace(text, file)
+    if (parsed.errors.length > 0) return { _tag: "failed", file, errors: parsed.errors.map(formatTraceProblem) } satisfies FailedFile
+    const replay = traceToSteps(parsed.lines)
+    const exit = yield* Effect.exit(replayTrace(replay, config))
+    if (Exit.isFailure(exit)) {
+      return { _tag: "failed", file, errors: [`${file}: replay failed: ${Cause.pretty(exit.cause).split("\n")[0]}`] } satisfies FailedFile
+    }
+    return {
+      _tag: "audited",
+      file,
+      ...exit.value,
+      notes: replay.problems.map((p) => `${file}:${p.line}: ${p.message}`)
+    } satisfies AuditedFile
+  })

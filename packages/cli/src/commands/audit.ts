@@ -1,0 +1,48 @@
+/**
+ * `loopguard audit FILE... [--json]`: replay recorded traces through the real RunLoop in shadow
+ * mode and report every incident. A file that cannot be read or parsed is reported as failed
+ * (naming file:line) and the others are still audited; any failed file makes the exit status 1.
+ */
+import { Console, Effect } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { readFile } from "node:fs/promises"
+import { RunFailed } from "../errors.js"
+import { auditTrace, type AuditResult } from "../audit/audit-trace.js"
+import { humanBlock, overallSummary, toJsonLine } from "../audit/format.js"
+
+const readTrace = (file: string): Effect.Effect<{ readonly text: string } | { readonly error: string }> =>
+  Effect.promise(() =>
+    readFile(file, "utf8").then(
+      (text) => ({ text }),
+      (e: unknown) => ({ error: `${file}: cannot read: ${e instanceof Error ? e.message : String(e)}` })
+    )
+  )
+
+const auditFile = (file: string): Effect.Effect<AuditResult> =>
+  Effect.gen(function* () {
+    const read = yield* readTrace(file)
+    if ("error" in read) return { _tag: "failed", file, errors: [read.error] } satisfies AuditResult
+    return yield* auditTrace(file, read.text)
+  })
+
+export const auditCommand = Command.make(
+  "audit",
+  {
+    files: Argument.String("file").pipe(Argument.variadic({ min: 1 }), Argument.withDescription("trace files (trace format v1, JSON Lines)")),
+    json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print one JSON object per file per line"))
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      const results: Array<AuditResult> = []
+      for (const file of flags.files) {
+        const r = yield* auditFile(file)
+        results.push(r)
+        // Print as each file finishes, so a long batch shows progress.
+        if (flags.json) yield* Console.log(toJsonLine(r))
+        else yield* Console.log(humanBlock(r).join("\n"))
+      }
+      if (!flags.json) yield* Console.log(overallSummary(results))
+      const failed = results.filter((r) => r._tag === "failed").length
+      if (failed > 0) return yield* new RunFailed({ message: `audit: ${failed} of ${results.length} files failed`, exitCode: 1 })
+    })
+).pipe(Command.withDescription("Replay recorded traces through the RunLoop in shadow mode and report every incident"))

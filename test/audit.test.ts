@@ -1,0 +1,247 @@
+/**
+ * `loopguard audit` end to end: small hand-made traces in a temp dir, run through the CLI as a
+ * user would (Bun.spawn from the repo root).
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+const ROOT = resolve(import.meta.dir, "..")
+const DEV_TRACES = "/work/shared/traces"
+
+interface JsonIncident {
+  readonly step: number
+  readonly detector: string
+  readonly action: string
+  readonly detail: Record<string, unknown>
+}
+interface JsonAudited {
+  readonly file: string
+  readonly steps: number
+  readonly incidents: ReadonlyArray<JsonIncident>
+  readonly exit: { readonly reason: string; readonly step: number } | null
+}
+interface JsonFailed {
+  readonly file: string
+  readonly error: string
+  readonly errors: ReadonlyArray<string>
+}
+
+const audit = async (...args: ReadonlyArray<string>) => {
+  const proc = Bun.spawn(["bun", "run", "packages/cli/src/main.ts", "audit", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { stdout, stderr, code }
+}
+
+const auditJson = async (...files: ReadonlyArray<string>) => {
+  const r = await audit("--json", ...files)
+  const lines = r.stdout.split("\n").filter((l) => l.trim() !== "")
+  return { ...r, objects: lines.map((l) => JSON.parse(l) as JsonAudited | JsonFailed) }
+}
+
+let dir = ""
+const write = (name: string, lines: ReadonlyArray<object | string>): string => {
+  const path = join(dir, name)
+  writeFileSync(path, lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n")
+  return path
+}
+
+const call = (id: string, command: string) => ({ id, name: "bash", input: { command } })
+const step = (text: string, calls: ReadonlyArray<ReturnType<typeof call>> = []) =>
+  calls.length > 0 ? { type: "assistant", text, toolCalls: calls, finish: "tool-calls" } : { type: "assistant", text, finish: "stop" }
+const result = (id: string, output: string, exitCode: number) => ({ type: "tool-result", id, name: "bash", output, exitCode })
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "loopguard-audit-"))
+})
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const only = (o: JsonAudited | JsonFailed): JsonAudited => {
+  if ("error" in o) throw new Error(`expected an audited file, got: ${o.error}`)
+  return o
+}
+const at = (o: JsonAudited, detector: string) => o.incidents.filter((i) => i.detector === detector)
+
+describe("loopguard audit", () => {
+  test("the same reply three times: text-loop mild at the third step, not before", async () => {
+    const file = write("text-loop.jsonl", [
+      { type: "session", id: "t1", model: "test/model" },
+      { type: "user", text: "list the files" },
+      step("Let me look at the directory first.", [call("c0", "ls")]),
+      result("c0", "a.txt", 0),
+      step("Let me look at the directory first.", [call("c0", "ls")]),
+      result("c0", "a.txt", 0),
+      step("Let me look at the directory first.", [call("c0", "ls")]),
+      result("c0", "a.txt", 0),
+      step("There is one file, a.txt.")
+    ])
+    const { objects, code } = await auditJson(file)
+    expect(code).toBe(0)
+    const o = only(objects[0]!)
+    expect(o.steps).toBe(4)
+    expect(at(o, "text-loop").map((i) => [i.step, i.action])).toEqual([[2, "mild"]])
+    expect(o.exit).toEqual({ reason: "final", step: 3 })
+  })
+
+  test("a repeated action is filed under the step that completed the repeat", async () => {
+    const file = write("repeated-action.jsonl", [
+      { type: "user", text: "find the bug" },
+      step("Reading the config.", [call("c1", "cat config.json")]),
+      result("c1", "{}", 0),
+      step("Reading it again to be sure.", [call("c2", "cat config.json")]),
+      result("c2", "{}", 0),
+      step("One more look.", [call("c3", "cat config.json")]),
+      result("c3", "{}", 0),
+      step("Now something else.", [call("c4", "ls src")]),
+      result("c4", "main.ts", 0),
+      step("Done.")
+    ])
+    const o = only((await auditJson(file)).objects[0]!)
+    const actions = at(o, "repeated-action")
+    expect(actions.map((i) => i.step)).toEqual([2])
+    expect(actions[0]!.detail).toMatchObject({ count: 3 })
+    expect(String(actions[0]!.detail["signature"])).toContain("cat config.json")
+    // The same streak seen as a crop range, named by trace steps.
+    expect(at(o, "streak-crop")[0]).toMatchObject({ step: 2, action: "detect", detail: { fromStep: 0, toStep: 2, replies: 3 } })
+    // Nothing repeated before the third call.
+    expect(o.incidents.filter((i) => i.step < 2)).toEqual([])
+  })
+
+  test("a trailing repeat (the trace ends on it) is still reported", async () => {
+    const file = write("tail-repeat.jsonl", [
+      { type: "user", text: "go" },
+      step("a", [call("c1", "git status")]),
+      result("c1", "clean", 0),
+      step("b", [call("c2", "git status")]),
+      result("c2", "clean", 0),
+      step("c", [call("c3", "git status")]),
+      result("c3", "clean", 0)
+    ])
+    const o = only((await auditJson(file)).objects[0]!)
+    expect(at(o, "repeated-action").map((i) => i.step)).toEqual([2])
+  })
+
+  test("the same failing command three times: bash-retry at the third failure, and the would-be exit is the pause", async () => {
+    const file = write("bash-retry.jsonl", [
+      { type: "user", text: "build it" },
+      step("Building.", [call("c1", "make build")]),
+      result("c1", "error: missing header", 2),
+      step("Trying the build again.", [call("c2", "make build")]),
+      result("c2", "error: missing header", 2),
+      step("Once more.", [call("c3", "make build")]),
+      result("c3", "error: missing header", 2),
+      step("I could not build it.")
+    ])
+    const o = only((await auditJson(file)).objects[0]!)
+    const retry = at(o, "bash-retry")
+    expect(retry.map((i) => [i.step, i.action])).toEqual([[2, "pause"]])
+    expect(retry[0]!.detail).toMatchObject({ kind: "bash_retry" })
+    expect(o.exit).toEqual({ reason: "try_best_paused", step: 2 })
+  })
+
+  test("a generation that repeats itself is cut in the stream at its own step", async () => {
+    const file = write("text-repeat.jsonl", [
+      { type: "user", text: "go" },
+      step("Fine so far.", [call("c0", "ls")]),
+      result("c0", "a", 0),
+      step("I need to check the parser output again now. ".repeat(25), [call("c0", "cat a")]),
+      result("c0", "A", 0),
+      step("Done.")
+    ])
+    const o = only((await auditJson(file)).objects[0]!)
+    const cut = at(o, "text-repeat").filter((i) => i.action === "cut")
+    expect(cut.map((i) => i.step)).toEqual([1])
+    expect(cut[0]!.detail).toMatchObject({ period: 9 })
+  })
+
+  test("a doom loop inside one reply is reported and the replay goes on to the later steps", async () => {
+    const file = write("doom.jsonl", [
+      { type: "user", text: "go" },
+      step("Checking.", [call("a", "ls"), call("b", "ls"), call("c", "ls")]),
+      result("a", "x", 0),
+      result("b", "x", 0),
+      result("c", "x", 0),
+      step("Again.", [call("d", "make"), call("e", "make"), call("f", "make")]),
+      result("d", "fail", 1),
+      result("e", "fail", 1),
+      result("f", "fail", 1),
+      step("Done.")
+    ])
+    const o = only((await auditJson(file)).objects[0]!)
+    expect(at(o, "doom-loop").map((i) => i.step)).toEqual([0, 1])
+    expect(o.exit).toEqual({ reason: "doom_loop", step: 0 })
+  })
+
+  test("a bad line fails its file with file:line while the other file is still audited; exit status 1", async () => {
+    const bad = write("bad.jsonl", [{ type: "user", text: "go" }, step("fine"), "{not json", { type: "assistant", finish: "sideways" }])
+    const good = write("good.jsonl", [{ type: "user", text: "go" }, step("All done.")])
+    const { objects, code, stderr } = await auditJson(bad, good)
+    expect(code).toBe(1)
+    expect(stderr).toContain("1 of 2 files failed")
+    expect(objects).toHaveLength(2)
+    const failed = objects[0] as JsonFailed
+    expect(failed.file).toBe(bad)
+    expect(failed.error).toStartWith(`${bad}:3: `)
+    expect(failed.errors).toHaveLength(2)
+    expect(failed.errors[1]).toStartWith(`${bad}:4: `)
+    expect(only(objects[1]!)).toEqual({ file: good, steps: 1, incidents: [], exit: { reason: "final", step: 0 } })
+
+    const human = await audit(bad, good)
+    expect(human.code).toBe(1)
+    expect(human.stdout).toContain(`${bad}:3: bad JSON`)
+    expect(human.stdout).toContain(`${good}: 1 steps, no incidents, first exit final at step 0`)
+    expect(human.stdout).toContain("audited 2 files: 1 ok, 1 failed")
+  })
+
+  test("a missing file is a failed file, not a crash", async () => {
+    const missing = join(dir, "nope.jsonl")
+    const { objects, code } = await auditJson(missing)
+    expect(code).toBe(1)
+    expect((objects[0] as JsonFailed).error).toStartWith(`${missing}: cannot read`)
+  })
+
+  test("--json prints exactly one object per file per line, with the documented keys", async () => {
+    const a = write("shape-a.jsonl", [{ type: "user", text: "go" }, step("x", [call("c1", "ls")]), result("c1", "", 0)])
+    const b = write("shape-b.jsonl", [{ type: "user", text: "go" }, step("y")])
+    const { stdout, objects } = await auditJson(a, b)
+    expect(stdout.trimEnd().split("\n")).toHaveLength(2)
+    expect(objects.map((o) => o.file)).toEqual([a, b])
+    for (const o of objects) expect(Object.keys(o).sort()).toEqual(["exit", "file", "incidents", "steps"])
+    // The last step of a asked for more tool calls: the loop would not have ended there.
+    expect(only(objects[0]!).exit).toBeNull()
+  })
+
+  test("the human timeline names step, detector and action, then a summary line", async () => {
+    const file = write("human.jsonl", [
+      { type: "user", text: "go" },
+      step("Building.", [call("c1", "make")]),
+      result("c1", "boom", 1),
+      step("Again.", [call("c2", "make")]),
+      result("c2", "boom", 1),
+      step("Again.", [call("c3", "make")]),
+      result("c3", "boom", 1)
+    ])
+    const { stdout, code } = await audit(file)
+    expect(code).toBe(0)
+    expect(stdout).toMatch(/step\s+2\s+bash-retry\s+pause\s+bash_retry: `make` has failed 3 times/)
+    expect(stdout).toContain(`${file}: 3 steps, `)
+    expect(stdout).toContain("first exit try_best_paused at step 2")
+  })
+
+  test("every development trace is audited without a file error", async () => {
+    if (!existsSync(DEV_TRACES)) {
+      console.warn(`skipped: ${DEV_TRACES} is absent`)
+      return
+    }
+    const files = readdirSync(DEV_TRACES).filter((f) => f.endsWith(".jsonl")).map((f) => join(DEV_TRACES, f))
+    expect(files.length).toBeGreaterThan(0)
+    const { objects, code } = await auditJson(...files)
+    expect(objects.filter((o) => "error" in o)).toEqual([])
+    expect(code).toBe(0)
+    expect(objects.map((o) => o.file)).toEqual(files)
+    for (const o of objects as ReadonlyArray<JsonAudited>) {
+      for (const i of o.incidents) expect(i.step).toBeLessThan(o.steps)
+    }
+  }, 60_000)
+})

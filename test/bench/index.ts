@@ -1,0 +1,7 @@
+/** `bun run bench`: every benchmark, figures printed as ratios measured in this one run. */
+import { main as repeatMonitor } from "./repeat-monitor.js"
+import { main as processorOverhead } from "./processor-overhead.js"
+
+await repeatMonitor()
+console.log("")
+await processorOverhead()

@@ -1,0 +1,136 @@
+/**
+ * How the audit's detectors line up with the rule labels of the development traces
+ * (/work/shared/traces/labels.json). Every trace is replayed through the real RunLoop in shadow
+ * mode, exactly as `loopguard audit` does; then, per detector:
+ *   found       episodes with an alarm of the detector at a step in [start_step, end_step]
+ *   false       alarm steps (distinct per file) outside every episode of the file
+ *   latency     mean over found episodes of (first alarm in the episode − onset_step)
+ * The labels are mechanical rules, a strong hint and not gold (README there).
+ *
+ *   bun run test/bench/trace-eval.ts [TRACE_DIR] [--json]
+ */
+import { readdirSync, readFileSync } from "node:fs"
+import { basename, join } from "node:path"
+import { Effect } from "effect"
+import { auditTrace, type AuditIncident } from "../../packages/cli/src/audit/index.js"
+
+interface Episode {
+  readonly start_step: number
+  readonly onset_step: number
+  readonly fires_at: number
+  readonly end_step: number
+  readonly kinds: ReadonlyArray<string>
+}
+interface FileLabel {
+  readonly n_steps: number
+  readonly stuck: boolean
+  readonly episodes: ReadonlyArray<Episode>
+}
+
+export interface DetectorRow {
+  readonly detector: string
+  readonly found: number
+  readonly episodes: number
+  readonly falseAlarms: number
+  readonly alarms: number
+  /** Null when no episode was found. */
+  readonly meanLatency: number | null
+}
+
+/** The loop detectors, as opposed to classification / recovery incidents (invalid, think-only…). */
+export const LOOP_DETECTORS: ReadonlySet<string> = new Set([
+  "text-repeat",
+  "text-loop",
+  "repeated-action",
+  "doom-loop",
+  "streak-crop",
+  "edit-repeat",
+  "bash-retry",
+  "action-streak",
+  "breaker"
+])
+const ANY = "any loop detector"
+
+interface FileAlarms {
+  readonly episodes: ReadonlyArray<Episode>
+  /** detector → distinct alarm steps, ascending. */
+  readonly alarms: ReadonlyMap<string, ReadonlyArray<number>>
+}
+
+const alarmsOf = (incidents: ReadonlyArray<AuditIncident>): Map<string, Array<number>> => {
+  const m = new Map<string, Set<number>>()
+  const add = (d: string, step: number) => {
+    if (!m.has(d)) m.set(d, new Set())
+    m.get(d)!.add(step)
+  }
+  for (const i of incidents) {
+    add(i.detector, i.step)
+    if (LOOP_DETECTORS.has(i.detector)) add(ANY, i.step)
+  }
+  return new Map([...m].map(([d, s]) => [d, [...s].sort((a, b) => a - b)]))
+}
+
+export const score = (files: ReadonlyArray<FileAlarms>): Array<DetectorRow> => {
+  const detectors = new Set<string>([...LOOP_DETECTORS, ANY])
+  for (const f of files) for (const d of f.alarms.keys()) detectors.add(d)
+  const totalEpisodes = files.reduce((n, f) => n + f.episodes.length, 0)
+  return [...detectors].map((detector) => {
+    let found = 0
+    let falseAlarms = 0
+    let alarms = 0
+    let latencySum = 0
+    for (const f of files) {
+      const steps = f.alarms.get(detector) ?? []
+      alarms += steps.length
+      falseAlarms += steps.filter((s) => !f.episodes.some((e) => s >= e.start_step && s <= e.end_step)).length
+      for (const e of f.episodes) {
+        const first = steps.find((s) => s >= e.start_step && s <= e.end_step)
+        if (first === undefined) continue
+        found += 1
+        latencySum += first - e.onset_step
+      }
+    }
+    return { detector, found, episodes: totalEpisodes, falseAlarms, alarms, meanLatency: found === 0 ? null : latencySum / found }
+  })
+}
+
+export const markdownTable = (rows: ReadonlyArray<DetectorRow>): string => {
+  const order = (r: DetectorRow) => (r.detector === ANY ? 0 : LOOP_DETECTORS.has(r.detector) ? 1 : 2)
+  const sorted = [...rows].sort((a, b) => order(a) - order(b) || b.found - a.found || a.detector.localeCompare(b.detector))
+  const lines = [
+    "| detector | episodes found | false alarms (steps) | alarm steps | mean latency (steps after onset) |",
+    "| --- | ---: | ---: | ---: | ---: |",
+    ...sorted.map(
+      (r) =>
+        `| ${r.detector} | ${r.found}/${r.episodes} | ${r.falseAlarms} | ${r.alarms} | ${r.meanLatency === null ? "–" : r.meanLatency.toFixed(1)} |`
+    )
+  ]
+  return lines.join("\n")
+}
+
+const main = async () => {
+  const args = process.argv.slice(2)
+  const dir = args.find((a) => !a.startsWith("--")) ?? "/work/shared/traces"
+  const labels = JSON.parse(readFileSync(join(dir, "labels.json"), "utf8")) as { files: Record<string, FileLabel> }
+  const names = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()
+  const files: Array<FileAlarms> = []
+  let steps = 0
+  for (const name of names) {
+    const label = labels.files[name]
+    if (label === undefined) {
+      console.warn(`no label for ${name}: left out`)
+      continue
+    }
+    const r = await Effect.runPromise(auditTrace(name, readFileSync(join(dir, name), "utf8")))
+    if (r._tag === "failed") throw new Error(`audit failed: ${r.errors.join("; ")}`)
+    steps += r.steps
+    files.push({ episodes: label.episodes, alarms: alarmsOf(r.incidents) })
+  }
+  const rows = score(files)
+  if (args.includes("--json")) return console.log(JSON.stringify({ files: files.length, steps, rows }))
+  const episodes = files.reduce((n, f) => n + f.episodes.length, 0)
+  console.log(`${files.length} traces, ${steps} steps, ${episodes} labelled episodes (${basename(dir)}/labels.json)\n`)
+  console.log(markdownTable(rows))
+}
+
+if (import.meta.main) await main()
