@@ -43,7 +43,17 @@ export interface SessionOptions {
   readonly onEvent?: (e: LoopguardEvent) => void
 }
 
-export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInput>): Effect.Effect<ReadonlyArray<RunResult>> => {
+/** Runs `inputs` in order, in one session store. */
+export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInput>): Effect.Effect<ReadonlyArray<RunResult>> =>
+  inputs.length === 0 ? Effect.succeed([]) : runSessionWith(options, inputs[0]!, (_, done) => Effect.succeed(inputs[done.length] ?? null))
+
+/**
+ * Decides the next run from the results so far (e.g. resume after a pause); null ends the
+ * session. Runs inside the session's Effect, so the store persists between runs.
+ */
+export type NextRunInput = (last: RunResult, results: ReadonlyArray<RunResult>) => Effect.Effect<RunInput | null>
+
+export const runSessionWith = (options: SessionOptions, first: RunInput, next: NextRunInput): Effect.Effect<ReadonlyArray<RunResult>> => {
   const write = options.write ?? ((l: string) => console.log(l))
   const renderer = makeRenderer(write, !options.json && process.stdout.isTTY === true)
   const configLayer = Layer.succeed(Config, options.config)
@@ -62,10 +72,12 @@ export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInp
   return Effect.gen(function* () {
     const loop = yield* RunLoop
     const results: Array<RunResult> = []
-    for (const input of inputs) {
-      const r = yield* loop.run(input)
+    let input: RunInput | null = first
+    while (input !== null) {
+      const r: RunResult = yield* loop.run(input)
       if (!options.json) write(formatReport(r.report))
       results.push(r)
+      input = yield* next(r, results)
     }
     return results
   }).pipe(Effect.provide(loopguardLayer(deps)), Effect.scoped, Effect.orDie)

@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test"
 import type { LoopguardEvent } from "@loopguard/effect"
-import { firstExit } from "./first-exit.js"
 import { toJsonLine, shortDetail } from "./format.js"
 import { byStep, incidentsOf } from "./incidents.js"
 import { userTurns } from "./audit-trace.js"
@@ -8,32 +7,12 @@ import { parseTrace, traceToSteps } from "@loopguard/core"
 
 const incident = (step: number, detector: string, action: string, detail: unknown = {}): LoopguardEvent => ({ type: "incident", step, detector, action, detail })
 
-describe("firstExit", () => {
-  test("the first exit signal wins, whatever comes later", () => {
-    const events: Array<LoopguardEvent> = [
-      { type: "recovery", step: 0, action: "remind", kind: "think-only" },
-      incident(1, "text-loop", "mild"),
-      { type: "session.try_best.detected", step: 2, incident: {} },
-      { type: "recovery", step: 3, action: "final" }
-    ]
-    expect(firstExit(events)).toEqual({ reason: "try_best_paused", step: 2 })
-  })
-  test("each way out is recognised; no signal → null", () => {
-    expect(firstExit([{ type: "recovery", step: 4, action: "exit", kind: "content_filter" }])).toEqual({ reason: "content_filter", step: 4 })
-    expect(firstExit([{ type: "step.finished", step: 1, outcome: "stop", finish: "none" }])).toEqual({ reason: "doom_loop", step: 1 })
-    expect(firstExit([incident(5, "text-loop", "terminate")])).toEqual({ reason: "text_loop", step: 5 })
-    expect(firstExit([incident(6, "breaker", "hand-back")])).toEqual({ reason: "circuit_open", step: 6 })
-    expect(firstExit([incident(7, "budget", "stop", { reason: "max_steps" })])).toEqual({ reason: "max_steps", step: 7 })
-    expect(firstExit([{ type: "step.finished", step: 1, outcome: "continue", finish: "stop" }, incident(2, "text-loop", "mild")])).toBeNull()
-  })
-})
-
 describe("incidentsOf", () => {
-  test("pre-request detectors move to the step whose reply raised them; others keep theirs; details become objects", () => {
+  test("incidents keep the step the RunLoop gave them, sorted stably by step; details become objects", () => {
     const got = byStep(
       incidentsOf([
         incident(3, "text-loop", "mild", { count: 1 }),
-        incident(3, "repeated-action", "note", { count: 3 }),
+        incident(2, "repeated-action", "note", { count: 3 }),
         incident(3, "doom-loop", "fail-non-interactive", "raw"),
         { type: "step.started", step: 3, attempt: 1 }
       ])

@@ -18,8 +18,7 @@ import {
 } from "@loopguard/effect"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { auditConfig } from "./audit-config.js"
-import { firstExit, type AuditExit } from "./first-exit.js"
-import { byStep, incidentsOf, tailIncidents, withReplySteps, type AuditIncident } from "./incidents.js"
+import { byStep, incidentsOf, withReplySteps, type AuditIncident } from "./incidents.js"
 
 export interface AuditedFile {
   readonly _tag: "audited"
@@ -53,10 +52,12 @@ export const userTurns = (replay: TraceReplay) => {
 }
 
 /** The RunLoop's own record of the first exit when it exposes one, else read from the events. */
-const exitOf = (result: RunResult, events: ReadonlyArray<LoopguardEvent>): AuditExit | null => {
-  const own = (result as { readonly exit?: AuditExit | null }).exit
-  return own !== undefined ? own : firstExit(events)
+export interface AuditExit {
+  readonly reason: string
+  readonly step: number
 }
+
+const exitOf = (result: RunResult): AuditExit | null => (result.exit ? { reason: result.exit.reason, step: result.exit.step } : null)
 
 export const replayTrace = (replay: TraceReplay, config: LoopguardConfig = auditConfig()) =>
   Effect.gen(function* () {
@@ -82,10 +83,8 @@ export const replayTrace = (replay: TraceReplay, config: LoopguardConfig = audit
       return { result, messages }
     })
     const { result, messages } = yield* Effect.provide(program, loopguardLayer(deps))
-    const incidents = byStep([...incidentsOf(events), ...tailIncidents(messages, config, replies.length - 1)]).map((i) =>
-      withReplySteps(i, messages)
-    )
-    return { steps: replies.length, incidents, exit: exitOf(result, events) }
+    const incidents = byStep(incidentsOf(events)).map((i) => withReplySteps(i, messages))
+    return { steps: replies.length, incidents, exit: exitOf(result) }
   })
 
 export const auditTrace = (file: string, text: string, config?: LoopguardConfig): Effect.Effect<AuditResult> =>

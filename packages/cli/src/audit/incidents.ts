@@ -2,8 +2,8 @@
  * Incidents as the audit reports them (ARCHITECTURE.md: `step` is the step whose reply, or whose
  * tool results, raised it; `detail` is always an object).
  */
-import { repeatedAction, detectStreak, type AssistantMessage, type Message } from "@loopguard/core"
-import type { LoopguardConfig, LoopguardEvent } from "@loopguard/effect"
+import type { AssistantMessage, Message } from "@loopguard/core"
+import type { LoopguardEvent } from "@loopguard/effect"
 
 export interface AuditIncident {
   readonly step: number
@@ -15,13 +15,6 @@ export interface AuditIncident {
 const asDetail = (d: unknown): Readonly<Record<string, unknown>> =>
   d !== null && typeof d === "object" && !Array.isArray(d) ? (d as Record<string, unknown>) : d === undefined ? {} : { value: d }
 
-/**
- * Detectors the RunLoop checks while building the request of step i, from the replies of
- * steps < i; it files them under i. The reply that raised them is step i − 1, so the audit
- * files them there (still causal: nothing after that reply was seen).
- */
-export const PRE_REQUEST_DETECTORS: ReadonlySet<string> = new Set(["repeated-action", "streak-crop"])
-
 /** Every incident the run published (RunLoop's own and the ToolGate's doom-loop), in order. */
 export const incidentsOf = (events: ReadonlyArray<LoopguardEvent>): Array<AuditIncident> =>
   events.flatMap((e) =>
@@ -29,32 +22,13 @@ export const incidentsOf = (events: ReadonlyArray<LoopguardEvent>): Array<AuditI
       ? []
       : [
           {
-            step: PRE_REQUEST_DETECTORS.has(e.detector) ? e.step - 1 : e.step,
+            step: e.step,
             detector: e.detector,
             action: e.action,
             detail: asDetail(e.detail)
           }
         ]
   )
-
-/**
- * After the last recorded step there is no next request, so the RunLoop never checks the
- * pre-request detectors on the final history; the audit does it once with the same core
- * functions and the same thresholds.
- */
-export const tailIncidents = (messages: ReadonlyArray<Message>, config: LoopguardConfig, lastStep: number): Array<AuditIncident> => {
-  if (lastStep < 0) return []
-  const out: Array<AuditIncident> = []
-  const action = repeatedAction(messages, { repeats: config.repeated_action.repeats, note: "" })
-  if (action) out.push({ step: lastStep, detector: "repeated-action", action: "note", detail: { signature: action.signature, count: action.count } })
-  const streak = detectStreak(messages, {
-    enabled: true,
-    triggerCount: config.loop_streak_recovery.trigger_count,
-    maxSpan: config.loop_streak_recovery.max_span
-  })
-  if (streak) out.push({ step: lastStep, detector: "streak-crop", action: "detect", detail: { ...streak.marker, replies: streak.replyIds.length } })
-  return out
-}
 
 /**
  * Crop markers name replies by the store's message ids; an audit reader thinks in trace steps,

@@ -1,5 +1,4 @@
 export { auditConfig } from "./audit-config.js"
 export { auditTrace, replayTrace, userTurns, type AuditResult, type AuditedFile, type FailedFile } from "./audit-trace.js"
-export { firstExit, type AuditExit } from "./first-exit.js"
-export { byStep, incidentsOf, tailIncidents, withReplySteps, PRE_REQUEST_DETECTORS, type AuditIncident } from "./incidents.js"
+export { byStep, incidentsOf, withReplySteps, type AuditIncident } from "./incidents.js"
 export { humanBlock, overallSummary, shortDetail, timelineLine, toJsonLine } from "./format.js"

@@ -1,13 +1,15 @@
 /**
  * `loopguard run`: one user turn through the full loop against any OpenAI-compatible endpoint,
- * with a small real tool set in a working directory the user names.
+ * with a small real tool set in a working directory the user names. A try-best pause is
+ * handled by the pause policy (`--on-pause`, `try_best.on_pause`): stop, continue, or hand off.
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import { Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { resolve } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
-import { loadCliConfig, runSession } from "../session.js"
+import { applyOnPauseFlag, runWithPausePolicy } from "../pause/index.js"
+import { loadCliConfig } from "../session.js"
 import { builtinTools } from "../tools.js"
 
 export const runCommand = Command.make(
@@ -24,7 +26,7 @@ export const runCommand = Command.make(
     ),
     cwd: Flag.String("cwd").pipe(Flag.withDefault("."), Flag.withDescription("working directory for the tools")),
     config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
-    onPause: Flag.String("on-pause").pipe(Flag.optional, Flag.withDescription("what to do when try-best pauses: stop | continue | handoff:codex | handoff:claude"))
+    onPause: Flag.String("on-pause").pipe(Flag.optional, Flag.withDescription("what to do when try-best pauses: stop | continue | handoff:codex | handoff:claude | ask (turns try-best on)"))
   },
   (flags) =>
     Effect.gen(function* () {
@@ -41,7 +43,10 @@ export const runCommand = Command.make(
         ...(Option.isSome(flags.maxSteps) ? [{ path: "loop.maxSteps", value: flags.maxSteps.value, flag: "--max-steps" }] : []),
         ...(Option.isSome(flags.onPause) ? [{ path: "try_best.on_pause", value: flags.onPause.value, flag: "--on-pause" }] : [])
       ]
-      const config = yield* loadCliConfig({ ...(Option.isSome(flags.config) ? { configPath: flags.config.value } : {}), overrides })
+      const loaded = yield* loadCliConfig({ ...(Option.isSome(flags.config) ? { configPath: flags.config.value } : {}), overrides })
+      // --on-pause asks for pauses, so it turns try-best on (see docs/try-best.md).
+      const { config, notes } = applyOnPauseFlag(loaded, Option.isSome(flags.onPause))
+      for (const note of notes) process.stderr.write(`loopguard: ${note}\n`)
       const key = process.env[flags.apiKeyEnv]
       const llm = layerOpenAICompatible({
         baseURL: baseURL.toString().replace(/\/$/, ""),
@@ -49,12 +54,18 @@ export const runCommand = Command.make(
         ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {})
       })
       const cwd = resolve(flags.cwd)
-      const [result] = yield* runSession({ config, llm, tools: builtinTools(cwd, config.loop.toolTimeoutMs), json: flags.json }, [
-        { sessionId: "run", prompt: flags.prompt, system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.` }
-      ])
-      if (flags.json && result) console.log(JSON.stringify({ type: "report", report: result.report }))
-      if (result && result.report.status !== "completed") {
-        return yield* new RunFailed({ message: "", exitCode: 1 })
-      }
+      const outcome = yield* runWithPausePolicy({
+        config,
+        llm,
+        modelId: flags.model,
+        tools: builtinTools(cwd, config.loop.toolTimeoutMs),
+        prompt: flags.prompt,
+        system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,
+        cwd,
+        json: flags.json
+      })
+      if (flags.json) for (const r of outcome.results) console.log(JSON.stringify({ type: "report", report: r.report }))
+      if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
+      if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })
     })
 ).pipe(Command.withDescription("Run one user turn against an OpenAI-compatible endpoint with loopguard on"))

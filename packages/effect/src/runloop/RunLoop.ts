@@ -1,7 +1,8 @@
 /**
  * Drives a session step by step: build the request, let the SessionProcessor run it, classify
  * the reply, apply the bounded recovery (remind, replan, continue, exclude) or end the run, and
- * run the cross-step detectors. Every way out goes through `finish`, which builds the one report.
+ * run the cross-step detectors. Every way out goes through `stop`, and one report is built at
+ * the end whatever the reason.
  *
  * Shadow mode (audit): every detector runs and every incident is reported, but nothing is
  * enforced — no reminder is stored, nothing is excluded or cropped, and the loop only stops when
@@ -11,29 +12,20 @@ import {
   capDecision,
   capUsageOf,
   classifyStep,
+  costOf,
   decideRecovery,
-  detectStreak,
   hasPendingClientTool,
-  initBreaker,
   initRecovery,
   initUsageMeter,
   markSummaryDone,
   onNewUserTurn,
+  pauseNotice,
   priceFor,
   recordStep,
-  recordToolResult,
   reminderText,
-  repeatedAction,
-  TextLoopDetector,
-  toolPartsOf,
-  TEXT_LOOP_MILD_PROMPT,
-  TEXT_LOOP_STRONG_PROMPT,
   TryBestMonitor,
-  pauseNotice,
   type AgentRole,
   type AssistantMessage,
-  type CropMarker,
-  type Message,
   type ExitReason,
   type ReminderKind
 } from "@loopguard/core"
@@ -45,17 +37,10 @@ import type { MonitorFactory } from "../processor/monitors.js"
 import { SessionProcessor, type ProcessResult } from "../processor/SessionProcessor.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools } from "../tools/Tools.js"
-import { buildRequest } from "./request.js"
+import { CrossStepDetectors } from "./cross-step.js"
 import { makeReport, type Incident, type RunReport } from "./report.js"
+import { buildRequest } from "./request.js"
 import { tryBestOptionsOf } from "./try-best-options.js"
-
-const withShadowCrops = (messages: ReadonlyArray<Message>, crops: ReadonlyArray<{ on: string; crop: CropMarker }>) =>
-  crops.length === 0
-    ? messages
-    : messages.map((m) => {
-        const mine = crops.filter((c) => c.on === m.id).map((c) => c.crop)
-        return m.role === "user" && mine.length > 0 ? { ...m, crops: [...(m.crops ?? []), ...mine] } : m
-      })
 
 export interface RunInput {
   readonly sessionId: string
@@ -71,10 +56,22 @@ export interface RunInput {
   readonly maxSteps?: number
 }
 
+export interface RunExit {
+  readonly reason: ExitReason
+  /** The step at which the loop ended (or, in shadow mode, would first have ended). */
+  readonly step: number
+  readonly error?: { readonly tag: string; readonly message: string }
+}
+
 export interface RunResult {
   readonly report: RunReport
   readonly incidents: ReadonlyArray<Incident>
+  /** Null only in shadow mode when no exit was ever called for. */
+  readonly exit: RunExit | null
 }
+
+const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>) =>
+  String(incident["kind"] ?? detector).replace(/_/g, "-")
 
 export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult> }>()(
   "loopguard/RunLoop"
@@ -88,11 +85,12 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
       const events = yield* Events
       const tools = yield* Tools
       const llm = yield* LLM
+      const price = priceFor(llm.modelId)
 
       const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {
         const shadow = input.shadow === true
         const role: AgentRole = config.loop.role
-        const policy = { ...config.loop, maxSteps: input.maxSteps ?? config.loop.maxSteps, mode: shadow ? "none" as const : config.loop.capMode }
+        const policy = { ...config.loop, maxSteps: input.maxSteps ?? config.loop.maxSteps, mode: shadow ? ("none" as const) : config.loop.capMode }
         const incidents: Array<Incident> = []
         const retries: Record<string, number> = {}
         const count = (name: string, n = 1) => {
@@ -105,13 +103,10 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         const firstStep = step
         let currentUserId = [...history].reverse().find((m) => m.role === "user" && m.synthetic === undefined)?.id ?? ""
         let recovery = initRecovery()
-        let textLoop = TextLoopDetector.init()
-        let breaker = initBreaker()
         let meter = initUsageMeter()
         let lastReply: AssistantMessage | null = null
-        const shadowCrops: Array<{ on: string; crop: CropMarker }> = []
-        let exit: { reason: ExitReason; step: number; error?: { tag: string; message: string } } | null = null
-        const price = priceFor(llm.modelId)
+        let exit: RunExit | null = null
+        const detectors = new CrossStepDetectors(config, role, shadow)
 
         const incident = (i: Incident) =>
           Effect.gen(function* () {
@@ -126,7 +121,10 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             recovery = onNewUserTurn(recovery)
           })
         const remind = (kind: ReminderKind, text: string) =>
-          (count(kind), shadow) ? Effect.void : store.append(input.sessionId, { role: "user", id: nextId("r"), text, synthetic: kind })
+          Effect.suspend(() => {
+            count(kind)
+            return shadow ? Effect.void : store.append(input.sessionId, { role: "user", id: nextId("r"), text, synthetic: kind })
+          })
         /** Records the way out; in shadow mode only the first one counts and the replay goes on. */
         const stop = (reason: ExitReason, at: number, error?: { tag: string; message: string }) =>
           Effect.sync(() => {
@@ -158,38 +156,13 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             yield* incident({ step, detector: "budget", action: "stop", detail: { reason: cap.reason } })
             if (yield* stop(cap.reason, step)) break
           }
-          const ephemeral: Array<string> = []
           const summaryReason = cap !== "proceed" && cap.type === "summary" ? cap.reason : null
-          const summary = summaryReason !== null
+          const ephemeral: Array<string> = []
+          const note = detectors.takeNote()
+          if (note !== null) ephemeral.push(note)
           if (cap !== "proceed" && cap.type === "last-step") ephemeral.push(reminderText("soft-cap", role))
-          if (summary) ephemeral.push(reminderText("summary", role))
+          if (summaryReason !== null) ephemeral.push(reminderText("summary", role))
 
-          const messages = yield* store.messages(input.sessionId)
-          let cropped = false
-          if (config.loop_streak_recovery.enabled || shadow) {
-            // Shadow mode stores nothing, so its would-be crops live here and only steer detection.
-            const seen = shadow ? withShadowCrops(messages, shadowCrops) : messages
-            const streak = detectStreak(seen, {
-              enabled: true,
-              triggerCount: config.loop_streak_recovery.trigger_count,
-              maxSpan: config.loop_streak_recovery.max_span
-            })
-            if (streak) {
-              cropped = true
-              yield* incident({ step, detector: "streak-crop", action: shadow ? "detect" : "crop", detail: { ...streak.marker, replies: streak.replyIds.length } })
-              // Only the new crop's size matters for the cache: older crops are already in the prefix.
-              if (streak.croppedBlocks > 20) yield* incident({ step, detector: "streak-crop", action: "cache-risk", detail: { croppedBlocks: streak.croppedBlocks } })
-              if (streak.persistOn !== null) {
-                if (shadow) shadowCrops.push({ on: streak.persistOn, crop: streak.marker })
-                else yield* store.addCrop(input.sessionId, streak.persistOn, streak.marker)
-              }
-            }
-          }
-          const action = config.repeated_action.enabled ? repeatedAction(messages, { repeats: config.repeated_action.repeats, note: reminderText("repeated-action", role) }) : null
-          if (action) {
-            ephemeral.push(action.note)
-            yield* incident({ step, detector: "repeated-action", action: "note", detail: { signature: action.signature, count: action.count } })
-          }
           const built = buildRequest({
             messages: yield* store.messages(input.sessionId),
             ...(input.system !== undefined ? { system: input.system } : {}),
@@ -198,7 +171,6 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             ephemeral: shadow ? [] : ephemeral,
             applyCrops: !shadow
           })
-
           const process = processor.process({
             sessionId: input.sessionId,
             parentId: currentUserId,
@@ -213,7 +185,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
               : yield* process.pipe(Effect.timeoutOrElse({ duration: Duration.millis(config.loop.stepTimeoutMs), orElse: () => Effect.succeed(null) }))
           if (result === null) {
             yield* incident({ step, detector: "timeout", action: "stop", detail: { stepTimeoutMs: config.loop.stepTimeoutMs } })
-            if (yield* stop("timeout", step)) break
+            if (yield* stop("timeout", step, { tag: "StepTimeoutError", message: `step ${step} ran past ${config.loop.stepTimeoutMs} ms` })) break
             step += 1
             continue
           }
@@ -221,19 +193,20 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           count("transport", result.attempts - 1)
           lastReply = reply
           meter = recordStep(meter, reply.usage, price)
-          if (summary) meter = markSummaryDone(meter)
+          if (summaryReason !== null) meter = markSummaryDone(meter)
           const outcome = result.outcome
 
           if (outcome.type === "paused") {
             yield* events.publish({ type: "session.try_best.detected", step, incident: outcome.incident })
-            yield* incident({ step, detector: String(outcome.incident["kind"] ?? "try-best").replace("_", "-"), action: "pause", detail: outcome.incident })
+            yield* incident({ step, detector: pausedBy("try-best", outcome.incident), action: "pause", detail: outcome.incident })
+            // A pause ends the turn; nothing after it (goal gate, recoveries) may override it.
             if (yield* stop("try_best_paused", step)) break
           }
           if (outcome.type === "stop") {
             if (yield* stop("doom_loop", step, { tag: "DoomLoopError", message: outcome.reason })) break
           }
           if (outcome.type === "text-repeat") {
-            yield* incident({ step, detector: "text-repeat", action: "cut", detail: { period: outcome.period, token: outcome.token } })
+            yield* incident({ step, detector: "text-repeat", action: "cut", detail: { period: outcome.period, token: outcome.token, repeats: outcome.repeats } })
           }
           if (summaryReason !== null) {
             if (yield* stop(summaryReason, step)) break
@@ -261,53 +234,50 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           const act = decision.action
 
           // Cross-step detectors see every recorded step, whatever the recovery says.
-          const loop = config.text_loop.enabled
-            ? TextLoopDetector.consume(textLoop, reply, { cropped }, { ...config.text_loop, prefixes: ["let me ", "i'll ", "i will ", "let's "] })
-            : null
-          if (loop) textLoop = loop.state
-          let breakerAction: ReturnType<typeof recordToolResult>["action"] = null
-          if (config.breaker.enabled) {
-            for (const part of toolPartsOf(reply)) {
-              if (part.state !== "completed" && part.state !== "error") continue
-              const ok = part.state === "completed" && (part.exitCode === undefined || part.exitCode === 0)
-              const d = recordToolResult(breaker, { ok, tool: part.name, ...(part.error !== undefined ? { error: part.error } : {}) }, config.breaker)
-              breaker = d.state
-              if (d.action) breakerAction = d.action
-            }
-          }
+          const after = detectors.afterStep(yield* store.messages(input.sessionId), reply, step, {
+            final: act.type === "final",
+            costUsd: price === null ? null : costOf(reply.usage ?? {}, price)
+          })
+          for (const i of after.incidents) yield* incident(i)
+          if (after.crop) yield* store.addCrop(input.sessionId, after.crop.on, after.crop.marker)
 
           if (act.type !== "next-step") {
-            yield* events.publish({ type: "recovery", step, action: act.type, ...(act.type === "remind" ? { kind: act.kind, text: act.text } : {}), ...(act.type === "exit" ? { kind: act.reason } : {}) })
+            yield* events.publish({
+              type: "recovery",
+              step,
+              action: act.type,
+              ...(act.type === "remind" ? { kind: act.kind, text: act.text } : {}),
+              ...(act.type === "exit" ? { kind: act.reason } : {})
+            })
           }
           if (act.type === "remind") {
-            yield* incident({ step, detector: act.kind === "text-repeat-remind" || act.kind === "text-repeat-replan" ? "text-repeat" : classification.class, action: act.kind, detail: { reason: classification.reason } })
+            const detector = act.kind === "text-repeat-remind" || act.kind === "text-repeat-replan" ? "text-repeat" : classification.class
+            yield* incident({ step, detector, action: act.kind, detail: { reason: classification.reason } })
             if (act.exclude && !shadow) yield* store.exclude(input.sessionId, reply.id, act.exclude)
             yield* remind(act.kind, act.text)
           } else if (act.type === "exit") {
-            if (act.reason !== "final") yield* incident({ step, detector: classification.class, action: `exit:${act.reason}`, detail: { reason: classification.reason, ...(act.error ? { error: act.error } : {}) } })
+            if (act.reason !== "final") {
+              yield* incident({ step, detector: classification.class, action: `exit:${act.reason}`, detail: { reason: classification.reason, ...(act.error ? { error: act.error } : {}) } })
+            }
             if (yield* stop(act.reason, step, act.error)) break
           } else if (act.type === "final") {
             if (yield* stop("final", step)) break
           }
 
-          if (loop?.trigger) {
-            const level = loop.trigger.level
-            yield* incident({ step, detector: "text-loop", action: level, detail: { count: loop.trigger.count, key: loop.trigger.key.slice(0, 120) } })
-            if (level === "terminate") {
-              if (yield* stop("text_loop", step, { tag: "TextLoopError", message: "Text loop detected" })) break
-            } else yield* remind(level === "mild" ? "text-loop-mild" : "text-loop-strong", level === "mild" ? TEXT_LOOP_MILD_PROMPT : TEXT_LOOP_STRONG_PROMPT)
+          if (after.pause) {
+            yield* events.publish({ type: "session.try_best.detected", step, incident: after.pause })
+            if (yield* stop("try_best_paused", step)) break
           }
-          if (breakerAction) {
-            yield* incident({ step, detector: "breaker", action: breakerAction.type, detail: { trigger: breakerAction.trigger, detail: breakerAction.detail } })
-            if (breakerAction.type === "hand-back") {
-              if (yield* stop("circuit_open", step, breakerAction.error)) break
-            } else yield* remind("breaker-degrade", reminderText("breaker-degrade", role))
+          if (after.exit) {
+            if (yield* stop(after.exit.reason, step, after.exit.error)) break
           }
+          for (const r of after.reminders) yield* remind(r.kind, r.text)
           step += 1
         }
 
+        const finalExit = exit as RunExit | null
         const report = makeReport({
-          exit,
+          exit: finalExit,
           shadow,
           stepsUsed: meter.stepsUsed,
           meter,
@@ -318,7 +288,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           sessionId: input.sessionId
         })
         yield* events.publish({ type: "run.finished", report })
-        return { report, incidents } satisfies RunResult
+        return { report, incidents, exit: finalExit } satisfies RunResult
       })
       return RunLoop.of({ run })
     })

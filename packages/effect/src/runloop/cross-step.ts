@@ -1,0 +1,172 @@
+/**
+ * The detectors that look across steps, run once after every recorded step: reasoning-loop
+ * crop (§4), repeated action (§3), text loop (§3), the error-storm breaker (§8) and the stall
+ * signals (§6 "beyond"). Plain state, no Effect: the RunLoop applies what they ask for.
+ * Incidents carry the step whose reply raised them, using only what came before it.
+ */
+import {
+  detectStreak,
+  initBreaker,
+  isVerificationCommand,
+  commandOf,
+  recordToolResult,
+  reminderText,
+  repeatedAction,
+  resolveTryBestOptions,
+  StallMonitor,
+  TextLoopDetector,
+  toolPartsOf,
+  verificationMatcher,
+  TEXT_LOOP_MILD_PROMPT,
+  TEXT_LOOP_STRONG_PROMPT,
+  type AgentRole,
+  type AssistantMessage,
+  type CropMarker,
+  type ExitReason,
+  type Message,
+  type ReminderKind,
+  type StallOptionsInput
+} from "@loopguard/core"
+import type { LoopguardConfig } from "../config/schema.js"
+import type { Incident } from "./report.js"
+import { tryBestOptionsOf } from "./try-best-options.js"
+
+export interface AfterStep {
+  readonly incidents: ReadonlyArray<Incident>
+  /** A crop to persist on a user message (never in shadow mode). */
+  readonly crop: { readonly on: string; readonly marker: CropMarker } | null
+  readonly reminders: ReadonlyArray<{ readonly kind: ReminderKind; readonly text: string }>
+  readonly exit: { readonly reason: ExitReason; readonly error: { readonly tag: string; readonly message: string } } | null
+  /** A stall signal asks to pause the turn (only when `stall.enabled`). */
+  readonly pause: Readonly<Record<string, unknown>> | null
+}
+
+const TEXT_LOOP_PREFIXES = ["let me ", "i'll ", "i will ", "let's "]
+
+export const stallOptionsOf = (config: LoopguardConfig): StallOptionsInput => ({
+  noFileChange: { enabled: config.stall.noFileChangeSteps !== null, steps: config.stall.noFileChangeSteps ?? 1 },
+  compactions: { enabled: config.stall.maxCompactions !== null, limit: config.stall.maxCompactions ?? 1 },
+  cost: {
+    enabled: config.stall.costRatio !== null && config.loop.costBudgetUsd !== null,
+    fraction: config.stall.costRatio ?? 1,
+    ...(config.loop.costBudgetUsd !== null ? { budgetUsd: config.loop.costBudgetUsd } : {})
+  },
+  artefacts: { enabled: config.stall.requiredArtefacts.length > 0, required: config.stall.requiredArtefacts },
+  spendFlat: { enabled: config.stall.spendFlatWindow !== null, window: config.stall.spendFlatWindow ?? 1 }
+})
+
+export class CrossStepDetectors {
+  private textLoop = TextLoopDetector.init()
+  private breaker = initBreaker()
+  private readonly stall: StallMonitor | null
+  private readonly shadowCrops: Array<{ on: string; crop: CropMarker }> = []
+  private note: string | null = null
+  /** A crop was made for the request that produced the current reply (SPEC §3: skip the text loop then). */
+  private croppedForThisStep = false
+  private readonly verification: ReturnType<typeof verificationMatcher>
+
+  constructor(
+    private readonly config: LoopguardConfig,
+    private readonly role: AgentRole,
+    private readonly shadow: boolean
+  ) {
+    this.stall = config.stall.enabled || shadow ? new StallMonitor(stallOptionsOf(config)) : null
+    this.verification = verificationMatcher(resolveTryBestOptions(tryBestOptionsOf(config)))
+  }
+
+  /** The repeated-action note for the next request only (ephemeral: never stored). */
+  takeNote(): string | null {
+    const n = this.note
+    this.note = null
+    return n
+  }
+
+  afterStep(messages: ReadonlyArray<Message>, reply: AssistantMessage, step: number, ctx: { readonly final: boolean; readonly costUsd: number | null }): AfterStep {
+    const config = this.config
+    const incidents: Array<Incident> = []
+    const reminders: Array<{ kind: ReminderKind; text: string }> = []
+    let exit: AfterStep["exit"] = null
+    let crop: AfterStep["crop"] = null
+    let pause: AfterStep["pause"] = null
+
+    // The crop found after reply N applies to request N+1, so it is reply N+1 whose text loop is skipped.
+    const cropped = this.croppedForThisStep
+    this.croppedForThisStep = false
+    if (config.loop_streak_recovery.enabled || this.shadow) {
+      // Shadow mode stores nothing, so its would-be crops live here and only steer detection.
+      const seen = this.shadow ? withCrops(messages, this.shadowCrops) : messages
+      const streak = detectStreak(seen, {
+        enabled: true,
+        triggerCount: config.loop_streak_recovery.trigger_count,
+        maxSpan: config.loop_streak_recovery.max_span
+      })
+      if (streak) {
+        this.croppedForThisStep = true
+        incidents.push({ step, detector: "streak-crop", action: this.shadow ? "detect" : "crop", detail: { ...streak.marker, replies: streak.replyIds.length } })
+        // Only the new crop's size matters for the cache: older crops are already in the prefix.
+        if (streak.croppedBlocks > 20) incidents.push({ step, detector: "streak-crop", action: "cache-risk", detail: { croppedBlocks: streak.croppedBlocks } })
+        if (streak.persistOn !== null) {
+          if (this.shadow) this.shadowCrops.push({ on: streak.persistOn, crop: streak.marker })
+          else crop = { on: streak.persistOn, marker: streak.marker }
+        }
+      }
+    }
+
+    if (config.repeated_action.enabled) {
+      const action = repeatedAction(messages, { repeats: config.repeated_action.repeats, note: reminderText("repeated-action", this.role) })
+      if (action) {
+        this.note = action.note
+        incidents.push({ step, detector: "repeated-action", action: "note", detail: { signature: action.signature, count: action.count } })
+      }
+    }
+
+    if (config.text_loop.enabled) {
+      const loop = TextLoopDetector.consume(this.textLoop, reply, { cropped }, { ...config.text_loop, prefixes: TEXT_LOOP_PREFIXES })
+      this.textLoop = loop.state
+      if (loop.trigger) {
+        const level = loop.trigger.level
+        incidents.push({ step, detector: "text-loop", action: level, detail: { count: loop.trigger.count, key: loop.trigger.key.slice(0, 120) } })
+        if (level === "terminate") exit = { reason: "text_loop", error: { tag: "TextLoopError", message: "Text loop detected" } }
+        else reminders.push(level === "mild" ? { kind: "text-loop-mild", text: TEXT_LOOP_MILD_PROMPT } : { kind: "text-loop-strong", text: TEXT_LOOP_STRONG_PROMPT })
+      }
+    }
+
+    if (config.breaker.enabled) {
+      for (const part of toolPartsOf(reply)) {
+        if (part.state !== "completed" && part.state !== "error") continue
+        const ok = part.state === "completed" && (part.exitCode === undefined || part.exitCode === 0)
+        const d = recordToolResult(this.breaker, { ok, tool: part.name, ...(part.error !== undefined ? { error: part.error } : {}) }, config.breaker)
+        this.breaker = d.state
+        if (!d.action) continue
+        incidents.push({ step, detector: "breaker", action: d.action.type, detail: { trigger: d.action.trigger, detail: d.action.detail } })
+        if (d.action.type === "hand-back") exit ??= { reason: "circuit_open", error: d.action.error }
+        else reminders.push({ kind: "breaker-degrade", text: reminderText("breaker-degrade", this.role) })
+      }
+    }
+
+    if (this.stall) {
+      const parts = toolPartsOf(reply)
+      const changedFiles = parts.filter((p) => p.state === "completed" && p.path !== undefined && p.diff !== undefined).map((p) => p.path!)
+      const verificationImproved = parts.some((p) => {
+        const cmd = commandOf(p.input)
+        return cmd !== undefined && p.state === "completed" && (p.exitCode ?? 0) === 0 && isVerificationCommand(cmd, this.verification)
+      })
+      const usage = reply.usage
+      const tokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)
+      for (const s of this.stall.consume({ step, changedFiles, tokens, verificationImproved, final: ctx.final, ...(ctx.costUsd !== null ? { costUsd: ctx.costUsd } : {}) })) {
+        incidents.push({ step, detector: s.kind, action: config.stall.enabled && !this.shadow ? "pause" : "warn", detail: { ...s } })
+        if (config.stall.enabled) pause ??= { ...s }
+      }
+    }
+
+    return { incidents, crop, reminders, exit, pause }
+  }
+}
+
+const withCrops = (messages: ReadonlyArray<Message>, crops: ReadonlyArray<{ on: string; crop: CropMarker }>) =>
+  crops.length === 0
+    ? messages
+    : messages.map((m) => {
+        const mine = crops.filter((c) => c.on === m.id).map((c) => c.crop)
+        return m.role === "user" && mine.length > 0 ? { ...m, crops: [...(m.crops ?? []), ...mine] } : m
+      })
