@@ -6,7 +6,6 @@
 import type { StreamPart } from "@loopguard/core"
 import { Config, DEFAULT_CONFIG, Events, LLM, loopguardLayer, Permission, SessionProcessor, SessionStore, Tools } from "@loopguard/effect"
 import { layerFromModel } from "@loopguard/ai-sdk"
-import { simulateReadableStream } from "ai"
 import { MockLanguageModelV4 } from "ai/test"
 import { Effect, Layer, Stream } from "effect"
 
@@ -27,6 +26,15 @@ const makeParts = (): Array<StreamPart> => {
   return parts
 }
 
+/** All chunks at once: no artificial delays, so the figure is per-part processing cost. */
+const readableOf = <T>(chunks: ReadonlyArray<T>): ReadableStream<T> =>
+  new ReadableStream<T>({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(c)
+      controller.close()
+    }
+  })
+
 /** The same deltas as a provider stream, so they pass through the AI SDK's streamText like live output. */
 const aiSdkLlm = (parts: ReadonlyArray<StreamPart>) =>
   layerFromModel({
@@ -34,8 +42,7 @@ const aiSdkLlm = (parts: ReadonlyArray<StreamPart>) =>
     modelId: "bench",
     model: new MockLanguageModelV4({
       doStream: async () => ({
-        stream: simulateReadableStream({
-          chunks: [
+        stream: readableOf([
             { type: "text-start", id: "t" },
             ...parts.flatMap((p) => (p.type === "text-delta" ? [{ type: "text-delta" as const, id: "t", delta: p.text }] : [])),
             { type: "text-end", id: "t" },
@@ -44,8 +51,7 @@ const aiSdkLlm = (parts: ReadonlyArray<StreamPart>) =>
               finishReason: { unified: "stop", raw: "stop" },
               usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: TOKENS, text: TOKENS, reasoning: 0 } }
             }
-          ] as never
-        })
+          ] as never)
       })
     } as never)
   })
