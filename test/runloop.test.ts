@@ -91,6 +91,19 @@ describe("RunLoop over HTTP", () => {
     }
   })
 
+  test("the system prompt reaches the server as the first message", async () => {
+    const h = await makeHarness([answer("ok")])
+    try {
+      const r = await h.run(Effect.gen(function* () {
+        return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "hi", system: "You are a careful agent." })
+      }))
+      expect(r.report.reason).toBe("final")
+      expect(h.server.requests[0]!.body.messages[0]).toEqual({ role: "system", content: "You are a careful agent." })
+    } finally {
+      await h.close()
+    }
+  })
+
   test("tools run and their results go back to the model", async () => {
     const h = await makeHarness([toolCallStream("bash", { command: "ls" }), answer("Found it.")], { tools: [echoTool] })
     try {

@@ -26,6 +26,7 @@ export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => ({
       const result = streamText({
         model: options.model,
         messages: toModelMessages(request),
+        ...(request.system !== undefined && request.system !== "" ? { instructions: request.system } : {}),
         ...(request.tools.length > 0 ? { tools } : {}),
         ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
         maxRetries: 0,

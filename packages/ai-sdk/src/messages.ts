@@ -17,8 +17,8 @@ const toolOutputText = (p: ToolPart): string => {
 }
 
 export const toModelMessages = (request: LlmRequest): Array<ModelMessage> => {
+  // The system prompt travels as `instructions` (AI SDK 7 rejects system messages in `messages`).
   const out: Array<ModelMessage> = []
-  if (request.system !== undefined && request.system !== "") out.push({ role: "system", content: request.system })
   for (const m of request.messages) {
     if (m.role === "user") {
       out.push({ role: "user", content: m.text })

@@ -14,7 +14,7 @@ import { RetryCoordinator } from "../retry/RetryCoordinator.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools } from "../tools/Tools.js"
 import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonitor } from "./monitors.js"
-import { initialStepRetry, planStepRetry } from "./step-retry.js"
+import { giveUpError, initialStepRetry, planStepRetry } from "./step-retry.js"
 import { ToolGate } from "./ToolGate.js"
 
 /** Approximate token count for the live counter: words, with each CJK character its own. */
@@ -88,6 +88,9 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           const monitors: Array<StreamMonitor> = [...baseMonitors, ...(input.monitors ?? [])].map((f) => f({ step: input.step, attempt: n }))
           let trip: MonitorTrip | null = null
           let streamError: NormalizedError | null = null
+          // Replay safety follows tool-call events only: `reply.sawToolCall` is also set by
+          // tool-input-start, while the arguments still stream and nothing has run (SPEC §5).
+          let toolCalled = false
           let tokens = 0
           let lastProgress = 0
 
@@ -155,6 +158,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               return Effect.succeed(t !== null)
             }
             if (part.type === "tool-call") {
+              toolCalled = true
               return runTool(part).pipe(
                 Effect.map((t) => {
                   if (t) trip = t
@@ -203,7 +207,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             // The stream ended without saying why: never taken as done (SPEC §8).
             if (reply.finish === undefined && trip === null) reply.setFinish("unknown")
           }
-          return { reply, trip: trip as MonitorTrip | null, error: streamError as NormalizedError | null }
+          return { reply, trip: trip as MonitorTrip | null, error: streamError as NormalizedError | null, toolCalled }
         })
 
       const process = Effect.fn("SessionProcessor.process")(function* (input: ProcessInput) {
@@ -245,20 +249,21 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           const now = yield* Clock.currentTimeMillis
           const verdict = planStepRetry(retry.budgets, retryState, error, {
             phase: error.phase ?? "request",
-            replaySafe: !r.reply.sawToolCall,
+            replaySafe: !r.toolCalled,
             elapsedMs: now - startedAt,
             lastMessageIsAssistant: request.messages[request.messages.length - 1]?.role === "assistant",
             mainSession: config.loop.role === "main",
             overloadedImmediateRetries: retry.overloadedImmediateRetries
           })
           if (!verdict.retry) {
-            r.reply.setError(error)
+            const recorded = giveUpError(error, verdict)
+            r.reply.setError(recorded)
             if (r.reply.finish === undefined) r.reply.setFinish("error")
             if (verdict.terminal) {
               yield* events.publish({ type: "session.retry.terminal", kind: verdict.kind, message: error.message })
               yield* retry.onTerminal(error, verdict.reason)
             }
-            return yield* finishOutcome({ type: "error", error })
+            return yield* finishOutcome({ type: "error", error: recorded })
           }
           retryState = verdict.state
           // The failed attempt stays in the store, excluded, so nothing it wrote is sent or shown twice.

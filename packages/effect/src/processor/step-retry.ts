@@ -48,7 +48,14 @@ export type StepRetryVerdict =
       readonly silent: boolean
       readonly dropTrailingAssistant: boolean
     }
-  | { readonly retry: false; readonly kind: RetryKind; readonly reason: string; readonly terminal: boolean }
+  | {
+      readonly retry: false
+      readonly kind: RetryKind
+      readonly reason: string
+      readonly terminal: boolean
+      /** Counted retries this step already made. */
+      readonly retries: number
+    }
 
 export const planStepRetry = (
   budgets: RetryBudgets,
@@ -91,7 +98,8 @@ export const planStepRetry = (
       retry: false,
       kind: decision.kind,
       reason: outcome.reason === "not-retryable" ? decision.reason : outcome.reason,
-      terminal: outcome.reason === "not-retryable"
+      terminal: outcome.reason === "not-retryable",
+      retries: state.retry.attempt
     }
   }
   return {
@@ -105,4 +113,17 @@ export const planStepRetry = (
     silent: false,
     dropTrailingAssistant: false
   }
+}
+
+/**
+ * The error a step records when it gives up because the budget or the deadline ran out. The
+ * provider's own message ("upstream crashed") does not say that it was an HTTP 500 nor that it
+ * was retried, and it is what the run report shows; so both are appended. Every other field is
+ * kept, and other stops (terminal, unsafe replay) record the error unchanged.
+ */
+export const giveUpError = (error: NormalizedError, verdict: Extract<StepRetryVerdict, { retry: false }>): NormalizedError => {
+  if (verdict.reason !== "budget-exhausted" && verdict.reason !== "deadline") return error
+  const status = error.status !== undefined && (error.status < 200 || error.status >= 300) ? `HTTP ${error.status}; ` : ""
+  const retries = `${verdict.retries} ${verdict.retries === 1 ? "retry" : "retries"}`
+  return { ...error, message: `${error.message} (${status}gave up after ${retries}: ${verdict.reason})` }
 }

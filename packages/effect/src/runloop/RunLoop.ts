@@ -32,12 +32,15 @@ import {
 import { Context, Duration, Effect, Layer } from "effect"
 import { Config } from "../config/Config.js"
 import { Events } from "../events/Events.js"
+import { CompletionCheck } from "../gate/CompletionCheck.js"
+import { GoalGate } from "../gate/GoalGate.js"
 import { LLM } from "../llm/LLM.js"
 import type { MonitorFactory } from "../processor/monitors.js"
 import { SessionProcessor, type ProcessResult } from "../processor/SessionProcessor.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools } from "../tools/Tools.js"
 import { CrossStepDetectors } from "./cross-step.js"
+import { makeFinishGates } from "./finish-gates.js"
 import { makeReport, type Incident, type RunReport } from "./report.js"
 import { buildRequest } from "./request.js"
 import { tryBestOptionsOf } from "./try-best-options.js"
@@ -85,6 +88,8 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
       const events = yield* Events
       const tools = yield* Tools
       const llm = yield* LLM
+      const goalGate = yield* GoalGate
+      const completionCheck = yield* CompletionCheck
       const price = priceFor(llm.modelId)
 
       const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {
@@ -107,6 +112,17 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         let lastReply: AssistantMessage | null = null
         let exit: RunExit | null = null
         const detectors = new CrossStepDetectors(config, role, shadow)
+        const gates = makeFinishGates({
+          config,
+          goalGate,
+          completionCheck,
+          incident: (i) => incident(i),
+          goal: () => Effect.map(store.messages(input.sessionId), (ms) => {
+            const m = ms.find((x) => x.id === currentUserId)
+            return m?.role === "user" ? m.text : ""
+          }),
+          messages: () => store.messages(input.sessionId)
+        })
 
         const incident = (i: Incident) =>
           Effect.gen(function* () {
@@ -260,6 +276,13 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
               yield* incident({ step, detector: classification.class, action: `exit:${act.reason}`, detail: { reason: classification.reason, ...(act.error ? { error: act.error } : {}) } })
             }
             if (yield* stop(act.reason, step, act.error)) break
+          } else if (act.type === "final" && !shadow) {
+            const verdict = yield* gates.check(reply, step)
+            if (verdict.type === "accept") {
+              if (yield* stop("final", step)) break
+            } else if (verdict.type === "exit") {
+              if (yield* stop(verdict.reason, step, verdict.error)) break
+            } else yield* remind(verdict.kind, verdict.text)
           } else if (act.type === "final") {
             if (yield* stop("final", step)) break
           }
