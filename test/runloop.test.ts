@@ -104,6 +104,25 @@ describe("RunLoop over HTTP", () => {
     }
   })
 
+  test("external cancellation interrupts the running step, aborts the request and ends with cancelled", async () => {
+    const h = await makeHarness([{ type: "stream", chunks: [{ text: "Thinking about it" }, { text: " more" }], finish: "stop", stallAfterChunks: 1, stallMs: 30_000 }])
+    try {
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), 300)
+      const started = Date.now()
+      const r = await h.run(Effect.gen(function* () {
+        return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "hi", signal: controller.signal })
+      }))
+      expect(Date.now() - started).toBeLessThan(5_000)
+      expect(r.report.reason).toBe("cancelled")
+      expect(r.report.status).toBe("aborted")
+      await h.server.requests[0]!.done
+      expect(h.server.requests[0]!.closedEarly).toBe(true)
+    } finally {
+      await h.close()
+    }
+  })
+
   test("tools run and their results go back to the model", async () => {
     const h = await makeHarness([toolCallStream("bash", { command: "ls" }), answer("Found it.")], { tools: [echoTool] })
     try {

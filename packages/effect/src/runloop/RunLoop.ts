@@ -57,7 +57,20 @@ export interface RunInput {
   readonly userTurnsBefore?: (step: number) => ReadonlyArray<string>
   /** Overrides `loop.maxSteps` (CLI `--max-steps`, audit: the number of recorded steps). */
   readonly maxSteps?: number
+  /** External cancellation (Ctrl-C): checked every beat; a running step and its tools are interrupted. */
+  readonly signal?: AbortSignal
 }
+
+/** Completes when the signal aborts; never, without one. */
+const aborted = (signal: AbortSignal | undefined): Effect.Effect<null> =>
+  signal === undefined
+    ? Effect.never
+    : Effect.callback<null>((resume) => {
+        if (signal.aborted) return resume(Effect.succeed(null))
+        const onAbort = () => resume(Effect.succeed(null))
+        signal.addEventListener("abort", onAbort, { once: true })
+        return Effect.sync(() => signal.removeEventListener("abort", onAbort))
+      })
 
 export interface RunExit {
   readonly reason: ExitReason
@@ -166,6 +179,10 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         while (true) {
           for (const text of input.userTurnsBefore?.(step) ?? []) yield* userTurn(text)
           if (shadow && step - firstStep >= policy.maxSteps) break
+          if (input.signal?.aborted === true) {
+            yield* stop("cancelled", step, { tag: "CancelledError", message: "cancelled by the user" })
+            break
+          }
 
           const cap = capDecision(policy, capUsageOf(meter))
           if (cap !== "proceed" && cap.type === "stop") {
@@ -195,11 +212,16 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             messageId: (attempt) => nextId(attempt === 1 ? "a" : `a${attempt}-`),
             monitors: tryBestFactory ? [tryBestFactory] : []
           })
-          const result: ProcessResult | null =
+          const timed: Effect.Effect<ProcessResult | "timeout"> =
             config.loop.stepTimeoutMs === null
-              ? yield* process
-              : yield* process.pipe(Effect.timeoutOrElse({ duration: Duration.millis(config.loop.stepTimeoutMs), orElse: () => Effect.succeed(null) }))
+              ? process
+              : process.pipe(Effect.timeoutOrElse({ duration: Duration.millis(config.loop.stepTimeoutMs), orElse: () => Effect.succeed("timeout" as const) }))
+          const result = yield* Effect.raceFirst(timed, aborted(input.signal))
           if (result === null) {
+            yield* stop("cancelled", step, { tag: "CancelledError", message: "cancelled by the user" })
+            break
+          }
+          if (result === "timeout") {
             yield* incident({ step, detector: "timeout", action: "stop", detail: { stepTimeoutMs: config.loop.stepTimeoutMs } })
             if (yield* stop("timeout", step, { tag: "StepTimeoutError", message: `step ${step} ran past ${config.loop.stepTimeoutMs} ms` })) break
             step += 1
