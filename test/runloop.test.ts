@@ -1,5 +1,5 @@
 import { repeatLoop, textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk"
-import { RunLoop, type ToolDefinition } from "@loopguard/effect"
+import { RunLoop, SessionStore, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { makeHarness, noRetries } from "./harness.js"
@@ -110,10 +110,13 @@ describe("RunLoop over HTTP", () => {
       const controller = new AbortController()
       setTimeout(() => controller.abort(), 300)
       const started = Date.now()
-      const r = await h.run(Effect.gen(function* () {
-        return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "hi", signal: controller.signal })
+      const [r, stored] = await h.run(Effect.gen(function* () {
+        const result = yield* (yield* RunLoop).run({ sessionId: "s", prompt: "hi", signal: controller.signal })
+        return [result, yield* (yield* SessionStore).messages("s")] as const
       }))
       expect(Date.now() - started).toBeLessThan(5_000)
+      // What streamed before the cancel is kept.
+      expect(JSON.stringify(stored)).toContain("Thinking about it")
       expect(r.report.reason).toBe("cancelled")
       expect(r.report.status).toBe("aborted")
       await h.server.requests[0]!.done

@@ -2,7 +2,7 @@
  * Shared CLI wiring: config from file + env + flags, events rendered as text or JSON lines,
  * and the report printed last. Exit status 1 when the run did not complete.
  */
-import { Config, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tools, type LLM, type LoopguardEvent, type RunInput, type RunResult, type ToolDefinition, type LoopguardConfig } from "@loopguard/effect"
+import { Config, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tools, type LLM, type LoopguardEvent, type RunInput, type RunResult, type SessionStoreShape, type ToolDefinition, type LoopguardConfig } from "@loopguard/effect"
 import { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { UsageError } from "./errors.js"
@@ -41,6 +41,10 @@ export interface SessionOptions {
   readonly json: boolean
   readonly write?: (line: string) => void
   readonly onEvent?: (e: LoopguardEvent) => void
+  /** Where the session's messages are kept; default a fresh in-memory store. */
+  readonly store?: SessionStoreShape
+  /** Where the completion check runs (default: the process's working directory). */
+  readonly cwd?: string
 }
 
 /** Runs `inputs` in order, in one session store. */
@@ -67,7 +71,7 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
       else renderer.onEvent(e)
     }),
     options.config.loop.interactive ? Permission.layerAllow : Permission.layerDeny,
-    SessionStore.layerMemory
+    options.store ? Layer.succeed(SessionStore, options.store) : SessionStore.layerMemory
   )
   return Effect.gen(function* () {
     const loop = yield* RunLoop
@@ -80,5 +84,5 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
       input = yield* next(r, results)
     }
     return results
-  }).pipe(Effect.provide(loopguardLayer(deps)), Effect.scoped, Effect.orDie)
+  }).pipe(Effect.provide(loopguardLayer(deps, options.cwd !== undefined ? { cwd: options.cwd } : {})), Effect.scoped, Effect.orDie)
 }

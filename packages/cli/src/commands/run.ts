@@ -54,7 +54,17 @@ export const runCommand = Command.make(
         ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {})
       })
       const cwd = resolve(flags.cwd)
+      // First Ctrl-C: cancel the run (the step and its tools are interrupted, the report is printed);
+      // a second one: leave at once.
+      const controller = new AbortController()
+      const onSigint = () => {
+        if (controller.signal.aborted) process.exit(130)
+        process.stderr.write("\nloopguard: cancelling (Ctrl-C again to quit at once)\n")
+        controller.abort()
+      }
+      process.on("SIGINT", onSigint)
       const outcome = yield* runWithPausePolicy({
+        signal: controller.signal,
         config,
         llm,
         modelId: flags.model,
@@ -64,6 +74,7 @@ export const runCommand = Command.make(
         cwd,
         json: flags.json
       })
+      process.off("SIGINT", onSigint)
       if (flags.json) for (const r of outcome.results) console.log(JSON.stringify({ type: "report", report: r.report }))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
       if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })

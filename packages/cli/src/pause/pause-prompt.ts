@@ -9,7 +9,7 @@ import type { PausedIncident } from "./paused-incident.js"
 export const formatPause = (incident: PausedIncident, choices: PauseChoices): ReadonlyArray<string> => {
   const width = Math.max(...[...choices.offered, ...choices.unavailable.map((u) => u.choice)].map((c) => c.length))
   return [
-    `⏸ try-best paused the run at step ${incident.step} (${incident.kind}): ${incident.detail}`,
+    `⏸ try-best paused the run at step ${incident.step}: ${incident.detail.startsWith(incident.kind) ? "" : `(${incident.kind}) `}${incident.detail}`,
     "  choices:",
     ...choices.offered.map((c, i) => `    ${i + 1}. ${c.padEnd(width)}  ${CHOICE_DESCRIPTIONS[c]}`),
     ...(choices.unavailable.length > 0 ? ["  not offered:", ...choices.unavailable.map((u) => `       ${u.choice.padEnd(width)}  ${u.reason}`)] : [])

@@ -4,7 +4,7 @@
  * harness, according to `try_best.on_pause` (or the user's answer for `ask`). A resume is a new
  * user turn in the same session; nothing resumes a paused run except this explicit choice.
  */
-import type { LLM, LoopguardConfig, RunInput, RunResult, ToolDefinition, LoopguardEvent } from "@loopguard/effect"
+import type { LLM, LoopguardConfig, LoopguardEvent, RunInput, RunResult, SessionStoreShape, ToolDefinition } from "@loopguard/effect"
 import { Effect, type Layer } from "effect"
 import { runSessionWith } from "../session.js"
 import { handoffTargetOf, pauseChoices, refusalOf, type OnPausePolicy, type PauseChoice } from "./choices.js"
@@ -39,6 +39,8 @@ export interface PauseRunOptions {
   /** Notes and refusals (stderr). */
   readonly warn?: (line: string) => void
   readonly onEvent?: (event: LoopguardEvent) => void
+  /** Where the session is kept (default: a fresh in-memory store). */
+  readonly store?: SessionStoreShape
   /** Default: look on PATH. */
   readonly hasCommand?: CommandLookup
   /** Whose secret values never reach a hand-off message. Default: process.env. */
@@ -47,6 +49,8 @@ export interface PauseRunOptions {
   readonly isTTY?: boolean
   readonly ask?: AskLine
   readonly policy?: Partial<PausePolicyOptions>
+  /** Ctrl-C: ends the current run with reason `cancelled` and stops resuming. */
+  readonly signal?: AbortSignal
 }
 
 export interface PauseDecision {
@@ -92,7 +96,8 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
     const base = {
       sessionId,
       ...(options.system !== undefined ? { system: options.system } : {}),
-      ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {})
+      ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {})
     }
     const record = (incident: PausedIncident, offered: ReadonlyArray<PauseChoice>, choice: PauseChoice, resumed: boolean, note?: string) => {
       pauses.push({ incident, offered, choice, resumed, ...(note !== undefined ? { note } : {}) })
@@ -159,7 +164,9 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         tools: options.tools,
         json,
         write,
-        ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {})
+        ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
+        ...(options.store !== undefined ? { store: options.store } : {}),
+        ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
       },
       { ...base, prompt: options.prompt },
       next

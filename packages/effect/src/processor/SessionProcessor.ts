@@ -192,6 +192,16 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               Effect.sync(() => {
                 streamError = { ...e.error, phase: e.error.phase ?? (reply.started ? "stream" : "request") }
               })
+            ),
+            // Cancelled from outside (Ctrl-C, step timeout): keep what already streamed.
+            Effect.onInterrupt(() =>
+              reply.hasContent
+                ? store.putAssistant(input.sessionId, {
+                    ...reply.build(),
+                    finish: reply.finish ?? "unknown",
+                    error: { message: "interrupted before the reply finished", aborted: true }
+                  })
+                : Effect.void
             )
           )
 
@@ -217,9 +227,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         let retryState = initialStepRetry
         while (true) {
           yield* events.publish({ type: "step.started", step: input.step, attempt: n })
-          const r = yield* attempt(input, request, n).pipe(
-            Effect.onInterrupt(() => Effect.void)
-          )
+          const r = yield* attempt(input, request, n)
           const finishOutcome = (outcome: StepOutcome) =>
             Effect.gen(function* () {
               const message = r.reply.build()

@@ -78,7 +78,7 @@ export const planStepRetry = (
       dropTrailingAssistant: true
     }
   }
-  if (replaySafe && ctx.mainSession && isOverloaded(error) && state.overloaded < ctx.overloadedImmediateRetries) {
+  if (replaySafe && decision.retryable && ctx.mainSession && isOverloaded(error) && state.overloaded < ctx.overloadedImmediateRetries) {
     return {
       retry: true,
       state: { ...state, overloaded: state.overloaded + 1 },

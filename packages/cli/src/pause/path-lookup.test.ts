@@ -1,0 +1,23 @@
+import { expect, test } from "bun:test"
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { commandOnPath } from "./path-lookup.js"
+
+test("commandOnPath finds executables only, in PATH's directories", () => {
+  const dir = mkdtempSync(join(tmpdir(), "lg-path-"))
+  try {
+    writeFileSync(join(dir, "codex"), "#!/bin/sh\n")
+    chmodSync(join(dir, "codex"), 0o755)
+    writeFileSync(join(dir, "claude"), "not executable")
+    chmodSync(join(dir, "claude"), 0o644)
+    const has = commandOnPath({ PATH: `/nonexistent:${dir}` })
+    expect(has("codex")).toBe(true)
+    expect(has("claude")).toBe(false)
+    expect(has("gemini")).toBe(false)
+    expect(has(join(dir, "codex"))).toBe(false)
+    expect(commandOnPath({})("codex")).toBe(false)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

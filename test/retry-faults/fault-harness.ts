@@ -1,0 +1,93 @@
+/**
+ * `makeHarness` with one extra seam: a decorator around the real HTTP-backed LLM service.
+ *
+ * Needed for one fault only. @ai-sdk/openai-compatible emits a `tool-call` when the response body
+ * ends (it finalizes tool calls in its flush), so over this protocol no transport failure can come
+ * after a tool call. Providers that close tool blocks mid-stream (Anthropic's content_block_stop)
+ * can fail after one; `cutAfterToolCall` reproduces that: the real HTTP stream up to its tool call,
+ * then the connection-reset error that a mid-stream reset produces on this stack.
+ */
+import { layerOpenAICompatible, startScriptedServer, type Script } from "@loopguard/ai-sdk"
+import type { NormalizedError } from "@loopguard/core"
+import {
+  Config,
+  DEFAULT_CONFIG,
+  Events,
+  LLM,
+  LlmError,
+  loopguardLayer,
+  Permission,
+  SessionStore,
+  Tools,
+  type LlmShape,
+  type LoopguardConfig,
+  type LoopguardEvent,
+  type ToolDefinition
+} from "@loopguard/effect"
+import { Effect, Layer, Stream } from "effect"
+import type { Harness } from "../harness.js"
+
+export const makeFaultHarness = async (
+  script: Script,
+  options: {
+    readonly config?: (c: LoopguardConfig) => LoopguardConfig
+    readonly tools?: ReadonlyArray<ToolDefinition>
+    readonly decorate: (llm: LlmShape) => LlmShape
+  }
+): Promise<Harness> => {
+  const server = await startScriptedServer(script)
+  const events: Array<LoopguardEvent> = []
+  const config = (options.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
+  const configLayer = Layer.succeed(Config, config)
+  const http = layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" })
+  const decorated = Layer.effect(
+    LLM,
+    Effect.gen(function* () {
+      return LLM.of(options.decorate(yield* LLM))
+    })
+  ).pipe(Layer.provide(http))
+  const deps = Layer.mergeAll(
+    decorated,
+    Tools.layerFrom(options.tools ?? []).pipe(Layer.provide(configLayer)),
+    configLayer,
+    Events.layerCollect(events),
+    Permission.layerDeny,
+    SessionStore.layerMemory
+  )
+  const layer = loopguardLayer(deps)
+  return {
+    server,
+    events,
+    run: (effect) => Effect.runPromise(Effect.provide(effect, layer) as Effect.Effect<never>),
+    close: () => server.close()
+  }
+}
+
+/** What the AI SDK reports for a connection reset after the response started (see the probe in the tests). */
+export const MID_STREAM_RESET: NormalizedError = {
+  message: "Failed to process successful response",
+  name: "AI_APICallError",
+  status: 200,
+  isRetryable: true,
+  causes: ["ECONNRESET: The socket connection was closed unexpectedly", "ECONNRESET"]
+}
+
+/**
+ * The first request's stream fails right after its first tool call (before the finish); later
+ * requests pass untouched, so a wrong replay would run the tool again and be seen.
+ */
+export const cutAfterToolCall = (llm: LlmShape): LlmShape => {
+  let requests = 0
+  return {
+    ...llm,
+    stream: (request) =>
+      Stream.suspend(() => {
+        if (++requests > 1) return llm.stream(request)
+        let sawCall = false
+        return llm.stream(request).pipe(
+          Stream.takeUntil((part) => (sawCall = part.type === "tool-call")),
+          Stream.concat(Stream.suspend(() => (sawCall ? Stream.fail(new LlmError({ error: MID_STREAM_RESET })) : Stream.empty)))
+        )
+      })
+  }
+}
