@@ -126,6 +126,49 @@ describe("RunLoop over HTTP", () => {
     }
   })
 
+  test("structured output: a text answer is reminded to use the tool; the tool call ends the run with the result", async () => {
+    const schema = { type: "object", properties: { answer: { type: "number" } }, required: ["answer"] }
+    const h = await makeHarness([answer("The answer is 42."), toolCallStream("structured_output", { answer: 42 })])
+    try {
+      const r = await h.run(Effect.gen(function* () {
+        return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "compute", structuredOutput: { schema } })
+      }))
+      expect(r.report.reason).toBe("final")
+      expect(r.structured).toEqual({ answer: 42 })
+      expect(h.server.requests[0]!.body.tools.map((t: any) => t.function.name)).toContain("structured_output")
+      expect(bodyText(h.server.requests[1]!.body)).toMatch(/structured-output tool/i)
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("structured output never given: bounded reminders, then the structured_output exit", async () => {
+    const h = await makeHarness([answer("a"), answer("b"), answer("c"), answer("d")])
+    try {
+      const r = await h.run(Effect.gen(function* () {
+        return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "compute", structuredOutput: { schema: { type: "object" } } })
+      }))
+      expect(r.report.reason).toBe("structured_output")
+      expect(h.server.requests.length).toBe(3)
+      expect(r.structured).toBeUndefined()
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("the session status carries the attempt number through a retry and resets when idle", async () => {
+    const h = await makeHarness([{ type: "error", status: 429, headers: { "retry-after-ms": "150" } }, answer("ok")])
+    try {
+      const r = await h.run(run())
+      expect(r.report.reason).toBe("final")
+      const statuses = h.events.flatMap((e) => (e.type === "session.status" ? [[e.status, e.attempt]] : []))
+      expect(statuses).toEqual([["busy", 0], ["retry", 1], ["idle", 0]])
+      expect(r.report.retries["transport"]).toBe(1)
+    } finally {
+      await h.close()
+    }
+  })
+
   test("tools run and their results go back to the model", async () => {
     const h = await makeHarness([toolCallStream("bash", { command: "ls" }), answer("Found it.")], { tools: [echoTool] })
     try {

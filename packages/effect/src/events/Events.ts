@@ -71,6 +71,13 @@ export const TryBestDetected = Schema.Struct({
   step: Step,
   incident: Schema.Unknown
 })
+/** The session's status for a UI: one attempt number across both retry phases, reset when idle. */
+export const SessionStatus = Schema.Struct({
+  type: Schema.Literal("session.status"),
+  status: Schema.Literals(["busy", "retry", "idle"]),
+  attempt: Schema.Int,
+  delayMs: Schema.optional(Schema.Number)
+})
 export const RunFinished = Schema.Struct({ type: Schema.Literal("run.finished"), report: Schema.Unknown })
 
 export const LoopguardEvent = Schema.Union([
@@ -85,6 +92,7 @@ export const LoopguardEvent = Schema.Union([
   RetryAttempt,
   RetryTerminal,
   TryBestDetected,
+  SessionStatus,
   RunFinished
 ])
 export type LoopguardEvent = typeof LoopguardEvent.Type

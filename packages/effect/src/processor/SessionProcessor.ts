@@ -12,7 +12,7 @@ import { Events } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
 import { SessionStore } from "../store/SessionStore.js"
-import { Tools } from "../tools/Tools.js"
+import { Tools, type ToolResult } from "../tools/Tools.js"
 import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonitor } from "./monitors.js"
 import { giveUpError, initialStepRetry, planStepRetry } from "./step-retry.js"
 import { ToolGate } from "./ToolGate.js"
@@ -44,6 +44,8 @@ export interface ProcessInput {
   readonly request: LlmRequest
   /** Extra monitors for this step (try-best, tests); the repeat monitor comes from config. */
   readonly monitors?: ReadonlyArray<MonitorFactory>
+  /** Tools answered by the caller itself (e.g. the structured-output tool), before the Tools service. */
+  readonly localTools?: ReadonlyMap<string, (input: unknown) => ToolResult>
   /** Makes ids for the reply messages (one per attempt). */
   readonly messageId: (attempt: number) => string
 }
@@ -119,7 +121,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               reply.updateTool(part.id, (p) => ({ ...p, state: "running" }))
               yield* events.publish({ type: "tool.started", step: input.step, callId: part.id, name: part.name, input: part.input })
               const started = Date.now()
-              const result = yield* tools.execute({ id: part.id, name: part.name, input: part.input })
+              const local = input.localTools?.get(part.name)
+              const result = local ? local(part.input) : yield* tools.execute({ id: part.id, name: part.name, input: part.input })
               const finished = reply.updateTool(part.id, (p) => ({
                 ...p,
                 state: result.state,
@@ -291,6 +294,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               message: error.message
             })
           }
+          yield* events.publish({ type: "session.status", status: "retry", attempt: verdict.attempt, delayMs: verdict.delayMs })
           if (verdict.delayMs > 0) yield* Effect.sleep(Duration.millis(verdict.delayMs))
           n += 1
         }

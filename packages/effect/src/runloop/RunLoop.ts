@@ -50,7 +50,11 @@ export interface RunInput {
   /** A new user turn; omit to continue the session as it stands. */
   readonly prompt?: string
   readonly system?: string
-  readonly structuredOutput?: boolean
+  /**
+   * Ask for a structured result: the model gets a tool with this JSON schema, and the run ends
+   * (final) when it calls it; the arguments are `RunResult.structured`.
+   */
+  readonly structuredOutput?: StructuredOutputRequest
   /** Detect everything, enforce nothing (audit). */
   readonly shadow?: boolean
   /** Shadow replays: user lines recorded before a step (harness complaints, new turns). */
@@ -72,6 +76,13 @@ const aborted = (signal: AbortSignal | undefined): Effect.Effect<null> =>
         return Effect.sync(() => signal.removeEventListener("abort", onAbort))
       })
 
+export interface StructuredOutputRequest {
+  readonly schema: Readonly<Record<string, unknown>>
+  /** Default `structured_output`. */
+  readonly toolName?: string
+  readonly description?: string
+}
+
 export interface RunExit {
   readonly reason: ExitReason
   /** The step at which the loop ended (or, in shadow mode, would first have ended). */
@@ -84,6 +95,8 @@ export interface RunResult {
   readonly incidents: ReadonlyArray<Incident>
   /** Null only in shadow mode when no exit was ever called for. */
   readonly exit: RunExit | null
+  /** The structured-output tool's arguments, when one was requested and the model called it. */
+  readonly structured?: unknown
 }
 
 const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>) =>
@@ -125,6 +138,12 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         let lastReply: AssistantMessage | null = null
         let exit: RunExit | null = null
         const detectors = new CrossStepDetectors(config, role, shadow)
+        const structuredName = input.structuredOutput?.toolName ?? "structured_output"
+        const structuredSpec = input.structuredOutput
+          ? [{ name: structuredName, description: input.structuredOutput.description ?? "Return the final result in the required structure. Call this once, when done.", inputSchema: input.structuredOutput.schema }]
+          : []
+        const localTools = new Map(structuredSpec.map((t) => [t.name, () => ({ state: "completed" as const, output: "Structured result received." })]))
+        let structured: { value: unknown } | null = null
         const gates = makeFinishGates({
           config,
           goalGate,
@@ -162,6 +181,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           })
 
         if (input.prompt !== undefined) yield* userTurn(input.prompt)
+        yield* events.publish({ type: "session.status", status: "busy", attempt: 0 })
 
         const tryBest = config.try_best.enabled || shadow ? new TryBestMonitor(tryBestOptionsOf(config)) : null
         const tryBestFactory: MonitorFactory | null = tryBest
@@ -199,7 +219,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           const built = buildRequest({
             messages: yield* store.messages(input.sessionId),
             ...(input.system !== undefined ? { system: input.system } : {}),
-            tools: tools.specs,
+            tools: [...tools.specs, ...structuredSpec],
             toolless: cap !== "proceed",
             ephemeral: shadow ? [] : ephemeral,
             applyCrops: !shadow
@@ -210,7 +230,8 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             step,
             request: built.request,
             messageId: (attempt) => nextId(attempt === 1 ? "a" : `a${attempt}-`),
-            monitors: tryBestFactory ? [tryBestFactory] : []
+            monitors: tryBestFactory ? [tryBestFactory] : [],
+            localTools
           })
           const timed: Effect.Effect<ProcessResult | "timeout"> =
             config.loop.stepTimeoutMs === null
@@ -249,6 +270,14 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           if (summaryReason !== null) {
             if (yield* stop(summaryReason, step)) break
           }
+          const structuredCall = input.structuredOutput
+            ? reply.parts.find((p) => p.type === "tool" && p.name === structuredName && p.state === "completed")
+            : undefined
+          if (structuredCall && structuredCall.type === "tool") {
+            structured = { value: structuredCall.input }
+            yield* events.publish({ type: "recovery", step, action: "final", kind: "structured-output" })
+            if (yield* stop("final", step)) break
+          }
 
           const classification = classifyStep({ reply, currentUserId })
           yield* events.publish({
@@ -263,7 +292,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             ...(reply.finish !== undefined ? { finish: reply.finish } : {}),
             pendingClientTool: hasPendingClientTool(reply),
             outcome: outcome.type === "text-repeat" ? "text-repeat" : "normal",
-            structuredOutput: input.structuredOutput === true,
+            structuredOutput: input.structuredOutput !== undefined,
             role,
             limits: config.recovery,
             ...(reply.error !== undefined ? { error: reply.error } : {})
@@ -332,8 +361,10 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           retries,
           sessionId: input.sessionId
         })
+        yield* events.publish({ type: "session.status", status: "idle", attempt: 0 })
         yield* events.publish({ type: "run.finished", report })
-        return { report, incidents, exit: finalExit } satisfies RunResult
+        const captured = structured as { value: unknown } | null
+        return { report, incidents, exit: finalExit, ...(captured ? { structured: captured.value } : {}) } satisfies RunResult
       })
       return RunLoop.of({ run })
     })
