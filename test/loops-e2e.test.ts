@@ -384,7 +384,7 @@ describe("reasoning-loop crop over HTTP", () => {
       const script = [anchor, ...range(replies).map((i) => drift(i + 1, `cat config.json # try ${i}`)), answer(FINAL)]
       const config = (c: LoopguardConfig): LoopguardConfig => ({
         ...c,
-        loop_streak_recovery: { enabled: true, trigger_count: replies, max_span: 64 }
+        loop_streak_recovery: { ...c.loop_streak_recovery, enabled: true, trigger_count: replies, max_span: 64 }
       })
       const h = await makeHarness(script, { tools: [shell.tool], config })
       return withHarness(h, async (h) => {

@@ -78,7 +78,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
     const warn = options.warn ?? ((l: string) => process.stderr.write(l + "\n"))
     const hasCommand = options.hasCommand ?? commandOnPath()
     const env = options.env ?? process.env
-    const limits = { ...DEFAULT_PAUSE_POLICY_OPTIONS, ...options.policy }
+    const limits = { ...DEFAULT_PAUSE_POLICY_OPTIONS, maxResumes: options.config.try_best.max_resumes, ...options.policy }
     const policy: OnPausePolicy = options.config.try_best.on_pause
     const sessionId = options.sessionId ?? "run"
     const json = options.json === true

@@ -1,3 +1,4 @@
+import { DEFAULT_EDIT_TOOLS, DEFAULT_SHELL_TOOLS, DEFAULT_VERIFICATION_PATTERNS } from "@loopguard/core"
 import type { LoopguardConfig } from "./schema.js"
 
 /** SPEC.md defaults. The env-variable names are derived from this object's shape. */
@@ -24,7 +25,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   text_loop: { enabled: true, bufferSize: 5, repeats: 3, keyChars: 200 },
   repeated_action: { enabled: true, repeats: 3 },
   doom_loop: { enabled: true, repeats: 3 },
-  loop_streak_recovery: { enabled: false, trigger_count: 3, max_span: 64 },
+  loop_streak_recovery: { enabled: false, trigger_count: 3, max_span: 64, cache_risk_blocks: 20 },
   retry: {},
   provider: {},
   try_best: {
@@ -34,9 +35,11 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     edit_matches: 2,
     action_streak: 4,
     failed_command_retries: 3,
-    edit_tools: ["edit", "write", "apply_patch", "multiedit", "str_replace", "str_replace_editor", "notebook_edit", "notebookedit", "create"],
-    shell_tools: ["bash", "shell", "run_command", "execute_command", "run_terminal_cmd", "exec"],
-    on_pause: "stop"
+    edit_tools: DEFAULT_EDIT_TOOLS,
+    shell_tools: DEFAULT_SHELL_TOOLS,
+    verification_patterns: DEFAULT_VERIFICATION_PATTERNS,
+    on_pause: "stop",
+    max_resumes: 2
   },
   stall: {
     enabled: false,
@@ -46,7 +49,8 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     requiredArtefacts: [],
     spendFlatWindow: 10
   },
-  breaker: { enabled: true, consecutiveFailures: 3, window: 10, failureRate: 0.6, minSamples: 5 },
+  breaker: { enabled: true, consecutiveFailures: 3, window: 10, failureRate: 0.6, minSamples: 5, recoverySuccesses: 3 },
   goal_gate: { enabled: false, maxChecks: 20 },
-  completion_check: { command: null, timeoutMs: 300_000, maxFailures: 3 }
+  completion_check: { command: null, timeoutMs: 300_000, maxFailures: 3 },
+  prices: {}
 }

@@ -61,7 +61,8 @@ export const DoomLoopSection = Schema.Struct({
 export const StreakRecoverySection = Schema.Struct({
   enabled: Schema.Boolean,
   trigger_count: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
-  max_span: PosInt
+  max_span: PosInt,
+  cache_risk_blocks: PosInt
 })
 
 export const RetryBudgetPatch = Schema.Struct({
@@ -111,7 +112,9 @@ export const TryBestSection = Schema.Struct({
   failed_command_retries: PosInt,
   edit_tools: Names,
   shell_tools: Names,
-  on_pause: Schema.Literals(["stop", "continue", "handoff:codex", "handoff:claude", "ask"])
+  verification_patterns: Names,
+  on_pause: Schema.Literals(["stop", "continue", "handoff:codex", "handoff:claude", "ask"]),
+  max_resumes: NonNegInt
 })
 
 export const StallSection = Schema.Struct({
@@ -128,7 +131,8 @@ export const BreakerSection = Schema.Struct({
   consecutiveFailures: PosInt,
   window: PosInt,
   failureRate: Ratio,
-  minSamples: PosInt
+  minSamples: PosInt,
+  recoverySuccesses: PosInt
 })
 
 export const GoalGateSection = Schema.Struct({
@@ -140,6 +144,13 @@ export const CompletionCheckSection = Schema.Struct({
   command: Schema.NullOr(Schema.String),
   timeoutMs: PosInt,
   maxFailures: PosInt
+})
+
+/** USD per million tokens, by model id (provider prefix dropped; dated snapshots match their base id). */
+export const ModelPriceSchema = Schema.Struct({
+  inputPerMTok: Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)),
+  outputPerMTok: Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)),
+  cachedInputPerMTok: Schema.optional(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 
 export const LoopguardConfigSchema = Schema.Struct({
@@ -157,7 +168,9 @@ export const LoopguardConfigSchema = Schema.Struct({
   stall: StallSection,
   breaker: BreakerSection,
   goal_gate: GoalGateSection,
-  completion_check: CompletionCheckSection
+  completion_check: CompletionCheckSection,
+  /** Merged over the built-in list prices; used for the cost cap and the report. */
+  prices: Schema.Record(Schema.String, ModelPriceSchema)
 })
 
 export type LoopguardConfig = typeof LoopguardConfigSchema.Type

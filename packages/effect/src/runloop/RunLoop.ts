@@ -13,6 +13,7 @@ import {
   capUsageOf,
   classifyStep,
   costOf,
+  DEFAULT_PRICE_TABLE,
   decideRecovery,
   hasPendingClientTool,
   initRecovery,
@@ -25,6 +26,7 @@ import {
   reminderText,
   TryBestMonitor,
   type AgentRole,
+  type PriceTable,
   type AssistantMessage,
   type ExitReason,
   type ReminderKind
@@ -116,7 +118,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
       const llm = yield* LLM
       const goalGate = yield* GoalGate
       const completionCheck = yield* CompletionCheck
-      const price = priceFor(llm.modelId)
+      const price = priceFor(llm.modelId, { ...DEFAULT_PRICE_TABLE, ...(config.prices as PriceTable) })
 
       const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {
         const shadow = input.shadow === true

@@ -104,7 +104,7 @@ export class CrossStepDetectors {
         this.croppedForThisStep = true
         incidents.push({ step, detector: "streak-crop", action: this.shadow ? "detect" : "crop", detail: { ...streak.marker, replies: streak.replyIds.length } })
         // Only the new crop's size matters for the cache: older crops are already in the prefix.
-        if (streak.croppedBlocks > 20) incidents.push({ step, detector: "streak-crop", action: "cache-risk", detail: { croppedBlocks: streak.croppedBlocks } })
+        if (streak.croppedBlocks > config.loop_streak_recovery.cache_risk_blocks) incidents.push({ step, detector: "streak-crop", action: "cache-risk", detail: { croppedBlocks: streak.croppedBlocks } })
         if (streak.persistOn !== null) {
           if (this.shadow) this.shadowCrops.push({ on: streak.persistOn, crop: streak.marker })
           else crop = { on: streak.persistOn, marker: streak.marker }

@@ -3,7 +3,7 @@
  * re-applied (so the prefix stays stable for the provider's cache), ephemeral notes appended to
  * this request only, and the tool list dropped for tool-less requests.
  */
-import { buildRequestView, type Message } from "@loopguard/core"
+import { buildRequestView, DEFAULT_CROP, type Message } from "@loopguard/core"
 import type { LlmRequest, RequestMessage, ToolSpec } from "../llm/LLM.js"
 
 export interface BuildRequestInput {
@@ -18,13 +18,13 @@ export interface BuildRequestInput {
 
 export interface BuiltRequest {
   readonly request: LlmRequest
+  /** Replies left out of this request by persisted crops. */
   readonly croppedIds: ReadonlyArray<string>
-  readonly croppedBlocks: number
-  readonly cacheRisk: boolean
 }
 
 export const buildRequest = (input: BuildRequestInput): BuiltRequest => {
-  const view = buildRequestView(input.messages, { cacheRiskBlocks: 20, applyCrops: input.applyCrops })
+  // Cache risk is judged per new crop (cross-step.ts), not over every crop re-applied here.
+  const view = buildRequestView(input.messages, { ...DEFAULT_CROP, applyCrops: input.applyCrops })
   const messages: Array<RequestMessage> = []
   for (const m of view.messages) {
     if (m.role === "user") messages.push({ role: "user", text: m.text })
@@ -36,5 +36,5 @@ export const buildRequest = (input: BuildRequestInput): BuiltRequest => {
     messages,
     tools: input.toolless ? [] : input.tools
   }
-  return { request, croppedIds: view.croppedIds, croppedBlocks: view.croppedBlocks, cacheRisk: view.cacheRisk }
+  return { request, croppedIds: view.croppedIds }
 }

@@ -9,5 +9,6 @@ export const tryBestOptionsOf = (config: LoopguardConfig): Partial<TryBestOption
   actionStreak: config.try_best.action_streak,
   failedCommandRetries: config.try_best.failed_command_retries,
   editTools: config.try_best.edit_tools,
-  shellTools: config.try_best.shell_tools
+  shellTools: config.try_best.shell_tools,
+  verificationPatterns: config.try_best.verification_patterns
 })
