@@ -54,6 +54,23 @@ const SCENES: ReadonlyArray<Scene> = [
     script: [{ type: "error", status: 429, headers: { "retry-after": "1" }, body: { error: { message: "Rate limit reached", type: "rate_limit_error", code: "rate_limit_exceeded" } } }, textStream("Done after the wait.")]
   },
   {
+    title: "The connection drops mid-reply: the step is replayed, nothing is duplicated",
+    expect: "final",
+    config: (c) => ({ ...c, retry: { ...c.retry, stream: { initialDelayMs: 300 }, network: { initialDelayMs: 300 } } }),
+    script: [
+      { ...textStream("The helper returns undefined for an empty list because the reducer has no initial value.", { chunkSize: 8 }), resetAfterChunks: 4 },
+      textStream("The helper returns undefined for an empty list because the reducer has no initial value.", { chunkSize: 8 })
+    ]
+  },
+  {
+    title: "The same words and the same action three times: text-loop reminder",
+    expect: "final",
+    script: [
+      ...[1, 2, 3].map((i) => toolCallStream("bash", { command: "ls src" }, { id: `l${i}`, text: "Let me list the source folder." })),
+      textStream("I was going round in circles: the file list does not change. The fix is in sum.ts.")
+    ]
+  },
+  {
     title: "The same failing command again and again: try-best pauses the turn",
     expect: "try_best_paused",
     config: (c) => ({ ...c, try_best: { ...c.try_best, enabled: true } }),
