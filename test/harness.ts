@@ -7,12 +7,14 @@ import {
   Config,
   DEFAULT_CONFIG,
   Events,
+  LLM,
   loopguardLayer,
   Permission,
   RunLoop,
   SessionProcessor,
   SessionStore,
   Tools,
+  type LlmShape,
   type LoopguardConfig,
   type LoopguardEvent,
   type ToolDefinition
@@ -33,14 +35,21 @@ export const makeHarness = async (
     readonly tools?: ReadonlyArray<ToolDefinition>
     readonly permission?: Layer.Layer<Permission>
     readonly modelId?: string
+    /** Wraps the real HTTP-backed model (fault injection the wire protocol cannot express). */
+    readonly decorate?: (llm: LlmShape) => LlmShape
   } = {}
 ): Promise<Harness> => {
   const server = await startScriptedServer(script, options.modelId ? { modelId: options.modelId } : {})
   const events: Array<LoopguardEvent> = []
   const config = (options.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
   const configLayer = Layer.succeed(Config, config)
+  const http = layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" })
+  const decorate = options.decorate
+  const llm = decorate
+    ? Layer.effect(LLM, Effect.map(LLM, (inner: LlmShape) => LLM.of(decorate(inner)))).pipe(Layer.provide(http))
+    : http
   const deps = Layer.mergeAll(
-    layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" }),
+    llm,
     Tools.layerFrom(options.tools ?? []).pipe(Layer.provide(configLayer)),
     configLayer,
     Events.layerCollect(events),

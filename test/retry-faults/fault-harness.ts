@@ -7,61 +7,20 @@
  * can fail after one; `cutAfterToolCall` reproduces that: the real HTTP stream up to its tool call,
  * then the connection-reset error that a mid-stream reset produces on this stack.
  */
-import { layerOpenAICompatible, startScriptedServer, type Script } from "@loopguard/ai-sdk"
+import type { Script } from "@loopguard/ai-sdk"
 import type { NormalizedError } from "@loopguard/core"
-import {
-  Config,
-  DEFAULT_CONFIG,
-  Events,
-  LLM,
-  LlmError,
-  loopguardLayer,
-  Permission,
-  SessionStore,
-  Tools,
-  type LlmShape,
-  type LoopguardConfig,
-  type LoopguardEvent,
-  type ToolDefinition
-} from "@loopguard/effect"
-import { Effect, Layer, Stream } from "effect"
-import type { Harness } from "../harness.js"
+import { LlmError, type LlmShape, type LoopguardConfig, type ToolDefinition } from "@loopguard/effect"
+import { Stream } from "effect"
+import { makeHarness, type Harness } from "../harness.js"
 
-export const makeFaultHarness = async (
+export const makeFaultHarness = (
   script: Script,
   options: {
     readonly config?: (c: LoopguardConfig) => LoopguardConfig
     readonly tools?: ReadonlyArray<ToolDefinition>
     readonly decorate: (llm: LlmShape) => LlmShape
   }
-): Promise<Harness> => {
-  const server = await startScriptedServer(script)
-  const events: Array<LoopguardEvent> = []
-  const config = (options.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
-  const configLayer = Layer.succeed(Config, config)
-  const http = layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" })
-  const decorated = Layer.effect(
-    LLM,
-    Effect.gen(function* () {
-      return LLM.of(options.decorate(yield* LLM))
-    })
-  ).pipe(Layer.provide(http))
-  const deps = Layer.mergeAll(
-    decorated,
-    Tools.layerFrom(options.tools ?? []).pipe(Layer.provide(configLayer)),
-    configLayer,
-    Events.layerCollect(events),
-    Permission.layerDeny,
-    SessionStore.layerMemory
-  )
-  const layer = loopguardLayer(deps)
-  return {
-    server,
-    events,
-    run: (effect) => Effect.runPromise(Effect.provide(effect, layer) as Effect.Effect<never>),
-    close: () => server.close()
-  }
-}
+): Promise<Harness> => makeHarness(script, options)
 
 /** What the AI SDK reports for a connection reset after the response started (see the probe in the tests). */
 export const MID_STREAM_RESET: NormalizedError = {

@@ -2,8 +2,7 @@
  * The small real tool set of `loopguard run`: read a file, list a directory, run a shell
  * command with a timeout — all confined to the working directory the user names.
  */
-import type { ToolDefinition } from "@loopguard/effect"
-import { spawn } from "node:child_process"
+import { runShell, type ToolDefinition } from "@loopguard/effect"
 import { readdir, readFile, stat } from "node:fs/promises"
 import { relative, resolve } from "node:path"
 
@@ -48,23 +47,11 @@ export const builtinTools = (cwd: string, shellTimeoutMs: number): ReadonlyArray
       description: `Run a shell command in the working directory (timeout ${Math.round(shellTimeoutMs / 1000)} s). Returns stdout, stderr and the exit code.`,
       inputSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] }
     },
-    run: (input, signal) =>
-      new Promise((done) => {
-        const command = String(input["command"] ?? "")
-        const child = spawn("bash", ["-c", command], { cwd, signal, stdio: ["ignore", "pipe", "pipe"] })
-        let out = ""
-        const timer = setTimeout(() => child.kill("SIGKILL"), shellTimeoutMs)
-        child.stdout.on("data", (d) => (out += d))
-        child.stderr.on("data", (d) => (out += d))
-        child.on("error", (e) => {
-          clearTimeout(timer)
-          done({ state: "error", output: clip(out), error: e.message })
-        })
-        child.on("close", (code, sig) => {
-          clearTimeout(timer)
-          if (sig !== null) done({ state: "error", output: clip(out), error: `killed by ${sig}` })
-          else done({ state: "completed", output: clip(out), exitCode: code ?? 0 })
-        })
-      })
+    run: async (input, signal) => {
+      const r = await runShell(String(input["command"] ?? ""), { cwd, timeoutMs: shellTimeoutMs, signal })
+      return r.failure === undefined
+        ? { state: "completed", output: clip(r.output), exitCode: r.exitCode ?? 0 }
+        : { state: "error", output: clip(r.output), error: r.failure }
+    }
   }
 ]

@@ -75,16 +75,7 @@ export const RetryBudgetPatch = Schema.Struct({
   jitterRatio: Schema.optional(Ratio)
 })
 
-export const BUDGET_NAMES = [
-  "request",
-  "stream",
-  "maxCandidate",
-  "maxJudge",
-  "network",
-  "server",
-  "unknown",
-  "rateLimit"
-] as const
+export { RETRY_BUDGET_NAMES as BUDGET_NAMES } from "@loopguard/core"
 
 export const RetrySection = Schema.Struct({
   request: Schema.optional(RetryBudgetPatch),

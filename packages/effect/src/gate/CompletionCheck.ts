@@ -3,7 +3,7 @@
  * reply is accepted. A failure is evidence fed back to the model, never a crash.
  */
 import { Context, Effect, Layer } from "effect"
-import { spawn } from "node:child_process"
+import { runShell } from "../tools/shell.js"
 
 export interface CheckResult {
   readonly ok: boolean
@@ -21,22 +21,13 @@ export class CompletionCheck extends Context.Service<
       CompletionCheck,
       CompletionCheck.of({
         run: (command, timeoutMs) =>
-          Effect.callback<CheckResult>((resume, signal) => {
-            const child = spawn("bash", ["-c", command], { cwd, signal, stdio: ["ignore", "pipe", "pipe"] })
-            let output = ""
-            const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
-            child.stdout.on("data", (d) => (output += d))
-            child.stderr.on("data", (d) => (output += d))
-            child.on("error", (e) => {
-              clearTimeout(timer)
-              resume(Effect.succeed({ ok: false, exitCode: null, output: `${output}\n${e.message}` }))
-            })
-            child.on("close", (code, sig) => {
-              clearTimeout(timer)
-              const note = sig !== null ? `\n(killed by ${sig}${sig === "SIGKILL" ? `, timeout ${timeoutMs} ms` : ""})` : ""
-              resume(Effect.succeed({ ok: code === 0, exitCode: code, output: output + note }))
-            })
-          })
+          Effect.promise((signal) => runShell(command, { cwd, timeoutMs, signal })).pipe(
+            Effect.map((r) => ({
+              ok: r.exitCode === 0,
+              exitCode: r.exitCode,
+              output: r.failure !== undefined ? `${r.output}\n(${r.failure})` : r.output
+            }))
+          )
       })
     )
 
