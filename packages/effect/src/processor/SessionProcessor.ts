@@ -5,16 +5,17 @@
  * errors are retried in place, stream-phase errors replay the step only while no tool call
  * has arrived (a tool must never run twice).
  */
-import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core"
-import { Clock, Context, Duration, Effect, Layer, Stream } from "effect"
+import { isPrefillRejection, ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core"
+import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { Config } from "../config/Config.js"
 import { Events } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
+import { makeRetrySchedule, type RetryStep } from "../retry/schedule.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools, type ToolResult } from "../tools/Tools.js"
 import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonitor } from "./monitors.js"
-import { giveUpError, initialStepRetry, planStepRetry } from "./step-retry.js"
+import { giveUpError } from "./give-up.js"
 import { ToolGate } from "./ToolGate.js"
 
 /** Approximate token count for the live counter: words, with each CJK character its own. */
@@ -29,6 +30,19 @@ const countWords = (text: string): number => {
   }
   return n
 }
+
+interface AttemptResult {
+  readonly reply: ReplyBuilder
+  readonly trip: MonitorTrip | null
+  readonly error: NormalizedError | null
+  /** A tool-call event arrived (its tool ran): the step is no longer replay-safe. */
+  readonly toolCalled: boolean
+}
+
+type RetryStop = Extract<RetryStep, { readonly retry: false }>
+
+/** The schedule's input: an attempt that failed in a way a retry might fix. */
+class AttemptFailed extends Data.TaggedError("AttemptFailed")<{ readonly error: NormalizedError }> {}
 
 export type StepOutcome =
   | { readonly type: "continue" }
@@ -220,84 +234,103 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             // The stream ended without saying why: never taken as done (SPEC §8).
             if (reply.finish === undefined && trip === null) reply.setFinish("unknown")
           }
-          return { reply, trip: trip as MonitorTrip | null, error: streamError as NormalizedError | null, toolCalled }
+          return { reply, trip: trip as MonitorTrip | null, error: streamError as NormalizedError | null, toolCalled } satisfies AttemptResult
         })
 
       const process = Effect.fn("SessionProcessor.process")(function* (input: ProcessInput) {
         let request = input.request
-        const startedAt = yield* Clock.currentTimeMillis
-        let n = 1
-        let retryState = initialStepRetry
-        while (true) {
-          yield* events.publish({ type: "step.started", step: input.step, attempt: n })
-          const r = yield* attempt(input, request, n)
-          const finishOutcome = (outcome: StepOutcome) =>
-            Effect.gen(function* () {
-              const message = r.reply.build()
-              yield* store.putAssistant(input.sessionId, message)
-              yield* events.publish({
-                type: "step.finished",
-                step: input.step,
-                outcome: outcome.type,
-                finish: message.finish ?? "none"
-              })
-              return { outcome, message, attempts: n } satisfies ProcessResult
-            })
+        let n = 0
+        let last: AttemptResult | null = null
+        let prefillDropped = false
+        let stopped: RetryStop | null = null
 
-          if (r.trip) {
+        /** One attempt; a failure that the schedule may retry fails the effect with AttemptFailed. */
+        const once = Effect.gen(function* () {
+          while (true) {
+            // A retried attempt stays in the store, excluded, so nothing it wrote is sent or shown twice.
+            if (last !== null && last.error !== null && last.reply.hasContent) {
+              yield* store.putAssistant(input.sessionId, { ...last.reply.build(), error: last.error, excluded: "replayed" })
+            }
+            n += 1
+            yield* events.publish({ type: "step.started", step: input.step, attempt: n })
+            const r = yield* attempt(input, request, n)
+            last = r
+            if (r.trip !== null || r.error === null) return r
+            // A backend that rejects assistant prefill: once, at once, without the trailing assistant message.
+            if (!prefillDropped && !r.toolCalled && isPrefillRejection(r.error) && request.messages.at(-1)?.role === "assistant") {
+              prefillDropped = true
+              request = { ...request, messages: request.messages.slice(0, -1) }
+              yield* events.publish({
+                type: "session.retry.attempt",
+                phase: r.error.phase ?? "request",
+                scope: "request",
+                kind: "prefill",
+                attempt: n,
+                maxRetries: 1,
+                delayMs: 0,
+                message: r.error.message
+              })
+              continue
+            }
+            return yield* Effect.fail(new AttemptFailed({ error: r.error }))
+          }
+        })
+
+        const schedule = makeRetrySchedule<AttemptFailed>({
+          budgets: retry.budgets,
+          normalize: (f) => f.error,
+          // Once a tool call arrived its tool has run: replaying the step could run it twice.
+          replaySafe: () => !(last?.toolCalled ?? false),
+          overloadedImmediateRetries: config.loop.role === "main" ? retry.overloadedImmediateRetries : 0,
+          onAttempt: (info) =>
+            Effect.gen(function* () {
+              yield* events.publish({
+                type: "session.retry.attempt",
+                phase: info.phase,
+                scope: info.scope,
+                kind: info.kind,
+                attempt: info.attempt,
+                maxRetries: info.maxRetries,
+                delayMs: info.delayMs,
+                message: info.error.message
+              })
+              yield* events.publish({ type: "session.status", status: "retry", attempt: info.attempt, delayMs: info.delayMs })
+            }),
+          onStop: (step) => Effect.sync(() => void (stopped = step))
+        })
+
+        const outcome: StepOutcome = yield* once.pipe(
+          Effect.retry(schedule),
+          Effect.map((r): StepOutcome => {
             const t = r.trip
+            if (t === null) return { type: "continue" }
             if (t.outcome === "paused") {
               r.reply.addSyntheticText(t.notice, { incident: t.incident })
               r.reply.setFinish("stop")
-              return yield* finishOutcome({ type: "paused", incident: t.incident, notice: t.notice })
+              return { type: "paused", incident: t.incident, notice: t.notice }
             }
-            if (t.outcome === "stop") return yield* finishOutcome({ type: "stop", reason: t.reason })
-            return yield* finishOutcome({ type: "text-repeat", period: t.period, token: t.token, repeats: t.repeats })
-          }
-          if (r.error === null) return yield* finishOutcome({ type: "continue" })
-
-          const error = r.error
-          const now = yield* Clock.currentTimeMillis
-          const verdict = planStepRetry(retry.budgets, retryState, error, {
-            phase: error.phase ?? "request",
-            replaySafe: !r.toolCalled,
-            elapsedMs: now - startedAt,
-            lastMessageIsAssistant: request.messages[request.messages.length - 1]?.role === "assistant",
-            mainSession: config.loop.role === "main",
-            overloadedImmediateRetries: retry.overloadedImmediateRetries
-          })
-          if (!verdict.retry) {
-            const recorded = giveUpError(error, verdict)
-            r.reply.setError(recorded)
-            if (r.reply.finish === undefined) r.reply.setFinish("error")
-            if (verdict.terminal) {
-              yield* events.publish({ type: "session.retry.terminal", kind: verdict.kind, message: error.message })
-              yield* retry.onTerminal(error, verdict.reason)
-            }
-            return yield* finishOutcome({ type: "error", error: recorded })
-          }
-          retryState = verdict.state
-          // The failed attempt stays in the store, excluded, so nothing it wrote is sent or shown twice.
-          if (r.reply.hasContent) {
-            yield* store.putAssistant(input.sessionId, { ...r.reply.build(), error, excluded: "replayed" })
-          }
-          if (verdict.dropTrailingAssistant) request = { ...request, messages: request.messages.slice(0, -1) }
-          if (!verdict.silent) {
-            yield* events.publish({
-              type: "session.retry.attempt",
-              phase: error.phase ?? "request",
-              scope: verdict.scope,
-              kind: verdict.kind,
-              attempt: verdict.attempt,
-              maxRetries: verdict.maxRetries,
-              delayMs: verdict.delayMs,
-              message: error.message
+            if (t.outcome === "stop") return { type: "stop", reason: t.reason }
+            return { type: "text-repeat", period: t.period, token: t.token, repeats: t.repeats }
+          }),
+          Effect.catch((failed: AttemptFailed) =>
+            Effect.gen(function* () {
+              const why = stopped as RetryStop | null
+              const recorded = why === null ? failed.error : giveUpError(failed.error, why.reason, why.attempt)
+              last!.reply.setError(recorded)
+              if (last!.reply.finish === undefined) last!.reply.setFinish("error")
+              if (why === null || why.reason === "not-retryable") {
+                yield* events.publish({ type: "session.retry.terminal", kind: why?.decision.kind ?? "terminal", message: failed.error.message })
+                yield* retry.onTerminal(failed.error, why?.decision.reason ?? "not retryable")
+              }
+              return { type: "error", error: recorded } satisfies StepOutcome
             })
-          }
-          yield* events.publish({ type: "session.status", status: "retry", attempt: verdict.attempt, delayMs: verdict.delayMs })
-          if (verdict.delayMs > 0) yield* Effect.sleep(Duration.millis(verdict.delayMs))
-          n += 1
-        }
+          )
+        )
+
+        const message = last!.reply.build()
+        yield* store.putAssistant(input.sessionId, message)
+        yield* events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none" })
+        return { outcome, message, attempts: n } satisfies ProcessResult
       })
 
       return SessionProcessor.of({ process: (input) => process(input) })

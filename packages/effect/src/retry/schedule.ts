@@ -55,8 +55,10 @@ export interface RetryAttemptInfo {
 }
 
 export interface RetryScheduleOptions<E> {
-  readonly phase: RetryPhase
-  readonly scope: RetryScope
+  /** Omitted: each error's own `phase` decides (one schedule spanning request and stream phases). */
+  readonly phase?: RetryPhase
+  /** Omitted: `request` in the request phase, `live-step` in the stream phase. */
+  readonly scope?: RetryScope
   readonly budgets: RetryBudgets
   readonly normalize: (error: E) => NormalizedError
   /** Consulted before every retry; once false the schedule stops with `unsafe-replay`. */
@@ -64,6 +66,8 @@ export interface RetryScheduleOptions<E> {
   /** Immediate, uncounted retries of OpenAI `server_is_overloaded` (main session: 3). Default 0. */
   readonly overloadedImmediateRetries?: number
   readonly onAttempt?: (info: RetryAttemptInfo) => Effect.Effect<void>
+  /** Called once when the schedule gives up, with why (the retried effect then fails with its last error). */
+  readonly onStop?: (step: Extract<RetryStep, { readonly retry: false }>) => Effect.Effect<void>
 }
 
 export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule.Schedule<RetryStep, E> =>
@@ -76,7 +80,11 @@ export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule
       return (now: number, input: E) =>
         Effect.gen(function* () {
           const error = options.normalize(input)
-          const decision = decide(error, { phase: options.phase, scope: options.scope, now })
+          const decision = decide(error, {
+            ...(options.phase !== undefined ? { phase: options.phase } : {}),
+            ...(options.scope !== undefined ? { scope: options.scope } : {}),
+            now
+          })
           const budget = budgetNameFor(decision)
           const replaySafe = options.replaySafe?.() ?? true
           if (
@@ -92,8 +100,9 @@ export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule
           const r = yield* Random.next
           const outcome = nextRetry({ ...state, replaySafe }, decision, options.budgets[budget], now - startedAt, () => r)
           if (!outcome.retry) {
-            const stop: RetryStep = { retry: false, reason: outcome.reason, attempt: state.attempt, decision, budget }
-            return yield* Cause.done(stop)
+            const stop = { retry: false, reason: outcome.reason, attempt: state.attempt, decision, budget } as const
+            if (options.onStop !== undefined) yield* options.onStop(stop)
+            return yield* Cause.done(stop as RetryStep)
           }
           state = recordRetry(state, outcome)
           const b = options.budgets[budget]

@@ -1,0 +1,17 @@
+/**
+ * What a step records when the retry schedule gives up. Pure.
+ */
+import type { NormalizedError, RetryStopReason } from "@loopguard/core"
+
+/**
+ * The error a step records when it gives up because the budget or the deadline ran out. The
+ * provider's own message ("upstream crashed") does not say that it was an HTTP 500 nor that it
+ * was retried, and it is what the run report shows; so both are appended. Every other field is
+ * kept, and other stops (terminal, unsafe replay) record the error unchanged.
+ */
+export const giveUpError = (error: NormalizedError, reason: RetryStopReason, retriesMade: number): NormalizedError => {
+  if (reason !== "budget-exhausted" && reason !== "deadline") return error
+  const status = error.status !== undefined && (error.status < 200 || error.status >= 300) ? `HTTP ${error.status}; ` : ""
+  const retries = `${retriesMade} ${retriesMade === 1 ? "retry" : "retries"}`
+  return { ...error, message: `${error.message} (${status}gave up after ${retries}: ${reason})` }
+}
