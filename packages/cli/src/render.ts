@@ -85,7 +85,9 @@ export const makeRenderer = (write: (line: string) => void, live: boolean): Rend
 }
 
 export const formatReport = (r: RunReport): string => {
+  const answer = r.finalText?.trim() ?? ""
   const lines = [
+    ...(answer !== "" ? [answer.split("\n").map((l) => `│ ${l}`).join("\n")] : []),
     `── ${r.status.toUpperCase()}: ${r.reason} after ${r.stepsUsed} step(s), ${r.tokens.total} tokens${r.costUsd !== null ? `, $${r.costUsd.toFixed(4)}` : ""}`
   ]
   if (r.error) lines.push(`   error: ${r.error.tag}: ${r.error.message}`)

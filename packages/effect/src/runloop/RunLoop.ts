@@ -130,8 +130,15 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           if (n > 0) retries[name] = (retries[name] ?? 0) + n
         }
         const history = yield* store.messages(input.sessionId)
+        // Ids are unique in the session even when an earlier run issued ids it never stored.
+        const taken = new Set(history.map((m) => m.id))
         let idCounter = history.length
-        const nextId = (prefix: string) => `${input.sessionId}:${prefix}${idCounter++}`
+        const nextId = (prefix: string) => {
+          let id = `${input.sessionId}:${prefix}${idCounter++}`
+          while (taken.has(id)) id = `${input.sessionId}:${prefix}${idCounter++}`
+          taken.add(id)
+          return id
+        }
         let step = history.filter((m) => m.role === "assistant" && m.excluded !== "replayed").length
         const firstStep = step
         let currentUserId = [...history].reverse().find((m) => m.role === "user" && m.synthetic === undefined)?.id ?? ""
