@@ -3,9 +3,7 @@
  * ones included) and no transport retries, since a recorded error already happened once and
  * retrying it would make the replay ask for a step that is not there.
  */
-import { DEFAULT_CONFIG, type LoopguardConfig } from "@loopguard/effect"
-
-const RETRY_BUDGETS = ["request", "stream", "maxCandidate", "maxJudge", "network", "server", "unknown", "rateLimit"] as const
+import { BUDGET_NAMES, DEFAULT_CONFIG, type LoopguardConfig } from "@loopguard/effect"
 
 export const auditConfig = (base: LoopguardConfig = DEFAULT_CONFIG): LoopguardConfig => ({
   ...base,
@@ -15,9 +13,10 @@ export const auditConfig = (base: LoopguardConfig = DEFAULT_CONFIG): LoopguardCo
   doom_loop: { ...base.doom_loop, enabled: true },
   loop_streak_recovery: { ...base.loop_streak_recovery, enabled: true },
   try_best: { ...base.try_best, enabled: true },
-  stall: { ...base.stall, enabled: true },
+  // Stall signals run in every shadow replay as warnings; `enabled` would make them pause (an exit).
+  stall: { ...base.stall, enabled: false },
   breaker: { ...base.breaker, enabled: true },
   // A background agent: nobody answers permission questions during a replay.
   loop: { ...base.loop, interactive: false, stepTimeoutMs: null },
-  retry: Object.fromEntries(RETRY_BUDGETS.map((k) => [k, { mode: "bounded", maxRetries: 0 }])) as LoopguardConfig["retry"]
+  retry: Object.fromEntries(BUDGET_NAMES.map((k) => [k, { mode: "bounded", maxRetries: 0 }])) as LoopguardConfig["retry"]
 })

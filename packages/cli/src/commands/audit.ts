@@ -3,11 +3,14 @@
  * mode and report every incident. A file that cannot be read or parsed is reported as failed
  * (naming file:line) and the others are still audited; any failed file makes the exit status 1.
  */
-import { Console, Effect } from "effect"
+import type { LoopguardConfig } from "@loopguard/effect"
+import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { readFile } from "node:fs/promises"
 import { RunFailed } from "../errors.js"
+import { auditConfig } from "../audit/audit-config.js"
 import { auditTrace, type AuditResult } from "../audit/audit-trace.js"
+import { loadCliConfig } from "../session.js"
 import { humanBlock, overallSummary, toJsonLine } from "../audit/format.js"
 
 const readTrace = (file: string): Effect.Effect<{ readonly text: string } | { readonly error: string }> =>
@@ -18,24 +21,27 @@ const readTrace = (file: string): Effect.Effect<{ readonly text: string } | { re
     )
   )
 
-const auditFile = (file: string): Effect.Effect<AuditResult> =>
+const auditFile = (file: string, config: LoopguardConfig): Effect.Effect<AuditResult> =>
   Effect.gen(function* () {
     const read = yield* readTrace(file)
     if ("error" in read) return { _tag: "failed", file, errors: [read.error] } satisfies AuditResult
-    return yield* auditTrace(file, read.text)
+    return yield* auditTrace(file, read.text, config)
   })
 
 export const auditCommand = Command.make(
   "audit",
   {
     files: Argument.String("file").pipe(Argument.variadic({ min: 1 }), Argument.withDescription("trace files (trace format v1, JSON Lines)")),
-    json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print one JSON object per file per line"))
+    json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print one JSON object per file per line")),
+    config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (thresholds, tool-name lists); every detector is switched on regardless"))
   },
   (flags) =>
     Effect.gen(function* () {
+      const base = yield* loadCliConfig(Option.isSome(flags.config) ? { configPath: flags.config.value } : {})
+      const config = auditConfig(base)
       const results: Array<AuditResult> = []
       for (const file of flags.files) {
-        const r = yield* auditFile(file)
+        const r = yield* auditFile(file, config)
         results.push(r)
         // Print as each file finishes, so a long batch shows progress.
         if (flags.json) yield* Console.log(toJsonLine(r))
