@@ -8,7 +8,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
 const ROOT = resolve(import.meta.dir, "..")
-const DEV_TRACES = "/work/shared/traces"
+const DEV_TRACES = `${import.meta.dir}/../../shared/traces`
 
 interface JsonIncident {
   readonly step: number

@@ -1,6 +1,6 @@
 /**
  * How the audit's detectors line up with the rule labels of the development traces
- * (/work/shared/traces/labels.json). Every trace is replayed through the real RunLoop in shadow
+ * (../shared/traces/labels.json). Every trace is replayed through the real RunLoop in shadow
  * mode, exactly as `loopguard audit` does; then, per detector:
  *   found       episodes with an alarm of the detector at a step in [start_step, end_step]
  *   false       alarm steps (distinct per file) outside every episode of the file
@@ -110,7 +110,7 @@ export const markdownTable = (rows: ReadonlyArray<DetectorRow>): string => {
 
 const main = async () => {
   const args = process.argv.slice(2)
-  const dir = args.find((a) => !a.startsWith("--")) ?? "/work/shared/traces"
+  const dir = args.find((a) => !a.startsWith("--")) ?? `${import.meta.dir}/../../../shared/traces`
   const labels = JSON.parse(readFileSync(join(dir, "labels.json"), "utf8")) as { files: Record<string, FileLabel> }
   const names = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()
   const files: Array<FileAlarms> = []

@@ -1,6 +1,6 @@
 /**
  * The cross-step detectors replayed causally (step by step, in shadow mode) over the labelled
- * development traces in /work/shared/traces, compared with labels.json. Read in place, never
+ * development traces in ../shared/traces, compared with labels.json. Read in place, never
  * copied. Set LOOPGUARD_TRACE_REPORT=1 to print the per-episode table.
  */
 import { describe, expect, test } from "bun:test"
@@ -12,7 +12,7 @@ import { repeatedAction } from "./repeated-action.js"
 import { DEFAULT_LOOP_STREAK, detectStreak } from "./streak.js"
 import { TextLoopDetector } from "./text-loop.js"
 
-const DIR = Bun.env["LOOPGUARD_TRACES_DIR"] ?? "/work/shared/traces"
+const DIR = Bun.env["LOOPGUARD_TRACES_DIR"] ?? `${import.meta.dir}/../../../../../shared/traces`
 const DETECTORS = ["text-loop", "repeated-action", "doom-loop", "streak-crop"] as const
 type Detector = (typeof DETECTORS)[number]
 

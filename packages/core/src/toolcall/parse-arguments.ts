@@ -26,6 +26,14 @@ const tryParse = (text: string): Record<string, unknown> | null => {
   }
 }
 
+const tryRepair = (text: string): Record<string, unknown> | null => {
+  try {
+    return asObject(JSON.parse(jsonrepair(text)))
+  } catch {
+    return null
+  }
+}
+
 export const parseToolArguments = (raw: string): ParsedArguments => {
   const text = raw.trim()
   if (text === "") return { ok: true, value: {}, repaired: false }
@@ -33,11 +41,9 @@ export const parseToolArguments = (raw: string): ParsedArguments => {
   if (direct) return { ok: true, value: direct, repaired: false }
   const escaped = tryParse(escapeLoneBackslashes(text))
   if (escaped) return { ok: true, value: escaped, repaired: true }
-  try {
-    const repaired = asObject(JSON.parse(jsonrepair(text)))
-    if (repaired) return { ok: true, value: repaired, repaired: true }
-  } catch {
-    // fall through: report the raw text rather than guess further
-  }
+  // Repair the backslash-fixed text first: jsonrepair alone drops the backslashes of a
+  // truncated Windows path (`{"p": "C:\Users\me` → "C:Usersme").
+  const repaired = tryRepair(escapeLoneBackslashes(text)) ?? tryRepair(text)
+  if (repaired) return { ok: true, value: repaired, repaired: true }
   return { ok: false, value: { error: "tool arguments are not valid JSON and could not be repaired", raw }, repaired: false }
 }

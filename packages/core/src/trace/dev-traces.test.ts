@@ -1,5 +1,5 @@
 /**
- * The parser on the real development traces in /work/shared/traces (read in place, never
+ * The parser on the real development traces in ../shared/traces (read in place, never
  * copied). When the folder is absent the suite says so loudly and checks nothing.
  */
 import { describe, expect, test } from "bun:test"
@@ -7,7 +7,7 @@ import type { ToolPart } from "../model/message.js"
 import { parseTrace } from "./parse.js"
 import { traceToSteps } from "./to-steps.js"
 
-const DEV_TRACES_DIR = Bun.env["LOOPGUARD_TRACES_DIR"] ?? "/work/shared/traces"
+const DEV_TRACES_DIR = Bun.env["LOOPGUARD_TRACES_DIR"] ?? `${import.meta.dir}/../../../../../shared/traces`
 
 const loadDevTraces = async (): Promise<Array<{ name: string; text: string }> | null> => {
   if (!(await Bun.file(`${DEV_TRACES_DIR}/labels.json`).exists())) return null

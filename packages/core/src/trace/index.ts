@@ -16,3 +16,4 @@ export {
 } from "./types.js"
 export { parseTrace } from "./parse.js"
 export { traceToSteps, traceUserId, traceReplyId, type TraceStep, type TraceReplay } from "./to-steps.js"
+export { inferFailure, FAILURE_SIGNS, type FailureSign } from "./infer-failure.js"

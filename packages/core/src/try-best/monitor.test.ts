@@ -74,14 +74,15 @@ describe("edit_repeat", () => {
     expect(kinds(run(only("edit"), [e(), e(), e()]))).toEqual([null, null, "edit_repeat"])
   })
 
-  test("a failed edit is not compared (it changed nothing)", () => {
+  test("re-sending a rejected edit almost unchanged is an edit loop (the rejected diff is compared)", () => {
     const failedEdit = () => editPart("f.ts", "same old change", "", { state: "error", error: "old_string not found" })
-    expect(kinds(run(only("edit"), [editPart("f.ts", "same old change"), failedEdit(), failedEdit(), editPart("f.ts", "same old change")]))).toEqual([
-      null,
-      null,
-      null,
-      null
-    ])
+    expect(kinds(run(only("edit"), [editPart("f.ts", "same old change"), failedEdit(), failedEdit()]))).toEqual([null, null, "edit_repeat"])
+  })
+
+  test("a rejected edit clears no failure count (it changed nothing)", () => {
+    const fail = () => bashPart("npm test", 1)
+    const rejected = editPart("f.ts", "a b c d e", "", { state: "error", error: "old_string not found" })
+    expect(kinds(run(only("bash"), [fail(), fail(), rejected, fail()]))).toEqual([null, null, null, "bash_retry"])
   })
 
   test("editMatches and editWindow are honoured", () => {

@@ -103,12 +103,9 @@ export const consumeTryBest = (
 }
 
 const consumeEdit = (state: TryBestState, { part, step }: TryBestEvent, options: TryBestOptions): TryBestStep => {
-  if (failed(part)) {
-    // A rejected edit changed nothing: no diff to compare, no failure count cleared, but it is
-    // still an edit that made no progress.
-    const path = part.path === undefined ? undefined : normalizePath(part.path)
-    return streakStep(state, part, step, "edit", false, options, { path })
-  }
+  // A rejected edit changed nothing, so it clears no failure count; but re-sending a rejected edit
+  // almost unchanged is the classic edit loop, so its diff is still compared and remembered.
+  const rejected = failed(part)
   let edits = state.edits
   let repeat: TryBestIncident | null = null
   let lastPath = part.path === undefined ? undefined : normalizePath(part.path)
@@ -139,7 +136,7 @@ const consumeEdit = (state: TryBestState, { part, step }: TryBestEvent, options:
       )
     }
   }
-  const next = streakStep({ ...state, edits, failures: {} }, part, step, "edit", false, options, { path: lastPath })
+  const next = streakStep({ ...state, edits, failures: rejected ? state.failures : {} }, part, step, "edit", false, options, { path: lastPath })
   return repeat === null ? next : { state: next.state, incident: repeat }
 }
 

@@ -1,9 +1,10 @@
 /**
  * Tools that answer with what the trace recorded for a call. Nothing runs: the outcome a live
  * tool would have produced is the recorded one (error when the trace says `error: true` or a
- * non-zero exit code). A call the trace never answered gets a completed, empty result.
+ * non-zero exit code, or — when it recorded no exit status at all — when the output shows an
+ * unambiguous sign of failure). A call the trace never answered gets a completed, empty result.
  */
-import type { AssistantMessage, ToolPart } from "@loopguard/core"
+import { inferFailure, type AssistantMessage, type ToolPart } from "@loopguard/core"
 import { Effect, Layer } from "effect"
 import type { ToolSpec } from "../llm/LLM.js"
 import { Tools, type ToolCall, type ToolResult, type ToolsShape } from "../tools/Tools.js"
@@ -20,10 +21,13 @@ export interface ReplayToolResult {
 
 export const EMPTY_TOOL_RESULT: ToolResult = { state: "completed", output: "" }
 
-const resultOf = (p: ToolPart): ToolResult | undefined => {
+const resultOf = (p: ToolPart, inferFailures: boolean): ToolResult | undefined => {
   if (p.state !== "completed" && p.state !== "error") return undefined
+  // No exit status recorded: read failure from the output (see core/trace/infer-failure.ts).
+  const sign = inferFailures && p.state === "completed" && p.exitCode === undefined && p.error === undefined ? inferFailure(p.output ?? "") : null
   return {
-    state: p.state,
+    state: sign ? "error" : p.state,
+    ...(sign ? { error: `failure read from the output (${sign.id})` } : {}),
     output: p.output ?? "",
     ...(p.exitCode !== undefined ? { exitCode: p.exitCode } : {}),
     ...(p.error !== undefined ? { error: p.error } : {}),
@@ -33,12 +37,12 @@ const resultOf = (p: ToolPart): ToolResult | undefined => {
 }
 
 /** Every recorded call of the replies (as `traceToSteps` attached the results), in order. */
-export const recordedToolResults = (steps: ReadonlyArray<AssistantMessage>): Array<ReplayToolResult> =>
+export const recordedToolResults = (steps: ReadonlyArray<AssistantMessage>, inferFailures = true): Array<ReplayToolResult> =>
   steps.flatMap((reply, step) =>
     reply.parts
       .filter((p): p is ToolPart => p.type === "tool")
       .map((p) => {
-        const result = resultOf(p)
+        const result = resultOf(p, inferFailures)
         return result === undefined ? { step, id: p.callId, name: p.name } : { step, id: p.callId, name: p.name, result }
       })
   )

@@ -1,0 +1,57 @@
+/**
+ * Refusal detection (SPEC §7, "beyond": not one exact English string). A reply is a refusal
+ * when a phrase of the table occurs in its folded text (see `fold-text.ts`) AND either
+ *
+ * - the phrase starts within the first `leadChars` characters (the reply opens with it), or
+ * - the whole folded reply is at most `shortReplyChars` characters (a short reply).
+ *
+ * A long answer that merely quotes a refusal in its body is not one: rolling it back would throw
+ * away real work. Lengths are UTF-16 units of the folded text. Never throws.
+ */
+import { findPhrase, foldText } from "./fold-text.js"
+import { DEFAULT_REFUSAL_PHRASES } from "./refusal-phrases.js"
+import type { RefusalPhrase } from "./refusal-phrases.js"
+
+export interface RefusalOptions {
+  readonly phrases: ReadonlyArray<RefusalPhrase>
+  readonly leadChars: number
+  readonly shortReplyChars: number
+}
+
+export const DEFAULT_REFUSAL_OPTIONS: RefusalOptions = {
+  phrases: DEFAULT_REFUSAL_PHRASES,
+  leadChars: 80,
+  shortReplyChars: 300
+}
+
+export interface RefusalMatch {
+  readonly phrase: string
+  readonly language: string
+  /** Where the phrase starts in the folded text. */
+  readonly at: number
+}
+
+const folded = new WeakMap<ReadonlyArray<RefusalPhrase>, ReadonlyArray<readonly [RefusalPhrase, string]>>()
+
+const foldedPhrases = (phrases: ReadonlyArray<RefusalPhrase>): ReadonlyArray<readonly [RefusalPhrase, string]> => {
+  let rows = folded.get(phrases)
+  if (rows === undefined) {
+    rows = phrases.map((p) => [p, foldText(p.phrase)] as const)
+    folded.set(phrases, rows)
+  }
+  return rows
+}
+
+export const detectRefusal = (text: string, options: Partial<RefusalOptions> = {}): RefusalMatch | null => {
+  const opts: RefusalOptions = { ...DEFAULT_REFUSAL_OPTIONS, ...options }
+  if (typeof text !== "string" || text.length === 0) return null
+  const body = foldText(text)
+  const short = body.length <= opts.shortReplyChars
+  let best: RefusalMatch | null = null
+  for (const [row, phrase] of foldedPhrases(opts.phrases)) {
+    const at = findPhrase(body, phrase)
+    if (at === -1 || (!short && at > opts.leadChars)) continue
+    if (best === null || at < best.at) best = { phrase: row.phrase, language: row.language, at }
+  }
+  return best
+}

@@ -1,0 +1,19 @@
+import { describe, expect, test } from "bun:test"
+import { inferFailure } from "./infer-failure.js"
+
+describe("inferFailure", () => {
+  test("unambiguous signs of failure", () => {
+    expect(inferFailure("Traceback (most recent call last):\n  File x\nValueError: bad")?.id).toBe("traceback")
+    expect(inferFailure("ModuleNotFoundError: No module named 'x'")?.id).toBe("exception-line")
+    expect(inferFailure("bash: javac: command not found")?.id).toBe("command-not-found")
+    expect(inferFailure("cat: foo.txt: No such file or directory")?.id).toBe("no-such-file")
+    expect(inferFailure("[INFO] ...\n[ERROR] BUILD FAILURE")?.id).toBe("build-failure")
+    expect(inferFailure("Your proposed edit has introduced new syntax error(s).")?.id).toBe("syntax-error-edit")
+  })
+  test("source code that mentions errors is not a failure", () => {
+    expect(inferFailure("    except ValueError:\n        raise\n")).toBeNull()
+    expect(inferFailure("src/a.py:12:    raise TypeError('x')")).toBeNull()
+    expect(inferFailure("All 12 tests passed")).toBeNull()
+    expect(inferFailure("")).toBeNull()
+  })
+})

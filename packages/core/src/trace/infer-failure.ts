@@ -1,0 +1,28 @@
+/**
+ * Many recorded agents (SWE-agent among them) log a tool's output but not its exit status. For
+ * such results the audit reads failure from the output, with a small table of unambiguous
+ * signs; a result that records `exitCode` or `error` is never second-guessed.
+ */
+
+export interface FailureSign {
+  readonly id: string
+  readonly pattern: RegExp
+}
+
+/** Anchored where a bare word would also match quoted source code (e.g. `except ValueError:`). */
+export const FAILURE_SIGNS: ReadonlyArray<FailureSign> = [
+  { id: "traceback", pattern: /^Traceback \(most recent call last\):/m },
+  { id: "exception-line", pattern: /^[A-Za-z_.]*(Error|Exception): /m },
+  { id: "command-not-found", pattern: /: command not found$|^bash: .*: command not found/m },
+  { id: "no-such-file", pattern: /No such file or directory/ },
+  { id: "build-failure", pattern: /^\[ERROR\] BUILD FAILURE|^BUILD FAILURE|^BUILD FAILED/m },
+  { id: "syntax-error-edit", pattern: /Your proposed edit has introduced new syntax error/ },
+  { id: "no-replacement", pattern: /No replacement was performed/ },
+  { id: "compile-error", pattern: /^\[ERROR\] COMPILATION ERROR|: error: /m }
+]
+
+/** The first sign of failure in a tool's output, or null. Never throws. */
+export const inferFailure = (output: string, signs: ReadonlyArray<FailureSign> = FAILURE_SIGNS): FailureSign | null => {
+  for (const sign of signs) if (sign.pattern.test(output)) return sign
+  return null
+}
