@@ -84,6 +84,18 @@ describe("loopguard audit", () => {
     expect(o.exit).toEqual({ reason: "final", step: 3 })
   })
 
+  test("an A B A B cycle is an action cycle at the fourth replay, and repeated-action stays silent", async () => {
+    const cmds = ["cat a.py", "python run.py", "cat a.py", "python run.py", "cat a.py", "python run.py", "cat a.py"]
+    const file = write("cycle.jsonl", [
+      { type: "user", text: "fix it" },
+      ...cmds.flatMap((c, i) => [step(`Step ${i}: checking again.`, [call(`k${i}`, c)]), result(`k${i}`, `out ${i % 2}`, 0)]),
+      step("Done.")
+    ])
+    const o = only((await auditJson(file)).objects[0]!)
+    expect(at(o, "action-cycle")[0]).toMatchObject({ step: 5, action: "note", detail: { period: 2, replays: 4 } })
+    expect(at(o, "repeated-action")).toEqual([])
+  })
+
   test("a repeated action is filed under the step that completed the repeat", async () => {
     const file = write("repeated-action.jsonl", [
       { type: "user", text: "find the bug" },

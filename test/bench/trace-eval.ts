@@ -42,6 +42,7 @@ export const LOOP_DETECTORS: ReadonlySet<string> = new Set([
   "text-repeat",
   "text-loop",
   "repeated-action",
+  "action-cycle",
   "doom-loop",
   "streak-crop",
   "edit-repeat",

@@ -24,6 +24,7 @@ export type ReminderTemplateKind =
   | "text-loop-mild"
   | "text-loop-strong"
   | "repeated-action"
+  | "action-cycle"
   | "soft-cap"
   | "summary"
   | "breaker-degrade"
@@ -41,6 +42,7 @@ export const REMINDER_TEMPLATE_KINDS: ReadonlyArray<ReminderTemplateKind> = [
   "text-loop-mild",
   "text-loop-strong",
   "repeated-action",
+  "action-cycle",
   "soft-cap",
   "summary",
   "breaker-degrade"
@@ -125,6 +127,10 @@ export const REMINDERS: Readonly<Record<ReminderTemplateKind, ByRole>> = {
   "repeated-action": same(
     "Note: you are repeating the same action with the same arguments, and it is not producing new results. " +
       "Change your approach."
+  ),
+  "action-cycle": same(
+    "Note: you are cycling through the same few actions with the same arguments, and the cycle is not producing " +
+      "new results. Break the cycle: decide what the results so far tell you, then take a different step."
   ),
   "soft-cap": withWrapUp("Maximum steps reached. No tools are available for this final step."),
   summary: withWrapUp("The budget for this task is spent and the work stops here. No tools are available."),

@@ -38,3 +38,4 @@ export {
   type CroppedView,
   type RequestViewOptions
 } from "./crop.js"
+export { actionCycle, DEFAULT_ACTION_CYCLE, type ActionCycle, type ActionCycleOptions } from "./action-cycle.js"

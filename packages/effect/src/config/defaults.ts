@@ -24,6 +24,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   },
   text_loop: { enabled: true, bufferSize: 5, repeats: 3, keyChars: 200 },
   repeated_action: { enabled: true, repeats: 3 },
+  action_cycle: { enabled: true, maxPeriod: 8, replays: 4 },
   doom_loop: { enabled: true, repeats: 3 },
   loop_streak_recovery: { enabled: false, trigger_count: 3, max_span: 64, cache_risk_blocks: 20 },
   retry: {},

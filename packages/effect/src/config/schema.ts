@@ -52,6 +52,13 @@ export const RepeatedActionSection = Schema.Struct({
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
+/** Beyond SPEC §3: A B A B … cycles that repeated action (A A A) cannot see. */
+export const ActionCycleSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  maxPeriod: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  replays: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
+})
+
 export const DoomLoopSection = Schema.Struct({
   enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
@@ -151,6 +158,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   recovery: RecoverySection,
   text_loop: TextLoopSection,
   repeated_action: RepeatedActionSection,
+  action_cycle: ActionCycleSection,
   doom_loop: DoomLoopSection,
   loop_streak_recovery: StreakRecoverySection,
   retry: RetrySection,

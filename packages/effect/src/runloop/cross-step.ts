@@ -5,6 +5,7 @@
  * Incidents carry the step whose reply raised them, using only what came before it.
  */
 import {
+  actionCycle,
   detectStreak,
   initBreaker,
   isVerificationCommand,
@@ -117,6 +118,14 @@ export class CrossStepDetectors {
       if (action) {
         this.note = action.note
         incidents.push({ step, detector: "repeated-action", action: "note", detail: { signature: action.signature, count: action.count } })
+      }
+    }
+
+    if (config.action_cycle.enabled && this.note === null) {
+      const cycle = actionCycle(messages, { minPeriod: 2, maxPeriod: config.action_cycle.maxPeriod, replays: config.action_cycle.replays })
+      if (cycle) {
+        this.note = reminderText("action-cycle", this.role)
+        incidents.push({ step, detector: "action-cycle", action: "note", detail: { period: cycle.period, replays: cycle.replays, cycle: cycle.cycle.map((c) => c.slice(0, 120)) } })
       }
     }
 

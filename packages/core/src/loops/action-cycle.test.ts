@@ -1,0 +1,34 @@
+import { describe, expect, test } from "bun:test"
+import type { Message } from "../model/message.js"
+import { actionCycle } from "./action-cycle.js"
+import { call, user } from "./fixtures.js"
+
+const steps = (...cmds: ReadonlyArray<string>): Array<Message> => [user("u0"), ...cmds.map((c, i) => call(`a${i}`, "bash", { command: c }))]
+
+describe("actionCycle", () => {
+  test("A B A B A B: four replays of period 2 trigger, three do not", () => {
+    expect(actionCycle(steps("A", "B", "A", "B", "A"))).toBeNull()
+    expect(actionCycle(steps("A", "B", "A", "B", "A", "B"))).toMatchObject({ period: 2, replays: 4 })
+  })
+  test("a period-3 cycle", () => {
+    expect(actionCycle(steps("ls", "cat a", "make", "ls", "cat a", "make", "ls"))).toMatchObject({ period: 3, replays: 4 })
+  })
+  test("A A A A is repeated action, not a cycle", () => {
+    expect(actionCycle(steps("A", "A", "A", "A", "A", "A"))).toBeNull()
+  })
+  test("different actions never trigger", () => {
+    expect(actionCycle(steps("a", "b", "c", "d", "e", "f", "g", "h"))).toBeNull()
+  })
+  test("a step without a tool call ends the collection", () => {
+    const ms = steps("A", "B", "A")
+    ms.push({ role: "assistant", id: "t", parentId: "u0", step: 9, parts: [{ type: "text", text: "thinking" }], finish: "stop" })
+    ms.push(...steps("B", "A", "B").slice(1))
+    expect(actionCycle(ms)).toBeNull()
+  })
+  test("a successful edit in the cycle is progress", () => {
+    const ms = steps("A", "B", "A", "B", "A")
+    const edit = call("e", "edit", { path: "x" })
+    const withDiff = { ...edit, parts: edit.parts.map((p) => (p.type === "tool" ? { ...p, diff: "+x", path: "x" } : p)) }
+    expect(actionCycle([...ms, withDiff as Message])).toBeNull()
+  })
+})

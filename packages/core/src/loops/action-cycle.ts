@@ -1,0 +1,56 @@
+/**
+ * Action cycle (beyond SPEC §3, which only sees A A A): the newest steps replay the tool calls of
+ * the steps `period` earlier — A B A B A B, or A B C A B C A — with no successful edit in between.
+ * The repeated-action detector cannot see these (no two neighbours are equal), and they are the
+ * commonest spin in real traces after plain repeats. Stateless and ephemeral like repeated action:
+ * the caller adds a note to the next request only.
+ */
+import { toolPartsOf, toolSignature, type AssistantMessage, type Message } from "../model/message.js"
+import { isFinishedReply } from "./repeated-action.js"
+
+export interface ActionCycleOptions {
+  /** Shortest and longest cycle length in steps (a period of 1 is repeated action's business). */
+  readonly minPeriod: number
+  readonly maxPeriod: number
+  /** Consecutive steps that must each replay the step `period` earlier. */
+  readonly replays: number
+}
+
+export const DEFAULT_ACTION_CYCLE: ActionCycleOptions = { minPeriod: 2, maxPeriod: 8, replays: 4 }
+
+export interface ActionCycle {
+  readonly period: number
+  /** The distinct signatures of one cycle, oldest first. */
+  readonly cycle: ReadonlyArray<string>
+  /** Steps in a row that replayed the step `period` earlier. */
+  readonly replays: number
+}
+
+/** A completed edit (a file really changed) is progress: a cycle across it is not a spin. */
+const changedFiles = (m: AssistantMessage): boolean =>
+  toolPartsOf(m).some((p) => p.state === "completed" && (p.exitCode ?? 0) === 0 && p.diff !== undefined && p.diff !== "")
+
+export const actionCycle = (messages: ReadonlyArray<Message>, opts: ActionCycleOptions = DEFAULT_ACTION_CYCLE): ActionCycle | null => {
+  // Newest first: the signatures of finished steps back to one without a tool call or with a file change.
+  const sigs: Array<string> = []
+  const limit = opts.maxPeriod + opts.replays
+  for (let i = messages.length - 1; i >= 0 && sigs.length < limit; i--) {
+    const m = messages[i]!
+    if (!isFinishedReply(m)) continue
+    const sig = toolSignature(m)
+    if (sig === "") break
+    sigs.push(sig)
+    if (changedFiles(m)) break
+  }
+  for (let p = Math.max(2, opts.minPeriod); p <= opts.maxPeriod; p++) {
+    if (sigs.length < p + opts.replays) break
+    let run = 0
+    while (run < sigs.length - p && sigs[run] === sigs[run + p]) run++
+    if (run < opts.replays) continue
+    const cycle = sigs.slice(0, p).reverse()
+    // A B A B with p = 4 is really p = 2; and a "cycle" of one action is repeated action.
+    if (new Set(cycle).size < 2) continue
+    return { period: p, cycle: [...new Set(cycle)], replays: run }
+  }
+  return null
+}
