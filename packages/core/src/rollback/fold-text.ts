@@ -21,7 +21,7 @@ const CONTRACTIONS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bdo not\b/g, "dont"]
 ]
 
-export const foldText = (text: string): string => {
+export const foldPhraseText = (text: string): string => {
   let s = text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase()
   s = s.replace(QUOTES, "").replace(/[^\p{L}\p{N}]+/gu, " ").replace(CJK_GAP, "").trim()
   for (const [re, to] of CONTRACTIONS) s = s.replace(re, to)

@@ -8,7 +8,7 @@
  * A long answer that merely quotes a refusal in its body is not one: rolling it back would throw
  * away real work. Lengths are UTF-16 units of the folded text. Never throws.
  */
-import { findPhrase, foldText } from "./fold-text.js"
+import { findPhrase, foldPhraseText } from "./fold-text.js"
 import { DEFAULT_REFUSAL_PHRASES } from "./refusal-phrases.js"
 import type { RefusalPhrase } from "./refusal-phrases.js"
 
@@ -36,7 +36,7 @@ const folded = new WeakMap<ReadonlyArray<RefusalPhrase>, ReadonlyArray<readonly 
 const foldedPhrases = (phrases: ReadonlyArray<RefusalPhrase>): ReadonlyArray<readonly [RefusalPhrase, string]> => {
   let rows = folded.get(phrases)
   if (rows === undefined) {
-    rows = phrases.map((p) => [p, foldText(p.phrase)] as const)
+    rows = phrases.map((p) => [p, foldPhraseText(p.phrase)] as const)
     folded.set(phrases, rows)
   }
   return rows
@@ -45,7 +45,7 @@ const foldedPhrases = (phrases: ReadonlyArray<RefusalPhrase>): ReadonlyArray<rea
 export const detectRefusal = (text: string, options: Partial<RefusalOptions> = {}): RefusalMatch | null => {
   const opts: RefusalOptions = { ...DEFAULT_REFUSAL_OPTIONS, ...options }
   if (typeof text !== "string" || text.length === 0) return null
-  const body = foldText(text)
+  const body = foldPhraseText(text)
   const short = body.length <= opts.shortReplyChars
   let best: RefusalMatch | null = null
   for (const [row, phrase] of foldedPhrases(opts.phrases)) {

@@ -17,6 +17,9 @@ describe("parseToolArguments", () => {
   test("Windows paths with lone backslashes keep their backslashes", () => {
     expect(parseToolArguments(`{"path": "C:\\Users\\me\\x.txt"}`).value).toEqual({ path: "C:\\Users\\me\\x.txt" })
   })
+  test("a cut-off tail with a Windows path keeps the backslashes", () => {
+    expect(parseToolArguments(`{"path": "C:\\Users\\me\\data.txt", "n": 3`).value).toEqual({ path: "C:\\Users\\me\\data.txt", n: 3 })
+  })
   test("valid escapes are not doubled", () => {
     expect(parseToolArguments(`{"s": "a\\nb"}`).value).toEqual({ s: "a\nb" })
   })

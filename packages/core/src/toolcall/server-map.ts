@@ -18,7 +18,7 @@ export type ServerMap = Readonly<Record<string, string>>
 const LINE_PREFIX = /^(?:#{1,6}|[-*+]|\d+[.)])\s*/
 const LABEL = /^(server|tool)[\s_-]?name\s*[:：]\s*(.*)$/i
 
-const cleanLine = (line: string): string => line.trim().replace(LINE_PREFIX, "").replace(/\*\*/g, "").trim()
+const cleanLine = (line: string): string => line.replace(/\*\*/g, "").trim().replace(LINE_PREFIX, "").trim()
 
 const firstName = (value: string): string | undefined => {
   const name = value.replace(/[`"'“”‘’]/g, " ").trim().split(/\s+/)[0]

@@ -151,6 +151,12 @@ export const ModelPriceSchema = Schema.Struct({
   cachedInputPerMTok: Schema.optional(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 
+/** SPEC §7 names `max_consecutive_rollbacks`; kept as written there. */
+export const RollbackSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  max_consecutive_rollbacks: PosInt
+})
+
 export const LoopguardConfigSchema = Schema.Struct({
   repeat: RepeatSection,
   stream: StreamSection,
@@ -160,6 +166,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   repeated_action: RepeatedActionSection,
   action_cycle: ActionCycleSection,
   doom_loop: DoomLoopSection,
+  rollback: RollbackSection,
   loop_streak_recovery: StreakRecoverySection,
   retry: RetrySection,
   provider: Schema.Record(Schema.String, ProviderSection),

@@ -43,6 +43,7 @@ import { SessionStore } from "../store/SessionStore.js"
 import { Tools } from "../tools/Tools.js"
 import { CrossStepDetectors } from "./cross-step.js"
 import { makeFinishGates } from "./finish-gates.js"
+import { RollbackGuard } from "./rollback-guard.js"
 import { makeReport, type Incident, type RunReport } from "./report.js"
 import { buildRequest } from "./request.js"
 import { tryBestOptionsOf } from "./try-best-options.js"
@@ -147,6 +148,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         let lastReply: AssistantMessage | null = null
         let exit: RunExit | null = null
         const detectors = new CrossStepDetectors(config, role, shadow)
+        const rollback = new RollbackGuard(config, role)
         const structuredName = input.structuredOutput?.toolName ?? "structured_output"
         const structuredSpec = input.structuredOutput
           ? [{ name: structuredName, description: input.structuredOutput.description ?? "Return the final result in the required structure. Call this once, when done.", inputSchema: input.structuredOutput.schema }]
@@ -278,6 +280,23 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           }
           if (summaryReason !== null) {
             if (yield* stop(summaryReason, step)) break
+          }
+          const rolled = outcome.type === "continue" ? rollback.afterStep(reply) : null
+          if (rolled !== null) {
+            const { kind, ...evidence } = rolled.trigger
+            yield* incident({ step, detector: "rollback", action: rolled.action, detail: { kind, ...evidence } })
+            if (rolled.action === "rollback" && !shadow) {
+              // Popped: left out of every later request, kept in the store; no turn spent.
+              yield* store.exclude(input.sessionId, reply.id, "rollback")
+              meter = { ...meter, stepsUsed: meter.stepsUsed - 1 }
+              count("rollback")
+              step += 1
+              continue
+            }
+            if (rolled.action === "end-loop") {
+              const message = `${config.rollback.max_consecutive_rollbacks} consecutive rollbacks (${kind})`
+              if (yield* stop("rollback_cap", step, { tag: "RollbackCapError", message })) break
+            }
           }
           const structuredCall = input.structuredOutput
             ? reply.parts.find((p) => p.type === "tool" && p.name === structuredName && p.state === "completed")
