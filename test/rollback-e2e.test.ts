@@ -68,6 +68,27 @@ describe("rollback over HTTP (SPEC §7)", () => {
     }
   })
 
+  test("in-place repair: aliases from the config table and null arguments are fixed before the tool runs, no retry", async () => {
+    const seen: Array<unknown> = []
+    const bash: ToolDefinition = {
+      spec: { name: "bash", description: "shell", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
+      run: async (input) => (seen.push(input), { state: "completed", output: "ok", exitCode: 0 })
+    }
+    const h = await makeHarness([toolCallStream("bash", { cmd: "ls", timeout: null }), textStream("Listed.")], {
+      tools: [bash],
+      config: (c) => ({ ...c, repair: { ...c.repair, tools: { bash: { aliases: { cmd: "command" } } } } })
+    })
+    try {
+      const { result, stored } = await h.run(run)
+      expect(result.report.reason).toBe("final")
+      expect(seen).toEqual([{ command: "ls" }])
+      expect(h.server.requests.length).toBe(2)
+      expect(JSON.stringify(stored)).toContain('"input":{"command":"ls"}')
+    } finally {
+      await h.close()
+    }
+  })
+
   test("switched off, a refusal is simply the final answer", async () => {
     const h = await makeHarness([textStream("I cannot help with that request.")], { config: (c) => ({ ...c, rollback: { ...c.rollback, enabled: false } }) })
     try {

@@ -151,6 +151,21 @@ export const ModelPriceSchema = Schema.Struct({
   cachedInputPerMTok: Schema.optional(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 
+/** SPEC §7 in-place repair: the alias/default table is data, merged over the built-in one. */
+export const RepairSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  tool_name_aliases: Schema.Record(Schema.String, Schema.String),
+  tools: Schema.Record(
+    Schema.String,
+    Schema.Struct({
+      aliases: Schema.optional(Schema.Record(Schema.String, Schema.String)),
+      defaults: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
+    })
+  ),
+  drop_null_arguments: Schema.Boolean,
+  fix_server_names: Schema.Boolean
+})
+
 /** SPEC §7 names `max_consecutive_rollbacks`; kept as written there. */
 export const RollbackSection = Schema.Struct({
   enabled: Schema.Boolean,
@@ -167,6 +182,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   action_cycle: ActionCycleSection,
   doom_loop: DoomLoopSection,
   rollback: RollbackSection,
+  repair: RepairSection,
   loop_streak_recovery: StreakRecoverySection,
   retry: RetrySection,
   provider: Schema.Record(Schema.String, ProviderSection),

@@ -16,6 +16,7 @@ import { SessionStore } from "../store/SessionStore.js"
 import { Tools, type ToolResult } from "../tools/Tools.js"
 import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonitor } from "./monitors.js"
 import { giveUpError } from "./give-up.js"
+import { makeCallRepair } from "./call-repair.js"
 import { ToolGate } from "./ToolGate.js"
 
 /** Approximate token count for the live counter: words, with each CJK character its own. */
@@ -86,6 +87,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const tools = yield* Tools
       const retry = yield* RetryCoordinator
       const gate = yield* ToolGate
+      const repairs = makeCallRepair(config)
       const baseMonitors: ReadonlyArray<MonitorFactory> = config.repeat.enabled
         ? [
             repeatMonitor({
@@ -125,8 +127,15 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             return null
           }
 
-          const runTool = (part: Extract<StreamPart, { type: "tool-call" }>) =>
+          const runTool = (called: Extract<StreamPart, { type: "tool-call" }>) =>
             Effect.gen(function* () {
+              // SPEC §7 in-place repair (aliases, defaults, nulls, server names): no retry, the fixed call runs.
+              const fixed = repairs.apply(called, request.system)
+              const part = fixed.part
+              if (fixed.repairs.length > 0) {
+                reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
+                yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", detail: { tool: part.name, repairs: fixed.repairs } })
+              }
               const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
               if (allowed._tag === "deny") {
                 reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: allowed.reason }))

@@ -1,0 +1,36 @@
+/**
+ * In-place tool-call repair (SPEC §7): the configured alias/default table merged over the
+ * built-in one, and the tool→server map read from the system prompt (cached per prompt).
+ */
+import { DEFAULT_REPAIR_TABLE, repairToolCall, serverMapFromSystemPrompt, type RepairTable, type ServerMap, type StreamPart } from "@loopguard/core"
+import type { LoopguardConfig } from "../config/schema.js"
+
+type ToolCallPart = Extract<StreamPart, { type: "tool-call" }>
+
+export const makeCallRepair = (config: LoopguardConfig) => {
+  const table: RepairTable = {
+    ...DEFAULT_REPAIR_TABLE,
+    toolNameAliases: { ...DEFAULT_REPAIR_TABLE.toolNameAliases, ...config.repair.tool_name_aliases },
+    tools: { ...DEFAULT_REPAIR_TABLE.tools, ...(config.repair.tools as RepairTable["tools"]) },
+    dropNullArguments: config.repair.drop_null_arguments,
+    fixServerNames: config.repair.fix_server_names
+  }
+  let cached: { system: string; map: ServerMap } | null = null
+  const serverMap = (system: string | undefined): ServerMap => {
+    if (system === undefined || system === "") return {}
+    if (cached === null || cached.system !== system) cached = { system, map: serverMapFromSystemPrompt(system) }
+    return cached.map
+  }
+  return {
+    apply: (part: ToolCallPart, system: string | undefined): { part: ToolCallPart; repairs: ReadonlyArray<string> } => {
+      const input = part.input
+      if (!config.repair.enabled || input === null || typeof input !== "object" || Array.isArray(input)) return { part, repairs: [] }
+      const { call, repairs } = repairToolCall(
+        { id: part.id, name: part.name, arguments: input as Record<string, unknown>, argumentsValid: true, argumentsRepaired: false, format: "chat" },
+        table,
+        serverMap(system)
+      )
+      return repairs.length === 0 ? { part, repairs } : { part: { ...part, name: call.name, input: call.arguments }, repairs }
+    }
+  }
+}
