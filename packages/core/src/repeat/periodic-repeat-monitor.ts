@@ -56,11 +56,12 @@ export class PeriodicRepeatMonitor {
   private readonly needed: Int32Array
   private readonly qualifies: Uint8Array
   private readonly lastEnd: Float64Array
-  // Interning with reference counts: ids live only while a ring slot holds them.
-  private readonly idOf = new Map<string, number>()
-  private readonly tokenOf: Array<string> = []
-  private readonly refs: Int32Array
-  private readonly freeIds: Array<number> = []
+  // Interning without deletes: the table only grows, and is rebuilt from the ring (O(capacity))
+  // when it reaches `internLimit` ids. That keeps memory O(window) at O(1) amortized per token,
+  // where reference counting paid a Map insert and a Map delete for nearly every token.
+  private idOf = new Map<string, number>()
+  private tokenOf: Array<string> = []
+  private readonly internLimit: number
   private nextId = 0
   // Scratch for distinct counting: a token id is "seen" when its stamp equals the current one.
   private readonly stamps: Int32Array
@@ -79,9 +80,8 @@ export class PeriodicRepeatMonitor {
     for (let p = 0; p <= this.maxPeriod; p++) this.needed[p] = p * (this.options.threshold - 1)
     this.qualifies = new Uint8Array(this.maxPeriod + 1)
     this.lastEnd = new Float64Array(this.maxPeriod + 1).fill(-Infinity)
-    // One more id than slots: a new token is interned before the one it evicts is released.
-    this.refs = new Int32Array(this.capacity + 1)
-    this.stamps = new Int32Array(this.capacity + 1)
+    this.internLimit = 4 * this.capacity
+    this.stamps = new Int32Array(this.internLimit + 1)
   }
 
   /** Tokens pushed since construction or the last `reset`; the next token gets this index. */
@@ -94,7 +94,7 @@ export class PeriodicRepeatMonitor {
     return this.holding === 0 ? null : this.holding
   }
 
-  /** Distinct tokens currently interned (bounded by floor(window/threshold) + 2). */
+  /** Distinct tokens currently interned (bounded by 4 × (floor(window/threshold) + 1)). */
   get internedTokens(): number {
     return this.idOf.size
   }
@@ -108,7 +108,6 @@ export class PeriodicRepeatMonitor {
     const cap = this.capacity
     const slot = k % cap
     const id = this.acquire(token)
-    if (k >= cap) this.release(this.ring[slot])
     this.ring[slot] = id
     this.seen = k + 1
 
@@ -117,12 +116,14 @@ export class PeriodicRepeatMonitor {
     const top = k < this.maxPeriod ? k : this.maxPeriod
     const runs = this.runs
     const lastEnd = this.lastEnd
+    const ring = this.ring
+    const needed = this.needed
     let smallest = 0
     for (let p = this.minBlock; p <= top; p++) {
       let j = slot - p
       if (j < 0) j += cap
-      const need = this.needed[p]
-      if (this.ring[j] === id) {
+      const need = needed[p]!
+      if (ring[j] === id) {
         // Saturate: beyond `window` the length no longer matters and the counter cannot overflow.
         const run = runs[p] < window ? ++runs[p] : window
         if (run >= need) {
@@ -145,11 +146,11 @@ export class PeriodicRepeatMonitor {
     this.runs.fill(0)
     this.qualifies.fill(0)
     this.lastEnd.fill(-Infinity)
-    this.refs.fill(0)
     this.idOf.clear()
     this.tokenOf.length = 0
-    this.freeIds.length = 0
     this.nextId = 0
+    this.stamps.fill(0)
+    this.stamp = 0
     this.seen = 0
     this.holding = 0
   }
@@ -237,18 +238,35 @@ export class PeriodicRepeatMonitor {
   private acquire(token: string): number {
     let id = this.idOf.get(token)
     if (id === undefined) {
-      id = this.freeIds.pop() ?? this.nextId++
+      if (this.nextId >= this.internLimit) this.compact()
+      id = this.nextId++
       this.idOf.set(token, id)
       this.tokenOf[id] = token
     }
-    this.refs[id]++
     return id
   }
 
-  private release(id: number): void {
-    if (--this.refs[id] === 0) {
-      this.idOf.delete(this.tokenOf[id])
-      this.freeIds.push(id)
+  /** Re-intern only the tokens the ring still holds, renumbering the ring in place. */
+  private compact(): void {
+    const idOf = new Map<string, number>()
+    const tokenOf: Array<string> = []
+    const held = Math.min(this.seen, this.capacity)
+    for (let k = this.seen - held; k < this.seen; k++) {
+      const slot = k % this.capacity
+      const token = this.tokenOf[this.ring[slot]!]!
+      let id = idOf.get(token)
+      if (id === undefined) {
+        id = tokenOf.length
+        idOf.set(token, id)
+        tokenOf.push(token)
+      }
+      this.ring[slot] = id
     }
+    this.idOf = idOf
+    this.tokenOf = tokenOf
+    this.nextId = tokenOf.length
+    // Ids were renumbered: stamps from before would alias.
+    this.stamps.fill(0)
+    this.stamp = 0
   }
 }

@@ -30,7 +30,15 @@ export class RepeatGuard {
    * null. Every completed token is fed even after a trip, so the state stays exact.
    */
   push(delta: string): RepeatTrip | null {
-    return this.feed(this.tokenizer.push(delta))
+    this.first = null
+    this.tokenizer.each(delta, this.onToken)
+    return this.first
+  }
+
+  private first: RepeatTrip | null = null
+  private readonly onToken = (token: string): void => {
+    const trip = this.monitor.push(token)
+    if (this.first === null) this.first = trip
   }
 
   /**

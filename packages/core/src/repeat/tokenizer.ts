@@ -44,6 +44,8 @@ export const isCjkCode = (c: number): boolean =>
  */
 export class StreamTokenizer {
   private partial: string
+  /** The held partial word may hold a character that lowercasing changes. */
+  private partialUpper = true
 
   /** `pending` restores a held partial word (see the `pending` getter). */
   constructor(pending = "") {
@@ -57,37 +59,56 @@ export class StreamTokenizer {
 
   push(delta: string): Array<string> {
     const out: Array<string> = []
+    this.each(delta, (t) => void out.push(t))
+    return out
+  }
+
+  /**
+   * `push` without the array: calls `emit` for each completed token, in order. The hot path of
+   * the repetition guard (one call per delta of every generation).
+   */
+  each(delta: string, emit: (token: string) => void): void {
     let wordStart = 0
+    // Lowercasing is skipped for words with no character that could change (most of them).
+    let upper = false
     for (let i = 0; i < delta.length; i++) {
       const c = delta.charCodeAt(i)
-      if (isWhitespaceCode(c)) {
-        this.endWord(delta, wordStart, i, out)
+      if (c <= 32 ? isWhitespaceCode(c) : c >= 0x85 && isWhitespaceCode(c)) {
+        this.endWord(delta, wordStart, i, upper, emit)
         wordStart = i + 1
-      } else if (isCjkCode(c)) {
-        this.endWord(delta, wordStart, i, out)
-        out.push(delta.charAt(i).toLowerCase())
+        upper = false
+      } else if (c >= 0x3000 && isCjkCode(c)) {
+        this.endWord(delta, wordStart, i, upper, emit)
+        emit(delta.charAt(i).toLowerCase())
         wordStart = i + 1
-      }
+        upper = false
+      } else if ((c >= 65 && c <= 90) || c > 127) upper = true
     }
-    if (wordStart < delta.length) this.partial += delta.slice(wordStart)
-    return out
+    if (wordStart < delta.length) {
+      this.partial += delta.slice(wordStart)
+      this.partialUpper ||= upper
+    }
   }
 
   /** Ends the held word, if any (end of stream, or a boundary between parts). */
   flush(): Array<string> {
     const word = this.partial
     this.partial = ""
+    this.partialUpper = false
     return word.length > 0 ? [word.toLowerCase()] : []
   }
 
   reset(): void {
     this.partial = ""
+    this.partialUpper = false
   }
 
-  private endWord(delta: string, start: number, end: number, out: Array<string>): void {
-    const word = start < end ? this.partial + delta.slice(start, end) : this.partial
+  private endWord(delta: string, start: number, end: number, upper: boolean, emit: (token: string) => void): void {
+    const word = start >= end ? this.partial : this.partial.length === 0 ? delta.slice(start, end) : this.partial + delta.slice(start, end)
+    const lower = upper || this.partialUpper
     this.partial = ""
-    if (word.length > 0) out.push(word.toLowerCase())
+    this.partialUpper = false
+    if (word.length > 0) emit(lower ? word.toLowerCase() : word)
   }
 }
 
