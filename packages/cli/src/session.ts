@@ -6,6 +6,7 @@ import { Config, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tool
 import { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { UsageError } from "./errors.js"
+import { cliPermission } from "./permission.js"
 import { formatReport, makeRenderer } from "./render.js"
 
 export interface ConfigSourceFlags {
@@ -70,7 +71,7 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
       if (options.json) write(JSON.stringify(e))
       else renderer.onEvent(e)
     }),
-    options.config.loop.interactive ? Permission.layerAllow : Permission.layerDeny,
+    cliPermission(options.config.loop.interactive, process.stdin.isTTY === true && process.stderr.isTTY === true),
     options.store ? Layer.succeed(SessionStore, options.store) : SessionStore.layerMemory
   )
   return Effect.gen(function* () {

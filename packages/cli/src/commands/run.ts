@@ -26,6 +26,10 @@ export const runCommand = Command.make(
     ),
     cwd: Flag.String("cwd").pipe(Flag.withDefault("."), Flag.withDescription("working directory for the tools")),
     config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
+    interactive: Flag.Boolean("interactive").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("ask on the terminal before a doom loop runs again (default: a doom loop fails the step)")
+    ),
     onPause: Flag.String("on-pause").pipe(Flag.optional, Flag.withDescription("what to do when try-best pauses: stop | continue | handoff:codex | handoff:claude | ask (turns try-best on)"))
   },
   (flags) =>
@@ -41,7 +45,8 @@ export const runCommand = Command.make(
       }
       const overrides = [
         ...(Option.isSome(flags.maxSteps) ? [{ path: "loop.maxSteps", value: flags.maxSteps.value, flag: "--max-steps" }] : []),
-        ...(Option.isSome(flags.onPause) ? [{ path: "try_best.on_pause", value: flags.onPause.value, flag: "--on-pause" }] : [])
+        ...(Option.isSome(flags.onPause) ? [{ path: "try_best.on_pause", value: flags.onPause.value, flag: "--on-pause" }] : []),
+        ...(flags.interactive ? [{ path: "loop.interactive", value: true, flag: "--interactive" }] : [])
       ]
       const loaded = yield* loadCliConfig({ ...(Option.isSome(flags.config) ? { configPath: flags.config.value } : {}), overrides })
       // --on-pause asks for pauses, so it turns try-best on (see docs/try-best.md).
