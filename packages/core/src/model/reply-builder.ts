@@ -18,8 +18,6 @@ export class ReplyBuilder {
   private errorValue: NormalizedError | undefined
   /** Any content part arrived (text, reasoning or tool) — after that an error is a stream-phase error. */
   started = false
-  /** A tool call arrived: from here on, replaying the step could run a tool twice. */
-  sawToolCall = false
 
   constructor(
     readonly id: string,
@@ -43,11 +41,9 @@ export class ReplyBuilder {
       }
       case "tool-input-start":
         this.started = true
-        this.sawToolCall = true
         return
       case "tool-call":
         this.started = true
-        this.sawToolCall = true
         this.open = null
         this.parts.push({
           type: "tool",

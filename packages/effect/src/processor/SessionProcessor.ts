@@ -106,8 +106,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           const monitors: Array<StreamMonitor> = [...baseMonitors, ...(input.monitors ?? [])].map((f) => f({ step: input.step, attempt: n }))
           let trip: MonitorTrip | null = null
           let streamError: NormalizedError | null = null
-          // Replay safety follows tool-call events only: `reply.sawToolCall` is also set by
-          // tool-input-start, while the arguments still stream and nothing has run (SPEC §5).
+          // Replay safety follows tool-call events only: while tool arguments still stream
+          // (tool-input-start/delta) nothing has run, so a replay is still safe (SPEC §5).
           let toolCalled = false
           let tokens = 0
           let lastProgress = 0
