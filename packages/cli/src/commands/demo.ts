@@ -11,7 +11,7 @@ import { runSession } from "../session.js"
 interface Scene {
   readonly title: string
   readonly expect: string
-  readonly script: ReadonlyArray<ScriptedResponse>
+  readonly script: ReadonlyArray<ScriptedResponse> | ((body: any, index: number) => ScriptedResponse)
   readonly config?: (c: LoopguardConfig) => LoopguardConfig
 }
 
@@ -75,6 +75,39 @@ const SCENES: ReadonlyArray<Scene> = [
     expect: "try_best_paused",
     config: (c) => ({ ...c, try_best: { ...c.try_best, enabled: true } }),
     script: [1, 2, 3, 4].map((i) => toolCallStream("bash", { command: "npm test" }, { id: `t${i}`, text: "Running the tests again." }))
+  },
+  {
+    title: "A refusal is rolled back and the step retried, without spending a turn",
+    expect: "final",
+    script: [textStream("I'm sorry, but I can't help with that."), textStream("The fix: give the reducer an initial value of 0.")]
+  },
+  {
+    title: "The same call three times in one reply: a background agent's doom loop fails the step",
+    expect: "doom_loop",
+    script: [
+      {
+        type: "stream",
+        chunks: [1, 2, 3].map((i) => ({ toolCall: { id: `d${i}`, name: "bash", arguments: '{"command":"ls src"}' } })),
+        finish: "tool_calls"
+      }
+    ]
+  },
+  {
+    title: "The goal gate: an evaluator says NOT MET, the agent keeps working",
+    expect: "final",
+    config: (c) => ({ ...c, goal_gate: { ...c.goal_gate, enabled: true } }),
+    script: (() => {
+      let judged = 0
+      let answered = 0
+      return (body: any): ScriptedResponse => {
+        if (JSON.stringify(body.messages?.[0] ?? {}).includes("strict evaluator")) {
+          judged += 1
+          return textStream(judged === 1 ? "NOT MET\nThe answer names the bug but the fix was not applied." : "MET\nFixed and explained.")
+        }
+        answered += 1
+        return answered === 1 ? textStream("The bug is the missing initial value.") : textStream("Applied: reduce((a, b) => a + b, 0). The test passes.")
+      }
+    })()
   },
   {
     title: "A content filter ends the run at once",
