@@ -1,0 +1,70 @@
+/**
+ * The LLM service from any Effect AI `LanguageModel`. Tool calls are not resolved by Effect AI
+ * (`disableToolCallResolution`: loopguard runs the tools itself) and their arguments are not
+ * validated by it (`toolCallValidation: "deferred"`: loopguard's call repair sees the model's
+ * calls as written, undeclared names included). Interrupting the Stream interrupts the
+ * provider's stream, which closes its HTTP request.
+ */
+import type { StreamPart } from "@loopguard/core"
+import { Effect, Layer, Stream } from "effect"
+import { type AiError, LanguageModel } from "effect/ai"
+import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
+import { normalizeAiError } from "./ai-error.js"
+import { streamPartFromEffectAi, type EffectAiStreamPart } from "./map-parts.js"
+import { toEffectAiPrompt, toEffectAiToolkit } from "./prompt.js"
+
+/** Applies a per-request output cap, which Effect AI leaves to each provider's own config. */
+export type EffectAiOutputCap = (maxOutputTokens: number) => <A, E>(stream: Stream.Stream<A, E>) => Stream.Stream<A, E>
+
+export interface EffectAiLlmOptions {
+  readonly providerId: string
+  readonly modelId: string
+  /**
+   * Effect AI's `streamText` has no `maxOutputTokens`; a provider sets it through its own config
+   * override (e.g. `OpenAiLanguageModel.withConfigOverride({ max_output_tokens })`). Without this
+   * hook `LlmRequest.maxOutputTokens` is not sent.
+   */
+  readonly outputCap?: EffectAiOutputCap
+}
+
+const streamParts = (model: LanguageModel.LanguageModel, request: LlmRequest): Stream.Stream<EffectAiStreamPart, AiError.AiError> =>
+  request.tools.length > 0
+    ? model.streamText({
+        prompt: toEffectAiPrompt(request),
+        toolkit: toEffectAiToolkit(request.tools),
+        disableToolCallResolution: true,
+        toolCallValidation: "deferred"
+      })
+    : model.streamText({
+        prompt: toEffectAiPrompt(request),
+        disableToolCallResolution: true,
+        toolCallValidation: "deferred"
+      })
+
+export const makeEffectAiLlm = (model: LanguageModel.LanguageModel, options: EffectAiLlmOptions): LlmShape => ({
+  providerId: options.providerId,
+  modelId: options.modelId,
+  stream: (request: LlmRequest) =>
+    Stream.suspend(() => {
+      const parts = streamParts(model, request)
+      const capped =
+        options.outputCap !== undefined && request.maxOutputTokens !== undefined
+          ? parts.pipe(options.outputCap(request.maxOutputTokens))
+          : parts
+      return capped.pipe(
+        Stream.mapError((e) => new LlmError({ error: normalizeAiError(e) })),
+        Stream.map(streamPartFromEffectAi),
+        Stream.filter((part): part is StreamPart => part !== null)
+      )
+    })
+})
+
+/** `LLM` over the `LanguageModel` in context: provide the Effect AI provider's layer below it. */
+export const layerFromEffectAi = (options: EffectAiLlmOptions): Layer.Layer<LLM, never, LanguageModel.LanguageModel> =>
+  Layer.effect(
+    LLM,
+    Effect.gen(function* () {
+      const model = yield* LanguageModel.LanguageModel
+      return LLM.of(makeEffectAiLlm(model, options))
+    })
+  )

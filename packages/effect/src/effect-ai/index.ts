@@ -1,0 +1,5 @@
+export * from "./ai-error.js"
+export * from "./map-parts.js"
+export * from "./prompt.js"
+export * from "./effect-ai-llm.js"
+export * from "./guard.js"
