@@ -169,6 +169,22 @@ describe("RunLoop over HTTP", () => {
     }
   })
 
+  test("a corrupted stream chunk is a broken stream: the step is replayed and the answer has no duplicated text", async () => {
+    const h = await makeHarness(
+      [{ type: "stream", chunks: [{ text: "Hello" }, { raw: "{not json" }, { text: " world" }], finish: "stop" }, answer("Hello world")],
+      { config: (c) => ({ ...c, retry: { ...c.retry, stream: { initialDelayMs: 10 } } }) }
+    )
+    try {
+      const r = await h.run(run())
+      expect(r.report.reason).toBe("final")
+      expect(r.report.finalText).toBe("Hello world")
+      expect(h.server.requests.length).toBe(2)
+      expect(h.events.find((e) => e.type === "session.retry.attempt")).toMatchObject({ phase: "stream", kind: "stream" })
+    } finally {
+      await h.close()
+    }
+  })
+
   test("tools run and their results go back to the model", async () => {
     const h = await makeHarness([toolCallStream("bash", { command: "ls" }), answer("Found it.")], { tools: [echoTool] })
     try {

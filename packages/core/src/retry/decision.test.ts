@@ -164,3 +164,16 @@ describe("isOverloaded / isPrefillRejection", () => {
     expect(isPrefillRejection(err({ status: 400, message: "Invalid request: unknown field" }))).toBe(false)
   })
 })
+
+describe("decide: unreadable stream chunks", () => {
+  test("a chunk the SDK could not parse is a stream failure, retryable", () => {
+    const d = decide({ message: "JSON parsing failed: Text: {not json.", name: "AI_JSONParseError", phase: "stream" })
+    expect(d).toMatchObject({ retryable: true, kind: "stream" })
+  })
+  test("the same name on an HTTP failure is judged by its status", () => {
+    expect(decide({ message: "bad", name: "AI_JSONParseError", status: 400 }).kind).toBe("terminal")
+  })
+  test("a rejected prompt (our own bug) stays terminal", () => {
+    expect(decide({ message: "Invalid prompt", name: "AI_InvalidPromptError" }).kind).toBe("terminal")
+  })
+})

@@ -15,7 +15,8 @@ import {
   RATE_LIMIT_MARKERS,
   SERVER_CODE_FRAGMENTS,
   STREAM_FAILURE_MARKERS,
-  wordRegex
+  wordRegex,
+  CORRUPT_STREAM_ERROR_NAMES
 } from "./patterns.js"
 
 export type RetryPhase = ErrorPhase
@@ -83,6 +84,9 @@ export const classify = (error: NormalizedError): Classified => {
 
   if (containsAny(said, AUTH_FAILURE_MARKERS)) return terminal("authentication failure")
   if (containsAny([code, error.message], STREAM_FAILURE_MARKERS)) return { kind: "stream", reason: `upstream stream failure (${code || "text"})` }
+  if (!httpFailure && error.name !== undefined && CORRUPT_STREAM_ERROR_NAMES.includes(error.name)) {
+    return { kind: "stream", reason: `unreadable stream chunk (${error.name})` }
+  }
   if (containsAny([code, error.message], RATE_LIMIT_MARKERS)) return { kind: "rate_limit", reason: "rate limited" }
   if (containsAny([code], SERVER_CODE_FRAGMENTS)) return { kind: "server", reason: `server error (${code})` }
   if (error.isRetryable === true) return { kind: "unknown", reason: `provider marked retryable${status !== undefined ? ` (HTTP ${status})` : ""}` }

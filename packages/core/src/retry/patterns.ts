@@ -105,6 +105,16 @@ export const STREAM_FAILURE_MARKERS: ReadonlyArray<string> = [
   "stream_timeout"
 ]
 
+/**
+ * Errors the AI SDK raises for a response stream it could not read: a chunk that is not JSON or
+ * not the expected shape. The connection worked and the server answered; the stream broke.
+ */
+export const CORRUPT_STREAM_ERROR_NAMES: ReadonlyArray<string> = [
+  "AI_JSONParseError",
+  "AI_TypeValidationError",
+  "AI_InvalidResponseDataError"
+]
+
 /** Rate limiting by code (`rate_limit_exceeded`, `too_many_requests`) or by text. */
 export const RATE_LIMIT_MARKERS: ReadonlyArray<string> = [
   "rate_limit",
