@@ -169,7 +169,9 @@ export const RepairSection = Schema.Struct({
 /** SPEC §7 names `max_consecutive_rollbacks`; kept as written there. */
 export const RollbackSection = Schema.Struct({
   enabled: Schema.Boolean,
-  max_consecutive_rollbacks: PosInt
+  max_consecutive_rollbacks: PosInt,
+  /** Deduplicate tools the key-argument table does not list (search/fetch tools are always). */
+  dedupe_unlisted_tools: Schema.Boolean
 })
 
 export const LoopguardConfigSchema = Schema.Struct({

@@ -17,7 +17,9 @@ import {
   onSuccessfulTurn,
   recordExecuted,
   toolPartsOf,
+  DEFAULT_DUPLICATE_QUERY_OPTIONS,
   type AssistantMessage,
+  type DuplicateQueryOptions,
   type RollbackDecision
 } from "@loopguard/core"
 import type { LoopguardConfig } from "../config/schema.js"
@@ -25,11 +27,15 @@ import type { LoopguardConfig } from "../config/schema.js"
 export class RollbackGuard {
   private state = initRollback()
   private queries = initDuplicateQueries()
+  /** Which tools are deduplicated: the key-argument table, plus (when configured) every other tool. */
+  private readonly dedupe: DuplicateQueryOptions
 
   constructor(
     private readonly config: LoopguardConfig,
     private readonly agent: string
-  ) {}
+  ) {
+    this.dedupe = { ...DEFAULT_DUPLICATE_QUERY_OPTIONS, unlistedTools: config.rollback.dedupe_unlisted_tools ? "all" : "none" }
+  }
 
   /** What to do with a finished reply; null when nothing triggered (then the turn counts as good or not). */
   afterStep(reply: AssistantMessage): RollbackDecision | null {
@@ -40,7 +46,9 @@ export class RollbackGuard {
     const leak = detectReplyTrigger(reply)
     const trigger =
       (leak !== null && !(leak.kind === "format-leak" && reply.finish === "tool-calls") ? leak : null) ??
-      detectDuplicateCall(this.queries, this.agent, parts.map((p) => ({ id: p.callId, name: p.name, arguments: p.input }))) ??
+      detectDuplicateCall(this.queries, this.agent, parts.map((p) => ({ id: p.callId, name: p.name, arguments: p.input })), {
+        duplicateQuery: this.dedupe
+      }) ??
       detectUselessResult(parts)
     if (trigger === null) {
       this.record(parts)
@@ -57,7 +65,7 @@ export class RollbackGuard {
 
   private record(parts: ReturnType<typeof toolPartsOf>): void {
     for (const p of parts) {
-      if (p.state === "completed") this.queries = recordExecuted(this.queries, { agent: this.agent, tool: p.name, arguments: p.input })
+      if (p.state === "completed") this.queries = recordExecuted(this.queries, { agent: this.agent, tool: p.name, arguments: p.input }, this.dedupe)
     }
   }
 }
