@@ -2,7 +2,7 @@
  * AI SDK `fullStream` parts → loopguard StreamParts. Anything loopguard does not act on
  * (start-step, text-start/end, sources, raw, ping) is dropped here so monitors see one shape.
  */
-import { FINISH_REASONS, normalizeError, parseToolArguments, type FinishReason, type StreamPart, type Usage } from "@loopguard/core"
+import { FINISH_REASONS, normalizeError, toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core"
 import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai"
 
 export const toFinishReason = (reason: string | undefined): FinishReason =>
@@ -21,14 +21,6 @@ export const toUsage = (u: LanguageModelUsage | undefined): Usage | undefined =>
   return out
 }
 
-/** A tool call whose arguments the SDK could not parse still becomes a call, with repaired input. */
-const toolInput = (part: { input: unknown; invalid?: boolean }): { input: unknown; inputText?: string } => {
-  if (typeof part.input === "string") {
-    const parsed = parseToolArguments(part.input)
-    return { input: parsed.value, inputText: part.input }
-  }
-  return { input: part.input ?? {} }
-}
 
 /** The provider's "stream ended without a finish reason" error: a missing finish, not a failure. */
 export const isMissingFinish = (error: unknown): boolean =>
@@ -63,12 +55,8 @@ export const mapPart = (part: TextStreamPart<ToolSet>): StreamPart | null => {
       return { type: "tool-input-start", id: part.id, name: part.toolName }
     case "tool-input-delta":
       return { type: "tool-input-delta", id: part.id, delta: part.delta }
-    case "tool-call": {
-      const { input, inputText } = toolInput(part as { input: unknown; invalid?: boolean })
-      return inputText === undefined
-        ? { type: "tool-call", id: part.toolCallId, name: part.toolName, input }
-        : { type: "tool-call", id: part.toolCallId, name: part.toolName, input, inputText }
-    }
+    case "tool-call":
+      return toolCallPart(part.toolCallId, part.toolName, (part as { input: unknown }).input)
     case "finish": {
       const usage = toUsage(part.totalUsage)
       const finish = toFinishReason(part.finishReason)

@@ -3,18 +3,10 @@
  * message right after the assistant message that called them; a call with no result yet
  * (pending) is left out, because providers reject an unanswered call.
  */
-import type { AssistantPart, ToolPart } from "@loopguard/core"
+import { isAnsweredClientCall, toolResultText } from "@loopguard/core"
 import type { LlmRequest, ToolSpec } from "@loopguard/effect"
 import { jsonSchema, tool, type ModelMessage, type ToolSet } from "ai"
 
-const finished = (p: AssistantPart): p is ToolPart =>
-  p.type === "tool" && (p.state === "completed" || p.state === "error") && p.providerExecuted !== true
-
-const toolOutputText = (p: ToolPart): string => {
-  const out = p.output ?? ""
-  if (p.state === "error") return `Error: ${p.error ?? (out || "tool failed")}`
-  return p.exitCode !== undefined && p.exitCode !== 0 ? `${out}\n[exit code ${p.exitCode}]` : out
-}
 
 export const toModelMessages = (request: LlmRequest): Array<ModelMessage> => {
   // The system prompt travels as `instructions` (AI SDK 7 rejects system messages in `messages`).
@@ -32,11 +24,11 @@ export const toModelMessages = (request: LlmRequest): Array<ModelMessage> => {
     for (const p of m.parts) {
       if (p.type === "text" && p.text !== "") content.push({ type: "text", text: p.text })
       else if (p.type === "reasoning" && p.text !== "") content.push({ type: "reasoning", text: p.text })
-      else if (finished(p)) content.push({ type: "tool-call", toolCallId: p.callId, toolName: p.name, input: p.input ?? {} })
+      else if (isAnsweredClientCall(p)) content.push({ type: "tool-call", toolCallId: p.callId, toolName: p.name, input: p.input ?? {} })
     }
     if (content.length === 0) continue
     out.push({ role: "assistant", content })
-    const results = m.parts.filter(finished)
+    const results = m.parts.filter(isAnsweredClientCall)
     if (results.length > 0) {
       out.push({
         role: "tool",
@@ -44,7 +36,7 @@ export const toModelMessages = (request: LlmRequest): Array<ModelMessage> => {
           type: "tool-result" as const,
           toolCallId: p.callId,
           toolName: p.name,
-          output: { type: "text" as const, value: toolOutputText(p) }
+          output: { type: "text" as const, value: toolResultText(p) }
         }))
       })
     }

@@ -4,7 +4,7 @@
  * requests) is dropped so monitors see one shape. Provider-executed tool calls are dropped too:
  * the provider ran them, loopguard has nothing to execute.
  */
-import { parseToolArguments, type FinishReason, type StreamPart, type Usage } from "@loopguard/core"
+import { toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core"
 import type { Response } from "effect/ai"
 import { normalizeAiError } from "./ai-error.js"
 
@@ -45,10 +45,6 @@ export const usageFromEffectAi = (u: Response.Usage | undefined): Usage | undefi
 }
 
 /** Arguments a provider left as text are parsed (and repaired) here, as the AI SDK backend does. */
-const toolInput = (params: unknown): { readonly input: unknown; readonly inputText?: string } => {
-  if (typeof params === "string") return { input: parseToolArguments(params).value, inputText: params }
-  return { input: params ?? {} }
-}
 
 /** The stream parts of a request made with `disableToolCallResolution` (any parameters mode). */
 export type EffectAiStreamPart = Response.StreamPart<any, Response.ToolParametersMode>
@@ -67,10 +63,7 @@ export const streamPartFromEffectAi = (part: EffectAiStreamPart): StreamPart | n
       return { type: "tool-input-delta", id: part.id, delta: part.delta }
     case "tool-call": {
       if (part.providerExecuted) return null
-      const { input, inputText } = toolInput(part.params)
-      return inputText === undefined
-        ? { type: "tool-call", id: part.id, name: part.name, input }
-        : { type: "tool-call", id: part.id, name: part.name, input, inputText }
+      return toolCallPart(part.id, part.name, part.params)
     }
     case "finish": {
       const usage = usageFromEffectAi(part.usage)

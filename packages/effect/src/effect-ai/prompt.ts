@@ -4,26 +4,17 @@
  * provider-executed call are left out, because providers reject an unanswered call and loopguard
  * never ran the provider's own tools.
  */
-import type { AssistantPart, ToolPart } from "@loopguard/core"
+import { isAnsweredClientCall, toolResultText, type AssistantPart } from "@loopguard/core"
 import { Prompt, Tool, Toolkit } from "effect/ai"
 import type { LlmRequest, ToolSpec } from "../llm/LLM.js"
 
-const finished = (p: AssistantPart): p is ToolPart =>
-  p.type === "tool" && (p.state === "completed" || p.state === "error") && p.providerExecuted !== true
-
-/** Same wording as the AI SDK backend, so a run reads the same whichever backend sent it. */
-const toolOutputText = (p: ToolPart): string => {
-  const out = p.output ?? ""
-  if (p.state === "error") return `Error: ${p.error ?? (out || "tool failed")}`
-  return p.exitCode !== undefined && p.exitCode !== 0 ? `${out}\n[exit code ${p.exitCode}]` : out
-}
 
 const assistantContent = (parts: ReadonlyArray<AssistantPart>): Array<Prompt.AssistantMessagePart> => {
   const content: Array<Prompt.AssistantMessagePart> = []
   for (const p of parts) {
     if (p.type === "text" && p.text !== "") content.push(Prompt.makePart("text", { text: p.text }))
     else if (p.type === "reasoning" && p.text !== "") content.push(Prompt.makePart("reasoning", { text: p.text }))
-    else if (finished(p)) {
+    else if (isAnsweredClientCall(p)) {
       content.push(Prompt.makePart("tool-call", { id: p.callId, name: p.name, params: p.input ?? {}, providerExecuted: false }))
     }
   }
@@ -43,7 +34,7 @@ export const toEffectAiPrompt = (request: LlmRequest): Prompt.Prompt => {
     const content = assistantContent(m.parts)
     if (content.length === 0) continue
     messages.push(Prompt.makeMessage("assistant", { content }))
-    const results = m.parts.filter(finished)
+    const results = m.parts.filter(isAnsweredClientCall)
     if (results.length > 0) {
       messages.push(
         Prompt.makeMessage("tool", {
@@ -52,7 +43,7 @@ export const toEffectAiPrompt = (request: LlmRequest): Prompt.Prompt => {
               id: p.callId,
               name: p.name,
               isFailure: p.state === "error",
-              result: toolOutputText(p),
+              result: toolResultText(p),
               providerExecuted: false
             })
           )

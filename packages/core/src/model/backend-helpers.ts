@@ -1,0 +1,24 @@
+/**
+ * What every backend (AI SDK, Effect AI) does the same way when it maps loopguard's model to a
+ * provider's and back, so a run reads the same whichever backend carried it.
+ */
+import { parseToolArguments } from "../toolcall/parse-arguments.js"
+import type { AssistantPart, ToolPart } from "./message.js"
+import type { StreamPart } from "./stream.js"
+
+/** A call loopguard ran and answered: sent back with its result. Pending calls are left out (providers reject unanswered calls). */
+export const isAnsweredClientCall = (p: AssistantPart): p is ToolPart =>
+  p.type === "tool" && (p.state === "completed" || p.state === "error") && p.providerExecuted !== true
+
+/** The text the model sees as a tool's result: errors say so, a non-zero exit code is appended. */
+export const toolResultText = (p: ToolPart): string => {
+  const out = p.output ?? ""
+  if (p.state === "error") return `Error: ${p.error ?? (out || "tool failed")}`
+  return p.exitCode !== undefined && p.exitCode !== 0 ? `${out}\n[exit code ${p.exitCode}]` : out
+}
+
+/** A tool call whose arguments arrived as unparsed text still becomes a call, with repaired input. */
+export const toolCallPart = (id: string, name: string, rawInput: unknown): Extract<StreamPart, { type: "tool-call" }> => {
+  if (typeof rawInput === "string") return { type: "tool-call", id, name, input: parseToolArguments(rawInput).value, inputText: rawInput }
+  return { type: "tool-call", id, name, input: rawInput ?? {} }
+}
