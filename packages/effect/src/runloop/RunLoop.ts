@@ -44,29 +44,10 @@ import { Tools } from "../tools/Tools.js"
 import { CrossStepDetectors } from "./cross-step.js"
 import { makeFinishGates } from "./finish-gates.js"
 import { RollbackGuard } from "./rollback-guard.js"
-import { makeReport, type Incident, type RunReport } from "./report.js"
+import { makeReport, type Incident } from "./report.js"
+import type { RunExit, RunInput, RunResult } from "./run-types.js"
 import { buildRequest } from "./request.js"
 import { tryBestOptionsOf } from "./try-best-options.js"
-
-export interface RunInput {
-  readonly sessionId: string
-  /** A new user turn; omit to continue the session as it stands. */
-  readonly prompt?: string
-  readonly system?: string
-  /**
-   * Ask for a structured result: the model gets a tool with this JSON schema, and the run ends
-   * (final) when it calls it; the arguments are `RunResult.structured`.
-   */
-  readonly structuredOutput?: StructuredOutputRequest
-  /** Detect everything, enforce nothing (audit). */
-  readonly shadow?: boolean
-  /** Shadow replays: user lines recorded before a step (harness complaints, new turns). */
-  readonly userTurnsBefore?: (step: number) => ReadonlyArray<string>
-  /** Overrides `loop.maxSteps` (CLI `--max-steps`, audit: the number of recorded steps). */
-  readonly maxSteps?: number
-  /** External cancellation (Ctrl-C): checked every beat; a running step and its tools are interrupted. */
-  readonly signal?: AbortSignal
-}
 
 /** Completes when the signal aborts; never, without one. */
 const aborted = (signal: AbortSignal | undefined): Effect.Effect<null> =>
@@ -78,29 +59,6 @@ const aborted = (signal: AbortSignal | undefined): Effect.Effect<null> =>
         signal.addEventListener("abort", onAbort, { once: true })
         return Effect.sync(() => signal.removeEventListener("abort", onAbort))
       })
-
-export interface StructuredOutputRequest {
-  readonly schema: Readonly<Record<string, unknown>>
-  /** Default `structured_output`. */
-  readonly toolName?: string
-  readonly description?: string
-}
-
-export interface RunExit {
-  readonly reason: ExitReason
-  /** The step at which the loop ended (or, in shadow mode, would first have ended). */
-  readonly step: number
-  readonly error?: { readonly tag: string; readonly message: string }
-}
-
-export interface RunResult {
-  readonly report: RunReport
-  readonly incidents: ReadonlyArray<Incident>
-  /** Null only in shadow mode when no exit was ever called for. */
-  readonly exit: RunExit | null
-  /** The structured-output tool's arguments, when one was requested and the model called it. */
-  readonly structured?: unknown
-}
 
 const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>) =>
   String(incident["kind"] ?? detector).replace(/_/g, "-")

@@ -1,0 +1,48 @@
+/**
+ * What a run takes and gives back: the RunLoop's public types.
+ */
+import type { ExitReason } from "@loopguard/core"
+import type { Incident, RunReport } from "./report.js"
+
+export interface RunInput {
+  readonly sessionId: string
+  /** A new user turn; omit to continue the session as it stands. */
+  readonly prompt?: string
+  readonly system?: string
+  /**
+   * Ask for a structured result: the model gets a tool with this JSON schema, and the run ends
+   * (final) when it calls it; the arguments are `RunResult.structured`.
+   */
+  readonly structuredOutput?: StructuredOutputRequest
+  /** Detect everything, enforce nothing (audit). */
+  readonly shadow?: boolean
+  /** Shadow replays: user lines recorded before a step (harness complaints, new turns). */
+  readonly userTurnsBefore?: (step: number) => ReadonlyArray<string>
+  /** Overrides `loop.maxSteps` (CLI `--max-steps`, audit: the number of recorded steps). */
+  readonly maxSteps?: number
+  /** External cancellation (Ctrl-C): checked every beat; a running step and its tools are interrupted. */
+  readonly signal?: AbortSignal
+}
+
+export interface StructuredOutputRequest {
+  readonly schema: Readonly<Record<string, unknown>>
+  /** Default `structured_output`. */
+  readonly toolName?: string
+  readonly description?: string
+}
+
+export interface RunExit {
+  readonly reason: ExitReason
+  /** The step at which the loop ended (or, in shadow mode, would first have ended). */
+  readonly step: number
+  readonly error?: { readonly tag: string; readonly message: string }
+}
+
+export interface RunResult {
+  readonly report: RunReport
+  readonly incidents: ReadonlyArray<Incident>
+  /** Null only in shadow mode when no exit was ever called for. */
+  readonly exit: RunExit | null
+  /** The structured-output tool's arguments, when one was requested and the model called it. */
+  readonly structured?: unknown
+}
