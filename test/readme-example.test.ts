@@ -1,0 +1,30 @@
+/** The README's library example, run as written against the scripted server (so the docs cannot rot). */
+import { layerOpenAICompatible, startScriptedServer, textStream } from "@loopguard/ai-sdk"
+import { Config, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tools, type ToolDefinition } from "@loopguard/effect"
+import { expect, test } from "bun:test"
+import { Effect, Layer } from "effect"
+
+test("the README library example runs", async () => {
+  const server = await startScriptedServer([textStream("Fixed.")])
+  const myToolDefinitions: ReadonlyArray<ToolDefinition> = []
+  const seen: Array<string> = []
+  try {
+    const deps = Layer.mergeAll(
+      layerOpenAICompatible({ baseURL: server.baseURL, modelId: "my-model" }),
+      Tools.layerFrom(myToolDefinitions).pipe(Layer.provide(Config.layer)),
+      Config.layer,
+      Events.layerCallback((e) => void seen.push(e.type)),
+      Permission.layerDeny,
+      SessionStore.layerMemory
+    )
+    const program = Effect.gen(function* () {
+      const { report } = yield* (yield* RunLoop).run({ sessionId: "s1", prompt: "Fix the failing test" })
+      return report
+    })
+    const report = await Effect.runPromise(program.pipe(Effect.provide(loopguardLayer(deps))))
+    expect(report.status).toBe("completed")
+    expect(seen).toContain("run.finished")
+  } finally {
+    await server.close()
+  }
+})
