@@ -4,6 +4,7 @@
  * handled by the pause policy (`--on-pause`, `try_best.on_pause`): stop, continue, or hand off.
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
+import { makeJsonlStore } from "@loopguard/effect"
 import { Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { resolve } from "node:path"
@@ -26,6 +27,10 @@ export const runCommand = Command.make(
     ),
     cwd: Flag.String("cwd").pipe(Flag.withDefault("."), Flag.withDescription("working directory for the tools")),
     config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
+    sessionDir: Flag.String("session-dir").pipe(
+      Flag.optional,
+      Flag.withDescription("keep the session as JSON Lines in this folder (<dir>/run.jsonl); default: in memory only")
+    ),
     interactive: Flag.Boolean("interactive").pipe(
       Flag.withDefault(false),
       Flag.withDescription("ask on the terminal before a doom loop runs again (default: a doom loop fails the step)")
@@ -70,6 +75,7 @@ export const runCommand = Command.make(
       process.on("SIGINT", onSigint)
       const outcome = yield* runWithPausePolicy({
         signal: controller.signal,
+        ...(Option.isSome(flags.sessionDir) ? { store: makeJsonlStore(resolve(flags.sessionDir.value)) } : {}),
         config,
         llm,
         modelId: flags.model,

@@ -345,7 +345,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           lastReply,
           incidents,
           retries,
-          sessionId: input.sessionId
+          savedAt: store.location(input.sessionId)
         })
         yield* events.publish({ type: "session.status", status: "idle", attempt: 0 })
         yield* events.publish({ type: "run.finished", report })

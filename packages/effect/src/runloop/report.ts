@@ -22,7 +22,8 @@ export interface ReportInput {
   readonly lastReply: AssistantMessage | null
   readonly incidents: ReadonlyArray<Incident>
   readonly retries: Readonly<Record<string, number>>
-  readonly sessionId: string
+  /** Where the session is kept (the store's `location`). */
+  readonly savedAt: string
 }
 
 /** Successful tool calls of the run, newest last, as "name: first line of input". */
@@ -54,7 +55,7 @@ export const makeReport = (input: ReportInput): RunReport => {
     costUsd: input.meter.costUsd,
     completed: completedWork(input.messages),
     blockedAt,
-    savedAt: `session ${input.sessionId}`,
+    savedAt: input.savedAt,
     ...(input.exit?.error ? { error: input.exit.error } : {}),
     retries: input.retries,
     incidents: input.incidents.map((i) => ({ step: i.step, detector: i.detector, action: i.action })),

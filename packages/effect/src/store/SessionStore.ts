@@ -13,6 +13,8 @@ export interface SessionStoreShape {
   readonly putAssistant: (sessionId: string, message: AssistantMessage) => Effect.Effect<void>
   readonly exclude: (sessionId: string, messageId: string, reason: ExclusionReason) => Effect.Effect<void>
   readonly addCrop: (sessionId: string, userMessageId: string, crop: CropMarker) => Effect.Effect<void>
+  /** Where a session is kept, for the run report ("where the work is saved"). */
+  readonly location: (sessionId: string) => string
 }
 
 export const makeMemoryStore = (): SessionStoreShape => {
@@ -28,6 +30,7 @@ export const makeMemoryStore = (): SessionStoreShape => {
     if (i >= 0) s[i] = f(s[i]!)
   }
   return {
+    location: (sessionId) => `in memory only (session ${sessionId})`,
     messages: (sessionId) => Effect.sync(() => get(sessionId).slice()),
     append: (sessionId, message) => Effect.sync(() => void get(sessionId).push(message)),
     putAssistant: (sessionId, message) =>
