@@ -43,16 +43,10 @@ export function defaultFinish(chunks: ReadonlyArray<Chunk>): WireFinishReason {
 
 export function streamFrames(response: StreamResponse, who: CompletionIdentity): SseFrames {
   const reasoningField = response.reasoningField ?? "reasoning_content";
+  const frame = (body: Record<string, unknown>) =>
+    sseFrame(JSON.stringify({ id: who.id, object: "chat.completion.chunk", created: who.created, model: who.model, ...body }));
   const chunkOf = (delta: Record<string, unknown>, finish: WireFinishReason | null) =>
-    sseFrame(
-      JSON.stringify({
-        id: who.id,
-        object: "chat.completion.chunk",
-        created: who.created,
-        model: who.model,
-        choices: [{ index: 0, delta, finish_reason: finish }],
-      }),
-    );
+    frame({ choices: [{ index: 0, delta, finish_reason: finish }] });
 
   // Real servers announce the role on the first delta only; doing the same keeps clients honest.
   let roleSent = false;
@@ -87,18 +81,7 @@ export function streamFrames(response: StreamResponse, who: CompletionIdentity):
   if (finish !== null) trailer.push(chunkOf({}, finish));
   if (response.usage !== undefined) {
     const { prompt_tokens, completion_tokens } = response.usage;
-    trailer.push(
-      sseFrame(
-        JSON.stringify({
-          id: who.id,
-          object: "chat.completion.chunk",
-          created: who.created,
-          model: who.model,
-          choices: [],
-          usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens },
-        }),
-      ),
-    );
+    trailer.push(frame({ choices: [], usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens } }))
   }
   trailer.push(DONE_FRAME);
   return { content, trailer };

@@ -79,12 +79,6 @@ describe("edit_repeat", () => {
     expect(kinds(run(only("edit"), [editPart("f.ts", "same old change"), failedEdit(), failedEdit()]))).toEqual([null, null, "edit_repeat"])
   })
 
-  test("a rejected edit clears no failure count (it changed nothing)", () => {
-    const fail = () => bashPart("npm test", 1)
-    const rejected = editPart("f.ts", "a b c d e", "", { state: "error", error: "old_string not found" })
-    expect(kinds(run(only("bash"), [fail(), fail(), rejected, fail()]))).toEqual([null, null, null, "bash_retry"])
-  })
-
   test("editMatches and editWindow are honoured", () => {
     const same = () => editPart("k.ts", "one two three four")
     expect(kinds(run(only("edit", { editMatches: 1 }), [same(), same()]))).toEqual([null, "edit_repeat"])
