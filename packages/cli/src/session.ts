@@ -7,7 +7,7 @@ import { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { UsageError } from "./errors.js"
 import { cliPermission } from "./permission.js"
-import { formatReport, makeRenderer } from "./render.js"
+import { rendererFor, tapLlm, type OutputMode, type Renderer } from "./render/index.js"
 
 export interface ConfigSourceFlags {
   readonly configPath?: string
@@ -40,6 +40,12 @@ export interface SessionOptions {
   readonly llm: Layer.Layer<LLM>
   readonly tools: ReadonlyArray<ToolDefinition>
   readonly json: boolean
+  /** human (default), quiet, or json (the same as `json: true`). */
+  readonly output?: OutputMode
+  /** Prices the status line (default: unknown price). */
+  readonly modelId?: string
+  /** Default: one built for `output` on stdout (or on `write`). */
+  readonly renderer?: Renderer
   readonly write?: (line: string) => void
   readonly onEvent?: (e: LoopguardEvent) => void
   /** Where the session's messages are kept; default a fresh in-memory store. */
@@ -58,17 +64,22 @@ export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInp
  */
 export type NextRunInput = (last: RunResult, results: ReadonlyArray<RunResult>) => Effect.Effect<RunInput | null>
 
+export const outputOf = (options: Pick<SessionOptions, "json" | "output">): OutputMode => (options.json ? "json" : (options.output ?? "human"))
+
 export const runSessionWith = (options: SessionOptions, first: RunInput, next: NextRunInput): Effect.Effect<ReadonlyArray<RunResult>> => {
   const write = options.write ?? ((l: string) => console.log(l))
-  const renderer = makeRenderer(write, !options.json && process.stdout.isTTY === true)
+  const mode = outputOf(options)
+  const renderer =
+    options.renderer ??
+    rendererFor({ mode, config: options.config, ...(options.modelId !== undefined ? { modelId: options.modelId } : {}), ...(options.write !== undefined ? { write: options.write } : {}) })
   const configLayer = Layer.succeed(Config, options.config)
   const deps = Layer.mergeAll(
-    options.llm,
+    tapLlm(options.llm, renderer.onPart),
     Tools.layerFrom(options.tools).pipe(Layer.provide(configLayer)),
     configLayer,
     Events.layerCallback((e) => {
       options.onEvent?.(e)
-      if (options.json) write(JSON.stringify(e))
+      if (mode === "json") write(JSON.stringify(e))
       else renderer.onEvent(e)
     }),
     cliPermission(options.config.loop.interactive, process.stdin.isTTY === true && process.stderr.isTTY === true),
@@ -79,8 +90,10 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
     const results: Array<RunResult> = []
     let input: RunInput | null = first
     while (input !== null) {
+      renderer.startTurn()
       const r: RunResult = yield* loop.run(input)
-      if (!options.json) write(formatReport(r.report))
+      if (mode === "json") write(JSON.stringify({ type: "report", report: r.report }))
+      else renderer.onReport(r.report)
       results.push(r)
       input = yield* next(r, results)
     }

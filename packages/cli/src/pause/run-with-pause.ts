@@ -6,7 +6,8 @@
  */
 import type { LLM, LoopguardConfig, LoopguardEvent, RunInput, RunResult, SessionStoreShape, ToolDefinition } from "@loopguard/effect"
 import { Effect, type Layer } from "effect"
-import { runSessionWith } from "../session.js"
+import type { OutputMode, Renderer } from "../render/index.js"
+import { outputOf, runSessionWith } from "../session.js"
 import { handoffTargetOf, pauseChoices, refusalOf, type OnPausePolicy, type PauseChoice } from "./choices.js"
 import { askChoice, askOnTerminal, formatPause, type AskLine } from "./pause-prompt.js"
 import { commandOnPath, type CommandLookup } from "./path-lookup.js"
@@ -34,6 +35,9 @@ export interface PauseRunOptions {
   readonly maxSteps?: number
   readonly cwd?: string
   readonly json?: boolean
+  /** human (default), quiet (the pause menu goes to stderr), or json. */
+  readonly output?: OutputMode
+  readonly renderer?: Renderer
   /** The run log (stdout). */
   readonly write?: (line: string) => void
   /** Notes and refusals (stderr). */
@@ -82,6 +86,9 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
     const policy: OnPausePolicy = options.config.try_best.on_pause
     const sessionId = options.sessionId ?? "run"
     const json = options.json === true
+    const output = outputOf({ json, ...(options.output !== undefined ? { output: options.output } : {}) })
+    // Quiet prints only the answer and the exit line; the pause menu is a prompt, so it goes to stderr.
+    const say = output === "quiet" ? warn : write
 
     // A hand-off that can never be offered for this model is a usage error: say so before any
     // request is spent, not after the run has paused.
@@ -102,7 +109,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
     const record = (incident: PausedIncident, offered: ReadonlyArray<PauseChoice>, choice: PauseChoice, resumed: boolean, note?: string) => {
       pauses.push({ incident, offered, choice, resumed, ...(note !== undefined ? { note } : {}) })
       if (json) write(JSON.stringify({ type: "pause.decision", choice, resumed, ...(note !== undefined ? { note } : {}) }))
-      else write(`  → ${choice}${note !== undefined ? ` (${note})` : ""}`)
+      else say(`  → ${choice}${note !== undefined ? ` (${note})` : ""}`)
     }
 
     const decide = (incident: PausedIncident, offered: ReturnType<typeof pauseChoices>): Effect.Effect<PauseChoice> => {
@@ -121,7 +128,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         if (incident === null) return null
         const choices = pauseChoices(options.modelId, hasCommand)
         if (json) write(JSON.stringify({ type: "pause", incident, offered: choices.offered, unavailable: choices.unavailable }))
-        else for (const line of formatPause(incident, choices)) write(line)
+        else for (const line of formatPause(incident, choices)) say(line)
 
         const choice = yield* decide(incident, choices)
         const refusal = refusalOf(choice, choices)
@@ -163,7 +170,10 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         llm: options.llm,
         tools: options.tools,
         json,
-        write,
+        output,
+        modelId: options.modelId,
+        ...(options.renderer !== undefined ? { renderer: options.renderer } : {}),
+        ...(options.write !== undefined ? { write: options.write } : {}),
         ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
         ...(options.store !== undefined ? { store: options.store } : {}),
         ...(options.cwd !== undefined ? { cwd: options.cwd } : {})

@@ -29,7 +29,7 @@ describe("messagesToTrace", () => {
     const lines = messagesToTrace(session, { id: "s1", model: "m" })
     expect(lines.map((l) => l.type)).toEqual(["session", "user", "assistant", "tool-result", "tool-result", "user", "assistant"])
     expect(lines[2]).toMatchObject({ reasoning: "Look first.", text: "Running the tests.", finish: "tool-calls", usage: { inputTokens: 10 } })
-    expect((lines[2] as { toolCalls: unknown[] }).toolCalls).toHaveLength(3)
+    expect(lines[2]!["toolCalls"]).toHaveLength(3)
     expect(lines[3]).toEqual({ type: "tool-result", id: "c1", name: "bash", output: "1 failing", exitCode: 1 })
     expect(lines[4]).toEqual({ type: "tool-result", id: "c2", name: "edit", output: "denied", error: true, path: "a.ts" })
     expect(lines[5]).toEqual({ type: "user", text: "Stop repeating yourself.", synthetic: "text-loop-mild" })

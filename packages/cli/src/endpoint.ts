@@ -1,0 +1,109 @@
+/**
+ * What `run` and `chat` share: the flags that name the endpoint, the model, the tools' folder,
+ * the config and the store, and the one place that turns them into a config, an LLM layer, the
+ * tool set and a session store.
+ */
+import { layerOpenAICompatible } from "@loopguard/ai-sdk"
+import { makeJsonlStore, type LLM, type LoopguardConfig, type SessionStoreShape, type ToolDefinition } from "@loopguard/effect"
+import { Effect, Option, Redacted, type Layer } from "effect"
+import { Flag } from "effect/cli"
+import { resolve } from "node:path"
+import { UsageError } from "./errors.js"
+import { applyOnPauseFlag } from "./pause/index.js"
+import { loadCliConfig } from "./session.js"
+import { builtinTools } from "./tools.js"
+
+export const endpointFlags = {
+  baseUrl: Flag.String("base-url").pipe(Flag.withDescription("OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")),
+  model: Flag.String("model").pipe(Flag.withDescription("model id")),
+  maxSteps: Flag.Int("max-steps").pipe(Flag.optional, Flag.withDescription("step cap per turn (default loop.maxSteps = 50)")),
+  apiKeyEnv: Flag.String("api-key-env").pipe(
+    Flag.withDefault("OPENAI_API_KEY"),
+    Flag.withDescription("name of the environment variable holding the API key (the key is never printed)")
+  ),
+  cwd: Flag.String("cwd").pipe(Flag.withDefault("."), Flag.withDescription("working directory for the tools")),
+  config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
+  sessionDir: Flag.String("session-dir").pipe(
+    Flag.optional,
+    Flag.withDescription("keep sessions in this folder (one JSON Lines file per session); default: in memory only")
+  ),
+  interactive: Flag.Boolean("interactive").pipe(
+    Flag.withDefault(false),
+    Flag.withDescription("ask on the terminal before a doom loop runs again (default: a doom loop fails the step)")
+  ),
+  onPause: Flag.String("on-pause").pipe(
+    Flag.optional,
+    Flag.withDescription("what to do when try-best pauses: stop | continue | handoff:codex | handoff:claude | ask (turns try-best on)")
+  )
+} as const
+
+export interface EndpointFlagValues {
+  readonly baseUrl: string
+  readonly model: string
+  readonly maxSteps: Option.Option<number>
+  readonly apiKeyEnv: string
+  readonly cwd: string
+  readonly config: Option.Option<string>
+  readonly sessionDir: Option.Option<string>
+  readonly interactive: boolean
+  readonly onPause: Option.Option<string>
+}
+
+export interface Endpoint {
+  readonly config: LoopguardConfig
+  readonly llm: Layer.Layer<LLM>
+  readonly modelId: string
+  readonly baseURL: string
+  readonly cwd: string
+  readonly tools: ReadonlyArray<ToolDefinition>
+  readonly system: string
+  /** The folder sessions are kept in, when `--session-dir` was given. */
+  readonly sessionDir: string | null
+  readonly store: SessionStoreShape | undefined
+}
+
+export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoint, UsageError> =>
+  Effect.gen(function* () {
+    let baseURL: URL
+    try {
+      baseURL = new URL(flags.baseUrl)
+    } catch {
+      return yield* new UsageError({ message: `--base-url: not a URL: ${flags.baseUrl}` })
+    }
+    if (Option.isSome(flags.maxSteps) && flags.maxSteps.value < 1) {
+      return yield* new UsageError({ message: `--max-steps: must be at least 1 (got ${flags.maxSteps.value})` })
+    }
+    const overrides = [
+      ...(Option.isSome(flags.maxSteps) ? [{ path: "loop.maxSteps", value: flags.maxSteps.value, flag: "--max-steps" }] : []),
+      ...(Option.isSome(flags.onPause) ? [{ path: "try_best.on_pause", value: flags.onPause.value, flag: "--on-pause" }] : []),
+      ...(flags.interactive ? [{ path: "loop.interactive", value: true, flag: "--interactive" }] : [])
+    ]
+    const loaded = yield* loadCliConfig({ ...(Option.isSome(flags.config) ? { configPath: flags.config.value } : {}), overrides })
+    // --on-pause asks for pauses, so it turns try-best on (see docs/try-best.md).
+    const { config, notes } = applyOnPauseFlag(loaded, Option.isSome(flags.onPause))
+    for (const note of notes) process.stderr.write(`loopguard: ${note}\n`)
+    const key = process.env[flags.apiKeyEnv]
+    const base = baseURL.toString().replace(/\/$/, "")
+    const llm = layerOpenAICompatible({
+      baseURL: base,
+      modelId: flags.model,
+      ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {})
+    })
+    const cwd = resolve(flags.cwd)
+    const sessionDir = Option.isSome(flags.sessionDir) ? resolve(flags.sessionDir.value) : null
+    return {
+      config,
+      llm,
+      modelId: flags.model,
+      baseURL: base,
+      cwd,
+      tools: builtinTools(cwd, config.loop.toolTimeoutMs),
+      system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,
+      sessionDir,
+      store: sessionDir !== null ? makeJsonlStore(sessionDir) : undefined
+    } satisfies Endpoint
+  })
+
+/** `--json` and `--quiet` name two different outputs; asking for both is a usage error. */
+export const outputFlags = (json: boolean, quiet: boolean): Effect.Effect<"json" | "quiet" | "human", UsageError> =>
+  json && quiet ? Effect.fail(new UsageError({ message: "--json and --quiet: choose one output" })) : Effect.succeed(json ? "json" : quiet ? "quiet" : "human")

@@ -1,0 +1,63 @@
+/**
+ * The lines that close a turn: the exit line (how it ended, steps, tokens, cost, time) and, when
+ * it did not complete, where it stopped and what to do next. Shared by run, demo and chat.
+ */
+import type { RunReport } from "@loopguard/effect"
+import { exitWords } from "./explain.js"
+import type { Style } from "./style.js"
+
+export interface Totals {
+  readonly steps: number
+  readonly tokens: number
+  readonly costUsd: number | null
+  readonly elapsedMs: number | null
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+
+export const formatCost = (costUsd: number | null): string => (costUsd === null ? "price unknown" : `$${costUsd.toFixed(4)}`)
+
+export const formatElapsed = (ms: number): string => (ms < 60_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`)
+
+/**
+ * `step 3 · 1,204 tokens · $0.0021 · 4.2 s`: the numbers every status line and exit line share.
+ * An unknown price is said once, on the exit line, not on every step.
+ */
+export const formatTotals = (t: Totals, stepWord: "step" | "steps"): string =>
+  [
+    stepWord === "steps" ? plural(t.steps, "step") : `step ${t.steps}`,
+    `${t.tokens.toLocaleString("en-US")} tokens`,
+    ...(t.costUsd !== null || stepWord === "steps" ? [formatCost(t.costUsd)] : []),
+    ...(t.elapsedMs !== null ? [formatElapsed(t.elapsedMs)] : [])
+  ].join(" · ")
+
+const HEAD: Readonly<Record<RunReport["status"], string>> = { completed: "done", paused: "paused", aborted: "stopped" }
+
+/** The one exit line: `── done: finished with an answer · 2 steps · 512 tokens · $0.0008 · 5.1 s`. */
+export const exitLine = (r: RunReport, elapsedMs: number | null, style: Style): string => {
+  const colour = r.status === "completed" ? style.green : r.status === "paused" ? style.cyan : style.red
+  const totals = formatTotals({ steps: r.stepsUsed, tokens: r.tokens.total, costUsd: r.costUsd, elapsedMs }, "steps")
+  return `${colour(`── ${HEAD[r.status]}: ${exitWords(r.reason)}`)} ${style.dim(`· ${totals}`)}`
+}
+
+/** The report says `step 2: doom-loop (stop)` with 0-based steps; people count from 1 and the banner said why. */
+const whereBlocked = (blockedAt: string): string => {
+  const m = /^step (\d+)(?::|$)/.exec(blockedAt)
+  return m ? `step ${Number(m[1]) + 1}` : blockedAt
+}
+
+/** What follows the exit line when the run did not complete, and where the session is kept. */
+export const reportDetails = (r: RunReport, style: Style): ReadonlyArray<string> => {
+  const lines: Array<string> = []
+  if (r.error) lines.push(`   what went wrong: ${r.error.message}`)
+  else if (r.blockedAt && r.status === "aborted") lines.push(`   stopped at: ${whereBlocked(r.blockedAt)}`)
+  if (r.status !== "completed") {
+    if (r.completed.length > 0) lines.push(`   done so far: ${r.completed.slice(-5).join("; ")}`)
+    lines.push(`   next: ${r.suggestedNextStep}`)
+  }
+  if (r.savedAt) lines.push(style.dim(`   saved: ${r.savedAt}`))
+  return lines
+}
+
+/** The answer as plain text, for quiet mode and for anything that did not stream it. */
+export const answerOf = (r: RunReport): string => r.finalText?.trim() ?? ""
