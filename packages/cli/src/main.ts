@@ -6,6 +6,7 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
+import { chatCommand } from "./commands/chat.js"
 import { demoCommand } from "./commands/demo.js"
 import { runCommand } from "./commands/run.js"
 import { auditCommand } from "./commands/audit.js"
@@ -14,7 +15,7 @@ import { RunFailed, UsageError } from "./errors.js"
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
-  Command.withSubcommands([demoCommand, runCommand, scanCommand, auditCommand])
+  Command.withSubcommands([demoCommand, runCommand, chatCommand, scanCommand, auditCommand])
 )
 
 const program = Command.run(root, { version: "0.1.0" }).pipe(

@@ -1,0 +1,121 @@
+/**
+ * What each slash command does. Each prints through the renderer's line writer (so it lands
+ * after any open text) and never ends the chat on a mistake: a bad file, an unreadable session
+ * are said in one line and the prompt comes back.
+ */
+import { messagesToTrace, redactSecrets, traceText } from "@loopguard/core"
+import type { RunInput } from "@loopguard/effect"
+import { Effect } from "effect"
+import { writeFileSync } from "node:fs"
+import { resolve } from "node:path"
+import { exitLine, formatCost, reportDetails } from "../render/index.js"
+import { turnInput, type ChatContext, type ChatState } from "./chat-context.js"
+import { formatSessions, listSessions } from "./session-list.js"
+import { SLASH_HELP, type SlashCommand } from "./slash.js"
+
+/** What the chat does after a command: read another line, run a turn, or leave. */
+export type CommandOutcome = { readonly type: "read" } | { readonly type: "run"; readonly input: RunInput } | { readonly type: "quit" }
+
+const READ: CommandOutcome = { type: "read" }
+
+const say = (ctx: ChatContext, lines: ReadonlyArray<string>) => {
+  for (const l of lines) ctx.renderer.line(l)
+}
+
+export const helpLines = (ctx: ChatContext): ReadonlyArray<string> => {
+  const width = Math.max(...SLASH_HELP.map(([u]) => u.length))
+  return [
+    "Type a message and press Enter to send it. Keys: Ctrl-C cancels the running turn (twice quits), Ctrl-D at the prompt quits.",
+    ...SLASH_HELP.map(([usage, what]) => `  ${ctx.style.bold(usage.padEnd(width))}  ${what}`)
+  ]
+}
+
+const reportLines = (ctx: ChatContext, state: ChatState): ReadonlyArray<string> => {
+  const last = state.results[state.results.length - 1]
+  if (last === undefined) return ["no turn yet: nothing to report"]
+  const steps = state.results.reduce((n, r) => n + r.report.stepsUsed, 0)
+  const tokens = state.results.reduce((n, r) => n + r.report.tokens.total, 0)
+  const costs = state.results.map((r) => r.report.costUsd)
+  const cost = costs.some((c) => c === null) ? null : costs.reduce((a: number, c) => a + (c ?? 0), 0)
+  const answer = last.report.finalText?.trim() ?? ""
+  return [
+    exitLine(last.report, null, ctx.style),
+    ...reportDetails(last.report, ctx.style),
+    ...(answer !== "" ? [`   answer: ${answer.length > 200 ? answer.slice(0, 199) + "…" : answer}`] : []),
+    `   this chat: ${state.results.length} run${state.results.length === 1 ? "" : "s"} · ${steps} steps · ${tokens.toLocaleString("en-US")} tokens · ${formatCost(cost)}`
+  ]
+}
+
+const configLines = (ctx: ChatContext): ReadonlyArray<string> => {
+  const e = ctx.endpoint
+  const settings = JSON.stringify(e.config, null, 2)
+  return [
+    `endpoint: ${e.baseURL} · model ${e.modelId}`,
+    `session: ${ctx.sessionId} · kept ${e.sessionDir !== null ? `in ${ctx.store.location(ctx.sessionId)}` : "in memory only (--session-dir DIR keeps it)"}`,
+    `tools: ${e.tools.map((t) => t.spec.name).join(", ")} in ${e.cwd}`,
+    `on a try-best pause: ${ctx.policy}`,
+    "settings in force (defaults, config file, LOOPGUARD_* variables and flags, merged):",
+    // Config holds no key, but a value copied from the environment could still be one.
+    ...redactSecrets(settings, ctx.env).split("\n").map((l) => `  ${l}`)
+  ]
+}
+
+const exportSession = (ctx: ChatContext, file: string) =>
+  Effect.gen(function* () {
+    const messages = yield* ctx.store.messages(ctx.sessionId)
+    const records = messagesToTrace(messages, { id: ctx.sessionId, model: ctx.endpoint.modelId, agent: "loopguard chat" })
+    const path = resolve(file)
+    try {
+      writeFileSync(path, traceText(records))
+    } catch (e) {
+      return [`/export: cannot write ${path}: ${(e as Error).message}`]
+    }
+    return [`wrote ${records.length} trace lines (${messages.length} messages) to ${path}; read it with \`loopguard audit ${file}\``]
+  })
+
+const sessionLines = (ctx: ChatContext) =>
+  ctx.endpoint.sessionDir === null
+    ? Effect.succeed([`sessions are kept in memory only; this one is ${ctx.sessionId} (start with --session-dir DIR to keep them)`])
+    : listSessions(ctx.endpoint.sessionDir, ctx.store).pipe(
+        Effect.map((list) => [`sessions in ${ctx.endpoint.sessionDir} (* = this one; resume with --session ID):`, ...formatSessions(list, ctx.sessionId)])
+      )
+
+/** `/retry`: a finished turn is asked again; one that did not finish goes on from where it stopped. */
+const retry = (ctx: ChatContext, state: ChatState): CommandOutcome => {
+  const last = state.results[state.results.length - 1]
+  if (state.lastPrompt === null || last === undefined) {
+    say(ctx, ["nothing to retry yet: send a message first"])
+    return READ
+  }
+  if (last.report.status === "completed") {
+    say(ctx, [`sending again: ${state.lastPrompt}`])
+    return { type: "run", input: turnInput(ctx, state, state.lastPrompt) }
+  }
+  say(ctx, ["going on from where the last turn stopped"])
+  return { type: "run", input: turnInput(ctx, state) }
+}
+
+export const runSlashCommand = (ctx: ChatContext, state: ChatState, command: SlashCommand): Effect.Effect<CommandOutcome> =>
+  Effect.gen(function* () {
+    switch (command.name) {
+      case "help":
+        say(ctx, helpLines(ctx))
+        return READ
+      case "report":
+        say(ctx, reportLines(ctx, state))
+        return READ
+      case "config":
+        say(ctx, configLines(ctx))
+        return READ
+      case "export":
+        say(ctx, yield* exportSession(ctx, command.file))
+        return READ
+      case "sessions":
+        say(ctx, yield* sessionLines(ctx))
+        return READ
+      case "retry":
+        return retry(ctx, state)
+      case "quit":
+        return { type: "quit" }
+    }
+  })
