@@ -14,6 +14,7 @@ import { greeting, onInterrupt, runChat } from "../chat/chat-loop.js"
 import { linesFor } from "../chat/line-source.js"
 import { endpointFlags, prepareEndpoint } from "../endpoint.js"
 import { RunFailed, UsageError } from "../errors.js"
+import { takeOverSigint } from "../sigint.js"
 import { colourWanted, makeRenderer, makeStyle, priceOf } from "../render/index.js"
 
 const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/
@@ -82,8 +83,7 @@ export const chatCommand = Command.make(
           process.exit(130)
         }
       }
-      process.on("SIGINT", onSigint)
-      const end = yield* runChat(ctx, state).pipe(Effect.ensuring(Effect.sync(() => process.off("SIGINT", onSigint))))
+      const end = yield* Effect.scoped(Effect.andThen(takeOverSigint(onSigint), runChat(ctx, state)))
       lines.close()
       if (end === "interrupt") return yield* new RunFailed({ message: "", exitCode: 130 })
     })

@@ -8,6 +8,7 @@ import { Command, Flag } from "effect/cli"
 import { endpointFlags, outputFlags, prepareEndpoint } from "../endpoint.js"
 import { RunFailed, UsageError } from "../errors.js"
 import { runWithPausePolicy } from "../pause/index.js"
+import { takeOverSigint } from "../sigint.js"
 
 export const runCommand = Command.make(
   "run",
@@ -29,8 +30,7 @@ export const runCommand = Command.make(
         process.stderr.write("\nloopguard: cancelling (Ctrl-C again to quit at once)\n")
         controller.abort()
       }
-      process.on("SIGINT", onSigint)
-      const outcome = yield* runWithPausePolicy({
+      const outcome = yield* Effect.scoped(Effect.andThen(takeOverSigint(onSigint), runWithPausePolicy({
         signal: controller.signal,
         ...(endpoint.store !== undefined ? { store: endpoint.store } : {}),
         config: endpoint.config,
@@ -42,8 +42,7 @@ export const runCommand = Command.make(
         cwd: endpoint.cwd,
         json: output === "json",
         output
-      })
-      process.off("SIGINT", onSigint)
+      })))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
       if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })
     })
