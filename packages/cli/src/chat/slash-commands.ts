@@ -4,13 +4,14 @@
  * are said in one line and the prompt comes back.
  */
 import { messagesToTrace, redactSecrets, traceText } from "@loopguard/core"
-import type { RunInput } from "@loopguard/effect"
+import { DEFAULT_CONFIG, type RunInput } from "@loopguard/effect"
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { exitLine, formatCost, reportDetails } from "../render/index.js"
 import { turnInput, type ChatContext, type ChatState } from "./chat-context.js"
 import { formatSessions, listSessions } from "./session-list.js"
+import { settingsDiff } from "./settings-diff.js"
 import { SLASH_HELP, type SlashCommand } from "./slash.js"
 
 /** What the chat does after a command: read another line, run a turn, or leave. */
@@ -48,15 +49,17 @@ const reportLines = (ctx: ChatContext, state: ChatState): ReadonlyArray<string> 
 
 const configLines = (ctx: ChatContext): ReadonlyArray<string> => {
   const e = ctx.endpoint
-  const settings = JSON.stringify(e.config, null, 2)
+  const changed = settingsDiff(e.config, DEFAULT_CONFIG)
   return [
     `endpoint: ${e.baseURL} · model ${e.modelId}`,
     `session: ${ctx.sessionId} · kept ${e.sessionDir !== null ? `in ${ctx.store.location(ctx.sessionId)}` : "in memory only (--session-dir DIR keeps it)"}`,
     `tools: ${e.tools.map((t) => t.spec.name).join(", ")} in ${e.cwd}`,
     `on a try-best pause: ${ctx.policy}`,
-    "settings in force (defaults, config file, LOOPGUARD_* variables and flags, merged):",
+    changed.length === 0
+      ? "settings: all defaults (docs/config.md lists each setting)"
+      : "settings changed from the defaults (by the config file, LOOPGUARD_* variables or flags):",
     // Config holds no key, but a value copied from the environment could still be one.
-    ...redactSecrets(settings, ctx.env).split("\n").map((l) => `  ${l}`)
+    ...changed.map((l) => `  ${redactSecrets(l, ctx.env)}`)
   ]
 }
 
