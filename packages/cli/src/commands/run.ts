@@ -44,6 +44,8 @@ export const runCommand = Command.make(
         output
       })))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
+      // Cancelled by Ctrl-C: the report was printed; the status says a signal ended it.
+      if (controller.signal.aborted) return yield* new RunFailed({ message: "", exitCode: 130 })
       if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })
     })
 ).pipe(Command.withDescription("Run one user turn against an OpenAI-compatible endpoint with loopguard on"))

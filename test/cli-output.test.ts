@@ -1,0 +1,151 @@
+/**
+ * What `demo`, `run` and `chat` print, judged from outside: the CLI is spawned as a user would
+ * run it (output piped), against the scripted server over HTTP.
+ */
+import { afterEach, describe, expect, test } from "bun:test"
+import { startScriptedServer, textStream, toolCallStream, type Script, type ScriptedServer } from "@loopguard/ai-sdk"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+const ROOT = resolve(import.meta.dir, "..")
+const servers: Array<ScriptedServer> = []
+const dirs: Array<string> = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()))
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+const serve = async (script: Script) => {
+  const s = await startScriptedServer(script)
+  servers.push(s)
+  return s
+}
+const workdir = () => {
+  const d = mkdtempSync(join(tmpdir(), "lg-out-"))
+  dirs.push(d)
+  return d
+}
+
+const cleanEnv = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("LOOPGUARD_") && k !== "FORCE_COLOR") env[k] = v
+  return env
+}
+
+const cli = async (args: ReadonlyArray<string>, stdin?: string) => {
+  const proc = Bun.spawn([process.execPath, "run", "packages/cli/src/main.ts", ...args], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    stdin: stdin !== undefined ? new TextEncoder().encode(stdin) : "ignore",
+    stdout: "pipe",
+    stderr: "pipe"
+  })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { stdout, stderr, code }
+}
+
+const ESC = "\u001b["
+
+describe("loopguard demo", () => {
+  test("--json is JSON Lines only; every scene's report counts the tokens the server reported", async () => {
+    const { stdout, code } = await cli(["demo", "--json"])
+    expect(code).toBe(0)
+    const lines = stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; report?: { reason: string; tokens: { total: number } } })
+    expect(lines.filter((l) => l.type === "demo.scene")).toHaveLength(13)
+    const reports = lines.filter((l) => l.type === "report").map((l) => l.report!)
+    expect(reports).toHaveLength(13)
+    const finals = reports.filter((r) => r.reason === "final")
+    expect(finals.length).toBeGreaterThan(5)
+    for (const r of finals) expect(r.tokens.total).toBeGreaterThan(0)
+    expect(lines.at(-1)).toEqual({ type: "demo.summary", scenes: 13, asExpected: 13 })
+  }, 120_000)
+
+  test("piped, the text has no escape codes, banners in plain words and real token counts", async () => {
+    const { stdout, code } = await cli(["demo"])
+    expect(code).toBe(0)
+    expect(stdout).not.toContain(ESC)
+    expect(stdout).not.toMatch(/\bREMIND\b|\bclass: /)
+    expect(stdout).toContain("loopguard: The reply started repeating itself")
+    expect(stdout).toContain("13 of 13 scenes ended as expected")
+    expect(stdout).not.toMatch(/── done: .* · 0 tokens/)
+  }, 120_000)
+})
+
+describe("loopguard run", () => {
+  const endpoint = (s: ScriptedServer) => ["--base-url", s.baseURL, "--model", s.modelId, "--cwd", workdir(), "--prompt", "Say hi."]
+
+  test("--quiet prints the answer and the exit line, nothing else", async () => {
+    const server = await serve([textStream("Hi there.", { reasoning: "A greeting." })])
+    const { stdout, code } = await cli(["run", ...endpoint(server), "--quiet"])
+    expect(code).toBe(0)
+    const lines = stdout.trimEnd().split("\n")
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toBe("Hi there.")
+    expect(lines[1]).toMatch(/^── done: finished with an answer · 1 step · \d+ tokens · price unknown · \d+\.\d s$/)
+  }, 30_000)
+
+  test("--json: every line is JSON, the report last", async () => {
+    const server = await serve([textStream("Hi there.")])
+    const { stdout, code } = await cli(["run", ...endpoint(server), "--json"])
+    expect(code).toBe(0)
+    const lines = stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string })
+    expect(lines.at(-1)!.type).toBe("report")
+    expect(lines.some((l) => l.type === "step.started")).toBe(true)
+  }, 30_000)
+
+  test("Ctrl-C while the reply streams: the run ends with its report, exit status 130", async () => {
+    const words = Array.from({ length: 300 }, (_, i) => `w${i}`).join(" ")
+    const server = await serve([textStream(words, { chunkSize: 5, chunkDelayMs: 30 })])
+    const proc = Bun.spawn([process.execPath, "run", "packages/cli/src/main.ts", "run", ...endpoint(server)], { cwd: ROOT, env: cleanEnv(), stdout: "pipe", stderr: "pipe" })
+    let stdout = ""
+    const reader = (async () => {
+      for await (const chunk of proc.stdout) stdout += new TextDecoder().decode(chunk)
+    })()
+    const deadline = Date.now() + 30_000
+    while (!stdout.includes("w10 ") && Date.now() < deadline) await Bun.sleep(50)
+    proc.kill("SIGINT")
+    const code = await proc.exited
+    await reader
+    expect(code).toBe(130)
+    expect(stdout).toContain("── stopped: cancelled")
+    expect(stdout).not.toContain("w299")
+    await server.requests[0]!.done
+    expect(server.requests[0]!.outcome).toBe("client-closed")
+  }, 60_000)
+
+  test("--json with --quiet is a usage error naming both", async () => {
+    const { stderr, code } = await cli(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "x", "--json", "--quiet"])
+    expect(code).toBe(2)
+    expect(stderr).toContain("--json and --quiet")
+  }, 30_000)
+})
+
+describe("loopguard chat from a pipe", () => {
+  test("turns and commands as stable text; a try-best pause offers the menu and the typed choice resumes", async () => {
+    const failing = [1, 2, 3].map((i) => toolCallStream("bash", { command: "exit 1" }, { id: `f${i}`, text: "Trying again." }))
+    const server = await serve([textStream("Hello."), ...failing, textStream("Changed strategy; done.")])
+    const input = ["hello", "/report", "make the build pass", "2", "/quit", ""].join("\n")
+    const { stdout, code } = await cli(["chat", "--base-url", server.baseURL, "--model", "gpt-4o", "--cwd", workdir(), "--on-pause", "ask"], input)
+    expect(code).toBe(0)
+    expect(stdout).not.toContain(ESC)
+    expect(stdout).toContain("you> hello\nHello.\n")
+    expect(stdout).toContain("this chat: 1 run")
+    expect(stdout).toContain("⏸ try-best paused the run")
+    expect(stdout).toContain("What now? [1=stop, 2=continue")
+    expect(stdout).toContain("→ continue (resume 1 of 2)")
+    expect(stdout).toContain("Changed strategy; done.")
+    expect(server.requests).toHaveLength(5)
+    const resumed = JSON.stringify(server.requests[4]!.body.messages.at(-1))
+    expect(resumed).toContain("Drop the approach you were taking")
+  }, 60_000)
+
+  test("--session without --session-dir, and an unknown session, are usage errors", async () => {
+    const a = await cli(["chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--session", "x"], "")
+    expect(a.code).toBe(2)
+    expect(a.stderr).toContain("--session needs --session-dir")
+    const b = await cli(["chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--session", "nope", "--session-dir", workdir()], "")
+    expect(b.code).toBe(2)
+    expect(b.stderr).toContain("--session nope: no such session")
+  }, 30_000)
+})
