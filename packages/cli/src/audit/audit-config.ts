@@ -3,7 +3,8 @@
  * ones included) and no transport retries, since a recorded error already happened once and
  * retrying it would make the replay ask for a step that is not there.
  */
-import { BUDGET_NAMES, DEFAULT_CONFIG, type LoopguardConfig } from "@loopguard/effect"
+import { DEFAULT_CONFIG, type LoopguardConfig } from "@loopguard/effect"
+import { BUDGET_NAMES } from "@loopguard/effect/config"
 
 export const auditConfig = (base: LoopguardConfig = DEFAULT_CONFIG): LoopguardConfig => ({
   ...base,

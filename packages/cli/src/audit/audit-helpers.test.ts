@@ -3,7 +3,7 @@ import type { LoopguardEvent } from "@loopguard/effect"
 import { toJsonLine, shortDetail } from "./format.js"
 import { byStep, incidentsOf } from "./incidents.js"
 import { userTurns } from "./audit-trace.js"
-import { parseTrace, traceToSteps } from "@loopguard/core"
+import { parseTrace, traceToSteps } from "@loopguard/core/trace"
 
 const incident = (step: number, detector: string, action: string, detail: unknown = {}): LoopguardEvent => ({ type: "incident", step, detector, action, detail })
 

@@ -3,9 +3,9 @@
  * shadow mode (all detectors on, nothing enforced), collect what fired and the first exit the
  * loop would have taken.
  */
-import { formatTraceProblem, parseTrace, traceToSteps, type TraceReplay } from "@loopguard/core"
+import { formatTraceProblem, parseTrace, traceToSteps, type TraceReplay } from "@loopguard/core/trace"
 import {
-  Config,
+  ConfigService,
   Events,
   layerReplay,
   loopguardLayer,
@@ -66,7 +66,7 @@ export const replayTrace = (replay: TraceReplay, config: LoopguardConfig = audit
     const turns = userTurns(replay)
     const deps = Layer.mergeAll(
       layerReplay(replies, replay.session?.model !== undefined ? { modelId: replay.session.model } : {}),
-      Layer.succeed(Config, config),
+      Layer.succeed(ConfigService, config),
       Events.layerCollect(events),
       Permission.layerDeny,
       SessionStore.layerMemory

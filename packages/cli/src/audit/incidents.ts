@@ -2,7 +2,7 @@
  * Incidents as the audit reports them (ARCHITECTURE.md: `step` is the step whose reply, or whose
  * tool results, raised it; `detail` is always an object).
  */
-import type { AssistantMessage, Message } from "@loopguard/core"
+import type { AssistantMessage, Message } from "@loopguard/core/model"
 import type { LoopguardEvent } from "@loopguard/effect"
 
 export interface AuditIncident {

@@ -11,28 +11,27 @@
 import {
   capDecision,
   capUsageOf,
-  classifyStep,
   costOf,
   DEFAULT_PRICE_TABLE,
+  initUsageMeter,
+  markSummaryDone,
+  priceFor,
+  recordStep,
+  type PriceTable
+} from "@loopguard/core/caps"
+import {
+  classifyStep,
   decideRecovery,
   hasPendingClientTool,
   initRecovery,
-  initUsageMeter,
-  markSummaryDone,
   onNewUserTurn,
-  pauseNotice,
-  priceFor,
-  recordStep,
   reminderText,
-  TryBestMonitor,
-  type AgentRole,
-  type PriceTable,
-  type AssistantMessage,
-  type ExitReason,
-  type ReminderKind
-} from "@loopguard/core"
+  type AgentRole
+} from "@loopguard/core/classify"
+import { type AssistantMessage, type ExitReason, type ReminderKind } from "@loopguard/core/model"
+import { pauseNotice, TryBestMonitor } from "@loopguard/core/try-best"
 import { Context, Duration, Effect, Layer } from "effect"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { Events } from "../events/Events.js"
 import { CompletionCheck } from "../gate/CompletionCheck.js"
 import { GoalGate } from "../gate/GoalGate.js"
@@ -69,7 +68,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
   static readonly layer = Layer.effect(
     RunLoop,
     Effect.gen(function* () {
-      const config = yield* Config
+      const config = yield* ConfigService
       const processor = yield* SessionProcessor
       const store = yield* SessionStore
       const events = yield* Events
