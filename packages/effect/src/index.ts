@@ -3,7 +3,7 @@
  * Layers, and `loopguardLayer`, the default wiring. A runtime swaps any service by providing its
  * own Layer. Helpers below the services live on subpaths with flat names:
  * `@loopguard/effect/config`, `/events`, `/llm`, `/store`, `/tools`, `/processor`, `/runloop`,
- * `/retry`, `/gate`, `/replay`, `/effect-ai`, `/layers`.
+ * `/retry`, `/gate`, `/replay`, `/effect-ai`, `/audit`, `/layers`.
  */
 export { ConfigError, ConfigService } from "./config/ConfigService.js"
 export { DEFAULT_CONFIG } from "./config/defaults.js"
@@ -26,3 +26,4 @@ export type { RunExit, RunInput, RunResult } from "./runloop/run-types.js"
 export { loopguardLayer, retryForProvider, type LoopguardDeps } from "./layers.js"
 export { layerReplay } from "./replay/layer.js"
 export { guardLanguageModel, layerFromEffectAi } from "./effect-ai/index.js"
+export { auditConfig, auditFile, auditFiles, auditTrace, type AuditIncident, type AuditResult, type AuditedFile, type FailedFile } from "./audit/index.js"

@@ -3,7 +3,7 @@
  * tool results, raised it; `detail` is always an object).
  */
 import type { AssistantMessage, Message } from "@loopguard/core/model"
-import type { LoopguardEvent } from "@loopguard/effect"
+import type { LoopguardEvent } from "../events/Events.js"
 
 export interface AuditIncident {
   readonly step: number

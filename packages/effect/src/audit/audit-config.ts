@@ -3,9 +3,10 @@
  * ones included) and no transport retries, since a recorded error already happened once and
  * retrying it would make the replay ask for a step that is not there.
  */
-import { DEFAULT_CONFIG, type LoopguardConfig } from "@loopguard/effect"
-import { BUDGET_NAMES } from "@loopguard/effect/config"
+import { DEFAULT_CONFIG } from "../config/defaults.js"
+import { BUDGET_NAMES, type LoopguardConfig } from "../config/schema.js"
 
+/** The config an audit replays with: `base` with every detector on and transport retries off. */
 export const auditConfig = (base: LoopguardConfig = DEFAULT_CONFIG): LoopguardConfig => ({
   ...base,
   repeat: { ...base.repeat, enabled: true },
