@@ -69,3 +69,5 @@ export const makeFinishGates = (deps: FinishGatesDeps) => {
       })
   }
 }
+
+export type FinishGates = ReturnType<typeof makeFinishGates>
