@@ -77,3 +77,5 @@ export const makeFinishGates = (deps: FinishGatesDeps) => {
       })
   }
 }
+
+export type FinishGates = ReturnType<typeof makeFinishGates>
