@@ -6,7 +6,7 @@
  * colour on a terminal and NO_COLOR, and `--session` resuming a kept session.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test"
-import { repeatLoop, startScriptedServer, textStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk"
+import { repeatLoop, startScriptedServer, textStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"

@@ -3,7 +3,7 @@
  * run it (output piped), against the scripted server over HTTP.
  */
 import { afterEach, describe, expect, test } from "bun:test"
-import { startScriptedServer, textStream, toolCallStream, type Script, type ScriptedServer } from "@loopguard/ai-sdk"
+import { startScriptedServer, textStream, toolCallStream, type Script, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
@@ -58,7 +58,7 @@ describe("loopguard demo", () => {
     const finals = reports.filter((r) => r.reason === "final")
     expect(finals.length).toBeGreaterThan(5)
     for (const r of finals) expect(r.tokens.total).toBeGreaterThan(0)
-    expect(lines.at(-1)).toEqual({ type: "demo.summary", scenes: 13, asExpected: 13 })
+    expect(lines.at(-1) as unknown).toEqual({ type: "demo.summary", scenes: 13, asExpected: 13 })
   }, 120_000)
 
   test("piped, the text has no escape codes, banners in plain words and real token counts", async () => {
@@ -100,7 +100,9 @@ describe("loopguard run", () => {
     const proc = Bun.spawn([process.execPath, "run", "packages/cli/src/main.ts", "run", ...endpoint(server)], { cwd: ROOT, env: cleanEnv(), stdout: "pipe", stderr: "pipe" })
     let stdout = ""
     const reader = (async () => {
-      for await (const chunk of proc.stdout) stdout += new TextDecoder().decode(chunk)
+      const r = proc.stdout.getReader()
+      const decoder = new TextDecoder()
+      for (let c = await r.read(); !c.done; c = await r.read()) stdout += decoder.decode(c.value, { stream: true })
     })()
     const deadline = Date.now() + 30_000
     while (!stdout.includes("w10 ") && Date.now() < deadline) await Bun.sleep(50)

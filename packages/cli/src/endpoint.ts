@@ -4,7 +4,8 @@
  * tool set and a session store.
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
-import { makeJsonlStore, type LLM, type LoopguardConfig, type SessionStoreShape, type ToolDefinition } from "@loopguard/effect"
+import type { LLM, LoopguardConfig, SessionStoreShape, ToolDefinition } from "@loopguard/effect"
+import { makeJsonlStore } from "@loopguard/effect/store"
 import { Effect, Option, Redacted, type Layer } from "effect"
 import { Flag } from "effect/cli"
 import { resolve } from "node:path"

@@ -3,7 +3,8 @@
  * after any open text) and never ends the chat on a mistake: a bad file, an unreadable session
  * are said in one line and the prompt comes back.
  */
-import { messagesToTrace, redactSecrets, traceText } from "@loopguard/core"
+import { messagesToTrace, traceText } from "@loopguard/core/trace"
+import { redactSecrets } from "@loopguard/core/try-best"
 import { DEFAULT_CONFIG, type RunInput } from "@loopguard/effect"
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"

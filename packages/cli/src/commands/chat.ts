@@ -4,7 +4,7 @@
  * `--session-dir`. Exit status 0 after /quit or end of input, 130 after Ctrl-C twice, 2 for bad
  * flags or a session that cannot be resumed.
  */
-import { textOf, type Message } from "@loopguard/core"
+import { textOf, type Message } from "@loopguard/core/model"
 import { makeMemoryStore, type SessionStoreShape } from "@loopguard/effect"
 import { Cause, Effect, Exit, Option } from "effect"
 import { Command, Flag } from "effect/cli"

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { EXIT_REASONS, type ReminderKind } from "@loopguard/core"
+import { EXIT_REASONS, type ReminderKind } from "@loopguard/core/model"
 import { exitWords, explainIncident, explainRetry, explainTerminal } from "./explain.js"
 
 /** Machine names that must never reach a person without words around them. */

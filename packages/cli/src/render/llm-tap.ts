@@ -2,7 +2,7 @@
  * Shows the reply while it streams: the model's parts are handed to the renderer as they arrive,
  * before any monitor decides on them. The loop itself sees the same stream, untouched.
  */
-import type { StreamPart } from "@loopguard/core"
+import type { StreamPart } from "@loopguard/core/model"
 import { LLM } from "@loopguard/effect"
 import { Effect, Layer, Stream } from "effect"
 

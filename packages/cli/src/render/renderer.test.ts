@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { buildReport } from "@loopguard/core"
+import { buildReport } from "@loopguard/core/report"
 import type { LoopguardEvent } from "@loopguard/effect"
 import { makeRenderer, type OutputMode } from "./renderer.js"
 import { colourWanted, makeStyle, stripAnsi } from "./style.js"

@@ -7,7 +7,8 @@
  * On a terminal with colour the banners are coloured; piped, the same lines come without escape
  * codes, carriage returns or live counters, so the text is stable to read and to grep.
  */
-import { costOf, type ModelPrice, type StreamPart } from "@loopguard/core"
+import { costOf, type ModelPrice } from "@loopguard/core/caps"
+import type { StreamPart } from "@loopguard/core/model"
 import type { LoopguardEvent, RunReport } from "@loopguard/effect"
 import { explainIncident, explainRetry, explainTerminal, type Tone } from "./explain.js"
 import { answerOf, exitLine, formatTotals, reportDetails } from "./report.js"

@@ -2,7 +2,7 @@
  * Building the renderer a command needs: its mode, colour decided from the terminal and the
  * environment, the model's price from config, and where the text goes.
  */
-import { DEFAULT_PRICE_TABLE, priceFor, type ModelPrice, type PriceTable } from "@loopguard/core"
+import { DEFAULT_PRICE_TABLE, priceFor, type ModelPrice, type PriceTable } from "@loopguard/core/caps"
 import type { LoopguardConfig } from "@loopguard/effect"
 import { makeRenderer, type OutputMode, type Renderer } from "./renderer.js"
 import { colourWanted, makeStyle, type Env } from "./style.js"
