@@ -61,7 +61,7 @@ export const chatCommand = Command.make(
       const store = endpoint.store ?? makeMemoryStore()
       const resumed = Option.isSome(flags.session) ? yield* loadResumed(store, flags.session.value, endpoint.sessionDir!) : []
       const style = makeStyle(colourWanted(process.stdout.isTTY === true, process.env))
-      const renderer = makeRenderer({ mode: "human", style, out: (t) => void process.stdout.write(t), price: priceOf(endpoint.config, endpoint.modelId) })
+      const renderer = makeRenderer({ mode: "human", style, out: (t) => void process.stdout.write(t), price: priceOf(endpoint.config, endpoint.modelId), live: process.stdout.isTTY === true })
       const lines = linesFor(process.stdin, process.stdout)
       const ctx: ChatContext = {
         endpoint,

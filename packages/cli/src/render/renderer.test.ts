@@ -73,6 +73,31 @@ describe("human output", () => {
   })
 })
 
+test("on a terminal a live status line says what the step waits for, and is erased before anything else", () => {
+  let text = ""
+  let clock = 0
+  const r = makeRenderer({ mode: "human", style: makeStyle(false), out: (t) => (text += t), price: null, now: () => clock, live: true })
+  r.startTurn()
+  r.onEvent({ type: "step.started", step: 2, attempt: 1 })
+  clock += 2000
+  r.refresh()
+  expect(text).toBe("\r\u001b[2K  · step 3 · 0 tokens · 2.0 s · waiting for the model")
+  r.onPart({ type: "text-delta", text: "Checking." })
+  r.onEvent({ type: "tool.started", step: 2, callId: "c", name: "bash", input: { command: "make" } })
+  r.refresh()
+  expect(text.split("\r\u001b[2K").slice(1)).toEqual(["  · step 3 · 0 tokens · 2.0 s · waiting for the model", "Checking.\n  ⚙ bash make\n", "  · step 3 · 0 tokens · 2.0 s · running bash"])
+  r.onEvent({ type: "step.finished", step: 2, outcome: "continue", finish: "stop" })
+  r.refresh()
+  expect(text.endsWith("\r\u001b[2K  · step 3 · 0 tokens · 2.0 s\n")).toBe(true)
+})
+
+test("piped (not live), refresh never writes", () => {
+  const s = setup("human")
+  s.r.onEvent({ type: "step.started", step: 0, attempt: 1 })
+  s.r.refresh()
+  expect(s.text()).toBe("")
+})
+
 test("quiet prints the answer and the exit line only", () => {
   const s = setup("quiet")
   playTurn(s)

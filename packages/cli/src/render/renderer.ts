@@ -10,7 +10,7 @@
 import { costOf, type ModelPrice } from "@loopguard/core/caps"
 import type { StreamPart } from "@loopguard/core/model"
 import type { LoopguardEvent, RunReport } from "@loopguard/effect"
-import { explainIncident, explainRetry, explainTerminal, type Tone } from "./explain.js"
+import { eventLine } from "./event-lines.js"
 import { answerOf, exitLine, formatTotals, reportDetails } from "./report.js"
 import type { Style } from "./style.js"
 
@@ -25,6 +25,12 @@ export interface RendererOptions {
   readonly price: ModelPrice | null
   /** Milliseconds since some origin (tests pass a fake clock). */
   readonly now?: () => number
+  /**
+   * A terminal: while nothing streams (waiting for the model, a tool running) a status line is
+   * kept up to date in place every `liveEveryMs`, and erased before anything else is written.
+   */
+  readonly live?: boolean
+  readonly liveEveryMs?: number
 }
 
 export interface Renderer {
@@ -36,27 +42,11 @@ export interface Renderer {
   readonly line: (text: string) => void
   /** A new user turn starts: the clock and the turn's totals restart. */
   readonly startTurn: () => void
+  /** Redraws the live status line now (the timer calls it; tests too). */
+  readonly refresh: () => void
 }
 
-const short = (v: unknown, n: number): string => {
-  const s = typeof v === "string" ? v : JSON.stringify(v) ?? ""
-  return s.length > n ? s.slice(0, n - 1) + "…" : s
-}
-
-/** A tool input as a person would type it: the command for a shell, the path for a file tool. */
-const describeInput = (input: unknown): string => {
-  if (input !== null && typeof input === "object") {
-    const o = input as Record<string, unknown>
-    for (const key of ["command", "path", "query", "url"]) if (typeof o[key] === "string") return short(o[key], 90)
-  }
-  return short(input, 90)
-}
-
-const banner = (style: Style, tone: Tone, text: string): string => {
-  const paint = tone === "stop" ? style.red : tone === "pause" ? style.cyan : tone === "ok" ? style.green : style.yellow
-  const mark = tone === "stop" ? "✗" : tone === "pause" ? "⏸" : tone === "ok" ? "✓" : "!"
-  return paint(`  ${mark} loopguard: ${text}`)
-}
+const ERASE_LINE = "\r\u001b[2K"
 
 export const makeRenderer = (options: RendererOptions): Renderer => {
   const { style, out, mode } = options
@@ -69,11 +59,38 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
   let turnStart = now()
   let turnTokens = 0
   let turnCost: number | null = options.price === null ? null : 0
+  let step = 0
+  /** What the step waits for while nothing streams; shown on the live line. */
+  let waitingFor: string | null = null
+  let liveShown = false
+  let timer: ReturnType<typeof setInterval> | null = null
 
+  const eraseLive = () => {
+    if (liveShown) out(ERASE_LINE)
+    liveShown = false
+  }
   const write = (text: string) => {
     if (text === "") return
+    eraseLive()
     out(text)
     atLineStart = text.endsWith("\n")
+  }
+  const totals = () => formatTotals({ steps: step + 1, tokens: turnTokens, costUsd: turnCost, elapsedMs: now() - turnStart }, "step")
+  const refresh = () => {
+    if (options.live !== true || !human || !inStep || !atLineStart || waitingFor === null) return
+    out(`${ERASE_LINE}${style.dim(`  · ${totals()} · ${waitingFor}`)}`)
+    liveShown = true
+  }
+  const startTimer = () => {
+    if (options.live !== true || timer !== null) return
+    timer = setInterval(refresh, options.liveEveryMs ?? 1000)
+    // Never what keeps the process alive.
+    timer.unref?.()
+  }
+  const stopTimer = () => {
+    if (timer !== null) clearInterval(timer)
+    timer = null
+    eraseLive()
   }
   const closeBlock = () => {
     if (!atLineStart) write("\n")
@@ -92,49 +109,33 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     // Dim each piece on its own: a line break inside a delta must not leave the terminal dimmed.
     write(kind === "reasoning" ? text.split("\n").map(style.dim).join("\n") : text)
   }
-  const status = (step: number) =>
-    line(style.dim(`  · ${formatTotals({ steps: step + 1, tokens: turnTokens, costUsd: turnCost, elapsedMs: now() - turnStart }, "step")}`))
+  /** Keeps the renderer's idea of the step in time with the loop: in a step or not, waiting for what. */
+  const track = (e: LoopguardEvent) => {
+    if (e.type === "step.started") {
+      inStep = true
+      step = e.step
+      waitingFor = "waiting for the model"
+      startTimer()
+    } else if (e.type === "tool.started") waitingFor = `running ${e.name}`
+    else if (e.type === "tool.finished") waitingFor = "waiting for the model"
+    else if (e.type === "step.finished") {
+      inStep = false
+      waitingFor = null
+      stopTimer()
+    } else if (e.type === "run.finished") stopTimer()
+  }
 
   const onEvent = (e: LoopguardEvent): void => {
     if (!human) return
-    switch (e.type) {
-      case "step.started":
-        inStep = true
-        if (e.attempt > 1) line(style.dim(`  (step ${e.step + 1}, attempt ${e.attempt})`))
-        return
-      case "step.finished":
-        inStep = false
-        // Why a reply was stopped is told by the incident banner that follows.
-        status(e.step)
-        return
-      case "tool.started":
-        line(`  ${style.bold("⚙")} ${e.name} ${style.dim(describeInput(e.input))}`)
-        return
-      case "tool.finished": {
-        const ok = e.state === "completed" && (e.exitCode === undefined || e.exitCode === 0)
-        const what = e.state === "error" ? "error" : e.exitCode !== undefined ? `exit ${e.exitCode}` : "done"
-        line(`    ${ok ? style.green("✓") : style.red("✗")} ${what} ${style.dim(`(${Math.round(e.durationMs)} ms)`)}`)
-        return
-      }
-      case "incident": {
-        const x = explainIncident(e)
-        line(banner(style, x.tone, x.text))
-        return
-      }
-      case "session.retry.attempt":
-        line(banner(style, "note", explainRetry(e)))
-        return
-      case "session.retry.terminal":
-        line(banner(style, "stop", explainTerminal(e)))
-        return
-      case "run.finished":
-        closeBlock()
-        return
-      default:
-        // step.classified, recovery, stream.progress, session.status: shown through the
-        // incident banners and the streamed text, or only in --json.
-        return
+    track(e)
+    if (e.type === "step.finished") {
+      // Why a reply was stopped is told by the incident banner that follows.
+      line(style.dim(`  · ${totals()}`))
+      return
     }
+    if (e.type === "run.finished") return closeBlock()
+    const text = eventLine(e, style)
+    if (text !== null) line(text)
   }
 
   const onPart = (p: StreamPart): void => {
@@ -147,12 +148,16 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     }
     // Only a step's own reply is shown: the goal gate's evaluator and summary calls are not the answer.
     if (!human || !inStep) return
+    if (p.type === "text-delta" || p.type === "reasoning-delta") waitingFor = null
     if (p.type === "text-delta") stream("text", p.text)
     else if (p.type === "reasoning-delta") stream("reasoning", p.text)
+    // After a stretch of text the wait is for the model again (e.g. a tool call being written).
+    else if (p.type === "tool-input-start") waitingFor = `writing a ${p.name} call`
   }
 
   const onReport = (r: RunReport): void => {
     if (mode === "json") return
+    stopTimer()
     closeBlock()
     if (mode === "quiet") {
       const answer = answerOf(r)
@@ -169,6 +174,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     line: (text) => {
       if (mode !== "json") line(text)
     },
+    refresh,
     startTurn: () => {
       closeBlock()
       turnStart = now()

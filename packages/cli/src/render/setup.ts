@@ -43,5 +43,5 @@ export const rendererFor = (setup: RendererSetup): Renderer => {
   const isTTY = setup.isTTY ?? process.stdout.isTTY === true
   const style = makeStyle(setup.write === undefined && colourWanted(isTTY, setup.env ?? process.env))
   const out = setup.write !== undefined ? lineSink(setup.write).out : (text: string) => void process.stdout.write(text)
-  return makeRenderer({ mode: setup.mode, style, out, price: priceOf(setup.config, setup.modelId) })
+  return makeRenderer({ mode: setup.mode, style, out, price: priceOf(setup.config, setup.modelId), live: setup.write === undefined && isTTY })
 }
