@@ -142,6 +142,30 @@ describe("loopguard chat from a pipe", () => {
     expect(resumed).toContain("Drop the approach you were taking")
   }, 60_000)
 
+  test("/retry, /sessions and /config: a finished turn is sent again, a stopped one goes on as it stands", async () => {
+    const seen: Array<{ users: number; last: string }> = []
+    const server = await serve((body: { messages: Array<{ role: string; content: unknown }> }) => {
+      const users = body.messages.filter((m) => m.role === "user")
+      const last = JSON.stringify(users.at(-1)?.content ?? "")
+      seen.push({ users: users.length, last })
+      if (last.includes("filter me") && seen.filter((x) => x.last.includes("filter me")).length === 1) return textStream("I cannot", { finish: "content_filter" })
+      return textStream(last.includes("filter me") ? "Recovered." : "Hi.")
+    })
+    const dir = workdir()
+    const input = ["/retry", "hello", "/retry", "filter me", "/retry", "/sessions", "/config", ""].join("\n")
+    const { stdout, code } = await cli(["chat", "--base-url", server.baseURL, "--model", "m", "--cwd", workdir(), "--session-dir", dir, "--max-steps", "7"], input)
+    expect(code).toBe(0)
+    expect(stdout).toContain("nothing to retry yet")
+    expect(stdout).toContain("sending again: hello")
+    expect(stdout).toContain("going on from where the last turn stopped")
+    expect(stdout).toContain("Recovered.")
+    // hello, hello again (a new user turn), filter me, then the retry adds no user turn
+    expect(seen.map((x) => x.users)).toEqual([1, 2, 3, 3])
+    expect(stdout).toMatch(/\* chat-\d{8}-\d{6}-[0-9a-f]{4} · \d+ messages · updated /)
+    expect(stdout).toContain("loop.maxSteps: 7")
+    expect(stdout).toContain(`kept in ${dir}/chat-`)
+  }, 60_000)
+
   test("--session without --session-dir, and an unknown session, are usage errors", async () => {
     const a = await cli(["chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--session", "x"], "")
     expect(a.code).toBe(2)
