@@ -166,6 +166,30 @@ describe("loopguard chat from a pipe", () => {
     expect(stdout).toContain(`kept in ${dir}/chat-`)
   }, 60_000)
 
+  test("the model's escape sequences never reach the terminal; /export leaves the API key out", async () => {
+    const key = "sk-test-Zq8mW2xR7vT4pL9n"
+    const server = await serve([textStream(`Cleared\u001b[2J\u001b]0;owned\u0007 the screen. The key is ${key}.`, { reasoning: "\u001b[31mred\u001b[0m" })])
+    const file = join(workdir(), "t.jsonl")
+    const proc = Bun.spawn([process.execPath, "run", "packages/cli/src/main.ts", "chat", "--base-url", server.baseURL, "--model", "m", "--cwd", workdir(), "--api-key-env", "LG_TEST_KEY"], {
+      cwd: ROOT,
+      env: { ...cleanEnv(), LG_TEST_KEY: key },
+      stdin: new TextEncoder().encode(`hi\n/export ${file}\n`),
+      stdout: "pipe",
+      stderr: "pipe"
+    })
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    expect(code).toBe(0)
+    expect(stdout).toContain("Cleared[2J]0;owned the screen. The key is [REDACTED].")
+    expect(stdout).not.toContain(key)
+    expect(stdout).not.toContain("\u001b")
+    expect(stdout).not.toContain("\u0007")
+    const trace = await Bun.file(file).text()
+    expect(trace).toContain("The key is [REDACTED].")
+    expect(trace).not.toContain(key)
+    // The key did go where it belongs: the request's Authorization header.
+    expect(server.requests[0]!.headers["authorization"]).toBe(`Bearer ${key}`)
+  }, 60_000)
+
   test("--session without --session-dir, and an unknown session, are usage errors", async () => {
     const a = await cli(["chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--session", "x"], "")
     expect(a.code).toBe(2)

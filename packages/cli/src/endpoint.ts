@@ -55,6 +55,8 @@ export interface Endpoint {
   readonly llm: Layer.Layer<LLM>
   readonly modelId: string
   readonly baseURL: string
+  /** The variable holding the API key (its value is never printed or written). */
+  readonly apiKeyEnv: string
   readonly cwd: string
   readonly tools: ReadonlyArray<ToolDefinition>
   readonly system: string
@@ -97,6 +99,7 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
       llm,
       modelId: flags.model,
       baseURL: base,
+      apiKeyEnv: flags.apiKeyEnv,
       cwd,
       tools: builtinTools(cwd, config.loop.toolTimeoutMs),
       system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,

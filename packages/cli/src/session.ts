@@ -61,6 +61,8 @@ export interface SessionOptions {
   readonly modelId?: string
   /** Default: one built for `output` on stdout (or on `write`). */
   readonly renderer?: Renderer
+  /** The variable holding the API key: its value is never shown (the default renderer). */
+  readonly apiKeyEnv?: string
   readonly write?: (line: string) => void
   readonly onEvent?: (e: LoopguardEvent) => void
   /** Where the session's messages are kept; default a fresh in-memory store. */
@@ -86,7 +88,13 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
   const mode = outputOf(options)
   const renderer =
     options.renderer ??
-    rendererFor({ mode, config: options.config, ...(options.modelId !== undefined ? { modelId: options.modelId } : {}), ...(options.write !== undefined ? { write: options.write } : {}) })
+    rendererFor({
+      mode,
+      config: options.config,
+      ...(options.modelId !== undefined ? { modelId: options.modelId } : {}),
+      ...(options.write !== undefined ? { write: options.write } : {}),
+      ...(options.apiKeyEnv !== undefined ? { secretNames: [options.apiKeyEnv] } : {})
+    })
   const configLayer = Layer.succeed(ConfigService, options.config)
   const deps = Layer.mergeAll(
     tapLlm(options.llm, renderer.onPart),

@@ -6,6 +6,7 @@
 import type { RunInput, RunResult } from "@loopguard/effect"
 import { Effect } from "effect"
 import { DEFAULT_PAUSE_POLICY_OPTIONS, commandOnPath, makePauseHandler, type PauseHandler } from "../pause/index.js"
+import { displayUrl, terminalSafe } from "../render/index.js"
 import { runSessionWith } from "../session.js"
 import { turnInput, type ChatContext, type ChatState } from "./chat-context.js"
 import { runSlashCommand } from "./slash-commands.js"
@@ -87,7 +88,7 @@ const afterRun = (ctx: ChatContext, state: ChatState) => (last: RunResult, _all:
   })
 
 export const greeting = (ctx: ChatContext, resumed: number): ReadonlyArray<string> => [
-  ctx.style.bold(`loopguard chat · ${ctx.endpoint.modelId} at ${ctx.endpoint.baseURL}`),
+  ctx.style.bold(`loopguard chat · ${terminalSafe(ctx.endpoint.modelId)} at ${displayUrl(ctx.endpoint.baseURL)}`),
   ctx.style.dim(
     `session ${ctx.sessionId}${resumed > 0 ? ` (resumed: ${resumed} messages)` : ""} · ${ctx.endpoint.sessionDir !== null ? `kept in ${ctx.endpoint.sessionDir}` : "in memory only"}`
   ),

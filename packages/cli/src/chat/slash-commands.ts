@@ -9,8 +9,9 @@ import { DEFAULT_CONFIG, type RunInput } from "@loopguard/effect"
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
-import { exitLine, formatCost, reportDetails } from "../render/index.js"
+import { displayUrl, exitLine, formatCost, reportDetails, terminalSafe } from "../render/index.js"
 import { turnInput, type ChatContext, type ChatState } from "./chat-context.js"
+import { redactValues, secretValues } from "../render/env-secrets.js"
 import { formatSessions, listSessions } from "./session-list.js"
 import { settingsDiff } from "./settings-diff.js"
 import { SLASH_HELP, type SlashCommand } from "./slash.js"
@@ -43,7 +44,7 @@ const reportLines = (ctx: ChatContext, state: ChatState): ReadonlyArray<string> 
   return [
     exitLine(last.report, null, ctx.style),
     ...reportDetails(last.report, ctx.style),
-    ...(answer !== "" ? [`   answer: ${answer.length > 200 ? answer.slice(0, 199) + "…" : answer}`] : []),
+    ...(answer !== "" ? [`   answer: ${terminalSafe(answer.length > 200 ? answer.slice(0, 199) + "…" : answer)}`] : []),
     `   this chat: ${state.results.length} run${state.results.length === 1 ? "" : "s"} · ${steps} steps · ${tokens.toLocaleString("en-US")} tokens · ${formatCost(cost)}`
   ]
 }
@@ -52,7 +53,7 @@ const configLines = (ctx: ChatContext): ReadonlyArray<string> => {
   const e = ctx.endpoint
   const changed = settingsDiff(e.config, DEFAULT_CONFIG)
   return [
-    `endpoint: ${e.baseURL} · model ${e.modelId}`,
+    `endpoint: ${displayUrl(e.baseURL)} · model ${terminalSafe(e.modelId)}`,
     `session: ${ctx.sessionId} · kept ${e.sessionDir !== null ? `in ${ctx.store.location(ctx.sessionId)}` : "in memory only (--session-dir DIR keeps it)"}`,
     `tools: ${e.tools.map((t) => t.spec.name).join(", ")} in ${e.cwd}`,
     `on a try-best pause: ${ctx.policy}`,
@@ -70,7 +71,7 @@ const exportSession = (ctx: ChatContext, file: string) =>
     const records = messagesToTrace(messages, { id: ctx.sessionId, model: ctx.endpoint.modelId, agent: "loopguard chat" })
     const path = resolve(file)
     try {
-      writeFileSync(path, traceText(records))
+      writeFileSync(path, redactValues(traceText(records), secretValues(ctx.env, [ctx.endpoint.apiKeyEnv])))
     } catch (e) {
       return [`/export: cannot write ${path}: ${(e as Error).message}`]
     }

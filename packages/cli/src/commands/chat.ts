@@ -15,7 +15,7 @@ import { linesFor } from "../chat/line-source.js"
 import { endpointFlags, prepareEndpoint } from "../endpoint.js"
 import { RunFailed, UsageError } from "../errors.js"
 import { takeOverSigint } from "../sigint.js"
-import { colourWanted, makeRenderer, makeStyle, priceOf } from "../render/index.js"
+import { colourWanted, makeRenderer, makeStyle, priceOf, secretValues, terminalSafe } from "../render/index.js"
 
 const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/
 
@@ -39,7 +39,7 @@ const loadResumed = (store: SessionStoreShape, id: string, dir: string) =>
 const recap = (messages: ReadonlyArray<Message>): ReadonlyArray<string> => {
   const lastUser = [...messages].reverse().find((m) => m.role === "user" && m.synthetic === undefined)
   const lastReply = [...messages].reverse().find((m) => m.role === "assistant" && m.excluded === undefined)
-  const clip = (s: string) => (s.length > 160 ? s.slice(0, 159) + "…" : s).replace(/\s+/g, " ")
+  const clip = (s: string) => terminalSafe((s.length > 160 ? s.slice(0, 159) + "…" : s).replace(/\s+/g, " "))
   return [
     ...(lastUser?.role === "user" ? [`last message: ${clip(lastUser.text)}`] : []),
     ...(lastReply?.role === "assistant" && textOf(lastReply).trim() !== "" ? [`last answer: ${clip(textOf(lastReply).trim())}`] : [])
@@ -61,7 +61,14 @@ export const chatCommand = Command.make(
       const store = endpoint.store ?? makeMemoryStore()
       const resumed = Option.isSome(flags.session) ? yield* loadResumed(store, flags.session.value, endpoint.sessionDir!) : []
       const style = makeStyle(colourWanted(process.stdout.isTTY === true, process.env))
-      const renderer = makeRenderer({ mode: "human", style, out: (t) => void process.stdout.write(t), price: priceOf(endpoint.config, endpoint.modelId), live: process.stdout.isTTY === true })
+      const renderer = makeRenderer({
+        mode: "human",
+        style,
+        out: (t) => void process.stdout.write(t),
+        price: priceOf(endpoint.config, endpoint.modelId),
+        live: process.stdout.isTTY === true,
+        secrets: secretValues(process.env, [endpoint.apiKeyEnv])
+      })
       const lines = linesFor(process.stdin, process.stdout)
       const ctx: ChatContext = {
         endpoint,

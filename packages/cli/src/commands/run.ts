@@ -41,7 +41,8 @@ export const runCommand = Command.make(
         system: endpoint.system,
         cwd: endpoint.cwd,
         json: output === "json",
-        output
+        output,
+        apiKeyEnv: endpoint.apiKeyEnv
       })))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
       // Cancelled by Ctrl-C: the report was printed; the status says a signal ended it.

@@ -4,6 +4,7 @@
  * text, or into nothing when the session stops here. Counts resumes against the limit.
  */
 import type { LoopguardConfig, RunResult } from "@loopguard/effect"
+import { terminalSafe } from "../render/terminal-safe.js"
 import { Effect } from "effect"
 import { handoffTargetOf, pauseChoices, refusalOf, type OnPausePolicy, type PauseChoice, type PauseChoices } from "./choices.js"
 import { askChoice, askOnTerminal, formatPause, type AskLine } from "./pause-prompt.js"
@@ -101,7 +102,8 @@ export const makePauseHandler = (options: PauseHandlerOptions): PauseHandler => 
       if (incident === null) return null
       const choices = pauseChoices(options.modelId, options.hasCommand)
       if (json) write(JSON.stringify({ type: "pause", incident, offered: choices.offered, unavailable: choices.unavailable }))
-      else for (const line of formatPause(incident, choices)) say(line)
+      // The incident quotes the model's own command: shown terminal-safe.
+      else for (const line of formatPause(incident, choices)) say(terminalSafe(line))
 
       const choice = yield* decide(choices)
       const refusal = refusalOf(choice, choices)

@@ -38,6 +38,8 @@ export interface PauseRunOptions {
   /** human (default), quiet (the pause menu goes to stderr), or json. */
   readonly output?: OutputMode
   readonly renderer?: Renderer
+  /** The variable holding the API key: its value is never shown. */
+  readonly apiKeyEnv?: string
   /** The run log (stdout). */
   readonly write?: (line: string) => void
   /** Notes and refusals (stderr). */
@@ -121,6 +123,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         output,
         modelId: options.modelId,
         ...(options.renderer !== undefined ? { renderer: options.renderer } : {}),
+        ...(options.apiKeyEnv !== undefined ? { apiKeyEnv: options.apiKeyEnv } : {}),
         ...(options.write !== undefined ? { write: options.write } : {}),
         ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
         ...(options.store !== undefined ? { store: options.store } : {}),

@@ -6,9 +6,10 @@
 import type { LoopguardEvent } from "@loopguard/effect"
 import { explainIncident, explainRetry, explainTerminal, type Tone } from "./explain.js"
 import type { Style } from "./style.js"
+import { terminalSafe } from "./terminal-safe.js"
 
 const short = (v: unknown, n: number): string => {
-  const s = typeof v === "string" ? v : (JSON.stringify(v) ?? "")
+  const s = terminalSafe(typeof v === "string" ? v : (JSON.stringify(v) ?? ""))
   return s.length > n ? s.slice(0, n - 1) + "…" : s
 }
 
@@ -24,7 +25,8 @@ export const describeInput = (input: unknown): string => {
 export const banner = (style: Style, tone: Tone, text: string): string => {
   const paint = tone === "stop" ? style.red : tone === "pause" ? style.cyan : tone === "ok" ? style.green : style.yellow
   const mark = tone === "stop" ? "✗" : tone === "pause" ? "⏸" : tone === "ok" ? "✓" : "!"
-  return paint(`  ${mark} loopguard: ${text}`)
+  // Banners quote the model and the server (an evaluator's reason, an error message).
+  return paint(`  ${mark} loopguard: ${terminalSafe(text)}`)
 }
 
 export const eventLine = (e: LoopguardEvent, style: Style): string | null => {

@@ -98,6 +98,18 @@ test("piped (not live), refresh never writes", () => {
   expect(s.text()).toBe("")
 })
 
+test("a secret the model repeats is never shown, even split across deltas; the text around it is", () => {
+  let text = ""
+  const r = makeRenderer({ mode: "human", style: makeStyle(false), out: (t) => (text += t), price: null, secrets: ["sk-live-1234567890"] })
+  r.onEvent({ type: "step.started", step: 0, attempt: 1 })
+  for (const piece of ["Your key: sk-li", "ve-12345", "67890, keep it safe."]) r.onPart({ type: "text-delta", text: piece })
+  r.onEvent({ type: "step.finished", step: 0, outcome: "continue", finish: "stop" })
+  r.line("banner quoting sk-live-1234567890")
+  expect(text).toContain("Your key: [REDACTED], keep it safe.\n")
+  expect(text).toContain("banner quoting [REDACTED]")
+  expect(text).not.toContain("sk-li")
+})
+
 test("quiet prints the answer and the exit line only", () => {
   const s = setup("quiet")
   playTurn(s)

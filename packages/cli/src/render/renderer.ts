@@ -11,6 +11,8 @@ import { costOf, type ModelPrice } from "@loopguard/core/caps"
 import type { StreamPart } from "@loopguard/core/model"
 import type { LoopguardEvent, RunReport } from "@loopguard/effect"
 import { eventLine } from "./event-lines.js"
+import { makeStreamRedactor, redactText } from "./env-secrets.js"
+import { terminalSafe } from "./terminal-safe.js"
 import { answerOf, exitLine, formatTotals, reportDetails } from "./report.js"
 import type { Style } from "./style.js"
 
@@ -31,6 +33,8 @@ export interface RendererOptions {
    */
   readonly live?: boolean
   readonly liveEveryMs?: number
+  /** Values never shown (the API key and other credentials of the environment), even when the model repeats them. */
+  readonly secrets?: ReadonlyArray<string>
 }
 
 export interface Renderer {
@@ -92,22 +96,31 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     timer = null
     eraseLive()
   }
+  const secrets = options.secrets ?? []
+  const redactor = makeStreamRedactor(secrets)
+  // Dim each piece on its own: a line break inside a delta must not leave the terminal dimmed.
+  const styled = (kind: "text" | "reasoning", text: string) => (kind === "reasoning" ? text.split("\n").map(style.dim).join("\n") : text)
+  /** What the redactor held back (the tail that could have begun a secret) goes out with its block. */
+  const flushStream = () => {
+    const rest = terminalSafe(redactor.flush())
+    if (rest !== "" && block !== "none") write(styled(block, rest))
+  }
   const closeBlock = () => {
+    flushStream()
     if (!atLineStart) write("\n")
     block = "none"
   }
   const line = (text: string) => {
     closeBlock()
-    write(text + "\n")
+    write(redactText(text, secrets) + "\n")
   }
-  const stream = (kind: "text" | "reasoning", text: string) => {
+  const stream = (kind: "text" | "reasoning", raw: string) => {
     if (block !== kind) {
       closeBlock()
       block = kind
       if (kind === "reasoning") write(style.dim("thinking: "))
     }
-    // Dim each piece on its own: a line break inside a delta must not leave the terminal dimmed.
-    write(kind === "reasoning" ? text.split("\n").map(style.dim).join("\n") : text)
+    write(styled(kind, terminalSafe(redactor.push(raw))))
   }
   /** Keeps the renderer's idea of the step in time with the loop: in a step or not, waiting for what. */
   const track = (e: LoopguardEvent) => {
@@ -160,7 +173,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     stopTimer()
     closeBlock()
     if (mode === "quiet") {
-      const answer = answerOf(r)
+      const answer = terminalSafe(redactText(answerOf(r), secrets))
       if (answer !== "") write(answer + "\n")
     }
     line(exitLine(r, now() - turnStart, style))

@@ -5,6 +5,7 @@
 import type { RunReport } from "@loopguard/effect"
 import { exitWords } from "./explain.js"
 import type { Style } from "./style.js"
+import { terminalSafe } from "./terminal-safe.js"
 
 export interface Totals {
   readonly steps: number
@@ -49,13 +50,14 @@ const whereBlocked = (blockedAt: string): string => {
 /** What follows the exit line when the run did not complete, and where the session is kept. */
 export const reportDetails = (r: RunReport, style: Style): ReadonlyArray<string> => {
   const lines: Array<string> = []
-  if (r.error) lines.push(`   what went wrong: ${r.error.message}`)
-  else if (r.blockedAt && r.status === "aborted") lines.push(`   stopped at: ${whereBlocked(r.blockedAt)}`)
+  // Error messages and tool inputs come from servers and the model: shown terminal-safe.
+  if (r.error) lines.push(`   what went wrong: ${terminalSafe(r.error.message)}`)
+  else if (r.blockedAt && r.status === "aborted") lines.push(`   stopped at: ${terminalSafe(whereBlocked(r.blockedAt))}`)
   if (r.status !== "completed") {
-    if (r.completed.length > 0) lines.push(`   done so far: ${r.completed.slice(-5).join("; ")}`)
+    if (r.completed.length > 0) lines.push(`   done so far: ${terminalSafe(r.completed.slice(-5).join("; "))}`)
     lines.push(`   next: ${r.suggestedNextStep}`)
   }
-  if (r.savedAt) lines.push(style.dim(`   saved: ${r.savedAt}`))
+  if (r.savedAt) lines.push(style.dim(`   saved: ${terminalSafe(r.savedAt)}`))
   return lines
 }
 

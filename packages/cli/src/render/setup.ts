@@ -5,6 +5,7 @@
 import { DEFAULT_PRICE_TABLE, priceFor, type ModelPrice, type PriceTable } from "@loopguard/core/caps"
 import type { LoopguardConfig } from "@loopguard/effect"
 import { makeRenderer, type OutputMode, type Renderer } from "./renderer.js"
+import { secretValues } from "./env-secrets.js"
 import { colourWanted, makeStyle, type Env } from "./style.js"
 
 export const priceOf = (config: LoopguardConfig, modelId: string | undefined): ModelPrice | null =>
@@ -37,11 +38,20 @@ export interface RendererSetup {
   readonly write?: (line: string) => void
   readonly isTTY?: boolean
   readonly env?: Env
+  /** Variables whose values are never shown besides the credential-named ones (`--api-key-env`). */
+  readonly secretNames?: ReadonlyArray<string>
 }
 
 export const rendererFor = (setup: RendererSetup): Renderer => {
   const isTTY = setup.isTTY ?? process.stdout.isTTY === true
   const style = makeStyle(setup.write === undefined && colourWanted(isTTY, setup.env ?? process.env))
   const out = setup.write !== undefined ? lineSink(setup.write).out : (text: string) => void process.stdout.write(text)
-  return makeRenderer({ mode: setup.mode, style, out, price: priceOf(setup.config, setup.modelId), live: setup.write === undefined && isTTY })
+  return makeRenderer({
+    mode: setup.mode,
+    style,
+    out,
+    price: priceOf(setup.config, setup.modelId),
+    live: setup.write === undefined && isTTY,
+    secrets: secretValues(setup.env ?? process.env, setup.secretNames ?? [])
+  })
 }
