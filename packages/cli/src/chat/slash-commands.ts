@@ -45,7 +45,7 @@ const reportLines = (ctx: ChatContext, state: ChatState): ReadonlyArray<string> 
     exitLine(last.report, null, ctx.style),
     ...reportDetails(last.report, ctx.style),
     ...(answer !== "" ? [`   answer: ${terminalSafe(answer.length > 200 ? answer.slice(0, 199) + "…" : answer)}`] : []),
-    `   this chat: ${state.results.length} run${state.results.length === 1 ? "" : "s"} · ${steps} steps · ${tokens.toLocaleString("en-US")} tokens · ${formatCost(cost)}`
+    `   this chat: ${state.results.length} run${state.results.length === 1 ? "" : "s"} · ${steps} step${steps === 1 ? "" : "s"} · ${tokens.toLocaleString("en-US")} tokens · ${formatCost(cost)}`
   ]
 }
 
