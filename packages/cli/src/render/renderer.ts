@@ -8,11 +8,11 @@
  * codes, carriage returns or live counters, so the text is stable to read and to grep.
  */
 import { costOf, type ModelPrice } from "@loopguard/core/caps"
-import type { StreamPart } from "@loopguard/core/model"
+import type { StreamPart, Usage } from "@loopguard/core/model"
 import type { LoopguardEvent, RunReport } from "@loopguard/effect"
 import { eventLine } from "./event-lines.js"
-import { makeStreamRedactor, redactText } from "./env-secrets.js"
 import { terminalSafe } from "./terminal-safe.js"
+import { makeTextSink } from "./text-sink.js"
 import { answerOf, exitLine, formatTotals, reportDetails } from "./report.js"
 import type { Style } from "./style.js"
 
@@ -50,40 +50,41 @@ export interface Renderer {
   readonly refresh: () => void
 }
 
-const ERASE_LINE = "\r\u001b[2K"
+/** The turn's usage so far, from the usage each step's reply reports. */
+const makeTurnMeter = (price: ModelPrice | null) => {
+  let tokens = 0
+  let cost: number | null = price === null ? null : 0
+  return {
+    add: (u: Usage) => {
+      tokens += u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0)
+      const c = price === null ? null : costOf(u, price)
+      cost = cost === null || c === null ? null : cost + c
+    },
+    reset: () => {
+      tokens = 0
+      cost = price === null ? null : 0
+    },
+    tokens: () => tokens,
+    cost: () => cost
+  }
+}
 
 export const makeRenderer = (options: RendererOptions): Renderer => {
-  const { style, out, mode } = options
+  const { style, mode } = options
   const now = options.now ?? (() => performance.now())
   const human = mode === "human"
-  /** What the open stream block is: nothing, the model's text, or its reasoning. */
-  let block: "none" | "text" | "reasoning" = "none"
-  let atLineStart = true
+  const sink = makeTextSink(options.out, style, options.secrets ?? [])
+  const meter = makeTurnMeter(options.price)
   let inStep = false
-  let turnStart = now()
-  let turnTokens = 0
-  let turnCost: number | null = options.price === null ? null : 0
   let step = 0
+  let turnStart = now()
   /** What the step waits for while nothing streams; shown on the live line. */
   let waitingFor: string | null = null
-  let liveShown = false
   let timer: ReturnType<typeof setInterval> | null = null
 
-  const eraseLive = () => {
-    if (liveShown) out(ERASE_LINE)
-    liveShown = false
-  }
-  const write = (text: string) => {
-    if (text === "") return
-    eraseLive()
-    out(text)
-    atLineStart = text.endsWith("\n")
-  }
-  const totals = () => formatTotals({ steps: step + 1, tokens: turnTokens, costUsd: turnCost, elapsedMs: now() - turnStart }, "step")
+  const totals = () => formatTotals({ steps: step + 1, tokens: meter.tokens(), costUsd: meter.cost(), elapsedMs: now() - turnStart }, "step")
   const refresh = () => {
-    if (options.live !== true || !human || !inStep || !atLineStart || waitingFor === null) return
-    out(`${ERASE_LINE}${style.dim(`  · ${totals()} · ${waitingFor}`)}`)
-    liveShown = true
+    if (options.live === true && human && inStep && waitingFor !== null) sink.live(style.dim(`  · ${totals()} · ${waitingFor}`))
   }
   const startTimer = () => {
     if (options.live !== true || timer !== null) return
@@ -94,33 +95,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
   const stopTimer = () => {
     if (timer !== null) clearInterval(timer)
     timer = null
-    eraseLive()
-  }
-  const secrets = options.secrets ?? []
-  const redactor = makeStreamRedactor(secrets)
-  // Dim each piece on its own: a line break inside a delta must not leave the terminal dimmed.
-  const styled = (kind: "text" | "reasoning", text: string) => (kind === "reasoning" ? text.split("\n").map(style.dim).join("\n") : text)
-  /** What the redactor held back (the tail that could have begun a secret) goes out with its block. */
-  const flushStream = () => {
-    const rest = terminalSafe(redactor.flush())
-    if (rest !== "" && block !== "none") write(styled(block, rest))
-  }
-  const closeBlock = () => {
-    flushStream()
-    if (!atLineStart) write("\n")
-    block = "none"
-  }
-  const line = (text: string) => {
-    closeBlock()
-    write(redactText(text, secrets) + "\n")
-  }
-  const stream = (kind: "text" | "reasoning", raw: string) => {
-    if (block !== kind) {
-      closeBlock()
-      block = kind
-      if (kind === "reasoning") write(style.dim("thinking: "))
-    }
-    write(styled(kind, terminalSafe(redactor.push(raw))))
+    sink.eraseLive()
   }
   /** Keeps the renderer's idea of the step in time with the loop: in a step or not, waiting for what. */
   const track = (e: LoopguardEvent) => {
@@ -143,41 +118,34 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     track(e)
     if (e.type === "step.finished") {
       // Why a reply was stopped is told by the incident banner that follows.
-      line(style.dim(`  · ${totals()}`))
+      sink.line(style.dim(`  · ${totals()}`))
       return
     }
-    if (e.type === "run.finished") return closeBlock()
+    if (e.type === "run.finished") return sink.closeBlock()
     const text = eventLine(e, style)
-    if (text !== null) line(text)
+    if (text !== null) sink.line(text)
   }
 
+  // Only a step's own reply counts and shows: the goal gate's evaluator and summary calls are not the answer.
   const onPart = (p: StreamPart): void => {
-    if (p.type === "finish" && p.usage !== undefined) {
-      const u = p.usage
-      turnTokens += u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0)
-      const c = options.price === null ? null : costOf(u, options.price)
-      turnCost = turnCost === null || c === null ? null : turnCost + c
-      return
-    }
-    // Only a step's own reply is shown: the goal gate's evaluator and summary calls are not the answer.
-    if (!human || !inStep) return
-    if (p.type === "text-delta" || p.type === "reasoning-delta") waitingFor = null
-    if (p.type === "text-delta") stream("text", p.text)
-    else if (p.type === "reasoning-delta") stream("reasoning", p.text)
-    // After a stretch of text the wait is for the model again (e.g. a tool call being written).
-    else if (p.type === "tool-input-start") waitingFor = `writing a ${p.name} call`
+    if (!inStep) return
+    if (p.type === "finish" && p.usage !== undefined) return meter.add(p.usage)
+    if (!human) return
+    if (p.type === "text-delta" || p.type === "reasoning-delta") {
+      waitingFor = null
+      sink.stream(p.type === "text-delta" ? "text" : "reasoning", p.text)
+    } else if (p.type === "tool-input-start") waitingFor = `writing a ${p.name} call`
   }
 
   const onReport = (r: RunReport): void => {
     if (mode === "json") return
     stopTimer()
-    closeBlock()
     if (mode === "quiet") {
-      const answer = terminalSafe(redactText(answerOf(r), secrets))
-      if (answer !== "") write(answer + "\n")
+      const answer = terminalSafe(answerOf(r))
+      if (answer !== "") sink.line(answer)
     }
-    line(exitLine(r, now() - turnStart, style))
-    if (human) for (const l of reportDetails(r, style)) line(l)
+    sink.line(exitLine(r, now() - turnStart, style))
+    if (human) for (const l of reportDetails(r, style)) sink.line(l)
   }
 
   return {
@@ -185,14 +153,13 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     onPart,
     onReport,
     line: (text) => {
-      if (mode !== "json") line(text)
+      if (mode !== "json") sink.line(text)
     },
     refresh,
     startTurn: () => {
-      closeBlock()
+      sink.closeBlock()
       turnStart = now()
-      turnTokens = 0
-      turnCost = options.price === null ? null : 0
+      meter.reset()
     }
   }
 }
