@@ -33,7 +33,7 @@ const buildLibraries = () => {
  * jsonc-parser's `main` is a UMD file whose requires a bundler cannot follow; its ESM build is
  * not reachable through a Node-valid specifier, so the bundle maps the package root onto it.
  */
-const jsoncToEsm: Bun.BunPlugin = {
+export const jsoncToEsm: Bun.BunPlugin = {
   name: "jsonc-parser-esm",
   setup(build) {
     const fromEffect = createRequire(join(root, "packages/effect/package.json"))
@@ -42,7 +42,8 @@ const jsoncToEsm: Bun.BunPlugin = {
   }
 }
 
-const buildCli = async () => {
+/** The CLI bundle; `bun run bench` rebuilds it so start-up is measured on the current code. */
+export const buildCli = async () => {
   const outdir = join(root, "packages/cli/dist")
   rmSync(outdir, { recursive: true, force: true })
   const result = await Bun.build({
