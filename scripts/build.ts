@@ -33,7 +33,7 @@ const buildLibraries = () => {
  * jsonc-parser's `main` is a UMD file whose requires a bundler cannot follow; its ESM build is
  * not reachable through a Node-valid specifier, so the bundle maps the package root onto it.
  */
-export const jsoncToEsm: Bun.BunPlugin = {
+const jsoncToEsm: Bun.BunPlugin = {
   name: "jsonc-parser-esm",
   setup(build) {
     const fromEffect = createRequire(join(root, "packages/effect/package.json"))
@@ -42,8 +42,7 @@ export const jsoncToEsm: Bun.BunPlugin = {
   }
 }
 
-/** The CLI bundle; `bun run bench` rebuilds it so start-up is measured on the current code. */
-export const buildCli = async () => {
+const buildCli = async () => {
   const outdir = join(root, "packages/cli/dist")
   rmSync(outdir, { recursive: true, force: true })
   const result = await Bun.build({
@@ -67,7 +66,8 @@ export const buildCli = async () => {
 }
 
 if (import.meta.main) {
-  buildLibraries()
+  // `bun scripts/build.ts cli`: the bundle alone (the start-up bench rebuilds it).
+  if (process.argv[2] !== "cli") buildLibraries()
   await buildCli()
-  console.log("built: packages/{core,effect,ai-sdk}/dist, packages/cli/dist/loopguard.mjs")
+  console.log(process.argv[2] === "cli" ? "built: packages/cli/dist/loopguard.mjs" : "built: packages/{core,effect,ai-sdk}/dist, packages/cli/dist/loopguard.mjs")
 }
