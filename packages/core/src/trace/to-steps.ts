@@ -105,6 +105,7 @@ const buildReply = (s: OpenStep, model: string | undefined): AssistantMessage =>
   return reply
 }
 
+/** Parsed trace lines as replayable steps: one assistant message per step with its tool results and the user lines before it. */
 export const traceToSteps = (lines: ReadonlyArray<TraceLine>): TraceReplay => {
   const session = lines.find((l): l is TraceSession => l.type === "session")
   const problems: Array<{ line: number; message: string }> = []

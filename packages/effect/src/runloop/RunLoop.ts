@@ -62,6 +62,7 @@ const aborted = (signal: AbortSignal | undefined): Effect.Effect<null> =>
 const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>) =>
   String(incident["kind"] ?? detector).replace(/_/g, "-")
 
+/** The loop of steps for one user turn: requests, classification, recoveries, cross-step detectors, caps and the report. */
 export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult> }>()(
   "loopguard/RunLoop"
 ) {
