@@ -78,3 +78,5 @@ export const makeFinishGates = (deps: FinishGatesDeps) => {
       })
   }
 }
+
+export type FinishGates = ReturnType<typeof makeFinishGates>
