@@ -2,7 +2,7 @@
  * Turns a `StreamResponse` into the exact SSE frames an OpenAI Chat Completions stream would carry.
  * Pure: no I/O, so the frames can be inspected and the writer stays a dumb pump.
  */
-import type { Chunk, StreamResponse, WireFinishReason } from "./types.js";
+import type { ScriptedChunk, StreamResponse, WireFinishReason } from "./types.js";
 
 /** Fields every `chat.completion.chunk` repeats. */
 export interface CompletionIdentity {
@@ -39,7 +39,7 @@ export function splitIntoPieces(text: string, pieces: number): string[] {
 }
 
 /** The finish reason a script gets when it names none: `tool_calls` if any chunk is a call, else `stop`. */
-export function defaultFinish(chunks: ReadonlyArray<Chunk>): WireFinishReason {
+export function defaultFinish(chunks: ReadonlyArray<ScriptedChunk>): WireFinishReason {
   return chunks.some((c) => "toolCall" in c) ? "tool_calls" : "stop";
 }
 

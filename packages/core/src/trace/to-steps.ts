@@ -28,8 +28,9 @@ export interface TraceReplay {
   readonly problems: ReadonlyArray<{ readonly line: number; readonly message: string }>
 }
 
-/** Ids are derived from positions, so replaying a file twice yields identical messages. */
+/** The message id of the user line at `line`; ids come from positions, so a replay is repeatable. */
 export const traceUserId = (line: number): string => `u${line}`
+/** The message id of the reply of `step`. */
 export const traceReplyId = (step: number): string => `s${step}`
 
 const toolError = (r: TraceToolResult): string | undefined => {
