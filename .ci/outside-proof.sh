@@ -69,6 +69,12 @@ judge='const l = require("fs").readFileSync(0, "utf8").trim().split("\n").map((x
 process.exit(l[0].repeat === true && l[0].token === 99 && l[0].period === 5 && l[1].repeat === false ? 0 : 1)'
 if printf '%s\n' "$verdict" | node -e "$judge" 2>/dev/null; then ok "npx loopguard scan"; else bad "npx loopguard scan"; fi
 
+if (cd "$app" && timeout 300 npx --no-install loopguard demo >"$app/demo.out" 2>&1); then
+  tail -1 "$app/demo.out"; ok "npx loopguard demo"
+else
+  tail -20 "$app/demo.out"; bad "npx loopguard demo"
+fi
+
 (cd "$app" && npx --no-install loopguard scan --windo 5 </dev/null >"$app/usage.out" 2>"$app/usage.err"); code=$?
 cat "$app/usage.err"
 if [ "$code" = 2 ] && [ ! -s "$app/usage.out" ] && [ "$(wc -l <"$app/usage.err")" = 1 ] && grep -q -- "--windo" "$app/usage.err"; then

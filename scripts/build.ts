@@ -48,10 +48,10 @@ const buildCli = async () => {
   const result = await Bun.build({
     entrypoints: [join(root, "packages/cli/src/main.ts")],
     outdir,
-    naming: { entry: "loopguard.mjs", chunk: "chunks/[name]-[hash].mjs" },
+    naming: { entry: "loopguard.mjs" },
     target: "node",
     format: "esm",
-    splitting: true,
+    splitting: false,
     // No map for the bundle: it would be four times the bundle's size in every install.
     sourcemap: "none",
     plugins: [jsoncToEsm]
