@@ -17,6 +17,7 @@ export interface AiSdkModelOptions {
   readonly modelId: string
 }
 
+/** The LLM service over an AI SDK `LanguageModel`: `fullStream` mapped to loopguard's stream parts, with AI SDK retries off. */
 export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => ({
   providerId: options.providerId,
   modelId: options.modelId,
@@ -42,4 +43,5 @@ export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => ({
     })
 })
 
+/** The LLM Layer from any AI SDK `LanguageModel` you built yourself. */
 export const layerFromModel = (options: AiSdkModelOptions): Layer.Layer<LLM> => Layer.succeed(LLM, LLM.of(makeAiSdkLlm(options)))

@@ -26,6 +26,7 @@ export const retryForProvider = Layer.unwrap(
   })
 )
 
+/** The default wiring: RunLoop over SessionProcessor over ToolGate, RetryCoordinator, GoalGate and CompletionCheck, given the runtime's own services. */
 export const loopguardLayer = <E, R>(deps: Layer.Layer<LoopguardDeps, E, R>, options: { readonly cwd?: string } = {}) => {
   const base = Layer.mergeAll(ToolGate.layer, retryForProvider, GoalGate.layer, CompletionCheck.layerShell(options.cwd)).pipe(Layer.provideMerge(deps))
   const processor = SessionProcessor.layer.pipe(Layer.provideMerge(base))

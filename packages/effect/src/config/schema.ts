@@ -9,6 +9,7 @@ const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Ratio = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 const Names = Schema.Array(Schema.String)
 
+/** Config section `repeat`: the in-stream repetition guard. */
 export const RepeatSection = Schema.Struct({
   enabled: Schema.Boolean,
   window: PosInt,
@@ -17,10 +18,12 @@ export const RepeatSection = Schema.Struct({
   minDistinct: PosInt
 })
 
+/** Config section `stream`: the chunk timeout. */
 export const StreamSection = Schema.Struct({
   chunkTimeoutMs: PosInt
 })
 
+/** Config section `loop`: role, interactivity, caps, steps and timeouts. */
 export const LoopSection = Schema.Struct({
   role: Schema.Literals(["main", "subagent", "checkpoint"]),
   interactive: Schema.Boolean,
@@ -32,6 +35,7 @@ export const LoopSection = Schema.Struct({
   stepTimeoutMs: Schema.NullOr(PosInt)
 })
 
+/** Config section `recovery`: bounded recoveries per kind. */
 export const RecoverySection = Schema.Struct({
   lengthContinuations: NonNegInt,
   emptyRetries: NonNegInt,
@@ -40,6 +44,7 @@ export const RecoverySection = Schema.Struct({
   structuredRetries: NonNegInt
 })
 
+/** Config section `text_loop`. */
 export const TextLoopSection = Schema.Struct({
   enabled: Schema.Boolean,
   bufferSize: PosInt,
@@ -47,6 +52,7 @@ export const TextLoopSection = Schema.Struct({
   keyChars: PosInt
 })
 
+/** Config section `repeated_action`. */
 export const RepeatedActionSection = Schema.Struct({
   enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
@@ -59,6 +65,7 @@ export const ActionCycleSection = Schema.Struct({
   replays: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
+/** Config section `doom_loop`. */
 export const DoomLoopSection = Schema.Struct({
   enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
@@ -72,6 +79,7 @@ export const StreakRecoverySection = Schema.Struct({
   cache_risk_blocks: PosInt
 })
 
+/** One retry budget's fields, each optional (a patch over the defaults). */
 export const RetryBudgetPatch = Schema.Struct({
   mode: Schema.optional(Schema.Literals(["bounded", "persistent"])),
   maxRetries: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
@@ -84,6 +92,7 @@ export const RetryBudgetPatch = Schema.Struct({
 
 export { RETRY_BUDGET_NAMES as BUDGET_NAMES } from "@loopguard/core/retry"
 
+/** Config section `retry`: one budget patch per budget name. */
 export const RetrySection = Schema.Struct({
   request: Schema.optional(RetryBudgetPatch),
   stream: Schema.optional(RetryBudgetPatch),
@@ -96,6 +105,7 @@ export const RetrySection = Schema.Struct({
   overloadedImmediateRetries: Schema.optional(NonNegInt)
 })
 
+/** Config section `provider.<id>`: per-provider overrides. */
 export const ProviderSection = Schema.Struct({
   retry: Schema.optional(RetrySection)
 })
@@ -115,6 +125,7 @@ export const TryBestSection = Schema.Struct({
   max_resumes: NonNegInt
 })
 
+/** Config section `stall`: stall signals. */
 export const StallSection = Schema.Struct({
   enabled: Schema.Boolean,
   noFileChangeSteps: Schema.NullOr(PosInt),
@@ -124,6 +135,7 @@ export const StallSection = Schema.Struct({
   spendFlatWindow: Schema.NullOr(PosInt)
 })
 
+/** Config section `breaker`: the error-storm breaker. */
 export const BreakerSection = Schema.Struct({
   enabled: Schema.Boolean,
   consecutiveFailures: PosInt,
@@ -133,11 +145,13 @@ export const BreakerSection = Schema.Struct({
   recoverySuccesses: PosInt
 })
 
+/** Config section `goal_gate`. */
 export const GoalGateSection = Schema.Struct({
   enabled: Schema.Boolean,
   maxChecks: PosInt
 })
 
+/** Config section `completion_check`. */
 export const CompletionCheckSection = Schema.Struct({
   command: Schema.NullOr(Schema.String),
   timeoutMs: PosInt,
@@ -174,6 +188,7 @@ export const RollbackSection = Schema.Struct({
   dedupe_unlisted_tools: Schema.Boolean
 })
 
+/** The whole config as one Schema; `LoopguardConfig` is its type. */
 export const LoopguardConfigSchema = Schema.Struct({
   repeat: RepeatSection,
   stream: StreamSection,

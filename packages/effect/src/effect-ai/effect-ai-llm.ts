@@ -41,6 +41,7 @@ const streamParts = (model: LanguageModel.LanguageModel, request: LlmRequest): S
         toolCallValidation: "deferred"
       })
 
+/** The LLM service over an Effect AI `LanguageModel`. */
 export const makeEffectAiLlm = (model: LanguageModel.LanguageModel, options: EffectAiLlmOptions): LlmShape => ({
   providerId: options.providerId,
   modelId: options.modelId,

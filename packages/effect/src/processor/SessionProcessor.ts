@@ -77,6 +77,7 @@ export interface SessionProcessorShape {
   readonly process: (input: ProcessInput) => Effect.Effect<ProcessResult>
 }
 
+/** One step: stream the reply, feed the monitors, run tool calls as they arrive, retry or replay failed attempts. */
 export class SessionProcessor extends Context.Service<SessionProcessor, SessionProcessorShape>()("loopguard/SessionProcessor") {
   static readonly layer = Layer.effect(
     SessionProcessor,

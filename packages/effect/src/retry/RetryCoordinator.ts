@@ -84,6 +84,7 @@ const defaultNormalize = (e: unknown): NormalizedError => {
   return normalizeError(e)
 }
 
+/** A RetryCoordinator from budgets (SPEC §5 defaults when none are given). */
 export const makeRetryCoordinator = (options: RetryCoordinatorOptions = {}): RetryCoordinatorShape => {
   const budgets = options.budgets ?? DEFAULT_RETRY_BUDGETS
   const hook = options.onTerminal ?? (() => Effect.void)
@@ -149,6 +150,7 @@ export const makeRetryCoordinator = (options: RetryCoordinatorOptions = {}): Ret
   }
 }
 
+/** Retry budgets by error kind as an Effect `Schedule`; provide your own Layer for per-provider policy. */
 export class RetryCoordinator extends Context.Service<RetryCoordinator, RetryCoordinatorShape>()("loopguard/RetryCoordinator") {
   /** SPEC §5 default budgets. */
   static readonly layer: Layer.Layer<RetryCoordinator> = Layer.succeed(RetryCoordinator, makeRetryCoordinator())

@@ -70,6 +70,7 @@ export interface RetryScheduleOptions<E> {
   readonly onStop?: (step: Extract<RetryStep, { readonly retry: false }>) => Effect.Effect<void>
 }
 
+/** The retry `Schedule`: the failed attempt's error is the input, its kind picks the budget and the delay. */
 export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule.Schedule<RetryStep, E> =>
   Schedule.fromStep(
     Effect.gen(function* () {

@@ -12,6 +12,7 @@ export interface ShellOutcome {
   readonly failure?: string
 }
 
+/** Runs a shell command in `cwd` with a timeout and abort signal; the child never outlives it. */
 export const runShell = (command: string, options: { readonly cwd: string; readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<ShellOutcome> =>
   new Promise((done) => {
     let output = ""
