@@ -19,6 +19,7 @@ const textChars = (value: unknown): number => {
   return 0;
 };
 
+/** Prompt tokens from the request's messages and tools, completion tokens from the reply's chunks. */
 export function estimateUsage(body: unknown, response: StreamResponse): WireUsage {
   const request = (body ?? {}) as { messages?: unknown; tools?: unknown };
   const prompt = textChars(request.messages) + textChars(request.tools);

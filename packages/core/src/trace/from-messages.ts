@@ -56,6 +56,7 @@ const toolResultRecords = (m: AssistantMessage): ReadonlyArray<TraceRecord> =>
       ...(p.diff !== undefined ? { diff: p.diff } : {})
     }))
 
+/** A session's messages as trace v1 lines, in order, with an optional `session` line first. */
 export const messagesToTrace = (messages: ReadonlyArray<Message>, header?: TraceHeader): ReadonlyArray<TraceRecord> => {
   const out: Array<TraceRecord> = []
   if (header !== undefined) out.push({ type: "session", ...header })
