@@ -7,7 +7,7 @@ import { DEFAULT_CONFIG, type LoopguardConfig, type ToolDefinition } from "@loop
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
 import { outputFlags } from "../endpoint.js"
-import { colourWanted, makeStyle, rendererFor, type OutputMode, type Renderer } from "../render/index.js"
+import { colourWanted, exitWords, makeStyle, rendererFor, type OutputMode, type Renderer } from "../render/index.js"
 import { runSession } from "../session.js"
 
 interface Scene {
@@ -157,7 +157,7 @@ export const demoCommand = Command.make(
         const asExpected = got === scene.expect
         if (asExpected) ok += 1
         if (output === "json") yield* json({ type: "demo.verdict", scene: i + 1, expected: scene.expect, got, asExpected })
-        else if (output === "human") renderer.line(`verdict: ${asExpected ? style.green("as expected") : style.red("UNEXPECTED")} — ended with ${got}`)
+        else if (output === "human") renderer.line(`verdict: ${asExpected ? style.green("as expected") : style.red("UNEXPECTED")} — ${exitWords(got)} (${got})`)
       }
       if (output === "json") yield* json({ type: "demo.summary", scenes: SCENES.length, asExpected: ok })
       else renderer.line(`\n${ok} of ${SCENES.length} scenes ended as expected (offline, scripted model over local HTTP).`)
