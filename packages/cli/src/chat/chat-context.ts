@@ -19,8 +19,6 @@ export interface ChatContext {
   /** What a try-best pause does in chat (by default: ask, with the menu). */
   readonly policy: OnPausePolicy
   readonly env: Readonly<Record<string, string | undefined>>
-  /** Notes that are not part of the conversation (stderr). */
-  readonly warn: (line: string) => void
 }
 
 /** How the chat ended: /quit, end of input (Ctrl-D), or Ctrl-C twice. */

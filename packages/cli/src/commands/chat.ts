@@ -79,8 +79,7 @@ export const chatCommand = Command.make(
         style,
         // In a conversation someone is there to choose: a pause asks unless a policy was set.
         policy: Option.isNone(flags.onPause) && endpoint.config.try_best.on_pause === "stop" ? "ask" : endpoint.config.try_best.on_pause,
-        env: process.env,
-        warn: (l) => void process.stderr.write(`loopguard: ${l}\n`)
+        env: process.env
       }
       const state = initialChatState()
       for (const l of [...greeting(ctx, resumed.length), ...recap(resumed).map((l) => style.dim(l))]) renderer.line(l)
