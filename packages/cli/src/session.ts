@@ -46,6 +46,8 @@ export interface SessionOptions {
   readonly store?: SessionStoreShape
   /** Where the completion check runs (default: the process's working directory). */
   readonly cwd?: string
+  /** Environment variables holding secrets (the API key's): kept from the completion check. */
+  readonly secretEnvNames?: ReadonlyArray<string>
 }
 
 /** Runs `inputs` in order, in one session store. */
@@ -85,5 +87,10 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
       input = yield* next(r, results)
     }
     return results
-  }).pipe(Effect.provide(loopguardLayer(deps, options.cwd !== undefined ? { cwd: options.cwd } : {})), Effect.scoped, Effect.orDie)
+  }).pipe(Effect.provide(
+      loopguardLayer(deps, {
+        ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+        ...(options.secretEnvNames !== undefined ? { secretEnvNames: options.secretEnvNames } : {})
+      })
+    ), Effect.scoped, Effect.orDie)
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import fc from "fast-check"
-import { REDACTED, redactSecrets } from "./redact.js"
+import { makeRedactor, REDACTED, redactDeep, redactSecrets } from "./redact.js"
 
 describe("redactSecrets: environment values", () => {
   test("values of given variables are removed wherever they appear; short values stay", () => {
@@ -88,5 +88,23 @@ describe("redactSecrets: what must stay", () => {
         expect(redactSecrets(once, env)).toBe(once)
       })
     )
+  })
+})
+
+describe("makeRedactor (the boundary redactor)", () => {
+  const redact = makeRedactor(["k3y-VALUE-0123456789", undefined, "abc"])
+  test("removes the configured value anywhere, and Authorization / Bearer credentials", () => {
+    expect(redact('{"echo":"k3y-VALUE-0123456789","h":"authorization: Bearer other.token-1"}')).toBe(
+      '{"echo":"[REDACTED]","h":"authorization: Bearer [REDACTED]"}'
+    )
+    expect(redact("Authorization=Basic dXNlcjpwYXNz")).toBe("Authorization=Basic [REDACTED]")
+  })
+  test("leaves ordinary text alone: no entropy guessing, short values ignored", () => {
+    const text = "commit 3f2a9c1e7b5d4a8f9e0c1b2a3d4e5f6a7b8c9d0e, abc, TestDecoratorsAndFuzz32208Test x9Qw2Lm8Zr4Tp6Vb1Nc3Kd5Hf7Jg0Ys"
+    expect(redact(text)).toBe(text)
+  })
+  test("redactDeep redacts every string inside a value and keeps its shape", () => {
+    const value = { a: ["x k3y-VALUE-0123456789"], b: { c: 1, d: null, e: "Bearer abc.def-123" } }
+    expect(redactDeep(value, redact)).toEqual({ a: ["x [REDACTED]"], b: { c: 1, d: null, e: "Bearer [REDACTED]" } })
   })
 })

@@ -141,6 +141,59 @@ const redactRun = (run: string, o: RandomTest): string => {
   return looksRandom(run, o) ? REDACTED : perSegment()
 }
 
+/** Shortest configured secret value that is removed verbatim (shorter ones would wreck ordinary text). */
+export const MIN_SECRET_LENGTH = 6
+
+const replaceValues = (text: string, values: ReadonlyArray<string>): string => {
+  let out = text
+  for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED)
+  return out
+}
+
+const redactAuthorization = (text: string): string =>
+  text
+    .replace(AUTH_HEADER, (m, head: string, value: string) => (value.startsWith("[REDACTED") ? m : `${head}${REDACTED}`))
+    .replace(BEARER, (m, head: string, value: string) =>
+      value.startsWith("[REDACTED") || !/[\d._~+/=-]/.test(value) ? m : `${head}${REDACTED}`
+    )
+
+/**
+ * The boundary redactor: every string that leaves loopguard (events, reports, `--json`, stored
+ * sessions, error messages, tool results sent to the model) goes through one of these. It
+ * removes the configured secret values (the API key) wherever they appear and the credential
+ * after `Authorization:` / `Bearer`. Unlike redactSecrets it has no entropy heuristics, so
+ * ordinary text (code, hashes, ids) passes unchanged. Never throws.
+ */
+export const makeRedactor = (secrets: ReadonlyArray<string | undefined> = []): ((text: string) => string) => {
+  const values = [...new Set(secrets.filter((v): v is string => typeof v === "string" && v.length >= MIN_SECRET_LENGTH))]
+    // Longest first, so a value that contains another is removed whole.
+    .sort((a, b) => b.length - a.length)
+  return (text) => (typeof text === "string" ? redactAuthorization(replaceValues(text, values)) : text)
+}
+
+/** `value` with every string inside (object keys kept) passed through `redact`; cycles are cut. */
+export const redactDeep = <A>(value: A, redact: (text: string) => string): A => {
+  const seen = new WeakMap<object, unknown>()
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return redact(v)
+    if (v === null || typeof v !== "object") return v
+    if (seen.has(v)) return seen.get(v)
+    if (Array.isArray(v)) {
+      const out: Array<unknown> = []
+      seen.set(v, out)
+      for (const item of v) out.push(walk(item))
+      return out
+    }
+    if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null && !(v instanceof Error)) return v
+    const out: Record<string, unknown> = {}
+    seen.set(v, out)
+    for (const [k, item] of Object.entries(v)) out[k] = walk(item)
+    if (v instanceof Error && out["message"] === undefined) out["message"] = redact(v.message)
+    return out
+  }
+  return walk(value) as A
+}
+
 /**
  * Remove secrets from `text`: values of `env` (6 characters or longer; well-known non-secret
  * variables excepted), PEM blocks, known token shapes (sk-…, ghp_…, AKIA…, JWTs …), the
@@ -160,12 +213,9 @@ export const redactSecrets = (
     .map(([, v]) => v as string)
     // Longest first, so a value that contains another is removed whole.
     .sort((a, b) => b.length - a.length)
-  for (const value of values) out = out.split(value).join(REDACTED)
+  out = replaceValues(out, values)
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED)
-  out = out.replace(AUTH_HEADER, (m, head: string, value: string) => (value.startsWith("[REDACTED") ? m : `${head}${REDACTED}`))
-  out = out.replace(BEARER, (m, head: string, value: string) =>
-    value.startsWith("[REDACTED") || !/[\d._~+/=-]/.test(value) ? m : `${head}${REDACTED}`
-  )
+  out = redactAuthorization(out)
   out = out.replace(ASSIGNMENT, assignmentValue)
   out = out.replace(FLAG, (m, name: string, quote: string, value: string) =>
     value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`
