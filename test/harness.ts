@@ -2,7 +2,7 @@
  * Test wiring: the real services over the real AI SDK provider, talking HTTP to the scripted
  * server. Each test gets its own server, store and event log.
  */
-import { layerOpenAICompatible, startScriptedServer, type Script, type ScriptedServer } from "@loopguard/ai-sdk"
+import { layerOpenAICompatible, startScriptedServer, type EndpointOptions, type Script, type ScriptedServer } from "@loopguard/ai-sdk"
 import {
   Config,
   DEFAULT_CONFIG,
@@ -37,13 +37,15 @@ export const makeHarness = async (
     readonly modelId?: string
     /** Wraps the real HTTP-backed model (fault injection the wire protocol cannot express). */
     readonly decorate?: (llm: LlmShape) => LlmShape
+    /** Extra endpoint options (an API key, response limits). */
+    readonly endpoint?: Pick<EndpointOptions, "apiKey" | "limits">
   } = {}
 ): Promise<Harness> => {
   const server = await startScriptedServer(script, options.modelId ? { modelId: options.modelId } : {})
   const events: Array<LoopguardEvent> = []
   const config = (options.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
   const configLayer = Layer.succeed(Config, config)
-  const http = layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" })
+  const http = layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted", ...options.endpoint })
   const decorate = options.decorate
   const llm = decorate
     ? Layer.effect(LLM, Effect.map(LLM, (inner: LlmShape) => LLM.of(decorate(inner)))).pipe(Layer.provide(http))

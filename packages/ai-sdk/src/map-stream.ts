@@ -2,7 +2,8 @@
  * AI SDK `fullStream` parts → loopguard StreamParts. Anything loopguard does not act on
  * (start-step, text-start/end, sources, raw, ping) is dropped here so monitors see one shape.
  */
-import { FINISH_REASONS, normalizeError, toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core"
+import { normalizeProviderError } from "./http/response-limits.js"
+import { FINISH_REASONS, toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core"
 import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai"
 
 export const toFinishReason = (reason: string | undefined): FinishReason =>
@@ -63,7 +64,7 @@ export const mapPart = (part: TextStreamPart<ToolSet>): StreamPart | null => {
       return usage ? { type: "finish", finish, usage } : { type: "finish", finish }
     }
     case "error":
-      return { type: "error", error: { ...normalizeError(part.error), phase: "request" } }
+      return { type: "error", error: { ...normalizeProviderError(part.error), phase: "request" } }
     case "abort":
       return { type: "error", error: { message: part.reason ?? "aborted", aborted: true } }
     default:
