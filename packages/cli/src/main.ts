@@ -11,6 +11,9 @@ import { runCommand } from "./commands/run.js"
 import { auditCommand } from "./commands/audit.js"
 import { scanCommand } from "./commands/scan.js"
 import { RunFailed, UsageError } from "./errors.js"
+import { makeRedactor } from "@loopguard/core"
+
+const redactForStderr = makeRedactor([process.env["OPENAI_API_KEY"], process.env["LOOPGUARD_API_KEY"]])
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
@@ -20,7 +23,7 @@ const root = Command.make("loopguard").pipe(
 const program = Command.run(root, { version: "0.1.0" }).pipe(
   Effect.catchTag("UsageError", (e: UsageError) =>
     Effect.sync(() => {
-      process.stderr.write(`loopguard: ${e.message}\n`)
+      process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
       process.exitCode = 2
     })
   ),
@@ -28,6 +31,14 @@ const program = Command.run(root, { version: "0.1.0" }).pipe(
     Effect.sync(() => {
       if (e.message) process.stderr.write(`loopguard: ${e.message}\n`)
       process.exitCode = e.exitCode
+    })
+  ),
+  // Anything unexpected is one line, never a stack trace; the key and credentials are redacted.
+  Effect.catchDefect((defect) =>
+    Effect.sync(() => {
+      const message = defect instanceof Error ? defect.message : String(defect)
+      process.stderr.write(`loopguard: internal error: ${redactForStderr(message)}\n`)
+      process.exitCode = 1
     })
   ),
   Effect.provide(NodeServices.layer)

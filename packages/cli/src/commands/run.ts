@@ -5,6 +5,7 @@
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import { makeJsonlStore } from "@loopguard/effect"
+import { makeRedactor } from "@loopguard/core"
 import { Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { resolve } from "node:path"
@@ -69,10 +70,12 @@ export const runCommand = Command.make(
       const { config, notes } = applyOnPauseFlag(loaded, Option.isSome(flags.onPause))
       for (const note of notes) process.stderr.write(`loopguard: ${note}\n`)
       const key = process.env[flags.apiKeyEnv]
+      const secrets = key !== undefined && key !== "" ? [key] : []
       const llm = layerOpenAICompatible({
         baseURL: baseURL.toString().replace(/\/$/, ""),
         modelId: flags.model,
-        ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {})
+        ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {}),
+        limits: { maxResponseBytes: config.stream.maxResponseBytes, maxEventBytes: config.stream.maxEventBytes }
       })
       const cwd = resolve(flags.cwd)
       if (Option.isSome(flags.sessionDir)) yield* ensureWritableDir(resolve(flags.sessionDir.value), "--session-dir")
@@ -101,10 +104,13 @@ export const runCommand = Command.make(
         prompt: flags.prompt,
         system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,
         cwd,
-        json: flags.json
+        json: flags.json,
+        secrets,
+        secretEnvNames: [flags.apiKeyEnv]
       })
       process.off("SIGINT", onSigint)
-      if (flags.json) for (const r of outcome.results) console.log(JSON.stringify({ type: "report", report: r.report }))
+      const redact = makeRedactor(secrets)
+      if (flags.json) for (const r of outcome.results) console.log(redact(JSON.stringify({ type: "report", report: r.report })))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
       if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })
     })

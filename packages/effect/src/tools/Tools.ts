@@ -2,7 +2,7 @@
  * The tools a session may call. A tool failure is a result the model sees, never a crash of
  * the loop: unknown tools, thrown errors and timeouts all come back as `state: "error"`.
  */
-import type { ToolState } from "@loopguard/core"
+import { makeRedactor, redactDeep, type ToolState } from "@loopguard/core"
 import { Context, Duration, Effect, Layer } from "effect"
 import { Config } from "../config/Config.js"
 import type { ToolSpec } from "../llm/LLM.js"
@@ -36,13 +36,16 @@ export class Tools extends Context.Service<Tools, ToolsShape>()("loopguard/Tools
   /** No tools: every call is answered with an error result. */
   static readonly layerNone = Layer.succeed(Tools, Tools.of({ specs: [], execute: (call) => Effect.succeed(unknownTool(call)) }))
 
-  /** Tools from plain async definitions, each run under the configured per-tool timeout. */
-  static readonly layerFrom = (definitions: ReadonlyArray<ToolDefinition>) =>
+  /**
+   * Tools from plain async definitions, each run under the configured per-tool timeout. Results
+   * pass through `secrets`' redactor before the model, the store or anyone else sees them.
+   */
+  static readonly layerFrom = (definitions: ReadonlyArray<ToolDefinition>, options: { readonly secrets?: ReadonlyArray<string> } = {}) =>
     Layer.effect(
       Tools,
       Effect.gen(function* () {
         const config = yield* Config
-        return Tools.of(makeTools(definitions, config.loop.toolTimeoutMs))
+        return Tools.of(makeTools(definitions, config.loop.toolTimeoutMs, makeRedactor(options.secrets ?? [])))
       })
     )
 }
@@ -53,7 +56,12 @@ const unknownTool = (call: ToolCall): ToolResult => ({
   error: `Unknown tool: ${call.name}`
 })
 
-export const makeTools = (definitions: ReadonlyArray<ToolDefinition>, timeoutMs: number): ToolsShape => {
+/** `redact` (default: Authorization/Bearer credentials only) is applied to every result's text. */
+export const makeTools = (
+  definitions: ReadonlyArray<ToolDefinition>,
+  timeoutMs: number,
+  redact: (text: string) => string = makeRedactor()
+): ToolsShape => {
   const byName = new Map(definitions.map((d) => [d.spec.name, d]))
   return {
     specs: definitions.map((d) => d.spec),
@@ -69,7 +77,8 @@ export const makeTools = (definitions: ReadonlyArray<ToolDefinition>, timeoutMs:
           duration: Duration.millis(timeoutMs),
           orElse: () => Effect.succeed<ToolResult>({ state: "error", output: "", error: `tool ${call.name} timed out after ${timeoutMs} ms` })
         }),
-        Effect.catch((e) => Effect.succeed<ToolResult>({ state: "error", output: "", error: e instanceof Error ? e.message : String(e) }))
+        Effect.catch((e) => Effect.succeed<ToolResult>({ state: "error", output: "", error: e instanceof Error ? e.message : String(e) })),
+        Effect.map((result) => redactDeep(result, redact))
       )
     })
   }
