@@ -109,3 +109,24 @@ describe("tool processes and fiber interruption", () => {
     expect(await leftoversOf("302.20")).toEqual([])
   }, 30_000)
 })
+
+describe("when the loopguard process leaves", () => {
+  test("process.exit with a tool command still running kills its group (the exit hook)", async () => {
+    const { spawn } = await import("node:child_process")
+    const script = `
+      import { runShell } from "@loopguard/effect"
+      void runShell("sleep 302.301 & sleep 302.302", { cwd: "/tmp", timeoutMs: 60_000 })
+      process.stdin.once("data", () => process.exit(0))
+    `
+    const child = spawn(process.execPath, ["-e", script], { cwd: import.meta.dir, stdio: ["pipe", "pipe", "pipe"] })
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    await appears("302.302")
+    expect(processesWith("302.301").length).toBeGreaterThan(0)
+    child.stdin.write("exit\n")
+    const code = await new Promise<number | null>((done) => child.on("close", (c) => done(c)))
+    expect(stderr).toBe("")
+    expect(code).toBe(0)
+    expect(await leftoversOf("302.30")).toEqual([])
+  }, 30_000)
+})
