@@ -70,6 +70,7 @@ const bashTool = (cwd: string, timeoutMs: number, options: BuiltinToolOptions, m
       description: `Run a shell command in the working directory (timeout ${Math.round(timeoutMs / 1000)} s). Returns stdout, stderr and the exit code.`,
       inputSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] }
     },
+    stopsAtTimeout: true,
     run: async (input, signal): Promise<ToolResult> => {
       const command = String(input["command"] ?? "")
       const approval = options.approve !== undefined ? await options.approve(command) : { approved: true as const }

@@ -25,7 +25,15 @@ export interface ToolCall {
 export interface ToolDefinition {
   readonly spec: ToolSpec
   readonly run: (input: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>
+  /**
+   * The tool stops itself at the timeout and returns what it has (the shell returns the output
+   * so far); the generic timeout then only steps in TIMEOUT_GRACE_MS later, as a backstop.
+   */
+  readonly stopsAtTimeout?: boolean
 }
+
+/** How long a tool that stops itself at the timeout gets before it is interrupted anyway. */
+export const TIMEOUT_GRACE_MS = 5_000
 
 export interface ToolsShape {
   readonly specs: ReadonlyArray<ToolSpec>
@@ -74,7 +82,7 @@ export const makeTools = (
         catch: (e) => e
       }).pipe(
         Effect.timeoutOrElse({
-          duration: Duration.millis(timeoutMs),
+          duration: Duration.millis(def.stopsAtTimeout === true ? timeoutMs + TIMEOUT_GRACE_MS : timeoutMs),
           orElse: () => Effect.succeed<ToolResult>({ state: "error", output: "", error: `tool ${call.name} timed out after ${timeoutMs} ms` })
         }),
         Effect.catch((e) => Effect.succeed<ToolResult>({ state: "error", output: "", error: e instanceof Error ? e.message : String(e) })),
