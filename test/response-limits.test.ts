@@ -3,7 +3,7 @@
  * an event stream, a gzip bomb, one endless server-sent event, an endless stream. Each ends the
  * run with exit reason `protocol`, without retrying, and memory stays bounded.
  */
-import { textStream, type ScriptedResponse } from "@loopguard/ai-sdk"
+import { textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { RunLoop } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"

@@ -3,7 +3,7 @@
  * asks tools for the key: the key must not appear in the text report, the `--json` output,
  * stderr, the session files, or any later request the server sees.
  */
-import { startScriptedServer, textStream, toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk"
+import { startScriptedServer, textStream, toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { afterAll, describe, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"

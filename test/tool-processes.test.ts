@@ -2,7 +2,8 @@
  * Tool and completion-check processes, judged from the process table: timeouts, aborts and fiber
  * interruption kill the whole process group, so nothing is left running.
  */
-import { CompletionCheck, liveGroups, makeTools, runShell } from "@loopguard/effect"
+import { CompletionCheck, makeTools } from "@loopguard/effect"
+import { liveGroups, runShell } from "@loopguard/effect/tools"
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { tmpdir } from "node:os"
@@ -114,7 +115,7 @@ describe("when the loopguard process leaves", () => {
   test("process.exit with a tool command still running kills its group (the exit hook)", async () => {
     const { spawn } = await import("node:child_process")
     const script = `
-      import { runShell } from "@loopguard/effect"
+      import { runShell } from "@loopguard/effect/tools"
       void runShell("sleep 302.301 & sleep 302.302", { cwd: "/tmp", timeoutMs: 60_000 })
       process.stdin.once("data", () => process.exit(0))
     `

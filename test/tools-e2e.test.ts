@@ -3,7 +3,7 @@
  * next request, the exit status, and the process table. A FIFO, `yes`, background jobs and a
  * symlink out of the folder must neither hang, crash nor leak, and the run must end with a report.
  */
-import { startScriptedServer, textStream, toolCallStream, type ScriptedServer } from "@loopguard/ai-sdk"
+import { startScriptedServer, textStream, toolCallStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { afterAll, describe, expect, test } from "bun:test"
 import { execFileSync, spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"

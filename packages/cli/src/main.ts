@@ -5,13 +5,15 @@
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
-import { Command } from "effect/cli"
+import { CliOutput, Command } from "effect/cli"
+import { isParseError, oneLinePresenter } from "./cli-output.js"
 import { demoCommand } from "./commands/demo.js"
 import { runCommand } from "./commands/run.js"
 import { auditCommand } from "./commands/audit.js"
 import { scanCommand } from "./commands/scan.js"
 import { RunFailed, UsageError } from "./errors.js"
-import { makeRedactor } from "@loopguard/core"
+import { VERSION } from "./version.js"
+import { makeRedactor } from "@loopguard/core/try-best"
 
 const redactForStderr = makeRedactor([process.env["OPENAI_API_KEY"], process.env["LOOPGUARD_API_KEY"]])
 
@@ -20,7 +22,7 @@ const root = Command.make("loopguard").pipe(
   Command.withSubcommands([demoCommand, runCommand, scanCommand, auditCommand])
 )
 
-const program = Command.run(root, { version: "0.1.0" }).pipe(
+const program = Command.run(root, { version: VERSION }).pipe(
   Effect.catchTag("UsageError", (e: UsageError) =>
     Effect.sync(() => {
       process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
@@ -33,6 +35,8 @@ const program = Command.run(root, { version: "0.1.0" }).pipe(
       process.exitCode = e.exitCode
     })
   ),
+  // The presenter already printed the one line; a parse error is bad usage, exit status 2.
+  Effect.catchIf(isParseError, () => Effect.sync(() => void (process.exitCode = 2))),
   // Anything unexpected is one line, never a stack trace; the key and credentials are redacted.
   Effect.catchDefect((defect) =>
     Effect.sync(() => {
@@ -41,6 +45,7 @@ const program = Command.run(root, { version: "0.1.0" }).pipe(
       process.exitCode = 1
     })
   ),
+  Effect.provide(CliOutput.layerPresenter(oneLinePresenter)),
   Effect.provide(NodeServices.layer)
 )
 

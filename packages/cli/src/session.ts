@@ -2,8 +2,24 @@
  * Shared CLI wiring: config from file + env + flags, events rendered as text or JSON lines,
  * and the report printed last. Exit status 1 when the run did not complete.
  */
-import { makeRedactor, redactDeep } from "@loopguard/core"
-import { Config, Events, loopguardLayer, makeMemoryStore, Permission, redactingStore, RunLoop, SessionStore, Tools, type LLM, type LoopguardEvent, type RunInput, type RunResult, type SessionStoreShape, type ToolDefinition, type LoopguardConfig } from "@loopguard/effect"
+import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
+import {
+  ConfigService,
+  Events,
+  loopguardLayer,
+  Permission,
+  RunLoop,
+  SessionStore,
+  Tools,
+  type LLM,
+  type LoopguardEvent,
+  type RunInput,
+  type RunResult,
+  type SessionStoreShape,
+  type ToolDefinition,
+  type LoopguardConfig
+} from "@loopguard/effect"
+import { makeMemoryStore, redactingStore } from "@loopguard/effect/store"
 import { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { UsageError } from "./errors.js"
@@ -30,7 +46,7 @@ export const loadCliConfig = (flags: ConfigSourceFlags): Effect.Effect<Loopguard
       return Effect.fail(new UsageError({ message: `config file ${path}: ${(e as Error).message}` }))
     }
   }
-  return Config.load({ ...(file ? { file } : {}), env: process.env, overrides: flags.overrides ?? [] }).pipe(
+  return ConfigService.load({ ...(file ? { file } : {}), env: process.env, overrides: flags.overrides ?? [] }).pipe(
     Effect.map((c) => (flags.patch ? flags.patch(c) : c)),
     Effect.mapError((e) => new UsageError({ message: e.errors.join("\n") }))
   )
@@ -69,7 +85,7 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
   // The last gate before the terminal: whatever path a string took, it is redacted here.
   const write = (line: string) => print(redact(line))
   const renderer = makeRenderer(write, !options.json && process.stdout.isTTY === true)
-  const configLayer = Layer.succeed(Config, options.config)
+  const configLayer = Layer.succeed(ConfigService, options.config)
   const deps = Layer.mergeAll(
     options.llm,
     Tools.layerFrom(options.tools, { secrets: options.secrets ?? [] }).pipe(Layer.provide(configLayer)),

@@ -4,7 +4,8 @@
  * resolved). The shell is NOT a sandbox: it runs with the user's rights, in the working
  * directory, with a scrubbed environment, optionally only after the user approves each command.
  */
-import { DEFAULT_ENV_DENY, DEFAULT_MAX_OUTPUT_CHARS, makeCappedOutput, runShell, scrubEnv, type ToolDefinition, type ToolResult } from "@loopguard/effect"
+import { type ToolDefinition, type ToolResult } from "@loopguard/effect"
+import { DEFAULT_ENV_DENY, DEFAULT_MAX_OUTPUT_CHARS, makeCappedOutput, runShell, scrubEnv } from "@loopguard/effect/tools"
 import { readdir } from "node:fs/promises"
 import type { ApproveCommand } from "./tools/approve.js"
 import { readBounded } from "./tools/bounded-read.js"

@@ -6,7 +6,8 @@
  * type (instead of an empty stream that looks like a reply with no finish).
  */
 
-import { normalizeError, type NormalizedError } from "@loopguard/core"
+import type { NormalizedError } from "@loopguard/core/model"
+import { normalizeError } from "@loopguard/core/retry"
 
 /** Thrown (or streamed as the body's error) when the server breaks the protocol or a limit. */
 export class ProtocolError extends Error {

@@ -4,8 +4,8 @@
  * handled by the pause policy (`--on-pause`, `try_best.on_pause`): stop, continue, or hand off.
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
-import { makeJsonlStore } from "@loopguard/effect"
-import { makeRedactor } from "@loopguard/core"
+import { makeJsonlStore } from "@loopguard/effect/store"
+import { makeRedactor } from "@loopguard/core/try-best"
 import { Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { resolve } from "node:path"

@@ -3,7 +3,7 @@
  * reply is accepted. A failure is evidence fed back to the model, never a crash.
  */
 import { Context, Effect, Layer } from "effect"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { runShell } from "../tools/shell.js"
 import { scrubEnv } from "../tools/tool-env.js"
 
@@ -26,7 +26,7 @@ export class CompletionCheck extends Context.Service<
     Layer.effect(
       CompletionCheck,
       Effect.gen(function* () {
-        const config = yield* Effect.serviceOption(Config)
+        const config = yield* Effect.serviceOption(ConfigService)
         const tools = config._tag === "Some" ? config.value.tools : undefined
         const env = scrubEnv(process.env, {
           secretNames: options.secretEnvNames ?? [],

@@ -3,7 +3,7 @@
  * a database) never holds the configured secrets or Authorization/Bearer credentials, whatever
  * path a string took to get there.
  */
-import { redactDeep } from "@loopguard/core"
+import { redactDeep } from "@loopguard/core/try-best"
 import type { SessionStoreShape } from "./SessionStore.js"
 
 export const redactingStore = (store: SessionStoreShape, redact: (text: string) => string): SessionStoreShape => ({
