@@ -82,6 +82,10 @@ describe("the bash tool", () => {
   test("reports the exit code and output, in the working directory", async () => {
     expect(await run("bash", { command: "pwd; exit 3" })).toEqual({ state: "completed", output: `${dir}\n`, exitCode: 3 })
   })
+  test("a missing or non-string command is a tool error, nothing is run", async () => {
+    expect((await run("bash", {})).error).toMatch(/no command given/)
+    expect((await run("bash", { command: ["ls"] })).error).toMatch(/no command given/)
+  })
   test("is killed at the timeout", async () => {
     const r = await run("bash", { command: "sleep 5" })
     expect(r.state).toBe("error")

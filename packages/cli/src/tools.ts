@@ -73,7 +73,8 @@ const bashTool = (cwd: string, timeoutMs: number, options: BuiltinToolOptions, m
     },
     stopsAtTimeout: true,
     run: async (input, signal): Promise<ToolResult> => {
-      const command = String(input["command"] ?? "")
+      const command = typeof input["command"] === "string" ? input["command"] : ""
+      if (command.trim() === "") return { state: "error", output: "", error: "no command given: pass the shell command as `command` (a string)" }
       const approval = options.approve !== undefined ? await options.approve(command) : { approved: true as const }
       if (!approval.approved) return { state: "error", output: "", error: approval.reason }
       const r = await runShell(command, { cwd, timeoutMs, signal, env, maxOutputChars: max })

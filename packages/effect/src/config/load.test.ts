@@ -76,6 +76,14 @@ describe("loadConfig hardening", () => {
     expect(loadConfig({ env: { LOOPGUARD_LOOP_TOOL_TIMEOUT_MS: "2147483647" } })._tag).toBe("ok")
   })
 
+  test("every millisecond knob (…Ms) rejects a value above 2^31−1, naming its field", () => {
+    const timers = envVariables().filter((v) => v.name.endsWith("_MS"))
+    expect(timers.length).toBeGreaterThan(10)
+    for (const v of timers) {
+      expect(errorsOf({ env: { [v.name]: "2147483648" } })).toContain(`config field ${v.path.join(".")} (from environment variable ${v.name})`)
+    }
+  })
+
   test("nesting deeper than the limit is refused before parsing, naming file:line", () => {
     const deep = `{"repair": {"tools": {"x": {"defaults": {"y": ${"[".repeat(100_000)}${"]".repeat(100_000)}}}}}}`
     expect(errorsOf({ file: { path: "deep.json", text: deep } })).toMatch(/^deep\.json:1:\d+: nested deeper than 32 levels/)
