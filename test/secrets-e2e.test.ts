@@ -91,6 +91,20 @@ describe("the API key never leaves loopguard", () => {
     }, 60_000)
   }
 
+  test("a server that streams the key back as text, split over deltas: no piece of it is printed or stored", async () => {
+    const server = await startScriptedServer([
+      // Enough words first that the delta holding the key's first half is published as progress.
+      { type: "stream", chunks: [{ text: `${"word ".repeat(70)}your key is ${KEY.slice(0, 12)}` }, { text: KEY.slice(12) }, { text: ", thanks." }], finish: "stop" }
+    ])
+    servers.push(server)
+    const run = await runCli(server, ["--json"], tempDir())
+    const everything = run.stdout + run.stderr + run.files
+    expect(run.code).toBe(0)
+    expect(everything).toContain("your key is [REDACTED], thanks.")
+    expect(everything).not.toContain(KEY.slice(0, 12))
+    expect(everything).not.toContain(KEY.slice(12))
+  }, 60_000)
+
   test("tools cannot hand the key to the model: the shell's environment lacks it and tool output is redacted", async () => {
     const cwd = tempDir()
     writeFileSync(join(cwd, "notes.txt"), `the key is ${KEY}\n`)

@@ -6,6 +6,7 @@
 import { type StreamPart } from "@loopguard/core/model"
 import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import { LLM, LlmError, type LlmRequest, type LlmShape } from "@loopguard/effect"
+import { redactParts } from "@loopguard/effect/llm"
 import { Effect, Layer, Stream } from "effect"
 import { streamText, type LanguageModel } from "ai"
 import { toModelMessages, toToolSet } from "./messages.js"
@@ -21,10 +22,10 @@ export interface AiSdkModelOptions {
 }
 
 export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
-  const redact = makeRedactor(options.secrets ?? [])
-  // Errors are where a server's words enter loopguard (a body that echoes the Authorization header):
-  // redacted here, they cannot reach events, reports, the store or the next request.
-  const cleanPart = (part: StreamPart): StreamPart => (part.type === "error" ? { ...part, error: redactDeep(part.error, redact) } : part)
+  const secrets = options.secrets ?? []
+  // This is where a server's words enter loopguard (an error body that echoes the Authorization
+  // header, a key streamed back as text): redacted here, they reach no event, report, store or request.
+  const redact = makeRedactor(secrets)
   return {
     providerId: options.providerId,
     modelId: options.modelId,
@@ -45,7 +46,7 @@ export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
         return Stream.fromAsyncIterable(result.fullStream, (e) => new LlmError({ error: redactDeep(normalizeProviderError(e), redact) })).pipe(
           Stream.map(makePartMapper()),
           Stream.filter((part): part is StreamPart => part !== null),
-          Stream.map(cleanPart),
+          redactParts(secrets),
           Stream.ensuring(Effect.sync(() => controller.abort()))
         )
       })

@@ -164,11 +164,65 @@ const redactAuthorization = (text: string): string =>
  * after `Authorization:` / `Bearer`. Unlike redactSecrets it has no entropy heuristics, so
  * ordinary text (code, hashes, ids) passes unchanged. Never throws.
  */
-export const makeRedactor = (secrets: ReadonlyArray<string | undefined> = []): ((text: string) => string) => {
+export const makeRedactor = (
+  secrets: ReadonlyArray<string | undefined> = [],
+  options: {
+    /** Also drop Authorization/Bearer credentials (default true). Off for text that is code to run. */
+    readonly authorization?: boolean
+  } = {}
+): ((text: string) => string) => {
   const values = [...new Set(secrets.filter((v): v is string => typeof v === "string" && v.length >= MIN_SECRET_LENGTH))]
     // Longest first, so a value that contains another is removed whole.
     .sort((a, b) => b.length - a.length)
+  if (options.authorization === false) return (text) => (typeof text === "string" ? replaceValues(text, values) : text)
   return (text) => (typeof text === "string" ? redactAuthorization(replaceValues(text, values)) : text)
+}
+
+/** Redacts secret values from text that arrives in pieces (a model's text deltas). */
+export interface StreamRedactor {
+  /** The part of the text so far that can be let out; a possible start of a secret is held back. */
+  readonly push: (chunk: string) => string
+  /** Whatever is still held back (call at the end of the text). */
+  readonly flush: () => string
+}
+
+/**
+ * A secret split over two deltas is still caught: a tail that could be the start of a secret
+ * is held back until the next piece shows whether it is one. Values only: Authorization/Bearer
+ * patterns are caught on whole texts (stored messages, reports) by makeRedactor.
+ */
+export const makeStreamRedactor = (secrets: ReadonlyArray<string | undefined> = []): StreamRedactor => {
+  const values = [...new Set(secrets.filter((v): v is string => typeof v === "string" && v.length >= MIN_SECRET_LENGTH))].sort(
+    (a, b) => b.length - a.length
+  )
+  if (values.length === 0) return { push: (chunk) => chunk, flush: () => "" }
+  let pending = ""
+  const heldBack = (text: string): number => {
+    let hold = 0
+    for (const value of values) {
+      for (let k = Math.min(value.length - 1, text.length); k > hold; k--) {
+        if (text.endsWith(value.slice(0, k))) {
+          hold = k
+          break
+        }
+      }
+    }
+    return hold
+  }
+  return {
+    push: (chunk) => {
+      pending = replaceValues(pending + chunk, values)
+      const cut = pending.length - heldBack(pending)
+      const out = pending.slice(0, cut)
+      pending = pending.slice(cut)
+      return out
+    },
+    flush: () => {
+      const out = pending
+      pending = ""
+      return out
+    }
+  }
 }
 
 /** `value` with every string inside (object keys kept) passed through `redact`; cycles are cut. */

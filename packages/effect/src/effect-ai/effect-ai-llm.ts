@@ -10,6 +10,7 @@ import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import { Effect, Layer, Stream } from "effect"
 import { type AiError, LanguageModel } from "effect/ai"
 import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
+import { redactParts } from "../llm/redact-parts.js"
 import { normalizeAiError } from "./ai-error.js"
 import { streamPartFromEffectAi, type EffectAiStreamPart } from "./map-parts.js"
 import { toEffectAiPrompt, toEffectAiToolkit } from "./prompt.js"
@@ -48,9 +49,9 @@ const streamParts = (model: LanguageModel.LanguageModel, request: LlmRequest): S
       })
 
 export const makeEffectAiLlm = (model: LanguageModel.LanguageModel, options: EffectAiLlmOptions): LlmShape => {
-  const redact = makeRedactor(options.secrets ?? [])
-  // Errors are where a server's words enter loopguard: redacted here, they reach nothing else.
-  const cleanPart = (part: StreamPart): StreamPart => (part.type === "error" ? { ...part, error: redactDeep(part.error, redact) } : part)
+  const secrets = options.secrets ?? []
+  // This is where a server's words enter loopguard: redacted here, they reach nothing else.
+  const redact = makeRedactor(secrets)
   return {
     providerId: options.providerId,
     modelId: options.modelId,
@@ -65,7 +66,7 @@ export const makeEffectAiLlm = (model: LanguageModel.LanguageModel, options: Eff
           Stream.mapError((e) => new LlmError({ error: redactDeep(normalizeAiError(e), redact) })),
           Stream.map(streamPartFromEffectAi),
           Stream.filter((part): part is StreamPart => part !== null),
-          Stream.map(cleanPart)
+          redactParts(secrets)
         )
       })
   }
