@@ -4,6 +4,8 @@ import { mkdtempSync, mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSyn
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { makeTools } from "@loopguard/effect"
+import { Effect } from "effect"
 import { builtinTools, type BuiltinToolOptions } from "./tools.js"
 import { terminalApproval } from "./tools/approve.js"
 
@@ -101,15 +103,18 @@ describe("the bash tool", () => {
   }, 30_000)
   test("with approval on, a command runs only after a yes; without a terminal it is refused unrun", async () => {
     const marker = join(dir, "ran")
+    const viaRuntime = (options: BuiltinToolOptions) => (command: string) =>
+      Effect.runPromise(makeTools(builtinTools(dir, 1_000, options), 1_000).execute({ id: "c", name: "bash", input: { command } }))
     const asked: Array<string> = []
-    const no = toolsIn(dir, { approve: terminalApproval(true, async (q) => (asked.push(q), "n")) })
-    const refused = await run("bash", { command: `touch ${marker}` }, no)
-    expect(refused).toEqual({ state: "error", output: "", error: "the user did not approve this command; it was not run" })
+    const no = viaRuntime({ approve: terminalApproval(true, async (q) => (asked.push(q), "n")) })
+    expect(await no(`touch ${marker}`)).toEqual({ state: "error", output: "", error: "the user did not approve this command; it was not run" })
     expect(asked[0]).toContain(`touch ${marker}`)
-    const headless = toolsIn(dir, { approve: terminalApproval(false, async () => "y") })
-    expect((await run("bash", { command: `touch ${marker}` }, headless)).error).toMatch(/no terminal to ask on/)
+    const headless = viaRuntime({ approve: terminalApproval(false, async () => "y") })
+    expect((await headless(`touch ${marker}`)).error).toMatch(/no terminal to ask on/)
     expect(execFileSync("ls", [dir], { encoding: "utf8" })).not.toContain("ran")
-    const yes = toolsIn(dir, { approve: terminalApproval(true, async () => "y") })
-    expect((await run("bash", { command: `touch ${marker}; echo ok` }, yes)).output).toBe("ok\n")
+    // The person takes longer than the tool timeout to answer: the wait does not count against it.
+    const slowYes = viaRuntime({ approve: terminalApproval(true, () => new Promise((r) => setTimeout(() => r("y"), 1_500))) })
+    expect(await slowYes(`touch ${marker}; echo ok`)).toEqual({ state: "completed", output: "ok\n", exitCode: 0 })
+    expect(execFileSync("ls", [dir], { encoding: "utf8" })).toContain("ran")
   }, 30_000)
 })

@@ -59,7 +59,10 @@ const listDirTool = (cwd: string, max: number): ToolDefinition => ({
   }
 })
 
+const commandOf = (input: Record<string, unknown>): string => (typeof input["command"] === "string" ? input["command"].trim() : "")
+
 const bashTool = (cwd: string, timeoutMs: number, options: BuiltinToolOptions, max: number): ToolDefinition => {
+  const approve = options.approve
   const env = scrubEnv(options.env ?? process.env, {
     secretNames: options.secretEnvNames ?? [],
     deny: options.envDeny ?? DEFAULT_ENV_DENY,
@@ -72,11 +75,10 @@ const bashTool = (cwd: string, timeoutMs: number, options: BuiltinToolOptions, m
       inputSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] }
     },
     stopsAtTimeout: true,
+    ...(approve !== undefined ? { authorize: async (input: Record<string, unknown>) => (commandOf(input) === "" ? { allowed: true as const } : approve(commandOf(input))) } : {}),
     run: async (input, signal): Promise<ToolResult> => {
-      const command = typeof input["command"] === "string" ? input["command"] : ""
-      if (command.trim() === "") return { state: "error", output: "", error: "no command given: pass the shell command as `command` (a string)" }
-      const approval = options.approve !== undefined ? await options.approve(command) : { approved: true as const }
-      if (!approval.approved) return { state: "error", output: "", error: approval.reason }
+      const command = commandOf(input)
+      if (command === "") return { state: "error", output: "", error: "no command given: pass the shell command as `command` (a string)" }
       const r = await runShell(command, { cwd, timeoutMs, signal, env, maxOutputChars: max })
       return r.failure === undefined
         ? { state: "completed", output: r.output, exitCode: r.exitCode ?? 0 }

@@ -3,12 +3,11 @@
  * Without a terminal there is no one to ask, so every command is denied rather than run
  * unseen.
  */
+import type { ToolAuthorization } from "@loopguard/effect/tools"
 import type { AskLine } from "../pause/pause-prompt.js"
 
-export type Approval = { readonly approved: true } | { readonly approved: false; readonly reason: string }
-
-/** Approves only on an explicit yes. */
-export type ApproveCommand = (command: string) => Promise<Approval>
+/** Allows only on an explicit yes. */
+export type ApproveCommand = (command: string) => Promise<ToolAuthorization>
 
 export const NO_TERMINAL = "command approval is on (--approve-commands) but there is no terminal to ask on, so the command was not run"
 export const DENIED = "the user did not approve this command; it was not run"
@@ -21,5 +20,5 @@ const questionOf = (command: string): string => {
 export const terminalApproval = (isTTY: boolean, ask: AskLine): ApproveCommand =>
   isTTY
     ? async (command) =>
-        /^\s*y(es)?\s*$/i.test((await ask(questionOf(command))) ?? "") ? { approved: true } : { approved: false, reason: DENIED }
-    : async () => ({ approved: false, reason: NO_TERMINAL })
+        /^\s*y(es)?\s*$/i.test((await ask(questionOf(command))) ?? "") ? { allowed: true } : { allowed: false, reason: DENIED }
+    : async () => ({ allowed: false, reason: NO_TERMINAL })

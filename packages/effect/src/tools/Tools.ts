@@ -31,7 +31,14 @@ export interface ToolDefinition {
    * so far); the generic timeout then only steps in TIMEOUT_GRACE_MS later, as a backstop.
    */
   readonly stopsAtTimeout?: boolean
+  /**
+   * Asked before the tool runs (e.g. a person approving a shell command); the time it takes does
+   * not count against the timeout. A refusal is the tool's error result; the tool does not run.
+   */
+  readonly authorize?: (input: Record<string, unknown>, signal: AbortSignal) => Promise<ToolAuthorization>
 }
+
+export type ToolAuthorization = { readonly allowed: true } | { readonly allowed: false; readonly reason: string }
 
 /** How long a tool that stops itself at the timeout gets before it is interrupted anyway. */
 export const TIMEOUT_GRACE_MS = 5_000
@@ -78,14 +85,19 @@ export const makeTools = (
       const def = byName.get(call.name)
       if (!def) return unknownTool(call)
       const input = call.input !== null && typeof call.input === "object" ? (call.input as Record<string, unknown>) : {}
-      return yield* Effect.tryPromise({
-        try: (signal) => def.run(input, signal),
-        catch: (e) => e
-      }).pipe(
+      const authorize = def.authorize
+      const authorization =
+        authorize === undefined
+          ? Effect.succeed<ToolAuthorization>({ allowed: true })
+          : Effect.tryPromise({ try: (signal) => authorize(input, signal), catch: (e) => e })
+      const run = Effect.tryPromise({ try: (signal) => def.run(input, signal), catch: (e) => e }).pipe(
         Effect.timeoutOrElse({
           duration: Duration.millis(def.stopsAtTimeout === true ? timeoutMs + TIMEOUT_GRACE_MS : timeoutMs),
           orElse: () => Effect.succeed<ToolResult>({ state: "error", output: "", error: `tool ${call.name} timed out after ${timeoutMs} ms` })
-        }),
+        })
+      )
+      return yield* authorization.pipe(
+        Effect.flatMap((a) => (a.allowed ? run : Effect.succeed<ToolResult>({ state: "error", output: "", error: a.reason }))),
         Effect.catch((e) => Effect.succeed<ToolResult>({ state: "error", output: "", error: e instanceof Error ? e.message : String(e) })),
         Effect.map((result) => redactDeep(result, redact))
       )
