@@ -93,6 +93,12 @@ describe("loopguard run's tools against a hostile model", () => {
     expect(readOnly.stderr).not.toMatch(/\n\s+at /)
   }, 60_000)
 
+  test("a --cwd that is not a folder is a usage error, exit 2", async () => {
+    const run = await runCli(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "go", "--cwd", "/nonexistent-lg-dir"])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain("--cwd /nonexistent-lg-dir: not a folder")
+  }, 60_000)
+
   test("a bad verification regex and an unknown LOOPGUARD_* variable are errors naming them, exit 2", async () => {
     const base = tempDir()
     const config = join(base, "lg.json")

@@ -8,6 +8,7 @@ import { makeJsonlStore } from "@loopguard/effect/store"
 import { makeRedactor } from "@loopguard/core/try-best"
 import { Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
+import { statSync } from "node:fs"
 import { resolve } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
 import { applyOnPauseFlag, runWithPausePolicy } from "../pause/index.js"
@@ -16,6 +17,8 @@ import { askOnTerminal } from "../pause/pause-prompt.js"
 import { ensureWritableDir } from "../session-dir.js"
 import { builtinTools } from "../tools.js"
 import { terminalApproval } from "../tools/approve.js"
+
+const isDirectory = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
 
 export const runCommand = Command.make(
   "run",
@@ -78,6 +81,7 @@ export const runCommand = Command.make(
         limits: { maxResponseBytes: config.stream.maxResponseBytes, maxEventBytes: config.stream.maxEventBytes }
       })
       const cwd = resolve(flags.cwd)
+      if (!isDirectory(cwd)) return yield* new UsageError({ message: `--cwd ${flags.cwd}: not a folder` })
       if (Option.isSome(flags.sessionDir)) yield* ensureWritableDir(resolve(flags.sessionDir.value), "--session-dir")
       // First Ctrl-C: cancel the run (the step and its tools are interrupted, the report is printed);
       // a second one: leave at once.
