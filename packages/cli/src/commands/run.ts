@@ -13,10 +13,8 @@ import { resolve } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
 import { applyOnPauseFlag, runWithPausePolicy } from "../pause/index.js"
 import { loadCliConfig } from "../session.js"
-import { askOnTerminal } from "../pause/pause-prompt.js"
 import { ensureWritableDir } from "../session-dir.js"
-import { builtinTools } from "../tools.js"
-import { terminalApproval } from "../tools/approve.js"
+import { runTools } from "../tools/run-tools.js"
 
 const isDirectory = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
 
@@ -98,13 +96,7 @@ export const runCommand = Command.make(
         config,
         llm,
         modelId: flags.model,
-        tools: builtinTools(cwd, config.loop.toolTimeoutMs, {
-          maxOutputChars: config.tools.maxOutputChars,
-          envDeny: config.tools.envDeny,
-          envAllow: config.tools.envAllow,
-          secretEnvNames: [flags.apiKeyEnv],
-          ...(config.tools.approveCommands ? { approve: terminalApproval(process.stdin.isTTY === true && process.stderr.isTTY === true, askOnTerminal) } : {})
-        }),
+        tools: runTools(cwd, config, flags.apiKeyEnv),
         prompt: flags.prompt,
         system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,
         cwd,
