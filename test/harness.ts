@@ -25,7 +25,8 @@ import { Effect, Layer } from "effect"
 export interface Harness {
   readonly server: ScriptedServer
   readonly events: Array<LoopguardEvent>
-  readonly run: <A, E>(effect: Effect.Effect<A, E, RunLoop | SessionProcessor | SessionStore | Events>) => Promise<A>
+  /** `signal` interrupts the run's fiber (as a library caller's interruption would). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, RunLoop | SessionProcessor | SessionStore | Events>, options?: { readonly signal?: AbortSignal }) => Promise<A>
   readonly close: () => Promise<void>
 }
 
@@ -63,7 +64,7 @@ export const makeHarness = async (
   return {
     server,
     events,
-    run: (effect) => Effect.runPromise(Effect.provide(effect, layer) as Effect.Effect<never>),
+    run: (effect, options) => Effect.runPromise(Effect.provide(effect, layer) as Effect.Effect<never>, options?.signal ? { signal: options.signal } : undefined),
     close: () => server.close()
   }
 }

@@ -2,11 +2,14 @@
  * Tool and completion-check processes, judged from the process table: timeouts, aborts and fiber
  * interruption kill the whole process group, so nothing is left running.
  */
-import { CompletionCheck, makeTools } from "@loopguard/effect"
+import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import { CompletionCheck, makeTools, RunLoop } from "@loopguard/effect"
 import { liveGroups, runShell } from "@loopguard/effect/tools"
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
+import { spawn } from "node:child_process"
 import { tmpdir } from "node:os"
+import { makeHarness } from "./harness.js"
 import { appears, leftoversOf, processesWith } from "./process-table.js"
 
 const cwd = tmpdir()
@@ -113,7 +116,6 @@ describe("tool processes and fiber interruption", () => {
 
 describe("when the loopguard process leaves", () => {
   test("process.exit with a tool command still running kills its group (the exit hook)", async () => {
-    const { spawn } = await import("node:child_process")
     const script = `
       import { runShell } from "@loopguard/effect/tools"
       void runShell("sleep 302.301 & sleep 302.302", { cwd: "/tmp", timeoutMs: 60_000 })
@@ -129,5 +131,36 @@ describe("when the loopguard process leaves", () => {
     expect(stderr).toBe("")
     expect(code).toBe(0)
     expect(await leftoversOf("302.30")).toEqual([])
+  }, 30_000)
+})
+
+describe("a whole run interrupted during a bash tool", () => {
+  test("interrupting the RunLoop's fiber over HTTP kills the tool's process group", async () => {
+    const bash = {
+      spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
+      stopsAtTimeout: true,
+      run: async (input: Record<string, unknown>, signal: AbortSignal) => {
+        const r = await runShell(String(input["command"]), { cwd: tmpdir(), timeoutMs: 60_000, signal })
+        return { state: "completed" as const, output: r.output }
+      }
+    }
+    const h = await makeHarness([toolCallStream("bash", { command: "sleep 302.501 & sleep 302.502; echo" }), textStream("never")], { tools: [bash] })
+    try {
+      const controller = new AbortController()
+      const running = h.run(
+        Effect.gen(function* () {
+          return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "go" })
+        }),
+        { signal: controller.signal }
+      )
+      await appears("302.502")
+      expect(processesWith("302.501").length).toBeGreaterThan(0)
+      controller.abort()
+      await running.catch(() => undefined)
+      expect(await leftoversOf("302.50")).toEqual([])
+      expect(h.server.requests).toHaveLength(1)
+    } finally {
+      await h.close()
+    }
   }, 30_000)
 })
