@@ -26,9 +26,18 @@ export const retryForProvider = Layer.unwrap(
   })
 )
 
+/** Options of `loopguardLayer`. */
+export interface LoopguardLayerOptions {
+  /** Where the completion check runs (default: the process's working directory). */
+  readonly cwd?: string
+  /** Environment variables holding secrets (the API key's): never passed to the completion check. */
+  readonly secretEnvNames?: ReadonlyArray<string>
+}
+
 /** The default wiring: RunLoop over SessionProcessor over ToolGate, RetryCoordinator, GoalGate and CompletionCheck, given the runtime's own services. */
-export const loopguardLayer = <E, R>(deps: Layer.Layer<LoopguardDeps, E, R>, options: { readonly cwd?: string } = {}) => {
-  const base = Layer.mergeAll(ToolGate.layer, retryForProvider, GoalGate.layer, CompletionCheck.layerShell(options.cwd)).pipe(Layer.provideMerge(deps))
+export const loopguardLayer = <E, R>(deps: Layer.Layer<LoopguardDeps, E, R>, options: LoopguardLayerOptions = {}) => {
+  const check = CompletionCheck.layerShell(options.cwd, options.secretEnvNames !== undefined ? { secretEnvNames: options.secretEnvNames } : {})
+  const base = Layer.mergeAll(ToolGate.layer, retryForProvider, GoalGate.layer, check).pipe(Layer.provideMerge(deps))
   const processor = SessionProcessor.layer.pipe(Layer.provideMerge(base))
   return RunLoop.layer.pipe(Layer.provideMerge(processor))
 }
