@@ -42,8 +42,10 @@ export interface ResolvedMiddlewareOptions {
 /** A bad option, named by its path: thrown by `loopguardMiddleware(...)` itself, never mid-stream. */
 export class LoopguardMiddlewareOptionsError extends Error {
   override readonly name = "LoopguardMiddlewareOptionsError"
-  constructor(readonly errors: ReadonlyArray<string>) {
+  readonly errors: ReadonlyArray<string>
+  constructor(errors: ReadonlyArray<string>) {
     super(`invalid loopguardMiddleware options: ${errors.join("; ")}`)
+    this.errors = errors
   }
 }
 
