@@ -239,6 +239,32 @@ describe("services provided around loopguardLayer take effect", () => {
   )
 })
 
+describe("nothing in deps: every dependency from the surrounding runtime", () => {
+  test(
+    "Tools and Permission provided around: the allowed doom loop runs the runtime's tool",
+    async () => {
+      const threeSame = [1, 2, 3].map((i) => ({ toolCall: { id: `c${i}`, name: "lookup", arguments: '{"q":"same"}' } }))
+      const served = await serve([{ type: "stream", chunks: threeSame }, textStream("done")])
+      const config = configWith((c) => ({ ...c, loop: { ...c.loop, interactive: true } }))
+      const asked: Array<string> = []
+      const around = Layer.mergeAll(
+        http(served),
+        Tools.layerFrom([lookupTool("from-the-runtime")]).pipe(Layer.provide(config)),
+        config,
+        Events.layerCollect([]),
+        Permission.layerFrom((r) => Effect.sync(() => (asked.push(r.tool), "allow" as const))),
+        SessionStore.layerMemory
+      )
+      const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(Layer.empty)), Effect.provide(around)))
+      expect(reason).toBe("final")
+      expect(asked).toEqual(["lookup"])
+      expect(served.server.requests).toHaveLength(2)
+      expect(served.bodies()[1]!.split("from-the-runtime").length - 1).toBe(3)
+    },
+    TIMEOUT
+  )
+})
+
 describe("per-provider policy as a Layer", () => {
   test(
     "two providers in one runtime, each with its own retry budgets (one nested inside the other)",

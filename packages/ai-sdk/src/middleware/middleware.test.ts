@@ -57,8 +57,11 @@ describe("loopguardMiddleware with streamText", () => {
     async () => {
       const server = await serve([LOOP_THEN_HOLD])
       const trips: Array<LoopguardTrip> = []
-      const result = stream(guarded(server, { onTrip: (t) => void trips.push(t) }))
+      const errors: Array<unknown> = []
+      const result = stream(guarded(server, { onTrip: (t) => void trips.push(t) }), { onError: ({ error }: { error: unknown }) => void errors.push(error) })
       const text = await result.text
+      expect(errors).toEqual([])
+      expect(await result.rawFinishReason).toBe("loopguard:text-repeat")
       const meta = await result.providerMetadata
       expect(await result.finishReason).toBe("other")
       expect(meta?.["loopguard"]).toMatchObject({ tripped: "text-repeat", period: 11 })
@@ -115,6 +118,7 @@ describe("loopguardMiddleware with streamText", () => {
       const result = stream(guarded(server, { stream: { chunkTimeoutMs: 300 } }))
       expect(await result.text).toBe("first words ")
       expect(await result.finishReason).toBe("error")
+      expect(await result.rawFinishReason).toBe("loopguard:chunk-timeout")
       expect((await result.providerMetadata)?.["loopguard"]).toMatchObject({ tripped: "chunk-timeout", timeoutMs: 300 })
       expect(await ended(server)).toBe("client-closed")
     },
