@@ -17,32 +17,33 @@ const HEALTHY = "The config was missing the port; I added it and the server star
 
 // 500 copies of one sentence, then a healthy answer.
 const server = await startScriptedServer([repeatLoop(SENTENCE, 500, { chunkDelayMs: 1 }), textStream(HEALTHY)])
-const provider = createOpenAICompatible({ name: "local", baseURL: server.baseURL, apiKey: "none" })
 
-const model = wrapLanguageModel({
-  model: provider.chatModel(server.modelId),
-  middleware: loopguardMiddleware({ onTrip: (trip) => console.log(`loopguard cut the call: ${JSON.stringify(trip)}`) })
-})
+try {
+  const provider = createOpenAICompatible({ name: "local", baseURL: server.baseURL, apiKey: "none" })
+  const model = wrapLanguageModel({
+    model: provider.chatModel(server.modelId),
+    middleware: loopguardMiddleware({ onTrip: (trip) => console.log(`loopguard cut the call: ${JSON.stringify(trip)}`) })
+  })
 
-const looping = streamText({ model, prompt: "Fix the server start-up.", maxRetries: 0 })
-let streamed = ""
-for await (const delta of looping.textStream) streamed += delta
-const finish = await looping.finishReason
-const why = (await looping.providerMetadata)?.["loopguard"]
-const copies = streamed.split(SENTENCE).length - 1
-await server.requests[0]!.done
-console.log(`looping reply: ${copies} of 500 copies streamed, finish "${finish}", server saw "${server.requests[0]!.outcome}"`)
+  const looping = streamText({ model, prompt: "Fix the server start-up.", maxRetries: 0 })
+  let streamed = ""
+  for await (const delta of looping.textStream) streamed += delta
+  const finish = await looping.finishReason
+  const why = (await looping.providerMetadata)?.["loopguard"]
+  const copies = streamed.split(SENTENCE).length - 1
+  await server.requests[0]!.done
+  const outcome = server.requests[0]!.outcome
+  console.log(`looping reply: ${copies} of 500 copies streamed, finish "${finish}", the server saw "${outcome}"`)
 
-const healthy = await generateText({ model, prompt: "Fix the server start-up.", maxRetries: 0 })
-console.log(`healthy reply: finish "${healthy.finishReason}": ${healthy.text}`)
-await server.close()
+  const healthy = await generateText({ model, prompt: "Fix the server start-up.", maxRetries: 0 })
+  console.log(`healthy reply: finish "${healthy.finishReason}": ${healthy.text}`)
 
-const ok =
-  copies < 500 &&
-  finish === "other" &&
-  why !== undefined &&
-  server.requests[0]!.outcome === "client-closed" &&
-  healthy.text === HEALTHY &&
-  healthy.finishReason === "stop"
-console.log(ok ? "OK: the loop was cut, the healthy reply passed." : "FAILED")
-process.exit(ok ? 0 : 1)
+  const ok = copies < 500 && finish === "other" && why !== undefined && outcome === "client-closed" && healthy.text === HEALTHY && healthy.finishReason === "stop"
+  if (ok) console.log("OK: the loop was cut, the healthy reply passed.")
+  else {
+    console.error("FAILED: the loop was not cut, or the healthy reply was changed.")
+    process.exitCode = 1
+  }
+} finally {
+  await server.close()
+}

@@ -12,7 +12,7 @@
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import { startScriptedServer, textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
-import { Config, Events, loopguardLayer, Permission, RetryCoordinator, RunLoop, SessionStore, Tools } from "@loopguard/effect"
+import { ConfigService, Events, loopguardLayer, Permission, RetryCoordinator, RunLoop, SessionStore, Tools } from "@loopguard/effect"
 import { Effect, Layer } from "effect"
 
 const fail500: ScriptedResponse = { type: "error", status: 500 }
@@ -31,7 +31,7 @@ const patient = await serverWith([fail500, fail500, fail500, textStream("Patient
 const strict = await serverWith([fail500, fail500, textStream("Strict provider: done.")])
 
 const shared = Layer.mergeAll(
-  Config.layer,
+  ConfigService.layer,
   Tools.layerNone,
   Events.layerCallback(() => {}),
   Permission.layerDeny,
@@ -55,8 +55,13 @@ const ask = (sessionId: string) =>
 
 const program = Effect.all([ask("a").pipe(Effect.provide(patientLayer)), ask("b").pipe(Effect.provide(strictLayer))])
 
-const [patientExit, strictExit] = await Effect.runPromise(program.pipe(Effect.provide(shared)))
-await Promise.all([patient.server.close(), strict.server.close()])
+let exits: ReadonlyArray<string>
+try {
+  exits = await Effect.runPromise(program.pipe(Effect.provide(shared)))
+} finally {
+  await Promise.all([patient.server.close(), strict.server.close()])
+}
+const [patientExit = "none", strictExit = "none"] = exits
 
 const gaps = (arrivals: ReadonlyArray<number>) => arrivals.slice(1).map((t, i) => Math.round(t - arrivals[i]!))
 const report = (name: string, exit: string, seen: { server: { requests: ReadonlyArray<unknown> }; arrivals: ReadonlyArray<number> }) =>
@@ -70,5 +75,8 @@ const ok =
   gaps(patient.arrivals).every((g, i) => g >= 300 * 2 ** i - 10) &&
   strictExit === "model_error" &&
   strict.server.requests.length === 2
-console.log(ok ? "OK: each provider retried under its own budget." : "FAILED: a provider did not use its own retry budget.")
-process.exit(ok ? 0 : 1)
+if (ok) console.log("OK: each provider retried under its own budget.")
+else {
+  console.error("FAILED: a provider did not use its own retry budget.")
+  process.exitCode = 1
+}

@@ -4,10 +4,11 @@
  * saw, what they carried, how far apart they arrived). Gaps are only ever checked from below, so
  * a loaded machine cannot make them fail.
  */
-import { layerOpenAICompatible, startScriptedServer, textStream, toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk"
+import { layerOpenAICompatible } from "@loopguard/ai-sdk"
+import { startScriptedServer, textStream, toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import {
   CompletionCheck,
-  Config,
+  ConfigService,
   DEFAULT_CONFIG,
   Events,
   GoalGate,
@@ -57,7 +58,7 @@ const gaps = (arrivals: ReadonlyArray<number>) => arrivals.slice(1).map((t, i) =
 const http = (served: Served, providerId = "scripted") =>
   layerOpenAICompatible({ baseURL: served.server.baseURL, modelId: served.server.modelId, providerId })
 
-const configWith = (patch: (c: LoopguardConfig) => LoopguardConfig) => Layer.succeed(Config, patch(structuredClone(DEFAULT_CONFIG)))
+const configWith = (patch: (c: LoopguardConfig) => LoopguardConfig) => Layer.succeed(ConfigService, patch(structuredClone(DEFAULT_CONFIG)))
 
 const e500: ScriptedResponse = { type: "error", status: 500 }
 
@@ -69,14 +70,14 @@ const deps = (
   served: Served,
   o: {
     readonly tools?: Layer.Layer<Tools>
-    readonly config?: Layer.Layer<Config>
+    readonly config?: Layer.Layer<ConfigService>
     readonly permission?: Layer.Layer<Permission>
   } = {}
 ) =>
   Layer.mergeAll(
     http(served),
     o.tools ?? Tools.layerNone,
-    o.config ?? Config.layer,
+    o.config ?? ConfigService.layer,
     Events.layerCollect([]),
     o.permission ?? Permission.layerDeny,
     SessionStore.layerMemory
@@ -92,7 +93,7 @@ describe("services given in deps take effect", () => {
     "Tools: the runtime's tool runs and its result reaches the model",
     async () => {
       const served = await serve([toolCallStream("lookup", { q: "x" }), textStream("done")])
-      const tools = Tools.layerFrom([lookupTool("result-from-runtime-tool")]).pipe(Layer.provide(Config.layer))
+      const tools = Tools.layerFrom([lookupTool("result-from-runtime-tool")]).pipe(Layer.provide(ConfigService.layer))
       const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(deps(served, { tools })))))
       expect(reason).toBe("final")
       expect(served.server.requests).toHaveLength(2)
@@ -107,7 +108,7 @@ describe("services given in deps take effect", () => {
       const threeSame = [1, 2, 3].map((i) => ({ toolCall: { id: `c${i}`, name: "lookup", arguments: '{"q":"same"}' } }))
       const script: ReadonlyArray<ScriptedResponse> = [{ type: "stream", chunks: threeSame }, textStream("done")]
       const interactive = configWith((c) => ({ ...c, loop: { ...c.loop, interactive: true } }))
-      const tools = Tools.layerFrom([lookupTool("looked-up")]).pipe(Layer.provide(Config.layer))
+      const tools = Tools.layerFrom([lookupTool("looked-up")]).pipe(Layer.provide(ConfigService.layer))
       const run = async (permission: Layer.Layer<Permission>) => {
         const served = await serve(script)
         const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(deps(served, { tools, config: interactive, permission })))))
@@ -271,7 +272,7 @@ describe("per-provider policy as a Layer", () => {
     async () => {
       const slow = await serve([e500])
       const quick = await serve([e500])
-      const shared = Layer.mergeAll(Tools.layerNone, Config.layer, Events.layerCollect([]), Permission.layerDeny, SessionStore.layerMemory)
+      const shared = Layer.mergeAll(Tools.layerNone, ConfigService.layer, Events.layerCollect([]), Permission.layerDeny, SessionStore.layerMemory)
       const providerA = loopguardLayer(http(slow, "a")).pipe(
         Layer.provide(RetryCoordinator.layerWith({ request: { maxRetries: 1, initialDelayMs: 400, jitterRatio: 0 } }))
       )
@@ -298,7 +299,7 @@ describe("per-provider policy as a Layer", () => {
 })
 
 // Compile-time: a dependency left out of deps becomes a requirement of the result.
-const _missingConfig: Layer.Layer<RunLoop, never, Config> = loopguardLayer(
+const _missingConfig: Layer.Layer<RunLoop, never, ConfigService> = loopguardLayer(
   Layer.mergeAll(Tools.layerNone, Events.layerCollect([]), Permission.layerDeny, SessionStore.layerMemory, Layer.succeed(LLM, {} as never))
 )
 void _missingConfig

@@ -14,7 +14,7 @@
  *   so a second `loopguardLayer` nested inside cannot mistake them for a runtime's overrides.
  */
 import { Effect, Layer, Option, type Context } from "effect"
-import type { Config } from "./config/Config.js"
+import type { ConfigService } from "./config/ConfigService.js"
 import type { Events } from "./events/Events.js"
 import { CompletionCheck } from "./gate/CompletionCheck.js"
 import { GoalGate } from "./gate/GoalGate.js"
@@ -26,7 +26,7 @@ import { RunLoop } from "./runloop/RunLoop.js"
 import type { SessionStore } from "./store/SessionStore.js"
 import type { Tools } from "./tools/Tools.js"
 
-export type LoopguardDeps = LLM | Tools | Config | Events | Permission | SessionStore
+export type LoopguardDeps = LLM | Tools | ConfigService | Events | Permission | SessionStore
 
 /** The services loopguard has a default for; a runtime's own one replaces the default. */
 export type LoopguardDefaults = RetryCoordinator | ToolGate | GoalGate | CompletionCheck
@@ -44,7 +44,7 @@ export const unlessProvided = <I, S, E, R>(service: Context.Key<I, S>, fallback:
   )
 
 /** Retry budgets for the model's provider: defaults ← `retry` ← `provider.<id>.retry`. */
-export const retryForProvider = (): Layer.Layer<RetryCoordinator, never, LLM | Config> =>
+export const retryForProvider = (): Layer.Layer<RetryCoordinator, never, LLM | ConfigService> =>
   Layer.unwrap(Effect.map(LLM, (llm) => RetryCoordinator.layerFromConfig(llm.providerId)))
 
 export const loopguardLayer = <ROut, E, R>(deps: Layer.Layer<ROut, E, R>, options: { readonly cwd?: string } = {}) => {

@@ -5,7 +5,7 @@
  * closed, and one `finish` part says what happened in its finish reason and in
  * `providerMetadata.loopguard`.
  */
-import { RepeatGuard } from "@loopguard/core"
+import { RepeatGuard } from "@loopguard/core/repeat"
 import type { LoopguardTrip, ResolvedMiddlewareOptions } from "./options.js"
 import type { FinishPart, StreamPart } from "./model-types.js"
 

@@ -2,8 +2,8 @@
  * Options of `loopguardMiddleware`: the same `repeat` and `stream` sections as the loopguard
  * config file (SPEC §1 and §5 defaults), validated once when the middleware is made.
  */
-import { validateRepeatOptions } from "@loopguard/core"
-import { DEFAULT_CONFIG, RepeatSection, StreamSection, type LoopguardConfig } from "@loopguard/effect"
+import { validateRepeatOptions } from "@loopguard/core/repeat"
+import { DEFAULT_CONFIG, RepeatSection, StreamSection, type LoopguardConfig } from "@loopguard/effect/config"
 import { Schema } from "effect"
 
 /** What the middleware reports when it cut a call: `providerMetadata.loopguard`. */

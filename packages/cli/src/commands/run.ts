@@ -4,7 +4,7 @@
  * handled by the pause policy (`--on-pause`, `try_best.on_pause`): stop, continue, or hand off.
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
-import { makeJsonlStore } from "@loopguard/effect"
+import { makeJsonlStore } from "@loopguard/effect/store"
 import { Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { resolve } from "node:path"

@@ -5,9 +5,10 @@
  * errors are retried in place, stream-phase errors replay the step only while no tool call
  * has arrived (a tool must never run twice).
  */
-import { isPrefillRejection, ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core"
+import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core/model"
+import { isPrefillRejection } from "@loopguard/core/retry"
 import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { Events } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
@@ -81,7 +82,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const llm = yield* LLM
       const store = yield* SessionStore
       const events = yield* Events
-      const config = yield* Config
+      const config = yield* ConfigService
       const tools = yield* Tools
       const retry = yield* RetryCoordinator
       const gate = yield* ToolGate

@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test"
-import { DEFAULT_RETRY_BUDGETS, type NormalizedError } from "@loopguard/core"
+import { type NormalizedError } from "@loopguard/core/model"
+import { DEFAULT_RETRY_BUDGETS } from "@loopguard/core/retry"
 import { Effect, Exit, Fiber, Layer, Random } from "effect"
 import { TestClock } from "effect/testing"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { RetryConfigError } from "./errors.js"
 import { RetryCoordinator } from "./RetryCoordinator.js"
 import type { RetryAttemptInfo, RetryStop } from "./schedule.js"
@@ -351,13 +352,13 @@ describe("RetryCoordinator layers", () => {
   })
 
   test("layerFromConfig reads the Config service", async () => {
-    const config = Config.layerWith((c) => ({ ...c, retry: { ...c.retry, stream: { maxRetries: 1 } }, provider: { p: { retry: { stream: { jitterRatio: 0 } } } } }))
+    const config = ConfigService.layerWith((c) => ({ ...c, retry: { ...c.retry, stream: { maxRetries: 1 } }, provider: { p: { retry: { stream: { jitterRatio: 0 } } } } }))
     const ok = await exhaust(RetryCoordinator.layerFromConfig("p").pipe(Layer.provide(config)), streamed({ message: "x", code: "stream_read_error" }))
     expect(Exit.isSuccess(ok) && ok.value).toEqual({ calls: 2, delays: [DEFAULT_RETRY_BUDGETS.stream.initialDelayMs] })
   })
 
   test("layerFromConfig treats an unvalidated, invalid config as a defect", async () => {
-    const config = Config.layerWith((c) => ({ ...c, retry: { ...c.retry, server: { deadlineMs: 5, noDeadline: true } } }))
+    const config = ConfigService.layerWith((c) => ({ ...c, retry: { ...c.retry, server: { deadlineMs: 5, noDeadline: true } } }))
     const exit = await exhaust(RetryCoordinator.layerFromConfig().pipe(Layer.provide(config)), e500)
     const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
     expect(reason?._tag).toBe("Die")

@@ -8,6 +8,7 @@
  * yet → request budgets; after the stream started → the step is replayed under the stream-phase
  * budgets, but only while `replaySafe` holds).
  */
+import { type NormalizedError } from "@loopguard/core/model"
 import {
   DEFAULT_OVERLOADED_IMMEDIATE_RETRIES,
   DEFAULT_RETRY_BUDGETS,
@@ -15,12 +16,11 @@ import {
   normalizeError,
   resolveRetryBudgets,
   validateRetryConfig,
-  type NormalizedError,
   type RetryBudgets,
   type RetryConfigRoot
-} from "@loopguard/core"
+} from "@loopguard/core/retry"
 import { Context, Effect, Layer, type Schedule } from "effect"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { RetryConfigError } from "./errors.js"
 import { makeRetrySchedule, type RetryAttemptInfo, type RetryStep, type RetryStop } from "./schedule.js"
 
@@ -117,17 +117,17 @@ export class RetryCoordinator extends Context.Service<RetryCoordinator, RetryCoo
   }
 
   /**
-   * Same as `layerFor`, reading the loopguard `Config` service. That config was validated when it
+   * Same as `layerFor`, reading the loopguard `ConfigService`. That config was validated when it
    * was loaded, so a failure here is a defect (a config built by hand that skipped validation).
    */
   static readonly layerFromConfig = (
     providerId?: string,
     options: Pick<RetryCoordinatorOptions, "onTerminal"> = {}
-  ): Layer.Layer<RetryCoordinator, never, Config> =>
+  ): Layer.Layer<RetryCoordinator, never, ConfigService> =>
     Layer.effect(
       RetryCoordinator,
       Effect.gen(function* () {
-        const config = yield* Config
+        const config = yield* ConfigService
         const r = resolveRetryBudgets({ retry: config.retry, provider: config.provider }, providerId)
         if (!r.ok) return yield* Effect.die(new RetryConfigError({ errors: r.errors }))
         return makeRetryCoordinator({ ...options, budgets: r.budgets, overloadedImmediateRetries: r.overloadedImmediateRetries })

@@ -3,7 +3,7 @@
  * `excluded`, a crop is a marker on the user message; nothing is ever deleted, so an audit or a
  * UI can always show what really happened.
  */
-import type { AssistantMessage, CropMarker, ExclusionReason, Message, UserMessage } from "@loopguard/core"
+import type { AssistantMessage, CropMarker, ExclusionReason, Message, UserMessage } from "@loopguard/core/model"
 import { Context, Effect, Layer } from "effect"
 
 export interface SessionStoreShape {

@@ -3,7 +3,7 @@
  * (append-only on disk as in memory), and a session is rebuilt by replaying its lines the first
  * time it is read, so a run can be resumed or inspected after the process is gone.
  */
-import type { AssistantMessage, CropMarker, ExclusionReason, Message } from "@loopguard/core"
+import type { AssistantMessage, CropMarker, ExclusionReason, Message } from "@loopguard/core/model"
 import { Effect, Layer } from "effect"
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"

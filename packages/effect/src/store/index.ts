@@ -1,0 +1,2 @@
+export * from "./SessionStore.js"
+export * from "./jsonl-store.js"
