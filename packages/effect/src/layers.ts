@@ -47,6 +47,7 @@ export const unlessProvided = <I, S, E, R>(service: Context.Key<I, S>, fallback:
 export const retryForProvider = (): Layer.Layer<RetryCoordinator, never, LLM | ConfigService> =>
   Layer.unwrap(Effect.map(LLM, (llm) => RetryCoordinator.layerFromConfig(llm.providerId)))
 
+/** RunLoop and SessionProcessor over `deps`, with loopguard's defaults for every built-in the runtime did not provide. */
 export const loopguardLayer = <ROut, E, R>(deps: Layer.Layer<ROut, E, R>, options: { readonly cwd?: string } = {}) => {
   const defaults = Layer.mergeAll(
     unlessProvided(ToolGate, ToolGate.layer),

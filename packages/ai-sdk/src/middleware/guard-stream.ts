@@ -69,6 +69,7 @@ const trackOpenBlocks = () => {
   }
 }
 
+/** `source` passed through part by part until a guard trips; then one closing `finish` part. */
 export const guardStream = ({ source, options, cut }: GuardStreamInput): ReadableStream<StreamPart> => {
   const reader = source.getReader()
   const deltas = makeDeltaGuard(options)
