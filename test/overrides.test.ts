@@ -19,6 +19,7 @@ import {
   RetryCoordinator,
   RunLoop,
   SessionStore,
+  ToolGate,
   Tools,
   type LoopguardConfig,
   type LoopguardEvent,
@@ -198,6 +199,23 @@ describe("services provided around loopguardLayer take effect", () => {
       expect(commands).toEqual(["exit 7", "exit 7"])
       expect(served.server.requests).toHaveLength(2)
       expect(served.bodies()[1]).toContain("runtime check: 2 tests failing")
+    },
+    TIMEOUT
+  )
+
+  test(
+    "ToolGate: the runtime's gate refuses a call; the tool never runs and the step stops",
+    async () => {
+      const served = await serve([toolCallStream("lookup", { q: "x" }), textStream("done")])
+      let ran = 0
+      const tools = Tools.layerFrom([{ ...lookupTool("ran"), run: async () => (ran++, { state: "completed", output: "ran" }) }]).pipe(
+        Layer.provide(ConfigService.layer)
+      )
+      const gate = Layer.succeed(ToolGate, ToolGate.of({ beforeCall: (_reply, call) => Effect.succeed({ _tag: "deny", reason: `runtime policy: no ${call.name}` }) }))
+      const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(deps(served, { tools }))), Effect.provide(gate)))
+      expect(ran).toBe(0)
+      expect(served.server.requests).toHaveLength(1)
+      expect(reason).not.toBe("final")
     },
     TIMEOUT
   )

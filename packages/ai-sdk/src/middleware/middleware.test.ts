@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { generateText, streamText, wrapLanguageModel, type LanguageModel } from "ai"
 import { declaredTools, repeatLoop, scriptedChatModel, startScriptedServer, textStream, toolCallStream } from "../scripted-server/index.js"
-import type { Script, ScriptedServer } from "../scripted-server/index.js"
+import type { Script, ScriptedProvider, ScriptedServer } from "../scripted-server/index.js"
 import { loopguardMiddleware, type LoopguardMiddlewareOptions, type LoopguardTrip } from "./index.js"
 
 const TIMEOUT = 30_000
@@ -33,8 +33,8 @@ const serve = async (script: Script) => {
   return server
 }
 
-const guarded = (server: ScriptedServer, options?: LoopguardMiddlewareOptions): LanguageModel =>
-  wrapLanguageModel({ model: scriptedChatModel(server) as never, middleware: loopguardMiddleware(options) })
+const guarded = (server: ScriptedServer, options?: LoopguardMiddlewareOptions, provider: ScriptedProvider = "openai-compatible"): LanguageModel =>
+  wrapLanguageModel({ model: scriptedChatModel(server, provider) as never, middleware: loopguardMiddleware(options) })
 
 const stream = (model: LanguageModel, extra: Partial<Parameters<typeof streamText>[0]> = {}) =>
   streamText({ model, prompt: "hi", maxRetries: 0, onError: () => {}, ...extra } as Parameters<typeof streamText>[0])
@@ -52,13 +52,13 @@ const shapeOf = async (result: ReturnType<typeof stream>) => {
 }
 
 describe("loopguardMiddleware with streamText", () => {
-  test(
-    "a looping stream is cut: the server sees the client close, the finish says why",
-    async () => {
+  test.each(["openai-compatible", "openai"] as const)(
+    "a looping stream is cut: the server sees the client close, the finish says why (%s provider)",
+    async (provider) => {
       const server = await serve([LOOP_THEN_HOLD])
       const trips: Array<LoopguardTrip> = []
       const errors: Array<unknown> = []
-      const result = stream(guarded(server, { onTrip: (t) => void trips.push(t) }), { onError: ({ error }: { error: unknown }) => void errors.push(error) })
+      const result = stream(guarded(server, { onTrip: (t) => void trips.push(t) }, provider), { onError: ({ error }: { error: unknown }) => void errors.push(error) })
       const text = await result.text
       expect(errors).toEqual([])
       expect(await result.rawFinishReason).toBe("loopguard:text-repeat")
