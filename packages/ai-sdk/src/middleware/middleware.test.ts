@@ -138,6 +138,21 @@ describe("loopguardMiddleware with streamText", () => {
   )
 
   test(
+    "a connection reset mid-stream surfaces as it does without the middleware",
+    async () => {
+      const script = textStream("some words before the connection drops", { chunkSize: 5, resetAfterChunks: 3 })
+      const plain = await serve([script])
+      const wrapped = await serve([script])
+      const a = stream(scriptedChatModel(plain))
+      const b = stream(guarded(wrapped))
+      const [shapeA, shapeB] = [await shapeOf(a).catch((e) => [`threw:${String(e)}`]), await shapeOf(b).catch((e) => [`threw:${String(e)}`])]
+      expect(shapeB).toEqual(shapeA)
+      expect(String(shapeB[0])).toContain("threw:")
+    },
+    TIMEOUT
+  )
+
+  test(
     "with the guard off, the same loop streams to its end",
     async () => {
       const server = await serve([repeatLoop(SENTENCE, 40)])
