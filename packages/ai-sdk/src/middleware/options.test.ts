@@ -30,6 +30,8 @@ describe("loopguardMiddleware options", () => {
     const relation = errorsOf(() => resolveMiddlewareOptions({ repeat: { window: 10, threshold: 20 } }))
     expect(relation).toEqual(["repeat.window: window must be >= minBlock * threshold = 80 (got 10)"])
     expect(errorsOf(() => resolveMiddlewareOptions({ onTrip: 3 as never }))).toEqual(["onTrip: must be a function"])
+    expect(errorsOf(() => resolveMiddlewareOptions({ stream: 5 as never })).join(" ")).toContain("stream")
+    expect(errorsOf(() => resolveMiddlewareOptions(null as never))).toEqual(["options must be an object"])
   })
 
   test("a disabled guard skips the relation checks", () => {

@@ -2,20 +2,17 @@
  * Options of `loopguardMiddleware`: the same `repeat` and `stream` sections as the loopguard
  * config file (SPEC §1 and §5 defaults), validated once when the middleware is made.
  */
-import { validateRepeatOptions } from "@loopguard/core/repeat"
+import { validateRepeatOptions, type RepeatGuard } from "@loopguard/core/repeat"
 import { DEFAULT_CONFIG, RepeatSection, StreamSection, type LoopguardConfig } from "@loopguard/effect/config"
 import { Schema } from "effect"
 
+/** What core's repetition guard reports (its fields follow the guard, whatever rules it has). */
+export type RepeatGuardTrip = NonNullable<ReturnType<RepeatGuard["push"]>>
+
 /** What the middleware reports when it cut a call: `providerMetadata.loopguard`. */
 export type LoopguardTrip =
-  | {
-      readonly tripped: "text-repeat"
-      /** 0-based index, among the call's text and reasoning tokens, of the token that completed the loop. */
-      readonly token: number
-      /** Smallest repeating block length (tokens) at that moment. */
-      readonly period: number
-      readonly repeats: number
-    }
+  /** The guard's own trip fields, e.g. `token` (0-based, among the call's tokens), `period`, `repeats`. */
+  | ({ readonly tripped: "text-repeat" } & RepeatGuardTrip)
   | {
       readonly tripped: "chunk-timeout"
       /** The silence that was allowed, in ms. */
@@ -24,11 +21,14 @@ export type LoopguardTrip =
       readonly partsBefore: number
     }
 
+/** Every field optional, one level of nested sections included (e.g. a rule's own sub-section). */
+type SectionPatch<T> = { readonly [K in keyof T]?: T[K] extends object ? Partial<T[K]> : T[K] }
+
 export interface LoopguardMiddlewareOptions {
-  /** In-stream repetition guard (config `repeat`); `enabled: false` turns it off. */
-  readonly repeat?: Partial<LoopguardConfig["repeat"]>
+  /** In-stream repetition guard (config `repeat`, every field of it); `enabled: false` turns it off. */
+  readonly repeat?: SectionPatch<LoopguardConfig["repeat"]>
   /** Longest silence allowed before the first part and between two parts (config `stream.chunkTimeoutMs`). */
-  readonly stream?: Partial<LoopguardConfig["stream"]>
+  readonly stream?: SectionPatch<LoopguardConfig["stream"]>
   /** Told once per call that the middleware cut (logging, metrics). Errors it throws are ignored. */
   readonly onTrip?: (trip: LoopguardTrip) => void
 }
@@ -70,15 +70,31 @@ const schemaErrors = (input: unknown): ReadonlyArray<string> => {
   return out.length > 0 ? out : ["options do not match the config schema"]
 }
 
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v)
+
+/** `defaults` with `patch` laid over it field by field, and nested sections merged the same way. */
+const mergeSection = (defaults: object, patch: unknown): unknown => {
+  if (patch === undefined) return defaults
+  if (!isPlainObject(patch)) return patch // the Schema names what is wrong with it
+  const out: Record<string, unknown> = { ...defaults }
+  for (const [key, value] of Object.entries(patch)) {
+    const base = out[key]
+    out[key] = isPlainObject(base) && isPlainObject(value) ? { ...base, ...value } : value
+  }
+  return out
+}
+
 /** Defaults filled in field by field, then checked; throws LoopguardMiddlewareOptionsError. */
 export const resolveMiddlewareOptions = (options: LoopguardMiddlewareOptions = {}): ResolvedMiddlewareOptions => {
-  if (options === null || typeof options !== "object") throw new LoopguardMiddlewareOptionsError(["options must be an object"])
-  const merged = {
-    repeat: { ...DEFAULT_CONFIG.repeat, ...options.repeat },
-    stream: { ...DEFAULT_CONFIG.stream, ...options.stream }
+  if (!isPlainObject(options as unknown)) throw new LoopguardMiddlewareOptionsError(["options must be an object"])
+  const input = {
+    repeat: mergeSection(DEFAULT_CONFIG.repeat, options.repeat),
+    stream: mergeSection(DEFAULT_CONFIG.stream, options.stream)
   }
-  const errors = [...schemaErrors(merged)]
-  if (errors.length === 0 && merged.repeat.enabled) {
+  const errors = [...schemaErrors(input)]
+  if (errors.length > 0) throw new LoopguardMiddlewareOptionsError(errors)
+  const merged = input as Pick<LoopguardConfig, "repeat" | "stream">
+  if (merged.repeat.enabled) {
     for (const e of validateRepeatOptions(merged.repeat)) errors.push(`repeat.${e.field}: ${e.message}`)
   }
   if (options.onTrip !== undefined && typeof options.onTrip !== "function") errors.push("onTrip: must be a function")
