@@ -6,6 +6,7 @@
 import { redactDeep } from "@loopguard/core/try-best"
 import type { SessionStoreShape } from "./SessionStore.js"
 
+/** A SessionStore that redacts every message before it is written. */
 export const redactingStore = (store: SessionStoreShape, redact: (text: string) => string): SessionStoreShape => ({
   ...store,
   append: (sessionId, message) => store.append(sessionId, redactDeep(message, redact)),
