@@ -8,11 +8,15 @@ import type { LLM, LoopguardConfig, SessionStoreShape, ToolDefinition } from "@l
 import { makeJsonlStore } from "@loopguard/effect/store"
 import { Effect, Option, Redacted, type Layer } from "effect"
 import { Flag } from "effect/cli"
+import { statSync } from "node:fs"
 import { resolve } from "node:path"
 import { UsageError } from "./errors.js"
 import { applyOnPauseFlag } from "./pause/index.js"
 import { loadCliConfig } from "./session.js"
-import { builtinTools } from "./tools.js"
+import { ensureWritableDir } from "./session-dir.js"
+import { runTools } from "./tools/run-tools.js"
+
+const isDirectory = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
 
 export const endpointFlags = {
   baseUrl: Flag.String("base-url").pipe(Flag.withDescription("OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")),
@@ -22,7 +26,14 @@ export const endpointFlags = {
     Flag.withDefault("OPENAI_API_KEY"),
     Flag.withDescription("name of the environment variable holding the API key (the key is never printed)")
   ),
-  cwd: Flag.String("cwd").pipe(Flag.withDefault("."), Flag.withDescription("working directory for the tools")),
+  cwd: Flag.String("cwd").pipe(
+    Flag.withDefault("."),
+    Flag.withDescription("working directory for the tools; the file tools are confined to it, the bash tool is NOT (it runs with your rights)")
+  ),
+  approveCommands: Flag.Boolean("approve-commands").pipe(
+    Flag.withDefault(false),
+    Flag.withDescription("ask on the terminal before each bash command (without a terminal every command is refused)")
+  ),
   config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
   sessionDir: Flag.String("session-dir").pipe(
     Flag.optional,
@@ -47,6 +58,7 @@ export interface EndpointFlagValues {
   readonly config: Option.Option<string>
   readonly sessionDir: Option.Option<string>
   readonly interactive: boolean
+  readonly approveCommands: boolean
   readonly onPause: Option.Option<string>
 }
 
@@ -57,6 +69,8 @@ export interface Endpoint {
   readonly baseURL: string
   /** The variable holding the API key (its value is never printed or written). */
   readonly apiKeyEnv: string
+  /** The API key's value when set: redacted from every line, event, stored message and tool result. */
+  readonly secrets: ReadonlyArray<string>
   readonly cwd: string
   readonly tools: ReadonlyArray<ToolDefinition>
   readonly system: string
@@ -79,7 +93,8 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
     const overrides = [
       ...(Option.isSome(flags.maxSteps) ? [{ path: "loop.maxSteps", value: flags.maxSteps.value, flag: "--max-steps" }] : []),
       ...(Option.isSome(flags.onPause) ? [{ path: "try_best.on_pause", value: flags.onPause.value, flag: "--on-pause" }] : []),
-      ...(flags.interactive ? [{ path: "loop.interactive", value: true, flag: "--interactive" }] : [])
+      ...(flags.interactive ? [{ path: "loop.interactive", value: true, flag: "--interactive" }] : []),
+      ...(flags.approveCommands ? [{ path: "tools.approveCommands", value: true, flag: "--approve-commands" }] : [])
     ]
     const loaded = yield* loadCliConfig({ ...(Option.isSome(flags.config) ? { configPath: flags.config.value } : {}), overrides })
     // --on-pause asks for pauses, so it turns try-best on (see docs/try-best.md).
@@ -90,18 +105,22 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
     const llm = layerOpenAICompatible({
       baseURL: base,
       modelId: flags.model,
-      ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {})
+      ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {}),
+      limits: { maxResponseBytes: config.stream.maxResponseBytes, maxEventBytes: config.stream.maxEventBytes }
     })
     const cwd = resolve(flags.cwd)
+    if (!isDirectory(cwd)) return yield* new UsageError({ message: `--cwd ${flags.cwd}: not a folder` })
     const sessionDir = Option.isSome(flags.sessionDir) ? resolve(flags.sessionDir.value) : null
+    if (sessionDir !== null) yield* ensureWritableDir(sessionDir, "--session-dir")
     return {
       config,
       llm,
       modelId: flags.model,
       baseURL: base,
       apiKeyEnv: flags.apiKeyEnv,
+      secrets: key !== undefined && key !== "" ? [key] : [],
       cwd,
-      tools: builtinTools(cwd, config.loop.toolTimeoutMs),
+      tools: runTools(cwd, config, flags.apiKeyEnv),
       system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,
       sessionDir,
       store: sessionDir !== null ? makeJsonlStore(sessionDir) : undefined

@@ -2,6 +2,7 @@
  * Shared CLI wiring: config from file + env + flags, events rendered as text or JSON lines,
  * and the report printed last. Exit status 1 when the run did not complete.
  */
+import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import {
   ConfigService,
   Events,
@@ -18,6 +19,7 @@ import {
   type ToolDefinition,
   type LoopguardConfig
 } from "@loopguard/effect"
+import { makeMemoryStore, redactingStore } from "@loopguard/effect/store"
 import { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { UsageError } from "./errors.js"
@@ -69,6 +71,10 @@ export interface SessionOptions {
   readonly store?: SessionStoreShape
   /** Where the completion check runs (default: the process's working directory). */
   readonly cwd?: string
+  /** Environment variables holding secrets (the API key's): kept from the completion check. */
+  readonly secretEnvNames?: ReadonlyArray<string>
+  /** Secret values (the API key): redacted from every line written, event, stored message and tool result. */
+  readonly secrets?: ReadonlyArray<string>
 }
 
 /** Runs `inputs` in order, in one session store. */
@@ -84,7 +90,10 @@ export type NextRunInput = (last: RunResult, results: ReadonlyArray<RunResult>) 
 export const outputOf = (options: Pick<SessionOptions, "json" | "output">): OutputMode => (options.json ? "json" : (options.output ?? "human"))
 
 export const runSessionWith = (options: SessionOptions, first: RunInput, next: NextRunInput): Effect.Effect<ReadonlyArray<RunResult>> => {
-  const write = options.write ?? ((l: string) => console.log(l))
+  const redact = makeRedactor(options.secrets ?? [])
+  const print = options.write ?? ((l: string) => console.log(l))
+  // The last gate before the terminal: whatever path a string took, it is redacted here.
+  const write = (line: string) => print(redact(line))
   const mode = outputOf(options)
   const renderer =
     options.renderer ??
@@ -92,21 +101,24 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
       mode,
       config: options.config,
       ...(options.modelId !== undefined ? { modelId: options.modelId } : {}),
-      ...(options.write !== undefined ? { write: options.write } : {}),
-      ...(options.apiKeyEnv !== undefined ? { secretNames: [options.apiKeyEnv] } : {})
+      ...(options.write !== undefined ? { write } : {}),
+      secretNames: options.apiKeyEnv !== undefined ? [options.apiKeyEnv] : [],
+      secrets: options.secrets ?? []
     })
   const configLayer = Layer.succeed(ConfigService, options.config)
   const deps = Layer.mergeAll(
+    // The renderer sees the model's parts before anything redacts them: it redacts them itself.
     tapLlm(options.llm, renderer.onPart),
-    Tools.layerFrom(options.tools).pipe(Layer.provide(configLayer)),
+    Tools.layerFrom(options.tools, { secrets: options.secrets ?? [] }).pipe(Layer.provide(configLayer)),
     configLayer,
-    Events.layerCallback((e) => {
+    Events.layerCallback((event) => {
+      const e = redactDeep(event, redact)
       options.onEvent?.(e)
       if (mode === "json") write(JSON.stringify(e))
       else renderer.onEvent(e)
     }),
     cliPermission(options.config.loop.interactive, process.stdin.isTTY === true && process.stderr.isTTY === true),
-    options.store ? Layer.succeed(SessionStore, options.store) : SessionStore.layerMemory
+    Layer.succeed(SessionStore, redactingStore(options.store ?? makeMemoryStore(), redact))
   )
   return Effect.gen(function* () {
     const loop = yield* RunLoop
@@ -115,11 +127,17 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
     while (input !== null) {
       renderer.startTurn()
       const r: RunResult = yield* loop.run(input)
-      if (mode === "json") write(JSON.stringify({ type: "report", report: r.report }))
-      else renderer.onReport(r.report)
+      const report = redactDeep(r.report, redact)
+      if (mode === "json") write(JSON.stringify({ type: "report", report }))
+      else renderer.onReport(report)
       results.push(r)
       input = yield* next(r, results)
     }
     return results
-  }).pipe(Effect.provide(loopguardLayer(deps, options.cwd !== undefined ? { cwd: options.cwd } : {})), Effect.scoped, Effect.orDie)
+  }).pipe(Effect.provide(
+      loopguardLayer(deps, {
+        ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+        ...(options.secretEnvNames !== undefined ? { secretEnvNames: options.secretEnvNames } : {})
+      })
+    ), Effect.scoped, Effect.orDie)
 }

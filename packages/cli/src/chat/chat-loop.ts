@@ -110,7 +110,9 @@ export const runChat = (ctx: ChatContext, state: ChatState) =>
         modelId: ctx.endpoint.modelId,
         renderer: ctx.renderer,
         store: ctx.store,
-        cwd: ctx.endpoint.cwd
+        cwd: ctx.endpoint.cwd,
+        secrets: ctx.endpoint.secrets,
+        secretEnvNames: [ctx.endpoint.apiKeyEnv]
       },
       first,
       afterRun(ctx, state)

@@ -67,7 +67,7 @@ export const chatCommand = Command.make(
         out: (t) => void process.stdout.write(t),
         price: priceOf(endpoint.config, endpoint.modelId),
         live: process.stdout.isTTY === true,
-        secrets: secretValues(process.env, [endpoint.apiKeyEnv])
+        secrets: [...new Set([...endpoint.secrets, ...secretValues(process.env, [endpoint.apiKeyEnv])])]
       })
       const lines = linesFor(process.stdin, process.stdout)
       const ctx: ChatContext = {

@@ -42,11 +42,17 @@ export const runCommand = Command.make(
         cwd: endpoint.cwd,
         json: output === "json",
         output,
-        apiKeyEnv: endpoint.apiKeyEnv
+        apiKeyEnv: endpoint.apiKeyEnv,
+        secrets: endpoint.secrets,
+        secretEnvNames: [endpoint.apiKeyEnv]
       })))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
       // Cancelled by Ctrl-C: the report was printed; the status says a signal ended it.
       if (controller.signal.aborted) return yield* new RunFailed({ message: "", exitCode: 130 })
       if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })
     })
-).pipe(Command.withDescription("Run one user turn against an OpenAI-compatible endpoint with loopguard on"))
+).pipe(
+  Command.withDescription(
+    "Run one user turn against an OpenAI-compatible endpoint with loopguard on. Tools: read_file and list_dir (confined to --cwd, symlinks resolved) and bash, which is NOT a sandbox: it runs with your user's rights and can read and change anything you can (its environment is scrubbed of keys; --approve-commands asks before each command)"
+  )
+)

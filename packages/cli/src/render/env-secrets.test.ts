@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { makeStreamRedactor, redactValues, secretValues } from "./env-secrets.js"
+import { makeStreamRedactor, redactText, redactValues, secretValues } from "./env-secrets.js"
 
 test("credential-named variables and the API key variable are secrets; short or plain ones are not", () => {
   const env = { OPENAI_API_KEY: "sk-abcdefgh12345", MY_PROVIDER: "p@ss\"word!", GH_TOKEN: "ghp_xxxxxxxx", HOME: "/root/home/dir", SHORT_KEY: "abc" }
@@ -25,4 +25,9 @@ test("a secret split across stream pieces never gets out, not even its first cha
   expect(shown).toBe("The key is [REDACTED] and that is all.")
   const none = makeStreamRedactor([])
   expect(none.push("as is")).toBe("as is")
+})
+
+test("an empty value is no secret; a value inside another goes whole", () => {
+  expect(redactText("abc", [""])).toBe("abc")
+  expect(redactText("key sk-1234567890-extra", ["sk-1234567890", "sk-1234567890-extra"])).toBe("key [REDACTED]")
 })

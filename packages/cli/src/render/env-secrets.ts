@@ -15,18 +15,22 @@ export const secretValues = (env: Readonly<Record<string, string | undefined>>, 
 
 /** Replaces each value as it appears in JSON text: raw, and with JSON's escapes. */
 export const redactValues = (jsonText: string, values: ReadonlyArray<string>): string =>
-  values.reduce((text, v) => text.split(v).join(REDACTED_VALUE).split(JSON.stringify(v).slice(1, -1)).join(REDACTED_VALUE), jsonText)
+  ordered(values).reduce((text, v) => text.split(v).join(REDACTED_VALUE).split(JSON.stringify(v).slice(1, -1)).join(REDACTED_VALUE), jsonText)
 
-/** Plain-text replacement of each value (longest first). */
+/** Longest first (a value containing another goes whole), empty values dropped. */
+const ordered = (values: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(values)].filter((v) => v !== "").sort((a, b) => b.length - a.length)
+
+/** Plain-text replacement of each value. */
 export const redactText = (text: string, values: ReadonlyArray<string>): string =>
-  values.reduce((t, v) => t.split(v).join(REDACTED_VALUE), text)
+  ordered(values).reduce((t, v) => t.split(v).join(REDACTED_VALUE), text)
 
 /**
  * Redacts a stream of text pieces whose secrets may be split across pieces: the last
  * (longest secret − 1) characters are held back until the next piece or `flush`, so no prefix
  * of a secret is ever let out before it is known not to complete one.
  */
-export const makeStreamRedactor = (values: ReadonlyArray<string>) => {
+export const makeStreamRedactor = (secrets: ReadonlyArray<string>) => {
+  const values = ordered(secrets)
   const keep = Math.max(0, ...values.map((v) => v.length - 1))
   let pending = ""
   return {

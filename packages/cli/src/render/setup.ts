@@ -40,6 +40,8 @@ export interface RendererSetup {
   readonly env?: Env
   /** Variables whose values are never shown besides the credential-named ones (`--api-key-env`). */
   readonly secretNames?: ReadonlyArray<string>
+  /** Values never shown, whatever variable holds them. */
+  readonly secrets?: ReadonlyArray<string>
 }
 
 export const rendererFor = (setup: RendererSetup): Renderer => {
@@ -52,6 +54,8 @@ export const rendererFor = (setup: RendererSetup): Renderer => {
     out,
     price: priceOf(setup.config, setup.modelId),
     live: setup.write === undefined && isTTY,
-    secrets: secretValues(setup.env ?? process.env, setup.secretNames ?? [])
+    secrets: [...new Set([...(setup.secrets ?? []).filter((v) => v !== ""), ...secretValues(setup.env ?? process.env, setup.secretNames ?? [])])].sort(
+      (a, b) => b.length - a.length
+    )
   })
 }

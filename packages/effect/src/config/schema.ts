@@ -9,6 +9,11 @@ const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Ratio = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 const Names = Schema.Array(Schema.String)
 
+/** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: reject such values. */
+export const MAX_TIMER_MS = 2_147_483_647
+const TimerMs = PosInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
+const DelayMs = NonNegInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
+
 /** Config section `repeat`: the in-stream repetition guard. */
 export const RepeatSection = Schema.Struct({
   enabled: Schema.Boolean,
@@ -20,7 +25,11 @@ export const RepeatSection = Schema.Struct({
 
 /** Config section `stream`: the chunk timeout. */
 export const StreamSection = Schema.Struct({
-  chunkTimeoutMs: PosInt
+  chunkTimeoutMs: TimerMs,
+  /** Bytes of one response body after decompression; past it the step ends as a protocol error. */
+  maxResponseBytes: PosInt,
+  /** Bytes of one server-sent event (one `data:` record). */
+  maxEventBytes: PosInt
 })
 
 /** Config section `loop`: role, interactivity, caps, steps and timeouts. */
@@ -31,8 +40,8 @@ export const LoopSection = Schema.Struct({
   maxSteps: PosInt,
   tokenBudget: Schema.NullOr(PosInt),
   costBudgetUsd: Schema.NullOr(Schema.Number.check(Schema.isGreaterThan(0))),
-  toolTimeoutMs: PosInt,
-  stepTimeoutMs: Schema.NullOr(PosInt)
+  toolTimeoutMs: TimerMs,
+  stepTimeoutMs: Schema.NullOr(TimerMs)
 })
 
 /** Config section `recovery`: bounded recoveries per kind. */
@@ -83,10 +92,10 @@ export const StreakRecoverySection = Schema.Struct({
 export const RetryBudgetPatch = Schema.Struct({
   mode: Schema.optional(Schema.Literals(["bounded", "persistent"])),
   maxRetries: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
-  deadlineMs: Schema.optional(PosInt),
+  deadlineMs: Schema.optional(TimerMs),
   noDeadline: Schema.optional(Schema.Boolean),
-  initialDelayMs: Schema.optional(NonNegInt),
-  maxDelayMs: Schema.optional(NonNegInt),
+  initialDelayMs: Schema.optional(DelayMs),
+  maxDelayMs: Schema.optional(DelayMs),
   jitterRatio: Schema.optional(Ratio)
 })
 
@@ -154,7 +163,7 @@ export const GoalGateSection = Schema.Struct({
 /** Config section `completion_check`. */
 export const CompletionCheckSection = Schema.Struct({
   command: Schema.NullOr(Schema.String),
-  timeoutMs: PosInt,
+  timeoutMs: TimerMs,
   maxFailures: PosInt
 })
 
@@ -188,6 +197,18 @@ export const RollbackSection = Schema.Struct({
   dedupe_unlisted_tools: Schema.Boolean
 })
 
+/** The built-in tools of `loopguard run` (the shell is not a sandbox: see docs/security.md). */
+export const ToolsSection = Schema.Struct({
+  /** Characters of output one tool call returns (head and tail kept, the middle dropped). */
+  maxOutputChars: PosInt,
+  /** Environment names (`*` wildcards) removed from the shell's environment, besides LOOPGUARD_* and the key's variable. */
+  envDeny: Names,
+  /** When not empty, only these names reach the shell. */
+  envAllow: Names,
+  /** Ask on the terminal before each shell command; without a terminal every command is refused. */
+  approveCommands: Schema.Boolean
+})
+
 /** The whole config as one Schema; `LoopguardConfig` is its type. */
 export const LoopguardConfigSchema = Schema.Struct({
   repeat: RepeatSection,
@@ -208,6 +229,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   breaker: BreakerSection,
   goal_gate: GoalGateSection,
   completion_check: CompletionCheckSection,
+  tools: ToolsSection,
   /** Merged over the built-in list prices; used for the cost cap and the report. */
   prices: Schema.Record(Schema.String, ModelPriceSchema)
 })
