@@ -2,7 +2,8 @@
  * `loopguard chat` in a real terminal (tmux), end to end: the CLI process talks HTTP to the
  * scripted server through the real AI SDK provider; the test types with send-keys and reads the
  * screen with capture-pane. Covered: several turns in one session, slash commands, an incident
- * banner, Ctrl-C during a streaming turn (the turn ends with its report, the chat goes on),
+ * banner, Ctrl-C during a streaming turn (the turn ends with its report, the chat goes on), the live
+ * status line while the model is silent,
  * colour on a terminal and NO_COLOR, and `--session` resuming a kept session.
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test"
@@ -36,6 +37,8 @@ const conversation = (body: { messages?: ReadonlyArray<WireMessage> }): Scripted
   if (said.includes("loop please")) return repeatLoop("I will check the file again to be sure.", 60, { chunkSize: 8 })
   if (said.includes("long story")) return textStream(LONG_STORY, { chunkSize: 6, chunkDelayMs: 40 })
   if (said.includes("are you there")) return textStream("Still here.")
+  // Silent for a while before the first chunk: the live status line has time to show.
+  if (said.includes("slow please")) return { ...textStream("Slow answer."), stallAfterChunks: 0, stallMs: 5000 }
   if (said.includes("one more")) return textStream("One more answer, with the history intact.")
   // loopguard's own reminder after the loop was cut
   return textStream("Second answer, after the loop.")
@@ -125,6 +128,12 @@ describe.skipIf(TMUX === null)("loopguard chat in a terminal", () => {
     // The chat is still usable after the cancel.
     pane.type("are you there?")
     await pane.waitFor("Still here.")
+
+    // While the model is silent, a live status line says so; it is gone once the answer streams.
+    pane.type("slow please")
+    await pane.waitFor(/· step \d+ · [\d,]+ tokens · [\d.]+ s · waiting for the model/)
+    await pane.waitFor(/Slow answer\.[\s\S]*── done:/)
+    expect(pane.screen()).not.toContain("waiting for the model")
     pane.type("/quit")
     await pane.waitFor(() => pane.exitStatus() !== null)
     expect(pane.exitStatus()).toBe(0)
@@ -134,7 +143,7 @@ describe.skipIf(TMUX === null)("loopguard chat in a terminal", () => {
     const id = file!.replace(/\.jsonl$/, "")
     const resumed = openChat(server, sessionDir, cwd, { args: ["--session", id], env: { NO_COLOR: "1" } })
     await resumed.waitFor(`session ${id} (resumed:`)
-    await resumed.waitFor("last answer: Still here.")
+    await resumed.waitFor("last answer: Slow answer.")
     resumed.type("one more")
     await resumed.waitFor("One more answer, with the history intact.")
     expect(allText(server.requests[server.requests.length - 1]!.body)).toContain("are you there?")
