@@ -11,6 +11,7 @@ export const EXIT_REASONS = [
   "model_error",
   "circuit_open",
   "cancelled",
+  "time_limit",
   "timeout",
   "rollback_cap",
   "dropped_tool_call",

@@ -69,6 +69,11 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
     summary: "The run was cancelled.",
     suggestion: "Resume the session when ready; work done so far is kept."
   },
+  time_limit: {
+    status: "aborted",
+    summary: "The run reached its wall-clock limit (loop.maxWallMs); the running step was cancelled.",
+    suggestion: "Check the progress listed above; resume with a narrower goal or a longer loop.maxWallMs."
+  },
   timeout: {
     status: "aborted",
     summary: "A tool or step exceeded its time limit.",

@@ -13,7 +13,8 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     tokenBudget: null,
     costBudgetUsd: null,
     toolTimeoutMs: 120_000,
-    stepTimeoutMs: null
+    stepTimeoutMs: null,
+    maxWallMs: null
   },
   recovery: {
     lengthContinuations: 3,

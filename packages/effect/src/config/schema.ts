@@ -29,7 +29,9 @@ export const LoopSection = Schema.Struct({
   tokenBudget: Schema.NullOr(PosInt),
   costBudgetUsd: Schema.NullOr(Schema.Number.check(Schema.isGreaterThan(0))),
   toolTimeoutMs: PosInt,
-  stepTimeoutMs: Schema.NullOr(PosInt)
+  stepTimeoutMs: Schema.NullOr(PosInt),
+  /** Whole-run wall clock; null = none. The run ends with `time_limit`. */
+  maxWallMs: Schema.NullOr(PosInt)
 })
 
 export const RecoverySection = Schema.Struct({

@@ -18,10 +18,12 @@ import { LLM } from "../llm/LLM.js"
 import { SessionProcessor } from "../processor/SessionProcessor.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools } from "../tools/Tools.js"
-import { makeRunContext, userTurn, type RunServices } from "./run-context.js"
+import { makeRunContext, type RunServices } from "./run-context.js"
 import type { RunInput, RunResult } from "./run-types.js"
-import { finishRun } from "./stages/finish.js"
-import { runStep } from "./step.js"
+import { startRun } from "./stages/begin-step.js"
+import { finishInterrupted, finishRun } from "./stages/finish.js"
+import { endFromOutside, externalStop } from "./stages/run-limits.js"
+import { runSteps } from "./step.js"
 
 export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult> }>()(
   "loopguard/RunLoop"
@@ -44,10 +46,12 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
 
       const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {
         const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId))
-        if (input.prompt !== undefined) yield* userTurn(services, ctx, input.prompt)
-        yield* services.events.publish({ type: "session.status", status: "busy", attempt: 0 })
-        while ((yield* runStep(services, ctx)) !== "stop") ctx.step += 1
-        return yield* finishRun(services, ctx)
+        return yield* Effect.gen(function* () {
+          yield* startRun(services, ctx)
+          const outside = yield* Effect.raceFirst(runSteps(services, ctx), externalStop(services, ctx))
+          if (outside !== null) yield* endFromOutside(services, ctx, outside)
+          return yield* finishRun(services, ctx)
+        }).pipe(Effect.onInterrupt(() => finishInterrupted(services, ctx)))
       })
       return RunLoop.of({ run })
     })

@@ -7,7 +7,7 @@ import type { Flow, RunContext, RunServices } from "./run-context.js"
 import { beginStep } from "./stages/begin-step.js"
 import { checkCaps } from "./stages/caps.js"
 import { applyCrossStep, runCrossStep } from "./stages/cross-step.js"
-import { executeStep, onNoReply } from "./stages/execute.js"
+import { executeStep, onStepTimeout } from "./stages/execute.js"
 import { applyOutcome, applyRollback, captureStructured, recordReply } from "./stages/outcome.js"
 import { applyDecision, decideStep } from "./stages/recovery.js"
 import { requestForStep } from "./stages/step-request.js"
@@ -20,7 +20,7 @@ export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
     if (flow !== "go") return flow
     const request = yield* requestForStep(s, ctx, cap)
     const run = yield* executeStep(s, ctx, request)
-    if (run === "timeout" || run === "cancelled") return yield* onNoReply(s, ctx, run)
+    if (run === "timeout") return yield* onStepTimeout(s, ctx)
     const reply = recordReply(s, ctx, run, cap)
     for (const stage of [applyOutcome(s, ctx, run.outcome, cap), applyRollback(s, ctx, reply, run.outcome), captureStructured(s, ctx, reply)]) {
       const f = yield* stage
@@ -31,4 +31,11 @@ export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
     const applied = yield* applyDecision(s, ctx, reply, decided)
     if (applied !== "go") return applied
     return yield* applyCrossStep(s, ctx, after)
+  })
+
+/** Steps until a stage stops the run. */
+export const runSteps = (s: RunServices, ctx: RunContext): Effect.Effect<null> =>
+  Effect.gen(function* () {
+    while ((yield* runStep(s, ctx)) !== "stop") ctx.step += 1
+    return null
   })

@@ -1,8 +1,8 @@
 /** Before a step: the user turns a replay recorded for it, the end of a replay, cancellation. */
 import { Effect } from "effect"
 import { stop, userTurn, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import { CANCELLED } from "./run-limits.js"
 
-export const CANCELLED = { tag: "CancelledError", message: "cancelled by the user" } as const
 
 export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
   Effect.gen(function* () {
@@ -14,4 +14,11 @@ export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> 
       return "stop"
     }
     return "go"
+  })
+
+/** The start of a run: the new user turn, if any, and the busy status. */
+export const startRun = (s: RunServices, ctx: RunContext): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    if (ctx.input.prompt !== undefined) yield* userTurn(s, ctx, ctx.input.prompt)
+    yield* s.events.publish({ type: "session.status", status: "busy", attempt: 0 })
   })
