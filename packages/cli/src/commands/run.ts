@@ -11,6 +11,7 @@ import { resolve } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
 import { applyOnPauseFlag, runWithPausePolicy } from "../pause/index.js"
 import { loadCliConfig } from "../session.js"
+import { onFirstSignal } from "../signals.js"
 import { builtinTools } from "../tools.js"
 
 export const runCommand = Command.make(
@@ -64,15 +65,13 @@ export const runCommand = Command.make(
         ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {})
       })
       const cwd = resolve(flags.cwd)
-      // First Ctrl-C: cancel the run (the step and its tools are interrupted, the report is printed);
-      // a second one: leave at once.
+      // First SIGINT/SIGTERM: cancel the run (the step and its tools are interrupted, the report is
+      // printed, exit 130/143); a second one quits at once (signals.ts).
       const controller = new AbortController()
-      const onSigint = () => {
-        if (controller.signal.aborted) process.exit(130)
-        process.stderr.write("\nloopguard: cancelling (Ctrl-C again to quit at once)\n")
+      const release = onFirstSignal((signal) => {
+        process.stderr.write(`\nloopguard: ${signal}: cancelling the run (send it again to quit at once)\n`)
         controller.abort()
-      }
-      process.on("SIGINT", onSigint)
+      })
       const outcome = yield* runWithPausePolicy({
         signal: controller.signal,
         ...(Option.isSome(flags.sessionDir) ? { store: makeJsonlStore(resolve(flags.sessionDir.value)) } : {}),
@@ -84,8 +83,7 @@ export const runCommand = Command.make(
         system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,
         cwd,
         json: flags.json
-      })
-      process.off("SIGINT", onSigint)
+      }).pipe(Effect.ensuring(Effect.sync(release)))
       if (flags.json) for (const r of outcome.results) console.log(JSON.stringify({ type: "report", report: r.report }))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
       if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })
