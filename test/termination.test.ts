@@ -109,3 +109,68 @@ describe("library cancellation", () => {
     }
   }, 30_000)
 })
+
+describe("budgets and the report", () => {
+  const shell: ToolDefinition = {
+    spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
+    run: async (input) => (String(input["command"]).includes("test") ? { state: "completed", output: "FAIL date.test.ts\n1 failed", exitCode: 1 } : { state: "completed", output: "ok", exitCode: 0 })
+  }
+  const edit: ToolDefinition = {
+    spec: { name: "edit", description: "edit a file", inputSchema: { type: "object", properties: { path: { type: "string" } } } },
+    run: async (input) => ({ state: "completed", output: "edited", path: String(input["path"]), diff: "--- a\n+++ b\n-x\n+y" })
+  }
+
+  test("a cost budget stops with budget_cost once the priced usage reaches it", async () => {
+    const usage = { prompt_tokens: 100_000, completion_tokens: 10_000 }
+    const calls = [1, 2, 3].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}`, usage }))
+    const h = await makeHarness(calls, {
+      tools: [shell],
+      // $1 per million input tokens, $10 per million output tokens: $0.20 a step.
+      config: (c) => ({ ...c, prices: { "scripted-model": { inputPerMTok: 1, outputPerMTok: 10 } }, loop: { ...c.loop, costBudgetUsd: 0.4 } })
+    })
+    try {
+      const r = await h.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "go" }) }))
+      expect(r.report.reason).toBe("budget_cost")
+      expect(h.server.requests.length).toBe(2)
+      expect(r.report.costUsd).toBeCloseTo(0.4, 6)
+      expect(r.report.incidents).toContainEqual({ step: 2, detector: "budget", action: "stop" })
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
+  test("a cost cap on a model without a price warns at the start", async () => {
+    const h = await makeHarness([textStream("done")], { config: (c) => ({ ...c, loop: { ...c.loop, costBudgetUsd: 1 } }) })
+    try {
+      const r = await h.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "go" }) }))
+      expect(r.report.costUsd).toBeNull()
+      const warn = h.events.find((e) => e.type === "incident" && e.detector === "budget" && e.action === "warn")
+      expect(JSON.stringify(warn)).toContain("no price is known for model scripted-model")
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
+  test("the report: achievements, the last failure with its step and tool, the workspace and its changed files", async () => {
+    const h = await makeHarness(
+      [
+        toolCallStream("edit", { path: "src/date.ts" }, { id: "e1" }),
+        toolCallStream("bash", { command: "ls src" }, { id: "b1" }),
+        toolCallStream("bash", { command: "bun test" }, { id: "b2" })
+      ],
+      { tools: [shell, edit], config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 3 } }) }
+    )
+    try {
+      const r = await h.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "fix", workspace: "/work/app" }) }))
+      expect(r.report.reason).toBe("max_steps")
+      expect(r.report.completed).toEqual(["changed src/date.ts", "ran `ls src` (exit 0)", "ran `bun test` (exit 1)"])
+      expect(r.report.blockedAt).toBe(
+        "step 3: The step cap was reached before the task was done; last failure: step 2, tool bash (`bun test`): exit 1: FAIL date.test.ts"
+      )
+      expect(r.report.savedAt).toBe("session: in memory only (session s); workspace: /work/app (changed: src/date.ts)")
+      expect(r.report.incidents).toContainEqual({ step: 3, detector: "step-cap", action: "stop" })
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+})

@@ -58,7 +58,7 @@ export const ROLE_WAY_OUT: ByRole = {
 }
 
 /** How each role ends when it must stop working (no tools left). */
-const ROLE_WRAP_UP: ByRole = {
+export const ROLE_WRAP_UP: ByRole = {
   main: "Answer the user in text only: what you did, what is left, and what you recommend next.",
   subagent: "Return your result to the parent agent in text only: what you found, what is left undone.",
   checkpoint: "Write the checkpoint in text only, then reply with exactly CHECKPOINT_COMPLETE."

@@ -2,7 +2,8 @@
 export const EXIT_REASONS = [
   "final",
   "max_steps",
-  "budget_exhausted",
+  "budget_tokens",
+  "budget_cost",
   "text_repeat",
   "text_loop",
   "try_best_paused",

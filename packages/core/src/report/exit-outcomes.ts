@@ -24,10 +24,15 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
     summary: "The step cap was reached before the task was done.",
     suggestion: "Check the progress listed above; resume with a narrower goal or a higher step cap."
   },
-  budget_exhausted: {
+  budget_tokens: {
     status: "aborted",
-    summary: "The token or cost budget was spent.",
-    suggestion: "Decide whether the remaining work is worth more budget; resume with a raised budget or a smaller task."
+    summary: "The token budget (loop.tokenBudget) was spent.",
+    suggestion: "Decide whether the remaining work is worth more tokens; resume with a raised loop.tokenBudget or a smaller task."
+  },
+  budget_cost: {
+    status: "aborted",
+    summary: "The cost budget (loop.costBudgetUsd) was spent.",
+    suggestion: "Decide whether the remaining work is worth more money; resume with a raised loop.costBudgetUsd or a cheaper model."
   },
   text_repeat: {
     status: "aborted",

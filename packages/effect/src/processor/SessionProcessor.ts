@@ -136,6 +136,13 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
                 yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", detail: { tool: part.name, repairs: fixed.repairs } })
               }
+              // A tool-less request (soft-cap last step, summary request) offered nothing to call.
+              if (request.tools.length === 0) {
+                const error = `no tools are available on this step; ${part.name} was not run`
+                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
+                yield* events.publish({ type: "incident", step: input.step, detector: "tool-less-step", action: "refused", detail: { tool: part.name } })
+                return null
+              }
               const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
               if (allowed._tag === "deny") {
                 reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: allowed.reason }))

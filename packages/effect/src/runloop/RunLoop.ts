@@ -41,6 +41,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         tools: yield* Tools,
         goalGate: yield* GoalGate,
         completionCheck: yield* CompletionCheck,
+        modelId: llm.modelId,
         price: priceFor(llm.modelId, { ...DEFAULT_PRICE_TABLE, ...(config.prices as PriceTable) })
       }
 

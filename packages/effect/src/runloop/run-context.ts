@@ -44,6 +44,7 @@ export interface RunServices {
   readonly tools: Tools["Service"]
   readonly goalGate: GoalGate["Service"]
   readonly completionCheck: CompletionCheck["Service"]
+  readonly modelId: string
   /** The model's price; null when unknown (cost stays null, the cost cap never trips). */
   readonly price: ModelPrice | null
 }

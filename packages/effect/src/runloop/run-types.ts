@@ -22,6 +22,8 @@ export interface RunInput {
   readonly maxSteps?: number
   /** External cancellation (Ctrl-C): checked every beat; a running step and its tools are interrupted. */
   readonly signal?: AbortSignal
+  /** The directory the tools work in; the report's `savedAt` names it with the files changed. */
+  readonly workspace?: string
 }
 
 export interface StructuredOutputRequest {

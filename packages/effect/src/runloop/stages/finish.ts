@@ -1,8 +1,10 @@
 /** The end of every run, whatever the way out: one report, the idle status, `run.finished`. */
+import { resolveTryBestOptions } from "@loopguard/core"
 import { Effect } from "effect"
 import { makeReport } from "../report.js"
 import { stop, type RunContext, type RunServices } from "../run-context.js"
 import type { RunResult } from "../run-types.js"
+import { tryBestOptionsOf } from "../try-best-options.js"
 
 export const finishRun = (s: RunServices, ctx: RunContext): Effect.Effect<RunResult> =>
   Effect.gen(function* () {
@@ -15,7 +17,9 @@ export const finishRun = (s: RunServices, ctx: RunContext): Effect.Effect<RunRes
       lastReply: ctx.lastReply,
       incidents: ctx.incidents,
       retries: ctx.retries,
-      savedAt: s.store.location(ctx.input.sessionId)
+      savedAt: s.store.location(ctx.input.sessionId),
+      ...(ctx.input.workspace !== undefined ? { workspace: ctx.input.workspace } : {}),
+      toolKinds: resolveTryBestOptions(tryBestOptionsOf(s.config))
     })
     yield* s.events.publish({ type: "session.status", status: "idle", attempt: 0 })
     yield* s.events.publish({ type: "run.finished", report })

@@ -45,6 +45,7 @@ export const stageFixture = (
     tools: { specs: [{ name: "bash", description: "run", inputSchema: { type: "object" } }], execute: () => Effect.die("no tools in stage tests") },
     goalGate: { judge: () => Effect.succeed(options.verdict ?? { met: true, understood: true, reason: "ok" }) },
     completionCheck: { run: () => Effect.succeed({ ok: options.checkOk ?? true, exitCode: options.checkOk === false ? 1 : 0, output: "" }) },
+    modelId: "scripted-model",
     price: null
   }
   return {

@@ -1,4 +1,4 @@
-import { reminderText } from "@loopguard/core"
+import { capNotice } from "@loopguard/core"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { requestForStep } from "./step-request.js"
@@ -27,7 +27,8 @@ describe("requestForStep", () => {
         const request = yield* requestForStep(f.s, ctx, { decision: { type: "last-step" }, summaryReason: null })
         expect(request.tools).toEqual([])
         expect(request.messages.length).toBe(2)
-        expect(request.messages[1]).toEqual({ role: "user", text: reminderText("soft-cap", "main") })
+        expect(request.messages[1]).toEqual({ role: "user", text: capNotice({ type: "last-step" }, ctx.policy, { stepsUsed: 0, tokensUsed: 0, costUsd: 0 }, "main") })
+        expect(request.messages[1]).toMatchObject({ text: expect.stringContaining("step 1 of 50") })
         expect((yield* f.s.store.messages("s")).length).toBe(1)
       })
     ))

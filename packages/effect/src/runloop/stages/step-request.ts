@@ -1,18 +1,18 @@
 /** The request of one step: the stored history as the model should see it, plus this step's notes. */
-import { reminderText } from "@loopguard/core"
+import { capNotice, capUsageOf } from "@loopguard/core"
 import { Effect } from "effect"
 import type { LlmRequest } from "../../llm/LLM.js"
 import { buildRequest } from "../request.js"
 import type { RunContext, RunServices } from "../run-context.js"
 import type { StepCap } from "./caps.js"
 
-/** Notes for this request only: the repeated-action note and the cap notices. */
+/** Notes for this request only: the repeated-action note and the cap notice (which cap, how much used). */
 export const ephemeralNotes = (ctx: RunContext, cap: StepCap): Array<string> => {
   const notes: Array<string> = []
   const note = ctx.detectors.takeNote()
   if (note !== null) notes.push(note)
-  if (cap.decision !== "proceed" && cap.decision.type === "last-step") notes.push(reminderText("soft-cap", ctx.role))
-  if (cap.summaryReason !== null) notes.push(reminderText("summary", ctx.role))
+  const d = cap.decision
+  if (d !== "proceed" && (d.type === "last-step" || d.type === "summary")) notes.push(capNotice(d, ctx.policy, capUsageOf(ctx.meter), ctx.role))
   return notes
 }
 
