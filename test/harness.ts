@@ -7,6 +7,7 @@ import {
   Config,
   DEFAULT_CONFIG,
   Events,
+  FallbackLLM,
   LLM,
   loopguardLayer,
   Permission,
@@ -37,6 +38,8 @@ export const makeHarness = async (
     readonly modelId?: string
     /** Wraps the real HTTP-backed model (fault injection the wire protocol cannot express). */
     readonly decorate?: (llm: LlmShape) => LlmShape
+    /** A FallbackLLM on the same server under this model id (the breaker's reroute target). */
+    readonly fallbackModelId?: string
   } = {}
 ): Promise<Harness> => {
   const server = await startScriptedServer(script, options.modelId ? { modelId: options.modelId } : {})
@@ -56,7 +59,10 @@ export const makeHarness = async (
     options.permission ?? Permission.layerDeny,
     SessionStore.layerMemory
   )
-  const layer = loopguardLayer(deps)
+  const fallback = options.fallbackModelId
+    ? FallbackLLM.fromLLM(layerOpenAICompatible({ baseURL: server.baseURL, modelId: options.fallbackModelId, providerId: "scripted" }))
+    : Layer.empty
+  const layer = loopguardLayer(Layer.merge(deps, fallback))
   return {
     server,
     events,

@@ -4,8 +4,8 @@
  * handled by the pause policy (`--on-pause`, `try_best.on_pause`): stop, continue, or hand off.
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
-import { makeJsonlStore } from "@loopguard/effect"
-import { Effect, Option, Redacted } from "effect"
+import { FallbackLLM, makeJsonlStore } from "@loopguard/effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { resolve } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
@@ -59,11 +59,16 @@ export const runCommand = Command.make(
       const { config, notes } = applyOnPauseFlag(loaded, Option.isSome(flags.onPause))
       for (const note of notes) process.stderr.write(`loopguard: ${note}\n`)
       const key = process.env[flags.apiKeyEnv]
-      const llm = layerOpenAICompatible({
+      const endpoint = {
         baseURL: baseURL.toString().replace(/\/$/, ""),
-        modelId: flags.model,
         ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {})
-      })
+      }
+      // breaker.fallback: the breaker's reroute rung switches to this model on the same endpoint.
+      const fallback = config.breaker.fallback
+      const llm = Layer.merge(
+        layerOpenAICompatible({ ...endpoint, modelId: flags.model }),
+        fallback === null ? Layer.empty : FallbackLLM.fromLLM(layerOpenAICompatible({ ...endpoint, modelId: fallback }))
+      )
       const cwd = resolve(flags.cwd)
       // First SIGINT/SIGTERM: cancel the run (the step and its tools are interrupted, the report is
       // printed, exit 130/143); a second one quits at once (signals.ts).

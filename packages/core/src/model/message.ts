@@ -83,6 +83,7 @@ export type ReminderKind =
   | "try-best-continue"
   | "handoff"
   | "breaker-degrade"
+  | "breaker-reroute"
   | "continue"
 
 export interface UserMessage {

@@ -132,7 +132,11 @@ export const BreakerSection = Schema.Struct({
   window: PosInt,
   failureRate: Ratio,
   minSamples: PosInt,
-  recoverySuccesses: PosInt
+  recoverySuccesses: PosInt,
+  /** Steps after a degrade or reroute trip in which tool calls are not run. */
+  cooldownSteps: NonNegInt,
+  /** Model id the reroute rung switches to (same endpoint); null = no reroute unless a FallbackLLM Layer is given. */
+  fallback: Schema.NullOr(Schema.String.check(Schema.isMinLength(1)))
 })
 
 export const GoalGateSection = Schema.Struct({

@@ -1,1 +1,2 @@
 export * from "./LLM.js"
+export * from "./FallbackLLM.js"

@@ -9,7 +9,7 @@ import { isPrefillRejection, ReplyBuilder, type AssistantMessage, type Normalize
 import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { Config } from "../config/Config.js"
 import { Events } from "../events/Events.js"
-import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
+import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
 import { makeRetrySchedule, type RetryStep } from "../retry/schedule.js"
 import { SessionStore } from "../store/SessionStore.js"
@@ -63,6 +63,10 @@ export interface ProcessInput {
   readonly localTools?: ReadonlyMap<string, (input: unknown) => ToolResult>
   /** Makes ids for the reply messages (one per attempt). */
   readonly messageId: (attempt: number) => string
+  /** The model for this step instead of the layer's `LLM` (the breaker's reroute). */
+  readonly llm?: LlmShape
+  /** Set while tool execution cools down after an error storm: calls are answered with this, not run. */
+  readonly toolsPaused?: string
 }
 
 export interface ProcessResult {
@@ -136,6 +140,11 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
                 yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", detail: { tool: part.name, repairs: fixed.repairs } })
               }
+              if (input.toolsPaused !== undefined) {
+                const error = input.toolsPaused
+                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
+                return null
+              }
               // A tool-less request (soft-cap last step, summary request) offered nothing to call.
               if (request.tools.length === 0) {
                 const error = `no tools are available on this step; ${part.name} was not run`
@@ -203,7 +212,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           }
 
           const chunkTimeoutMs = config.stream.chunkTimeoutMs
-          yield* llm.stream(request).pipe(
+          yield* (input.llm ?? llm).stream(request).pipe(
             Stream.timeoutOrElse({
               duration: Duration.millis(chunkTimeoutMs),
               orElse: () =>

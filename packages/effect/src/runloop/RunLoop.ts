@@ -9,11 +9,12 @@
  * the recorded steps run out; the first exit the loop would have taken is kept as `exit`.
  */
 import { DEFAULT_PRICE_TABLE, priceFor, type PriceTable } from "@loopguard/core"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { Config } from "../config/Config.js"
 import { Events } from "../events/Events.js"
 import { CompletionCheck } from "../gate/CompletionCheck.js"
 import { GoalGate } from "../gate/GoalGate.js"
+import { FallbackLLM } from "../llm/FallbackLLM.js"
 import { LLM } from "../llm/LLM.js"
 import { SessionProcessor } from "../processor/SessionProcessor.js"
 import { SessionStore } from "../store/SessionStore.js"
@@ -33,6 +34,8 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
     Effect.gen(function* () {
       const config = yield* Config
       const llm = yield* LLM
+      const prices = { ...DEFAULT_PRICE_TABLE, ...(config.prices as PriceTable) }
+      const fallback = yield* Effect.serviceOption(FallbackLLM)
       const services: RunServices = {
         config,
         processor: yield* SessionProcessor,
@@ -42,7 +45,8 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         goalGate: yield* GoalGate,
         completionCheck: yield* CompletionCheck,
         modelId: llm.modelId,
-        price: priceFor(llm.modelId, { ...DEFAULT_PRICE_TABLE, ...(config.prices as PriceTable) })
+        price: priceFor(llm.modelId, prices),
+        fallback: Option.isSome(fallback) ? { llm: fallback.value, price: priceFor(fallback.value.modelId, prices) } : null
       }
 
       const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {

@@ -22,7 +22,7 @@ import type { LoopguardConfig } from "../config/schema.js"
 import type { Events } from "../events/Events.js"
 import type { CompletionCheck } from "../gate/CompletionCheck.js"
 import type { GoalGate } from "../gate/GoalGate.js"
-import type { ToolSpec } from "../llm/LLM.js"
+import type { LlmShape, ToolSpec } from "../llm/LLM.js"
 import type { SessionProcessor } from "../processor/SessionProcessor.js"
 import type { SessionStore } from "../store/SessionStore.js"
 import type { Tools } from "../tools/Tools.js"
@@ -47,6 +47,8 @@ export interface RunServices {
   readonly modelId: string
   /** The model's price; null when unknown (cost stays null, the cost cap never trips). */
   readonly price: ModelPrice | null
+  /** The breaker's reroute target, with its price; null = no reroute rung. */
+  readonly fallback: { readonly llm: LlmShape; readonly price: ModelPrice | null } | null
 }
 
 /** How a stage lets the step go on: `go` to the next stage, `next` to the next step, `stop` the run. */
@@ -73,6 +75,12 @@ export interface RunContext {
   lastReply: AssistantMessage | null
   exit: RunExit | null
   structured: { readonly value: unknown } | null
+  /** The breaker rerouted the run to the fallback model. */
+  rerouted: boolean
+  /** Steps left in which tool calls are not run (the breaker's cooldown). */
+  toolCooldown: number
+  /** This step's tool calls were held back by the cooldown (the breaker does not count them). */
+  toolsPausedThisStep: boolean
   readonly nextId: (prefix: string) => string
   readonly detectors: CrossStepDetectors
   readonly rollback: RollbackGuard
@@ -115,8 +123,11 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     lastReply: null,
     exit: null,
     structured: null,
+    rerouted: false,
+    toolCooldown: 0,
+    toolsPausedThisStep: false,
     nextId,
-    detectors: new CrossStepDetectors(config, config.loop.role, shadow),
+    detectors: new CrossStepDetectors(config, config.loop.role, shadow, s.fallback !== null),
     rollback: new RollbackGuard(config, config.loop.role),
     gates: makeFinishGates({
       config,
@@ -136,6 +147,9 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
   }
   return ctx
 }
+
+/** The price of the model the run is on now (the fallback after a reroute). */
+export const activePrice = (s: RunServices, ctx: RunContext): ModelPrice | null => (ctx.rerouted && s.fallback !== null ? s.fallback.price : s.price)
 
 export const count = (ctx: RunContext, name: string, n = 1): void => {
   if (n > 0) ctx.retries[name] = (ctx.retries[name] ?? 0) + n

@@ -10,7 +10,16 @@ import { recordIncident, stop, type Flow, type RunContext, type RunServices } fr
 
 export type StepRun = ProcessResult | "timeout"
 
+/** While the breaker's cooldown lasts, this step's tool calls are answered, not run. */
+const takeCooldown = (ctx: RunContext): string | undefined => {
+  ctx.toolsPausedThisStep = ctx.toolCooldown > 0
+  if (!ctx.toolsPausedThisStep) return undefined
+  ctx.toolCooldown -= 1
+  return `not run: tool execution is paused after repeated tool failures (${ctx.toolCooldown} more step${ctx.toolCooldown === 1 ? "" : "s"} after this one)`
+}
+
 export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<StepRun> => {
+  const toolsPaused = takeCooldown(ctx)
   const process = s.processor.process({
     sessionId: ctx.input.sessionId,
     parentId: ctx.currentUserId,
@@ -18,7 +27,9 @@ export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest
     request,
     messageId: (attempt) => ctx.nextId(attempt === 1 ? "a" : `a${attempt}-`),
     monitors: ctx.monitors,
-    localTools: ctx.localTools
+    localTools: ctx.localTools,
+    ...(ctx.rerouted && s.fallback !== null ? { llm: s.fallback.llm } : {}),
+    ...(toolsPaused !== undefined ? { toolsPaused } : {})
   })
   const limit = s.config.loop.stepTimeoutMs
   return limit === null ? process : process.pipe(Effect.timeoutOrElse({ duration: Duration.millis(limit), orElse: () => Effect.succeed("timeout" as const) }))

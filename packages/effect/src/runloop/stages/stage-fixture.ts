@@ -46,7 +46,8 @@ export const stageFixture = (
     goalGate: { judge: () => Effect.succeed(options.verdict ?? { met: true, understood: true, reason: "ok" }) },
     completionCheck: { run: () => Effect.succeed({ ok: options.checkOk ?? true, exitCode: options.checkOk === false ? 1 : 0, output: "" }) },
     modelId: "scripted-model",
-    price: null
+    price: null,
+    fallback: null
   }
   return {
     s,

@@ -1,5 +1,5 @@
 /** The request of one step: the stored history as the model should see it, plus this step's notes. */
-import { capNotice, capUsageOf } from "@loopguard/core"
+import { capNotice, capUsageOf, reminderText } from "@loopguard/core"
 import { Effect } from "effect"
 import type { LlmRequest } from "../../llm/LLM.js"
 import { buildRequest } from "../request.js"
@@ -11,6 +11,7 @@ export const ephemeralNotes = (ctx: RunContext, cap: StepCap): Array<string> => 
   const notes: Array<string> = []
   const note = ctx.detectors.takeNote()
   if (note !== null) notes.push(note)
+  if (ctx.toolCooldown > 0 && !ctx.shadow) notes.push(reminderText("breaker-cooldown", ctx.role))
   const d = cap.decision
   if (d !== "proceed" && (d.type === "last-step" || d.type === "summary")) notes.push(capNotice(d, ctx.policy, capUsageOf(ctx.meter), ctx.role))
   return notes
