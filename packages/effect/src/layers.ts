@@ -6,6 +6,7 @@
 import { Effect, Layer } from "effect"
 import type { Config } from "./config/Config.js"
 import type { Events } from "./events/Events.js"
+import { Compactor } from "./compaction/Compactor.js"
 import { CompletionCheck } from "./gate/CompletionCheck.js"
 import { GoalGate } from "./gate/GoalGate.js"
 import { LLM } from "./llm/LLM.js"
@@ -27,7 +28,9 @@ export const retryForProvider = Layer.unwrap(
 )
 
 export const loopguardLayer = <E, R>(deps: Layer.Layer<LoopguardDeps, E, R>, options: { readonly cwd?: string } = {}) => {
-  const base = Layer.mergeAll(ToolGate.layer, retryForProvider, GoalGate.layer, CompletionCheck.layerShell(options.cwd)).pipe(Layer.provideMerge(deps))
+  const base = Layer.mergeAll(ToolGate.layer, retryForProvider, GoalGate.layer, Compactor.layer, CompletionCheck.layerShell(options.cwd)).pipe(
+    Layer.provideMerge(deps)
+  )
   const processor = SessionProcessor.layer.pipe(Layer.provideMerge(base))
   return RunLoop.layer.pipe(Layer.provideMerge(processor))
 }

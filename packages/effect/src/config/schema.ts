@@ -139,6 +139,21 @@ export const BreakerSection = Schema.Struct({
   fallback: Schema.NullOr(Schema.String.check(Schema.isMinLength(1)))
 })
 
+/** Context compaction near the model's limit (seed 003). */
+export const CompactionSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  /** The model's context in tokens; null = from `contextSizes`, then the built-in table. */
+  contextTokens: Schema.NullOr(PosInt),
+  /** Compact when the next request's estimate passes this share of the context. */
+  triggerRatio: Schema.Number.check(Schema.isBetween({ minimum: 0.1, maximum: 1 })),
+  /** The most recent steps kept whole. */
+  keepRecentSteps: PosInt,
+  /** Compactions allowed in one run. */
+  maxCompactions: NonNegInt,
+  /** Model id (or id prefix) → context tokens, merged over the built-in table (config file only). */
+  contextSizes: Schema.Record(Schema.String, PosInt)
+})
+
 export const GoalGateSection = Schema.Struct({
   enabled: Schema.Boolean,
   maxChecks: PosInt
@@ -197,6 +212,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   try_best: TryBestSection,
   stall: StallSection,
   breaker: BreakerSection,
+  compaction: CompactionSection,
   goal_gate: GoalGateSection,
   completion_check: CompletionCheckSection,
   /** Merged over the built-in list prices; used for the cost cap and the report. */

@@ -10,6 +10,7 @@
  */
 import { DEFAULT_PRICE_TABLE, priceFor, type PriceTable } from "@loopguard/core"
 import { Context, Effect, Layer, Option } from "effect"
+import { Compactor } from "../compaction/Compactor.js"
 import { Config } from "../config/Config.js"
 import { Events } from "../events/Events.js"
 import { CompletionCheck } from "../gate/CompletionCheck.js"
@@ -44,6 +45,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         tools: yield* Tools,
         goalGate: yield* GoalGate,
         completionCheck: yield* CompletionCheck,
+        compactor: yield* Compactor,
         modelId: llm.modelId,
         price: priceFor(llm.modelId, prices),
         fallback: Option.isSome(fallback) ? { llm: fallback.value, price: priceFor(fallback.value.modelId, prices) } : null

@@ -90,7 +90,7 @@ export class CrossStepDetectors {
     messages: ReadonlyArray<Message>,
     reply: AssistantMessage,
     step: number,
-    ctx: { readonly final: boolean; readonly costUsd: number | null; readonly toolsPaused?: boolean }
+    ctx: { readonly final: boolean; readonly costUsd: number | null; readonly toolsPaused?: boolean; readonly compacted?: boolean }
   ): AfterStep {
     const config = this.config
     const incidents: Array<Incident> = []
@@ -178,7 +178,8 @@ export class CrossStepDetectors {
       })
       const usage = reply.usage
       const tokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)
-      for (const s of this.stall.consume({ step, changedFiles, tokens, verificationImproved, final: ctx.final, ...(ctx.costUsd !== null ? { costUsd: ctx.costUsd } : {}) })) {
+      const summary = { step, changedFiles, tokens, verificationImproved, final: ctx.final, ...(ctx.compacted === true ? { compaction: true } : {}) }
+      for (const s of this.stall.consume({ ...summary, ...(ctx.costUsd !== null ? { costUsd: ctx.costUsd } : {}) })) {
         incidents.push({ step, detector: s.kind, action: config.stall.enabled && !this.shadow ? "pause" : "warn", detail: { ...s } })
         if (config.stall.enabled) pause ??= { ...s }
       }

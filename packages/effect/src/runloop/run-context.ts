@@ -18,6 +18,7 @@ import {
   type UsageMeter
 } from "@loopguard/core"
 import { Effect } from "effect"
+import type { CompactorShape } from "../compaction/Compactor.js"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { Events } from "../events/Events.js"
 import type { CompletionCheck } from "../gate/CompletionCheck.js"
@@ -44,6 +45,7 @@ export interface RunServices {
   readonly tools: Tools["Service"]
   readonly goalGate: GoalGate["Service"]
   readonly completionCheck: CompletionCheck["Service"]
+  readonly compactor: CompactorShape
   readonly modelId: string
   /** The model's price; null when unknown (cost stays null, the cost cap never trips). */
   readonly price: ModelPrice | null
@@ -81,6 +83,12 @@ export interface RunContext {
   toolCooldown: number
   /** This step's tool calls were held back by the cooldown (the breaker does not count them). */
   toolsPausedThisStep: boolean
+  /** Context compactions made in this run. */
+  compactions: number
+  /** A compaction happened since the stall signals last looked (they count compactions). */
+  compactedSinceLastStep: boolean
+  /** The compaction cap was reached and said so once. */
+  compactionCapped: boolean
   readonly nextId: (prefix: string) => string
   readonly detectors: CrossStepDetectors
   readonly rollback: RollbackGuard
@@ -126,6 +134,9 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     rerouted: false,
     toolCooldown: 0,
     toolsPausedThisStep: false,
+    compactions: 0,
+    compactedSinceLastStep: false,
+    compactionCapped: false,
     nextId,
     detectors: new CrossStepDetectors(config, config.loop.role, shadow, s.fallback !== null),
     rollback: new RollbackGuard(config, config.loop.role),
@@ -150,6 +161,11 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
 
 /** The price of the model the run is on now (the fallback after a reroute). */
 export const activePrice = (s: RunServices, ctx: RunContext): ModelPrice | null => (ctx.rerouted && s.fallback !== null ? s.fallback.price : s.price)
+
+/** The model the run is on now. */
+export const activeLlm = (s: RunServices, ctx: RunContext): LlmShape | undefined => (ctx.rerouted && s.fallback !== null ? s.fallback.llm : undefined)
+
+export const activeModelId = (s: RunServices, ctx: RunContext): string => activeLlm(s, ctx)?.modelId ?? s.modelId
 
 export const count = (ctx: RunContext, name: string, n = 1): void => {
   if (n > 0) ctx.retries[name] = (ctx.retries[name] ?? 0) + n

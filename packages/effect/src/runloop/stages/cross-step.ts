@@ -15,8 +15,10 @@ export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMe
     const after = ctx.detectors.afterStep(messages, reply, ctx.step, {
       final: action.type === "final",
       costUsd: price === null ? null : costOf(reply.usage ?? {}, price),
-      toolsPaused: ctx.toolsPausedThisStep
+      toolsPaused: ctx.toolsPausedThisStep,
+      compacted: ctx.compactedSinceLastStep
     })
+    ctx.compactedSinceLastStep = false
     for (const i of after.incidents) yield* recordIncident(s, ctx, i)
     if (after.crop) yield* s.store.addCrop(ctx.input.sessionId, after.crop.on, after.crop.marker)
     return after

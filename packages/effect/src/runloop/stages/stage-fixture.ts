@@ -46,6 +46,7 @@ export const stageFixture = (
     goalGate: { judge: () => Effect.succeed(options.verdict ?? { met: true, understood: true, reason: "ok" }) },
     completionCheck: { run: () => Effect.succeed({ ok: options.checkOk ?? true, exitCode: options.checkOk === false ? 1 : 0, output: "" }) },
     modelId: "scripted-model",
+    compactor: { summarise: () => Effect.succeed({ summary: "summary of the older steps" }) },
     price: null,
     fallback: null
   }

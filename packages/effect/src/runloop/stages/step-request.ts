@@ -5,6 +5,7 @@ import type { LlmRequest } from "../../llm/LLM.js"
 import { buildRequest } from "../request.js"
 import type { RunContext, RunServices } from "../run-context.js"
 import type { StepCap } from "./caps.js"
+import { fitContext } from "./compact.js"
 
 /** Notes for this request only: the repeated-action note and the cap notice (which cap, how much used). */
 export const ephemeralNotes = (ctx: RunContext, cap: StepCap): Array<string> => {
@@ -17,9 +18,8 @@ export const ephemeralNotes = (ctx: RunContext, cap: StepCap): Array<string> => 
   return notes
 }
 
-export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap): Effect.Effect<LlmRequest> =>
+export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap, notes: ReadonlyArray<string>): Effect.Effect<LlmRequest> =>
   Effect.gen(function* () {
-    const notes = ephemeralNotes(ctx, cap)
     const built = buildRequest({
       messages: yield* s.store.messages(ctx.input.sessionId),
       ...(ctx.input.system !== undefined ? { system: ctx.input.system } : {}),
@@ -30,4 +30,12 @@ export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap): E
       applyCrops: !ctx.shadow
     })
     return built.request
+  })
+
+/** The step's request, compacting the history first when it would not fit the context. */
+export const prepareRequest = (s: RunServices, ctx: RunContext, cap: StepCap): Effect.Effect<LlmRequest> =>
+  Effect.gen(function* () {
+    const notes = ephemeralNotes(ctx, cap)
+    const request = yield* requestForStep(s, ctx, cap, notes)
+    return (yield* fitContext(s, ctx, request)) ? yield* requestForStep(s, ctx, cap, notes) : request
   })
