@@ -72,13 +72,14 @@ describe("wall clock (loop.maxWallMs)", () => {
 
 describe("library cancellation", () => {
   test("interrupting the run's fiber aborts the request and still publishes a cancelled end", async () => {
-    const h = await makeHarness([stalled("Halfway there")])
+    // Long enough (64+ words) for the client to announce it with a stream.progress event.
+    const h = await makeHarness([stalled(`${"word ".repeat(70)}Halfway there`)])
     try {
       const stored = await h.run(
         Effect.gen(function* () {
           const fiber = yield* Effect.forkChild((yield* RunLoop).run({ sessionId: "s", prompt: "fix it" }))
-          // Wait until the server is streaming the first reply.
-          while (h.server.requests[0]?.chunksWritten !== 1) yield* Effect.sleep("20 millis")
+          // Wait until the client has received the first part of the reply.
+          while (!h.events.some((e) => e.type === "stream.progress")) yield* Effect.sleep("20 millis")
           yield* Fiber.interrupt(fiber)
           return yield* (yield* SessionStore).messages("s")
         })

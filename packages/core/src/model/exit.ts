@@ -22,6 +22,7 @@ export const EXIT_REASONS = [
   "structured_output",
   "doom_loop",
   "goal_gate_cap",
+  "depth_limit",
   "completion_check_failed"
 ] as const
 

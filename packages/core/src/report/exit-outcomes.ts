@@ -124,6 +124,11 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
     summary: "The goal check kept judging the goal unmet and reached its cap.",
     suggestion: "Read the evaluator's last verdict; clarify the goal or finish the remaining part by hand."
   },
+  depth_limit: {
+    status: "aborted",
+    summary: "The sub-agent was not started: it would nest deeper than subagents.maxDepth.",
+    suggestion: "Do the sub-task in the calling agent, or raise subagents.maxDepth if deeper nesting is intended."
+  },
   completion_check_failed: {
     status: "aborted",
     summary: "The completion check kept failing after the model claimed to be done.",

@@ -154,6 +154,26 @@ export const CompactionSection = Schema.Struct({
   contextSizes: Schema.Record(Schema.String, PosInt)
 })
 
+/** Child runs (the `task` tool, or a library call with `RunInput.depth`). */
+export const SubagentsSection = Schema.Struct({
+  /** Offer the `task` tool, which runs a sub-agent on a sub-task. */
+  enabled: Schema.Boolean,
+  /** Deepest nesting: a run at this depth gets no `task` tool; a library call deeper ends `depth_limit`. */
+  maxDepth: NonNegInt,
+  maxSteps: PosInt,
+  tokenBudget: Schema.NullOr(PosInt),
+  costBudgetUsd: Schema.NullOr(Schema.Number.check(Schema.isGreaterThan(0))),
+  /** Share of the parent's remaining steps / tokens / cost a child may take. */
+  shareOfRemaining: Schema.Number.check(Schema.isBetween({ minimum: 0.01, maximum: 1 }))
+})
+
+/** Per-tool call caps within one run. */
+export const ToolCapsSection = Schema.Struct({
+  maxCallsPerTool: Schema.NullOr(PosInt),
+  /** Tool name → cap (config file only); wins over `maxCallsPerTool`. */
+  perTool: Schema.Record(Schema.String, PosInt)
+})
+
 export const GoalGateSection = Schema.Struct({
   enabled: Schema.Boolean,
   maxChecks: PosInt
@@ -213,6 +233,8 @@ export const LoopguardConfigSchema = Schema.Struct({
   stall: StallSection,
   breaker: BreakerSection,
   compaction: CompactionSection,
+  subagents: SubagentsSection,
+  toolCaps: ToolCapsSection,
   goal_gate: GoalGateSection,
   completion_check: CompletionCheckSection,
   /** Merged over the built-in list prices; used for the cost cap and the report. */

@@ -60,7 +60,9 @@ export interface ProcessInput {
   /** Extra monitors for this step (try-best, tests); the repeat monitor comes from config. */
   readonly monitors?: ReadonlyArray<MonitorFactory>
   /** Tools answered by the caller itself (e.g. the structured-output tool), before the Tools service. */
-  readonly localTools?: ReadonlyMap<string, (input: unknown) => ToolResult>
+  readonly localTools?: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>>
+  /** Asked before a call runs (per-tool caps): a refusal text means the call is answered, not run. */
+  readonly admitTool?: (name: string) => Effect.Effect<string | undefined>
   /** Makes ids for the reply messages (one per attempt). */
   readonly messageId: (attempt: number) => string
   /** The model for this step instead of the layer's `LLM` (the breaker's reroute). */
@@ -157,11 +159,16 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: allowed.reason }))
                 return { outcome: "stop", monitor: "doom-loop", reason: allowed.reason } satisfies MonitorTrip
               }
+              const refusal = input.admitTool === undefined ? undefined : yield* input.admitTool(part.name)
+              if (refusal !== undefined) {
+                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: refusal }))
+                return null
+              }
               reply.updateTool(part.id, (p) => ({ ...p, state: "running" }))
               yield* events.publish({ type: "tool.started", step: input.step, callId: part.id, name: part.name, input: part.input })
               const started = Date.now()
               const local = input.localTools?.get(part.name)
-              const result = local ? local(part.input) : yield* tools.execute({ id: part.id, name: part.name, input: part.input })
+              const result = local ? yield* local(part.input) : yield* tools.execute({ id: part.id, name: part.name, input: part.input })
               const finished = reply.updateTool(part.id, (p) => ({
                 ...p,
                 state: result.state,

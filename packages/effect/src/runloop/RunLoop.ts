@@ -51,12 +51,14 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         fallback: Option.isSome(fallback) ? { llm: fallback.value, price: priceFor(fallback.value.modelId, prices) } : null
       }
 
-      const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {
-        const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId))
+      const run: (input: RunInput) => Effect.Effect<RunResult> = Effect.fn("RunLoop.run")(function* (input: RunInput) {
+        // A sub-agent (the `task` tool) is one more run of this same loop.
+        const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId), (child) => run(child))
         return yield* Effect.gen(function* () {
-          yield* startRun(services, ctx)
-          const outside = yield* Effect.raceFirst(runSteps(services, ctx), externalStop(services, ctx))
-          if (outside !== null) yield* endFromOutside(services, ctx, outside)
+          if ((yield* startRun(services, ctx)) === "go") {
+            const outside = yield* Effect.raceFirst(runSteps(services, ctx), externalStop(services, ctx))
+            if (outside !== null) yield* endFromOutside(services, ctx, outside)
+          }
           return yield* finishRun(services, ctx)
         }).pipe(Effect.onInterrupt(() => finishInterrupted(services, ctx)))
       })

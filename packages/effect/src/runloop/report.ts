@@ -15,6 +15,7 @@ import {
   type ExitReason,
   type Message,
   type RunReport,
+  type SubagentSummary,
   type TryBestOptions,
   type UsageMeter
 } from "@loopguard/core"
@@ -43,6 +44,7 @@ export interface ReportInput {
   readonly workspace?: string
   /** Which tools edit files and which commands are checks (the try-best lists). */
   readonly toolKinds?: TryBestOptions
+  readonly subagents?: ReadonlyArray<SubagentSummary>
 }
 
 /** "step 4: <what stopped the run>; last failure: step 3, tool bash (`npm test`): exit 1: …" */
@@ -76,6 +78,7 @@ export const makeReport = (input: ReportInput): RunReport => {
     ...(input.exit?.error ? { error: input.exit.error } : {}),
     retries: input.retries,
     incidents: input.incidents.map((i) => ({ step: i.step, detector: i.detector, action: i.action })),
+    ...(input.subagents !== undefined ? { subagents: input.subagents } : {}),
     finalText: input.lastReply ? input.lastReply.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text).join("") : ""
   })
 }

@@ -14,6 +14,8 @@ import {
   type Message,
   type ModelPrice,
   type RecoveryState,
+  type SubagentSummary,
+  type ToolCallCounts,
   type ReminderKind,
   type UsageMeter
 } from "@loopguard/core"
@@ -35,6 +37,8 @@ import type { Incident } from "./report.js"
 import { RollbackGuard } from "./rollback-guard.js"
 import type { RunExit, RunInput } from "./run-types.js"
 import { tryBestMonitors } from "./try-best-monitor.js"
+import { localToolsOf } from "./local-tools.js"
+import type { SpawnRun } from "./stages/subagent.js"
 
 /** The services a run uses, resolved once by the RunLoop layer. */
 export interface RunServices {
@@ -89,6 +93,10 @@ export interface RunContext {
   compactedSinceLastStep: boolean
   /** The compaction cap was reached and said so once. */
   compactionCapped: boolean
+  /** Calls admitted per tool (the per-tool caps). */
+  toolCallCounts: ToolCallCounts
+  /** Child runs started by the `task` tool; their usage is already in `meter`. */
+  readonly subagents: Array<SubagentSummary>
   readonly nextId: (prefix: string) => string
   readonly detectors: CrossStepDetectors
   readonly rollback: RollbackGuard
@@ -97,12 +105,21 @@ export interface RunContext {
   readonly monitors: ReadonlyArray<MonitorFactory>
   /** The tools of every request: the configured ones and, when asked for, the structured-output tool. */
   readonly toolSpecs: ReadonlyArray<ToolSpec>
-  /** Tools answered in-process (the structured-output tool). */
-  readonly localTools: ReadonlyMap<string, (input: unknown) => ToolResult>
+  /** Tools answered in-process (the structured-output tool, the `task` tool). */
+  readonly localTools: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>>
 }
 
 /** A fresh context for a run over the session's stored history. */
-export const makeRunContext = (s: RunServices, input: RunInput, history: ReadonlyArray<Message>): RunContext => {
+/** The caps of this run: config, then `--max-steps`, then a child's budget slice; shadow mode never caps steps. */
+export const policyOf = (config: LoopguardConfig, input: RunInput): CapPolicy => ({
+  ...config.loop,
+  maxSteps: input.budget?.maxSteps ?? input.maxSteps ?? config.loop.maxSteps,
+  tokenBudget: input.budget?.tokenBudget !== undefined ? input.budget.tokenBudget : config.loop.tokenBudget,
+  costBudgetUsd: input.budget?.costBudgetUsd !== undefined ? input.budget.costBudgetUsd : config.loop.costBudgetUsd,
+  mode: input.shadow === true ? "none" : config.loop.capMode
+})
+
+export const makeRunContext = (s: RunServices, input: RunInput, history: ReadonlyArray<Message>, spawn?: SpawnRun): RunContext => {
   const config = s.config
   const shadow = input.shadow === true
   // Ids are unique in the session even when an earlier run issued ids it never stored.
@@ -114,13 +131,14 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     taken.add(id)
     return id
   }
-  const structuredSpecs = structuredToolSpecs(input)
+  const role = input.role ?? config.loop.role
+  const local = localToolsOf(s, input, spawn, () => ctx)
   const step = history.filter((m) => m.role === "assistant" && m.excluded !== "replayed").length
   const ctx: RunContext = {
     input,
     shadow,
-    role: config.loop.role,
-    policy: { ...config.loop, maxSteps: input.maxSteps ?? config.loop.maxSteps, mode: shadow ? "none" : config.loop.capMode },
+    role,
+    policy: policyOf(config, input),
     incidents: [],
     retries: {},
     step,
@@ -137,9 +155,11 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     compactions: 0,
     compactedSinceLastStep: false,
     compactionCapped: false,
+    toolCallCounts: {},
+    subagents: [],
     nextId,
-    detectors: new CrossStepDetectors(config, config.loop.role, shadow, s.fallback !== null),
-    rollback: new RollbackGuard(config, config.loop.role),
+    detectors: new CrossStepDetectors(config, role, shadow, s.fallback !== null),
+    rollback: new RollbackGuard(config, role),
     gates: makeFinishGates({
       config,
       goalGate: s.goalGate,
@@ -153,8 +173,8 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
       messages: () => s.store.messages(input.sessionId)
     }),
     monitors: tryBestMonitors(config, shadow),
-    toolSpecs: [...s.tools.specs, ...structuredSpecs],
-    localTools: new Map(structuredSpecs.map((t) => [t.name, () => ({ state: "completed" as const, output: "Structured result received." })]))
+    toolSpecs: [...s.tools.specs, ...local.specs],
+    localTools: local.handlers
   }
   return ctx
 }
@@ -202,17 +222,3 @@ export const stop = (ctx: RunContext, reason: ExitReason, error?: ExitError): Ef
     if (ctx.exit === null) ctx.exit = error ? { reason, step: ctx.step, error } : { reason, step: ctx.step }
     return ctx.shadow ? "go" : "stop"
   })
-
-export const structuredToolName = (input: RunInput): string => input.structuredOutput?.toolName ?? "structured_output"
-
-/** The structured-output tool, when a schema was asked for. */
-export const structuredToolSpecs = (input: RunInput): ReadonlyArray<ToolSpec> =>
-  input.structuredOutput
-    ? [
-        {
-          name: structuredToolName(input),
-          description: input.structuredOutput.description ?? "Return the final result in the required structure. Call this once, when done.",
-          inputSchema: input.structuredOutput.schema
-        }
-      ]
-    : []

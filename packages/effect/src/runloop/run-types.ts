@@ -1,7 +1,7 @@
 /**
  * What a run takes and gives back: the RunLoop's public types.
  */
-import type { ExitReason } from "@loopguard/core"
+import type { AgentRole, ExitReason } from "@loopguard/core"
 import type { Incident, RunReport } from "./report.js"
 
 export interface RunInput {
@@ -24,6 +24,18 @@ export interface RunInput {
   readonly signal?: AbortSignal
   /** The directory the tools work in; the report's `savedAt` names it with the files changed. */
   readonly workspace?: string
+  /** Overrides `loop.role` (a sub-agent is `subagent`: its reminders say "return your result to the parent"). */
+  readonly role?: AgentRole
+  /** Nesting depth: 0 for a top-level run, parent + 1 for a child; deeper than `subagents.maxDepth` ends `depth_limit`. */
+  readonly depth?: number
+  /** A child's budget slice: overrides the step cap and the token / cost budgets (null = none). */
+  readonly budget?: RunBudget
+}
+
+export interface RunBudget {
+  readonly maxSteps?: number
+  readonly tokenBudget?: number | null
+  readonly costBudgetUsd?: number | null
 }
 
 export interface StructuredOutputRequest {

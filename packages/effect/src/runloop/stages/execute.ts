@@ -3,6 +3,7 @@
  * interrupted (the HTTP request is aborted, tools get their abort signal, what streamed is kept).
  * Cancellation and the wall clock interrupt the whole run instead (`run-limits.ts`).
  */
+import { admitToolCall, capFor } from "@loopguard/core"
 import { Duration, Effect } from "effect"
 import type { LlmRequest } from "../../llm/LLM.js"
 import type { ProcessResult } from "../../processor/SessionProcessor.js"
@@ -18,6 +19,16 @@ const takeCooldown = (ctx: RunContext): string | undefined => {
   return `not run: tool execution is paused after repeated tool failures (${ctx.toolCooldown} more step${ctx.toolCooldown === 1 ? "" : "s"} after this one)`
 }
 
+/** The per-tool call caps (`toolCaps`): a refused call is answered with the refusal, and filed. */
+export const admitTool = (s: RunServices, ctx: RunContext, name: string): Effect.Effect<string | undefined> =>
+  Effect.gen(function* () {
+    const admitted = admitToolCall(ctx.toolCallCounts, name, s.config.toolCaps)
+    ctx.toolCallCounts = admitted.counts
+    if (admitted.refusal === null) return undefined
+    yield* recordIncident(s, ctx, { step: ctx.step, detector: "tool-cap", action: "refused", detail: { tool: name, cap: capFor(name, s.config.toolCaps) } })
+    return admitted.refusal
+  })
+
 export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<StepRun> => {
   const toolsPaused = takeCooldown(ctx)
   const process = s.processor.process({
@@ -29,7 +40,8 @@ export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest
     monitors: ctx.monitors,
     localTools: ctx.localTools,
     ...(ctx.rerouted && s.fallback !== null ? { llm: s.fallback.llm } : {}),
-    ...(toolsPaused !== undefined ? { toolsPaused } : {})
+    ...(toolsPaused !== undefined ? { toolsPaused } : {}),
+    admitTool: (name) => admitTool(s, ctx, name)
   })
   const limit = s.config.loop.stepTimeoutMs
   return limit === null ? process : process.pipe(Effect.timeoutOrElse({ duration: Duration.millis(limit), orElse: () => Effect.succeed("timeout" as const) }))

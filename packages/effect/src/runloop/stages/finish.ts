@@ -19,7 +19,8 @@ export const finishRun = (s: RunServices, ctx: RunContext): Effect.Effect<RunRes
       retries: ctx.retries,
       savedAt: s.store.location(ctx.input.sessionId),
       ...(ctx.input.workspace !== undefined ? { workspace: ctx.input.workspace } : {}),
-      toolKinds: resolveTryBestOptions(tryBestOptionsOf(s.config))
+      toolKinds: resolveTryBestOptions(tryBestOptionsOf(s.config)),
+      subagents: ctx.subagents
     })
     yield* s.events.publish({ type: "session.status", status: "idle", attempt: 0 })
     yield* s.events.publish({ type: "run.finished", report })

@@ -6,7 +6,8 @@
 import { markSummaryDone, recordStep, type AssistantMessage } from "@loopguard/core"
 import { Effect } from "effect"
 import type { ProcessResult, StepOutcome } from "../../processor/SessionProcessor.js"
-import { activePrice, count, recordIncident, stop, structuredToolName, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import { structuredToolName } from "../local-tools.js"
+import { activePrice, count, recordIncident, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import type { StepCap } from "./caps.js"
 
 const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>) => String(incident["kind"] ?? detector).replace(/_/g, "-")
