@@ -3,7 +3,7 @@
  * (the reminder and the cooldown in the next requests), reroute (the fallback model's requests),
  * hand back (circuit_open), and that calls during the cooldown never run.
  */
-import { startScriptedServer, toolCallStream } from "@loopguard/ai-sdk"
+import { startScriptedServer, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { RunLoop, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"

@@ -3,7 +3,7 @@
  * scripted server; judged by the exit status, the printed report, what the server saw and the
  * process table.
  */
-import { startScriptedServer, toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk"
+import { startScriptedServer, toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { describe, expect, test } from "bun:test"
 import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync } from "node:fs"

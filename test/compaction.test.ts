@@ -2,8 +2,8 @@
  * Context compaction over HTTP, judged from the server's side: the tool-less summary request, the
  * next request carrying the summary instead of the older steps, and the store kept append-only.
  */
-import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk"
-import { COMPACTION_REQUEST } from "@loopguard/core"
+import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import { COMPACTION_REQUEST } from "@loopguard/core/context"
 import { RunLoop, SessionStore, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"

@@ -1,4 +1,4 @@
-import { EXIT_REASONS } from "@loopguard/core"
+import { EXIT_REASONS } from "@loopguard/core/model"
 import { expect, test } from "bun:test"
 import { readFileSync } from "node:fs"
 

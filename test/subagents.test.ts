@@ -3,7 +3,7 @@
  * (its prompt, its tools), its budget slice, the roll-up into the parent's report, the depth cap,
  * and calls past a tool's cap never running.
  */
-import { textStream, toolCallStream } from "@loopguard/ai-sdk"
+import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { RunLoop, type RunInput, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"

@@ -2,7 +2,7 @@
  * Every way a run ends from outside its steps, judged from the server's side and by side effects:
  * the wall clock (`loop.maxWallMs`), the caller's abort signal and an interrupted fiber.
  */
-import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk"
+import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { RunLoop, SessionStore, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"

@@ -17,6 +17,7 @@ export const capUsageText = (reason: CapReason, policy: CapPolicy, usage: CapUsa
   return `the cost budget (${usd(usage.costUsd ?? 0)} of ${policy.costBudgetUsd === null ? "?" : usd(policy.costBudgetUsd)} used)`
 }
 
+/** The soft-cap or summary notice: which cap fired, how much of it was used, how this role wraps up. */
 export const capNotice = (decision: CapNoticeDecision, policy: CapPolicy, usage: CapUsage, role: AgentRole): string => {
   const why =
     decision.type === "last-step"

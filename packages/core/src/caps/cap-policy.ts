@@ -68,6 +68,7 @@ export const spentBudget = (policy: CapPolicy, usage: CapUsage): "budget_tokens"
       ? "budget_tokens"
       : null
 
+/** Whether the token or cost budget is used up. */
 export const isBudgetSpent = (policy: CapPolicy, usage: CapUsage): boolean => spentBudget(policy, usage) !== null
 
 /** Asked before each step: may the agent take it, and in what form? */

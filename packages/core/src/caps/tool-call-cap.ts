@@ -13,6 +13,7 @@ export interface ToolCallCaps {
 
 export type ToolCallCounts = Readonly<Record<string, number>>
 
+/** A tool's cap: its own, else the default; null = none. */
 export const capFor = (tool: string, caps: ToolCallCaps): number | null => caps.perTool[tool] ?? caps.maxCallsPerTool
 
 /** Admits one call: counted when admitted; a refusal text when the tool is at its cap. */

@@ -15,6 +15,7 @@ export interface CompactionRange {
   readonly to: string
 }
 
+/** A stored compaction summary (it carries the range it replaces). */
 export const isCompaction = (m: Message): m is UserMessage & { readonly compacts: CompactionRange } => isUser(m) && m.compacts !== undefined
 
 /** The provider said the prompt does not fit (the same markers the retry policy treats as terminal). */
@@ -25,6 +26,7 @@ export const COMPACTION_REQUEST =
   "what was done (files changed with their paths, commands run with their results and exit codes); what failed " +
   "and why; decisions taken; what is left to do. Quote exact paths, commands and error messages. Do not call tools."
 
+/** The summary's text as the model sees it in place of the older history. */
 export const compactionText = (summary: string): string =>
   `[Summary of the earlier part of this session, compacted to fit the context window]\n${summary.trim()}`
 

@@ -7,6 +7,7 @@
 const isCjk = (code: number): boolean =>
   (code >= 0x3000 && code <= 0x30ff) || (code >= 0x3400 && code <= 0x4dbf) || (code >= 0x4e00 && code <= 0x9fff) || (code >= 0xf900 && code <= 0xfaff) || (code >= 0xff00 && code <= 0xffef)
 
+/** Estimated tokens of a text (no tokenizer: ~4 characters a token, 1 per CJK character). */
 export const estimateTokens = (text: string): number => {
   let cjk = 0
   let other = 0

@@ -3,10 +3,12 @@
  * the session's model over the part to summarise. A Context.Service so a runtime can bring its own
  * summariser (another model, a cheaper one) with a Layer.
  */
-import { COMPACTION_REQUEST, type Message, type Usage } from "@loopguard/core"
+import { COMPACTION_REQUEST } from "@loopguard/core/context"
+import { type Message, type Usage } from "@loopguard/core/model"
 import { Context, Data, Effect, Layer, Stream } from "effect"
 import { LLM, type LlmShape, type RequestMessage } from "../llm/LLM.js"
 
+/** The summary request of a compaction failed (the run goes on uncompacted). */
 export class CompactionError extends Data.TaggedError("CompactionError")<{ readonly message: string }> {}
 
 export interface CompactionSummary {
@@ -39,6 +41,7 @@ const collect = (llm: LlmShape, older: ReadonlyArray<Message>) =>
     Effect.mapError((e) => new CompactionError({ message: e.message }))
   )
 
+/** Writes the summary a context compaction replaces older history with. */
 export class Compactor extends Context.Service<Compactor, CompactorShape>()("loopguard/Compactor") {
   static readonly layer = Layer.effect(
     Compactor,

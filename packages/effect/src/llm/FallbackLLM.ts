@@ -6,6 +6,7 @@
 import { Context, Effect, Layer } from "effect"
 import { LLM, type LlmShape } from "./LLM.js"
 
+/** The model the breaker's reroute rung switches to (optional). */
 export class FallbackLLM extends Context.Service<FallbackLLM, LlmShape>()("loopguard/FallbackLLM") {
   /** The fallback from any LLM Layer (e.g. `layerOpenAICompatible` with another model id). */
   static readonly fromLLM = <E, R>(layer: Layer.Layer<LLM, E, R>): Layer.Layer<FallbackLLM, E, R> =>

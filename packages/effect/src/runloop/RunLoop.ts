@@ -8,10 +8,10 @@
  * enforced — no reminder is stored, nothing is excluded or cropped, and the loop only stops when
  * the recorded steps run out; the first exit the loop would have taken is kept as `exit`.
  */
-import { DEFAULT_PRICE_TABLE, priceFor, type PriceTable } from "@loopguard/core"
+import { DEFAULT_PRICE_TABLE, priceFor, type PriceTable } from "@loopguard/core/caps"
 import { Context, Effect, Layer, Option } from "effect"
 import { Compactor } from "../compaction/Compactor.js"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { Events } from "../events/Events.js"
 import { CompletionCheck } from "../gate/CompletionCheck.js"
 import { GoalGate } from "../gate/GoalGate.js"
@@ -27,13 +27,14 @@ import { finishInterrupted, finishRun } from "./stages/finish.js"
 import { endFromOutside, externalStop } from "./stages/run-limits.js"
 import { runSteps } from "./step.js"
 
+/** The loop of steps for one user turn: requests, classification, recoveries, cross-step detectors, caps and the report. */
 export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult> }>()(
   "loopguard/RunLoop"
 ) {
   static readonly layer = Layer.effect(
     RunLoop,
     Effect.gen(function* () {
-      const config = yield* Config
+      const config = yield* ConfigService
       const llm = yield* LLM
       const prices = { ...DEFAULT_PRICE_TABLE, ...(config.prices as PriceTable) }
       const fallback = yield* Effect.serviceOption(FallbackLLM)

@@ -3,31 +3,12 @@
  * and pause, so a UI or a parent agent reads them one way. `completed` and `blockedAt` are read
  * from the stored session (core `work-summary.ts`), so they say what happened, not what was called.
  */
-import {
-  buildReport,
-  changedFiles,
-  DEFAULT_TRY_BEST_OPTIONS,
-  EXIT_OUTCOMES,
-  formatToolFailure,
-  lastToolFailure,
-  summarizeWork,
-  type AssistantMessage,
-  type ExitReason,
-  type Message,
-  type RunReport,
-  type SubagentSummary,
-  type TryBestOptions,
-  type UsageMeter
-} from "@loopguard/core"
+import { type UsageMeter } from "@loopguard/core/caps"
+import { type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
+import { buildReport, changedFiles, EXIT_OUTCOMES, formatToolFailure, lastToolFailure, summarizeWork, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
+import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "@loopguard/core/try-best"
 
-export type { RunReport }
-
-export interface Incident {
-  readonly step: number
-  readonly detector: string
-  readonly action: string
-  readonly detail: unknown
-}
+export type { Incident, RunReport }
 
 export interface ReportInput {
   readonly exit: { readonly reason: ExitReason; readonly step: number; readonly error?: { readonly tag: string; readonly message: string } } | null
@@ -64,6 +45,7 @@ export const savedAtOf = (input: ReportInput, kinds: TryBestOptions): string => 
   return `session: ${input.savedAt}; workspace: ${input.workspace} (${listed})`
 }
 
+/** The run's report from its exit, usage, messages and incidents. */
 export const makeReport = (input: ReportInput): RunReport => {
   const reason: ExitReason = input.exit?.reason ?? "final"
   const kinds = input.toolKinds ?? DEFAULT_TRY_BEST_OPTIONS

@@ -4,7 +4,9 @@
  * in place of the history it replaces, ephemeral notes appended to this request only, and the
  * tool list dropped for tool-less requests.
  */
-import { applyCompaction, buildRequestView, DEFAULT_CROP, type Message } from "@loopguard/core"
+import { applyCompaction } from "@loopguard/core/context"
+import { buildRequestView, DEFAULT_CROP } from "@loopguard/core/loops"
+import { type Message } from "@loopguard/core/model"
 import { toRequestMessages } from "../compaction/Compactor.js"
 import type { LlmRequest, RequestMessage, ToolSpec } from "../llm/LLM.js"
 

@@ -3,22 +3,10 @@
  * incident, add a user turn or a reminder, and `stop` — the single way out of the loop.
  * The context is mutable on purpose: it is owned by one `RunLoop.run` call and never escapes it.
  */
-import {
-  initRecovery,
-  initUsageMeter,
-  onNewUserTurn,
-  type AgentRole,
-  type AssistantMessage,
-  type CapPolicy,
-  type ExitReason,
-  type Message,
-  type ModelPrice,
-  type RecoveryState,
-  type SubagentSummary,
-  type ToolCallCounts,
-  type ReminderKind,
-  type UsageMeter
-} from "@loopguard/core"
+import { initUsageMeter, type CapPolicy, type ModelPrice, type ToolCallCounts, type UsageMeter } from "@loopguard/core/caps"
+import { initRecovery, onNewUserTurn, type AgentRole, type RecoveryState } from "@loopguard/core/classify"
+import { type AssistantMessage, type ExitReason, type Message, type ReminderKind } from "@loopguard/core/model"
+import { type SubagentSummary } from "@loopguard/core/report"
 import { Effect } from "effect"
 import type { CompactorShape } from "../compaction/Compactor.js"
 import type { LoopguardConfig } from "../config/schema.js"

@@ -1,7 +1,8 @@
 /**
  * What a run takes and gives back: the RunLoop's public types.
  */
-import type { AgentRole, ExitReason } from "@loopguard/core"
+import type { AgentRole } from "@loopguard/core/classify"
+import type { ExitReason } from "@loopguard/core/model"
 import type { Incident, RunReport } from "./report.js"
 
 export interface RunInput {

@@ -3,7 +3,7 @@
  * call and pauses the step when the agent keeps trying the same thing (SPEC §6).
  * Built when Try-Best is on, and always in shadow mode so audits report it.
  */
-import { pauseNotice, TryBestMonitor } from "@loopguard/core"
+import { pauseNotice, TryBestMonitor } from "@loopguard/core/try-best"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { MonitorFactory } from "../processor/monitors.js"
 import { tryBestOptionsOf } from "./try-best-options.js"

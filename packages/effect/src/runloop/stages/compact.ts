@@ -4,7 +4,9 @@
  * long, the older history is summarised (the `Compactor`) and the summary stored as a synthetic
  * user message carrying the range it replaces. Capped per run, counted, and fed to the stall signals.
  */
-import { compactionText, contextSizeFor, estimateTokens, isContextOverflow, planCompaction, recordStep, type AssistantMessage } from "@loopguard/core"
+import { recordStep } from "@loopguard/core/caps"
+import { compactionText, contextSizeFor, estimateTokens, isContextOverflow, planCompaction } from "@loopguard/core/context"
+import { type AssistantMessage } from "@loopguard/core/model"
 import { Effect, Result } from "effect"
 import type { LlmRequest } from "../../llm/LLM.js"
 import { requestView } from "../request.js"

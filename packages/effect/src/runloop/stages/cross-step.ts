@@ -3,7 +3,9 @@
  * step, whatever the recovery said; their incidents and crop are filed at once, their pause, exit
  * and reminders only after the recovery has been applied.
  */
-import { costOf, type AssistantMessage, type RecoveryAction } from "@loopguard/core"
+import { costOf } from "@loopguard/core/caps"
+import { type AssistantMessage } from "@loopguard/core/model"
+import { type RecoveryAction } from "@loopguard/core/classify"
 import { Effect } from "effect"
 import type { AfterStep } from "../cross-step.js"
 import { activePrice, recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"

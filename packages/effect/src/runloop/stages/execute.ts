@@ -3,7 +3,7 @@
  * interrupted (the HTTP request is aborted, tools get their abort signal, what streamed is kept).
  * Cancellation and the wall clock interrupt the whole run instead (`run-limits.ts`).
  */
-import { admitToolCall, capFor } from "@loopguard/core"
+import { admitToolCall, capFor } from "@loopguard/core/caps"
 import { Duration, Effect } from "effect"
 import type { LlmRequest } from "../../llm/LLM.js"
 import type { ProcessResult } from "../../processor/SessionProcessor.js"

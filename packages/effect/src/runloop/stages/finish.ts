@@ -1,5 +1,5 @@
 /** The end of every run, whatever the way out: one report, the idle status, `run.finished`. */
-import { resolveTryBestOptions } from "@loopguard/core"
+import { resolveTryBestOptions } from "@loopguard/core/try-best"
 import { Effect } from "effect"
 import { makeReport } from "../report.js"
 import { stop, type RunContext, type RunServices } from "../run-context.js"

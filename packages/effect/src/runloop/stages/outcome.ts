@@ -3,7 +3,8 @@
  * metered, a pause / denied doom loop / summary request ends the run, a rollback pops the reply,
  * a structured-output call is the final result.
  */
-import { markSummaryDone, recordStep, type AssistantMessage } from "@loopguard/core"
+import { markSummaryDone, recordStep } from "@loopguard/core/caps"
+import { type AssistantMessage } from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { ProcessResult, StepOutcome } from "../../processor/SessionProcessor.js"
 import { structuredToolName } from "../local-tools.js"

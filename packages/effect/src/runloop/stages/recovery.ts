@@ -2,7 +2,8 @@
  * The step's class and the bounded recovery (classify → decide), then what the decision does:
  * a reminder, an exit, or a final answer that must still pass the finish gates.
  */
-import { classifyStep, decideRecovery, hasPendingClientTool, type AssistantMessage, type RecoveryAction, type StepClassification } from "@loopguard/core"
+import { classifyStep, decideRecovery, hasPendingClientTool, type RecoveryAction, type StepClassification } from "@loopguard/core/classify"
+import { type AssistantMessage } from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { StepOutcome } from "../../processor/SessionProcessor.js"
 import { recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"

@@ -5,7 +5,7 @@
  * signal) and what it already stored is kept.
  */
 import { Duration, Effect } from "effect"
-import type { ExitReason } from "@loopguard/core"
+import type { ExitReason } from "@loopguard/core/model"
 import { recordIncident, stop, type ExitError, type RunContext, type RunServices } from "../run-context.js"
 
 export interface ExternalStop {

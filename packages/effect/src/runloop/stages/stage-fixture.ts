@@ -2,7 +2,8 @@
  * Test wiring for single stages: real memory store and event log, a processor that answers from a
  * function, and a fixed goal gate / completion check. Not exported from the package.
  */
-import type { AssistantMessage, AssistantPart, GoalVerdict } from "@loopguard/core"
+import type { AssistantMessage, AssistantPart } from "@loopguard/core/model"
+import type { GoalVerdict } from "@loopguard/core/gate"
 import { Effect } from "effect"
 import { DEFAULT_CONFIG } from "../../config/defaults.js"
 import type { LoopguardConfig } from "../../config/schema.js"

@@ -1,4 +1,4 @@
-import { capNotice } from "@loopguard/core"
+import { capNotice } from "@loopguard/core/caps"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { prepareRequest } from "./step-request.js"

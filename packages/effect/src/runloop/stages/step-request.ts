@@ -1,5 +1,6 @@
 /** The request of one step: the stored history as the model should see it, plus this step's notes. */
-import { capNotice, capUsageOf, reminderText } from "@loopguard/core"
+import { capNotice, capUsageOf } from "@loopguard/core/caps"
+import { reminderText } from "@loopguard/core/classify"
 import { Effect } from "effect"
 import type { LlmRequest } from "../../llm/LLM.js"
 import { buildRequest } from "../request.js"

@@ -1,4 +1,4 @@
-import { buildReport } from "@loopguard/core"
+import { buildReport } from "@loopguard/core/report"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import type { RunInput, RunResult } from "../run-types.js"

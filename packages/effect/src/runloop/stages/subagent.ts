@@ -4,7 +4,9 @@
  * parent has left (`budgetSlice`). Its tokens and cost join the parent's meter and its summary the
  * parent's report; the parent's model gets the child's answer (or where it got blocked) as the result.
  */
-import { addChildUsage, budgetSlice, stringField, type SubagentSummary } from "@loopguard/core"
+import { addChildUsage, budgetSlice } from "@loopguard/core/caps"
+import { type SubagentSummary } from "@loopguard/core/report"
+import { stringField } from "@loopguard/core/try-best"
 import { Effect } from "effect"
 import type { ToolSpec } from "../../llm/LLM.js"
 import type { ToolResult } from "../../tools/Tools.js"
