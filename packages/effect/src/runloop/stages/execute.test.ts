@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { executeStep, onStepTimeout } from "./execute.js"
+import { admitTool, executeStep, onStepTimeout } from "./execute.js"
 import { stageFixture } from "./stage-fixture.js"
 
 const request = { messages: [{ role: "user" as const, text: "goal" }], tools: [] }
@@ -44,6 +44,23 @@ describe("onStepTimeout", () => {
         const ctx = yield* f.context({ shadow: true })
         expect(yield* onStepTimeout(f.s, ctx)).toBe("next")
         expect(ctx.exit?.reason).toBe("timeout")
+      })
+    ))
+})
+
+describe("admitTool", () => {
+  test("past toolCaps the call is refused and filed; a replay only reports it", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture({ config: (c) => ({ ...c, toolCaps: { maxCallsPerTool: 1, perTool: {} } }) })
+        const ctx = yield* f.context()
+        expect(yield* admitTool(f.s, ctx, "bash")).toBeUndefined()
+        expect(yield* admitTool(f.s, ctx, "bash")).toContain("bash reached its cap of 1 call")
+        expect(ctx.incidents).toEqual([{ step: 0, detector: "tool-cap", action: "refused", detail: { tool: "bash", cap: 1 } }])
+        const replay = yield* f.context({ shadow: true })
+        yield* admitTool(f.s, replay, "bash")
+        expect(yield* admitTool(f.s, replay, "bash")).toBeUndefined()
+        expect(replay.incidents.map((i) => i.action)).toEqual(["detect"])
       })
     ))
 })

@@ -25,8 +25,10 @@ export const admitTool = (s: RunServices, ctx: RunContext, name: string): Effect
     const admitted = admitToolCall(ctx.toolCallCounts, name, s.config.toolCaps)
     ctx.toolCallCounts = admitted.counts
     if (admitted.refusal === null) return undefined
-    yield* recordIncident(s, ctx, { step: ctx.step, detector: "tool-cap", action: "refused", detail: { tool: name, cap: capFor(name, s.config.toolCaps) } })
-    return admitted.refusal
+    // A replay reports the cap but runs the recorded call: shadow mode enforces nothing.
+    const action = ctx.shadow ? "detect" : "refused"
+    yield* recordIncident(s, ctx, { step: ctx.step, detector: "tool-cap", action, detail: { tool: name, cap: capFor(name, s.config.toolCaps) } })
+    return ctx.shadow ? undefined : admitted.refusal
   })
 
 export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<StepRun> => {

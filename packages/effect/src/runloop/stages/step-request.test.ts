@@ -33,13 +33,14 @@ describe("prepareRequest", () => {
       })
     ))
 
-  test("shadow mode sends no notes", () =>
+  test("shadow mode sends no notes and keeps the tools (the recorded calls must replay)", () =>
     Effect.runPromise(
       Effect.gen(function* () {
         const f = stageFixture()
         const ctx = yield* f.context({ shadow: true })
         const request = yield* prepareRequest(f.s, ctx, { decision: { type: "summary", reason: "max_steps" }, summaryReason: "max_steps" })
         expect(request.messages).toEqual([])
+        expect(request.tools.map((t) => t.name)).toEqual(["bash"])
       })
     ))
 })

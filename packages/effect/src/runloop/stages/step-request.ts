@@ -25,8 +25,9 @@ export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap, no
       messages: yield* s.store.messages(ctx.input.sessionId),
       ...(ctx.input.system !== undefined ? { system: ctx.input.system } : {}),
       tools: ctx.toolSpecs,
-      // Any cap other than "proceed" means a tool-less request (soft-cap last step, summary).
-      toolless: cap.decision !== "proceed",
+      // Any cap other than "proceed" means a tool-less request (soft-cap last step, summary). A replay
+      // keeps its recorded tool calls: it enforces nothing, and a tool-less request would refuse them.
+      toolless: cap.decision !== "proceed" && !ctx.shadow,
       ephemeral: ctx.shadow ? [] : notes,
       applyCrops: !ctx.shadow
     })
