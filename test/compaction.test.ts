@@ -4,9 +4,12 @@
  */
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { COMPACTION_REQUEST } from "@loopguard/core/context"
-import { RunLoop, SessionStore, type ToolDefinition } from "@loopguard/effect"
+import { RunLoop, SessionStore, layerJsonlStore, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { makeHarness, noRetries } from "./harness.js"
 
 /** A listing tool with a long, distinct output per call, so the history grows fast. */
@@ -115,6 +118,35 @@ describe("context compaction over HTTP", () => {
       expect(result.report.incidents).toContainEqual({ step: 3, detector: "compaction", action: "cap" })
     } finally {
       await h.close()
+    }
+  }, 30_000)
+
+  test("a compaction survives a restart: a new process over the same session files sends the summary, not the old steps", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-compaction-"))
+    const compactNow = (c: any) => ({ ...c, compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 } })
+    const first = await makeHarness([listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, textStream("Stopping here.")], {
+      tools: [lister],
+      config: compactNow,
+      store: layerJsonlStore(dir)
+    })
+    try {
+      expect((await first.run(run)).result.report.retries["compaction"]).toBe(1)
+    } finally {
+      await first.close()
+    }
+    // Append-only on disk: the summary is one more line, every listing is still there.
+    const file = readFileSync(join(dir, "s.jsonl"), "utf8")
+    expect(file).toContain('"synthetic":"compaction"')
+    for (const i of [0, 1, 2, 3, 4]) expect(file).toContain(`ls dir${i}`)
+    const second = await makeHarness([textStream("Carrying on.")], { tools: [lister], store: layerJsonlStore(dir) })
+    try {
+      await second.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "Carry on" }) }))
+      const sent = JSON.stringify(second.server.requests[0]!.body.messages)
+      expect(sent).toContain("SUMMARY: listed dir0 to dir3")
+      expect(sent).not.toContain("ls dir0")
+      expect(sent).toContain("Carry on")
+    } finally {
+      await second.close()
     }
   }, 30_000)
 })

@@ -42,6 +42,8 @@ export const makeHarness = async (
     readonly decorate?: (llm: LlmShape) => LlmShape
     /** A FallbackLLM on the same server under this model id (the breaker's reroute target). */
     readonly fallbackModelId?: string
+    /** The session store (default: a fresh in-memory one). */
+    readonly store?: Layer.Layer<SessionStore>
     /** Extra endpoint options (an API key, response limits). */
     readonly endpoint?: Pick<EndpointOptions, "apiKey" | "limits">
   } = {}
@@ -61,7 +63,7 @@ export const makeHarness = async (
     configLayer,
     Events.layerCollect(events),
     options.permission ?? Permission.layerDeny,
-    SessionStore.layerMemory
+    options.store ?? SessionStore.layerMemory
   )
   const fallback = options.fallbackModelId
     ? FallbackLLM.fromLLM(layerOpenAICompatible({ baseURL: server.baseURL, modelId: options.fallbackModelId, providerId: "scripted" }))
