@@ -21,6 +21,7 @@ export interface AiSdkModelOptions {
   readonly secrets?: ReadonlyArray<string>
 }
 
+/** The LLM service over an AI SDK `LanguageModel`: `fullStream` mapped to loopguard's stream parts, with AI SDK retries off. */
 export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
   const secrets = options.secrets ?? []
   // This is where a server's words enter loopguard (an error body that echoes the Authorization
@@ -53,4 +54,5 @@ export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
   }
 }
 
+/** The LLM Layer from any AI SDK `LanguageModel` you built yourself. */
 export const layerFromModel = (options: AiSdkModelOptions): Layer.Layer<LLM> => Layer.succeed(LLM, LLM.of(makeAiSdkLlm(options)))

@@ -6,9 +6,11 @@ import { FINISH_REASONS, toolCallPart, type FinishReason, type StreamPart, type 
 import { normalizeProviderError } from "./http/response-limits.js"
 import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai"
 
+/** An AI SDK finish reason as loopguard's (`unknown` for anything it does not know). */
 export const toFinishReason = (reason: string | undefined): FinishReason =>
   reason !== undefined && (FINISH_REASONS as ReadonlyArray<string>).includes(reason) ? (reason as FinishReason) : "unknown"
 
+/** AI SDK token usage as loopguard's `Usage`. */
 export const toUsage = (u: LanguageModelUsage | undefined): Usage | undefined => {
   if (!u) return undefined
   const out: { -readonly [K in keyof Usage]: Usage[K] } = {}
@@ -44,6 +46,7 @@ export const makePartMapper = () => {
   }
 }
 
+/** One AI SDK `fullStream` part as a loopguard stream part, or null for parts loopguard does not use. */
 export const mapPart = (part: TextStreamPart<ToolSet>): StreamPart | null => {
   switch (part.type) {
     case "start":

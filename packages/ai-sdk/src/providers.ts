@@ -33,6 +33,7 @@ const hostOf = (url: string) => {
   }
 }
 
+/** The LLM Layer for any OpenAI-compatible Chat Completions endpoint. */
 export const layerOpenAICompatible = (options: EndpointOptions): Layer.Layer<LLM> => {
   const providerId = options.providerId ?? hostOf(options.baseURL)
   const provider = createOpenAICompatible({

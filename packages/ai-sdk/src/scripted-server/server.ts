@@ -69,6 +69,7 @@ async function pick(
   return exhausted(script.length);
 }
 
+/** Starts the scripted OpenAI-compatible server on 127.0.0.1 (a free port); it plays `script` one response per request and records every request. */
 export async function startScriptedServer(script: Script, opts: ScriptedServerOptions = {}): Promise<ScriptedServer> {
   const options = { ...DEFAULT_SCRIPTED_SERVER_OPTIONS, ...opts };
   const requests: RecordedRequest[] = [];

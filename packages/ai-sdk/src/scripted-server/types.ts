@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 
 /** One piece of a streamed reply. */
-export type Chunk =
+export type ScriptedChunk =
   | { readonly text: string }
   | { readonly reasoning: string }
   | { readonly toolCall: ScriptedToolCall }
@@ -39,7 +39,7 @@ export interface WireUsage {
  */
 export interface StreamResponse {
   readonly type: "stream";
-  readonly chunks: ReadonlyArray<Chunk>;
+  readonly chunks: ReadonlyArray<ScriptedChunk>;
   /** Default: "tool_calls" when any chunk is a tool call, else "stop". `null` = no finish_reason. */
   readonly finish?: WireFinishReason | null;
   /** Sent as a last `choices: []` chunk carrying `usage`, before `[DONE]`. */

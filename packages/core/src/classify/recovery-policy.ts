@@ -83,6 +83,7 @@ export interface RecoveryDecision {
   readonly action: RecoveryAction
 }
 
+/** Recovery counters before the first step. */
 export const initRecovery = (): RecoveryState => ({
   lengthContinuations: 0,
   emptyRetries: 0,
@@ -159,6 +160,7 @@ const structuredRecovery = (limits: RecoveryLimits): BoundedRecovery => ({
   error: { tag: "StructuredOutputError", message: "The model did not call the structured-output tool" }
 })
 
+/** The bounded recovery for a classified step (remind, replan, continue, terminate…) and the counters after. */
 export const decideRecovery = (state: RecoveryState, input: RecoveryInput): RecoveryDecision => {
   const limits: RecoveryLimits = { ...DEFAULT_RECOVERY_LIMITS, ...input.limits }
   const { role, classification } = input

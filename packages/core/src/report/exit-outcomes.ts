@@ -126,6 +126,8 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
   }
 }
 
+/** The run status an exit reason maps to. */
 export const statusOf = (reason: ExitReason): RunStatus => EXIT_OUTCOMES[reason].status
 
+/** The suggested next step for an exit reason. */
 export const suggestionFor = (reason: ExitReason): string => EXIT_OUTCOMES[reason].suggestion

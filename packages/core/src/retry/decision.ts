@@ -50,6 +50,7 @@ interface Classified {
   readonly reason: string
 }
 
+/** The retry decision for a normalized error: kind, phase, scope, and whether a retry may help. */
 export const decide = (error: NormalizedError, ctx: DecideContext = {}): RetryDecision => {
   const phase: RetryPhase = ctx.phase ?? error.phase ?? "request"
   const scope: RetryScope = ctx.scope ?? (phase === "request" ? "request" : "live-step")
@@ -61,6 +62,7 @@ export const decide = (error: NormalizedError, ctx: DecideContext = {}): RetryDe
 
 const terminal = (reason: string): Classified => ({ kind: "terminal", reason })
 
+/** An error's retry kind from its status, code and message, or terminal with the reason. */
 export const classify = (error: NormalizedError): Classified => {
   const code = error.code ?? ""
   // Text that may describe the failure, including what the server said in its body.

@@ -92,6 +92,7 @@ type RandomTest = Required<Pick<RedactOptions, "entropyMinLength" | "entropyBits
 
 const KEY_LIKE_RUN = /[A-Za-z0-9+/_=-]+/g
 
+/** Shannon entropy of a string in bits per character (high for keys and tokens). */
 export const shannonEntropy = (text: string): number => {
   if (text.length === 0) return 0
   const counts = new Map<string, number>()

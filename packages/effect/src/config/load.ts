@@ -106,6 +106,7 @@ const describeSource = (src: ConfigSource | undefined, input: ConfigInput, path:
   return line === null ? src.file : `${src.file}:${line}`
 }
 
+/** Defaults ← file ← env ← overrides, validated; `ok` with the config or `error` with one message per bad field. */
 export const loadConfig = (input: ConfigInput): ConfigResult => {
   const merged = structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>
   const sources = new Map<string, ConfigSource>()

@@ -14,6 +14,7 @@ export const MAX_TIMER_MS = 2_147_483_647
 const TimerMs = PosInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
 const DelayMs = NonNegInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
 
+/** Config section `repeat`: the in-stream repetition guard. */
 export const RepeatSection = Schema.Struct({
   enabled: Schema.Boolean,
   window: PosInt,
@@ -22,6 +23,7 @@ export const RepeatSection = Schema.Struct({
   minDistinct: PosInt
 })
 
+/** Config section `stream`: the chunk timeout. */
 export const StreamSection = Schema.Struct({
   chunkTimeoutMs: TimerMs,
   /** Bytes of one response body after decompression; past it the step ends as a protocol error. */
@@ -30,6 +32,7 @@ export const StreamSection = Schema.Struct({
   maxEventBytes: PosInt
 })
 
+/** Config section `loop`: role, interactivity, caps, steps and timeouts. */
 export const LoopSection = Schema.Struct({
   role: Schema.Literals(["main", "subagent", "checkpoint"]),
   interactive: Schema.Boolean,
@@ -41,6 +44,7 @@ export const LoopSection = Schema.Struct({
   stepTimeoutMs: Schema.NullOr(TimerMs)
 })
 
+/** Config section `recovery`: bounded recoveries per kind. */
 export const RecoverySection = Schema.Struct({
   lengthContinuations: NonNegInt,
   emptyRetries: NonNegInt,
@@ -49,6 +53,7 @@ export const RecoverySection = Schema.Struct({
   structuredRetries: NonNegInt
 })
 
+/** Config section `text_loop`. */
 export const TextLoopSection = Schema.Struct({
   enabled: Schema.Boolean,
   bufferSize: PosInt,
@@ -56,6 +61,7 @@ export const TextLoopSection = Schema.Struct({
   keyChars: PosInt
 })
 
+/** Config section `repeated_action`. */
 export const RepeatedActionSection = Schema.Struct({
   enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
@@ -68,6 +74,7 @@ export const ActionCycleSection = Schema.Struct({
   replays: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
+/** Config section `doom_loop`. */
 export const DoomLoopSection = Schema.Struct({
   enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
@@ -81,6 +88,7 @@ export const StreakRecoverySection = Schema.Struct({
   cache_risk_blocks: PosInt
 })
 
+/** One retry budget's fields, each optional (a patch over the defaults). */
 export const RetryBudgetPatch = Schema.Struct({
   mode: Schema.optional(Schema.Literals(["bounded", "persistent"])),
   maxRetries: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
@@ -93,6 +101,7 @@ export const RetryBudgetPatch = Schema.Struct({
 
 export { RETRY_BUDGET_NAMES as BUDGET_NAMES } from "@loopguard/core/retry"
 
+/** Config section `retry`: one budget patch per budget name. */
 export const RetrySection = Schema.Struct({
   request: Schema.optional(RetryBudgetPatch),
   stream: Schema.optional(RetryBudgetPatch),
@@ -105,6 +114,7 @@ export const RetrySection = Schema.Struct({
   overloadedImmediateRetries: Schema.optional(NonNegInt)
 })
 
+/** Config section `provider.<id>`: per-provider overrides. */
 export const ProviderSection = Schema.Struct({
   retry: Schema.optional(RetrySection)
 })
@@ -124,6 +134,7 @@ export const TryBestSection = Schema.Struct({
   max_resumes: NonNegInt
 })
 
+/** Config section `stall`: stall signals. */
 export const StallSection = Schema.Struct({
   enabled: Schema.Boolean,
   noFileChangeSteps: Schema.NullOr(PosInt),
@@ -133,6 +144,7 @@ export const StallSection = Schema.Struct({
   spendFlatWindow: Schema.NullOr(PosInt)
 })
 
+/** Config section `breaker`: the error-storm breaker. */
 export const BreakerSection = Schema.Struct({
   enabled: Schema.Boolean,
   consecutiveFailures: PosInt,
@@ -142,11 +154,13 @@ export const BreakerSection = Schema.Struct({
   recoverySuccesses: PosInt
 })
 
+/** Config section `goal_gate`. */
 export const GoalGateSection = Schema.Struct({
   enabled: Schema.Boolean,
   maxChecks: PosInt
 })
 
+/** Config section `completion_check`. */
 export const CompletionCheckSection = Schema.Struct({
   command: Schema.NullOr(Schema.String),
   timeoutMs: TimerMs,
@@ -195,6 +209,7 @@ export const ToolsSection = Schema.Struct({
   approveCommands: Schema.Boolean
 })
 
+/** The whole config as one Schema; `LoopguardConfig` is its type. */
 export const LoopguardConfigSchema = Schema.Struct({
   repeat: RepeatSection,
   stream: StreamSection,

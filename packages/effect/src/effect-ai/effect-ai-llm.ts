@@ -48,6 +48,7 @@ const streamParts = (model: LanguageModel.LanguageModel, request: LlmRequest): S
         toolCallValidation: "deferred"
       })
 
+/** The LLM service over an Effect AI `LanguageModel`. */
 export const makeEffectAiLlm = (model: LanguageModel.LanguageModel, options: EffectAiLlmOptions): LlmShape => {
   const secrets = options.secrets ?? []
   // This is where a server's words enter loopguard: redacted here, they reach nothing else.

@@ -13,6 +13,7 @@ export interface CheckResult {
   readonly output: string
 }
 
+/** The completion check: a command that must pass before a final answer is accepted. */
 export class CompletionCheck extends Context.Service<
   CompletionCheck,
   { readonly run: (command: string, timeoutMs: number) => Effect.Effect<CheckResult> }

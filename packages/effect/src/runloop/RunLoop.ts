@@ -23,6 +23,7 @@ import type { RunInput, RunResult } from "./run-types.js"
 import { finishRun } from "./stages/finish.js"
 import { runStep } from "./step.js"
 
+/** The loop of steps for one user turn: requests, classification, recoveries, cross-step detectors, caps and the report. */
 export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult> }>()(
   "loopguard/RunLoop"
 ) {

@@ -18,6 +18,7 @@ type Op =
 /** Session ids become file names: anything outside [A-Za-z0-9._-] is replaced. */
 export const sessionFile = (dir: string, sessionId: string): string => join(dir, `${sessionId.replace(/[^A-Za-z0-9._-]/g, "_")}.jsonl`)
 
+/** A durable store: one append-only JSON Lines file per session in `dir`, replayed on first read. */
 export const makeJsonlStore = (dir: string): SessionStoreShape => {
   mkdirSync(dir, { recursive: true })
   const memory = makeMemoryStore()

@@ -7,6 +7,7 @@
 import { redactDeep } from "@loopguard/core/try-best"
 import type { SessionStoreShape } from "./SessionStore.js"
 
+/** A SessionStore that redacts every message before it is written; everything else passes through. */
 export const redactingStore = <S extends SessionStoreShape>(store: S, redact: (text: string) => string): S => {
   const writes: Partial<SessionStoreShape> = {
     append: (sessionId, message) => store.append(sessionId, redactDeep(message, redact)),

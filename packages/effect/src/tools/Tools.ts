@@ -48,6 +48,7 @@ export interface ToolsShape {
   readonly execute: (call: ToolCall) => Effect.Effect<ToolResult>
 }
 
+/** The tools a session may call; a failure is a result the model sees, never a crash of the loop. */
 export class Tools extends Context.Service<Tools, ToolsShape>()("loopguard/Tools") {
   /** No tools: every call is answered with an error result. */
   static readonly layerNone = Layer.succeed(Tools, Tools.of({ specs: [], execute: (call) => Effect.succeed(unknownTool(call)) }))
@@ -72,7 +73,7 @@ const unknownTool = (call: ToolCall): ToolResult => ({
   error: `Unknown tool: ${call.name}`
 })
 
-/** `redact` (default: Authorization/Bearer credentials only) is applied to every result's text. */
+/** Tools from plain async definitions, each run under a timeout; `redact` (default: Authorization/Bearer credentials only) is applied to every result's text. */
 export const makeTools = (
   definitions: ReadonlyArray<ToolDefinition>,
   timeoutMs: number,

@@ -32,6 +32,7 @@ export const releaseGroup = (pgid: number): void => {
   live.delete(pgid)
 }
 
+/** Kills every tool process group still alive (process exit, signals). */
 export const killAllGroups = (): void => {
   for (const pgid of live) killGroup(pgid)
   live.clear()

@@ -17,6 +17,7 @@ export interface ShellOutcome {
   readonly failure?: string
 }
 
+/** Options of `runShell`. */
 export interface ShellOptions {
   readonly cwd: string
   readonly timeoutMs: number
@@ -29,6 +30,7 @@ export interface ShellOptions {
 
 export const DEFAULT_MAX_OUTPUT_CHARS = 20_000
 
+/** Runs a shell command in `cwd` with a timeout and abort signal; the child never outlives it. */
 export const runShell = (command: string, options: ShellOptions): Promise<ShellOutcome> =>
   new Promise((done) => {
     const output = makeCappedOutput(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS)
