@@ -1,16 +1,30 @@
 /**
  * Every process group loopguard starts (tool commands, the completion check) is recorded here
  * until it is gone. Killing the group, not only its leader, takes `cmd &` and grandchildren with
- * it; a last-chance `exit` handler kills whatever is still recorded, so no child outlives the
- * loopguard process even when it leaves without cleaning up.
+ * it. Last-chance hooks kill whatever is still recorded when the loopguard process leaves: on
+ * `exit`, and on SIGINT / SIGTERM / SIGHUP, after which a signal nobody else handles is raised
+ * again so the process still ends the way it would have.
  */
 const live = new Set<number>()
-let exitHookInstalled = false
+let hooksInstalled = false
 
-const installExitHook = (): void => {
-  if (exitHookInstalled) return
-  exitHookInstalled = true
+const LAST_CHANCE_SIGNALS: ReadonlyArray<NodeJS.Signals> = ["SIGINT", "SIGTERM", "SIGHUP"]
+
+const onSignal = (signal: NodeJS.Signals): void => {
+  killAllGroups()
+  // Alone: the default action (end the process) must still happen. With other listeners (the
+  // CLI's cancel-with-report), they decide.
+  if (process.listenerCount(signal) === 1) {
+    process.removeListener(signal, onSignal)
+    process.kill(process.pid, signal)
+  }
+}
+
+const installHooks = (): void => {
+  if (hooksInstalled) return
+  hooksInstalled = true
   process.on("exit", killAllGroups)
+  for (const signal of LAST_CHANCE_SIGNALS) process.on(signal, onSignal)
 }
 
 /** SIGKILL to the whole group; a group that is already gone is not an error. */
@@ -23,7 +37,7 @@ export const killGroup = (pgid: number): void => {
 }
 
 export const trackGroup = (pgid: number): void => {
-  installExitHook()
+  installHooks()
   live.add(pgid)
 }
 
