@@ -4,7 +4,7 @@
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { CompletionCheck, makeTools, RunLoop } from "@loopguard/effect"
-import { liveGroups, runShell } from "@loopguard/effect/tools"
+import { killAllGroups, liveGroups, runShell } from "@loopguard/effect/tools"
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { spawn } from "node:child_process"
@@ -46,6 +46,15 @@ describe("runShell process groups", () => {
     expect(r.failure).toBe("cancelled")
     expect(await leftoversOf("302.10")).toEqual([])
     expect(liveGroups()).toEqual([])
+  }, 30_000)
+
+  test("killAllGroups (the exit and signal hooks) stops a running command and tells its call why", async () => {
+    const running = runShell("sleep 302.106 & sleep 302.107", { cwd, timeoutMs: 20_000 })
+    await appears("302.107")
+    killAllGroups("loopguard received SIGTERM")
+    const r = await running
+    expect(r.failure).toBe("loopguard received SIGTERM")
+    expect([...(await leftoversOf("302.106")), ...(await leftoversOf("302.107"))]).toEqual([])
   }, 30_000)
 
   test("output is capped while it streams: `yes` keeps head and tail and says what was dropped", async () => {
