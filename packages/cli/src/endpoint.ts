@@ -6,7 +6,8 @@
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import type { LLM, LoopguardConfig, SessionStoreShape, ToolDefinition } from "@loopguard/effect"
 import { makeJsonlStore } from "@loopguard/effect/store"
-import { Effect, Option, Redacted, type Layer } from "effect"
+import { FallbackLLM } from "@loopguard/effect/llm"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { Flag } from "effect/cli"
 import { statSync } from "node:fs"
 import { resolve } from "node:path"
@@ -102,12 +103,17 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
     for (const note of notes) process.stderr.write(`loopguard: ${note}\n`)
     const key = process.env[flags.apiKeyEnv]
     const base = baseURL.toString().replace(/\/$/, "")
-    const llm = layerOpenAICompatible({
+    const connection = {
       baseURL: base,
-      modelId: flags.model,
       ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {}),
       limits: { maxResponseBytes: config.stream.maxResponseBytes, maxEventBytes: config.stream.maxEventBytes }
-    })
+    }
+    // breaker.fallback: the breaker's reroute rung switches to this model on the same endpoint.
+    const fallback = config.breaker.fallback
+    const llm = Layer.merge(
+      layerOpenAICompatible({ ...connection, modelId: flags.model }),
+      fallback === null ? Layer.empty : FallbackLLM.fromLLM(layerOpenAICompatible({ ...connection, modelId: fallback }))
+    )
     const cwd = resolve(flags.cwd)
     if (!isDirectory(cwd)) return yield* new UsageError({ message: `--cwd ${flags.cwd}: not a folder` })
     const sessionDir = Option.isSome(flags.sessionDir) ? resolve(flags.sessionDir.value) : null

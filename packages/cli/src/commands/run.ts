@@ -8,7 +8,7 @@ import { Command, Flag } from "effect/cli"
 import { endpointFlags, outputFlags, prepareEndpoint } from "../endpoint.js"
 import { RunFailed, UsageError } from "../errors.js"
 import { runWithPausePolicy } from "../pause/index.js"
-import { takeOverSigint } from "../sigint.js"
+import { onFirstSignal } from "../signals.js"
 
 export const runCommand = Command.make(
   "run",
@@ -22,15 +22,14 @@ export const runCommand = Command.make(
     Effect.gen(function* () {
       const output = yield* outputFlags(flags.json, flags.quiet)
       const endpoint = yield* prepareEndpoint(flags)
-      // First Ctrl-C: cancel the run (the step and its tools are interrupted, the report is printed);
-      // a second one: leave at once.
+      // First SIGINT/SIGTERM: cancel the run (the step and its tools are interrupted, the report is
+      // printed, exit 130/143); a second one quits at once (signals.ts).
       const controller = new AbortController()
-      const onSigint = () => {
-        if (controller.signal.aborted) process.exit(130)
-        process.stderr.write("\nloopguard: cancelling (Ctrl-C again to quit at once)\n")
+      const release = onFirstSignal((signal) => {
+        process.stderr.write(`\nloopguard: ${signal}: cancelling the run (send it again to quit at once)\n`)
         controller.abort()
-      }
-      const outcome = yield* Effect.scoped(Effect.andThen(takeOverSigint(onSigint), runWithPausePolicy({
+      })
+      const outcome = yield* runWithPausePolicy({
         signal: controller.signal,
         ...(endpoint.store !== undefined ? { store: endpoint.store } : {}),
         config: endpoint.config,
@@ -45,10 +44,8 @@ export const runCommand = Command.make(
         apiKeyEnv: endpoint.apiKeyEnv,
         secrets: endpoint.secrets,
         secretEnvNames: [endpoint.apiKeyEnv]
-      })))
+      }).pipe(Effect.ensuring(Effect.sync(release)))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
-      // Cancelled by Ctrl-C: the report was printed; the status says a signal ended it.
-      if (controller.signal.aborted) return yield* new RunFailed({ message: "", exitCode: 130 })
       if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })
     })
 ).pipe(

@@ -113,7 +113,8 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
       sessionId,
       ...(options.system !== undefined ? { system: options.system } : {}),
       ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
-      ...(options.signal !== undefined ? { signal: options.signal } : {})
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...(options.cwd !== undefined ? { workspace: options.cwd } : {})
     }
     const next = (last: RunResult, results: ReadonlyArray<RunResult>): Effect.Effect<RunInput | null> =>
       handler.resume(last, results, options.prompt).pipe(Effect.map((text) => (text === null ? null : { ...base, prompt: text })))

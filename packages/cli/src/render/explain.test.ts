@@ -31,6 +31,11 @@ describe("explainIncident", () => {
       { detector: "goal-gate", action: "not-met", detail: { reason: "no fix" } },
       { detector: "filtered", action: "exit:content_filter", detail: {} },
       { detector: "bash-retry", action: "pause", detail: { kind: "bash_retry", detail: "bash_retry: `npm test` has failed 3 times" } },
+      { detector: "time-limit", action: "stop", detail: {} },
+      { detector: "compaction", action: "compacted", detail: { replaced: 3 } },
+      { detector: "subagent", action: "final", detail: {} },
+      { detector: "step-cap", action: "stop", detail: { used: "50 of 50 steps" } },
+      { detector: "breaker", action: "model-switched", detail: { to: "gpt-4o-mini" } },
       { detector: "brand-new-detector", action: "whatever", detail: null }
     ]
     for (const c of cases) {

@@ -76,6 +76,13 @@ const REMINDERS: Readonly<Record<string, string>> = {
   "breaker-degrade": "Tools kept failing; loopguard asked the model to slow down and check its approach."
 }
 
+const COMPACTION: Readonly<Record<string, Explanation>> = {
+  compacted: { tone: "note", text: "The history outgrew the context; loopguard summarised the older steps and kept the recent ones." },
+  skipped: { tone: "note", text: "The history is near the context limit, but there was nothing older than the kept steps to summarise." },
+  failed: { tone: "note", text: "The history outgrew the context and summarising it failed; loopguard went on with the full history." },
+  cap: { tone: "note", text: "The history outgrew the context again, but the compaction limit was reached; loopguard summarises no more." }
+}
+
 const ROLLBACK_CAUSES: Readonly<Record<string, string>> = {
   refusal: "The model refused",
   "format-leak": "The reply leaked raw tool-call markup",
@@ -129,9 +136,9 @@ export const explainIncident = (i: IncidentLike): Explanation => {
     case "timeout":
       return { tone: "stop", text: `A step took longer than ${Math.round((num(detail, "stepTimeoutMs") ?? 0) / 1000)} s; loopguard stopped it.` }
     case "breaker":
-      return action === "hand-back"
-        ? { tone: "stop", text: "Tools kept failing; loopguard stopped and handed the work back to you." }
-        : { tone: "note", text: "Tools kept failing; loopguard asked the model to slow down and check its approach." }
+      if (action === "hand-back") return { tone: "stop", text: "Tools kept failing; loopguard stopped and handed the work back to you." }
+      if (action === "model-switched") return { tone: "note", text: `Tools kept failing; loopguard switched to the fallback model ${str(detail, "to") ?? ""}`.trimEnd() + "." }
+      return { tone: "note", text: "Tools kept failing; loopguard asked the model to slow down and check its approach." }
     case "completion-check":
       return action === "passed"
         ? { tone: "ok", text: `The completion check \`${str(detail, "command") ?? "?"}\` passed.` }
@@ -142,6 +149,22 @@ export const explainIncident = (i: IncidentLike): Explanation => {
         : { tone: "ok", text: "An evaluator judged the goal met." }
     case "repair":
       return { tone: "note", text: `A call to ${str(detail, "tool") ?? "a tool"} had malformed arguments; loopguard repaired them before running it.` }
+    case "step-cap":
+      return { tone: "stop", text: `The run used all its steps${str(detail, "used") !== null ? ` (${str(detail, "used")})` : ""}; loopguard stopped it.` }
+    case "time-limit":
+      return { tone: "stop", text: "The run reached its wall-clock limit (loop.maxWallMs); loopguard cancelled the running step and stopped." }
+    case "cancel":
+      return { tone: "stop", text: "Cancelled; loopguard interrupted the running step and its tools." }
+    case "compaction":
+      return COMPACTION[action] ?? { tone: "note", text: "The history is near the context limit; loopguard tried to summarise older steps." }
+    case "subagent":
+      return action === "stop" && str(detail, "reason") === "depth_limit"
+        ? { tone: "stop", text: "A sub-agent asked for another sub-agent beyond the depth limit; loopguard refused." }
+        : { tone: action === "final" ? "ok" : "note", text: `A sub-agent ended its sub-task: ${exitWords(action)}; its report is part of this run.` }
+    case "tool-cap":
+      return { tone: "note", text: `${str(detail, "tool") ?? "A tool"} was called more times than allowed (toolCaps); loopguard answered the call without running it.` }
+    case "tool-less-step":
+      return { tone: "note", text: `The model called ${str(detail, "tool") ?? "a tool"} in a step meant for a plain answer; loopguard did not run it.` }
   }
   if (action === "warn") return { tone: "note", text: `Warning: ${tryBestWords(detector, detail)}` }
   return { tone: "note", text: `loopguard noticed ${detector.replace(/[-_]/g, " ")} and took action "${action}".` }
