@@ -52,13 +52,14 @@ describe("loopguard demo", () => {
     const { stdout, code } = await cli(["demo", "--json"])
     expect(code).toBe(0)
     const lines = stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; report?: { reason: string; tokens: { total: number } } })
-    expect(lines.filter((l) => l.type === "demo.scene")).toHaveLength(13)
+    const scenes = lines.filter((l) => l.type === "demo.scene").length
+    expect(scenes).toBeGreaterThanOrEqual(13)
     const reports = lines.filter((l) => l.type === "report").map((l) => l.report!)
-    expect(reports).toHaveLength(13)
+    expect(reports).toHaveLength(scenes)
     const finals = reports.filter((r) => r.reason === "final")
     expect(finals.length).toBeGreaterThan(5)
     for (const r of finals) expect(r.tokens.total).toBeGreaterThan(0)
-    expect(lines.at(-1) as unknown).toEqual({ type: "demo.summary", scenes: 13, asExpected: 13 })
+    expect(lines.at(-1) as unknown).toEqual({ type: "demo.summary", scenes, asExpected: scenes })
   }, 120_000)
 
   test("piped, the text has no escape codes, banners in plain words and real token counts", async () => {
@@ -67,7 +68,7 @@ describe("loopguard demo", () => {
     expect(stdout).not.toContain(ESC)
     expect(stdout).not.toMatch(/\bREMIND\b|\bclass: /)
     expect(stdout).toContain("loopguard: The reply started repeating itself")
-    expect(stdout).toContain("13 of 13 scenes ended as expected")
+    expect(stdout).toMatch(/\n(\d+) of \1 scenes ended as expected/)
     expect(stdout).not.toMatch(/── done: .* · 0 tokens/)
   }, 120_000)
 })
@@ -82,7 +83,7 @@ describe("loopguard run", () => {
     const lines = stdout.trimEnd().split("\n")
     expect(lines).toHaveLength(2)
     expect(lines[0]).toBe("Hi there.")
-    expect(lines[1]).toMatch(/^── done: finished with an answer · 1 step · \d+ tokens · price unknown · \d+\.\d s$/)
+    expect(lines[1]).toMatch(/^── done: finished with an answer \(final\) · 1 step · \d+ tokens · price unknown · \d+\.\d s$/)
   }, 30_000)
 
   test("--json: every line is JSON, the report last", async () => {

@@ -51,8 +51,8 @@ describe("loopguard run and signals", () => {
         run.child.kill(signal)
         const ended = await run.closed
         expect(ended.code).toBe(code)
-        expect(run.out.stdout).toContain("ABORTED: cancelled")
-        expect(run.out.stdout).toContain("CancelledError")
+        expect(run.out.stdout).toContain("── stopped: cancelled ·")
+        expect(run.out.stdout).toContain("what went wrong: cancelled by the user")
         expect(run.out.stderr).toContain(`${signal}: cancelling the run`)
         expect(run.out.stderr).not.toMatch(/\bat .*\.ts:\d+/)
         await server.requests[0]!.done

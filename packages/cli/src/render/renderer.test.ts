@@ -37,7 +37,7 @@ describe("human output", () => {
         "The answer.",
         "  · step 1 · 1,200 tokens · $0.0030 · 1.5 s",
         "  ! loopguard: The reply started repeating itself (a block of 4 words over and over); loopguard cut the stream there.",
-        "── done: finished with an answer · 1 step · 15 tokens · price unknown · 1.5 s",
+        "── done: finished with an answer (final) · 1 step · 15 tokens · price unknown · 1.5 s",
         ""
       ].join("\n")
     )
@@ -67,7 +67,7 @@ describe("human output", () => {
     const s = setup("human")
     s.r.onReport(buildReport({ reason: "max_steps", stepsUsed: 3, blockedAt: "step 2: final (exit:max_steps)" }))
     const lines = s.text().split("\n")
-    expect(lines[0]).toStartWith("── stopped: reached the step limit · 3 steps · 0 tokens")
+    expect(lines[0]).toStartWith("── stopped: reached the step limit (max_steps) · 3 steps · 0 tokens")
     expect(lines[1]).toBe("   stopped at: step 3")
     expect(lines[2]).toStartWith("   next: ")
   })
@@ -113,7 +113,7 @@ test("a secret the model repeats is never shown, even split across deltas; the t
 test("quiet prints the answer and the exit line only", () => {
   const s = setup("quiet")
   playTurn(s)
-  expect(s.text()).toBe("The answer.\n── done: finished with an answer · 1 step · 15 tokens · price unknown · 1.5 s\n")
+  expect(s.text()).toBe("The answer.\n── done: finished with an answer (final) · 1 step · 15 tokens · price unknown · 1.5 s\n")
 })
 
 test("json mode prints nothing itself (the caller writes JSON Lines)", () => {

@@ -34,11 +34,14 @@ export const formatTotals = (t: Totals, stepWord: "step" | "steps"): string =>
 
 const HEAD: Readonly<Record<RunReport["status"], string>> = { completed: "done", paused: "paused", aborted: "stopped" }
 
-/** The one exit line: `── done: finished with an answer · 2 steps · 512 tokens · $0.0008 · 5.1 s`. */
+/** The one exit line: `── done: finished with an answer (final) · 2 steps · 512 tokens · $0.0008 · 5.1 s`. */
 export const exitLine = (r: RunReport, elapsedMs: number | null, style: Style): string => {
   const colour = r.status === "completed" ? style.green : r.status === "paused" ? style.cyan : style.red
   const totals = formatTotals({ steps: r.stepsUsed, tokens: r.tokens.total, costUsd: r.costUsd, elapsedMs }, "steps")
-  return `${colour(`── ${HEAD[r.status]}: ${exitWords(r.reason)}`)} ${style.dim(`· ${totals}`)}`
+  // The reason's code follows the words (when they differ) so a log can be searched for it.
+  const words = exitWords(r.reason)
+  const code = words === r.reason.replace(/_/g, " ") ? "" : ` (${r.reason})`
+  return `${colour(`── ${HEAD[r.status]}: ${words}${code}`)} ${style.dim(`· ${totals}`)}`
 }
 
 /** The report says `step 2: doom-loop (stop)` with 0-based steps; people count from 1 and the banner said why. */
