@@ -191,6 +191,35 @@ describe("loopguard chat from a pipe", () => {
     expect(server.requests[0]!.headers["authorization"]).toBe(`Bearer ${key}`)
   }, 60_000)
 
+  test("SIGTERM during a turn: the turn ends with its report, then the chat, exit status 143", async () => {
+    const words = Array.from({ length: 300 }, (_, i) => `w${i}`).join(" ")
+    const server = await serve([textStream(words, { chunkSize: 5, chunkDelayMs: 30 })])
+    const proc = Bun.spawn([process.execPath, "run", "packages/cli/src/main.ts", "chat", "--base-url", server.baseURL, "--model", "m", "--cwd", workdir()], {
+      cwd: ROOT,
+      env: cleanEnv(),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe"
+    })
+    // stdin stays open: only the signal can end this chat.
+    proc.stdin.write("tell me a long story\n")
+    proc.stdin.flush()
+    let stdout = ""
+    const reader = (async () => {
+      const r = proc.stdout.getReader()
+      const decoder = new TextDecoder()
+      for (let c = await r.read(); !c.done; c = await r.read()) stdout += decoder.decode(c.value, { stream: true })
+    })()
+    const deadline = Date.now() + 30_000
+    while (!stdout.includes("w10 ") && Date.now() < deadline) await Bun.sleep(50)
+    proc.kill("SIGTERM")
+    const code = await proc.exited
+    await reader
+    expect(code).toBe(143)
+    expect(stdout).toContain("── stopped: cancelled")
+    expect(stdout).not.toContain("w299")
+  }, 60_000)
+
   test("--session without --session-dir, and an unknown session, are usage errors", async () => {
     const a = await cli(["chat", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--session", "x"], "")
     expect(a.code).toBe(2)

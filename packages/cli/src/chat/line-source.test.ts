@@ -18,3 +18,12 @@ test("piped lines are read one by one, echoed after the prompt, then the end", a
   expect(await lines.read("> ")).toEqual({ type: "end" })
   expect(shown).toBe("> first\n> second\n> third\n> \n")
 }, 30_000)
+
+test("once closed, a source reads no more: the end at once", async () => {
+  const input = new PassThrough()
+  const lines = streamLines(input, new PassThrough())
+  input.write("queued\n")
+  lines.close()
+  expect(await lines.read("> ")).toEqual({ type: "line", text: "queued" })
+  expect(await lines.read("> ")).toEqual({ type: "end" })
+}, 30_000)

@@ -21,10 +21,12 @@ const HISTORY_SIZE = 200
 export const terminalLines = (input: Readable, output: Writable): LineSource => {
   let history: Array<string> = []
   let open: { close: () => void } | null = null
+  let closed = false
   return {
     terminal: true,
     read: (prompt) =>
       new Promise<LineRead>((resolve) => {
+        if (closed) return resolve({ type: "end" })
         const rl = createInterface({ input, output, terminal: true, history, historySize: HISTORY_SIZE, removeHistoryDuplicates: true })
         open = rl
         let done = false
@@ -43,7 +45,10 @@ export const terminalLines = (input: Readable, output: Writable): LineSource => 
         rl.on("close", () => finish({ type: "end" }))
         rl.question(prompt, (text) => finish({ type: "line", text }))
       }),
-    close: () => open?.close()
+    close: () => {
+      closed = true
+      open?.close()
+    }
   }
 }
 

@@ -15,6 +15,7 @@ import { linesFor } from "../chat/line-source.js"
 import { endpointFlags, prepareEndpoint } from "../endpoint.js"
 import { RunFailed, UsageError } from "../errors.js"
 import { takeOverSigint } from "../sigint.js"
+import { onFirstSignal } from "../signals.js"
 import { colourWanted, makeRenderer, makeStyle, priceOf, secretValues, terminalSafe } from "../render/index.js"
 
 const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/
@@ -89,7 +90,13 @@ export const chatCommand = Command.make(
           process.exit(130)
         }
       }
-      const end = yield* Effect.scoped(Effect.andThen(takeOverSigint(onSigint), runChat(ctx, state)))
+      // SIGTERM (SIGINT is chat's own, above): end the running turn with its report, then the chat;
+      // the process exits 143 (signals.ts).
+      const release = onFirstSignal(() => {
+        state.controller?.abort()
+        lines.close()
+      })
+      const end = yield* Effect.scoped(Effect.andThen(takeOverSigint(onSigint), runChat(ctx, state))).pipe(Effect.ensuring(Effect.sync(release)))
       lines.close()
       if (end === "interrupt") return yield* new RunFailed({ message: "", exitCode: 130 })
     })
