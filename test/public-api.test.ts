@@ -12,16 +12,19 @@ const root = resolve(import.meta.dir, "..")
 const PACKAGES = ["core", "effect", "ai-sdk"] as const
 
 const entries = PACKAGES.flatMap((pkg) => {
-  const manifest = JSON.parse(readFileSync(join(root, "packages", pkg, "package.json"), "utf8")) as { exports: Record<string, string> }
-  return Object.entries(manifest.exports).map(([key, file]) => ({
+  const manifest = JSON.parse(readFileSync(join(root, "packages", pkg, "package.json"), "utf8")) as {
+    exports: Record<string, { readonly bun: string }>
+  }
+  // The `bun` condition is the entry's TypeScript source.
+  return Object.entries(manifest.exports).map(([key, target]) => ({
     spec: `@loopguard/${pkg}${key === "." ? "" : key.slice(1)}`,
-    file: resolve(root, "packages", pkg, file)
+    file: resolve(root, "packages", pkg, target.bun)
   }))
 })
 
 const program = ts.createProgram(
   entries.map((e) => e.file),
-  { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: [] }
+  { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, customConditions: ["bun"], target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: [] }
 )
 const checker = program.getTypeChecker()
 
