@@ -13,13 +13,19 @@ const PACKAGES = ["core", "effect", "ai-sdk"] as const
 
 const entries = PACKAGES.flatMap((pkg) => {
   const manifest = JSON.parse(readFileSync(join(root, "packages", pkg, "package.json"), "utf8")) as {
-    exports: Record<string, { readonly bun: string }>
+    exports: Record<string, unknown>
   }
-  // The `bun` condition is the entry's TypeScript source.
-  return Object.entries(manifest.exports).map(([key, target]) => ({
-    spec: `@loopguard/${pkg}${key === "." ? "" : key.slice(1)}`,
-    file: resolve(root, "packages", pkg, target.bun)
-  }))
+  return Object.entries(manifest.exports).map(([key, target]) => {
+    const spec = `@loopguard/${pkg}${key === "." ? "" : key.slice(1)}`
+    // Every entry: `bun` (the TypeScript source, read inside the workspace), `types` and `default` (dist/).
+    const t = target as { bun?: unknown; types?: unknown; default?: unknown }
+    if (typeof t.bun !== "string" || typeof t.types !== "string" || typeof t.default !== "string") {
+      throw new Error(`${spec}: exports["${key}"] needs { "bun": "./src/….ts", "types": "./dist/….d.ts", "default": "./dist/….js" }`)
+    }
+    const stem = t.bun.replace(/^\.\/src\//, "").replace(/\.ts$/, "")
+    if (t.types !== `./dist/${stem}.d.ts` || t.default !== `./dist/${stem}.js`) throw new Error(`${spec}: types/default do not match ${t.bun}`)
+    return { spec, file: resolve(root, "packages", pkg, t.bun) }
+  })
 })
 
 const program = ts.createProgram(
