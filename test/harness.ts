@@ -2,12 +2,13 @@
  * Test wiring: the real services over the real AI SDK provider, talking HTTP to the scripted
  * server. Each test gets its own server, store and event log.
  */
-import { layerOpenAICompatible } from "@loopguard/ai-sdk"
+import { layerOpenAICompatible, type EndpointOptions } from "@loopguard/ai-sdk"
 import { startScriptedServer, type Script, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import {
   ConfigService,
   DEFAULT_CONFIG,
   Events,
+  FallbackLLM,
   LLM,
   loopguardLayer,
   Permission,
@@ -25,7 +26,8 @@ import { Effect, Layer } from "effect"
 export interface Harness {
   readonly server: ScriptedServer
   readonly events: Array<LoopguardEvent>
-  readonly run: <A, E>(effect: Effect.Effect<A, E, RunLoop | SessionProcessor | SessionStore | Events>) => Promise<A>
+  /** `signal` interrupts the run's fiber (as a library caller's interruption would). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, RunLoop | SessionProcessor | SessionStore | Events>, options?: { readonly signal?: AbortSignal }) => Promise<A>
   readonly close: () => Promise<void>
 }
 
@@ -38,13 +40,19 @@ export const makeHarness = async (
     readonly modelId?: string
     /** Wraps the real HTTP-backed model (fault injection the wire protocol cannot express). */
     readonly decorate?: (llm: LlmShape) => LlmShape
+    /** A FallbackLLM on the same server under this model id (the breaker's reroute target). */
+    readonly fallbackModelId?: string
+    /** The session store (default: a fresh in-memory one). */
+    readonly store?: Layer.Layer<SessionStore>
+    /** Extra endpoint options (an API key, response limits). */
+    readonly endpoint?: Pick<EndpointOptions, "apiKey" | "limits">
   } = {}
 ): Promise<Harness> => {
   const server = await startScriptedServer(script, options.modelId ? { modelId: options.modelId } : {})
   const events: Array<LoopguardEvent> = []
   const config = (options.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
   const configLayer = Layer.succeed(ConfigService, config)
-  const http = layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" })
+  const http = layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted", ...options.endpoint })
   const decorate = options.decorate
   const llm = decorate
     ? Layer.effect(LLM, Effect.map(LLM, (inner: LlmShape) => LLM.of(decorate(inner)))).pipe(Layer.provide(http))
@@ -55,13 +63,16 @@ export const makeHarness = async (
     configLayer,
     Events.layerCollect(events),
     options.permission ?? Permission.layerDeny,
-    SessionStore.layerMemory
+    options.store ?? SessionStore.layerMemory
   )
-  const layer = loopguardLayer(deps)
+  const fallback = options.fallbackModelId
+    ? FallbackLLM.fromLLM(layerOpenAICompatible({ baseURL: server.baseURL, modelId: options.fallbackModelId, providerId: "scripted" }))
+    : Layer.empty
+  const layer = loopguardLayer(Layer.merge(deps, fallback))
   return {
     server,
     events,
-    run: (effect) => Effect.runPromise(Effect.provide(effect, layer) as Effect.Effect<never>),
+    run: (effect, options) => Effect.runPromise(Effect.provide(effect, layer) as Effect.Effect<never>, options?.signal ? { signal: options.signal } : undefined),
     close: () => server.close()
   }
 }

@@ -3,7 +3,7 @@
  * (start-step, text-start/end, sources, raw, ping) is dropped here so monitors see one shape.
  */
 import { FINISH_REASONS, toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core/model"
-import { normalizeError } from "@loopguard/core/retry"
+import { normalizeProviderError } from "./http/response-limits.js"
 import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai"
 
 /** An AI SDK finish reason as loopguard's (`unknown` for anything it does not know). */
@@ -67,7 +67,7 @@ export const mapPart = (part: TextStreamPart<ToolSet>): StreamPart | null => {
       return usage ? { type: "finish", finish, usage } : { type: "finish", finish }
     }
     case "error":
-      return { type: "error", error: { ...normalizeError(part.error), phase: "request" } }
+      return { type: "error", error: { ...normalizeProviderError(part.error), phase: "request" } }
     case "abort":
       return { type: "error", error: { message: part.reason ?? "aborted", aborted: true } }
     default:

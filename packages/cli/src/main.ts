@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * The `loopguard` command. Exit status: 0 success, 1 a run aborted / an audit file failed,
- * 2 bad flags or input (the message names the flag or file:line).
+ * 2 bad flags or input (the message names the flag or file:line), 130 / 143 after SIGINT / SIGTERM.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { CliOutput, Command } from "effect/cli"
 import { isParseError, oneLinePresenter } from "./cli-output.js"
@@ -12,7 +12,11 @@ import { runCommand } from "./commands/run.js"
 import { auditCommand } from "./commands/audit.js"
 import { scanCommand } from "./commands/scan.js"
 import { RunFailed, UsageError } from "./errors.js"
+import { runMainWithSignals } from "./signals.js"
 import { VERSION } from "./version.js"
+import { makeRedactor } from "@loopguard/core/try-best"
+
+const redactForStderr = makeRedactor([process.env["OPENAI_API_KEY"], process.env["LOOPGUARD_API_KEY"]])
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
@@ -22,7 +26,7 @@ const root = Command.make("loopguard").pipe(
 const program = Command.run(root, { version: VERSION }).pipe(
   Effect.catchTag("UsageError", (e: UsageError) =>
     Effect.sync(() => {
-      process.stderr.write(`loopguard: ${e.message}\n`)
+      process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
       process.exitCode = 2
     })
   ),
@@ -34,9 +38,17 @@ const program = Command.run(root, { version: VERSION }).pipe(
   ),
   // The presenter already printed the one line; a parse error is bad usage, exit status 2.
   Effect.catchIf(isParseError, () => Effect.sync(() => void (process.exitCode = 2))),
+  // Anything unexpected is one line, never a stack trace; the key and credentials are redacted.
+  Effect.catchDefect((defect) =>
+    Effect.sync(() => {
+      const message = defect instanceof Error ? defect.message : String(defect)
+      process.stderr.write(`loopguard: internal error: ${redactForStderr(message)}\n`)
+      process.exitCode = 1
+    })
+  ),
   Effect.provide(CliOutput.layerPresenter(oneLinePresenter)),
   Effect.provide(NodeServices.layer)
 )
 
-NodeRuntime.runMain(program as Effect.Effect<void, unknown>, { disableErrorReporting: false })
+runMainWithSignals(program as Effect.Effect<void, unknown>, { disableErrorReporting: false })
 

@@ -35,9 +35,10 @@ export async function serveResponse(
 export function serveError(response: ErrorResponse, res: ServerResponse): void {
   const body = response.body ?? openAIErrorBody(response.status);
   const isText = typeof body === "string";
-  const payload = isText ? body : JSON.stringify(body);
+  const isBytes = body instanceof Uint8Array;
+  const payload = isText || isBytes ? body : JSON.stringify(body);
   res.writeHead(response.status, {
-    "content-type": isText ? "text/plain; charset=utf-8" : "application/json",
+    "content-type": isText ? "text/plain; charset=utf-8" : isBytes ? "application/octet-stream" : "application/json",
     ...response.headers,
   });
   res.end(payload);

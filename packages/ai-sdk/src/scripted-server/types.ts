@@ -60,7 +60,11 @@ export interface ErrorResponse {
   readonly type: "error";
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
-  /** An object is sent as JSON, a string verbatim as text/plain. Default: OpenAI-style `{error:{…}}`. */
+  /**
+   * An object is sent as JSON, a string verbatim as text/plain, bytes verbatim (set the headers:
+   * e.g. a gzip body with `content-encoding: gzip`). Default: OpenAI-style `{error:{…}}`.
+   * With a 2xx status this is how a server that answers without an event stream is played.
+   */
   readonly body?: unknown;
 }
 
@@ -77,7 +81,7 @@ export type ScriptedResponse = StreamResponse | ErrorResponse | ResetResponse;
  */
 export type Script =
   | ReadonlyArray<ScriptedResponse>
-  | ((body: any, index: number) => ScriptedResponse | Promise<ScriptedResponse>);
+  | ((body: any, index: number, headers: IncomingHttpHeaders) => ScriptedResponse | Promise<ScriptedResponse>);
 
 /** How a recorded request ended. */
 export type RequestOutcome =

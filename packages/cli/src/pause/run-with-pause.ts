@@ -41,6 +41,10 @@ export interface PauseRunOptions {
   readonly sessionId?: string
   readonly maxSteps?: number
   readonly cwd?: string
+  /** Secret values (the API key) redacted from everything the session writes; see SessionOptions. */
+  readonly secrets?: ReadonlyArray<string>
+  /** Environment variables holding secrets, kept from the completion check. */
+  readonly secretEnvNames?: ReadonlyArray<string>
   readonly json?: boolean
   /** The run log (stdout). */
   readonly write?: (line: string) => void
@@ -105,7 +109,8 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
       sessionId,
       ...(options.system !== undefined ? { system: options.system } : {}),
       ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
-      ...(options.signal !== undefined ? { signal: options.signal } : {})
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...(options.cwd !== undefined ? { workspace: options.cwd } : {})
     }
     const record = (incident: PausedIncident, offered: ReadonlyArray<PauseChoice>, choice: PauseChoice, resumed: boolean, note?: string) => {
       pauses.push({ incident, offered, choice, resumed, ...(note !== undefined ? { note } : {}) })
@@ -174,7 +179,9 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         write,
         ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
         ...(options.store !== undefined ? { store: options.store } : {}),
-        ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
+        ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+        ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
+        ...(options.secretEnvNames !== undefined ? { secretEnvNames: options.secretEnvNames } : {})
       },
       { ...base, prompt: options.prompt },
       next

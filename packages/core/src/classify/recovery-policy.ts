@@ -11,6 +11,7 @@ import type { FinishReason, NormalizedError } from "../model/stream.js"
 import type { StepClassification } from "./classify-step.js"
 import type { AgentRole, ReminderTemplateKind } from "./reminders.js"
 import { reminderText } from "./reminders.js"
+import { isProtocolError } from "../retry/decision.js"
 
 export type RecoveryState = {
   readonly lengthContinuations: number
@@ -209,7 +210,8 @@ export const decideRecovery = (state: RecoveryState, input: RecoveryInput): Reco
         existing === undefined
           ? { tag: "ModelError", message: classification.reason }
           : { tag: existing.name ?? "ModelError", message: existing.message }
-      return { state, action: { type: "exit", reason: "model_error", error } }
+      const protocol = existing !== undefined && isProtocolError(existing)
+      return { state, action: { type: "exit", reason: protocol ? "protocol" : "model_error", error } }
     }
     case "filtered":
       return {

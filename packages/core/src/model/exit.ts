@@ -2,15 +2,18 @@
 export const EXIT_REASONS = [
   "final",
   "max_steps",
-  "budget_exhausted",
+  "budget_tokens",
+  "budget_cost",
   "text_repeat",
   "text_loop",
   "try_best_paused",
   "output_length",
   "content_filter",
   "model_error",
+  "protocol",
   "circuit_open",
   "cancelled",
+  "time_limit",
   "timeout",
   "rollback_cap",
   "dropped_tool_call",
@@ -20,6 +23,7 @@ export const EXIT_REASONS = [
   "structured_output",
   "doom_loop",
   "goal_gate_cap",
+  "depth_limit",
   "completion_check_failed"
 ] as const
 

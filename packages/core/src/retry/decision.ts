@@ -70,6 +70,8 @@ export const classify = (error: NormalizedError): Classified => {
   const status = error.status
 
   if (error.aborted === true) return terminal("aborted by the user")
+  // The same bytes would come back: a limit passed or an answer that is not the protocol.
+  if (isProtocolError(error)) return terminal("protocol violation")
   if (containsAny(said, CONTEXT_OVERFLOW_MARKERS)) return terminal("context overflow")
   if (containsAny(said, QUOTA_EXHAUSTED_MARKERS)) return terminal("quota or credits exhausted")
 
@@ -94,6 +96,9 @@ export const classify = (error: NormalizedError): Classified => {
   if (error.isRetryable === true) return { kind: "unknown", reason: `provider marked retryable${status !== undefined ? ` (HTTP ${status})` : ""}` }
   return terminal(status !== undefined ? `unrecognised error (HTTP ${status})` : "unrecognised error")
 }
+
+/** Set by the HTTP layer (see @loopguard/ai-sdk's response limits): name ProtocolError, code `protocol`. */
+export const isProtocolError = (error: NormalizedError): boolean => error.name === "ProtocolError" || error.code === "protocol"
 
 /** The first network marker found in code, name, message or the cause chain. */
 const networkMarker = (error: NormalizedError): string | undefined => {

@@ -12,7 +12,7 @@ export {
 } from "./options.js"
 export { normalizeCommand, normalizeDiff, normalizeOutput } from "./normalize.js"
 export { jaccard, shingles } from "./similarity.js"
-export { classifyTool, commandOf, type ToolKind } from "./tool-kinds.js"
+export { classifyTool, commandOf, stringField, type ToolKind } from "./tool-kinds.js"
 export { editRecords, type EditRecord } from "./edit-records.js"
 export { isVerificationCommand, simpleCommands, verificationMatcher, type VerificationMatcher } from "./verification.js"
 export {
@@ -52,7 +52,7 @@ export {
   type StallState,
   type StepSummary
 } from "./stall-signals.js"
-export { DEFAULT_NON_SECRET_ENV, DEFAULT_REDACT_OPTIONS, REDACTED, redactSecrets, shannonEntropy, type RedactOptions } from "./redact.js"
+export { DEFAULT_NON_SECRET_ENV, DEFAULT_REDACT_OPTIONS, makeRedactor, makeStreamRedactor, MIN_SECRET_LENGTH, REDACTED, redactDeep, redactSecrets, shannonEntropy, type RedactOptions, type StreamRedactor } from "./redact.js"
 export {
   HANDOFF_COMMANDS,
   HANDOFF_HARNESS_NAMES,

@@ -9,6 +9,11 @@ const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Ratio = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 const Names = Schema.Array(Schema.String)
 
+/** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: reject such values. */
+export const MAX_TIMER_MS = 2_147_483_647
+const TimerMs = PosInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
+const DelayMs = NonNegInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
+
 /** Config section `repeat`: the in-stream repetition guard. */
 export const RepeatSection = Schema.Struct({
   enabled: Schema.Boolean,
@@ -20,7 +25,11 @@ export const RepeatSection = Schema.Struct({
 
 /** Config section `stream`: the chunk timeout. */
 export const StreamSection = Schema.Struct({
-  chunkTimeoutMs: PosInt
+  chunkTimeoutMs: TimerMs,
+  /** Bytes of one response body after decompression; past it the step ends as a protocol error. */
+  maxResponseBytes: PosInt,
+  /** Bytes of one server-sent event (one `data:` record). */
+  maxEventBytes: PosInt
 })
 
 /** Config section `loop`: role, interactivity, caps, steps and timeouts. */
@@ -31,8 +40,10 @@ export const LoopSection = Schema.Struct({
   maxSteps: PosInt,
   tokenBudget: Schema.NullOr(PosInt),
   costBudgetUsd: Schema.NullOr(Schema.Number.check(Schema.isGreaterThan(0))),
-  toolTimeoutMs: PosInt,
-  stepTimeoutMs: Schema.NullOr(PosInt)
+  toolTimeoutMs: TimerMs,
+  stepTimeoutMs: Schema.NullOr(TimerMs),
+  /** Whole-run wall clock; null = none. The run ends with `time_limit`. */
+  maxWallMs: Schema.NullOr(TimerMs)
 })
 
 /** Config section `recovery`: bounded recoveries per kind. */
@@ -83,10 +94,10 @@ export const StreakRecoverySection = Schema.Struct({
 export const RetryBudgetPatch = Schema.Struct({
   mode: Schema.optional(Schema.Literals(["bounded", "persistent"])),
   maxRetries: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
-  deadlineMs: Schema.optional(PosInt),
+  deadlineMs: Schema.optional(TimerMs),
   noDeadline: Schema.optional(Schema.Boolean),
-  initialDelayMs: Schema.optional(NonNegInt),
-  maxDelayMs: Schema.optional(NonNegInt),
+  initialDelayMs: Schema.optional(DelayMs),
+  maxDelayMs: Schema.optional(DelayMs),
   jitterRatio: Schema.optional(Ratio)
 })
 
@@ -142,7 +153,46 @@ export const BreakerSection = Schema.Struct({
   window: PosInt,
   failureRate: Ratio,
   minSamples: PosInt,
-  recoverySuccesses: PosInt
+  recoverySuccesses: PosInt,
+  /** Steps after a degrade or reroute trip in which tool calls are not run. */
+  cooldownSteps: NonNegInt,
+  /** Model id the reroute rung switches to (same endpoint); null = no reroute unless a FallbackLLM Layer is given. */
+  fallback: Schema.NullOr(Schema.String.check(Schema.isMinLength(1)))
+})
+
+/** Context compaction near the model's limit (seed 003). */
+export const CompactionSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  /** The model's context in tokens; null = from `contextSizes`, then the built-in table. */
+  contextTokens: Schema.NullOr(PosInt),
+  /** Compact when the next request's estimate passes this share of the context. */
+  triggerRatio: Schema.Number.check(Schema.isBetween({ minimum: 0.1, maximum: 1 })),
+  /** The most recent steps kept whole. */
+  keepRecentSteps: PosInt,
+  /** Compactions allowed in one run. */
+  maxCompactions: NonNegInt,
+  /** Model id (or id prefix) → context tokens, merged over the built-in table (config file only). */
+  contextSizes: Schema.Record(Schema.String, PosInt)
+})
+
+/** Child runs (the `task` tool, or a library call with `RunInput.depth`). */
+export const SubagentsSection = Schema.Struct({
+  /** Offer the `task` tool, which runs a sub-agent on a sub-task. */
+  enabled: Schema.Boolean,
+  /** Deepest nesting: a run at this depth gets no `task` tool; a library call deeper ends `depth_limit`. */
+  maxDepth: NonNegInt,
+  maxSteps: PosInt,
+  tokenBudget: Schema.NullOr(PosInt),
+  costBudgetUsd: Schema.NullOr(Schema.Number.check(Schema.isGreaterThan(0))),
+  /** Share of the parent's remaining steps / tokens / cost a child may take. */
+  shareOfRemaining: Schema.Number.check(Schema.isBetween({ minimum: 0.01, maximum: 1 }))
+})
+
+/** Per-tool call caps within one run. */
+export const ToolCapsSection = Schema.Struct({
+  maxCallsPerTool: Schema.NullOr(PosInt),
+  /** Tool name → cap (config file only); wins over `maxCallsPerTool`. */
+  perTool: Schema.Record(Schema.String, PosInt)
 })
 
 /** Config section `goal_gate`. */
@@ -154,7 +204,7 @@ export const GoalGateSection = Schema.Struct({
 /** Config section `completion_check`. */
 export const CompletionCheckSection = Schema.Struct({
   command: Schema.NullOr(Schema.String),
-  timeoutMs: PosInt,
+  timeoutMs: TimerMs,
   maxFailures: PosInt
 })
 
@@ -188,6 +238,18 @@ export const RollbackSection = Schema.Struct({
   dedupe_unlisted_tools: Schema.Boolean
 })
 
+/** The built-in tools of `loopguard run` (the shell is not a sandbox: see docs/security.md). */
+export const ToolsSection = Schema.Struct({
+  /** Characters of output one tool call returns (head and tail kept, the middle dropped). */
+  maxOutputChars: PosInt,
+  /** Environment names (`*` wildcards) removed from the shell's environment, besides LOOPGUARD_* and the key's variable. */
+  envDeny: Names,
+  /** When not empty, only these names reach the shell. */
+  envAllow: Names,
+  /** Ask on the terminal before each shell command; without a terminal every command is refused. */
+  approveCommands: Schema.Boolean
+})
+
 /** The whole config as one Schema; `LoopguardConfig` is its type. */
 export const LoopguardConfigSchema = Schema.Struct({
   repeat: RepeatSection,
@@ -206,8 +268,12 @@ export const LoopguardConfigSchema = Schema.Struct({
   try_best: TryBestSection,
   stall: StallSection,
   breaker: BreakerSection,
+  compaction: CompactionSection,
+  subagents: SubagentsSection,
+  toolCaps: ToolCapsSection,
   goal_gate: GoalGateSection,
   completion_check: CompletionCheckSection,
+  tools: ToolsSection,
   /** Merged over the built-in list prices; used for the cost cap and the report. */
   prices: Schema.Record(Schema.String, ModelPriceSchema)
 })

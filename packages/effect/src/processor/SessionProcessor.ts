@@ -10,9 +10,9 @@ import { isPrefillRejection } from "@loopguard/core/retry"
 import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
 import { Events } from "../events/Events.js"
-import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
+import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
-import { makeRetrySchedule, type RetryStep } from "../retry/schedule.js"
+import type { RetryStop } from "../retry/schedule.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools, type ToolResult } from "../tools/Tools.js"
 import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonitor } from "./monitors.js"
@@ -41,8 +41,6 @@ interface AttemptResult {
   readonly toolCalled: boolean
 }
 
-type RetryStop = Extract<RetryStep, { readonly retry: false }>
-
 /** The schedule's input: an attempt that failed in a way a retry might fix. */
 class AttemptFailed extends Data.TaggedError("AttemptFailed")<{ readonly error: NormalizedError }> {}
 
@@ -61,9 +59,15 @@ export interface ProcessInput {
   /** Extra monitors for this step (try-best, tests); the repeat monitor comes from config. */
   readonly monitors?: ReadonlyArray<MonitorFactory>
   /** Tools answered by the caller itself (e.g. the structured-output tool), before the Tools service. */
-  readonly localTools?: ReadonlyMap<string, (input: unknown) => ToolResult>
+  readonly localTools?: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>>
+  /** Asked before a call runs (per-tool caps): a refusal text means the call is answered, not run. */
+  readonly admitTool?: (name: string) => Effect.Effect<string | undefined>
   /** Makes ids for the reply messages (one per attempt). */
   readonly messageId: (attempt: number) => string
+  /** The model for this step instead of the layer's `LLM` (the breaker's reroute). */
+  readonly llm?: LlmShape
+  /** Set while tool execution cools down after an error storm: calls are answered with this, not run. */
+  readonly toolsPaused?: string
 }
 
 export interface ProcessResult {
@@ -138,16 +142,33 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
                 yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", detail: { tool: part.name, repairs: fixed.repairs } })
               }
+              if (input.toolsPaused !== undefined) {
+                const error = input.toolsPaused
+                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
+                return null
+              }
+              // A tool-less request (soft-cap last step, summary request) offered nothing to call.
+              if (request.tools.length === 0) {
+                const error = `no tools are available on this step; ${part.name} was not run`
+                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
+                yield* events.publish({ type: "incident", step: input.step, detector: "tool-less-step", action: "refused", detail: { tool: part.name } })
+                return null
+              }
               const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
               if (allowed._tag === "deny") {
                 reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: allowed.reason }))
                 return { outcome: "stop", monitor: "doom-loop", reason: allowed.reason } satisfies MonitorTrip
               }
+              const refusal = input.admitTool === undefined ? undefined : yield* input.admitTool(part.name)
+              if (refusal !== undefined) {
+                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: refusal }))
+                return null
+              }
               reply.updateTool(part.id, (p) => ({ ...p, state: "running" }))
               yield* events.publish({ type: "tool.started", step: input.step, callId: part.id, name: part.name, input: part.input })
               const started = Date.now()
               const local = input.localTools?.get(part.name)
-              const result = local ? local(part.input) : yield* tools.execute({ id: part.id, name: part.name, input: part.input })
+              const result = local ? yield* local(part.input) : yield* tools.execute({ id: part.id, name: part.name, input: part.input })
               const finished = reply.updateTool(part.id, (p) => ({
                 ...p,
                 state: result.state,
@@ -198,7 +219,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           }
 
           const chunkTimeoutMs = config.stream.chunkTimeoutMs
-          yield* llm.stream(request).pipe(
+          yield* (input.llm ?? llm).stream(request).pipe(
             Stream.timeoutOrElse({
               duration: Duration.millis(chunkTimeoutMs),
               orElse: () =>
@@ -287,12 +308,12 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           }
         })
 
-        const schedule = makeRetrySchedule<AttemptFailed>({
-          budgets: retry.budgets,
+        // The coordinator owns every budget: this step only says when a replay is unsafe and what to announce.
+        const policy = retry.policy<AttemptFailed>({
           normalize: (f) => f.error,
           // Once a tool call arrived its tool has run: replaying the step could run it twice.
           replaySafe: () => !(last?.toolCalled ?? false),
-          overloadedImmediateRetries: config.loop.role === "main" ? retry.overloadedImmediateRetries : 0,
+          mainSession: config.loop.role === "main",
           onAttempt: (info) =>
             Effect.gen(function* () {
               yield* events.publish({
@@ -307,11 +328,11 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               })
               yield* events.publish({ type: "session.status", status: "retry", attempt: info.attempt, delayMs: info.delayMs })
             }),
-          onStop: (step) => Effect.sync(() => void (stopped = step))
+          onStop: (stop) => Effect.sync(() => void (stopped = stop))
         })
 
         const outcome: StepOutcome = yield* once.pipe(
-          Effect.retry(schedule),
+          Effect.retry(policy),
           Effect.map((r): StepOutcome => {
             const t = r.trip
             if (t === null) return { type: "continue" }
@@ -331,7 +352,6 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               if (last!.reply.finish === undefined) last!.reply.setFinish("error")
               if (why === null || why.reason === "not-retryable") {
                 yield* events.publish({ type: "session.retry.terminal", kind: why?.decision.kind ?? "terminal", message: failed.error.message })
-                yield* retry.onTerminal(failed.error, why?.decision.reason ?? "not retryable")
               }
               return { type: "error", error: recorded } satisfies StepOutcome
             })
