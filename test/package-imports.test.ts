@@ -53,7 +53,11 @@ describe("bare imports in the packages' sources", () => {
   for (const pkg of LIBRARIES) {
     test(`@loopguard/${pkg}: declared dependencies, through entry points they offer`, () => {
       const dir = join(root, "packages", pkg)
-      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, Record<string, string> | undefined>
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+        readonly name: string
+        readonly dependencies?: Record<string, string>
+        readonly peerDependencies?: Record<string, string>
+      }
       const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})])
       const problems: Array<string> = []
       for (const file of sourceFiles(join(dir, "src"))) {
