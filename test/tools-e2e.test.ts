@@ -53,7 +53,7 @@ describe("loopguard run's tools against a hostile model", () => {
     symlinkSync(join(base, "outside.txt"), join(cwd, "escape.txt"))
     execFileSync("mkfifo", [join(cwd, "pipe")])
     const config = join(base, "lg.json")
-    writeFileSync(config, JSON.stringify({ loop: { toolTimeoutMs: 1_500 }, tools: { maxOutputChars: 2_000 }, doom_loop: { enabled: false } }))
+    writeFileSync(config, JSON.stringify({ loop: { toolTimeoutMs: 3_000 }, tools: { maxOutputChars: 2_000 }, doom_loop: { enabled: false } }))
     const server = await startScriptedServer([
       toolCallStream("read_file", { path: "pipe" }, { id: "c1" }),
       toolCallStream("read_file", { path: "escape.txt" }, { id: "c2" }),
@@ -75,7 +75,7 @@ describe("loopguard run's tools against a hostile model", () => {
     const yes = toolResultsIn(server.requests[3]!.body)
     expect(yes).toMatch(/characters of output dropped/)
     expect(yes.length).toBeLessThan(10_000)
-    expect(toolResultsIn(server.requests[4]!.body)).toContain("timed out after 1500 ms")
+    expect(toolResultsIn(server.requests[4]!.body)).toContain("timed out after 3000 ms")
     expect(toolResultsIn(server.requests[5]!.body)).toContain("started")
     expect(await leftoversOf("302.40")).toEqual([])
   }, 60_000)
