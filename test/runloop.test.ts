@@ -231,7 +231,7 @@ describe("RunLoop over HTTP", () => {
       expect(h.server.requests.length).toBe(3)
       expect(ran).toEqual(["ls 1", "ls 2"])
       expect(r.report.reason).toBe("max_steps")
-      expect(h.events.some((e) => e.type === "incident" && e.detector === "tool-less-step")).toBe(true)
+      expect(h.events.some((e) => e.type === "incident" && e.detector === "tools-paused")).toBe(true)
     } finally {
       await h.close()
     }
