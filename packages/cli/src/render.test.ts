@@ -11,7 +11,7 @@ describe("formatReport", () => {
       completed: ["changed src/a.ts", "ran `bun test` (exit 1)"],
       blockedAt: "step 7: The token budget (loop.tokenBudget) was spent",
       savedAt: "session: /tmp/s.jsonl; workspace: /work (changed: src/a.ts)",
-      subagents: [{ sessionId: "s/task-1", depth: 1, status: "completed", reason: "final", stepsUsed: 2, tokens: { input: 80, output: 20, total: 100 }, costUsd: null }]
+      subagents: [{ sessionId: "s/task-1", step: 3, depth: 1, status: "completed", reason: "final", stepsUsed: 2, tokens: { input: 80, output: 20, total: 100 }, costUsd: null }]
     })
     const text = formatReport(report)
     expect(text).toContain("── ABORTED: budget_tokens after 7 step(s), 1200 tokens")
