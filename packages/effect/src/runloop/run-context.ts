@@ -75,7 +75,7 @@ export interface RunContext {
   toolCooldown: number
   /** This step's tool calls were held back by the cooldown (the breaker does not count them). */
   toolsPausedThisStep: boolean
-  /** Context compactions made in this run. */
+  /** Context compactions attempted in this run (the cap counts failed ones too). */
   compactions: number
   /** A compaction happened since the stall signals last looked (they count compactions). */
   compactedSinceLastStep: boolean
