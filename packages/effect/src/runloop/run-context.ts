@@ -133,7 +133,8 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     firstStep: step,
     currentUserId: [...history].reverse().find((m) => m.role === "user" && m.synthetic === undefined)?.id ?? "",
     recovery: initRecovery(),
-    meter: initUsageMeter(),
+    // An unpriced model has an unknown cost from the start, not $0 until its first step.
+    meter: s.price === null ? { ...initUsageMeter(), costUsd: null } : initUsageMeter(),
     lastReply: null,
     exit: null,
     structured: null,
