@@ -125,6 +125,8 @@ describe("library cancellation", () => {
       await h.server.requests[0]!.done
       expect(h.server.requests[0]!.closedEarly).toBe(true)
       expect(JSON.stringify(stored)).toContain("Halfway there")
+      // The store keeps the cut reply, marked as cancelled (and left for resume to show as interrupted).
+      expect(stored.find((m) => m.role === "assistant")).toMatchObject({ error: { name: "CancelledError", aborted: true } })
       const finished = h.events.find((e) => e.type === "run.finished")
       expect(finished).toMatchObject({ report: { reason: "cancelled", status: "aborted", error: { tag: "CancelledError" } } })
       expect(h.events.filter((e) => e.type === "session.status").at(-1)).toMatchObject({ status: "idle" })

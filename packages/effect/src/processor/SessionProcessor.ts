@@ -243,7 +243,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 ? store.putAssistant(input.sessionId, {
                     ...reply.build(),
                     finish: reply.finish ?? "unknown",
-                    error: { message: "interrupted before the reply finished", aborted: true }
+                    error: { message: "cancelled: interrupted before the reply finished", name: "CancelledError", aborted: true }
                   })
                 : Effect.void
             )
