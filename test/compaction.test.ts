@@ -105,6 +105,30 @@ describe("context compaction over HTTP", () => {
     }
   }, 30_000)
 
+  test("a summary request that stalls fails the compaction, not the run: the next request goes out uncompacted", async () => {
+    const stalledSummary: ScriptedResponse = { type: "stream", chunks: [{ text: "SUMMARY: partial" }, { text: " rest" }], finish: "stop", stallAfterChunks: 1 }
+    const h = await makeHarness([listing(0), listing(1), listing(2), listing(3), listing(4), stalledSummary, textStream("Found it.")], {
+      tools: [lister],
+      config: (c) => ({
+        ...c,
+        stream: { ...c.stream, chunkTimeoutMs: 300 },
+        compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2, maxCompactions: 1 }
+      })
+    })
+    try {
+      const { result } = await h.run(run)
+      expect(result.report.reason).toBe("final")
+      expect(result.incidents.find((i) => i.detector === "compaction")).toMatchObject({ action: "failed", detail: { error: expect.stringContaining("stream.chunkTimeoutMs") } })
+      const next = JSON.stringify(h.server.requests[6]!.body.messages)
+      expect(next).toContain("ls dir0")
+      expect(next).not.toContain("SUMMARY")
+      await h.server.requests[5]!.done
+      expect(h.server.requests[5]!.closedEarly).toBe(true)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
   test("compactions are capped: past the cap an overflow ends the run as a model error", async () => {
     const overflow: ScriptedResponse = { type: "error", status: 400, body: { error: { message: "prompt is too long", type: "invalid_request_error" } } }
     const h = await makeHarness([listing(0), listing(1), listing(2), overflow], {

@@ -50,8 +50,11 @@ export interface RunReport {
   readonly subagents?: ReadonlyArray<SubagentSummary>
 }
 
+/** One child run (sub-agent) in its parent's report. */
 export interface SubagentSummary {
   readonly sessionId: string
+  /** The parent's step whose `task` call started it. */
+  readonly step: number
   readonly depth: number
   readonly status: RunStatus
   readonly reason: ExitReason

@@ -66,7 +66,7 @@ export interface ProcessInput {
   readonly messageId: (attempt: number) => string
   /** The model for this step instead of the layer's `LLM` (the breaker's reroute). */
   readonly llm?: LlmShape
-  /** Set while tool execution cools down after an error storm: calls are answered with this, not run. */
+  /** Tools are held back on this step (a tool-less cap step, the breaker's cooldown): calls are answered with this, not run. */
   readonly toolsPaused?: string
 }
 
@@ -142,16 +142,11 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
                 yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", detail: { tool: part.name, repairs: fixed.repairs } })
               }
+              // The caller holds tools back on this step (a tool-less cap step, the breaker's cooldown).
               if (input.toolsPaused !== undefined) {
                 const error = input.toolsPaused
                 reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
-                return null
-              }
-              // A tool-less request (soft-cap last step, summary request) offered nothing to call.
-              if (request.tools.length === 0) {
-                const error = `no tools are available on this step; ${part.name} was not run`
-                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
-                yield* events.publish({ type: "incident", step: input.step, detector: "tool-less-step", action: "refused", detail: { tool: part.name } })
+                yield* events.publish({ type: "incident", step: input.step, detector: "tools-paused", action: "refused", detail: { tool: part.name, reason: error } })
                 return null
               }
               const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
@@ -248,7 +243,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 ? store.putAssistant(input.sessionId, {
                     ...reply.build(),
                     finish: reply.finish ?? "unknown",
-                    error: { message: "interrupted before the reply finished", aborted: true }
+                    error: { message: "cancelled: interrupted before the reply finished", name: "CancelledError", aborted: true }
                   })
                 : Effect.void
             )

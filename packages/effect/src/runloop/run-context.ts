@@ -16,9 +16,8 @@ import type { GoalGate } from "../gate/GoalGate.js"
 import type { LlmShape, ToolSpec } from "../llm/LLM.js"
 import type { SessionProcessor } from "../processor/SessionProcessor.js"
 import type { SessionStore } from "../store/SessionStore.js"
-import type { Tools } from "../tools/Tools.js"
 import type { MonitorFactory } from "../processor/monitors.js"
-import type { ToolResult } from "../tools/Tools.js"
+import type { ToolResult, Tools } from "../tools/Tools.js"
 import { CrossStepDetectors } from "./cross-step.js"
 import { makeFinishGates, type FinishGates } from "./finish-gates.js"
 import type { Incident } from "./report.js"
@@ -75,7 +74,7 @@ export interface RunContext {
   toolCooldown: number
   /** This step's tool calls were held back by the cooldown (the breaker does not count them). */
   toolsPausedThisStep: boolean
-  /** Context compactions made in this run. */
+  /** Context compactions attempted in this run (the cap counts failed ones too). */
   compactions: number
   /** A compaction happened since the stall signals last looked (they count compactions). */
   compactedSinceLastStep: boolean
@@ -133,7 +132,8 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     firstStep: step,
     currentUserId: [...history].reverse().find((m) => m.role === "user" && m.synthetic === undefined)?.id ?? "",
     recovery: initRecovery(),
-    meter: initUsageMeter(),
+    // An unpriced model has an unknown cost from the start, not $0 until its first step.
+    meter: s.price === null ? { ...initUsageMeter(), costUsd: null } : initUsageMeter(),
     lastReply: null,
     exit: null,
     structured: null,
