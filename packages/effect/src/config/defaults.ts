@@ -55,5 +55,6 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   breaker: { enabled: true, consecutiveFailures: 3, window: 10, failureRate: 0.6, minSamples: 5, recoverySuccesses: 3 },
   goal_gate: { enabled: false, maxChecks: 20 },
   completion_check: { command: null, timeoutMs: 300_000, maxFailures: 3 },
+  store: { leaseMs: 30_000, busyTimeoutMs: 5_000 },
   prices: {}
 }

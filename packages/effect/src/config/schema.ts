@@ -174,6 +174,12 @@ export const RollbackSection = Schema.Struct({
   dedupe_unlisted_tools: Schema.Boolean
 })
 
+/** The durable SessionStore (docs/store.md): one writer per session, by lease. */
+export const StoreSection = Schema.Struct({
+  leaseMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1000)),
+  busyTimeoutMs: NonNegInt
+})
+
 export const LoopguardConfigSchema = Schema.Struct({
   repeat: RepeatSection,
   stream: StreamSection,
@@ -193,6 +199,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   breaker: BreakerSection,
   goal_gate: GoalGateSection,
   completion_check: CompletionCheckSection,
+  store: StoreSection,
   /** Merged over the built-in list prices; used for the cost cap and the report. */
   prices: Schema.Record(Schema.String, ModelPriceSchema)
 })

@@ -40,6 +40,7 @@ import { LLM } from "../llm/LLM.js"
 import type { MonitorFactory } from "../processor/monitors.js"
 import { SessionProcessor, type ProcessResult } from "../processor/SessionProcessor.js"
 import { SessionStore } from "../store/SessionStore.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 import { Tools } from "../tools/Tools.js"
 import { CrossStepDetectors } from "./cross-step.js"
 import { makeFinishGates } from "./finish-gates.js"
@@ -63,7 +64,7 @@ const aborted = (signal: AbortSignal | undefined): Effect.Effect<null> =>
 const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>) =>
   String(incident["kind"] ?? detector).replace(/_/g, "-")
 
-export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult> }>()(
+export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult, SessionStoreError> }>()(
   "loopguard/RunLoop"
 ) {
   static readonly layer = Layer.effect(
@@ -202,7 +203,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             monitors: tryBestFactory ? [tryBestFactory] : [],
             localTools
           })
-          const timed: Effect.Effect<ProcessResult | "timeout"> =
+          const timed: Effect.Effect<ProcessResult | "timeout", SessionStoreError> =
             config.loop.stepTimeoutMs === null
               ? process
               : process.pipe(Effect.timeoutOrElse({ duration: Duration.millis(config.loop.stepTimeoutMs), orElse: () => Effect.succeed("timeout" as const) }))

@@ -1,0 +1,105 @@
+/**
+ * Effect's SqlClient over the SQLite built into the runtime: `bun:sqlite` under Bun,
+ * `node:sqlite` under Node ≥ 22.13. Both are loaded with a dynamic import chosen at run time, so a
+ * bundle built for Node never asks for `bun:sqlite`, and nothing needs a native build step
+ * (the published `@effect/sql-sqlite-*` drivers are beta builds and the Node one compiles
+ * better-sqlite3; see docs/store.md). One connection per client, shared through a semaphore.
+ */
+import { Effect, Layer, Scope, Semaphore, Stream } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient, SqlError as SqlErrors, Statement, type SqlConnection } from "effect/sql"
+
+type Connection = SqlConnection.Connection
+type SqlError = SqlErrors.SqlError
+
+/** The part of `bun:sqlite`'s Database and `node:sqlite`'s DatabaseSync used here. */
+interface NativeStatement {
+  all(...params: ReadonlyArray<unknown>): ReadonlyArray<Record<string, unknown>>
+}
+interface NativeDatabase {
+  prepare(sql: string): NativeStatement
+  exec(sql: string): void
+  close(): void
+}
+
+export interface SqliteClientOptions {
+  readonly filename: string
+  /** How long a write waits for another process's lock before failing (SQLite busy_timeout). */
+  readonly busyTimeoutMs: number
+  readonly readonly?: boolean
+}
+
+const openNative = async (options: SqliteClientOptions): Promise<NativeDatabase> => {
+  if (typeof (globalThis as { Bun?: unknown }).Bun !== "undefined") {
+    const { Database } = await import("bun:sqlite")
+    return new Database(options.filename, options.readonly === true ? { readonly: true } : { create: true }) as unknown as NativeDatabase
+  }
+  // A string specifier keeps bundlers from resolving it for runtimes that lack it.
+  const specifier = "node:sqlite"
+  const mod = (await import(specifier)) as { DatabaseSync: new (path: string, options?: object) => NativeDatabase }
+  return new mod.DatabaseSync(options.filename, options.readonly === true ? { readOnly: true } : {})
+}
+
+const sqlError = (cause: unknown, operation: string) =>
+  new SqlErrors.SqlError({ reason: SqlErrors.classifySqliteError(cause, { message: `SQLite ${operation} failed`, operation }) })
+
+const makeConnection = (db: NativeDatabase): Connection => {
+  const cache = new Map<string, NativeStatement>()
+  const prepared = (sql: string) => {
+    let s = cache.get(sql)
+    if (s === undefined) cache.set(sql, (s = db.prepare(sql)))
+    return s
+  }
+  const run = (sql: string, params: ReadonlyArray<unknown>, prepare: boolean) =>
+    Effect.try({
+      try: () => (prepare ? prepared(sql) : db.prepare(sql)).all(...params.map(bindable)),
+      catch: (cause) => sqlError(cause, "execute")
+    })
+  const execute = (sql: string, params: ReadonlyArray<unknown>, transform?: <A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) =>
+    Effect.map(run(sql, params, true), (rows) => (transform ? transform(rows) : rows))
+  return {
+    execute,
+    executeRaw: (sql, params) => run(sql, params, true),
+    executeStream: (sql, params, transform) => Stream.fromIterableEffect(execute(sql, params, transform)),
+    executeValues: (sql, params) => Effect.map(run(sql, params, true), (rows) => rows.map((r) => Object.values(r))),
+    executeValuesUnprepared: (sql, params) => Effect.map(run(sql, params, false), (rows) => rows.map((r) => Object.values(r))),
+    executeUnprepared: (sql, params, transform) =>
+      Effect.map(run(sql, params, false), (rows) => (transform ? transform(rows) : rows))
+  }
+}
+
+/** SQLite binds numbers, strings, bigints, bytes and null; booleans become 0/1. */
+const bindable = (v: unknown): unknown => (typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v)
+
+/** Opens the file, sets WAL + busy timeout + full sync, and closes it with the scope. */
+export const makeSqliteClient = (options: SqliteClientOptions): Effect.Effect<SqlClient.SqlClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function* () {
+    const db = yield* Effect.acquireRelease(
+      Effect.tryPromise({ try: () => openNative(options), catch: (cause) => sqlError(cause, "open") }),
+      (d) => Effect.sync(() => d.close())
+    )
+    yield* Effect.try({
+      try: () => {
+        db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`)
+        if (options.readonly !== true) {
+          db.exec("PRAGMA journal_mode = WAL")
+          db.exec("PRAGMA synchronous = FULL")
+        }
+      },
+      catch: (cause) => sqlError(cause, "open")
+    })
+    const connection = makeConnection(db)
+    const acquirers = SqlClient.makeSqliteAcquirers({ connection: Effect.succeed(connection), semaphore: yield* Semaphore.make(1) })
+    return yield* SqlClient.make({
+      ...acquirers,
+      compiler: Statement.makeCompilerSqlite(),
+      driver: "loopguard-sqlite",
+      spanAttributes: [["db.system.name", "sqlite"]],
+      // IMMEDIATE takes the write lock at BEGIN, so two writers queue on busy_timeout instead of
+      // failing half-way through a transaction.
+      beginTransaction: "BEGIN IMMEDIATE"
+    })
+  })
+
+export const layerSqliteClient = (options: SqliteClientOptions): Layer.Layer<SqlClient.SqlClient, SqlError> =>
+  Layer.effect(SqlClient.SqlClient, makeSqliteClient(options)).pipe(Layer.provide(Reactivity.layer))
