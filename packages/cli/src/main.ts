@@ -4,6 +4,7 @@
  * 2 bad flags or input (the message names the flag or file:line).
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import type { SessionStoreError } from "@loopguard/effect"
 import { Effect } from "effect"
 import { Command } from "effect/cli"
 import { demoCommand } from "./commands/demo.js"
@@ -22,6 +23,13 @@ const program = Command.run(root, { version: "0.1.0" }).pipe(
     Effect.sync(() => {
       process.stderr.write(`loopguard: ${e.message}\n`)
       process.exitCode = 2
+    })
+  ),
+  // A store failure that no command turned into an exit status: still one line, never a trace.
+  Effect.catchTag("SessionStoreError", (e: SessionStoreError) =>
+    Effect.sync(() => {
+      process.stderr.write(`loopguard: ${e.message}\n`)
+      process.exitCode = e.reason === "unavailable" ? 1 : 2
     })
   ),
   Effect.catchTag("RunFailed", (e: RunFailed) =>

@@ -2,7 +2,7 @@
  * Shared CLI wiring: config from file + env + flags, events rendered as text or JSON lines,
  * and the report printed last. Exit status 1 when the run did not complete.
  */
-import { Config, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tools, type LLM, type LoopguardEvent, type RunInput, type RunResult, type SessionStoreShape, type ToolDefinition, type LoopguardConfig } from "@loopguard/effect"
+import { Config, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tools, type LLM, type SessionStoreError, type LoopguardEvent, type RunInput, type RunResult, type SessionStoreShape, type ToolDefinition, type LoopguardConfig } from "@loopguard/effect"
 import { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { UsageError } from "./errors.js"
@@ -49,7 +49,7 @@ export interface SessionOptions {
 }
 
 /** Runs `inputs` in order, in one session store. */
-export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInput>): Effect.Effect<ReadonlyArray<RunResult>> =>
+export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInput>): Effect.Effect<ReadonlyArray<RunResult>, SessionStoreError> =>
   inputs.length === 0 ? Effect.succeed([]) : runSessionWith(options, inputs[0]!, (_, done) => Effect.succeed(inputs[done.length] ?? null))
 
 /**
@@ -58,7 +58,8 @@ export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInp
  */
 export type NextRunInput = (last: RunResult, results: ReadonlyArray<RunResult>) => Effect.Effect<RunInput | null>
 
-export const runSessionWith = (options: SessionOptions, first: RunInput, next: NextRunInput): Effect.Effect<ReadonlyArray<RunResult>> => {
+/** A store failure (second writer, disk full, corrupt record) stays typed: the command decides the exit status. */
+export const runSessionWith = (options: SessionOptions, first: RunInput, next: NextRunInput): Effect.Effect<ReadonlyArray<RunResult>, SessionStoreError> => {
   const write = options.write ?? ((l: string) => console.log(l))
   const renderer = makeRenderer(write, !options.json && process.stdout.isTTY === true)
   const configLayer = Layer.succeed(Config, options.config)
@@ -85,5 +86,5 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
       input = yield* next(r, results)
     }
     return results
-  }).pipe(Effect.provide(loopguardLayer(deps, options.cwd !== undefined ? { cwd: options.cwd } : {})), Effect.scoped, Effect.orDie)
+  }).pipe(Effect.provide(loopguardLayer(deps, options.cwd !== undefined ? { cwd: options.cwd } : {})), Effect.scoped)
 }

@@ -4,13 +4,13 @@
  * handled by the pause policy (`--on-pause`, `try_best.on_pause`): stop, continue, or hand off.
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
-import { makeJsonlStore } from "@loopguard/effect"
 import { Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { resolve } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
 import { applyOnPauseFlag, runWithPausePolicy } from "../pause/index.js"
 import { loadCliConfig } from "../session.js"
+import { openCliStore, storeFailure, storeTargetOf } from "../store-target.js"
 import { builtinTools } from "../tools.js"
 
 export const runCommand = Command.make(
@@ -18,7 +18,7 @@ export const runCommand = Command.make(
   {
     baseUrl: Flag.String("base-url").pipe(Flag.withDescription("OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")),
     model: Flag.String("model").pipe(Flag.withDescription("model id")),
-    prompt: Flag.String("prompt").pipe(Flag.withDescription("the user turn")),
+    prompt: Flag.String("prompt").pipe(Flag.optional, Flag.withDescription("the user turn (leave out to resume --session as it was left)")),
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print events and the report as JSON lines")),
     maxSteps: Flag.Int("max-steps").pipe(Flag.optional, Flag.withDescription("step cap (default loop.maxSteps = 50)")),
     apiKeyEnv: Flag.String("api-key-env").pipe(
@@ -29,8 +29,10 @@ export const runCommand = Command.make(
     config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
     sessionDir: Flag.String("session-dir").pipe(
       Flag.optional,
-      Flag.withDescription("keep the session as JSON Lines in this folder (<dir>/run.jsonl); default: in memory only")
+      Flag.withDescription("keep the session in SQLite in this folder (<dir>/sessions.db); default: in memory only")
     ),
+    store: Flag.String("store").pipe(Flag.optional, Flag.withDescription("keep the session in Postgres (postgres://…) instead")),
+    session: Flag.String("session").pipe(Flag.withDefault("run"), Flag.withDescription("session id in the store (default: run)")),
     interactive: Flag.Boolean("interactive").pipe(
       Flag.withDefault(false),
       Flag.withDescription("ask on the terminal before a doom loop runs again (default: a doom loop fails the step)")
@@ -47,6 +49,10 @@ export const runCommand = Command.make(
       }
       if (Option.isSome(flags.maxSteps) && flags.maxSteps.value < 1) {
         return yield* new UsageError({ message: `--max-steps: must be at least 1 (got ${flags.maxSteps.value})` })
+      }
+      const target = yield* storeTargetOf(flags)
+      if (Option.isNone(flags.prompt) && target === null) {
+        return yield* new UsageError({ message: "--prompt is required (it may be left out only to resume a stored session: --session-dir or --store)" })
       }
       const overrides = [
         ...(Option.isSome(flags.maxSteps) ? [{ path: "loop.maxSteps", value: flags.maxSteps.value, flag: "--max-steps" }] : []),
@@ -72,22 +78,29 @@ export const runCommand = Command.make(
         process.stderr.write("\nloopguard: cancelling (Ctrl-C again to quit at once)\n")
         controller.abort()
       }
+      const store = target === null ? null : yield* openCliStore(target, config)
+      if (store !== null && Option.isNone(flags.prompt) && (yield* store.messages(flags.session).pipe(Effect.mapError(storeFailure))).length === 0) {
+        return yield* new UsageError({ message: `--prompt is required: there is no stored session ${flags.session} to resume` })
+      }
       process.on("SIGINT", onSigint)
       const outcome = yield* runWithPausePolicy({
         signal: controller.signal,
-        ...(Option.isSome(flags.sessionDir) ? { store: makeJsonlStore(resolve(flags.sessionDir.value)) } : {}),
+        sessionId: flags.session,
+        ...(store !== null ? { store } : {}),
         config,
         llm,
         modelId: flags.model,
         tools: builtinTools(cwd, config.loop.toolTimeoutMs),
-        prompt: flags.prompt,
+        ...(Option.isSome(flags.prompt) ? { prompt: flags.prompt.value } : {}),
         system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,
         cwd,
         json: flags.json
-      })
-      process.off("SIGINT", onSigint)
+      }).pipe(
+        Effect.mapError(storeFailure),
+        Effect.ensuring(Effect.sync(() => process.off("SIGINT", onSigint)))
+      )
       if (flags.json) for (const r of outcome.results) console.log(JSON.stringify({ type: "report", report: r.report }))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
       if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })
-    })
+    }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("Run one user turn against an OpenAI-compatible endpoint with loopguard on"))

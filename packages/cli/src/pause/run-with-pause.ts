@@ -4,7 +4,7 @@
  * harness, according to `try_best.on_pause` (or the user's answer for `ask`). A resume is a new
  * user turn in the same session; nothing resumes a paused run except this explicit choice.
  */
-import type { LLM, LoopguardConfig, LoopguardEvent, RunInput, RunResult, SessionStoreShape, ToolDefinition } from "@loopguard/effect"
+import type { LLM, SessionStoreError, LoopguardConfig, LoopguardEvent, RunInput, RunResult, SessionStoreShape, ToolDefinition } from "@loopguard/effect"
 import { Effect, type Layer } from "effect"
 import { runSessionWith } from "../session.js"
 import { handoffTargetOf, pauseChoices, refusalOf, type OnPausePolicy, type PauseChoice } from "./choices.js"
@@ -28,7 +28,8 @@ export interface PauseRunOptions {
   /** Decides which hand-off targets are of another family. */
   readonly modelId: string
   readonly tools: ReadonlyArray<ToolDefinition>
-  readonly prompt: string
+  /** The user turn; absent when resuming a stored session as it was left. */
+  readonly prompt?: string
   readonly system?: string
   readonly sessionId?: string
   readonly maxSteps?: number
@@ -72,7 +73,7 @@ export interface PauseRunOutcome {
 
 const refusedMessage = (policy: OnPausePolicy, reason: string) => `on-pause ${policy} refused: ${reason}`
 
-export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<PauseRunOutcome> =>
+export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<PauseRunOutcome, SessionStoreError> =>
   Effect.gen(function* () {
     const write = options.write ?? ((l: string) => console.log(l))
     const warn = options.warn ?? ((l: string) => process.stderr.write(l + "\n"))
@@ -146,7 +147,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
             ? continueTurn(incident)
             : handoffTurn({
                 target,
-                goal: options.prompt,
+                goal: options.prompt ?? "",
                 incident,
                 results,
                 completionCheck: options.config.completion_check.command,
@@ -168,7 +169,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         ...(options.store !== undefined ? { store: options.store } : {}),
         ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
       },
-      { ...base, prompt: options.prompt },
+      { ...base, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) },
       next
     )
     const last = results[results.length - 1]

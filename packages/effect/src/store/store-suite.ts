@@ -33,7 +33,7 @@ const reply = (id: string, parentId: string, step: number, extra: Partial<Assist
 })
 
 /** Runs `f` with stores opened on `target`; every store is closed (lease released) at the end. */
-const withScope = <A>(f: (open: (options?: { leaseMs?: number }) => Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope>) => Effect.Effect<A, SessionStoreError, Scope.Scope>, target: string) =>
+const withScope = <A>(f: (open: (options?: { leaseMs?: number }) => Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope>) => Effect.Effect<A, unknown, Scope.Scope>, target: string) =>
   Effect.runPromise(Effect.scoped(f((options) => makeDurableStore(target, options ?? {}))))
 
 const failure = async (e: Effect.Effect<unknown, SessionStoreError>): Promise<SessionStoreError> => {
