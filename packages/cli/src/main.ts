@@ -11,11 +11,12 @@ import { demoCommand } from "./commands/demo.js"
 import { runCommand } from "./commands/run.js"
 import { auditCommand } from "./commands/audit.js"
 import { scanCommand } from "./commands/scan.js"
+import { sessionsCommand } from "./commands/sessions.js"
 import { RunFailed, UsageError } from "./errors.js"
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
-  Command.withSubcommands([demoCommand, runCommand, scanCommand, auditCommand])
+  Command.withSubcommands([demoCommand, runCommand, scanCommand, auditCommand, sessionsCommand])
 )
 
 const program = Command.run(root, { version: "0.1.0" }).pipe(

@@ -20,6 +20,7 @@ export const describeCause = (cause: unknown): string => {
     const c = cause as { message?: unknown; cause?: unknown }
     const inner = c.cause !== undefined && c.cause !== cause ? describeCause(c.cause) : ""
     const own = typeof c.message === "string" ? c.message.split("\n")[0]! : ""
+    if (inner !== "" && inner.startsWith(own)) return inner
     if (inner !== "" && !own.includes(inner)) return own === "" ? inner : `${own}: ${inner}`
     if (own !== "") return own
   }
