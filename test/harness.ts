@@ -17,6 +17,7 @@ import {
   type LlmShape,
   type LoopguardConfig,
   type LoopguardEvent,
+  type SessionStoreError,
   type ToolDefinition
 } from "@loopguard/effect"
 import { Effect, Layer } from "effect"
@@ -37,6 +38,8 @@ export const makeHarness = async (
     readonly modelId?: string
     /** Wraps the real HTTP-backed model (fault injection the wire protocol cannot express). */
     readonly decorate?: (llm: LlmShape) => LlmShape
+    /** A durable store (e.g. `layerSqliteStore(dir)`); default a fresh in-memory one. */
+    readonly store?: Layer.Layer<SessionStore, SessionStoreError>
   } = {}
 ): Promise<Harness> => {
   const server = await startScriptedServer(script, options.modelId ? { modelId: options.modelId } : {})
@@ -54,7 +57,7 @@ export const makeHarness = async (
     configLayer,
     Events.layerCollect(events),
     options.permission ?? Permission.layerDeny,
-    SessionStore.layerMemory
+    options.store ?? SessionStore.layerMemory
   )
   const layer = loopguardLayer(deps)
   return {

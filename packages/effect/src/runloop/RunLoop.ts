@@ -29,6 +29,7 @@ import {
   type PriceTable,
   type AssistantMessage,
   type ExitReason,
+  type Message,
   type ReminderKind
 } from "@loopguard/core"
 import { Context, Duration, Effect, Layer } from "effect"
@@ -49,6 +50,7 @@ import { makeReport, type Incident } from "./report.js"
 import type { RunExit, RunInput, RunResult } from "./run-types.js"
 import { buildRequest } from "./request.js"
 import { tryBestOptionsOf } from "./try-best-options.js"
+import { reexamineLastReply, repairInterruptedCalls } from "./resume.js"
 
 /** Completes when the signal aborts; never, without one. */
 const aborted = (signal: AbortSignal | undefined): Effect.Effect<null> =>
@@ -143,6 +145,22 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             count(kind)
             return shadow ? Effect.void : store.append(input.sessionId, { role: "user", id: nextId("r"), text, synthetic: kind })
           })
+        /** runloop/resume.ts: interrupted calls are told as such; without a new turn, the last reply is re-examined first. */
+        const resumeStage = (before: ReadonlyArray<Message>) =>
+          Effect.gen(function* () {
+            const repaired = yield* repairInterruptedCalls(store, input.sessionId, before, incident)
+            if (input.prompt !== undefined || repaired.length === 0) return
+            const { reply, verdict } = reexamineLastReply({ history: repaired, currentUserId, config, role })
+            if (reply === null || verdict.type === "request") return
+            yield* incident({ step: reply.step, detector: "resume", action: `reexamined:${verdict.type}`, detail: verdict.type === "remind" ? { kind: verdict.kind } : {} })
+            if (verdict.type === "remind") {
+              if (verdict.exclude !== undefined) yield* store.exclude(input.sessionId, reply.id, verdict.exclude)
+              yield* remind(verdict.kind, verdict.text)
+            } else if (verdict.type === "final") {
+              lastReply = verdict.reply
+              yield* stop("final", reply.step)
+            } else yield* stop(verdict.reason, reply.step, verdict.error)
+          })
         /** Records the way out; in shadow mode only the first one counts and the replay goes on. */
         const stop = (reason: ExitReason, at: number, error?: { tag: string; message: string }) =>
           Effect.sync(() => {
@@ -150,7 +168,8 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             return !shadow
           })
 
-        if (input.prompt !== undefined) yield* userTurn(input.prompt)
+        if (!shadow) yield* resumeStage(history)
+        if (input.prompt !== undefined && exit === null) yield* userTurn(input.prompt)
         yield* events.publish({ type: "session.status", status: "busy", attempt: 0 })
 
         const tryBest = config.try_best.enabled || shadow ? new TryBestMonitor(tryBestOptionsOf(config)) : null
@@ -166,7 +185,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             })
           : null
 
-        while (true) {
+        while (exit === null || shadow) {
           for (const text of input.userTurnsBefore?.(step) ?? []) yield* userTurn(text)
           if (shadow && step - firstStep >= policy.maxSteps) break
           if (input.signal?.aborted === true) {

@@ -1,0 +1,1 @@
+export { interruptedCallText, markInterruptedCalls, type InterruptedCall } from "./interrupted.js"
