@@ -15,6 +15,8 @@ type SqlError = SqlErrors.SqlError
 /** The part of `bun:sqlite`'s Database and `node:sqlite`'s DatabaseSync used here. */
 interface NativeStatement {
   all(...params: ReadonlyArray<unknown>): ReadonlyArray<Record<string, unknown>>
+  /** bun:sqlite: a statement left unfinalized keeps the file open after close(). */
+  finalize?(): void
 }
 interface NativeDatabase {
   prepare(sql: string): NativeStatement
@@ -43,16 +45,23 @@ const openNative = async (options: SqliteClientOptions): Promise<NativeDatabase>
 const sqlError = (cause: unknown, operation: string) =>
   new SqlErrors.SqlError({ reason: SqlErrors.classifySqliteError(cause, { message: `SQLite ${operation} failed`, operation }) })
 
-const makeConnection = (db: NativeDatabase): Connection => {
-  const cache = new Map<string, NativeStatement>()
+const makeConnection = (db: NativeDatabase, cache: Map<string, NativeStatement>): Connection => {
   const prepared = (sql: string) => {
     let s = cache.get(sql)
     if (s === undefined) cache.set(sql, (s = db.prepare(sql)))
     return s
   }
+  const once = (sql: string, params: ReadonlyArray<unknown>) => {
+    const statement = db.prepare(sql)
+    try {
+      return statement.all(...params.map(bindable))
+    } finally {
+      statement.finalize?.()
+    }
+  }
   const run = (sql: string, params: ReadonlyArray<unknown>, prepare: boolean) =>
     Effect.try({
-      try: () => (prepare ? prepared(sql) : db.prepare(sql)).all(...params.map(bindable)),
+      try: () => (prepare ? prepared(sql).all(...params.map(bindable)) : once(sql, params)),
       catch: (cause) => sqlError(cause, "execute")
     })
   const execute = (sql: string, params: ReadonlyArray<unknown>, transform?: <A extends object>(rows: ReadonlyArray<A>) => ReadonlyArray<A>) =>
@@ -74,9 +83,14 @@ const bindable = (v: unknown): unknown => (typeof v === "boolean" ? (v ? 1 : 0) 
 /** Opens the file, sets WAL + busy timeout + full sync, and closes it with the scope. */
 export const makeSqliteClient = (options: SqliteClientOptions): Effect.Effect<SqlClient.SqlClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
+    const cache = new Map<string, NativeStatement>()
     const db = yield* Effect.acquireRelease(
       Effect.tryPromise({ try: () => openNative(options), catch: (cause) => sqlError(cause, "open") }),
-      (d) => Effect.sync(() => d.close())
+      (d) =>
+        Effect.sync(() => {
+          for (const statement of cache.values()) statement.finalize?.()
+          d.close()
+        })
     )
     yield* Effect.try({
       try: () => {
@@ -88,7 +102,7 @@ export const makeSqliteClient = (options: SqliteClientOptions): Effect.Effect<Sq
       },
       catch: (cause) => sqlError(cause, "open")
     })
-    const connection = makeConnection(db)
+    const connection = makeConnection(db, cache)
     const acquirers = SqlClient.makeSqliteAcquirers({ connection: Effect.succeed(connection), semaphore: yield* Semaphore.make(1) })
     return yield* SqlClient.make({
       ...acquirers,
