@@ -42,7 +42,7 @@ if (!canMount) {
 const big = (n: number) => "x".repeat(n)
 
 /** Opens a store on `dir`, runs `f`, closes it. */
-const withStore = <A>(dir: string, f: (s: SessionStoreShape) => Effect.Effect<A, SessionStoreError, Scope.Scope>) =>
+const withStore = <A, E>(dir: string, f: (s: SessionStoreShape) => Effect.Effect<A, E, Scope.Scope>) =>
   Effect.runPromiseExit(Effect.scoped(Effect.flatMap(makeSqliteStore(dir), f)))
 
 describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {

@@ -36,10 +36,26 @@ const openNative = async (options: SqliteClientOptions): Promise<NativeDatabase>
     const { Database } = await import("bun:sqlite")
     return new Database(options.filename, options.readonly === true ? { readonly: true } : { create: true }) as unknown as NativeDatabase
   }
+  const mod = await importNodeSqlite()
+  return new mod.DatabaseSync(options.filename, options.readonly === true ? { readOnly: true } : {})
+}
+
+/** `node:sqlite`, without its one-time "experimental" warning on stderr; a clear error where it is missing. */
+const importNodeSqlite = async (): Promise<{ DatabaseSync: new (path: string, options?: object) => NativeDatabase }> => {
   // A string specifier keeps bundlers from resolving it for runtimes that lack it.
   const specifier = "node:sqlite"
-  const mod = (await import(specifier)) as { DatabaseSync: new (path: string, options?: object) => NativeDatabase }
-  return new mod.DatabaseSync(options.filename, options.readonly === true ? { readOnly: true } : {})
+  const emitWarning = process.emitWarning
+  process.emitWarning = ((warning: string | Error, ...rest: Array<unknown>) => {
+    if (String(warning instanceof Error ? warning.message : warning).includes("SQLite is an experimental feature")) return
+    return (emitWarning as (...a: Array<unknown>) => void).call(process, warning, ...rest)
+  }) as typeof process.emitWarning
+  try {
+    return (await import(specifier)) as { DatabaseSync: new (path: string, options?: object) => NativeDatabase }
+  } catch (cause) {
+    throw new Error(`the SQLite store needs Bun or Node ≥ 22.13 (node:sqlite); this is Node ${process.versions.node}`, { cause })
+  } finally {
+    process.emitWarning = emitWarning
+  }
 }
 
 const sqlError = (cause: unknown, operation: string) =>
