@@ -9,7 +9,7 @@ import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { mkdirSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { makeSqliteClient } from "./sqlite-client.js"
+import { openSqlite } from "./sqlite-client.js"
 import { makeSqlStore } from "./sql-store.js"
 import { SessionStore, type SessionStoreShape } from "./SessionStore.js"
 import { describeCause, SessionStoreError } from "./SessionStoreError.js"
@@ -39,7 +39,10 @@ const isPostgresUrl = (target: string): boolean => /^postgres(ql)?:\/\//i.test(t
  * The SqlClient behind a store target: a postgres:// URL, or a folder holding `sessions.db`.
  * Exported for tools and tests that inspect the database itself.
  */
-export const openSqlClient = (target: string, options: DurableStoreOptions = {}): Effect.Effect<{ readonly client: SqlClient.SqlClient; readonly shown: string }, SessionStoreError, Scope.Scope> =>
+export const openSqlClient = (
+  target: string,
+  options: DurableStoreOptions = {}
+): Effect.Effect<{ readonly client: SqlClient.SqlClient; readonly shown: string; readonly readOnly: boolean }, SessionStoreError, Scope.Scope> =>
   Effect.gen(function* () {
     if (isPostgresUrl(target)) {
       const shown = redactUrl(target)
@@ -49,22 +52,22 @@ export const openSqlClient = (target: string, options: DurableStoreOptions = {})
       )
       // Fail here, at open, rather than at the first write: a wrong URL is a usage problem.
       yield* client`SELECT 1`.pipe(Effect.mapError(failOpen(shown)))
-      return { client, shown }
+      return { client, shown, readOnly: false }
     }
     const file = sqliteFile(target)
     yield* Effect.try({ try: () => mkdirSync(resolve(target), { recursive: true }), catch: failOpen(`the session folder ${target}`) })
-    const client = yield* makeSqliteClient({ filename: file, busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS }).pipe(
+    const { client, readOnly } = yield* openSqlite({ filename: file, busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS }).pipe(
       Effect.provide(Reactivity.layer),
       Effect.mapError(failOpen(file))
     )
-    return { client, shown: file }
+    return { client, shown: file, readOnly }
   })
 
 /** `--store URL` or `--session-dir DIR`: a postgres:// URL is Postgres, anything else a SQLite folder. */
 export const makeDurableStore = (target: string, options: DurableStoreOptions = {}): Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope> =>
   Effect.gen(function* () {
-    const { client, shown } = yield* openSqlClient(target, options)
-    return yield* makeSqlStore({ leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, location: (id) => `${shown} (session ${id})` }).pipe(
+    const { client, shown, readOnly } = yield* openSqlClient(target, options)
+    return yield* makeSqlStore({ leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, readOnly, location: (id) => `${shown} (session ${id})` }).pipe(
       Effect.provideService(SqlClient.SqlClient, client)
     )
   })

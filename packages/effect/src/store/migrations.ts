@@ -60,3 +60,16 @@ export const migrate: Effect.Effect<void, SessionStoreError | SqlError.SqlError,
     })
   )
 })
+
+/** For a database that can only be read: it must already be at this code's version. */
+export const checkSchema: Effect.Effect<void, SessionStoreError | SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ version: number | string }>`SELECT version FROM loopguard_schema_version`
+  const current = rows.length === 0 ? 0 : Number(rows[0]!.version)
+  if (current !== SCHEMA_VERSION) {
+    return yield* new SessionStoreError({
+      reason: "invalid",
+      message: `the session database is read-only and at schema version ${current}, not ${SCHEMA_VERSION}; open it once where it can be written to upgrade it`
+    })
+  }
+})

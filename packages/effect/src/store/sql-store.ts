@@ -9,7 +9,7 @@ import { Duration, Effect, Schedule, Schema, Scope } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { claimLease, holderLabel, makeOwner, releaseLease, renewLease } from "./lease.js"
 import { parseMessageBody } from "./message-schema.js"
-import { migrate } from "./migrations.js"
+import { checkSchema, migrate } from "./migrations.js"
 import type { SessionStoreShape, SessionSummary } from "./SessionStore.js"
 import { describeCause, SessionStoreError } from "./SessionStoreError.js"
 
@@ -17,6 +17,8 @@ export interface SqlStoreOptions {
   /** What the run report prints as "saved at" for a session. */
   readonly location: (sessionId: string) => string
   readonly leaseMs: number
+  /** Opened from a read-only medium: the schema is checked, not migrated; writes fail as `unavailable`. */
+  readonly readOnly?: boolean
 }
 
 /** SQLite gives numbers; Postgres gives BIGINT as bigint and COUNT(*) as bigint or string. */
@@ -49,7 +51,7 @@ const corrupt = (sessionId: string, record: string, problem: string) =>
 export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionStoreShape, SessionStoreError, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    yield* migrate.pipe(Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("prepare the session database")(e))))
+    yield* (options.readOnly === true ? checkSchema : migrate).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("prepare the session database")(e))))
     const owner = makeOwner()
     const held = new Set<string>()
 

@@ -31,13 +31,54 @@ export interface SqliteClientOptions {
   readonly readonly?: boolean
 }
 
+const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined"
+
 const openNative = async (options: SqliteClientOptions): Promise<NativeDatabase> => {
-  if (typeof (globalThis as { Bun?: unknown }).Bun !== "undefined") {
+  if (isBun) {
     const { Database } = await import("bun:sqlite")
     return new Database(options.filename, options.readonly === true ? { readonly: true } : { create: true }) as unknown as NativeDatabase
   }
   const mod = await importNodeSqlite()
   return new mod.DatabaseSync(options.filename, options.readonly === true ? { readOnly: true } : {})
+}
+
+/**
+ * An existing database on a read-only medium: WAL mode cannot even open it for reading (it must
+ * create the -shm file), so it is opened as immutable, which SQLite allows only through a URI.
+ */
+const openImmutable = async (filename: string): Promise<NativeDatabase> => {
+  const uri = `file:${filename.split("/").map(encodeURIComponent).join("/")}?immutable=1`
+  if (isBun) {
+    const { Database } = await import("bun:sqlite")
+    const SQLITE_OPEN_READONLY = 0x01
+    const SQLITE_OPEN_URI = 0x40
+    return new Database(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) as unknown as NativeDatabase
+  }
+  const mod = await importNodeSqlite()
+  return new mod.DatabaseSync(uri, { readOnly: true })
+}
+
+/** Writable when it can be; else, for a file that exists, read-only (immutable). */
+const openWithFallback = async (options: SqliteClientOptions): Promise<{ db: NativeDatabase; readOnly: boolean }> => {
+  if (options.readonly === true) return { db: await openImmutable(options.filename), readOnly: true }
+  let db: NativeDatabase | undefined
+  try {
+    db = await openNative(options)
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`)
+    db.exec("PRAGMA journal_mode = WAL")
+    db.exec("PRAGMA synchronous = FULL")
+    return { db, readOnly: false }
+  } catch (cause) {
+    db?.close()
+    const { existsSync } = await import("node:fs")
+    // Only a medium that refuses writing: a busy or damaged database must fail, not be read stale.
+    if (!existsSync(options.filename) || !/readonly|read-only|unable to open/i.test(String((cause as Error)?.message ?? cause))) throw cause
+    try {
+      return { db: await openImmutable(options.filename), readOnly: true }
+    } catch {
+      throw cause
+    }
+  }
 }
 
 /** `node:sqlite`, without its one-time "experimental" warning on stderr; a clear error where it is missing. */
@@ -96,31 +137,27 @@ const makeConnection = (db: NativeDatabase, cache: Map<string, NativeStatement>)
 /** SQLite binds numbers, strings, bigints, bytes and null; booleans become 0/1. */
 const bindable = (v: unknown): unknown => (typeof v === "boolean" ? (v ? 1 : 0) : v === undefined ? null : v)
 
-/** Opens the file, sets WAL + busy timeout + full sync, and closes it with the scope. */
-export const makeSqliteClient = (options: SqliteClientOptions): Effect.Effect<SqlClient.SqlClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
+export interface OpenedSqlite {
+  readonly client: SqlClient.SqlClient
+  /** The file could only be opened for reading (a read-only medium): every write fails. */
+  readonly readOnly: boolean
+}
+
+/** Opens the file with WAL + busy timeout + full sync (read-only if that is all the medium allows); closed with the scope. */
+export const openSqlite = (options: SqliteClientOptions): Effect.Effect<OpenedSqlite, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function* () {
     const cache = new Map<string, NativeStatement>()
-    const db = yield* Effect.acquireRelease(
-      Effect.tryPromise({ try: () => openNative(options), catch: (cause) => sqlError(cause, "open") }),
-      (d) =>
+    const { db, readOnly } = yield* Effect.acquireRelease(
+      Effect.tryPromise({ try: () => openWithFallback(options), catch: (cause) => sqlError(cause, "open") }),
+      ({ db: d }) =>
         Effect.sync(() => {
           for (const statement of cache.values()) statement.finalize?.()
           d.close()
         })
     )
-    yield* Effect.try({
-      try: () => {
-        db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`)
-        if (options.readonly !== true) {
-          db.exec("PRAGMA journal_mode = WAL")
-          db.exec("PRAGMA synchronous = FULL")
-        }
-      },
-      catch: (cause) => sqlError(cause, "open")
-    })
     const connection = makeConnection(db, cache)
     const acquirers = SqlClient.makeSqliteAcquirers({ connection: Effect.succeed(connection), semaphore: yield* Semaphore.make(1) })
-    return yield* SqlClient.make({
+    const client = yield* SqlClient.make({
       ...acquirers,
       compiler: Statement.makeCompilerSqlite(),
       driver: "loopguard-sqlite",
@@ -129,7 +166,11 @@ export const makeSqliteClient = (options: SqliteClientOptions): Effect.Effect<Sq
       // failing half-way through a transaction.
       beginTransaction: "BEGIN IMMEDIATE"
     })
+    return { client, readOnly }
   })
+
+export const makeSqliteClient = (options: SqliteClientOptions): Effect.Effect<SqlClient.SqlClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.map(openSqlite(options), (o) => o.client)
 
 export const layerSqliteClient = (options: SqliteClientOptions): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   Layer.effect(SqlClient.SqlClient, makeSqliteClient(options)).pipe(Layer.provide(Reactivity.layer))
