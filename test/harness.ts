@@ -2,9 +2,10 @@
  * Test wiring: the real services over the real AI SDK provider, talking HTTP to the scripted
  * server. Each test gets its own server, store and event log.
  */
-import { layerOpenAICompatible, startScriptedServer, type Script, type ScriptedServer } from "@loopguard/ai-sdk"
+import { layerOpenAICompatible } from "@loopguard/ai-sdk"
+import { startScriptedServer, type Script, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import {
-  Config,
+  ConfigService,
   DEFAULT_CONFIG,
   Events,
   LLM,
@@ -45,7 +46,7 @@ export const makeHarness = async (
   const server = await startScriptedServer(script, options.modelId ? { modelId: options.modelId } : {})
   const events: Array<LoopguardEvent> = []
   const config = (options.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
-  const configLayer = Layer.succeed(Config, config)
+  const configLayer = Layer.succeed(ConfigService, config)
   const http = layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" })
   const decorate = options.decorate
   const llm = decorate
@@ -68,7 +69,7 @@ export const makeHarness = async (
   }
 }
 
-/** Config with retries off, so a fault shows up as the step's error at once. */
+/** A config with retries off, so a fault shows up as the step's error at once. */
 export const noRetries = (c: LoopguardConfig): LoopguardConfig => ({
   ...c,
   retry: Object.fromEntries(

@@ -5,9 +5,11 @@
  * and exports as trace v1, every token in the marker file (a tool that ran) is a call in the store
  * — written ahead, so no step whose tool ran is lost — and every session resumes over HTTP.
  */
-import { startScriptedServer, textStream, toolCallStream } from "@loopguard/ai-sdk"
-import { parseTrace, toolPartsOf, type Message } from "@loopguard/core"
-import { exportTrace, layerSqliteStore, makeSqliteStore, RunLoop } from "@loopguard/effect"
+import { startScriptedServer, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import { toolPartsOf, type Message } from "@loopguard/core/model"
+import { parseTrace } from "@loopguard/core/trace"
+import { layerSqliteStore, RunLoop } from "@loopguard/effect"
+import { exportTrace, makeSqliteStore } from "@loopguard/effect/store"
 import { expect, test } from "bun:test"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"

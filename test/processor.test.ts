@@ -1,5 +1,5 @@
-import { repeatLoop, textStream } from "@loopguard/ai-sdk"
-import { textOf } from "@loopguard/core"
+import { repeatLoop, textStream } from "@loopguard/ai-sdk/testing"
+import { textOf } from "@loopguard/core/model"
 import { SessionProcessor, SessionStore } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"

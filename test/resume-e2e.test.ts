@@ -4,9 +4,10 @@
  * appends to: a call cut off mid-run is shown to the model as interrupted and never re-run; a
  * resumed session re-examines its last reply before asking for anything.
  */
-import { textStream, toolCallStream } from "@loopguard/ai-sdk"
-import type { AssistantMessage, Message } from "@loopguard/core"
-import { layerSqliteStore, makeSqliteStore, RunLoop, SessionStore, type ToolDefinition } from "@loopguard/effect"
+import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import type { AssistantMessage, Message } from "@loopguard/core/model"
+import { layerSqliteStore, RunLoop, SessionStore, type ToolDefinition } from "@loopguard/effect"
+import { makeSqliteStore } from "@loopguard/effect/store"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { appendFileSync, existsSync, mkdtempSync, readFileSync } from "node:fs"

@@ -3,7 +3,7 @@
  * status, stdout and stderr. A session written by `run` exports as trace v1 that `audit` reads;
  * bad input is one line and exit 2.
  */
-import { startScriptedServer, textStream, toolCallStream } from "@loopguard/ai-sdk"
+import { startScriptedServer, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { describe, expect, test } from "bun:test"
 import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"

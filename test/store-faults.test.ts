@@ -4,8 +4,9 @@
  * processes on one session. Mounting needs root: where it is impossible the disk tests are skipped
  * with a visible note, except under CI=true, where they fail.
  */
-import { textStream, startScriptedServer } from "@loopguard/ai-sdk"
-import { makeSqliteStore, type SessionStoreError, type SessionStoreShape } from "@loopguard/effect"
+import { textStream, startScriptedServer } from "@loopguard/ai-sdk/testing"
+import type { SessionStoreError, SessionStoreShape } from "@loopguard/effect"
+import { makeSqliteStore } from "@loopguard/effect/store"
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect, Exit, Scope } from "effect"
 import { spawn, spawnSync } from "node:child_process"

@@ -12,7 +12,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { Effect } from "effect"
-import { auditTrace, type AuditIncident } from "../../packages/cli/src/audit/index.js"
+import { auditTrace, type AuditIncident } from "@loopguard/effect/audit"
 
 interface Episode {
   readonly start_step: number

@@ -3,7 +3,8 @@
  * retries), its error logging is silenced (errors arrive as parts), and interrupting the
  * Stream aborts the HTTP request so the server sees the client go away.
  */
-import { normalizeError, type StreamPart } from "@loopguard/core"
+import { type StreamPart } from "@loopguard/core/model"
+import { normalizeError } from "@loopguard/core/retry"
 import { LLM, LlmError, type LlmRequest, type LlmShape } from "@loopguard/effect"
 import { Effect, Layer, Stream } from "effect"
 import { streamText, type LanguageModel } from "ai"

@@ -2,7 +2,8 @@
  * AI SDK `fullStream` parts → loopguard StreamParts. Anything loopguard does not act on
  * (start-step, text-start/end, sources, raw, ping) is dropped here so monitors see one shape.
  */
-import { FINISH_REASONS, normalizeError, toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core"
+import { FINISH_REASONS, toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core/model"
+import { normalizeError } from "@loopguard/core/retry"
 import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai"
 
 export const toFinishReason = (reason: string | undefined): FinishReason =>

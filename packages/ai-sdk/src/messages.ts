@@ -3,7 +3,7 @@
  * message right after the assistant message that called them; a call with no result yet
  * (pending) is left out, because providers reject an unanswered call.
  */
-import { isAnsweredClientCall, toolResultText } from "@loopguard/core"
+import { isAnsweredClientCall, toolResultText } from "@loopguard/core/model"
 import type { LlmRequest, ToolSpec } from "@loopguard/effect"
 import { jsonSchema, tool, type ModelMessage, type ToolSet } from "ai"
 

@@ -1,15 +1,12 @@
 /**
- * Ready-made LLM Layers: any OpenAI-compatible Chat Completions endpoint, OpenAI itself, and the
- * built-in scripted model (a local HTTP server speaking the same protocol, so demos and tests go
- * through the real provider code).
+ * Ready-made LLM Layers: any OpenAI-compatible Chat Completions endpoint and OpenAI itself. The
+ * scripted model for demos and tests is `layerScripted` in `@loopguard/ai-sdk/testing`.
  */
 import { createOpenAI } from "@ai-sdk/openai"
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { LLM } from "@loopguard/effect"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { makeAiSdkLlm } from "./ai-sdk-llm.js"
-import { startScriptedServer } from "./scripted-server/index.js"
-import type { Script, ScriptedServer, ScriptedServerOptions } from "./scripted-server/index.js"
 
 export interface EndpointOptions {
   readonly baseURL: string
@@ -62,20 +59,3 @@ export const layerOpenAICompatibleFromEnv: Layer.Layer<LLM, Config.ConfigError> 
     return layerOpenAICompatible({ baseURL, modelId, ...(Option.isSome(apiKey) ? { apiKey: apiKey.value } : {}) })
   })
 )
-
-/** The scripted model over local HTTP; the server lives as long as the Layer's scope. */
-export const layerScripted = (
-  script: Script,
-  options?: ScriptedServerOptions & { readonly onServer?: (server: ScriptedServer) => void }
-): Layer.Layer<LLM> =>
-  Layer.unwrap(
-    Effect.acquireRelease(
-      Effect.promise(() => startScriptedServer(script, options)),
-      (server) => Effect.promise(() => server.close())
-    ).pipe(
-      Effect.map((server) => {
-        options?.onServer?.(server)
-        return layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" })
-      })
-    )
-  )

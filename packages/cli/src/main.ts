@@ -6,20 +6,22 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import type { SessionStoreError } from "@loopguard/effect"
 import { Effect } from "effect"
-import { Command } from "effect/cli"
+import { CliOutput, Command } from "effect/cli"
+import { isParseError, oneLinePresenter } from "./cli-output.js"
 import { demoCommand } from "./commands/demo.js"
 import { runCommand } from "./commands/run.js"
 import { auditCommand } from "./commands/audit.js"
 import { scanCommand } from "./commands/scan.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { RunFailed, UsageError } from "./errors.js"
+import { VERSION } from "./version.js"
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
   Command.withSubcommands([demoCommand, runCommand, scanCommand, auditCommand, sessionsCommand])
 )
 
-const program = Command.run(root, { version: "0.1.0" }).pipe(
+const program = Command.run(root, { version: VERSION }).pipe(
   Effect.catchTag("UsageError", (e: UsageError) =>
     Effect.sync(() => {
       process.stderr.write(`loopguard: ${e.message}\n`)
@@ -39,6 +41,9 @@ const program = Command.run(root, { version: "0.1.0" }).pipe(
       process.exitCode = e.exitCode
     })
   ),
+  // The presenter already printed the one line; a parse error is bad usage, exit status 2.
+  Effect.catchIf(isParseError, () => Effect.sync(() => void (process.exitCode = 2))),
+  Effect.provide(CliOutput.layerPresenter(oneLinePresenter)),
   Effect.provide(NodeServices.layer)
 )
 

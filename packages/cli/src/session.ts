@@ -2,7 +2,23 @@
  * Shared CLI wiring: config from file + env + flags, events rendered as text or JSON lines,
  * and the report printed last. Exit status 1 when the run did not complete.
  */
-import { Config, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tools, type LLM, type SessionStoreError, type LoopguardEvent, type RunInput, type RunResult, type SessionStoreShape, type ToolDefinition, type LoopguardConfig } from "@loopguard/effect"
+import {
+  ConfigService,
+  Events,
+  loopguardLayer,
+  Permission,
+  RunLoop,
+  SessionStore,
+  Tools,
+  type LLM,
+  type SessionStoreError,
+  type LoopguardEvent,
+  type RunInput,
+  type RunResult,
+  type SessionStoreShape,
+  type ToolDefinition,
+  type LoopguardConfig
+} from "@loopguard/effect"
 import { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { UsageError } from "./errors.js"
@@ -29,7 +45,7 @@ export const loadCliConfig = (flags: ConfigSourceFlags): Effect.Effect<Loopguard
       return Effect.fail(new UsageError({ message: `config file ${path}: ${(e as Error).message}` }))
     }
   }
-  return Config.load({ ...(file ? { file } : {}), env: process.env, overrides: flags.overrides ?? [] }).pipe(
+  return ConfigService.load({ ...(file ? { file } : {}), env: process.env, overrides: flags.overrides ?? [] }).pipe(
     Effect.map((c) => (flags.patch ? flags.patch(c) : c)),
     Effect.mapError((e) => new UsageError({ message: e.errors.join("\n") }))
   )
@@ -62,7 +78,7 @@ export type NextRunInput = (last: RunResult, results: ReadonlyArray<RunResult>) 
 export const runSessionWith = (options: SessionOptions, first: RunInput, next: NextRunInput): Effect.Effect<ReadonlyArray<RunResult>, SessionStoreError> => {
   const write = options.write ?? ((l: string) => console.log(l))
   const renderer = makeRenderer(write, !options.json && process.stdout.isTTY === true)
-  const configLayer = Layer.succeed(Config, options.config)
+  const configLayer = Layer.succeed(ConfigService, options.config)
   const deps = Layer.mergeAll(
     options.llm,
     Tools.layerFrom(options.tools).pipe(Layer.provide(configLayer)),

@@ -2,7 +2,7 @@
  * Text for `loopguard sessions`: a listing, and one session as a person reads it. Calls written
  * ahead but never finished are called out, since that is what a resumed run will tell the model.
  */
-import { reasoningOf, textOf, toolPartsOf, type Message, type ToolPart } from "@loopguard/core"
+import { reasoningOf, textOf, toolPartsOf, type Message, type ToolPart } from "@loopguard/core/model"
 import type { SessionSummary } from "@loopguard/effect"
 
 const when = (ms: number): string => new Date(ms).toISOString().replace("T", " ").replace(/\.\d+Z$/, "Z")

@@ -3,7 +3,8 @@
  * (postgres://…). Store failures become one line and an exit status: another writer, a corrupt
  * record or a bad target is the user's to fix (2); a disk that refuses a write ends the run (1).
  */
-import { makeDurableStore, redactUrl, type LoopguardConfig, type SessionStoreError, type SessionStoreShape } from "@loopguard/effect"
+import type { LoopguardConfig, SessionStoreError, SessionStoreShape } from "@loopguard/effect"
+import { makeDurableStore, redactUrl } from "@loopguard/effect/store"
 import { Effect, Option, Scope } from "effect"
 import { RunFailed, UsageError } from "./errors.js"
 

@@ -2,7 +2,8 @@
  * The small real tool set of `loopguard run`: read a file, list a directory, run a shell
  * command with a timeout — all confined to the working directory the user names.
  */
-import { runShell, type ToolDefinition } from "@loopguard/effect"
+import { type ToolDefinition } from "@loopguard/effect"
+import { runShell } from "@loopguard/effect/tools"
 import { readdir, readFile, stat } from "node:fs/promises"
 import { relative, resolve } from "node:path"
 

@@ -4,7 +4,7 @@
  * services can still be swapped by providing its own Layer instead.
  */
 import { Effect, Layer } from "effect"
-import type { Config } from "./config/Config.js"
+import type { ConfigService } from "./config/ConfigService.js"
 import type { Events } from "./events/Events.js"
 import { CompletionCheck } from "./gate/CompletionCheck.js"
 import { GoalGate } from "./gate/GoalGate.js"
@@ -16,7 +16,7 @@ import { RunLoop } from "./runloop/RunLoop.js"
 import type { SessionStore } from "./store/SessionStore.js"
 import type { Tools } from "./tools/Tools.js"
 
-export type LoopguardDeps = LLM | Tools | Config | Events | Permission | SessionStore
+export type LoopguardDeps = LLM | Tools | ConfigService | Events | Permission | SessionStore
 
 /** Retry budgets for the model's provider: defaults ← `retry` ← `provider.<id>.retry`. */
 export const retryForProvider = Layer.unwrap(

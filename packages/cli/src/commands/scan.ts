@@ -3,7 +3,7 @@
  * as one stream; `--jsonl` treats each line as one JSON-string document and prints one JSON
  * verdict per line (ARCHITECTURE.md contract).
  */
-import { scanText, validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type RepeatOptions } from "@loopguard/core"
+import { scanText, validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type RepeatOptions } from "@loopguard/core/repeat"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { readStdin } from "../io.js"

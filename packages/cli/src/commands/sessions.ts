@@ -3,7 +3,8 @@
  * store named by `--session-dir DIR` (SQLite) or `--store URL` (Postgres). `export` prints trace
  * v1 (audit reads it); `import` takes trace v1 back, refusing to write over an existing session.
  */
-import { exportTrace, importTrace, type SessionStoreShape } from "@loopguard/effect"
+import type { SessionStoreShape } from "@loopguard/effect"
+import { exportTrace, importTrace } from "@loopguard/effect/store"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { readFile, writeFile } from "node:fs/promises"

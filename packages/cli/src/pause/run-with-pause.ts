@@ -4,7 +4,16 @@
  * harness, according to `try_best.on_pause` (or the user's answer for `ask`). A resume is a new
  * user turn in the same session; nothing resumes a paused run except this explicit choice.
  */
-import type { LLM, SessionStoreError, LoopguardConfig, LoopguardEvent, RunInput, RunResult, SessionStoreShape, ToolDefinition } from "@loopguard/effect"
+import type {
+  LLM,
+  SessionStoreError,
+  LoopguardConfig,
+  LoopguardEvent,
+  RunInput,
+  RunResult,
+  SessionStoreShape,
+  ToolDefinition
+} from "@loopguard/effect"
 import { Effect, type Layer } from "effect"
 import { runSessionWith } from "../session.js"
 import { handoffTargetOf, pauseChoices, refusalOf, type OnPausePolicy, type PauseChoice } from "./choices.js"

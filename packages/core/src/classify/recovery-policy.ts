@@ -42,14 +42,15 @@ export const DEFAULT_RECOVERY_LIMITS: RecoveryLimits = {
   textRepeatRecoveries: 2
 }
 
-export type StepOutcome = "normal" | "text-repeat"
+/** How the step's reply stream ended: on its own, or cut by the in-stream repetition guard. */
+export type StreamEnding = "normal" | "text-repeat"
 
 export interface RecoveryInput {
   readonly classification: StepClassification
   readonly finish?: FinishReason
   readonly pendingClientTool: boolean
   /** `text-repeat` when the in-stream monitor cut the stream. */
-  readonly outcome: StepOutcome
+  readonly outcome: StreamEnding
   /** A JSON schema result was requested for this turn. */
   readonly structuredOutput: boolean
   readonly role: AgentRole

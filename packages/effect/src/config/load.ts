@@ -4,7 +4,9 @@
  * the bad value came from (file:line, env var, flag).
  */
 import { Schema } from "effect"
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser/lib/esm/main.js"
+// The package root, not `jsonc-parser/lib/esm/…`: Node loads that path as CommonJS and rejects it. The
+// CLI bundle maps the root back to the ESM build (scripts/build.ts).
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { DEFAULT_CONFIG } from "./defaults.js"
 import { BUDGET_NAMES, LoopguardConfigSchema, type LoopguardConfig } from "./schema.js"
 

@@ -82,7 +82,7 @@ export const RetryBudgetPatch = Schema.Struct({
   jitterRatio: Schema.optional(Ratio)
 })
 
-export { RETRY_BUDGET_NAMES as BUDGET_NAMES } from "@loopguard/core"
+export { RETRY_BUDGET_NAMES as BUDGET_NAMES } from "@loopguard/core/retry"
 
 export const RetrySection = Schema.Struct({
   request: Schema.optional(RetryBudgetPatch),

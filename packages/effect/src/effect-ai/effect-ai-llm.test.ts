@@ -1,4 +1,5 @@
-import { decide, type StreamPart } from "@loopguard/core"
+import { type StreamPart } from "@loopguard/core/model"
+import { decide } from "@loopguard/core/retry"
 import { describe, expect, test } from "bun:test"
 import { Duration, Effect, Layer, Stream } from "effect"
 import { AiError, Tool } from "effect/ai"

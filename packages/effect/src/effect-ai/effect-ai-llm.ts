@@ -5,7 +5,7 @@
  * calls as written, undeclared names included). Interrupting the Stream interrupts the
  * provider's stream, which closes its HTTP request.
  */
-import type { StreamPart } from "@loopguard/core"
+import type { StreamPart } from "@loopguard/core/model"
 import { Effect, Layer, Stream } from "effect"
 import { type AiError, LanguageModel } from "effect/ai"
 import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"

@@ -5,14 +5,14 @@
  * it is requested (the provider stream is interrupted, which closes its HTTP request).
  *
  * Covered: `streamText` text and reasoning deltas, fed through one tokenizer into one monitor, with
- * the `Config` service's `repeat` thresholds. Not covered: `generateText` / `generateObject` (a
+ * the `ConfigService` service's `repeat` thresholds. Not covered: `generateText` / `generateObject` (a
  * whole response cannot be cut early; they pass through), retries, error classification, the
  * recovery reminders and every cross-step detector — those stay with the RunLoop.
  */
-import { RepeatGuard, type RepeatOptions, type RepeatTrip } from "@loopguard/core"
+import { RepeatGuard, type RepeatOptions, type RepeatTrip } from "@loopguard/core/repeat"
 import { Effect, Layer, Stream } from "effect"
 import { LanguageModel } from "effect/ai"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 
 export interface EffectAiGuardOptions {
   /** Runs once when a stream is cut, with where the repetition was found. */
@@ -74,18 +74,18 @@ export const guardedLanguageModel = (
 }
 
 /**
- * A `LanguageModel` layer over the one below it, guarded with `Config.repeat`
+ * A `LanguageModel` layer over the one below it, guarded with the config's `repeat` section
  * (`repeat.enabled: false` hands the inner model through untouched):
  * `guardLanguageModelWith().pipe(Layer.provide(providerModelLayer), Layer.provide(configLayer))`.
  */
 export const guardLanguageModelWith = (
   options: EffectAiGuardOptions = {}
-): Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel | Config> =>
+): Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel | ConfigService> =>
   Layer.effect(
     LanguageModel.LanguageModel,
     Effect.gen(function* () {
       const inner = yield* LanguageModel.LanguageModel
-      const { repeat } = yield* Config
+      const { repeat } = yield* ConfigService
       if (!repeat.enabled) return inner
       const thresholds: RepeatOptions = {
         window: repeat.window,
@@ -97,5 +97,5 @@ export const guardLanguageModelWith = (
     })
   )
 
-export const guardLanguageModel: Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel | Config> =
+export const guardLanguageModel: Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel | ConfigService> =
   guardLanguageModelWith()

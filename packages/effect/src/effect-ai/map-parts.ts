@@ -4,7 +4,7 @@
  * requests) is dropped so monitors see one shape. Provider-executed tool calls are dropped too:
  * the provider ran them, loopguard has nothing to execute.
  */
-import { toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core"
+import { toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core/model"
 import type { Response } from "effect/ai"
 import { normalizeAiError } from "./ai-error.js"
 

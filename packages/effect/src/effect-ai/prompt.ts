@@ -4,7 +4,7 @@
  * provider-executed call are left out, because providers reject an unanswered call and loopguard
  * never ran the provider's own tools.
  */
-import { isAnsweredClientCall, toolResultText, type AssistantPart } from "@loopguard/core"
+import { isAnsweredClientCall, toolResultText, type AssistantPart } from "@loopguard/core/model"
 import { Prompt, Tool, Toolkit } from "effect/ai"
 import type { LlmRequest, ToolSpec } from "../llm/LLM.js"
 

@@ -4,7 +4,7 @@
  * (the error is reported as an incident by the RunLoop), because a broken judge must not trap a
  * finished run.
  */
-import { GOAL_GATE_SYSTEM, goalGatePrompt, parseGoalVerdict, type GoalVerdict } from "@loopguard/core"
+import { GOAL_GATE_SYSTEM, goalGatePrompt, parseGoalVerdict, type GoalVerdict } from "@loopguard/core/gate"
 import { Context, Effect, Layer, Stream } from "effect"
 import { LLM } from "../llm/LLM.js"
 

@@ -2,7 +2,7 @@
  * The model, seen from loopguard: one request in, a Stream of loopguard's own parts out.
  * Backends (AI SDK today) provide it as a Layer; interrupting the stream aborts the request.
  */
-import type { AssistantPart, NormalizedError, StreamPart } from "@loopguard/core"
+import type { AssistantPart, NormalizedError, StreamPart } from "@loopguard/core/model"
 import { Context, Data, type Stream } from "effect"
 
 export interface ToolSpec {

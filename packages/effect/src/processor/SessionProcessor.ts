@@ -8,9 +8,10 @@
  * record the next run shows the model as interrupted (runloop/resume.ts). A store failure is not
  * a model failure: it is never retried, and fails the step with the store's typed error.
  */
-import { isPrefillRejection, ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core"
+import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core/model"
+import { isPrefillRejection } from "@loopguard/core/retry"
 import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { Events } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
@@ -87,7 +88,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const llm = yield* LLM
       const store = yield* SessionStore
       const events = yield* Events
-      const config = yield* Config
+      const config = yield* ConfigService
       const tools = yield* Tools
       const retry = yield* RetryCoordinator
       const gate = yield* ToolGate

@@ -2,7 +2,14 @@
  * In-place tool-call repair (SPEC §7): the configured alias/default table merged over the
  * built-in one, and the tool→server map read from the system prompt (cached per prompt).
  */
-import { DEFAULT_REPAIR_TABLE, repairToolCall, serverMapFromSystemPrompt, type RepairTable, type ServerMap, type StreamPart } from "@loopguard/core"
+import { type StreamPart } from "@loopguard/core/model"
+import {
+  DEFAULT_REPAIR_TABLE,
+  repairToolCall,
+  serverMapFromSystemPrompt,
+  type RepairTable,
+  type ServerMap
+} from "@loopguard/core/toolcall"
 import type { LoopguardConfig } from "../config/schema.js"
 
 type ToolCallPart = Extract<StreamPart, { type: "tool-call" }>

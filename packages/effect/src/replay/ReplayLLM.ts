@@ -2,7 +2,7 @@
  * An LLM that answers the i-th request with the i-th recorded reply (audit, tests). It never
  * looks at the request: a shadow replay asks exactly once per recorded step.
  */
-import type { AssistantMessage, StreamPart } from "@loopguard/core"
+import type { AssistantMessage, StreamPart } from "@loopguard/core/model"
 import { Layer, Stream } from "effect"
 import { LLM, type LlmShape } from "../llm/LLM.js"
 import { ReplayCursor } from "./ReplayCursor.js"

@@ -4,7 +4,8 @@
  * non-zero exit code, or — when it recorded no exit status at all — when the output shows an
  * unambiguous sign of failure). A call the trace never answered gets a completed, empty result.
  */
-import { inferFailure, type AssistantMessage, type ToolPart } from "@loopguard/core"
+import { type AssistantMessage, type ToolPart } from "@loopguard/core/model"
+import { inferFailure } from "@loopguard/core/trace"
 import { Effect, Layer } from "effect"
 import type { ToolSpec } from "../llm/LLM.js"
 import { Tools, type ToolCall, type ToolResult, type ToolsShape } from "../tools/Tools.js"

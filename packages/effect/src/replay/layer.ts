@@ -1,5 +1,5 @@
 /** The replay pair for one trace: LLM and Tools sharing one cursor. */
-import type { AssistantMessage } from "@loopguard/core"
+import type { AssistantMessage } from "@loopguard/core/model"
 import { Layer } from "effect"
 import { ReplayCursor } from "./ReplayCursor.js"
 import { layerReplayLLM, type ReplayLlmOptions } from "./ReplayLLM.js"

@@ -3,7 +3,7 @@
  * go out in small deltas so the in-stream repetition monitor sees a replay the way it sees a
  * live stream (and can cut it at the same place).
  */
-import type { AssistantMessage, FinishReason, StreamPart, ToolPart } from "@loopguard/core"
+import type { AssistantMessage, FinishReason, StreamPart, ToolPart } from "@loopguard/core/model"
 
 export interface ReplayPartsOptions {
   /** Characters per text / reasoning delta. */

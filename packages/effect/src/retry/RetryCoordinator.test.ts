@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test"
-import { DEFAULT_RETRY_BUDGETS, initialRetryState, type NormalizedError } from "@loopguard/core"
+import { type NormalizedError } from "@loopguard/core/model"
+import { DEFAULT_RETRY_BUDGETS, initialRetryState } from "@loopguard/core/retry"
 import { Effect, Exit, Fiber, Layer, Random } from "effect"
 import { TestClock } from "effect/testing"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { RetryConfigError, RetryExhausted } from "./errors.js"
 import { RetryCoordinator } from "./RetryCoordinator.js"
 import type { RetryAttemptInfo } from "./schedule.js"
@@ -367,14 +368,14 @@ describe("RetryCoordinator layers", () => {
     expect(Exit.isSuccess(ok) && ok.value.server).toEqual({ ...DEFAULT_RETRY_BUDGETS.server, maxRetries: 2, initialDelayMs: 50 })
   })
 
-  test("layerFromConfig reads the Config service", async () => {
-    const config = Config.layerWith((c) => ({ ...c, retry: { ...c.retry, stream: { maxRetries: 1 } }, provider: { p: { retry: { stream: { jitterRatio: 0 } } } } }))
+  test("layerFromConfig reads the config service", async () => {
+    const config = ConfigService.layerWith((c) => ({ ...c, retry: { ...c.retry, stream: { maxRetries: 1 } }, provider: { p: { retry: { stream: { jitterRatio: 0 } } } } }))
     const ok = await budgets(RetryCoordinator.layerFromConfig("p").pipe(Layer.provide(config)))
     expect(Exit.isSuccess(ok) && ok.value.stream).toEqual({ ...DEFAULT_RETRY_BUDGETS.stream, maxRetries: 1, jitterRatio: 0 })
   })
 
   test("layerFromConfig treats an unvalidated, invalid config as a defect", async () => {
-    const config = Config.layerWith((c) => ({ ...c, retry: { ...c.retry, server: { deadlineMs: 5, noDeadline: true } } }))
+    const config = ConfigService.layerWith((c) => ({ ...c, retry: { ...c.retry, server: { deadlineMs: 5, noDeadline: true } } }))
     const exit = await budgets(RetryCoordinator.layerFromConfig().pipe(Layer.provide(config)))
     const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
     expect(reason?._tag).toBe("Die")

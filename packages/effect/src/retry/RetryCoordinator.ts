@@ -7,6 +7,7 @@
  *   and ask `nextRetry(state, error, { phase: "stream", elapsedMs })`; mark it unsafe after a
  *   tool-call event.
  */
+import { type NormalizedError } from "@loopguard/core/model"
 import {
   budgetFor,
   DEFAULT_OVERLOADED_IMMEDIATE_RETRIES,
@@ -19,16 +20,15 @@ import {
   validateRetryConfig,
   budgetNameFor,
   type DecideContext,
-  type NormalizedError,
   type RetryBudgets,
   type RetryConfigRoot,
   type RetryDecision,
   type RetryPhase,
   type RetryScope,
   type RetryState
-} from "@loopguard/core"
+} from "@loopguard/core/retry"
 import { Clock, Context, Effect, Layer, Random, type Schedule } from "effect"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { RetryConfigError, RetryExhausted } from "./errors.js"
 import { makeRetrySchedule, type RetryAttemptInfo, type RetryStep } from "./schedule.js"
 
@@ -183,17 +183,17 @@ export class RetryCoordinator extends Context.Service<RetryCoordinator, RetryCoo
   }
 
   /**
-   * Same as `layerFor`, reading the loopguard `Config` service. That config was validated when it
+   * Same as `layerFor`, reading the loopguard `ConfigService` service. That config was validated when it
    * was loaded, so a failure here is a defect (a config built by hand that skipped validation).
    */
   static readonly layerFromConfig = (
     providerId?: string,
     options: Omit<RetryCoordinatorOptions, "budgets" | "overloadedImmediateRetries"> = {}
-  ): Layer.Layer<RetryCoordinator, never, Config> =>
+  ): Layer.Layer<RetryCoordinator, never, ConfigService> =>
     Layer.effect(
       RetryCoordinator,
       Effect.gen(function* () {
-        const config = yield* Config
+        const config = yield* ConfigService
         const r = resolveRetryBudgets({ retry: config.retry, provider: config.provider }, providerId)
         if (!r.ok) return yield* Effect.die(new RetryConfigError({ errors: r.errors }))
         return makeRetryCoordinator({ ...options, budgets: r.budgets, overloadedImmediateRetries: r.overloadedImmediateRetries })

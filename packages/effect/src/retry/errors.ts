@@ -1,4 +1,5 @@
-import type { NormalizedError, RetryDecision } from "@loopguard/core"
+import type { NormalizedError } from "@loopguard/core/model"
+import type { RetryDecision } from "@loopguard/core/retry"
 import { Data } from "effect"
 
 /**

@@ -3,6 +3,7 @@
  * core `delayFor` (through `nextRetry`), and it stops where core `nextRetry` says so. The stop
  * verdict is the schedule's final output, so `Effect.retryOrElse` can tell why it gave up.
  */
+import { type NormalizedError } from "@loopguard/core/model"
 import {
   budgetNameFor,
   decide,
@@ -10,7 +11,6 @@ import {
   isOverloaded,
   nextRetry,
   recordRetry,
-  type NormalizedError,
   type RetryBudgetName,
   type RetryBudgets,
   type RetryDecision,
@@ -18,7 +18,7 @@ import {
   type RetryPhase,
   type RetryScope,
   type RetryStopReason
-} from "@loopguard/core"
+} from "@loopguard/core/retry"
 import { Cause, Clock, Duration, Effect, Random, Schedule } from "effect"
 
 /** One schedule step: a granted retry, or the reason to stop (the schedule's last output). */

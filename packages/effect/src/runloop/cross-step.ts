@@ -4,30 +4,32 @@
  * signals (§6 "beyond"). Plain state, no Effect: the RunLoop applies what they ask for.
  * Incidents carry the step whose reply raised them, using only what came before it.
  */
+import { initBreaker, recordToolResult } from "@loopguard/core/caps"
+import { reminderText, type AgentRole } from "@loopguard/core/classify"
 import {
   actionCycle,
   detectStreak,
-  initBreaker,
-  isVerificationCommand,
-  commandOf,
-  recordToolResult,
-  reminderText,
   repeatedAction,
-  resolveTryBestOptions,
-  StallMonitor,
   TextLoopDetector,
-  toolPartsOf,
-  verificationMatcher,
   TEXT_LOOP_MILD_PROMPT,
-  TEXT_LOOP_STRONG_PROMPT,
-  type AgentRole,
+  TEXT_LOOP_STRONG_PROMPT
+} from "@loopguard/core/loops"
+import {
+  toolPartsOf,
   type AssistantMessage,
   type CropMarker,
   type ExitReason,
   type Message,
-  type ReminderKind,
+  type ReminderKind
+} from "@loopguard/core/model"
+import {
+  isVerificationCommand,
+  commandOf,
+  resolveTryBestOptions,
+  StallMonitor,
+  verificationMatcher,
   type StallOptionsInput
-} from "@loopguard/core"
+} from "@loopguard/core/try-best"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { Incident } from "./report.js"
 import { tryBestOptionsOf } from "./try-best-options.js"

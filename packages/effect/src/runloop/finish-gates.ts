@@ -3,7 +3,15 @@
  * objective and cheap, first) and the goal gate (an evaluator call). Each has its own cap so a
  * disagreement can never loop forever. A pause never reaches here: it ends the run before.
  */
-import { completionCheckFeedback, goalGateFeedback, textOf, toolPartsOf, type AssistantMessage, type ExitReason, type Message, type ReminderKind } from "@loopguard/core"
+import { completionCheckFeedback, goalGateFeedback } from "@loopguard/core/gate"
+import {
+  textOf,
+  toolPartsOf,
+  type AssistantMessage,
+  type ExitReason,
+  type Message,
+  type ReminderKind
+} from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { CompletionCheck } from "../gate/CompletionCheck.js"
@@ -11,7 +19,7 @@ import type { GoalGate } from "../gate/GoalGate.js"
 import type { Incident } from "./report.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 
-export type GateVerdict =
+export type FinishGateVerdict =
   | { readonly type: "accept" }
   | { readonly type: "continue"; readonly kind: ReminderKind; readonly text: string }
   | { readonly type: "exit"; readonly reason: ExitReason; readonly error: { readonly tag: string; readonly message: string } }
@@ -37,7 +45,7 @@ export const makeFinishGates = (deps: FinishGatesDeps) => {
   let gateChecks = 0
   const { config } = deps
   return {
-    check: (reply: AssistantMessage, step: number): Effect.Effect<GateVerdict, SessionStoreError> =>
+    check: (reply: AssistantMessage, step: number): Effect.Effect<FinishGateVerdict, SessionStoreError> =>
       Effect.gen(function* () {
         const command = config.completion_check.command
         if (command !== null) {
@@ -70,3 +78,5 @@ export const makeFinishGates = (deps: FinishGatesDeps) => {
       })
   }
 }
+
+export type FinishGates = ReturnType<typeof makeFinishGates>

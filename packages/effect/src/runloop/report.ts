@@ -2,16 +2,11 @@
  * The one report every run ends with, whatever the way out: the same fields on success, abort
  * and pause, so a UI or a parent agent reads them one way.
  */
-import { buildReport, toolPartsOf, type AssistantMessage, type ExitReason, type Message, type RunReport, type UsageMeter } from "@loopguard/core"
+import { type UsageMeter } from "@loopguard/core/caps"
+import { toolPartsOf, type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
+import { buildReport, type Incident, type RunReport } from "@loopguard/core/report"
 
-export type { RunReport }
-
-export interface Incident {
-  readonly step: number
-  readonly detector: string
-  readonly action: string
-  readonly detail: unknown
-}
+export type { Incident, RunReport }
 
 export interface ReportInput {
   readonly exit: { readonly reason: ExitReason; readonly step: number; readonly error?: { readonly tag: string; readonly message: string } } | null

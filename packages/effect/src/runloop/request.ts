@@ -3,7 +3,8 @@
  * re-applied (so the prefix stays stable for the provider's cache), ephemeral notes appended to
  * this request only, and the tool list dropped for tool-less requests.
  */
-import { buildRequestView, DEFAULT_CROP, type Message } from "@loopguard/core"
+import { buildRequestView, DEFAULT_CROP } from "@loopguard/core/loops"
+import { type Message } from "@loopguard/core/model"
 import type { LlmRequest, RequestMessage, ToolSpec } from "../llm/LLM.js"
 
 export interface BuildRequestInput {

@@ -6,24 +6,12 @@
  *    MiMo's loop does (seed 000, B2): a cut-off or empty reply gets its reminder, a final answer
  *    ends the run without a request, anything else goes on with the next request.
  */
-import {
-  classifyStep,
-  decideRecovery,
-  hasPendingClientTool,
-  initRecovery,
-  markInterruptedCalls,
-  type AgentRole,
-  type AssistantMessage,
-  type ExclusionReason,
-  type ExitReason,
-  type Message,
-  type ReminderKind
-} from "@loopguard/core"
+import { classifyStep, decideRecovery, hasPendingClientTool, initRecovery, type AgentRole } from "@loopguard/core/classify"
+import { markInterruptedCalls, type AssistantMessage, type ExclusionReason, type ExitReason, type Message, type ReminderKind } from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { LoopguardConfig } from "../config/schema.js"
-import type { SessionStoreShape } from "../store/SessionStore.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
-import type { Incident } from "./report.js"
+import { recordIncident, remind, stop, type RunContext, type RunServices } from "./run-context.js"
 
 export type ResumeVerdict =
   | { readonly type: "request" }
@@ -71,23 +59,40 @@ export const reexamineLastReply = (input: {
   }
 }
 
-/**
- * Rewrites interrupted calls in the store and reports them; returns the history as it now stands.
- * Shadow runs (audit) change nothing.
- */
+/** Rewrites interrupted calls in the store and reports them; returns the history as it now stands. */
 export const repairInterruptedCalls = (
-  store: SessionStoreShape,
-  sessionId: string,
-  history: ReadonlyArray<Message>,
-  incident: (i: Incident) => Effect.Effect<void>
+  s: RunServices,
+  ctx: RunContext,
+  history: ReadonlyArray<Message>
 ): Effect.Effect<ReadonlyArray<Message>, SessionStoreError> =>
   Effect.gen(function* () {
     const { replies, calls } = markInterruptedCalls(history)
     if (replies.length === 0) return history
-    for (const r of replies) yield* store.putAssistant(sessionId, r)
+    for (const r of replies) yield* s.store.putAssistant(ctx.input.sessionId, r)
     for (const c of calls) {
-      yield* incident({ step: c.step, detector: "resume", action: "interrupted-call", detail: { callId: c.callId, tool: c.name, input: c.input } })
+      yield* recordIncident(s, ctx, { step: c.step, detector: "resume", action: "interrupted-call", detail: { callId: c.callId, tool: c.name, input: c.input } })
     }
     const byId = new Map(replies.map((r) => [r.id, r]))
     return history.map((m) => byId.get(m.id) ?? m)
+  })
+
+/**
+ * The resume stage, before the first step of an enforcing run on a session with history: repair
+ * interrupted calls; then, with no new user turn, act on the last reply (a reminder, or the end).
+ */
+export const resumeSession = (s: RunServices, ctx: RunContext, history: ReadonlyArray<Message>): Effect.Effect<void, SessionStoreError> =>
+  Effect.gen(function* () {
+    if (ctx.shadow || history.length === 0) return
+    const repaired = yield* repairInterruptedCalls(s, ctx, history)
+    if (ctx.input.prompt !== undefined) return
+    const { reply, verdict } = reexamineLastReply({ history: repaired, currentUserId: ctx.currentUserId, config: s.config, role: ctx.role })
+    if (reply === null || verdict.type === "request") return
+    yield* recordIncident(s, ctx, { step: reply.step, detector: "resume", action: `reexamined:${verdict.type}`, detail: verdict.type === "remind" ? { kind: verdict.kind } : {} })
+    if (verdict.type === "remind") {
+      if (verdict.exclude !== undefined) yield* s.store.exclude(ctx.input.sessionId, reply.id, verdict.exclude)
+      yield* remind(s, ctx, verdict.kind, verdict.text)
+    } else if (verdict.type === "final") {
+      ctx.lastReply = verdict.reply
+      yield* stop(ctx, "final")
+    } else yield* stop(ctx, verdict.reason, verdict.error)
   })

@@ -7,7 +7,7 @@
  * reply whose tool is about to run is written ahead with the call `running`, and written again
  * when the call finished; a second writer of one session fails with reason `locked`.
  */
-import type { AssistantMessage, CropMarker, ExclusionReason, Message, UserMessage } from "@loopguard/core"
+import type { AssistantMessage, CropMarker, ExclusionReason, Message, UserMessage } from "@loopguard/core/model"
 import { Context, Effect, Layer } from "effect"
 import type { SessionStoreError } from "./SessionStoreError.js"
 

@@ -3,7 +3,7 @@
  * decoded with it, so a damaged or foreign record is an error naming that record instead of a
  * value the run loop trusts blindly. Mirrors `Message` in @loopguard/core.
  */
-import type { Message } from "@loopguard/core"
+import type { Message } from "@loopguard/core/model"
 import { Schema } from "effect"
 
 const Finish = Schema.Literals(["stop", "length", "tool-calls", "content-filter", "error", "other", "unknown"])

@@ -4,7 +4,7 @@
  * read); every write is one transaction that first claims the session's lease (lease.ts), so a
  * failed write (disk full, read-only, lease lost) rolls back whole and the session stays loadable.
  */
-import type { AssistantMessage, Message } from "@loopguard/core"
+import type { AssistantMessage, Message } from "@loopguard/core/model"
 import { Duration, Effect, Schedule, Schema, Scope } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { claimLease, holderLabel, makeOwner, releaseLease, renewLease } from "./lease.js"

@@ -3,8 +3,8 @@
  * temp folder, Postgres in a fresh database): round trip, write-ahead records, one writer per
  * session, lease takeover, corrupt records, listing, export/import. Judged from the database.
  */
-import type { AssistantMessage, Message } from "@loopguard/core"
-import { parseTrace } from "@loopguard/core"
+import type { AssistantMessage, Message } from "@loopguard/core/model"
+import { parseTrace } from "@loopguard/core/trace"
 import { expect, test } from "bun:test"
 import { Effect, Exit, Scope } from "effect"
 import { spawnSync } from "node:child_process"

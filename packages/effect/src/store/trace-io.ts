@@ -4,16 +4,8 @@
  * carries the stored message whole under `"stored"` (unknown fields are ignored by readers), so
  * an import gives back exactly what was kept — ids, exclusions, crops, interrupted calls.
  */
-import {
-  formatTraceProblem,
-  parseTrace,
-  reasoningOf,
-  textOf,
-  toolPartsOf,
-  traceToSteps,
-  type AssistantMessage,
-  type Message
-} from "@loopguard/core"
+import { reasoningOf, textOf, toolPartsOf, type AssistantMessage, type Message } from "@loopguard/core/model"
+import { formatTraceProblem, parseTrace, traceToSteps } from "@loopguard/core/trace"
 import { parseMessageBody } from "./message-schema.js"
 
 const assistantLines = (m: AssistantMessage): ReadonlyArray<Record<string, unknown>> => {

@@ -2,9 +2,9 @@
  * The tools a session may call. A tool failure is a result the model sees, never a crash of
  * the loop: unknown tools, thrown errors and timeouts all come back as `state: "error"`.
  */
-import type { ToolState } from "@loopguard/core"
+import type { ToolState } from "@loopguard/core/model"
 import { Context, Duration, Effect, Layer } from "effect"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import type { ToolSpec } from "../llm/LLM.js"
 
 export interface ToolResult {
@@ -41,7 +41,7 @@ export class Tools extends Context.Service<Tools, ToolsShape>()("loopguard/Tools
     Layer.effect(
       Tools,
       Effect.gen(function* () {
-        const config = yield* Config
+        const config = yield* ConfigService
         return Tools.of(makeTools(definitions, config.loop.toolTimeoutMs))
       })
     )

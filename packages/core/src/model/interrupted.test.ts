@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import type { AssistantMessage, Message } from "../model/message.js"
-import { toolResultText } from "../model/backend-helpers.js"
+import type { AssistantMessage, Message } from "./message.js"
+import { toolResultText } from "./backend-helpers.js"
 import { markInterruptedCalls } from "./interrupted.js"
 
 const reply = (id: string, parts: AssistantMessage["parts"], extra: Partial<AssistantMessage> = {}): AssistantMessage => ({

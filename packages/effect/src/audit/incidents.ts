@@ -2,8 +2,8 @@
  * Incidents as the audit reports them (ARCHITECTURE.md: `step` is the step whose reply, or whose
  * tool results, raised it; `detail` is always an object).
  */
-import type { AssistantMessage, Message } from "@loopguard/core"
-import type { LoopguardEvent } from "@loopguard/effect"
+import type { AssistantMessage, Message } from "@loopguard/core/model"
+import type { LoopguardEvent } from "../events/Events.js"
 
 export interface AuditIncident {
   readonly step: number

@@ -4,7 +4,7 @@
  * answered call that says so. Left as it was, every backend drops an unanswered call from the
  * request, so the model would never learn the call started and might run it again unawares.
  */
-import type { AssistantMessage, Message, ToolPart } from "../model/message.js"
+import type { AssistantMessage, Message, ToolPart } from "./message.js"
 
 export interface InterruptedCall {
   readonly messageId: string

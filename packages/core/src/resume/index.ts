@@ -1,1 +1,0 @@
-export { interruptedCallText, markInterruptedCalls, type InterruptedCall } from "./interrupted.js"

@@ -1,0 +1,5 @@
+export * from "./SessionStore.js"
+export * from "./SessionStoreError.js"
+export * from "./durable.js"
+export * from "./trace-io.js"
+export { layerSqliteClient, makeSqliteClient, openSqlite, type OpenedSqlite, type SqliteClientOptions } from "./sqlite-client.js"

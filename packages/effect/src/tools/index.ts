@@ -1,0 +1,2 @@
+export * from "./Tools.js"
+export * from "./shell.js"
