@@ -96,6 +96,35 @@ describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
     expect(Exit.isSuccess(after) ? after.value : -1).toBe(written + 2)
   }, TIMEOUT)
 
+  test("loopguard run on a disk that fills up: one line, exit 1, no stack trace; the session still shows", async () => {
+    const mount = mountSmallFs("192k")
+    if (!("dir" in mount)) throw new Error(mount.reason)
+    // Distinct words, so the repetition monitor has nothing to cut: the reply alone outgrows the disk.
+    const server = await startScriptedServer([textStream(Array.from({ length: 25_000 }, (_, i) => `w${i}`).join(" "))])
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_")))
+    const cli = (args: ReadonlyArray<string>) =>
+      new Promise<{ code: number | null; out: string; err: string }>((done) => {
+        const child = spawn(process.execPath, ["run", "packages/cli/src/main.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
+        let out = ""
+        let err = ""
+        child.stdout.on("data", (d) => (out += d))
+        child.stderr.on("data", (d) => (err += d))
+        child.on("close", (code) => done({ code, out, err }))
+      })
+    try {
+      const run = await cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "write a lot", "--cwd", tmpdir(), "--session-dir", mount.dir])
+      expect(run.code).toBe(1)
+      expect(run.err.trim().split("\n")).toHaveLength(1)
+      expect(run.err).toMatch(/^loopguard: session run: could not save the reply: .*disk is full/)
+      expect(run.out + run.err).not.toMatch(/\n\s+at /)
+    } finally {
+      await server.close()
+    }
+    const show = await cli(["sessions", "show", "run", "--session-dir", mount.dir])
+    expect(show.code).toBe(0)
+    expect(show.out).toContain("#0 user: write a lot")
+  }, TIMEOUT)
+
   test("read-only: a write fails with a clear typed error and the session still loads", async () => {
     const mount = mountSmallFs("256k")
     if (!("dir" in mount)) throw new Error(mount.reason)
