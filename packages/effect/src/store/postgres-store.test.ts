@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test"
 import { Effect, Redacted } from "effect"
 import { PgClient } from "@effect/sql-pg"
 import { Reactivity } from "effect/reactivity"
-import { storeSuite } from "./store-suite.js"
+import { storeSuite } from "./store-suite.fixture.js"
 
 const url = process.env["LOOPGUARD_TEST_PG_URL"]
 

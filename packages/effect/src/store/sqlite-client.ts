@@ -35,8 +35,8 @@ const isBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined"
 
 const openNative = async (options: SqliteClientOptions): Promise<NativeDatabase> => {
   if (isBun) {
-    const { Database } = await import("bun:sqlite")
-    return new Database(options.filename, options.readonly === true ? { readonly: true } : { create: true }) as unknown as NativeDatabase
+    const { Database } = await importBunSqlite()
+    return new Database(options.filename, options.readonly === true ? { readonly: true } : { create: true })
   }
   const mod = await importNodeSqlite()
   return new mod.DatabaseSync(options.filename, options.readonly === true ? { readOnly: true } : {})
@@ -49,10 +49,10 @@ const openNative = async (options: SqliteClientOptions): Promise<NativeDatabase>
 const openImmutable = async (filename: string): Promise<NativeDatabase> => {
   const uri = `file:${filename.split("/").map(encodeURIComponent).join("/")}?immutable=1`
   if (isBun) {
-    const { Database } = await import("bun:sqlite")
+    const { Database } = await importBunSqlite()
     const SQLITE_OPEN_READONLY = 0x01
     const SQLITE_OPEN_URI = 0x40
-    return new Database(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI) as unknown as NativeDatabase
+    return new Database(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI)
   }
   const mod = await importNodeSqlite()
   return new mod.DatabaseSync(uri, { readOnly: true })
@@ -79,6 +79,12 @@ const openWithFallback = async (options: SqliteClientOptions): Promise<{ db: Nat
       throw cause
     }
   }
+}
+
+/** `bun:sqlite` through a string specifier: no Bun types needed to build, and Node bundles never resolve it. */
+const importBunSqlite = async (): Promise<{ Database: new (path: string, options?: object | number) => NativeDatabase }> => {
+  const specifier = "bun:sqlite"
+  return (await import(specifier)) as { Database: new (path: string, options?: object | number) => NativeDatabase }
 }
 
 /** `node:sqlite`, without its one-time "experimental" warning on stderr; a clear error where it is missing. */
