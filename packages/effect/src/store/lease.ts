@@ -32,7 +32,7 @@ const HolderRow = Schema.Struct({
   owner_pid: Schema.NullOr(Num),
   lease_until: Schema.NullOr(Num)
 })
-const decodeHolder = Schema.decodeUnknownSync(HolderRow)
+const decodeHolder = Schema.decodeUnknownResult(HolderRow)
 
 export const holderLabel = (host: string | null, pid: number | bigint | null): string => `${host ?? "?"}:${pid ?? "?"}`
 
@@ -68,7 +68,11 @@ export const claimLease = (
       RETURNING id`
     if (claimed.length > 0) return
     const rows = yield* sql`SELECT owner, owner_host, owner_pid, lease_until FROM loopguard_sessions WHERE id = ${sessionId}`
-    const holder = decodeHolder(rows[0])
+    const decoded = decodeHolder(rows[0])
+    if (decoded._tag === "Failure") {
+      return yield* new SessionStoreError({ reason: "corrupt", sessionId, message: `session ${sessionId}: its lease record is unreadable (${decoded.failure.message})` })
+    }
+    const holder = decoded.success
     const pid = holder.owner_pid === null ? null : Number(holder.owner_pid)
     const leaseUntil = holder.lease_until === null ? null : Number(holder.lease_until)
     if (holder.owner !== null && holder.owner_host === owner.host && pid !== null && processGone(pid)) {

@@ -34,7 +34,7 @@ const SummaryRow = Schema.Struct({
   steps: Num
 })
 const decodeRow = Schema.decodeUnknownResult(MessageRow)
-const decodeSummary = Schema.decodeUnknownSync(SummaryRow)
+const decodeSummary = Schema.decodeUnknownResult(SummaryRow)
 
 /** A driver failure as the store's error: what failed, for which session, and the driver's words. */
 const unavailable = (doing: string, sessionId?: string) => (e: SqlError.SqlError) =>
@@ -143,15 +143,18 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
                    (SELECT COUNT(*) FROM loopguard_messages m WHERE m.session_id = s.id AND m.role = 'assistant') AS steps
             FROM loopguard_sessions s ORDER BY s.updated_at DESC, s.id`.pipe(
           Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("list sessions")(e))),
-          Effect.map((rows) => {
-            const now = Date.now()
-            return rows.map((raw): SessionSummary => {
-              const r = decodeSummary(raw)
-              const live = r.lease_until !== null && Number(r.lease_until) >= now
+          Effect.flatMap((rows) =>
+            Effect.forEach(rows, (raw, i) => {
+              const decoded = decodeSummary(raw)
+              if (decoded._tag === "Failure") {
+                return Effect.fail(new SessionStoreError({ reason: "corrupt", message: `the session list, row ${i}: ${decoded.failure.message}` }))
+              }
+              const r = decoded.success
+              const live = r.lease_until !== null && Number(r.lease_until) >= Date.now()
               const writer = live ? holderLabel(r.owner_host, r.owner_pid) : null
-              return { id: r.id, messages: Number(r.messages), steps: Number(r.steps), updatedAt: Number(r.updated_at), writer }
+              return Effect.succeed<SessionSummary>({ id: r.id, messages: Number(r.messages), steps: Number(r.steps), updatedAt: Number(r.updated_at), writer })
             })
-          }),
+          ),
           Effect.withSpan("SessionStore.list")
         )
     }
