@@ -44,6 +44,18 @@ for example in "$repo"/examples/*.ts; do
   if (cd "$app" && timeout 120 node --experimental-strip-types --no-warnings "examples/$name"); then ok "example $name"; else bad "example $name"; fi
 done
 
+echo "== the examples typecheck against the installed .d.ts (tsc, module nodenext, library types checked)"
+# @types/json-schema: @ai-sdk/provider's own .d.ts imports it without declaring it.
+if (cd "$app" && npm install --no-audit --no-fund --silent typescript@5.9.3 @types/node@22 @types/json-schema >/dev/null 2>&1 &&
+    printf '%s\n' '{ "compilerOptions": { "module": "nodenext", "moduleResolution": "nodenext", "target": "es2022",' \
+      '"strict": true, "noEmit": true, "skipLibCheck": false, "erasableSyntaxOnly": true, "types": ["node"] },' \
+      '"include": ["examples/*.ts"] }' > tsconfig.json &&
+    npx --no-install tsc -p .); then
+  ok "examples typecheck against the packages' types"
+else
+  bad "examples typecheck against the packages' types"
+fi
+
 echo "== the loopguard bin"
 version=$(cd "$app" && npx --no-install loopguard --version 2>&1)
 echo "$version"
@@ -56,6 +68,12 @@ echo "$verdict"
 judge='const l = require("fs").readFileSync(0, "utf8").trim().split("\n").map((x) => JSON.parse(x));
 process.exit(l[0].repeat === true && l[0].token === 99 && l[0].period === 5 && l[1].repeat === false ? 0 : 1)'
 if printf '%s\n' "$verdict" | node -e "$judge" 2>/dev/null; then ok "npx loopguard scan"; else bad "npx loopguard scan"; fi
+
+if (cd "$app" && timeout 300 npx --no-install loopguard demo >"$app/demo.out" 2>&1); then
+  tail -1 "$app/demo.out"; ok "npx loopguard demo"
+else
+  tail -20 "$app/demo.out"; bad "npx loopguard demo"
+fi
 
 (cd "$app" && npx --no-install loopguard scan --windo 5 </dev/null >"$app/usage.out" 2>"$app/usage.err"); code=$?
 cat "$app/usage.err"

@@ -48,10 +48,10 @@ const buildCli = async () => {
   const result = await Bun.build({
     entrypoints: [join(root, "packages/cli/src/main.ts")],
     outdir,
-    naming: { entry: "loopguard.mjs", chunk: "chunks/[name]-[hash].mjs" },
+    naming: { entry: "loopguard.mjs" },
     target: "node",
     format: "esm",
-    splitting: true,
+    splitting: false,
     // No map for the bundle: it would be four times the bundle's size in every install.
     sourcemap: "none",
     plugins: [jsoncToEsm]
@@ -66,7 +66,8 @@ const buildCli = async () => {
 }
 
 if (import.meta.main) {
-  buildLibraries()
+  // `bun scripts/build.ts cli`: the bundle alone (the start-up bench rebuilds it).
+  if (process.argv[2] !== "cli") buildLibraries()
   await buildCli()
-  console.log("built: packages/{core,effect,ai-sdk}/dist, packages/cli/dist/loopguard.mjs")
+  console.log(process.argv[2] === "cli" ? "built: packages/cli/dist/loopguard.mjs" : "built: packages/{core,effect,ai-sdk}/dist, packages/cli/dist/loopguard.mjs")
 }

@@ -1,7 +1,10 @@
 /** `bun run bench`: every benchmark, figures printed as ratios measured in this one run. */
 import { main as repeatMonitor } from "./repeat-monitor.js"
 import { main as processorOverhead } from "./processor-overhead.js"
+import { main as cliStartup } from "./cli-startup.js"
 
 await repeatMonitor()
 console.log("")
 await processorOverhead()
+console.log("")
+await cliStartup()

@@ -8,6 +8,7 @@ import type { LlmRequest, ToolSpec } from "@loopguard/effect"
 import { jsonSchema, tool, type ModelMessage, type ToolSet } from "ai"
 
 
+/** A loopguard request's messages as AI SDK `ModelMessage`s. */
 export const toModelMessages = (request: LlmRequest): Array<ModelMessage> => {
   // The system prompt travels as `instructions` (AI SDK 7 rejects system messages in `messages`).
   const out: Array<ModelMessage> = []

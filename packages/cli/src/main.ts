@@ -15,6 +15,9 @@ import { scanCommand } from "./commands/scan.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { RunFailed, UsageError } from "./errors.js"
 import { VERSION } from "./version.js"
+import { makeRedactor } from "@loopguard/core/try-best"
+
+const redactForStderr = makeRedactor([process.env["OPENAI_API_KEY"], process.env["LOOPGUARD_API_KEY"]])
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
@@ -24,7 +27,7 @@ const root = Command.make("loopguard").pipe(
 const program = Command.run(root, { version: VERSION }).pipe(
   Effect.catchTag("UsageError", (e: UsageError) =>
     Effect.sync(() => {
-      process.stderr.write(`loopguard: ${e.message}\n`)
+      process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
       process.exitCode = 2
     })
   ),
@@ -43,6 +46,14 @@ const program = Command.run(root, { version: VERSION }).pipe(
   ),
   // The presenter already printed the one line; a parse error is bad usage, exit status 2.
   Effect.catchIf(isParseError, () => Effect.sync(() => void (process.exitCode = 2))),
+  // Anything unexpected is one line, never a stack trace; the key and credentials are redacted.
+  Effect.catchDefect((defect) =>
+    Effect.sync(() => {
+      const message = defect instanceof Error ? defect.message : String(defect)
+      process.stderr.write(`loopguard: internal error: ${redactForStderr(message)}\n`)
+      process.exitCode = 1
+    })
+  ),
   Effect.provide(CliOutput.layerPresenter(oneLinePresenter)),
   Effect.provide(NodeServices.layer)
 )

@@ -43,6 +43,10 @@ export interface PauseRunOptions {
   readonly sessionId?: string
   readonly maxSteps?: number
   readonly cwd?: string
+  /** Secret values (the API key) redacted from everything the session writes; see SessionOptions. */
+  readonly secrets?: ReadonlyArray<string>
+  /** Environment variables holding secrets, kept from the completion check. */
+  readonly secretEnvNames?: ReadonlyArray<string>
   readonly json?: boolean
   /** The run log (stdout). */
   readonly write?: (line: string) => void
@@ -176,7 +180,9 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         write,
         ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
         ...(options.store !== undefined ? { store: options.store } : {}),
-        ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
+        ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+        ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
+        ...(options.secretEnvNames !== undefined ? { secretEnvNames: options.secretEnvNames } : {})
       },
       { ...base, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) },
       next

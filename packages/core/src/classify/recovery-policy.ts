@@ -11,6 +11,7 @@ import type { FinishReason, NormalizedError } from "../model/stream.js"
 import type { StepClassification } from "./classify-step.js"
 import type { AgentRole, ReminderTemplateKind } from "./reminders.js"
 import { reminderText } from "./reminders.js"
+import { isProtocolError } from "../retry/decision.js"
 
 export type RecoveryState = {
   readonly lengthContinuations: number
@@ -82,6 +83,7 @@ export interface RecoveryDecision {
   readonly action: RecoveryAction
 }
 
+/** Recovery counters before the first step. */
 export const initRecovery = (): RecoveryState => ({
   lengthContinuations: 0,
   emptyRetries: 0,
@@ -158,6 +160,7 @@ const structuredRecovery = (limits: RecoveryLimits): BoundedRecovery => ({
   error: { tag: "StructuredOutputError", message: "The model did not call the structured-output tool" }
 })
 
+/** The bounded recovery for a classified step (remind, replan, continue, terminate…) and the counters after. */
 export const decideRecovery = (state: RecoveryState, input: RecoveryInput): RecoveryDecision => {
   const limits: RecoveryLimits = { ...DEFAULT_RECOVERY_LIMITS, ...input.limits }
   const { role, classification } = input
@@ -207,7 +210,8 @@ export const decideRecovery = (state: RecoveryState, input: RecoveryInput): Reco
         existing === undefined
           ? { tag: "ModelError", message: classification.reason }
           : { tag: existing.name ?? "ModelError", message: existing.message }
-      return { state, action: { type: "exit", reason: "model_error", error } }
+      const protocol = existing !== undefined && isProtocolError(existing)
+      return { state, action: { type: "exit", reason: protocol ? "protocol" : "model_error", error } }
     }
     case "filtered":
       return {

@@ -8,6 +8,7 @@ import type { RepeatTrip } from "./periodic-repeat-monitor.js"
 import { PeriodicRepeatMonitor } from "./periodic-repeat-monitor.js"
 import { StreamTokenizer } from "./tokenizer.js"
 
+/** Text deltas in, repetition verdict out: the stream tokenizer and the periodic-repeat monitor together. */
 export class RepeatGuard {
   private readonly tokenizer = new StreamTokenizer()
   private readonly monitor: PeriodicRepeatMonitor

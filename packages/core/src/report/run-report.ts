@@ -67,6 +67,7 @@ export interface BuildReportInput {
 
 const ZERO_TOKENS: TokenTotals = { input: 0, output: 0, total: 0 }
 
+/** The one run report for an exit reason: status, tokens, cost, what was done, where it got stuck, what to do next. */
 export const buildReport = (input: BuildReportInput): RunReport => {
   const outcome = EXIT_OUTCOMES[input.reason]
   const blockedAt =

@@ -73,6 +73,7 @@ export const DEFAULT_STALL_OPTIONS: StallOptions = {
 /** Per-rule overrides merged field by field over the defaults. */
 export type StallOptionsInput = { readonly [K in keyof StallOptions]?: Partial<StallOptions[K]> }
 
+/** Stall options: the defaults with the given fields replaced, rule by rule. */
 export const resolveStallOptions = (input?: StallOptionsInput): StallOptions => ({
   noFileChange: { ...DEFAULT_STALL_OPTIONS.noFileChange, ...input?.noFileChange },
   compactions: { ...DEFAULT_STALL_OPTIONS.compactions, ...input?.compactions },
@@ -92,6 +93,7 @@ export interface StallState {
   readonly flatTokens: ReadonlyArray<number>
 }
 
+/** Stall state before the first step. */
 export const initStall = (): StallState => ({
   stepsWithoutChange: 0,
   compactions: 0,
@@ -112,6 +114,7 @@ type Rule = (state: StallState, s: StepSummary, o: StallOptions, exists: Exists 
 
 const fmtUsd = (x: number): string => `$${x.toFixed(2)}`
 
+/** Stall rule: too many steps in a row without a file change. */
 export const noFileChangeRule: Rule = (state, s, o) => {
   if (s.changedFiles.length > 0) return { state: { ...state, stepsWithoutChange: 0 }, incident: null }
   const idle = state.stepsWithoutChange + 1
@@ -122,6 +125,7 @@ export const noFileChangeRule: Rule = (state, s, o) => {
   }
 }
 
+/** Stall rule: too many context compactions. */
 export const compactionsRule: Rule = (state, s, o) => {
   if (s.compaction !== true) return { state, incident: null }
   const count = state.compactions + 1
@@ -137,6 +141,7 @@ export const compactionsRule: Rule = (state, s, o) => {
   }
 }
 
+/** Stall rule: spend past the cost limit. */
 export const costRule: Rule = (state, s, o) => {
   const spent = state.costUsd + (typeof s.costUsd === "number" && Number.isFinite(s.costUsd) ? s.costUsd : 0)
   const next = { ...state, costUsd: spent }
@@ -160,6 +165,7 @@ const relative = (path: string, root: string | undefined): string => {
   return p.startsWith(`${r}/`) ? p.slice(r.length + 1) : p
 }
 
+/** Stall rule: a reply says the work is done while required artefacts (globs) are still missing. */
 export const artefactRule: Rule = (state, s, o, exists) => {
   const added = s.changedFiles.map((p) => relative(p, o.artefacts.root)).filter((p) => !state.changed.includes(p))
   const changed = added.length === 0 ? state.changed : [...new Set([...state.changed, ...added])].sort()
@@ -180,6 +186,7 @@ export const artefactRule: Rule = (state, s, o, exists) => {
   }
 }
 
+/** Stall rule: tokens keep being spent while verification does not improve. */
 export const spendFlatRule: Rule = (state, s, o) => {
   if (s.verificationImproved) return { state: { ...state, flatTokens: [] }, incident: null }
   const tokens = Number.isFinite(s.tokens) && s.tokens > 0 ? s.tokens : 0
@@ -217,6 +224,7 @@ export const consumeStall = (
   return { state: current, incidents }
 }
 
+/** Runs every stall rule over each step's signals and reports the incidents. */
 export class StallMonitor {
   readonly options: StallOptions
   private current: StallState

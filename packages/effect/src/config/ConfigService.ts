@@ -3,6 +3,7 @@ import { DEFAULT_CONFIG } from "./defaults.js"
 import { loadConfig, type ConfigInput } from "./load.js"
 import type { LoopguardConfig } from "./schema.js"
 
+/** A config that did not validate: one message per bad field, naming where the value came from. */
 export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly errors: ReadonlyArray<string> }> {
   override get message() {
     return this.errors.join("\n")

@@ -1,10 +1,11 @@
 import { DEFAULT_EDIT_TOOLS, DEFAULT_SHELL_TOOLS, DEFAULT_VERIFICATION_PATTERNS } from "@loopguard/core/try-best"
+import { DEFAULT_ENV_DENY } from "../tools/tool-env.js"
 import type { LoopguardConfig } from "./schema.js"
 
 /** SPEC.md defaults. The env-variable names are derived from this object's shape. */
 export const DEFAULT_CONFIG: LoopguardConfig = {
   repeat: { enabled: true, window: 500, threshold: 20, minBlock: 4, minDistinct: 3 },
-  stream: { chunkTimeoutMs: 480_000 },
+  stream: { chunkTimeoutMs: 480_000, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024 },
   loop: {
     role: "main",
     interactive: false,
@@ -56,5 +57,6 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   goal_gate: { enabled: false, maxChecks: 20 },
   completion_check: { command: null, timeoutMs: 300_000, maxFailures: 3 },
   store: { leaseMs: 30_000, busyTimeoutMs: 5_000 },
+  tools: { maxOutputChars: 20_000, envDeny: DEFAULT_ENV_DENY, envAllow: [], approveCommands: false },
   prices: {}
 }

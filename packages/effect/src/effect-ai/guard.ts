@@ -97,5 +97,6 @@ export const guardLanguageModelWith = (
     })
   )
 
+/** An Effect AI `LanguageModel` Layer guarded by the repetition rule, with thresholds from the config service. */
 export const guardLanguageModel: Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel | ConfigService> =
   guardLanguageModelWith()

@@ -21,6 +21,7 @@ const assistantContent = (parts: ReadonlyArray<AssistantPart>): Array<Prompt.Ass
   return content
 }
 
+/** A loopguard request as an Effect AI `Prompt`. */
 export const toEffectAiPrompt = (request: LlmRequest): Prompt.Prompt => {
   const messages: Array<Prompt.Message> = []
   if (request.system !== undefined && request.system !== "") {

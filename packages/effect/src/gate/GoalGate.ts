@@ -14,6 +14,7 @@ export interface GoalGateInput {
   readonly work: ReadonlyArray<string>
 }
 
+/** The goal gate: an evaluator call judging a final answer against the user's goal. */
 export class GoalGate extends Context.Service<GoalGate, { readonly judge: (input: GoalGateInput) => Effect.Effect<GoalVerdict> }>()(
   "loopguard/GoalGate"
 ) {

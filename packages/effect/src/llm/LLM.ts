@@ -37,4 +37,5 @@ export interface LlmShape {
   readonly stream: (request: LlmRequest) => Stream.Stream<StreamPart, LlmError>
 }
 
+/** The model: one request in, a Stream of loopguard stream parts out; interrupting it aborts the HTTP request. */
 export class LLM extends Context.Service<LLM, LlmShape>()("loopguard/LLM") {}

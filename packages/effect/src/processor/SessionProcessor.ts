@@ -15,7 +15,7 @@ import { ConfigService } from "../config/ConfigService.js"
 import { Events } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
-import { makeRetrySchedule, type RetryStep } from "../retry/schedule.js"
+import type { RetryStop } from "../retry/schedule.js"
 import { SessionStore } from "../store/SessionStore.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 import { Tools, type ToolResult } from "../tools/Tools.js"
@@ -44,8 +44,6 @@ interface AttemptResult {
   /** A tool-call event arrived (its tool ran): the step is no longer replay-safe. */
   readonly toolCalled: boolean
 }
-
-type RetryStop = Extract<RetryStep, { readonly retry: false }>
 
 /** The schedule's input: an attempt that failed in a way a retry might fix. */
 class AttemptFailed extends Data.TaggedError("AttemptFailed")<{ readonly error: NormalizedError }> {}
@@ -81,6 +79,7 @@ export interface SessionProcessorShape {
   readonly process: (input: ProcessInput) => Effect.Effect<ProcessResult, SessionStoreError>
 }
 
+/** One step: stream the reply, feed the monitors, run tool calls as they arrive, retry or replay failed attempts. */
 export class SessionProcessor extends Context.Service<SessionProcessor, SessionProcessorShape>()("loopguard/SessionProcessor") {
   static readonly layer = Layer.effect(
     SessionProcessor,
@@ -306,12 +305,12 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           }
         })
 
-        const schedule = makeRetrySchedule<AttemptFailed>({
-          budgets: retry.budgets,
+        // The coordinator owns every budget: this step only says when a replay is unsafe and what to announce.
+        const policy = retry.policy<AttemptFailed>({
           normalize: (f) => f.error,
           // Once a tool call arrived its tool has run: replaying the step could run it twice.
           replaySafe: () => !(last?.toolCalled ?? false),
-          overloadedImmediateRetries: config.loop.role === "main" ? retry.overloadedImmediateRetries : 0,
+          mainSession: config.loop.role === "main",
           onAttempt: (info) =>
             Effect.gen(function* () {
               yield* events.publish({
@@ -326,11 +325,11 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               })
               yield* events.publish({ type: "session.status", status: "retry", attempt: info.attempt, delayMs: info.delayMs })
             }),
-          onStop: (step) => Effect.sync(() => void (stopped = step))
+          onStop: (stop) => Effect.sync(() => void (stopped = stop))
         })
 
         const outcome: StepOutcome = yield* once.pipe(
-          Effect.retry(schedule),
+          Effect.retry(policy),
           Effect.flatMap((r) => (r === "store-failed" ? Effect.fail(storeFailure as unknown as SessionStoreError) : Effect.succeed(r))),
           Effect.map((r): StepOutcome => {
             const t = r.trip
@@ -351,7 +350,6 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               if (last!.reply.finish === undefined) last!.reply.setFinish("error")
               if (why === null || why.reason === "not-retryable") {
                 yield* events.publish({ type: "session.retry.terminal", kind: why?.decision.kind ?? "terminal", message: failed.error.message })
-                yield* retry.onTerminal(failed.error, why?.decision.reason ?? "not retryable")
               }
               return { type: "error", error: recorded } satisfies StepOutcome
             })

@@ -33,6 +33,7 @@ export class Permission extends Context.Service<
 
 export type ToolGateVerdict = { readonly _tag: "allow" } | { readonly _tag: "deny"; readonly reason: string }
 
+/** Checked before each tool call runs: a doom loop asks Permission or, non-interactive, is denied. */
 export class ToolGate extends Context.Service<
   ToolGate,
   { readonly beforeCall: (reply: AssistantMessage, call: ToolCall, step: number) => Effect.Effect<ToolGateVerdict> }

@@ -14,6 +14,7 @@ import type { LoopguardConfig } from "../config/schema.js"
 
 type ToolCallPart = Extract<StreamPart, { type: "tool-call" }>
 
+/** In-place repair of a reply's tool calls against the declared tools, configured from the config. */
 export const makeCallRepair = (config: LoopguardConfig) => {
   const table: RepairTable = {
     ...DEFAULT_REPAIR_TABLE,

@@ -61,6 +61,7 @@ export interface ReplayToolsOptions {
   readonly cursor?: ReplayCursor
 }
 
+/** Tools that answer each call with its recorded result in the step being replayed. */
 export const makeReplayTools = (results: ReadonlyArray<ReplayToolResult>, options: ReplayToolsOptions = {}): ToolsShape => {
   const used = new Set<number>()
   const find = (call: ToolCall): number =>
@@ -79,5 +80,6 @@ export const makeReplayTools = (results: ReadonlyArray<ReplayToolResult>, option
   }
 }
 
+/** The replay Tools as a Layer. */
 export const layerReplayTools = (results: ReadonlyArray<ReplayToolResult>, options: ReplayToolsOptions = {}) =>
   Layer.sync(Tools, () => Tools.of(makeReplayTools(results, options)))

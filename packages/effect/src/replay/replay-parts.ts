@@ -26,6 +26,7 @@ const toolPartsOf = (reply: AssistantMessage): Array<ToolPart> => reply.parts.fi
 export const replayFinish = (reply: AssistantMessage): FinishReason =>
   reply.finish ?? (toolPartsOf(reply).length > 0 ? "tool-calls" : "stop")
 
+/** A recorded reply as the stream parts a live model would have sent (deltas of `chunkChars`). */
 export const replyToParts = (reply: AssistantMessage, options: ReplayPartsOptions = DEFAULT_REPLAY_PARTS): Array<StreamPart> => {
   const size = Math.max(1, Math.floor(options.chunkChars))
   const parts: Array<StreamPart> = [{ type: "start" }]

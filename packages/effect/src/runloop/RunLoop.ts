@@ -25,6 +25,7 @@ import { runStep } from "./step.js"
 import { resumeSession } from "./resume.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 
+/** The loop of steps for one user turn: requests, classification, recoveries, cross-step detectors, caps and the report. */
 export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult, SessionStoreError> }>()(
   "loopguard/RunLoop"
 ) {

@@ -46,6 +46,7 @@ export interface AfterStep {
 
 const TEXT_LOOP_PREFIXES = ["let me ", "i'll ", "i will ", "let's "]
 
+/** Stall-signal options from the config. */
 export const stallOptionsOf = (config: LoopguardConfig): StallOptionsInput => ({
   noFileChange: { enabled: config.stall.noFileChangeSteps !== null, steps: config.stall.noFileChangeSteps ?? 1 },
   compactions: { enabled: config.stall.maxCompactions !== null, limit: config.stall.maxCompactions ?? 1 },
@@ -58,6 +59,7 @@ export const stallOptionsOf = (config: LoopguardConfig): StallOptionsInput => ({
   spendFlat: { enabled: config.stall.spendFlatWindow !== null, window: config.stall.spendFlatWindow ?? 1 }
 })
 
+/** The detectors that look across steps (text loop, repeated action, cycles, streaks, stalls) for one run. */
 export class CrossStepDetectors {
   private textLoop = TextLoopDetector.init()
   private breaker = initBreaker()

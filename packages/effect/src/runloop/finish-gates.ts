@@ -40,6 +40,7 @@ const workOf = (messages: ReadonlyArray<Message>): Array<string> =>
     .map((p) => `${p.name} ${JSON.stringify(p.input).slice(0, 120)}${p.exitCode !== undefined ? ` (exit ${p.exitCode})` : ""}`)
     .slice(-30)
 
+/** The completion check and goal gate a final reply passes through, each with its own cap. */
 export const makeFinishGates = (deps: FinishGatesDeps) => {
   let checkFailures = 0
   let gateChecks = 0

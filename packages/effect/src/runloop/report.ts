@@ -35,6 +35,7 @@ const completedWork = (messages: ReadonlyArray<Message>): Array<string> => {
   return out.slice(-20)
 }
 
+/** The run's report from its exit, usage, messages and incidents. */
 export const makeReport = (input: ReportInput): RunReport => {
   const reason: ExitReason = input.exit?.reason ?? "final"
   const lastIncident = input.incidents[input.incidents.length - 1]

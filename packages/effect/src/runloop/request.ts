@@ -23,6 +23,7 @@ export interface BuiltRequest {
   readonly croppedIds: ReadonlyArray<string>
 }
 
+/** The next request from the stored history: excluded replies left out, crops re-applied, notes appended. */
 export const buildRequest = (input: BuildRequestInput): BuiltRequest => {
   // Cache risk is judged per new crop (cross-step.ts), not over every crop re-applied here.
   const view = buildRequestView(input.messages, { ...DEFAULT_CROP, applyCrops: input.applyCrops })

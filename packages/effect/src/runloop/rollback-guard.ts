@@ -23,6 +23,7 @@ import {
 } from "@loopguard/core/rollback"
 import type { LoopguardConfig } from "../config/schema.js"
 
+/** The RunLoop's rollback triggers and cap for one run. */
 export class RollbackGuard {
   private state = initRollback()
   private queries = initDuplicateQueries()

@@ -35,6 +35,7 @@ export interface SessionStoreShape {
   readonly location: (sessionId: string) => string
 }
 
+/** An in-memory session store (append-only, per process). */
 export const makeMemoryStore = (): SessionStoreShape => {
   const sessions = new Map<string, { messages: Array<Message>; updatedAt: number }>()
   const get = (id: string) => {
@@ -82,6 +83,7 @@ export const makeMemoryStore = (): SessionStoreShape => {
   }
 }
 
+/** Where a session's messages are kept: append-only, exclusions and crops recorded as markers, never deletions. */
 export class SessionStore extends Context.Service<SessionStore, SessionStoreShape>()("loopguard/SessionStore") {
   static readonly layerMemory = Layer.sync(SessionStore, makeMemoryStore)
 }
