@@ -197,10 +197,10 @@ export const RollbackSection = Schema.Struct({
   dedupe_unlisted_tools: Schema.Boolean
 })
 
-/** The durable SessionStore (docs/store.md): one writer per session, by lease. */
+/** Config section `store`: the durable SessionStore (docs/store.md), one writer per session by lease. */
 export const StoreSection = Schema.Struct({
-  leaseMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1000)),
-  busyTimeoutMs: NonNegInt
+  leaseMs: TimerMs.check(Schema.isGreaterThanOrEqualTo(1000)),
+  busyTimeoutMs: DelayMs
 })
 
 /** The built-in tools of `loopguard run` (the shell is not a sandbox: see docs/security.md). */

@@ -7,6 +7,7 @@ import { Data } from "effect"
 
 export type SessionStoreFailure = "locked" | "lease-lost" | "corrupt" | "unavailable" | "not-found" | "invalid"
 
+/** The one error a SessionStore fails with; `reason` says what went wrong, `message` says it in one line. */
 export class SessionStoreError extends Data.TaggedError("SessionStoreError")<{
   readonly reason: SessionStoreFailure
   readonly sessionId?: string

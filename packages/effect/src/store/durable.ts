@@ -72,11 +72,15 @@ export const makeDurableStore = (target: string, options: DurableStoreOptions = 
     )
   })
 
+/** The SQLite store in `dir` (`dir/sessions.db`), open for the scope. */
 export const makeSqliteStore = (dir: string, options: DurableStoreOptions = {}) => makeDurableStore(resolve(dir), options)
+/** The Postgres store at `url`, open for the scope. */
 export const makePostgresStore = (url: string, options: DurableStoreOptions = {}) => makeDurableStore(url, options)
 
+/** SessionStore as SQLite in `dir` (`dir/sessions.db`): the embedded default. */
 export const layerSqliteStore = (dir: string, options: DurableStoreOptions = {}): Layer.Layer<SessionStore, SessionStoreError> =>
   Layer.effect(SessionStore, makeSqliteStore(dir, options))
 
+/** SessionStore as Postgres at `url`: for workers that share sessions. */
 export const layerPostgresStore = (url: string, options: DurableStoreOptions = {}): Layer.Layer<SessionStore, SessionStoreError> =>
   Layer.effect(SessionStore, makePostgresStore(url, options))

@@ -175,8 +175,10 @@ export const openSqlite = (options: SqliteClientOptions): Effect.Effect<OpenedSq
     return { client, readOnly }
   })
 
+/** Effect's SqlClient over the runtime's built-in SQLite, open for the scope. */
 export const makeSqliteClient = (options: SqliteClientOptions): Effect.Effect<SqlClient.SqlClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.map(openSqlite(options), (o) => o.client)
 
+/** Effect's SqlClient over the runtime's built-in SQLite, as a Layer. */
 export const layerSqliteClient = (options: SqliteClientOptions): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   Layer.effect(SqlClient.SqlClient, makeSqliteClient(options)).pipe(Layer.provide(Reactivity.layer))
