@@ -1,4 +1,4 @@
-# Sourced by .ci/run: a throwaway Postgres for the store tests, exported as LOOPGUARD_TEST_PG_URL.
+# Sourced by .ci/run: a throwaway Postgres for the store tests, exported as TEST_POSTGRES_URL.
 # Installs the server from Debian packages when it is missing (CI runs as root), initialises a
 # cluster in a temp folder owned by an unprivileged user, serves it on a free local port, and
 # stops it when the sourcing shell exits. Any failure leaves the variable unset and says why;
@@ -30,11 +30,11 @@ lg_pg_start() {
   lg_pg_as "$bindir/initdb" -D "$dir/data" -U loopguard --auth=trust -E UTF8 >"$dir/initdb.log" 2>&1 || { echo "postgres: initdb failed:"; tail -5 "$dir/initdb.log"; return 1; }
   lg_pg_as "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
     -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null 2>&1 || { echo "postgres: server did not start:"; tail -5 "$dir/server.log"; return 1; }
-  export LOOPGUARD_TEST_PG_URL="postgres://loopguard@127.0.0.1:$port/postgres"
+  export TEST_POSTGRES_URL="postgres://loopguard@127.0.0.1:$port/postgres"
   LG_PG_STOP="$bindir/pg_ctl -D $dir/data -m immediate stop"
   LG_PG_USER=$user
   trap 'lg_pg_as $LG_PG_STOP >/dev/null 2>&1' EXIT
-  echo "== postgres: $("$bindir/postgres" --version) on 127.0.0.1:$port (LOOPGUARD_TEST_PG_URL)"
+  echo "== postgres: $("$bindir/postgres" --version) on 127.0.0.1:$port (TEST_POSTGRES_URL)"
 }
 
-lg_pg_start || echo "postgres: LOOPGUARD_TEST_PG_URL is not set"
+lg_pg_start || echo "postgres: TEST_POSTGRES_URL is not set"

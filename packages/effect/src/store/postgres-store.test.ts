@@ -1,5 +1,5 @@
 /**
- * The store suite against a real Postgres (LOOPGUARD_TEST_PG_URL, started by .ci/postgres.sh).
+ * The store suite against a real Postgres (TEST_POSTGRES_URL, started by .ci/postgres.sh).
  * Without the variable the suite is skipped with a visible note — except under CI=true, where a
  * missing database is a failure, so CI can never pass without having run it.
  */
@@ -9,7 +9,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Reactivity } from "effect/reactivity"
 import { storeSuite } from "./store-suite.fixture.js"
 
-const url = process.env["LOOPGUARD_TEST_PG_URL"]
+const url = process.env["TEST_POSTGRES_URL"]
 
 /** Each test gets its own database, so listings and leases never see another test's rows. */
 const freshDatabase = async (base: string): Promise<string> => {
@@ -29,12 +29,12 @@ const freshDatabase = async (base: string): Promise<string> => {
 
 if (url === undefined || url === "") {
   if (process.env["CI"] === "true") {
-    test("Postgres SessionStore: LOOPGUARD_TEST_PG_URL must be set in CI (.ci/postgres.sh)", () => {
-      expect(process.env["LOOPGUARD_TEST_PG_URL"]).toBeDefined()
+    test("Postgres SessionStore: TEST_POSTGRES_URL must be set in CI (.ci/postgres.sh)", () => {
+      expect(process.env["TEST_POSTGRES_URL"]).toBeDefined()
     })
   } else {
-    process.stderr.write("postgres-store.test.ts: SKIPPED — LOOPGUARD_TEST_PG_URL is not set (source .ci/postgres.sh to run it)\n")
-    test.skip("Postgres SessionStore (LOOPGUARD_TEST_PG_URL not set)", () => {})
+    process.stderr.write("postgres-store.test.ts: SKIPPED — TEST_POSTGRES_URL is not set (source .ci/postgres.sh to run it)\n")
+    test.skip("Postgres SessionStore (TEST_POSTGRES_URL not set)", () => {})
   }
 } else {
   describe("Postgres SessionStore", () => {
