@@ -35,6 +35,19 @@ describe("loopguard sessions", () => {
     } finally {
       await server.close()
     }
+    // Resumed without --prompt: the last reply is already the answer, so nothing is asked.
+    const idle = await startScriptedServer([])
+    try {
+      const resumed = await cli(["run", "--base-url", idle.baseURL, "--model", "m", "--cwd", join(dir, "work"), "--session-dir", dir, "--session", "greet", "--json"])
+      expect(resumed.code).toBe(0)
+      expect(idle.requests).toHaveLength(0)
+      expect(resumed.stdout).toContain('"reason":"final"')
+    } finally {
+      await idle.close()
+    }
+    const missing = await cli(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", join(dir, "work"), "--session-dir", dir, "--session", "nope"])
+    expect([missing.code, missing.stderr.trim()]).toEqual([2, "loopguard: --prompt is required: there is no stored session nope to resume"])
+
     const list = await cli(["sessions", "list", "--session-dir", dir, "--json"])
     expect(list.code).toBe(0)
     expect(JSON.parse(list.stdout.trim())).toMatchObject({ id: "greet", messages: 3, steps: 2, writer: null })
@@ -56,7 +69,7 @@ describe("loopguard sessions", () => {
     expect([imported.code, imported.stdout.trim()]).toEqual([0, "imported 3 messages as session greet"])
     const again = await cli(["sessions", "export", "greet", "--session-dir", other])
     expect(again.stdout).toBe(readFileSync(out, "utf8"))
-  }, 60_000)
+  }, 120_000)
 
   test("bad input is one line on stderr and exit 2", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lg-sessions-"))
@@ -77,5 +90,5 @@ describe("loopguard sessions", () => {
       expect(r.stderr).toMatch(message)
       expect(r.stderr).not.toContain("hunter2")
     }
-  }, 60_000)
+  }, 120_000)
 })

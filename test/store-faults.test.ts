@@ -14,7 +14,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
-const TIMEOUT = 60_000
+const TIMEOUT = 120_000
 const ROOT = resolve(import.meta.dir, "..")
 
 /** A tmpfs of `size` mounted on a fresh folder, or the reason it cannot be. */
