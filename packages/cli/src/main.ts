@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * The `loopguard` command. Exit status: 0 success, 1 a run aborted / an audit file failed,
- * 2 bad flags or input (the message names the flag or file:line).
+ * 2 bad flags or input (the message names the flag or file:line), 130 / 143 after SIGINT / SIGTERM.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import type { SessionStoreError } from "@loopguard/effect"
 import { Effect } from "effect"
 import { CliOutput, Command } from "effect/cli"
@@ -14,6 +14,7 @@ import { auditCommand } from "./commands/audit.js"
 import { scanCommand } from "./commands/scan.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { RunFailed, UsageError } from "./errors.js"
+import { runMainWithSignals } from "./signals.js"
 import { VERSION } from "./version.js"
 import { makeRedactor } from "@loopguard/core/try-best"
 
@@ -34,7 +35,7 @@ const program = Command.run(root, { version: VERSION }).pipe(
   // A store failure that no command turned into an exit status: still one line, never a trace.
   Effect.catchTag("SessionStoreError", (e: SessionStoreError) =>
     Effect.sync(() => {
-      process.stderr.write(`loopguard: ${e.message}\n`)
+      process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
       process.exitCode = e.reason === "unavailable" ? 1 : 2
     })
   ),
@@ -58,5 +59,5 @@ const program = Command.run(root, { version: VERSION }).pipe(
   Effect.provide(NodeServices.layer)
 )
 
-NodeRuntime.runMain(program as Effect.Effect<void, unknown>, { disableErrorReporting: false })
+runMainWithSignals(program as Effect.Effect<void, unknown>, { disableErrorReporting: false })
 

@@ -80,9 +80,11 @@ export const repairInterruptedCalls = (
  * The resume stage, before the first step of an enforcing run on a session with history: repair
  * interrupted calls; then, with no new user turn, act on the last reply (a reminder, or the end).
  */
-export const resumeSession = (s: RunServices, ctx: RunContext, history: ReadonlyArray<Message>): Effect.Effect<void, SessionStoreError> =>
+export const resumeSession = (s: RunServices, ctx: RunContext): Effect.Effect<void, SessionStoreError> =>
   Effect.gen(function* () {
-    if (ctx.shadow || history.length === 0) return
+    if (ctx.shadow) return
+    const history = yield* s.store.messages(ctx.input.sessionId)
+    if (history.length === 0) return
     const repaired = yield* repairInterruptedCalls(s, ctx, history)
     if (ctx.input.prompt !== undefined) return
     const { reply, verdict } = reexamineLastReply({ history: repaired, currentUserId: ctx.currentUserId, config: s.config, role: ctx.role })
