@@ -238,6 +238,12 @@ export const RollbackSection = Schema.Struct({
   dedupe_unlisted_tools: Schema.Boolean
 })
 
+/** Config section `store`: the durable SessionStore (docs/store.md), one writer per session by lease. */
+export const StoreSection = Schema.Struct({
+  leaseMs: TimerMs.check(Schema.isGreaterThanOrEqualTo(1000)),
+  busyTimeoutMs: DelayMs
+})
+
 /** The built-in tools of `loopguard run` (the shell is not a sandbox: see docs/security.md). */
 export const ToolsSection = Schema.Struct({
   /** Characters of output one tool call returns (head and tail kept, the middle dropped). */
@@ -273,6 +279,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   toolCaps: ToolCapsSection,
   goal_gate: GoalGateSection,
   completion_check: CompletionCheckSection,
+  store: StoreSection,
   tools: ToolsSection,
   /** Merged over the built-in list prices; used for the cost cap and the report. */
   prices: Schema.Record(Schema.String, ModelPriceSchema)

@@ -26,6 +26,7 @@ import type { RunExit, RunInput } from "./run-types.js"
 import { tryBestMonitors } from "./try-best-monitor.js"
 import { localToolsOf } from "./local-tools.js"
 import type { SpawnRun } from "./stages/subagent.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 
 /** The services a run uses, resolved once by the RunLoop layer. */
 export interface RunServices {
@@ -93,7 +94,7 @@ export interface RunContext {
   /** The tools of every request: the configured ones and, when asked for, the structured-output tool. */
   readonly toolSpecs: ReadonlyArray<ToolSpec>
   /** Tools answered in-process (the structured-output tool, the `task` tool). */
-  readonly localTools: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>>
+  readonly localTools: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult, SessionStoreError>>
 }
 
 /** A fresh context for a run over the session's stored history. */
@@ -186,7 +187,7 @@ export const recordIncident = (s: RunServices, ctx: RunContext, i: Incident): Ef
   })
 
 /** A real user message: it becomes the turn the replies answer and resets the recovery counters. */
-export const userTurn = (s: RunServices, ctx: RunContext, text: string): Effect.Effect<void> =>
+export const userTurn = (s: RunServices, ctx: RunContext, text: string): Effect.Effect<void, SessionStoreError> =>
   Effect.gen(function* () {
     const id = ctx.nextId("u")
     yield* s.store.append(ctx.input.sessionId, { role: "user", id, text })
@@ -195,7 +196,7 @@ export const userTurn = (s: RunServices, ctx: RunContext, text: string): Effect.
   })
 
 /** A synthetic user message; counted, and stored only when enforcing. */
-export const remind = (s: RunServices, ctx: RunContext, kind: ReminderKind, text: string): Effect.Effect<void> =>
+export const remind = (s: RunServices, ctx: RunContext, kind: ReminderKind, text: string): Effect.Effect<void, SessionStoreError> =>
   Effect.suspend(() => {
     count(ctx, kind)
     return ctx.shadow ? Effect.void : s.store.append(ctx.input.sessionId, { role: "user", id: ctx.nextId("r"), text, synthetic: kind })
