@@ -9,6 +9,13 @@
 import type { Chunk } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 
+/** An enumeration-like near repeat must cover this many times `runChars` before it trips. */
+export const ENUMERATION_CHARS_FACTOR = 8
+/** Copies beyond `copies` that a repeat whose numbers change needs. */
+export const NEAR_EXTRA_COPIES = 3
+/** Share of a near repeat's chunks that must match exactly for it to trip at `copies`. */
+export const STABLE_SHARE = 0.85
+
 export interface PeriodHit {
   /** "near": numbers masked, words required; "exact": raw characters, any content. */
   readonly view: "near" | "exact"
@@ -23,10 +30,13 @@ export interface PeriodHit {
 /** Per view: one run length, the character offset where the run's stretch began, judged flag. */
 class View {
   readonly runs: Int32Array
+  /** Near view: chunks of the run that also match exactly (the numbers did not change). */
+  readonly stable: Int32Array
   readonly stretchStart: Float64Array
   readonly judged: Uint8Array
   constructor(size: number) {
     this.runs = new Int32Array(size)
+    this.stable = new Int32Array(size)
     this.stretchStart = new Float64Array(size)
     this.judged = new Uint8Array(size)
   }
@@ -76,8 +86,10 @@ export class ChunkPeriods {
       const nearSame = this.masked1[back] === chunk.masked1 && this.masked2[back] === chunk.masked2
       const exactSame = nearSame && this.raw1[back] === chunk.raw1 && this.raw2[back] === chunk.raw2
       this.extend(this.near, q, nearSame, j)
+      if (exactSame) this.near.stable[q]++
+      else if (!nearSame) this.near.stable[q] = 0
       this.extend(this.exact, q, exactSame, j)
-      if (hit === null) hit = this.judgeNear(q, j) ?? this.judgeExact(q, j, charsSoFar)
+      if (hit === null) hit = this.judgeNear(q, j, charsSoFar) ?? this.judgeExact(q, j, charsSoFar)
     }
     return hit
   }
@@ -97,25 +109,43 @@ export class ChunkPeriods {
     return this.endChars[j % this.capacity]! - before
   }
 
-  private judgeNear(q: number, j: number): PeriodHit | null {
+  /** judged: 0 not looked at in this run, 2 block qualifies (waiting on the stretch), 1 done. */
+  private judgeNear(q: number, j: number, charsSoFar: number): PeriodHit | null {
     const view = this.near
     const run = view.runs[q]!
     if (view.judged[q] === 1 || run < (this.options.copies - 1) * q) return null
+    if (view.judged[q] === 0) {
+      view.judged[q] = 1
+      // A block that is itself several copies of a shorter one is that shorter block's business.
+      for (let d = 1; d * 2 <= q; d++) if (q % d === 0 && view.runs[d]! >= run) return null
+      if (this.charsOf(q, j) < this.options.minBlockChars || this.distinctWords(q, j) < this.options.minWords) return null
+      view.judged[q] = 2
+    }
+    // Numbers changed between copies. Healthy code is full of enumerations (SHA1, SHA256, …;
+    // m11, m12, …; unrolled rounds), a handful of copies each: such a repeat needs
+    // NEAR_EXTRA_COPIES more copies, and when the numbers change in more than a few chunks of
+    // each copy it must also cover ENUMERATION_CHARS_FACTOR × runChars. A loop that only bumps a
+    // counter keeps most chunks identical; an exact repeat trips at `copies`.
+    if (view.stable[q]! < run) {
+      if (run < (this.options.copies - 1 + NEAR_EXTRA_COPIES) * q) return null
+      const enumeration = view.stable[q]! < STABLE_SHARE * run
+      if (enumeration && charsSoFar - view.stretchStart[q]! < ENUMERATION_CHARS_FACTOR * this.options.runChars) return null
+    }
     view.judged[q] = 1
-    // A block that is itself several copies of a shorter one is that shorter block's business.
-    for (let d = 1; d * 2 <= q; d++) if (q % d === 0 && view.runs[d]! >= run) return null
-    const blockChars = this.charsOf(q, j)
-    if (blockChars < this.options.minBlockChars || this.distinctWords(q, j) < this.options.minWords) return null
-    return { view: "near", period: q, blockChars, copies: Math.floor(run / q) + 1 }
+    const kind: PeriodHit["view"] = view.stable[q]! >= run ? "exact" : "near"
+    return { view: kind, period: q, blockChars: this.charsOf(q, j), copies: Math.floor(run / q) + 1 }
   }
 
   private judgeExact(q: number, j: number, charsSoFar: number): PeriodHit | null {
     const view = this.exact
     const run = view.runs[q]!
     if (view.judged[q] === 1 || run < (this.options.copies - 1) * q) return null
-    if (charsSoFar - view.stretchStart[q]! < this.options.runChars) return null
+    // An exact copy of a long block needs no words (a repeated base64 line); a short unit
+    // (`!`, `0.`) must cover `runChars` first, since short exact runs occur in healthy text.
+    const blockChars = this.charsOf(q, j)
+    if (blockChars < this.options.minBlockChars && charsSoFar - view.stretchStart[q]! < this.options.runChars) return null
     view.judged[q] = 1
-    return { view: "exact", period: q, blockChars: this.charsOf(q, j), copies: Math.floor(run / q) + 1 }
+    return { view: "exact", period: q, blockChars, copies: Math.floor(run / q) + 1 }
   }
 
   /** Distinct words of the newest q chunks, counted up to `minWords` (O(block), once per run). */

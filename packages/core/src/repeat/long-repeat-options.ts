@@ -9,7 +9,7 @@ export interface LongRepeatOptions {
   readonly enabled: boolean
   /** Back-to-back copies of a block (numbers masked) that trip. */
   readonly copies: number
-  /** A near-exact block shorter than this (in characters) is left to SPEC's rule. */
+  /** Shorter blocks (in characters) are left to SPEC's rule, unless they repeat exactly over `runChars`. */
   readonly minBlockChars: number
   /** Longest block the rule is guaranteed to see, in characters. Sets the memory bound. */
   readonly maxBlockChars: number
@@ -22,7 +22,7 @@ export interface LongRepeatOptions {
 export const DEFAULT_LONG_REPEAT_OPTIONS: LongRepeatOptions = {
   enabled: true,
   copies: 4,
-  minBlockChars: 80,
+  minBlockChars: 64,
   maxBlockChars: 8_000,
   minWords: 4,
   runChars: 1_024
