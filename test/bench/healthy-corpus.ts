@@ -43,9 +43,9 @@ interface Doc {
 }
 
 const walk = (dir: string, out: Array<string>, seen: Set<string>): void => {
-  let entries: ReturnType<typeof readdirSync>
+  let entries: Array<import("node:fs").Dirent>
   try {
-    entries = readdirSync(dir, { withFileTypes: true })
+    entries = readdirSync(dir, { withFileTypes: true, encoding: "utf8" })
   } catch {
     return
   }

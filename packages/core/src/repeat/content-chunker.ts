@@ -15,7 +15,7 @@
  * Each chunk carries two hash pairs (masked and raw), so the same cut serves the near-exact
  * and the exact view, and the hashes of the words completed in it (for the distinct-word test).
  */
-import { isWhitespaceCode } from "./tokenizer.js"
+import { isCjkCode, isWhitespaceCode } from "./tokenizer.js"
 
 /** No cut before this many masked characters (short lines merge with the next). */
 export const MIN_CHUNK = 16
@@ -44,6 +44,8 @@ export interface Chunk {
   readonly raw2: number
   /** Hashes of the words (2+ characters, at least one letter) that ended inside this chunk. */
   readonly words: ReadonlyArray<number>
+  /** SPEC §1 tokens that began inside this chunk. */
+  readonly tokens: number
 }
 
 const SPACE = 0x20
@@ -68,9 +70,12 @@ export class ContentChunker {
   private wordLength = 0
   private wordHasLetter = false
   private words: Array<number> = []
+  private tokens = 0
+  private inToken = false
 
   /** Feed one UTF-16 code unit; returns the chunk it closed, if any. */
   push(code: number): Chunk | null {
+    this.countToken(code)
     if (isWhitespaceCode(code)) {
       if (code === NEWLINE || code === 0x0d || code === 0x2028 || code === 0x2029) this.pendingSpace = 2
       else if (this.pendingSpace === 0) this.pendingSpace = 1
@@ -97,6 +102,24 @@ export class ContentChunker {
     this.lastWasDigit = false
     return this.emit(lower) ?? closed
   }
+
+  /** SPEC §1's token starts: whitespace separates, each CJK character is a token of its own. */
+  private countToken(code: number): void {
+    if (isWhitespaceCode(code)) this.inToken = false
+    else if (isCjkCode(code)) {
+      this.tokens++
+      this.inToken = false
+    } else if (!this.inToken) {
+      this.tokens++
+      this.inToken = true
+    }
+  }
+
+  /** SPEC §1 tokens begun so far in the whole stream. */
+  get tokensBegun(): number {
+    return this.tokensTotal + this.tokens
+  }
+  private tokensTotal = 0
 
   private mixRaw(c: number): void {
     this.raw1 = Math.imul(this.raw1 ^ c, 0x01000193)
@@ -126,8 +149,10 @@ export class ContentChunker {
   }
 
   private close(): Chunk {
-    const chunk: Chunk = { masked1: this.masked1, masked2: this.masked2, raw1: this.raw1, raw2: this.raw2, words: this.words }
+    const chunk: Chunk = { masked1: this.masked1, masked2: this.masked2, raw1: this.raw1, raw2: this.raw2, words: this.words, tokens: this.tokens }
     this.words = []
+    this.tokensTotal += this.tokens
+    this.tokens = 0
     this.length = 0
     this.masked1 = 0x811c9dc5
     this.masked2 = 0x01000193

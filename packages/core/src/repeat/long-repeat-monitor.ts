@@ -12,7 +12,6 @@ import { ChunkPeriods } from "./chunk-periods.js"
 import { ContentChunker, MIN_CHUNK } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 import { checkedLongRepeatOptions } from "./long-repeat-options.js"
-import { isCjkCode, isWhitespaceCode } from "./tokenizer.js"
 
 export interface LongRepeatTrip {
   /** 0-based index (in SPEC §1's token sequence) of the token holding the character that tripped. */
@@ -32,8 +31,6 @@ export class LongRepeatMonitor {
   private chunker = new ContentChunker()
   private periods: ChunkPeriods
   private chars = 0
-  private tokens = 0
-  private inWord = false
   private tripped = false
 
   constructor(options: Partial<LongRepeatOptions> = {}) {
@@ -54,14 +51,13 @@ export class LongRepeatMonitor {
     if (!this.options.enabled || this.tripped) return null
     for (let i = 0; i < delta.length; i++) {
       const code = delta.charCodeAt(i)
-      this.countToken(code)
       const chunk = this.chunker.push(code)
       const index = this.chars++
       if (chunk === null) continue
       const hit = this.periods.push(chunk, this.chars)
       if (hit === null) continue
       this.tripped = true
-      return { token: Math.max(0, this.tokens - 1), char: index, view: hit.view, blockChars: hit.blockChars, copies: hit.copies }
+      return { token: Math.max(0, this.chunker.tokensBegun - 1), char: index, view: hit.view, blockChars: hit.blockChars, copies: hit.copies }
     }
     return null
   }
@@ -70,21 +66,7 @@ export class LongRepeatMonitor {
     this.chunker = new ContentChunker()
     this.periods = new ChunkPeriods(this.options, MIN_CHUNK)
     this.chars = 0
-    this.tokens = 0
-    this.inWord = false
     this.tripped = false
-  }
-
-  /** SPEC §1's token boundaries (whitespace separates, each CJK character is a token), counted only. */
-  private countToken(code: number): void {
-    if (isWhitespaceCode(code)) this.inWord = false
-    else if (isCjkCode(code)) {
-      this.tokens++
-      this.inWord = false
-    } else if (!this.inWord) {
-      this.tokens++
-      this.inWord = true
-    }
   }
 }
 

@@ -9,19 +9,22 @@ export interface LongRepeatOptions {
   readonly enabled: boolean
   /** Back-to-back copies of a block (numbers masked) that trip. */
   readonly copies: number
-  /** Shorter blocks (in characters) are left to SPEC's rule, unless they repeat exactly over `runChars`. */
+  /** A block of fewer tokens is SPEC §1's business (it trips on those at 20 copies), unless it holds few words. */
+  readonly minBlockTokens: number
+  /** A whitespace-free block (one token) this long trips at `copies` when it repeats exactly. */
   readonly minBlockChars: number
   /** Longest block the rule is guaranteed to see, in characters. Sets the memory bound. */
   readonly maxBlockChars: number
   /** A near-exact block must hold at least this many distinct words (numeric tables are not loops). */
   readonly minWords: number
-  /** An exact repeat (numbers not masked, any block length, words or not) trips once it covers this many characters. */
+  /** An exact repeat of a block with fewer than `minWords` words trips once it covers this many characters. */
   readonly runChars: number
 }
 
 export const DEFAULT_LONG_REPEAT_OPTIONS: LongRepeatOptions = {
   enabled: true,
   copies: 4,
+  minBlockTokens: 20,
   minBlockChars: 64,
   maxBlockChars: 8_000,
   minWords: 4,
@@ -46,9 +49,10 @@ const isCount = (n: number, min: number): boolean => Number.isSafeInteger(n) && 
 /** Every problem with `options`, each naming its field; empty when usable. */
 export const validateLongRepeatOptions = (options: LongRepeatOptions): ReadonlyArray<LongRepeatOptionsError> => {
   const errors: Array<LongRepeatOptionsError> = []
-  const { copies, minBlockChars, maxBlockChars, minWords, runChars } = options
+  const { copies, minBlockTokens, minBlockChars, maxBlockChars, minWords, runChars } = options
   if (typeof options.enabled !== "boolean") errors.push({ field: "enabled", message: `enabled must be true or false (got ${String(options.enabled)})` })
   if (!isCount(copies, 2)) errors.push({ field: "copies", message: `copies must be an integer >= 2 (got ${copies})` })
+  if (!isCount(minBlockTokens, 1)) errors.push({ field: "minBlockTokens", message: `minBlockTokens must be an integer >= 1 (got ${minBlockTokens})` })
   if (!isCount(minBlockChars, 1)) errors.push({ field: "minBlockChars", message: `minBlockChars must be an integer >= 1 (got ${minBlockChars})` })
   if (!isCount(maxBlockChars, 1) || maxBlockChars > MAX_LONG_BLOCK_CHARS) {
     errors.push({ field: "maxBlockChars", message: `maxBlockChars must be an integer from 1 to ${MAX_LONG_BLOCK_CHARS} (got ${maxBlockChars})` })

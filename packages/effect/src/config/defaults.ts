@@ -3,7 +3,14 @@ import type { LoopguardConfig } from "./schema.js"
 
 /** SPEC.md defaults. The env-variable names are derived from this object's shape. */
 export const DEFAULT_CONFIG: LoopguardConfig = {
-  repeat: { enabled: true, window: 500, threshold: 20, minBlock: 4, minDistinct: 3 },
+  repeat: {
+    enabled: true,
+    window: 500,
+    threshold: 20,
+    minBlock: 4,
+    minDistinct: 3,
+    long: { enabled: true, copies: 4, minBlockTokens: 20, minBlockChars: 64, maxBlockChars: 8_000, minWords: 4, runChars: 1_024 }
+  },
   stream: { chunkTimeoutMs: 480_000 },
   loop: {
     role: "main",

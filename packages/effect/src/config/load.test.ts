@@ -17,7 +17,7 @@ describe("loadConfig", () => {
     })
     expect(r._tag).toBe("ok")
     if (r._tag !== "ok") return
-    expect(r.config.repeat).toEqual({ enabled: true, window: 400, threshold: 12, minBlock: 5, minDistinct: 3 })
+    expect(r.config.repeat).toEqual({ enabled: true, window: 400, threshold: 12, minBlock: 5, minDistinct: 3, long: DEFAULT_CONFIG.repeat.long })
     expect(r.config.try_best.enabled).toBe(true)
     expect(r.config.try_best.edit_tools).toEqual(["edit", "write"])
   })

@@ -200,5 +200,8 @@ const crossFieldErrors = (config: LoopguardConfig): Array<string> => {
   if (r.window < r.minBlock * r.threshold) {
     errors.push(`config field repeat.window: ${r.window} is below minBlock × threshold (${r.minBlock * r.threshold}); no loop could ever trip`)
   }
+  if (r.long.minBlockChars > r.long.maxBlockChars) {
+    errors.push(`config field repeat.long.minBlockChars: ${r.long.minBlockChars} is above repeat.long.maxBlockChars (${r.long.maxBlockChars})`)
+  }
   return errors
 }

@@ -9,12 +9,24 @@ const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Ratio = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 const Names = Schema.Array(Schema.String)
 
+/** The long-period rule beside SPEC §1's (docs/repetition.md). */
+export const LongRepeatSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  copies: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  minBlockTokens: PosInt,
+  minBlockChars: PosInt,
+  maxBlockChars: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000 })),
+  minWords: NonNegInt,
+  runChars: PosInt
+})
+
 export const RepeatSection = Schema.Struct({
   enabled: Schema.Boolean,
   window: PosInt,
   threshold: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   minBlock: PosInt,
-  minDistinct: PosInt
+  minDistinct: PosInt,
+  long: LongRepeatSection
 })
 
 export const StreamSection = Schema.Struct({

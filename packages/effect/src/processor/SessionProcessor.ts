@@ -5,9 +5,10 @@
  * errors are retried in place, stream-phase errors replay the step only while no tool call
  * has arrived (a tool must never run twice).
  */
-import { isPrefillRejection, ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core"
+import { isPrefillRejection, ReplyBuilder, type AssistantMessage, type GuardTrip, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core"
 import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { Config } from "../config/Config.js"
+import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
 import { Events } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
@@ -47,7 +48,16 @@ class AttemptFailed extends Data.TaggedError("AttemptFailed")<{ readonly error: 
 
 export type StepOutcome =
   | { readonly type: "continue" }
-  | { readonly type: "text-repeat"; readonly period: number; readonly token: number; readonly repeats: number }
+  | {
+      readonly type: "text-repeat"
+      /** Which rule tripped and where (SPEC §1's `short`, or the long-period rule). */
+      readonly trip: GuardTrip
+      /** SPEC §1's block length in tokens; null when the long rule tripped. */
+      readonly period: number | null
+      readonly token: number
+      /** Back-to-back copies when it tripped. */
+      readonly repeats: number
+    }
   | { readonly type: "paused"; readonly incident: Readonly<Record<string, unknown>>; readonly notice: string }
   | { readonly type: "stop"; readonly reason: string }
   | { readonly type: "error"; readonly error: NormalizedError }
@@ -89,14 +99,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const gate = yield* ToolGate
       const repairs = makeCallRepair(config)
       const baseMonitors: ReadonlyArray<MonitorFactory> = config.repeat.enabled
-        ? [
-            repeatMonitor({
-              window: config.repeat.window,
-              threshold: config.repeat.threshold,
-              minBlock: config.repeat.minBlock,
-              minDistinct: config.repeat.minDistinct
-            })
-          ]
+        ? [repeatMonitor(repeatGuardOptionsOf(config.repeat))]
         : []
 
       /** One attempt: stream, record, run tools, stop at the first trip. */
@@ -319,7 +322,10 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               return { type: "paused", incident: t.incident, notice: t.notice }
             }
             if (t.outcome === "stop") return { type: "stop", reason: t.reason }
-            return { type: "text-repeat", period: t.period, token: t.token, repeats: t.repeats }
+            const g = t.trip
+            return g.rule === "short"
+              ? { type: "text-repeat", trip: g, period: g.period, token: g.token, repeats: g.repeats }
+              : { type: "text-repeat", trip: g, period: null, token: g.token, repeats: g.copies }
           }),
           Effect.catch((failed: AttemptFailed) =>
             Effect.gen(function* () {

@@ -234,7 +234,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             if (yield* stop("doom_loop", step, { tag: "DoomLoopError", message: outcome.reason })) break
           }
           if (outcome.type === "text-repeat") {
-            yield* incident({ step, detector: "text-repeat", action: "cut", detail: { period: outcome.period, token: outcome.token, repeats: outcome.repeats } })
+            yield* incident({ step, detector: "text-repeat", action: "cut", detail: { ...outcome.trip } })
           }
           if (summaryReason !== null) {
             if (yield* stop(summaryReason, step)) break

@@ -1,0 +1,11 @@
+/** The `repeat` config section as the options of core's RepeatGuard (both in-stream rules). */
+import type { RepeatGuardOptions } from "@loopguard/core"
+import type { LoopguardConfig } from "./schema.js"
+
+export const repeatGuardOptionsOf = (repeat: LoopguardConfig["repeat"]): RepeatGuardOptions => ({
+  window: repeat.window,
+  threshold: repeat.threshold,
+  minBlock: repeat.minBlock,
+  minDistinct: repeat.minDistinct,
+  long: { ...repeat.long }
+})
