@@ -56,7 +56,7 @@ describe("guardLanguageModel", () => {
 
   test("a 43-word paragraph repeated (beyond SPEC's window) is cut by the long-period rule", async () => {
     const paragraph =
-      "We need to update the parser so that the nested table rows keep their alignment when the header holds merged cells, then rerun the formatter tests and compare the output with the expected fixture files before we touch the renderer again today. "
+      "We need to update the parser so that the nested table rows keep their alignment when the header holds merged cells, then rerun the formatter tests and compare the output with the expected fixture files before we touch the renderer once again today. "
     expect(paragraph.trim().split(/\s+/)).toHaveLength(43)
     const trips: Array<GuardTrip> = []
     const parts = await streamGuarded(textTurn(Array.from({ length: 400 }, () => paragraph)), { trips })
