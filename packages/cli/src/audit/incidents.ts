@@ -2,13 +2,14 @@
  * Incidents as the audit reports them (ARCHITECTURE.md: `step` is the step whose reply, or whose
  * tool results, raised it; `detail` is always an object).
  */
-import type { AssistantMessage, Message } from "@loopguard/core"
+import type { AssistantMessage, IncidentKind, Message } from "@loopguard/core"
 import type { LoopguardEvent } from "@loopguard/effect"
 
 export interface AuditIncident {
   readonly step: number
   readonly detector: string
   readonly action: string
+  readonly kind: IncidentKind
   readonly detail: Readonly<Record<string, unknown>>
 }
 
@@ -25,6 +26,7 @@ export const incidentsOf = (events: ReadonlyArray<LoopguardEvent>): Array<AuditI
             step: e.step,
             detector: e.detector,
             action: e.action,
+            kind: e.kind,
             detail: asDetail(e.detail)
           }
         ]

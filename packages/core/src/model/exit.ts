@@ -19,6 +19,7 @@ export const EXIT_REASONS = [
   "text_tool_call",
   "structured_output",
   "doom_loop",
+  "idle",
   "goal_gate_cap",
   "completion_check_failed"
 ] as const

@@ -137,7 +137,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               const part = fixed.part
               if (fixed.repairs.length > 0) {
                 reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
-                yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", detail: { tool: part.name, repairs: fixed.repairs } })
+                yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", kind: "recovery", detail: { tool: part.name, repairs: fixed.repairs } })
               }
               const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
               if (allowed._tag === "deny") {

@@ -9,6 +9,7 @@
  * the recorded steps run out; the first exit the loop would have taken is kept as `exit`.
  */
 import {
+  incidentKind,
   capDecision,
   capUsageOf,
   classifyStep,
@@ -127,8 +128,9 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
 
         const incident = (i: Incident) =>
           Effect.gen(function* () {
-            incidents.push(i)
-            yield* events.publish({ type: "incident", step: i.step, detector: i.detector, action: i.action, detail: i.detail })
+            const kind = i.kind ?? incidentKind(i.detector, i.action)
+            incidents.push({ ...i, kind })
+            yield* events.publish({ type: "incident", step: i.step, detector: i.detector, action: i.action, kind, detail: i.detail })
           })
         const userTurn = (text: string) =>
           Effect.gen(function* () {

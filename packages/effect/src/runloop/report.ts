@@ -2,7 +2,7 @@
  * The one report every run ends with, whatever the way out: the same fields on success, abort
  * and pause, so a UI or a parent agent reads them one way.
  */
-import { buildReport, toolPartsOf, type AssistantMessage, type ExitReason, type Message, type RunReport, type UsageMeter } from "@loopguard/core"
+import { buildReport, toolPartsOf, type IncidentKind, type AssistantMessage, type ExitReason, type Message, type RunReport, type UsageMeter } from "@loopguard/core"
 
 export type { RunReport }
 
@@ -10,6 +10,8 @@ export interface Incident {
   readonly step: number
   readonly detector: string
   readonly action: string
+  /** Filled in by the RunLoop from the detector when left out (core's `incidentKind`). */
+  readonly kind?: IncidentKind
   readonly detail: unknown
 }
 
