@@ -59,9 +59,37 @@ export const TextLoopSection = Schema.Struct({
   keyChars: PosInt
 })
 
+/**
+ * `repeats` identical calls in a row get a note, `remindAt` a firmer reminder, `stopAt` end the run
+ * (exit `idle`; a pause with try-best on; null never stops). Every other loop detector climbs the
+ * same ladder: a note when its episode starts, the reminder `remindAt − repeats` steps later, the
+ * stop `stopAt − repeats` steps later, while the episode lasts.
+ */
 export const RepeatedActionSection = Schema.Struct({
   enabled: Schema.Boolean,
+  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  remindAt: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  stopAt: Schema.NullOr(Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)))
+})
+
+/** Same tool, same output (numbers, quoted strings, hex ids, paths masked), `repeats` steps in a row. */
+export const RepeatedObservationSection = Schema.Struct({
+  enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
+})
+
+/** The newest `minLength`+ steps replay an earlier stretch of the run (within `lookback` steps). */
+export const ReplayedSequenceSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  minLength: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  lookback: PosInt
+})
+
+/** `window` steps without a file change in which `minRepeats` actions (or outputs) were seen before. */
+export const NoProgressSpinSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  minRepeats: PosInt
 })
 
 /** Beyond SPEC §3: A B A B … cycles that repeated action (A A A) cannot see. */
@@ -194,6 +222,9 @@ export const LoopguardConfigSchema = Schema.Struct({
   text_loop: TextLoopSection,
   repeated_action: RepeatedActionSection,
   action_cycle: ActionCycleSection,
+  repeated_observation: RepeatedObservationSection,
+  replayed_sequence: ReplayedSequenceSection,
+  no_progress_spin: NoProgressSpinSection,
   doom_loop: DoomLoopSection,
   rollback: RollbackSection,
   repair: RepairSection,

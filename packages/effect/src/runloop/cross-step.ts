@@ -5,14 +5,12 @@
  * Incidents carry the step whose reply raised them, using only what came before it.
  */
 import {
-  actionCycle,
   detectStreak,
   initBreaker,
   isVerificationCommand,
   commandOf,
   recordToolResult,
   reminderText,
-  repeatedAction,
   resolveTryBestOptions,
   StallMonitor,
   TextLoopDetector,
@@ -30,6 +28,7 @@ import {
 } from "@loopguard/core"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { Incident } from "./report.js"
+import { LoopEpisodes } from "./loop-episodes.js"
 import { tryBestOptionsOf } from "./try-best-options.js"
 
 export interface AfterStep {
@@ -58,6 +57,7 @@ export const stallOptionsOf = (config: LoopguardConfig): StallOptionsInput => ({
 
 export class CrossStepDetectors {
   private textLoop = TextLoopDetector.init()
+  private readonly loops: LoopEpisodes
   private breaker = initBreaker()
   private readonly stall: StallMonitor | null
   private readonly shadowCrops: Array<{ on: string; crop: CropMarker }> = []
@@ -72,6 +72,7 @@ export class CrossStepDetectors {
     private readonly shadow: boolean
   ) {
     this.stall = config.stall.enabled || shadow ? new StallMonitor(stallOptionsOf(config)) : null
+    this.loops = new LoopEpisodes(config, role)
     this.verification = verificationMatcher(resolveTryBestOptions(tryBestOptionsOf(config)))
   }
 
@@ -113,20 +114,14 @@ export class CrossStepDetectors {
       }
     }
 
-    if (config.repeated_action.enabled) {
-      const action = repeatedAction(messages, { repeats: config.repeated_action.repeats, note: reminderText("repeated-action", this.role) })
-      if (action) {
-        this.note = action.note
-        incidents.push({ step, detector: "repeated-action", action: "note", detail: { signature: action.signature, count: action.count } })
-      }
-    }
-
-    if (config.action_cycle.enabled && this.note === null) {
-      const cycle = actionCycle(messages, { minPeriod: 2, maxPeriod: config.action_cycle.maxPeriod, replays: config.action_cycle.replays })
-      if (cycle) {
-        this.note = reminderText("action-cycle", this.role)
-        incidents.push({ step, detector: "action-cycle", action: "note", detail: { period: cycle.period, replays: cycle.replays, cycle: cycle.cycle.map((c) => c.slice(0, 120)) } })
-      }
+    // Repeated action, cycles, observations, replays, spins: one escalation ladder (loop-episodes.ts).
+    const loops = this.loops.afterStep(messages, step)
+    incidents.push(...loops.incidents)
+    this.note = loops.note
+    if (loops.remind !== null) reminders.push({ kind: "loop-remind", text: loops.remind })
+    if (loops.stop !== null) {
+      if (config.try_best.enabled) pause = { kind: "loop", ...loops.stop }
+      else exit = { reason: "idle", error: { tag: "IdleLoopError", message: `Loop detected: ${String(loops.stop.detector)} went on after a note and a reminder` } }
     }
 
     if (config.text_loop.enabled) {
