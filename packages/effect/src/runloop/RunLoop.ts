@@ -9,6 +9,8 @@
  * the recorded steps run out; the first exit the loop would have taken is kept as `exit`.
  */
 import {
+  DEFAULT_EPISODE_GAP,
+  IncidentThrottle,
   incidentKind,
   capDecision,
   capUsageOf,
@@ -107,6 +109,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         let lastReply: AssistantMessage | null = null
         let exit: RunExit | null = null
         const detectors = new CrossStepDetectors(config, role, shadow)
+        const throttle = new IncidentThrottle(DEFAULT_EPISODE_GAP, shadow)
         const rollback = new RollbackGuard(config, role)
         const structuredName = input.structuredOutput?.toolName ?? "structured_output"
         const structuredSpec = input.structuredOutput
@@ -129,6 +132,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         const incident = (i: Incident) =>
           Effect.gen(function* () {
             const kind = i.kind ?? incidentKind(i.detector, i.action)
+            if (!throttle.admit({ ...i, kind })) return
             incidents.push({ ...i, kind })
             yield* events.publish({ type: "incident", step: i.step, detector: i.detector, action: i.action, kind, detail: i.detail })
           })

@@ -151,13 +151,15 @@ export class CrossStepDetectors {
     if (this.stall) {
       const parts = toolPartsOf(reply)
       const changedFiles = parts.filter((p) => p.state === "completed" && p.path !== undefined && p.diff !== undefined).map((p) => p.path!)
-      const verificationImproved = parts.some((p) => {
+      const verifications = parts.filter((p) => {
         const cmd = commandOf(p.input)
-        return cmd !== undefined && p.state === "completed" && (p.exitCode ?? 0) === 0 && isVerificationCommand(cmd, this.verification)
+        return cmd !== undefined && isVerificationCommand(cmd, this.verification)
       })
+      const verificationImproved = verifications.some((p) => p.state === "completed" && (p.exitCode ?? 0) === 0)
+      const verificationRan = verifications.length > 0
       const usage = reply.usage
       const tokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)
-      for (const s of this.stall.consume({ step, changedFiles, tokens, verificationImproved, final: ctx.final, ...(ctx.costUsd !== null ? { costUsd: ctx.costUsd } : {}) })) {
+      for (const s of this.stall.consume({ step, changedFiles, tokens, verificationImproved, verificationRan, final: ctx.final, ...(ctx.costUsd !== null ? { costUsd: ctx.costUsd } : {}) })) {
         incidents.push({ step, detector: s.kind, action: config.stall.enabled && !this.shadow ? "pause" : "warn", detail: { ...s } })
         if (config.stall.enabled) pause ??= { ...s }
       }
