@@ -120,8 +120,8 @@ export class CrossStepDetectors {
     this.note = loops.note
     if (loops.remind !== null) reminders.push({ kind: "loop-remind", text: loops.remind })
     if (loops.stop !== null) {
-      if (config.try_best.enabled) pause = { kind: "loop", ...loops.stop }
-      else exit = { reason: "idle", error: { tag: "IdleLoopError", message: `Loop detected: ${String(loops.stop.detector)} went on after a note and a reminder` } }
+      if (config.try_best.enabled) pause = loops.stop
+      else exit = { reason: "idle", error: { tag: "IdleLoopError", message: String(loops.stop["detail"]) } }
     }
 
     if (config.text_loop.enabled) {

@@ -45,6 +45,12 @@ type Detector = (messages: ReadonlyArray<Message>, records: () => ReturnType<typ
 
 const cut = (s: string, n = 120) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`)
 
+/** `k=v` pairs of a finding, for the one-line reason of a stop. */
+const summary = (detail: Readonly<Record<string, unknown>>): string =>
+  Object.entries(detail)
+    .map(([k, v]) => `${k}=${cut(typeof v === "string" ? v : JSON.stringify(v), 80)}`)
+    .join(", ")
+
 /** The enabled detectors, in the order their incidents are filed. */
 const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<Detector> => {
   const out: Array<Detector> = []
@@ -91,8 +97,16 @@ export class LoopEpisodes {
   private readonly ladders = new Map<number, EpisodeLadder>()
   private readonly counts: LadderCounts
   private readonly remindText: string
+  /** With try-best on, the top of the ladder pauses the turn instead of ending the run. */
+  private readonly pauseInstead: boolean
+  /**
+   * One stored reminder per stretch of looping steps: when two detectors see the same loop
+   * (the same call is also the same output), the model is reminded once, not once per detector.
+   */
+  private remindedInStretch = false
 
   constructor(config: LoopguardConfig, role: AgentRole) {
+    this.pauseInstead = config.try_best.enabled
     const a = config.repeated_action
     this.counts = { noteAt: a.repeats, remindAt: a.remindAt, stopAt: a.stopAt ?? Number.POSITIVE_INFINITY }
     this.detectors = detectorsOf(config, role)
@@ -113,9 +127,21 @@ export class LoopEpisodes {
       if (finding === null) continue
       note ??= finding.note
       if (level === null) continue
+      if (level === "stop") {
+        // Shaped like a try-best pause incident ({ kind, step, detail }) so a pause reads the same.
+        const sentence = `${finding.detector}: the loop went on after a note and a reminder (${summary(finding.detail)})`
+        const detail = { ...finding.detail, kind: finding.detector.replace(/-/g, "_"), step, detail: sentence }
+        incidents.push({ step, detector: finding.detector, action: this.pauseInstead ? "pause" : "stop", kind: "loop", detail })
+        stop ??= detail
+        continue
+      }
       incidents.push({ step, detector: finding.detector, action: level, kind: "loop", detail: finding.detail })
       if (level === "remind") remind ??= this.remindText
-      if (level === "stop") stop ??= { detector: finding.detector, ...finding.detail }
+    }
+    if (note === null) this.remindedInStretch = false
+    if (remind !== null) {
+      if (this.remindedInStretch) remind = null
+      this.remindedInStretch = true
     }
     return { incidents, note, remind, stop }
   }
