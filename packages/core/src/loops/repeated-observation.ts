@@ -20,7 +20,9 @@ export interface RepeatedObservation {
   readonly observation: string
 }
 
-const qualifies = (r: StepRecord): boolean => r.action !== "" && !r.editing && !r.changed
+// A rejected edit changed nothing: "Your proposed edit has introduced new syntax error(s)" ×5 is
+// a repeated observation too. A successful edit is progress, whatever it printed.
+const qualifies = (r: StepRecord): boolean => r.action !== "" && !r.changed
 
 export const repeatedObservation = (
   records: ReadonlyArray<StepRecord>,
