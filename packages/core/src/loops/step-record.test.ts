@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import type { AssistantMessage, ToolPart } from "../model/message.js"
-import { call, user } from "./fixtures.js"
+import { call, reply, user } from "./fixtures.js"
 import { isWritingCommand, maskObservation, stepRecordOf, stepRecords } from "./step-record.js"
 
 const withResult = (m: AssistantMessage, result: Partial<ToolPart>): AssistantMessage => ({
@@ -40,7 +40,7 @@ describe("stepRecordOf / stepRecords", () => {
     const write = call("a1", "bash", { command: "echo x > out.txt" })
     expect(stepRecordOf(write).changed).toBe(true)
     expect(stepRecordOf(withResult(write, { exitCode: 1 })).changed).toBe(false)
-    const records = stepRecords([user("u0"), write, { role: "assistant", id: "a2", parentId: "u0", parts: [{ type: "text", text: "done" }], finish: "stop" }])
+    const records = stepRecords([user("u0"), write, reply({ id: "a2", text: "done" })])
     expect(records.map((r) => r.action === "")).toEqual([false, true])
   })
 
