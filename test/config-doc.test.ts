@@ -1,4 +1,4 @@
-import { envVariables } from "@loopguard/effect"
+import { envVariables } from "@loopguard/effect/config"
 import { expect, test } from "bun:test"
 import { readFileSync } from "node:fs"
 

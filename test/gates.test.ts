@@ -1,4 +1,4 @@
-import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk"
+import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { RunLoop, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"

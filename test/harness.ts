@@ -2,9 +2,10 @@
  * Test wiring: the real services over the real AI SDK provider, talking HTTP to the scripted
  * server. Each test gets its own server, store and event log.
  */
-import { layerOpenAICompatible, startScriptedServer, type Script, type ScriptedServer } from "@loopguard/ai-sdk"
+import { layerOpenAICompatible, type EndpointOptions } from "@loopguard/ai-sdk"
+import { startScriptedServer, type Script, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import {
-  Config,
+  ConfigService,
   DEFAULT_CONFIG,
   Events,
   LLM,
@@ -24,7 +25,8 @@ import { Effect, Layer } from "effect"
 export interface Harness {
   readonly server: ScriptedServer
   readonly events: Array<LoopguardEvent>
-  readonly run: <A, E>(effect: Effect.Effect<A, E, RunLoop | SessionProcessor | SessionStore | Events>) => Promise<A>
+  /** `signal` interrupts the run's fiber (as a library caller's interruption would). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, RunLoop | SessionProcessor | SessionStore | Events>, options?: { readonly signal?: AbortSignal }) => Promise<A>
   readonly close: () => Promise<void>
 }
 
@@ -37,13 +39,15 @@ export const makeHarness = async (
     readonly modelId?: string
     /** Wraps the real HTTP-backed model (fault injection the wire protocol cannot express). */
     readonly decorate?: (llm: LlmShape) => LlmShape
+    /** Extra endpoint options (an API key, response limits). */
+    readonly endpoint?: Pick<EndpointOptions, "apiKey" | "limits">
   } = {}
 ): Promise<Harness> => {
   const server = await startScriptedServer(script, options.modelId ? { modelId: options.modelId } : {})
   const events: Array<LoopguardEvent> = []
   const config = (options.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
-  const configLayer = Layer.succeed(Config, config)
-  const http = layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" })
+  const configLayer = Layer.succeed(ConfigService, config)
+  const http = layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted", ...options.endpoint })
   const decorate = options.decorate
   const llm = decorate
     ? Layer.effect(LLM, Effect.map(LLM, (inner: LlmShape) => LLM.of(decorate(inner)))).pipe(Layer.provide(http))
@@ -60,12 +64,12 @@ export const makeHarness = async (
   return {
     server,
     events,
-    run: (effect) => Effect.runPromise(Effect.provide(effect, layer) as Effect.Effect<never>),
+    run: (effect, options) => Effect.runPromise(Effect.provide(effect, layer) as Effect.Effect<never>, options?.signal ? { signal: options.signal } : undefined),
     close: () => server.close()
   }
 }
 
-/** Config with retries off, so a fault shows up as the step's error at once. */
+/** A config with retries off, so a fault shows up as the step's error at once. */
 export const noRetries = (c: LoopguardConfig): LoopguardConfig => ({
   ...c,
   retry: Object.fromEntries(

@@ -5,8 +5,8 @@
  * directory, so the agent never sees it) before each command — and the reminders from the
  * request bodies the server received.
  */
-import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk"
-import { reminderText } from "@loopguard/core"
+import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import { reminderText } from "@loopguard/core/classify"
 import type { LoopguardConfig } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"

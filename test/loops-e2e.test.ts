@@ -4,8 +4,9 @@
  * on what is observable from outside — the request bodies the server received, the tools that
  * ran, who was asked for permission, the stored session and the run report.
  */
-import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk"
-import { CONTINUE_TEXT, TEXT_LOOP_MILD_PROMPT, TEXT_LOOP_STRONG_PROMPT, TEXT_LOOP_TERMINATE_MESSAGE, reminderText } from "@loopguard/core"
+import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import { reminderText } from "@loopguard/core/classify"
+import { CONTINUE_TEXT, TEXT_LOOP_MILD_PROMPT, TEXT_LOOP_STRONG_PROMPT, TEXT_LOOP_TERMINATE_MESSAGE } from "@loopguard/core/loops"
 import type { LoopguardConfig } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { makeHarness } from "./harness.js"

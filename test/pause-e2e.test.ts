@@ -4,7 +4,8 @@
  * with a command that fails three times; try-best pauses; the pause policy decides what follows.
  */
 import { afterEach, describe, expect, test } from "bun:test"
-import { layerOpenAICompatible, startScriptedServer, textStream, toolCallStream, type Script, type ScriptedServer } from "@loopguard/ai-sdk"
+import { layerOpenAICompatible } from "@loopguard/ai-sdk"
+import { startScriptedServer, textStream, toolCallStream, type Script, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { DEFAULT_CONFIG, makeMemoryStore, type LoopguardConfig, type SessionStoreShape } from "@loopguard/effect"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"

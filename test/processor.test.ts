@@ -1,5 +1,5 @@
-import { repeatLoop, textStream } from "@loopguard/ai-sdk"
-import { textOf } from "@loopguard/core"
+import { repeatLoop, textStream } from "@loopguard/ai-sdk/testing"
+import { textOf } from "@loopguard/core/model"
 import { SessionProcessor, SessionStore } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
@@ -103,7 +103,7 @@ describe("SessionProcessor over HTTP with the repetition guard", () => {
 
   test("silence past the chunk timeout ends the step with a typed stream error", async () => {
     const h = await makeHarness([{ type: "stream", chunks: [{ text: "Working on it" }, { text: " now" }], finish: "stop", stallAfterChunks: 1, stallMs: 5_000 }], {
-      config: (c) => ({ ...noRetries(c), stream: { chunkTimeoutMs: 250 } })
+      config: (c) => ({ ...noRetries(c), stream: { ...c.stream, chunkTimeoutMs: 250 } })
     })
     try {
       const started = Date.now()

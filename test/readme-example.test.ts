@@ -1,6 +1,16 @@
 /** The README's library example, run as written against the scripted server (so the docs cannot rot). */
-import { layerOpenAICompatible, startScriptedServer, textStream } from "@loopguard/ai-sdk"
-import { Config, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tools, type ToolDefinition } from "@loopguard/effect"
+import { layerOpenAICompatible } from "@loopguard/ai-sdk"
+import { startScriptedServer, textStream } from "@loopguard/ai-sdk/testing"
+import {
+  ConfigService,
+  Events,
+  loopguardLayer,
+  Permission,
+  RunLoop,
+  SessionStore,
+  Tools,
+  type ToolDefinition
+} from "@loopguard/effect"
 import { expect, test } from "bun:test"
 import { Effect, Layer } from "effect"
 
@@ -11,8 +21,8 @@ test("the README library example runs", async () => {
   try {
     const deps = Layer.mergeAll(
       layerOpenAICompatible({ baseURL: server.baseURL, modelId: "my-model" }),
-      Tools.layerFrom(myToolDefinitions).pipe(Layer.provide(Config.layer)),
-      Config.layer,
+      Tools.layerFrom(myToolDefinitions).pipe(Layer.provide(ConfigService.layer)),
+      ConfigService.layer,
       Events.layerCallback((e) => void seen.push(e.type)),
       Permission.layerDeny,
       SessionStore.layerMemory

@@ -4,8 +4,8 @@
  * small and jitter-free by `fastRetry`; each budget has its own initial delay, so an attempt
  * event's `delayMs` shows which budget granted the retry.
  */
-import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk"
-import { textOf } from "@loopguard/core"
+import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import { textOf } from "@loopguard/core/model"
 import { RunLoop, SessionStore, type LoopguardConfig, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"

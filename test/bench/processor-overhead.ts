@@ -3,8 +3,18 @@
  * monitor (repeat.enabled = false). Same process, same input, alternating runs; prints the ratio
  * of the medians (target ≤ 1.10×). In-process LLM, so the figure is the monitor's own cost, not HTTP's.
  */
-import type { StreamPart } from "@loopguard/core"
-import { Config, DEFAULT_CONFIG, Events, LLM, loopguardLayer, Permission, SessionProcessor, SessionStore, Tools } from "@loopguard/effect"
+import type { StreamPart } from "@loopguard/core/model"
+import {
+  ConfigService,
+  DEFAULT_CONFIG,
+  Events,
+  LLM,
+  loopguardLayer,
+  Permission,
+  SessionProcessor,
+  SessionStore,
+  Tools
+} from "@loopguard/effect"
 import { layerFromModel } from "@loopguard/ai-sdk"
 import { MockLanguageModelV4 } from "ai/test"
 import { Effect, Layer, Stream } from "effect"
@@ -61,7 +71,7 @@ const aiSdkLlm = (parts: ReadonlyArray<StreamPart>) =>
 
 const runOnce = (parts: ReadonlyArray<StreamPart>, monitor: boolean, viaAiSdk = false): Promise<number> => {
   const config = { ...DEFAULT_CONFIG, repeat: { ...DEFAULT_CONFIG.repeat, enabled: monitor } }
-  const configLayer = Layer.succeed(Config, config)
+  const configLayer = Layer.succeed(ConfigService, config)
   const llm = viaAiSdk ? aiSdkLlm(parts) : Layer.succeed(LLM, LLM.of({ providerId: "bench", modelId: "bench", stream: () => Stream.fromIterable(parts) }))
   const deps = Layer.mergeAll(llm, Tools.layerNone, configLayer, Events.layerCollect([]), Permission.layerDeny, SessionStore.layerMemory)
   const program = Effect.gen(function* () {

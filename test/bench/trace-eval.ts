@@ -12,8 +12,8 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { Effect } from "effect"
-import { auditTrace, type AuditIncident } from "../../packages/cli/src/audit/index.js"
-import { LOOP_DETECTOR_NAMES } from "../../packages/core/src/report/incident-kind.js"
+import { auditTrace, type AuditIncident } from "@loopguard/effect/audit"
+import { LOOP_DETECTOR_NAMES } from "@loopguard/core/report"
 
 interface Episode {
   readonly start_step: number

@@ -2,7 +2,7 @@
  * Scripts for the reasoning-loop crop tests: an anchor reply, then replies that think the very
  * same thing while their tool arguments drift (the shape SPEC §4 keys on reasoning for).
  */
-import { toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk"
+import { toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import type { LoopguardConfig } from "@loopguard/effect"
 import { answer } from "./run.js"
 

@@ -3,8 +3,8 @@
  * lives as long as the Effect, so a second turn sees the first one's history and crop markers),
  * and small readers of the results.
  */
-import { textStream, type ScriptedResponse } from "@loopguard/ai-sdk"
-import type { Message } from "@loopguard/core"
+import { textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import type { Message } from "@loopguard/core/model"
 import { Permission, RunLoop, SessionStore, type PermissionRequest, type RunResult } from "@loopguard/effect"
 import { Effect } from "effect"
 import type { Harness } from "../harness.js"

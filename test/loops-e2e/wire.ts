@@ -2,7 +2,7 @@
  * Reading what reached the scripted server: the OpenAI chat-completions messages of one request,
  * grouped the way the loops e2e tests ask about them (user texts, tool-call ids, reasoning).
  */
-import type { ScriptedServer } from "@loopguard/ai-sdk"
+import type { ScriptedServer } from "@loopguard/ai-sdk/testing"
 import type { ToolDefinition, ToolResult } from "@loopguard/effect"
 
 export interface WireMessage {

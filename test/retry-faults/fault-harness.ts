@@ -7,8 +7,8 @@
  * can fail after one; `cutAfterToolCall` reproduces that: the real HTTP stream up to its tool call,
  * then the connection-reset error that a mid-stream reset produces on this stack.
  */
-import type { Script } from "@loopguard/ai-sdk"
-import type { NormalizedError } from "@loopguard/core"
+import type { Script } from "@loopguard/ai-sdk/testing"
+import type { NormalizedError } from "@loopguard/core/model"
 import { LlmError, type LlmShape, type LoopguardConfig, type ToolDefinition } from "@loopguard/effect"
 import { Stream } from "effect"
 import { makeHarness, type Harness } from "../harness.js"

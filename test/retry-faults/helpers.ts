@@ -2,7 +2,7 @@
  * Helpers for the retry fault tests: fast budgets, a one-step driver over SessionProcessor, and
  * readers for the retry events and the bodies the scripted server received.
  */
-import type { ErrorResponse, ScriptedResponse } from "@loopguard/ai-sdk"
+import type { ErrorResponse, ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { SessionProcessor, SessionStore, type LlmRequest, type LoopguardConfig, type LoopguardEvent } from "@loopguard/effect"
 import { Effect } from "effect"
 

@@ -3,42 +3,56 @@
  * retries), its error logging is silenced (errors arrive as parts), and interrupting the
  * Stream aborts the HTTP request so the server sees the client go away.
  */
-import { normalizeError, type StreamPart } from "@loopguard/core"
+import { type StreamPart } from "@loopguard/core/model"
+import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import { LLM, LlmError, type LlmRequest, type LlmShape } from "@loopguard/effect"
+import { redactParts } from "@loopguard/effect/llm"
 import { Effect, Layer, Stream } from "effect"
 import { streamText, type LanguageModel } from "ai"
 import { toModelMessages, toToolSet } from "./messages.js"
+import { normalizeProviderError } from "./http/response-limits.js"
 import { makePartMapper } from "./map-stream.js"
 
 export interface AiSdkModelOptions {
   readonly model: LanguageModel
   readonly providerId: string
   readonly modelId: string
+  /** Values (the API key) removed from every error the provider reports; Authorization/Bearer credentials always are. */
+  readonly secrets?: ReadonlyArray<string>
 }
 
-export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => ({
-  providerId: options.providerId,
-  modelId: options.modelId,
-  stream: (request: LlmRequest) =>
-    Stream.suspend(() => {
-      const controller = new AbortController()
-      const tools = toToolSet(request.tools)
-      const result = streamText({
-        model: options.model,
-        messages: toModelMessages(request),
-        ...(request.system !== undefined && request.system !== "" ? { instructions: request.system } : {}),
-        ...(request.tools.length > 0 ? { tools } : {}),
-        ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
-        maxRetries: 0,
-        abortSignal: controller.signal,
-        onError: () => {}
+/** The LLM service over an AI SDK `LanguageModel`: `fullStream` mapped to loopguard's stream parts, with AI SDK retries off. */
+export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
+  const secrets = options.secrets ?? []
+  // This is where a server's words enter loopguard (an error body that echoes the Authorization
+  // header, a key streamed back as text): redacted here, they reach no event, report, store or request.
+  const redact = makeRedactor(secrets)
+  return {
+    providerId: options.providerId,
+    modelId: options.modelId,
+    stream: (request: LlmRequest) =>
+      Stream.suspend(() => {
+        const controller = new AbortController()
+        const tools = toToolSet(request.tools)
+        const result = streamText({
+          model: options.model,
+          messages: toModelMessages(request),
+          ...(request.system !== undefined && request.system !== "" ? { instructions: request.system } : {}),
+          ...(request.tools.length > 0 ? { tools } : {}),
+          ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
+          maxRetries: 0,
+          abortSignal: controller.signal,
+          onError: () => {}
+        })
+        return Stream.fromAsyncIterable(result.fullStream, (e) => new LlmError({ error: redactDeep(normalizeProviderError(e), redact) })).pipe(
+          Stream.map(makePartMapper()),
+          Stream.filter((part): part is StreamPart => part !== null),
+          redactParts(secrets),
+          Stream.ensuring(Effect.sync(() => controller.abort()))
+        )
       })
-      return Stream.fromAsyncIterable(result.fullStream, (e) => new LlmError({ error: normalizeError(e) })).pipe(
-        Stream.map(makePartMapper()),
-        Stream.filter((part): part is StreamPart => part !== null),
-        Stream.ensuring(Effect.sync(() => controller.abort()))
-      )
-    })
-})
+  }
+}
 
+/** The LLM Layer from any AI SDK `LanguageModel` you built yourself. */
 export const layerFromModel = (options: AiSdkModelOptions): Layer.Layer<LLM> => Layer.succeed(LLM, LLM.of(makeAiSdkLlm(options)))

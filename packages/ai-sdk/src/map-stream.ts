@@ -2,12 +2,15 @@
  * AI SDK `fullStream` parts → loopguard StreamParts. Anything loopguard does not act on
  * (start-step, text-start/end, sources, raw, ping) is dropped here so monitors see one shape.
  */
-import { FINISH_REASONS, normalizeError, toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core"
+import { FINISH_REASONS, toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core/model"
+import { normalizeProviderError } from "./http/response-limits.js"
 import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai"
 
+/** An AI SDK finish reason as loopguard's (`unknown` for anything it does not know). */
 export const toFinishReason = (reason: string | undefined): FinishReason =>
   reason !== undefined && (FINISH_REASONS as ReadonlyArray<string>).includes(reason) ? (reason as FinishReason) : "unknown"
 
+/** AI SDK token usage as loopguard's `Usage`. */
 export const toUsage = (u: LanguageModelUsage | undefined): Usage | undefined => {
   if (!u) return undefined
   const out: { -readonly [K in keyof Usage]: Usage[K] } = {}
@@ -43,6 +46,7 @@ export const makePartMapper = () => {
   }
 }
 
+/** One AI SDK `fullStream` part as a loopguard stream part, or null for parts loopguard does not use. */
 export const mapPart = (part: TextStreamPart<ToolSet>): StreamPart | null => {
   switch (part.type) {
     case "start":
@@ -63,7 +67,7 @@ export const mapPart = (part: TextStreamPart<ToolSet>): StreamPart | null => {
       return usage ? { type: "finish", finish, usage } : { type: "finish", finish }
     }
     case "error":
-      return { type: "error", error: { ...normalizeError(part.error), phase: "request" } }
+      return { type: "error", error: { ...normalizeProviderError(part.error), phase: "request" } }
     case "abort":
       return { type: "error", error: { message: part.reason ?? "aborted", aborted: true } }
     default:

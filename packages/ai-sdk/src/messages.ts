@@ -3,11 +3,12 @@
  * message right after the assistant message that called them; a call with no result yet
  * (pending) is left out, because providers reject an unanswered call.
  */
-import { isAnsweredClientCall, toolResultText } from "@loopguard/core"
+import { isAnsweredClientCall, toolResultText } from "@loopguard/core/model"
 import type { LlmRequest, ToolSpec } from "@loopguard/effect"
 import { jsonSchema, tool, type ModelMessage, type ToolSet } from "ai"
 
 
+/** A loopguard request's messages as AI SDK `ModelMessage`s. */
 export const toModelMessages = (request: LlmRequest): Array<ModelMessage> => {
   // The system prompt travels as `instructions` (AI SDK 7 rejects system messages in `messages`).
   const out: Array<ModelMessage> = []

@@ -1,15 +1,13 @@
 /**
- * Ready-made LLM Layers: any OpenAI-compatible Chat Completions endpoint, OpenAI itself, and the
- * built-in scripted model (a local HTTP server speaking the same protocol, so demos and tests go
- * through the real provider code).
+ * Ready-made LLM Layers: any OpenAI-compatible Chat Completions endpoint and OpenAI itself. The
+ * scripted model for demos and tests is `layerScripted` in `@loopguard/ai-sdk/testing`.
  */
 import { createOpenAI } from "@ai-sdk/openai"
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
-import { LLM } from "@loopguard/effect"
+import { DEFAULT_CONFIG, LLM } from "@loopguard/effect"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import { makeAiSdkLlm } from "./ai-sdk-llm.js"
-import { startScriptedServer } from "./scripted-server/index.js"
-import type { Script, ScriptedServer, ScriptedServerOptions } from "./scripted-server/index.js"
+import { limitedFetch, type ResponseLimits } from "./http/response-limits.js"
 
 export interface EndpointOptions {
   readonly baseURL: string
@@ -17,7 +15,15 @@ export interface EndpointOptions {
   /** Used to pick `provider.<id>` config overrides; defaults to the endpoint's host. */
   readonly providerId?: string
   readonly apiKey?: Redacted.Redacted<string>
+  /** Response size limits; default the config defaults (`stream.maxResponseBytes`, `stream.maxEventBytes`). */
+  readonly limits?: ResponseLimits
 }
+
+const limitsOf = (options: Pick<EndpointOptions, "limits">): ResponseLimits =>
+  options.limits ?? { maxResponseBytes: DEFAULT_CONFIG.stream.maxResponseBytes, maxEventBytes: DEFAULT_CONFIG.stream.maxEventBytes }
+
+/** The key is redacted from every error the endpoint reports (servers echo it back). */
+const secretsOf = (options: Pick<EndpointOptions, "apiKey">): ReadonlyArray<string> => (options.apiKey ? [Redacted.value(options.apiKey)] : [])
 
 const hostOf = (url: string) => {
   try {
@@ -27,26 +33,39 @@ const hostOf = (url: string) => {
   }
 }
 
+/** The LLM Layer for any OpenAI-compatible Chat Completions endpoint. */
 export const layerOpenAICompatible = (options: EndpointOptions): Layer.Layer<LLM> => {
   const providerId = options.providerId ?? hostOf(options.baseURL)
   const provider = createOpenAICompatible({
     name: providerId,
     baseURL: options.baseURL,
     apiKey: options.apiKey ? Redacted.value(options.apiKey) : "none",
-    includeUsage: true
+    includeUsage: true,
+    fetch: limitedFetch(limitsOf(options))
   })
-  return Layer.succeed(LLM, LLM.of(makeAiSdkLlm({ model: provider.chatModel(options.modelId), providerId, modelId: options.modelId })))
+  return Layer.succeed(
+    LLM,
+    LLM.of(makeAiSdkLlm({ model: provider.chatModel(options.modelId), providerId, modelId: options.modelId, secrets: secretsOf(options) }))
+  )
 }
 
 /** OpenAI Chat Completions (for the Responses API, build the model yourself and use `layerFromModel`). */
 export const layerOpenAI = (options: Omit<EndpointOptions, "baseURL"> & { readonly baseURL?: string }): Layer.Layer<LLM> => {
   const provider = createOpenAI({
     ...(options.baseURL !== undefined ? { baseURL: options.baseURL } : {}),
-    ...(options.apiKey ? { apiKey: Redacted.value(options.apiKey) } : {})
+    ...(options.apiKey ? { apiKey: Redacted.value(options.apiKey) } : {}),
+    fetch: limitedFetch(limitsOf(options))
   })
   return Layer.succeed(
     LLM,
-    LLM.of(makeAiSdkLlm({ model: provider.chat(options.modelId), providerId: options.providerId ?? "openai", modelId: options.modelId }))
+    LLM.of(
+      makeAiSdkLlm({
+        model: provider.chat(options.modelId),
+        providerId: options.providerId ?? "openai",
+        modelId: options.modelId,
+        secrets: secretsOf(options)
+      })
+    )
   )
 }
 
@@ -62,20 +81,3 @@ export const layerOpenAICompatibleFromEnv: Layer.Layer<LLM, Config.ConfigError> 
     return layerOpenAICompatible({ baseURL, modelId, ...(Option.isSome(apiKey) ? { apiKey: apiKey.value } : {}) })
   })
 )
-
-/** The scripted model over local HTTP; the server lives as long as the Layer's scope. */
-export const layerScripted = (
-  script: Script,
-  options?: ScriptedServerOptions & { readonly onServer?: (server: ScriptedServer) => void }
-): Layer.Layer<LLM> =>
-  Layer.unwrap(
-    Effect.acquireRelease(
-      Effect.promise(() => startScriptedServer(script, options)),
-      (server) => Effect.promise(() => server.close())
-    ).pipe(
-      Effect.map((server) => {
-        options?.onServer?.(server)
-        return layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId, providerId: "scripted" })
-      })
-    )
-  )

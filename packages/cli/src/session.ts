@@ -2,7 +2,24 @@
  * Shared CLI wiring: config from file + env + flags, events rendered as text or JSON lines,
  * and the report printed last. Exit status 1 when the run did not complete.
  */
-import { Config, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tools, type LLM, type LoopguardEvent, type RunInput, type RunResult, type SessionStoreShape, type ToolDefinition, type LoopguardConfig } from "@loopguard/effect"
+import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
+import {
+  ConfigService,
+  Events,
+  loopguardLayer,
+  Permission,
+  RunLoop,
+  SessionStore,
+  Tools,
+  type LLM,
+  type LoopguardEvent,
+  type RunInput,
+  type RunResult,
+  type SessionStoreShape,
+  type ToolDefinition,
+  type LoopguardConfig
+} from "@loopguard/effect"
+import { makeMemoryStore, redactingStore } from "@loopguard/effect/store"
 import { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { UsageError } from "./errors.js"
@@ -29,7 +46,7 @@ export const loadCliConfig = (flags: ConfigSourceFlags): Effect.Effect<Loopguard
       return Effect.fail(new UsageError({ message: `config file ${path}: ${(e as Error).message}` }))
     }
   }
-  return Config.load({ ...(file ? { file } : {}), env: process.env, overrides: flags.overrides ?? [] }).pipe(
+  return ConfigService.load({ ...(file ? { file } : {}), env: process.env, overrides: flags.overrides ?? [] }).pipe(
     Effect.map((c) => (flags.patch ? flags.patch(c) : c)),
     Effect.mapError((e) => new UsageError({ message: e.errors.join("\n") }))
   )
@@ -46,6 +63,10 @@ export interface SessionOptions {
   readonly store?: SessionStoreShape
   /** Where the completion check runs (default: the process's working directory). */
   readonly cwd?: string
+  /** Environment variables holding secrets (the API key's): kept from the completion check. */
+  readonly secretEnvNames?: ReadonlyArray<string>
+  /** Secret values (the API key): redacted from every line written, event, stored message and tool result. */
+  readonly secrets?: ReadonlyArray<string>
 }
 
 /** Runs `inputs` in order, in one session store. */
@@ -59,20 +80,24 @@ export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInp
 export type NextRunInput = (last: RunResult, results: ReadonlyArray<RunResult>) => Effect.Effect<RunInput | null>
 
 export const runSessionWith = (options: SessionOptions, first: RunInput, next: NextRunInput): Effect.Effect<ReadonlyArray<RunResult>> => {
-  const write = options.write ?? ((l: string) => console.log(l))
+  const redact = makeRedactor(options.secrets ?? [])
+  const print = options.write ?? ((l: string) => console.log(l))
+  // The last gate before the terminal: whatever path a string took, it is redacted here.
+  const write = (line: string) => print(redact(line))
   const renderer = makeRenderer(write, !options.json && process.stdout.isTTY === true)
-  const configLayer = Layer.succeed(Config, options.config)
+  const configLayer = Layer.succeed(ConfigService, options.config)
   const deps = Layer.mergeAll(
     options.llm,
-    Tools.layerFrom(options.tools).pipe(Layer.provide(configLayer)),
+    Tools.layerFrom(options.tools, { secrets: options.secrets ?? [] }).pipe(Layer.provide(configLayer)),
     configLayer,
-    Events.layerCallback((e) => {
+    Events.layerCallback((event) => {
+      const e = redactDeep(event, redact)
       options.onEvent?.(e)
       if (options.json) write(JSON.stringify(e))
       else renderer.onEvent(e)
     }),
     cliPermission(options.config.loop.interactive, process.stdin.isTTY === true && process.stderr.isTTY === true),
-    options.store ? Layer.succeed(SessionStore, options.store) : SessionStore.layerMemory
+    Layer.succeed(SessionStore, redactingStore(options.store ?? makeMemoryStore(), redact))
   )
   return Effect.gen(function* () {
     const loop = yield* RunLoop
@@ -80,10 +105,15 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
     let input: RunInput | null = first
     while (input !== null) {
       const r: RunResult = yield* loop.run(input)
-      if (!options.json) write(formatReport(r.report))
+      if (!options.json) write(formatReport(redactDeep(r.report, redact)))
       results.push(r)
       input = yield* next(r, results)
     }
     return results
-  }).pipe(Effect.provide(loopguardLayer(deps, options.cwd !== undefined ? { cwd: options.cwd } : {})), Effect.scoped, Effect.orDie)
+  }).pipe(Effect.provide(
+      loopguardLayer(deps, {
+        ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+        ...(options.secretEnvNames !== undefined ? { secretEnvNames: options.secretEnvNames } : {})
+      })
+    ), Effect.scoped, Effect.orDie)
 }

@@ -1,29 +1,120 @@
-import { describe, expect, test } from "bun:test"
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs"
+import { afterAll, describe, expect, test } from "bun:test"
+import { execFileSync } from "node:child_process"
+import { mkdtempSync, mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { builtinTools } from "./tools.js"
+import { makeTools } from "@loopguard/effect"
+import { Effect } from "effect"
+import { builtinTools, type BuiltinToolOptions } from "./tools.js"
+import { terminalApproval } from "./tools/approve.js"
 
-const dir = mkdtempSync(join(tmpdir(), "lg-tools-"))
+const base = mkdtempSync(join(tmpdir(), "lg-tools-"))
+const dir = join(base, "work")
+mkdirSync(dir)
+mkdirSync(join(base, "outside"))
+writeFileSync(join(base, "outside", "secret.txt"), "TOP SECRET")
 writeFileSync(join(dir, "a.txt"), "hello")
+writeFileSync(join(dir, "..foo"), "dots are a name")
 mkdirSync(join(dir, "sub"))
-const tools = new Map(builtinTools(dir, 1_000).map((t) => [t.spec.name, t]))
-const run = (name: string, input: Record<string, unknown>) => tools.get(name)!.run(input, new AbortController().signal)
+symlinkSync(join(base, "outside", "secret.txt"), join(dir, "link.txt"))
+symlinkSync(join(base, "outside"), join(dir, "linkdir"))
+symlinkSync("a.txt", join(dir, "inner-link.txt"))
 
-describe("the run command's tools", () => {
+afterAll(() => rmSync(base, { recursive: true, force: true }))
+
+const toolsIn = (cwd: string, options: BuiltinToolOptions = {}) => new Map(builtinTools(cwd, 1_000, options).map((t) => [t.spec.name, t]))
+const tools = toolsIn(dir)
+const run = (name: string, input: Record<string, unknown>, set = tools) => set.get(name)!.run(input, new AbortController().signal)
+
+describe("the file tools' confinement", () => {
   test("read_file and list_dir work inside the working directory", async () => {
     expect(await run("read_file", { path: "a.txt" })).toEqual({ state: "completed", output: "hello" })
-    expect((await run("list_dir", {})).output).toBe("a.txt\nsub/")
+    expect((await run("list_dir", {})).output).toBe("..foo\na.txt\ninner-link.txt@\nlink.txt@\nlinkdir@\nsub/")
   })
   test("paths outside the working directory are refused", async () => {
     await expect(run("read_file", { path: "../../etc/passwd" })).rejects.toThrow(/outside the working directory/)
+    await expect(run("read_file", { path: "/etc/passwd" })).rejects.toThrow(/outside the working directory/)
   })
-  test("bash reports the exit code and output, in the working directory", async () => {
+  test("a symlink inside that points outside is refused, for the target and for a parent", async () => {
+    await expect(run("read_file", { path: "link.txt" })).rejects.toThrow(/outside the working directory/)
+    await expect(run("read_file", { path: "linkdir/secret.txt" })).rejects.toThrow(/outside the working directory/)
+    await expect(run("list_dir", { path: "linkdir" })).rejects.toThrow(/outside the working directory/)
+  })
+  test("a symlink that stays inside is followed", async () => {
+    expect((await run("read_file", { path: "inner-link.txt" })).output).toBe("hello")
+  })
+  test("a file named ..foo is an ordinary name", async () => {
+    expect((await run("read_file", { path: "..foo" })).output).toBe("dots are a name")
+  })
+})
+
+describe("bounded reads", () => {
+  test("a FIFO is refused at once with a clear tool error", async () => {
+    execFileSync("mkfifo", [join(dir, "pipe")])
+    await expect(run("read_file", { path: "pipe" })).rejects.toThrow(/pipe is a FIFO \(named pipe\): refused/)
+  }, 30_000)
+  test("a device is refused", async () => {
+    await expect(run("read_file", { path: "zero" }, toolsIn("/dev"))).rejects.toThrow(/zero is a device: refused/)
+  }, 30_000)
+  test("a socket is refused", async () => {
+    const sockDir = mkdtempSync(join(tmpdir(), "lg-sock-"))
+    const server = createServer()
+    await new Promise<void>((r) => server.listen(join(sockDir, "s.sock"), r))
+    try {
+      await expect(run("read_file", { path: "s.sock" }, toolsIn(sockDir))).rejects.toThrow(/s\.sock is a socket: refused/)
+    } finally {
+      server.close()
+    }
+  }, 30_000)
+  test("a 1 GB sparse file is not read whole: the beginning comes back and memory stays flat", async () => {
+    const big = join(dir, "big.bin")
+    writeFileSync(big, "start of the file\n")
+    truncateSync(big, 1024 ** 3)
+    const before = process.memoryUsage().rss
+    const r = await run("read_file", { path: "big.bin" }, toolsIn(dir, { maxOutputChars: 1_000 }))
+    const grown = process.memoryUsage().rss - before
+    expect(r.output.startsWith("start of the file\n")).toBe(true)
+    expect(r.output).toContain(`[file is ${1024 ** 3} bytes; only the beginning is shown]`)
+    expect(grown).toBeLessThan(100 * 1024 ** 2)
+  }, 30_000)
+})
+
+describe("the bash tool", () => {
+  test("reports the exit code and output, in the working directory", async () => {
     expect(await run("bash", { command: "pwd; exit 3" })).toEqual({ state: "completed", output: `${dir}\n`, exitCode: 3 })
   })
-  test("bash is killed at the timeout", async () => {
+  test("a missing or non-string command is a tool error, nothing is run", async () => {
+    expect((await run("bash", {})).error).toMatch(/no command given/)
+    expect((await run("bash", { command: ["ls"] })).error).toMatch(/no command given/)
+  })
+  test("is killed at the timeout", async () => {
     const r = await run("bash", { command: "sleep 5" })
     expect(r.state).toBe("error")
     expect(r.error).toMatch(/timed out after 1000 ms/)
-  })
+  }, 30_000)
+  test("does not see the API key variable, LOOPGUARD_* or deny-listed names", async () => {
+    const env = { PATH: process.env["PATH"], MY_KEY: "sk-live-123", LOOPGUARD_X: "1", GITHUB_TOKEN: "ghp", KEEP: "kept" }
+    const set = toolsIn(dir, { env, secretEnvNames: ["MY_KEY"] })
+    const r = await run("bash", { command: 'echo "[$MY_KEY][$LOOPGUARD_X][$GITHUB_TOKEN][$KEEP]"' }, set)
+    expect(r.output).toBe("[][][][kept]\n")
+    const allow = toolsIn(dir, { env, envAllow: ["PATH"] })
+    expect((await run("bash", { command: 'echo "[$KEEP]"' }, allow)).output).toBe("[]\n")
+  }, 30_000)
+  test("with approval on, a command runs only after a yes; without a terminal it is refused unrun", async () => {
+    const marker = join(dir, "ran")
+    const viaRuntime = (options: BuiltinToolOptions) => (command: string) =>
+      Effect.runPromise(makeTools(builtinTools(dir, 1_000, options), 1_000).execute({ id: "c", name: "bash", input: { command } }))
+    const asked: Array<string> = []
+    const no = viaRuntime({ approve: terminalApproval(true, async (q) => (asked.push(q), "n")) })
+    expect(await no(`touch ${marker}`)).toEqual({ state: "error", output: "", error: "the user did not approve this command; it was not run" })
+    expect(asked[0]).toContain(`touch ${marker}`)
+    const headless = viaRuntime({ approve: terminalApproval(false, async () => "y") })
+    expect((await headless(`touch ${marker}`)).error).toMatch(/no terminal to ask on/)
+    expect(execFileSync("ls", [dir], { encoding: "utf8" })).not.toContain("ran")
+    // The person takes longer than the tool timeout to answer: the wait does not count against it.
+    const slowYes = viaRuntime({ approve: terminalApproval(true, () => new Promise((r) => setTimeout(() => r("y"), 1_500))) })
+    expect(await slowYes(`touch ${marker}; echo ok`)).toEqual({ state: "completed", output: "ok\n", exitCode: 0 })
+    expect(execFileSync("ls", [dir], { encoding: "utf8" })).toContain("ran")
+  }, 30_000)
 })

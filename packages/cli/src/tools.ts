@@ -1,57 +1,93 @@
 /**
  * The small real tool set of `loopguard run`: read a file, list a directory, run a shell
- * command with a timeout — all confined to the working directory the user names.
+ * command with a timeout. The file tools are confined to the working directory (symlinks
+ * resolved). The shell is NOT a sandbox: it runs with the user's rights, in the working
+ * directory, with a scrubbed environment, optionally only after the user approves each command.
  */
-import { runShell, type ToolDefinition } from "@loopguard/effect"
-import { readdir, readFile, stat } from "node:fs/promises"
-import { relative, resolve } from "node:path"
+import { type ToolDefinition, type ToolResult } from "@loopguard/effect"
+import { DEFAULT_ENV_DENY, DEFAULT_MAX_OUTPUT_CHARS, makeCappedOutput, runShell, scrubEnv } from "@loopguard/effect/tools"
+import { readdir } from "node:fs/promises"
+import type { ApproveCommand } from "./tools/approve.js"
+import { readBounded } from "./tools/bounded-read.js"
+import { confine } from "./tools/confine.js"
 
-const MAX_OUTPUT = 20_000
-
-const inside = (root: string, path: unknown): string => {
-  const full = resolve(root, typeof path === "string" && path !== "" ? path : ".")
-  const rel = relative(root, full)
-  if (rel.startsWith("..")) throw new Error(`path ${String(path)} is outside the working directory`)
-  return full
+export interface BuiltinToolOptions {
+  /** Characters of output a tool returns (tools.maxOutputChars). */
+  readonly maxOutputChars?: number
+  /** Names removed from the shell's environment besides LOOPGUARD_* (tools.envDeny). */
+  readonly envDeny?: ReadonlyArray<string>
+  /** When not empty, only these names reach the shell (tools.envAllow). */
+  readonly envAllow?: ReadonlyArray<string>
+  /** Variables that hold secrets of this run (the API key's variable): always removed. */
+  readonly secretEnvNames?: ReadonlyArray<string>
+  /** When set, asked before each shell command; false means the command is not run. */
+  readonly approve?: ApproveCommand
+  readonly env?: Readonly<Record<string, string | undefined>>
 }
 
-const clip = (text: string) => (text.length > MAX_OUTPUT ? text.slice(0, MAX_OUTPUT / 2) + "\n…[cut]…\n" + text.slice(-MAX_OUTPUT / 2) : text)
+const clip = (text: string, max: number): string => {
+  const out = makeCappedOutput(max)
+  out.push(text)
+  return out.text()
+}
 
-export const builtinTools = (cwd: string, shellTimeoutMs: number): ReadonlyArray<ToolDefinition> => [
-  {
-    spec: {
-      name: "read_file",
-      description: "Read a text file (path relative to the working directory).",
-      inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
-    },
-    run: async (input) => ({ state: "completed", output: clip(await readFile(inside(cwd, input["path"]), "utf8")) })
+const readFileTool = (cwd: string, max: number): ToolDefinition => ({
+  spec: {
+    name: "read_file",
+    description: `Read a text file (path relative to the working directory; at most ${max} characters are returned).`,
+    inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
   },
-  {
-    spec: {
-      name: "list_dir",
-      description: "List the entries of a directory (path relative to the working directory).",
-      inputSchema: { type: "object", properties: { path: { type: "string" } } }
-    },
-    run: async (input) => {
-      const dir = inside(cwd, input["path"])
-      const entries = await readdir(dir)
-      const lines = await Promise.all(
-        entries.sort().map(async (e) => ((await stat(resolve(dir, e)).catch(() => null))?.isDirectory() ? `${e}/` : e))
-      )
-      return { state: "completed", output: lines.join("\n") }
-    }
+  run: async (input) => {
+    // UTF-8 needs at most 4 bytes a character: this many bytes always fill the character cap.
+    const file = await readBounded(await confine(cwd, input["path"]), max * 4)
+    const text = file.text.length > max ? file.text.slice(0, max) : file.text
+    const cut = file.truncated || text.length < file.text.length
+    return { state: "completed", output: cut ? `${text}\n…[file is ${file.size} bytes; only the beginning is shown]` : text }
+  }
+})
+
+const listDirTool = (cwd: string, max: number): ToolDefinition => ({
+  spec: {
+    name: "list_dir",
+    description: "List the entries of a directory (path relative to the working directory).",
+    inputSchema: { type: "object", properties: { path: { type: "string" } } }
   },
-  {
+  run: async (input) => {
+    const entries = await readdir(await confine(cwd, input["path"]), { withFileTypes: true })
+    const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.isSymbolicLink() ? `${e.name}@` : e.name)).sort()
+    return { state: "completed", output: clip(names.join("\n"), max) }
+  }
+})
+
+const commandOf = (input: Record<string, unknown>): string => (typeof input["command"] === "string" ? input["command"].trim() : "")
+
+const bashTool = (cwd: string, timeoutMs: number, options: BuiltinToolOptions, max: number): ToolDefinition => {
+  const approve = options.approve
+  const env = scrubEnv(options.env ?? process.env, {
+    secretNames: options.secretEnvNames ?? [],
+    deny: options.envDeny ?? DEFAULT_ENV_DENY,
+    allow: options.envAllow ?? []
+  })
+  return {
     spec: {
       name: "bash",
-      description: `Run a shell command in the working directory (timeout ${Math.round(shellTimeoutMs / 1000)} s). Returns stdout, stderr and the exit code.`,
+      description: `Run a shell command in the working directory (timeout ${Math.round(timeoutMs / 1000)} s). Returns stdout, stderr and the exit code.`,
       inputSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] }
     },
-    run: async (input, signal) => {
-      const r = await runShell(String(input["command"] ?? ""), { cwd, timeoutMs: shellTimeoutMs, signal })
+    stopsAtTimeout: true,
+    ...(approve !== undefined ? { authorize: async (input: Record<string, unknown>) => (commandOf(input) === "" ? { allowed: true as const } : approve(commandOf(input))) } : {}),
+    run: async (input, signal): Promise<ToolResult> => {
+      const command = commandOf(input)
+      if (command === "") return { state: "error", output: "", error: "no command given: pass the shell command as `command` (a string)" }
+      const r = await runShell(command, { cwd, timeoutMs, signal, env, maxOutputChars: max })
       return r.failure === undefined
-        ? { state: "completed", output: clip(r.output), exitCode: r.exitCode ?? 0 }
-        : { state: "error", output: clip(r.output), error: r.failure }
+        ? { state: "completed", output: r.output, exitCode: r.exitCode ?? 0 }
+        : { state: "error", output: r.output, error: r.failure }
     }
   }
-]
+}
+
+export const builtinTools = (cwd: string, shellTimeoutMs: number, options: BuiltinToolOptions = {}): ReadonlyArray<ToolDefinition> => {
+  const max = options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS
+  return [readFileTool(cwd, max), listDirTool(cwd, max), bashTool(cwd, shellTimeoutMs, options, max)]
+}

@@ -1,16 +1,34 @@
-export * from "./model/stream.js"
-export * from "./model/message.js"
-export * from "./model/exit.js"
-export * from "./model/reply-builder.js"
-export * from "./toolcall/index.js"
-export * from "./repeat/index.js"
-export * from "./retry/index.js"
-export * from "./classify/index.js"
-export * from "./caps/index.js"
-export * from "./report/index.js"
-export * from "./loops/index.js"
-export * from "./trace/index.js"
-export * from "./try-best/index.js"
-export * from "./gate/goal-gate.js"
-export * from "./rollback/index.js"
-export * from "./model/backend-helpers.js"
+/**
+ * @loopguard/core: every mechanism as pure functions and small state machines (no Effect, no I/O),
+ * one namespace per mechanism, the way `effect` exports its modules:
+ *
+ *   import { Repeat, Retry } from "@loopguard/core"
+ *   const verdict = Repeat.scanText("the same words the same words ...")
+ *
+ * Each namespace is also a subpath with flat names (`@loopguard/core/repeat`), which is what the
+ * other loopguard packages import from.
+ */
+/** Stream parts, messages, exit reasons: the vocabulary every backend and detector shares. */
+export * as Model from "./model/index.js"
+/** In-stream repetition: the periodic-repeat monitor, the repeat guard and `scan` (SPEC §1). */
+export * as Repeat from "./repeat/index.js"
+/** Error normalization, retry budgets and the per-attempt retry decision (SPEC §2). */
+export * as Retry from "./retry/index.js"
+/** Step classification, reminders and the recovery policy. */
+export * as Classify from "./classify/index.js"
+/** Cost and usage caps, pricing, and the error-storm breaker. */
+export * as Caps from "./caps/index.js"
+/** The one run report every way out ends with. */
+export * as Report from "./report/index.js"
+/** Cross-step loops: text loop, repeated action, doom loop, streaks and context cropping. */
+export * as Loops from "./loops/index.js"
+/** Trace format v1: parsing and turning a trace into replayable steps. */
+export * as Trace from "./trace/index.js"
+/** Try-Best: edit-repeat, bash-retry and action-streak detection, stall signals, hand-off. */
+export * as TryBest from "./try-best/index.js"
+/** The goal gate's prompt and verdict, and the finish gates' feedback texts. */
+export * as Gate from "./gate/index.js"
+/** Rollback triggers: format leaks, refusals, duplicate queries, useless results. */
+export * as Rollback from "./rollback/index.js"
+/** Tool calls written as text (XML, JSON, MCP) and argument repair. */
+export * as ToolCallParsing from "./toolcall/index.js"

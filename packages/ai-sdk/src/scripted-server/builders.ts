@@ -2,7 +2,7 @@
  * Shorthands for the scripts tests and the demo write most: plain text, a degenerate repetition
  * loop, a tool call.
  */
-import type { Chunk, StreamResponse } from "./types.js";
+import type { ScriptedChunk, StreamResponse } from "./types.js";
 
 /** Every `StreamResponse` knob except the chunks themselves. */
 export type StreamSettings = Omit<StreamResponse, "type" | "chunks">;
@@ -34,7 +34,7 @@ function settingsOf<T extends StreamSettings>(opts: T, drop: ReadonlyArray<keyof
 /** Streams `text` in deltas of `chunkSize` characters (the last may be shorter). */
 export function textStream(text: string, opts: TextStreamOptions = {}): StreamResponse {
   const size = opts.chunkSize ?? DEFAULT_TEXT_CHUNK_SIZE;
-  const chunks: Chunk[] = [];
+  const chunks: ScriptedChunk[] = [];
   if (opts.reasoning !== undefined && opts.reasoning.length > 0) {
     for (const piece of chunksOf(opts.reasoning, size)) chunks.push({ reasoning: piece });
   }
@@ -64,7 +64,7 @@ export interface ToolCallStreamOptions extends StreamSettings {
 
 /** One tool call; `args` is JSON-encoded unless it is already a string (which may be broken JSON). */
 export function toolCallStream(name: string, args: unknown, opts: ToolCallStreamOptions = {}): StreamResponse {
-  const chunks: Chunk[] = [];
+  const chunks: ScriptedChunk[] = [];
   if (opts.reasoning !== undefined && opts.reasoning.length > 0) chunks.push({ reasoning: opts.reasoning });
   if (opts.text !== undefined && opts.text.length > 0) chunks.push({ text: opts.text });
   const argumentsText = typeof args === "string" ? args : JSON.stringify(args ?? {});

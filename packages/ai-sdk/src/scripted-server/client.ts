@@ -21,6 +21,7 @@ import type { ScriptedServer } from "./types.js";
 /** "openai-compatible" = `createOpenAICompatible(...).chatModel`, "openai" = `createOpenAI(...).chat`. */
 export type ScriptedProvider = "openai-compatible" | "openai";
 
+/** An AI SDK chat model pointed at a scripted server, through the real provider package. */
 export function scriptedChatModel(
   server: Pick<ScriptedServer, "baseURL" | "modelId">,
   provider: ScriptedProvider = "openai-compatible",

@@ -38,6 +38,7 @@ function flushed(socket: Socket): Promise<void> {
   });
 }
 
+/** Starts tracking one in-flight request: its abort signal, and a promise that settles when the response ends or the client goes. */
 export function startFlight(index: number, body: unknown, req: IncomingMessage, res: ServerResponse): Flight {
   const stop = new AbortController();
   let settle!: () => void;

@@ -9,7 +9,7 @@ export { scriptedChatModel, declaredTools, streamScripted, collectFullStream } f
 export type { ScriptedProvider, StreamScriptedOptions, ScriptedStreamResult, CollectedStream } from "./client.js";
 export { DEFAULT_SCRIPTED_SERVER_OPTIONS } from "./types.js";
 export type {
-  Chunk,
+  ScriptedChunk,
   ScriptedToolCall,
   WireFinishReason,
   WireUsage,

@@ -51,6 +51,7 @@ function errorKind(status: number): { type: string; code: string | null } {
   return { type: "invalid_request_error", code: null };
 }
 
+/** An OpenAI-style error body (`{ error: { message, type, code } }`) for an HTTP status. */
 export function openAIErrorBody(status: number, message?: string, type?: string): object {
   const kind = errorKind(status);
   return {
@@ -63,6 +64,7 @@ export function openAIErrorBody(status: number, message?: string, type?: string)
   };
 }
 
+/** The `GET /v1/models` body listing the scripted model. */
 export function modelsBody(modelId: string, created: number): object {
   return { object: "list", data: [{ id: modelId, object: "model", created, owned_by: "loopguard" }] };
 }

@@ -9,6 +9,7 @@ import { completionBody, openAIErrorBody } from "./json-bodies.js";
 import { streamFrames, type CompletionIdentity } from "./sse-events.js";
 import type { ErrorResponse, ScriptedResponse, StreamResponse } from "./types.js";
 
+/** Writes one scripted response (stream, JSON completion, error or reset) to the HTTP response. */
 export async function serveResponse(
   response: ScriptedResponse,
   wantsStream: boolean,
@@ -30,12 +31,14 @@ export async function serveResponse(
   }
 }
 
+/** Answers with the scripted HTTP error status, headers (e.g. `retry-after`) and body. */
 export function serveError(response: ErrorResponse, res: ServerResponse): void {
   const body = response.body ?? openAIErrorBody(response.status);
   const isText = typeof body === "string";
-  const payload = isText ? body : JSON.stringify(body);
+  const isBytes = body instanceof Uint8Array;
+  const payload = isText || isBytes ? body : JSON.stringify(body);
   res.writeHead(response.status, {
-    "content-type": isText ? "text/plain; charset=utf-8" : "application/json",
+    "content-type": isText ? "text/plain; charset=utf-8" : isBytes ? "application/octet-stream" : "application/json",
     ...response.headers,
   });
   res.end(payload);

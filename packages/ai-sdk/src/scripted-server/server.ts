@@ -3,7 +3,7 @@
  * by every HTTP test: it lets the real AI SDK providers meet rate limits, resets, stalls and loops
  * on demand.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { startFlight, type Flight } from "./flight.js";
 import { modelsBody, openAIErrorBody } from "./json-bodies.js";
@@ -54,10 +54,11 @@ async function pick(
   body: unknown,
   index: number,
   whenExhausted: "error" | "repeat-last",
+  headers: IncomingHttpHeaders,
 ): Promise<ScriptedResponse> {
   if (typeof script === "function") {
     try {
-      return await script(body, index);
+      return await script(body, index, headers);
     } catch (cause) {
       const message = `script function threw: ${cause instanceof Error ? cause.message : String(cause)}`;
       return { type: "error", status: 500, body: openAIErrorBody(500, message, "script_error") };
@@ -68,6 +69,7 @@ async function pick(
   return exhausted(script.length);
 }
 
+/** Starts the scripted OpenAI-compatible server on 127.0.0.1 (a free port); it plays `script` one response per request and records every request. */
 export async function startScriptedServer(script: Script, opts: ScriptedServerOptions = {}): Promise<ScriptedServer> {
   const options = { ...DEFAULT_SCRIPTED_SERVER_OPTIONS, ...opts };
   const requests: RecordedRequest[] = [];
@@ -88,7 +90,7 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
       serveError({ type: "error", status: 400, body: openAIErrorBody(400, "request body is not JSON") }, res);
       return;
     }
-    const response = await pick(script, parsed.value, index, options.whenExhausted);
+    const response = await pick(script, parsed.value, index, options.whenExhausted, req.headers);
     if (flight.signal.aborted) return;
     const who = { id: `chatcmpl-scripted-${index}`, created: Math.floor(Date.now() / 1000), model: options.modelId };
     await serveResponse(response, parsed.value?.stream === true, who, res, flight);

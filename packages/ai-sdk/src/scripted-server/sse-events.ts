@@ -2,7 +2,7 @@
  * Turns a `StreamResponse` into the exact SSE frames an OpenAI Chat Completions stream would carry.
  * Pure: no I/O, so the frames can be inspected and the writer stays a dumb pump.
  */
-import type { Chunk, StreamResponse, WireFinishReason } from "./types.js";
+import type { ScriptedChunk, StreamResponse, WireFinishReason } from "./types.js";
 
 /** Fields every `chat.completion.chunk` repeats. */
 export interface CompletionIdentity {
@@ -20,6 +20,7 @@ export interface SseFrames {
 
 export const DONE_FRAME = "data: [DONE]\n\n";
 
+/** One server-sent event carrying `payload` as its data line. */
 export function sseFrame(payload: string): string {
   return `data: ${payload}\n\n`;
 }
@@ -37,10 +38,12 @@ export function splitIntoPieces(text: string, pieces: number): string[] {
   return out;
 }
 
-export function defaultFinish(chunks: ReadonlyArray<Chunk>): WireFinishReason {
+/** The finish reason a script gets when it names none: `tool_calls` if any chunk is a call, else `stop`. */
+export function defaultFinish(chunks: ReadonlyArray<ScriptedChunk>): WireFinishReason {
   return chunks.some((c) => "toolCall" in c) ? "tool_calls" : "stop";
 }
 
+/** A scripted stream response as the SSE frames a Chat Completions server would send. */
 export function streamFrames(response: StreamResponse, who: CompletionIdentity): SseFrames {
   const reasoningField = response.reasoningField ?? "reasoning_content";
   const frame = (body: Record<string, unknown>) =>

@@ -5,7 +5,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 
 /** One piece of a streamed reply. */
-export type Chunk =
+export type ScriptedChunk =
   | { readonly text: string }
   | { readonly reasoning: string }
   | { readonly toolCall: ScriptedToolCall }
@@ -39,7 +39,7 @@ export interface WireUsage {
  */
 export interface StreamResponse {
   readonly type: "stream";
-  readonly chunks: ReadonlyArray<Chunk>;
+  readonly chunks: ReadonlyArray<ScriptedChunk>;
   /** Default: "tool_calls" when any chunk is a tool call, else "stop". `null` = no finish_reason. */
   readonly finish?: WireFinishReason | null;
   /** Sent as a last `choices: []` chunk carrying `usage`, before `[DONE]`. */
@@ -60,7 +60,11 @@ export interface ErrorResponse {
   readonly type: "error";
   readonly status: number;
   readonly headers?: Readonly<Record<string, string>>;
-  /** An object is sent as JSON, a string verbatim as text/plain. Default: OpenAI-style `{error:{…}}`. */
+  /**
+   * An object is sent as JSON, a string verbatim as text/plain, bytes verbatim (set the headers:
+   * e.g. a gzip body with `content-encoding: gzip`). Default: OpenAI-style `{error:{…}}`.
+   * With a 2xx status this is how a server that answers without an event stream is played.
+   */
   readonly body?: unknown;
 }
 
@@ -77,7 +81,7 @@ export type ScriptedResponse = StreamResponse | ErrorResponse | ResetResponse;
  */
 export type Script =
   | ReadonlyArray<ScriptedResponse>
-  | ((body: any, index: number) => ScriptedResponse | Promise<ScriptedResponse>);
+  | ((body: any, index: number, headers: IncomingHttpHeaders) => ScriptedResponse | Promise<ScriptedResponse>);
 
 /** How a recorded request ended. */
 export type RequestOutcome =

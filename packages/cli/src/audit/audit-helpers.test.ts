@@ -1,9 +1,8 @@
 import { describe, expect, test } from "bun:test"
 import type { LoopguardEvent } from "@loopguard/effect"
 import { toJsonLine, shortDetail } from "./format.js"
-import { byStep, incidentsOf } from "./incidents.js"
-import { userTurns } from "./audit-trace.js"
-import { parseTrace, traceToSteps } from "@loopguard/core"
+import { byStep, incidentsOf, userTurns } from "@loopguard/effect/audit"
+import { parseTrace, traceToSteps } from "@loopguard/core/trace"
 
 const incident = (step: number, detector: string, action: string, detail: unknown = {}): LoopguardEvent => ({ type: "incident", step, detector, action, kind: "loop", detail })
 

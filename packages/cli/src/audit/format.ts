@@ -2,8 +2,7 @@
  * How an audit is printed: a human timeline per file plus a summary, or (`--json`) exactly one
  * JSON object per file per line (ARCHITECTURE.md contract, docs/audit.md).
  */
-import type { AuditResult } from "./audit-trace.js"
-import type { AuditIncident } from "./incidents.js"
+import type { AuditIncident, AuditResult } from "@loopguard/effect/audit"
 
 export const toJsonLine = (r: AuditResult): string =>
   JSON.stringify(

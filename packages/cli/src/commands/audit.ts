@@ -3,30 +3,12 @@
  * mode and report every incident. A file that cannot be read or parsed is reported as failed
  * (naming file:line) and the others are still audited; any failed file makes the exit status 1.
  */
-import type { LoopguardConfig } from "@loopguard/effect"
+import { auditConfig, auditFile, type AuditResult } from "@loopguard/effect/audit"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { readFile } from "node:fs/promises"
 import { RunFailed } from "../errors.js"
-import { auditConfig } from "../audit/audit-config.js"
-import { auditTrace, type AuditResult } from "../audit/audit-trace.js"
 import { loadCliConfig } from "../session.js"
 import { humanBlock, overallSummary, toJsonLine } from "../audit/format.js"
-
-const readTrace = (file: string): Effect.Effect<{ readonly text: string } | { readonly error: string }> =>
-  Effect.promise(() =>
-    readFile(file, "utf8").then(
-      (text) => ({ text }),
-      (e: unknown) => ({ error: `${file}: cannot read: ${e instanceof Error ? e.message : String(e)}` })
-    )
-  )
-
-const auditFile = (file: string, config: LoopguardConfig): Effect.Effect<AuditResult> =>
-  Effect.gen(function* () {
-    const read = yield* readTrace(file)
-    if ("error" in read) return { _tag: "failed", file, errors: [read.error] } satisfies AuditResult
-    return yield* auditTrace(file, read.text, config)
-  })
 
 export const auditCommand = Command.make(
   "audit",

@@ -2,7 +2,7 @@
  * `loopguard demo`: offline, on the built-in scripted model served over local HTTP (the real
  * AI SDK provider talks to it). Each scene shows one mechanism firing; exits 0.
  */
-import { layerScripted, repeatLoop, textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk"
+import { layerScripted, repeatLoop, textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { DEFAULT_CONFIG, type LoopguardConfig, type ToolDefinition } from "@loopguard/effect"
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"

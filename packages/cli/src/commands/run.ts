@@ -4,14 +4,19 @@
  * handled by the pause policy (`--on-pause`, `try_best.on_pause`): stop, continue, or hand off.
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
-import { makeJsonlStore } from "@loopguard/effect"
+import { makeJsonlStore } from "@loopguard/effect/store"
+import { makeRedactor } from "@loopguard/core/try-best"
 import { Effect, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
+import { statSync } from "node:fs"
 import { resolve } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
 import { applyOnPauseFlag, runWithPausePolicy } from "../pause/index.js"
 import { loadCliConfig } from "../session.js"
-import { builtinTools } from "../tools.js"
+import { ensureWritableDir } from "../session-dir.js"
+import { runTools } from "../tools/run-tools.js"
+
+const isDirectory = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
 
 export const runCommand = Command.make(
   "run",
@@ -25,7 +30,14 @@ export const runCommand = Command.make(
       Flag.withDefault("OPENAI_API_KEY"),
       Flag.withDescription("name of the environment variable holding the API key (the key is never printed)")
     ),
-    cwd: Flag.String("cwd").pipe(Flag.withDefault("."), Flag.withDescription("working directory for the tools")),
+    cwd: Flag.String("cwd").pipe(
+      Flag.withDefault("."),
+      Flag.withDescription("working directory for the tools; the file tools are confined to it, the bash tool is NOT (it runs with your rights)")
+    ),
+    approveCommands: Flag.Boolean("approve-commands").pipe(
+      Flag.withDefault(false),
+      Flag.withDescription("ask on the terminal before each bash command (without a terminal every command is refused)")
+    ),
     config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
     sessionDir: Flag.String("session-dir").pipe(
       Flag.optional,
@@ -51,19 +63,24 @@ export const runCommand = Command.make(
       const overrides = [
         ...(Option.isSome(flags.maxSteps) ? [{ path: "loop.maxSteps", value: flags.maxSteps.value, flag: "--max-steps" }] : []),
         ...(Option.isSome(flags.onPause) ? [{ path: "try_best.on_pause", value: flags.onPause.value, flag: "--on-pause" }] : []),
-        ...(flags.interactive ? [{ path: "loop.interactive", value: true, flag: "--interactive" }] : [])
+        ...(flags.interactive ? [{ path: "loop.interactive", value: true, flag: "--interactive" }] : []),
+        ...(flags.approveCommands ? [{ path: "tools.approveCommands", value: true, flag: "--approve-commands" }] : [])
       ]
       const loaded = yield* loadCliConfig({ ...(Option.isSome(flags.config) ? { configPath: flags.config.value } : {}), overrides })
       // --on-pause asks for pauses, so it turns try-best on (see docs/try-best.md).
       const { config, notes } = applyOnPauseFlag(loaded, Option.isSome(flags.onPause))
       for (const note of notes) process.stderr.write(`loopguard: ${note}\n`)
       const key = process.env[flags.apiKeyEnv]
+      const secrets = key !== undefined && key !== "" ? [key] : []
       const llm = layerOpenAICompatible({
         baseURL: baseURL.toString().replace(/\/$/, ""),
         modelId: flags.model,
-        ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {})
+        ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {}),
+        limits: { maxResponseBytes: config.stream.maxResponseBytes, maxEventBytes: config.stream.maxEventBytes }
       })
       const cwd = resolve(flags.cwd)
+      if (!isDirectory(cwd)) return yield* new UsageError({ message: `--cwd ${flags.cwd}: not a folder` })
+      if (Option.isSome(flags.sessionDir)) yield* ensureWritableDir(resolve(flags.sessionDir.value), "--session-dir")
       // First Ctrl-C: cancel the run (the step and its tools are interrupted, the report is printed);
       // a second one: leave at once.
       const controller = new AbortController()
@@ -79,15 +96,22 @@ export const runCommand = Command.make(
         config,
         llm,
         modelId: flags.model,
-        tools: builtinTools(cwd, config.loop.toolTimeoutMs),
+        tools: runTools(cwd, config, flags.apiKeyEnv),
         prompt: flags.prompt,
         system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,
         cwd,
-        json: flags.json
+        json: flags.json,
+        secrets,
+        secretEnvNames: [flags.apiKeyEnv]
       })
       process.off("SIGINT", onSigint)
-      if (flags.json) for (const r of outcome.results) console.log(JSON.stringify({ type: "report", report: r.report }))
+      const redact = makeRedactor(secrets)
+      if (flags.json) for (const r of outcome.results) console.log(redact(JSON.stringify({ type: "report", report: r.report })))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
       if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })
     })
-).pipe(Command.withDescription("Run one user turn against an OpenAI-compatible endpoint with loopguard on"))
+).pipe(
+  Command.withDescription(
+    "Run one user turn against an OpenAI-compatible endpoint with loopguard on. Tools: read_file and list_dir (confined to --cwd, symlinks resolved) and bash, which is NOT a sandbox: it runs with your user's rights and can read and change anything you can (its environment is scrubbed of keys; --approve-commands asks before each command)"
+  )
+)

@@ -4,7 +4,7 @@
  * verdict per line (ARCHITECTURE.md contract): `repeat`/`token`/`period` for SPEC §1's rule,
  * `long` for the long-period rule (null, or where it tripped).
  */
-import { scanRepetition, validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type FullScanResult, type RepeatOptions } from "@loopguard/core"
+import { scanRepetition, validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type FullScanResult, type RepeatOptions } from "@loopguard/core/repeat"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { readStdin } from "../io.js"

@@ -3,7 +3,13 @@
  * hand the work to another harness. A harness is offered only when it is not of the current
  * model's family and its command is installed; every refusal says which of the two it was.
  */
-import { HANDOFF_COMMANDS, HANDOFF_HARNESS_NAMES, handoffTargets, modelFamilies, type HandoffTarget } from "@loopguard/core"
+import {
+  HANDOFF_COMMANDS,
+  HANDOFF_HARNESS_NAMES,
+  handoffTargets,
+  modelFamilies,
+  type HandoffTarget
+} from "@loopguard/core/try-best"
 
 export type PauseChoice = "stop" | "continue" | `handoff:${HandoffTarget}`
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import type { RunResult } from "@loopguard/effect"
-import { buildReport } from "@loopguard/core"
+import { buildReport } from "@loopguard/core/report"
 import { pausedIncidentOf, type PausedIncident } from "./paused-incident.js"
 import { continueTurn, handoffTurn, validationOf, workspaceSummary } from "./resume-turn.js"
 

@@ -4,7 +4,7 @@
  * already knows (the original prompt, the reports, the incident, the configured completion
  * check) and scrubbed of secrets, because its whole point is to be forwarded to another program.
  */
-import { buildHandoffMessage, continueInstruction, redactSecrets, type HandoffTarget } from "@loopguard/core"
+import { buildHandoffMessage, continueInstruction, redactSecrets, type HandoffTarget } from "@loopguard/core/try-best"
 import type { RunResult } from "@loopguard/effect"
 import { incidentCommand, type PausedIncident } from "./paused-incident.js"
 

@@ -4,7 +4,15 @@
  * harness, according to `try_best.on_pause` (or the user's answer for `ask`). A resume is a new
  * user turn in the same session; nothing resumes a paused run except this explicit choice.
  */
-import type { LLM, LoopguardConfig, LoopguardEvent, RunInput, RunResult, SessionStoreShape, ToolDefinition } from "@loopguard/effect"
+import type {
+  LLM,
+  LoopguardConfig,
+  LoopguardEvent,
+  RunInput,
+  RunResult,
+  SessionStoreShape,
+  ToolDefinition
+} from "@loopguard/effect"
 import { Effect, type Layer } from "effect"
 import { runSessionWith } from "../session.js"
 import { handoffTargetOf, pauseChoices, refusalOf, type OnPausePolicy, type PauseChoice } from "./choices.js"
@@ -33,6 +41,10 @@ export interface PauseRunOptions {
   readonly sessionId?: string
   readonly maxSteps?: number
   readonly cwd?: string
+  /** Secret values (the API key) redacted from everything the session writes; see SessionOptions. */
+  readonly secrets?: ReadonlyArray<string>
+  /** Environment variables holding secrets, kept from the completion check. */
+  readonly secretEnvNames?: ReadonlyArray<string>
   readonly json?: boolean
   /** The run log (stdout). */
   readonly write?: (line: string) => void
@@ -166,7 +178,9 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         write,
         ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
         ...(options.store !== undefined ? { store: options.store } : {}),
-        ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
+        ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+        ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
+        ...(options.secretEnvNames !== undefined ? { secretEnvNames: options.secretEnvNames } : {})
       },
       { ...base, prompt: options.prompt },
       next

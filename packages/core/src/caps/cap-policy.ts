@@ -59,6 +59,7 @@ export type CapDecision =
   | { readonly type: "summary"; readonly reason: CapReason }
   | { readonly type: "stop"; readonly reason: CapReason }
 
+/** Whether the token or cost budget is used up. */
 export const isBudgetSpent = (policy: CapPolicy, usage: CapUsage): boolean =>
   (policy.tokenBudget !== null && usage.tokensUsed >= policy.tokenBudget) ||
   (policy.costBudgetUsd !== null && usage.costUsd !== null && usage.costUsd >= policy.costBudgetUsd)

@@ -77,6 +77,7 @@ type Rung = BreakerAction["type"]
 const ladder = (rerouteAvailable: boolean): ReadonlyArray<Rung> =>
   rerouteAvailable ? ["degrade", "reroute", "hand-back"] : ["degrade", "hand-back"]
 
+/** Error-storm breaker state before the first tool result. */
 export const initBreaker = (): BreakerState => ({ consecutive: 0, recent: [], level: 0, successStreak: 0, lastFailures: [] })
 
 const describe = (s: ToolResultSample): string => {
@@ -84,6 +85,7 @@ const describe = (s: ToolResultSample): string => {
   return s.error === undefined || s.error.length === 0 ? `${tool} failed` : `${tool}: ${s.error.slice(0, 200)}`
 }
 
+/** Counts one tool result; the breaker state after and the action it calls for (degrade, stop) or null. */
 export const recordToolResult = (
   state: BreakerState,
   sample: ToolResultSample,

@@ -18,6 +18,7 @@ export type UsageMeter = {
   readonly summaryDone: boolean
 }
 
+/** A usage meter at zero. */
 export const initUsageMeter = (): UsageMeter => ({
   stepsUsed: 0,
   tokens: { input: 0, output: 0, total: 0 },
@@ -46,6 +47,7 @@ export const recordStep = (meter: UsageMeter, usage: Usage | undefined, price: M
 /** Mark the one summary request of summary mode as made. */
 export const markSummaryDone = (meter: UsageMeter): UsageMeter => ({ ...meter, summaryDone: true })
 
+/** The meter's totals as the cap policy reads them. */
 export const capUsageOf = (meter: UsageMeter): CapUsage => ({
   stepsUsed: meter.stepsUsed,
   tokensUsed: meter.tokens.total,

@@ -73,6 +73,7 @@ const hasCompletedClientTool = (reply: AssistantMessage): boolean =>
 const result = (cls: StepClass, reason: string, degraded?: boolean): StepClassification =>
   degraded === undefined ? { class: cls, reason } : { class: cls, reason, degraded }
 
+/** The class of a finished step's reply (final, tool call, think-only, text tool call, length, invalid…) and why. */
 export const classifyStep = (
   input: ClassifyStepInput,
   options: Partial<ClassifyOptions> = {}

@@ -43,5 +43,6 @@ export const findToolCallMarkup = (
   return null
 }
 
+/** Whether text carries tool-call markup a model wrote instead of a real call. */
 export const hasToolCallMarkup = (text: string, markers: ReadonlyArray<ToolCallMarker> = TOOL_CALL_MARKERS): boolean =>
   findToolCallMarkup(text, markers) !== null

@@ -11,6 +11,7 @@ import type { FinishReason, NormalizedError } from "../model/stream.js"
 import type { StepClassification } from "./classify-step.js"
 import type { AgentRole, ReminderTemplateKind } from "./reminders.js"
 import { reminderText } from "./reminders.js"
+import { isProtocolError } from "../retry/decision.js"
 
 export type RecoveryState = {
   readonly lengthContinuations: number
@@ -42,14 +43,15 @@ export const DEFAULT_RECOVERY_LIMITS: RecoveryLimits = {
   textRepeatRecoveries: 2
 }
 
-export type StepOutcome = "normal" | "text-repeat"
+/** How the step's reply stream ended: on its own, or cut by the in-stream repetition guard. */
+export type StreamEnding = "normal" | "text-repeat"
 
 export interface RecoveryInput {
   readonly classification: StepClassification
   readonly finish?: FinishReason
   readonly pendingClientTool: boolean
   /** `text-repeat` when the in-stream monitor cut the stream. */
-  readonly outcome: StepOutcome
+  readonly outcome: StreamEnding
   /** A JSON schema result was requested for this turn. */
   readonly structuredOutput: boolean
   readonly role: AgentRole
@@ -81,6 +83,7 @@ export interface RecoveryDecision {
   readonly action: RecoveryAction
 }
 
+/** Recovery counters before the first step. */
 export const initRecovery = (): RecoveryState => ({
   lengthContinuations: 0,
   emptyRetries: 0,
@@ -157,6 +160,7 @@ const structuredRecovery = (limits: RecoveryLimits): BoundedRecovery => ({
   error: { tag: "StructuredOutputError", message: "The model did not call the structured-output tool" }
 })
 
+/** The bounded recovery for a classified step (remind, replan, continue, terminate…) and the counters after. */
 export const decideRecovery = (state: RecoveryState, input: RecoveryInput): RecoveryDecision => {
   const limits: RecoveryLimits = { ...DEFAULT_RECOVERY_LIMITS, ...input.limits }
   const { role, classification } = input
@@ -206,7 +210,8 @@ export const decideRecovery = (state: RecoveryState, input: RecoveryInput): Reco
         existing === undefined
           ? { tag: "ModelError", message: classification.reason }
           : { tag: existing.name ?? "ModelError", message: existing.message }
-      return { state, action: { type: "exit", reason: "model_error", error } }
+      const protocol = existing !== undefined && isProtocolError(existing)
+      return { state, action: { type: "exit", reason: protocol ? "protocol" : "model_error", error } }
     }
     case "filtered":
       return {

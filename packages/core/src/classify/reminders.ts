@@ -152,6 +152,7 @@ export interface ReminderOptions {
   readonly detail?: string
 }
 
+/** The reminder text of a kind for an agent role. */
 export const reminderText = (kind: ReminderTemplateKind, role: AgentRole, opts: ReminderOptions = {}): string => {
   const base = REMINDERS[kind][role]
   return opts.detail !== undefined && opts.detail.length > 0 ? `${base}\n\n${opts.detail}` : base

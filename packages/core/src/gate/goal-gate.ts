@@ -12,6 +12,7 @@ export const GOAL_GATE_SYSTEM =
   "answer fully meets the user's goal. Reply with exactly one first line, MET or NOT MET, then one short paragraph " +
   "saying why and, if NOT MET, what is still missing."
 
+/** The evaluator prompt: the user's goal, the final answer and the work done. */
 export const goalGatePrompt = (goal: string, answer: string, work: ReadonlyArray<string>): string =>
   [
     `User's goal:\n${goal.trim()}`,
@@ -34,12 +35,14 @@ export const parseGoalVerdict = (text: string): GoalVerdict => {
   return { met: true, reason: trimmed === "" ? "the evaluator gave no verdict" : trimmed, understood: false }
 }
 
+/** What the agent is told when the goal gate judges its answer NOT MET. */
 export const goalGateFeedback = (reason: string): string =>
   `An independent evaluator checked your final answer against the user's goal and judged it NOT met:\n${reason.trim()}\n\n` +
   "Keep working until the goal is met, then give your final answer again."
 
 const tail = (text: string, max = 3000): string => (text.length > max ? "…" + text.slice(-max) : text)
 
+/** What the agent is told when the completion check command fails (its exit code and output tail). */
 export const completionCheckFeedback = (command: string, exitCode: number | null, output: string): string =>
   `Before accepting your answer, the completion check \`${command}\` was run and it failed` +
   `${exitCode !== null ? ` (exit ${exitCode})` : ""}:\n\n${tail(output.trim()) || "(no output)"}\n\n` +

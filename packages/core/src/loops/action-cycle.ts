@@ -30,6 +30,7 @@ export interface ActionCycle {
 const changedFiles = (m: AssistantMessage): boolean =>
   toolPartsOf(m).some((p) => p.state === "completed" && (p.exitCode ?? 0) === 0 && p.diff !== undefined && p.diff !== "")
 
+/** The cycle of tool-call signatures the newest finished steps replay without changing a file, or null. */
 export const actionCycle = (messages: ReadonlyArray<Message>, opts: ActionCycleOptions = DEFAULT_ACTION_CYCLE): ActionCycle | null => {
   // Newest first: the signatures of finished steps back to one without a tool call or with a file change.
   const sigs: Array<string> = []

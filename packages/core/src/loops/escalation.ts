@@ -18,6 +18,7 @@ export interface LadderCounts {
 /** SPEC-compatible defaults for repeated action: note at 3 identical calls, remind at 5, stop at 8. */
 export const DEFAULT_LADDER: LadderCounts = { noteAt: 3, remindAt: 5, stopAt: 8 }
 
+/** The rung a count has reached, or null below the note. */
 export const levelOf = (count: number, counts: LadderCounts): LoopLevel | null =>
   count >= counts.stopAt ? "stop" : count >= counts.remindAt ? "remind" : count >= counts.noteAt ? "note" : null
 

@@ -23,6 +23,7 @@ export interface NoProgressSpin {
   readonly repeatedOutputs: number
 }
 
+/** A spin over the newest `window` records, or null. */
 export const noProgressSpin = (records: ReadonlyArray<StepRecord>, opts: NoProgressSpinOptions = DEFAULT_NO_PROGRESS_SPIN): NoProgressSpin | null => {
   const n = records.length
   if (n < opts.window) return null

@@ -29,6 +29,7 @@ export interface RepeatedAction {
 export const isFinishedReply = (m: Message): m is AssistantMessage =>
   isAssistant(m) && m.finish !== undefined && m.excluded === undefined
 
+/** The same tool call (name and input) made in consecutive finished steps past the threshold, or null. */
 export const repeatedAction = (
   messages: ReadonlyArray<Message>,
   opts: RepeatedActionOptions = DEFAULT_REPEATED_ACTION

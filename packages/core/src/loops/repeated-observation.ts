@@ -24,6 +24,7 @@ export interface RepeatedObservation {
 // a repeated observation too. A successful edit is progress, whatever it printed.
 const qualifies = (r: StepRecord): boolean => r.action !== "" && !r.changed
 
+/** The repeated observation the newest records end with, or null. */
 export const repeatedObservation = (
   records: ReadonlyArray<StepRecord>,
   opts: RepeatedObservationOptions = DEFAULT_REPEATED_OBSERVATION

@@ -27,6 +27,7 @@ export interface ReplayedSequence {
 /** Distinct actions a replayed stretch must hold: one action again and again is repeated action. */
 const MIN_DISTINCT = 3
 
+/** The longest replay of an earlier stretch the newest records end with, or null. */
 export const replayedSequence = (
   records: ReadonlyArray<StepRecord>,
   opts: ReplayedSequenceOptions = DEFAULT_REPLAYED_SEQUENCE

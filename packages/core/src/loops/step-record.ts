@@ -45,10 +45,12 @@ export const maskObservation = (output: string): string =>
 const WRITING_COMMAND =
   /\bsed\s+(?:-[a-zA-Z]*\s+)*-i|(?:^|[^<>&2])>{1,2}\s*(?!&|\/dev\/null)[\w./~-]|\btee\b|(?:^|[;&|]\s*)(?:cp|mv|rm|touch|mkdir|patch)\b|\bgit\s+(?:apply|checkout|restore|stash|reset)\b|\bwrite_text\(|\.write\(|open\([^)]*['"][wa]\+?['"]/
 
+/** Does a shell command write files (so the step counts as a file change)? */
 export const isWritingCommand = (command: string): boolean => WRITING_COMMAND.test(command)
 
 const failed = (p: { state: string; exitCode?: number }): boolean => p.state === "error" || (p.exitCode !== undefined && p.exitCode !== 0)
 
+/** One finished reply as a step record. */
 export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const parts = toolPartsOf(m)
   const changed = parts.some((p) => {

@@ -10,10 +10,14 @@ import type { StreamPart } from "./stream.js"
 export const isAnsweredClientCall = (p: AssistantPart): p is ToolPart =>
   p.type === "tool" && (p.state === "completed" || p.state === "error") && p.providerExecuted !== true
 
-/** The text the model sees as a tool's result: errors say so, a non-zero exit code is appended. */
+/**
+ * The text the model sees as a tool's result: errors say so (with any output the tool produced
+ * before it failed, e.g. a command cut off at its timeout), a non-zero exit code is appended.
+ */
 export const toolResultText = (p: ToolPart): string => {
   const out = p.output ?? ""
-  if (p.state === "error") return `Error: ${p.error ?? (out || "tool failed")}`
+  if (p.state === "error") return p.error === undefined ? `Error: ${out || "tool failed"}` : out === "" ? `Error: ${p.error}` : `Error: ${p.error}
+${out}`
   return p.exitCode !== undefined && p.exitCode !== 0 ? `${out}\n[exit code ${p.exitCode}]` : out
 }
 

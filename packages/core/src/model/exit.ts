@@ -9,6 +9,7 @@ export const EXIT_REASONS = [
   "output_length",
   "content_filter",
   "model_error",
+  "protocol",
   "circuit_open",
   "cancelled",
   "timeout",

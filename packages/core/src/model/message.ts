@@ -98,21 +98,26 @@ export interface UserMessage {
 
 export type Message = UserMessage | AssistantMessage
 
+/** Whether a message is the model's reply. */
 export const isAssistant = (m: Message): m is AssistantMessage => m.role === "assistant"
+/** Whether a message is a user turn. */
 export const isUser = (m: Message): m is UserMessage => m.role === "user"
 
+/** A reply's text parts joined (synthetic text left out unless asked for). */
 export const textOf = (m: AssistantMessage, opts?: { includeSynthetic?: boolean }): string =>
   m.parts
     .filter((p): p is TextPart => p.type === "text" && (opts?.includeSynthetic === true || p.synthetic !== true))
     .map((p) => p.text)
     .join("")
 
+/** A reply's reasoning parts joined. */
 export const reasoningOf = (m: AssistantMessage): string =>
   m.parts
     .filter((p): p is ReasoningPart => p.type === "reasoning")
     .map((p) => p.text)
     .join("")
 
+/** A reply's tool parts, in order. */
 export const toolPartsOf = (m: AssistantMessage): ReadonlyArray<ToolPart> =>
   m.parts.filter((p): p is ToolPart => p.type === "tool")
 

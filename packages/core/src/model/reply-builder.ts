@@ -10,6 +10,7 @@ type MutablePart =
   | { type: "reasoning"; text: string }
   | { type: "tool"; part: ToolPart }
 
+/** Folds stream parts into one assistant message (text, reasoning, tool parts, finish, usage). */
 export class ReplyBuilder {
   private readonly parts: Array<MutablePart> = []
   private open: { type: "text" | "reasoning"; text: string } | null = null

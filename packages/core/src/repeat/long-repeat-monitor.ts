@@ -26,6 +26,7 @@ export interface LongRepeatTrip {
   readonly copies: number
 }
 
+/** The long-period rule over one stream of text and reasoning deltas (docs/repetition.md). */
 export class LongRepeatMonitor {
   readonly options: LongRepeatOptions
   private chunker = new ContentChunker()

@@ -39,6 +39,7 @@ export interface LongRepeatOptionsError {
   readonly message: string
 }
 
+/** Fill the fields a caller left out with the defaults. */
 export const resolveLongRepeatOptions = (options: Partial<LongRepeatOptions> = {}): LongRepeatOptions => ({
   ...DEFAULT_LONG_REPEAT_OPTIONS,
   ...Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined))

@@ -44,6 +44,7 @@ export interface RepeatMonitorState {
   readonly holdingPeriod: number | null
 }
 
+/** The incremental in-stream repetition rule (SPEC §1): push tokens, it says when a block repeats back to back. */
 export class PeriodicRepeatMonitor {
   readonly options: RepeatOptions
   private readonly minBlock: number

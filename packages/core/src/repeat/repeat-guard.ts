@@ -35,6 +35,7 @@ export const describeGuardTrip = (trip: GuardTrip): string =>
     ? `a block of ${trip.period} tokens repeated ${trip.repeats} times (token ${trip.token})`
     : `a block of ${trip.blockChars} characters repeated ${trip.copies} times${trip.view === "near" ? " (numbers masked)" : ""} (character ${trip.char}, token ${trip.token})`
 
+/** Text deltas in, repetition verdict out: the stream tokenizer feeding SPEC §1's monitor, and the long-period monitor. */
 export class RepeatGuard {
   private readonly tokenizer = new StreamTokenizer()
   private readonly monitor: PeriodicRepeatMonitor

@@ -28,6 +28,7 @@ export interface FullScanResult extends ScanResult {
   readonly long: { readonly token: number; readonly char: number } | null
 }
 
+/** Both rules over one whole text (`loopguard scan`). Throws a RangeError only for invalid options. */
 export const scanRepetition = (
   text: string,
   options: Partial<RepeatOptions> = {},

@@ -59,6 +59,11 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
     summary: "The model request failed with an error that is not retried.",
     suggestion: "Read the error: fix credentials, quota or the request, then resume the session."
   },
+  protocol: {
+    status: "aborted",
+    summary: "The server broke the protocol: an answer that is not an event stream, or a response or event past the size limits.",
+    suggestion: "Check the base URL and what the server sends (a proxy or login page answers HTML); raise stream.maxResponseBytes / stream.maxEventBytes only if the server is trusted."
+  },
   circuit_open: {
     status: "aborted",
     summary: "Tool calls kept failing (error storm); the work was handed back.",
@@ -126,6 +131,8 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
   }
 }
 
+/** The run status an exit reason maps to. */
 export const statusOf = (reason: ExitReason): RunStatus => EXIT_OUTCOMES[reason].status
 
+/** The suggested next step for an exit reason. */
 export const suggestionFor = (reason: ExitReason): string => EXIT_OUTCOMES[reason].suggestion

@@ -27,6 +27,7 @@ export const LOOP_DETECTOR_NAMES: ReadonlyArray<string> = [
 const FAULT_DETECTORS = new Set(["breaker", "budget", "timeout", "error", "completion-check", "goal-gate"])
 const STALL_DETECTORS = new Set(["action-streak"])
 
+/** The kind of an incident, from its detector name (and its action, for classification exits). */
 export const incidentKind = (detector: string, action = ""): IncidentKind => {
   if (LOOP_DETECTOR_NAMES.includes(detector)) return "loop"
   if (detector.startsWith("stall-") || STALL_DETECTORS.has(detector)) return "stall"

@@ -17,6 +17,7 @@ export const DEFAULT_EPISODE_GAP = 3
 
 const ENDS_TURN = /^(?:pause|stop|terminate|exit:)/
 
+/** Admits the first incident of an episode and each escalation; drops same-action repeats within the gap. */
 export class IncidentThrottle {
   private readonly last = new Map<string, { step: number; action: string }>()
 

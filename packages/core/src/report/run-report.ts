@@ -6,6 +6,7 @@
 import type { ExitReason } from "../model/exit.js"
 import type { RunStatus } from "./exit-outcomes.js"
 import { EXIT_OUTCOMES } from "./exit-outcomes.js"
+import type { IncidentKind } from "./incident-kind.js"
 
 export interface ReportError {
   readonly tag: string
@@ -17,6 +18,8 @@ export interface Incident {
   readonly step: number
   readonly detector: string
   readonly action: string
+  /** loop | stall | recovery | fault; the RunLoop fills it in from the detector when left out. */
+  readonly kind?: IncidentKind
   readonly detail?: Readonly<Record<string, unknown>>
 }
 
@@ -67,6 +70,7 @@ export interface BuildReportInput {
 
 const ZERO_TOKENS: TokenTotals = { input: 0, output: 0, total: 0 }
 
+/** The one run report for an exit reason: status, tokens, cost, what was done, where it got stuck, what to do next. */
 export const buildReport = (input: BuildReportInput): RunReport => {
   const outcome = EXIT_OUTCOMES[input.reason]
   const blockedAt =

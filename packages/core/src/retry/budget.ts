@@ -65,6 +65,7 @@ export const budgetNameFor = (decision: Pick<RetryDecision, "phase" | "scope" | 
   return "stream"
 }
 
+/** The retry budget a decision draws from, by phase, scope and kind. */
 export const budgetFor = (
   decision: Pick<RetryDecision, "phase" | "scope" | "kind">,
   budgets: RetryBudgets = DEFAULT_RETRY_BUDGETS

@@ -50,6 +50,7 @@ interface Classified {
   readonly reason: string
 }
 
+/** The retry decision for a normalized error: kind, phase, scope, and whether a retry may help. */
 export const decide = (error: NormalizedError, ctx: DecideContext = {}): RetryDecision => {
   const phase: RetryPhase = ctx.phase ?? error.phase ?? "request"
   const scope: RetryScope = ctx.scope ?? (phase === "request" ? "request" : "live-step")
@@ -61,6 +62,7 @@ export const decide = (error: NormalizedError, ctx: DecideContext = {}): RetryDe
 
 const terminal = (reason: string): Classified => ({ kind: "terminal", reason })
 
+/** An error's retry kind from its status, code and message, or terminal with the reason. */
 export const classify = (error: NormalizedError): Classified => {
   const code = error.code ?? ""
   // Text that may describe the failure, including what the server said in its body.
@@ -68,6 +70,8 @@ export const classify = (error: NormalizedError): Classified => {
   const status = error.status
 
   if (error.aborted === true) return terminal("aborted by the user")
+  // The same bytes would come back: a limit passed or an answer that is not the protocol.
+  if (isProtocolError(error)) return terminal("protocol violation")
   if (containsAny(said, CONTEXT_OVERFLOW_MARKERS)) return terminal("context overflow")
   if (containsAny(said, QUOTA_EXHAUSTED_MARKERS)) return terminal("quota or credits exhausted")
 
@@ -92,6 +96,9 @@ export const classify = (error: NormalizedError): Classified => {
   if (error.isRetryable === true) return { kind: "unknown", reason: `provider marked retryable${status !== undefined ? ` (HTTP ${status})` : ""}` }
   return terminal(status !== undefined ? `unrecognised error (HTTP ${status})` : "unrecognised error")
 }
+
+/** Set by the HTTP layer (see @loopguard/ai-sdk's response limits): name ProtocolError, code `protocol`. */
+export const isProtocolError = (error: NormalizedError): boolean => error.name === "ProtocolError" || error.code === "protocol"
 
 /** The first network marker found in code, name, message or the cause chain. */
 const networkMarker = (error: NormalizedError): string | undefined => {

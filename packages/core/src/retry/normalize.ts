@@ -19,6 +19,7 @@ const isRecord = (u: unknown): u is Rec => u !== null && typeof u === "object"
 const str = (u: unknown): string | undefined => (typeof u === "string" && u.length > 0 ? u : undefined)
 const rec = (u: unknown): Rec | undefined => (isRecord(u) ? u : undefined)
 
+/** Any thrown or reported error as a `NormalizedError` (status, headers, code, message, phase); never throws. */
 export const normalizeError = (input: unknown): NormalizedError => {
   try {
     return fromUnknown(input, 0)

@@ -37,6 +37,7 @@ export interface QueryCall {
   readonly arguments: unknown
 }
 
+/** Empty duplicate-query state: no query seen yet. */
 export const initDuplicateQueries = (): DuplicateQueryState => ({ counts: {} })
 
 const MAX_DEPTH = 32
@@ -119,6 +120,7 @@ export interface DuplicateQuery {
   readonly count: number
 }
 
+/** The repeat a call makes of a query already run (same tool, same normalized arguments), or null. */
 export const detectDuplicateQuery = (
   state: DuplicateQueryState,
   call: QueryCall,

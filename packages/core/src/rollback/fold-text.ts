@@ -21,6 +21,7 @@ const CONTRACTIONS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bdo not\b/g, "dont"]
 ]
 
+/** Text folded for phrase matching: accents stripped, lower case, punctuation and spacing normalized. */
 export const foldPhraseText = (text: string): string => {
   let s = text.normalize("NFKD").replace(/\p{M}+/gu, "").toLowerCase()
   s = s.replace(QUOTES, "").replace(/[^\p{L}\p{N}]+/gu, " ").replace(CJK_GAP, "").trim()

@@ -42,6 +42,7 @@ const foldedPhrases = (phrases: ReadonlyArray<RefusalPhrase>): ReadonlyArray<rea
   return rows
 }
 
+/** The refusal phrase a reply's text matches (several languages), or null. */
 export const detectRefusal = (text: string, options: Partial<RefusalOptions> = {}): RefusalMatch | null => {
   const opts: RefusalOptions = { ...DEFAULT_REFUSAL_OPTIONS, ...options }
   if (typeof text !== "string" || text.length === 0) return null

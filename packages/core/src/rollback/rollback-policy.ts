@@ -39,6 +39,7 @@ export type RollbackDecision =
 
 export type LoopStartCheck = { readonly action: "continue" } | { readonly action: "end-loop"; readonly reason: "rollback_cap" }
 
+/** Rollback state before the first step: no consecutive rollbacks. */
 export const initRollback = (): RollbackState => ({ consecutiveRollbacks: 0 })
 
 const resolve = (options: Partial<RollbackOptions>): RollbackOptions => {
@@ -47,9 +48,11 @@ const resolve = (options: Partial<RollbackOptions>): RollbackOptions => {
   return { maxConsecutiveRollbacks: max, atCap: { ...DEFAULT_ROLLBACK_OPTIONS.atCap, ...o.atCap } }
 }
 
+/** Ends the loop once the consecutive-rollback cap is reached, else lets the step run. */
 export const checkAtLoopStart = (state: RollbackState, options: Partial<RollbackOptions> = {}): LoopStartCheck =>
   state.consecutiveRollbacks >= resolve(options).maxConsecutiveRollbacks ? { action: "end-loop", reason: "rollback_cap" } : { action: "continue" }
 
+/** Whether a finished reply is rolled back (excluded and retried) for a trigger, with the state after. */
 export const decideRollback = (
   state: RollbackState,
   trigger: RollbackTrigger,

@@ -17,7 +17,9 @@ const toRegExp = (pattern: string): RegExp => {
   return re
 }
 
+/** Whether a tool name matches a pattern (`*` wildcards). */
 export const matchesToolPattern = (pattern: string, tool: string): boolean => toRegExp(pattern).test(tool)
 
+/** Whether a tool name matches any of the patterns. */
 export const matchesAnyToolPattern = (patterns: ReadonlyArray<string>, tool: string): boolean =>
   patterns.some((p) => matchesToolPattern(p, tool))

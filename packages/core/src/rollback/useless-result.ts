@@ -77,6 +77,7 @@ const matches = (matcher: ResultMatcher, output: string): boolean => {
   }
 }
 
+/** The first useless-result rule a tool result matches (empty output, empty JSON, a known error prefix…), or null. */
 export const matchUselessResult = (
   result: ToolResultView,
   rules: ReadonlyArray<UselessResultRule> = DEFAULT_USELESS_RESULT_RULES

@@ -34,6 +34,7 @@ const tryRepair = (text: string): Record<string, unknown> | null => {
   }
 }
 
+/** A tool call's argument string as an object, repairing common damage; `{ error, raw }` when hopeless; never throws. */
 export const parseToolArguments = (raw: string): ParsedArguments => {
   const text = raw.trim()
   if (text === "") return { ok: true, value: {}, repaired: false }

@@ -124,6 +124,7 @@ const collect = (input: unknown, sep: string | undefined, depth: number): Readon
   return []
 }
 
+/** Tool calls written as text (XML, JSON, MCP styles) found in a reply; never throws. */
 export const parseToolCalls = (input: unknown, options: Partial<ParseToolCallsOptions> = {}): ReadonlyArray<ParsedToolCall> => {
   const opts: ParseToolCallsOptions = { ...DEFAULT_PARSE_TOOL_CALLS_OPTIONS, ...options }
   try {

@@ -120,6 +120,7 @@ const safeJson = (v: unknown): string => {
   }
 }
 
+/** A parsed call fixed against the repair table (tool name, MCP server, argument names), with the repairs made. */
 export const repairToolCall = (
   call: ParsedToolCall,
   table: RepairTable = DEFAULT_REPAIR_TABLE,

@@ -25,6 +25,7 @@ const firstName = (value: string): string | undefined => {
   return name === undefined || name === "" ? undefined : name
 }
 
+/** Which MCP server each tool belongs to, read from a system prompt's tool listing. */
 export const serverMapFromSystemPrompt = (text: string): ServerMap => {
   const found = new Map<string, string>()
   const ambiguous = new Set<string>()

@@ -6,6 +6,7 @@
 
 export type JsonObject = Readonly<Record<string, unknown>>
 
+/** Whether a value is a plain JSON object (not null, not an array). */
 export const isJsonObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v)
 
 /** A JSON value's kind, as named in error messages. */
@@ -16,6 +17,7 @@ export const kindOf = (v: unknown): string => {
   return typeof v
 }
 
+/** Reads typed fields of one trace line, collecting a problem per wrong field instead of throwing. */
 export class FieldReader {
   readonly problems: Array<string> = []
 

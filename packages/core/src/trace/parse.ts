@@ -130,6 +130,7 @@ const parseToolResult = (o: JsonObject, line: number): LineResult => {
 /** Best effort for lines that are not valid JSON: does it look like an assistant line? */
 const looksLikeAssistant = (raw: string): boolean => /"type"\s*:\s*"assistant"/.test(raw)
 
+/** Parses trace v1 JSON Lines; never throws: valid lines plus one `file:line` problem per bad line. */
 export const parseTrace = (text: string, file: string = "<trace>"): ParsedTrace => {
   const lines: Array<TraceLine> = []
   const errors: Array<TraceProblem> = []

@@ -28,8 +28,9 @@ export interface TraceReplay {
   readonly problems: ReadonlyArray<{ readonly line: number; readonly message: string }>
 }
 
-/** Ids are derived from positions, so replaying a file twice yields identical messages. */
+/** The message id of the user line at `line`; ids come from positions, so a replay is repeatable. */
 export const traceUserId = (line: number): string => `u${line}`
+/** The message id of the reply of `step`. */
 export const traceReplyId = (step: number): string => `s${step}`
 
 const toolError = (r: TraceToolResult): string | undefined => {
@@ -105,6 +106,7 @@ const buildReply = (s: OpenStep, model: string | undefined): AssistantMessage =>
   return reply
 }
 
+/** Parsed trace lines as replayable steps: one assistant message per step with its tool results and the user lines before it. */
 export const traceToSteps = (lines: ReadonlyArray<TraceLine>): TraceReplay => {
   const session = lines.find((l): l is TraceSession => l.type === "session")
   const problems: Array<{ line: number; message: string }> = []

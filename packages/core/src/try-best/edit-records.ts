@@ -29,6 +29,7 @@ const PAIR_KEYS: ReadonlyArray<readonly [string, string]> = [
 ]
 const CONTENT_KEYS = ["content", "file_text", "text", "new_source", "contents", "new_str", "new_string"]
 
+/** The file edits a tool part made (path and new content or diff), whatever the agent calls its edit tool. */
 export const editRecords = (part: ToolPart): ReadonlyArray<EditRecord> => {
   const path = part.path ?? stringField(part.input, ...PATH_KEYS)
   if (typeof part.diff === "string" && part.diff.trim() !== "") return splitUnifiedDiff(part.diff, path)

@@ -7,8 +7,10 @@ import { normalizePath } from "./normalize.js"
 
 const SPECIAL = /[.+^${}()|[\]\\]/g
 
+/** Whether a glob has a wildcard. */
 export const hasWildcard = (glob: string): boolean => /[*?]/.test(glob)
 
+/** A glob (`*`, `**`, `?`) as an anchored regular expression. */
 export const globToRegExp = (glob: string): RegExp => {
   const g = normalizePath(glob)
   let out = ""
@@ -34,4 +36,5 @@ export const globToRegExp = (glob: string): RegExp => {
   return new RegExp(`^${out}$`)
 }
 
+/** Whether a path matches a glob. */
 export const matchGlob = (glob: string, path: string): boolean => globToRegExp(glob).test(normalizePath(path))

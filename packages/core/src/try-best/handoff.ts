@@ -43,6 +43,7 @@ export const modelFamilies = (modelId: string): ReadonlyArray<Exclude<ModelFamil
   return families
 }
 
+/** The model family of a model id, used to pick a different model for a hand-off. */
 export const modelFamily = (modelId: string): ModelFamily => {
   const families = modelFamilies(modelId)
   return families.length === 1 ? families[0]! : "other"

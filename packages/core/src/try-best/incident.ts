@@ -60,6 +60,7 @@ const ordinal = (n: number): string => {
 
 const formatSimilarity = (x: number): string => (Math.floor(x * 100) / 100).toFixed(2)
 
+/** The incident for near-identical edits of one file. */
 export const editRepeatIncident = (step: number, evidence: EditRepeatEvidence, threshold: number): EditRepeatIncident => ({
   kind: "edit_repeat",
   step,
@@ -69,6 +70,7 @@ export const editRepeatIncident = (step: number, evidence: EditRepeatEvidence, t
     `(similarity ${formatSimilarity(evidence.similarity)} > ${threshold}; earlier at step ${evidence.matchedSteps.join(", ")}).`
 })
 
+/** The incident for the same failing command run again. */
 export const bashRetryIncident = (step: number, evidence: BashRetryEvidence): BashRetryIncident => ({
   kind: "bash_retry",
   step,
@@ -80,6 +82,7 @@ export const bashRetryIncident = (step: number, evidence: BashRetryEvidence): Ba
     " and no successful edit in between."
 })
 
+/** The incident for a streak of actions of one kind without progress. */
 export const actionStreakIncident = (step: number, evidence: ActionStreakEvidence): ActionStreakIncident => ({
   kind: "action_streak",
   step,

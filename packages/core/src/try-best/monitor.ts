@@ -58,6 +58,7 @@ export interface TryBestState {
   readonly streak: { readonly action: ActionKind; readonly count: number } | null
 }
 
+/** Try-Best state before the first tool part. */
 export const initTryBest = (): TryBestState => ({ edits: [], failures: {}, outputs: {}, streak: null })
 
 export interface TryBestStep {
@@ -89,6 +90,7 @@ const advanceStreak = (
   return { action, count: streak !== null && streak.action === action ? streak.count + 1 : 1 }
 }
 
+/** Feeds one finished tool part to the Try-Best monitor; the state after and any incident it raised. */
 export const consumeTryBest = (
   state: TryBestState,
   event: TryBestEvent,

@@ -150,5 +150,6 @@ export const DEFAULT_TRY_BEST_OPTIONS: TryBestOptions = {
   outputLimit: 2000
 }
 
+/** Try-Best options: the defaults with the given fields replaced. */
 export const resolveTryBestOptions = (overrides?: Partial<TryBestOptions>): TryBestOptions =>
   overrides === undefined ? DEFAULT_TRY_BEST_OPTIONS : { ...DEFAULT_TRY_BEST_OPTIONS, ...overrides }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import fc from "fast-check"
-import { REDACTED, redactSecrets } from "./redact.js"
+import { makeRedactor, makeStreamRedactor, REDACTED, redactDeep, redactSecrets } from "./redact.js"
 
 describe("redactSecrets: environment values", () => {
   test("values of given variables are removed wherever they appear; short values stay", () => {
@@ -87,6 +87,58 @@ describe("redactSecrets: what must stay", () => {
         const once = redactSecrets(text, env)
         expect(redactSecrets(once, env)).toBe(once)
       })
+    )
+  })
+})
+
+describe("makeRedactor (the boundary redactor)", () => {
+  const redact = makeRedactor(["k3y-VALUE-0123456789", undefined, "abc"])
+  test("removes the configured value anywhere, and Authorization / Bearer credentials", () => {
+    expect(redact('{"echo":"k3y-VALUE-0123456789","h":"authorization: Bearer other.token-1"}')).toBe(
+      '{"echo":"[REDACTED]","h":"authorization: Bearer [REDACTED]"}'
+    )
+    expect(redact("Authorization=Basic dXNlcjpwYXNz")).toBe("Authorization=Basic [REDACTED]")
+  })
+  test("leaves ordinary text alone: no entropy guessing, short values ignored", () => {
+    const text = "commit 3f2a9c1e7b5d4a8f9e0c1b2a3d4e5f6a7b8c9d0e, abc, TestDecoratorsAndFuzz32208Test x9Qw2Lm8Zr4Tp6Vb1Nc3Kd5Hf7Jg0Ys"
+    expect(redact(text)).toBe(text)
+  })
+  test("redactDeep redacts every string inside a value and keeps its shape", () => {
+    const value = { a: ["x k3y-VALUE-0123456789"], b: { c: 1, d: null, e: "Bearer abc.def-123" } }
+    expect(redactDeep(value, redact)).toEqual({ a: ["x [REDACTED]"], b: { c: 1, d: null, e: "Bearer [REDACTED]" } })
+  })
+})
+
+describe("makeStreamRedactor", () => {
+  const KEY = "sk-stream-secret-42"
+  const through = (pieces: ReadonlyArray<string>) => {
+    const r = makeStreamRedactor([KEY])
+    const out = pieces.map((p) => r.push(p))
+    return { out, text: out.join("") + r.flush() }
+  }
+  test("a key split over several deltas is still removed", () => {
+    expect(through(["the key is sk-str", "eam-sec", "ret-42 ok"]).text).toBe("the key is [REDACTED] ok")
+  })
+  test("text that only looks like the start of a key is let out once it is clearly not one", () => {
+    const { out, text } = through(["ask sk-", "nothing"])
+    expect(out[0]).toBe("ask ")
+    expect(text).toBe("ask sk-nothing")
+  })
+  test("without secrets every delta passes at once", () => {
+    const r = makeStreamRedactor([])
+    expect(r.push("sk-str")).toBe("sk-str")
+  })
+  test("property: the joined output equals the whole-text redaction, however the text is split", () => {
+    const whole = makeRedactor([KEY])
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("a", " ", "sk-", "stream", "-secret", "-42", KEY, "sk-stream-secret-4"), { maxLength: 20 }), fc.integer({ min: 1, max: 7 }), (parts, size) => {
+        const text = parts.join("")
+        const pieces: Array<string> = []
+        for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size))
+        const r = makeStreamRedactor([KEY])
+        return pieces.map((p) => r.push(p)).join("") + r.flush() === whole(text)
+      }),
+      { numRuns: 200 }
     )
   })
 })

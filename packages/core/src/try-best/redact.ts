@@ -92,6 +92,7 @@ type RandomTest = Required<Pick<RedactOptions, "entropyMinLength" | "entropyBits
 
 const KEY_LIKE_RUN = /[A-Za-z0-9+/_=-]+/g
 
+/** Shannon entropy of a string in bits per character (high for keys and tokens). */
 export const shannonEntropy = (text: string): number => {
   if (text.length === 0) return 0
   const counts = new Map<string, number>()
@@ -141,6 +142,113 @@ const redactRun = (run: string, o: RandomTest): string => {
   return looksRandom(run, o) ? REDACTED : perSegment()
 }
 
+/** Shortest configured secret value that is removed verbatim (shorter ones would wreck ordinary text). */
+export const MIN_SECRET_LENGTH = 6
+
+const replaceValues = (text: string, values: ReadonlyArray<string>): string => {
+  let out = text
+  for (const value of values) if (out.includes(value)) out = out.split(value).join(REDACTED)
+  return out
+}
+
+const redactAuthorization = (text: string): string =>
+  text
+    .replace(AUTH_HEADER, (m, head: string, value: string) => (value.startsWith("[REDACTED") ? m : `${head}${REDACTED}`))
+    .replace(BEARER, (m, head: string, value: string) =>
+      value.startsWith("[REDACTED") || !/[\d._~+/=-]/.test(value) ? m : `${head}${REDACTED}`
+    )
+
+/**
+ * The boundary redactor: every string that leaves loopguard (events, reports, `--json`, stored
+ * sessions, error messages, tool results sent to the model) goes through one of these. It
+ * removes the configured secret values (the API key) wherever they appear and the credential
+ * after `Authorization:` / `Bearer`. Unlike redactSecrets it has no entropy heuristics, so
+ * ordinary text (code, hashes, ids) passes unchanged. Never throws.
+ */
+export const makeRedactor = (
+  secrets: ReadonlyArray<string | undefined> = [],
+  options: {
+    /** Also drop Authorization/Bearer credentials (default true). Off for text that is code to run. */
+    readonly authorization?: boolean
+  } = {}
+): ((text: string) => string) => {
+  const values = [...new Set(secrets.filter((v): v is string => typeof v === "string" && v.length >= MIN_SECRET_LENGTH))]
+    // Longest first, so a value that contains another is removed whole.
+    .sort((a, b) => b.length - a.length)
+  if (options.authorization === false) return (text) => (typeof text === "string" ? replaceValues(text, values) : text)
+  return (text) => (typeof text === "string" ? redactAuthorization(replaceValues(text, values)) : text)
+}
+
+/** Redacts secret values from text that arrives in pieces (a model's text deltas). */
+export interface StreamRedactor {
+  /** The part of the text so far that can be let out; a possible start of a secret is held back. */
+  readonly push: (chunk: string) => string
+  /** Whatever is still held back (call at the end of the text). */
+  readonly flush: () => string
+}
+
+/**
+ * A secret split over two deltas is still caught: a tail that could be the start of a secret
+ * is held back until the next piece shows whether it is one. Values only: Authorization/Bearer
+ * patterns are caught on whole texts (stored messages, reports) by makeRedactor.
+ */
+export const makeStreamRedactor = (secrets: ReadonlyArray<string | undefined> = []): StreamRedactor => {
+  const values = [...new Set(secrets.filter((v): v is string => typeof v === "string" && v.length >= MIN_SECRET_LENGTH))].sort(
+    (a, b) => b.length - a.length
+  )
+  if (values.length === 0) return { push: (chunk) => chunk, flush: () => "" }
+  let pending = ""
+  const heldBack = (text: string): number => {
+    let hold = 0
+    for (const value of values) {
+      for (let k = Math.min(value.length - 1, text.length); k > hold; k--) {
+        if (text.endsWith(value.slice(0, k))) {
+          hold = k
+          break
+        }
+      }
+    }
+    return hold
+  }
+  return {
+    push: (chunk) => {
+      pending = replaceValues(pending + chunk, values)
+      const cut = pending.length - heldBack(pending)
+      const out = pending.slice(0, cut)
+      pending = pending.slice(cut)
+      return out
+    },
+    flush: () => {
+      const out = pending
+      pending = ""
+      return out
+    }
+  }
+}
+
+/** `value` with every string inside (object keys kept) passed through `redact`; cycles are cut. */
+export const redactDeep = <A>(value: A, redact: (text: string) => string): A => {
+  const seen = new WeakMap<object, unknown>()
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return redact(v)
+    if (v === null || typeof v !== "object") return v
+    if (seen.has(v)) return seen.get(v)
+    if (Array.isArray(v)) {
+      const out: Array<unknown> = []
+      seen.set(v, out)
+      for (const item of v) out.push(walk(item))
+      return out
+    }
+    if (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null && !(v instanceof Error)) return v
+    const out: Record<string, unknown> = {}
+    seen.set(v, out)
+    for (const [k, item] of Object.entries(v)) out[k] = walk(item)
+    if (v instanceof Error && out["message"] === undefined) out["message"] = redact(v.message)
+    return out
+  }
+  return walk(value) as A
+}
+
 /**
  * Remove secrets from `text`: values of `env` (6 characters or longer; well-known non-secret
  * variables excepted), PEM blocks, known token shapes (sk-…, ghp_…, AKIA…, JWTs …), the
@@ -160,12 +268,9 @@ export const redactSecrets = (
     .map(([, v]) => v as string)
     // Longest first, so a value that contains another is removed whole.
     .sort((a, b) => b.length - a.length)
-  for (const value of values) out = out.split(value).join(REDACTED)
+  out = replaceValues(out, values)
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED)
-  out = out.replace(AUTH_HEADER, (m, head: string, value: string) => (value.startsWith("[REDACTED") ? m : `${head}${REDACTED}`))
-  out = out.replace(BEARER, (m, head: string, value: string) =>
-    value.startsWith("[REDACTED") || !/[\d._~+/=-]/.test(value) ? m : `${head}${REDACTED}`
-  )
+  out = redactAuthorization(out)
   out = out.replace(ASSIGNMENT, assignmentValue)
   out = out.replace(FLAG, (m, name: string, quote: string, value: string) =>
     value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`

@@ -79,6 +79,7 @@ export const DEFAULT_STALL_OPTIONS: StallOptions = {
 /** Per-rule overrides merged field by field over the defaults. */
 export type StallOptionsInput = { readonly [K in keyof StallOptions]?: Partial<StallOptions[K]> }
 
+/** Stall options: the defaults with the given fields replaced, rule by rule. */
 export const resolveStallOptions = (input?: StallOptionsInput): StallOptions => ({
   noFileChange: { ...DEFAULT_STALL_OPTIONS.noFileChange, ...input?.noFileChange },
   compactions: { ...DEFAULT_STALL_OPTIONS.compactions, ...input?.compactions },
@@ -112,6 +113,7 @@ export const MIN_FLAT_VERIFICATIONS = 2
 /** The stretch a signal needs after `warnings` warnings without progress: base, 2×, 4× … */
 const backedOff = (base: number, warnings: number | undefined): number => base * 2 ** Math.min(warnings ?? 0, 20)
 
+/** Stall state before the first step. */
 export const initStall = (): StallState => ({
   stepsWithoutChange: 0,
   compactions: 0,
@@ -132,6 +134,7 @@ type Rule = (state: StallState, s: StepSummary, o: StallOptions, exists: Exists 
 
 const fmtUsd = (x: number): string => `$${x.toFixed(2)}`
 
+/** Stall rule: too many steps in a row without a file change. */
 export const noFileChangeRule: Rule = (state, s, o) => {
   if (s.changedFiles.length > 0) return { state: { ...state, stepsWithoutChange: 0, noFileChangeWarnings: 0 }, incident: null }
   const idle = state.stepsWithoutChange + 1
@@ -142,6 +145,7 @@ export const noFileChangeRule: Rule = (state, s, o) => {
   }
 }
 
+/** Stall rule: too many context compactions. */
 export const compactionsRule: Rule = (state, s, o) => {
   if (s.compaction !== true) return { state, incident: null }
   const count = state.compactions + 1
@@ -157,6 +161,7 @@ export const compactionsRule: Rule = (state, s, o) => {
   }
 }
 
+/** Stall rule: spend past the cost limit. */
 export const costRule: Rule = (state, s, o) => {
   const spent = state.costUsd + (typeof s.costUsd === "number" && Number.isFinite(s.costUsd) ? s.costUsd : 0)
   const next = { ...state, costUsd: spent }
@@ -180,6 +185,7 @@ const relative = (path: string, root: string | undefined): string => {
   return p.startsWith(`${r}/`) ? p.slice(r.length + 1) : p
 }
 
+/** Stall rule: a reply says the work is done while required artefacts (globs) are still missing. */
 export const artefactRule: Rule = (state, s, o, exists) => {
   const added = s.changedFiles.map((p) => relative(p, o.artefacts.root)).filter((p) => !state.changed.includes(p))
   const changed = added.length === 0 ? state.changed : [...new Set([...state.changed, ...added])].sort()
@@ -200,6 +206,7 @@ export const artefactRule: Rule = (state, s, o, exists) => {
   }
 }
 
+/** Stall rule: tokens keep being spent while verification does not improve. */
 export const spendFlatRule: Rule = (state, s, o) => {
   // Real evidence only: tokens spent while neither a verification improved nor a file changed.
   if (s.verificationImproved || s.changedFiles.length > 0) return { state: { ...state, flatTokens: [], flatVerifications: [], spendFlatWarnings: 0 }, incident: null }
@@ -240,6 +247,7 @@ export const consumeStall = (
   return { state: current, incidents }
 }
 
+/** Runs every stall rule over each step's signals and reports the incidents. */
 export class StallMonitor {
   readonly options: StallOptions
   private current: StallState

@@ -11,9 +11,11 @@ export type ToolKind =
   | { readonly kind: "shell"; readonly command: string }
   | { readonly kind: "other" }
 
+/** Whether a value is a plain object. */
 export const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
   value !== null && typeof value === "object" && !Array.isArray(value)
 
+/** The first of the keys whose value in the input is a string. */
 export const stringField = (input: unknown, ...keys: ReadonlyArray<string>): string | undefined => {
   if (!isRecord(input)) return undefined
   for (const key of keys) {
@@ -41,6 +43,7 @@ export const commandOf = (input: unknown): string | undefined => {
 const OTHER: ToolKind = { kind: "other" }
 const EDIT: ToolKind = { kind: "edit" }
 
+/** Whether a tool part is a shell command, an edit or something else, by name and input. */
 export const classifyTool = (part: ToolPart, options: TryBestOptions): ToolKind => {
   const name = part.name.toLowerCase()
   if (options.editTools.some((t) => t.toLowerCase() === name)) {

@@ -22,6 +22,7 @@ const compile = (source: string, label: string): RegExp => {
 
 const cache = new WeakMap<TryBestOptions, VerificationMatcher>()
 
+/** The compiled verification-command patterns for the options (cached per options object). */
 export const verificationMatcher = (
   options: Pick<TryBestOptions, "verificationPatterns" | "commandWrappers">
 ): VerificationMatcher => {
@@ -53,5 +54,6 @@ export const simpleCommands = (command: string, wrappers: ReadonlyArray<RegExp>)
     return rest.trim()
   })
 
+/** Whether a shell command (through its wrappers) runs a verification such as tests or a build. */
 export const isVerificationCommand = (command: string, matcher: VerificationMatcher): boolean =>
   simpleCommands(command, matcher.wrappers).some((c) => c !== "" && matcher.patterns.some((p) => p.test(c)))

@@ -1,4 +1,5 @@
-import { DEFAULT_EDIT_TOOLS, DEFAULT_SHELL_TOOLS, DEFAULT_VERIFICATION_PATTERNS } from "@loopguard/core"
+import { DEFAULT_EDIT_TOOLS, DEFAULT_SHELL_TOOLS, DEFAULT_VERIFICATION_PATTERNS } from "@loopguard/core/try-best"
+import { DEFAULT_ENV_DENY } from "../tools/tool-env.js"
 import type { LoopguardConfig } from "./schema.js"
 
 /** SPEC.md defaults. The env-variable names are derived from this object's shape. */
@@ -11,7 +12,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     minDistinct: 3,
     long: { enabled: true, copies: 4, minBlockTokens: 20, minBlockChars: 64, maxBlockChars: 8_000, minWords: 4, runChars: 1_024 }
   },
-  stream: { chunkTimeoutMs: 480_000 },
+  stream: { chunkTimeoutMs: 480_000, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024 },
   loop: {
     role: "main",
     interactive: false,
@@ -65,5 +66,6 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   breaker: { enabled: true, consecutiveFailures: 3, window: 10, failureRate: 0.6, minSamples: 5, recoverySuccesses: 3 },
   goal_gate: { enabled: false, maxChecks: 20 },
   completion_check: { command: null, timeoutMs: 300_000, maxFailures: 3 },
+  tools: { maxOutputChars: 20_000, envDeny: DEFAULT_ENV_DENY, envAllow: [], approveCommands: false },
   prices: {}
 }

@@ -1,4 +1,4 @@
-export * from "./Config.js"
+export * from "./ConfigService.js"
 export * from "./defaults.js"
 export * from "./load.js"
 export * from "./schema.js"

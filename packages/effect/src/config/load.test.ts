@@ -75,3 +75,72 @@ describe("loadConfig", () => {
     expect(envVariables().map((v) => v.name)).toContain("LOOPGUARD_LOOP_STREAK_RECOVERY_TRIGGER_COUNT")
   })
 })
+
+describe("loadConfig hardening", () => {
+  const errorsOf = (input: Parameters<typeof loadConfig>[0]): string => {
+    const r = loadConfig(input)
+    return r._tag === "error" ? r.errors.join("\n") : "(accepted)"
+  }
+
+  test("a timer above 2^31−1 ms is rejected, naming the field and where it came from", () => {
+    expect(errorsOf({ file: { path: "lg.json", text: `{\n "loop": { "toolTimeoutMs": 2147483648 }\n}` } })).toContain(
+      "config field loop.toolTimeoutMs (from lg.json:2)"
+    )
+    expect(errorsOf({ env: { LOOPGUARD_COMPLETION_CHECK_TIMEOUT_MS: "9999999999" } })).toContain(
+      "config field completion_check.timeoutMs (from environment variable LOOPGUARD_COMPLETION_CHECK_TIMEOUT_MS)"
+    )
+    expect(loadConfig({ env: { LOOPGUARD_LOOP_TOOL_TIMEOUT_MS: "2147483647" } })._tag).toBe("ok")
+  })
+
+  test("every millisecond knob (…Ms) rejects a value above 2^31−1, naming its field", () => {
+    const timers = envVariables().filter((v) => v.name.endsWith("_MS"))
+    expect(timers.length).toBeGreaterThan(10)
+    for (const v of timers) {
+      expect(errorsOf({ env: { [v.name]: "2147483648" } })).toContain(`config field ${v.path.join(".")} (from environment variable ${v.name})`)
+    }
+  })
+
+  test("nesting deeper than the limit is refused before parsing, naming file:line", () => {
+    const deep = `{"repair": {"tools": {"x": {"defaults": {"y": ${"[".repeat(100_000)}${"]".repeat(100_000)}}}}}}`
+    expect(errorsOf({ file: { path: "deep.json", text: deep } })).toMatch(/^deep\.json:1:\d+: nested deeper than 32 levels/)
+  })
+
+  test("__proto__, constructor and prototype keys are refused, naming file:line", () => {
+    const text = `{\n "repeat": { "__proto__": { "window": 1 } },\n "provider": { "constructor": {} }\n}`
+    const errors = errorsOf({ file: { path: "p.json", text } })
+    expect(errors).toContain("p.json:2:14: key repeat.__proto__ is not allowed")
+    expect(errors).toContain("p.json:3:16: key provider.constructor is not allowed")
+    expect(errorsOf({ file: { path: "p.json", text: `{"repair": {"tools": {"t": {"defaults": {"prototype": 1}}}}}` } })).toContain(
+      "key repair.tools.t.defaults.prototype is not allowed"
+    )
+  })
+
+  test("a leading BOM is accepted", () => {
+    const r = loadConfig({ file: { path: "bom.json", text: `\uFEFF{ "repeat": { "window": 400 } }` } })
+    expect(r._tag).toBe("ok")
+    if (r._tag === "ok") expect(r.config.repeat.window).toBe(400)
+  })
+
+  test("an unknown LOOPGUARD_* variable is an error naming it; the endpoint variables are known", () => {
+    expect(errorsOf({ env: { LOOPGUARD_REPEAT_WINDOWS: "3", LOOPGUARD_MODEL: "m", LOOPGUARD_CONFIG: "x.json" } })).toBe(
+      "environment variable LOOPGUARD_REPEAT_WINDOWS is not a loopguard setting (see docs/config.md for the list)"
+    )
+  })
+
+  test("a bad regular expression in try_best.verification_patterns names the field and the entry", () => {
+    expect(errorsOf({ file: { path: "re.json", text: `{"try_best": {"verification_patterns": ["pytest", "npm (test"]}}` } })).toContain(
+      "config field try_best.verification_patterns[1]: not a valid regular expression \"npm (test\""
+    )
+  })
+
+  test("the tool and response-limit knobs read from the environment", () => {
+    const r = loadConfig({
+      env: { LOOPGUARD_TOOLS_ENV_ALLOW: "PATH,HOME", LOOPGUARD_TOOLS_APPROVE_COMMANDS: "true", LOOPGUARD_STREAM_MAX_EVENT_BYTES: "1024" }
+    })
+    expect(r._tag).toBe("ok")
+    if (r._tag !== "ok") return
+    expect(r.config.tools.envAllow).toEqual(["PATH", "HOME"])
+    expect(r.config.tools.approveCommands).toBe(true)
+    expect(r.config.stream.maxEventBytes).toBe(1024)
+  })
+})

@@ -4,8 +4,11 @@
  * the bad value came from (file:line, env var, flag).
  */
 import { Schema } from "effect"
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser/lib/esm/main.js"
+// The package root, not `jsonc-parser/lib/esm/…`: Node loads that path as CommonJS and rejects it. The
+// CLI bundle maps the root back to the ESM build (scripts/build.ts).
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { DEFAULT_CONFIG } from "./defaults.js"
+import { forbiddenKeys, MAX_CONFIG_DEPTH, stripBom, tooDeepAt } from "./file-guards.js"
 import { BUDGET_NAMES, LoopguardConfigSchema, type LoopguardConfig } from "./schema.js"
 
 export type ConfigSource = { readonly kind: "default" } | { readonly kind: "file"; readonly file: string } | { readonly kind: "env"; readonly name: string } | { readonly kind: "flag"; readonly name: string }
@@ -103,34 +106,26 @@ const describeSource = (src: ConfigSource | undefined, input: ConfigInput, path:
   return line === null ? src.file : `${src.file}:${line}`
 }
 
+/** Defaults ← file ← env ← overrides, validated; `ok` with the config or `error` with one message per bad field. */
 export const loadConfig = (input: ConfigInput): ConfigResult => {
   const merged = structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>
   const sources = new Map<string, ConfigSource>()
   const errors: Array<string> = []
 
   if (input.file) {
-    const parseErrors: Array<ParseError> = []
-    const parsed: unknown = parseJsonc(input.file.text, parseErrors, { allowTrailingComma: true })
-    if (parseErrors.length > 0) {
-      for (const e of parseErrors) {
-        const { line, column } = lineOf(input.file.text, e.offset)
-        errors.push(`${input.file.path}:${line}:${column}: ${printParseErrorCode(e.error)}`)
-      }
-      return { _tag: "error", errors }
-    }
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-      return { _tag: "error", errors: [`${input.file.path}:1: the config file must hold a JSON object`] }
-    }
-    mergeInto(merged, parsed as Record<string, unknown>)
+    const read = readConfigFile(input.file)
+    if (read._tag === "error") return read
+    mergeInto(merged, read.parsed)
     const mark = (obj: unknown, path: Array<string>) => {
       if (obj !== null && typeof obj === "object" && !Array.isArray(obj)) {
         for (const [k, v] of Object.entries(obj)) mark(v, [...path, k])
       } else sources.set(path.join("."), { kind: "file", file: input.file!.path })
     }
-    mark(parsed, [])
+    mark(read.parsed, [])
   }
 
   if (input.env) {
+    errors.push(...unknownEnvErrors(input.env))
     for (const { name, path } of envVariables()) {
       const raw = input.env[name]
       if (raw === undefined) continue
@@ -158,6 +153,64 @@ export const loadConfig = (input: ConfigInput): ConfigResult => {
   const config = decoded.value
   errors.push(...crossFieldErrors(config))
   return errors.length > 0 ? { _tag: "error", errors } : { _tag: "ok", config }
+}
+
+/** The file's object, or errors naming file:line:column. */
+const readConfigFile = (
+  input: { readonly path: string; readonly text: string }
+): { readonly _tag: "ok"; readonly parsed: Record<string, unknown> } | { readonly _tag: "error"; readonly errors: ReadonlyArray<string> } => {
+  const file = { path: input.path, text: stripBom(input.text) }
+  const refused = fileGuardErrors(file)
+  if (refused.length > 0) return { _tag: "error", errors: refused }
+  const parseErrors: Array<ParseError> = []
+  const parsed: unknown = parseJsonc(file.text, parseErrors, { allowTrailingComma: true })
+  if (parseErrors.length > 0) {
+    return {
+      _tag: "error",
+      errors: parseErrors.map((e) => {
+        const { line, column } = lineOf(file.text, e.offset)
+        return `${file.path}:${line}:${column}: ${printParseErrorCode(e.error)}`
+      })
+    }
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return { _tag: "error", errors: [`${file.path}:1: the config file must hold a JSON object`] }
+  }
+  return { _tag: "ok", parsed: parsed as Record<string, unknown> }
+}
+
+/** Depth and prototype keys are checked on the text, before any parser builds objects from it. */
+const fileGuardErrors = (file: { readonly path: string; readonly text: string }): Array<string> => {
+  const deep = tooDeepAt(file.text, MAX_CONFIG_DEPTH)
+  if (deep !== null) {
+    const { line, column } = lineOf(file.text, deep)
+    return [`${file.path}:${line}:${column}: nested deeper than ${MAX_CONFIG_DEPTH} levels; no config key is that deep`]
+  }
+  return forbiddenKeys(file.text).map(({ path, offset }) => {
+    const { line, column } = lineOf(file.text, offset)
+    return `${file.path}:${line}:${column}: key ${path} is not allowed (__proto__, constructor and prototype are refused)`
+  })
+}
+
+/**
+ * LOOPGUARD_* variables read outside the config object (the endpoint, the config file's path,
+ * development-trace switches); any other LOOPGUARD_* name that is not a knob is a typo.
+ */
+export const OTHER_ENV_VARIABLES: ReadonlyArray<string> = [
+  "LOOPGUARD_CONFIG",
+  "LOOPGUARD_BASE_URL",
+  "LOOPGUARD_MODEL",
+  "LOOPGUARD_API_KEY",
+  "LOOPGUARD_TRACES_DIR",
+  "LOOPGUARD_TRACE_REPORT"
+]
+
+const unknownEnvErrors = (env: Readonly<Record<string, string | undefined>>): Array<string> => {
+  const known = new Set([...envVariables().map((v) => v.name), ...OTHER_ENV_VARIABLES])
+  return Object.keys(env)
+    .filter((name) => name.startsWith("LOOPGUARD_") && !known.has(name))
+    .sort()
+    .map((name) => `environment variable ${name} is not a loopguard setting (see docs/config.md for the list)`)
 }
 
 const schemaMessage = (cause: unknown): string => {
@@ -196,6 +249,13 @@ const crossFieldErrors = (config: LoopguardConfig): Array<string> => {
   }
   checkRetry(config.retry, "retry")
   for (const [id, p] of Object.entries(config.provider)) if (p.retry) checkRetry(p.retry, `provider.${id}.retry`)
+  config.try_best.verification_patterns.forEach((pattern, i) => {
+    try {
+      new RegExp(`^(?:${pattern})`, "i")
+    } catch (e) {
+      errors.push(`config field try_best.verification_patterns[${i}]: not a valid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`)
+    }
+  })
   const r = config.repeat
   if (r.window < r.minBlock * r.threshold) {
     errors.push(`config field repeat.window: ${r.window} is below minBlock × threshold (${r.minBlock * r.threshold}); no loop could ever trip`)

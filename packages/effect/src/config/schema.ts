@@ -20,6 +20,12 @@ export const LongRepeatSection = Schema.Struct({
   runChars: PosInt
 })
 
+/** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: reject such values. */
+export const MAX_TIMER_MS = 2_147_483_647
+const TimerMs = PosInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
+const DelayMs = NonNegInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
+
+/** Config section `repeat`: the in-stream repetition guard. */
 export const RepeatSection = Schema.Struct({
   enabled: Schema.Boolean,
   window: PosInt,
@@ -29,10 +35,16 @@ export const RepeatSection = Schema.Struct({
   long: LongRepeatSection
 })
 
+/** Config section `stream`: the chunk timeout. */
 export const StreamSection = Schema.Struct({
-  chunkTimeoutMs: PosInt
+  chunkTimeoutMs: TimerMs,
+  /** Bytes of one response body after decompression; past it the step ends as a protocol error. */
+  maxResponseBytes: PosInt,
+  /** Bytes of one server-sent event (one `data:` record). */
+  maxEventBytes: PosInt
 })
 
+/** Config section `loop`: role, interactivity, caps, steps and timeouts. */
 export const LoopSection = Schema.Struct({
   role: Schema.Literals(["main", "subagent", "checkpoint"]),
   interactive: Schema.Boolean,
@@ -40,10 +52,11 @@ export const LoopSection = Schema.Struct({
   maxSteps: PosInt,
   tokenBudget: Schema.NullOr(PosInt),
   costBudgetUsd: Schema.NullOr(Schema.Number.check(Schema.isGreaterThan(0))),
-  toolTimeoutMs: PosInt,
-  stepTimeoutMs: Schema.NullOr(PosInt)
+  toolTimeoutMs: TimerMs,
+  stepTimeoutMs: Schema.NullOr(TimerMs)
 })
 
+/** Config section `recovery`: bounded recoveries per kind. */
 export const RecoverySection = Schema.Struct({
   lengthContinuations: NonNegInt,
   emptyRetries: NonNegInt,
@@ -52,6 +65,7 @@ export const RecoverySection = Schema.Struct({
   structuredRetries: NonNegInt
 })
 
+/** Config section `text_loop`. */
 export const TextLoopSection = Schema.Struct({
   enabled: Schema.Boolean,
   bufferSize: PosInt,
@@ -99,6 +113,7 @@ export const ActionCycleSection = Schema.Struct({
   replays: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
+/** Config section `doom_loop`. */
 export const DoomLoopSection = Schema.Struct({
   enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
@@ -112,18 +127,20 @@ export const StreakRecoverySection = Schema.Struct({
   cache_risk_blocks: PosInt
 })
 
+/** One retry budget's fields, each optional (a patch over the defaults). */
 export const RetryBudgetPatch = Schema.Struct({
   mode: Schema.optional(Schema.Literals(["bounded", "persistent"])),
   maxRetries: Schema.optional(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 }))),
-  deadlineMs: Schema.optional(PosInt),
+  deadlineMs: Schema.optional(TimerMs),
   noDeadline: Schema.optional(Schema.Boolean),
-  initialDelayMs: Schema.optional(NonNegInt),
-  maxDelayMs: Schema.optional(NonNegInt),
+  initialDelayMs: Schema.optional(DelayMs),
+  maxDelayMs: Schema.optional(DelayMs),
   jitterRatio: Schema.optional(Ratio)
 })
 
-export { RETRY_BUDGET_NAMES as BUDGET_NAMES } from "@loopguard/core"
+export { RETRY_BUDGET_NAMES as BUDGET_NAMES } from "@loopguard/core/retry"
 
+/** Config section `retry`: one budget patch per budget name. */
 export const RetrySection = Schema.Struct({
   request: Schema.optional(RetryBudgetPatch),
   stream: Schema.optional(RetryBudgetPatch),
@@ -136,6 +153,7 @@ export const RetrySection = Schema.Struct({
   overloadedImmediateRetries: Schema.optional(NonNegInt)
 })
 
+/** Config section `provider.<id>`: per-provider overrides. */
 export const ProviderSection = Schema.Struct({
   retry: Schema.optional(RetrySection)
 })
@@ -155,6 +173,7 @@ export const TryBestSection = Schema.Struct({
   max_resumes: NonNegInt
 })
 
+/** Config section `stall`: stall signals. */
 export const StallSection = Schema.Struct({
   enabled: Schema.Boolean,
   noFileChangeSteps: Schema.NullOr(PosInt),
@@ -164,6 +183,7 @@ export const StallSection = Schema.Struct({
   spendFlatWindow: Schema.NullOr(PosInt)
 })
 
+/** Config section `breaker`: the error-storm breaker. */
 export const BreakerSection = Schema.Struct({
   enabled: Schema.Boolean,
   consecutiveFailures: PosInt,
@@ -173,14 +193,16 @@ export const BreakerSection = Schema.Struct({
   recoverySuccesses: PosInt
 })
 
+/** Config section `goal_gate`. */
 export const GoalGateSection = Schema.Struct({
   enabled: Schema.Boolean,
   maxChecks: PosInt
 })
 
+/** Config section `completion_check`. */
 export const CompletionCheckSection = Schema.Struct({
   command: Schema.NullOr(Schema.String),
-  timeoutMs: PosInt,
+  timeoutMs: TimerMs,
   maxFailures: PosInt
 })
 
@@ -214,6 +236,19 @@ export const RollbackSection = Schema.Struct({
   dedupe_unlisted_tools: Schema.Boolean
 })
 
+/** The built-in tools of `loopguard run` (the shell is not a sandbox: see docs/security.md). */
+export const ToolsSection = Schema.Struct({
+  /** Characters of output one tool call returns (head and tail kept, the middle dropped). */
+  maxOutputChars: PosInt,
+  /** Environment names (`*` wildcards) removed from the shell's environment, besides LOOPGUARD_* and the key's variable. */
+  envDeny: Names,
+  /** When not empty, only these names reach the shell. */
+  envAllow: Names,
+  /** Ask on the terminal before each shell command; without a terminal every command is refused. */
+  approveCommands: Schema.Boolean
+})
+
+/** The whole config as one Schema; `LoopguardConfig` is its type. */
 export const LoopguardConfigSchema = Schema.Struct({
   repeat: RepeatSection,
   stream: StreamSection,
@@ -236,6 +271,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   breaker: BreakerSection,
   goal_gate: GoalGateSection,
   completion_check: CompletionCheckSection,
+  tools: ToolsSection,
   /** Merged over the built-in list prices; used for the cost cap and the report. */
   prices: Schema.Record(Schema.String, ModelPriceSchema)
 })

@@ -6,7 +6,8 @@
  * reason-derived code fills in when the body named none, so the retry classifier sees the same
  * words it would see from the AI SDK backend.
  */
-import { normalizeError, type NormalizedError } from "@loopguard/core"
+import { type NormalizedError } from "@loopguard/core/model"
+import { normalizeError } from "@loopguard/core/retry"
 import { Duration } from "effect"
 import { AiError } from "effect/ai"
 

@@ -1,4 +1,5 @@
-import { decide, type StreamPart } from "@loopguard/core"
+import { type StreamPart } from "@loopguard/core/model"
+import { decide } from "@loopguard/core/retry"
 import { describe, expect, test } from "bun:test"
 import { Duration, Effect, Layer, Stream } from "effect"
 import { AiError, Tool } from "effect/ai"
@@ -195,5 +196,41 @@ describe("layerFromEffectAi", () => {
     await collect([textTurn(["a"])], { ...ask("hi"), maxOutputTokens: 256 }, (n) => seen.push(n))
     await collect([textTurn(["a"])], ask("hi"), (n) => seen.push(n))
     expect(seen).toEqual([256])
+  })
+})
+
+describe("layerFromEffectAi redaction", () => {
+  const KEY = "effect-ai-key-0123456789"
+  const echoing = () =>
+    AiError.make({
+      module: "OpenAiClient",
+      method: "streamRequest",
+      reason: new AiError.RateLimitError({
+        http: { response: { status: 429, headers: { "x-echo": `Bearer ${KEY}` } }, body: `{"error":{"message":"bad key ${KEY}, authorization: Bearer ${KEY}"}}` }
+      })
+    })
+  const run = async (script: ReadonlyArray<ScriptedTurn>) => {
+    const fake = makeFakeModel(script)
+    const layer = layerFromEffectAi({ providerId: "fake", modelId: "fake-1", secrets: [KEY] }).pipe(Layer.provide(fake.layer))
+    const parts: Array<StreamPart> = []
+    const program = Effect.gen(function* () {
+      return yield* (yield* LLM).stream(ask("hi")).pipe(
+        Stream.runForEach((p) => Effect.sync(() => parts.push(p))),
+        Effect.flip,
+        Effect.option
+      )
+    })
+    const failure = await Effect.runPromise(Effect.provide(program, layer))
+    return JSON.stringify({ parts, failure })
+  }
+
+  test("the configured key and Bearer credentials are removed from failures and error parts", async () => {
+    const failed = await run([{ parts: [], fail: echoing() }])
+    const errorPart = await run([{ parts: [{ type: "error", error: echoing() }, finishPart("error")] }])
+    for (const text of [failed, errorPart]) {
+      expect(text).toContain("429")
+      expect(text).toContain("[REDACTED]")
+      expect(text).not.toContain(KEY)
+    }
   })
 })

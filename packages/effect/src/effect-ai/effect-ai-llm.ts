@@ -5,10 +5,12 @@
  * calls as written, undeclared names included). Interrupting the Stream interrupts the
  * provider's stream, which closes its HTTP request.
  */
-import type { StreamPart } from "@loopguard/core"
+import type { StreamPart } from "@loopguard/core/model"
+import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import { Effect, Layer, Stream } from "effect"
 import { type AiError, LanguageModel } from "effect/ai"
 import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
+import { redactParts } from "../llm/redact-parts.js"
 import { normalizeAiError } from "./ai-error.js"
 import { streamPartFromEffectAi, type EffectAiStreamPart } from "./map-parts.js"
 import { toEffectAiPrompt, toEffectAiToolkit } from "./prompt.js"
@@ -25,6 +27,11 @@ export interface EffectAiLlmOptions {
    * hook `LlmRequest.maxOutputTokens` is not sent.
    */
   readonly outputCap?: EffectAiOutputCap
+  /**
+   * Values (the provider's API key) removed from every error the provider reports; the
+   * credential after Authorization / Bearer always is (servers echo the header back).
+   */
+  readonly secrets?: ReadonlyArray<string>
 }
 
 const streamParts = (model: LanguageModel.LanguageModel, request: LlmRequest): Stream.Stream<EffectAiStreamPart, AiError.AiError> =>
@@ -41,23 +48,30 @@ const streamParts = (model: LanguageModel.LanguageModel, request: LlmRequest): S
         toolCallValidation: "deferred"
       })
 
-export const makeEffectAiLlm = (model: LanguageModel.LanguageModel, options: EffectAiLlmOptions): LlmShape => ({
-  providerId: options.providerId,
-  modelId: options.modelId,
-  stream: (request: LlmRequest) =>
-    Stream.suspend(() => {
-      const parts = streamParts(model, request)
-      const capped =
-        options.outputCap !== undefined && request.maxOutputTokens !== undefined
-          ? parts.pipe(options.outputCap(request.maxOutputTokens))
-          : parts
-      return capped.pipe(
-        Stream.mapError((e) => new LlmError({ error: normalizeAiError(e) })),
-        Stream.map(streamPartFromEffectAi),
-        Stream.filter((part): part is StreamPart => part !== null)
-      )
-    })
-})
+/** The LLM service over an Effect AI `LanguageModel`. */
+export const makeEffectAiLlm = (model: LanguageModel.LanguageModel, options: EffectAiLlmOptions): LlmShape => {
+  const secrets = options.secrets ?? []
+  // This is where a server's words enter loopguard: redacted here, they reach nothing else.
+  const redact = makeRedactor(secrets)
+  return {
+    providerId: options.providerId,
+    modelId: options.modelId,
+    stream: (request: LlmRequest) =>
+      Stream.suspend(() => {
+        const parts = streamParts(model, request)
+        const capped =
+          options.outputCap !== undefined && request.maxOutputTokens !== undefined
+            ? parts.pipe(options.outputCap(request.maxOutputTokens))
+            : parts
+        return capped.pipe(
+          Stream.mapError((e) => new LlmError({ error: redactDeep(normalizeAiError(e), redact) })),
+          Stream.map(streamPartFromEffectAi),
+          Stream.filter((part): part is StreamPart => part !== null),
+          redactParts(secrets)
+        )
+      })
+  }
+}
 
 /** `LLM` over the `LanguageModel` in context: provide the Effect AI provider's layer below it. */
 export const layerFromEffectAi = (options: EffectAiLlmOptions): Layer.Layer<LLM, never, LanguageModel.LanguageModel> =>

@@ -1,8 +1,9 @@
-import { scanRepetition, scanText, type GuardTrip, type StreamPart } from "@loopguard/core"
+import { type StreamPart } from "@loopguard/core/model"
+import { scanRepetition, scanText, type GuardTrip } from "@loopguard/core/repeat"
 import { describe, expect, test } from "bun:test"
 import { Effect, Layer, Stream } from "effect"
 import { LanguageModel, Response } from "effect/ai"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { DEFAULT_CONFIG } from "../config/defaults.js"
 import type { LoopguardConfig } from "../config/schema.js"
 import { LLM } from "../llm/LLM.js"
@@ -16,7 +17,7 @@ const looping = (copies: number) => Array.from({ length: copies }, () => BLOCK)
 const healthy = (n: number) => Array.from({ length: n }, (_, i) => `step ${i} checks item ${i * 7} in module m${i}. `)
 
 const configWith = (patch: (c: LoopguardConfig) => LoopguardConfig = (c) => c) =>
-  Layer.succeed(Config, patch(structuredClone(DEFAULT_CONFIG)))
+  Layer.succeed(ConfigService, patch(structuredClone(DEFAULT_CONFIG)))
 
 type Part = Response.StreamPart<{}, "deferred">
 
@@ -84,7 +85,7 @@ describe("guardLanguageModel", () => {
     expect(trips).toEqual([])
   })
 
-  test("the thresholds come from Config.repeat", async () => {
+  test("the thresholds come from the config's repeat section", async () => {
     const parts = await streamGuarded(textTurn(looping(40)), { config: (c) => ({ ...c, repeat: { ...c.repeat, threshold: 5 } }) })
     expect(deltas(parts)).toEqual(looping(5))
   })

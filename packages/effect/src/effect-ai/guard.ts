@@ -5,14 +5,15 @@
  * it is requested (the provider stream is interrupted, which closes its HTTP request).
  *
  * Covered: `streamText` text and reasoning deltas, fed through core's RepeatGuard (SPEC §1's rule
- * and the long-period rule), with the `Config` service's `repeat` thresholds. Not covered: `generateText` / `generateObject` (a
- * whole response cannot be cut early; they pass through), retries, error classification, the
- * recovery reminders and every cross-step detector — those stay with the RunLoop.
+ * and the long-period rule), with the `ConfigService` service's `repeat` thresholds. Not covered:
+ * `generateText` / `generateObject` (a whole response cannot be cut early; they pass through),
+ * retries, error classification, the recovery reminders and every cross-step detector — those
+ * stay with the RunLoop.
  */
-import { RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core"
+import { RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
 import { Effect, Layer, Stream } from "effect"
 import { LanguageModel } from "effect/ai"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
 
 export interface EffectAiGuardOptions {
@@ -75,22 +76,23 @@ export const guardedLanguageModel = (
 }
 
 /**
- * A `LanguageModel` layer over the one below it, guarded with `Config.repeat`
+ * A `LanguageModel` layer over the one below it, guarded with the config's `repeat` section
  * (`repeat.enabled: false` hands the inner model through untouched):
  * `guardLanguageModelWith().pipe(Layer.provide(providerModelLayer), Layer.provide(configLayer))`.
  */
 export const guardLanguageModelWith = (
   options: EffectAiGuardOptions = {}
-): Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel | Config> =>
+): Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel | ConfigService> =>
   Layer.effect(
     LanguageModel.LanguageModel,
     Effect.gen(function* () {
       const inner = yield* LanguageModel.LanguageModel
-      const { repeat } = yield* Config
+      const { repeat } = yield* ConfigService
       if (!repeat.enabled) return inner
       return guardedLanguageModel(inner, repeatGuardOptionsOf(repeat), options)
     })
   )
 
-export const guardLanguageModel: Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel | Config> =
+/** An Effect AI `LanguageModel` Layer guarded by the repetition rule, with thresholds from the config service. */
+export const guardLanguageModel: Layer.Layer<LanguageModel.LanguageModel, never, LanguageModel.LanguageModel | ConfigService> =
   guardLanguageModelWith()

@@ -1,4 +1,4 @@
-import { FINISH_REASONS } from "@loopguard/core"
+import { FINISH_REASONS } from "@loopguard/core/model"
 import { describe, expect, test } from "bun:test"
 import { Response } from "effect/ai"
 import { normalizeAiError } from "./ai-error.js"

@@ -4,7 +4,7 @@
  * requests) is dropped so monitors see one shape. Provider-executed tool calls are dropped too:
  * the provider ran them, loopguard has nothing to execute.
  */
-import { toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core"
+import { toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core/model"
 import type { Response } from "effect/ai"
 import { normalizeAiError } from "./ai-error.js"
 
@@ -30,6 +30,7 @@ export const finishReasonFromEffectAi = (reason: Response.FinishReason | undefin
 
 type MutableUsage = { -readonly [K in keyof Usage]: Usage[K] }
 
+/** Effect AI usage as loopguard's `Usage`. */
 export const usageFromEffectAi = (u: Response.Usage | undefined): Usage | undefined => {
   if (u === undefined) return undefined
   const out: MutableUsage = {}
@@ -49,6 +50,7 @@ export const usageFromEffectAi = (u: Response.Usage | undefined): Usage | undefi
 /** The stream parts of a request made with `disableToolCallResolution` (any parameters mode). */
 export type EffectAiStreamPart = Response.StreamPart<any, Response.ToolParametersMode>
 
+/** One Effect AI stream part as a loopguard stream part, or null for parts loopguard does not use. */
 export const streamPartFromEffectAi = (part: EffectAiStreamPart): StreamPart | null => {
   switch (part.type) {
     case "response-metadata":

@@ -4,7 +4,7 @@
  * provider-executed call are left out, because providers reject an unanswered call and loopguard
  * never ran the provider's own tools.
  */
-import { isAnsweredClientCall, toolResultText, type AssistantPart } from "@loopguard/core"
+import { isAnsweredClientCall, toolResultText, type AssistantPart } from "@loopguard/core/model"
 import { Prompt, Tool, Toolkit } from "effect/ai"
 import type { LlmRequest, ToolSpec } from "../llm/LLM.js"
 
@@ -21,6 +21,7 @@ const assistantContent = (parts: ReadonlyArray<AssistantPart>): Array<Prompt.Ass
   return content
 }
 
+/** A loopguard request as an Effect AI `Prompt`. */
 export const toEffectAiPrompt = (request: LlmRequest): Prompt.Prompt => {
   const messages: Array<Prompt.Message> = []
   if (request.system !== undefined && request.system !== "") {

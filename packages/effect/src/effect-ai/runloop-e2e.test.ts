@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Layer } from "effect"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { DEFAULT_CONFIG } from "../config/defaults.js"
 import { Events, type LoopguardEvent } from "../events/Events.js"
 import { loopguardLayer } from "../layers.js"
@@ -24,7 +24,7 @@ const bash: ToolDefinition = {
 const runSession = async (script: ReadonlyArray<ScriptedTurn>) => {
   const fake = makeFakeModel(script)
   const events: Array<LoopguardEvent> = []
-  const configLayer = Layer.succeed(Config, structuredClone(DEFAULT_CONFIG))
+  const configLayer = Layer.succeed(ConfigService, structuredClone(DEFAULT_CONFIG))
   const deps = Layer.mergeAll(
     layerFromEffectAi({ providerId: "fake", modelId: "fake-1" }).pipe(Layer.provide(fake.layer)),
     Tools.layerFrom([bash]).pipe(Layer.provide(configLayer)),

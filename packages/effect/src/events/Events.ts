@@ -82,6 +82,7 @@ export const SessionStatus = Schema.Struct({
 })
 export const RunFinished = Schema.Struct({ type: Schema.Literal("run.finished"), report: Schema.Unknown })
 
+/** Every event a session publishes, as one Schema union. */
 export const LoopguardEvent = Schema.Union([
   StepStarted,
   StreamProgress,
@@ -99,6 +100,7 @@ export const LoopguardEvent = Schema.Union([
 ])
 export type LoopguardEvent = typeof LoopguardEvent.Type
 
+/** One typed PubSub of everything a session does; a UI, logger or test follows a run through it. */
 export class Events extends Context.Service<
   Events,
   {

@@ -4,7 +4,7 @@
  * (the error is reported as an incident by the RunLoop), because a broken judge must not trap a
  * finished run.
  */
-import { GOAL_GATE_SYSTEM, goalGatePrompt, parseGoalVerdict, type GoalVerdict } from "@loopguard/core"
+import { GOAL_GATE_SYSTEM, goalGatePrompt, parseGoalVerdict, type GoalVerdict } from "@loopguard/core/gate"
 import { Context, Effect, Layer, Stream } from "effect"
 import { LLM } from "../llm/LLM.js"
 
@@ -14,6 +14,7 @@ export interface GoalGateInput {
   readonly work: ReadonlyArray<string>
 }
 
+/** The goal gate: an evaluator call judging a final answer against the user's goal. */
 export class GoalGate extends Context.Service<GoalGate, { readonly judge: (input: GoalGateInput) => Effect.Effect<GoalVerdict> }>()(
   "loopguard/GoalGate"
 ) {

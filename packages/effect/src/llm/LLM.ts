@@ -2,7 +2,7 @@
  * The model, seen from loopguard: one request in, a Stream of loopguard's own parts out.
  * Backends (AI SDK today) provide it as a Layer; interrupting the stream aborts the request.
  */
-import type { AssistantPart, NormalizedError, StreamPart } from "@loopguard/core"
+import type { AssistantPart, NormalizedError, StreamPart } from "@loopguard/core/model"
 import { Context, Data, type Stream } from "effect"
 
 export interface ToolSpec {
@@ -37,4 +37,5 @@ export interface LlmShape {
   readonly stream: (request: LlmRequest) => Stream.Stream<StreamPart, LlmError>
 }
 
+/** The model: one request in, a Stream of loopguard stream parts out; interrupting it aborts the HTTP request. */
 export class LLM extends Context.Service<LLM, LlmShape>()("loopguard/LLM") {}

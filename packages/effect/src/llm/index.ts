@@ -1,1 +1,2 @@
 export * from "./LLM.js"
+export * from "./redact-parts.js"

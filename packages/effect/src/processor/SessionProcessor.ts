@@ -5,14 +5,16 @@
  * errors are retried in place, stream-phase errors replay the step only while no tool call
  * has arrived (a tool must never run twice).
  */
-import { isPrefillRejection, ReplyBuilder, type AssistantMessage, type GuardTrip, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core"
+import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core/model"
+import type { GuardTrip } from "@loopguard/core/repeat"
+import { isPrefillRejection } from "@loopguard/core/retry"
 import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
 import { Events } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
-import { makeRetrySchedule, type RetryStep } from "../retry/schedule.js"
+import type { RetryStop } from "../retry/schedule.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools, type ToolResult } from "../tools/Tools.js"
 import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonitor } from "./monitors.js"
@@ -40,8 +42,6 @@ interface AttemptResult {
   /** A tool-call event arrived (its tool ran): the step is no longer replay-safe. */
   readonly toolCalled: boolean
 }
-
-type RetryStop = Extract<RetryStep, { readonly retry: false }>
 
 /** The schedule's input: an attempt that failed in a way a retry might fix. */
 class AttemptFailed extends Data.TaggedError("AttemptFailed")<{ readonly error: NormalizedError }> {}
@@ -86,6 +86,7 @@ export interface SessionProcessorShape {
   readonly process: (input: ProcessInput) => Effect.Effect<ProcessResult>
 }
 
+/** One step: stream the reply, feed the monitors, run tool calls as they arrive, retry or replay failed attempts. */
 export class SessionProcessor extends Context.Service<SessionProcessor, SessionProcessorShape>()("loopguard/SessionProcessor") {
   static readonly layer = Layer.effect(
     SessionProcessor,
@@ -93,7 +94,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const llm = yield* LLM
       const store = yield* SessionStore
       const events = yield* Events
-      const config = yield* Config
+      const config = yield* ConfigService
       const tools = yield* Tools
       const retry = yield* RetryCoordinator
       const gate = yield* ToolGate
@@ -288,12 +289,12 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           }
         })
 
-        const schedule = makeRetrySchedule<AttemptFailed>({
-          budgets: retry.budgets,
+        // The coordinator owns every budget: this step only says when a replay is unsafe and what to announce.
+        const policy = retry.policy<AttemptFailed>({
           normalize: (f) => f.error,
           // Once a tool call arrived its tool has run: replaying the step could run it twice.
           replaySafe: () => !(last?.toolCalled ?? false),
-          overloadedImmediateRetries: config.loop.role === "main" ? retry.overloadedImmediateRetries : 0,
+          mainSession: config.loop.role === "main",
           onAttempt: (info) =>
             Effect.gen(function* () {
               yield* events.publish({
@@ -308,11 +309,11 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               })
               yield* events.publish({ type: "session.status", status: "retry", attempt: info.attempt, delayMs: info.delayMs })
             }),
-          onStop: (step) => Effect.sync(() => void (stopped = step))
+          onStop: (stop) => Effect.sync(() => void (stopped = stop))
         })
 
         const outcome: StepOutcome = yield* once.pipe(
-          Effect.retry(schedule),
+          Effect.retry(policy),
           Effect.map((r): StepOutcome => {
             const t = r.trip
             if (t === null) return { type: "continue" }
@@ -335,7 +336,6 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               if (last!.reply.finish === undefined) last!.reply.setFinish("error")
               if (why === null || why.reason === "not-retryable") {
                 yield* events.publish({ type: "session.retry.terminal", kind: why?.decision.kind ?? "terminal", message: failed.error.message })
-                yield* retry.onTerminal(failed.error, why?.decision.reason ?? "not retryable")
               }
               return { type: "error", error: recorded } satisfies StepOutcome
             })

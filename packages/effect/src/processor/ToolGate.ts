@@ -3,9 +3,10 @@
  * the same input three times in one reply asks the Permission service; a non-interactive agent
  * (no one to ask) is denied, which stops the step.
  */
-import { doomLoop, type AssistantMessage } from "@loopguard/core"
+import { doomLoop } from "@loopguard/core/loops"
+import { type AssistantMessage } from "@loopguard/core/model"
 import { Context, Effect, Layer } from "effect"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import { Events } from "../events/Events.js"
 import type { ToolCall } from "../tools/Tools.js"
 
@@ -30,19 +31,20 @@ export class Permission extends Context.Service<
     Layer.succeed(Permission, Permission.of({ ask }))
 }
 
-export type GateVerdict = { readonly _tag: "allow" } | { readonly _tag: "deny"; readonly reason: string }
+export type ToolGateVerdict = { readonly _tag: "allow" } | { readonly _tag: "deny"; readonly reason: string }
 
+/** Checked before each tool call runs: a doom loop asks Permission or, non-interactive, is denied. */
 export class ToolGate extends Context.Service<
   ToolGate,
-  { readonly beforeCall: (reply: AssistantMessage, call: ToolCall, step: number) => Effect.Effect<GateVerdict> }
+  { readonly beforeCall: (reply: AssistantMessage, call: ToolCall, step: number) => Effect.Effect<ToolGateVerdict> }
 >()("loopguard/ToolGate") {
   static readonly layer = Layer.effect(
     ToolGate,
     Effect.gen(function* () {
-      const config = yield* Config
+      const config = yield* ConfigService
       const permission = yield* Permission
       const events = yield* Events
-      const allow: GateVerdict = { _tag: "allow" }
+      const allow: ToolGateVerdict = { _tag: "allow" }
       return ToolGate.of({
         beforeCall: Effect.fn("ToolGate.beforeCall")(function* (reply, call, step) {
           if (!config.doom_loop.enabled) return allow
@@ -64,7 +66,7 @@ export class ToolGate extends Context.Service<
           return {
             _tag: "deny",
             reason: `doom loop: ${loop.tool} was called ${config.doom_loop.repeats} times with the same input in one reply`
-          } satisfies GateVerdict
+          } satisfies ToolGateVerdict
         })
       })
     })

@@ -2,11 +2,19 @@
  * In-place tool-call repair (SPEC §7): the configured alias/default table merged over the
  * built-in one, and the tool→server map read from the system prompt (cached per prompt).
  */
-import { DEFAULT_REPAIR_TABLE, repairToolCall, serverMapFromSystemPrompt, type RepairTable, type ServerMap, type StreamPart } from "@loopguard/core"
+import { type StreamPart } from "@loopguard/core/model"
+import {
+  DEFAULT_REPAIR_TABLE,
+  repairToolCall,
+  serverMapFromSystemPrompt,
+  type RepairTable,
+  type ServerMap
+} from "@loopguard/core/toolcall"
 import type { LoopguardConfig } from "../config/schema.js"
 
 type ToolCallPart = Extract<StreamPart, { type: "tool-call" }>
 
+/** In-place repair of a reply's tool calls against the declared tools, configured from the config. */
 export const makeCallRepair = (config: LoopguardConfig) => {
   const table: RepairTable = {
     ...DEFAULT_REPAIR_TABLE,

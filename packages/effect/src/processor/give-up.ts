@@ -1,7 +1,8 @@
 /**
  * What a step records when the retry schedule gives up. Pure.
  */
-import type { NormalizedError, RetryStopReason } from "@loopguard/core"
+import type { NormalizedError } from "@loopguard/core/model"
+import type { RetryStopReason } from "@loopguard/core/retry"
 
 /**
  * The error a step records when it gives up because the budget or the deadline ran out. The

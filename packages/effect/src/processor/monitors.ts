@@ -2,8 +2,8 @@
  * In-stream monitors are plain synchronous objects so the per-delta path stays cheap; a
  * factory makes a fresh one for every attempt (a replayed step starts from zero).
  */
-import type { StreamPart, ToolPart } from "@loopguard/core"
-import { RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core"
+import type { StreamPart, ToolPart } from "@loopguard/core/model"
+import { RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
 
 export type MonitorTrip =
   | { readonly outcome: "text-repeat"; readonly monitor: string; readonly trip: GuardTrip }

@@ -2,7 +2,7 @@
  * An LLM that answers the i-th request with the i-th recorded reply (audit, tests). It never
  * looks at the request: a shadow replay asks exactly once per recorded step.
  */
-import type { AssistantMessage, StreamPart } from "@loopguard/core"
+import type { AssistantMessage, StreamPart } from "@loopguard/core/model"
 import { Layer, Stream } from "effect"
 import { LLM, type LlmShape } from "../llm/LLM.js"
 import { ReplayCursor } from "./ReplayCursor.js"
@@ -17,6 +17,7 @@ export interface ReplayLlmOptions extends Partial<ReplayPartsOptions> {
 
 export const DEFAULT_REPLAY_MODEL = { providerId: "replay", modelId: "replay" } as const
 
+/** An LLM that answers the i-th request with the i-th recorded reply. */
 export const makeReplayLLM = (steps: ReadonlyArray<AssistantMessage>, options: ReplayLlmOptions = {}): LlmShape => {
   const cursor = options.cursor ?? new ReplayCursor()
   const partsOptions: ReplayPartsOptions = { chunkChars: options.chunkChars ?? DEFAULT_REPLAY_PARTS.chunkChars }
@@ -38,5 +39,6 @@ export const makeReplayLLM = (steps: ReadonlyArray<AssistantMessage>, options: R
   }
 }
 
+/** The replay LLM as a Layer. */
 export const layerReplayLLM = (steps: ReadonlyArray<AssistantMessage>, options: ReplayLlmOptions = {}) =>
   Layer.sync(LLM, () => LLM.of(makeReplayLLM(steps, options)))

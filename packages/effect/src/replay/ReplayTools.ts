@@ -4,7 +4,8 @@
  * non-zero exit code, or — when it recorded no exit status at all — when the output shows an
  * unambiguous sign of failure). A call the trace never answered gets a completed, empty result.
  */
-import { inferFailure, type AssistantMessage, type ToolPart } from "@loopguard/core"
+import { type AssistantMessage, type ToolPart } from "@loopguard/core/model"
+import { inferFailure } from "@loopguard/core/trace"
 import { Effect, Layer } from "effect"
 import type { ToolSpec } from "../llm/LLM.js"
 import { Tools, type ToolCall, type ToolResult, type ToolsShape } from "../tools/Tools.js"
@@ -60,6 +61,7 @@ export interface ReplayToolsOptions {
   readonly cursor?: ReplayCursor
 }
 
+/** Tools that answer each call with its recorded result in the step being replayed. */
 export const makeReplayTools = (results: ReadonlyArray<ReplayToolResult>, options: ReplayToolsOptions = {}): ToolsShape => {
   const used = new Set<number>()
   const find = (call: ToolCall): number =>
@@ -78,5 +80,6 @@ export const makeReplayTools = (results: ReadonlyArray<ReplayToolResult>, option
   }
 }
 
+/** The replay Tools as a Layer. */
 export const layerReplayTools = (results: ReadonlyArray<ReplayToolResult>, options: ReplayToolsOptions = {}) =>
   Layer.sync(Tools, () => Tools.of(makeReplayTools(results, options)))

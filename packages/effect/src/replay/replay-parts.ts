@@ -3,7 +3,7 @@
  * go out in small deltas so the in-stream repetition monitor sees a replay the way it sees a
  * live stream (and can cut it at the same place).
  */
-import type { AssistantMessage, FinishReason, StreamPart, ToolPart } from "@loopguard/core"
+import type { AssistantMessage, FinishReason, StreamPart, ToolPart } from "@loopguard/core/model"
 
 export interface ReplayPartsOptions {
   /** Characters per text / reasoning delta. */
@@ -26,6 +26,7 @@ const toolPartsOf = (reply: AssistantMessage): Array<ToolPart> => reply.parts.fi
 export const replayFinish = (reply: AssistantMessage): FinishReason =>
   reply.finish ?? (toolPartsOf(reply).length > 0 ? "tool-calls" : "stop")
 
+/** A recorded reply as the stream parts a live model would have sent (deltas of `chunkChars`). */
 export const replyToParts = (reply: AssistantMessage, options: ReplayPartsOptions = DEFAULT_REPLAY_PARTS): Array<StreamPart> => {
   const size = Math.max(1, Math.floor(options.chunkChars))
   const parts: Array<StreamPart> = [{ type: "start" }]

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { parseTrace, traceToSteps, type AssistantMessage, type StreamPart } from "@loopguard/core"
+import { type AssistantMessage, type StreamPart } from "@loopguard/core/model"
+import { parseTrace, traceToSteps } from "@loopguard/core/trace"
 import { Effect, Layer, Stream } from "effect"
 import { LLM } from "../llm/LLM.js"
 import { Tools } from "../tools/Tools.js"

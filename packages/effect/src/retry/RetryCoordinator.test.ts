@@ -1,11 +1,12 @@
 import { describe, expect, test } from "bun:test"
-import { DEFAULT_RETRY_BUDGETS, initialRetryState, type NormalizedError } from "@loopguard/core"
+import { type NormalizedError } from "@loopguard/core/model"
+import { DEFAULT_RETRY_BUDGETS } from "@loopguard/core/retry"
 import { Effect, Exit, Fiber, Layer, Random } from "effect"
 import { TestClock } from "effect/testing"
-import { Config } from "../config/Config.js"
-import { RetryConfigError, RetryExhausted } from "./errors.js"
+import { ConfigService } from "../config/ConfigService.js"
+import { RetryConfigError } from "./errors.js"
 import { RetryCoordinator } from "./RetryCoordinator.js"
-import type { RetryAttemptInfo } from "./schedule.js"
+import type { RetryAttemptInfo, RetryStop } from "./schedule.js"
 
 const run = <A, E>(
   effect: Effect.Effect<A, E, RetryCoordinator>,
@@ -55,13 +56,16 @@ const driven = <A, E>(
     return { fiber, attempts }
   })
 
-describe("RetryCoordinator.retry: delays", () => {
+/** In the stream phase (the step already streamed): stream-phase budgets apply. */
+const streamed = (error: NormalizedError): NormalizedError => ({ ...error, phase: "stream" })
+
+describe("RetryCoordinator.policy: delays", () => {
   test("exponential growth, waiting exactly the computed delay before each retry", async () => {
     const result = await run(
       Effect.gen(function* () {
         const rc = yield* RetryCoordinator
         const { effect, calls } = flaky([e500, e500, e500])
-        const { fiber, attempts } = yield* driven((onAttempt) => rc.retry(effect, { phase: "request", scope: "request", onAttempt }))
+        const { fiber, attempts } = yield* driven((onAttempt) => Effect.retry(effect, rc.policy({ onAttempt })))
         const seen: Array<number> = [calls.n]
         for (const wait of [200, 400, 800]) {
           yield* TestClock.adjust(wait - 1)
@@ -90,7 +94,7 @@ describe("RetryCoordinator.retry: delays", () => {
         for (let seed = 0; seed < 20; seed++) {
           const { effect } = flaky([e500])
           const { fiber, attempts } = yield* driven((onAttempt) =>
-            rc.retry(effect, { phase: "request", scope: "request", onAttempt }).pipe(Random.withSeed(seed))
+            Effect.retry(effect, rc.policy({ onAttempt })).pipe(Random.withSeed(seed))
           )
           yield* TestClock.adjust(1_000)
           yield* Fiber.join(fiber)
@@ -107,14 +111,14 @@ describe("RetryCoordinator.retry: delays", () => {
   })
 })
 
-describe("RetryCoordinator.retry: server hints", () => {
+describe("RetryCoordinator.policy: server hints", () => {
   const firstDelay = (error: NormalizedError, setup: Effect.Effect<void> = Effect.void) =>
     run(
       Effect.gen(function* () {
         yield* setup
         const rc = yield* RetryCoordinator
-        const { effect, calls } = flaky([error])
-        const { fiber, attempts } = yield* driven((onAttempt) => rc.retry(effect, { phase: "stream", scope: "live-step", onAttempt }))
+        const { effect, calls } = flaky([streamed(error)])
+        const { fiber, attempts } = yield* driven((onAttempt) => Effect.retry(effect, rc.policy({ onAttempt })))
         const delay = attempts[0]!.delayMs
         yield* TestClock.adjust(delay - 1)
         const before = calls.n
@@ -151,104 +155,101 @@ describe("RetryCoordinator.retry: server hints", () => {
   })
 })
 
-describe("RetryCoordinator.retry: stopping", () => {
-  test("a bounded budget's count: 4 request retries, then RetryExhausted", async () => {
+describe("RetryCoordinator.policy: stopping", () => {
+  /** Retries `effect` under the policy and records why it stopped. */
+  const stopped = <A>(effect: Effect.Effect<A, NormalizedError>, options: { readonly replaySafe?: () => boolean } = {}) =>
+    Effect.gen(function* () {
+      const rc = yield* RetryCoordinator
+      const stops: Array<RetryStop> = []
+      const fiber = yield* Effect.forkChild(Effect.retry(effect, rc.policy({ ...options, onStop: (s) => Effect.sync(() => void stops.push(s)) })))
+      yield* Effect.yieldNow
+      return { fiber, stops }
+    })
+
+  test("a bounded budget's count: 4 request retries, then the last error and why", async () => {
     const r = await run(
       Effect.gen(function* () {
-        const rc = yield* RetryCoordinator
         const { effect, calls } = always(e500)
-        const { fiber } = yield* driven((onAttempt) => rc.retry(effect, { phase: "request", scope: "request", onAttempt }))
+        const { fiber, stops } = yield* stopped(effect)
         yield* TestClock.adjust(60_000)
-        return { exit: yield* Fiber.await(fiber), calls: calls.n }
+        return { exit: yield* Fiber.await(fiber), calls: calls.n, stops }
       }),
       noJitter
     )
     expect(r.calls).toBe(5)
-    expect(Exit.isFailure(r.exit)).toBe(true)
-    const failure = failureOf(r.exit)
-    expect(failure).toBeInstanceOf(RetryExhausted)
-    expect(failure).toMatchObject({ reason: "budget-exhausted", attempts: 4, lastError: e500 })
+    expect(failureOf(r.exit)).toBe(e500)
+    expect(r.stops).toMatchObject([{ reason: "budget-exhausted", attempt: 4, budget: "request" }])
   })
 
   test("deadline: the next wait would pass it, so it stops before sleeping", async () => {
     const r = await run(
       Effect.gen(function* () {
-        const rc = yield* RetryCoordinator
         // request budget: 30 s deadline; each hint asks for 20 s
         const { effect, calls } = always(e429({ "retry-after": "20" }))
-        const { fiber } = yield* driven((onAttempt) => rc.retry(effect, { phase: "request", scope: "request", onAttempt }))
+        const { fiber, stops } = yield* stopped(effect)
         yield* TestClock.adjust(20_000)
-        const exit = yield* Fiber.await(fiber)
-        return { exit, calls: calls.n }
+        return { exit: yield* Fiber.await(fiber), calls: calls.n, stops }
       })
     )
     expect(r.calls).toBe(2)
-    expect(failureOf(r.exit)).toMatchObject({
-      _tag: "RetryExhausted",
-      reason: "deadline",
-      attempts: 1
-    })
+    expect(r.stops).toMatchObject([{ reason: "deadline", attempt: 1 }])
   })
 
-  test("a terminal error: no retry, onTerminal once, the error comes back unchanged", async () => {
+  test("a terminal error: no retry, the service's onTerminal hook once, the error comes back unchanged", async () => {
     const auth: NormalizedError = { message: "Unauthorized", status: 401 }
+    const heard: Array<string> = []
+    const layer = RetryCoordinator.layerOf({ onTerminal: (e, reason) => Effect.sync(() => void heard.push(`${e.status}|${reason}`)) })
     const r = await run(
       Effect.gen(function* () {
-        const rc = yield* RetryCoordinator
-        const terminal: Array<string> = []
         const { effect, calls } = always(auth)
-        const exit = yield* Effect.exit(
-          rc.retry(effect, {
-            phase: "request",
-            scope: "request",
-            onTerminal: (d, e) => Effect.sync(() => void terminal.push(`${d.kind}:${e.status}`))
-          })
-        )
-        return { exit, calls: calls.n, terminal }
-      })
-    )
-    expect(r.calls).toBe(1)
-    expect(r.terminal).toEqual(["terminal:401"])
-    expect(failureOf(r.exit)).toBe(auth)
-  })
-
-  test("the service-level onTerminal hook is used when the call gives none", async () => {
-    const heard: Array<string> = []
-    const layer = RetryCoordinator.layerOf({ onTerminal: (e, reason) => Effect.sync(() => void heard.push(`${e.message}|${reason}`)) })
-    await run(
-      Effect.gen(function* () {
-        const rc = yield* RetryCoordinator
-        yield* Effect.exit(rc.retry(always({ message: "nope", status: 404 }).effect, { phase: "request", scope: "request" }))
+        const { fiber, stops } = yield* stopped(effect)
+        return { exit: yield* Fiber.await(fiber), calls: calls.n, stops }
       }),
       layer
     )
-    expect(heard).toEqual(["nope|not found (HTTP 404)"])
+    expect(r.calls).toBe(1)
+    expect(heard).toEqual(["401|authentication failure (HTTP 401)"])
+    expect(r.stops).toMatchObject([{ reason: "not-retryable", decision: { kind: "terminal" } }])
+    expect(failureOf(r.exit)).toBe(auth)
   })
 
   test("an unsafe replay is not retried and is not called terminal", async () => {
+    let terminal = 0
+    const layer = RetryCoordinator.layerOf({ onTerminal: () => Effect.sync(() => void terminal++) })
     const r = await run(
       Effect.gen(function* () {
-        const rc = yield* RetryCoordinator
-        let terminal = 0
-        const { effect, calls } = always(e500)
-        const exit = yield* Effect.exit(
-          rc.retry(effect, { phase: "stream", scope: "live-step", replaySafe: () => false, onTerminal: () => Effect.sync(() => void terminal++) })
-        )
-        return { exit, calls: calls.n, terminal }
+        const { effect, calls } = always(streamed(e500))
+        const { fiber, stops } = yield* stopped(effect, { replaySafe: () => false })
+        return { exit: yield* Fiber.await(fiber), calls: calls.n, stops }
+      }),
+      layer
+    )
+    expect(failureOf(r.exit)).toEqual(streamed(e500))
+    expect([r.calls, terminal]).toEqual([1, 0])
+    expect(r.stops).toMatchObject([{ reason: "unsafe-replay" }])
+  })
+
+  test("stream-phase replays share one counter: 5 stream retries, then budget-exhausted", async () => {
+    const r = await run(
+      Effect.gen(function* () {
+        const { effect, calls } = always(streamed({ message: "x", code: "stream_read_error" }))
+        const { fiber, stops } = yield* stopped(effect)
+        yield* TestClock.adjust(600_000)
+        return { exit: yield* Fiber.await(fiber), calls: calls.n, stops }
       })
     )
-    expect(failureOf(r.exit)).toBe(e500)
-    expect([r.calls, r.terminal]).toEqual([1, 0])
+    expect(r.calls).toBe(6)
+    expect(r.stops).toMatchObject([{ reason: "budget-exhausted", attempt: 5, budget: "stream" }])
   })
 })
 
-describe("RetryCoordinator.retry: persistent network budget", () => {
+describe("RetryCoordinator.policy: persistent network budget", () => {
   test("keeps retrying past any count until interrupted; interruption stops it", async () => {
     const r = await run(
       Effect.gen(function* () {
         const rc = yield* RetryCoordinator
-        const { effect, calls } = always({ message: "Cannot connect to API", status: 200, causes: ["terminated"] })
-        const { fiber, attempts } = yield* driven((onAttempt) => rc.retry(effect, { phase: "stream", scope: "live-step", onAttempt }))
+        const { effect, calls } = always(streamed({ message: "Cannot connect to API", status: 200, causes: ["terminated"] }))
+        const { fiber, attempts } = yield* driven((onAttempt) => Effect.retry(effect, rc.policy({ onAttempt })))
         for (let i = 0; i < 150; i++) yield* TestClock.adjust(60_000)
         const callsBefore = calls.n
         yield* Fiber.interrupt(fiber)
@@ -269,7 +270,7 @@ describe("RetryCoordinator.retry: persistent network budget", () => {
       Effect.gen(function* () {
         const rc = yield* RetryCoordinator
         const { effect, calls } = always({ message: "fetch failed", causes: ["ECONNREFUSED"] })
-        const { fiber } = yield* driven((onAttempt) => rc.retry(effect, { phase: "request", scope: "request", onAttempt }))
+        const { fiber } = yield* driven((onAttempt) => Effect.retry(effect, rc.policy({ onAttempt })))
         yield* TestClock.adjust(60_000)
         return { exit: yield* Fiber.await(fiber), calls: calls.n }
       })
@@ -279,7 +280,7 @@ describe("RetryCoordinator.retry: persistent network budget", () => {
   })
 })
 
-describe("RetryCoordinator.retry: silent overload retries", () => {
+describe("RetryCoordinator.policy: silent overload retries", () => {
   const overloaded: NormalizedError = { message: "The server is overloaded", code: "server_is_overloaded", status: 200 }
 
   test("up to N immediate, unannounced retries, then the normal budget", async () => {
@@ -288,7 +289,7 @@ describe("RetryCoordinator.retry: silent overload retries", () => {
         const rc = yield* RetryCoordinator
         const { effect, calls } = flaky([overloaded, overloaded, overloaded, overloaded])
         const { fiber, attempts } = yield* driven((onAttempt) =>
-          rc.retry(effect, { phase: "request", scope: "request", overloadedImmediateRetries: rc.overloadedImmediateRetries, onAttempt })
+          Effect.retry(effect, rc.policy({ mainSession: true, onAttempt }))
         )
         const immediate = calls.n
         yield* TestClock.adjust(200)
@@ -300,82 +301,65 @@ describe("RetryCoordinator.retry: silent overload retries", () => {
     expect(r.value).toBe(5)
     expect(r.attempts).toEqual([[1, 200]])
   })
-})
 
-describe("RetryCoordinator: schedule, nextRetry, decide", () => {
-  test("schedule() works with Effect.retry and returns the original error when done", async () => {
+  test("outside the main session there are no silent retries", async () => {
     const r = await run(
       Effect.gen(function* () {
         const rc = yield* RetryCoordinator
-        const { effect, calls } = always(e500)
-        const fiber = yield* Effect.forkChild(Effect.retry(effect, rc.schedule("request", "request")))
-        yield* TestClock.adjust(60_000)
-        return { exit: yield* Fiber.await(fiber), calls: calls.n }
-      })
+        const { effect, calls } = flaky([overloaded])
+        const { fiber, attempts } = yield* driven((onAttempt) => Effect.retry(effect, rc.policy({ onAttempt })))
+        const immediate = calls.n
+        yield* TestClock.adjust(200)
+        return { immediate, value: yield* Fiber.join(fiber), attempts: attempts.length }
+      }),
+      noJitter
     )
-    expect(failureOf(r.exit)).toBe(e500)
-    expect(r.calls).toBe(5)
-  })
-
-  test("nextRetry keeps a caller-owned counter across stream-phase replays", async () => {
-    const steps = await run(
-      Effect.gen(function* () {
-        const rc = yield* RetryCoordinator
-        let state = initialRetryState
-        const out = []
-        for (let i = 0; i < 7; i++) {
-          const step = yield* rc.nextRetry(state, { message: "x", code: "stream_read_error" }, { phase: "stream", elapsedMs: 0 })
-          out.push(step.retry ? `retry#${step.attempt}:${step.budget}` : `stop:${step.reason}`)
-          if (step.retry) state = { ...state, attempt: step.attempt }
-        }
-        const unsafe = yield* rc.nextRetry({ attempt: 0, replaySafe: false }, e500, { phase: "stream", elapsedMs: 0 })
-        return { out, unsafe: unsafe.retry ? "retry" : unsafe.reason }
-      })
-    )
-    expect(steps.out).toEqual(["retry#1:stream", "retry#2:stream", "retry#3:stream", "retry#4:stream", "retry#5:stream", "stop:budget-exhausted", "stop:budget-exhausted"])
-    expect(steps.unsafe).toBe("unsafe-replay")
-  })
-
-  test("decide reads the Effect clock for HTTP-date hints", async () => {
-    const d = await run(
-      Effect.gen(function* () {
-        yield* TestClock.setTime(Date.parse("Wed, 21 Oct 2015 07:27:00 GMT"))
-        const rc = yield* RetryCoordinator
-        return yield* rc.decide({ message: "busy", status: 503, headers: { "retry-after": "Wed, 21 Oct 2015 07:28:00 GMT" } })
-      })
-    )
-    expect(d).toMatchObject({ kind: "server", serverDelayMs: 60_000 })
+    expect([r.immediate, r.value, r.attempts]).toEqual([1, 2, 1])
   })
 })
 
 describe("RetryCoordinator layers", () => {
-  const budgets = (layer: Layer.Layer<RetryCoordinator, RetryConfigError>) =>
-    Effect.runPromise(Effect.exit(Effect.map(RetryCoordinator, (rc) => rc.budgets).pipe(Effect.provide(layer))))
+  /** Fails with `error` until the policy gives up; the calls made and the announced delays. */
+  const exhaust = (layer: Layer.Layer<RetryCoordinator, RetryConfigError>, error: NormalizedError) =>
+    Effect.runPromise(
+      Effect.exit(
+        Effect.gen(function* () {
+          const rc = yield* RetryCoordinator
+          const { effect, calls } = always(error)
+          const { fiber, attempts } = yield* driven((onAttempt) => Effect.retry(effect, rc.policy({ onAttempt })))
+          for (let i = 0; i < 40; i++) yield* TestClock.adjust(60_000)
+          yield* Fiber.await(fiber)
+          return { calls: calls.n, delays: attempts.map((a) => a.delayMs) }
+        }).pipe(Effect.provide(Layer.merge(layer, TestClock.layer())))
+      )
+    )
 
   test("layerWith merges field by field and rejects an invalid section with its path", async () => {
-    const ok = await budgets(RetryCoordinator.layerWith({ rateLimit: { maxRetries: 9 } }))
-    expect(Exit.isSuccess(ok) && ok.value.rateLimit).toEqual({ ...DEFAULT_RETRY_BUDGETS.rateLimit, maxRetries: 9 })
-    const bad = await budgets(RetryCoordinator.layerWith({ server: { deadlineMs: 5, noDeadline: true } }))
+    const ok = await exhaust(RetryCoordinator.layerWith({ rateLimit: { maxRetries: 9 } }), streamed(e429({})))
+    expect(Exit.isSuccess(ok) && ok.value.calls).toBe(10)
+    const bad = await exhaust(RetryCoordinator.layerWith({ server: { deadlineMs: 5, noDeadline: true } }), e500)
     const failure = failureOf(bad)
     expect(failure).toBeInstanceOf(RetryConfigError)
     expect((failure as RetryConfigError).errors).toEqual(["retry.server: deadlineMs and noDeadline are mutually exclusive"])
   })
 
   test("layerFor applies provider.<id>.retry over retry", async () => {
-    const root = { retry: { server: { maxRetries: 2 } }, provider: { openai: { retry: { server: { initialDelayMs: 50 } } } } }
-    const ok = await budgets(RetryCoordinator.layerFor("openai", root))
-    expect(Exit.isSuccess(ok) && ok.value.server).toEqual({ ...DEFAULT_RETRY_BUDGETS.server, maxRetries: 2, initialDelayMs: 50 })
+    const root = { retry: { server: { maxRetries: 2, jitterRatio: 0 } }, provider: { openai: { retry: { server: { initialDelayMs: 150 } } } } }
+    const ok = await exhaust(RetryCoordinator.layerFor("openai", root), streamed(e500))
+    expect(Exit.isSuccess(ok) && ok.value).toEqual({ calls: 3, delays: [150, 300] })
+    const other = await exhaust(RetryCoordinator.layerFor("other", root), streamed(e500))
+    expect(Exit.isSuccess(other) && other.value).toEqual({ calls: 3, delays: [2_000, 4_000] })
   })
 
   test("layerFromConfig reads the Config service", async () => {
-    const config = Config.layerWith((c) => ({ ...c, retry: { ...c.retry, stream: { maxRetries: 1 } }, provider: { p: { retry: { stream: { jitterRatio: 0 } } } } }))
-    const ok = await budgets(RetryCoordinator.layerFromConfig("p").pipe(Layer.provide(config)))
-    expect(Exit.isSuccess(ok) && ok.value.stream).toEqual({ ...DEFAULT_RETRY_BUDGETS.stream, maxRetries: 1, jitterRatio: 0 })
+    const config = ConfigService.layerWith((c) => ({ ...c, retry: { ...c.retry, stream: { maxRetries: 1 } }, provider: { p: { retry: { stream: { jitterRatio: 0 } } } } }))
+    const ok = await exhaust(RetryCoordinator.layerFromConfig("p").pipe(Layer.provide(config)), streamed({ message: "x", code: "stream_read_error" }))
+    expect(Exit.isSuccess(ok) && ok.value).toEqual({ calls: 2, delays: [DEFAULT_RETRY_BUDGETS.stream.initialDelayMs] })
   })
 
   test("layerFromConfig treats an unvalidated, invalid config as a defect", async () => {
-    const config = Config.layerWith((c) => ({ ...c, retry: { ...c.retry, server: { deadlineMs: 5, noDeadline: true } } }))
-    const exit = await budgets(RetryCoordinator.layerFromConfig().pipe(Layer.provide(config)))
+    const config = ConfigService.layerWith((c) => ({ ...c, retry: { ...c.retry, server: { deadlineMs: 5, noDeadline: true } } }))
+    const exit = await exhaust(RetryCoordinator.layerFromConfig().pipe(Layer.provide(config)), e500)
     const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
     expect(reason?._tag).toBe("Die")
   })

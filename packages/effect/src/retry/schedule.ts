@@ -1,8 +1,9 @@
 /**
- * The retry coordinator as an Effect `Schedule`: its input is the failure, its delay comes from
- * core `delayFor` (through `nextRetry`), and it stops where core `nextRetry` says so. The stop
- * verdict is the schedule's final output, so `Effect.retryOrElse` can tell why it gave up.
+ * The retry coordinator's policy as an Effect `Schedule`: its input is the failure, its delay
+ * comes from core `delayFor` (through `nextRetry`), and it stops where core `nextRetry` says so.
+ * The stop verdict goes to `onStop` and is the schedule's final output.
  */
+import { type NormalizedError } from "@loopguard/core/model"
 import {
   budgetNameFor,
   decide,
@@ -10,7 +11,6 @@ import {
   isOverloaded,
   nextRetry,
   recordRetry,
-  type NormalizedError,
   type RetryBudgetName,
   type RetryBudgets,
   type RetryDecision,
@@ -18,7 +18,7 @@ import {
   type RetryPhase,
   type RetryScope,
   type RetryStopReason
-} from "@loopguard/core"
+} from "@loopguard/core/retry"
 import { Cause, Clock, Duration, Effect, Random, Schedule } from "effect"
 
 /** One schedule step: a granted retry, or the reason to stop (the schedule's last output). */
@@ -42,6 +42,9 @@ export type RetryStep =
       readonly budget: RetryBudgetName
     }
 
+/** Why a schedule gave up (its last step). */
+export type RetryStop = Extract<RetryStep, { readonly retry: false }>
+
 /** What `onAttempt` hears before each (non-silent) wait: the `session.retry.attempt` fields. */
 export interface RetryAttemptInfo {
   readonly phase: RetryPhase
@@ -55,10 +58,6 @@ export interface RetryAttemptInfo {
 }
 
 export interface RetryScheduleOptions<E> {
-  /** Omitted: each error's own `phase` decides (one schedule spanning request and stream phases). */
-  readonly phase?: RetryPhase
-  /** Omitted: `request` in the request phase, `live-step` in the stream phase. */
-  readonly scope?: RetryScope
   readonly budgets: RetryBudgets
   readonly normalize: (error: E) => NormalizedError
   /** Consulted before every retry; once false the schedule stops with `unsafe-replay`. */
@@ -66,10 +65,11 @@ export interface RetryScheduleOptions<E> {
   /** Immediate, uncounted retries of OpenAI `server_is_overloaded` (main session: 3). Default 0. */
   readonly overloadedImmediateRetries?: number
   readonly onAttempt?: (info: RetryAttemptInfo) => Effect.Effect<void>
-  /** Called once when the schedule gives up, with why (the retried effect then fails with its last error). */
-  readonly onStop?: (step: Extract<RetryStep, { readonly retry: false }>) => Effect.Effect<void>
+  /** Called once when the schedule gives up, with why and the last failure (the retried effect then fails with it). */
+  readonly onStop?: (stop: RetryStop, error: NormalizedError) => Effect.Effect<void>
 }
 
+/** The retry `Schedule`: the failed attempt's error is the input, its kind picks the budget and the delay. */
 export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule.Schedule<RetryStep, E> =>
   Schedule.fromStep(
     Effect.gen(function* () {
@@ -80,11 +80,8 @@ export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule
       return (now: number, input: E) =>
         Effect.gen(function* () {
           const error = options.normalize(input)
-          const decision = decide(error, {
-            ...(options.phase !== undefined ? { phase: options.phase } : {}),
-            ...(options.scope !== undefined ? { scope: options.scope } : {}),
-            now
-          })
+          // Each failure's own phase picks request or stream budgets: one schedule spans the step.
+          const decision = decide(error, { now })
           const budget = budgetNameFor(decision)
           const replaySafe = options.replaySafe?.() ?? true
           if (
@@ -100,8 +97,8 @@ export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule
           const r = yield* Random.next
           const outcome = nextRetry({ ...state, replaySafe }, decision, options.budgets[budget], now - startedAt, () => r)
           if (!outcome.retry) {
-            const stop = { retry: false, reason: outcome.reason, attempt: state.attempt, decision, budget } as const
-            if (options.onStop !== undefined) yield* options.onStop(stop)
+            const stop: RetryStop = { retry: false, reason: outcome.reason, attempt: state.attempt, decision, budget }
+            if (options.onStop !== undefined) yield* options.onStop(stop, error)
             return yield* Cause.done(stop as RetryStep)
           }
           state = recordRetry(state, outcome)

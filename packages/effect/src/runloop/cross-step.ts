@@ -4,28 +4,30 @@
  * signals (§6 "beyond"). Plain state, no Effect: the RunLoop applies what they ask for.
  * Incidents carry the step whose reply raised them, using only what came before it.
  */
+import { initBreaker, recordToolResult } from "@loopguard/core/caps"
+import { reminderText, type AgentRole } from "@loopguard/core/classify"
 import {
   detectStreak,
-  initBreaker,
-  isVerificationCommand,
-  commandOf,
-  recordToolResult,
-  reminderText,
-  resolveTryBestOptions,
-  StallMonitor,
   TextLoopDetector,
-  toolPartsOf,
-  verificationMatcher,
   TEXT_LOOP_MILD_PROMPT,
-  TEXT_LOOP_STRONG_PROMPT,
-  type AgentRole,
+  TEXT_LOOP_STRONG_PROMPT
+} from "@loopguard/core/loops"
+import {
+  toolPartsOf,
   type AssistantMessage,
   type CropMarker,
   type ExitReason,
   type Message,
-  type ReminderKind,
+  type ReminderKind
+} from "@loopguard/core/model"
+import {
+  isVerificationCommand,
+  commandOf,
+  resolveTryBestOptions,
+  StallMonitor,
+  verificationMatcher,
   type StallOptionsInput
-} from "@loopguard/core"
+} from "@loopguard/core/try-best"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { Incident } from "./report.js"
 import { LoopEpisodes } from "./loop-episodes.js"
@@ -43,6 +45,7 @@ export interface AfterStep {
 
 const TEXT_LOOP_PREFIXES = ["let me ", "i'll ", "i will ", "let's "]
 
+/** Stall-signal options from the config. */
 export const stallOptionsOf = (config: LoopguardConfig): StallOptionsInput => ({
   noFileChange: { enabled: config.stall.noFileChangeSteps !== null, steps: config.stall.noFileChangeSteps ?? 1 },
   compactions: { enabled: config.stall.maxCompactions !== null, limit: config.stall.maxCompactions ?? 1 },
@@ -55,6 +58,7 @@ export const stallOptionsOf = (config: LoopguardConfig): StallOptionsInput => ({
   spendFlat: { enabled: config.stall.spendFlatWindow !== null, window: config.stall.spendFlatWindow ?? 1 }
 })
 
+/** The detectors that look across steps (text loop, repeated action, cycles, streaks, stalls) for one run. */
 export class CrossStepDetectors {
   private textLoop = TextLoopDetector.init()
   private readonly loops: LoopEpisodes

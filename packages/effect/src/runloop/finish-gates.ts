@@ -3,14 +3,22 @@
  * objective and cheap, first) and the goal gate (an evaluator call). Each has its own cap so a
  * disagreement can never loop forever. A pause never reaches here: it ends the run before.
  */
-import { completionCheckFeedback, goalGateFeedback, textOf, toolPartsOf, type AssistantMessage, type ExitReason, type Message, type ReminderKind } from "@loopguard/core"
+import { completionCheckFeedback, goalGateFeedback } from "@loopguard/core/gate"
+import {
+  textOf,
+  toolPartsOf,
+  type AssistantMessage,
+  type ExitReason,
+  type Message,
+  type ReminderKind
+} from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { CompletionCheck } from "../gate/CompletionCheck.js"
 import type { GoalGate } from "../gate/GoalGate.js"
 import type { Incident } from "./report.js"
 
-export type GateVerdict =
+export type FinishGateVerdict =
   | { readonly type: "accept" }
   | { readonly type: "continue"; readonly kind: ReminderKind; readonly text: string }
   | { readonly type: "exit"; readonly reason: ExitReason; readonly error: { readonly tag: string; readonly message: string } }
@@ -31,12 +39,13 @@ const workOf = (messages: ReadonlyArray<Message>): Array<string> =>
     .map((p) => `${p.name} ${JSON.stringify(p.input).slice(0, 120)}${p.exitCode !== undefined ? ` (exit ${p.exitCode})` : ""}`)
     .slice(-30)
 
+/** The completion check and goal gate a final reply passes through, each with its own cap. */
 export const makeFinishGates = (deps: FinishGatesDeps) => {
   let checkFailures = 0
   let gateChecks = 0
   const { config } = deps
   return {
-    check: (reply: AssistantMessage, step: number): Effect.Effect<GateVerdict> =>
+    check: (reply: AssistantMessage, step: number): Effect.Effect<FinishGateVerdict> =>
       Effect.gen(function* () {
         const command = config.completion_check.command
         if (command !== null) {
@@ -69,3 +78,5 @@ export const makeFinishGates = (deps: FinishGatesDeps) => {
       })
   }
 }
+
+export type FinishGates = ReturnType<typeof makeFinishGates>

@@ -5,20 +5,19 @@
  * gone on long enough for a firmer reminder, and once more when it must stop (exit `idle`, or a
  * pause when try-best is on). Plain state, no Effect: the RunLoop applies what is asked.
  */
+import { reminderText, type AgentRole } from "@loopguard/core/classify"
 import {
   actionCycle,
   EpisodeLadder,
   noProgressSpin,
-  reminderText,
   repeatedAction,
   repeatedObservation,
   replayedSequence,
   stepRecords,
-  type AgentRole,
   type LadderCounts,
-  type LoopLevel,
-  type Message
-} from "@loopguard/core"
+  type LoopLevel
+} from "@loopguard/core/loops"
+import type { Message } from "@loopguard/core/model"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { Incident } from "./report.js"
 

@@ -2,18 +2,11 @@
  * The one report every run ends with, whatever the way out: the same fields on success, abort
  * and pause, so a UI or a parent agent reads them one way.
  */
-import { buildReport, toolPartsOf, type IncidentKind, type AssistantMessage, type ExitReason, type Message, type RunReport, type UsageMeter } from "@loopguard/core"
+import { type UsageMeter } from "@loopguard/core/caps"
+import { toolPartsOf, type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
+import { buildReport, type Incident, type RunReport } from "@loopguard/core/report"
 
-export type { RunReport }
-
-export interface Incident {
-  readonly step: number
-  readonly detector: string
-  readonly action: string
-  /** Filled in by the RunLoop from the detector when left out (core's `incidentKind`). */
-  readonly kind?: IncidentKind
-  readonly detail: unknown
-}
+export type { Incident, RunReport }
 
 export interface ReportInput {
   readonly exit: { readonly reason: ExitReason; readonly step: number; readonly error?: { readonly tag: string; readonly message: string } } | null
@@ -42,6 +35,7 @@ const completedWork = (messages: ReadonlyArray<Message>): Array<string> => {
   return out.slice(-20)
 }
 
+/** The run's report from its exit, usage, messages and incidents. */
 export const makeReport = (input: ReportInput): RunReport => {
   const reason: ExitReason = input.exit?.reason ?? "final"
   const lastIncident = input.incidents[input.incidents.length - 1]

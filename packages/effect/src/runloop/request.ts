@@ -3,7 +3,8 @@
  * re-applied (so the prefix stays stable for the provider's cache), ephemeral notes appended to
  * this request only, and the tool list dropped for tool-less requests.
  */
-import { buildRequestView, DEFAULT_CROP, type Message } from "@loopguard/core"
+import { buildRequestView, DEFAULT_CROP } from "@loopguard/core/loops"
+import { type Message } from "@loopguard/core/model"
 import type { LlmRequest, RequestMessage, ToolSpec } from "../llm/LLM.js"
 
 export interface BuildRequestInput {
@@ -22,6 +23,7 @@ export interface BuiltRequest {
   readonly croppedIds: ReadonlyArray<string>
 }
 
+/** The next request from the stored history: excluded replies left out, crops re-applied, notes appended. */
 export const buildRequest = (input: BuildRequestInput): BuiltRequest => {
   // Cache risk is judged per new crop (cross-step.ts), not over every crop re-applied here.
   const view = buildRequestView(input.messages, { ...DEFAULT_CROP, applyCrops: input.applyCrops })

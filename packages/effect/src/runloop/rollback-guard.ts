@@ -7,6 +7,7 @@
  * One difference from the source system: duplicate queries are judged after the step, from the
  * executed calls, so the duplicate did run once more; its result is dropped with the reply.
  */
+import { toolPartsOf, type AssistantMessage } from "@loopguard/core/model"
 import {
   decideRollback,
   detectDuplicateCall,
@@ -16,14 +17,13 @@ import {
   initRollback,
   onSuccessfulTurn,
   recordExecuted,
-  toolPartsOf,
   DEFAULT_DUPLICATE_QUERY_OPTIONS,
-  type AssistantMessage,
   type DuplicateQueryOptions,
   type RollbackDecision
-} from "@loopguard/core"
+} from "@loopguard/core/rollback"
 import type { LoopguardConfig } from "../config/schema.js"
 
+/** The RunLoop's rollback triggers and cap for one run. */
 export class RollbackGuard {
   private state = initRollback()
   private queries = initDuplicateQueries()

@@ -1,7 +1,7 @@
 /**
  * What a run takes and gives back: the RunLoop's public types.
  */
-import type { ExitReason } from "@loopguard/core"
+import type { ExitReason } from "@loopguard/core/model"
 import type { Incident, RunReport } from "./report.js"
 
 export interface RunInput {

@@ -1,4 +1,4 @@
-import type { TryBestOptions } from "@loopguard/core"
+import type { TryBestOptions } from "@loopguard/core/try-best"
 import type { LoopguardConfig } from "../config/schema.js"
 
 /** The config file's snake_case `try_best` section → the core monitor's options. */

@@ -3,7 +3,7 @@
  * `excluded`, a crop is a marker on the user message; nothing is ever deleted, so an audit or a
  * UI can always show what really happened.
  */
-import type { AssistantMessage, CropMarker, ExclusionReason, Message, UserMessage } from "@loopguard/core"
+import type { AssistantMessage, CropMarker, ExclusionReason, Message, UserMessage } from "@loopguard/core/model"
 import { Context, Effect, Layer } from "effect"
 
 export interface SessionStoreShape {
@@ -17,6 +17,7 @@ export interface SessionStoreShape {
   readonly location: (sessionId: string) => string
 }
 
+/** An in-memory session store (append-only, per process). */
 export const makeMemoryStore = (): SessionStoreShape => {
   const sessions = new Map<string, Array<Message>>()
   const get = (id: string) => {
@@ -51,6 +52,7 @@ export const makeMemoryStore = (): SessionStoreShape => {
   }
 }
 
+/** Where a session's messages are kept: append-only, exclusions and crops recorded as markers, never deletions. */
 export class SessionStore extends Context.Service<SessionStore, SessionStoreShape>()("loopguard/SessionStore") {
   static readonly layerMemory = Layer.sync(SessionStore, makeMemoryStore)
 }

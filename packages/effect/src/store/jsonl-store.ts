@@ -3,7 +3,7 @@
  * (append-only on disk as in memory), and a session is rebuilt by replaying its lines the first
  * time it is read, so a run can be resumed or inspected after the process is gone.
  */
-import type { AssistantMessage, CropMarker, ExclusionReason, Message } from "@loopguard/core"
+import type { AssistantMessage, CropMarker, ExclusionReason, Message } from "@loopguard/core/model"
 import { Effect, Layer } from "effect"
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -18,6 +18,7 @@ type Op =
 /** Session ids become file names: anything outside [A-Za-z0-9._-] is replaced. */
 export const sessionFile = (dir: string, sessionId: string): string => join(dir, `${sessionId.replace(/[^A-Za-z0-9._-]/g, "_")}.jsonl`)
 
+/** A durable store: one append-only JSON Lines file per session in `dir`, replayed on first read. */
 export const makeJsonlStore = (dir: string): SessionStoreShape => {
   mkdirSync(dir, { recursive: true })
   const memory = makeMemoryStore()

@@ -2,9 +2,10 @@
  * The tools a session may call. A tool failure is a result the model sees, never a crash of
  * the loop: unknown tools, thrown errors and timeouts all come back as `state: "error"`.
  */
-import type { ToolState } from "@loopguard/core"
+import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
+import type { ToolState } from "@loopguard/core/model"
 import { Context, Duration, Effect, Layer } from "effect"
-import { Config } from "../config/Config.js"
+import { ConfigService } from "../config/ConfigService.js"
 import type { ToolSpec } from "../llm/LLM.js"
 
 export interface ToolResult {
@@ -25,24 +26,43 @@ export interface ToolCall {
 export interface ToolDefinition {
   readonly spec: ToolSpec
   readonly run: (input: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>
+  /**
+   * The tool stops itself at the timeout and returns what it has (the shell returns the output
+   * so far); the generic timeout then only steps in TIMEOUT_GRACE_MS later, as a backstop.
+   */
+  readonly stopsAtTimeout?: boolean
+  /**
+   * Asked before the tool runs (e.g. a person approving a shell command); the time it takes does
+   * not count against the timeout. A refusal is the tool's error result; the tool does not run.
+   */
+  readonly authorize?: (input: Record<string, unknown>, signal: AbortSignal) => Promise<ToolAuthorization>
 }
+
+export type ToolAuthorization = { readonly allowed: true } | { readonly allowed: false; readonly reason: string }
+
+/** How long a tool that stops itself at the timeout gets before it is interrupted anyway. */
+export const TIMEOUT_GRACE_MS = 5_000
 
 export interface ToolsShape {
   readonly specs: ReadonlyArray<ToolSpec>
   readonly execute: (call: ToolCall) => Effect.Effect<ToolResult>
 }
 
+/** The tools a session may call; a failure is a result the model sees, never a crash of the loop. */
 export class Tools extends Context.Service<Tools, ToolsShape>()("loopguard/Tools") {
   /** No tools: every call is answered with an error result. */
   static readonly layerNone = Layer.succeed(Tools, Tools.of({ specs: [], execute: (call) => Effect.succeed(unknownTool(call)) }))
 
-  /** Tools from plain async definitions, each run under the configured per-tool timeout. */
-  static readonly layerFrom = (definitions: ReadonlyArray<ToolDefinition>) =>
+  /**
+   * Tools from plain async definitions, each run under the configured per-tool timeout. Results
+   * pass through `secrets`' redactor before the model, the store or anyone else sees them.
+   */
+  static readonly layerFrom = (definitions: ReadonlyArray<ToolDefinition>, options: { readonly secrets?: ReadonlyArray<string> } = {}) =>
     Layer.effect(
       Tools,
       Effect.gen(function* () {
-        const config = yield* Config
-        return Tools.of(makeTools(definitions, config.loop.toolTimeoutMs))
+        const config = yield* ConfigService
+        return Tools.of(makeTools(definitions, config.loop.toolTimeoutMs, makeRedactor(options.secrets ?? [])))
       })
     )
 }
@@ -53,7 +73,12 @@ const unknownTool = (call: ToolCall): ToolResult => ({
   error: `Unknown tool: ${call.name}`
 })
 
-export const makeTools = (definitions: ReadonlyArray<ToolDefinition>, timeoutMs: number): ToolsShape => {
+/** Tools from plain async definitions, each run under a timeout; `redact` (default: Authorization/Bearer credentials only) is applied to every result's text. */
+export const makeTools = (
+  definitions: ReadonlyArray<ToolDefinition>,
+  timeoutMs: number,
+  redact: (text: string) => string = makeRedactor()
+): ToolsShape => {
   const byName = new Map(definitions.map((d) => [d.spec.name, d]))
   return {
     specs: definitions.map((d) => d.spec),
@@ -61,15 +86,21 @@ export const makeTools = (definitions: ReadonlyArray<ToolDefinition>, timeoutMs:
       const def = byName.get(call.name)
       if (!def) return unknownTool(call)
       const input = call.input !== null && typeof call.input === "object" ? (call.input as Record<string, unknown>) : {}
-      return yield* Effect.tryPromise({
-        try: (signal) => def.run(input, signal),
-        catch: (e) => e
-      }).pipe(
+      const authorize = def.authorize
+      const authorization =
+        authorize === undefined
+          ? Effect.succeed<ToolAuthorization>({ allowed: true })
+          : Effect.tryPromise({ try: (signal) => authorize(input, signal), catch: (e) => e })
+      const run = Effect.tryPromise({ try: (signal) => def.run(input, signal), catch: (e) => e }).pipe(
         Effect.timeoutOrElse({
-          duration: Duration.millis(timeoutMs),
+          duration: Duration.millis(def.stopsAtTimeout === true ? timeoutMs + TIMEOUT_GRACE_MS : timeoutMs),
           orElse: () => Effect.succeed<ToolResult>({ state: "error", output: "", error: `tool ${call.name} timed out after ${timeoutMs} ms` })
-        }),
-        Effect.catch((e) => Effect.succeed<ToolResult>({ state: "error", output: "", error: e instanceof Error ? e.message : String(e) }))
+        })
+      )
+      return yield* authorization.pipe(
+        Effect.flatMap((a) => (a.allowed ? run : Effect.succeed<ToolResult>({ state: "error", output: "", error: a.reason }))),
+        Effect.catch((e) => Effect.succeed<ToolResult>({ state: "error", output: "", error: e instanceof Error ? e.message : String(e) })),
+        Effect.map((result) => redactDeep(result, redact))
       )
     })
   }

@@ -1,8 +1,13 @@
 /**
  * One way to run a shell command for the built-in `bash` tool and the completion check:
- * `bash -c` in a directory, stdout and stderr interleaved, killed at the timeout or on abort.
+ * `bash -c` in a directory, in a process group of its own, stdout and stderr interleaved and
+ * capped while they stream. At the timeout, on abort, and as soon as the command itself exits,
+ * the whole group is killed, so background jobs and grandchildren never outlive the call.
+ * This is not a sandbox: the command runs with the user's rights.
  */
 import { spawn } from "node:child_process"
+import { makeCappedOutput } from "./capped-output.js"
+import { releaseGroup, trackGroup } from "./process-groups.js"
 
 export interface ShellOutcome {
   /** Null when the process was killed or never started. */
@@ -12,24 +17,57 @@ export interface ShellOutcome {
   readonly failure?: string
 }
 
-export const runShell = (command: string, options: { readonly cwd: string; readonly timeoutMs: number; readonly signal?: AbortSignal }): Promise<ShellOutcome> =>
+/** Options of `runShell`. */
+export interface ShellOptions {
+  readonly cwd: string
+  readonly timeoutMs: number
+  readonly signal?: AbortSignal
+  /** The command's whole environment (scrub it first: see tool-env.ts). Default: this process's. */
+  readonly env?: Readonly<Record<string, string>>
+  /** Characters of output kept (head and tail); default 20 000. */
+  readonly maxOutputChars?: number
+}
+
+export const DEFAULT_MAX_OUTPUT_CHARS = 20_000
+
+/** Runs a shell command in `cwd` with a timeout and abort signal; the child never outlives it. */
+export const runShell = (command: string, options: ShellOptions): Promise<ShellOutcome> =>
   new Promise((done) => {
-    let output = ""
-    let timedOut = false
-    const child = spawn("bash", ["-c", command], { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], ...(options.signal ? { signal: options.signal } : {}) })
-    const timer = setTimeout(() => {
-      timedOut = true
-      child.kill("SIGKILL")
-    }, options.timeoutMs)
-    child.stdout.on("data", (d) => (output += d))
-    child.stderr.on("data", (d) => (output += d))
-    child.on("error", (e) => {
-      clearTimeout(timer)
-      done({ exitCode: null, output, failure: e.message })
+    const output = makeCappedOutput(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS)
+    if (options.signal?.aborted === true) return done({ exitCode: null, output: "", failure: "cancelled before it started" })
+    let stopped: string | undefined
+    const child = spawn("bash", ["-c", command], {
+      cwd: options.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+      ...(options.env !== undefined ? { env: options.env } : {})
     })
-    child.on("close", (code, sig) => {
+    const pgid = child.pid
+    if (pgid !== undefined) trackGroup(pgid)
+    const stop = (why: string) => {
+      stopped ??= why
+      if (pgid !== undefined) releaseGroup(pgid)
+    }
+    const timer = setTimeout(() => stop(`timed out after ${options.timeoutMs} ms`), options.timeoutMs)
+    const onAbort = () => stop("cancelled")
+    options.signal?.addEventListener("abort", onAbort, { once: true })
+    const finish = (outcome: ShellOutcome) => {
       clearTimeout(timer)
-      if (sig === null) return done({ exitCode: code, output })
-      done({ exitCode: null, output, failure: timedOut ? `timed out after ${options.timeoutMs} ms` : `killed by ${sig}` })
+      options.signal?.removeEventListener("abort", onAbort)
+      if (pgid !== undefined) releaseGroup(pgid)
+      done(outcome)
+    }
+    child.stdout.setEncoding("utf8").on("data", output.push)
+    child.stderr.setEncoding("utf8").on("data", output.push)
+    // The leader is done: whatever it left in its group (`cmd &`) goes too, which also closes
+    // the pipes such jobs hold open.
+    child.on("exit", () => {
+      if (pgid !== undefined) releaseGroup(pgid)
+    })
+    child.on("error", (e) => finish({ exitCode: null, output: output.text(), failure: e.message }))
+    child.on("close", (code, sig) => {
+      if (stopped !== undefined) return finish({ exitCode: null, output: output.text(), failure: stopped })
+      if (sig === null) return finish({ exitCode: code, output: output.text() })
+      finish({ exitCode: null, output: output.text(), failure: `killed by ${sig}` })
     })
   })

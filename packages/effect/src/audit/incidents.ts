@@ -2,8 +2,9 @@
  * Incidents as the audit reports them (ARCHITECTURE.md: `step` is the step whose reply, or whose
  * tool results, raised it; `detail` is always an object).
  */
-import type { AssistantMessage, IncidentKind, Message } from "@loopguard/core"
-import type { LoopguardEvent } from "@loopguard/effect"
+import type { AssistantMessage, Message } from "@loopguard/core/model"
+import type { IncidentKind } from "@loopguard/core/report"
+import type { LoopguardEvent } from "../events/Events.js"
 
 export interface AuditIncident {
   readonly step: number

@@ -3,19 +3,16 @@
  * shadow mode (all detectors on, nothing enforced), collect what fired and the first exit the
  * loop would have taken.
  */
-import { formatTraceProblem, parseTrace, traceToSteps, type TraceReplay } from "@loopguard/core"
-import {
-  Config,
-  Events,
-  layerReplay,
-  loopguardLayer,
-  Permission,
-  RunLoop,
-  SessionStore,
-  type LoopguardConfig,
-  type LoopguardEvent,
-  type RunResult
-} from "@loopguard/effect"
+import { formatTraceProblem, parseTrace, traceToSteps, type TraceReplay } from "@loopguard/core/trace"
+import { ConfigService } from "../config/ConfigService.js"
+import type { LoopguardConfig } from "../config/schema.js"
+import { Events, type LoopguardEvent } from "../events/Events.js"
+import { loopguardLayer } from "../layers.js"
+import { Permission } from "../processor/ToolGate.js"
+import { layerReplay } from "../replay/layer.js"
+import { RunLoop } from "../runloop/RunLoop.js"
+import type { RunResult } from "../runloop/run-types.js"
+import { SessionStore } from "../store/SessionStore.js"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { auditConfig } from "./audit-config.js"
 import { byStep, incidentsOf, withReplySteps, type AuditIncident } from "./incidents.js"
@@ -59,6 +56,7 @@ export interface AuditExit {
 
 const exitOf = (result: RunResult): AuditExit | null => (result.exit ? { reason: result.exit.reason, step: result.exit.step } : null)
 
+/** Replays parsed trace steps through the real RunLoop in shadow mode; the incidents it raised and its first exit. */
 export const replayTrace = (replay: TraceReplay, config: LoopguardConfig = auditConfig()) =>
   Effect.gen(function* () {
     const events: Array<LoopguardEvent> = []
@@ -66,7 +64,7 @@ export const replayTrace = (replay: TraceReplay, config: LoopguardConfig = audit
     const turns = userTurns(replay)
     const deps = Layer.mergeAll(
       layerReplay(replies, replay.session?.model !== undefined ? { modelId: replay.session.model } : {}),
-      Layer.succeed(Config, config),
+      Layer.succeed(ConfigService, config),
       Events.layerCollect(events),
       Permission.layerDeny,
       SessionStore.layerMemory
@@ -87,6 +85,7 @@ export const replayTrace = (replay: TraceReplay, config: LoopguardConfig = audit
     return { steps: replies.length, incidents, exit: exitOf(result) }
   })
 
+/** One trace file's text → its audit (`failed` with file:line problems when it does not parse). */
 export const auditTrace = (file: string, text: string, config?: LoopguardConfig): Effect.Effect<AuditResult> =>
   Effect.gen(function* () {
     const parsed = parseTrace(text, file)

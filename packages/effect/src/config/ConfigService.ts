@@ -3,6 +3,7 @@ import { DEFAULT_CONFIG } from "./defaults.js"
 import { loadConfig, type ConfigInput } from "./load.js"
 import type { LoopguardConfig } from "./schema.js"
 
+/** A config that did not validate: one message per bad field, naming where the value came from. */
 export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly errors: ReadonlyArray<string> }> {
   override get message() {
     return this.errors.join("\n")
@@ -10,12 +11,12 @@ export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly erro
 }
 
 /** The validated config every service reads its thresholds from. */
-export class Config extends Context.Service<Config, LoopguardConfig>()("loopguard/Config") {
+export class ConfigService extends Context.Service<ConfigService, LoopguardConfig>()("loopguard/ConfigService") {
   /** SPEC defaults. */
-  static readonly layer = Layer.succeed(Config, DEFAULT_CONFIG)
+  static readonly layer = Layer.succeed(ConfigService, DEFAULT_CONFIG)
 
   /** Defaults ← file ← env ← overrides, validated; fails with a ConfigError naming each bad field. */
-  static readonly layerFrom = (input: ConfigInput) => Layer.effect(Config, Config.load(input))
+  static readonly layerFrom = (input: ConfigInput) => Layer.effect(ConfigService, ConfigService.load(input))
 
   static readonly load = (input: ConfigInput): Effect.Effect<LoopguardConfig, ConfigError> => {
     const r = loadConfig(input)
@@ -23,5 +24,5 @@ export class Config extends Context.Service<Config, LoopguardConfig>()("loopguar
   }
 
   /** A config with some sections replaced, for tests and per-provider Layers. */
-  static readonly layerWith = (patch: (c: LoopguardConfig) => LoopguardConfig) => Layer.succeed(Config, patch(DEFAULT_CONFIG))
+  static readonly layerWith = (patch: (c: LoopguardConfig) => LoopguardConfig) => Layer.succeed(ConfigService, patch(DEFAULT_CONFIG))
 }

@@ -3,8 +3,10 @@
  * ones included) and no transport retries, since a recorded error already happened once and
  * retrying it would make the replay ask for a step that is not there.
  */
-import { BUDGET_NAMES, DEFAULT_CONFIG, type LoopguardConfig } from "@loopguard/effect"
+import { DEFAULT_CONFIG } from "../config/defaults.js"
+import { BUDGET_NAMES, type LoopguardConfig } from "../config/schema.js"
 
+/** The config an audit replays with: `base` with every detector on and transport retries off. */
 export const auditConfig = (base: LoopguardConfig = DEFAULT_CONFIG): LoopguardConfig => ({
   ...base,
   repeat: { ...base.repeat, enabled: true },

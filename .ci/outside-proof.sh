@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The packages proved from outside the repository: pack them, install the tarballs with npm into an
+# empty folder (mktemp -d), and on Node >= 22 run every examples/*.ts plus the `loopguard` bin.
+# Prints one `check: ok NAME` or `check: FAILED NAME` line per check; exits non-zero on any failure.
+# Usage: .ci/outside-proof.sh   (from a checkout where `bun install` has run)
+set -uo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+failed=0
+ok() { echo "check: ok $1"; }
+bad() { echo "check: FAILED $1"; failed=1; }
+
+echo "== build and pack"
+if (cd "$repo" && bun run pack); then ok "bun run pack"; else bad "bun run pack"; exit 1; fi
+
+echo "== Node >= 22"
+node_dir=""
+major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$major" -ge 22 ]; then
+  node_dir="$(dirname "$(command -v node)")"
+else
+  # The machine's node is older: take Node 22 from the npm registry's node@22 package, in a
+  # folder of its own, without touching the machine's node.
+  tools=$(mktemp -d)
+  npm install --prefix "$tools" --no-audit --no-fund --silent node@22 >/dev/null 2>&1 || true
+  [ -x "$tools/node_modules/.bin/node" ] && node_dir="$tools/node_modules/.bin"
+fi
+if [ -n "$node_dir" ] && "$node_dir/node" --version; then ok "node >= 22 ($("$node_dir/node" --version))"; else bad "node >= 22"; exit 1; fi
+export PATH="$node_dir:$PATH"
+
+echo "== install the tarballs into an empty folder outside the repository"
+app=$(mktemp -d)
+trap 'rm -rf "$app" ${tools:+"$tools"}' EXIT
+(
+  cd "$app" && npm init -y >/dev/null && npm pkg set type=module &&
+  npm install --no-audit --no-fund "$repo"/.packs/*.tgz \
+    effect@^4.1.0 ai@^7.0.0 @ai-sdk/openai@^4.0.0 @ai-sdk/openai-compatible@^3.0.0
+) && ok "npm install of the tarballs" || { bad "npm install of the tarballs"; exit 1; }
+
+echo "== examples on $(node --version)"
+mkdir -p "$app/examples"
+for example in "$repo"/examples/*.ts; do
+  name=$(basename "$example")
+  cp "$example" "$app/examples/$name"
+  if (cd "$app" && timeout 120 node --experimental-strip-types --no-warnings "examples/$name"); then ok "example $name"; else bad "example $name"; fi
+done
+
+echo "== the examples typecheck against the installed .d.ts (tsc, module nodenext, library types checked)"
+# @types/json-schema: @ai-sdk/provider's own .d.ts imports it without declaring it.
+if (cd "$app" && npm install --no-audit --no-fund --silent typescript@5.9.3 @types/node@22 @types/json-schema >/dev/null 2>&1 &&
+    printf '%s\n' '{ "compilerOptions": { "module": "nodenext", "moduleResolution": "nodenext", "target": "es2022",' \
+      '"strict": true, "noEmit": true, "skipLibCheck": false, "erasableSyntaxOnly": true, "types": ["node"] },' \
+      '"include": ["examples/*.ts"] }' > tsconfig.json &&
+    npx --no-install tsc -p .); then
+  ok "examples typecheck against the packages' types"
+else
+  bad "examples typecheck against the packages' types"
+fi
+
+echo "== the loopguard bin"
+version=$(cd "$app" && npx --no-install loopguard --version 2>&1)
+echo "$version"
+expected=$(node -p "require('$repo/packages/cli/package.json').version")
+case "$version" in *"$expected"*) ok "npx loopguard --version";; *) bad "npx loopguard --version";; esac
+
+words=$(printf 'the same four words again %.0s' {1..25})
+verdict=$(cd "$app" && printf '"%s"\n"plain healthy text"\n' "$words" | npx --no-install loopguard scan --jsonl 2>&1)
+echo "$verdict"
+judge='const l = require("fs").readFileSync(0, "utf8").trim().split("\n").map((x) => JSON.parse(x));
+process.exit(l[0].repeat === true && l[0].token === 99 && l[0].period === 5 && l[1].repeat === false ? 0 : 1)'
+if printf '%s\n' "$verdict" | node -e "$judge" 2>/dev/null; then ok "npx loopguard scan"; else bad "npx loopguard scan"; fi
+
+if (cd "$app" && timeout 300 npx --no-install loopguard demo >"$app/demo.out" 2>&1); then
+  tail -1 "$app/demo.out"; ok "npx loopguard demo"
+else
+  tail -20 "$app/demo.out"; bad "npx loopguard demo"
+fi
+
+(cd "$app" && npx --no-install loopguard scan --windo 5 </dev/null >"$app/usage.out" 2>"$app/usage.err"); code=$?
+cat "$app/usage.err"
+if [ "$code" = 2 ] && [ ! -s "$app/usage.out" ] && [ "$(wc -l <"$app/usage.err")" = 1 ] && grep -q -- "--windo" "$app/usage.err"; then
+  ok "npx loopguard with a bad flag: exit 2, one line"
+else
+  bad "npx loopguard with a bad flag: exit 2, one line (got exit $code)"
+fi
+
+exit $failed

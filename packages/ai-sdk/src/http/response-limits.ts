@@ -1,0 +1,118 @@
+/**
+ * A `fetch` for the AI SDK providers that does not trust the server: the body is counted after
+ * decompression and cut with a ProtocolError past `maxResponseBytes` (a gzip bomb cannot fill
+ * memory), a single server-sent event past `maxEventBytes` is a ProtocolError too, and a 2xx
+ * answer to a streaming request that is not `text/event-stream` is one, naming the content
+ * type (instead of an empty stream that looks like a reply with no finish).
+ */
+
+import type { NormalizedError } from "@loopguard/core/model"
+import { normalizeError } from "@loopguard/core/retry"
+
+/** Thrown (or streamed as the body's error) when the server breaks the protocol or a limit. */
+export class ProtocolError extends Error {
+  override readonly name = "ProtocolError"
+  readonly code = "protocol"
+  readonly isRetryable = false
+}
+
+export interface ResponseLimits {
+  readonly maxResponseBytes: number
+  readonly maxEventBytes: number
+}
+
+/** Error bodies are read for their message only; past this they are cut short, not failed. */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024
+
+const LF = 10
+const CR = 13
+
+/** Counts bytes; fails past the total cap, and past the event cap since the last blank line. */
+export const limitEventStream = (limits: ResponseLimits, events: boolean): TransformStream<Uint8Array, Uint8Array> => {
+  let total = 0
+  let eventBytes = 0
+  let lineEmpty = true
+  return new TransformStream({
+    transform(chunk, controller) {
+      total += chunk.byteLength
+      if (total > limits.maxResponseBytes) {
+        throw new ProtocolError(`the response passed stream.maxResponseBytes (${limits.maxResponseBytes} bytes after decompression)`)
+      }
+      if (events) {
+        for (let i = 0; i < chunk.length; i++) {
+          const b = chunk[i]!
+          if (b === CR) continue
+          if (b === LF) {
+            if (lineEmpty) eventBytes = 0
+            lineEmpty = true
+            continue
+          }
+          lineEmpty = false
+          if (++eventBytes > limits.maxEventBytes) {
+            throw new ProtocolError(`one server-sent event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
+          }
+        }
+      }
+      controller.enqueue(chunk)
+    }
+  })
+}
+
+/** Passes the first `max` bytes and then ends the body quietly. */
+const truncateBody = (max: number): TransformStream<Uint8Array, Uint8Array> => {
+  let seen = 0
+  return new TransformStream({
+    transform(chunk, controller) {
+      if (seen >= max) return controller.terminate()
+      controller.enqueue(seen + chunk.byteLength > max ? chunk.subarray(0, max - seen) : chunk)
+      seen += chunk.byteLength
+    }
+  })
+}
+
+const wantsStream = (init: RequestInit | undefined): boolean => {
+  const body = init?.body
+  if (typeof body !== "string") return false
+  try {
+    return (JSON.parse(body) as { stream?: unknown }).stream === true
+  } catch {
+    return false
+  }
+}
+
+const rebuilt = (response: Response, body: ReadableStream<Uint8Array>): Response => {
+  const headers = new Headers(response.headers)
+  // The body below is already decoded: its encoding and length no longer describe it.
+  headers.delete("content-encoding")
+  headers.delete("content-length")
+  return new Response(body, { status: response.status, statusText: response.statusText, headers })
+}
+
+export const limitedFetch = (limits: ResponseLimits, inner: typeof fetch = globalThis.fetch): typeof fetch =>
+  (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    const response = await inner(input, init)
+    if (response.body === null) return response
+    if (!response.ok) return rebuilt(response, response.body.pipeThrough(truncateBody(MAX_ERROR_BODY_BYTES)))
+    const streaming = wantsStream(init)
+    const type = response.headers.get("content-type") ?? ""
+    if (streaming && !/^\s*text\/event-stream\b/i.test(type)) {
+      await response.body.cancel().catch(() => {})
+      throw new ProtocolError(
+        `the server answered HTTP ${response.status} with content type ${type === "" ? "(none)" : JSON.stringify(type)}, not an event stream`
+      )
+    }
+    return rebuilt(response, response.body.pipeThrough(limitEventStream(limits, streaming)))
+  }) as typeof fetch
+
+/** A ProtocolError anywhere in the `cause` chain (the SDK wraps body errors in its own). */
+export const findProtocolError = (error: unknown): ProtocolError | undefined => {
+  let current = error
+  for (let depth = 0; depth < 8 && current !== null && typeof current === "object"; depth++) {
+    if (current instanceof ProtocolError) return current
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+/** normalizeError, except that a protocol violation wrapped by the SDK is reported as itself. */
+export const normalizeProviderError = (error: unknown): NormalizedError => normalizeError(findProtocolError(error) ?? error)

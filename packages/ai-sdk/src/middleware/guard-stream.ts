@@ -1,0 +1,118 @@
+/**
+ * The guarded stream: every part of the model's stream passes through unchanged until the
+ * repetition guard trips or the stream goes silent for longer than the chunk timeout. Then the
+ * upstream call is cut (`cut` aborts the HTTP request), open text and reasoning blocks are
+ * closed, and one `finish` part says what happened in its finish reason and in
+ * `providerMetadata.loopguard`.
+ */
+import { RepeatGuard } from "@loopguard/core/repeat"
+import type { LoopguardTrip, ResolvedMiddlewareOptions } from "./options.js"
+import type { FinishPart, StreamPart } from "./model-types.js"
+
+export interface GuardStreamInput {
+  readonly source: ReadableStream<StreamPart>
+  readonly options: ResolvedMiddlewareOptions
+  /** Aborts the upstream request; called once, when the guard trips. */
+  readonly cut: (reason: LoopguardTrip) => void
+}
+
+const EMPTY_USAGE: FinishPart["usage"] = {
+  inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: undefined, text: undefined, reasoning: undefined }
+}
+
+/** The `finish` part that replaces the upstream one after a trip. */
+export const tripFinish = (trip: LoopguardTrip): FinishPart => ({
+  type: "finish",
+  finishReason: { unified: trip.tripped === "chunk-timeout" ? "error" : "other", raw: `loopguard:${trip.tripped}` },
+  usage: EMPTY_USAGE,
+  providerMetadata: { loopguard: { ...trip } }
+})
+
+/** Text and reasoning deltas feed one guard; a switch between the two ends the word in progress. */
+const makeDeltaGuard = (options: ResolvedMiddlewareOptions) => {
+  if (!options.repeat.enabled) return { push: () => null, end: () => null }
+  const guard = new RepeatGuard(options.repeat)
+  let channel: "text-delta" | "reasoning-delta" | null = null
+  const asTrip = (t: ReturnType<RepeatGuard["push"]>): LoopguardTrip | null => (t === null ? null : { ...t, tripped: "text-repeat" })
+  return {
+    push: (part: StreamPart): LoopguardTrip | null => {
+      if (part.type !== "text-delta" && part.type !== "reasoning-delta") return null
+      const switched = channel !== null && channel !== part.type ? asTrip(guard.flush()) : null
+      channel = part.type
+      return switched ?? asTrip(guard.push(part.delta))
+    },
+    end: (): LoopguardTrip | null => asTrip(guard.flush())
+  }
+}
+
+type Read = Awaited<ReturnType<ReadableStreamDefaultReader<StreamPart>["read"]>> | "timeout"
+
+/** The next part, or "timeout" when none arrives within `ms`. */
+const readWithin = (reader: ReadableStreamDefaultReader<StreamPart>, ms: number): Promise<Read> => {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const silence = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), ms)))
+  return Promise.race([reader.read(), silence]).finally(() => clearTimeout(timer))
+}
+
+/** Ids of text / reasoning blocks started and not yet ended, so a cut can close them. */
+const trackOpenBlocks = () => {
+  const open = new Map<string, "text-end" | "reasoning-end">()
+  return {
+    see: (part: StreamPart) => {
+      if (part.type === "text-start") open.set(`t:${part.id}`, "text-end")
+      else if (part.type === "reasoning-start") open.set(`r:${part.id}`, "reasoning-end")
+      else if (part.type === "text-end") open.delete(`t:${part.id}`)
+      else if (part.type === "reasoning-end") open.delete(`r:${part.id}`)
+    },
+    closing: (): Array<StreamPart> => [...open].map(([key, type]) => ({ type, id: key.slice(2) }) as StreamPart)
+  }
+}
+
+/** `source` passed through part by part until a guard trips; then one closing `finish` part. */
+export const guardStream = ({ source, options, cut }: GuardStreamInput): ReadableStream<StreamPart> => {
+  const reader = source.getReader()
+  const deltas = makeDeltaGuard(options)
+  const blocks = trackOpenBlocks()
+  let parts = 0
+  let done = false
+
+  const stop = (controller: ReadableStreamDefaultController<StreamPart>, trip: LoopguardTrip) => {
+    done = true
+    cut(trip)
+    reader.cancel().catch(() => {})
+    for (const part of blocks.closing()) controller.enqueue(part)
+    controller.enqueue(tripFinish(trip))
+    controller.close()
+    try {
+      options.onTrip(trip)
+    } catch {
+      // A logging hook must not break the caller's stream.
+    }
+  }
+
+  return new ReadableStream<StreamPart>({
+    async pull(controller) {
+      if (done) return
+      const next = await readWithin(reader, options.chunkTimeoutMs)
+      if (next === "timeout") return stop(controller, { tripped: "chunk-timeout", timeoutMs: options.chunkTimeoutMs, partsBefore: parts })
+      if (next.done) {
+        done = true
+        controller.close()
+        return
+      }
+      const part = next.value
+      parts += 1
+      // A loop completed by the last held word still counts before the model's own finish.
+      const trip = part.type === "finish" ? deltas.end() : deltas.push(part)
+      if (trip !== null && part.type === "finish") return stop(controller, trip)
+      blocks.see(part)
+      controller.enqueue(part)
+      if (trip !== null) stop(controller, trip)
+    },
+    cancel(reason) {
+      done = true
+      return reader.cancel(reason)
+    }
+  })
+}

@@ -1,0 +1,2 @@
+export { loopguardMiddleware } from "./middleware.js"
+export { LoopguardMiddlewareOptionsError, type LoopguardMiddlewareOptions, type LoopguardTrip } from "./options.js"

@@ -1,0 +1,41 @@
+import { describe, expect, test } from "bun:test"
+import { DEFAULT_CONFIG } from "@loopguard/effect/config"
+import { LoopguardMiddlewareOptionsError, resolveMiddlewareOptions } from "./options.js"
+
+const errorsOf = (f: () => unknown): ReadonlyArray<string> => {
+  try {
+    f()
+  } catch (e) {
+    if (e instanceof LoopguardMiddlewareOptionsError) return e.errors
+    throw e
+  }
+  return []
+}
+
+describe("loopguardMiddleware options", () => {
+  test("defaults come from SPEC §1 and the config's stream section", () => {
+    const o = resolveMiddlewareOptions()
+    expect(o.repeat).toEqual({ enabled: true, window: 500, threshold: 20, minBlock: 4, minDistinct: 3, long: DEFAULT_CONFIG.repeat.long })
+    expect(o.chunkTimeoutMs).toBe(480_000)
+  })
+
+  test("fields merge one by one", () => {
+    const o = resolveMiddlewareOptions({ repeat: { threshold: 5 }, stream: { chunkTimeoutMs: 50 } })
+    expect([o.repeat.threshold, o.repeat.window, o.chunkTimeoutMs]).toEqual([5, 500, 50])
+  })
+
+  test("a bad field is named", () => {
+    const schema = errorsOf(() => resolveMiddlewareOptions({ stream: { chunkTimeoutMs: -1 }, repeat: { window: "x" as never } }))
+    expect(schema).toEqual(["repeat.window: Expected number", "stream.chunkTimeoutMs: Expected a value greater than 0"])
+    expect(errorsOf(() => resolveMiddlewareOptions({ repeat: { windw: 3 } as never }))).toEqual(["repeat.windw: Expected no excess property"])
+    const relation = errorsOf(() => resolveMiddlewareOptions({ repeat: { window: 10, threshold: 20 } }))
+    expect(relation).toEqual(["repeat.window: window must be >= minBlock * threshold = 80 (got 10)"])
+    expect(errorsOf(() => resolveMiddlewareOptions({ onTrip: 3 as never }))).toEqual(["onTrip: must be a function"])
+    expect(errorsOf(() => resolveMiddlewareOptions({ stream: 5 as never })).join(" ")).toContain("stream")
+    expect(errorsOf(() => resolveMiddlewareOptions(null as never))).toEqual(["options must be an object"])
+  })
+
+  test("a disabled guard skips the relation checks", () => {
+    expect(resolveMiddlewareOptions({ repeat: { enabled: false, window: 10 } }).repeat.enabled).toBe(false)
+  })
+})

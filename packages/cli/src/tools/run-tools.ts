@@ -1,0 +1,20 @@
+/**
+ * The tool set of `loopguard run` as the config asks for it: output cap, the shell's
+ * environment rules (the key's variable always removed) and, with `tools.approveCommands`,
+ * approval on the terminal.
+ */
+import type { LoopguardConfig, ToolDefinition } from "@loopguard/effect"
+import { askOnTerminal } from "../pause/pause-prompt.js"
+import { builtinTools } from "../tools.js"
+import { terminalApproval } from "./approve.js"
+
+export const runTools = (cwd: string, config: LoopguardConfig, apiKeyEnv: string): ReadonlyArray<ToolDefinition> =>
+  builtinTools(cwd, config.loop.toolTimeoutMs, {
+    maxOutputChars: config.tools.maxOutputChars,
+    envDeny: config.tools.envDeny,
+    envAllow: config.tools.envAllow,
+    secretEnvNames: [apiKeyEnv],
+    ...(config.tools.approveCommands
+      ? { approve: terminalApproval(process.stdin.isTTY === true && process.stderr.isTTY === true, askOnTerminal) }
+      : {})
+  })

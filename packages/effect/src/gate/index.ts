@@ -1,0 +1,2 @@
+export * from "./GoalGate.js"
+export * from "./CompletionCheck.js"

@@ -1,0 +1,3 @@
+export * from "./RunLoop.js"
+export * from "./run-types.js"
+export * from "./report.js"

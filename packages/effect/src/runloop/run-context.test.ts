@@ -1,0 +1,46 @@
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { stop } from "./run-context.js"
+import { reply, stageFixture } from "./stages/stage-fixture.js"
+
+describe("makeRunContext", () => {
+  test("continues a stored session: step count, current user turn, fresh ids", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture()
+        yield* f.s.store.append("s", { role: "user", id: "s:u0", text: "goal" })
+        yield* f.s.store.append("s", reply([{ type: "text", text: "a" }], { id: "s:a1" }))
+        yield* f.s.store.append("s", reply([{ type: "text", text: "b" }], { id: "s:a2", excluded: "replayed" }))
+        yield* f.s.store.append("s", { role: "user", id: "s:r3", text: "nudge", synthetic: "think-only" })
+        const ctx = yield* f.context()
+        expect(ctx.step).toBe(1)
+        expect(ctx.firstStep).toBe(1)
+        expect(ctx.currentUserId).toBe("s:u0")
+        // Counter starts at the history length (4); ids already in the session are skipped.
+        expect(ctx.nextId("u")).toBe("s:u4")
+        expect(ctx.nextId("a")).toBe("s:a5")
+      })
+    ))
+
+  test("shadow mode never caps steps by mode and keeps only the first exit", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const ctx = yield* stageFixture().context({ shadow: true, maxSteps: 7 })
+        expect(ctx.policy.mode).toBe("none")
+        expect(ctx.policy.maxSteps).toBe(7)
+        expect(yield* stop(ctx, "think_only")).toBe("go")
+        ctx.step = 3
+        expect(yield* stop(ctx, "max_steps")).toBe("go")
+        expect(ctx.exit).toEqual({ reason: "think_only", step: 0 })
+      })
+    ))
+
+  test("the structured-output tool joins the request tools and answers locally", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const ctx = yield* stageFixture().context({ structuredOutput: { schema: { type: "object" }, toolName: "answer" } })
+        expect(ctx.toolSpecs.map((t) => t.name)).toEqual(["bash", "answer"])
+        expect(ctx.localTools.get("answer")?.({})).toEqual({ state: "completed", output: "Structured result received." })
+      })
+    ))
+})

@@ -1,0 +1,183 @@
+/**
+ * What one run carries from step to step, and the few effects every stage shares: record an
+ * incident, add a user turn or a reminder, and `stop` — the single way out of the loop.
+ * The context is mutable on purpose: it is owned by one `RunLoop.run` call and never escapes it.
+ */
+import { initRecovery, onNewUserTurn, type AgentRole, type RecoveryState } from "@loopguard/core/classify"
+import { initUsageMeter, type CapPolicy, type ModelPrice, type UsageMeter } from "@loopguard/core/caps"
+import { type AssistantMessage, type ExitReason, type Message, type ReminderKind } from "@loopguard/core/model"
+import { DEFAULT_EPISODE_GAP, IncidentThrottle, incidentKind } from "@loopguard/core/report"
+import { Effect } from "effect"
+import type { LoopguardConfig } from "../config/schema.js"
+import type { Events } from "../events/Events.js"
+import type { CompletionCheck } from "../gate/CompletionCheck.js"
+import type { GoalGate } from "../gate/GoalGate.js"
+import type { ToolSpec } from "../llm/LLM.js"
+import type { SessionProcessor } from "../processor/SessionProcessor.js"
+import type { SessionStore } from "../store/SessionStore.js"
+import type { Tools } from "../tools/Tools.js"
+import type { MonitorFactory } from "../processor/monitors.js"
+import type { ToolResult } from "../tools/Tools.js"
+import { CrossStepDetectors } from "./cross-step.js"
+import { makeFinishGates, type FinishGates } from "./finish-gates.js"
+import type { Incident } from "./report.js"
+import { RollbackGuard } from "./rollback-guard.js"
+import type { RunExit, RunInput } from "./run-types.js"
+import { tryBestMonitors } from "./try-best-monitor.js"
+
+/** The services a run uses, resolved once by the RunLoop layer. */
+export interface RunServices {
+  readonly config: LoopguardConfig
+  readonly processor: SessionProcessor["Service"]
+  readonly store: SessionStore["Service"]
+  readonly events: Events["Service"]
+  readonly tools: Tools["Service"]
+  readonly goalGate: GoalGate["Service"]
+  readonly completionCheck: CompletionCheck["Service"]
+  /** The model's price; null when unknown (cost stays null, the cost cap never trips). */
+  readonly price: ModelPrice | null
+}
+
+/** How a stage lets the step go on: `go` to the next stage, `next` to the next step, `stop` the run. */
+export type Flow = "go" | "next" | "stop"
+
+export type ExitError = { readonly tag: string; readonly message: string }
+
+export interface RunContext {
+  readonly input: RunInput
+  readonly shadow: boolean
+  readonly role: AgentRole
+  readonly policy: CapPolicy
+  readonly incidents: Array<Incident>
+  /** Recoveries and retries by name, for the report. */
+  readonly retries: Record<string, number>
+  /** The step being run, counted over the whole session (earlier runs included). */
+  step: number
+  /** The session's step count when this run began. */
+  readonly firstStep: number
+  /** The real (non-synthetic) user message the replies answer. */
+  currentUserId: string
+  recovery: RecoveryState
+  meter: UsageMeter
+  lastReply: AssistantMessage | null
+  exit: RunExit | null
+  structured: { readonly value: unknown } | null
+  readonly nextId: (prefix: string) => string
+  readonly detectors: CrossStepDetectors
+  /** One incident per loop/stall episode: repeats of the same action are not filed again. */
+  readonly throttle: IncidentThrottle
+  readonly rollback: RollbackGuard
+  readonly gates: FinishGates
+  /** Stream monitors for the processor (Try-Best). */
+  readonly monitors: ReadonlyArray<MonitorFactory>
+  /** The tools of every request: the configured ones and, when asked for, the structured-output tool. */
+  readonly toolSpecs: ReadonlyArray<ToolSpec>
+  /** Tools answered in-process (the structured-output tool). */
+  readonly localTools: ReadonlyMap<string, (input: unknown) => ToolResult>
+}
+
+/** A fresh context for a run over the session's stored history. */
+export const makeRunContext = (s: RunServices, input: RunInput, history: ReadonlyArray<Message>): RunContext => {
+  const config = s.config
+  const shadow = input.shadow === true
+  // Ids are unique in the session even when an earlier run issued ids it never stored.
+  const taken = new Set(history.map((m) => m.id))
+  let idCounter = history.length
+  const nextId = (prefix: string) => {
+    let id = `${input.sessionId}:${prefix}${idCounter++}`
+    while (taken.has(id)) id = `${input.sessionId}:${prefix}${idCounter++}`
+    taken.add(id)
+    return id
+  }
+  const structuredSpecs = structuredToolSpecs(input)
+  const step = history.filter((m) => m.role === "assistant" && m.excluded !== "replayed").length
+  const ctx: RunContext = {
+    input,
+    shadow,
+    role: config.loop.role,
+    policy: { ...config.loop, maxSteps: input.maxSteps ?? config.loop.maxSteps, mode: shadow ? "none" : config.loop.capMode },
+    incidents: [],
+    retries: {},
+    step,
+    firstStep: step,
+    currentUserId: [...history].reverse().find((m) => m.role === "user" && m.synthetic === undefined)?.id ?? "",
+    recovery: initRecovery(),
+    meter: initUsageMeter(),
+    lastReply: null,
+    exit: null,
+    structured: null,
+    nextId,
+    detectors: new CrossStepDetectors(config, config.loop.role, shadow),
+    throttle: new IncidentThrottle(DEFAULT_EPISODE_GAP, shadow),
+    rollback: new RollbackGuard(config, config.loop.role),
+    gates: makeFinishGates({
+      config,
+      goalGate: s.goalGate,
+      completionCheck: s.completionCheck,
+      incident: (i) => recordIncident(s, ctx, i),
+      goal: () =>
+        Effect.map(s.store.messages(input.sessionId), (ms) => {
+          const m = ms.find((x) => x.id === ctx.currentUserId)
+          return m?.role === "user" ? m.text : ""
+        }),
+      messages: () => s.store.messages(input.sessionId)
+    }),
+    monitors: tryBestMonitors(config, shadow),
+    toolSpecs: [...s.tools.specs, ...structuredSpecs],
+    localTools: new Map(structuredSpecs.map((t) => [t.name, () => ({ state: "completed" as const, output: "Structured result received." })]))
+  }
+  return ctx
+}
+
+export const count = (ctx: RunContext, name: string, n = 1): void => {
+  if (n > 0) ctx.retries[name] = (ctx.retries[name] ?? 0) + n
+}
+
+/** Files an incident with its kind, once per episode (core's IncidentThrottle). */
+export const recordIncident = (s: RunServices, ctx: RunContext, i: Incident): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const kind = i.kind ?? incidentKind(i.detector, i.action)
+    if (!ctx.throttle.admit({ ...i, kind })) return Effect.void
+    ctx.incidents.push({ ...i, kind })
+    return s.events.publish({ type: "incident", step: i.step, detector: i.detector, action: i.action, kind, detail: i.detail })
+  })
+
+/** A real user message: it becomes the turn the replies answer and resets the recovery counters. */
+export const userTurn = (s: RunServices, ctx: RunContext, text: string): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const id = ctx.nextId("u")
+    yield* s.store.append(ctx.input.sessionId, { role: "user", id, text })
+    ctx.currentUserId = id
+    ctx.recovery = onNewUserTurn(ctx.recovery)
+  })
+
+/** A synthetic user message; counted, and stored only when enforcing. */
+export const remind = (s: RunServices, ctx: RunContext, kind: ReminderKind, text: string): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    count(ctx, kind)
+    return ctx.shadow ? Effect.void : s.store.append(ctx.input.sessionId, { role: "user", id: ctx.nextId("r"), text, synthetic: kind })
+  })
+
+/**
+ * Records the way out at the current step. Enforcing, the run stops; in shadow mode only the first
+ * exit counts and the replay goes on (`go`).
+ */
+export const stop = (ctx: RunContext, reason: ExitReason, error?: ExitError): Effect.Effect<Flow> =>
+  Effect.sync(() => {
+    if (ctx.exit === null) ctx.exit = error ? { reason, step: ctx.step, error } : { reason, step: ctx.step }
+    return ctx.shadow ? "go" : "stop"
+  })
+
+export const structuredToolName = (input: RunInput): string => input.structuredOutput?.toolName ?? "structured_output"
+
+/** The structured-output tool, when a schema was asked for. */
+export const structuredToolSpecs = (input: RunInput): ReadonlyArray<ToolSpec> =>
+  input.structuredOutput
+    ? [
+        {
+          name: structuredToolName(input),
+          description: input.structuredOutput.description ?? "Return the final result in the required structure. Call this once, when done.",
+          inputSchema: input.structuredOutput.schema
+        }
+      ]
+    : []

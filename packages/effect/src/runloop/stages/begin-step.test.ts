@@ -1,0 +1,40 @@
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { beginStep } from "./begin-step.js"
+import { stageFixture } from "./stage-fixture.js"
+
+describe("beginStep", () => {
+  test("a replay's recorded user turn is stored and becomes the current turn", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture()
+        const ctx = yield* f.context({ userTurnsBefore: (step) => (step === 0 ? ["it still fails"] : []) })
+        expect(yield* beginStep(f.s, ctx)).toBe("go")
+        const stored = yield* f.s.store.messages("s")
+        expect(stored.map((m) => (m.role === "user" ? m.text : ""))).toEqual(["it still fails"])
+        expect(ctx.currentUserId).toBe(stored[0]!.id)
+      })
+    ))
+
+  test("an aborted signal stops the run as cancelled", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture()
+        const ctx = yield* f.context({ signal: AbortSignal.abort() })
+        expect(yield* beginStep(f.s, ctx)).toBe("stop")
+        expect(ctx.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the user" } })
+      })
+    ))
+
+  test("a replay stops when its recorded steps run out, without an exit", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture()
+        const ctx = yield* f.context({ shadow: true, maxSteps: 2 })
+        expect(yield* beginStep(f.s, ctx)).toBe("go")
+        ctx.step = 2
+        expect(yield* beginStep(f.s, ctx)).toBe("stop")
+        expect(ctx.exit).toBeNull()
+      })
+    ))
+})

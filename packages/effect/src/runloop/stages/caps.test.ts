@@ -1,0 +1,44 @@
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { checkCaps } from "./caps.js"
+import { stageFixture } from "./stage-fixture.js"
+
+describe("checkCaps", () => {
+  test("hard cap: steps spent stops with max_steps and files a budget incident", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 2 } }) })
+        const ctx = yield* f.context()
+        expect((yield* checkCaps(f.s, ctx)).flow).toBe("go")
+        ctx.meter = { ...ctx.meter, stepsUsed: 2 }
+        expect((yield* checkCaps(f.s, ctx)).flow).toBe("stop")
+        expect(ctx.exit?.reason).toBe("max_steps")
+        expect(ctx.incidents).toEqual([{ step: 0, detector: "budget", action: "stop", kind: "fault", detail: { reason: "max_steps" } }])
+      })
+    ))
+
+  test("summary mode: the first spent check asks for the summary request", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, capMode: "summary", tokenBudget: 100 } }) })
+        const ctx = yield* f.context()
+        ctx.meter = { ...ctx.meter, tokens: { input: 90, output: 20, total: 110 } }
+        const { flow, cap } = yield* checkCaps(f.s, ctx)
+        expect(flow).toBe("go")
+        expect(cap.summaryReason).toBe("budget_exhausted")
+        expect(ctx.exit).toBeNull()
+      })
+    ))
+
+  test("soft mode: the last allowed step is marked, not stopped", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, capMode: "soft", maxSteps: 3 } }) })
+        const ctx = yield* f.context()
+        ctx.meter = { ...ctx.meter, stepsUsed: 2 }
+        const { flow, cap } = yield* checkCaps(f.s, ctx)
+        expect(flow).toBe("go")
+        expect(cap.decision).toEqual({ type: "last-step" })
+      })
+    ))
+})

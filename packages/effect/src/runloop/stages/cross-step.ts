@@ -1,0 +1,36 @@
+/**
+ * The cross-step detectors (`../cross-step.ts`) run on the stored history after every recorded
+ * step, whatever the recovery said; their incidents and crop are filed at once, their pause, exit
+ * and reminders only after the recovery has been applied.
+ */
+import { costOf } from "@loopguard/core/caps"
+import { type AssistantMessage } from "@loopguard/core/model"
+import { type RecoveryAction } from "@loopguard/core/classify"
+import { Effect } from "effect"
+import type { AfterStep } from "../cross-step.js"
+import { recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
+
+export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMessage, action: RecoveryAction): Effect.Effect<AfterStep> =>
+  Effect.gen(function* () {
+    const messages = yield* s.store.messages(ctx.input.sessionId)
+    const after = ctx.detectors.afterStep(messages, reply, ctx.step, {
+      final: action.type === "final",
+      costUsd: s.price === null ? null : costOf(reply.usage ?? {}, s.price)
+    })
+    for (const i of after.incidents) yield* recordIncident(s, ctx, i)
+    if (after.crop) yield* s.store.addCrop(ctx.input.sessionId, after.crop.on, after.crop.marker)
+    return after
+  })
+
+export const applyCrossStep = (s: RunServices, ctx: RunContext, after: AfterStep): Effect.Effect<Flow> =>
+  Effect.gen(function* () {
+    if (after.pause) {
+      yield* s.events.publish({ type: "session.try_best.detected", step: ctx.step, incident: after.pause })
+      if ((yield* stop(ctx, "try_best_paused")) === "stop") return "stop"
+    }
+    if (after.exit) {
+      if ((yield* stop(ctx, after.exit.reason, after.exit.error)) === "stop") return "stop"
+    }
+    for (const r of after.reminders) yield* remind(s, ctx, r.kind, r.text)
+    return "go"
+  })

@@ -1,0 +1,34 @@
+/**
+ * One step of a run, as the list of its stages. Each stage answers with a `Flow`: `go` on to the
+ * next stage, `next` straight to the next step, or `stop` the run (its exit already recorded).
+ */
+import { Effect } from "effect"
+import type { Flow, RunContext, RunServices } from "./run-context.js"
+import { beginStep } from "./stages/begin-step.js"
+import { checkCaps } from "./stages/caps.js"
+import { applyCrossStep, runCrossStep } from "./stages/cross-step.js"
+import { executeStep, onNoReply } from "./stages/execute.js"
+import { applyOutcome, applyRollback, captureStructured, recordReply } from "./stages/outcome.js"
+import { applyDecision, decideStep } from "./stages/recovery.js"
+import { requestForStep } from "./stages/step-request.js"
+
+export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
+  Effect.gen(function* () {
+    const begun = yield* beginStep(s, ctx)
+    if (begun !== "go") return begun
+    const { flow, cap } = yield* checkCaps(s, ctx)
+    if (flow !== "go") return flow
+    const request = yield* requestForStep(s, ctx, cap)
+    const run = yield* executeStep(s, ctx, request)
+    if (run === "timeout" || run === "cancelled") return yield* onNoReply(s, ctx, run)
+    const reply = recordReply(s, ctx, run, cap)
+    for (const stage of [applyOutcome(s, ctx, run.outcome, cap), applyRollback(s, ctx, reply, run.outcome), captureStructured(s, ctx, reply)]) {
+      const f = yield* stage
+      if (f !== "go") return f
+    }
+    const decided = yield* decideStep(s, ctx, reply, run.outcome)
+    const after = yield* runCrossStep(s, ctx, reply, decided.action)
+    const applied = yield* applyDecision(s, ctx, reply, decided)
+    if (applied !== "go") return applied
+    return yield* applyCrossStep(s, ctx, after)
+  })

@@ -1,0 +1,5 @@
+export * from "./Tools.js"
+export * from "./shell.js"
+export * from "./tool-env.js"
+export * from "./capped-output.js"
+export { killAllGroups, liveGroups } from "./process-groups.js"

@@ -1,0 +1,166 @@
+/**
+ * Tool and completion-check processes, judged from the process table: timeouts, aborts and fiber
+ * interruption kill the whole process group, so nothing is left running.
+ */
+import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import { CompletionCheck, makeTools, RunLoop } from "@loopguard/effect"
+import { liveGroups, runShell } from "@loopguard/effect/tools"
+import { describe, expect, test } from "bun:test"
+import { Effect, Fiber } from "effect"
+import { spawn } from "node:child_process"
+import { tmpdir } from "node:os"
+import { makeHarness } from "./harness.js"
+import { appears, leftoversOf, processesWith } from "./process-table.js"
+
+const cwd = tmpdir()
+
+describe("runShell process groups", () => {
+  test("a timeout kills the whole group: `sleep; echo` leaves nothing behind", async () => {
+    const r = await runShell("sleep 302.101; echo after", { cwd, timeoutMs: 300 })
+    expect(r.failure).toMatch(/timed out after 300 ms/)
+    expect(await leftoversOf("302.101")).toEqual([])
+  }, 30_000)
+
+  test("a background job started with `&` is killed when the command exits", async () => {
+    const r = await runShell("sleep 302.102 > /dev/null 2>&1 & echo started", { cwd, timeoutMs: 20_000 })
+    expect(r).toEqual({ exitCode: 0, output: "started\n" })
+    expect(await leftoversOf("302.102")).toEqual([])
+  }, 30_000)
+
+  test("a background job holding the output pipe does not keep the call waiting", async () => {
+    const r = await runShell("sleep 302.103 & echo started", { cwd, timeoutMs: 20_000 })
+    expect(r.exitCode).toBe(0)
+    expect(r.failure).toBeUndefined()
+    expect(await leftoversOf("302.103")).toEqual([])
+  }, 30_000)
+
+  test("abort kills the group, grandchildren included", async () => {
+    const controller = new AbortController()
+    const running = runShell("bash -c 'sleep 302.104' & sleep 302.105", { cwd, timeoutMs: 20_000, signal: controller.signal })
+    await appears("302.105")
+    expect(processesWith("302.104").length).toBeGreaterThan(0)
+    controller.abort()
+    const r = await running
+    expect(r.failure).toBe("cancelled")
+    expect(await leftoversOf("302.10")).toEqual([])
+    expect(liveGroups()).toEqual([])
+  }, 30_000)
+
+  test("output is capped while it streams: `yes` keeps head and tail and says what was dropped", async () => {
+    const r = await runShell("yes | head -c 50000000; echo; echo END", { cwd, timeoutMs: 25_000, maxOutputChars: 100 })
+    expect(r.exitCode).toBe(0)
+    expect(r.output.startsWith("y\ny\n")).toBe(true)
+    expect(r.output).toMatch(/…\[\d+ characters of output dropped\]…/)
+    expect(r.output.endsWith("END\n")).toBe(true)
+    expect(r.output.length).toBeLessThan(200)
+  }, 30_000)
+
+  test("the command sees only the environment it is given", async () => {
+    const r = await runShell("echo \"[$SECRET_THING][$PATH]\"", { cwd, timeoutMs: 10_000, env: { PATH: "/usr/bin:/bin" } })
+    expect(r.output).toBe("[][/usr/bin:/bin]\n")
+  }, 30_000)
+})
+
+const bash = makeTools(
+  [
+    {
+      spec: { name: "bash", description: "", inputSchema: {} },
+      run: async (input, signal) => {
+        const r = await runShell(String(input["command"]), { cwd: tmpdir(), timeoutMs: 60_000, signal })
+        return { state: "completed", output: r.output }
+      }
+    }
+  ],
+  60_000
+)
+
+describe("tool processes and fiber interruption", () => {
+  test("interrupting the fiber running a bash tool kills its whole process group", async () => {
+    const fiber = Effect.runFork(bash.execute({ id: "c1", name: "bash", input: { command: "sleep 302.201 & sleep 302.202; echo" } }))
+    await appears("302.202")
+    expect(processesWith("302.201").length).toBeGreaterThan(0)
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    expect(await leftoversOf("302.20")).toEqual([])
+  }, 30_000)
+
+  test("the per-tool timeout kills the group too", async () => {
+    const r = await Effect.runPromise(
+      makeTools([{ spec: { name: "bash", description: "", inputSchema: {} }, run: (i, s) => runShell(String(i["command"]), { cwd: tmpdir(), timeoutMs: 60_000, signal: s }).then((o) => ({ state: "completed" as const, output: o.output })) }], 300).execute({
+        id: "c1",
+        name: "bash",
+        input: { command: "sleep 302.203 & sleep 302.204" }
+      })
+    )
+    expect(r.error).toMatch(/timed out after 300 ms/)
+    expect(await leftoversOf("302.20")).toEqual([])
+  }, 30_000)
+
+  test("the completion check's command is killed with its group at its timeout and on interruption", async () => {
+    const check = Effect.gen(function* () {
+      return yield* (yield* CompletionCheck).run("sleep 302.205 & sleep 302.206", 300)
+    }).pipe(Effect.provide(CompletionCheck.layerShell(tmpdir())))
+    const r = await Effect.runPromise(check)
+    expect(r.ok).toBe(false)
+    expect(r.output).toMatch(/timed out after 300 ms/)
+    expect(await leftoversOf("302.20")).toEqual([])
+
+    const long = Effect.gen(function* () {
+      return yield* (yield* CompletionCheck).run("sleep 302.207 & sleep 302.208", 60_000)
+    }).pipe(Effect.provide(CompletionCheck.layerShell(tmpdir())))
+    const fiber = Effect.runFork(long)
+    await appears("302.208")
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    expect(await leftoversOf("302.20")).toEqual([])
+  }, 30_000)
+})
+
+describe("when the loopguard process leaves", () => {
+  test("process.exit with a tool command still running kills its group (the exit hook)", async () => {
+    const script = `
+      import { runShell } from "@loopguard/effect/tools"
+      void runShell("sleep 302.301 & sleep 302.302", { cwd: "/tmp", timeoutMs: 60_000 })
+      process.stdin.once("data", () => process.exit(0))
+    `
+    const child = spawn(process.execPath, ["-e", script], { cwd: import.meta.dir, stdio: ["pipe", "pipe", "pipe"] })
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    await appears("302.302")
+    expect(processesWith("302.301").length).toBeGreaterThan(0)
+    child.stdin.write("exit\n")
+    const code = await new Promise<number | null>((done) => child.on("close", (c) => done(c)))
+    expect(stderr).toBe("")
+    expect(code).toBe(0)
+    expect(await leftoversOf("302.30")).toEqual([])
+  }, 30_000)
+})
+
+describe("a whole run interrupted during a bash tool", () => {
+  test("interrupting the RunLoop's fiber over HTTP kills the tool's process group", async () => {
+    const bash = {
+      spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
+      stopsAtTimeout: true,
+      run: async (input: Record<string, unknown>, signal: AbortSignal) => {
+        const r = await runShell(String(input["command"]), { cwd: tmpdir(), timeoutMs: 60_000, signal })
+        return { state: "completed" as const, output: r.output }
+      }
+    }
+    const h = await makeHarness([toolCallStream("bash", { command: "sleep 302.501 & sleep 302.502; echo" }), textStream("never")], { tools: [bash] })
+    try {
+      const controller = new AbortController()
+      const running = h.run(
+        Effect.gen(function* () {
+          return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "go" })
+        }),
+        { signal: controller.signal }
+      )
+      await appears("302.502")
+      expect(processesWith("302.501").length).toBeGreaterThan(0)
+      controller.abort()
+      await running.catch(() => undefined)
+      expect(await leftoversOf("302.50")).toEqual([])
+      expect(h.server.requests).toHaveLength(1)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+})

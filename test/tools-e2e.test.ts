@@ -1,0 +1,113 @@
+/**
+ * `loopguard run` against a hostile model, judged from outside: what the server saw in the
+ * next request, the exit status, and the process table. A FIFO, `yes`, background jobs and a
+ * symlink out of the folder must neither hang, crash nor leak, and the run must end with a report.
+ */
+import { startScriptedServer, textStream, toolCallStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
+import { afterAll, describe, expect, test } from "bun:test"
+import { execFileSync, spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+import { leftoversOf } from "./process-table.js"
+
+const root = resolve(import.meta.dir, "..")
+const dirs: Array<string> = []
+const servers: Array<ScriptedServer> = []
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()))
+  for (const d of dirs) rmSync(d, { recursive: true, force: true })
+})
+const tempDir = () => {
+  const d = mkdtempSync(join(tmpdir(), "lg-tools-e2e-"))
+  dirs.push(d)
+  return d
+}
+
+const cleanEnv = (): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("LOOPGUARD_")) env[k] = v
+  return env
+}
+
+const runCli = async (args: ReadonlyArray<string>, env: Record<string, string> = cleanEnv()) => {
+  const child = spawn(process.execPath, ["run", "packages/cli/src/main.ts", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (d) => (stdout += d))
+  child.stderr.on("data", (d) => (stderr += d))
+  const code = await new Promise<number | null>((done) => child.on("close", (c) => done(c)))
+  return { code, stdout, stderr }
+}
+
+/** The tool results the model was sent in a request, as text. */
+const toolResultsIn = (body: any): string =>
+  JSON.stringify((body.messages as Array<{ role: string }>).filter((m) => m.role === "tool"))
+
+describe("loopguard run's tools against a hostile model", () => {
+  test("FIFO, symlink escape, `yes`, a timed-out `sleep; echo` and `cmd &`: the run ends with a report and nothing is left", async () => {
+    const base = tempDir()
+    const cwd = join(base, "work")
+    mkdirSync(cwd)
+    writeFileSync(join(base, "outside.txt"), "outside secret")
+    symlinkSync(join(base, "outside.txt"), join(cwd, "escape.txt"))
+    execFileSync("mkfifo", [join(cwd, "pipe")])
+    const config = join(base, "lg.json")
+    writeFileSync(config, JSON.stringify({ loop: { toolTimeoutMs: 1_500 }, tools: { maxOutputChars: 2_000 }, doom_loop: { enabled: false } }))
+    const server = await startScriptedServer([
+      toolCallStream("read_file", { path: "pipe" }, { id: "c1" }),
+      toolCallStream("read_file", { path: "escape.txt" }, { id: "c2" }),
+      toolCallStream("bash", { command: "yes" }, { id: "c3" }),
+      toolCallStream("bash", { command: "sleep 302.401; echo never" }, { id: "c4" }),
+      toolCallStream("bash", { command: "sleep 302.402 & echo started" }, { id: "c5" }),
+      textStream("Done.")
+    ])
+    servers.push(server)
+    const run = await runCli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "go", "--cwd", cwd, "--config", config])
+
+    expect(run.stderr).not.toMatch(/RangeError|at .*\.ts:\d+/)
+    expect(run.stdout).toContain("COMPLETED")
+    expect(run.code).toBe(0)
+    expect(server.requests).toHaveLength(6)
+    expect(toolResultsIn(server.requests[1]!.body)).toContain("is a FIFO (named pipe): refused")
+    expect(toolResultsIn(server.requests[2]!.body)).toContain("path escape.txt is outside the working directory")
+    expect(toolResultsIn(server.requests[2]!.body)).not.toContain("outside secret")
+    const yes = toolResultsIn(server.requests[3]!.body)
+    expect(yes).toMatch(/characters of output dropped/)
+    expect(yes.length).toBeLessThan(10_000)
+    expect(toolResultsIn(server.requests[4]!.body)).toContain("timed out after 1500 ms")
+    expect(toolResultsIn(server.requests[5]!.body)).toContain("started")
+    expect(await leftoversOf("302.40")).toEqual([])
+  }, 60_000)
+
+  test("a session dir that cannot be written is a clear error, exit 2, no stack trace", async () => {
+    const base = tempDir()
+    writeFileSync(join(base, "file"), "")
+    const run = await runCli(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "go", "--session-dir", join(base, "file", "sessions")])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain(`--session-dir ${join(base, "file", "sessions")}: cannot write there (a part of the path is a file, not a folder)`)
+    expect(run.stderr).not.toMatch(/\n\s+at /)
+    const readOnly = await runCli(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "go", "--session-dir", "/proc/loopguard-sessions"])
+    expect(readOnly.code).toBe(2)
+    expect(readOnly.stderr).toContain("--session-dir /proc/loopguard-sessions: cannot write there")
+    expect(readOnly.stderr).not.toMatch(/\n\s+at /)
+  }, 60_000)
+
+  test("a --cwd that is not a folder is a usage error, exit 2", async () => {
+    const run = await runCli(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "go", "--cwd", "/nonexistent-lg-dir"])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain("--cwd /nonexistent-lg-dir: not a folder")
+  }, 60_000)
+
+  test("a bad verification regex and an unknown LOOPGUARD_* variable are errors naming them, exit 2", async () => {
+    const base = tempDir()
+    const config = join(base, "lg.json")
+    writeFileSync(config, `{"try_best": {"verification_patterns": ["npm (test"]}}`)
+    const args = ["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "go", "--config", config]
+    const run = await runCli(args, { ...cleanEnv(), LOOPGUARD_TOOL_TIMEOUT: "5" })
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain("config field try_best.verification_patterns[0]: not a valid regular expression")
+    expect(run.stderr).toContain("environment variable LOOPGUARD_TOOL_TIMEOUT is not a loopguard setting")
+    expect(run.stderr).not.toMatch(/\n\s+at /)
+  }, 60_000)
+})
