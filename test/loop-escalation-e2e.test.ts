@@ -100,6 +100,31 @@ describe("repeated tool call over HTTP", () => {
   }, 60_000)
 })
 
+describe("paging is not a dead loop", () => {
+  test("the same scroll call whose result differs every time (16×) gets the note but is never stopped", async () => {
+    const words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima"]
+    let page = 0
+    const scroll = {
+      spec: { name: "scroll_down", description: "show the next part of the open file", inputSchema: { type: "object", properties: {} } },
+      // Every page differs in its words (numbers would be masked away).
+      run: async () => ({ state: "completed" as const, output: `def ${words[page % 12]}_${words[Math.floor(page++ / 12) % 12]}():\n    return None` })
+    }
+    const h = await makeHarness(
+      modelOf((i) => (i < 16 ? toolCallStream("scroll_down", {}, { id: `call_${i}` }) : textStream("The settings are read in hotel_golf."))),
+      { tools: [scroll] }
+    )
+    await withHarness(h, async (h) => {
+      const { results } = await h.run(turns("Find where the settings are read."))
+      const r = results[0]!
+      expect(page).toBe(16)
+      expect(r.report.reason).toBe("final")
+      expect(actions(r, "repeated-action")).toEqual(["note"])
+      // Reading page after page is not a spin either.
+      expect(actions(r, "no-progress-spin")).toEqual([])
+    })
+  }, 60_000)
+})
+
 describe("action cycle over HTTP", () => {
   test("A B A B … escalates the same way and stops", async () => {
     const cycle = ["cat app.py", "ls -la"]

@@ -54,6 +54,10 @@ describe("noProgressSpin", () => {
     const window = Array.from({ length: 10 }, (_, i) => rec(`cmd ${i}`, "permission denied"))
     expect(noProgressSpin([rec("first", "permission denied"), ...window])?.repeatedOutputs).toBe(10)
   })
+  test("paging (the same call, a new result each time) is reading, not a spin", () => {
+    const pages = Array.from({ length: 14 }, (_, i) => rec("scroll_down", `page ${"abcdefghijklmn"[i]}`))
+    expect(noProgressSpin(pages)).toBeNull()
+  })
   test("a change in the window, or exploring new things, is progress", () => {
     const history = ["a", "b", "c", "d"].map((a) => rec(a))
     const window = ["a", "b", "c", "d", "a", "b", "c", "d", "a", "b"].map((a) => rec(a))

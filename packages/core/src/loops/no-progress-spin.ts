@@ -41,8 +41,11 @@ export const noProgressSpin = (records: ReadonlyArray<StepRecord>, opts: NoProgr
   for (let i = start; i < n; i++) {
     const r = records[i]!
     const output = `${r.tool}\u0000${r.observation}`
-    if (r.action !== "" && actions.has(r.action)) repeatedActions++
-    if (r.action !== "" && outputs.has(output)) repeatedOutputs++
+    const seenOutput = outputs.has(output)
+    // Paging (the same call again, something new each time: scroll down, next page) is reading.
+    const paging = i > 0 && records[i - 1]!.action === r.action && !seenOutput
+    if (r.action !== "" && actions.has(r.action) && !paging) repeatedActions++
+    if (r.action !== "" && seenOutput) repeatedOutputs++
     if (r.action !== "") actions.add(r.action)
     outputs.add(output)
   }

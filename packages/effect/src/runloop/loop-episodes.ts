@@ -44,6 +44,8 @@ type Detector = (messages: ReadonlyArray<Message>, records: () => ReturnType<typ
 
 const cut = (s: string, n = 120) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`)
 
+const allDifferent = (xs: ReadonlyArray<string>): boolean => new Set(xs).size === xs.length
+
 /** `k=v` pairs of a finding, for the one-line reason of a stop. */
 const summary = (detail: Readonly<Record<string, unknown>>): string =>
   Object.entries(detail)
@@ -55,9 +57,15 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
   const out: Array<Detector> = []
   if (config.repeated_action.enabled) {
     const note = reminderText("repeated-action", role)
-    out.push((messages) => {
-      const a = repeatedAction(messages, { repeats: config.repeated_action.repeats, note })
-      return a && { detector: "repeated-action", key: a.signature, count: a.count, note, detail: { signature: cut(a.signature), count: a.count } }
+    const repeats = config.repeated_action.repeats
+    out.push((messages, records) => {
+      const a = repeatedAction(messages, { repeats, note })
+      if (a === null) return null
+      // The same call paging through something (scroll down, next page) learns something new each
+      // time: while every result differs, the episode stays at the note and never stops the run.
+      const paging = allDifferent(records().slice(-a.count).map((r) => r.observation))
+      const count = paging ? Math.min(a.count, repeats) : a.count
+      return { detector: "repeated-action", key: a.signature, count, note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
     })
   }
   if (config.action_cycle.enabled) {
