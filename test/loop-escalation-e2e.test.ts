@@ -5,7 +5,7 @@
  * directory, so the agent never sees it) before each command — and the reminders from the
  * request bodies the server received.
  */
-import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import { repeatLoop, textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { reminderText } from "@loopguard/core/classify"
 import type { LoopguardConfig } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
@@ -174,5 +174,24 @@ describe("replayed sequence over HTTP", () => {
     expect(replay?.action).toBe("note")
     // Noted once the replay reaches 6 steps: step 9 + 6 − 1.
     expect(replay?.step).toBe(14)
+  }, 60_000)
+})
+
+describe("runaway generation over HTTP", () => {
+  test("a 43-word paragraph ×400 is not accepted as the answer: cut by the long-period rule, the model is reminded", async () => {
+    const paragraph = Array.from({ length: 43 }, (_, i) => ["check", "the", "parser", "output", "again", "before", "moving", "to", "tests", "and", "docs"][i % 11]).join(" ") + "."
+    const h = await makeHarness([repeatLoop(paragraph, 400, { chunkSize: 64, chunkDelayMs: 1 }), textStream("The parser is fixed.")])
+    await withHarness(h, async (h) => {
+      const { results } = await h.run(turns("Fix the parser."))
+      const r = results[0]!
+      const cut = r.incidents.find((i) => i.detector === "text-repeat" && i.action === "cut")
+      expect(cut?.detail).toMatchObject({ rule: "long" })
+      expect(cut?.kind).toBe("loop")
+      expect(h.server.requests[0]!.closedEarly).toBe(true)
+      // The cut reply is answered with a reminder, and the next reply is the final answer.
+      expect(h.server.requests).toHaveLength(2)
+      expect(r.report.reason).toBe("final")
+      expect(r.report.finalText).toBe("The parser is fixed.")
+    })
   }, 60_000)
 })
