@@ -182,7 +182,7 @@ describe("loopguard audit", () => {
     expect(cut.map((i) => i.step)).toEqual([1])
     expect(cut[0]!.detail).toMatchObject({ rule: "long", view: "exact" })
     expect(o.incidents.length).toBeGreaterThan(0)
-    for (const i of o.incidents) expect(["loop", "stall", "recovery", "fault"]).toContain((i as { kind?: string }).kind)
+    for (const i of o.incidents) expect(["loop", "stall", "recovery", "fault"]).toContain(String((i as { kind?: string }).kind))
     expect((cut[0] as { kind?: string }).kind).toBe("loop")
   }, 30_000)
 

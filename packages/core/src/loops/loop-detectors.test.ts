@@ -11,6 +11,7 @@ const rec = (action: string, observation = `out of ${action}`, extra: Partial<St
   observation,
   changed: false,
   editing: false,
+  failed: false,
   ...extra
 })
 

@@ -8,9 +8,11 @@ import type { StepRecord } from "./step-record.js"
 export interface RepeatedObservationOptions {
   /** Consecutive steps with one masked observation that make a loop. */
   readonly repeats: number
+  /** Fewer suffice when every one of them failed: the same error again and again. */
+  readonly failedRepeats: number
 }
 
-export const DEFAULT_REPEATED_OBSERVATION: RepeatedObservationOptions = { repeats: 5 }
+export const DEFAULT_REPEATED_OBSERVATION: RepeatedObservationOptions = { repeats: 5, failedRepeats: 3 }
 
 export interface RepeatedObservation {
   readonly tool: string
@@ -18,6 +20,8 @@ export interface RepeatedObservation {
   readonly count: number
   /** The masked observation, cut to 120 characters. */
   readonly observation: string
+  /** Every step of the run failed. */
+  readonly failed?: boolean
 }
 
 // A rejected edit changed nothing: "Your proposed edit has introduced new syntax error(s)" ×5 is
@@ -32,11 +36,13 @@ export const repeatedObservation = (
   const newest = records[records.length - 1]
   if (newest === undefined || !qualifies(newest)) return null
   let count = 1
+  let allFailed = newest.failed
   for (let i = records.length - 2; i >= 0; i--) {
     const r = records[i]!
     if (!qualifies(r) || r.tool !== newest.tool || r.observation !== newest.observation) break
     count++
+    allFailed &&= r.failed
   }
-  if (count < opts.repeats) return null
-  return { tool: newest.tool, count, observation: newest.observation.slice(0, 120) }
+  if (count < (allFailed ? Math.min(opts.failedRepeats, opts.repeats) : opts.repeats)) return null
+  return { tool: newest.tool, count, observation: newest.observation.slice(0, 120), ...(allFailed ? { failed: true } : {}) }
 }

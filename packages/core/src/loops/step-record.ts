@@ -18,6 +18,8 @@ export interface StepRecord {
   readonly changed: boolean
   /** The step called an edit-type tool (it carried a path and a diff), whatever the result. */
   readonly editing: boolean
+  /** A tool call of the step failed (error state or a non-zero exit code). */
+  readonly failed: boolean
 }
 
 // Order matters: quoted strings first (they may hold paths and numbers), then hex ids before
@@ -64,7 +66,8 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     tool: parts.map((p) => p.name).join(";"),
     observation: maskObservation(parts.map((p) => p.output ?? p.error ?? "").join("\n")),
     changed,
-    editing: parts.some((p) => p.path !== undefined && p.diff !== undefined)
+    editing: parts.some((p) => p.path !== undefined && p.diff !== undefined),
+    failed: parts.some(failed)
   }
 }
 

@@ -1,10 +1,13 @@
 /**
- * Period search over the chunk-hash sequence of the long-period rule. For every period q (in
- * chunks) up to `maxPeriod`, `runs[q]` counts the consecutive chunks, ending at the newest, that
- * equal the chunk q before them: one comparison per period per chunk, two views (numbers masked,
- * and raw). Only the last maxPeriod + 2 chunks are kept, so memory is O(maxPeriod) however long
- * the stream runs. Inside one run the block is a rotation of one block, so its size and words
- * are measured once per run (O(q) once per run of at least q chunks: O(1) amortized).
+ * Period search over the chunk-hash sequence of the long-period rule. For a period q (in chunks)
+ * up to `maxPeriod`, `runs[q]` counts the consecutive chunks, ending at the newest, that equal the
+ * chunk q before them, in two views (numbers masked, and raw). Only periods with a run going on
+ * are compared (one comparison each per chunk), and a run can only start at a recent occurrence
+ * of the same chunk hash, so a new chunk costs O(active runs + RECENT_PER_HASH): a handful on
+ * healthy text, bounded by maxPeriod on any text. Only the last maxPeriod + 2 chunks are kept, so
+ * memory is O(maxPeriod) however long the stream runs. Inside one run the block is a rotation of
+ * one block, so its size and words are measured once per run (O(q) once per run of at least q
+ * chunks: O(1) amortized).
  */
 import type { Chunk } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
@@ -15,6 +18,11 @@ export const NEAR_EXTRA_COPIES = 3
 export const STABLE_SHARE = 0.85
 /** An enumeration-like near repeat must cover this many times `runChars` before it trips. */
 export const ENUMERATION_CHARS_FACTOR = 8
+/**
+ * Positions kept per chunk hash. A run can start at any chunk of a copy, so even a block whose
+ * chunks recur more often than this inside one copy is still found (a few chunks later).
+ */
+const RECENT_PER_HASH = 8
 /** A block of fewer tokens is a whitespace-free run: one token that SPEC's rule cannot split. */
 const RUN_TOKENS = 3
 
@@ -63,6 +71,11 @@ export class ChunkPeriods {
   private readonly block: Uint8Array
   private chunks = 0
   private tokens = 0
+  /** Periods whose near run is going on (the only ones compared per chunk), and a flag per period. */
+  private readonly active: Array<number> = []
+  private readonly isActive: Uint8Array
+  /** Masked hash → its newest positions in the ring (candidate periods for a new run). */
+  private readonly recent = new Map<number, Array<number>>()
 
   constructor(private readonly options: LongRepeatOptions, minChunkChars: number) {
     this.maxPeriod = Math.max(1, Math.ceil(options.maxBlockChars / minChunkChars))
@@ -81,12 +94,14 @@ export class ChunkPeriods {
     this.exactStart = new Float64Array(size)
     this.nearStart = new Float64Array(size)
     this.block = new Uint8Array(size)
+    this.isActive = new Uint8Array(size)
   }
 
   /** Record a chunk that ended after `charsSoFar` characters; returns the first hit it completes. */
   push(chunk: Chunk, charsSoFar: number): PeriodHit | null {
     const j = this.chunks++
     const slot = j % this.capacity
+    if (j >= this.capacity) this.forget(j - this.capacity, this.masked1[slot]!)
     this.tokens += chunk.tokens
     this.masked1[slot] = chunk.masked1
     this.masked2[slot] = chunk.masked2
@@ -95,16 +110,75 @@ export class ChunkPeriods {
     this.endChars[slot] = charsSoFar
     this.endTokens[slot] = this.tokens
     this.words[slot] = chunk.words
-    const top = Math.min(this.maxPeriod, j)
-    let hit: PeriodHit | null = null
-    for (let q = 1; q <= top; q++) {
+    this.continueRuns(slot, j, chunk)
+    this.startRuns(j, chunk)
+    this.remember(j, chunk.masked1)
+    return this.judgeActive(j, charsSoFar)
+  }
+
+  /** Periods with a run going on: one comparison each; a mismatch ends the run. */
+  private continueRuns(slot: number, j: number, chunk: Chunk): void {
+    let kept = 0
+    for (let k = 0; k < this.active.length; k++) {
+      const q = this.active[k]!
       const back = (slot - q + this.capacity) % this.capacity
       const nearSame = this.masked1[back] === chunk.masked1 && this.masked2[back] === chunk.masked2
       const exactSame = nearSame && this.raw1[back] === chunk.raw1 && this.raw2[back] === chunk.raw2
       this.extend(q, j, nearSame, exactSame)
-      if (hit === null && this.nearRuns[q]! >= (this.options.copies - 1) * q) hit = this.judge(q, j, charsSoFar)
+      if (nearSame) this.active[kept++] = q
+      else this.isActive[q] = 0
     }
-    return hit
+    this.active.length = kept
+  }
+
+  /**
+   * A run of period q can only start where this chunk equals the one q before it, i.e. at a
+   * recent occurrence of the same hash: those distances are the only new periods to try.
+   */
+  private startRuns(j: number, chunk: Chunk): void {
+    const seen = this.recent.get(chunk.masked1)
+    if (seen === undefined) return
+    for (let k = seen.length - 1; k >= 0; k--) {
+      const q = j - seen[k]!
+      if (q > this.maxPeriod) break
+      if (this.isActive[q] === 1) continue
+      const back = seen[k]! % this.capacity
+      if (this.masked2[back] !== chunk.masked2) continue
+      this.extend(q, j, true, this.raw1[back] === chunk.raw1 && this.raw2[back] === chunk.raw2)
+      this.isActive[q] = 1
+      this.active.push(q)
+    }
+  }
+
+  /** The newest RECENT_PER_HASH positions of each hash still in the ring. */
+  private remember(j: number, key: number): void {
+    const seen = this.recent.get(key)
+    if (seen === undefined) this.recent.set(key, [j])
+    else {
+      seen.push(j)
+      if (seen.length > RECENT_PER_HASH) seen.shift()
+    }
+  }
+
+  private forget(j: number, key: number): void {
+    const seen = this.recent.get(key)
+    if (seen === undefined || seen[0] !== j) return
+    seen.shift()
+    if (seen.length === 0) this.recent.delete(key)
+  }
+
+  /** After every run is up to date: the smallest period that trips now, if any. */
+  private judgeActive(j: number, charsSoFar: number): PeriodHit | null {
+    let best: number | null = null
+    for (const q of this.active) if (this.nearRuns[q]! >= (this.options.copies - 1) * q && (best === null || q < best)) best = q
+    if (best === null) return null
+    // Judge in ascending order so a block is measured after its divisors (smallest first).
+    const ready = this.active.filter((q) => this.nearRuns[q]! >= (this.options.copies - 1) * q).sort((a, b) => a - b)
+    for (const q of ready) {
+      const hit = this.judge(q, j, charsSoFar)
+      if (hit !== null) return hit
+    }
+    return null
   }
 
   private extend(q: number, j: number, nearSame: boolean, exactSame: boolean): void {

@@ -33,7 +33,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   text_loop: { enabled: true, bufferSize: 5, repeats: 3, keyChars: 200 },
   repeated_action: { enabled: true, repeats: 3, remindAt: 5, stopAt: 8 },
   action_cycle: { enabled: true, maxPeriod: 20, replays: 4 },
-  repeated_observation: { enabled: true, repeats: 5 },
+  repeated_observation: { enabled: true, repeats: 5, failedRepeats: 3 },
   replayed_sequence: { enabled: true, minLength: 6, lookback: 60 },
   no_progress_spin: { enabled: true, window: 10, minRepeats: 6 },
   doom_loop: { enabled: true, repeats: 3 },

@@ -89,7 +89,9 @@ export const RepeatedActionSection = Schema.Struct({
 /** Same tool, same output (numbers, quoted strings, hex ids, paths masked), `repeats` steps in a row. */
 export const RepeatedObservationSection = Schema.Struct({
   enabled: Schema.Boolean,
-  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
+  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  /** When every one of those steps failed (the same error again), this many are enough. */
+  failedRepeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
 /** The newest `minLength`+ steps replay an earlier stretch of the run (within `lookback` steps). */

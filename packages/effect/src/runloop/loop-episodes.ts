@@ -78,8 +78,8 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
   if (config.repeated_observation.enabled) {
     const note = reminderText("repeated-action", role)
     out.push((_, records) => {
-      const o = repeatedObservation(records(), { repeats: config.repeated_observation.repeats })
-      return o && { detector: "repeated-observation", key: `${o.tool}\u0000${o.observation}`, note, detail: { tool: o.tool, count: o.count, observation: o.observation } }
+      const o = repeatedObservation(records(), { repeats: config.repeated_observation.repeats, failedRepeats: config.repeated_observation.failedRepeats })
+      return o && { detector: "repeated-observation", key: `${o.tool}\u0000${o.observation}`, note, detail: { tool: o.tool, count: o.count, observation: o.observation, ...(o.failed ? { failed: true } : {}) } }
     })
   }
   if (config.replayed_sequence.enabled) {
