@@ -21,6 +21,12 @@ describe("repeatedObservation", () => {
     expect(repeatedObservation([0, 1, 2, 3].map(same))).toBeNull()
     expect(repeatedObservation([0, 1, 2, 3, 4].map(same))).toMatchObject({ tool: "bash", count: 5 })
   })
+  test("the same error 3 times in a row is enough (failedRepeats); 3 successes are not", () => {
+    const failing = (i: number) => rec(`pip install pkg==${i}`, "error: no matching distribution for pkg==0", { failed: true })
+    expect(repeatedObservation([0, 1, 2].map(failing))).toMatchObject({ count: 3, failed: true })
+    expect(repeatedObservation([0, 1, 2].map((i) => ({ ...failing(i), failed: false })))).toBeNull()
+    expect(repeatedObservation([0, 1].map(failing))).toBeNull()
+  })
   test("another tool, a change, or a different output breaks the run", () => {
     const same = (i: number) => rec(`grep q${i}`, "")
     expect(repeatedObservation([same(0), same(1), { ...same(2), tool: "find" }, same(3), same(4)])).toBeNull()
