@@ -13,7 +13,7 @@ export interface ThrottledIncident {
   readonly kind: IncidentKind
 }
 
-export const DEFAULT_EPISODE_GAP = 3
+export const DEFAULT_EPISODE_GAP = 5
 
 const ENDS_TURN = /^(?:pause|stop|terminate|exit:)/
 
