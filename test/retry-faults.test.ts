@@ -101,14 +101,15 @@ describe("server errors (5xx)", () => {
   })
 
   test("the deadline stops the retries before the count does, and the error says so", async () => {
-    const config = fastRetry({ request: { maxRetries: 50, deadlineMs: 100 } })
+    // Scaled so that a loaded machine's slow requests still leave room for two retries.
+    const config = fastRetry({ request: { maxRetries: 50, deadlineMs: 1_000, initialDelayMs: 100 } })
     await withHarness(() => httpError(503), { config }, async (h) => {
       const { report } = await h.run(runLoop())
       const attempts = attemptsOf(h.events)
-      // 10 + 20 + 40 ms fit in 100 ms; with the next 80 ms wait the step would pass the deadline.
+      // 100 + 200 + 400 ms fit in 1 s; with the next 800 ms wait the step would pass the deadline.
       expect(attempts.length).toBeGreaterThanOrEqual(2)
       expect(attempts.length).toBeLessThanOrEqual(3)
-      expect(attempts.reduce((sum, a) => sum + a.delayMs, 0)).toBeLessThanOrEqual(100)
+      expect(attempts.reduce((sum, a) => sum + a.delayMs, 0)).toBeLessThanOrEqual(1_000)
       expect(h.server.requests.length).toBe(attempts.length + 1)
       expect(report.reason).toBe("model_error")
       expect(report.error?.message).toMatch(/HTTP 503; gave up after \d retr(y|ies): deadline/)

@@ -88,6 +88,7 @@ const rebuilt = (response: Response, body: ReadableStream<Uint8Array>): Response
   return new Response(body, { status: response.status, statusText: response.statusText, headers })
 }
 
+/** A `fetch` whose response bodies are capped after decompression, whose single SSE events are capped, and whose 2xx non-event-stream answers are protocol errors. */
 export const limitedFetch = (limits: ResponseLimits, inner: typeof fetch = globalThis.fetch): typeof fetch =>
   (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
     const response = await inner(input, init)

@@ -8,6 +8,8 @@ describe("incidentKind", () => {
     expect(incidentKind("stall-no-file-change")).toBe("stall")
     expect(incidentKind("action-streak")).toBe("stall")
     expect(incidentKind("breaker")).toBe("fault")
+    expect(incidentKind("step-cap", "stop")).toBe("fault")
+    expect(incidentKind("compaction", "cap")).toBe("recovery")
     expect(incidentKind("failed", "exit:model_error")).toBe("fault")
     expect(incidentKind("think-only", "think-only")).toBe("recovery")
     expect(incidentKind("rollback", "rolled-back")).toBe("recovery")

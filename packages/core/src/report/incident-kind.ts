@@ -24,7 +24,20 @@ export const LOOP_DETECTOR_NAMES: ReadonlyArray<string> = [
   "no-progress-spin"
 ]
 
-const FAULT_DETECTORS = new Set(["breaker", "budget", "timeout", "error", "completion-check", "goal-gate"])
+// Hard limits and outside failures: caps, clocks, cancellation, the breaker, the finish gates.
+const FAULT_DETECTORS = new Set([
+  "breaker",
+  "budget",
+  "step-cap",
+  "tool-cap",
+  "timeout",
+  "time-limit",
+  "cancel",
+  "subagent",
+  "error",
+  "completion-check",
+  "goal-gate"
+])
 const STALL_DETECTORS = new Set(["action-streak"])
 
 /** The kind of an incident, from its detector name (and its action, for classification exits). */

@@ -18,6 +18,7 @@ const delta = (type: "text-delta" | "reasoning-delta", text: string): ReadonlyAr
 const flushText = (s: Pending) => delta("text-delta", s.text.flush())
 const flushReasoning = (s: Pending) => delta("reasoning-delta", s.reasoning.flush())
 
+/** A stream stage that redacts the given secret values from text and reasoning deltas, even when a secret is split across deltas. */
 export const redactParts =
   (secrets: ReadonlyArray<string>) =>
   <E, R>(parts: Stream.Stream<StreamPart, E, R>): Stream.Stream<StreamPart, E, R> => {

@@ -12,7 +12,7 @@ import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
 import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
 import { Events } from "../events/Events.js"
-import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
+import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
 import type { RetryStop } from "../retry/schedule.js"
 import { SessionStore } from "../store/SessionStore.js"
@@ -70,9 +70,15 @@ export interface ProcessInput {
   /** Extra monitors for this step (try-best, tests); the repeat monitor comes from config. */
   readonly monitors?: ReadonlyArray<MonitorFactory>
   /** Tools answered by the caller itself (e.g. the structured-output tool), before the Tools service. */
-  readonly localTools?: ReadonlyMap<string, (input: unknown) => ToolResult>
+  readonly localTools?: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>>
+  /** Asked before a call runs (per-tool caps): a refusal text means the call is answered, not run. */
+  readonly admitTool?: (name: string) => Effect.Effect<string | undefined>
   /** Makes ids for the reply messages (one per attempt). */
   readonly messageId: (attempt: number) => string
+  /** The model for this step instead of the layer's `LLM` (the breaker's reroute). */
+  readonly llm?: LlmShape
+  /** Set while tool execution cools down after an error storm: calls are answered with this, not run. */
+  readonly toolsPaused?: string
 }
 
 export interface ProcessResult {
@@ -140,16 +146,33 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
                 yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", kind: "recovery", detail: { tool: part.name, repairs: fixed.repairs } })
               }
+              if (input.toolsPaused !== undefined) {
+                const error = input.toolsPaused
+                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
+                return null
+              }
+              // A tool-less request (soft-cap last step, summary request) offered nothing to call.
+              if (request.tools.length === 0) {
+                const error = `no tools are available on this step; ${part.name} was not run`
+                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
+                yield* events.publish({ type: "incident", step: input.step, detector: "tool-less-step", action: "refused", kind: "recovery", detail: { tool: part.name } })
+                return null
+              }
               const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
               if (allowed._tag === "deny") {
                 reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: allowed.reason }))
                 return { outcome: "stop", monitor: "doom-loop", reason: allowed.reason } satisfies MonitorTrip
               }
+              const refusal = input.admitTool === undefined ? undefined : yield* input.admitTool(part.name)
+              if (refusal !== undefined) {
+                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: refusal }))
+                return null
+              }
               reply.updateTool(part.id, (p) => ({ ...p, state: "running" }))
               yield* events.publish({ type: "tool.started", step: input.step, callId: part.id, name: part.name, input: part.input })
               const started = Date.now()
               const local = input.localTools?.get(part.name)
-              const result = local ? local(part.input) : yield* tools.execute({ id: part.id, name: part.name, input: part.input })
+              const result = local ? yield* local(part.input) : yield* tools.execute({ id: part.id, name: part.name, input: part.input })
               const finished = reply.updateTool(part.id, (p) => ({
                 ...p,
                 state: result.state,
@@ -200,7 +223,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           }
 
           const chunkTimeoutMs = config.stream.chunkTimeoutMs
-          yield* llm.stream(request).pipe(
+          yield* (input.llm ?? llm).stream(request).pipe(
             Stream.timeoutOrElse({
               duration: Duration.millis(chunkTimeoutMs),
               orElse: () =>

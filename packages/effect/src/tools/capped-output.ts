@@ -10,6 +10,7 @@ export interface CappedOutput {
   readonly dropped: () => number
 }
 
+/** An output buffer that keeps the head and the tail up to `maxChars` while the output streams, counting what it drops. */
 export const makeCappedOutput = (maxChars: number): CappedOutput => {
   const headLimit = Math.ceil(maxChars / 2)
   const tailLimit = maxChars - headLimit

@@ -38,6 +38,7 @@ const matcher = (patterns: ReadonlyArray<string>): ((name: string) => boolean) =
   return (name) => res.some((r) => r.test(name))
 }
 
+/** The environment a tool process gets: secrets, `LOOPGUARD_*` and deny-listed names removed (or only the allow-list kept). */
 export const scrubEnv = (env: Readonly<Record<string, string | undefined>>, options: ToolEnvOptions = {}): Record<string, string> => {
   const secret = new Set(options.secretNames ?? [])
   const denied = matcher(options.deny ?? DEFAULT_ENV_DENY)
