@@ -34,7 +34,7 @@ const isMinified = (text: string): boolean => {
   return false
 }
 
-type Category = "docs" | "dts" | "source" | "json" | "replies" | "minified"
+export type Category = "docs" | "dts" | "source" | "json" | "replies" | "minified"
 
 interface Doc {
   readonly category: Category
@@ -129,7 +129,11 @@ export interface CorpusRow {
   readonly trips: number
 }
 
-export const runCorpus = (traceDir: string, onTrip: (doc: Doc, trip: LongRepeatTrip) => void = () => {}) => {
+export const runCorpus = (
+  traceDir: string,
+  onTrip: (doc: Doc, trip: LongRepeatTrip) => void = () => {},
+  categories: ReadonlySet<Category> | null = null
+) => {
   const rows = new Map<Category, { files: number; chars: number; trips: number }>()
   const feed = (doc: Doc) => {
     const row = rows.get(doc.category) ?? { files: 0, chars: 0, trips: 0 }
@@ -146,6 +150,7 @@ export const runCorpus = (traceDir: string, onTrip: (doc: Doc, trip: LongRepeatT
   // The same file is reachable through several links of the package store: count it once.
   const seen = new Set<string>()
   for (const { category, path } of corpusFiles()) {
+    if (categories !== null && !categories.has(category)) continue
     let text: string
     try {
       text = readFileSync(path, "utf8")
@@ -157,7 +162,7 @@ export const runCorpus = (traceDir: string, onTrip: (doc: Doc, trip: LongRepeatT
     seen.add(key)
     feed({ category: isMinified(text) ? "minified" : category, name: relative(ROOT, path), text })
   }
-  for (const doc of traceReplies(traceDir)) feed(doc)
+  if (categories === null || categories.has("replies")) for (const doc of traceReplies(traceDir)) feed(doc)
   return [...rows.entries()].map(([category, r]): CorpusRow => ({ category, ...r }))
 }
 
