@@ -36,7 +36,13 @@ describe("context compaction over HTTP", () => {
     const script: Array<ScriptedResponse> = [listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, listing(5), textStream("Found it in src/config.ts.")]
     const h = await makeHarness(script, {
       tools: [lister],
-      config: (c) => ({ ...c, compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 } })
+      // Five listings with the same output (numbers masked) are a repeated observation, whose note
+      // would be the request's last message; this test is about compaction alone.
+      config: (c) => ({
+        ...c,
+        compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 },
+        repeated_observation: { ...c.repeated_observation, enabled: false }
+      })
     })
     try {
       const { result, stored } = await h.run(run)

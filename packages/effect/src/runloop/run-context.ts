@@ -6,7 +6,7 @@
 import { initUsageMeter, type CapPolicy, type ModelPrice, type ToolCallCounts, type UsageMeter } from "@loopguard/core/caps"
 import { initRecovery, onNewUserTurn, type AgentRole, type RecoveryState } from "@loopguard/core/classify"
 import { type AssistantMessage, type ExitReason, type Message, type ReminderKind } from "@loopguard/core/model"
-import { type SubagentSummary } from "@loopguard/core/report"
+import { DEFAULT_EPISODE_GAP, IncidentThrottle, incidentKind, type SubagentSummary } from "@loopguard/core/report"
 import { Effect } from "effect"
 import type { CompactorShape } from "../compaction/Compactor.js"
 import type { LoopguardConfig } from "../config/schema.js"
@@ -87,6 +87,8 @@ export interface RunContext {
   readonly subagents: Array<SubagentSummary>
   readonly nextId: (prefix: string) => string
   readonly detectors: CrossStepDetectors
+  /** One incident per loop/stall episode: repeats of the same action are not filed again. */
+  readonly throttle: IncidentThrottle
   readonly rollback: RollbackGuard
   readonly gates: FinishGates
   /** Stream monitors for the processor (Try-Best). */
@@ -148,6 +150,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     subagents: [],
     nextId,
     detectors: new CrossStepDetectors(config, role, shadow, s.fallback !== null),
+    throttle: new IncidentThrottle(DEFAULT_EPISODE_GAP, shadow),
     rollback: new RollbackGuard(config, role),
     gates: makeFinishGates({
       config,
@@ -180,10 +183,13 @@ export const count = (ctx: RunContext, name: string, n = 1): void => {
   if (n > 0) ctx.retries[name] = (ctx.retries[name] ?? 0) + n
 }
 
+/** Files an incident with its kind, once per episode (core's IncidentThrottle). */
 export const recordIncident = (s: RunServices, ctx: RunContext, i: Incident): Effect.Effect<void> =>
   Effect.suspend(() => {
-    ctx.incidents.push(i)
-    return s.events.publish({ type: "incident", step: i.step, detector: i.detector, action: i.action, detail: i.detail })
+    const kind = i.kind ?? incidentKind(i.detector, i.action)
+    if (!ctx.throttle.admit({ ...i, kind })) return Effect.void
+    ctx.incidents.push({ ...i, kind })
+    return s.events.publish({ type: "incident", step: i.step, detector: i.detector, action: i.action, kind, detail: i.detail })
   })
 
 /** A real user message: it becomes the turn the replies answer and resets the recovery counters. */
