@@ -8,7 +8,7 @@
  */
 import { afterAll, afterEach, describe, expect, test } from "bun:test"
 import { repeatLoop, startScriptedServer, textStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { startTmux, tmuxPath, type TmuxServer } from "./tmux/tmux-driver.js"
@@ -109,7 +109,7 @@ describe.skipIf(TMUX === null)("loopguard chat in a terminal", () => {
     await pane.waitFor("this chat: 2 runs")
     const trace = join(cwd, "session.trace.jsonl")
     pane.type(`/export ${trace}`)
-    await pane.waitFor("trace lines")
+    await pane.waitFor("as a trace (v1)")
     const lines = readFileSync(trace, "utf8").trim().split("\n").map((l) => JSON.parse(l))
     expect(lines[0]).toMatchObject({ type: "session", model: server.modelId })
     expect(lines.filter((l) => l.type === "user").map((l) => l.text)).toContain("hello there")
@@ -139,9 +139,9 @@ describe.skipIf(TMUX === null)("loopguard chat in a terminal", () => {
     expect(pane.exitStatus()).toBe(0)
 
     // Resume the kept session in a new process, without colour (NO_COLOR).
-    const [file] = readdirSync(sessionDir).filter((f) => f.endsWith(".jsonl"))
-    const id = file!.replace(/\.jsonl$/, "")
-    const resumed = openChat(server, sessionDir, cwd, { args: ["--session", id], env: { NO_COLOR: "1" } })
+    const id = /session (chat-[\w-]+) ·/.exec(pane.screen())?.[1]
+    expect(id).toBeDefined()
+    const resumed = openChat(server, sessionDir, cwd, { args: ["--session", id!], env: { NO_COLOR: "1" } })
     await resumed.waitFor(`session ${id} (resumed:`)
     await resumed.waitFor("last answer: Slow answer.")
     resumed.type("one more")
@@ -156,7 +156,7 @@ describe.skipIf(TMUX === null)("loopguard chat in a terminal", () => {
     resumed.keys("C-c")
     await resumed.waitFor(() => resumed.exitStatus() !== null)
     expect(resumed.exitStatus()).toBe(130)
-    expect(existsSync(join(sessionDir, `${id}.jsonl`))).toBe(true)
+    expect(existsSync(join(sessionDir, "sessions.db"))).toBe(true)
   }, 180_000)
 })
 

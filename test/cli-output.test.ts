@@ -143,7 +143,7 @@ describe("loopguard chat from a pipe", () => {
     expect(resumed).toContain("Drop the approach you were taking")
   }, 60_000)
 
-  test("/retry, /sessions and /config: a finished turn is sent again, a stopped one goes on as it stands", async () => {
+  test("/retry sends the last message again, after a finished or a stopped turn; /sessions and /config", async () => {
     const seen: Array<{ users: number; last: string }> = []
     const server = await serve((body: { messages: Array<{ role: string; content: unknown }> }) => {
       const users = body.messages.filter((m) => m.role === "user")
@@ -158,13 +158,14 @@ describe("loopguard chat from a pipe", () => {
     expect(code).toBe(0)
     expect(stdout).toContain("nothing to retry yet")
     expect(stdout).toContain("sending again: hello")
-    expect(stdout).toContain("going on from where the last turn stopped")
+    expect(stdout).toContain("sending again: filter me")
     expect(stdout).toContain("Recovered.")
-    // hello, hello again (a new user turn), filter me, then the retry adds no user turn
-    expect(seen.map((x) => x.users)).toEqual([1, 2, 3, 3])
-    expect(stdout).toMatch(/\* chat-\d{8}-\d{6}-[0-9a-f]{4} · \d+ messages · updated /)
+    // hello, hello again, filter me, filter me again: each a new user turn
+    expect(seen.map((x) => x.users)).toEqual([1, 2, 3, 4])
+    expect(stdout).toMatch(/SESSION +MESSAGES +STEPS +LAST WRITE/)
+    expect(stdout).toMatch(/ chat-\d{8}-\d{6}-[0-9a-f]{4} +8 +4 /)
     expect(stdout).toContain("loop.maxSteps: 7")
-    expect(stdout).toContain(`kept in ${dir}/chat-`)
+    expect(stdout).toContain(`kept in ${dir}/sessions.db`)
   }, 60_000)
 
   test("the model's escape sequences never reach the terminal; /export leaves the API key out", async () => {

@@ -5,9 +5,9 @@
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import type { LLM, LoopguardConfig, SessionStoreShape, ToolDefinition } from "@loopguard/effect"
-import { makeJsonlStore } from "@loopguard/effect/store"
+import { redactUrl } from "@loopguard/effect/store"
 import { FallbackLLM } from "@loopguard/effect/llm"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { Flag } from "effect/cli"
 import { statSync } from "node:fs"
 import { resolve } from "node:path"
@@ -15,6 +15,7 @@ import { UsageError } from "./errors.js"
 import { applyOnPauseFlag } from "./pause/index.js"
 import { loadCliConfig } from "./session.js"
 import { ensureWritableDir } from "./session-dir.js"
+import { openCliStore, storeTargetOf } from "./store-target.js"
 import { runTools } from "./tools/run-tools.js"
 
 const isDirectory = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
@@ -38,8 +39,9 @@ export const endpointFlags = {
   config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
   sessionDir: Flag.String("session-dir").pipe(
     Flag.optional,
-    Flag.withDescription("keep sessions in this folder (one JSON Lines file per session); default: in memory only")
+    Flag.withDescription("keep sessions in SQLite in this folder (<dir>/sessions.db); default: in memory only")
   ),
+  store: Flag.String("store").pipe(Flag.optional, Flag.withDescription("keep sessions in Postgres (postgres://…) instead")),
   interactive: Flag.Boolean("interactive").pipe(
     Flag.withDefault(false),
     Flag.withDescription("ask on the terminal before a doom loop runs again (default: a doom loop fails the step)")
@@ -58,6 +60,7 @@ export interface EndpointFlagValues {
   readonly cwd: string
   readonly config: Option.Option<string>
   readonly sessionDir: Option.Option<string>
+  readonly store: Option.Option<string>
   readonly interactive: boolean
   readonly approveCommands: boolean
   readonly onPause: Option.Option<string>
@@ -75,12 +78,14 @@ export interface Endpoint {
   readonly cwd: string
   readonly tools: ReadonlyArray<ToolDefinition>
   readonly system: string
-  /** The folder sessions are kept in, when `--session-dir` was given. */
-  readonly sessionDir: string | null
+  /** Where sessions are kept (`--session-dir` folder or `--store` URL), null: in memory only. */
+  readonly storeTarget: string | null
+  /** The durable store, open for the command's scope; undefined: in memory only. */
   readonly store: SessionStoreShape | undefined
 }
 
-export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoint, UsageError> =>
+/** Everything a turn needs, from the flags; the durable store stays open for the caller's scope. */
+export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoint, UsageError, Scope.Scope> =>
   Effect.gen(function* () {
     let baseURL: URL
     try {
@@ -116,8 +121,9 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
     )
     const cwd = resolve(flags.cwd)
     if (!isDirectory(cwd)) return yield* new UsageError({ message: `--cwd ${flags.cwd}: not a folder` })
-    const sessionDir = Option.isSome(flags.sessionDir) ? resolve(flags.sessionDir.value) : null
-    if (sessionDir !== null) yield* ensureWritableDir(sessionDir, "--session-dir")
+    const target = yield* storeTargetOf(flags)
+    if (Option.isSome(flags.sessionDir)) yield* ensureWritableDir(resolve(flags.sessionDir.value), "--session-dir")
+    const store = target === null ? undefined : yield* openCliStore(target, config)
     return {
       config,
       llm,
@@ -128,8 +134,8 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
       cwd,
       tools: runTools(cwd, config, flags.apiKeyEnv),
       system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,
-      sessionDir,
-      store: sessionDir !== null ? makeJsonlStore(sessionDir) : undefined
+      storeTarget: target === null ? null : Option.isSome(flags.sessionDir) ? resolve(flags.sessionDir.value) : redactUrl(target),
+      store
     } satisfies Endpoint
   })
 

@@ -45,6 +45,7 @@ export const turnInput = (ctx: ChatContext, state: ChatState, prompt?: string): 
   return {
     sessionId: ctx.sessionId,
     system: ctx.endpoint.system,
+    workspace: ctx.endpoint.cwd,
     signal: controller.signal,
     ...(prompt !== undefined ? { prompt } : {})
   }

@@ -19,7 +19,7 @@ const endpoint: Endpoint = {
   cwd: "/tmp",
   tools: [],
   system: "sys",
-  sessionDir: null,
+  storeTarget: null,
   store: undefined
 }
 

@@ -90,7 +90,7 @@ const afterRun = (ctx: ChatContext, state: ChatState) => (last: RunResult, _all:
 export const greeting = (ctx: ChatContext, resumed: number): ReadonlyArray<string> => [
   ctx.style.bold(`loopguard chat · ${terminalSafe(ctx.endpoint.modelId)} at ${displayUrl(ctx.endpoint.baseURL)}`),
   ctx.style.dim(
-    `session ${ctx.sessionId}${resumed > 0 ? ` (resumed: ${resumed} messages)` : ""} · ${ctx.endpoint.sessionDir !== null ? `kept in ${ctx.endpoint.sessionDir}` : "in memory only"}`
+    `session ${ctx.sessionId}${resumed > 0 ? ` (resumed: ${resumed} messages)` : ""} · ${ctx.endpoint.storeTarget !== null ? `kept in ${ctx.endpoint.storeTarget}` : "in memory only"}`
   ),
   ctx.style.dim("/help lists the commands · Ctrl-C cancels a turn · Ctrl-D quits")
 ]

@@ -3,16 +3,16 @@
  * after any open text) and never ends the chat on a mistake: a bad file, an unreadable session
  * are said in one line and the prompt comes back.
  */
-import { messagesToTrace, traceText } from "@loopguard/core/trace"
 import { redactSecrets } from "@loopguard/core/try-best"
 import { DEFAULT_CONFIG, type RunInput } from "@loopguard/effect"
+import { exportTrace } from "@loopguard/effect/store"
 import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { displayUrl, exitLine, formatCost, reportDetails, terminalSafe } from "../render/index.js"
 import { turnInput, type ChatContext, type ChatState } from "./chat-context.js"
 import { redactValues, secretValues } from "../render/env-secrets.js"
-import { formatSessions, listSessions } from "./session-list.js"
+import { formatList } from "../sessions-format.js"
 import { settingsDiff } from "./settings-diff.js"
 import { SLASH_HELP, type SlashCommand } from "./slash.js"
 
@@ -54,7 +54,7 @@ const configLines = (ctx: ChatContext): ReadonlyArray<string> => {
   const changed = settingsDiff(e.config, DEFAULT_CONFIG)
   return [
     `endpoint: ${displayUrl(e.baseURL)} · model ${terminalSafe(e.modelId)}`,
-    `session: ${ctx.sessionId} · kept ${e.sessionDir !== null ? `in ${ctx.store.location(ctx.sessionId)}` : "in memory only (--session-dir DIR keeps it)"}`,
+    `session: ${ctx.sessionId} · kept ${e.storeTarget !== null ? `in ${ctx.store.location(ctx.sessionId)}` : "in memory only (--session-dir DIR keeps it)"}`,
     `tools: ${e.tools.map((t) => t.spec.name).join(", ")} in ${e.cwd}`,
     `on a try-best pause: ${ctx.policy}`,
     changed.length === 0
@@ -68,36 +68,34 @@ const configLines = (ctx: ChatContext): ReadonlyArray<string> => {
 const exportSession = (ctx: ChatContext, file: string) =>
   Effect.gen(function* () {
     const messages = yield* ctx.store.messages(ctx.sessionId)
-    const records = messagesToTrace(messages, { id: ctx.sessionId, model: ctx.endpoint.modelId, agent: "loopguard chat" })
     const path = resolve(file)
     try {
-      writeFileSync(path, redactValues(traceText(records), secretValues(ctx.env, [ctx.endpoint.apiKeyEnv])))
+      writeFileSync(path, redactValues(exportTrace(ctx.sessionId, messages, ctx.endpoint.modelId), secretValues(ctx.env, [ctx.endpoint.apiKeyEnv])))
     } catch (e) {
       return [`/export: cannot write ${path}: ${(e as Error).message}`]
     }
-    return [`wrote ${records.length} trace lines (${messages.length} messages) to ${path}; read it with \`loopguard audit ${file}\``]
-  })
+    return [`wrote ${messages.length} messages to ${path} as a trace (v1); read it with \`loopguard audit ${file}\` or \`loopguard sessions import ${file}\``]
+  }).pipe(Effect.catch((e) => Effect.succeed([`/export: ${e.message}`])))
 
 const sessionLines = (ctx: ChatContext) =>
-  ctx.endpoint.sessionDir === null
+  ctx.endpoint.storeTarget === null
     ? Effect.succeed([`sessions are kept in memory only; this one is ${ctx.sessionId} (start with --session-dir DIR to keep them)`])
-    : listSessions(ctx.endpoint.sessionDir, ctx.store).pipe(
-        Effect.map((list) => [`sessions in ${ctx.endpoint.sessionDir} (* = this one; resume with --session ID):`, ...formatSessions(list, ctx.sessionId)])
+    : ctx.store.list().pipe(
+        Effect.map((list) => [
+          `sessions in ${ctx.endpoint.storeTarget} (this one: ${ctx.sessionId}; resume one with --session ID):`,
+          ...formatList(list, ctx.endpoint.storeTarget ?? "").split("\n").map((l) => `  ${l}`)
+        ]),
+        Effect.catch((e) => Effect.succeed([`/sessions: ${e.message}`]))
       )
 
-/** `/retry`: a finished turn is asked again; one that did not finish goes on from where it stopped. */
+/** `/retry`: the last prompt is sent again as a new turn, whatever became of the last one. */
 const retry = (ctx: ChatContext, state: ChatState): CommandOutcome => {
-  const last = state.results[state.results.length - 1]
-  if (state.lastPrompt === null || last === undefined) {
+  if (state.lastPrompt === null) {
     say(ctx, ["nothing to retry yet: send a message first"])
     return READ
   }
-  if (last.report.status === "completed") {
-    say(ctx, [`sending again: ${state.lastPrompt}`])
-    return { type: "run", input: turnInput(ctx, state, state.lastPrompt) }
-  }
-  say(ctx, ["going on from where the last turn stopped"])
-  return { type: "run", input: turnInput(ctx, state) }
+  say(ctx, [`sending again: ${terminalSafe(state.lastPrompt)}`])
+  return { type: "run", input: turnInput(ctx, state, state.lastPrompt) }
 }
 
 export const runSlashCommand = (ctx: ChatContext, state: ChatState, command: SlashCommand): Effect.Effect<CommandOutcome> =>

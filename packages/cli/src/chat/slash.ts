@@ -20,7 +20,7 @@ export type ChatLine =
 /** The commands and what each does, in the order `/help` lists them. */
 export const SLASH_HELP: ReadonlyArray<readonly [string, string]> = [
   ["/report", "the last turn's report: how it ended, steps, tokens, cost, what to do next"],
-  ["/retry", "run the last turn again (a turn that did not finish goes on from where it stopped)"],
+  ["/retry", "send the last message again, as a new turn"],
   ["/config", "the endpoint, the session and the settings in force"],
   ["/export FILE", "write this session to FILE as a trace (v1), readable by `loopguard audit`"],
   ["/sessions", "the sessions kept in --session-dir"],

@@ -6,7 +6,7 @@
  */
 import { textOf, type Message } from "@loopguard/core/model"
 import { makeMemoryStore, type SessionStoreShape } from "@loopguard/effect"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { randomBytes } from "node:crypto"
 import { initialChatState, type ChatContext } from "../chat/chat-context.js"
@@ -15,6 +15,7 @@ import { linesFor } from "../chat/line-source.js"
 import { endpointFlags, prepareEndpoint } from "../endpoint.js"
 import { RunFailed, UsageError } from "../errors.js"
 import { takeOverSigint } from "../sigint.js"
+import { storeFailure } from "../store-target.js"
 import { onFirstSignal } from "../signals.js"
 import { colourWanted, makeRenderer, makeStyle, priceOf, secretValues, terminalSafe } from "../render/index.js"
 
@@ -25,15 +26,12 @@ export const newSessionId = (now: Date = new Date()): string =>
   `chat-${now.toISOString().slice(0, 19).replace(/[-:]/g, "").replace("T", "-")}-${randomBytes(2).toString("hex")}`
 
 /** The session to resume, read whole before the first turn: a damaged one is a usage error now, not later. */
-const loadResumed = (store: SessionStoreShape, id: string, dir: string) =>
+const loadResumed = (store: SessionStoreShape, id: string, where: string) =>
   Effect.gen(function* () {
     if (!SESSION_ID.test(id)) return yield* new UsageError({ message: `--session: not a session id: ${JSON.stringify(id)} (letters, digits, . _ -)` })
-    const read = yield* Effect.exit(store.messages(id))
-    if (Exit.isFailure(read)) {
-      return yield* new UsageError({ message: `--session ${id}: cannot be read: ${Cause.pretty(read.cause).split("\n")[0]}` })
-    }
-    if (read.value.length === 0) return yield* new UsageError({ message: `--session ${id}: no such session in ${dir} (/sessions lists them)` })
-    return read.value
+    const messages = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
+    if (messages.length === 0) return yield* new UsageError({ message: `--session ${id}: no such session in ${where} (\`loopguard sessions list\` lists them)` })
+    return messages
   })
 
 /** The last exchange of a resumed session, so the person knows where it stands. */
@@ -56,11 +54,11 @@ export const chatCommand = Command.make(
   (flags) =>
     Effect.gen(function* () {
       const endpoint = yield* prepareEndpoint(flags)
-      if (Option.isSome(flags.session) && endpoint.sessionDir === null) {
-        return yield* new UsageError({ message: "--session needs --session-dir DIR (the folder the session is kept in)" })
+      if (Option.isSome(flags.session) && endpoint.storeTarget === null) {
+        return yield* new UsageError({ message: "--session needs --session-dir DIR or --store URL (where the session is kept)" })
       }
       const store = endpoint.store ?? makeMemoryStore()
-      const resumed = Option.isSome(flags.session) ? yield* loadResumed(store, flags.session.value, endpoint.sessionDir!) : []
+      const resumed = Option.isSome(flags.session) ? yield* loadResumed(store, flags.session.value, endpoint.storeTarget ?? "") : []
       const style = makeStyle(colourWanted(process.stdout.isTTY === true, process.env))
       const renderer = makeRenderer({
         mode: "human",
@@ -96,8 +94,14 @@ export const chatCommand = Command.make(
         state.controller?.abort()
         lines.close()
       })
-      const end = yield* Effect.scoped(Effect.andThen(takeOverSigint(onSigint), runChat(ctx, state))).pipe(Effect.ensuring(Effect.sync(release)))
-      lines.close()
+      const end = yield* Effect.scoped(Effect.andThen(takeOverSigint(onSigint), runChat(ctx, state))).pipe(
+        // Another writer on the session, a full disk, a corrupt record: one line and its exit status.
+        Effect.mapError(storeFailure),
+        Effect.ensuring(Effect.sync(() => {
+          release()
+          lines.close()
+        }))
+      )
       if (end === "interrupt") return yield* new RunFailed({ message: "", exitCode: 130 })
-    })
+    }).pipe(Effect.scoped)
 ).pipe(Command.withDescription("Talk to a model over many turns with loopguard on (slash commands: /help)"))

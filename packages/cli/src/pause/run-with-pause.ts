@@ -6,6 +6,7 @@
  */
 import type {
   LLM,
+  SessionStoreError,
   LoopguardConfig,
   LoopguardEvent,
   RunInput,
@@ -13,6 +14,7 @@ import type {
   SessionStoreShape,
   ToolDefinition
 } from "@loopguard/effect"
+import { makeRedactor } from "@loopguard/core/try-best"
 import { Effect, type Layer } from "effect"
 import type { OutputMode, Renderer } from "../render/index.js"
 import { outputOf, runSessionWith } from "../session.js"
@@ -29,7 +31,8 @@ export interface PauseRunOptions {
   /** Decides which hand-off targets are of another family. */
   readonly modelId: string
   readonly tools: ReadonlyArray<ToolDefinition>
-  readonly prompt: string
+  /** The user turn; absent when resuming a stored session as it was left. */
+  readonly prompt?: string
   readonly system?: string
   readonly sessionId?: string
   readonly maxSteps?: number
@@ -72,10 +75,14 @@ export interface PauseRunOutcome {
 }
 
 
-export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<PauseRunOutcome> =>
+export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<PauseRunOutcome, SessionStoreError> =>
   Effect.gen(function* () {
-    const write = options.write ?? ((l: string) => console.log(l))
-    const warn = options.warn ?? ((l: string) => process.stderr.write(l + "\n"))
+    // Pause notices and refusals quote the incident: the same last gate as the run's own lines.
+    const redact = makeRedactor(options.secrets ?? [])
+    const print = options.write ?? ((l: string) => console.log(l))
+    const write = (l: string) => print(redact(l))
+    const printWarning = options.warn ?? ((l: string) => process.stderr.write(l + "\n"))
+    const warn = (l: string) => printWarning(redact(l))
     const hasCommand = options.hasCommand ?? commandOnPath()
     const env = options.env ?? process.env
     const limits = { ...DEFAULT_PAUSE_POLICY_OPTIONS, maxResumes: options.config.try_best.max_resumes, ...options.policy }
@@ -117,7 +124,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
       ...(options.cwd !== undefined ? { workspace: options.cwd } : {})
     }
     const next = (last: RunResult, results: ReadonlyArray<RunResult>): Effect.Effect<RunInput | null> =>
-      handler.resume(last, results, options.prompt).pipe(Effect.map((text) => (text === null ? null : { ...base, prompt: text })))
+      handler.resume(last, results, options.prompt ?? "").pipe(Effect.map((text) => (text === null ? null : { ...base, prompt: text })))
 
     const results = yield* runSessionWith(
       {
@@ -136,7 +143,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
         ...(options.secretEnvNames !== undefined ? { secretEnvNames: options.secretEnvNames } : {})
       },
-      { ...base, prompt: options.prompt },
+      { ...base, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) },
       next
     )
     const last = results[results.length - 1]

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { EXIT_REASONS, type ReminderKind } from "@loopguard/core/model"
-import { exitWords, explainIncident, explainRetry, explainTerminal } from "./explain.js"
+import { EXIT_WORDS, exitWords, explainIncident, explainRetry, explainTerminal } from "./explain.js"
 
 /** Machine names that must never reach a person without words around them. */
 const JARGON = /\b(REMIND|class|exit:|text-repeat|think-only|doom-loop|bash_retry|streak-crop)\b/
@@ -9,6 +9,7 @@ describe("exitWords", () => {
   test("every exit reason has plain words, none of them the raw literal", () => {
     for (const reason of EXIT_REASONS) {
       const words = exitWords(reason)
+      expect(EXIT_WORDS[reason], `no words for ${reason}`).toBeDefined()
       expect(words).not.toContain("_")
       expect(words.length).toBeGreaterThan(5)
     }

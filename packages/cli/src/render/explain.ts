@@ -36,6 +36,10 @@ export const EXIT_WORDS: Readonly<Record<string, string>> = {
   final: "finished with an answer",
   max_steps: "reached the step limit",
   budget_exhausted: "a token, cost or step budget ran out",
+  budget_tokens: "the token budget ran out",
+  budget_cost: "the cost budget ran out",
+  protocol: "the provider broke the streaming protocol",
+  depth_limit: "a sub-agent went deeper than allowed",
   text_repeat: "the reply kept repeating itself",
   text_loop: "the model kept saying and doing the same thing",
   try_best_paused: "the same approach kept failing",
@@ -161,6 +165,13 @@ export const explainIncident = (i: IncidentLike): Explanation => {
       return action === "stop" && str(detail, "reason") === "depth_limit"
         ? { tone: "stop", text: "A sub-agent asked for another sub-agent beyond the depth limit; loopguard refused." }
         : { tone: action === "final" ? "ok" : "note", text: `A sub-agent ended its sub-task: ${exitWords(action)}; its report is part of this run.` }
+    case "resume":
+      if (action === "interrupted-call")
+        return { tone: "note", text: `A call to ${str(detail, "tool") ?? "a tool"} was cut off when the session stopped; loopguard tells the model it may or may not have taken effect.` }
+      return {
+        tone: action === "reexamined:exit" ? "stop" : "note",
+        text: `Resuming, loopguard looked at the last reply again: ${action === "reexamined:exit" ? "it still ends the run" : action === "reexamined:final" ? "it stands as the answer" : "the model is reminded before it goes on"}.`
+      }
     case "tool-cap":
       return { tone: "note", text: `${str(detail, "tool") ?? "A tool"} was called more times than allowed (toolCaps); loopguard answered the call without running it.` }
     case "tool-less-step":

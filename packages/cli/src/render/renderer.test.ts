@@ -23,7 +23,7 @@ const playTurn = (s: ReturnType<typeof setup>) => {
   s.r.onPart({ type: "finish", finish: "stop", usage: { inputTokens: 1000, outputTokens: 200 } })
   s.tick(1500)
   s.r.onEvent({ type: "step.finished", step: 0, outcome: "continue", finish: "stop" })
-  s.r.onEvent({ type: "incident", step: 0, detector: "text-repeat", action: "cut", detail: { period: 4 } })
+  s.r.onEvent({ type: "incident", step: 0, detector: "text-repeat", action: "cut", kind: "loop", detail: { period: 4 } })
   s.r.onReport(report)
 }
 
@@ -68,7 +68,7 @@ describe("human output", () => {
     s.r.onReport(buildReport({ reason: "max_steps", stepsUsed: 3, blockedAt: "step 2: final (exit:max_steps)" }))
     const lines = s.text().split("\n")
     expect(lines[0]).toStartWith("── stopped: reached the step limit (max_steps) · 3 steps · 0 tokens")
-    expect(lines[1]).toBe("   stopped at: step 3")
+    expect(lines[1]).toBe("   stopped at: step 3: final (exit:max_steps)")
     expect(lines[2]).toStartWith("   next: ")
   })
 })

@@ -44,23 +44,24 @@ export const exitLine = (r: RunReport, elapsedMs: number | null, style: Style): 
   return `${colour(`── ${HEAD[r.status]}: ${words}${code}`)} ${style.dim(`· ${totals}`)}`
 }
 
-/** The report says `step 2: doom-loop (stop)` with 0-based steps; people count from 1 and the banner said why. */
-const whereBlocked = (blockedAt: string): string => {
-  const m = /^step (\d+)(?::|$)/.exec(blockedAt)
-  return m ? `step ${Number(m[1]) + 1}` : blockedAt
-}
+/** Reports count steps from 0 (as traces do); people, and the status lines, count from 1. */
+export const stepsFromOne = (text: string): string => text.replace(/\bstep (\d+)\b/g, (_, n: string) => `step ${Number(n) + 1}`)
 
 /** What follows the exit line when the run did not complete, and where the session is kept. */
 export const reportDetails = (r: RunReport, style: Style): ReadonlyArray<string> => {
   const lines: Array<string> = []
   // Error messages and tool inputs come from servers and the model: shown terminal-safe.
-  if (r.error) lines.push(`   what went wrong: ${terminalSafe(r.error.message)}`)
-  else if (r.blockedAt && r.status === "aborted") lines.push(`   stopped at: ${terminalSafe(whereBlocked(r.blockedAt))}`)
+  if (r.blockedAt && r.status !== "completed") lines.push(`   stopped at: ${terminalSafe(stepsFromOne(r.blockedAt))}`)
+  else if (r.error) lines.push(`   what went wrong: ${terminalSafe(r.error.message)}`)
   if (r.status !== "completed") {
     if (r.completed.length > 0) lines.push(`   done so far: ${terminalSafe(r.completed.slice(-5).join("; "))}`)
     lines.push(`   next: ${r.suggestedNextStep}`)
   }
   if (r.savedAt) lines.push(style.dim(`   saved: ${terminalSafe(r.savedAt)}`))
+  for (const sub of r.subagents ?? []) {
+    const words = exitWords(sub.reason)
+    lines.push(`   sub-agent ${terminalSafe(sub.sessionId)}: ${words} (${sub.reason}) after ${sub.stepsUsed} step${sub.stepsUsed === 1 ? "" : "s"}, ${sub.tokens.total.toLocaleString("en-US")} tokens (counted above)`)
+  }
   return lines
 }
 

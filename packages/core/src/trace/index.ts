@@ -17,4 +17,3 @@ export {
 export { parseTrace } from "./parse.js"
 export { traceToSteps, traceUserId, traceReplyId, type TraceStep, type TraceReplay } from "./to-steps.js"
 export { inferFailure, FAILURE_SIGNS, type FailureSign } from "./infer-failure.js"
-export { messagesToTrace, traceText, type TraceHeader, type TraceRecord } from "./from-messages.js"
