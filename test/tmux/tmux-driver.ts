@@ -16,7 +16,7 @@ export interface Pane {
   readonly screen: (escapes?: boolean) => string
   /** Polls the screen until `want` shows (a string or a test), or fails naming what it saw. */
   readonly waitFor: (want: string | RegExp | ((screen: string) => boolean), timeoutMs?: number) => Promise<string>
-  /** The program's exit status once it ended (the pane stays, `remain-on-exit`), else null. */
+  /** The program's exit status once it ended (the pane stays, `remain-on-exit`; 128 + N when killed by signal N), else null. */
   readonly exitStatus: () => number | null
 }
 
@@ -49,8 +49,13 @@ export const startTmux = (tmux: string, socket: string): TmuxServer => {
       },
       screen,
       exitStatus: () => {
-        const [dead, status] = run(["display-message", "-p", "-t", name, "#{pane_dead} #{pane_dead_status}"]).trim().split(" ")
-        return dead === "1" ? Number(status) : null
+        // tmux can mark the pane dead (its terminal closed) before it has reaped the process: the
+        // status is known only once one of the two fields is filled in.
+        const [dead = "", status = "", signal = ""] = run(["display-message", "-p", "-t", name, "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}"]).trim().split("|")
+        if (dead !== "1") return null
+        if (/^\d+$/.test(status)) return Number(status)
+        if (/^\d+$/.test(signal)) return 128 + Number(signal)
+        return null
       },
       waitFor: async (want, timeoutMs = DEFAULT_WAIT_MS) => {
         const test = typeof want === "string" ? (s: string) => s.includes(want) : want instanceof RegExp ? (s: string) => want.test(s) : want
