@@ -86,4 +86,15 @@ else
   bad "npx loopguard with a bad flag: exit 2, one line (got exit $code)"
 fi
 
+# The SQLite store on the installed bin (node:sqlite, no native build): import a trace, list it, export it.
+printf '%s\n' '{"type":"user","text":"hi"}' '{"type":"assistant","text":"hello","finish":"stop"}' >"$app/t.jsonl"
+(cd "$app" && npx --no-install loopguard sessions import t.jsonl --session-dir store >/dev/null 2>"$app/store.err" &&
+  npx --no-install loopguard sessions export t --session-dir store >"$app/store.out" 2>>"$app/store.err"); code=$?
+cat "$app/store.err"
+if [ "$code" = 0 ] && grep -q '"type":"assistant","text":"hello"' "$app/store.out" && [ ! -s "$app/store.err" ]; then
+  ok "npx loopguard sessions import/export on SQLite"
+else
+  bad "npx loopguard sessions import/export on SQLite (got exit $code)"
+fi
+
 exit $failed

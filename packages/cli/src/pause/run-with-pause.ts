@@ -6,6 +6,7 @@
  */
 import type {
   LLM,
+  SessionStoreError,
   LoopguardConfig,
   LoopguardEvent,
   RunInput,
@@ -37,7 +38,8 @@ export interface PauseRunOptions {
   /** Decides which hand-off targets are of another family. */
   readonly modelId: string
   readonly tools: ReadonlyArray<ToolDefinition>
-  readonly prompt: string
+  /** The user turn; absent when resuming a stored session as it was left. */
+  readonly prompt?: string
   readonly system?: string
   readonly sessionId?: string
   readonly maxSteps?: number
@@ -85,7 +87,7 @@ export interface PauseRunOutcome {
 
 const refusedMessage = (policy: OnPausePolicy, reason: string) => `on-pause ${policy} refused: ${reason}`
 
-export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<PauseRunOutcome> =>
+export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<PauseRunOutcome, SessionStoreError> =>
   Effect.gen(function* () {
     // Pause notices and refusals quote the incident: the same last gate as the run's own lines.
     const redact = makeRedactor(options.secrets ?? [])
@@ -164,7 +166,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
             ? continueTurn(incident)
             : handoffTurn({
                 target,
-                goal: options.prompt,
+                goal: options.prompt ?? "",
                 incident,
                 results,
                 completionCheck: options.config.completion_check.command,
@@ -188,7 +190,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
         ...(options.secretEnvNames !== undefined ? { secretEnvNames: options.secretEnvNames } : {})
       },
-      { ...base, prompt: options.prompt },
+      { ...base, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) },
       next
     )
     const last = results[results.length - 1]

@@ -12,8 +12,9 @@ import type { ToolSpec } from "../../llm/LLM.js"
 import type { ToolResult } from "../../tools/Tools.js"
 import { recordIncident, type RunContext, type RunServices } from "../run-context.js"
 import type { RunInput, RunResult } from "../run-types.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
-export type SpawnRun = (input: RunInput) => Effect.Effect<RunResult>
+export type SpawnRun = (input: RunInput) => Effect.Effect<RunResult, SessionStoreError>
 
 export const TASK_TOOL: ToolSpec = {
   name: "task",
@@ -44,7 +45,7 @@ export const childResultText = (r: RunResult): string => {
   return `${head}${answer !== "" ? `\n${answer}` : ""}${blocked}`
 }
 
-export const runTask = (s: RunServices, ctx: RunContext, spawn: SpawnRun, input: unknown): Effect.Effect<ToolResult> =>
+export const runTask = (s: RunServices, ctx: RunContext, spawn: SpawnRun, input: unknown): Effect.Effect<ToolResult, SessionStoreError> =>
   Effect.gen(function* () {
     const prompt = stringField(input, "prompt")?.trim() ?? ""
     if (prompt === "") return failed("task: `prompt` is required (the complete instructions for the sub-agent)")
