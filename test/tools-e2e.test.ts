@@ -128,14 +128,12 @@ describe("loopguard run's tools against a hostile model", () => {
     expect(readOnly.stderr).not.toMatch(/\n\s+at /)
   }, 60_000)
 
-  test("a session file that cannot be used mid-run is one line naming the failure, no stack trace", async () => {
+  test("a session database that cannot be opened is one line naming it, exit 2, no stack trace", async () => {
     const sessionDir = tempDir()
-    mkdirSync(join(sessionDir, "run.jsonl"))
-    const server = await startScriptedServer([textStream("Done.")])
-    servers.push(server)
-    const run = await runCli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "go", "--session-dir", sessionDir])
-    expect(run.code).toBe(1)
-    expect(run.stderr).toMatch(/^loopguard: a folder is where a file should be \(EISDIR[^\n]*\)\n$/)
+    mkdirSync(join(sessionDir, "sessions.db"))
+    const run = await runCli(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "go", "--session-dir", sessionDir])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toMatch(new RegExp(`^loopguard: [^\\n]*${join(sessionDir, "sessions.db")}[^\\n]*\\n$`))
   }, 60_000)
 
   test("a --cwd that is not a folder is a usage error, exit 2", async () => {
