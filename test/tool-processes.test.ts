@@ -66,6 +66,11 @@ describe("runShell process groups", () => {
     expect(r.output.length).toBeLessThan(200)
   }, 30_000)
 
+  test("a timeout above 2^31−1 ms (library callers bypass the config check) does not fire at once", async () => {
+    const r = await runShell("sleep 0.3; echo slept", { cwd, timeoutMs: 2 ** 31 })
+    expect(r).toEqual({ exitCode: 0, output: "slept\n" })
+  }, 30_000)
+
   test("the command sees only the environment it is given", async () => {
     const r = await runShell("echo \"[$SECRET_THING][$PATH]\"", { cwd, timeoutMs: 10_000, env: { PATH: "/usr/bin:/bin" } })
     expect(r.output).toBe("[][/usr/bin:/bin]\n")
