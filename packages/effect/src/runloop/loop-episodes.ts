@@ -165,6 +165,8 @@ export class LoopEpisodes {
       note ??= finding.note
       if (level === null) continue
       if (level === "stop") {
+        // One stop per step: when two detectors see the same loop, the first one names it.
+        if (stop !== null) continue
         // Shaped like a try-best pause incident ({ kind, step, detail }) so a pause reads the same.
         const sentence = `${finding.detector}: the loop went on after a note and a reminder (${summary(finding.detail)})`
         const detail = { ...finding.detail, kind: finding.detector.replace(/-/g, "_"), step, detail: sentence }
