@@ -2,10 +2,13 @@
  * `loopguard audit` end to end: small hand-made traces in a temp dir, run through the CLI as a
  * user would (Bun.spawn from the repo root).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+
+// Each test starts the CLI as a subprocess: a loaded machine can take seconds to boot it.
+setDefaultTimeout(30_000)
 
 const ROOT = resolve(import.meta.dir, "..")
 const DEV_TRACES = `${import.meta.dir}/../../shared/traces`
