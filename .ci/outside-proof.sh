@@ -69,6 +69,9 @@ judge='const l = require("fs").readFileSync(0, "utf8").trim().split("\n").map((x
 process.exit(l[0].repeat === true && l[0].token === 99 && l[0].period === 5 && l[1].repeat === false ? 0 : 1)'
 if printf '%s\n' "$verdict" | node -e "$judge" 2>/dev/null; then ok "npx loopguard scan"; else bad "npx loopguard scan"; fi
 
+bun_verdict=$(cd "$app" && printf '"%s"\n"plain healthy text"\n' "$words" | bun node_modules/@loopguard/cli/dist/loopguard.mjs scan --jsonl 2>&1)
+if [ "$bun_verdict" = "$verdict" ]; then ok "the installed bin on Bun ($(bun --version)) gives the same scan"; else echo "$bun_verdict"; bad "the installed bin on Bun gives the same scan"; fi
+
 if (cd "$app" && timeout 300 npx --no-install loopguard demo >"$app/demo.out" 2>&1); then
   tail -1 "$app/demo.out"; ok "npx loopguard demo"
 else

@@ -36,7 +36,13 @@ describe("context compaction over HTTP", () => {
     const script: Array<ScriptedResponse> = [listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, listing(5), textStream("Found it in src/config.ts.")]
     const h = await makeHarness(script, {
       tools: [lister],
-      config: (c) => ({ ...c, compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 } })
+      // Five listings with the same output (numbers masked) are a repeated observation, whose note
+      // would be the request's last message; this test is about compaction alone.
+      config: (c) => ({
+        ...c,
+        compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 },
+        repeated_observation: { ...c.repeated_observation, enabled: false }
+      })
     })
     try {
       const { result, stored } = await h.run(run)
@@ -101,6 +107,30 @@ describe("context compaction over HTTP", () => {
       expect(result.report.reason).toBe("try_best_paused")
       expect(result.incidents.filter((i) => i.detector === "stall-compactions").map((i) => i.action)).toEqual(["pause"])
       expect(h.server.requests.length).toBe(7)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
+  test("a summary request that stalls fails the compaction, not the run: the next request goes out uncompacted", async () => {
+    const stalledSummary: ScriptedResponse = { type: "stream", chunks: [{ text: "SUMMARY: partial" }, { text: " rest" }], finish: "stop", stallAfterChunks: 1 }
+    const h = await makeHarness([listing(0), listing(1), listing(2), listing(3), listing(4), stalledSummary, textStream("Found it.")], {
+      tools: [lister],
+      config: (c) => ({
+        ...c,
+        stream: { ...c.stream, chunkTimeoutMs: 300 },
+        compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2, maxCompactions: 1 }
+      })
+    })
+    try {
+      const { result } = await h.run(run)
+      expect(result.report.reason).toBe("final")
+      expect(result.incidents.find((i) => i.detector === "compaction")).toMatchObject({ action: "failed", detail: { error: expect.stringContaining("stream.chunkTimeoutMs") } })
+      const next = JSON.stringify(h.server.requests[6]!.body.messages)
+      expect(next).toContain("ls dir0")
+      expect(next).not.toContain("SUMMARY")
+      await h.server.requests[5]!.done
+      expect(h.server.requests[5]!.closedEarly).toBe(true)
     } finally {
       await h.close()
     }

@@ -14,6 +14,7 @@ import { auditCommand } from "./commands/audit.js"
 import { scanCommand } from "./commands/scan.js"
 import { sessionsCommand } from "./commands/sessions.js"
 import { RunFailed, UsageError } from "./errors.js"
+import { fsErrorWords } from "./session-dir.js"
 import { runMainWithSignals } from "./signals.js"
 import { VERSION } from "./version.js"
 import { makeRedactor } from "@loopguard/core/try-best"
@@ -51,7 +52,10 @@ const program = Command.run(root, { version: VERSION }).pipe(
   Effect.catchDefect((defect) =>
     Effect.sync(() => {
       const message = defect instanceof Error ? defect.message : String(defect)
-      process.stderr.write(`loopguard: internal error: ${redactForStderr(message)}\n`)
+      // A full or read-only disk mid-run is the user's to fix, not a bug: say it in words.
+      const words = fsErrorWords(defect)
+      const line = words !== undefined ? `${words} (${message})` : `internal error: ${message}`
+      process.stderr.write(`loopguard: ${redactForStderr(line)}\n`)
       process.exitCode = 1
     })
   ),

@@ -14,6 +14,7 @@ import type {
   SessionStoreShape,
   ToolDefinition
 } from "@loopguard/effect"
+import { makeRedactor } from "@loopguard/core/try-best"
 import { Effect, type Layer } from "effect"
 import { runSessionWith } from "../session.js"
 import { handoffTargetOf, pauseChoices, refusalOf, type OnPausePolicy, type PauseChoice } from "./choices.js"
@@ -88,8 +89,12 @@ const refusedMessage = (policy: OnPausePolicy, reason: string) => `on-pause ${po
 
 export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<PauseRunOutcome, SessionStoreError> =>
   Effect.gen(function* () {
-    const write = options.write ?? ((l: string) => console.log(l))
-    const warn = options.warn ?? ((l: string) => process.stderr.write(l + "\n"))
+    // Pause notices and refusals quote the incident: the same last gate as the run's own lines.
+    const redact = makeRedactor(options.secrets ?? [])
+    const print = options.write ?? ((l: string) => console.log(l))
+    const write = (l: string) => print(redact(l))
+    const printWarning = options.warn ?? ((l: string) => process.stderr.write(l + "\n"))
+    const warn = (l: string) => printWarning(redact(l))
     const hasCommand = options.hasCommand ?? commandOnPath()
     const env = options.env ?? process.env
     const limits = { ...DEFAULT_PAUSE_POLICY_OPTIONS, maxResumes: options.config.try_best.max_resumes, ...options.policy }

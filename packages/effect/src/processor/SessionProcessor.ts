@@ -9,9 +9,11 @@
  * a model failure: it is never retried, and fails the step with the store's typed error.
  */
 import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core/model"
+import type { GuardTrip } from "@loopguard/core/repeat"
 import { isPrefillRejection } from "@loopguard/core/retry"
 import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
+import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
 import { Events } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
@@ -50,7 +52,16 @@ class AttemptFailed extends Data.TaggedError("AttemptFailed")<{ readonly error: 
 
 export type StepOutcome =
   | { readonly type: "continue" }
-  | { readonly type: "text-repeat"; readonly period: number; readonly token: number; readonly repeats: number }
+  | {
+      readonly type: "text-repeat"
+      /** Which rule tripped and where (SPEC §1's `short`, or the long-period rule). */
+      readonly trip: GuardTrip
+      /** SPEC §1's block length in tokens; null when the long rule tripped. */
+      readonly period: number | null
+      readonly token: number
+      /** Back-to-back copies when it tripped. */
+      readonly repeats: number
+    }
   | { readonly type: "paused"; readonly incident: Readonly<Record<string, unknown>>; readonly notice: string }
   | { readonly type: "stop"; readonly reason: string }
   | { readonly type: "error"; readonly error: NormalizedError }
@@ -70,7 +81,7 @@ export interface ProcessInput {
   readonly messageId: (attempt: number) => string
   /** The model for this step instead of the layer's `LLM` (the breaker's reroute). */
   readonly llm?: LlmShape
-  /** Set while tool execution cools down after an error storm: calls are answered with this, not run. */
+  /** Tools are held back on this step (a tool-less cap step, the breaker's cooldown): calls are answered with this, not run. */
   readonly toolsPaused?: string
 }
 
@@ -99,14 +110,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const gate = yield* ToolGate
       const repairs = makeCallRepair(config)
       const baseMonitors: ReadonlyArray<MonitorFactory> = config.repeat.enabled
-        ? [
-            repeatMonitor({
-              window: config.repeat.window,
-              threshold: config.repeat.threshold,
-              minBlock: config.repeat.minBlock,
-              minDistinct: config.repeat.minDistinct
-            })
-          ]
+        ? [repeatMonitor(repeatGuardOptionsOf(config.repeat))]
         : []
 
       /** One attempt: stream, record, run tools, stop at the first trip. */
@@ -144,18 +148,13 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               const part = fixed.part
               if (fixed.repairs.length > 0) {
                 reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
-                yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", detail: { tool: part.name, repairs: fixed.repairs } })
+                yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", kind: "recovery", detail: { tool: part.name, repairs: fixed.repairs } })
               }
+              // The caller holds tools back on this step (a tool-less cap step, the breaker's cooldown).
               if (input.toolsPaused !== undefined) {
                 const error = input.toolsPaused
                 reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
-                return null
-              }
-              // A tool-less request (soft-cap last step, summary request) offered nothing to call.
-              if (request.tools.length === 0) {
-                const error = `no tools are available on this step; ${part.name} was not run`
-                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
-                yield* events.publish({ type: "incident", step: input.step, detector: "tool-less-step", action: "refused", detail: { tool: part.name } })
+                yield* events.publish({ type: "incident", step: input.step, detector: "tools-paused", action: "refused", kind: "recovery", detail: { tool: part.name, reason: error } })
                 return null
               }
               const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
@@ -255,7 +254,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 ? store.putAssistant(input.sessionId, {
                     ...reply.build(),
                     finish: reply.finish ?? "unknown",
-                    error: { message: "interrupted before the reply finished", aborted: true }
+                    error: { message: "cancelled: interrupted before the reply finished", name: "CancelledError", aborted: true }
                   }).pipe(Effect.ignore)
                 : Effect.void
             )
@@ -363,7 +362,10 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               return { type: "paused", incident: t.incident, notice: t.notice }
             }
             if (t.outcome === "stop") return { type: "stop", reason: t.reason }
-            return { type: "text-repeat", period: t.period, token: t.token, repeats: t.repeats }
+            const g = t.trip
+            return g.rule === "short"
+              ? { type: "text-repeat", trip: g, period: g.period, token: g.token, repeats: g.repeats }
+              : { type: "text-repeat", trip: g, period: null, token: g.token, repeats: g.copies }
           }),
           Effect.catchTag("AttemptFailed", (failed: AttemptFailed) =>
             Effect.gen(function* () {

@@ -24,7 +24,13 @@ export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, Se
     const run = yield* executeStep(s, ctx, request)
     if (run === "timeout") return yield* onStepTimeout(s, ctx)
     const reply = recordReply(s, ctx, run, cap)
-    for (const stage of [recoverOverflow(s, ctx, reply), applyOutcome(s, ctx, run.outcome, cap), applyRollback(s, ctx, reply, run.outcome), captureStructured(s, ctx, reply)]) {
+    const before: ReadonlyArray<Effect.Effect<Flow, SessionStoreError>> = [
+      recoverOverflow(s, ctx, reply),
+      applyOutcome(s, ctx, run.outcome, cap),
+      applyRollback(s, ctx, reply, run.outcome),
+      captureStructured(s, ctx, reply)
+    ]
+    for (const stage of before) {
       const f = yield* stage
       if (f !== "go") return f
     }

@@ -60,6 +60,8 @@ export const compact = (s: RunServices, ctx: RunContext, why: Readonly<Record<st
     }
     const summarised = yield* Effect.result(s.compactor.summarise(plan.older, activeLlm(s, ctx)))
     if (Result.isFailure(summarised)) {
+      // A failed attempt counts toward the cap: a broken summariser is not asked again every step.
+      ctx.compactions += 1
       yield* recordIncident(s, ctx, { step, detector: "compaction", action: "failed", detail: { ...why, error: summarised.failure.message } })
       return false
     }

@@ -32,8 +32,13 @@ export const admitTool = (s: RunServices, ctx: RunContext, name: string): Effect
     return ctx.shadow ? undefined : admitted.refusal
   })
 
+/** A step the RunLoop made tool-less (soft-cap last step, summary request) runs no tool the model calls anyway. */
+const toollessStep = (ctx: RunContext, request: LlmRequest): string | undefined =>
+  request.tools.length === 0 && ctx.toolSpecs.length > 0 ? "not run: no tools are available on this step (it must be answered in text)" : undefined
+
 export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<StepRun, SessionStoreError> => {
-  const toolsPaused = takeCooldown(ctx)
+  const cooldown = takeCooldown(ctx)
+  const toolsPaused = toollessStep(ctx, request) ?? cooldown
   const process = s.processor.process({
     sessionId: ctx.input.sessionId,
     parentId: ctx.currentUserId,

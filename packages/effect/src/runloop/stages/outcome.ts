@@ -37,7 +37,7 @@ export const applyOutcome = (s: RunServices, ctx: RunContext, outcome: StepOutco
       if ((yield* stop(ctx, "doom_loop", { tag: "DoomLoopError", message: outcome.reason })) === "stop") return "stop"
     }
     if (outcome.type === "text-repeat") {
-      yield* recordIncident(s, ctx, { step, detector: "text-repeat", action: "cut", detail: { period: outcome.period, token: outcome.token, repeats: outcome.repeats } })
+      yield* recordIncident(s, ctx, { step, detector: "text-repeat", action: "cut", detail: { ...outcome.trip } })
     }
     if (cap.summaryReason !== null) return yield* stop(ctx, cap.summaryReason)
     return "go"
