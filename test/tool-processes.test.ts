@@ -194,7 +194,8 @@ describe("when the loopguard process is signalled", () => {
     const entry = join(dir, "entry.ts")
     const shell = join(import.meta.dir, "../packages/effect/src/tools/shell.ts")
     writeFileSync(entry, `import { runShell } from ${JSON.stringify(shell)}\nvoid runShell("sleep ${TAG}61${n} & sleep ${TAG}62${n}", { cwd: "/tmp", timeoutMs: 60_000 })\nconsole.log("tracked")\nsetInterval(() => {}, 1000)\n`)
-    const built = await Bun.build({ entrypoints: [entry], target: "node", outdir: dir })
+    // The "bun" export condition points at the sources, so the test needs no prior `bun run build`.
+    const built = await Bun.build({ entrypoints: [entry], target: "node", outdir: dir, conditions: ["bun"] })
     if (!built.success) throw new Error(built.logs.map(String).join("\n"))
     return join(dir, "entry.js")
   }
