@@ -52,7 +52,7 @@ describe("loopguard run and signals", () => {
         const ended = await run.closed
         expect(ended.code).toBe(code)
         expect(run.out.stdout).toContain("── stopped: cancelled ·")
-        expect(run.out.stdout).toContain("stopped at: step 1: cancelled by the user")
+        expect(run.out.stdout).toContain("CancelledError")
         expect(run.out.stderr).toContain(`${signal}: cancelling the run`)
         expect(run.out.stderr).not.toMatch(/\bat .*\.ts:\d+/)
         await server.requests[0]!.done

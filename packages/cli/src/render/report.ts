@@ -51,8 +51,10 @@ export const stepsFromOne = (text: string): string => text.replace(/\bstep (\d+)
 export const reportDetails = (r: RunReport, style: Style): ReadonlyArray<string> => {
   const lines: Array<string> = []
   // Error messages and tool inputs come from servers and the model: shown terminal-safe.
-  if (r.blockedAt && r.status !== "completed") lines.push(`   stopped at: ${terminalSafe(stepsFromOne(r.blockedAt))}`)
-  else if (r.error) lines.push(`   what went wrong: ${terminalSafe(r.error.message)}`)
+  // The error's tag follows in parentheses, as the reason's code does on the exit line: searchable.
+  const tag = r.error ? ` (${terminalSafe(r.error.tag)})` : ""
+  if (r.blockedAt && r.status !== "completed") lines.push(`   stopped at: ${terminalSafe(stepsFromOne(r.blockedAt))}${tag}`)
+  else if (r.error) lines.push(`   what went wrong: ${terminalSafe(r.error.message)}${tag}`)
   if (r.status !== "completed") {
     if (r.completed.length > 0) lines.push(`   done so far: ${terminalSafe(r.completed.slice(-5).join("; "))}`)
     lines.push(`   next: ${r.suggestedNextStep}`)
