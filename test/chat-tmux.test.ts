@@ -11,7 +11,7 @@ import { repeatLoop, startScriptedServer, textStream, type ScriptedResponse, typ
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { startTmux, tmuxPath, type TmuxServer } from "./tmux/tmux-driver.js"
+import { startTmux, tmuxPath, type Pane, type TmuxServer } from "./tmux/tmux-driver.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const TMUX = tmuxPath()
@@ -81,6 +81,13 @@ const openChat = (server: ScriptedServer, sessionDir: string, cwd: string, extra
 
 const count = (haystack: string, needle: string) => haystack.split(needle).length - 1
 
+/** The exit status, read once it is known (the same reading the wait saw). */
+const exitOf = async (pane: Pane): Promise<number | null> => {
+  let status: number | null = null
+  await pane.waitFor(() => (status = pane.exitStatus()) !== null)
+  return status
+}
+
 describe.skipIf(TMUX === null)("loopguard chat in a terminal", () => {
   test("turns, a banner, slash commands, Ctrl-C mid-stream, then resuming with --session", async () => {
     const server = await startScriptedServer(conversation)
@@ -135,8 +142,7 @@ describe.skipIf(TMUX === null)("loopguard chat in a terminal", () => {
     await pane.waitFor(/Slow answer\.[\s\S]*── done:/)
     expect(pane.screen()).not.toContain("waiting for the model")
     pane.type("/quit")
-    await pane.waitFor(() => pane.exitStatus() !== null)
-    expect(pane.exitStatus()).toBe(0)
+    expect(await exitOf(pane)).toBe(0)
 
     // Resume the kept session in a new process, without colour (NO_COLOR).
     const id = /session (chat-[\w-]+) ·/.exec(pane.screen())?.[1]
@@ -154,8 +160,7 @@ describe.skipIf(TMUX === null)("loopguard chat in a terminal", () => {
     resumed.keys("C-c")
     await resumed.waitFor("Ctrl-C again")
     resumed.keys("C-c")
-    await resumed.waitFor(() => resumed.exitStatus() !== null)
-    expect(resumed.exitStatus()).toBe(130)
+    expect(await exitOf(resumed)).toBe(130)
     expect(existsSync(join(sessionDir, "sessions.db"))).toBe(true)
   }, 180_000)
 })

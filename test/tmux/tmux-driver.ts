@@ -4,6 +4,7 @@
  * screen for expected text up to a generous deadline, so a loaded machine is slower, not flaky.
  */
 import { spawnSync } from "node:child_process"
+import { readFileSync } from "node:fs"
 
 export const tmuxPath = (): string | null => Bun.which("tmux")
 
@@ -26,6 +27,22 @@ export interface TmuxServer {
 }
 
 export const DEFAULT_WAIT_MS = 60_000
+
+/** The exit status of a process that has exited but not been reaped; null while it runs. */
+export const zombieStatus = (pid: string): number | null => {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+  } catch {
+    return null
+  }
+  // Fields after the command name (which may hold spaces, inside parentheses): state is field 3.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).trim().split(" ")
+  if (fields[0] !== "Z") return null
+  const wait = Number(fields[49])
+  if (!Number.isInteger(wait)) return null
+  return (wait & 0x7f) !== 0 ? 128 + (wait & 0x7f) : (wait >> 8) & 0xff
+}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -52,10 +69,12 @@ export const startTmux = (tmux: string, socket: string): TmuxServer => {
         // tmux can mark the pane dead (its terminal closed) before it has reaped the process: the
         // status is known only once one of the two fields is filled in.
         const [dead = "", status = "", signal = ""] = run(["display-message", "-p", "-t", name, "#{pane_dead}|#{pane_dead_status}|#{pane_dead_signal}"]).trim().split("|")
-        if (dead !== "1") return null
-        if (/^\d+$/.test(status)) return Number(status)
-        if (/^\d+$/.test(signal)) return 128 + Number(signal)
-        return null
+        if (dead === "1" && /^\d+$/.test(status)) return Number(status)
+        if (dead === "1" && /^\d+$/.test(signal)) return 128 + Number(signal)
+        // Seen on a loaded machine: the program has exited, but tmux has not reaped it yet (a
+        // zombie) and does not call the pane dead. Linux keeps the wait status of a zombie in
+        // /proc/PID/stat (field 52), which says as much as tmux would.
+        return zombieStatus(run(["display-message", "-p", "-t", name, "#{pane_pid}"]).trim())
       },
       waitFor: async (want, timeoutMs = DEFAULT_WAIT_MS) => {
         const test = typeof want === "string" ? (s: string) => s.includes(want) : want instanceof RegExp ? (s: string) => want.test(s) : want

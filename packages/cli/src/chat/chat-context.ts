@@ -40,6 +40,8 @@ export const initialChatState = (): ChatState => ({ controller: null, lastPrompt
 
 /** A run of the session with a fresh cancel switch; without a prompt the session goes on as it stands. */
 export const turnInput = (ctx: ChatContext, state: ChatState, prompt?: string): RunInput => {
+  // The terminal goes back to its normal mode while the turn runs: Ctrl-C is then a signal.
+  ctx.lines.suspend()
   const controller = new AbortController()
   state.controller = controller
   return {

@@ -27,7 +27,7 @@ const endpoint: Endpoint = {
 const chatWith = (reads: ReadonlyArray<LineRead>) => {
   const queue = [...reads]
   let shown = ""
-  const lines: LineSource = { terminal: true, read: async () => queue.shift() ?? { type: "end" }, close: () => {} }
+  const lines: LineSource = { terminal: true, read: async () => queue.shift() ?? { type: "end" }, suspend: () => {}, close: () => {} }
   const ctx: ChatContext = {
     endpoint,
     store: makeMemoryStore(),

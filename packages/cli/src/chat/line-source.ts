@@ -1,11 +1,12 @@
 /**
- * Where chat reads its lines. On a terminal: one readline per question, with history kept across
- * questions, so that between questions the terminal is back in its normal mode and Ctrl-C during
- * a turn reaches the process as a signal; at the prompt readline reports Ctrl-C itself. From a
- * pipe: one reader for the whole input (a reader per line would drop what it had buffered), and
- * each line is echoed after the prompt so the transcript reads like the terminal session.
+ * Where chat reads its lines. On a terminal: one readline kept open from one question to the next
+ * (a Ctrl-C or a command at the prompt leaves no moment where a key press is lost) and closed
+ * while a turn runs (`suspend`), so the terminal is back in its normal mode and Ctrl-C during the
+ * turn reaches the process as a signal; history is kept across. From a pipe: one reader for the
+ * whole input (a reader per line would drop what it had buffered), and each line is echoed after
+ * the prompt so the transcript reads like the terminal session.
  */
-import { createInterface } from "node:readline"
+import { createInterface, type Interface } from "node:readline"
 import type { Readable, Writable } from "node:stream"
 
 export type LineRead = { readonly type: "line"; readonly text: string } | { readonly type: "interrupt" } | { readonly type: "end" }
@@ -13,6 +14,8 @@ export type LineRead = { readonly type: "line"; readonly text: string } | { read
 export interface LineSource {
   readonly terminal: boolean
   readonly read: (prompt: string) => Promise<LineRead>
+  /** A turn starts: give the terminal back (no-op for a pipe). */
+  readonly suspend: () => void
   readonly close: () => void
 }
 
@@ -20,34 +23,59 @@ const HISTORY_SIZE = 200
 
 export const terminalLines = (input: Readable, output: Writable): LineSource => {
   let history: Array<string> = []
-  let open: { close: () => void } | null = null
-  let closed = false
+  let rl: Interface | null = null
+  let suspending = false
+  let ended = false
+  const pending: Array<LineRead> = []
+  let waiting: ((r: LineRead) => void) | null = null
+  const deliver = (r: LineRead) => {
+    const w = waiting
+    waiting = null
+    if (w !== null) w(r)
+    else pending.push(r)
+  }
+  const open = (): Interface => {
+    if (rl !== null) return rl
+    const created = createInterface({ input, output, terminal: true, history, historySize: HISTORY_SIZE, removeHistoryDuplicates: true })
+    created.on("line", (text) => deliver({ type: "line", text }))
+    created.on("SIGINT", () => {
+      output.write("^C\n")
+      deliver({ type: "interrupt" })
+    })
+    created.on("close", () => {
+      history = [...((created as unknown as { history?: Array<string> }).history ?? history)]
+      rl = null
+      // Closed by Ctrl-D or the end of input, not by a turn starting: the chat is over.
+      if (!suspending) {
+        ended = true
+        deliver({ type: "end" })
+      }
+    })
+    rl = created
+    return created
+  }
+  const suspend = () => {
+    if (rl === null) return
+    suspending = true
+    rl.close()
+    suspending = false
+  }
   return {
     terminal: true,
-    read: (prompt) =>
-      new Promise<LineRead>((resolve) => {
-        if (closed) return resolve({ type: "end" })
-        const rl = createInterface({ input, output, terminal: true, history, historySize: HISTORY_SIZE, removeHistoryDuplicates: true })
-        open = rl
-        let done = false
-        const finish = (r: LineRead) => {
-          if (done) return
-          done = true
-          history = [...((rl as unknown as { history?: Array<string> }).history ?? history)]
-          open = null
-          rl.close()
-          resolve(r)
-        }
-        rl.on("SIGINT", () => {
-          output.write("^C\n")
-          finish({ type: "interrupt" })
-        })
-        rl.on("close", () => finish({ type: "end" }))
-        rl.question(prompt, (text) => finish({ type: "line", text }))
-      }),
+    read: (prompt) => {
+      const queued = pending.shift()
+      if (queued !== undefined) return Promise.resolve(queued)
+      if (ended) return Promise.resolve({ type: "end" })
+      const r = open()
+      r.setPrompt(prompt)
+      r.prompt()
+      return new Promise<LineRead>((resolve) => (waiting = resolve))
+    },
+    suspend,
     close: () => {
-      closed = true
-      open?.close()
+      ended = true
+      suspend()
+      deliver({ type: "end" })
     }
   }
 }
@@ -79,6 +107,7 @@ export const streamLines = (input: Readable, output: Writable): LineSource => {
       if (ended) return Promise.resolve(answer({ type: "end" }))
       return new Promise<LineRead>((resolve) => (waiting = (r) => resolve(answer(r))))
     },
+    suspend: () => {},
     close: () => rl.close()
   }
 }

@@ -103,5 +103,11 @@ export const chatCommand = Command.make(
         }))
       )
       if (end === "interrupt") return yield* new RunFailed({ message: "", exitCode: 130 })
-    }).pipe(Effect.scoped)
+    }).pipe(
+      Effect.scoped,
+      // The conversation is over and every finalizer has run (store lease released, readline
+      // closed): a handle a library keeps open (stdin, a keep-alive socket) must not keep the
+      // process waiting. The timer holds nothing open itself.
+      Effect.ensuring(Effect.sync(() => void setTimeout(() => process.exit(), 1000).unref()))
+    )
 ).pipe(Command.withDescription("Talk to a model over many turns with loopguard on (slash commands: /help)"))
