@@ -128,14 +128,17 @@ describe("loopguard run's tools against a hostile model", () => {
     expect(readOnly.stderr).not.toMatch(/\n\s+at /)
   }, 60_000)
 
-  test("a session file that cannot be used mid-run is one line naming the failure, no stack trace", async () => {
+  test("a session file that cannot be used is one line naming the failure, no stack trace", async () => {
     const sessionDir = tempDir()
-    mkdirSync(join(sessionDir, "run.jsonl"))
+    // The session store (SQLite in --session-dir) is opened before the run: a folder where its file
+    // should be is refused there, in one line naming the file.
+    mkdirSync(join(sessionDir, "sessions.db"))
     const server = await startScriptedServer([textStream("Done.")])
     servers.push(server)
     const run = await runCli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "go", "--session-dir", sessionDir])
-    expect(run.code).toBe(1)
-    expect(run.stderr).toMatch(/^loopguard: a folder is where a file should be \(EISDIR[^\n]*\)\n$/)
+    expect(run.code).toBe(2)
+    expect(run.stderr).toBe(`loopguard: could not open ${join(sessionDir, "sessions.db")}: SQLite open failed: unable to open database file\n`)
+    expect(server.requests).toHaveLength(0)
   }, 60_000)
 
   test("a --cwd that is not a folder is a usage error, exit 2", async () => {
