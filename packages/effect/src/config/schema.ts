@@ -197,6 +197,12 @@ export const RollbackSection = Schema.Struct({
   dedupe_unlisted_tools: Schema.Boolean
 })
 
+/** Tool calls written in reply text (MCP-XML, `<tool_call>` JSON) that name an offered tool. */
+export const TextToolCallsSection = Schema.Struct({
+  /** `execute`: run them as real calls; `rollback`: treat them as leaked markup (reminded or rolled back). */
+  mode: Schema.Literals(["execute", "rollback"])
+})
+
 /** The built-in tools of `loopguard run` (the shell is not a sandbox: see docs/security.md). */
 export const ToolsSection = Schema.Struct({
   /** Characters of output one tool call returns (head and tail kept, the middle dropped). */
@@ -221,6 +227,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   doom_loop: DoomLoopSection,
   rollback: RollbackSection,
   repair: RepairSection,
+  text_tool_calls: TextToolCallsSection,
   loop_streak_recovery: StreakRecoverySection,
   retry: RetrySection,
   provider: Schema.Record(Schema.String, ProviderSection),

@@ -5,7 +5,8 @@
  * errors are retried in place, stream-phase errors replay the step only while no tool call
  * has arrived (a tool must never run twice).
  */
-import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core/model"
+import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart } from "@loopguard/core/model"
+import type { Incident } from "@loopguard/core/report"
 import { isPrefillRejection } from "@loopguard/core/retry"
 import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
@@ -19,6 +20,8 @@ import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonito
 import { giveUpError } from "./give-up.js"
 import { makeCallRepair } from "./call-repair.js"
 import { ToolGate } from "./ToolGate.js"
+import { runToolCall, type ToolCallPart, type ToolRunContext, type ToolRunDeps } from "./run-tool.js"
+import { runTextToolCalls } from "./text-calls.js"
 
 /** Approximate token count for the live counter: words, with each CJK character its own. */
 const countWords = (text: string): number => {
@@ -39,6 +42,8 @@ interface AttemptResult {
   readonly error: NormalizedError | null
   /** A tool-call event arrived (its tool ran): the step is no longer replay-safe. */
   readonly toolCalled: boolean
+  /** Incidents the attempt filed (refused or repaired calls, text calls run). */
+  readonly incidents: ReadonlyArray<Incident>
 }
 
 /** The schedule's input: an attempt that failed in a way a retry might fix. */
@@ -69,6 +74,8 @@ export interface ProcessResult {
   readonly message: AssistantMessage
   /** How many attempts the step took (1 = no retry). */
   readonly attempts: number
+  /** Incidents the processor filed for the recorded attempt (already published as events). */
+  readonly incidents: ReadonlyArray<Incident>
 }
 
 export interface SessionProcessorShape {
@@ -87,7 +94,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const tools = yield* Tools
       const retry = yield* RetryCoordinator
       const gate = yield* ToolGate
-      const repairs = makeCallRepair(config)
+      const toolDeps: ToolRunDeps = { events, tools, gate, repairs: makeCallRepair(config) }
       const baseMonitors: ReadonlyArray<MonitorFactory> = config.repeat.enabled
         ? [
             repeatMonitor({
@@ -103,6 +110,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const attempt = (input: ProcessInput, request: LlmRequest, n: number) =>
         Effect.gen(function* () {
           const reply = new ReplyBuilder(input.messageId(n), input.parentId, input.step, llm.modelId)
+          const incidents: Array<Incident> = []
           const monitors: Array<StreamMonitor> = [...baseMonitors, ...(input.monitors ?? [])].map((f) => f({ step: input.step, attempt: n }))
           let trip: MonitorTrip | null = null
           let streamError: NormalizedError | null = null
@@ -119,53 +127,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             }
             return null
           }
-          const checkTool = (part: ToolPart): MonitorTrip | null => {
-            for (const m of monitors) {
-              const t = m.onToolFinished?.(part, input.step) ?? null
-              if (t) return t
-            }
-            return null
-          }
-
-          const runTool = (called: Extract<StreamPart, { type: "tool-call" }>) =>
-            Effect.gen(function* () {
-              // SPEC §7 in-place repair (aliases, defaults, nulls, server names): no retry, the fixed call runs.
-              const fixed = repairs.apply(called, request.system)
-              const part = fixed.part
-              if (fixed.repairs.length > 0) {
-                reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
-                yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", detail: { tool: part.name, repairs: fixed.repairs } })
-              }
-              const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
-              if (allowed._tag === "deny") {
-                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: allowed.reason }))
-                return { outcome: "stop", monitor: "doom-loop", reason: allowed.reason } satisfies MonitorTrip
-              }
-              reply.updateTool(part.id, (p) => ({ ...p, state: "running" }))
-              yield* events.publish({ type: "tool.started", step: input.step, callId: part.id, name: part.name, input: part.input })
-              const started = Date.now()
-              const local = input.localTools?.get(part.name)
-              const result = local ? local(part.input) : yield* tools.execute({ id: part.id, name: part.name, input: part.input })
-              const finished = reply.updateTool(part.id, (p) => ({
-                ...p,
-                state: result.state,
-                output: result.output,
-                ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
-                ...(result.error !== undefined ? { error: result.error } : {}),
-                ...(result.path !== undefined ? { path: result.path } : {}),
-                ...(result.diff !== undefined ? { diff: result.diff } : {})
-              }))
-              yield* events.publish({
-                type: "tool.finished",
-                step: input.step,
-                callId: part.id,
-                name: part.name,
-                state: result.state,
-                ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
-                durationMs: Date.now() - started
-              })
-              return finished ? checkTool(finished) : null
-            })
+          const toolCtx: ToolRunContext = { step: input.step, reply, monitors, system: request.system, localTools: input.localTools, incidents }
+          const runTool = (called: ToolCallPart) => runToolCall(toolDeps, toolCtx, called)
 
           const onPart = (part: StreamPart): Effect.Effect<boolean> => {
             if (part.type === "error") {
@@ -232,6 +195,10 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           )
 
           if (tokens !== lastProgress) yield* events.publish({ type: "stream.progress", step: input.step, tokens, text: "" })
+          if (trip === null && streamError === null && config.text_tool_calls.mode === "execute") {
+            const t = yield* runTextToolCalls(toolDeps, toolCtx, request, [...(input.localTools?.keys() ?? [])])
+            if (t !== null) ((trip = t), (toolCalled = true))
+          }
           if (trip === null && streamError === null) {
             for (const m of monitors) {
               const t = m.onEnd?.() ?? null
@@ -243,7 +210,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             // The stream ended without saying why: never taken as done (SPEC §8).
             if (reply.finish === undefined && trip === null) reply.setFinish("unknown")
           }
-          return { reply, trip: trip as MonitorTrip | null, error: streamError as NormalizedError | null, toolCalled } satisfies AttemptResult
+          return { reply, trip: trip as MonitorTrip | null, error: streamError as NormalizedError | null, toolCalled, incidents } satisfies AttemptResult
         })
 
       const process = Effect.fn("SessionProcessor.process")(function* (input: ProcessInput) {
@@ -319,6 +286,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               return { type: "paused", incident: t.incident, notice: t.notice }
             }
             if (t.outcome === "stop") return { type: "stop", reason: t.reason }
+            if (t.outcome === "halt") return { type: "continue" }
             return { type: "text-repeat", period: t.period, token: t.token, repeats: t.repeats }
           }),
           Effect.catch((failed: AttemptFailed) =>
@@ -338,7 +306,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         const message = last!.reply.build()
         yield* store.putAssistant(input.sessionId, message)
         yield* events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none" })
-        return { outcome, message, attempts: n } satisfies ProcessResult
+        return { outcome, message, attempts: n, incidents: last!.incidents } satisfies ProcessResult
       })
 
       return SessionProcessor.of({ process: (input) => process(input) })

@@ -16,6 +16,8 @@ const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>)
 export const recordReply = (s: RunServices, ctx: RunContext, result: ProcessResult, cap: StepCap): AssistantMessage => {
   const reply = result.message
   count(ctx, "transport", result.attempts - 1)
+  // Already published by the processor; only kept for the report here.
+  ctx.incidents.push(...result.incidents)
   ctx.lastReply = reply
   ctx.meter = recordStep(ctx.meter, reply.usage, s.price)
   if (cap.summaryReason !== null) ctx.meter = markSummaryDone(ctx.meter)
