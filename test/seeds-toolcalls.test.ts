@@ -159,4 +159,19 @@ describe("tool calls written in text (issue 11 item 1)", () => {
       await h.close()
     }
   }, 30_000)
+
+  test("a wrong MCP server name is fixed at runtime from the system prompt's listing, recorded, and the call runs", async () => {
+    const m = markerTool()
+    const system = "## Server name: files\n### Tool name: append\n"
+    const h = await makeHarness([textStream(mcp("append", `{"line": "fixed"}`, "tool-python")), textStream("Done.")], { tools: [m.tool] })
+    try {
+      const result = await h.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "go", system }) }))
+      expect(readFileSync(m.marker, "utf8")).toBe("fixed\n")
+      expect(result.incidents).toContainEqual(
+        expect.objectContaining({ detector: "repair", detail: expect.objectContaining({ repairs: [`server "tool-python" → "files" for "append"`] }) })
+      )
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
 })

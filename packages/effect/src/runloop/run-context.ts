@@ -24,6 +24,24 @@ import { RollbackGuard } from "./rollback-guard.js"
 import type { RunExit, RunInput } from "./run-types.js"
 import { tryBestMonitors } from "./try-best-monitor.js"
 
+/** Rollback's in-step checks (SPEC §7 order): a duplicate never runs, a useless result stops the rest. Off in shadow mode. */
+const rollbackMonitors = (guard: RollbackGuard, shadow: boolean): ReadonlyArray<MonitorFactory> =>
+  shadow
+    ? []
+    : [
+        () => ({
+          name: "rollback",
+          beforeTool: (call) => {
+            const reason = guard.beforeCall(call)
+            return reason === null ? null : { outcome: "halt", monitor: "duplicate-query", reason }
+          },
+          onToolFinished: (part) => {
+            const reason = guard.afterResult(part)
+            return reason === null ? null : { outcome: "halt", monitor: "useless-result", reason }
+          }
+        })
+      ]
+
 /** The services a run uses, resolved once by the RunLoop layer. */
 export interface RunServices {
   readonly config: LoopguardConfig
@@ -88,6 +106,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
   }
   const structuredSpecs = structuredToolSpecs(input)
   const step = history.filter((m) => m.role === "assistant" && m.excluded !== "replayed").length
+  const rollback = new RollbackGuard(config, config.loop.role)
   const ctx: RunContext = {
     input,
     shadow,
@@ -105,7 +124,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     structured: null,
     nextId,
     detectors: new CrossStepDetectors(config, config.loop.role, shadow),
-    rollback: new RollbackGuard(config, config.loop.role),
+    rollback,
     gates: makeFinishGates({
       config,
       goalGate: s.goalGate,
@@ -118,7 +137,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
         }),
       messages: () => s.store.messages(input.sessionId)
     }),
-    monitors: tryBestMonitors(config, shadow),
+    monitors: [...tryBestMonitors(config, shadow), ...rollbackMonitors(rollback, shadow)],
     toolSpecs: [...s.tools.specs, ...structuredSpecs],
     localTools: new Map(structuredSpecs.map((t) => [t.name, () => ({ state: "completed" as const, output: "Structured result received." })]))
   }

@@ -13,5 +13,9 @@ export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> 
       yield* stop(ctx, "cancelled", CANCELLED)
       return "stop"
     }
+    if (!ctx.shadow && ctx.rollback.atLoopStart()) {
+      yield* stop(ctx, "rollback_cap", { tag: "RollbackCapError", message: "too many consecutive rollbacks before this step" })
+      return "stop"
+    }
     return "go"
   })
