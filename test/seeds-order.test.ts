@@ -26,7 +26,7 @@ const searchTool = (answer: (q: string) => string) => {
 /** Two calls in one reply. */
 const twoCalls = (a: string, b: string): ScriptedResponse => ({
   type: "stream",
-  finish: "tool-calls",
+  finish: "tool_calls",
   chunks: [
     { toolCall: { id: "c1", name: "search", arguments: JSON.stringify({ q: a }), pieces: 1 } },
     { toolCall: { id: "c2", name: "search", arguments: JSON.stringify({ q: b }), pieces: 1 } }
@@ -78,6 +78,49 @@ describe("order of rollback checks (issue 11 item 3)", () => {
       const { result } = await h.run(run)
       expect(s.ran).toEqual(["x", "x"])
       expect(result.report.reason).toBe("final")
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+})
+
+describe("failure-summary retry (issue 11 item 3, seed 002; off by default)", () => {
+  const loopingThenFixed = (): Array<ScriptedResponse> => [
+    toolCallStream("search", { q: "a" }, { id: "c1" }),
+    toolCallStream("search", { q: "b" }, { id: "c2" }),
+    textStream("I searched a and b; neither said when it was released. Next time search the vendor's changelog."),
+    textStream("Per the changelog: 1 May 2024.")
+  ]
+
+  test("on: a max_steps failure gets one tool-less summary request, then a fresh attempt that carries the summary", async () => {
+    const s = searchTool(() => "nothing useful")
+    const h = await makeHarness(loopingThenFixed(), {
+      tools: [s.tool],
+      config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 2 }, failure_summary: { enabled: true, max_retries: 1 } })
+    })
+    try {
+      const { result } = await h.run(run)
+      expect(h.server.requests.length).toBe(4)
+      const summaryRequest = h.server.requests[2]!.body
+      expect(summaryRequest.tools ?? []).toEqual([])
+      expect(JSON.stringify(summaryRequest.messages)).toContain("This attempt at the task has failed")
+      const retried = JSON.stringify(h.server.requests[3]!.body.messages)
+      expect(retried).toContain("A previous attempt at this task failed (max_steps)")
+      expect(retried).toContain("search the vendor's changelog")
+      expect(result.report.reason).toBe("final")
+      expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "failure-summary", action: "retry", detail: expect.objectContaining({ reason: "max_steps" }) }))
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
+  test("off (the default): the failed run simply ends", async () => {
+    const s = searchTool(() => "nothing useful")
+    const h = await makeHarness(loopingThenFixed(), { tools: [s.tool], config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 2 } }) })
+    try {
+      const { result } = await h.run(run)
+      expect(h.server.requests.length).toBe(2)
+      expect(result.report.reason).toBe("max_steps")
     } finally {
       await h.close()
     }

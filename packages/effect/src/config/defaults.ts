@@ -30,6 +30,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   rollback: { enabled: true, max_consecutive_rollbacks: 5, dedupe_unlisted_tools: false },
   repair: { enabled: true, tool_name_aliases: {}, tools: {}, drop_null_arguments: true, fix_server_names: true },
   text_tool_calls: { mode: "execute" },
+  failure_summary: { enabled: false, max_retries: 1 },
   loop_streak_recovery: { enabled: false, trigger_count: 3, max_span: 64, cache_risk_blocks: 20 },
   retry: {},
   provider: {},

@@ -197,6 +197,13 @@ export const RollbackSection = Schema.Struct({
   dedupe_unlisted_tools: Schema.Boolean
 })
 
+/** Seed 002's failure-summary retry: after a failed run, summarise the failure and try the task again. */
+export const FailureSummarySection = Schema.Struct({
+  enabled: Schema.Boolean,
+  /** Fresh attempts after the first one fails (each preceded by one summary request). */
+  max_retries: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10 }))
+})
+
 /** Tool calls written in reply text (MCP-XML, `<tool_call>` JSON) that name an offered tool. */
 export const TextToolCallsSection = Schema.Struct({
   /** `execute`: run them as real calls; `rollback`: treat them as leaked markup (reminded or rolled back). */
@@ -228,6 +235,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   rollback: RollbackSection,
   repair: RepairSection,
   text_tool_calls: TextToolCallsSection,
+  failure_summary: FailureSummarySection,
   loop_streak_recovery: StreakRecoverySection,
   retry: RetrySection,
   provider: Schema.Record(Schema.String, ProviderSection),

@@ -20,6 +20,7 @@ import { SessionStore } from "../store/SessionStore.js"
 import { Tools } from "../tools/Tools.js"
 import { makeRunContext, userTurn, type RunServices } from "./run-context.js"
 import type { RunInput, RunResult } from "./run-types.js"
+import { requestFailureSummary, retryPrompt, shouldRetryAfterFailure } from "./failure-retry.js"
 import { finishRun } from "./stages/finish.js"
 import { runStep } from "./step.js"
 
@@ -43,12 +44,27 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         price: priceFor(llm.modelId, { ...DEFAULT_PRICE_TABLE, ...(config.prices as PriceTable) })
       }
 
+      const runOnce = (input: RunInput) =>
+        Effect.gen(function* () {
+          const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId))
+          if (input.prompt !== undefined) yield* userTurn(services, ctx, input.prompt)
+          yield* services.events.publish({ type: "session.status", status: "busy", attempt: 0 })
+          while ((yield* runStep(services, ctx)) !== "stop") ctx.step += 1
+          return yield* finishRun(services, ctx)
+        })
       const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {
-        const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId))
-        if (input.prompt !== undefined) yield* userTurn(services, ctx, input.prompt)
-        yield* services.events.publish({ type: "session.status", status: "busy", attempt: 0 })
-        while ((yield* runStep(services, ctx)) !== "stop") ctx.step += 1
-        return yield* finishRun(services, ctx)
+        let result = yield* runOnce(input)
+        // Seed 002's failure-summary retry (off by default): ask what failed, then try the task afresh.
+        for (let retry = 1; retry <= config.failure_summary.max_retries && shouldRetryAfterFailure(services, input, result); retry++) {
+          const failed = result.exit!
+          const steps = (yield* services.store.messages(input.sessionId)).filter((m) => m.role === "assistant").length
+          const summary = yield* requestFailureSummary(services, input, steps)
+          const incident = { step: failed.step, detector: "failure-summary", action: "retry", detail: { reason: failed.reason, retry, summaryChars: summary.length } }
+          yield* services.events.publish({ type: "incident", ...incident })
+          const next = yield* runOnce({ ...input, prompt: retryPrompt(input.prompt!, failed.reason, summary) })
+          result = { ...next, incidents: [...result.incidents, incident, ...next.incidents] }
+        }
+        return result
       })
       return RunLoop.of({ run })
     })
