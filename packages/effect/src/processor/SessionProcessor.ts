@@ -65,6 +65,11 @@ export interface ProcessInput {
   readonly monitors?: ReadonlyArray<MonitorFactory>
   /** Tools answered by the caller itself (e.g. the structured-output tool), before the Tools service. */
   readonly localTools?: ReadonlyMap<string, (input: unknown) => ToolResult>
+  /**
+   * The `session.status` retry number: runs on across phases and steps, reset only when the session
+   * goes idle (the RunLoop owns it). Without it, numbers run across the phases of this step only.
+   */
+  readonly nextStatusAttempt?: () => number
   /** Makes ids for the reply messages (one per attempt). */
   readonly messageId: (attempt: number) => string
 }
@@ -219,6 +224,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         let last: AttemptResult | null = null
         let prefillDropped = false
         let stopped: RetryStop | null = null
+        let stepRetries = 0
+        const nextStatusAttempt = input.nextStatusAttempt ?? (() => ++stepRetries)
 
         /** One attempt; a failure that the schedule may retry fails the effect with AttemptFailed. */
         const once = Effect.gen(function* () {
@@ -270,7 +277,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 delayMs: info.delayMs,
                 message: info.error.message
               })
-              yield* events.publish({ type: "session.status", status: "retry", attempt: info.attempt, delayMs: info.delayMs })
+              yield* events.publish({ type: "session.status", status: "retry", attempt: nextStatusAttempt(), delayMs: info.delayMs })
             }),
           onStop: (stop) => Effect.sync(() => void (stopped = stop))
         })

@@ -75,6 +75,8 @@ export interface RunContext {
   /** The real (non-synthetic) user message the replies answer. */
   currentUserId: string
   recovery: RecoveryState
+  /** The `session.status` retry number: runs across steps and phases, back to 0 when the run goes idle. */
+  statusAttempt: number
   meter: UsageMeter
   lastReply: AssistantMessage | null
   exit: RunExit | null
@@ -118,6 +120,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     firstStep: step,
     currentUserId: [...history].reverse().find((m) => m.role === "user" && m.synthetic === undefined)?.id ?? "",
     recovery: initRecovery(),
+    statusAttempt: 0,
     meter: initUsageMeter(),
     lastReply: null,
     exit: null,

@@ -30,6 +30,7 @@ export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest
     request,
     messageId: (attempt) => ctx.nextId(attempt === 1 ? "a" : `a${attempt}-`),
     monitors: ctx.monitors,
+    nextStatusAttempt: () => (ctx.statusAttempt += 1),
     localTools: ctx.localTools
   })
   const limit = s.config.loop.stepTimeoutMs

@@ -3,7 +3,7 @@
  * a reminder, an exit, or a final answer that must still pass the finish gates.
  */
 import { classifyStep, decideRecovery, hasPendingClientTool, type RecoveryAction, type StepClassification } from "@loopguard/core/classify"
-import { type AssistantMessage } from "@loopguard/core/model"
+import { toolPartsOf, type AssistantMessage } from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { StepOutcome } from "../../processor/SessionProcessor.js"
 import { recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
@@ -27,6 +27,7 @@ export const decideStep = (s: RunServices, ctx: RunContext, reply: AssistantMess
       classification,
       ...(reply.finish !== undefined ? { finish: reply.finish } : {}),
       pendingClientTool: hasPendingClientTool(reply),
+      madeClientToolCall: toolPartsOf(reply).some((p) => p.providerExecuted !== true),
       outcome: outcome.type === "text-repeat" ? "text-repeat" : "normal",
       structuredOutput: ctx.input.structuredOutput !== undefined,
       role: ctx.role,
