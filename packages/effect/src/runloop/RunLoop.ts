@@ -19,6 +19,7 @@ import { SessionProcessor } from "../processor/SessionProcessor.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools } from "../tools/Tools.js"
 import { makeRunContext, userTurn, type RunServices } from "./run-context.js"
+import { TryBestSessions } from "./try-best-monitor.js"
 import type { RunInput, RunResult } from "./run-types.js"
 import { requestFailureSummary, retryPrompt, shouldRetryAfterFailure } from "./failure-retry.js"
 import { finishRun } from "./stages/finish.js"
@@ -41,6 +42,8 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         tools: yield* Tools,
         goalGate: yield* GoalGate,
         completionCheck: yield* CompletionCheck,
+        tryBest: new TryBestSessions(config),
+        modelId: llm.modelId,
         price: priceFor(llm.modelId, { ...DEFAULT_PRICE_TABLE, ...(config.prices as PriceTable) })
       }
 

@@ -22,7 +22,7 @@ import { makeFinishGates, type FinishGates } from "./finish-gates.js"
 import type { Incident } from "./report.js"
 import { RollbackGuard } from "./rollback-guard.js"
 import type { RunExit, RunInput } from "./run-types.js"
-import { tryBestMonitors } from "./try-best-monitor.js"
+import { tryBestMonitors, TryBestSessions } from "./try-best-monitor.js"
 
 /** Rollback's in-step checks (SPEC §7 order): a duplicate never runs, a useless result stops the rest. Off in shadow mode. */
 const rollbackMonitors = (guard: RollbackGuard, shadow: boolean): ReadonlyArray<MonitorFactory> =>
@@ -53,6 +53,10 @@ export interface RunServices {
   readonly completionCheck: CompletionCheck["Service"]
   /** The model's price; null when unknown (cost stays null, the cost cap never trips). */
   readonly price: ModelPrice | null
+  /** The model id the LLM service reports (events name it). */
+  readonly modelId: string
+  /** Try-Best detectors by session: their counters outlive a run (a user turn). */
+  readonly tryBest?: TryBestSessions
 }
 
 /** How a stage lets the step go on: `go` to the next stage, `next` to the next step, `stop` the run. */
@@ -140,12 +144,19 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
         }),
       messages: () => s.store.messages(input.sessionId)
     }),
-    monitors: [...tryBestMonitors(config, shadow), ...rollbackMonitors(rollback, shadow)],
+    monitors: [
+      // Shadow replays (audit) get a detector of their own: a replay must not touch a live session's counters.
+      ...(shadow || s.tryBest === undefined ? tryBestMonitors(config, shadow) : tryBestMonitors(config, shadow, s.tryBest.for(input.sessionId))),
+      ...rollbackMonitors(rollback, shadow)
+    ],
     toolSpecs: [...s.tools.specs, ...structuredSpecs],
     localTools: new Map(structuredSpecs.map((t) => [t.name, () => ({ state: "completed" as const, output: "Structured result received." })]))
   }
   return ctx
 }
+
+/** Who a pause stopped: the session, the agent (its role) and its model, as `session.try_best.detected` carries them. */
+export const pausedWho = (s: RunServices, ctx: RunContext) => ({ sessionId: ctx.input.sessionId, agent: ctx.role, model: s.modelId })
 
 export const count = (ctx: RunContext, name: string, n = 1): void => {
   if (n > 0) ctx.retries[name] = (ctx.retries[name] ?? 0) + n

@@ -7,7 +7,7 @@ import { markSummaryDone, recordStep } from "@loopguard/core/caps"
 import { type AssistantMessage } from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { ProcessResult, StepOutcome } from "../../processor/SessionProcessor.js"
-import { count, recordIncident, stop, structuredToolName, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import { count, pausedWho, recordIncident, stop, structuredToolName, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import type { StepCap } from "./caps.js"
 
 const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>) => String(incident["kind"] ?? detector).replace(/_/g, "-")
@@ -28,7 +28,7 @@ export const applyOutcome = (s: RunServices, ctx: RunContext, outcome: StepOutco
   Effect.gen(function* () {
     const step = ctx.step
     if (outcome.type === "paused") {
-      yield* s.events.publish({ type: "session.try_best.detected", step, incident: outcome.incident })
+      yield* s.events.publish({ type: "session.try_best.detected", step, ...pausedWho(s, ctx), incident: outcome.incident })
       yield* recordIncident(s, ctx, { step, detector: pausedBy("try-best", outcome.incident), action: "pause", detail: outcome.incident })
       // A pause ends the turn; nothing after it (goal gate, recoveries) may override it.
       if ((yield* stop(ctx, "try_best_paused")) === "stop") return "stop"
