@@ -26,7 +26,8 @@ export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap): E
       // Any cap other than "proceed" means a tool-less request (soft-cap last step, summary).
       toolless: cap.decision !== "proceed",
       ephemeral: ctx.shadow ? [] : notes,
-      applyCrops: !ctx.shadow
+      // Crops stay stored, but switching the feature off restores the full view (seed 000).
+      applyCrops: !ctx.shadow && s.config.loop_streak_recovery.enabled
     })
     return built.request
   })
