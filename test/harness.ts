@@ -8,6 +8,7 @@ import {
   ConfigService,
   DEFAULT_CONFIG,
   Events,
+  FallbackLLM,
   LLM,
   loopguardLayer,
   Permission,
@@ -39,6 +40,10 @@ export const makeHarness = async (
     readonly modelId?: string
     /** Wraps the real HTTP-backed model (fault injection the wire protocol cannot express). */
     readonly decorate?: (llm: LlmShape) => LlmShape
+    /** A FallbackLLM on the same server under this model id (the breaker's reroute target). */
+    readonly fallbackModelId?: string
+    /** The session store (default: a fresh in-memory one). */
+    readonly store?: Layer.Layer<SessionStore>
     /** Extra endpoint options (an API key, response limits). */
     readonly endpoint?: Pick<EndpointOptions, "apiKey" | "limits">
   } = {}
@@ -58,9 +63,12 @@ export const makeHarness = async (
     configLayer,
     Events.layerCollect(events),
     options.permission ?? Permission.layerDeny,
-    SessionStore.layerMemory
+    options.store ?? SessionStore.layerMemory
   )
-  const layer = loopguardLayer(deps)
+  const fallback = options.fallbackModelId
+    ? FallbackLLM.fromLLM(layerOpenAICompatible({ baseURL: server.baseURL, modelId: options.fallbackModelId, providerId: "scripted" }))
+    : Layer.empty
+  const layer = loopguardLayer(Layer.merge(deps, fallback))
   return {
     server,
     events,

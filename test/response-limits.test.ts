@@ -56,6 +56,21 @@ describe("response limits and protocol errors", () => {
     expect(grown).toBeLessThan(150 * 1024 * 1024)
   }, 30_000)
 
+  test("a gzip bomb in an error body is cut short: the error is reported and memory stays bounded", async () => {
+    const bomb = gzipSync(Buffer.concat([Buffer.from('{"error":{"message":"'), Buffer.alloc(256 * 1024 * 1024, 0x62)]), { level: 9 })
+    const before = process.memoryUsage().rss
+    const { report, requests } = await runAgainst({
+      type: "error",
+      status: 400,
+      headers: { "content-type": "application/json", "content-encoding": "gzip" },
+      body: bomb
+    })
+    const grown = process.memoryUsage().rss - before
+    expect(report.reason).toBe("model_error")
+    expect(requests).toBe(1)
+    expect(grown).toBeLessThan(150 * 1024 * 1024)
+  }, 30_000)
+
   test("one server-sent event past the event cap is a protocol error", async () => {
     const { report } = await runAgainst({ type: "stream", chunks: [{ text: "x".repeat(200 * 1024) }], finish: "stop" })
     expect(report.reason).toBe("protocol")

@@ -196,35 +196,64 @@ describe("RunLoop over HTTP", () => {
     }
   })
 
-  test("soft cap: the last allowed request carries no tools and a text-only notice", async () => {
-    const calls = [1, 2, 3].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}` }))
-    const h = await makeHarness([...calls, answer("Summary of work.")], {
-      tools: [echoTool],
+  test("soft cap: the last request has no tools and says why; the wrap-up answer reaches the report", async () => {
+    const ran: Array<string> = []
+    const recording: ToolDefinition = { ...echoTool, run: async (input) => (ran.push(String(input["command"])), { state: "completed", output: "ok", exitCode: 0 }) }
+    const calls = [1, 2].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}` }))
+    const h = await makeHarness([...calls, answer("Listed both folders; nothing left to do.")], {
+      tools: [recording],
       config: (c) => ({ ...c, loop: { ...c.loop, capMode: "soft", maxSteps: 3 } })
     })
     try {
       const r = await h.run(run())
       expect(h.server.requests.length).toBe(3)
-      expect(h.server.requests[0]!.body.tools?.length).toBe(1)
+      expect(h.server.requests[1]!.body.tools?.length).toBe(1)
       expect(h.server.requests[2]!.body.tools).toBeUndefined()
-      expect(bodyText(h.server.requests[2]!.body)).toMatch(/maximum steps reached/i)
-      expect(["final", "max_steps"]).toContain(r.report.reason)
+      expect(bodyText(h.server.requests[2]!.body)).toContain("this is step 3 of 3, the last one allowed by the step cap")
+      expect(r.report.reason).toBe("final")
+      expect(r.report.finalText).toBe("Listed both folders; nothing left to do.")
+      expect(ran).toEqual(["ls 1", "ls 2"])
     } finally {
       await h.close()
     }
   })
 
-  test("summary cap: one tool-less summary request when the budget is spent", async () => {
-    const calls = [1, 2].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}` }))
-    const h = await makeHarness([...calls, answer("Here is where things stand.")], {
-      tools: [echoTool],
-      config: (c) => ({ ...c, loop: { ...c.loop, capMode: "summary", maxSteps: 2 } })
+  test("soft cap: a tool called on the tool-less last step does not run, and the run stops at max_steps", async () => {
+    const ran: Array<string> = []
+    const recording: ToolDefinition = { ...echoTool, run: async (input) => (ran.push(String(input["command"])), { state: "completed", output: "ok", exitCode: 0 }) }
+    const calls = [1, 2, 3].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}` }))
+    const h = await makeHarness([...calls, answer("never asked")], {
+      tools: [recording],
+      config: (c) => ({ ...c, loop: { ...c.loop, capMode: "soft", maxSteps: 3 } })
     })
     try {
       const r = await h.run(run())
       expect(h.server.requests.length).toBe(3)
-      expect(h.server.requests[2]!.body.tools).toBeUndefined()
+      expect(ran).toEqual(["ls 1", "ls 2"])
       expect(r.report.reason).toBe("max_steps")
+      expect(h.events.some((e) => e.type === "incident" && e.detector === "tool-less-step")).toBe(true)
+    } finally {
+      await h.close()
+    }
+  })
+
+  test("summary cap: a spent token budget makes one tool-less summary request that says why, and the summary is reported", async () => {
+    const usage = { prompt_tokens: 400, completion_tokens: 100 }
+    const calls = [1, 2].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}`, usage }))
+    const h = await makeHarness([...calls, textStream("Here is where things stand.", { usage })], {
+      tools: [echoTool],
+      config: (c) => ({ ...c, loop: { ...c.loop, capMode: "summary", maxSteps: 50, tokenBudget: 1000 } })
+    })
+    try {
+      const r = await h.run(run())
+      expect(h.server.requests.length).toBe(3)
+      expect(h.server.requests[1]!.body.tools?.length).toBe(1)
+      expect(h.server.requests[2]!.body.tools).toBeUndefined()
+      expect(bodyText(h.server.requests[2]!.body)).toContain("the token budget (1000 of 1000 tokens used) is reached")
+      expect(r.report.reason).toBe("budget_tokens")
+      expect(r.report.tokens.total).toBe(1500)
+      expect(r.report.finalText).toBe("Here is where things stand.")
+      expect(r.report.completed).toEqual(["ran `ls 1` (exit 0)", "ran `ls 2` (exit 0)"])
     } finally {
       await h.close()
     }

@@ -4,11 +4,13 @@
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { CompletionCheck, makeTools, RunLoop } from "@loopguard/effect"
-import { liveGroups, runShell } from "@loopguard/effect/tools"
-import { describe, expect, test } from "bun:test"
+import { killAllGroups, liveGroups, runShell } from "@loopguard/effect/tools"
+import { afterAll, describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { spawn } from "node:child_process"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { makeHarness } from "./harness.js"
 import { appears, leftoversOf, processesWith } from "./process-table.js"
 
@@ -44,6 +46,15 @@ describe("runShell process groups", () => {
     expect(r.failure).toBe("cancelled")
     expect(await leftoversOf("302.10")).toEqual([])
     expect(liveGroups()).toEqual([])
+  }, 30_000)
+
+  test("killAllGroups (the exit and signal hooks) stops a running command and tells its call why", async () => {
+    const running = runShell("sleep 302.106 & sleep 302.107", { cwd, timeoutMs: 20_000 })
+    await appears("302.107")
+    killAllGroups("loopguard received SIGTERM")
+    const r = await running
+    expect(r.failure).toBe("loopguard received SIGTERM")
+    expect([...(await leftoversOf("302.106")), ...(await leftoversOf("302.107"))]).toEqual([])
   }, 30_000)
 
   test("output is capped while it streams: `yes` keeps head and tail and says what was dropped", async () => {
@@ -163,4 +174,35 @@ describe("a whole run interrupted during a bash tool", () => {
       await h.close()
     }
   }, 30_000)
+})
+
+describe("when the loopguard process is signalled", () => {
+  // Run under Node: Bun runs exit handlers on a fatal signal by itself, Node does not, so only
+  // there does the test show what loopguard's own signal hooks do.
+  const dirs: Array<string> = []
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true })
+  })
+  const bundle = async (n: number): Promise<string> => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-signal-"))
+    dirs.push(dir)
+    const entry = join(dir, "entry.ts")
+    const shell = join(import.meta.dir, "../packages/effect/src/tools/shell.ts")
+    writeFileSync(entry, `import { runShell } from ${JSON.stringify(shell)}\nvoid runShell("sleep 302.61${n} & sleep 302.62${n}", { cwd: "/tmp", timeoutMs: 60_000 })\nsetInterval(() => {}, 1000)\n`)
+    const built = await Bun.build({ entrypoints: [entry], target: "node", outdir: dir })
+    if (!built.success) throw new Error(built.logs.map(String).join("\n"))
+    return join(dir, "entry.js")
+  }
+
+  for (const [signal, n] of [["SIGTERM", 1], ["SIGHUP", 2], ["SIGINT", 3]] as const) {
+    test(`${signal} under Node with a tool command running kills its group, and the process still ends by the signal`, async () => {
+      const child = spawn("node", [await bundle(n)], { stdio: ["ignore", "pipe", "pipe"] })
+      await appears(`302.62${n}`)
+      expect(processesWith(`302.61${n}`).length).toBeGreaterThan(0)
+      child.kill(signal)
+      const ended = await new Promise<{ code: number | null; signal: string | null }>((done) => child.on("close", (code, sig) => done({ code, signal: sig })))
+      expect(ended).toEqual({ code: null, signal })
+      expect([...(await leftoversOf(`302.61${n}`)), ...(await leftoversOf(`302.62${n}`))]).toEqual([])
+    }, 30_000)
+  }
 })

@@ -53,7 +53,8 @@ describe("loopguard run's tools against a hostile model", () => {
     symlinkSync(join(base, "outside.txt"), join(cwd, "escape.txt"))
     execFileSync("mkfifo", [join(cwd, "pipe")])
     const config = join(base, "lg.json")
-    writeFileSync(config, JSON.stringify({ loop: { toolTimeoutMs: 1_500 }, tools: { maxOutputChars: 2_000 }, doom_loop: { enabled: false } }))
+    // Three failures in a row trip the breaker; its cooldown would hold back the later calls this test is about.
+    writeFileSync(config, JSON.stringify({ loop: { toolTimeoutMs: 1_500 }, tools: { maxOutputChars: 2_000 }, doom_loop: { enabled: false }, breaker: { cooldownSteps: 0 } }))
     const server = await startScriptedServer([
       toolCallStream("read_file", { path: "pipe" }, { id: "c1" }),
       toolCallStream("read_file", { path: "escape.txt" }, { id: "c2" }),

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
  * The `loopguard` command. Exit status: 0 success, 1 a run aborted / an audit file failed,
- * 2 bad flags or input (the message names the flag or file:line).
+ * 2 bad flags or input (the message names the flag or file:line), 130 / 143 after SIGINT / SIGTERM.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { NodeServices } from "@effect/platform-node"
 import { Effect } from "effect"
 import { CliOutput, Command } from "effect/cli"
 import { isParseError, oneLinePresenter } from "./cli-output.js"
@@ -12,6 +12,7 @@ import { runCommand } from "./commands/run.js"
 import { auditCommand } from "./commands/audit.js"
 import { scanCommand } from "./commands/scan.js"
 import { RunFailed, UsageError } from "./errors.js"
+import { runMainWithSignals } from "./signals.js"
 import { VERSION } from "./version.js"
 import { makeRedactor } from "@loopguard/core/try-best"
 
@@ -49,5 +50,5 @@ const program = Command.run(root, { version: VERSION }).pipe(
   Effect.provide(NodeServices.layer)
 )
 
-NodeRuntime.runMain(program as Effect.Effect<void, unknown>, { disableErrorReporting: false })
+runMainWithSignals(program as Effect.Effect<void, unknown>, { disableErrorReporting: false })
 

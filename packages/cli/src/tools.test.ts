@@ -6,7 +6,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeTools } from "@loopguard/effect"
 import { Effect } from "effect"
-import { builtinTools, type BuiltinToolOptions } from "./tools.js"
+import { builtinTools, MAX_LISTED_ENTRIES, type BuiltinToolOptions } from "./tools.js"
 import { terminalApproval } from "./tools/approve.js"
 
 const base = mkdtempSync(join(tmpdir(), "lg-tools-"))
@@ -44,6 +44,14 @@ describe("the file tools' confinement", () => {
   test("a symlink that stays inside is followed", async () => {
     expect((await run("read_file", { path: "inner-link.txt" })).output).toBe("hello")
   })
+  test("a huge directory is listed up to a bound, with a note", async () => {
+    const big = join(base, "big-dir")
+    mkdirSync(big)
+    for (let i = 0; i < MAX_LISTED_ENTRIES + 5; i++) writeFileSync(join(big, `f${i}`), "")
+    const r = await run("list_dir", {}, toolsIn(big, { maxOutputChars: 100_000 }))
+    expect(r.output.split("\n")).toHaveLength(MAX_LISTED_ENTRIES + 1)
+    expect(r.output).toContain(`[more than ${MAX_LISTED_ENTRIES} entries; only the first ${MAX_LISTED_ENTRIES} read are shown]`)
+  }, 30_000)
   test("a file named ..foo is an ordinary name", async () => {
     expect((await run("read_file", { path: "..foo" })).output).toBe("dots are a name")
   })

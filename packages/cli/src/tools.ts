@@ -6,7 +6,8 @@
  */
 import { type ToolDefinition, type ToolResult } from "@loopguard/effect"
 import { DEFAULT_ENV_DENY, DEFAULT_MAX_OUTPUT_CHARS, makeCappedOutput, runShell, scrubEnv } from "@loopguard/effect/tools"
-import { readdir } from "node:fs/promises"
+import { opendir } from "node:fs/promises"
+import type { Dirent } from "node:fs"
 import type { ApproveCommand } from "./tools/approve.js"
 import { readBounded } from "./tools/bounded-read.js"
 import { confine } from "./tools/confine.js"
@@ -31,6 +32,23 @@ const clip = (text: string, max: number): string => {
   return out.text()
 }
 
+/** A directory with millions of entries is not read whole. */
+export const MAX_LISTED_ENTRIES = 2_000
+
+const listBounded = async (dir: string, limit: number): Promise<{ readonly entries: ReadonlyArray<Dirent>; readonly more: boolean }> => {
+  const handle = await opendir(dir)
+  const entries: Array<Dirent> = []
+  try {
+    for (let e = await handle.read(); e !== null; e = await handle.read()) {
+      if (entries.length === limit) return { entries, more: true }
+      entries.push(e)
+    }
+    return { entries, more: false }
+  } finally {
+    await handle.close().catch(() => {})
+  }
+}
+
 const readFileTool = (cwd: string, max: number): ToolDefinition => ({
   spec: {
     name: "read_file",
@@ -53,9 +71,10 @@ const listDirTool = (cwd: string, max: number): ToolDefinition => ({
     inputSchema: { type: "object", properties: { path: { type: "string" } } }
   },
   run: async (input) => {
-    const entries = await readdir(await confine(cwd, input["path"]), { withFileTypes: true })
-    const names = entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.isSymbolicLink() ? `${e.name}@` : e.name)).sort()
-    return { state: "completed", output: clip(names.join("\n"), max) }
+    const listing = await listBounded(await confine(cwd, input["path"]), MAX_LISTED_ENTRIES)
+    const names = listing.entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.isSymbolicLink() ? `${e.name}@` : e.name)).sort()
+    const more = listing.more ? `\n…[more than ${MAX_LISTED_ENTRIES} entries; only the first ${MAX_LISTED_ENTRIES} read are shown]` : ""
+    return { state: "completed", output: clip(names.join("\n"), max) + more }
   }
 })
 

@@ -32,3 +32,5 @@ export * as Gate from "./gate/index.js"
 export * as Rollback from "./rollback/index.js"
 /** Tool calls written as text (XML, JSON, MCP) and argument repair. */
 export * as ToolCallParsing from "./toolcall/index.js"
+/** Context windows: model context sizes, token estimates and context compaction. */
+export * as ContextWindow from "./context/index.js"

@@ -3,7 +3,7 @@
  * Layers, and `loopguardLayer`, the default wiring. A runtime swaps any service by providing its
  * own Layer. Helpers below the services live on subpaths with flat names:
  * `@loopguard/effect/config`, `/events`, `/llm`, `/store`, `/tools`, `/processor`, `/runloop`,
- * `/retry`, `/gate`, `/replay`, `/effect-ai`, `/audit`, `/layers`.
+ * `/retry`, `/gate`, `/replay`, `/effect-ai`, `/audit`, `/layers`, `/compaction`.
  */
 export { ConfigError, ConfigService } from "./config/ConfigService.js"
 export { DEFAULT_CONFIG } from "./config/defaults.js"
@@ -11,6 +11,7 @@ export type { ConfigInput } from "./config/load.js"
 export type { LoopguardConfig } from "./config/schema.js"
 export { Events, type LoopguardEvent } from "./events/Events.js"
 export { LLM, LlmError, type LlmRequest, type LlmShape, type RequestMessage, type ToolSpec } from "./llm/LLM.js"
+export { FallbackLLM } from "./llm/FallbackLLM.js"
 export { SessionStore, makeMemoryStore, type SessionStoreShape } from "./store/SessionStore.js"
 export { layerJsonlStore } from "./store/jsonl-store.js"
 export { Tools, makeTools, type ToolCall, type ToolDefinition, type ToolResult, type ToolsShape } from "./tools/Tools.js"
@@ -20,9 +21,10 @@ export { RetryCoordinator, type RetryCoordinatorShape, type StepRetryOptions } f
 export { RetryConfigError } from "./retry/errors.js"
 export { GoalGate } from "./gate/GoalGate.js"
 export { CompletionCheck } from "./gate/CompletionCheck.js"
+export { CompactionError, Compactor, type CompactionSummary, type CompactorShape } from "./compaction/Compactor.js"
 export { RunLoop } from "./runloop/RunLoop.js"
 export type { Incident, RunReport } from "./runloop/report.js"
-export type { RunExit, RunInput, RunResult } from "./runloop/run-types.js"
+export type { RunBudget, RunExit, RunInput, RunResult } from "./runloop/run-types.js"
 export { loopguardLayer, retryForProvider, type LoopguardDeps } from "./layers.js"
 export { layerReplay } from "./replay/layer.js"
 export { guardLanguageModel, layerFromEffectAi } from "./effect-ai/index.js"

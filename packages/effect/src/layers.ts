@@ -5,7 +5,7 @@
  * How overrides compose (docs/architecture.md):
  * - `deps` are the runtime's own choices and always win. Any of them may be left out of `deps`
  *   and provided around the result instead (the result then requires it).
- * - The built-in services (RetryCoordinator, ToolGate, GoalGate, CompletionCheck) are defaults
+ * - The built-in services (RetryCoordinator, ToolGate, GoalGate, CompletionCheck, Compactor) are defaults
  *   only: one found in `deps` or in the surrounding context at build time replaces the default.
  * - Every built-in is built fresh for each `loopguardLayer(...)` call. Effect shares a Layer
  *   built once across nested `Effect.provide` calls (the memo map is inherited), so a constant
@@ -16,6 +16,7 @@
 import { Effect, Layer, Option, type Context } from "effect"
 import type { ConfigService } from "./config/ConfigService.js"
 import type { Events } from "./events/Events.js"
+import { Compactor } from "./compaction/Compactor.js"
 import { CompletionCheck } from "./gate/CompletionCheck.js"
 import { GoalGate } from "./gate/GoalGate.js"
 import { LLM } from "./llm/LLM.js"
@@ -29,7 +30,7 @@ import type { Tools } from "./tools/Tools.js"
 export type LoopguardDeps = LLM | Tools | ConfigService | Events | Permission | SessionStore
 
 /** The services loopguard has a default for; a runtime's own one replaces the default. */
-export type LoopguardDefaults = RetryCoordinator | ToolGate | GoalGate | CompletionCheck
+export type LoopguardDefaults = RetryCoordinator | ToolGate | GoalGate | CompletionCheck | Compactor
 
 /**
  * `fallback`, unless the context being built already holds `service` (from `deps` or provided
@@ -62,6 +63,7 @@ export const loopguardLayer = <ROut, E, R>(deps: Layer.Layer<ROut, E, R>, option
     unlessProvided(ToolGate, ToolGate.layer),
     unlessProvided(RetryCoordinator, retryForProvider()),
     unlessProvided(GoalGate, GoalGate.layer),
+    unlessProvided(Compactor, Compactor.layer),
     unlessProvided(CompletionCheck, check)
   )
   const engine = Layer.fresh(RunLoop.layer).pipe(Layer.provideMerge(Layer.fresh(SessionProcessor.layer)), Layer.provide(defaults))

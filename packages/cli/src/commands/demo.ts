@@ -113,6 +113,38 @@ const SCENES: ReadonlyArray<Scene> = [
     title: "A content filter ends the run at once",
     expect: "content_filter",
     script: [textStream("I cannot", { finish: "content_filter" })]
+  },
+  {
+    title: "A step hangs: the wall clock (loop.maxWallMs) cancels it and the report is written",
+    expect: "time_limit",
+    config: (c) => ({ ...c, loop: { ...c.loop, maxWallMs: 800 } }),
+    script: [{ type: "stream", chunks: [{ text: "Let me think about this for a while" }, { text: "…" }], finish: "stop", stallAfterChunks: 1 }]
+  },
+  {
+    title: "Tool calls keep failing: degrade, tools cool down, then the work is handed back",
+    expect: "circuit_open",
+    script: [1, 2, 3, 4, 5, 6, 7, 8].map((i) => toolCallStream("bash", { command: `npm test -- --case ${i}` }, { id: `f${i}` }))
+  },
+  {
+    title: "The history outgrows the context: older steps are summarised, the recent ones kept",
+    expect: "final",
+    config: (c) => ({ ...c, compaction: { ...c.compaction, contextTokens: 250, keepRecentSteps: 1 } }),
+    script: [
+      ...[1, 2, 3].map((i) => toolCallStream("bash", { command: `ls src/part${i}` }, { id: `c${i}`, text: `Listing part ${i} of the sources.` })),
+      textStream("SUMMARY: listed src/part1 and src/part2; sum.ts holds the bug."),
+      textStream("The fix goes in sum.ts: give the reducer an initial value of 0.")
+    ]
+  },
+  {
+    title: "A sub-task goes to a sub-agent with its own budget; its report rolls up",
+    expect: "final",
+    config: (c) => ({ ...c, subagents: { ...c.subagents, enabled: true, maxSteps: 3 } }),
+    script: [
+      toolCallStream("task", { description: "find the helper", prompt: "List src and say which file holds the sum helper." }, { id: "t1" }),
+      toolCallStream("bash", { command: "ls src" }, { id: "s1" }),
+      textStream("The sum helper is in src/sum.ts."),
+      textStream("The sub-agent found the helper in src/sum.ts; the fix goes there.")
+    ]
   }
 ]
 

@@ -4,9 +4,10 @@
  * handled by the pause policy (`--on-pause`, `try_best.on_pause`): stop, continue, or hand off.
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
+import { FallbackLLM } from "@loopguard/effect/llm"
 import { makeJsonlStore } from "@loopguard/effect/store"
 import { makeRedactor } from "@loopguard/core/try-best"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { statSync } from "node:fs"
 import { resolve } from "node:path"
@@ -14,6 +15,7 @@ import { RunFailed, UsageError } from "../errors.js"
 import { applyOnPauseFlag, runWithPausePolicy } from "../pause/index.js"
 import { loadCliConfig } from "../session.js"
 import { ensureWritableDir } from "../session-dir.js"
+import { onFirstSignal } from "../signals.js"
 import { runTools } from "../tools/run-tools.js"
 
 const isDirectory = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
@@ -72,24 +74,27 @@ export const runCommand = Command.make(
       for (const note of notes) process.stderr.write(`loopguard: ${note}\n`)
       const key = process.env[flags.apiKeyEnv]
       const secrets = key !== undefined && key !== "" ? [key] : []
-      const llm = layerOpenAICompatible({
+      const endpoint = {
         baseURL: baseURL.toString().replace(/\/$/, ""),
-        modelId: flags.model,
         ...(key !== undefined && key !== "" ? { apiKey: Redacted.make(key) } : {}),
         limits: { maxResponseBytes: config.stream.maxResponseBytes, maxEventBytes: config.stream.maxEventBytes }
-      })
+      }
+      // breaker.fallback: the breaker's reroute rung switches to this model on the same endpoint.
+      const fallback = config.breaker.fallback
+      const llm = Layer.merge(
+        layerOpenAICompatible({ ...endpoint, modelId: flags.model }),
+        fallback === null ? Layer.empty : FallbackLLM.fromLLM(layerOpenAICompatible({ ...endpoint, modelId: fallback }))
+      )
       const cwd = resolve(flags.cwd)
       if (!isDirectory(cwd)) return yield* new UsageError({ message: `--cwd ${flags.cwd}: not a folder` })
       if (Option.isSome(flags.sessionDir)) yield* ensureWritableDir(resolve(flags.sessionDir.value), "--session-dir")
-      // First Ctrl-C: cancel the run (the step and its tools are interrupted, the report is printed);
-      // a second one: leave at once.
+      // First SIGINT/SIGTERM: cancel the run (the step and its tools are interrupted, the report is
+      // printed, exit 130/143); a second one quits at once (signals.ts).
       const controller = new AbortController()
-      const onSigint = () => {
-        if (controller.signal.aborted) process.exit(130)
-        process.stderr.write("\nloopguard: cancelling (Ctrl-C again to quit at once)\n")
+      const release = onFirstSignal((signal) => {
+        process.stderr.write(`\nloopguard: ${signal}: cancelling the run (send it again to quit at once)\n`)
         controller.abort()
-      }
-      process.on("SIGINT", onSigint)
+      })
       const outcome = yield* runWithPausePolicy({
         signal: controller.signal,
         ...(Option.isSome(flags.sessionDir) ? { store: makeJsonlStore(resolve(flags.sessionDir.value)) } : {}),
@@ -103,8 +108,7 @@ export const runCommand = Command.make(
         json: flags.json,
         secrets,
         secretEnvNames: [flags.apiKeyEnv]
-      })
-      process.off("SIGINT", onSigint)
+      }).pipe(Effect.ensuring(Effect.sync(release)))
       const redact = makeRedactor(secrets)
       if (flags.json) for (const r of outcome.results) console.log(redact(JSON.stringify({ type: "report", report: r.report })))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })

@@ -109,7 +109,8 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
       sessionId,
       ...(options.system !== undefined ? { system: options.system } : {}),
       ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
-      ...(options.signal !== undefined ? { signal: options.signal } : {})
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...(options.cwd !== undefined ? { workspace: options.cwd } : {})
     }
     const record = (incident: PausedIncident, offered: ReadonlyArray<PauseChoice>, choice: PauseChoice, resumed: boolean, note?: string) => {
       pauses.push({ incident, offered, choice, resumed, ...(note !== undefined ? { note } : {}) })

@@ -53,7 +53,7 @@ describe("soft", () => {
     expect(capDecision(policy({ mode: "soft", maxSteps: 1 }), usage(0))).toEqual({ type: "last-step" })
   })
   test("a spent budget stops soft mode without a warning step", () => {
-    expect(capDecision(policy({ mode: "soft", tokenBudget: 100 }), usage(2, { tokensUsed: 100 }))).toEqual({ type: "stop", reason: "budget_exhausted" })
+    expect(capDecision(policy({ mode: "soft", tokenBudget: 100 }), usage(2, { tokensUsed: 100 }))).toEqual({ type: "stop", reason: "budget_tokens" })
   })
 })
 
@@ -65,7 +65,7 @@ describe("summary", () => {
   })
   test("a spent token budget also gets exactly one summary", () => {
     const { seen } = drive(policy({ mode: "summary", maxSteps: 100, tokenBudget: 250 }), 100)
-    expect(seen).toEqual(["proceed", "proceed", "proceed", "summary:budget_exhausted", "stop:budget_exhausted"])
+    expect(seen).toEqual(["proceed", "proceed", "proceed", "summary:budget_tokens", "stop:budget_tokens"])
   })
 })
 
@@ -76,8 +76,8 @@ describe("none", () => {
     expect(seen.length).toBe(200)
   })
   test("but still stops on a token or cost budget", () => {
-    expect(capDecision(policy({ mode: "none", tokenBudget: 1000 }), usage(500, { tokensUsed: 1000 }))).toEqual({ type: "stop", reason: "budget_exhausted" })
-    expect(capDecision(policy({ mode: "none", costBudgetUsd: 1 }), usage(5, { costUsd: 1.01 }))).toEqual({ type: "stop", reason: "budget_exhausted" })
+    expect(capDecision(policy({ mode: "none", tokenBudget: 1000 }), usage(500, { tokensUsed: 1000 }))).toEqual({ type: "stop", reason: "budget_tokens" })
+    expect(capDecision(policy({ mode: "none", costBudgetUsd: 1 }), usage(5, { costUsd: 1.01 }))).toEqual({ type: "stop", reason: "budget_cost" })
   })
 })
 
@@ -86,7 +86,10 @@ describe("budgets", () => {
     expect(capDecision(policy({ costBudgetUsd: 0.01 }), usage(1, { costUsd: null }))).toBe("proceed")
   })
   test("budget beats max_steps when both are spent", () => {
-    expect(capDecision(policy({ maxSteps: 2, tokenBudget: 10 }), usage(2, { tokensUsed: 10 }))).toEqual({ type: "stop", reason: "budget_exhausted" })
+    expect(capDecision(policy({ maxSteps: 2, tokenBudget: 10 }), usage(2, { tokensUsed: 10 }))).toEqual({ type: "stop", reason: "budget_tokens" })
+  })
+  test("the cost budget is named before the token budget when both are spent", () => {
+    expect(capDecision(policy({ tokenBudget: 10, costBudgetUsd: 1 }), usage(1, { tokensUsed: 10, costUsd: 1 }))).toEqual({ type: "stop", reason: "budget_cost" })
   })
   test("below the budget proceeds", () => {
     expect(capDecision(policy({ tokenBudget: 10, costBudgetUsd: 1 }), usage(1, { tokensUsed: 9, costUsd: 0.99 }))).toBe("proceed")

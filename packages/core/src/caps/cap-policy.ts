@@ -51,7 +51,8 @@ export interface CapUsage {
   readonly summaryDone?: boolean
 }
 
-export type CapReason = "max_steps" | "budget_exhausted"
+/** The cap that fired, named in the exit reason: the step cap, the token budget or the cost budget. */
+export type CapReason = "max_steps" | "budget_tokens" | "budget_cost"
 
 export type CapDecision =
   | "proceed"
@@ -59,19 +60,21 @@ export type CapDecision =
   | { readonly type: "summary"; readonly reason: CapReason }
   | { readonly type: "stop"; readonly reason: CapReason }
 
+/** Which budget is spent, cost first (money is the harder limit); null when neither. */
+export const spentBudget = (policy: CapPolicy, usage: CapUsage): "budget_tokens" | "budget_cost" | null =>
+  policy.costBudgetUsd !== null && usage.costUsd !== null && usage.costUsd >= policy.costBudgetUsd
+    ? "budget_cost"
+    : policy.tokenBudget !== null && usage.tokensUsed >= policy.tokenBudget
+      ? "budget_tokens"
+      : null
+
 /** Whether the token or cost budget is used up. */
-export const isBudgetSpent = (policy: CapPolicy, usage: CapUsage): boolean =>
-  (policy.tokenBudget !== null && usage.tokensUsed >= policy.tokenBudget) ||
-  (policy.costBudgetUsd !== null && usage.costUsd !== null && usage.costUsd >= policy.costBudgetUsd)
+export const isBudgetSpent = (policy: CapPolicy, usage: CapUsage): boolean => spentBudget(policy, usage) !== null
 
 /** Asked before each step: may the agent take it, and in what form? */
 export const capDecision = (policy: CapPolicy, usage: CapUsage): CapDecision => {
   // Money first: when both are spent, the budget is the harder limit and the truer reason.
-  const spent: CapReason | null = isBudgetSpent(policy, usage)
-    ? "budget_exhausted"
-    : policy.mode !== "none" && usage.stepsUsed >= policy.maxSteps
-      ? "max_steps"
-      : null
+  const spent: CapReason | null = spentBudget(policy, usage) ?? (policy.mode !== "none" && usage.stepsUsed >= policy.maxSteps ? "max_steps" : null)
 
   if (spent !== null) {
     if (policy.mode === "summary" && usage.summaryDone !== true) return { type: "summary", reason: spent }

@@ -1,3 +1,4 @@
+import { addChildUsage } from "./budget-slice.js"
 import { describe, expect, test } from "bun:test"
 import { costOf, DEFAULT_PRICE_TABLE, priceFor, tokensOf } from "./pricing.js"
 import { capUsageOf, initUsageMeter, markSummaryDone, recordStep } from "./usage-meter.js"
@@ -57,11 +58,14 @@ describe("usage meter", () => {
     expect(m.costUsd).toBeNull()
     expect(m.tokens.total).toBe(30)
   })
-  test("a parent and a child meter are independent values", () => {
+  test("a child's meter is its own; what it spent joins the parent's only through addChildUsage", () => {
     const parent = recordStep(initUsageMeter(), { inputTokens: 5, outputTokens: 5 }, price)
-    const child = recordStep(initUsageMeter(), { inputTokens: 1, outputTokens: 1 }, price)
+    const child = recordStep(recordStep(initUsageMeter(), { inputTokens: 1, outputTokens: 1 }, price), { inputTokens: 2, outputTokens: 0 }, price)
+    expect([parent.stepsUsed, parent.tokens.total]).toEqual([1, 10])
+    expect([child.stepsUsed, child.tokens.total]).toEqual([2, 4])
+    const rolled = addChildUsage(parent, child)
+    expect([rolled.stepsUsed, rolled.tokens.total]).toEqual([1, 14])
+    expect(rolled.costUsd).toBeCloseTo((parent.costUsd ?? 0) + (child.costUsd ?? 0), 12)
     expect(parent.tokens.total).toBe(10)
-    expect(child.tokens.total).toBe(2)
-    expect(JSON.parse(JSON.stringify(parent))).toEqual(parent)
   })
 })

@@ -28,6 +28,8 @@ export type ReminderTemplateKind =
   | "soft-cap"
   | "summary"
   | "breaker-degrade"
+  | "breaker-reroute"
+  | "breaker-cooldown"
 
 export const REMINDER_TEMPLATE_KINDS: ReadonlyArray<ReminderTemplateKind> = [
   "length-continue",
@@ -45,7 +47,9 @@ export const REMINDER_TEMPLATE_KINDS: ReadonlyArray<ReminderTemplateKind> = [
   "action-cycle",
   "soft-cap",
   "summary",
-  "breaker-degrade"
+  "breaker-degrade",
+  "breaker-reroute",
+  "breaker-cooldown"
 ]
 
 type ByRole = Readonly<Record<AgentRole, string>>
@@ -58,7 +62,7 @@ export const ROLE_WAY_OUT: ByRole = {
 }
 
 /** How each role ends when it must stop working (no tools left). */
-const ROLE_WRAP_UP: ByRole = {
+export const ROLE_WRAP_UP: ByRole = {
   main: "Answer the user in text only: what you did, what is left, and what you recommend next.",
   subagent: "Return your result to the parent agent in text only: what you found, what is left undone.",
   checkpoint: "Write the checkpoint in text only, then reply with exactly CHECKPOINT_COMPLETE."
@@ -137,6 +141,14 @@ export const REMINDERS: Readonly<Record<ReminderTemplateKind, ByRole>> = {
   "breaker-degrade": same(
     "Several tool calls in a row have failed. Stop retrying the same thing. " +
       "First restate the goal in one sentence, then try another method."
+  ),
+  "breaker-reroute": same(
+    "Tool calls kept failing, so a different model takes over from here. Read the latest results, " +
+      "restate the goal in one sentence, then try a method that has not been tried yet."
+  ),
+  "breaker-cooldown": same(
+    "Tool execution is paused for this step after repeated tool failures: a tool called now is not run. " +
+      "Use this step to restate the goal, read the errors above and plan a different approach."
   )
 }
 

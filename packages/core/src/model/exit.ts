@@ -2,7 +2,8 @@
 export const EXIT_REASONS = [
   "final",
   "max_steps",
-  "budget_exhausted",
+  "budget_tokens",
+  "budget_cost",
   "text_repeat",
   "text_loop",
   "try_best_paused",
@@ -12,6 +13,7 @@ export const EXIT_REASONS = [
   "protocol",
   "circuit_open",
   "cancelled",
+  "time_limit",
   "timeout",
   "rollback_cap",
   "dropped_tool_call",
@@ -21,6 +23,7 @@ export const EXIT_REASONS = [
   "structured_output",
   "doom_loop",
   "goal_gate_cap",
+  "depth_limit",
   "completion_check_failed"
 ] as const
 

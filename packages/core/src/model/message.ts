@@ -83,6 +83,8 @@ export type ReminderKind =
   | "try-best-continue"
   | "handoff"
   | "breaker-degrade"
+  | "breaker-reroute"
+  | "compaction"
   | "continue"
 
 export interface UserMessage {
@@ -93,6 +95,8 @@ export interface UserMessage {
   readonly synthetic?: ReminderKind
   /** Crops persisted on this (real) user message; never sent to the model. */
   readonly crops?: ReadonlyArray<CropMarker>
+  /** On a compaction summary (`synthetic: "compaction"`): the stored range it replaces in requests. */
+  readonly compacts?: { readonly from: string; readonly to: string }
 }
 
 export type Message = UserMessage | AssistantMessage

@@ -24,10 +24,15 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
     summary: "The step cap was reached before the task was done.",
     suggestion: "Check the progress listed above; resume with a narrower goal or a higher step cap."
   },
-  budget_exhausted: {
+  budget_tokens: {
     status: "aborted",
-    summary: "The token or cost budget was spent.",
-    suggestion: "Decide whether the remaining work is worth more budget; resume with a raised budget or a smaller task."
+    summary: "The token budget (loop.tokenBudget) was spent.",
+    suggestion: "Decide whether the remaining work is worth more tokens; resume with a raised loop.tokenBudget or a smaller task."
+  },
+  budget_cost: {
+    status: "aborted",
+    summary: "The cost budget (loop.costBudgetUsd) was spent.",
+    suggestion: "Decide whether the remaining work is worth more money; resume with a raised loop.costBudgetUsd or a cheaper model."
   },
   text_repeat: {
     status: "aborted",
@@ -74,6 +79,11 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
     summary: "The run was cancelled.",
     suggestion: "Resume the session when ready; work done so far is kept."
   },
+  time_limit: {
+    status: "aborted",
+    summary: "The run reached its wall-clock limit (loop.maxWallMs); the running step was cancelled.",
+    suggestion: "Check the progress listed above; resume with a narrower goal or a longer loop.maxWallMs."
+  },
   timeout: {
     status: "aborted",
     summary: "A tool or step exceeded its time limit.",
@@ -118,6 +128,11 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
     status: "aborted",
     summary: "The goal check kept judging the goal unmet and reached its cap.",
     suggestion: "Read the evaluator's last verdict; clarify the goal or finish the remaining part by hand."
+  },
+  depth_limit: {
+    status: "aborted",
+    summary: "The sub-agent was not started: it would nest deeper than subagents.maxDepth.",
+    suggestion: "Do the sub-task in the calling agent, or raise subagents.maxDepth if deeper nesting is intended."
   },
   completion_check_failed: {
     status: "aborted",

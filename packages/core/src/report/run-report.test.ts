@@ -3,6 +3,7 @@ import { EXIT_REASONS } from "../model/exit.js"
 import { initRecovery } from "../classify/recovery-policy.js"
 import { EXIT_OUTCOMES, statusOf, suggestionFor } from "./exit-outcomes.js"
 import { buildReport } from "./run-report.js"
+import { summarizeWork } from "./work-summary.js"
 
 describe("exit outcome table", () => {
   test("is total: every exit reason has a status, a summary and a suggestion, and nothing else", () => {
@@ -32,13 +33,22 @@ describe("buildReport", () => {
       stepsUsed: 30,
       tokens: { input: 1000, output: 200, total: 1200 },
       costUsd: 0.12,
-      completed: ["located the bug in auth.py:42"],
+      completed: summarizeWork([
+        {
+          role: "assistant",
+          id: "a0",
+          parentId: "u0",
+          step: 0,
+          parts: [{ type: "tool", callId: "c0", name: "edit", input: { path: "auth.py" }, state: "completed", path: "auth.py", diff: "-a\n+b" }]
+        }
+      ]),
       savedAt: "session s1",
       error: { tag: "CircuitOpenError", message: "3 consecutive tool failures (pytest: timeout)" },
       retries: { ...initRecovery(), transport: 2 },
       incidents: [{ step: 29, detector: "breaker", action: "hand-back" }]
     })
     expect(r.status).toBe("aborted")
+    expect(r.completed).toEqual(["changed auth.py"])
     expect(r.blockedAt).toBe("3 consecutive tool failures (pytest: timeout)")
     expect(r.suggestedNextStep).toBe(suggestionFor("circuit_open"))
     expect(r.retries.transport).toBe(2)

@@ -46,6 +46,18 @@ export interface RunReport {
   /** Recoveries and retries used, by name (the recovery counters, transport retries, rollbacks…). */
   readonly retries: Readonly<Record<string, number>>
   readonly incidents: ReadonlyArray<Incident>
+  /** Child runs (sub-agents) this run started; their tokens and cost are in this report's totals. */
+  readonly subagents?: ReadonlyArray<SubagentSummary>
+}
+
+export interface SubagentSummary {
+  readonly sessionId: string
+  readonly depth: number
+  readonly status: RunStatus
+  readonly reason: ExitReason
+  readonly stepsUsed: number
+  readonly tokens: TokenTotals
+  readonly costUsd: number | null
 }
 
 export interface BuildReportInput {
@@ -63,6 +75,7 @@ export interface BuildReportInput {
   readonly finalText?: string
   readonly retries?: Readonly<Record<string, number>>
   readonly incidents?: ReadonlyArray<Incident>
+  readonly subagents?: ReadonlyArray<SubagentSummary>
 }
 
 const ZERO_TOKENS: TokenTotals = { input: 0, output: 0, total: 0 }
@@ -92,6 +105,7 @@ export const buildReport = (input: BuildReportInput): RunReport => {
   return {
     ...base,
     ...(input.error !== undefined ? { error: input.error } : {}),
-    ...(input.finalText !== undefined ? { finalText: input.finalText } : {})
+    ...(input.finalText !== undefined ? { finalText: input.finalText } : {}),
+    ...(input.subagents !== undefined && input.subagents.length > 0 ? { subagents: input.subagents } : {})
   }
 }

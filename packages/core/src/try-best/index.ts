@@ -12,7 +12,7 @@ export {
 } from "./options.js"
 export { normalizeCommand, normalizeDiff, normalizeOutput } from "./normalize.js"
 export { jaccard, shingles } from "./similarity.js"
-export { classifyTool, commandOf, type ToolKind } from "./tool-kinds.js"
+export { classifyTool, commandOf, stringField, type ToolKind } from "./tool-kinds.js"
 export { editRecords, type EditRecord } from "./edit-records.js"
 export { isVerificationCommand, simpleCommands, verificationMatcher, type VerificationMatcher } from "./verification.js"
 export {

@@ -14,7 +14,8 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     tokenBudget: null,
     costBudgetUsd: null,
     toolTimeoutMs: 120_000,
-    stepTimeoutMs: null
+    stepTimeoutMs: null,
+    maxWallMs: null
   },
   recovery: {
     lengthContinuations: 3,
@@ -55,7 +56,10 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     requiredArtefacts: [],
     spendFlatWindow: 10
   },
-  breaker: { enabled: true, consecutiveFailures: 3, window: 10, failureRate: 0.6, minSamples: 5, recoverySuccesses: 3 },
+  breaker: { enabled: true, consecutiveFailures: 3, window: 10, failureRate: 0.6, minSamples: 5, recoverySuccesses: 3, cooldownSteps: 2, fallback: null },
+  compaction: { enabled: true, contextTokens: null, triggerRatio: 0.8, keepRecentSteps: 4, maxCompactions: 3, contextSizes: {} },
+  subagents: { enabled: false, maxDepth: 2, maxSteps: 20, tokenBudget: null, costBudgetUsd: null, shareOfRemaining: 0.5 },
+  toolCaps: { maxCallsPerTool: null, perTool: {} },
   goal_gate: { enabled: false, maxChecks: 20 },
   completion_check: { command: null, timeoutMs: 300_000, maxFailures: 3 },
   tools: { maxOutputChars: 20_000, envDeny: DEFAULT_ENV_DENY, envAllow: [], approveCommands: false },

@@ -41,7 +41,9 @@ export const LoopSection = Schema.Struct({
   tokenBudget: Schema.NullOr(PosInt),
   costBudgetUsd: Schema.NullOr(Schema.Number.check(Schema.isGreaterThan(0))),
   toolTimeoutMs: TimerMs,
-  stepTimeoutMs: Schema.NullOr(TimerMs)
+  stepTimeoutMs: Schema.NullOr(TimerMs),
+  /** Whole-run wall clock; null = none. The run ends with `time_limit`. */
+  maxWallMs: Schema.NullOr(TimerMs)
 })
 
 /** Config section `recovery`: bounded recoveries per kind. */
@@ -151,7 +153,46 @@ export const BreakerSection = Schema.Struct({
   window: PosInt,
   failureRate: Ratio,
   minSamples: PosInt,
-  recoverySuccesses: PosInt
+  recoverySuccesses: PosInt,
+  /** Steps after a degrade or reroute trip in which tool calls are not run. */
+  cooldownSteps: NonNegInt,
+  /** Model id the reroute rung switches to (same endpoint); null = no reroute unless a FallbackLLM Layer is given. */
+  fallback: Schema.NullOr(Schema.String.check(Schema.isMinLength(1)))
+})
+
+/** Context compaction near the model's limit (seed 003). */
+export const CompactionSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  /** The model's context in tokens; null = from `contextSizes`, then the built-in table. */
+  contextTokens: Schema.NullOr(PosInt),
+  /** Compact when the next request's estimate passes this share of the context. */
+  triggerRatio: Schema.Number.check(Schema.isBetween({ minimum: 0.1, maximum: 1 })),
+  /** The most recent steps kept whole. */
+  keepRecentSteps: PosInt,
+  /** Compactions allowed in one run. */
+  maxCompactions: NonNegInt,
+  /** Model id (or id prefix) → context tokens, merged over the built-in table (config file only). */
+  contextSizes: Schema.Record(Schema.String, PosInt)
+})
+
+/** Child runs (the `task` tool, or a library call with `RunInput.depth`). */
+export const SubagentsSection = Schema.Struct({
+  /** Offer the `task` tool, which runs a sub-agent on a sub-task. */
+  enabled: Schema.Boolean,
+  /** Deepest nesting: a run at this depth gets no `task` tool; a library call deeper ends `depth_limit`. */
+  maxDepth: NonNegInt,
+  maxSteps: PosInt,
+  tokenBudget: Schema.NullOr(PosInt),
+  costBudgetUsd: Schema.NullOr(Schema.Number.check(Schema.isGreaterThan(0))),
+  /** Share of the parent's remaining steps / tokens / cost a child may take. */
+  shareOfRemaining: Schema.Number.check(Schema.isBetween({ minimum: 0.01, maximum: 1 }))
+})
+
+/** Per-tool call caps within one run. */
+export const ToolCapsSection = Schema.Struct({
+  maxCallsPerTool: Schema.NullOr(PosInt),
+  /** Tool name → cap (config file only); wins over `maxCallsPerTool`. */
+  perTool: Schema.Record(Schema.String, PosInt)
 })
 
 /** Config section `goal_gate`. */
@@ -242,6 +283,9 @@ export const LoopguardConfigSchema = Schema.Struct({
   try_best: TryBestSection,
   stall: StallSection,
   breaker: BreakerSection,
+  compaction: CompactionSection,
+  subagents: SubagentsSection,
+  toolCaps: ToolCapsSection,
   goal_gate: GoalGateSection,
   completion_check: CompletionCheckSection,
   tools: ToolsSection,

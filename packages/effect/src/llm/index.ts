@@ -1,2 +1,3 @@
 export * from "./LLM.js"
+export * from "./FallbackLLM.js"
 export * from "./redact-parts.js"

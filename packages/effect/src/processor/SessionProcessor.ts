@@ -11,7 +11,7 @@ import { isPrefillRejection } from "@loopguard/core/retry"
 import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
 import { Events } from "../events/Events.js"
-import { LLM, LlmError, type LlmRequest } from "../llm/LLM.js"
+import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
 import type { RetryStop } from "../retry/schedule.js"
 import { SessionStore } from "../store/SessionStore.js"
@@ -64,7 +64,9 @@ export interface ProcessInput {
   /** Extra monitors for this step (try-best, tests); the repeat monitor comes from config. */
   readonly monitors?: ReadonlyArray<MonitorFactory>
   /** Tools answered by the caller itself (e.g. the structured-output tool), before the Tools service. */
-  readonly localTools?: ReadonlyMap<string, (input: unknown) => ToolResult>
+  readonly localTools?: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>>
+  /** Asked before a call runs (per-tool caps): a refusal text means the call is answered, not run. */
+  readonly admitTool?: (name: string) => Effect.Effect<string | undefined>
   /**
    * The `session.status` retry number: runs on across phases and steps, reset only when the session
    * goes idle (the RunLoop owns it). Without it, numbers run across the phases of this step only.
@@ -72,6 +74,10 @@ export interface ProcessInput {
   readonly nextStatusAttempt?: () => number
   /** Makes ids for the reply messages (one per attempt). */
   readonly messageId: (attempt: number) => string
+  /** The model for this step instead of the layer's `LLM` (the breaker's reroute). */
+  readonly llm?: LlmShape
+  /** Set while tool execution cools down after an error storm: calls are answered with this, not run. */
+  readonly toolsPaused?: string
 }
 
 export interface ProcessResult {
@@ -132,7 +138,17 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             }
             return null
           }
-          const toolCtx: ToolRunContext = { step: input.step, reply, monitors, system: request.system, localTools: input.localTools, incidents }
+          const toolCtx: ToolRunContext = {
+            step: input.step,
+            reply,
+            monitors,
+            system: request.system,
+            localTools: input.localTools,
+            incidents,
+            toolless: request.tools.length === 0,
+            ...(input.toolsPaused !== undefined ? { toolsPaused: input.toolsPaused } : {}),
+            ...(input.admitTool !== undefined ? { admitTool: input.admitTool } : {})
+          }
           const runTool = (called: ToolCallPart) => runToolCall(toolDeps, toolCtx, called)
 
           const onPart = (part: StreamPart): Effect.Effect<boolean> => {
@@ -164,7 +180,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           }
 
           const chunkTimeoutMs = config.stream.chunkTimeoutMs
-          yield* llm.stream(request).pipe(
+          yield* (input.llm ?? llm).stream(request).pipe(
             Stream.timeoutOrElse({
               duration: Duration.millis(chunkTimeoutMs),
               orElse: () =>
@@ -201,7 +217,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
 
           if (tokens !== lastProgress) yield* events.publish({ type: "stream.progress", step: input.step, tokens, text: "" })
           if (trip === null && streamError === null && config.text_tool_calls.mode === "execute") {
-            const t = yield* runTextToolCalls(toolDeps, toolCtx, request, [...(input.localTools?.keys() ?? [])])
+            const t = yield* runTextToolCalls(toolDeps, toolCtx, request)
             if (t !== null) ((trip = t), (toolCalled = true))
           }
           if (trip === null && streamError === null) {

@@ -6,9 +6,10 @@
  *      parse error as the tool's result, an incident is filed, nothing runs (SPEC §11);
  *   2. benign argument repairs (JSON slips) and in-place repairs (aliases, defaults, nulls, server
  *      names) → applied, filed as incidents; the stored call shows the arguments that ran;
- *   3. monitors' `beforeTool` (duplicate query) → not run, the step stops;
- *   4. the ToolGate (doom loop) → denied, the step stops;
- *   5. run it, record the result, let the monitors see the finished part.
+ *   3. tools paused by the breaker's cooldown, or a tool-less request → answered, not run;
+ *   4. monitors' `beforeTool` (duplicate query) → not run, the step stops;
+ *   5. the ToolGate (doom loop) → denied, the step stops; per-tool caps → answered, not run;
+ *   6. run it, record the result, let the monitors see the finished part.
  */
 import type { ReplyBuilder, StreamPart, ToolPart } from "@loopguard/core/model"
 import type { Incident } from "@loopguard/core/report"
@@ -33,9 +34,15 @@ export interface ToolRunContext {
   readonly reply: ReplyBuilder
   readonly monitors: ReadonlyArray<StreamMonitor>
   readonly system: string | undefined
-  readonly localTools: ReadonlyMap<string, (input: unknown) => ToolResult> | undefined
+  readonly localTools: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>> | undefined
   /** Incidents filed by this step (the RunLoop adds them to the run's list). */
   readonly incidents: Array<Incident>
+  /** The request offered no tools (soft-cap last step, summary request): nothing may run. */
+  readonly toolless: boolean
+  /** Set while tool execution cools down after an error storm: calls are answered with this, not run. */
+  readonly toolsPaused?: string
+  /** Per-tool caps: a refusal text means the call is answered, not run. */
+  readonly admitTool?: (name: string) => Effect.Effect<string | undefined>
 }
 
 /** The result text the model reads for a call that was refused before it ran. */
@@ -99,14 +106,14 @@ const checkBefore = (monitors: ReadonlyArray<StreamMonitor>, part: ToolCallPart,
   return null
 }
 
-/** Steps 5: run the call (a local tool or the Tools service) and record its result. */
+/** Step 6: run the call (a local tool or the Tools service) and record its result. */
 const execute = (deps: ToolRunDeps, ctx: ToolRunContext, part: ToolCallPart) =>
   Effect.gen(function* () {
     ctx.reply.updateTool(part.id, (p) => ({ ...p, state: "running" }))
     yield* deps.events.publish({ type: "tool.started", step: ctx.step, callId: part.id, name: part.name, input: part.input })
     const started = Date.now()
     const local = ctx.localTools?.get(part.name)
-    const result = local ? local(part.input) : yield* deps.tools.execute({ id: part.id, name: part.name, input: part.input })
+    const result = local ? yield* local(part.input) : yield* deps.tools.execute({ id: part.id, name: part.name, input: part.input })
     const finished = ctx.reply.updateTool(part.id, (p) => ({
       ...p,
       state: result.state,
@@ -133,6 +140,15 @@ export const runToolCall = (deps: ToolRunDeps, ctx: ToolRunContext, called: Tool
   Effect.gen(function* () {
     const part = yield* prepareCall(deps, ctx, called)
     if (part === null) return null
+    if (ctx.toolsPaused !== undefined) {
+      notRun(ctx, part.id, ctx.toolsPaused)
+      return null
+    }
+    if (ctx.toolless) {
+      notRun(ctx, part.id, `no tools are available on this step; ${part.name} was not run`)
+      yield* deps.events.publish({ type: "incident", step: ctx.step, detector: "tool-less-step", action: "refused", detail: { tool: part.name } })
+      return null
+    }
     const before = checkBefore(ctx.monitors, part, ctx.step)
     if (before !== null) {
       notRun(ctx, part.id, before.outcome === "halt" ? before.reason : "not run")
@@ -142,6 +158,11 @@ export const runToolCall = (deps: ToolRunDeps, ctx: ToolRunContext, called: Tool
     if (allowed._tag === "deny") {
       notRun(ctx, part.id, allowed.reason)
       return { outcome: "stop", monitor: "doom-loop", reason: allowed.reason } satisfies MonitorTrip
+    }
+    const refusal = ctx.admitTool === undefined ? undefined : yield* ctx.admitTool(part.name)
+    if (refusal !== undefined) {
+      notRun(ctx, part.id, refusal)
+      return null
     }
     return yield* execute(deps, ctx, part)
   })

@@ -30,13 +30,13 @@ export const asToolCallPart = (call: ParsedToolCall, idPrefix: string): ToolCall
 export const runTextToolCalls = (
   deps: ToolRunDeps,
   ctx: ToolRunContext,
-  request: LlmRequest,
-  offeredLocal: ReadonlyArray<string>
+  request: LlmRequest
 ): Effect.Effect<MonitorTrip | null> =>
   Effect.gen(function* () {
     const reply = ctx.reply.build()
     if (toolPartsOf(reply).length > 0) return null
-    const offered = new Set([...request.tools.map((t) => t.name), ...offeredLocal])
+    // The request's tools include the run's local ones (structured output, sub-agents).
+    const offered = new Set(request.tools.map((t) => t.name))
     if (offered.size === 0) return null
     const found = findTextToolCalls(textOf(reply), offered)
     if (found.calls.length === 0) return null

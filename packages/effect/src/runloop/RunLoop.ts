@@ -9,21 +9,25 @@
  * the recorded steps run out; the first exit the loop would have taken is kept as `exit`.
  */
 import { DEFAULT_PRICE_TABLE, priceFor, type PriceTable } from "@loopguard/core/caps"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
+import { Compactor } from "../compaction/Compactor.js"
 import { ConfigService } from "../config/ConfigService.js"
 import { Events } from "../events/Events.js"
 import { CompletionCheck } from "../gate/CompletionCheck.js"
 import { GoalGate } from "../gate/GoalGate.js"
+import { FallbackLLM } from "../llm/FallbackLLM.js"
 import { LLM } from "../llm/LLM.js"
 import { SessionProcessor } from "../processor/SessionProcessor.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools } from "../tools/Tools.js"
-import { makeRunContext, userTurn, type RunServices } from "./run-context.js"
-import { TryBestSessions } from "./try-best-monitor.js"
-import type { RunInput, RunResult } from "./run-types.js"
 import { requestFailureSummary, retryPrompt, shouldRetryAfterFailure } from "./failure-retry.js"
-import { finishRun } from "./stages/finish.js"
-import { runStep } from "./step.js"
+import { makeRunContext, type RunServices } from "./run-context.js"
+import type { RunInput, RunResult } from "./run-types.js"
+import { startRun } from "./stages/begin-step.js"
+import { finishInterrupted, finishRun } from "./stages/finish.js"
+import { endFromOutside, externalStop } from "./stages/run-limits.js"
+import { runSteps } from "./step.js"
+import { TryBestSessions } from "./try-best-monitor.js"
 
 /** The loop of steps for one user turn: requests, classification, recoveries, cross-step detectors, caps and the report. */
 export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult> }>()(
@@ -34,6 +38,8 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
     Effect.gen(function* () {
       const config = yield* ConfigService
       const llm = yield* LLM
+      const prices = { ...DEFAULT_PRICE_TABLE, ...(config.prices as PriceTable) }
+      const fallback = yield* Effect.serviceOption(FallbackLLM)
       const services: RunServices = {
         config,
         processor: yield* SessionProcessor,
@@ -42,19 +48,26 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         tools: yield* Tools,
         goalGate: yield* GoalGate,
         completionCheck: yield* CompletionCheck,
-        tryBest: new TryBestSessions(config),
+        compactor: yield* Compactor,
         modelId: llm.modelId,
-        price: priceFor(llm.modelId, { ...DEFAULT_PRICE_TABLE, ...(config.prices as PriceTable) })
+        tryBest: new TryBestSessions(config),
+        price: priceFor(llm.modelId, prices),
+        fallback: Option.isSome(fallback) ? { llm: fallback.value, price: priceFor(fallback.value.modelId, prices) } : null
       }
 
-      const runOnce = (input: RunInput) =>
+      const runOnce = (input: RunInput): Effect.Effect<RunResult> =>
         Effect.gen(function* () {
-          const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId))
-          if (input.prompt !== undefined) yield* userTurn(services, ctx, input.prompt)
-          yield* services.events.publish({ type: "session.status", status: "busy", attempt: 0 })
-          while ((yield* runStep(services, ctx)) !== "stop") ctx.step += 1
-          return yield* finishRun(services, ctx)
+          // A sub-agent (the `task` tool) is one more run of this same loop.
+          const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId), (child) => runOnce(child))
+          return yield* Effect.gen(function* () {
+            if ((yield* startRun(services, ctx)) === "go") {
+              const outside = yield* Effect.raceFirst(runSteps(services, ctx), externalStop(services, ctx))
+              if (outside !== null) yield* endFromOutside(services, ctx, outside)
+            }
+            return yield* finishRun(services, ctx)
+          }).pipe(Effect.onInterrupt(() => finishInterrupted(services, ctx)))
         })
+
       const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {
         let result = yield* runOnce(input)
         // Seed 002's failure-summary retry (off by default): ask what failed, then try the task afresh.

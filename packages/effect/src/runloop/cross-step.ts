@@ -42,6 +42,8 @@ export interface AfterStep {
   readonly exit: { readonly reason: ExitReason; readonly error: { readonly tag: string; readonly message: string } } | null
   /** A stall signal asks to pause the turn (only when `stall.enabled`). */
   readonly pause: Readonly<Record<string, unknown>> | null
+  /** The error-storm breaker's rung when it tripped below hand-back (hand-back is `exit`). */
+  readonly breakerTrip?: "degrade" | "reroute"
 }
 
 const TEXT_LOOP_PREFIXES = ["let me ", "i'll ", "i will ", "let's "]
@@ -73,7 +75,9 @@ export class CrossStepDetectors {
   constructor(
     private readonly config: LoopguardConfig,
     private readonly role: AgentRole,
-    private readonly shadow: boolean
+    private readonly shadow: boolean,
+    /** A fallback model exists, so the breaker's ladder has its reroute rung. */
+    private readonly rerouteAvailable = false
   ) {
     this.stall = config.stall.enabled || shadow ? new StallMonitor(stallOptionsOf(config)) : null
     this.verification = verificationMatcher(resolveTryBestOptions(tryBestOptionsOf(config)))
@@ -86,13 +90,19 @@ export class CrossStepDetectors {
     return n
   }
 
-  afterStep(messages: ReadonlyArray<Message>, reply: AssistantMessage, step: number, ctx: { readonly final: boolean; readonly costUsd: number | null }): AfterStep {
+  afterStep(
+    messages: ReadonlyArray<Message>,
+    reply: AssistantMessage,
+    step: number,
+    ctx: { readonly final: boolean; readonly costUsd: number | null; readonly toolsPaused?: boolean; readonly compacted?: boolean }
+  ): AfterStep {
     const config = this.config
     const incidents: Array<Incident> = []
     const reminders: Array<{ kind: ReminderKind; text: string }> = []
     let exit: AfterStep["exit"] = null
     let crop: AfterStep["crop"] = null
     let pause: AfterStep["pause"] = null
+    let breakerTrip: AfterStep["breakerTrip"]
 
     // The crop found after reply N applies to request N+1, so it is reply N+1 whose text loop is skipped.
     const cropped = this.croppedForThisStep
@@ -144,16 +154,22 @@ export class CrossStepDetectors {
       }
     }
 
-    if (config.breaker.enabled) {
+    // Calls held back by the cooldown never ran: they are no evidence either way.
+    if (config.breaker.enabled && ctx.toolsPaused !== true) {
+      const options = { ...config.breaker, rerouteAvailable: this.rerouteAvailable }
       for (const part of toolPartsOf(reply)) {
         if (part.state !== "completed" && part.state !== "error") continue
         const ok = part.state === "completed" && (part.exitCode === undefined || part.exitCode === 0)
-        const d = recordToolResult(this.breaker, { ok, tool: part.name, ...(part.error !== undefined ? { error: part.error } : {}) }, config.breaker)
+        const d = recordToolResult(this.breaker, { ok, tool: part.name, ...(part.error !== undefined ? { error: part.error } : {}) }, options)
         this.breaker = d.state
         if (!d.action) continue
         incidents.push({ step, detector: "breaker", action: d.action.type, detail: { trigger: d.action.trigger, detail: d.action.detail } })
         if (d.action.type === "hand-back") exit ??= { reason: "circuit_open", error: d.action.error }
-        else reminders.push({ kind: "breaker-degrade", text: reminderText("breaker-degrade", this.role) })
+        else {
+          breakerTrip = d.action.type
+          const kind = d.action.type === "reroute" ? "breaker-reroute" : "breaker-degrade"
+          reminders.push({ kind, text: reminderText(kind, this.role) })
+        }
       }
     }
 
@@ -166,13 +182,14 @@ export class CrossStepDetectors {
       })
       const usage = reply.usage
       const tokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)
-      for (const s of this.stall.consume({ step, changedFiles, tokens, verificationImproved, final: ctx.final, ...(ctx.costUsd !== null ? { costUsd: ctx.costUsd } : {}) })) {
+      const summary = { step, changedFiles, tokens, verificationImproved, final: ctx.final, ...(ctx.compacted === true ? { compaction: true } : {}) }
+      for (const s of this.stall.consume({ ...summary, ...(ctx.costUsd !== null ? { costUsd: ctx.costUsd } : {}) })) {
         incidents.push({ step, detector: s.kind, action: config.stall.enabled && !this.shadow ? "pause" : "warn", detail: { ...s } })
         if (config.stall.enabled) pause ??= { ...s }
       }
     }
 
-    return { incidents, crop, reminders, exit, pause }
+    return { incidents, crop, reminders, exit, pause, ...(breakerTrip !== undefined ? { breakerTrip } : {}) }
   }
 }
 

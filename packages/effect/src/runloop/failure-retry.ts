@@ -16,7 +16,8 @@ import type { RunInput, RunResult } from "./run-types.js"
 /** Exit reasons a fresh attempt informed by a failure summary might get past. */
 export const RETRYABLE_FAILURES: ReadonlySet<ExitReason> = new Set<ExitReason>([
   "max_steps",
-  "budget_exhausted",
+  "budget_tokens",
+  "budget_cost",
   "text_repeat",
   "text_loop",
   "rollback_cap",

@@ -1,10 +1,12 @@
 /**
  * The one report every run ends with, whatever the way out: the same fields on success, abort
- * and pause, so a UI or a parent agent reads them one way.
+ * and pause, so a UI or a parent agent reads them one way. `completed` and `blockedAt` are read
+ * from the stored session (core `work-summary.ts`), so they say what happened, not what was called.
  */
 import { type UsageMeter } from "@loopguard/core/caps"
-import { toolPartsOf, type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
-import { buildReport, type Incident, type RunReport } from "@loopguard/core/report"
+import { type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
+import { buildReport, changedFiles, EXIT_OUTCOMES, formatToolFailure, lastToolFailure, summarizeWork, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
+import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "@loopguard/core/try-best"
 
 export type { Incident, RunReport }
 
@@ -19,42 +21,46 @@ export interface ReportInput {
   readonly retries: Readonly<Record<string, number>>
   /** Where the session is kept (the store's `location`). */
   readonly savedAt: string
+  /** The directory the tools changed, when the runtime knows it (`RunInput.workspace`). */
+  readonly workspace?: string
+  /** Which tools edit files and which commands are checks (the try-best lists). */
+  readonly toolKinds?: TryBestOptions
+  readonly subagents?: ReadonlyArray<SubagentSummary>
 }
 
-/** Successful tool calls of the run, newest last, as "name: first line of input". */
-const completedWork = (messages: ReadonlyArray<Message>): Array<string> => {
-  const out: Array<string> = []
-  for (const m of messages) {
-    if (m.role !== "assistant" || m.excluded !== undefined) continue
-    for (const p of toolPartsOf(m)) {
-      if (p.state !== "completed" || (p.exitCode !== undefined && p.exitCode !== 0)) continue
-      const arg = JSON.stringify(p.input ?? {})
-      out.push(`${p.name} ${arg.length > 80 ? arg.slice(0, 77) + "..." : arg}`)
-    }
-  }
-  return out.slice(-20)
+/** "step 4: <what stopped the run>; last failure: step 3, tool bash (`npm test`): exit 1: …" */
+export const blockedAtOf = (input: ReportInput, reason: ExitReason, kinds: TryBestOptions): string | null => {
+  if (EXIT_OUTCOMES[reason].status === "completed") return null
+  const what = (input.exit?.error?.message ?? EXIT_OUTCOMES[reason].summary).replace(/\.$/, "")
+  const where = input.exit !== null ? `step ${input.exit.step}: ` : ""
+  const failure = lastToolFailure(input.messages, kinds)
+  return `${where}${what}${failure !== null ? `; last failure: ${formatToolFailure(failure)}` : ""}`
+}
+
+/** The session's place and, when known, the workspace with the files the run changed. */
+export const savedAtOf = (input: ReportInput, kinds: TryBestOptions): string => {
+  if (input.workspace === undefined) return input.savedAt
+  const files = changedFiles(input.messages, kinds)
+  const listed = files.length === 0 ? "no file changed" : `changed: ${files.slice(0, 10).join(", ")}${files.length > 10 ? ` and ${files.length - 10} more` : ""}`
+  return `session: ${input.savedAt}; workspace: ${input.workspace} (${listed})`
 }
 
 /** The run's report from its exit, usage, messages and incidents. */
 export const makeReport = (input: ReportInput): RunReport => {
   const reason: ExitReason = input.exit?.reason ?? "final"
-  const lastIncident = input.incidents[input.incidents.length - 1]
-  const blockedAt =
-    reason === "final"
-      ? null
-      : input.exit?.error?.message ??
-        (lastIncident ? `step ${lastIncident.step}: ${lastIncident.detector} (${lastIncident.action})` : `step ${input.exit?.step ?? 0}`)
+  const kinds = input.toolKinds ?? DEFAULT_TRY_BEST_OPTIONS
   return buildReport({
     reason,
     stepsUsed: input.stepsUsed,
     tokens: input.meter.tokens,
     costUsd: input.meter.costUsd,
-    completed: completedWork(input.messages),
-    blockedAt,
-    savedAt: input.savedAt,
+    completed: summarizeWork(input.messages, kinds),
+    blockedAt: blockedAtOf(input, reason, kinds),
+    savedAt: savedAtOf(input, kinds),
     ...(input.exit?.error ? { error: input.exit.error } : {}),
     retries: input.retries,
     incidents: input.incidents.map((i) => ({ step: i.step, detector: i.detector, action: i.action })),
+    ...(input.subagents !== undefined ? { subagents: input.subagents } : {}),
     finalText: input.lastReply ? input.lastReply.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text).join("") : ""
   })
 }

@@ -1,10 +1,13 @@
 /**
  * Builds each step's request from the store: excluded replies left out, every persisted crop
- * re-applied (so the prefix stays stable for the provider's cache), ephemeral notes appended to
- * this request only, and the tool list dropped for tool-less requests.
+ * re-applied (so the prefix stays stable for the provider's cache), the latest compaction summary
+ * in place of the history it replaces, ephemeral notes appended to this request only, and the
+ * tool list dropped for tool-less requests.
  */
+import { applyCompaction } from "@loopguard/core/context"
 import { buildRequestView, DEFAULT_CROP } from "@loopguard/core/loops"
 import { type Message } from "@loopguard/core/model"
+import { toRequestMessages } from "../compaction/Compactor.js"
 import type { LlmRequest, RequestMessage, ToolSpec } from "../llm/LLM.js"
 
 export interface BuildRequestInput {
@@ -23,15 +26,18 @@ export interface BuiltRequest {
   readonly croppedIds: ReadonlyArray<string>
 }
 
-/** The next request from the stored history: excluded replies left out, crops re-applied, notes appended. */
-export const buildRequest = (input: BuildRequestInput): BuiltRequest => {
+/** The stored session as the model sees it: exclusions, crops and the latest compaction applied. */
+export const requestView = (all: ReadonlyArray<Message>, enforce: boolean): { readonly messages: ReadonlyArray<Message>; readonly croppedIds: ReadonlyArray<string> } => {
   // Cache risk is judged per new crop (cross-step.ts), not over every crop re-applied here.
-  const view = buildRequestView(input.messages, { ...DEFAULT_CROP, applyCrops: input.applyCrops })
-  const messages: Array<RequestMessage> = []
-  for (const m of view.messages) {
-    if (m.role === "user") messages.push({ role: "user", text: m.text })
-    else messages.push({ role: "assistant", parts: m.parts })
-  }
+  const view = buildRequestView(all, { ...DEFAULT_CROP, applyCrops: enforce })
+  // The latest compaction summary takes the place of the range it replaces (never in shadow mode).
+  return { messages: enforce ? applyCompaction(view.messages, all) : view.messages, croppedIds: view.croppedIds }
+}
+
+export const buildRequest = (input: BuildRequestInput): BuiltRequest => {
+  const view = requestView(input.messages, input.applyCrops)
+  const shown = view.messages
+  const messages: Array<RequestMessage> = toRequestMessages(shown)
   for (const note of input.ephemeral) messages.push({ role: "user", text: note })
   const request: LlmRequest = {
     ...(input.system !== undefined ? { system: input.system } : {}),

@@ -25,6 +25,7 @@ import {
   type RollbackDecision
 } from "@loopguard/core/rollback"
 import type { LoopguardConfig } from "../config/schema.js"
+import type { MonitorFactory } from "../processor/monitors.js"
 
 /** The RunLoop's rollback triggers and cap for one run. */
 export class RollbackGuard {
@@ -100,3 +101,21 @@ export class RollbackGuard {
     }
   }
 }
+
+/** Rollback's in-step checks (SPEC §7 order): a duplicate never runs, a useless result stops the rest. Off in shadow mode. */
+export const rollbackMonitors = (guard: RollbackGuard, shadow: boolean): ReadonlyArray<MonitorFactory> =>
+  shadow
+    ? []
+    : [
+        () => ({
+          name: "rollback",
+          beforeTool: (call) => {
+            const reason = guard.beforeCall(call)
+            return reason === null ? null : { outcome: "halt", monitor: "duplicate-query", reason }
+          },
+          onToolFinished: (part) => {
+            const reason = guard.afterResult(part)
+            return reason === null ? null : { outcome: "halt", monitor: "useless-result", reason }
+          }
+        })
+      ]

@@ -40,7 +40,7 @@ describe("makeRunContext", () => {
       Effect.gen(function* () {
         const ctx = yield* stageFixture().context({ structuredOutput: { schema: { type: "object" }, toolName: "answer" } })
         expect(ctx.toolSpecs.map((t) => t.name)).toEqual(["bash", "answer"])
-        expect(ctx.localTools.get("answer")?.({})).toEqual({ state: "completed", output: "Structured result received." })
+        expect(yield* ctx.localTools.get("answer")!({})).toEqual({ state: "completed", output: "Structured result received." })
       })
     ))
 })

@@ -3,15 +3,17 @@
  * incident, add a user turn or a reminder, and `stop` — the single way out of the loop.
  * The context is mutable on purpose: it is owned by one `RunLoop.run` call and never escapes it.
  */
+import { initUsageMeter, type CapPolicy, type ModelPrice, type ToolCallCounts, type UsageMeter } from "@loopguard/core/caps"
 import { initRecovery, onNewUserTurn, type AgentRole, type RecoveryState } from "@loopguard/core/classify"
-import { initUsageMeter, type CapPolicy, type ModelPrice, type UsageMeter } from "@loopguard/core/caps"
 import { type AssistantMessage, type ExitReason, type Message, type ReminderKind } from "@loopguard/core/model"
+import { type SubagentSummary } from "@loopguard/core/report"
 import { Effect } from "effect"
+import type { CompactorShape } from "../compaction/Compactor.js"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { Events } from "../events/Events.js"
 import type { CompletionCheck } from "../gate/CompletionCheck.js"
 import type { GoalGate } from "../gate/GoalGate.js"
-import type { ToolSpec } from "../llm/LLM.js"
+import type { LlmShape, ToolSpec } from "../llm/LLM.js"
 import type { SessionProcessor } from "../processor/SessionProcessor.js"
 import type { SessionStore } from "../store/SessionStore.js"
 import type { Tools } from "../tools/Tools.js"
@@ -22,25 +24,10 @@ import { makeFinishGates, type FinishGates } from "./finish-gates.js"
 import type { Incident } from "./report.js"
 import { RollbackGuard } from "./rollback-guard.js"
 import type { RunExit, RunInput } from "./run-types.js"
-import { tryBestMonitors, TryBestSessions } from "./try-best-monitor.js"
-
-/** Rollback's in-step checks (SPEC §7 order): a duplicate never runs, a useless result stops the rest. Off in shadow mode. */
-const rollbackMonitors = (guard: RollbackGuard, shadow: boolean): ReadonlyArray<MonitorFactory> =>
-  shadow
-    ? []
-    : [
-        () => ({
-          name: "rollback",
-          beforeTool: (call) => {
-            const reason = guard.beforeCall(call)
-            return reason === null ? null : { outcome: "halt", monitor: "duplicate-query", reason }
-          },
-          onToolFinished: (part) => {
-            const reason = guard.afterResult(part)
-            return reason === null ? null : { outcome: "halt", monitor: "useless-result", reason }
-          }
-        })
-      ]
+import { rollbackMonitors } from "./rollback-guard.js"
+import { tryBestMonitors, type TryBestSessions } from "./try-best-monitor.js"
+import { localToolsOf } from "./local-tools.js"
+import type { SpawnRun } from "./stages/subagent.js"
 
 /** The services a run uses, resolved once by the RunLoop layer. */
 export interface RunServices {
@@ -51,12 +38,14 @@ export interface RunServices {
   readonly tools: Tools["Service"]
   readonly goalGate: GoalGate["Service"]
   readonly completionCheck: CompletionCheck["Service"]
+  readonly compactor: CompactorShape
+  readonly modelId: string
   /** The model's price; null when unknown (cost stays null, the cost cap never trips). */
   readonly price: ModelPrice | null
-  /** The model id the LLM service reports (events name it). */
-  readonly modelId: string
   /** Try-Best detectors by session: their counters outlive a run (a user turn). */
   readonly tryBest?: TryBestSessions
+  /** The breaker's reroute target, with its price; null = no reroute rung. */
+  readonly fallback: { readonly llm: LlmShape; readonly price: ModelPrice | null } | null
 }
 
 /** How a stage lets the step go on: `go` to the next stage, `next` to the next step, `stop` the run. */
@@ -85,6 +74,22 @@ export interface RunContext {
   lastReply: AssistantMessage | null
   exit: RunExit | null
   structured: { readonly value: unknown } | null
+  /** The breaker rerouted the run to the fallback model. */
+  rerouted: boolean
+  /** Steps left in which tool calls are not run (the breaker's cooldown). */
+  toolCooldown: number
+  /** This step's tool calls were held back by the cooldown (the breaker does not count them). */
+  toolsPausedThisStep: boolean
+  /** Context compactions made in this run. */
+  compactions: number
+  /** A compaction happened since the stall signals last looked (they count compactions). */
+  compactedSinceLastStep: boolean
+  /** The compaction cap was reached and said so once. */
+  compactionCapped: boolean
+  /** Calls admitted per tool (the per-tool caps). */
+  toolCallCounts: ToolCallCounts
+  /** Child runs started by the `task` tool; their usage is already in `meter`. */
+  readonly subagents: Array<SubagentSummary>
   readonly nextId: (prefix: string) => string
   readonly detectors: CrossStepDetectors
   readonly rollback: RollbackGuard
@@ -93,12 +98,21 @@ export interface RunContext {
   readonly monitors: ReadonlyArray<MonitorFactory>
   /** The tools of every request: the configured ones and, when asked for, the structured-output tool. */
   readonly toolSpecs: ReadonlyArray<ToolSpec>
-  /** Tools answered in-process (the structured-output tool). */
-  readonly localTools: ReadonlyMap<string, (input: unknown) => ToolResult>
+  /** Tools answered in-process (the structured-output tool, the `task` tool). */
+  readonly localTools: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>>
 }
 
 /** A fresh context for a run over the session's stored history. */
-export const makeRunContext = (s: RunServices, input: RunInput, history: ReadonlyArray<Message>): RunContext => {
+/** The caps of this run: config, then `--max-steps`, then a child's budget slice; shadow mode never caps steps. */
+export const policyOf = (config: LoopguardConfig, input: RunInput): CapPolicy => ({
+  ...config.loop,
+  maxSteps: input.budget?.maxSteps ?? input.maxSteps ?? config.loop.maxSteps,
+  tokenBudget: input.budget?.tokenBudget !== undefined ? input.budget.tokenBudget : config.loop.tokenBudget,
+  costBudgetUsd: input.budget?.costBudgetUsd !== undefined ? input.budget.costBudgetUsd : config.loop.costBudgetUsd,
+  mode: input.shadow === true ? "none" : config.loop.capMode
+})
+
+export const makeRunContext = (s: RunServices, input: RunInput, history: ReadonlyArray<Message>, spawn?: SpawnRun): RunContext => {
   const config = s.config
   const shadow = input.shadow === true
   // Ids are unique in the session even when an earlier run issued ids it never stored.
@@ -110,14 +124,15 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     taken.add(id)
     return id
   }
-  const structuredSpecs = structuredToolSpecs(input)
+  const role = input.role ?? config.loop.role
+  const local = localToolsOf(s, input, spawn, () => ctx)
   const step = history.filter((m) => m.role === "assistant" && m.excluded !== "replayed").length
-  const rollback = new RollbackGuard(config, config.loop.role)
+  const rollback = new RollbackGuard(config, role)
   const ctx: RunContext = {
     input,
     shadow,
-    role: config.loop.role,
-    policy: { ...config.loop, maxSteps: input.maxSteps ?? config.loop.maxSteps, mode: shadow ? "none" : config.loop.capMode },
+    role,
+    policy: policyOf(config, input),
     incidents: [],
     retries: {},
     step,
@@ -129,8 +144,16 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     lastReply: null,
     exit: null,
     structured: null,
+    rerouted: false,
+    toolCooldown: 0,
+    toolsPausedThisStep: false,
+    compactions: 0,
+    compactedSinceLastStep: false,
+    compactionCapped: false,
+    toolCallCounts: {},
+    subagents: [],
     nextId,
-    detectors: new CrossStepDetectors(config, config.loop.role, shadow),
+    detectors: new CrossStepDetectors(config, role, shadow, s.fallback !== null),
     rollback,
     gates: makeFinishGates({
       config,
@@ -149,14 +172,22 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
       ...(shadow || s.tryBest === undefined ? tryBestMonitors(config, shadow) : tryBestMonitors(config, shadow, s.tryBest.for(input.sessionId))),
       ...rollbackMonitors(rollback, shadow)
     ],
-    toolSpecs: [...s.tools.specs, ...structuredSpecs],
-    localTools: new Map(structuredSpecs.map((t) => [t.name, () => ({ state: "completed" as const, output: "Structured result received." })]))
+    toolSpecs: [...s.tools.specs, ...local.specs],
+    localTools: local.handlers
   }
   return ctx
 }
 
-/** Who a pause stopped: the session, the agent (its role) and its model, as `session.try_best.detected` carries them. */
-export const pausedWho = (s: RunServices, ctx: RunContext) => ({ sessionId: ctx.input.sessionId, agent: ctx.role, model: s.modelId })
+/** Who a pause stopped: the session, the agent (its role) and the model it is on now, as `session.try_best.detected` carries them. */
+export const pausedWho = (s: RunServices, ctx: RunContext) => ({ sessionId: ctx.input.sessionId, agent: ctx.role, model: activeModelId(s, ctx) })
+
+/** The price of the model the run is on now (the fallback after a reroute). */
+export const activePrice = (s: RunServices, ctx: RunContext): ModelPrice | null => (ctx.rerouted && s.fallback !== null ? s.fallback.price : s.price)
+
+/** The model the run is on now. */
+export const activeLlm = (s: RunServices, ctx: RunContext): LlmShape | undefined => (ctx.rerouted && s.fallback !== null ? s.fallback.llm : undefined)
+
+export const activeModelId = (s: RunServices, ctx: RunContext): string => activeLlm(s, ctx)?.modelId ?? s.modelId
 
 export const count = (ctx: RunContext, name: string, n = 1): void => {
   if (n > 0) ctx.retries[name] = (ctx.retries[name] ?? 0) + n
@@ -193,17 +224,3 @@ export const stop = (ctx: RunContext, reason: ExitReason, error?: ExitError): Ef
     if (ctx.exit === null) ctx.exit = error ? { reason, step: ctx.step, error } : { reason, step: ctx.step }
     return ctx.shadow ? "go" : "stop"
   })
-
-export const structuredToolName = (input: RunInput): string => input.structuredOutput?.toolName ?? "structured_output"
-
-/** The structured-output tool, when a schema was asked for. */
-export const structuredToolSpecs = (input: RunInput): ReadonlyArray<ToolSpec> =>
-  input.structuredOutput
-    ? [
-        {
-          name: structuredToolName(input),
-          description: input.structuredOutput.description ?? "Return the final result in the required structure. Call this once, when done.",
-          inputSchema: input.structuredOutput.schema
-        }
-      ]
-    : []

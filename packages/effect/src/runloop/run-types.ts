@@ -1,6 +1,7 @@
 /**
  * What a run takes and gives back: the RunLoop's public types.
  */
+import type { AgentRole } from "@loopguard/core/classify"
 import type { ExitReason } from "@loopguard/core/model"
 import type { Incident, RunReport } from "./report.js"
 
@@ -22,6 +23,20 @@ export interface RunInput {
   readonly maxSteps?: number
   /** External cancellation (Ctrl-C): checked every beat; a running step and its tools are interrupted. */
   readonly signal?: AbortSignal
+  /** The directory the tools work in; the report's `savedAt` names it with the files changed. */
+  readonly workspace?: string
+  /** Overrides `loop.role` (a sub-agent is `subagent`: its reminders say "return your result to the parent"). */
+  readonly role?: AgentRole
+  /** Nesting depth: 0 for a top-level run, parent + 1 for a child; deeper than `subagents.maxDepth` ends `depth_limit`. */
+  readonly depth?: number
+  /** A child's budget slice: overrides the step cap and the token / cost budgets (null = none). */
+  readonly budget?: RunBudget
+}
+
+export interface RunBudget {
+  readonly maxSteps?: number
+  readonly tokenBudget?: number | null
+  readonly costBudgetUsd?: number | null
 }
 
 export interface StructuredOutputRequest {

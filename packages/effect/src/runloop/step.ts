@@ -6,11 +6,12 @@ import { Effect } from "effect"
 import type { Flow, RunContext, RunServices } from "./run-context.js"
 import { beginStep } from "./stages/begin-step.js"
 import { checkCaps } from "./stages/caps.js"
+import { recoverOverflow } from "./stages/compact.js"
 import { applyCrossStep, runCrossStep } from "./stages/cross-step.js"
-import { executeStep, onNoReply } from "./stages/execute.js"
+import { executeStep, onStepTimeout } from "./stages/execute.js"
 import { applyOutcome, applyRollback, captureStructured, recordReply } from "./stages/outcome.js"
 import { applyDecision, decideStep } from "./stages/recovery.js"
-import { requestForStep } from "./stages/step-request.js"
+import { prepareRequest } from "./stages/step-request.js"
 
 export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
   Effect.gen(function* () {
@@ -18,11 +19,11 @@ export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
     if (begun !== "go") return begun
     const { flow, cap } = yield* checkCaps(s, ctx)
     if (flow !== "go") return flow
-    const request = yield* requestForStep(s, ctx, cap)
+    const request = yield* prepareRequest(s, ctx, cap)
     const run = yield* executeStep(s, ctx, request)
-    if (run === "timeout" || run === "cancelled") return yield* onNoReply(s, ctx, run)
+    if (run === "timeout") return yield* onStepTimeout(s, ctx)
     const reply = recordReply(s, ctx, run, cap)
-    for (const stage of [applyOutcome(s, ctx, run.outcome, cap), applyRollback(s, ctx, reply, run.outcome), captureStructured(s, ctx, reply)]) {
+    for (const stage of [recoverOverflow(s, ctx, reply), applyOutcome(s, ctx, run.outcome, cap), applyRollback(s, ctx, reply, run.outcome), captureStructured(s, ctx, reply)]) {
       const f = yield* stage
       if (f !== "go") return f
     }
@@ -31,4 +32,11 @@ export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
     const applied = yield* applyDecision(s, ctx, reply, decided)
     if (applied !== "go") return applied
     return yield* applyCrossStep(s, ctx, after)
+  })
+
+/** Steps until a stage stops the run. */
+export const runSteps = (s: RunServices, ctx: RunContext): Effect.Effect<null> =>
+  Effect.gen(function* () {
+    while ((yield* runStep(s, ctx)) !== "stop") ctx.step += 1
+    return null
   })

@@ -1,16 +1,26 @@
 /**
  * A SessionStore decorator that redacts every message before it is kept: what is on disk (or in
  * a database) never holds the configured secrets or Authorization/Bearer credentials, whatever
- * path a string took to get there.
+ * path a string took to get there. Everything else the store offers (reads, extra methods of a
+ * richer store) passes through to the store itself.
  */
 import { redactDeep } from "@loopguard/core/try-best"
 import type { SessionStoreShape } from "./SessionStore.js"
 
-/** A SessionStore that redacts every message before it is written. */
-export const redactingStore = (store: SessionStoreShape, redact: (text: string) => string): SessionStoreShape => ({
-  ...store,
-  append: (sessionId, message) => store.append(sessionId, redactDeep(message, redact)),
-  putAssistant: (sessionId, message) => store.putAssistant(sessionId, redactDeep(message, redact)),
-  exclude: (sessionId, messageId, reason) => store.exclude(sessionId, messageId, redactDeep(reason, redact)),
-  addCrop: (sessionId, userMessageId, crop) => store.addCrop(sessionId, userMessageId, redactDeep(crop, redact))
-})
+/** A SessionStore that redacts every message before it is written; everything else passes through. */
+export const redactingStore = <S extends SessionStoreShape>(store: S, redact: (text: string) => string): S => {
+  const writes: Partial<SessionStoreShape> = {
+    append: (sessionId, message) => store.append(sessionId, redactDeep(message, redact)),
+    putAssistant: (sessionId, message) => store.putAssistant(sessionId, redactDeep(message, redact)),
+    exclude: (sessionId, messageId, reason) => store.exclude(sessionId, messageId, redactDeep(reason, redact)),
+    addCrop: (sessionId, userMessageId, crop) => store.addCrop(sessionId, userMessageId, redactDeep(crop, redact))
+  }
+  return new Proxy(store, {
+    get: (target, property) => {
+      if (typeof property === "string" && property in writes) return writes[property as keyof SessionStoreShape]
+      const value: unknown = Reflect.get(target, property, target)
+      // Bound to the store itself, so a class-based store keeps its private state.
+      return typeof value === "function" ? (value as (...args: Array<unknown>) => unknown).bind(target) : value
+    }
+  })
+}

@@ -43,11 +43,11 @@ export const runShell = (command: string, options: ShellOptions): Promise<ShellO
       ...(options.env !== undefined ? { env: options.env } : {})
     })
     const pgid = child.pid
-    if (pgid !== undefined) trackGroup(pgid)
     const stop = (why: string) => {
       stopped ??= why
       if (pgid !== undefined) releaseGroup(pgid)
     }
+    if (pgid !== undefined) trackGroup(pgid, (why) => (stopped ??= why))
     const timer = setTimeout(() => stop(`timed out after ${options.timeoutMs} ms`), options.timeoutMs)
     const onAbort = () => stop("cancelled")
     options.signal?.addEventListener("abort", onAbort, { once: true })

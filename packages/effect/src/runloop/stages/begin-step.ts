@@ -1,8 +1,8 @@
 /** Before a step: the user turns a replay recorded for it, the end of a replay, cancellation. */
 import { Effect } from "effect"
-import { stop, userTurn, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import { recordIncident, stop, userTurn, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import { CANCELLED } from "./run-limits.js"
 
-export const CANCELLED = { tag: "CancelledError", message: "cancelled by the user" } as const
 
 export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
   Effect.gen(function* () {
@@ -16,6 +16,29 @@ export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> 
     if (!ctx.shadow && ctx.rollback.atLoopStart()) {
       yield* stop(ctx, "rollback_cap", { tag: "RollbackCapError", message: "too many consecutive rollbacks before this step" })
       return "stop"
+    }
+    return "go"
+  })
+
+/**
+ * The start of a run: the new user turn, if any, the busy status, and a cost cap that cannot work.
+ * A run nested deeper than `subagents.maxDepth` stops here (`depth_limit`).
+ */
+export const startRun = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
+  Effect.gen(function* () {
+    const depth = ctx.input.depth ?? 0
+    if (depth > s.config.subagents.maxDepth) {
+      const message = `a run at depth ${depth} is deeper than subagents.maxDepth = ${s.config.subagents.maxDepth}`
+      yield* recordIncident(s, ctx, { step: ctx.step, detector: "subagent", action: "stop", detail: { reason: "depth_limit", depth } })
+      yield* stop(ctx, "depth_limit", { tag: "DepthLimitError", message })
+      return "stop"
+    }
+    if (ctx.input.prompt !== undefined) yield* userTurn(s, ctx, ctx.input.prompt)
+    yield* s.events.publish({ type: "session.status", status: "busy", attempt: 0 })
+    const budget = ctx.policy.costBudgetUsd
+    if (budget !== null && s.price === null && !ctx.shadow) {
+      const message = `no price is known for model ${s.modelId}, so the cost cap (loop.costBudgetUsd = ${budget}) cannot trip; add the model under \`prices\` in the config`
+      yield* recordIncident(s, ctx, { step: ctx.step, detector: "budget", action: "warn", detail: { reason: "budget_cost", message } })
     }
     return "go"
   })

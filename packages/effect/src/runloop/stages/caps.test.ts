@@ -4,7 +4,7 @@ import { checkCaps } from "./caps.js"
 import { stageFixture } from "./stage-fixture.js"
 
 describe("checkCaps", () => {
-  test("hard cap: steps spent stops with max_steps and files a budget incident", () =>
+  test("hard cap: steps spent stops with max_steps, filed under step-cap with the usage", () =>
     Effect.runPromise(
       Effect.gen(function* () {
         const f = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 2 } }) })
@@ -13,7 +13,7 @@ describe("checkCaps", () => {
         ctx.meter = { ...ctx.meter, stepsUsed: 2 }
         expect((yield* checkCaps(f.s, ctx)).flow).toBe("stop")
         expect(ctx.exit?.reason).toBe("max_steps")
-        expect(ctx.incidents).toEqual([{ step: 0, detector: "budget", action: "stop", detail: { reason: "max_steps" } }])
+        expect(ctx.incidents).toEqual([{ step: 0, detector: "step-cap", action: "stop", detail: { reason: "max_steps", used: "the step cap (2 of 2 steps used)" } }])
       })
     ))
 
@@ -25,8 +25,12 @@ describe("checkCaps", () => {
         ctx.meter = { ...ctx.meter, tokens: { input: 90, output: 20, total: 110 } }
         const { flow, cap } = yield* checkCaps(f.s, ctx)
         expect(flow).toBe("go")
-        expect(cap.summaryReason).toBe("budget_exhausted")
+        expect(cap.summaryReason).toBe("budget_tokens")
         expect(ctx.exit).toBeNull()
+        ctx.meter = { ...ctx.meter, summaryDone: true }
+        expect((yield* checkCaps(f.s, ctx)).flow).toBe("stop")
+        expect(ctx.exit?.reason).toBe("budget_tokens")
+        expect(ctx.incidents[0]).toMatchObject({ detector: "budget", detail: { used: "the token budget (110 of 100 tokens used)" } })
       })
     ))
 

@@ -8,15 +8,19 @@ import { type AssistantMessage } from "@loopguard/core/model"
 import { type RecoveryAction } from "@loopguard/core/classify"
 import { Effect } from "effect"
 import type { AfterStep } from "../cross-step.js"
-import { pausedWho, recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import { activePrice, pausedWho, recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
 
 export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMessage, action: RecoveryAction): Effect.Effect<AfterStep> =>
   Effect.gen(function* () {
     const messages = yield* s.store.messages(ctx.input.sessionId)
+    const price = activePrice(s, ctx)
     const after = ctx.detectors.afterStep(messages, reply, ctx.step, {
       final: action.type === "final",
-      costUsd: s.price === null ? null : costOf(reply.usage ?? {}, s.price)
+      costUsd: price === null ? null : costOf(reply.usage ?? {}, price),
+      toolsPaused: ctx.toolsPausedThisStep,
+      compacted: ctx.compactedSinceLastStep
     })
+    ctx.compactedSinceLastStep = false
     for (const i of after.incidents) yield* recordIncident(s, ctx, i)
     if (after.crop) yield* s.store.addCrop(ctx.input.sessionId, after.crop.on, after.crop.marker)
     return after
@@ -31,6 +35,17 @@ export const applyCrossStep = (s: RunServices, ctx: RunContext, after: AfterStep
     if (after.exit) {
       if ((yield* stop(ctx, after.exit.reason, after.exit.error)) === "stop") return "stop"
     }
+    if (after.breakerTrip !== undefined) yield* applyBreakerTrip(s, ctx, after.breakerTrip)
     for (const r of after.reminders) yield* remind(s, ctx, r.kind, r.text)
     return "go"
+  })
+
+/** Below hand-back the breaker cools tool execution down; its reroute rung switches the model. */
+export const applyBreakerTrip = (s: RunServices, ctx: RunContext, rung: "degrade" | "reroute"): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    if (ctx.shadow) return
+    ctx.toolCooldown = s.config.breaker.cooldownSteps
+    if (rung !== "reroute" || s.fallback === null || ctx.rerouted) return
+    ctx.rerouted = true
+    yield* recordIncident(s, ctx, { step: ctx.step, detector: "breaker", action: "model-switched", detail: { from: s.modelId, to: s.fallback.llm.modelId } })
   })

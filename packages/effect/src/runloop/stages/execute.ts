@@ -1,28 +1,38 @@
 /**
- * Runs the step through the SessionProcessor, under `loop.stepTimeoutMs` and raced against the
- * run's abort signal; losing the race interrupts the step (the HTTP request is aborted, tools get
- * their abort signal, what streamed is kept).
+ * Runs the step through the SessionProcessor under `loop.stepTimeoutMs`; at the timeout the step is
+ * interrupted (the HTTP request is aborted, tools get their abort signal, what streamed is kept).
+ * Cancellation and the wall clock interrupt the whole run instead (`run-limits.ts`).
  */
+import { admitToolCall, capFor } from "@loopguard/core/caps"
 import { Duration, Effect } from "effect"
 import type { LlmRequest } from "../../llm/LLM.js"
 import type { ProcessResult } from "../../processor/SessionProcessor.js"
 import { recordIncident, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
-import { CANCELLED } from "./begin-step.js"
 
-/** Completes when the signal aborts; never, without one. */
-export const aborted = (signal: AbortSignal | undefined): Effect.Effect<"cancelled"> =>
-  signal === undefined
-    ? Effect.never
-    : Effect.callback<"cancelled">((resume) => {
-        if (signal.aborted) return resume(Effect.succeed("cancelled"))
-        const onAbort = () => resume(Effect.succeed("cancelled"))
-        signal.addEventListener("abort", onAbort, { once: true })
-        return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-      })
+export type StepRun = ProcessResult | "timeout"
 
-export type StepRun = ProcessResult | "timeout" | "cancelled"
+/** While the breaker's cooldown lasts, this step's tool calls are answered, not run. */
+const takeCooldown = (ctx: RunContext): string | undefined => {
+  ctx.toolsPausedThisStep = ctx.toolCooldown > 0
+  if (!ctx.toolsPausedThisStep) return undefined
+  ctx.toolCooldown -= 1
+  return `not run: tool execution is paused after repeated tool failures (${ctx.toolCooldown} more step${ctx.toolCooldown === 1 ? "" : "s"} after this one)`
+}
+
+/** The per-tool call caps (`toolCaps`): a refused call is answered with the refusal, and filed. */
+export const admitTool = (s: RunServices, ctx: RunContext, name: string): Effect.Effect<string | undefined> =>
+  Effect.gen(function* () {
+    const admitted = admitToolCall(ctx.toolCallCounts, name, s.config.toolCaps)
+    ctx.toolCallCounts = admitted.counts
+    if (admitted.refusal === null) return undefined
+    // A replay reports the cap but runs the recorded call: shadow mode enforces nothing.
+    const action = ctx.shadow ? "detect" : "refused"
+    yield* recordIncident(s, ctx, { step: ctx.step, detector: "tool-cap", action, detail: { tool: name, cap: capFor(name, s.config.toolCaps) } })
+    return ctx.shadow ? undefined : admitted.refusal
+  })
 
 export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<StepRun> => {
+  const toolsPaused = takeCooldown(ctx)
   const process = s.processor.process({
     sessionId: ctx.input.sessionId,
     parentId: ctx.currentUserId,
@@ -31,21 +41,18 @@ export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest
     messageId: (attempt) => ctx.nextId(attempt === 1 ? "a" : `a${attempt}-`),
     monitors: ctx.monitors,
     nextStatusAttempt: () => (ctx.statusAttempt += 1),
-    localTools: ctx.localTools
+    localTools: ctx.localTools,
+    ...(ctx.rerouted && s.fallback !== null ? { llm: s.fallback.llm } : {}),
+    ...(toolsPaused !== undefined ? { toolsPaused } : {}),
+    admitTool: (name) => admitTool(s, ctx, name)
   })
   const limit = s.config.loop.stepTimeoutMs
-  const timed: Effect.Effect<ProcessResult | "timeout"> =
-    limit === null ? process : process.pipe(Effect.timeoutOrElse({ duration: Duration.millis(limit), orElse: () => Effect.succeed("timeout" as const) }))
-  return Effect.raceFirst(timed, aborted(ctx.input.signal))
+  return limit === null ? process : process.pipe(Effect.timeoutOrElse({ duration: Duration.millis(limit), orElse: () => Effect.succeed("timeout" as const) }))
 }
 
-/** A step that produced no reply: cancelled ends the run; a timeout ends it too unless replaying. */
-export const onNoReply = (s: RunServices, ctx: RunContext, run: "timeout" | "cancelled"): Effect.Effect<Flow> =>
+/** A step that ran past its timeout: the run ends, unless replaying. */
+export const onStepTimeout = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
   Effect.gen(function* () {
-    if (run === "cancelled") {
-      yield* stop(ctx, "cancelled", CANCELLED)
-      return "stop"
-    }
     const limit = s.config.loop.stepTimeoutMs
     yield* recordIncident(s, ctx, { step: ctx.step, detector: "timeout", action: "stop", detail: { stepTimeoutMs: limit } })
     const flow = yield* stop(ctx, "timeout", { tag: "StepTimeoutError", message: `step ${ctx.step} ran past ${limit} ms` })

@@ -7,7 +7,8 @@ import { markSummaryDone, recordStep } from "@loopguard/core/caps"
 import { type AssistantMessage } from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { ProcessResult, StepOutcome } from "../../processor/SessionProcessor.js"
-import { count, pausedWho, recordIncident, stop, structuredToolName, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import { structuredToolName } from "../local-tools.js"
+import { activePrice, count, pausedWho, recordIncident, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import type { StepCap } from "./caps.js"
 
 const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>) => String(incident["kind"] ?? detector).replace(/_/g, "-")
@@ -19,7 +20,7 @@ export const recordReply = (s: RunServices, ctx: RunContext, result: ProcessResu
   // Already published by the processor; only kept for the report here.
   ctx.incidents.push(...result.incidents)
   ctx.lastReply = reply
-  ctx.meter = recordStep(ctx.meter, reply.usage, s.price)
+  ctx.meter = recordStep(ctx.meter, reply.usage, activePrice(s, ctx))
   if (cap.summaryReason !== null) ctx.meter = markSummaryDone(ctx.meter)
   return reply
 }

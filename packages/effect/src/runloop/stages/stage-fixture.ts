@@ -46,8 +46,10 @@ export const stageFixture = (
     tools: { specs: [{ name: "bash", description: "run", inputSchema: { type: "object" } }], execute: () => Effect.die("no tools in stage tests") },
     goalGate: { judge: () => Effect.succeed(options.verdict ?? { met: true, understood: true, reason: "ok" }) },
     completionCheck: { run: () => Effect.succeed({ ok: options.checkOk ?? true, exitCode: options.checkOk === false ? 1 : 0, output: "" }) },
+    modelId: "scripted-model",
+    compactor: { summarise: () => Effect.succeed({ summary: "summary of the older steps" }) },
     price: null,
-    modelId: "fixture-model"
+    fallback: null
   }
   return {
     s,

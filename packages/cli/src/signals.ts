@@ -1,0 +1,43 @@
+/**
+ * SIGINT and SIGTERM for the `loopguard` process. The first signal asks for a graceful end: a
+ * command that registered a canceller (`run`) cancels its run — the step and its tools are
+ * interrupted and the report printed — and any other command is interrupted. The process then
+ * exits 130 (SIGINT) or 143 (SIGTERM) whatever the command's own status. A second signal quits
+ * at once.
+ */
+import { Runtime } from "effect"
+
+export const SIGNAL_EXIT_CODES = { SIGINT: 130, SIGTERM: 143 } as const
+export type HandledSignal = keyof typeof SIGNAL_EXIT_CODES
+
+let canceller: ((signal: HandledSignal) => void) | null = null
+
+/** While registered, the first signal calls `cancel` instead of interrupting the command; returns the unregister. */
+export const onFirstSignal = (cancel: (signal: HandledSignal) => void): (() => void) => {
+  canceller = cancel
+  return () => {
+    if (canceller === cancel) canceller = null
+  }
+}
+
+export const runMainWithSignals = Runtime.makeRunMain(({ fiber, teardown }) => {
+  let received: HandledSignal | null = null
+  const onSignal = (signal: HandledSignal) => {
+    if (received !== null) process.exit(SIGNAL_EXIT_CODES[received])
+    received = signal
+    if (canceller !== null) canceller(signal)
+    else fiber.interruptUnsafe(fiber.id)
+  }
+  const onInt = () => onSignal("SIGINT")
+  const onTerm = () => onSignal("SIGTERM")
+  process.on("SIGINT", onInt)
+  process.on("SIGTERM", onTerm)
+  fiber.addObserver((exit) => {
+    process.removeListener("SIGINT", onInt)
+    process.removeListener("SIGTERM", onTerm)
+    teardown(exit, (code) => {
+      if (received !== null) process.exit(SIGNAL_EXIT_CODES[received])
+      if (code !== 0) process.exit(code)
+    })
+  })
+})

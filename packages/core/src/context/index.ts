@@ -1,0 +1,3 @@
+export * from "./compaction.js"
+export * from "./context-sizes.js"
+export * from "./estimate.js"

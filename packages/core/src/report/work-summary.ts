@@ -1,0 +1,96 @@
+/**
+ * What a run achieved and where it last failed, read from the session's stored replies, for the
+ * report: files changed (paths), verification commands that passed, other commands with their exit
+ * codes — not raw calls like `bash {"command":"ls 1"}`. Excluded replies (rolled back, replayed,
+ * text tool calls) did not happen as far as the report is concerned.
+ */
+import type { Message, ToolPart } from "../model/message.js"
+import { toolPartsOf } from "../model/message.js"
+import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "../try-best/options.js"
+import { classifyTool, failed, stringField } from "../try-best/tool-kinds.js"
+import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
+
+export interface ToolFailure {
+  readonly step: number
+  readonly tool: string
+  /** The shell command, or the file an edit touched, when there is one. */
+  readonly target?: string
+  readonly exitCode?: number
+  /** The first line of the error or output. */
+  readonly detail: string
+}
+
+interface Call {
+  readonly step: number
+  readonly part: ToolPart
+}
+
+const callsOf = (messages: ReadonlyArray<Message>): Array<Call> =>
+  messages.flatMap((m) => (m.role === "assistant" && m.excluded === undefined ? toolPartsOf(m).map((part) => ({ step: m.step, part })) : []))
+
+const quote = (command: string) => {
+  const one = command.replace(/\s+/g, " ").trim()
+  return `\`${one.length > 80 ? one.slice(0, 77) + "..." : one}\``
+}
+
+const firstLine = (text: string | undefined) => (text ?? "").split("\n").map((l) => l.trim()).find((l) => l !== "")?.slice(0, 160) ?? ""
+
+const editedPath = (part: ToolPart) => part.path ?? stringField(part.input, "path", "file_path", "filePath", "file")
+
+/** The files the run changed, in the order first changed. */
+export const changedFiles = (messages: ReadonlyArray<Message>, options: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS): Array<string> => {
+  const files = new Set<string>()
+  for (const { part } of callsOf(messages)) {
+    if (part.state !== "completed" || failed(part) || classifyTool(part, options).kind !== "edit") continue
+    const path = editedPath(part)
+    if (path !== undefined) files.add(path)
+  }
+  return [...files]
+}
+
+/** The achievements, newest facts winning: changed files, then passing checks, then other commands. */
+export const summarizeWork = (messages: ReadonlyArray<Message>, options: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS): Array<string> => {
+  const matcher = verificationMatcher(options)
+  const edits = new Map<string, number>()
+  const commands = new Map<string, { runs: number; exitCode: number | null; verification: boolean }>()
+  for (const { part } of callsOf(messages)) {
+    if (part.state !== "completed" && part.state !== "error") continue
+    const kind = classifyTool(part, options)
+    if (kind.kind === "edit") {
+      const path = editedPath(part)
+      if (path !== undefined && !failed(part)) edits.set(path, (edits.get(path) ?? 0) + 1)
+    } else if (kind.kind === "shell") {
+      const before = commands.get(kind.command)
+      commands.delete(kind.command)
+      const exitCode = part.state === "error" ? null : (part.exitCode ?? 0)
+      commands.set(kind.command, { runs: (before?.runs ?? 0) + 1, exitCode, verification: isVerificationCommand(kind.command, matcher) })
+    }
+  }
+  const files = [...edits].map(([path, n]) => `changed ${path}${n > 1 ? ` (${n} edits)` : ""}`)
+  const checks = [...commands].filter(([, c]) => c.verification && c.exitCode === 0).map(([cmd]) => `checks passed: ${quote(cmd)}`)
+  const others = [...commands]
+    .filter(([, c]) => !(c.verification && c.exitCode === 0))
+    .map(([cmd, c]) => `ran ${quote(cmd)}${c.runs > 1 ? ` ×${c.runs}` : ""} (${c.exitCode === null ? "did not finish" : `exit ${c.exitCode}`}${c.runs > 1 ? ", last run" : ""})`)
+  return [...files, ...checks, ...others.slice(-10)].slice(-20)
+}
+
+/** The last tool call that failed, with its step and tool. */
+export const lastToolFailure = (messages: ReadonlyArray<Message>, options: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS): ToolFailure | null => {
+  const last = callsOf(messages).filter(({ part }) => (part.state === "completed" || part.state === "error") && failed(part)).at(-1)
+  if (last === undefined) return null
+  const { step, part } = last
+  const kind = classifyTool(part, options)
+  const target = kind.kind === "shell" ? kind.command : kind.kind === "edit" ? editedPath(part) : undefined
+  return {
+    step,
+    tool: part.name,
+    ...(target !== undefined ? { target } : {}),
+    ...(part.exitCode !== undefined ? { exitCode: part.exitCode } : {}),
+    detail: firstLine(part.error) || firstLine(part.output)
+  }
+}
+
+/** "step 3, tool bash (`npm test`): exit 1: FAIL src/a.test.ts" */
+export const formatToolFailure = (f: ToolFailure): string =>
+  `step ${f.step}, tool ${f.tool}${f.target !== undefined ? ` (${quote(f.target)})` : ""}: ` +
+  [f.exitCode !== undefined ? `exit ${f.exitCode}` : "failed", f.detail].filter((s) => s !== "").join(": ")

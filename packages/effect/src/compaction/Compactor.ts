@@ -1,0 +1,60 @@
+/**
+ * Writes the summary a context compaction replaces older history with: one tool-less request to
+ * the session's model over the part to summarise. A Context.Service so a runtime can bring its own
+ * summariser (another model, a cheaper one) with a Layer.
+ */
+import { COMPACTION_REQUEST } from "@loopguard/core/context"
+import { type Message, type Usage } from "@loopguard/core/model"
+import { Context, Data, Effect, Layer, Stream } from "effect"
+import { LLM, type LlmShape, type RequestMessage } from "../llm/LLM.js"
+
+/** The summary request of a compaction failed (the run goes on uncompacted). */
+export class CompactionError extends Data.TaggedError("CompactionError")<{ readonly message: string }> {}
+
+export interface CompactionSummary {
+  readonly summary: string
+  readonly usage?: Usage
+}
+
+export interface CompactorShape {
+  /** Summarises `older` with `llm` (default: the session's model). */
+  readonly summarise: (older: ReadonlyArray<Message>, llm?: LlmShape) => Effect.Effect<CompactionSummary, CompactionError>
+}
+
+/** The stored messages as request messages (user text; assistant parts with their tool results). */
+export const toRequestMessages = (messages: ReadonlyArray<Message>): Array<RequestMessage> =>
+  messages.map((m) => (m.role === "user" ? { role: "user", text: m.text } : { role: "assistant", parts: m.parts }))
+
+const collect = (llm: LlmShape, older: ReadonlyArray<Message>) =>
+  llm.stream({ messages: [...toRequestMessages(older), { role: "user", text: COMPACTION_REQUEST }], tools: [] }).pipe(
+    Stream.runFold(
+      (): { text: string; usage?: Usage; error?: string } => ({ text: "" }),
+      (acc, part) =>
+        part.type === "text-delta"
+          ? { ...acc, text: acc.text + part.text }
+          : part.type === "finish" && part.usage !== undefined
+            ? { ...acc, usage: part.usage }
+            : part.type === "error"
+              ? { ...acc, error: part.error.message }
+              : acc
+    ),
+    Effect.mapError((e) => new CompactionError({ message: e.message }))
+  )
+
+/** Writes the summary a context compaction replaces older history with. */
+export class Compactor extends Context.Service<Compactor, CompactorShape>()("loopguard/Compactor") {
+  static readonly layer = Layer.effect(
+    Compactor,
+    Effect.gen(function* () {
+      const session = yield* LLM
+      return Compactor.of({
+        summarise: Effect.fn("Compactor.summarise")(function* (older: ReadonlyArray<Message>, llm?: LlmShape) {
+          const r = yield* collect(llm ?? session, older)
+          if (r.error !== undefined) return yield* new CompactionError({ message: r.error })
+          if (r.text.trim() === "") return yield* new CompactionError({ message: "the summary request returned no text" })
+          return { summary: r.text, ...(r.usage !== undefined ? { usage: r.usage } : {}) }
+        })
+      })
+    })
+  )
+}

@@ -1,0 +1,57 @@
+import { describe, expect, test } from "bun:test"
+import { Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
+import { runSteps } from "../step.js"
+import { aborted, endFromOutside, externalStop, wallClock } from "./run-limits.js"
+import { stageFixture } from "./stage-fixture.js"
+
+describe("run limits", () => {
+  test("the abort signal ends the run as cancelled, interrupting the running step", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        let interrupted = false
+        const controller = new AbortController()
+        const f = stageFixture({ process: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => void (interrupted = true)))) })
+        const ctx = yield* f.context({ signal: controller.signal })
+        setTimeout(() => controller.abort(), 10)
+        const outside = yield* Effect.raceFirst(runSteps(f.s, ctx), externalStop(f.s, ctx))
+        expect(outside?.reason).toBe("cancelled")
+        expect(interrupted).toBe(true)
+        yield* endFromOutside(f.s, ctx, outside!)
+        expect(ctx.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the user" } })
+        expect(ctx.incidents).toEqual([{ step: 0, detector: "cancel", action: "stop", detail: { reason: "cancelled" } }])
+      })
+    ), 30_000)
+
+  test("an already aborted signal answers at once", () =>
+    Effect.runPromise(Effect.map(aborted(AbortSignal.abort()), (stop) => expect(stop.reason).toBe("cancelled"))))
+
+  test("loop.maxWallMs: time_limit when the clock passes it, naming the step", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, maxWallMs: 60_000 } }) })
+        const ctx = yield* f.context()
+        const fiber = yield* Effect.forkChild(wallClock(f.s, ctx))
+        yield* TestClock.adjust("59999 millis")
+        expect(fiber.pollUnsafe()).toBeUndefined()
+        ctx.step = 4
+        yield* TestClock.adjust("1 millis")
+        const ended = yield* Fiber.join(fiber)
+        expect(ended.reason).toBe("time_limit")
+        expect(ended.error.message).toContain("60000 ms (loop.maxWallMs) during step 4")
+      }).pipe(Effect.provide(TestClock.layer()))
+    ))
+
+  test("no wall clock without loop.maxWallMs, nor when replaying", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const off = stageFixture()
+        const replay = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, maxWallMs: 10 } }) })
+        const a = yield* Effect.forkChild(wallClock(off.s, yield* off.context()))
+        const b = yield* Effect.forkChild(wallClock(replay.s, yield* replay.context({ shadow: true })))
+        yield* TestClock.adjust("1 hour")
+        expect(a.pollUnsafe()).toBeUndefined()
+        expect(b.pollUnsafe()).toBeUndefined()
+      }).pipe(Effect.provide(TestClock.layer()))
+    ))
+})

@@ -1,0 +1,50 @@
+/**
+ * What ends a run from outside its steps: the caller's abort signal (Ctrl-C) and the whole-run wall
+ * clock (`loop.maxWallMs`). Raced against the steps, so whatever stage is running — a model
+ * request, a tool, the completion check — is interrupted (the request aborted, tools get their abort
+ * signal) and what it already stored is kept.
+ */
+import { Duration, Effect } from "effect"
+import type { ExitReason } from "@loopguard/core/model"
+import { recordIncident, stop, type ExitError, type RunContext, type RunServices } from "../run-context.js"
+
+export interface ExternalStop {
+  readonly reason: ExitReason
+  readonly error: ExitError
+}
+
+export const CANCELLED: ExitError = { tag: "CancelledError", message: "cancelled by the user" }
+
+/** Completes when the signal aborts; never, without one. */
+export const aborted = (signal: AbortSignal | undefined): Effect.Effect<ExternalStop> =>
+  signal === undefined
+    ? Effect.never
+    : Effect.callback<ExternalStop>((resume) => {
+        const done = () => resume(Effect.succeed({ reason: "cancelled", error: CANCELLED }))
+        if (signal.aborted) return done()
+        signal.addEventListener("abort", done, { once: true })
+        return Effect.sync(() => signal.removeEventListener("abort", done))
+      })
+
+/** Completes when the run has used `loop.maxWallMs`; never without one, nor when replaying. */
+export const wallClock = (s: RunServices, ctx: RunContext): Effect.Effect<ExternalStop> => {
+  const limit = s.config.loop.maxWallMs
+  if (limit === null || ctx.shadow) return Effect.never
+  return Effect.sleep(Duration.millis(limit)).pipe(
+    Effect.map(() => ({
+      reason: "time_limit" as const,
+      error: { tag: "TimeLimitError", message: `the run used its wall-clock limit of ${limit} ms (loop.maxWallMs) during step ${ctx.step}` }
+    }))
+  )
+}
+
+export const externalStop = (s: RunServices, ctx: RunContext): Effect.Effect<ExternalStop> =>
+  Effect.raceFirst(aborted(ctx.input.signal), wallClock(s, ctx))
+
+/** Files the outside stop as the run's exit, under the step it interrupted. */
+export const endFromOutside = (s: RunServices, ctx: RunContext, ended: ExternalStop): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    const detector = ended.reason === "time_limit" ? "time-limit" : "cancel"
+    yield* recordIncident(s, ctx, { step: ctx.step, detector, action: "stop", detail: { reason: ended.reason } })
+    yield* stop(ctx, ended.reason, ended.error)
+  })

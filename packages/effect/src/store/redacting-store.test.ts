@@ -1,0 +1,56 @@
+import { describe, expect, test } from "bun:test"
+import { makeRedactor } from "@loopguard/core/try-best"
+import { Effect } from "effect"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { makeJsonlStore } from "./jsonl-store.js"
+import { redactingStore } from "./redacting-store.js"
+import { makeMemoryStore } from "./SessionStore.js"
+
+const KEY = "store-secret-key-424242"
+const redact = makeRedactor([KEY])
+
+describe("redactingStore", () => {
+  test("what reaches the JSONL file holds no secret; reads and location pass through", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-redact-store-"))
+    try {
+      const store = redactingStore(makeJsonlStore(dir), redact)
+      await Effect.runPromise(store.append("s", { role: "user", id: "u1", text: `my key is ${KEY}, Authorization: Bearer abc.def-123` }))
+      const file = readFileSync(store.location("s"), "utf8")
+      expect(file).not.toContain(KEY)
+      expect(file).not.toContain("abc.def-123")
+      expect(file).toContain("my key is [REDACTED]")
+      const messages = await Effect.runPromise(store.messages("s"))
+      expect(messages).toHaveLength(1)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test("a class-based store keeps its methods and private state behind the decorator", async () => {
+    class CountingStore {
+      readonly #inner = makeMemoryStore()
+      #writes = 0
+      messages = (id: string) => this.#inner.messages(id)
+      append(id: string, m: Parameters<typeof this.inner.append>[1]) {
+        this.#writes += 1
+        return this.#inner.append(id, m)
+      }
+      get inner() {
+        return this.#inner
+      }
+      putAssistant = (id: string, m: Parameters<typeof this.inner.putAssistant>[1]) => this.#inner.putAssistant(id, m)
+      exclude = (id: string, mid: string, r: Parameters<typeof this.inner.exclude>[2]) => this.#inner.exclude(id, mid, r)
+      addCrop = (id: string, u: string, c: Parameters<typeof this.inner.addCrop>[2]) => this.#inner.addCrop(id, u, c)
+      location = (id: string) => `memory:${id}`
+      writes() {
+        return this.#writes
+      }
+    }
+    const store = redactingStore(new CountingStore(), redact)
+    await Effect.runPromise(store.append("s", { role: "user", id: "u1", text: KEY }))
+    expect(store.writes()).toBe(1)
+    expect(await Effect.runPromise(store.messages("s"))).toEqual([{ role: "user", id: "u1", text: "[REDACTED]" }])
+  })
+})

@@ -1,0 +1,99 @@
+/**
+ * `loopguard run` under SIGINT / SIGTERM, as a user would see it: a real subprocess against the
+ * scripted server; judged by the exit status, the printed report, what the server saw and the
+ * process table.
+ */
+import { startScriptedServer, toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
+import { describe, expect, test } from "bun:test"
+import { spawn, spawnSync } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+const ROOT = resolve(import.meta.dir, "..")
+const stalled: ScriptedResponse = { type: "stream", chunks: [{ text: "Looking into it" }, { text: " more" }], finish: "stop", stallAfterChunks: 1, stallMs: 60_000 }
+
+const cleanEnv = () => {
+  const env = { ...process.env }
+  for (const k of Object.keys(env)) if (k.startsWith("LOOPGUARD_")) delete env[k]
+  return env
+}
+
+const startRun = (server: ScriptedServer, extra: ReadonlyArray<string> = []) => {
+  const cwd = mkdtempSync(join(tmpdir(), "lg-signal-"))
+  const child = spawn(
+    process.execPath,
+    ["packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "scripted-model", "--prompt", "Fix the build.", "--cwd", cwd, ...extra],
+    { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] }
+  )
+  const out = { stdout: "", stderr: "" }
+  child.stdout.on("data", (d) => (out.stdout += d))
+  child.stderr.on("data", (d) => (out.stderr += d))
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.on("close", (code, signal) => done({ code, signal })))
+  return { child, out, closed }
+}
+
+const until = async (what: () => boolean, ms = 20_000) => {
+  const end = Date.now() + ms
+  while (!what()) {
+    if (Date.now() > end) throw new Error("condition not met in time")
+    await Bun.sleep(25)
+  }
+}
+
+describe("loopguard run and signals", () => {
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+    test(`${signal} during a reply: the request is closed, the report says cancelled, exit ${code}`, async () => {
+      const server = await startScriptedServer([stalled])
+      try {
+        const run = startRun(server)
+        await until(() => (server.requests[0]?.chunksWritten ?? 0) >= 1)
+        run.child.kill(signal)
+        const ended = await run.closed
+        expect(ended.code).toBe(code)
+        expect(run.out.stdout).toContain("ABORTED: cancelled")
+        expect(run.out.stdout).toContain("CancelledError")
+        expect(run.out.stderr).toContain(`${signal}: cancelling the run`)
+        expect(run.out.stderr).not.toMatch(/\bat .*\.ts:\d+/)
+        await server.requests[0]!.done
+        expect(server.requests[0]!.closedEarly).toBe(true)
+        expect(server.requests.length).toBe(1)
+      } finally {
+        await server.close()
+      }
+    }, 30_000)
+  }
+
+  test("SIGINT while a shell tool runs: the command is gone from the process table, --json prints the report", async () => {
+    const marker = `${40_000 + Math.floor(Math.random() * 9_999)}`
+    const server = await startScriptedServer([toolCallStream("bash", { command: `sleep ${marker}` }), stalled])
+    try {
+      const run = startRun(server, ["--json"])
+      await until(() => spawnSync("pgrep", ["-f", `sleep ${marker}`]).status === 0)
+      run.child.kill("SIGINT")
+      const ended = await run.closed
+      expect(ended.code).toBe(130)
+      const report = run.out.stdout.split("\n").filter((l) => l.startsWith('{"type":"report"')).map((l) => JSON.parse(l).report)
+      expect(report).toHaveLength(1)
+      expect(report[0]).toMatchObject({ reason: "cancelled", status: "aborted" })
+      await until(() => spawnSync("pgrep", ["-f", `sleep ${marker}`]).status !== 0, 5_000)
+      expect(server.requests.length).toBe(1)
+    } finally {
+      await server.close()
+    }
+  }, 30_000)
+
+  test("a second signal quits at once", async () => {
+    const server = await startScriptedServer([stalled])
+    try {
+      const run = startRun(server)
+      await until(() => (server.requests[0]?.chunksWritten ?? 0) >= 1)
+      run.child.kill("SIGTERM")
+      run.child.kill("SIGTERM")
+      const ended = await run.closed
+      expect(ended.code).toBe(143)
+    } finally {
+      await server.close()
+    }
+  }, 30_000)
+})

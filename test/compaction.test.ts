@@ -1,0 +1,152 @@
+/**
+ * Context compaction over HTTP, judged from the server's side: the tool-less summary request, the
+ * next request carrying the summary instead of the older steps, and the store kept append-only.
+ */
+import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import { COMPACTION_REQUEST } from "@loopguard/core/context"
+import { RunLoop, SessionStore, layerJsonlStore, type ToolDefinition } from "@loopguard/effect"
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { makeHarness, noRetries } from "./harness.js"
+
+/** A listing tool with a long, distinct output per call, so the history grows fast. */
+const lister: ToolDefinition = {
+  spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
+  run: async (input) => ({ state: "completed", output: `${String(input["command"])}:\n` + Array.from({ length: 40 }, (_, i) => `file-${i}.ts`).join("\n"), exitCode: 0 })
+}
+const listing = (i: number) => toolCallStream("bash", { command: `ls dir${i}` }, { id: `c${i}` })
+const summaryReply = textStream("SUMMARY: listed dir0 to dir3; nothing changed yet.")
+const lastUser = (body: any): string => {
+  const users = body.messages.filter((m: any) => m.role === "user")
+  const content = users.at(-1)?.content
+  return typeof content === "string" ? content : JSON.stringify(content)
+}
+const run = Effect.gen(function* () {
+  const result = yield* (yield* RunLoop).run({ sessionId: "s", prompt: "Find where the config is read" })
+  return { result, stored: yield* (yield* SessionStore).messages("s") }
+})
+
+describe("context compaction over HTTP", () => {
+  test("near the limit: one tool-less summary request, then the summary replaces the older steps", async () => {
+    // Each listing adds about 120 tokens; a 1000-token context with a 0.8 trigger compacts after a few steps.
+    const script: Array<ScriptedResponse> = [listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, listing(5), textStream("Found it in src/config.ts.")]
+    const h = await makeHarness(script, {
+      tools: [lister],
+      config: (c) => ({ ...c, compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 } })
+    })
+    try {
+      const { result, stored } = await h.run(run)
+      const bodies = h.server.requests.map((q) => q.body)
+      const summaryAt = bodies.findIndex((b) => lastUser(b) === COMPACTION_REQUEST)
+      expect(summaryAt).toBeGreaterThan(0)
+      expect(bodies[summaryAt].tools).toBeUndefined()
+      // The request after the summary: the summary, not the older listings; the recent ones whole.
+      const after = JSON.stringify(bodies[summaryAt + 1].messages)
+      expect(after).toContain("SUMMARY: listed dir0 to dir3")
+      expect(after).not.toContain("ls dir0")
+      expect(after).toContain("Find where the config is read")
+      expect(JSON.stringify(bodies[summaryAt + 1].messages.at(-1))).toContain(`ls dir${summaryAt - 1}`)
+      // Append-only: every listing is still in the store; the summary is one more message.
+      for (const i of [0, 1, 2, 3, 4, 5]) expect(JSON.stringify(stored)).toContain(`ls dir${i}`)
+      expect(stored.filter((m) => m.role === "user" && m.synthetic === "compaction")).toHaveLength(1)
+      expect(result.report.reason).toBe("final")
+      expect(result.report.retries["compaction"]).toBe(1)
+      expect(result.report.stepsUsed).toBe(h.server.requests.length - 1)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
+  test("the provider says the context is exceeded: compact, then the same step again", async () => {
+    const overflow: ScriptedResponse = {
+      type: "error",
+      status: 400,
+      body: { error: { message: "This model's maximum context length is 4096 tokens.", type: "invalid_request_error", code: "context_length_exceeded" } }
+    }
+    const script: Array<ScriptedResponse> = [listing(0), listing(1), listing(2), overflow, summaryReply, textStream("Found it.")]
+    const h = await makeHarness(script, { tools: [lister], config: (c) => ({ ...noRetries(c), compaction: { ...c.compaction, keepRecentSteps: 1 } }) })
+    try {
+      const { result, stored } = await h.run(run)
+      expect(h.server.requests.length).toBe(6)
+      expect(lastUser(h.server.requests[4]!.body)).toBe(COMPACTION_REQUEST)
+      const retried = JSON.stringify(h.server.requests[5]!.body.messages)
+      expect(retried).toContain("SUMMARY:")
+      expect(retried).not.toContain("ls dir0")
+      expect(retried).toContain("ls dir2")
+      expect(result.report.reason).toBe("final")
+      expect(result.report.incidents).toContainEqual({ step: 3, detector: "compaction", action: "compacted" })
+      // The refused attempt stays in the store, left out of requests.
+      expect(stored.some((m) => m.role === "assistant" && m.excluded === "replayed" && m.error !== undefined)).toBe(true)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
+  test("compactions feed the stall signal: with stall on, reaching stall.maxCompactions pauses the run", async () => {
+    const script: Array<ScriptedResponse> = [listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, listing(5), textStream("never")]
+    const h = await makeHarness(script, {
+      tools: [lister],
+      config: (c) => ({
+        ...c,
+        compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 },
+        stall: { ...c.stall, enabled: true, maxCompactions: 1, noFileChangeSteps: null, spendFlatWindow: null }
+      })
+    })
+    try {
+      const { result } = await h.run(run)
+      expect(result.report.reason).toBe("try_best_paused")
+      expect(result.incidents.filter((i) => i.detector === "stall-compactions").map((i) => i.action)).toEqual(["pause"])
+      expect(h.server.requests.length).toBe(7)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
+  test("compactions are capped: past the cap an overflow ends the run as a model error", async () => {
+    const overflow: ScriptedResponse = { type: "error", status: 400, body: { error: { message: "prompt is too long", type: "invalid_request_error" } } }
+    const h = await makeHarness([listing(0), listing(1), listing(2), overflow], {
+      tools: [lister],
+      config: (c) => ({ ...noRetries(c), compaction: { ...c.compaction, maxCompactions: 0 } })
+    })
+    try {
+      const { result } = await h.run(run)
+      expect(result.report.reason).toBe("model_error")
+      expect(h.server.requests.length).toBe(4)
+      expect(result.report.incidents).toContainEqual({ step: 3, detector: "compaction", action: "cap" })
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
+  test("a compaction survives a restart: a new process over the same session files sends the summary, not the old steps", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-compaction-"))
+    const compactNow = (c: any) => ({ ...c, compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 } })
+    const first = await makeHarness([listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, textStream("Stopping here.")], {
+      tools: [lister],
+      config: compactNow,
+      store: layerJsonlStore(dir)
+    })
+    try {
+      expect((await first.run(run)).result.report.retries["compaction"]).toBe(1)
+    } finally {
+      await first.close()
+    }
+    // Append-only on disk: the summary is one more line, every listing is still there.
+    const file = readFileSync(join(dir, "s.jsonl"), "utf8")
+    expect(file).toContain('"synthetic":"compaction"')
+    for (const i of [0, 1, 2, 3, 4]) expect(file).toContain(`ls dir${i}`)
+    const second = await makeHarness([textStream("Carrying on.")], { tools: [lister], store: layerJsonlStore(dir) })
+    try {
+      await second.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "Carry on" }) }))
+      const sent = JSON.stringify(second.server.requests[0]!.body.messages)
+      expect(sent).toContain("SUMMARY: listed dir0 to dir3")
+      expect(sent).not.toContain("ls dir0")
+      expect(sent).toContain("Carry on")
+    } finally {
+      await second.close()
+    }
+  }, 30_000)
+})
