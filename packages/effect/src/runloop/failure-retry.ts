@@ -67,7 +67,8 @@ export const requestFailureSummary = (s: RunServices, input: RunInput, step: num
       tools: [],
       toolless: true,
       ephemeral: [FAILURE_SUMMARY_PROMPT],
-      applyCrops: s.config.loop_streak_recovery.enabled
+      applyCrops: true,
+      streakCrops: s.config.loop_streak_recovery.enabled
     })
     const parentId = [...messages].reverse().find((m) => m.role === "user" && m.synthetic === undefined)?.id ?? ""
     const taken = new Set(messages.map((m) => m.id))
