@@ -97,3 +97,37 @@ describe("the session.status retry number (issue 11 item 7)", () => {
   }, 30_000)
 })
 
+
+describe("per-request structured-output retryCount (issue 11 item 9)", () => {
+  const ask = (retryCount: number | undefined) =>
+    Effect.gen(function* () {
+      return yield* (yield* RunLoop).run({
+        sessionId: "so",
+        prompt: "Give the answer as JSON",
+        structuredOutput: { schema: { type: "object", properties: { answer: { type: "number" } } }, ...(retryCount !== undefined ? { retryCount } : {}) }
+      })
+    })
+  const prose = () => Array.from({ length: 6 }, () => textStream("The answer is 42."))
+
+  test("retryCount 0: no reminder, the run ends at once", async () => {
+    const h = await makeHarness(prose())
+    try {
+      const result = await h.run(ask(0))
+      expect(result.report.reason).toBe("structured_output")
+      expect(h.server.requests.length).toBe(1)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
+  test("retryCount 4 overrides the configured 2: four reminders, five requests", async () => {
+    const h = await makeHarness(prose())
+    try {
+      const result = await h.run(ask(4))
+      expect(result.report.reason).toBe("structured_output")
+      expect(h.server.requests.length).toBe(5)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+})

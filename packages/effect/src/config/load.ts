@@ -54,6 +54,12 @@ const parseEnvValue = (raw: string, defaultValue: unknown): unknown => {
   const t = raw.trim()
   if (Array.isArray(defaultValue)) return t === "" ? [] : t.split(",").map((s) => s.trim()).filter((s) => s !== "")
   if (t === "null") return null
+  // Switches also take the spellings shells use: 1/0, yes/no, on/off (seed 001: `…=1` turns try-best on).
+  if (typeof defaultValue === "boolean") {
+    const lower = t.toLowerCase()
+    if (["true", "1", "yes", "on"].includes(lower)) return true
+    if (["false", "0", "no", "off"].includes(lower)) return false
+  }
   if (t === "true") return true
   if (t === "false") return false
   if (t !== "" && /^-?\d+(\.\d+)?(e-?\d+)?$/i.test(t)) return Number(t)

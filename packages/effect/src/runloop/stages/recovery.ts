@@ -13,6 +13,12 @@ export interface StepDecision {
   readonly action: RecoveryAction
 }
 
+/** The configured recovery limits, with the request's own structured-output `retryCount` when it set one (seed 000). */
+const structuredLimit = (s: RunServices, ctx: RunContext) => {
+  const own = ctx.input.structuredOutput?.retryCount
+  return own === undefined ? s.config.recovery : { ...s.config.recovery, structuredRetries: Math.max(0, Math.floor(own)) }
+}
+
 export const decideStep = (s: RunServices, ctx: RunContext, reply: AssistantMessage, outcome: StepOutcome): Effect.Effect<StepDecision> =>
   Effect.gen(function* () {
     const classification = classifyStep({ reply, currentUserId: ctx.currentUserId })
@@ -31,7 +37,7 @@ export const decideStep = (s: RunServices, ctx: RunContext, reply: AssistantMess
       outcome: outcome.type === "text-repeat" ? "text-repeat" : "normal",
       structuredOutput: ctx.input.structuredOutput !== undefined,
       role: ctx.role,
-      limits: s.config.recovery,
+      limits: structuredLimit(s, ctx),
       ...(reply.error !== undefined ? { error: reply.error } : {})
     })
     ctx.recovery = decision.state
