@@ -25,6 +25,15 @@ describe("loadConfig", () => {
     expect(c).toEqual(DEFAULT_CONFIG)
   })
 
+  test("the section-wide retry knobs read from the environment", () => {
+    const r = loadConfig({ env: { LOOPGUARD_RETRY_JITTER_RATIO: "0.25", LOOPGUARD_RETRY_RETRYABLE_STATUSES: "404, 409" } })
+    expect(r._tag).toBe("ok")
+    if (r._tag === "ok") expect(r.config.retry).toMatchObject({ jitterRatio: 0.25, retryableStatuses: [404, 409] })
+    const bad = loadConfig({ env: { LOOPGUARD_RETRY_RETRYABLE_STATUSES: "404,nope" } })
+    expect(bad._tag).toBe("error")
+    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("LOOPGUARD_RETRY_RETRYABLE_STATUSES")
+  })
+
   test("switches read from the environment also take 1/0, yes/no and on/off", () => {
     for (const [raw, want] of [["1", true], ["yes", true], ["ON", true], ["0", false], ["no", false], ["off", false]] as const) {
       const r = loadConfig({ env: { LOOPGUARD_TRY_BEST_ENABLED: raw } })

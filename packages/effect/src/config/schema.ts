@@ -113,12 +113,18 @@ export const RetrySection = Schema.Struct({
   server: Schema.optional(RetryBudgetPatch),
   unknown: Schema.optional(RetryBudgetPatch),
   rateLimit: Schema.optional(RetryBudgetPatch),
-  overloadedImmediateRetries: Schema.optional(NonNegInt)
+  overloadedImmediateRetries: Schema.optional(NonNegInt),
+  /** Jitter for every budget of this section that sets none (seed 000's top-level `retry.jitterRatio`). */
+  jitterRatio: Schema.optional(Ratio),
+  /** HTTP statuses retried as server errors for this provider's adapter (404 for some). */
+  retryableStatuses: Schema.optional(Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))))
 })
 
 /** Config section `provider.<id>`: per-provider overrides. */
 export const ProviderSection = Schema.Struct({
-  retry: Schema.optional(RetrySection)
+  retry: Schema.optional(RetrySection),
+  /** This provider's longest silence between two stream chunks (seed 000's per-provider chunkTimeout); default `stream.chunkTimeoutMs`. */
+  chunkTimeoutMs: Schema.optional(TimerMs)
 })
 
 /** SPEC §6 names these keys in snake_case; kept so config files match the spec. */

@@ -179,7 +179,9 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             return Effect.succeed(false)
           }
 
-          const chunkTimeoutMs = config.stream.chunkTimeoutMs
+          // A provider's own chunk timeout wins (seed 000: `provider.<id>` chunkTimeout), else the global one.
+          const providerId = (input.llm ?? llm).providerId
+          const chunkTimeoutMs = (Object.hasOwn(config.provider, providerId) ? config.provider[providerId]?.chunkTimeoutMs : undefined) ?? config.stream.chunkTimeoutMs
           yield* (input.llm ?? llm).stream(request).pipe(
             Stream.timeoutOrElse({
               duration: Duration.millis(chunkTimeoutMs),

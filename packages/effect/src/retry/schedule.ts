@@ -63,6 +63,8 @@ export interface RetryScheduleOptions<E> {
   readonly normalize: (error: E) => NormalizedError
   /** Consulted before every retry; once false the schedule stops with `unsafe-replay`. */
   readonly replaySafe?: () => boolean
+  /** HTTP statuses this provider's adapter retries as server errors (seed 000: 404 for some). */
+  readonly retryableStatuses?: ReadonlyArray<number>
   /** Immediate, uncounted retries of OpenAI `server_is_overloaded` (main session: 3). Default 0. */
   readonly overloadedImmediateRetries?: number
   readonly onAttempt?: (info: RetryAttemptInfo) => Effect.Effect<void>
@@ -85,7 +87,7 @@ export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule
         Effect.gen(function* () {
           const error = options.normalize(input)
           // Each failure's own phase picks request or stream budgets: one schedule spans the step.
-          const decision = decide(error, { now })
+          const decision = decide(error, { now, ...(options.retryableStatuses !== undefined ? { retryableStatuses: options.retryableStatuses } : {}) })
           const budget = budgetNameFor(decision)
           const replaySafe = options.replaySafe?.() ?? true
           if (
