@@ -67,3 +67,26 @@ describe("Try-Best counters persist across the user turns of a session (issue 11
     }
   }, 30_000)
 })
+
+describe("a stored paused session shows its pause again when reopened (issue 11 item 9)", () => {
+  test("reopened without a new turn: no model request, the same pause again; a new turn goes on", async () => {
+    const e = editTool()
+    const h = await makeHarness([edit("a.ts"), edit("b.ts"), edit("c.ts"), edit("d.ts"), textStream("Verified with the tests now.")], {
+      tools: [e.tool],
+      config
+    })
+    try {
+      const reopen = Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "p" }) })
+      const [paused, reopened, resumed] = await h.run(Effect.all([turn("p", "Fix four files"), reopen, turn("p", "Continue, and run the tests")]))
+      expect(paused.report.reason).toBe("try_best_paused")
+      expect(reopened.report.reason).toBe("try_best_paused")
+      expect(reopened.incidents).toContainEqual(expect.objectContaining({ detector: "try-best", action: "pause", detail: expect.objectContaining({ kind: "action_streak", reopened: true }) }))
+      expect(h.events.filter((x) => x.type === "session.try_best.detected")).toHaveLength(2)
+      expect(resumed.report.reason).toBe("final")
+      // 4 edit steps, nothing for the reopening, 1 step for the new turn.
+      expect(h.server.requests.length).toBe(5)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+})

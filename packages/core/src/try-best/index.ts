@@ -66,3 +66,4 @@ export {
   type HandoffTarget,
   type ModelFamily
 } from "./handoff.js"
+export { pendingPause, type PendingPause } from "./pending-pause.js"
