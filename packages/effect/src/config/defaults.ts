@@ -46,7 +46,9 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     shell_tools: DEFAULT_SHELL_TOOLS,
     verification_patterns: DEFAULT_VERIFICATION_PATTERNS,
     on_pause: "stop",
-    max_resumes: 2
+    max_resumes: 2,
+    handoff_mode: "sandboxed",
+    handoff_timeout_ms: 1_800_000
   },
   stall: {
     enabled: false,

@@ -139,7 +139,11 @@ export const TryBestSection = Schema.Struct({
   shell_tools: Names,
   verification_patterns: Names,
   on_pause: Schema.Literals(["stop", "continue", "handoff:codex", "handoff:claude", "ask"]),
-  max_resumes: NonNegInt
+  max_resumes: NonNegInt,
+  /** How the hand-off skills run their harness: `sandboxed` (workspace-write, no prompts) or `isolated` (no guard rails; throwaway machines only). */
+  handoff_mode: Schema.Literals(["sandboxed", "isolated"]),
+  /** How long one hand-off skill run (one `codex exec` / `claude -p`) may take. */
+  handoff_timeout_ms: TimerMs
 })
 
 /** Config section `stall`: stall signals. */
