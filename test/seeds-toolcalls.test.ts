@@ -175,3 +175,26 @@ describe("tool calls written in text (issue 11 item 1)", () => {
     }
   }, 30_000)
 })
+
+describe("text tool calls in a shadow replay (audit)", () => {
+  test("reported as would-execute; the recorded reply is left as it was", async () => {
+    const { auditConfig, auditFile } = await import("@loopguard/effect/audit")
+    const { mkdtempSync, writeFileSync } = await import("node:fs")
+    const dir = mkdtempSync(join(tmpdir(), "lg-seeds-audit-"))
+    dirs.push(dir)
+    const file = join(dir, "xml.jsonl")
+    const lines = [
+      { type: "user", text: "list files" },
+      { type: "assistant", text: "Listing.", toolCalls: [{ id: "c0", name: "bash", input: { command: "ls" } }], finish: "tool-calls" },
+      { type: "tool-result", id: "c0", name: "bash", output: "a.txt", exitCode: 0 },
+      { type: "assistant", text: `Again:\n${mcp("bash", `{"command": "ls -la"}`)}`, finish: "stop" },
+      { type: "assistant", text: "There is one file.", finish: "stop" }
+    ]
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+    const r = await Effect.runPromise(auditFile(file, auditConfig()))
+    expect(r._tag).toBe("audited")
+    if (r._tag !== "audited") return
+    expect(r.incidents).toContainEqual(expect.objectContaining({ step: 1, detector: "text-tool-call", action: "would-execute" }))
+    expect(r.steps).toBe(3)
+  }, 30_000)
+})

@@ -68,6 +68,11 @@ export interface ProcessInput {
   /** Asked before a call runs (per-tool caps): a refusal text means the call is answered, not run. */
   readonly admitTool?: (name: string) => Effect.Effect<string | undefined>
   /**
+   * What to do with tool calls written in the reply's text: `execute` (default: `text_tool_calls.mode`
+   * says) or `report` (shadow replays: file what a live run would run, change nothing).
+   */
+  readonly textToolCalls?: "execute" | "report"
+  /**
    * The `session.status` retry number: runs on across phases and steps, reset only when the session
    * goes idle (the RunLoop owns it). Without it, numbers run across the phases of this step only.
    */
@@ -219,7 +224,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
 
           if (tokens !== lastProgress) yield* events.publish({ type: "stream.progress", step: input.step, tokens, text: "" })
           if (trip === null && streamError === null && config.text_tool_calls.mode === "execute") {
-            const t = yield* runTextToolCalls(toolDeps, toolCtx, request)
+            const t = yield* runTextToolCalls(toolDeps, toolCtx, request, input.textToolCalls ?? "execute")
             if (t !== null) ((trip = t), (toolCalled = true))
           }
           if (trip === null && streamError === null) {

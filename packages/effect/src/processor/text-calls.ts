@@ -30,7 +30,8 @@ export const asToolCallPart = (call: ParsedToolCall, idPrefix: string): ToolCall
 export const runTextToolCalls = (
   deps: ToolRunDeps,
   ctx: ToolRunContext,
-  request: LlmRequest
+  request: LlmRequest,
+  mode: "execute" | "report" = "execute"
 ): Effect.Effect<MonitorTrip | null> =>
   Effect.gen(function* () {
     const reply = ctx.reply.build()
@@ -40,15 +41,18 @@ export const runTextToolCalls = (
     if (offered.size === 0) return null
     const found = findTextToolCalls(textOf(reply), offered)
     if (found.calls.length === 0) return null
-    ctx.reply.replaceText(found.prose)
-    ctx.reply.setFinish("tool-calls")
-    ctx.incidents.push({
+    const incident = {
       step: ctx.step,
       detector: "text-tool-call",
-      action: "executed",
+      action: mode === "execute" ? "executed" : "would-execute",
       detail: { tools: found.calls.map((c) => c.name), formats: [...new Set(found.calls.map((c) => c.format))], skipped: found.skipped }
-    })
-    yield* deps.events.publish({ type: "incident", step: ctx.step, detector: "text-tool-call", action: "executed", detail: ctx.incidents.at(-1)!.detail })
+    }
+    ctx.incidents.push(incident)
+    yield* deps.events.publish({ type: "incident", ...incident })
+    // A shadow replay reports what a live run would run and leaves the recorded reply as it was.
+    if (mode === "report") return null
+    ctx.reply.replaceText(found.prose)
+    ctx.reply.setFinish("tool-calls")
     for (const call of found.calls) {
       const part = asToolCallPart(call, `${reply.id}:`)
       ctx.reply.push(part)
