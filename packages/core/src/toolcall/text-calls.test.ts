@@ -52,6 +52,14 @@ describe("findTextToolCalls", () => {
     const r = findTextToolCalls(`<use_mcp_tool><tool_name>bash</tool_name><arguments>{"command": "echo hi >> marker.txt`, offered)
     expect(r.calls[0]).toMatchObject({ name: "bash", argumentsValid: false })
   })
+  test("a reply that is only a Chat Completions JSON shape (fenced or not) is taken; JSON inside prose is not", () => {
+    const msg = { role: "assistant", tool_calls: [{ id: "x", type: "function", function: { name: "bash", arguments: `{"command": "ls"}` } }] }
+    const r = findTextToolCalls("```json\n" + JSON.stringify(msg) + "\n```", offered)
+    expect(r.calls.map((c) => [c.name, c.arguments, c.format])).toEqual([["bash", { command: "ls" }, "chat"]])
+    expect(r.prose).toBe("")
+    expect(findTextToolCalls(`Here is an example: ${JSON.stringify(msg)}`, offered).calls).toEqual([])
+    expect(findTextToolCalls(`{"answer": 42}`, offered).calls).toEqual([])
+  })
   test("plain text and hostile input yield nothing", () => {
     expect(findTextToolCalls("All done.", offered)).toEqual({ calls: [], skipped: [], prose: "All done." })
     expect(findTextToolCalls("<tool_call>not json</tool_call>", offered).calls).toEqual([])

@@ -1,12 +1,15 @@
 /**
  * Tool calls a model wrote in its reply text instead of through the structured interface
- * (SPEC §11, seed 002): MCP-XML `<use_mcp_tool>` blocks and Hermes/Qwen `<tool_call>{json}</tool_call>`.
+ * (SPEC §11, seed 002): MCP-XML `<use_mcp_tool>` blocks, Hermes/Qwen `<tool_call>{json}</tool_call>`,
+ * and a reply that is nothing but one of the JSON shapes `parseToolCalls` knows (a Chat Completions
+ * message or `tool_calls` array, a Responses output item), optionally in a code fence.
  * A call is runnable only when it names a tool the request offered; drafts inside a thinking
  * block (`<think>…</think>`, or an unclosed `<think>` to the end) are never taken, since the model
  * was still deliberating there. Pure; never throws.
  */
 import { balancedJsonEnd, findMcpXmlBlocks } from "./mcp-xml.js"
 import { parseToolArguments } from "./parse-arguments.js"
+import { parseToolCalls } from "./parse-tool-calls.js"
 import type { ParsedToolCall } from "./tool-call.js"
 
 export interface SkippedTextCall {
@@ -70,12 +73,28 @@ const hermesCalls = (text: string): Array<Found> => {
   return out
 }
 
+/** The whole reply as one JSON tool-call shape (Chat Completions, Responses); fences allowed; prose around it disqualifies. */
+const wholeJsonCalls = (text: string): Array<Found> => {
+  const body = text.trim().replace(/^```[\w-]*\s*\n?/, "").replace(/\n?\s*```$/, "").trim()
+  if (!body.startsWith("{") && !body.startsWith("[")) return []
+  let value: unknown
+  try {
+    value = JSON.parse(body)
+  } catch {
+    return []
+  }
+  return parseToolCalls(value)
+    .filter((c) => c.format !== "mcp-xml")
+    .map(({ id: _id, ...call }) => ({ start: 0, end: text.length, call }))
+}
+
 /** Tool calls written in `text`, split into the ones to run (offered tools) and the rest. */
 export const findTextToolCalls = (text: string, offered: ReadonlySet<string>, idPrefix = "textcall-"): TextToolCalls => {
   try {
     const thinking = thinkingRanges(text)
     const inThinking = (at: number) => thinking.some(([s, e]) => at >= s && at < e)
-    const found = [...mcpCalls(text), ...hermesCalls(text)].sort((a, b) => a.start - b.start)
+    const tagged = [...mcpCalls(text), ...hermesCalls(text)].sort((a, b) => a.start - b.start)
+    const found = tagged.length > 0 ? tagged : wholeJsonCalls(text)
     const calls: Array<ParsedToolCall> = []
     const skipped: Array<SkippedTextCall> = []
     const taken: Array<Found> = []
@@ -90,8 +109,8 @@ export const findTextToolCalls = (text: string, offered: ReadonlySet<string>, id
     let prose = ""
     let at = 0
     for (const f of taken) {
-      prose += text.slice(at, f.start)
-      at = f.end
+      prose += text.slice(at, Math.max(at, f.start))
+      at = Math.max(at, f.end)
     }
     prose += text.slice(at)
     return { calls, skipped, prose: taken.length > 0 ? prose.replace(/\n{3,}/g, "\n\n").trim() : text }
