@@ -51,6 +51,9 @@ const buildCli = async () => {
     naming: { entry: "loopguard.mjs" },
     target: "node",
     format: "esm",
+    // The workspace's own packages resolve to their TypeScript sources (the "bun" condition of their
+    // exports), so the bundle never depends on a stale dist/.
+    conditions: ["bun"],
     splitting: false,
     // No map for the bundle: it would be four times the bundle's size in every install.
     sourcemap: "none",

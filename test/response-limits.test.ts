@@ -78,7 +78,10 @@ describe("response limits and protocol errors", () => {
   }, 30_000)
 
   test("many small events past the response cap are a protocol error", async () => {
-    const chunks = Array.from({ length: 40 }, () => ({ text: "y".repeat(32 * 1024) }))
+    // Varied text: a run of one character would be cut first by the in-stream repetition guard.
+    let seed = 7
+    const varied = () => Array.from({ length: 32 * 1024 }, (_, k) => (k % 8 === 7 ? " " : ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 36).toString(36))).join("")
+    const chunks = Array.from({ length: 40 }, () => ({ text: varied() }))
     const { report } = await runAgainst({ type: "stream", chunks, finish: "stop" })
     expect(report.reason).toBe("protocol")
     expect(JSON.stringify(report)).toContain("stream.maxResponseBytes (1048576 bytes after decompression)")

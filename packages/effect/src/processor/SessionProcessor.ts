@@ -3,18 +3,24 @@
  * consuming with `Stream.takeUntil` the moment one trips (what streamed is kept), runs tool
  * calls as they arrive, and retries failures through the RetryCoordinator: request-phase
  * errors are retried in place, stream-phase errors replay the step only while no tool call
- * has arrived (a tool must never run twice).
+ * has arrived (a tool must never run twice). A tool call is written ahead to the store
+ * (`running`) before it runs and written again when it finished, so a crash in between leaves a
+ * record the next run shows the model as interrupted (runloop/resume.ts). A store failure is not
+ * a model failure: it is never retried, and fails the step with the store's typed error.
  */
 import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart } from "@loopguard/core/model"
+import type { GuardTrip } from "@loopguard/core/repeat"
 import type { Incident } from "@loopguard/core/report"
 import { isPrefillRejection } from "@loopguard/core/retry"
 import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
+import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
 import { Events } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
 import type { RetryStop } from "../retry/schedule.js"
 import { SessionStore } from "../store/SessionStore.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 import { Tools, type ToolResult } from "../tools/Tools.js"
 import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonitor } from "./monitors.js"
 import { giveUpError } from "./give-up.js"
@@ -51,7 +57,16 @@ class AttemptFailed extends Data.TaggedError("AttemptFailed")<{ readonly error: 
 
 export type StepOutcome =
   | { readonly type: "continue" }
-  | { readonly type: "text-repeat"; readonly period: number; readonly token: number; readonly repeats: number }
+  | {
+      readonly type: "text-repeat"
+      /** Which rule tripped and where (SPEC §1's `short`, or the long-period rule). */
+      readonly trip: GuardTrip
+      /** SPEC §1's block length in tokens; null when the long rule tripped. */
+      readonly period: number | null
+      readonly token: number
+      /** Back-to-back copies when it tripped. */
+      readonly repeats: number
+    }
   | { readonly type: "paused"; readonly incident: Readonly<Record<string, unknown>>; readonly notice: string }
   | { readonly type: "stop"; readonly reason: string }
   | { readonly type: "error"; readonly error: NormalizedError }
@@ -64,9 +79,9 @@ export interface ProcessInput {
   /** Extra monitors for this step (try-best, tests); the repeat monitor comes from config. */
   readonly monitors?: ReadonlyArray<MonitorFactory>
   /** Tools answered by the caller itself (e.g. the structured-output tool), before the Tools service. */
-  readonly localTools?: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>>
+  readonly localTools?: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult, SessionStoreError>>
   /** Asked before a call runs (per-tool caps): a refusal text means the call is answered, not run. */
-  readonly admitTool?: (name: string) => Effect.Effect<string | undefined>
+  readonly admitTool?: (name: string) => Effect.Effect<string | undefined, SessionStoreError>
   /**
    * What to do with tool calls written in the reply's text: `execute` (default: `text_tool_calls.mode`
    * says) or `report` (shadow replays: file what a live run would run, change nothing).
@@ -81,7 +96,7 @@ export interface ProcessInput {
   readonly messageId: (attempt: number) => string
   /** The model for this step instead of the layer's `LLM` (the breaker's reroute). */
   readonly llm?: LlmShape
-  /** Set while tool execution cools down after an error storm: calls are answered with this, not run. */
+  /** Tools are held back on this step (a tool-less cap step, the breaker's cooldown): calls are answered with this, not run. */
   readonly toolsPaused?: string
 }
 
@@ -95,7 +110,7 @@ export interface ProcessResult {
 }
 
 export interface SessionProcessorShape {
-  readonly process: (input: ProcessInput) => Effect.Effect<ProcessResult>
+  readonly process: (input: ProcessInput) => Effect.Effect<ProcessResult, SessionStoreError>
 }
 
 /** One step: stream the reply, feed the monitors, run tool calls as they arrive, retry or replay failed attempts. */
@@ -110,16 +125,9 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const tools = yield* Tools
       const retry = yield* RetryCoordinator
       const gate = yield* ToolGate
-      const toolDeps: ToolRunDeps = { events, tools, gate, repairs: makeCallRepair(config) }
+      const toolDeps: ToolRunDeps = { events, tools, gate, store, repairs: makeCallRepair(config) }
       const baseMonitors: ReadonlyArray<MonitorFactory> = config.repeat.enabled
-        ? [
-            repeatMonitor({
-              window: config.repeat.window,
-              threshold: config.repeat.threshold,
-              minBlock: config.repeat.minBlock,
-              minDistinct: config.repeat.minDistinct
-            })
-          ]
+        ? [repeatMonitor(repeatGuardOptionsOf(config.repeat))]
         : []
 
       /** One attempt: stream, record, run tools, stop at the first trip. */
@@ -144,19 +152,19 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             return null
           }
           const toolCtx: ToolRunContext = {
+            sessionId: input.sessionId,
             step: input.step,
             reply,
             monitors,
             system: request.system,
             localTools: input.localTools,
             incidents,
-            toolless: request.tools.length === 0,
             ...(input.toolsPaused !== undefined ? { toolsPaused: input.toolsPaused } : {}),
             ...(input.admitTool !== undefined ? { admitTool: input.admitTool } : {})
           }
           const runTool = (called: ToolCallPart) => runToolCall(toolDeps, toolCtx, called)
 
-          const onPart = (part: StreamPart): Effect.Effect<boolean> => {
+          const onPart = (part: StreamPart): Effect.Effect<boolean, SessionStoreError> => {
             if (part.type === "error") {
               streamError = { ...part.error, phase: reply.started ? "stream" : "request" }
               return Effect.succeed(true)
@@ -205,7 +213,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             Stream.mapEffect(onPart),
             Stream.takeUntil((stop) => stop),
             Stream.runDrain,
-            Effect.catch((e: LlmError) =>
+            Effect.catchTag("LlmError", (e: LlmError) =>
               Effect.sync(() => {
                 streamError = { ...e.error, phase: e.error.phase ?? (reply.started ? "stream" : "request") }
               })
@@ -216,8 +224,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 ? store.putAssistant(input.sessionId, {
                     ...reply.build(),
                     finish: reply.finish ?? "unknown",
-                    error: { message: "interrupted before the reply finished", aborted: true }
-                  })
+                    error: { message: "cancelled: interrupted before the reply finished", name: "CancelledError", aborted: true }
+                  }).pipe(Effect.ignore)
                 : Effect.void
             )
           )
@@ -249,17 +257,30 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         let stopped: RetryStop | null = null
         let stepRetries = 0
         const nextStatusAttempt = input.nextStatusAttempt ?? (() => ++stepRetries)
+        let storeFailure: SessionStoreError | null = null
+        /** A store failure leaves the retry loop as a success marker, then fails the step as itself. */
+        const storeFailed = <A>(e: Effect.Effect<A, SessionStoreError>) =>
+          e.pipe(
+            Effect.catchTag("SessionStoreError", (err) =>
+              Effect.sync(() => {
+                storeFailure = err
+                return "store-failed" as const
+              })
+            )
+          )
 
         /** One attempt; a failure that the schedule may retry fails the effect with AttemptFailed. */
         const once = Effect.gen(function* () {
           while (true) {
             // A retried attempt stays in the store, excluded, so nothing it wrote is sent or shown twice.
             if (last !== null && last.error !== null && last.reply.hasContent) {
-              yield* store.putAssistant(input.sessionId, { ...last.reply.build(), error: last.error, excluded: "replayed" })
+              const saved = yield* storeFailed(store.putAssistant(input.sessionId, { ...last.reply.build(), error: last.error, excluded: "replayed" }))
+              if (saved === "store-failed") return saved
             }
             n += 1
             yield* events.publish({ type: "step.started", step: input.step, attempt: n })
-            const r = yield* attempt(input, request, n)
+            const r = yield* storeFailed(attempt(input, request, n))
+            if (r === "store-failed") return r
             last = r
             if (r.trip !== null || r.error === null) return r
             // A backend that rejects assistant prefill: once, at once, without the trailing assistant message.
@@ -307,6 +328,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
 
         const outcome: StepOutcome = yield* once.pipe(
           Effect.retry(policy),
+          Effect.flatMap((r) => (r === "store-failed" ? Effect.fail(storeFailure as unknown as SessionStoreError) : Effect.succeed(r))),
           Effect.map((r): StepOutcome => {
             const t = r.trip
             if (t === null) return { type: "continue" }
@@ -317,9 +339,12 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             }
             if (t.outcome === "stop") return { type: "stop", reason: t.reason }
             if (t.outcome === "halt") return { type: "continue" }
-            return { type: "text-repeat", period: t.period, token: t.token, repeats: t.repeats }
+            const g = t.trip
+            return g.rule === "short"
+              ? { type: "text-repeat", trip: g, period: g.period, token: g.token, repeats: g.repeats }
+              : { type: "text-repeat", trip: g, period: null, token: g.token, repeats: g.copies }
           }),
-          Effect.catch((failed: AttemptFailed) =>
+          Effect.catchTag("AttemptFailed", (failed: AttemptFailed) =>
             Effect.gen(function* () {
               const why = stopped as RetryStop | null
               const recorded = why === null ? failed.error : giveUpError(failed.error, why.reason, why.attempt)

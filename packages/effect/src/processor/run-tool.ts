@@ -6,15 +6,18 @@
  *      parse error as the tool's result, an incident is filed, nothing runs (SPEC §11);
  *   2. benign argument repairs (JSON slips) and in-place repairs (aliases, defaults, nulls, server
  *      names) → applied, filed as incidents; the stored call shows the arguments that ran;
- *   3. tools paused by the breaker's cooldown, or a tool-less request → answered, not run;
+ *   3. tools held back on this step (a tool-less cap step, the breaker's cooldown) → answered, not run;
  *   4. monitors' `beforeTool` (duplicate query) → not run, the step stops;
  *   5. the ToolGate (doom loop) → denied, the step stops; per-tool caps → answered, not run;
- *   6. run it, record the result, let the monitors see the finished part.
+ *   6. run it — written ahead to the store as `running` first, so a crash in between leaves a
+ *      record that it may have run — record the result, let the monitors see the finished part.
  */
 import type { ReplyBuilder, StreamPart, ToolPart } from "@loopguard/core/model"
 import type { Incident } from "@loopguard/core/report"
 import { Effect } from "effect"
 import type { Events } from "../events/Events.js"
+import type { SessionStore } from "../store/SessionStore.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 import type { Tools, ToolResult } from "../tools/Tools.js"
 import type { makeCallRepair } from "./call-repair.js"
 import type { MonitorTrip, StreamMonitor } from "./monitors.js"
@@ -26,23 +29,23 @@ export interface ToolRunDeps {
   readonly events: Events["Service"]
   readonly tools: Tools["Service"]
   readonly gate: ToolGate["Service"]
+  readonly store: SessionStore["Service"]
   readonly repairs: ReturnType<typeof makeCallRepair>
 }
 
 export interface ToolRunContext {
+  readonly sessionId: string
   readonly step: number
   readonly reply: ReplyBuilder
   readonly monitors: ReadonlyArray<StreamMonitor>
   readonly system: string | undefined
-  readonly localTools: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>> | undefined
+  readonly localTools: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult, SessionStoreError>> | undefined
   /** Incidents filed by this step (the RunLoop adds them to the run's list). */
   readonly incidents: Array<Incident>
-  /** The request offered no tools (soft-cap last step, summary request): nothing may run. */
-  readonly toolless: boolean
-  /** Set while tool execution cools down after an error storm: calls are answered with this, not run. */
+  /** Set when the caller holds tools back on this step (a tool-less cap step, the breaker's cooldown). */
   readonly toolsPaused?: string
   /** Per-tool caps: a refusal text means the call is answered, not run. */
-  readonly admitTool?: (name: string) => Effect.Effect<string | undefined>
+  readonly admitTool?: (name: string) => Effect.Effect<string | undefined, SessionStoreError>
 }
 
 /** The result text the model reads for a call that was refused before it ran. */
@@ -52,7 +55,14 @@ export const refusedCallResult = (error: string): string =>
 const fileIncident = (deps: ToolRunDeps, ctx: ToolRunContext, incident: Incident) =>
   Effect.suspend(() => {
     ctx.incidents.push(incident)
-    return deps.events.publish({ type: "incident", step: incident.step, detector: incident.detector, action: incident.action, detail: incident.detail })
+    return deps.events.publish({
+      type: "incident",
+      step: incident.step,
+      detector: incident.detector,
+      action: incident.action,
+      ...(incident.kind !== undefined ? { kind: incident.kind } : {}),
+      detail: incident.detail
+    })
   })
 
 const clip = (s: string, n = 300): string => (s.length > n ? `${s.slice(0, n)}…` : s)
@@ -71,6 +81,7 @@ const prepareCall = (deps: ToolRunDeps, ctx: ToolRunContext, called: ToolCallPar
         step: ctx.step,
         detector: "tool-arguments",
         action: "refused",
+        kind: "recovery",
         detail: { tool: called.name, callId: called.id, error: called.argumentsError, raw: clip(called.inputText ?? "") }
       })
       return null
@@ -84,6 +95,7 @@ const prepareCall = (deps: ToolRunDeps, ctx: ToolRunContext, called: ToolCallPar
         step: ctx.step,
         detector: "repair",
         action: "repaired",
+        kind: "recovery",
         detail: { tool: part.name, callId: part.id, repairs, ...(called.inputText !== undefined ? { raw: clip(called.inputText) } : {}) }
       })
     }
@@ -110,6 +122,8 @@ const checkBefore = (monitors: ReadonlyArray<StreamMonitor>, part: ToolCallPart,
 const execute = (deps: ToolRunDeps, ctx: ToolRunContext, part: ToolCallPart) =>
   Effect.gen(function* () {
     ctx.reply.updateTool(part.id, (p) => ({ ...p, state: "running" }))
+    // Written ahead: from here on, a crash leaves a record that this call may have run.
+    yield* deps.store.putAssistant(ctx.sessionId, ctx.reply.build())
     yield* deps.events.publish({ type: "tool.started", step: ctx.step, callId: part.id, name: part.name, input: part.input })
     const started = Date.now()
     const local = ctx.localTools?.get(part.name)
@@ -132,21 +146,18 @@ const execute = (deps: ToolRunDeps, ctx: ToolRunContext, part: ToolCallPart) =>
       ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
       durationMs: Date.now() - started
     })
+    yield* deps.store.putAssistant(ctx.sessionId, ctx.reply.build())
     return finished ? checkFinished(ctx.monitors, finished, ctx.step) : null
   })
 
 /** One arrived tool call through every check, then run; a trip stops the step's stream. */
-export const runToolCall = (deps: ToolRunDeps, ctx: ToolRunContext, called: ToolCallPart): Effect.Effect<MonitorTrip | null> =>
+export const runToolCall = (deps: ToolRunDeps, ctx: ToolRunContext, called: ToolCallPart): Effect.Effect<MonitorTrip | null, SessionStoreError> =>
   Effect.gen(function* () {
     const part = yield* prepareCall(deps, ctx, called)
     if (part === null) return null
     if (ctx.toolsPaused !== undefined) {
       notRun(ctx, part.id, ctx.toolsPaused)
-      return null
-    }
-    if (ctx.toolless) {
-      notRun(ctx, part.id, `no tools are available on this step; ${part.name} was not run`)
-      yield* deps.events.publish({ type: "incident", step: ctx.step, detector: "tool-less-step", action: "refused", detail: { tool: part.name } })
+      yield* deps.events.publish({ type: "incident", step: ctx.step, detector: "tools-paused", action: "refused", kind: "recovery", detail: { tool: part.name, reason: ctx.toolsPaused } })
       return null
     }
     const before = checkBefore(ctx.monitors, part, ctx.step)

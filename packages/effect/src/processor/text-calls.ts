@@ -12,6 +12,7 @@ import { textOf, toolPartsOf } from "@loopguard/core/model"
 import { findTextToolCalls, type ParsedToolCall } from "@loopguard/core/toolcall"
 import { Effect } from "effect"
 import type { LlmRequest } from "../llm/LLM.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 import type { MonitorTrip } from "./monitors.js"
 import { runToolCall, type ToolCallPart, type ToolRunContext, type ToolRunDeps } from "./run-tool.js"
 
@@ -32,7 +33,7 @@ export const runTextToolCalls = (
   ctx: ToolRunContext,
   request: LlmRequest,
   mode: "execute" | "report" = "execute"
-): Effect.Effect<MonitorTrip | null> =>
+): Effect.Effect<MonitorTrip | null, SessionStoreError> =>
   Effect.gen(function* () {
     const reply = ctx.reply.build()
     if (toolPartsOf(reply).length > 0) return null
@@ -45,6 +46,7 @@ export const runTextToolCalls = (
       step: ctx.step,
       detector: "text-tool-call",
       action: mode === "execute" ? "executed" : "would-execute",
+      kind: "recovery" as const,
       detail: { tools: found.calls.map((c) => c.name), formats: [...new Set(found.calls.map((c) => c.format))], skipped: found.skipped }
     }
     ctx.incidents.push(incident)

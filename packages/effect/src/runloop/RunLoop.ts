@@ -28,9 +28,10 @@ import { finishInterrupted, finishRun } from "./stages/finish.js"
 import { endFromOutside, externalStop } from "./stages/run-limits.js"
 import { runSteps } from "./step.js"
 import { TryBestSessions } from "./try-best-monitor.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 
 /** The loop of steps for one user turn: requests, classification, recoveries, cross-step detectors, caps and the report. */
-export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult> }>()(
+export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult, SessionStoreError> }>()(
   "loopguard/RunLoop"
 ) {
   static readonly layer = Layer.effect(
@@ -55,7 +56,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         fallback: Option.isSome(fallback) ? { llm: fallback.value, price: priceFor(fallback.value.modelId, prices) } : null
       }
 
-      const runOnce = (input: RunInput): Effect.Effect<RunResult> =>
+      const runOnce = (input: RunInput): Effect.Effect<RunResult, SessionStoreError> =>
         Effect.gen(function* () {
           // A sub-agent (the `task` tool) is one more run of this same loop.
           const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId), (child) => runOnce(child))
@@ -75,7 +76,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           const failed = result.exit!
           const steps = (yield* services.store.messages(input.sessionId)).filter((m) => m.role === "assistant").length
           const summary = yield* requestFailureSummary(services, input, steps)
-          const incident = { step: failed.step, detector: "failure-summary", action: "retry", detail: { reason: failed.reason, retry, summaryChars: summary.length } }
+          const incident = { step: failed.step, detector: "failure-summary", action: "retry", kind: "recovery" as const, detail: { reason: failed.reason, retry, summaryChars: summary.length } }
           yield* services.events.publish({ type: "incident", ...incident })
           const next = yield* runOnce({ ...input, prompt: retryPrompt(input.prompt!, failed.reason, summary) })
           result = { ...next, incidents: [...result.incidents, incident, ...next.incidents] }

@@ -9,6 +9,7 @@
  */
 import { textOf, type ExitReason } from "@loopguard/core/model"
 import { Effect } from "effect"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 import type { RunServices } from "./run-context.js"
 import { buildRequest } from "./request.js"
 import type { RunInput, RunResult } from "./run-types.js"
@@ -58,7 +59,7 @@ export const shouldRetryAfterFailure = (s: RunServices, input: RunInput, result:
   RETRYABLE_FAILURES.has(result.exit.reason)
 
 /** One tool-less request for the failure summary; its reply is stored with the session. */
-export const requestFailureSummary = (s: RunServices, input: RunInput, step: number): Effect.Effect<string> =>
+export const requestFailureSummary = (s: RunServices, input: RunInput, step: number): Effect.Effect<string, SessionStoreError> =>
   Effect.gen(function* () {
     const messages = yield* s.store.messages(input.sessionId)
     const { request } = buildRequest({

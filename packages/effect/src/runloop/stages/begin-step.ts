@@ -3,9 +3,11 @@ import { pendingPause } from "@loopguard/core/try-best"
 import { Effect } from "effect"
 import { pausedWho, recordIncident, stop, userTurn, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import { CANCELLED } from "./run-limits.js"
+import { resumeSession } from "../resume.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 
-export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
+export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     for (const text of ctx.input.userTurnsBefore?.(ctx.step) ?? []) yield* userTurn(s, ctx, text)
     // A replay ends when its recorded steps run out; no exit is recorded for that.
@@ -25,7 +27,7 @@ export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> 
  * Reopening a session that is still paused (no person answered since) shows the stored pause again
  * and ends the run `try_best_paused` without a model request: a pause is never resumed silently.
  */
-const showStoredPause = (s: RunServices, ctx: RunContext): Effect.Effect<boolean> =>
+const showStoredPause = (s: RunServices, ctx: RunContext): Effect.Effect<boolean, SessionStoreError> =>
   Effect.gen(function* () {
     const pause = pendingPause(yield* s.store.messages(ctx.input.sessionId))
     if (pause === null) return false
@@ -36,10 +38,11 @@ const showStoredPause = (s: RunServices, ctx: RunContext): Effect.Effect<boolean
   })
 
 /**
- * The start of a run: the new user turn, if any, the busy status, and a cost cap that cannot work.
+ * The start of a run: the resume stage (../resume.ts), the new user turn, if any, the busy status,
+ * and a cost cap that cannot work.
  * A run nested deeper than `subagents.maxDepth` stops here (`depth_limit`).
  */
-export const startRun = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
+export const startRun = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     const depth = ctx.input.depth ?? 0
     if (depth > s.config.subagents.maxDepth) {
@@ -48,6 +51,9 @@ export const startRun = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =
       yield* stop(ctx, "depth_limit", { tag: "DepthLimitError", message })
       return "stop"
     }
+    // Interrupted calls told as such; without a new turn, the last reply is re-examined first.
+    yield* resumeSession(s, ctx)
+    if (ctx.exit !== null) return "stop"
     if (ctx.input.prompt !== undefined) yield* userTurn(s, ctx, ctx.input.prompt)
     yield* s.events.publish({ type: "session.status", status: "busy", attempt: 0 })
     if (ctx.input.prompt === undefined && !ctx.shadow && (yield* showStoredPause(s, ctx))) return "stop"
