@@ -59,7 +59,9 @@ export const UserMessageSchema = Schema.Struct({
   id: Schema.String,
   text: Schema.String,
   synthetic: Schema.optional(Schema.String),
-  crops: Schema.optional(Schema.Array(CropMarker))
+  crops: Schema.optional(Schema.Array(CropMarker)),
+  /** On a compaction summary: the stored range it replaces in requests (without it a reopened session resends the old steps). */
+  compacts: Schema.optional(Schema.Struct({ from: Schema.String, to: Schema.String }))
 })
 
 export const AssistantMessageSchema = Schema.Struct({
