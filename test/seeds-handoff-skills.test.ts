@@ -78,4 +78,19 @@ describe("hand-off skills (issue 11 item 10)", () => {
     }
     expect(toolsFor(fakeBin([]))).toEqual([])
   }, 30_000)
+
+  test("a secret of this process in the task never reaches the harness", async () => {
+    const bin = fakeBin(["codex"])
+    const secret = "sk-live-9f8e7d6c5b4a3f2e1d0c9b8a"
+    const tools = handoffSkillTools(bin, { mode: "sandboxed", timeoutMs: 20_000, maxOutputChars: 10_000, env: { PATH: `${bin}:/usr/bin:/bin`, HOME: bin, OPENAI_API_KEY: secret }, secretEnvNames: ["OPENAI_API_KEY"] })
+    const h = await makeHarness([toolCallStream("handoff_codex", { task: `use key ${secret} to call the API` }), textStream("ok")], { tools })
+    try {
+      await h.run(turn)
+      const task = argsOf(bin, "codex").at(-1)!
+      expect(task).not.toContain(secret)
+      expect(task).toContain("use key")
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
 })

@@ -2,10 +2,10 @@
  * The hand-off skills as tools (seed 001): `handoff_codex` runs Codex CLI, `handoff_claude_code`
  * runs Claude Code CLI, each with its skill's flags (sandbox-safe unless `try_best.handoff_mode`
  * is `isolated`). A skill is offered only when its command resolves on PATH. The task goes to the
- * harness as one quoted argument, never through the shell unquoted, and the harness runs with the
+ * harness as one quoted argument (secrets of this process redacted), never through the shell unquoted, and the harness runs with the
  * scrubbed tool environment, in its own process group, killed at the timeout.
  */
-import { availableSkills, skillCommandLine, type HandoffSkill, type SkillMode } from "@loopguard/core/try-best"
+import { availableSkills, redactSecrets, skillCommandLine, type HandoffSkill, type SkillMode } from "@loopguard/core/try-best"
 import type { ToolDefinition, ToolResult } from "@loopguard/effect"
 import { DEFAULT_ENV_DENY, runShell, scrubEnv } from "@loopguard/effect/tools"
 import { commandOnPath, type CommandLookup } from "../pause/path-lookup.js"
@@ -40,7 +40,8 @@ const skillTool = (skill: HandoffSkill, cwd: string, o: SkillToolOptions, env: R
     ? { authorize: async (input: Record<string, unknown>) => o.approve!(skillCommandLine(skill, typeof input["task"] === "string" ? input["task"] : "", o.mode)) }
     : {}),
   run: async (input, signal): Promise<ToolResult> => {
-    const task = typeof input["task"] === "string" ? input["task"].trim() : ""
+    // The task leaves loopguard for another program: secrets of this process are taken out first.
+    const task = typeof input["task"] === "string" ? redactSecrets(input["task"].trim(), o.env) : ""
     if (task === "") return { state: "error", output: "", error: "no task given: pass the whole task as `task` (a string)" }
     const r = await runShell(skillCommandLine(skill, task, o.mode), { cwd, timeoutMs: o.timeoutMs, signal, env, maxOutputChars: o.maxOutputChars })
     return r.failure === undefined ? { state: "completed", output: r.output, exitCode: r.exitCode ?? 0 } : { state: "error", output: r.output, error: r.failure }
