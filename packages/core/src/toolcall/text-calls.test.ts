@@ -60,6 +60,10 @@ describe("findTextToolCalls", () => {
     expect(findTextToolCalls(`Here is an example: ${JSON.stringify(msg)}`, offered).calls).toEqual([])
     expect(findTextToolCalls(`{"answer": 42}`, offered).calls).toEqual([])
   })
+  test("an MCP call whose tool is offered under its server-qualified name runs under that name", () => {
+    const r = findTextToolCalls(mcp("run_python_code", `{"code_block": "1"}`, "tool-python"), new Set(["tool-python-run_python_code"]))
+    expect(r.calls.map((c) => [c.server, c.name])).toEqual([["tool-python", "tool-python-run_python_code"]])
+  })
   test("plain text and hostile input yield nothing", () => {
     expect(findTextToolCalls("All done.", offered)).toEqual({ calls: [], skipped: [], prose: "All done." })
     expect(findTextToolCalls("<tool_call>not json</tool_call>", offered).calls).toEqual([])

@@ -88,6 +88,18 @@ const wholeJsonCalls = (text: string): Array<Found> => {
     .map(({ id: _id, ...call }) => ({ start: 0, end: text.length, call }))
 }
 
+/**
+ * The offered tool a call names: its own name, or — for MCP-XML, whose server and tool are given
+ * apart — the server-qualified name a runtime may offer it under (`server-tool`, `server__tool`,
+ * `server.tool`, `mcp__server__tool`).
+ */
+const offeredName = (call: Omit<ParsedToolCall, "id">, offered: ReadonlySet<string>): string | undefined => {
+  if (offered.has(call.name)) return call.name
+  if (call.server === undefined) return undefined
+  const s = call.server
+  return [`${s}-${call.name}`, `${s}__${call.name}`, `${s}.${call.name}`, `mcp__${s}__${call.name}`].find((n) => offered.has(n))
+}
+
 /** Tool calls written in `text`, split into the ones to run (offered tools) and the rest. */
 export const findTextToolCalls = (text: string, offered: ReadonlySet<string>, idPrefix = "textcall-"): TextToolCalls => {
   try {
@@ -99,10 +111,11 @@ export const findTextToolCalls = (text: string, offered: ReadonlySet<string>, id
     const skipped: Array<SkippedTextCall> = []
     const taken: Array<Found> = []
     for (const f of found) {
+      const name = offeredName(f.call, offered)
       if (inThinking(f.start)) skipped.push({ name: f.call.name, reason: "thinking" })
-      else if (!offered.has(f.call.name)) skipped.push({ name: f.call.name, reason: "not-offered" })
+      else if (name === undefined) skipped.push({ name: f.call.name, reason: "not-offered" })
       else {
-        calls.push({ id: `${idPrefix}${calls.length}`, ...f.call })
+        calls.push({ id: `${idPrefix}${calls.length}`, ...f.call, name })
         taken.push(f)
       }
     }
