@@ -6,6 +6,7 @@ import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import type { ToolState } from "@loopguard/core/model"
 import { Context, Duration, Effect, Layer } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
+import { MAX_TIMER_MS } from "../config/schema.js"
 import type { ToolSpec } from "../llm/LLM.js"
 
 export interface ToolResult {
@@ -93,7 +94,8 @@ export const makeTools = (
           : Effect.tryPromise({ try: (signal) => authorize(input, signal), catch: (e) => e })
       const run = Effect.tryPromise({ try: (signal) => def.run(input, signal), catch: (e) => e }).pipe(
         Effect.timeoutOrElse({
-          duration: Duration.millis(def.stopsAtTimeout === true ? timeoutMs + TIMEOUT_GRACE_MS : timeoutMs),
+          // Clamped: a timer above 2^31−1 ms would fire at once.
+          duration: Duration.millis(Math.min(def.stopsAtTimeout === true ? timeoutMs + TIMEOUT_GRACE_MS : timeoutMs, MAX_TIMER_MS)),
           orElse: () => Effect.succeed<ToolResult>({ state: "error", output: "", error: `tool ${call.name} timed out after ${timeoutMs} ms` })
         })
       )
