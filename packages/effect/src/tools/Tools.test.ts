@@ -35,6 +35,7 @@ describe("Tools.execute", () => {
     expect(r.output).toBe("key=[REDACTED] Authorization: Bearer [REDACTED]")
   })
 
+  // Effect's timers handle long durations themselves (unlike a bare setTimeout, see runShell).
   test("a timeout above 2^31−1 ms does not cut a tool at once", async () => {
     const tool: ToolDefinition = { spec, run: () => new Promise((r) => setTimeout(() => r({ state: "completed", output: "late" }), 200)) }
     expect(await Effect.runPromise(makeTools([tool], 2 ** 31).execute(call))).toEqual({ state: "completed", output: "late" })

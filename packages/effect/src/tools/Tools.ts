@@ -6,7 +6,6 @@ import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import type { ToolState } from "@loopguard/core/model"
 import { Context, Duration, Effect, Layer } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
-import { MAX_TIMER_MS } from "../config/schema.js"
 import type { ToolSpec } from "../llm/LLM.js"
 
 export interface ToolResult {
@@ -94,8 +93,7 @@ export const makeTools = (
           : Effect.tryPromise({ try: (signal) => authorize(input, signal), catch: (e) => e })
       const run = Effect.tryPromise({ try: (signal) => def.run(input, signal), catch: (e) => e }).pipe(
         Effect.timeoutOrElse({
-          // Clamped: a timer above 2^31−1 ms would fire at once.
-          duration: Duration.millis(Math.min(def.stopsAtTimeout === true ? timeoutMs + TIMEOUT_GRACE_MS : timeoutMs, MAX_TIMER_MS)),
+          duration: Duration.millis(def.stopsAtTimeout === true ? timeoutMs + TIMEOUT_GRACE_MS : timeoutMs),
           orElse: () => Effect.succeed<ToolResult>({ state: "error", output: "", error: `tool ${call.name} timed out after ${timeoutMs} ms` })
         })
       )
