@@ -1,7 +1,8 @@
 /**
  * The stored form of a session message, as a Schema: every row read back from a database is
- * decoded with it, so a damaged or foreign record is an error naming that record instead of a
- * value the run loop trusts blindly. Mirrors `Message` in @loopguard/core.
+ * checked with it, so a damaged or foreign record is an error naming that record instead of a
+ * value the run loop trusts blindly. Mirrors `Message` in @loopguard/core; the record itself is
+ * returned, so fields added to the model later survive a round trip even before they are listed here.
  */
 import type { Message } from "@loopguard/core/model"
 import { Schema } from "effect"
@@ -59,7 +60,9 @@ export const UserMessageSchema = Schema.Struct({
   id: Schema.String,
   text: Schema.String,
   synthetic: Schema.optional(Schema.String),
-  crops: Schema.optional(Schema.Array(CropMarker))
+  crops: Schema.optional(Schema.Array(CropMarker)),
+  /** A context compaction's summary: the stored range it replaces in requests. */
+  compacts: Schema.optional(Schema.Struct({ from: Schema.String, to: Schema.String }))
 })
 
 export const AssistantMessageSchema = Schema.Struct({
@@ -93,7 +96,8 @@ export const parseMessageBody = (body: unknown): { readonly ok: true; readonly m
     }
   }
   const result = decodeMessage(value)
-  if (result._tag === "Success") return { ok: true, message: result.success as unknown as Message }
+  // Validated, then kept as stored: a field this Schema does not list yet (the model grows) is not lost.
+  if (result._tag === "Success") return { ok: true, message: value as Message }
   const text = result.failure.message.split("\n").slice(0, 3).join(" ").replace(/\s+/g, " ")
   return { ok: false, problem: `not a session message (${text.length > 300 ? text.slice(0, 300) + "…" : text})` }
 }
