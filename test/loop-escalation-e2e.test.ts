@@ -146,6 +146,20 @@ describe("repeated observation over HTTP", () => {
   }, 60_000)
 })
 
+describe("repeated failure over HTTP", () => {
+  test("edit, run the same failing check, edit, run it again …: noted at the 3rd identical failure, stopped at the 8th", async () => {
+    // Every edit really changes app.py; the check fails the same way each time.
+    const check = "python3 -c 'import sys; sys.exit(\"check failed: main() returned the wrong value\")'"
+    const { r, executions } = await runLoop((i) => (i % 2 === 0 ? bash(`echo '# attempt ${"abcdefghijklmnop"[i]}' >> app.py`, i) : bash(check, i)))
+    expect(actions(r, "repeated-failure")).toEqual(["note", "remind", "stop"])
+    expect(r.report.reason).toBe("idle")
+    // 8 failing runs, each after an edit: 16 executions.
+    expect(executions).toBe(16)
+    const stop = r.incidents.find((i) => i.detector === "repeated-failure" && i.action === "stop")
+    expect(stop?.detail).toMatchObject({ editedBetween: true })
+  }, 60_000)
+})
+
 describe("no-progress spin over HTTP", () => {
   test("ever-different orderings of the same few probes, nothing written: a spin", async () => {
     const probes = ["cat app.py", "ls", "pwd", "python3 --version || true"]

@@ -13,11 +13,12 @@ import { parseTrace } from "../trace/parse.js"
 import { traceToSteps } from "../trace/to-steps.js"
 import { noProgressSpin } from "./no-progress-spin.js"
 import { replayedSequence } from "./replayed-sequence.js"
+import { repeatedFailure } from "./repeated-failure.js"
 import { repeatedObservation } from "./repeated-observation.js"
 import { stepRecords } from "./step-record.js"
 
 const DIR = Bun.env["LOOPGUARD_TRACES_DIR"] ?? `${import.meta.dir}/../../../../../shared/traces`
-const DETECTORS = ["repeated-observation", "replayed-sequence", "no-progress-spin"] as const
+const DETECTORS = ["repeated-observation", "replayed-sequence", "no-progress-spin", "repeated-failure"] as const
 type Detector = (typeof DETECTORS)[number]
 
 interface Segment {
@@ -43,7 +44,7 @@ const withInferredFailures = (m: AssistantMessage): AssistantMessage => ({
 
 const replayAlarms = (text: string, file: string): Record<Detector, Array<number>> => {
   const replay = traceToSteps(parseTrace(text, file).lines)
-  const alarms: Record<Detector, Array<number>> = { "repeated-observation": [], "replayed-sequence": [], "no-progress-spin": [] }
+  const alarms: Record<Detector, Array<number>> = { "repeated-observation": [], "replayed-sequence": [], "no-progress-spin": [], "repeated-failure": [] }
   let history: Array<Message> = []
   for (const s of replay.steps) {
     history = [...history, ...s.users, withInferredFailures(s.reply)]
@@ -51,6 +52,7 @@ const replayAlarms = (text: string, file: string): Record<Detector, Array<number
     if (repeatedObservation(records) !== null) alarms["repeated-observation"].push(s.step)
     if (replayedSequence(records) !== null) alarms["replayed-sequence"].push(s.step)
     if (noProgressSpin(records) !== null) alarms["no-progress-spin"].push(s.step)
+    if (repeatedFailure(records) !== null) alarms["repeated-failure"].push(s.step)
   }
   return alarms
 }
@@ -64,7 +66,7 @@ describe("step-record detectors on the labelled development traces", () => {
       return
     }
     const labels = (await Bun.file(`${DIR}/labels.json`).json()) as Labels
-    const falseAlarms: Record<Detector, number> = { "repeated-observation": 0, "replayed-sequence": 0, "no-progress-spin": 0 }
+    const falseAlarms: Record<Detector, number> = { "repeated-observation": 0, "replayed-sequence": 0, "no-progress-spin": 0, "repeated-failure": 0 }
     const rows: Array<string> = []
     let clean = 0
     let checked = 0
@@ -74,7 +76,8 @@ describe("step-record detectors on the labelled development traces", () => {
       const inEpisode = (x: number) => label.episodes.some((e) => x >= e.start_step && x <= e.end_step)
       for (let s = 0; s < label.n_steps; s++) if (!inEpisode(s)) clean++
       for (const seg of label.segments) {
-        const detector: Detector | null = seg.kind === "repeated_observation" ? "repeated-observation" : seg.kind === "no_progress_spin" ? "no-progress-spin" : null
+        const detector: Detector | null =
+          seg.kind === "repeated_observation" ? "repeated-observation" : seg.kind === "no_progress_spin" ? "no-progress-spin" : null
         if (detector === null) continue
         checked++
         const at = within(alarms[detector], seg.start_step, seg.end_step)

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { EpisodeLadder, levelOf, DEFAULT_LADDER } from "./escalation.js"
 import { noProgressSpin } from "./no-progress-spin.js"
+import { repeatedFailure } from "./repeated-failure.js"
 import { repeatedObservation } from "./repeated-observation.js"
 import { replayedSequence } from "./replayed-sequence.js"
 import type { StepRecord } from "./step-record.js"
@@ -32,6 +33,25 @@ describe("repeatedObservation", () => {
     expect(repeatedObservation([same(0), same(1), { ...same(2), tool: "find" }, same(3), same(4)])).toBeNull()
     expect(repeatedObservation([same(0), same(1), { ...same(2), changed: true }, same(3), same(4)])).toBeNull()
     expect(repeatedObservation([same(0), same(1), rec("x", "other"), same(3), same(4)])).toBeNull()
+  })
+})
+
+describe("repeatedFailure", () => {
+  const test_ = (observation = "FAILED test_parser - AssertionError: 0 != 0") => rec("pytest tests/test_parser.py", observation, { failed: true })
+  const edit = (i: number) => rec(`edit parser.py ${i}`, "File updated.", { changed: true })
+  test("the same test failing the same way 3 times, edits between, is found (editedBetween)", () => {
+    expect(repeatedFailure([test_(), edit(1), test_(), edit(2), test_()])).toMatchObject({ count: 3, editedBetween: true })
+    expect(repeatedFailure([test_(), test_(), test_()])).toMatchObject({ count: 3, editedBetween: false })
+  })
+  test("a success or another error of the same command ends the streak; 2 failures are a retry", () => {
+    expect(repeatedFailure([test_(), { ...test_(), failed: false }, test_(), test_()])).toBeNull()
+    expect(repeatedFailure([test_(), test_("ImportError: no module x"), test_(), test_()])).toBeNull()
+    expect(repeatedFailure([test_(), edit(1), test_()])).toBeNull()
+  })
+  test("the newest step must be the failing run; runs older than lookback do not count", () => {
+    expect(repeatedFailure([test_(), test_(), test_(), edit(1)])).toBeNull()
+    const far = [test_(), ...Array.from({ length: 20 }, (_, i) => edit(i)), test_(), test_()]
+    expect(repeatedFailure(far)).toBeNull()
   })
 })
 

@@ -20,6 +20,7 @@ export const LOOP_DETECTOR_NAMES: ReadonlyArray<string> = [
   "edit-repeat",
   "bash-retry",
   "repeated-observation",
+  "repeated-failure",
   "replayed-sequence",
   "no-progress-spin"
 ]

@@ -35,6 +35,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   repeated_action: { enabled: true, repeats: 3, remindAt: 5, stopAt: 8 },
   action_cycle: { enabled: true, maxPeriod: 20, replays: 4 },
   repeated_observation: { enabled: true, repeats: 5, failedRepeats: 3 },
+  repeated_failure: { enabled: true, repeats: 3, lookback: 20 },
   replayed_sequence: { enabled: true, minLength: 6, lookback: 60 },
   no_progress_spin: { enabled: true, window: 10, minRepeats: 6 },
   doom_loop: { enabled: true, repeats: 3 },

@@ -96,6 +96,13 @@ export const RepeatedObservationSection = Schema.Struct({
   failedRepeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
+/** One command failing `repeats` times with one masked error, edits between allowed, within `lookback` steps. */
+export const RepeatedFailureSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  lookback: PosInt
+})
+
 /** The newest `minLength`+ steps replay an earlier stretch of the run (within `lookback` steps). */
 export const ReplayedSequenceSection = Schema.Struct({
   enabled: Schema.Boolean,
@@ -307,6 +314,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   repeated_action: RepeatedActionSection,
   action_cycle: ActionCycleSection,
   repeated_observation: RepeatedObservationSection,
+  repeated_failure: RepeatedFailureSection,
   replayed_sequence: ReplayedSequenceSection,
   no_progress_spin: NoProgressSpinSection,
   doom_loop: DoomLoopSection,

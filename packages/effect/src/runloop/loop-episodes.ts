@@ -11,6 +11,7 @@ import {
   EpisodeLadder,
   noProgressSpin,
   repeatedAction,
+  repeatedFailure,
   repeatedObservation,
   replayedSequence,
   stepRecords,
@@ -52,6 +53,34 @@ const summary = (detail: Readonly<Record<string, unknown>>): string =>
     .map(([k, v]) => `${k}=${cut(typeof v === "string" ? v : JSON.stringify(v), 80)}`)
     .join(", ")
 
+/**
+ * Repeated failure counts the runs of one failing command; the steps between them (edits, views)
+ * keep its episode open, with the same key and count, so the ladder climbs across them.
+ */
+const repeatedFailureDetector = (config: LoopguardConfig, note: string): Detector => {
+  let open: { readonly finding: LoopFinding; readonly action: string; readonly since: number } | null = null
+  return (_, records) => {
+    const all = records()
+    const f = repeatedFailure(all, { repeats: config.repeated_failure.repeats, lookback: config.repeated_failure.lookback })
+    if (f !== null) {
+      const finding: LoopFinding = {
+        detector: "repeated-failure",
+        key: `${f.action}\u0000${f.observation}`,
+        // On the ladder by runs: the note at detection, then the same distances as repeated action.
+        count: f.count - config.repeated_failure.repeats + config.repeated_action.repeats,
+        note,
+        detail: { action: cut(f.action), count: f.count, editedBetween: f.editedBetween, observation: f.observation }
+      }
+      open = { finding, action: f.action, since: all.length }
+      return finding
+    }
+    const newest = all[all.length - 1]
+    const between = open !== null && newest !== undefined && newest.action !== open.action && all.length - open.since < config.repeated_failure.lookback
+    if (!between) open = null
+    return open?.finding ?? null
+  }
+}
+
 /** The enabled detectors, in the order their incidents are filed. */
 const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<Detector> => {
   const out: Array<Detector> = []
@@ -82,6 +111,7 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
       return o && { detector: "repeated-observation", key: `${o.tool}\u0000${o.observation}`, note, detail: { tool: o.tool, count: o.count, observation: o.observation, ...(o.failed ? { failed: true } : {}) } }
     })
   }
+  if (config.repeated_failure.enabled) out.push(repeatedFailureDetector(config, reminderText("repeated-action", role)))
   if (config.replayed_sequence.enabled) {
     const note = reminderText("action-cycle", role)
     out.push((_, records) => {
@@ -135,6 +165,8 @@ export class LoopEpisodes {
       note ??= finding.note
       if (level === null) continue
       if (level === "stop") {
+        // One stop per step: when two detectors see the same loop, the first one names it.
+        if (stop !== null) continue
         // Shaped like a try-best pause incident ({ kind, step, detail }) so a pause reads the same.
         const sentence = `${finding.detector}: the loop went on after a note and a reminder (${summary(finding.detail)})`
         const detail = { ...finding.detail, kind: finding.detector.replace(/-/g, "_"), step, detail: sentence }
