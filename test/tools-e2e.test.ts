@@ -128,12 +128,16 @@ describe("loopguard run's tools against a hostile model", () => {
     expect(readOnly.stderr).not.toMatch(/\n\s+at /)
   }, 60_000)
 
-  test("a session database that cannot be opened is one line naming it, exit 2, no stack trace", async () => {
+  // The session database is SQLite (docs/store.md); a disk that fills up mid-run is in test/store-faults.test.ts.
+  test("a session database that cannot be opened is one line naming it, exit 2, no stack trace, no request", async () => {
     const sessionDir = tempDir()
     mkdirSync(join(sessionDir, "sessions.db"))
-    const run = await runCli(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "go", "--session-dir", sessionDir])
+    const server = await startScriptedServer([textStream("Done.")])
+    servers.push(server)
+    const run = await runCli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "go", "--session-dir", sessionDir])
     expect(run.code).toBe(2)
-    expect(run.stderr).toMatch(new RegExp(`^loopguard: [^\\n]*${join(sessionDir, "sessions.db")}[^\\n]*\\n$`))
+    expect(run.stderr).toMatch(/^loopguard: could not open \S*sessions\.db: [^\n]*\n$/)
+    expect(server.requests).toHaveLength(0)
   }, 60_000)
 
   test("a --cwd that is not a folder is a usage error, exit 2", async () => {

@@ -61,6 +61,7 @@ export const UserMessageSchema = Schema.Struct({
   text: Schema.String,
   synthetic: Schema.optional(Schema.String),
   crops: Schema.optional(Schema.Array(CropMarker)),
+  /** A context compaction's summary: the stored range it replaces in requests. */
   compacts: Schema.optional(Schema.Struct({ from: Schema.String, to: Schema.String }))
 })
 
