@@ -3,6 +3,7 @@ import { main as repeatMonitor } from "./repeat-monitor.js"
 import { main as processorOverhead } from "./processor-overhead.js"
 import { main as longRepeat } from "./long-repeat.js"
 import { main as cliStartup } from "./cli-startup.js"
+import { main as storeWrites } from "./store-writes.js"
 
 await repeatMonitor()
 console.log("")
@@ -11,3 +12,5 @@ console.log("")
 await processorOverhead()
 console.log("")
 await cliStartup()
+console.log("")
+await storeWrites()

@@ -8,8 +8,9 @@
  * record the next run shows the model as interrupted (runloop/resume.ts). A store failure is not
  * a model failure: it is never retried, and fails the step with the store's typed error.
  */
-import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core/model"
+import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart } from "@loopguard/core/model"
 import type { GuardTrip } from "@loopguard/core/repeat"
+import type { Incident } from "@loopguard/core/report"
 import { isPrefillRejection } from "@loopguard/core/retry"
 import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
@@ -25,6 +26,8 @@ import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonito
 import { giveUpError } from "./give-up.js"
 import { makeCallRepair } from "./call-repair.js"
 import { ToolGate } from "./ToolGate.js"
+import { runToolCall, type ToolCallPart, type ToolRunContext, type ToolRunDeps } from "./run-tool.js"
+import { runTextToolCalls } from "./text-calls.js"
 
 /** Approximate token count for the live counter: words, with each CJK character its own. */
 const countWords = (text: string): number => {
@@ -45,6 +48,8 @@ interface AttemptResult {
   readonly error: NormalizedError | null
   /** A tool-call event arrived (its tool ran): the step is no longer replay-safe. */
   readonly toolCalled: boolean
+  /** Incidents the attempt filed (refused or repaired calls, text calls run). */
+  readonly incidents: ReadonlyArray<Incident>
 }
 
 /** The schedule's input: an attempt that failed in a way a retry might fix. */
@@ -77,6 +82,16 @@ export interface ProcessInput {
   readonly localTools?: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult, SessionStoreError>>
   /** Asked before a call runs (per-tool caps): a refusal text means the call is answered, not run. */
   readonly admitTool?: (name: string) => Effect.Effect<string | undefined, SessionStoreError>
+  /**
+   * What to do with tool calls written in the reply's text: `execute` (default: `text_tool_calls.mode`
+   * says) or `report` (shadow replays: file what a live run would run, change nothing).
+   */
+  readonly textToolCalls?: "execute" | "report"
+  /**
+   * The `session.status` retry number: runs on across phases and steps, reset only when the session
+   * goes idle (the RunLoop owns it). Without it, numbers run across the phases of this step only.
+   */
+  readonly nextStatusAttempt?: () => number
   /** Makes ids for the reply messages (one per attempt). */
   readonly messageId: (attempt: number) => string
   /** The model for this step instead of the layer's `LLM` (the breaker's reroute). */
@@ -90,6 +105,8 @@ export interface ProcessResult {
   readonly message: AssistantMessage
   /** How many attempts the step took (1 = no retry). */
   readonly attempts: number
+  /** Incidents the processor filed for the recorded attempt (already published as events). */
+  readonly incidents: ReadonlyArray<Incident>
 }
 
 export interface SessionProcessorShape {
@@ -108,7 +125,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const tools = yield* Tools
       const retry = yield* RetryCoordinator
       const gate = yield* ToolGate
-      const repairs = makeCallRepair(config)
+      const toolDeps: ToolRunDeps = { events, tools, gate, store, repairs: makeCallRepair(config) }
       const baseMonitors: ReadonlyArray<MonitorFactory> = config.repeat.enabled
         ? [repeatMonitor(repeatGuardOptionsOf(config.repeat))]
         : []
@@ -117,6 +134,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const attempt = (input: ProcessInput, request: LlmRequest, n: number) =>
         Effect.gen(function* () {
           const reply = new ReplyBuilder(input.messageId(n), input.parentId, input.step, llm.modelId)
+          const incidents: Array<Incident> = []
           const monitors: Array<StreamMonitor> = [...baseMonitors, ...(input.monitors ?? [])].map((f) => f({ step: input.step, attempt: n }))
           let trip: MonitorTrip | null = null
           let streamError: NormalizedError | null = null
@@ -133,68 +151,18 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             }
             return null
           }
-          const checkTool = (part: ToolPart): MonitorTrip | null => {
-            for (const m of monitors) {
-              const t = m.onToolFinished?.(part, input.step) ?? null
-              if (t) return t
-            }
-            return null
+          const toolCtx: ToolRunContext = {
+            sessionId: input.sessionId,
+            step: input.step,
+            reply,
+            monitors,
+            system: request.system,
+            localTools: input.localTools,
+            incidents,
+            ...(input.toolsPaused !== undefined ? { toolsPaused: input.toolsPaused } : {}),
+            ...(input.admitTool !== undefined ? { admitTool: input.admitTool } : {})
           }
-
-          const runTool = (called: Extract<StreamPart, { type: "tool-call" }>) =>
-            Effect.gen(function* () {
-              // SPEC §7 in-place repair (aliases, defaults, nulls, server names): no retry, the fixed call runs.
-              const fixed = repairs.apply(called, request.system)
-              const part = fixed.part
-              if (fixed.repairs.length > 0) {
-                reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
-                yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", kind: "recovery", detail: { tool: part.name, repairs: fixed.repairs } })
-              }
-              // The caller holds tools back on this step (a tool-less cap step, the breaker's cooldown).
-              if (input.toolsPaused !== undefined) {
-                const error = input.toolsPaused
-                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
-                yield* events.publish({ type: "incident", step: input.step, detector: "tools-paused", action: "refused", kind: "recovery", detail: { tool: part.name, reason: error } })
-                return null
-              }
-              const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
-              if (allowed._tag === "deny") {
-                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: allowed.reason }))
-                return { outcome: "stop", monitor: "doom-loop", reason: allowed.reason } satisfies MonitorTrip
-              }
-              const refusal = input.admitTool === undefined ? undefined : yield* input.admitTool(part.name)
-              if (refusal !== undefined) {
-                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: refusal }))
-                return null
-              }
-              reply.updateTool(part.id, (p) => ({ ...p, state: "running" }))
-              // Written ahead: from here on, a crash leaves a record that this call may have run.
-              yield* store.putAssistant(input.sessionId, reply.build())
-              yield* events.publish({ type: "tool.started", step: input.step, callId: part.id, name: part.name, input: part.input })
-              const started = Date.now()
-              const local = input.localTools?.get(part.name)
-              const result = local ? yield* local(part.input) : yield* tools.execute({ id: part.id, name: part.name, input: part.input })
-              const finished = reply.updateTool(part.id, (p) => ({
-                ...p,
-                state: result.state,
-                output: result.output,
-                ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
-                ...(result.error !== undefined ? { error: result.error } : {}),
-                ...(result.path !== undefined ? { path: result.path } : {}),
-                ...(result.diff !== undefined ? { diff: result.diff } : {})
-              }))
-              yield* events.publish({
-                type: "tool.finished",
-                step: input.step,
-                callId: part.id,
-                name: part.name,
-                state: result.state,
-                ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
-                durationMs: Date.now() - started
-              })
-              yield* store.putAssistant(input.sessionId, reply.build())
-              return finished ? checkTool(finished) : null
-            })
+          const runTool = (called: ToolCallPart) => runToolCall(toolDeps, toolCtx, called)
 
           const onPart = (part: StreamPart): Effect.Effect<boolean, SessionStoreError> => {
             if (part.type === "error") {
@@ -224,7 +192,9 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             return Effect.succeed(false)
           }
 
-          const chunkTimeoutMs = config.stream.chunkTimeoutMs
+          // A provider's own chunk timeout wins (seed 000: `provider.<id>` chunkTimeout), else the global one.
+          const providerId = (input.llm ?? llm).providerId
+          const chunkTimeoutMs = (Object.hasOwn(config.provider, providerId) ? config.provider[providerId]?.chunkTimeoutMs : undefined) ?? config.stream.chunkTimeoutMs
           yield* (input.llm ?? llm).stream(request).pipe(
             Stream.timeoutOrElse({
               duration: Duration.millis(chunkTimeoutMs),
@@ -261,6 +231,10 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           )
 
           if (tokens !== lastProgress) yield* events.publish({ type: "stream.progress", step: input.step, tokens, text: "" })
+          if (trip === null && streamError === null && config.text_tool_calls.mode === "execute") {
+            const t = yield* runTextToolCalls(toolDeps, toolCtx, request, input.textToolCalls ?? "execute")
+            if (t !== null) ((trip = t), (toolCalled = true))
+          }
           if (trip === null && streamError === null) {
             for (const m of monitors) {
               const t = m.onEnd?.() ?? null
@@ -272,7 +246,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             // The stream ended without saying why: never taken as done (SPEC §8).
             if (reply.finish === undefined && trip === null) reply.setFinish("unknown")
           }
-          return { reply, trip: trip as MonitorTrip | null, error: streamError as NormalizedError | null, toolCalled } satisfies AttemptResult
+          return { reply, trip: trip as MonitorTrip | null, error: streamError as NormalizedError | null, toolCalled, incidents } satisfies AttemptResult
         })
 
       const process = Effect.fn("SessionProcessor.process")(function* (input: ProcessInput) {
@@ -281,6 +255,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         let last: AttemptResult | null = null
         let prefillDropped = false
         let stopped: RetryStop | null = null
+        let stepRetries = 0
+        const nextStatusAttempt = input.nextStatusAttempt ?? (() => ++stepRetries)
         let storeFailure: SessionStoreError | null = null
         /** A store failure leaves the retry loop as a success marker, then fails the step as itself. */
         const storeFailed = <A>(e: Effect.Effect<A, SessionStoreError>) =>
@@ -345,7 +321,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 delayMs: info.delayMs,
                 message: info.error.message
               })
-              yield* events.publish({ type: "session.status", status: "retry", attempt: info.attempt, delayMs: info.delayMs })
+              yield* events.publish({ type: "session.status", status: "retry", attempt: nextStatusAttempt(), delayMs: info.delayMs })
             }),
           onStop: (stop) => Effect.sync(() => void (stopped = stop))
         })
@@ -362,6 +338,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               return { type: "paused", incident: t.incident, notice: t.notice }
             }
             if (t.outcome === "stop") return { type: "stop", reason: t.reason }
+            if (t.outcome === "halt") return { type: "continue" }
             const g = t.trip
             return g.rule === "short"
               ? { type: "text-repeat", trip: g, period: g.period, token: g.token, repeats: g.repeats }
@@ -384,7 +361,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         const message = last!.reply.build()
         yield* store.putAssistant(input.sessionId, message)
         yield* events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none" })
-        return { outcome, message, attempts: n } satisfies ProcessResult
+        return { outcome, message, attempts: n, incidents: last!.incidents } satisfies ProcessResult
       })
 
       return SessionProcessor.of({ process: (input) => process(input) })
