@@ -33,7 +33,7 @@ const buildLibraries = () => {
  * jsonc-parser's `main` is a UMD file whose requires a bundler cannot follow; its ESM build is
  * not reachable through a Node-valid specifier, so the bundle maps the package root onto it.
  */
-const jsoncToEsm: Bun.BunPlugin = {
+export const jsoncToEsm: Bun.BunPlugin = {
   name: "jsonc-parser-esm",
   setup(build) {
     const fromEffect = createRequire(join(root, "packages/effect/package.json"))

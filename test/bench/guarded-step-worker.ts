@@ -1,0 +1,81 @@
+/**
+ * Runs inside one runtime (Bun from source, or Node from a bundle of this file): paired rounds
+ * of (a) a bare AI SDK `streamText` consumer and (b) the full guarded step — SessionProcessor with
+ * the default config (every default monitor), the real Events PubSub and the durable JSONL store —
+ * against the same HTTP stream served by the parent. Prints one JSON line with the times.
+ *
+ *   <runtime> guarded-step-worker ts|mjs BASE_URL MODEL ROUNDS
+ */
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
+import { layerOpenAICompatible } from "@loopguard/ai-sdk"
+import { ConfigService, DEFAULT_CONFIG, Events, layerJsonlStore, loopguardLayer, Permission, SessionProcessor, Tools } from "@loopguard/effect"
+import { streamText } from "ai"
+import { Effect, Layer } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const [baseURL, modelId, roundsArg] = process.argv.slice(2)
+const rounds = Number(roundsArg ?? 5)
+
+const bare = async (): Promise<number> => {
+  const t0 = performance.now()
+  const provider = createOpenAICompatible({ name: "bench", baseURL: baseURL!, includeUsage: true })
+  const result = streamText({ model: provider.chatModel(modelId!), messages: [{ role: "user", content: "go" }], maxRetries: 0, onError: () => {} })
+  let chars = 0
+  for await (const part of result.fullStream) {
+    if (part.type === "text-delta") chars += part.text.length
+    else if (part.type === "error") throw part.error
+  }
+  if (chars === 0) throw new Error("bare consumer saw no text")
+  return performance.now() - t0
+}
+
+const storeDir = mkdtempSync(join(tmpdir(), "loopguard-bench-store-"))
+let session = 0
+
+const guarded = async (): Promise<number> => {
+  const t0 = performance.now()
+  const deps = Layer.mergeAll(
+    layerOpenAICompatible({ baseURL: baseURL!, modelId: modelId!, providerId: "bench" }),
+    Tools.layerNone,
+    Layer.succeed(ConfigService, DEFAULT_CONFIG),
+    Events.layer,
+    Permission.layerDeny,
+    layerJsonlStore(storeDir)
+  )
+  const sessionId = `s${session++}`
+  const program = Effect.gen(function* () {
+    const processor = yield* SessionProcessor
+    return yield* processor.process({
+      sessionId,
+      parentId: "u",
+      step: 0,
+      request: { messages: [{ role: "user", text: "go" }], tools: [] },
+      messageId: () => "a"
+    })
+  })
+  const r = await Effect.runPromise(program.pipe(Effect.provide(loopguardLayer(deps))))
+  if (r.outcome.type !== "continue" || r.message.finish !== "stop") throw new Error(`unexpected outcome ${JSON.stringify(r.outcome)} finish ${r.message.finish}`)
+  return performance.now() - t0
+}
+
+try {
+  await bare()
+  await guarded()
+  const bareMs: Array<number> = []
+  const guardedMs: Array<number> = []
+  for (let i = 0; i < rounds; i++) {
+    // The order alternates within each pair, so drift on a loaded machine hits both sides alike.
+    if (i % 2 === 0) {
+      bareMs.push(await bare())
+      guardedMs.push(await guarded())
+    } else {
+      guardedMs.push(await guarded())
+      bareMs.push(await bare())
+    }
+  }
+  console.log(JSON.stringify({ bareMs, guardedMs }))
+} finally {
+  rmSync(storeDir, { recursive: true, force: true })
+}
