@@ -33,7 +33,7 @@ const buildLibraries = () => {
  * jsonc-parser's `main` is a UMD file whose requires a bundler cannot follow; its ESM build is
  * not reachable through a Node-valid specifier, so the bundle maps the package root onto it.
  */
-export const jsoncToEsm: Bun.BunPlugin = {
+const jsoncToEsm: Bun.BunPlugin = {
   name: "jsonc-parser-esm",
   setup(build) {
     const fromEffect = createRequire(join(root, "packages/effect/package.json"))
@@ -51,6 +51,9 @@ const buildCli = async () => {
     naming: { entry: "loopguard.mjs" },
     target: "node",
     format: "esm",
+    // The workspace's own packages resolve to their TypeScript sources (the "bun" condition of their
+    // exports), so the bundle never depends on a stale dist/.
+    conditions: ["bun"],
     splitting: false,
     // No map for the bundle: it would be four times the bundle's size in every install.
     sourcemap: "none",

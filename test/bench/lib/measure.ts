@@ -5,7 +5,8 @@
 import { spawn, spawnSync } from "node:child_process"
 import { readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { createRequire } from "node:module"
+import { dirname, join, resolve } from "node:path"
 
 export const root = resolve(import.meta.dir, "../../..")
 export const cliBundle = join(root, "packages/cli/dist/loopguard.mjs")
@@ -26,9 +27,18 @@ export const buildCliBundle = (): void => {
   if (r.status !== 0) throw new Error(`building the CLI bundle failed: ${r.stderr}`)
 }
 
+/** jsonc-parser's UMD main cannot be bundled; map it onto its ESM build, as scripts/build.ts does for the CLI. */
+const jsoncToEsm: Bun.BunPlugin = {
+  name: "jsonc-parser-esm",
+  setup(build) {
+    const fromEffect = createRequire(join(root, "packages/effect/package.json"))
+    const esm = join(dirname(fromEffect.resolve("jsonc-parser/package.json")), "lib/esm/main.js")
+    build.onResolve({ filter: /^jsonc-parser$/ }, () => ({ path: esm }))
+  }
+}
+
 /** One TypeScript/JS entry bundled for Node (ESM, every dependency inside), as the CLI is. */
 export const bundleForNode = async (entry: string, outdir: string, name: string): Promise<string> => {
-  const { jsoncToEsm } = await import("../../../scripts/build.js")
   const result = await Bun.build({ entrypoints: [entry], outdir, naming: { entry: name }, target: "node", format: "esm", plugins: [jsoncToEsm] })
   if (!result.success) throw new Error(result.logs.map(String).join("\n"))
   return join(outdir, name)

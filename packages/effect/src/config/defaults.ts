@@ -5,7 +5,7 @@ import type { LoopguardConfig } from "./schema.js"
 /** SPEC.md defaults. The env-variable names are derived from this object's shape. */
 export const DEFAULT_CONFIG: LoopguardConfig = {
   repeat: { enabled: true, window: 500, threshold: 20, minBlock: 4, minDistinct: 3 },
-  stream: { chunkTimeoutMs: 480_000, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024 },
+  stream: { chunkTimeoutMs: 480_000, progressIntervalMs: 100, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024 },
   loop: {
     role: "main",
     interactive: false,
