@@ -69,6 +69,9 @@ judge='const l = require("fs").readFileSync(0, "utf8").trim().split("\n").map((x
 process.exit(l[0].repeat === true && l[0].token === 99 && l[0].period === 5 && l[1].repeat === false ? 0 : 1)'
 if printf '%s\n' "$verdict" | node -e "$judge" 2>/dev/null; then ok "npx loopguard scan"; else bad "npx loopguard scan"; fi
 
+bun_verdict=$(cd "$app" && printf '"%s"\n"plain healthy text"\n' "$words" | bun node_modules/@loopguard/cli/dist/loopguard.mjs scan --jsonl 2>&1)
+if [ "$bun_verdict" = "$verdict" ]; then ok "the installed bin on Bun ($(bun --version)) gives the same scan"; else echo "$bun_verdict"; bad "the installed bin on Bun gives the same scan"; fi
+
 if (cd "$app" && timeout 300 npx --no-install loopguard demo >"$app/demo.out" 2>&1); then
   tail -1 "$app/demo.out"; ok "npx loopguard demo"
 else
@@ -81,6 +84,17 @@ if [ "$code" = 2 ] && [ ! -s "$app/usage.out" ] && [ "$(wc -l <"$app/usage.err")
   ok "npx loopguard with a bad flag: exit 2, one line"
 else
   bad "npx loopguard with a bad flag: exit 2, one line (got exit $code)"
+fi
+
+# The SQLite store on the installed bin (node:sqlite, no native build): import a trace, list it, export it.
+printf '%s\n' '{"type":"user","text":"hi"}' '{"type":"assistant","text":"hello","finish":"stop"}' >"$app/t.jsonl"
+(cd "$app" && npx --no-install loopguard sessions import t.jsonl --session-dir store >/dev/null 2>"$app/store.err" &&
+  npx --no-install loopguard sessions export t --session-dir store >"$app/store.out" 2>>"$app/store.err"); code=$?
+cat "$app/store.err"
+if [ "$code" = 0 ] && grep -q '"type":"assistant","text":"hello"' "$app/store.out" && [ ! -s "$app/store.err" ]; then
+  ok "npx loopguard sessions import/export on SQLite"
+else
+  bad "npx loopguard sessions import/export on SQLite (got exit $code)"
 fi
 
 exit $failed

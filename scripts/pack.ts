@@ -1,9 +1,9 @@
 /**
  * `bun run pack`: build, then one installable tarball per package in `.packs/`. The manifest in
- * each tarball is the package's own package.json with three changes: `exports`/`main`/`types`
- * point at `dist/` (with `types` conditions), `workspace:` ranges become the sibling's real
- * version, and dev-only fields are dropped. The repository's manifests keep pointing at `src/`,
- * which is what Bun, tsc and the tests read inside the workspace.
+ * each tarball is the package's own package.json with three changes: the `bun` export condition
+ * (the TypeScript sources, which Bun, tsc and the bundler read inside the workspace) is dropped so
+ * every runtime gets `dist/`, `workspace:` ranges become the sibling's real version, and dev-only
+ * fields are dropped.
  */
 import { spawnSync } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
@@ -12,20 +12,25 @@ import { join, resolve } from "node:path"
 const root = resolve(import.meta.dir, "..")
 export const PACKAGES = ["core", "effect", "ai-sdk", "cli"] as const
 
+type ExportTarget = Readonly<Record<string, string>>
+
 type Manifest = Record<string, unknown> & {
   readonly name: string
   readonly version: string
-  exports?: Record<string, string>
+  exports?: Record<string, ExportTarget>
   dependencies?: Record<string, string>
 }
 
 const readManifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
 
-/** `./src/repeat/index.ts` → the built `.js` and `.d.ts` beside each other under dist/. */
-const distTarget = (source: string) => {
-  const m = /^\.\/src\/(.+)\.ts$/.exec(source)
-  if (!m) throw new Error(`export target ${source} is not ./src/*.ts`)
-  return { types: `./dist/${m[1]}.d.ts`, default: `./dist/${m[1]}.js` }
+/** An export without its workspace-only `bun` condition; what is left must point into dist/. */
+const publishedTarget = (key: string, target: ExportTarget): ExportTarget => {
+  const { bun: _source, ...rest } = target
+  for (const [condition, path] of Object.entries(rest)) {
+    if (!path.startsWith("./dist/")) throw new Error(`exports["${key}"].${condition} = ${path} is not under ./dist/`)
+  }
+  if (rest.types === undefined || rest.default === undefined) throw new Error(`exports["${key}"] needs types and default`)
+  return rest
 }
 
 const versions = new Map(PACKAGES.map((p) => [readManifest(join(root, "packages", p)).name, readManifest(join(root, "packages", p)).version]))
@@ -39,13 +44,9 @@ const realRange = (name: string, range: string): string => {
 
 /** The manifest that goes into the tarball. */
 export const publishManifest = (m: Manifest): Record<string, unknown> => {
-  const { devDependencies: _dev, scripts: _scripts, main, types, exports, dependencies, ...rest } = m
+  const { devDependencies: _dev, scripts: _scripts, exports, dependencies, ...rest } = m
   const out: Record<string, unknown> = { ...rest }
-  if (exports) {
-    out.main = distTarget(exports["."] ?? String(main)).default
-    out.types = distTarget(exports["."] ?? String(types)).types
-    out.exports = Object.fromEntries(Object.entries(exports).map(([k, v]) => [k, distTarget(v)]))
-  }
+  if (exports) out.exports = Object.fromEntries(Object.entries(exports).map(([k, v]) => [k, publishedTarget(k, v)]))
   if (dependencies) out.dependencies = Object.fromEntries(Object.entries(dependencies).map(([k, v]) => [k, realRange(k, v)]))
   return out
 }

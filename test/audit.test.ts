@@ -2,10 +2,13 @@
  * `loopguard audit` end to end: small hand-made traces in a temp dir, run through the CLI as a
  * user would (Bun.spawn from the repo root).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test"
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+
+// Each test starts the CLI as a subprocess: a loaded machine can take seconds to boot it.
+setDefaultTimeout(30_000)
 
 const ROOT = resolve(import.meta.dir, "..")
 const DEV_TRACES = `${import.meta.dir}/../../shared/traces`
@@ -166,6 +169,25 @@ describe("loopguard audit", () => {
     expect(cut.map((i) => i.step)).toEqual([1])
     expect(cut[0]!.detail).toMatchObject({ period: 9 })
   })
+
+  test("a runaway paragraph (too long for SPEC's rule) is cut by the long-period rule; every incident carries its kind", async () => {
+    const paragraph = "The parser drops the closing tag when the nested element holds an attribute, so I will rewrite the scanner loop, rerun the fixture tests and compare the printed tree with the expected one before touching the renderer. "
+    const file = write("long-repeat.jsonl", [
+      { type: "user", text: "go" },
+      step("Fine so far.", [call("c0", "ls")]),
+      result("c0", "a", 0),
+      step(paragraph.repeat(60), [call("c0", "cat a")]),
+      result("c0", "A", 0),
+      step("Done.")
+    ])
+    const o = only((await auditJson(file)).objects[0]!)
+    const cut = at(o, "text-repeat").filter((i) => i.action === "cut")
+    expect(cut.map((i) => i.step)).toEqual([1])
+    expect(cut[0]!.detail).toMatchObject({ rule: "long", view: "exact" })
+    expect(o.incidents.length).toBeGreaterThan(0)
+    for (const i of o.incidents) expect(["loop", "stall", "recovery", "fault"]).toContain(String((i as { kind?: string }).kind))
+    expect((cut[0] as { kind?: string }).kind).toBe("loop")
+  }, 30_000)
 
   test("a doom loop inside one reply is reported and the replay goes on to the later steps", async () => {
     const file = write("doom.jsonl", [

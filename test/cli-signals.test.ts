@@ -19,12 +19,12 @@ const cleanEnv = () => {
   return env
 }
 
-const startRun = (server: ScriptedServer, extra: ReadonlyArray<string> = []) => {
+const startRun = (server: ScriptedServer, extra: ReadonlyArray<string> = [], env: Record<string, string> = {}) => {
   const cwd = mkdtempSync(join(tmpdir(), "lg-signal-"))
   const child = spawn(
     process.execPath,
     ["packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "scripted-model", "--prompt", "Fix the build.", "--cwd", cwd, ...extra],
-    { cwd: ROOT, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] }
+    { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] }
   )
   const out = { stdout: "", stderr: "" }
   child.stdout.on("data", (d) => (out.stdout += d))
@@ -92,6 +92,21 @@ describe("loopguard run and signals", () => {
       run.child.kill("SIGTERM")
       const ended = await run.closed
       expect(ended.code).toBe(143)
+    } finally {
+      await server.close()
+    }
+  }, 30_000)
+
+  test("LOOPGUARD_LOOP_MAX_WALL_MS: a hanging reply ends time_limit with the report, exit 1, the request closed", async () => {
+    const server = await startScriptedServer([stalled])
+    try {
+      const run = startRun(server, [], { LOOPGUARD_LOOP_MAX_WALL_MS: "700" })
+      const ended = await run.closed
+      expect(ended.code).toBe(1)
+      expect(run.out.stdout).toContain("ABORTED: time_limit")
+      expect(run.out.stdout).toContain("TimeLimitError")
+      await server.requests[0]!.done
+      expect(server.requests[0]!.closedEarly).toBe(true)
     } finally {
       await server.close()
     }

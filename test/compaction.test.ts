@@ -4,7 +4,8 @@
  */
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { COMPACTION_REQUEST } from "@loopguard/core/context"
-import { RunLoop, SessionStore, layerJsonlStore, type ToolDefinition } from "@loopguard/effect"
+import { RunLoop, SessionStore, layerSqliteStore, type ToolDefinition } from "@loopguard/effect"
+import { makeSqliteStore } from "@loopguard/effect/store"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { mkdtempSync, readFileSync } from "node:fs"
@@ -35,7 +36,13 @@ describe("context compaction over HTTP", () => {
     const script: Array<ScriptedResponse> = [listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, listing(5), textStream("Found it in src/config.ts.")]
     const h = await makeHarness(script, {
       tools: [lister],
-      config: (c) => ({ ...c, compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 } })
+      // Five listings with the same output (numbers masked) are a repeated observation, whose note
+      // would be the request's last message; this test is about compaction alone.
+      config: (c) => ({
+        ...c,
+        compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 },
+        repeated_observation: { ...c.repeated_observation, enabled: false }
+      })
     })
     try {
       const { result, stored } = await h.run(run)
@@ -105,6 +112,30 @@ describe("context compaction over HTTP", () => {
     }
   }, 30_000)
 
+  test("a summary request that stalls fails the compaction, not the run: the next request goes out uncompacted", async () => {
+    const stalledSummary: ScriptedResponse = { type: "stream", chunks: [{ text: "SUMMARY: partial" }, { text: " rest" }], finish: "stop", stallAfterChunks: 1 }
+    const h = await makeHarness([listing(0), listing(1), listing(2), listing(3), listing(4), stalledSummary, textStream("Found it.")], {
+      tools: [lister],
+      config: (c) => ({
+        ...c,
+        stream: { ...c.stream, chunkTimeoutMs: 300 },
+        compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2, maxCompactions: 1 }
+      })
+    })
+    try {
+      const { result } = await h.run(run)
+      expect(result.report.reason).toBe("final")
+      expect(result.incidents.find((i) => i.detector === "compaction")).toMatchObject({ action: "failed", detail: { error: expect.stringContaining("stream.chunkTimeoutMs") } })
+      const next = JSON.stringify(h.server.requests[6]!.body.messages)
+      expect(next).toContain("ls dir0")
+      expect(next).not.toContain("SUMMARY")
+      await h.server.requests[5]!.done
+      expect(h.server.requests[5]!.closedEarly).toBe(true)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
   test("compactions are capped: past the cap an overflow ends the run as a model error", async () => {
     const overflow: ScriptedResponse = { type: "error", status: 400, body: { error: { message: "prompt is too long", type: "invalid_request_error" } } }
     const h = await makeHarness([listing(0), listing(1), listing(2), overflow], {
@@ -127,18 +158,18 @@ describe("context compaction over HTTP", () => {
     const first = await makeHarness([listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, textStream("Stopping here.")], {
       tools: [lister],
       config: compactNow,
-      store: layerJsonlStore(dir)
+      store: layerSqliteStore(dir)
     })
     try {
       expect((await first.run(run)).result.report.retries["compaction"]).toBe(1)
     } finally {
       await first.close()
     }
-    // Append-only on disk: the summary is one more line, every listing is still there.
-    const file = readFileSync(join(dir, "s.jsonl"), "utf8")
+    // Append-only in the store: the summary is one more message, every listing is still there.
+    const file = JSON.stringify(await Effect.runPromise(Effect.scoped(Effect.flatMap(makeSqliteStore(dir), (st) => st.messages("s")))))
     expect(file).toContain('"synthetic":"compaction"')
     for (const i of [0, 1, 2, 3, 4]) expect(file).toContain(`ls dir${i}`)
-    const second = await makeHarness([textStream("Carrying on.")], { tools: [lister], store: layerJsonlStore(dir) })
+    const second = await makeHarness([textStream("Carrying on.")], { tools: [lister], store: layerSqliteStore(dir) })
     try {
       await second.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "Carry on" }) }))
       const sent = JSON.stringify(second.server.requests[0]!.body.messages)

@@ -19,6 +19,7 @@ import {
   type LlmShape,
   type LoopguardConfig,
   type LoopguardEvent,
+  type SessionStoreError,
   type ToolDefinition
 } from "@loopguard/effect"
 import { Effect, Layer } from "effect"
@@ -43,7 +44,7 @@ export const makeHarness = async (
     /** A FallbackLLM on the same server under this model id (the breaker's reroute target). */
     readonly fallbackModelId?: string
     /** The session store (default: a fresh in-memory one). */
-    readonly store?: Layer.Layer<SessionStore>
+    readonly store?: Layer.Layer<SessionStore, SessionStoreError>
     /** Extra endpoint options (an API key, response limits). */
     readonly endpoint?: Pick<EndpointOptions, "apiKey" | "limits">
   } = {}

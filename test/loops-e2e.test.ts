@@ -39,7 +39,12 @@ describe("text loop over HTTP", () => {
 
   test("3 identical steps → MILD, 3 more → STRONG, 3 more → the run ends with text_loop", async () => {
     const shell = recordingShell()
-    const h = await makeHarness([...range(9).map(sameStep), answer("never reached")], { tools: [shell.tool] })
+    // The same call 8 times would stop the run first (repeated action, exit idle): this test is
+    // about SPEC's text loop alone.
+    const h = await makeHarness([...range(9).map(sameStep), answer("never reached")], {
+      tools: [shell.tool],
+      config: (c) => ({ ...c, repeated_action: { ...c.repeated_action, stopAt: null } })
+    })
     await withHarness(h, async (h) => {
       const { results } = await h.run(turns("Why does the parser fail?"))
       const r = results[0]!

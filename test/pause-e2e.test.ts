@@ -153,7 +153,10 @@ describe("continue", () => {
 
     expect(outcome.results.map((r) => r.report.reason)).toEqual(["try_best_paused", "try_best_paused", "try_best_paused"])
     expect(outcome.pauses.map((p) => p.resumed)).toEqual([true, true, false])
-    expect(server.requests).toHaveLength(9)
+    // bash-retry pauses at the 3rd and the 6th identical call; the 8th identical call in a row
+    // is the top of the repeated-action ladder, which pauses (try-best is on) before a 9th.
+    expect(server.requests).toHaveLength(8)
+    expect(outcome.pauses.map((p) => p.incident.detector)).toEqual(["bash-retry", "bash-retry", "repeated-action"])
     expect(err.join("\n")).toContain("resume limit reached")
     expect(outcome.exitCode).toBe(1)
   })

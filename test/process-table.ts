@@ -19,3 +19,9 @@ export const leftoversOf = async (marker: string): Promise<Array<string>> => {
 export const appears = async (marker: string): Promise<void> => {
   for (let i = 0; i < 200 && processesWith(marker).length === 0; i++) await pause(50)
 }
+
+/**
+ * Prefix of every `sleep` marker these tests start (`sleep ${TAG}101`): unique to this test
+ * process, so suites running at the same time on one machine never see each other's processes.
+ */
+export const TAG = `302.${String(process.pid % 100_000).padStart(5, "0")}`

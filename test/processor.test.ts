@@ -41,6 +41,26 @@ describe("SessionProcessor over HTTP with the repetition guard", () => {
     }
   })
 
+  test("a 43-word paragraph ×400 (about 97 KB) is cut by the long-period rule within 5 copies", async () => {
+    const paragraph =
+      "We need to update the parser so that the nested table rows keep their alignment when the header holds merged cells, then rerun the formatter tests and compare the output with the expected fixture files once more before we touch the renderer again."
+    expect(paragraph.split(" ")).toHaveLength(43)
+    const h = await makeHarness([repeatLoop(paragraph, 400, { chunkSize: 64, chunkDelayMs: 1 })])
+    try {
+      const r = await h.run(processOnce())
+      expect(r.outcome.type).toBe("text-repeat")
+      if (r.outcome.type !== "text-repeat") return
+      expect(r.outcome.trip.rule).toBe("long")
+      expect(r.outcome.period).toBeNull()
+      const kept = textOf(r.message)
+      expect(kept.split("renderer again.").length - 1).toBeLessThanOrEqual(5)
+      await h.server.requests[0]!.done
+      expect(h.server.requests[0]!.closedEarly).toBe(true)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
   test("19 repetitions of the sentence do not trip", async () => {
     const h = await makeHarness([textStream(Array(19).fill(SENTENCE).join(" ") + " Done.", { chunkSize: 5 })])
     try {

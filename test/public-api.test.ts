@@ -12,16 +12,25 @@ const root = resolve(import.meta.dir, "..")
 const PACKAGES = ["core", "effect", "ai-sdk"] as const
 
 const entries = PACKAGES.flatMap((pkg) => {
-  const manifest = JSON.parse(readFileSync(join(root, "packages", pkg, "package.json"), "utf8")) as { exports: Record<string, string> }
-  return Object.entries(manifest.exports).map(([key, file]) => ({
-    spec: `@loopguard/${pkg}${key === "." ? "" : key.slice(1)}`,
-    file: resolve(root, "packages", pkg, file)
-  }))
+  const manifest = JSON.parse(readFileSync(join(root, "packages", pkg, "package.json"), "utf8")) as {
+    exports: Record<string, unknown>
+  }
+  return Object.entries(manifest.exports).map(([key, target]) => {
+    const spec = `@loopguard/${pkg}${key === "." ? "" : key.slice(1)}`
+    // Every entry: `bun` (the TypeScript source, read inside the workspace), `types` and `default` (dist/).
+    const t = target as { bun?: unknown; types?: unknown; default?: unknown }
+    if (typeof t.bun !== "string" || typeof t.types !== "string" || typeof t.default !== "string") {
+      throw new Error(`${spec}: exports["${key}"] needs { "bun": "./src/….ts", "types": "./dist/….d.ts", "default": "./dist/….js" }`)
+    }
+    const stem = t.bun.replace(/^\.\/src\//, "").replace(/\.ts$/, "")
+    if (t.types !== `./dist/${stem}.d.ts` || t.default !== `./dist/${stem}.js`) throw new Error(`${spec}: types/default do not match ${t.bun}`)
+    return { spec, file: resolve(root, "packages", pkg, t.bun) }
+  })
 })
 
 const program = ts.createProgram(
   entries.map((e) => e.file),
-  { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: [] }
+  { module: ts.ModuleKind.ESNext, moduleResolution: ts.ModuleResolutionKind.Bundler, customConditions: ["bun"], target: ts.ScriptTarget.ES2022, skipLibCheck: true, types: [] }
 )
 const checker = program.getTypeChecker()
 

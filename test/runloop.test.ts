@@ -216,7 +216,7 @@ describe("RunLoop over HTTP", () => {
     } finally {
       await h.close()
     }
-  })
+  }, 30_000)
 
   test("soft cap: a tool called on the tool-less last step does not run, and the run stops at max_steps", async () => {
     const ran: Array<string> = []
@@ -231,11 +231,11 @@ describe("RunLoop over HTTP", () => {
       expect(h.server.requests.length).toBe(3)
       expect(ran).toEqual(["ls 1", "ls 2"])
       expect(r.report.reason).toBe("max_steps")
-      expect(h.events.some((e) => e.type === "incident" && e.detector === "tool-less-step")).toBe(true)
+      expect(h.events.some((e) => e.type === "incident" && e.detector === "tools-paused")).toBe(true)
     } finally {
       await h.close()
     }
-  })
+  }, 30_000)
 
   test("summary cap: a spent token budget makes one tool-less summary request that says why, and the summary is reported", async () => {
     const usage = { prompt_tokens: 400, completion_tokens: 100 }
@@ -257,7 +257,7 @@ describe("RunLoop over HTTP", () => {
     } finally {
       await h.close()
     }
-  })
+  }, 30_000)
 
   test("hard cap stops with max_steps", async () => {
     const calls = [1, 2, 3].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}` }))

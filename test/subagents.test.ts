@@ -51,7 +51,7 @@ describe("sub-agents over HTTP", () => {
       expect(r.report.stepsUsed).toBe(2)
       expect(r.report.tokens.total).toBe(320)
       expect(r.report.subagents).toEqual([
-        { sessionId: "s/task-1", depth: 1, status: "completed", reason: "final", stepsUsed: 2, tokens: { input: 100, output: 0, total: 100 }, costUsd: null }
+        { sessionId: "s/task-0-1", step: 0, depth: 1, status: "completed", reason: "final", stepsUsed: 2, tokens: { input: 100, output: 0, total: 100 }, costUsd: null }
       ])
     } finally {
       await h.close()

@@ -70,6 +70,44 @@ describe("wall clock (loop.maxWallMs)", () => {
   }, 30_000)
 })
 
+describe("per-step timeout (loop.stepTimeoutMs)", () => {
+  test("a step that hangs ends the run with timeout; the request is closed and what streamed is kept", async () => {
+    const h = await makeHarness([stalled("Reading the logs")], { config: (c) => ({ ...c, loop: { ...c.loop, stepTimeoutMs: 400 } }) })
+    try {
+      const [r, stored] = await h.run(
+        Effect.gen(function* () {
+          const result = yield* (yield* RunLoop).run({ sessionId: "s", prompt: "fix it" })
+          return [result, yield* (yield* SessionStore).messages("s")] as const
+        })
+      )
+      expect(r.report.reason).toBe("timeout")
+      expect(r.report.error).toEqual({ tag: "StepTimeoutError", message: "step 0 ran past 400 ms" })
+      expect(r.report.incidents).toContainEqual({ step: 0, detector: "timeout", action: "stop" })
+      await h.server.requests[0]!.done
+      expect(h.server.requests[0]!.closedEarly).toBe(true)
+      expect(JSON.stringify(stored)).toContain("Reading the logs")
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
+  test("a tool that hangs past the step timeout gets its abort signal", async () => {
+    const w = waitingTool()
+    const h = await makeHarness([toolCallStream("bash", { command: "sleep 300" }), textStream("never")], {
+      tools: [w.tool],
+      config: (c) => ({ ...c, loop: { ...c.loop, stepTimeoutMs: 400 } })
+    })
+    try {
+      const r = await h.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "fix it" }) }))
+      expect(r.report.reason).toBe("timeout")
+      expect(w.seen).toEqual({ started: 1, aborted: 1 })
+      expect(h.server.requests.length).toBe(1)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+})
+
 describe("library cancellation", () => {
   test("interrupting the run's fiber aborts the request and still publishes a cancelled end", async () => {
     // Long enough (64+ words) for the client to announce it with a stream.progress event.
@@ -87,6 +125,8 @@ describe("library cancellation", () => {
       await h.server.requests[0]!.done
       expect(h.server.requests[0]!.closedEarly).toBe(true)
       expect(JSON.stringify(stored)).toContain("Halfway there")
+      // The store keeps the cut reply, marked as cancelled (and left for resume to show as interrupted).
+      expect(stored.find((m) => m.role === "assistant")).toMatchObject({ error: { name: "CancelledError", aborted: true } })
       const finished = h.events.find((e) => e.type === "run.finished")
       expect(finished).toMatchObject({ report: { reason: "cancelled", status: "aborted", error: { tag: "CancelledError" } } })
       expect(h.events.filter((e) => e.type === "session.status").at(-1)).toMatchObject({ status: "idle" })

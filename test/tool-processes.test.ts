@@ -12,49 +12,49 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeHarness } from "./harness.js"
-import { appears, leftoversOf, processesWith } from "./process-table.js"
+import { appears, leftoversOf, processesWith, TAG } from "./process-table.js"
 
 const cwd = tmpdir()
 
 describe("runShell process groups", () => {
   test("a timeout kills the whole group: `sleep; echo` leaves nothing behind", async () => {
-    const r = await runShell("sleep 302.101; echo after", { cwd, timeoutMs: 300 })
+    const r = await runShell(`sleep ${TAG}101; echo after`, { cwd, timeoutMs: 300 })
     expect(r.failure).toMatch(/timed out after 300 ms/)
-    expect(await leftoversOf("302.101")).toEqual([])
+    expect(await leftoversOf(`${TAG}101`)).toEqual([])
   }, 30_000)
 
   test("a background job started with `&` is killed when the command exits", async () => {
-    const r = await runShell("sleep 302.102 > /dev/null 2>&1 & echo started", { cwd, timeoutMs: 20_000 })
+    const r = await runShell(`sleep ${TAG}102 > /dev/null 2>&1 & echo started`, { cwd, timeoutMs: 20_000 })
     expect(r).toEqual({ exitCode: 0, output: "started\n" })
-    expect(await leftoversOf("302.102")).toEqual([])
+    expect(await leftoversOf(`${TAG}102`)).toEqual([])
   }, 30_000)
 
   test("a background job holding the output pipe does not keep the call waiting", async () => {
-    const r = await runShell("sleep 302.103 & echo started", { cwd, timeoutMs: 20_000 })
+    const r = await runShell(`sleep ${TAG}103 & echo started`, { cwd, timeoutMs: 20_000 })
     expect(r.exitCode).toBe(0)
     expect(r.failure).toBeUndefined()
-    expect(await leftoversOf("302.103")).toEqual([])
+    expect(await leftoversOf(`${TAG}103`)).toEqual([])
   }, 30_000)
 
   test("abort kills the group, grandchildren included", async () => {
     const controller = new AbortController()
-    const running = runShell("bash -c 'sleep 302.104' & sleep 302.105", { cwd, timeoutMs: 20_000, signal: controller.signal })
-    await appears("302.105")
-    expect(processesWith("302.104").length).toBeGreaterThan(0)
+    const running = runShell(`bash -c 'sleep ${TAG}104' & sleep ${TAG}105`, { cwd, timeoutMs: 20_000, signal: controller.signal })
+    await appears(`${TAG}105`)
+    expect(processesWith(`${TAG}104`).length).toBeGreaterThan(0)
     controller.abort()
     const r = await running
     expect(r.failure).toBe("cancelled")
-    expect(await leftoversOf("302.10")).toEqual([])
+    expect(await leftoversOf(`${TAG}10`)).toEqual([])
     expect(liveGroups()).toEqual([])
   }, 30_000)
 
   test("killAllGroups (the exit and signal hooks) stops a running command and tells its call why", async () => {
-    const running = runShell("sleep 302.106 & sleep 302.107", { cwd, timeoutMs: 20_000 })
-    await appears("302.107")
+    const running = runShell(`sleep ${TAG}106 & sleep ${TAG}107`, { cwd, timeoutMs: 20_000 })
+    await appears(`${TAG}107`)
     killAllGroups("loopguard received SIGTERM")
     const r = await running
     expect(r.failure).toBe("loopguard received SIGTERM")
-    expect([...(await leftoversOf("302.106")), ...(await leftoversOf("302.107"))]).toEqual([])
+    expect([...(await leftoversOf(`${TAG}106`)), ...(await leftoversOf(`${TAG}107`))]).toEqual([])
   }, 30_000)
 
   test("output is capped while it streams: `yes` keeps head and tail and says what was dropped", async () => {
@@ -64,6 +64,11 @@ describe("runShell process groups", () => {
     expect(r.output).toMatch(/…\[\d+ characters of output dropped\]…/)
     expect(r.output.endsWith("END\n")).toBe(true)
     expect(r.output.length).toBeLessThan(200)
+  }, 30_000)
+
+  test("a timeout above 2^31−1 ms (library callers bypass the config check) does not fire at once", async () => {
+    const r = await runShell("sleep 0.3; echo slept", { cwd, timeoutMs: 2 ** 31 })
+    expect(r).toEqual({ exitCode: 0, output: "slept\n" })
   }, 30_000)
 
   test("the command sees only the environment it is given", async () => {
@@ -87,11 +92,11 @@ const bash = makeTools(
 
 describe("tool processes and fiber interruption", () => {
   test("interrupting the fiber running a bash tool kills its whole process group", async () => {
-    const fiber = Effect.runFork(bash.execute({ id: "c1", name: "bash", input: { command: "sleep 302.201 & sleep 302.202; echo" } }))
-    await appears("302.202")
-    expect(processesWith("302.201").length).toBeGreaterThan(0)
+    const fiber = Effect.runFork(bash.execute({ id: "c1", name: "bash", input: { command: `sleep ${TAG}201 & sleep ${TAG}202; echo` } }))
+    await appears(`${TAG}202`)
+    expect(processesWith(`${TAG}201`).length).toBeGreaterThan(0)
     await Effect.runPromise(Fiber.interrupt(fiber))
-    expect(await leftoversOf("302.20")).toEqual([])
+    expect(await leftoversOf(`${TAG}20`)).toEqual([])
   }, 30_000)
 
   test("the per-tool timeout kills the group too", async () => {
@@ -99,29 +104,29 @@ describe("tool processes and fiber interruption", () => {
       makeTools([{ spec: { name: "bash", description: "", inputSchema: {} }, run: (i, s) => runShell(String(i["command"]), { cwd: tmpdir(), timeoutMs: 60_000, signal: s }).then((o) => ({ state: "completed" as const, output: o.output })) }], 300).execute({
         id: "c1",
         name: "bash",
-        input: { command: "sleep 302.203 & sleep 302.204" }
+        input: { command: `sleep ${TAG}203 & sleep ${TAG}204` }
       })
     )
     expect(r.error).toMatch(/timed out after 300 ms/)
-    expect(await leftoversOf("302.20")).toEqual([])
+    expect(await leftoversOf(`${TAG}20`)).toEqual([])
   }, 30_000)
 
   test("the completion check's command is killed with its group at its timeout and on interruption", async () => {
     const check = Effect.gen(function* () {
-      return yield* (yield* CompletionCheck).run("sleep 302.205 & sleep 302.206", 300)
+      return yield* (yield* CompletionCheck).run(`sleep ${TAG}205 & sleep ${TAG}206`, 300)
     }).pipe(Effect.provide(CompletionCheck.layerShell(tmpdir())))
     const r = await Effect.runPromise(check)
     expect(r.ok).toBe(false)
     expect(r.output).toMatch(/timed out after 300 ms/)
-    expect(await leftoversOf("302.20")).toEqual([])
+    expect(await leftoversOf(`${TAG}20`)).toEqual([])
 
     const long = Effect.gen(function* () {
-      return yield* (yield* CompletionCheck).run("sleep 302.207 & sleep 302.208", 60_000)
+      return yield* (yield* CompletionCheck).run(`sleep ${TAG}207 & sleep ${TAG}208`, 60_000)
     }).pipe(Effect.provide(CompletionCheck.layerShell(tmpdir())))
     const fiber = Effect.runFork(long)
-    await appears("302.208")
+    await appears(`${TAG}208`)
     await Effect.runPromise(Fiber.interrupt(fiber))
-    expect(await leftoversOf("302.20")).toEqual([])
+    expect(await leftoversOf(`${TAG}20`)).toEqual([])
   }, 30_000)
 })
 
@@ -129,19 +134,19 @@ describe("when the loopguard process leaves", () => {
   test("process.exit with a tool command still running kills its group (the exit hook)", async () => {
     const script = `
       import { runShell } from "@loopguard/effect/tools"
-      void runShell("sleep 302.301 & sleep 302.302", { cwd: "/tmp", timeoutMs: 60_000 })
+      void runShell("sleep ${TAG}301 & sleep ${TAG}302", { cwd: "/tmp", timeoutMs: 60_000 })
       process.stdin.once("data", () => process.exit(0))
     `
     const child = spawn(process.execPath, ["-e", script], { cwd: import.meta.dir, stdio: ["pipe", "pipe", "pipe"] })
     let stderr = ""
     child.stderr.on("data", (d) => (stderr += d))
-    await appears("302.302")
-    expect(processesWith("302.301").length).toBeGreaterThan(0)
+    await appears(`${TAG}302`)
+    expect(processesWith(`${TAG}301`).length).toBeGreaterThan(0)
     child.stdin.write("exit\n")
     const code = await new Promise<number | null>((done) => child.on("close", (c) => done(c)))
     expect(stderr).toBe("")
     expect(code).toBe(0)
-    expect(await leftoversOf("302.30")).toEqual([])
+    expect(await leftoversOf(`${TAG}30`)).toEqual([])
   }, 30_000)
 })
 
@@ -155,7 +160,7 @@ describe("a whole run interrupted during a bash tool", () => {
         return { state: "completed" as const, output: r.output }
       }
     }
-    const h = await makeHarness([toolCallStream("bash", { command: "sleep 302.501 & sleep 302.502; echo" }), textStream("never")], { tools: [bash] })
+    const h = await makeHarness([toolCallStream("bash", { command: `sleep ${TAG}501 & sleep ${TAG}502; echo` }), textStream("never")], { tools: [bash] })
     try {
       const controller = new AbortController()
       const running = h.run(
@@ -164,11 +169,11 @@ describe("a whole run interrupted during a bash tool", () => {
         }),
         { signal: controller.signal }
       )
-      await appears("302.502")
-      expect(processesWith("302.501").length).toBeGreaterThan(0)
+      await appears(`${TAG}502`)
+      expect(processesWith(`${TAG}501`).length).toBeGreaterThan(0)
       controller.abort()
       await running.catch(() => undefined)
-      expect(await leftoversOf("302.50")).toEqual([])
+      expect(await leftoversOf(`${TAG}50`)).toEqual([])
       expect(h.server.requests).toHaveLength(1)
     } finally {
       await h.close()
@@ -188,8 +193,9 @@ describe("when the loopguard process is signalled", () => {
     dirs.push(dir)
     const entry = join(dir, "entry.ts")
     const shell = join(import.meta.dir, "../packages/effect/src/tools/shell.ts")
-    writeFileSync(entry, `import { runShell } from ${JSON.stringify(shell)}\nvoid runShell("sleep 302.61${n} & sleep 302.62${n}", { cwd: "/tmp", timeoutMs: 60_000 })\nsetInterval(() => {}, 1000)\n`)
-    const built = await Bun.build({ entrypoints: [entry], target: "node", outdir: dir })
+    writeFileSync(entry, `import { runShell } from ${JSON.stringify(shell)}\nvoid runShell("sleep ${TAG}61${n} & sleep ${TAG}62${n}", { cwd: "/tmp", timeoutMs: 60_000 })\nconsole.log("tracked")\nsetInterval(() => {}, 1000)\n`)
+    // The "bun" export condition points at the sources, so the test needs no prior `bun run build`.
+    const built = await Bun.build({ entrypoints: [entry], target: "node", outdir: dir, conditions: ["bun"] })
     if (!built.success) throw new Error(built.logs.map(String).join("\n"))
     return join(dir, "entry.js")
   }
@@ -197,12 +203,14 @@ describe("when the loopguard process is signalled", () => {
   for (const [signal, n] of [["SIGTERM", 1], ["SIGHUP", 2], ["SIGINT", 3]] as const) {
     test(`${signal} under Node with a tool command running kills its group, and the process still ends by the signal`, async () => {
       const child = spawn("node", [await bundle(n)], { stdio: ["ignore", "pipe", "pipe"] })
-      await appears(`302.62${n}`)
-      expect(processesWith(`302.61${n}`).length).toBeGreaterThan(0)
+      // runShell has recorded the group (and installed the hooks) once the script says so.
+      await new Promise<void>((ready) => child.stdout.on("data", (d) => String(d).includes("tracked") && ready()))
+      await appears(`${TAG}62${n}`)
+      expect(processesWith(`${TAG}61${n}`).length).toBeGreaterThan(0)
       child.kill(signal)
       const ended = await new Promise<{ code: number | null; signal: string | null }>((done) => child.on("close", (code, sig) => done({ code, signal: sig })))
       expect(ended).toEqual({ code: null, signal })
-      expect([...(await leftoversOf(`302.61${n}`)), ...(await leftoversOf(`302.62${n}`))]).toEqual([])
+      expect([...(await leftoversOf(`${TAG}61${n}`)), ...(await leftoversOf(`${TAG}62${n}`))]).toEqual([])
     }, 30_000)
   }
 })

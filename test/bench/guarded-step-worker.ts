@@ -1,19 +1,17 @@
 /**
  * Runs inside one runtime (Bun from source, or Node from a bundle of this file): paired rounds
  * of (a) a bare AI SDK `streamText` consumer and (b) the full guarded step — SessionProcessor with
- * the default config (every default monitor), the real Events PubSub and the durable JSONL store —
+ * the default config (every default monitor), the real Events PubSub and the session store that
+ * `loopguard run` uses by default (in memory; the SQLite store needs node:sqlite, Node >= 22.13) —
  * against the same HTTP stream served by the parent. Prints one JSON line with the times.
  *
  *   <runtime> guarded-step-worker ts|mjs BASE_URL MODEL ROUNDS
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
-import { ConfigService, DEFAULT_CONFIG, Events, layerJsonlStore, loopguardLayer, Permission, SessionProcessor, Tools } from "@loopguard/effect"
+import { ConfigService, DEFAULT_CONFIG, Events, loopguardLayer, Permission, SessionProcessor, SessionStore, Tools } from "@loopguard/effect"
 import { streamText } from "ai"
 import { Effect, Layer } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 
 const [baseURL, modelId, roundsArg] = process.argv.slice(2)
 const rounds = Number(roundsArg ?? 5)
@@ -31,7 +29,6 @@ const bare = async (): Promise<number> => {
   return performance.now() - t0
 }
 
-const storeDir = mkdtempSync(join(tmpdir(), "loopguard-bench-store-"))
 let session = 0
 
 const guarded = async (): Promise<number> => {
@@ -42,7 +39,7 @@ const guarded = async (): Promise<number> => {
     Layer.succeed(ConfigService, DEFAULT_CONFIG),
     Events.layer,
     Permission.layerDeny,
-    layerJsonlStore(storeDir)
+    SessionStore.layerMemory
   )
   const sessionId = `s${session++}`
   const program = Effect.gen(function* () {
@@ -60,7 +57,7 @@ const guarded = async (): Promise<number> => {
   return performance.now() - t0
 }
 
-try {
+{
   await bare()
   await guarded()
   const bareMs: Array<number> = []
@@ -76,6 +73,4 @@ try {
     }
   }
   console.log(JSON.stringify({ bareMs, guardedMs }))
-} finally {
-  rmSync(storeDir, { recursive: true, force: true })
 }

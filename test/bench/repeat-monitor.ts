@@ -30,7 +30,7 @@ const ENGLISH = (
 const CJK = "我们需要检查这个文件里的函数然后修复测试中出现的错误再运行一遍看看结果是否正确"
 
 /** Deterministic prose: Zipf-like word choice, sentences of varied length, some Chinese. */
-const proseText = (words: number, seed = 42): string => {
+export const proseText = (words: number, seed = 42): string => {
   let s = seed
   const next = () => {
     s = (Math.imul(s, 1664525) + 1013904223) >>> 0

@@ -13,6 +13,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { basename, join } from "node:path"
 import { Effect } from "effect"
 import { auditTrace, type AuditIncident } from "@loopguard/effect/audit"
+import { LOOP_DETECTOR_NAMES } from "@loopguard/core/report"
 
 interface Episode {
   readonly start_step: number
@@ -37,22 +38,14 @@ export interface DetectorRow {
   readonly meanLatency: number | null
 }
 
-/** The loop detectors, as opposed to classification / recovery incidents (invalid, think-only…). */
-export const LOOP_DETECTORS: ReadonlySet<string> = new Set([
-  "text-repeat",
-  "text-loop",
-  "repeated-action",
-  "action-cycle",
-  "doom-loop",
-  "streak-crop",
-  "edit-repeat",
-  "bash-retry",
-  "action-streak",
-  "breaker"
-])
+/** The loop detectors (incidents of kind `loop`), as opposed to stalls, recoveries and faults. */
+export const LOOP_DETECTORS: ReadonlySet<string> = new Set(LOOP_DETECTOR_NAMES)
 const ANY = "any loop detector"
+const ANY_STALL = "any stall warning"
+const ANY_FAULT = "any fault (breaker …)"
 
 interface FileAlarms {
+  readonly steps: number
   readonly episodes: ReadonlyArray<Episode>
   /** detector → distinct alarm steps, ascending. */
   readonly alarms: ReadonlyMap<string, ReadonlyArray<number>>
@@ -66,7 +59,9 @@ const alarmsOf = (incidents: ReadonlyArray<AuditIncident>): Map<string, Array<nu
   }
   for (const i of incidents) {
     add(i.detector, i.step)
-    if (LOOP_DETECTORS.has(i.detector)) add(ANY, i.step)
+    if (i.kind === "loop") add(ANY, i.step)
+    if (i.kind === "stall") add(ANY_STALL, i.step)
+    if (i.kind === "fault") add(ANY_FAULT, i.step)
   }
   return new Map([...m].map(([d, s]) => [d, [...s].sort((a, b) => a - b)]))
 }
@@ -95,8 +90,16 @@ export const score = (files: ReadonlyArray<FileAlarms>): Array<DetectorRow> => {
   })
 }
 
+/** Steps outside every labelled episode: where an alarm is a false one. */
+export const cleanSteps = (files: ReadonlyArray<FileAlarms>): number =>
+  files.reduce((n, f) => {
+    let inside = 0
+    for (let s = 0; s < f.steps; s++) if (f.episodes.some((e) => s >= e.start_step && s <= e.end_step)) inside++
+    return n + f.steps - inside
+  }, 0)
+
 export const markdownTable = (rows: ReadonlyArray<DetectorRow>): string => {
-  const order = (r: DetectorRow) => (r.detector === ANY ? 0 : LOOP_DETECTORS.has(r.detector) ? 1 : 2)
+  const order = (r: DetectorRow) => (r.detector === ANY ? 0 : LOOP_DETECTORS.has(r.detector) ? 1 : r.detector.startsWith("any ") ? 2 : 3)
   const sorted = [...rows].sort((a, b) => order(a) - order(b) || b.found - a.found || a.detector.localeCompare(b.detector))
   const lines = [
     "| detector | episodes found | false alarms (steps) | alarm steps | mean latency (steps after onset) |",
@@ -125,13 +128,16 @@ const main = async () => {
     const r = await Effect.runPromise(auditTrace(name, readFileSync(join(dir, name), "utf8")))
     if (r._tag === "failed") throw new Error(`audit failed: ${r.errors.join("; ")}`)
     steps += r.steps
-    files.push({ episodes: label.episodes, alarms: alarmsOf(r.incidents) })
+    files.push({ steps: r.steps, episodes: label.episodes, alarms: alarmsOf(r.incidents) })
   }
   const rows = score(files)
-  if (args.includes("--json")) return console.log(JSON.stringify({ files: files.length, steps, rows }))
+  if (args.includes("--json")) return console.log(JSON.stringify({ files: files.length, steps, cleanSteps: cleanSteps(files), rows }))
   const episodes = files.reduce((n, f) => n + f.episodes.length, 0)
-  console.log(`${files.length} traces, ${steps} steps, ${episodes} labelled episodes (${basename(dir)}/labels.json)\n`)
+  const clean = cleanSteps(files)
+  console.log(`${files.length} traces, ${steps} steps (${clean} clean: outside every episode), ${episodes} labelled episodes (${basename(dir)}/labels.json)\n`)
   console.log(markdownTable(rows))
+  const any = rows.find((r) => r.detector === ANY)!
+  console.log(`\nloop detectors (kind "loop"): recall ${(any.found / Math.max(1, any.episodes)).toFixed(2)}, ${((100 * any.falseAlarms) / Math.max(1, clean)).toFixed(2)} false alarms per 100 clean steps`)
 }
 
 if (import.meta.main) await main()

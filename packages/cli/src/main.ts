@@ -4,6 +4,7 @@
  * 2 bad flags or input (the message names the flag or file:line), 130 / 143 after SIGINT / SIGTERM.
  */
 import { NodeServices } from "@effect/platform-node"
+import type { SessionStoreError } from "@loopguard/effect"
 import { Effect } from "effect"
 import { CliOutput, Command } from "effect/cli"
 import { isParseError, oneLinePresenter } from "./cli-output.js"
@@ -11,7 +12,9 @@ import { demoCommand } from "./commands/demo.js"
 import { runCommand } from "./commands/run.js"
 import { auditCommand } from "./commands/audit.js"
 import { scanCommand } from "./commands/scan.js"
+import { sessionsCommand } from "./commands/sessions.js"
 import { RunFailed, UsageError } from "./errors.js"
+import { fsErrorWords } from "./session-dir.js"
 import { runMainWithSignals } from "./signals.js"
 import { VERSION } from "./version.js"
 import { makeRedactor } from "@loopguard/core/try-best"
@@ -20,7 +23,7 @@ const redactForStderr = makeRedactor([process.env["OPENAI_API_KEY"], process.env
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
-  Command.withSubcommands([demoCommand, runCommand, scanCommand, auditCommand])
+  Command.withSubcommands([demoCommand, runCommand, scanCommand, auditCommand, sessionsCommand])
 )
 
 const program = Command.run(root, { version: VERSION }).pipe(
@@ -28,6 +31,13 @@ const program = Command.run(root, { version: VERSION }).pipe(
     Effect.sync(() => {
       process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
       process.exitCode = 2
+    })
+  ),
+  // A store failure that no command turned into an exit status: still one line, never a trace.
+  Effect.catchTag("SessionStoreError", (e: SessionStoreError) =>
+    Effect.sync(() => {
+      process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
+      process.exitCode = e.reason === "unavailable" ? 1 : 2
     })
   ),
   Effect.catchTag("RunFailed", (e: RunFailed) =>
@@ -42,7 +52,10 @@ const program = Command.run(root, { version: VERSION }).pipe(
   Effect.catchDefect((defect) =>
     Effect.sync(() => {
       const message = defect instanceof Error ? defect.message : String(defect)
-      process.stderr.write(`loopguard: internal error: ${redactForStderr(message)}\n`)
+      // A full or read-only disk mid-run is the user's to fix, not a bug: say it in words.
+      const words = fsErrorWords(defect)
+      const line = words !== undefined ? `${words} (${message})` : `internal error: ${message}`
+      process.stderr.write(`loopguard: ${redactForStderr(line)}\n`)
       process.exitCode = 1
     })
   ),

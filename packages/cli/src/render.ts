@@ -95,5 +95,8 @@ export const formatReport = (r: RunReport): string => {
   if (r.completed.length > 0) lines.push(`   completed: ${r.completed.slice(-5).join("; ")}`)
   lines.push(`   next: ${r.suggestedNextStep}`)
   if (r.savedAt) lines.push(`   saved: ${r.savedAt}`)
+  for (const sub of r.subagents ?? []) {
+    lines.push(`   sub-agent ${sub.sessionId}: ${sub.reason} after ${sub.stepsUsed} step(s), ${sub.tokens.total} tokens (counted above)`)
+  }
   return lines.join("\n")
 }

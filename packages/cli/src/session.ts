@@ -12,6 +12,7 @@ import {
   SessionStore,
   Tools,
   type LLM,
+  type SessionStoreError,
   type LoopguardEvent,
   type RunInput,
   type RunResult,
@@ -70,7 +71,7 @@ export interface SessionOptions {
 }
 
 /** Runs `inputs` in order, in one session store. */
-export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInput>): Effect.Effect<ReadonlyArray<RunResult>> =>
+export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInput>): Effect.Effect<ReadonlyArray<RunResult>, SessionStoreError> =>
   inputs.length === 0 ? Effect.succeed([]) : runSessionWith(options, inputs[0]!, (_, done) => Effect.succeed(inputs[done.length] ?? null))
 
 /**
@@ -79,7 +80,8 @@ export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInp
  */
 export type NextRunInput = (last: RunResult, results: ReadonlyArray<RunResult>) => Effect.Effect<RunInput | null>
 
-export const runSessionWith = (options: SessionOptions, first: RunInput, next: NextRunInput): Effect.Effect<ReadonlyArray<RunResult>> => {
+/** A store failure (second writer, disk full, corrupt record) stays typed: the command decides the exit status. */
+export const runSessionWith = (options: SessionOptions, first: RunInput, next: NextRunInput): Effect.Effect<ReadonlyArray<RunResult>, SessionStoreError> => {
   const redact = makeRedactor(options.secrets ?? [])
   const print = options.write ?? ((l: string) => console.log(l))
   // The last gate before the terminal: whatever path a string took, it is redacted here.
@@ -115,5 +117,5 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
         ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
         ...(options.secretEnvNames !== undefined ? { secretEnvNames: options.secretEnvNames } : {})
       })
-    ), Effect.scoped, Effect.orDie)
+    ), Effect.scoped)
 }

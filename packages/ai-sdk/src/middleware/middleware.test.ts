@@ -76,6 +76,26 @@ describe("loopguardMiddleware with streamText", () => {
   )
 
   test(
+    "a paragraph too long for SPEC's rule, written 400 times, is cut by the long-period rule from core's guard",
+    async () => {
+      const paragraph =
+        "We need to update the parser so that the nested table rows keep their alignment when the header holds merged cells, then rerun the formatter tests and compare the output with the expected fixture files once more. "
+      const server = await serve([repeatLoop(paragraph.trim(), 400, { chunkDelayMs: 0, stallAfterChunks: 300 })])
+      const trips: Array<LoopguardTrip> = []
+      const result = stream(guarded(server, { onTrip: (t) => void trips.push(t) }))
+      const text = await result.text
+      expect(await result.rawFinishReason).toBe("loopguard:text-repeat")
+      expect((await result.providerMetadata)?.["loopguard"]).toMatchObject({ tripped: "text-repeat", rule: "long" })
+      expect(trips).toHaveLength(1)
+      // Within 5 copies of the loop's start; the server sees the client close.
+      expect(text.split("once more.").length - 1).toBeLessThanOrEqual(5)
+      expect(await ended(server)).not.toBe("still open")
+      expect(server.requests[0]!.closedEarly).toBe(true)
+    },
+    TIMEOUT
+  )
+
+  test(
     "a healthy stream (reasoning, text, usage) passes through unchanged",
     async () => {
       const script = textStream("All tests pass now; the fix was a missing await in the loader.", {

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { LoopguardMiddlewareOptionsError, resolveMiddlewareOptions } from "./options.js"
 
 const errorsOf = (f: () => unknown): ReadonlyArray<string> => {
@@ -14,7 +15,7 @@ const errorsOf = (f: () => unknown): ReadonlyArray<string> => {
 describe("loopguardMiddleware options", () => {
   test("defaults come from SPEC §1 and the config's stream section", () => {
     const o = resolveMiddlewareOptions()
-    expect(o.repeat).toEqual({ enabled: true, window: 500, threshold: 20, minBlock: 4, minDistinct: 3 })
+    expect(o.repeat).toEqual({ enabled: true, window: 500, threshold: 20, minBlock: 4, minDistinct: 3, long: DEFAULT_CONFIG.repeat.long })
     expect(o.chunkTimeoutMs).toBe(480_000)
   })
 

@@ -4,7 +4,7 @@ import { toJsonLine, shortDetail } from "./format.js"
 import { byStep, incidentsOf, userTurns } from "@loopguard/effect/audit"
 import { parseTrace, traceToSteps } from "@loopguard/core/trace"
 
-const incident = (step: number, detector: string, action: string, detail: unknown = {}): LoopguardEvent => ({ type: "incident", step, detector, action, detail })
+const incident = (step: number, detector: string, action: string, detail: unknown = {}): LoopguardEvent => ({ type: "incident", step, detector, action, kind: "loop", detail })
 
 describe("incidentsOf", () => {
   test("incidents keep the step the RunLoop gave them, sorted stably by step; details become objects", () => {
@@ -17,9 +17,9 @@ describe("incidentsOf", () => {
       ])
     )
     expect(got).toEqual([
-      { step: 2, detector: "repeated-action", action: "note", detail: { count: 3 } },
-      { step: 3, detector: "text-loop", action: "mild", detail: { count: 1 } },
-      { step: 3, detector: "doom-loop", action: "fail-non-interactive", detail: { value: "raw" } }
+      { step: 2, detector: "repeated-action", action: "note", kind: "loop", detail: { count: 3 } },
+      { step: 3, detector: "text-loop", action: "mild", kind: "loop", detail: { count: 1 } },
+      { step: 3, detector: "doom-loop", action: "fail-non-interactive", kind: "loop", detail: { value: "raw" } }
     ])
   })
 })

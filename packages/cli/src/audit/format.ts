@@ -11,7 +11,7 @@ export const toJsonLine = (r: AuditResult): string =>
       : {
           file: r.file,
           steps: r.steps,
-          incidents: r.incidents.map((i) => ({ step: i.step, detector: i.detector, action: i.action, detail: i.detail })),
+          incidents: r.incidents.map((i) => ({ step: i.step, detector: i.detector, action: i.action, kind: i.kind, detail: i.detail })),
           exit: r.exit === null ? null : { reason: r.exit.reason, step: r.exit.step }
         }
   )

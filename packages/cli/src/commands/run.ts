@@ -5,7 +5,6 @@
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import { FallbackLLM } from "@loopguard/effect/llm"
-import { makeJsonlStore } from "@loopguard/effect/store"
 import { makeRedactor } from "@loopguard/core/try-best"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -15,6 +14,7 @@ import { RunFailed, UsageError } from "../errors.js"
 import { applyOnPauseFlag, runWithPausePolicy } from "../pause/index.js"
 import { loadCliConfig } from "../session.js"
 import { ensureWritableDir } from "../session-dir.js"
+import { openCliStore, storeFailure, storeTargetOf } from "../store-target.js"
 import { onFirstSignal } from "../signals.js"
 import { runTools } from "../tools/run-tools.js"
 
@@ -25,7 +25,7 @@ export const runCommand = Command.make(
   {
     baseUrl: Flag.String("base-url").pipe(Flag.withDescription("OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")),
     model: Flag.String("model").pipe(Flag.withDescription("model id")),
-    prompt: Flag.String("prompt").pipe(Flag.withDescription("the user turn")),
+    prompt: Flag.String("prompt").pipe(Flag.optional, Flag.withDescription("the user turn (leave out to resume --session as it was left)")),
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print events and the report as JSON lines")),
     maxSteps: Flag.Int("max-steps").pipe(Flag.optional, Flag.withDescription("step cap (default loop.maxSteps = 50)")),
     apiKeyEnv: Flag.String("api-key-env").pipe(
@@ -43,8 +43,10 @@ export const runCommand = Command.make(
     config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
     sessionDir: Flag.String("session-dir").pipe(
       Flag.optional,
-      Flag.withDescription("keep the session as JSON Lines in this folder (<dir>/run.jsonl); default: in memory only")
+      Flag.withDescription("keep the session in SQLite in this folder (<dir>/sessions.db); default: in memory only")
     ),
+    store: Flag.String("store").pipe(Flag.optional, Flag.withDescription("keep the session in Postgres (postgres://…) instead")),
+    session: Flag.String("session").pipe(Flag.withDefault("run"), Flag.withDescription("session id in the store (default: run)")),
     interactive: Flag.Boolean("interactive").pipe(
       Flag.withDefault(false),
       Flag.withDescription("ask on the terminal before a doom loop runs again (default: a doom loop fails the step)")
@@ -61,6 +63,10 @@ export const runCommand = Command.make(
       }
       if (Option.isSome(flags.maxSteps) && flags.maxSteps.value < 1) {
         return yield* new UsageError({ message: `--max-steps: must be at least 1 (got ${flags.maxSteps.value})` })
+      }
+      const target = yield* storeTargetOf(flags)
+      if (Option.isNone(flags.prompt) && target === null) {
+        return yield* new UsageError({ message: "--prompt is required (it may be left out only to resume a stored session: --session-dir or --store)" })
       }
       const overrides = [
         ...(Option.isSome(flags.maxSteps) ? [{ path: "loop.maxSteps", value: flags.maxSteps.value, flag: "--max-steps" }] : []),
@@ -88,6 +94,10 @@ export const runCommand = Command.make(
       const cwd = resolve(flags.cwd)
       if (!isDirectory(cwd)) return yield* new UsageError({ message: `--cwd ${flags.cwd}: not a folder` })
       if (Option.isSome(flags.sessionDir)) yield* ensureWritableDir(resolve(flags.sessionDir.value), "--session-dir")
+      const store = target === null ? null : yield* openCliStore(target, config)
+      if (store !== null && Option.isNone(flags.prompt) && (yield* store.messages(flags.session).pipe(Effect.mapError(storeFailure))).length === 0) {
+        return yield* new UsageError({ message: `--prompt is required: there is no stored session ${flags.session} to resume` })
+      }
       // First SIGINT/SIGTERM: cancel the run (the step and its tools are interrupted, the report is
       // printed, exit 130/143); a second one quits at once (signals.ts).
       const controller = new AbortController()
@@ -97,23 +107,24 @@ export const runCommand = Command.make(
       })
       const outcome = yield* runWithPausePolicy({
         signal: controller.signal,
-        ...(Option.isSome(flags.sessionDir) ? { store: makeJsonlStore(resolve(flags.sessionDir.value)) } : {}),
+        sessionId: flags.session,
+        ...(store !== null ? { store } : {}),
         config,
         llm,
         modelId: flags.model,
         tools: runTools(cwd, config, flags.apiKeyEnv),
-        prompt: flags.prompt,
+        ...(Option.isSome(flags.prompt) ? { prompt: flags.prompt.value } : {}),
         system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,
         cwd,
         json: flags.json,
         secrets,
         secretEnvNames: [flags.apiKeyEnv]
-      }).pipe(Effect.ensuring(Effect.sync(release)))
+      }).pipe(Effect.mapError(storeFailure), Effect.ensuring(Effect.sync(release)))
       const redact = makeRedactor(secrets)
       if (flags.json) for (const r of outcome.results) console.log(redact(JSON.stringify({ type: "report", report: r.report })))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
       if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })
-    })
+    }).pipe(Effect.scoped)
 ).pipe(
   Command.withDescription(
     "Run one user turn against an OpenAI-compatible endpoint with loopguard on. Tools: read_file and list_dir (confined to --cwd, symlinks resolved) and bash, which is NOT a sandbox: it runs with your user's rights and can read and change anything you can (its environment is scrubbed of keys; --approve-commands asks before each command)"

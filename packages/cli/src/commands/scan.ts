@@ -1,9 +1,10 @@
 /**
  * `loopguard scan`: in-stream repetition over text on stdin. Plain mode scans the whole input
  * as one stream; `--jsonl` treats each line as one JSON-string document and prints one JSON
- * verdict per line (ARCHITECTURE.md contract).
+ * verdict per line (ARCHITECTURE.md contract): `repeat`/`token`/`period` for SPEC §1's rule,
+ * `long` for the long-period rule (null, or where it tripped).
  */
-import { scanText, validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type RepeatOptions } from "@loopguard/core/repeat"
+import { scanRepetition, validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type FullScanResult, type RepeatOptions } from "@loopguard/core/repeat"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { readStdin } from "../io.js"
@@ -17,6 +18,13 @@ export const flagToField: ReadonlyArray<readonly [string, keyof RepeatOptions]> 
   ["--min-block", "minBlock"],
   ["--min-distinct", "minDistinct"]
 ]
+
+/** Both rules, one line each. */
+export const plainVerdict = (r: FullScanResult): string =>
+  [
+    r.repeat ? `repeat: yes — tripped at token ${r.token} (period ${r.period})` : "repeat: no",
+    r.long ? `long repeat: yes — tripped at token ${r.long.token} (character ${r.long.char})` : "long repeat: no"
+  ].join("\n")
 
 export const scanCommand = Command.make(
   "scan",
@@ -42,10 +50,8 @@ export const scanCommand = Command.make(
       }
       const input = yield* readStdin
       if (!flags.jsonl) {
-        const r = scanText(input, options)
-        yield* Console.log(
-          r.repeat ? `repeat: yes — tripped at token ${r.token} (period ${r.period})` : "repeat: no"
-        )
+        const r = scanRepetition(input, options)
+        yield* Console.log(plainVerdict(r))
         return
       }
       const lines = input.split("\n")
@@ -61,8 +67,8 @@ export const scanCommand = Command.make(
         if (typeof text !== "string") {
           return yield* new UsageError({ message: `stdin:${i + 1}: expected a JSON string, got ${text === null ? "null" : typeof text}` })
         }
-        const r = scanText(text, options)
-        yield* Console.log(JSON.stringify({ repeat: r.repeat, token: r.token, period: r.period }))
+        const r = scanRepetition(text, options)
+        yield* Console.log(JSON.stringify({ repeat: r.repeat, token: r.token, period: r.period, long: r.long }))
       }
     })
 ).pipe(Command.withDescription("Report whether and where in-stream repetition trips on text from stdin"))

@@ -6,6 +6,7 @@
  */
 import type {
   LLM,
+  SessionStoreError,
   LoopguardConfig,
   LoopguardEvent,
   RunInput,
@@ -13,6 +14,7 @@ import type {
   SessionStoreShape,
   ToolDefinition
 } from "@loopguard/effect"
+import { makeRedactor } from "@loopguard/core/try-best"
 import { Effect, type Layer } from "effect"
 import { runSessionWith } from "../session.js"
 import { handoffTargetOf, pauseChoices, refusalOf, type OnPausePolicy, type PauseChoice } from "./choices.js"
@@ -36,7 +38,8 @@ export interface PauseRunOptions {
   /** Decides which hand-off targets are of another family. */
   readonly modelId: string
   readonly tools: ReadonlyArray<ToolDefinition>
-  readonly prompt: string
+  /** The user turn; absent when resuming a stored session as it was left. */
+  readonly prompt?: string
   readonly system?: string
   readonly sessionId?: string
   readonly maxSteps?: number
@@ -84,10 +87,14 @@ export interface PauseRunOutcome {
 
 const refusedMessage = (policy: OnPausePolicy, reason: string) => `on-pause ${policy} refused: ${reason}`
 
-export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<PauseRunOutcome> =>
+export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<PauseRunOutcome, SessionStoreError> =>
   Effect.gen(function* () {
-    const write = options.write ?? ((l: string) => console.log(l))
-    const warn = options.warn ?? ((l: string) => process.stderr.write(l + "\n"))
+    // Pause notices and refusals quote the incident: the same last gate as the run's own lines.
+    const redact = makeRedactor(options.secrets ?? [])
+    const print = options.write ?? ((l: string) => console.log(l))
+    const write = (l: string) => print(redact(l))
+    const printWarning = options.warn ?? ((l: string) => process.stderr.write(l + "\n"))
+    const warn = (l: string) => printWarning(redact(l))
     const hasCommand = options.hasCommand ?? commandOnPath()
     const env = options.env ?? process.env
     const limits = { ...DEFAULT_PAUSE_POLICY_OPTIONS, maxResumes: options.config.try_best.max_resumes, ...options.policy }
@@ -159,7 +166,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
             ? continueTurn(incident)
             : handoffTurn({
                 target,
-                goal: options.prompt,
+                goal: options.prompt ?? "",
                 incident,
                 results,
                 completionCheck: options.config.completion_check.command,
@@ -183,7 +190,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         ...(options.secrets !== undefined ? { secrets: options.secrets } : {}),
         ...(options.secretEnvNames !== undefined ? { secretEnvNames: options.secretEnvNames } : {})
       },
-      { ...base, prompt: options.prompt },
+      { ...base, ...(options.prompt !== undefined ? { prompt: options.prompt } : {}) },
       next
     )
     const last = results[results.length - 1]

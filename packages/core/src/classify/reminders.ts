@@ -25,6 +25,7 @@ export type ReminderTemplateKind =
   | "text-loop-strong"
   | "repeated-action"
   | "action-cycle"
+  | "loop-remind"
   | "soft-cap"
   | "summary"
   | "breaker-degrade"
@@ -45,6 +46,7 @@ export const REMINDER_TEMPLATE_KINDS: ReadonlyArray<ReminderTemplateKind> = [
   "text-loop-strong",
   "repeated-action",
   "action-cycle",
+  "loop-remind",
   "soft-cap",
   "summary",
   "breaker-degrade",
@@ -135,6 +137,11 @@ export const REMINDERS: Readonly<Record<ReminderTemplateKind, ByRole>> = {
   "action-cycle": same(
     "Note: you are cycling through the same few actions with the same arguments, and the cycle is not producing " +
       "new results. Break the cycle: decide what the results so far tell you, then take a different step."
+  ),
+  "loop-remind": byRole((helper) =>
+    "You are still repeating yourself: the same actions or the same results, and nothing has changed. " +
+      "Stop and take a substantially different approach, or ask " + helper + " for what you are missing. " +
+      "If this goes on, the run will be stopped."
   ),
   "soft-cap": withWrapUp("Maximum steps reached. No tools are available for this final step."),
   summary: withWrapUp("The budget for this task is spent and the work stops here. No tools are available."),

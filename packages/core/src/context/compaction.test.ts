@@ -65,3 +65,15 @@ describe("sizes and estimates", () => {
     expect(isContextOverflow({ message: "Bad Request", status: 400 })).toBe(false)
   })
 })
+
+describe("overflow answers of common servers", () => {
+  test("llama.cpp, Gemini and the OpenAI wording are recognised", () => {
+    for (const message of [
+      "the request exceeds the available context size, try increasing it",
+      "The input token count (1200000) exceeds the maximum number of tokens allowed (1048576).",
+      "Please reduce the length of the messages or completion."
+    ]) {
+      expect(isContextOverflow({ message, status: 400 })).toBe(true)
+    }
+  })
+})

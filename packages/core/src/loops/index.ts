@@ -39,3 +39,14 @@ export {
   type RequestViewOptions
 } from "./crop.js"
 export { actionCycle, DEFAULT_ACTION_CYCLE, type ActionCycle, type ActionCycleOptions } from "./action-cycle.js"
+export { stepRecords, stepRecordOf, maskObservation, isWritingCommand, type StepRecord } from "./step-record.js"
+export {
+  repeatedObservation,
+  DEFAULT_REPEATED_OBSERVATION,
+  type RepeatedObservation,
+  type RepeatedObservationOptions
+} from "./repeated-observation.js"
+export { replayedSequence, DEFAULT_REPLAYED_SEQUENCE, type ReplayedSequence, type ReplayedSequenceOptions } from "./replayed-sequence.js"
+export { noProgressSpin, DEFAULT_NO_PROGRESS_SPIN, type NoProgressSpin, type NoProgressSpinOptions } from "./no-progress-spin.js"
+export { EpisodeLadder, levelOf, DEFAULT_LADDER, type LadderCounts, type LoopLevel } from "./escalation.js"
+export { repeatedFailure, DEFAULT_REPEATED_FAILURE, type RepeatedFailure, type RepeatedFailureOptions } from "./repeated-failure.js"

@@ -22,6 +22,7 @@ export const EXIT_REASONS = [
   "text_tool_call",
   "structured_output",
   "doom_loop",
+  "idle",
   "goal_gate_cap",
   "depth_limit",
   "completion_check_failed"

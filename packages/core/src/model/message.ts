@@ -76,6 +76,7 @@ export type ReminderKind =
   | "text-repeat-replan"
   | "text-loop-mild"
   | "text-loop-strong"
+  | "loop-remind"
   | "soft-cap"
   | "summary"
   | "goal-gate"

@@ -2,5 +2,7 @@
 export * from "./repeat-options.js"
 export * from "./tokenizer.js"
 export * from "./periodic-repeat-monitor.js"
+export * from "./long-repeat-options.js"
+export * from "./long-repeat-monitor.js"
 export * from "./repeat-guard.js"
 export * from "./scan.js"

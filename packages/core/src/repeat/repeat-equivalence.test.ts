@@ -176,7 +176,8 @@ describe("default settings on realistic text", () => {
             break
           }
         }
-        const guard = new RepeatGuard()
+        // SPEC's rule alone: the long rule (on by default) may trip earlier and is tested apart.
+        const guard = new RepeatGuard({ long: { enabled: false } })
         let got = null
         for (let at = 0, i = 0; at < text.length && got === null; i++) {
           const size = sizes[i % sizes.length]!
@@ -185,7 +186,7 @@ describe("default settings on realistic text", () => {
         }
         got ??= guard.flush()
         if (want !== null) tripped++
-        expect(got).toEqual(want)
+        expect(got).toEqual(want === null ? null : { rule: "short", ...want })
         expect(scanText(text)).toEqual({ repeat: want !== null, token: want?.token ?? null, period: want?.period ?? null })
       }),
       { numRuns: 20, seed: SEED + 3 }

@@ -27,7 +27,7 @@ describe("RepeatGuard", () => {
       trip = guard.push(text.slice(at, at + 7))
       deltasFed++
     }
-    expect(trip).toEqual({ token: expected.token!, period: expected.period!, repeats: 20 })
+    expect(trip).toEqual({ rule: "short", token: expected.token!, period: expected.period!, repeats: 20 })
     // The trip came as soon as its token was complete, not at the end of the text.
     expect(deltasFed * 7).toBeLessThan(text.length)
   })
@@ -36,7 +36,7 @@ describe("RepeatGuard", () => {
     const guard = new RepeatGuard()
     const text = LOOP_EN.repeat(20).trimEnd()
     expect(guard.push(text)).toBeNull()
-    expect(guard.flush()).toEqual({ token: 119, period: 6, repeats: 20 })
+    expect(guard.flush()).toEqual({ rule: "short", token: 119, period: 6, repeats: 20 })
   })
 
   test("reasoning and text deltas feed one guard: a loop across both trips", () => {
@@ -45,12 +45,12 @@ describe("RepeatGuard", () => {
     const text = SENTENCE.repeat(8)
     expect(guard.push(reasoning)).toBeNull()
     expect(guard.flush()).toBeNull()
-    expect(guard.push(text)).toEqual({ token: 219, period: 11, repeats: 20 })
+    expect(guard.push(text)).toEqual({ rule: "short", token: 219, period: 11, repeats: 20 })
   })
 
   test("tokens after a trip in the same delta are still fed; reset starts over", () => {
     const guard = new RepeatGuard()
-    expect(guard.push(SENTENCE.repeat(21))).toEqual({ token: 219, period: 11, repeats: 20 })
+    expect(guard.push(SENTENCE.repeat(21))).toEqual({ rule: "short", token: 219, period: 11, repeats: 20 })
     expect(guard.tokensSeen).toBe(231)
     // The loop continues: no second trip while it still holds.
     expect(guard.push(SENTENCE)).toBeNull()
@@ -62,6 +62,6 @@ describe("RepeatGuard", () => {
   test("options are passed through", () => {
     const guard = new RepeatGuard({ window: 40, threshold: 3, minBlock: 2, minDistinct: 2 })
     expect(guard.options.threshold).toBe(3)
-    expect(guard.push("a b a b a b ")).toEqual({ token: 5, period: 2, repeats: 3 })
+    expect(guard.push("a b a b a b ")).toEqual({ rule: "short", token: 5, period: 2, repeats: 3 })
   })
 })

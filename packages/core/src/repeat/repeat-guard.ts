@@ -1,66 +1,99 @@
 /**
- * The in-stream repetition guard of one generation: text and reasoning deltas go through one
- * tokenizer into one monitor (SPEC §1), so a loop that moves between reasoning and text is
- * still one loop.
+ * The in-stream repetition guard of one generation. Text and reasoning deltas go through one
+ * tokenizer into SPEC §1's monitor and, beside it, into the long-period monitor, so a loop that
+ * moves between reasoning and text is still one loop, and every caller (the runtime monitor,
+ * the Effect AI decorator, the AI SDK middleware) trips on either rule from this one place.
  */
+import type { LongRepeatOptions } from "./long-repeat-options.js"
+import type { LongRepeatTrip } from "./long-repeat-monitor.js"
+import { LongRepeatMonitor } from "./long-repeat-monitor.js"
 import type { RepeatOptions } from "./repeat-options.js"
 import type { RepeatTrip } from "./periodic-repeat-monitor.js"
 import { PeriodicRepeatMonitor } from "./periodic-repeat-monitor.js"
 import { StreamTokenizer } from "./tokenizer.js"
 
-/** Text deltas in, repetition verdict out: the stream tokenizer and the periodic-repeat monitor together. */
+/** SPEC §1's rule tripped: a block of `period` tokens repeated `repeats` times. */
+export interface ShortGuardTrip extends RepeatTrip {
+  readonly rule: "short"
+}
+
+/** The long-period rule tripped (docs/repetition.md). */
+export interface LongGuardTrip extends LongRepeatTrip {
+  readonly rule: "long"
+}
+
+export type GuardTrip = ShortGuardTrip | LongGuardTrip
+
+export interface RepeatGuardOptions extends Partial<RepeatOptions> {
+  /** The long-period rule's options; on by default. */
+  readonly long?: Partial<LongRepeatOptions>
+}
+
+/** One line for logs and notices, for either rule. */
+export const describeGuardTrip = (trip: GuardTrip): string =>
+  trip.rule === "short"
+    ? `a block of ${trip.period} tokens repeated ${trip.repeats} times (token ${trip.token})`
+    : `a block of ${trip.blockChars} characters repeated ${trip.copies} times${trip.view === "near" ? " (numbers masked)" : ""} (character ${trip.char}, token ${trip.token})`
+
+/** Text deltas in, repetition verdict out: the stream tokenizer feeding SPEC §1's monitor, and the long-period monitor. */
 export class RepeatGuard {
   private readonly tokenizer = new StreamTokenizer()
   private readonly monitor: PeriodicRepeatMonitor
+  private readonly long: LongRepeatMonitor
 
-  constructor(options: Partial<RepeatOptions> = {}) {
-    this.monitor = new PeriodicRepeatMonitor(options)
+  constructor(options: RepeatGuardOptions = {}) {
+    const { long, ...short } = options
+    this.monitor = new PeriodicRepeatMonitor(short)
+    this.long = new LongRepeatMonitor(long ?? {})
   }
 
   get options(): RepeatOptions {
     return this.monitor.options
   }
 
-  /** Tokens handed to the monitor so far (a held partial word is not counted yet). */
+  get longOptions(): LongRepeatOptions {
+    return this.long.options
+  }
+
+  /** Tokens handed to SPEC's monitor so far (a held partial word is not counted yet). */
   get tokensSeen(): number {
     return this.monitor.tokensSeen
   }
 
   /**
-   * Feed a text or reasoning delta. Returns the first trip among the tokens it completed, or
-   * null. Every completed token is fed even after a trip, so the state stays exact.
+   * Feed a text or reasoning delta. Returns the first trip among the tokens it completed (SPEC's
+   * rule first, as before), else the long rule's trip, or null. Every completed token is fed
+   * even after a trip, so the state stays exact.
    */
-  push(delta: string): RepeatTrip | null {
+  push(delta: string): GuardTrip | null {
     this.first = null
     this.tokenizer.each(delta, this.onToken)
-    return this.first
+    const long = this.long.push(delta)
+    return this.first ?? (long === null ? null : { rule: "long", ...long })
   }
 
-  private first: RepeatTrip | null = null
+  private first: GuardTrip | null = null
   private readonly onToken = (token: string): void => {
     const trip = this.monitor.push(token)
-    if (this.first === null) this.first = trip
+    if (this.first === null && trip !== null) this.first = { rule: "short", ...trip }
   }
 
   /**
    * Ends the held partial word. Call at the end of the stream, and at a boundary between parts
    * (reasoning → text) if a word must not run across it.
    */
-  flush(): RepeatTrip | null {
-    return this.feed(this.tokenizer.flush())
+  flush(): GuardTrip | null {
+    let first: GuardTrip | null = null
+    for (const token of this.tokenizer.flush()) {
+      const trip = this.monitor.push(token)
+      if (first === null && trip !== null) first = { rule: "short", ...trip }
+    }
+    return first
   }
 
   reset(): void {
     this.tokenizer.reset()
     this.monitor.reset()
-  }
-
-  private feed(tokens: ReadonlyArray<string>): RepeatTrip | null {
-    let first: RepeatTrip | null = null
-    for (const token of tokens) {
-      const trip = this.monitor.push(token)
-      if (first === null) first = trip
-    }
-    return first
+    this.long.reset()
   }
 }

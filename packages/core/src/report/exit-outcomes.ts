@@ -124,6 +124,11 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
     summary: "The model repeated the same tool call with the same input.",
     suggestion: "Find out why the call does not succeed, give the agent that information, then resume."
   },
+  idle: {
+    status: "aborted",
+    summary: "The agent kept repeating itself without progress (the same action, a cycle, the same output, or a spin) after a note and a reminder.",
+    suggestion: "Read the last incidents to see what it kept doing; give it the missing information or a different approach, then resume."
+  },
   goal_gate_cap: {
     status: "aborted",
     summary: "The goal check kept judging the goal unmet and reached its cap.",

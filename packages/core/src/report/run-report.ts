@@ -6,6 +6,7 @@
 import type { ExitReason } from "../model/exit.js"
 import type { RunStatus } from "./exit-outcomes.js"
 import { EXIT_OUTCOMES } from "./exit-outcomes.js"
+import type { IncidentKind } from "./incident-kind.js"
 
 export interface ReportError {
   readonly tag: string
@@ -17,6 +18,8 @@ export interface Incident {
   readonly step: number
   readonly detector: string
   readonly action: string
+  /** loop | stall | recovery | fault; the RunLoop fills it in from the detector when left out. */
+  readonly kind?: IncidentKind
   readonly detail?: Readonly<Record<string, unknown>>
 }
 
@@ -50,8 +53,11 @@ export interface RunReport {
   readonly subagents?: ReadonlyArray<SubagentSummary>
 }
 
+/** One child run (sub-agent) in its parent's report. */
 export interface SubagentSummary {
   readonly sessionId: string
+  /** The parent's step whose `task` call started it. */
+  readonly step: number
   readonly depth: number
   readonly status: RunStatus
   readonly reason: ExitReason

@@ -54,7 +54,11 @@ export const CONTEXT_OVERFLOW_MARKERS: ReadonlyArray<string> = [
   "model_context_window_exceeded",
   "prompt is too long",
   "input is too long",
-  "too many input tokens"
+  "too many input tokens",
+  // llama.cpp server, Gemini, and OpenAI-compatible servers that say it in words only.
+  "exceeds the available context size",
+  "exceeds the maximum number of tokens",
+  "reduce the length of the messages"
 ]
 
 /**

@@ -41,10 +41,15 @@ describe("defaults", () => {
 })
 
 describe("no file change", () => {
-  test("fires at the 30th idle step, and again 30 idle steps later", () => {
+  test("fires at the 30th idle step, then backs off: 60 and 120 idle steps later", () => {
     const m = new StallMonitor(onlyRule("noFileChange"))
-    const steps = Array.from({ length: 60 }, (_, i) => quiet(i))
-    expect(feed(m, steps)).toEqual(["29:stall-no-file-change", "59:stall-no-file-change"])
+    const steps = Array.from({ length: 210 }, (_, i) => quiet(i))
+    expect(feed(m, steps)).toEqual(["29:stall-no-file-change", "89:stall-no-file-change", "209:stall-no-file-change"])
+  })
+  test("a changed file resets the back-off", () => {
+    const m = new StallMonitor(onlyRule("noFileChange", { noFileChange: { steps: 3 } }))
+    const steps = [quiet(0), quiet(1), quiet(2), quiet(3, { changedFiles: ["a.ts"] }), quiet(4), quiet(5), quiet(6)]
+    expect(feed(m, steps)).toEqual(["2:stall-no-file-change", "6:stall-no-file-change"])
   })
   test("a changed file restarts the count", () => {
     const m = new StallMonitor(onlyRule("noFileChange", { noFileChange: { steps: 3 } }))
@@ -123,10 +128,23 @@ describe("required artefacts", () => {
 })
 
 describe("spend flat", () => {
-  test("fires after 10 spending steps without a verification improvement, then starts over", () => {
+  test("fires after 10 spending steps without a verification improvement, then backs off (20, 40 steps)", () => {
     const m = new StallMonitor(onlyRule("spendFlat"))
-    const steps = Array.from({ length: 20 }, (_, i) => quiet(i, { tokens: 1000 }))
-    expect(feed(m, steps)).toEqual(["9:stall-spend-flat", "19:stall-spend-flat"])
+    const steps = Array.from({ length: 70 }, (_, i) => quiet(i, { tokens: 1000 }))
+    expect(feed(m, steps)).toEqual(["9:stall-spend-flat", "29:stall-spend-flat", "69:stall-spend-flat"])
+  })
+  test("when callers report verification runs, exploring without running anything is no evidence", () => {
+    const m = new StallMonitor(onlyRule("spendFlat", { spendFlat: { window: 4 } }))
+    const exploring = Array.from({ length: 8 }, (_, i) => quiet(i, { tokens: 100, verificationRan: false }))
+    expect(feed(m, exploring)).toEqual([])
+    const m2 = new StallMonitor(onlyRule("spendFlat", { spendFlat: { window: 4 } }))
+    const testing = Array.from({ length: 4 }, (_, i) => quiet(i, { tokens: 100, verificationRan: i % 2 === 0 }))
+    expect(feed(m2, testing)).toEqual(["3:stall-spend-flat"])
+  })
+  test("a file change is progress too: the window starts over", () => {
+    const m = new StallMonitor(onlyRule("spendFlat", { spendFlat: { window: 3 } }))
+    const steps = [quiet(0, { tokens: 5 }), quiet(1, { tokens: 5, changedFiles: ["a.ts"] }), quiet(2, { tokens: 5 }), quiet(3, { tokens: 5 })]
+    expect(feed(m, steps)).toEqual([])
   })
   test("an improvement restarts the window", () => {
     const m = new StallMonitor(onlyRule("spendFlat", { spendFlat: { window: 3 } }))

@@ -29,6 +29,12 @@ export interface StepSummary {
   readonly costUsd?: number
   /** A verification run in this step did better than before (passed, or fewer failures). */
   readonly verificationImproved: boolean
+  /**
+   * A verification command ran in this step, whatever its result. When the caller says (defined),
+   * "spend flat" needs `MIN_FLAT_VERIFICATIONS` runs in its window: results that stay flat must
+   * have been measured; exploring without running anything is not evidence of a stall.
+   */
+  readonly verificationRan?: boolean
   /** The context was compacted during or after this step. */
   readonly compaction?: boolean
   /** The model says it is done (a final reply). */
@@ -89,9 +95,23 @@ export interface StallState {
   readonly costReported: boolean
   /** Every path the session changed, normalized, sorted. */
   readonly changed: ReadonlyArray<string>
-  /** Tokens of the steps since the last verification improvement (at most `window`). */
+  /** Tokens of the steps since the last verification improvement or file change (at most the current window). */
   readonly flatTokens: ReadonlyArray<number>
+  /**
+   * Warnings given since the last progress, per signal. Each one doubles the stretch the next
+   * needs (10, 20, 40 … steps), so a long stall warns a few times, not every window.
+   */
+  readonly noFileChangeWarnings?: number
+  readonly spendFlatWarnings?: number
+  /** Steps of the current flat window that ran a verification (only counted when callers say). */
+  readonly flatVerifications?: ReadonlyArray<boolean>
 }
+
+/** Verification runs a flat-spend window must hold when runs are reported. */
+export const MIN_FLAT_VERIFICATIONS = 2
+
+/** The stretch a signal needs after `warnings` warnings without progress: base, 2×, 4× … */
+const backedOff = (base: number, warnings: number | undefined): number => base * 2 ** Math.min(warnings ?? 0, 20)
 
 /** Stall state before the first step. */
 export const initStall = (): StallState => ({
@@ -116,11 +136,11 @@ const fmtUsd = (x: number): string => `$${x.toFixed(2)}`
 
 /** Stall rule: too many steps in a row without a file change. */
 export const noFileChangeRule: Rule = (state, s, o) => {
-  if (s.changedFiles.length > 0) return { state: { ...state, stepsWithoutChange: 0 }, incident: null }
+  if (s.changedFiles.length > 0) return { state: { ...state, stepsWithoutChange: 0, noFileChangeWarnings: 0 }, incident: null }
   const idle = state.stepsWithoutChange + 1
-  if (!o.noFileChange.enabled || idle < o.noFileChange.steps) return { state: { ...state, stepsWithoutChange: idle }, incident: null }
+  if (!o.noFileChange.enabled || idle < backedOff(o.noFileChange.steps, state.noFileChangeWarnings)) return { state: { ...state, stepsWithoutChange: idle }, incident: null }
   return {
-    state: { ...state, stepsWithoutChange: 0 },
+    state: { ...state, stepsWithoutChange: 0, noFileChangeWarnings: (state.noFileChangeWarnings ?? 0) + 1 },
     incident: { kind: "stall-no-file-change", step: s.step, detail: `stall: no file changed in the last ${idle} steps.` }
   }
 }
@@ -188,15 +208,18 @@ export const artefactRule: Rule = (state, s, o, exists) => {
 
 /** Stall rule: tokens keep being spent while verification does not improve. */
 export const spendFlatRule: Rule = (state, s, o) => {
-  if (s.verificationImproved) return { state: { ...state, flatTokens: [] }, incident: null }
+  // Real evidence only: tokens spent while neither a verification improved nor a file changed.
+  if (s.verificationImproved || s.changedFiles.length > 0) return { state: { ...state, flatTokens: [], flatVerifications: [], spendFlatWarnings: 0 }, incident: null }
   const tokens = Number.isFinite(s.tokens) && s.tokens > 0 ? s.tokens : 0
-  const window = Math.max(1, o.spendFlat.window)
+  const window = backedOff(Math.max(1, o.spendFlat.window), state.spendFlatWarnings)
   const flat = [...state.flatTokens, tokens].slice(-window)
+  const ran = s.verificationRan === undefined ? undefined : [...(state.flatVerifications ?? []), s.verificationRan].slice(-window)
+  const measured = ran === undefined || ran.filter(Boolean).length >= MIN_FLAT_VERIFICATIONS
   const total = flat.reduce((a, b) => a + b, 0)
-  if (!o.spendFlat.enabled || flat.length < window || total <= o.spendFlat.minTokens)
-    return { state: { ...state, flatTokens: flat }, incident: null }
+  if (!o.spendFlat.enabled || flat.length < window || total <= o.spendFlat.minTokens || !measured)
+    return { state: { ...state, flatTokens: flat, ...(ran ? { flatVerifications: ran } : {}) }, incident: null }
   return {
-    state: { ...state, flatTokens: [] },
+    state: { ...state, flatTokens: [], flatVerifications: [], spendFlatWarnings: (state.spendFlatWarnings ?? 0) + 1 },
     incident: {
       kind: "stall-spend-flat",
       step: s.step,

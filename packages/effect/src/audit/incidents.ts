@@ -3,12 +3,14 @@
  * tool results, raised it; `detail` is always an object).
  */
 import type { AssistantMessage, Message } from "@loopguard/core/model"
+import type { IncidentKind } from "@loopguard/core/report"
 import type { LoopguardEvent } from "../events/Events.js"
 
 export interface AuditIncident {
   readonly step: number
   readonly detector: string
   readonly action: string
+  readonly kind: IncidentKind
   readonly detail: Readonly<Record<string, unknown>>
 }
 
@@ -25,6 +27,7 @@ export const incidentsOf = (events: ReadonlyArray<LoopguardEvent>): Array<AuditI
             step: e.step,
             detector: e.detector,
             action: e.action,
+            kind: e.kind,
             detail: asDetail(e.detail)
           }
         ]

@@ -5,7 +5,8 @@
  */
 import { COMPACTION_REQUEST } from "@loopguard/core/context"
 import { type Message, type Usage } from "@loopguard/core/model"
-import { Context, Data, Effect, Layer, Stream } from "effect"
+import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
+import { ConfigService } from "../config/ConfigService.js"
 import { LLM, type LlmShape, type RequestMessage } from "../llm/LLM.js"
 
 /** The summary request of a compaction failed (the run goes on uncompacted). */
@@ -25,8 +26,13 @@ export interface CompactorShape {
 export const toRequestMessages = (messages: ReadonlyArray<Message>): Array<RequestMessage> =>
   messages.map((m) => (m.role === "user" ? { role: "user", text: m.text } : { role: "assistant", parts: m.parts }))
 
-const collect = (llm: LlmShape, older: ReadonlyArray<Message>) =>
+/** The summary's text and usage; a silence of `chunkTimeoutMs` between chunks fails it like a step's stream. */
+const collect = (llm: LlmShape, older: ReadonlyArray<Message>, chunkTimeoutMs: number) =>
   llm.stream({ messages: [...toRequestMessages(older), { role: "user", text: COMPACTION_REQUEST }], tools: [] }).pipe(
+    Stream.timeoutOrElse({
+      duration: Duration.millis(chunkTimeoutMs),
+      orElse: () => Stream.fail(new CompactionError({ message: `no chunk of the summary for ${chunkTimeoutMs} ms (stream.chunkTimeoutMs)` }))
+    }),
     Stream.runFold(
       (): { text: string; usage?: Usage; error?: string } => ({ text: "" }),
       (acc, part) =>
@@ -38,7 +44,7 @@ const collect = (llm: LlmShape, older: ReadonlyArray<Message>) =>
               ? { ...acc, error: part.error.message }
               : acc
     ),
-    Effect.mapError((e) => new CompactionError({ message: e.message }))
+    Effect.mapError((e) => (e instanceof CompactionError ? e : new CompactionError({ message: e.message })))
   )
 
 /** Writes the summary a context compaction replaces older history with. */
@@ -47,9 +53,10 @@ export class Compactor extends Context.Service<Compactor, CompactorShape>()("loo
     Compactor,
     Effect.gen(function* () {
       const session = yield* LLM
+      const config = yield* ConfigService
       return Compactor.of({
         summarise: Effect.fn("Compactor.summarise")(function* (older: ReadonlyArray<Message>, llm?: LlmShape) {
-          const r = yield* collect(llm ?? session, older)
+          const r = yield* collect(llm ?? session, older, config.stream.chunkTimeoutMs)
           if (r.error !== undefined) return yield* new CompactionError({ message: r.error })
           if (r.text.trim() === "") return yield* new CompactionError({ message: "the summary request returned no text" })
           return { summary: r.text, ...(r.usage !== undefined ? { usage: r.usage } : {}) }

@@ -4,7 +4,14 @@ import type { LoopguardConfig } from "./schema.js"
 
 /** SPEC.md defaults. The env-variable names are derived from this object's shape. */
 export const DEFAULT_CONFIG: LoopguardConfig = {
-  repeat: { enabled: true, window: 500, threshold: 20, minBlock: 4, minDistinct: 3 },
+  repeat: {
+    enabled: true,
+    window: 500,
+    threshold: 20,
+    minBlock: 4,
+    minDistinct: 3,
+    long: { enabled: true, copies: 4, minBlockTokens: 20, minBlockChars: 64, maxBlockChars: 8_000, minWords: 4, runChars: 1_024 }
+  },
   stream: { chunkTimeoutMs: 480_000, progressIntervalMs: 100, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024 },
   loop: {
     role: "main",
@@ -25,8 +32,12 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     structuredRetries: 2
   },
   text_loop: { enabled: true, bufferSize: 5, repeats: 3, keyChars: 200 },
-  repeated_action: { enabled: true, repeats: 3 },
-  action_cycle: { enabled: true, maxPeriod: 8, replays: 4 },
+  repeated_action: { enabled: true, repeats: 3, remindAt: 5, stopAt: 8 },
+  action_cycle: { enabled: true, maxPeriod: 20, replays: 4 },
+  repeated_observation: { enabled: true, repeats: 5, failedRepeats: 3 },
+  repeated_failure: { enabled: true, repeats: 3, lookback: 20 },
+  replayed_sequence: { enabled: true, minLength: 6, lookback: 60 },
+  no_progress_spin: { enabled: true, window: 10, minRepeats: 6 },
   doom_loop: { enabled: true, repeats: 3 },
   rollback: { enabled: true, max_consecutive_rollbacks: 5, dedupe_unlisted_tools: false },
   repair: { enabled: true, tool_name_aliases: {}, tools: {}, drop_null_arguments: true, fix_server_names: true },
@@ -60,6 +71,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   toolCaps: { maxCallsPerTool: null, perTool: {} },
   goal_gate: { enabled: false, maxChecks: 20 },
   completion_check: { command: null, timeoutMs: 300_000, maxFailures: 3 },
+  store: { leaseMs: 30_000, busyTimeoutMs: 5_000 },
   tools: { maxOutputChars: 20_000, envDeny: DEFAULT_ENV_DENY, envAllow: [], approveCommands: false },
   prices: {}
 }

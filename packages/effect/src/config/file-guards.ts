@@ -3,7 +3,8 @@
  * (editors on Windows write one), nesting deeper than MAX_CONFIG_DEPTH is refused before any
  * recursive parser sees it, and keys that would reach an object's prototype are refused.
  */
-import { parseTree, type Node } from "jsonc-parser/lib/esm/main.js"
+// The package root: Node rejects `jsonc-parser/lib/esm/…` (ESM syntax in a CommonJS package).
+import { parseTree, type Node } from "jsonc-parser"
 
 /** Far above the deepest real key (`provider.<id>.retry.<budget>.<field>` is 5 levels). */
 export const MAX_CONFIG_DEPTH = 32

@@ -17,7 +17,7 @@ describe("loadConfig", () => {
     })
     expect(r._tag).toBe("ok")
     if (r._tag !== "ok") return
-    expect(r.config.repeat).toEqual({ enabled: true, window: 400, threshold: 12, minBlock: 5, minDistinct: 3 })
+    expect(r.config.repeat).toEqual({ enabled: true, window: 400, threshold: 12, minBlock: 5, minDistinct: 3, long: DEFAULT_CONFIG.repeat.long })
     expect(r.config.try_best.enabled).toBe(true)
     expect(r.config.try_best.edit_tools).toEqual(["edit", "write"])
   })
@@ -26,6 +26,22 @@ describe("loadConfig", () => {
     const r = loadConfig({ file: { path: "lg.json", text: `{\n  "repeat": {\n    "window": -3\n  }\n}` } })
     expect(r._tag).toBe("error")
     if (r._tag === "error") expect(r.errors.join("\n")).toContain("config field repeat.window (from lg.json:3)")
+  })
+
+  test("loop knobs: the long rule and the ladder come from env; a ladder that does not climb is named", () => {
+    const ok = loadConfig({ env: { LOOPGUARD_REPEAT_LONG_COPIES: "5", LOOPGUARD_REPEATED_ACTION_STOP_AT: "null", LOOPGUARD_NO_PROGRESS_SPIN_WINDOW: "12" } })
+    expect(ok._tag).toBe("ok")
+    if (ok._tag === "ok") {
+      expect(ok.config.repeat.long.copies).toBe(5)
+      expect(ok.config.repeated_action.stopAt).toBeNull()
+      expect(ok.config.no_progress_spin.window).toBe(12)
+    }
+    const bad = loadConfig({ env: { LOOPGUARD_REPEATED_ACTION_REMIND_AT: "9" } })
+    expect(bad._tag).toBe("error")
+    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("repeated_action")
+    const badLong = loadConfig({ env: { LOOPGUARD_REPEAT_LONG_COPIES: "1" } })
+    expect(badLong._tag).toBe("error")
+    if (badLong._tag === "error") expect(badLong.errors.join("\n")).toContain("LOOPGUARD_REPEAT_LONG_COPIES")
   })
 
   test("a bad env value names the variable", () => {

@@ -260,5 +260,15 @@ const crossFieldErrors = (config: LoopguardConfig): Array<string> => {
   if (r.window < r.minBlock * r.threshold) {
     errors.push(`config field repeat.window: ${r.window} is below minBlock × threshold (${r.minBlock * r.threshold}); no loop could ever trip`)
   }
+  const a = config.repeated_action
+  if (a.remindAt < a.repeats || (a.stopAt !== null && a.stopAt < a.remindAt)) {
+    errors.push(`config field repeated_action: the ladder must climb: repeats (${a.repeats}) <= remindAt (${a.remindAt}) <= stopAt (${a.stopAt})`)
+  }
+  if (config.no_progress_spin.minRepeats > config.no_progress_spin.window) {
+    errors.push(`config field no_progress_spin.minRepeats: ${config.no_progress_spin.minRepeats} is above window (${config.no_progress_spin.window}); it could never fire`)
+  }
+  if (r.long.minBlockChars > r.long.maxBlockChars) {
+    errors.push(`config field repeat.long.minBlockChars: ${r.long.minBlockChars} is above repeat.long.maxBlockChars (${r.long.maxBlockChars})`)
+  }
   return errors
 }

@@ -9,6 +9,17 @@ const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Ratio = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 const Names = Schema.Array(Schema.String)
 
+/** The long-period rule beside SPEC §1's (docs/repetition.md). */
+export const LongRepeatSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  copies: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  minBlockTokens: PosInt,
+  minBlockChars: PosInt,
+  maxBlockChars: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000 })),
+  minWords: NonNegInt,
+  runChars: PosInt
+})
+
 /** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: reject such values. */
 export const MAX_TIMER_MS = 2_147_483_647
 const TimerMs = PosInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
@@ -20,7 +31,8 @@ export const RepeatSection = Schema.Struct({
   window: PosInt,
   threshold: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   minBlock: PosInt,
-  minDistinct: PosInt
+  minDistinct: PosInt,
+  long: LongRepeatSection
 })
 
 /** Config section `stream`: the chunk timeout, progress events, response limits. */
@@ -65,10 +77,46 @@ export const TextLoopSection = Schema.Struct({
   keyChars: PosInt
 })
 
-/** Config section `repeated_action`. */
+/**
+ * `repeats` identical calls in a row get a note, `remindAt` a firmer reminder, `stopAt` end the run
+ * (exit `idle`; a pause with try-best on; null never stops). Every other loop detector climbs the
+ * same ladder: a note when its episode starts, the reminder `remindAt − repeats` steps later, the
+ * stop `stopAt − repeats` steps later, while the episode lasts.
+ */
 export const RepeatedActionSection = Schema.Struct({
   enabled: Schema.Boolean,
-  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
+  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  remindAt: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  stopAt: Schema.NullOr(Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)))
+})
+
+/** Same tool, same output (numbers, quoted strings, hex ids, paths masked), `repeats` steps in a row. */
+export const RepeatedObservationSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  /** When every one of those steps failed (the same error again), this many are enough. */
+  failedRepeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
+})
+
+/** One command failing `repeats` times with one masked error, edits between allowed, within `lookback` steps. */
+export const RepeatedFailureSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  lookback: PosInt
+})
+
+/** The newest `minLength`+ steps replay an earlier stretch of the run (within `lookback` steps). */
+export const ReplayedSequenceSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  minLength: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  lookback: PosInt
+})
+
+/** `window` steps without a file change in which `minRepeats` actions (or outputs) were seen before. */
+export const NoProgressSpinSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  minRepeats: PosInt
 })
 
 /** Beyond SPEC §3: A B A B … cycles that repeated action (A A A) cannot see. */
@@ -240,6 +288,12 @@ export const RollbackSection = Schema.Struct({
   dedupe_unlisted_tools: Schema.Boolean
 })
 
+/** Config section `store`: the durable SessionStore (docs/store.md), one writer per session by lease. */
+export const StoreSection = Schema.Struct({
+  leaseMs: TimerMs.check(Schema.isGreaterThanOrEqualTo(1000)),
+  busyTimeoutMs: DelayMs
+})
+
 /** The built-in tools of `loopguard run` (the shell is not a sandbox: see docs/security.md). */
 export const ToolsSection = Schema.Struct({
   /** Characters of output one tool call returns (head and tail kept, the middle dropped). */
@@ -261,6 +315,10 @@ export const LoopguardConfigSchema = Schema.Struct({
   text_loop: TextLoopSection,
   repeated_action: RepeatedActionSection,
   action_cycle: ActionCycleSection,
+  repeated_observation: RepeatedObservationSection,
+  repeated_failure: RepeatedFailureSection,
+  replayed_sequence: ReplayedSequenceSection,
+  no_progress_spin: NoProgressSpinSection,
   doom_loop: DoomLoopSection,
   rollback: RollbackSection,
   repair: RepairSection,
@@ -275,6 +333,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   toolCaps: ToolCapsSection,
   goal_gate: GoalGateSection,
   completion_check: CompletionCheckSection,
+  store: StoreSection,
   tools: ToolsSection,
   /** Merged over the built-in list prices; used for the cost cap and the report. */
   prices: Schema.Record(Schema.String, ModelPriceSchema)

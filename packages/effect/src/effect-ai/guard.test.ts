@@ -1,5 +1,5 @@
 import { type StreamPart } from "@loopguard/core/model"
-import { scanText, type RepeatTrip } from "@loopguard/core/repeat"
+import { scanRepetition, scanText, type GuardTrip } from "@loopguard/core/repeat"
 import { describe, expect, test } from "bun:test"
 import { Effect, Layer, Stream } from "effect"
 import { LanguageModel, Response } from "effect/ai"
@@ -24,7 +24,7 @@ type Part = Response.StreamPart<{}, "deferred">
 /** Streams one prompt through the guarded model; returns the parts the caller saw. */
 const streamGuarded = (
   turn: ScriptedTurn,
-  options: { readonly config?: (c: LoopguardConfig) => LoopguardConfig; readonly trips?: Array<RepeatTrip> } = {}
+  options: { readonly config?: (c: LoopguardConfig) => LoopguardConfig; readonly trips?: Array<GuardTrip> } = {}
 ) => {
   const fake = makeFakeModel([turn])
   const trips = options.trips
@@ -44,7 +44,7 @@ const deltas = (parts: ReadonlyArray<{ readonly type: string }>) =>
 
 describe("guardLanguageModel", () => {
   test("a looping text is cut at the delta that completes the 20th copy; what streamed is kept", async () => {
-    const trips: Array<RepeatTrip> = []
+    const trips: Array<GuardTrip> = []
     const parts = await streamGuarded(textTurn(looping(40)), { trips })
     expect(DEFAULT_CONFIG.repeat.threshold).toBe(20)
     expect(deltas(parts)).toEqual(looping(20))
@@ -52,7 +52,23 @@ describe("guardLanguageModel", () => {
     expect(parts.some((p) => p.type === "finish")).toBe(false)
     // The trip is the one core's scanner finds in the same text.
     const scan = scanText(looping(20).join(""))
-    expect(trips).toEqual([{ token: scan.token!, period: scan.period!, repeats: 20 }])
+    expect(trips).toEqual([{ rule: "short", token: scan.token!, period: scan.period!, repeats: 20 }])
+  })
+
+  test("a 43-word paragraph repeated (beyond SPEC's window) is cut by the long-period rule", async () => {
+    const paragraph =
+      "We need to update the parser so that the nested table rows keep their alignment when the header holds merged cells, then rerun the formatter tests and compare the output with the expected fixture files before we touch the renderer once again today. "
+    expect(paragraph.trim().split(/\s+/)).toHaveLength(43)
+    const trips: Array<GuardTrip> = []
+    const parts = await streamGuarded(textTurn(Array.from({ length: 400 }, () => paragraph)), { trips })
+    expect(trips).toHaveLength(1)
+    expect(trips[0]!.rule).toBe("long")
+    expect(deltas(parts).length).toBeLessThanOrEqual(5)
+    expect(parts.some((p) => p.type === "finish")).toBe(false)
+    // The same place core's scanner reports for the whole text.
+    const scan = scanRepetition(paragraph.repeat(400))
+    expect(scan.repeat).toBe(false)
+    expect(trips[0]!.token).toBe(scan.long!.token)
   })
 
   test("19 copies then an answer are not cut", async () => {
@@ -62,7 +78,7 @@ describe("guardLanguageModel", () => {
   })
 
   test("a healthy text streams through to its finish", async () => {
-    const trips: Array<RepeatTrip> = []
+    const trips: Array<GuardTrip> = []
     const parts = await streamGuarded(textTurn(healthy(60)), { trips })
     expect(deltas(parts)).toEqual(healthy(60))
     expect(parts.at(-1)).toMatchObject({ type: "finish", reason: "stop" })

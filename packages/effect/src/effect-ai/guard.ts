@@ -4,29 +4,31 @@
  * part that completes the repetition: that part and everything before it are kept, nothing after
  * it is requested (the provider stream is interrupted, which closes its HTTP request).
  *
- * Covered: `streamText` text and reasoning deltas, fed through one tokenizer into one monitor, with
- * the `ConfigService` service's `repeat` thresholds. Not covered: `generateText` / `generateObject` (a
- * whole response cannot be cut early; they pass through), retries, error classification, the
- * recovery reminders and every cross-step detector — those stay with the RunLoop.
+ * Covered: `streamText` text and reasoning deltas, fed through core's RepeatGuard (SPEC §1's rule
+ * and the long-period rule), with the `ConfigService` service's `repeat` thresholds. Not covered:
+ * `generateText` / `generateObject` (a whole response cannot be cut early; they pass through),
+ * retries, error classification, the recovery reminders and every cross-step detector — those
+ * stay with the RunLoop.
  */
-import { RepeatGuard, type RepeatOptions, type RepeatTrip } from "@loopguard/core/repeat"
+import { RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
 import { Effect, Layer, Stream } from "effect"
 import { LanguageModel } from "effect/ai"
 import { ConfigService } from "../config/ConfigService.js"
+import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
 
 export interface EffectAiGuardOptions {
   /** Runs once when a stream is cut, with where the repetition was found. */
-  readonly onTrip?: (trip: RepeatTrip) => Effect.Effect<void>
+  readonly onTrip?: (trip: GuardTrip) => Effect.Effect<void>
 }
 
 type DeltaKind = "text-delta" | "reasoning-delta"
 
 /** One guard per stream; returns the trip a part completes, if any. */
-const makeChecker = (options: RepeatOptions) => {
+const makeChecker = (options: RepeatGuardOptions) => {
   const guard = new RepeatGuard(options)
   // A switch between reasoning and text ends the word in progress (no word spans the two).
   let last: DeltaKind | null = null
-  return (part: { readonly type: string; readonly delta?: unknown }): RepeatTrip | null => {
+  return (part: { readonly type: string; readonly delta?: unknown }): GuardTrip | null => {
     if ((part.type !== "text-delta" && part.type !== "reasoning-delta") || typeof part.delta !== "string") return null
     const kind: DeltaKind = part.type
     const boundary = last !== null && last !== kind ? guard.flush() : null
@@ -38,11 +40,11 @@ const makeChecker = (options: RepeatOptions) => {
 
 /** Cuts any Effect AI response stream at the first repetition trip. */
 export const guardEffectAiStream =
-  (repeat: RepeatOptions, options: EffectAiGuardOptions = {}) =>
+  (repeat: RepeatGuardOptions, options: EffectAiGuardOptions = {}) =>
   <A extends { readonly type: string }, E, R>(stream: Stream.Stream<A, E, R>): Stream.Stream<A, E, R> =>
     Stream.suspend(() => {
       const check = makeChecker(repeat)
-      let tripped: RepeatTrip | null = null
+      let tripped: GuardTrip | null = null
       let reported = false
       const cut = stream.pipe(
         Stream.takeUntil((part) => {
@@ -64,7 +66,7 @@ export const guardEffectAiStream =
 /** The same model with a guarded `streamText`; everything else is the inner model's. */
 export const guardedLanguageModel = (
   inner: LanguageModel.LanguageModel,
-  repeat: RepeatOptions,
+  repeat: RepeatGuardOptions,
   options: EffectAiGuardOptions = {}
 ): LanguageModel.LanguageModel => {
   const guard = guardEffectAiStream(repeat, options)
@@ -87,13 +89,7 @@ export const guardLanguageModelWith = (
       const inner = yield* LanguageModel.LanguageModel
       const { repeat } = yield* ConfigService
       if (!repeat.enabled) return inner
-      const thresholds: RepeatOptions = {
-        window: repeat.window,
-        threshold: repeat.threshold,
-        minBlock: repeat.minBlock,
-        minDistinct: repeat.minDistinct
-      }
-      return guardedLanguageModel(inner, thresholds, options)
+      return guardedLanguageModel(inner, repeatGuardOptionsOf(repeat), options)
     })
   )
 

@@ -49,6 +49,8 @@ export const IncidentEvent = Schema.Struct({
   step: Step,
   detector: Schema.String,
   action: Schema.String,
+  /** loop | stall | recovery | fault (core's `incidentKind`). */
+  kind: Schema.Literals(["loop", "stall", "recovery", "fault"]),
   detail: Schema.Unknown
 })
 export const RetryAttempt = Schema.Struct({

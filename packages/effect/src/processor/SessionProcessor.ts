@@ -3,17 +3,23 @@
  * consuming with `Stream.takeUntil` the moment one trips (what streamed is kept), runs tool
  * calls as they arrive, and retries failures through the RetryCoordinator: request-phase
  * errors are retried in place, stream-phase errors replay the step only while no tool call
- * has arrived (a tool must never run twice).
+ * has arrived (a tool must never run twice). A tool call is written ahead to the store
+ * (`running`) before it runs and written again when it finished, so a crash in between leaves a
+ * record the next run shows the model as interrupted (runloop/resume.ts). A store failure is not
+ * a model failure: it is never retried, and fails the step with the store's typed error.
  */
 import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core/model"
+import type { GuardTrip } from "@loopguard/core/repeat"
 import { isPrefillRejection } from "@loopguard/core/retry"
 import { Context, Data, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
+import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
 import { Events } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
 import type { RetryStop } from "../retry/schedule.js"
 import { SessionStore } from "../store/SessionStore.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 import { Tools, type ToolResult } from "../tools/Tools.js"
 import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonitor } from "./monitors.js"
 import { chunkTimeout } from "./chunk-timeout.js"
@@ -35,7 +41,16 @@ class AttemptFailed extends Data.TaggedError("AttemptFailed")<{ readonly error: 
 
 export type StepOutcome =
   | { readonly type: "continue" }
-  | { readonly type: "text-repeat"; readonly period: number; readonly token: number; readonly repeats: number }
+  | {
+      readonly type: "text-repeat"
+      /** Which rule tripped and where (SPEC §1's `short`, or the long-period rule). */
+      readonly trip: GuardTrip
+      /** SPEC §1's block length in tokens; null when the long rule tripped. */
+      readonly period: number | null
+      readonly token: number
+      /** Back-to-back copies when it tripped. */
+      readonly repeats: number
+    }
   | { readonly type: "paused"; readonly incident: Readonly<Record<string, unknown>>; readonly notice: string }
   | { readonly type: "stop"; readonly reason: string }
   | { readonly type: "error"; readonly error: NormalizedError }
@@ -48,14 +63,14 @@ export interface ProcessInput {
   /** Extra monitors for this step (try-best, tests); the repeat monitor comes from config. */
   readonly monitors?: ReadonlyArray<MonitorFactory>
   /** Tools answered by the caller itself (e.g. the structured-output tool), before the Tools service. */
-  readonly localTools?: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>>
+  readonly localTools?: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult, SessionStoreError>>
   /** Asked before a call runs (per-tool caps): a refusal text means the call is answered, not run. */
-  readonly admitTool?: (name: string) => Effect.Effect<string | undefined>
+  readonly admitTool?: (name: string) => Effect.Effect<string | undefined, SessionStoreError>
   /** Makes ids for the reply messages (one per attempt). */
   readonly messageId: (attempt: number) => string
   /** The model for this step instead of the layer's `LLM` (the breaker's reroute). */
   readonly llm?: LlmShape
-  /** Set while tool execution cools down after an error storm: calls are answered with this, not run. */
+  /** Tools are held back on this step (a tool-less cap step, the breaker's cooldown): calls are answered with this, not run. */
   readonly toolsPaused?: string
 }
 
@@ -67,7 +82,7 @@ export interface ProcessResult {
 }
 
 export interface SessionProcessorShape {
-  readonly process: (input: ProcessInput) => Effect.Effect<ProcessResult>
+  readonly process: (input: ProcessInput) => Effect.Effect<ProcessResult, SessionStoreError>
 }
 
 /** One step: stream the reply, feed the monitors, run tool calls as they arrive, retry or replay failed attempts. */
@@ -84,14 +99,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const gate = yield* ToolGate
       const repairs = makeCallRepair(config)
       const baseMonitors: ReadonlyArray<MonitorFactory> = config.repeat.enabled
-        ? [
-            repeatMonitor({
-              window: config.repeat.window,
-              threshold: config.repeat.threshold,
-              minBlock: config.repeat.minBlock,
-              minDistinct: config.repeat.minDistinct
-            })
-          ]
+        ? [repeatMonitor(repeatGuardOptionsOf(config.repeat))]
         : []
 
       const listening = events.listening ?? (() => true)
@@ -124,18 +132,13 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               const part = fixed.part
               if (fixed.repairs.length > 0) {
                 reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
-                yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", detail: { tool: part.name, repairs: fixed.repairs } })
+                yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", kind: "recovery", detail: { tool: part.name, repairs: fixed.repairs } })
               }
+              // The caller holds tools back on this step (a tool-less cap step, the breaker's cooldown).
               if (input.toolsPaused !== undefined) {
                 const error = input.toolsPaused
                 reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
-                return null
-              }
-              // A tool-less request (soft-cap last step, summary request) offered nothing to call.
-              if (request.tools.length === 0) {
-                const error = `no tools are available on this step; ${part.name} was not run`
-                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
-                yield* events.publish({ type: "incident", step: input.step, detector: "tool-less-step", action: "refused", detail: { tool: part.name } })
+                yield* events.publish({ type: "incident", step: input.step, detector: "tools-paused", action: "refused", kind: "recovery", detail: { tool: part.name, reason: error } })
                 return null
               }
               const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
@@ -149,6 +152,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 return null
               }
               reply.updateTool(part.id, (p) => ({ ...p, state: "running" }))
+              // Written ahead: from here on, a crash leaves a record that this call may have run.
+              yield* store.putAssistant(input.sessionId, reply.build())
               yield* events.publish({ type: "tool.started", step: input.step, callId: part.id, name: part.name, input: part.input })
               const started = Date.now()
               const local = input.localTools?.get(part.name)
@@ -171,12 +176,13 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
                 durationMs: Date.now() - started
               })
+              yield* store.putAssistant(input.sessionId, reply.build())
               return finished ? checkTool(finished) : null
             })
 
 
           /** One chunk of parts in a plain loop; an Effect only for a tool call or a due progress event. */
-          const onChunk = (chunk: ReadonlyArray<StreamPart>, from: number): Effect.Effect<readonly [boolean]> => {
+          const onChunk = (chunk: ReadonlyArray<StreamPart>, from: number): Effect.Effect<readonly [boolean], SessionStoreError> => {
             for (let i = from; i < chunk.length; i++) {
               const part = chunk[i]!
               const seen = observer.observe(part)
@@ -201,7 +207,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             // The design card's shape: stop consuming the moment a monitor trips.
             Stream.takeUntil((stop) => stop),
             Stream.runDrain,
-            Effect.catch((e: LlmError) =>
+            Effect.catchTag("LlmError", (e: LlmError) =>
               Effect.sync(() => {
                 observer.streamError = { ...e.error, phase: e.error.phase ?? (reply.started ? "stream" : "request") }
               })
@@ -212,8 +218,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 ? store.putAssistant(input.sessionId, {
                     ...reply.build(),
                     finish: reply.finish ?? "unknown",
-                    error: { message: "interrupted before the reply finished", aborted: true }
-                  })
+                    error: { message: "cancelled: interrupted before the reply finished", name: "CancelledError", aborted: true }
+                  }).pipe(Effect.ignore)
                 : Effect.void
             )
           )
@@ -231,17 +237,30 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         let last: AttemptResult | null = null
         let prefillDropped = false
         let stopped: RetryStop | null = null
+        let storeFailure: SessionStoreError | null = null
+        /** A store failure leaves the retry loop as a success marker, then fails the step as itself. */
+        const storeFailed = <A>(e: Effect.Effect<A, SessionStoreError>) =>
+          e.pipe(
+            Effect.catchTag("SessionStoreError", (err) =>
+              Effect.sync(() => {
+                storeFailure = err
+                return "store-failed" as const
+              })
+            )
+          )
 
         /** One attempt; a failure that the schedule may retry fails the effect with AttemptFailed. */
         const once = Effect.gen(function* () {
           while (true) {
             // A retried attempt stays in the store, excluded, so nothing it wrote is sent or shown twice.
             if (last !== null && last.error !== null && last.reply.hasContent) {
-              yield* store.putAssistant(input.sessionId, { ...last.reply.build(), error: last.error, excluded: "replayed" })
+              const saved = yield* storeFailed(store.putAssistant(input.sessionId, { ...last.reply.build(), error: last.error, excluded: "replayed" }))
+              if (saved === "store-failed") return saved
             }
             n += 1
             yield* events.publish({ type: "step.started", step: input.step, attempt: n })
-            const r = yield* attempt(input, request, n)
+            const r = yield* storeFailed(attempt(input, request, n))
+            if (r === "store-failed") return r
             last = r
             if (r.trip !== null || r.error === null) return r
             // A backend that rejects assistant prefill: once, at once, without the trailing assistant message.
@@ -289,6 +308,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
 
         const outcome: StepOutcome = yield* once.pipe(
           Effect.retry(policy),
+          Effect.flatMap((r) => (r === "store-failed" ? Effect.fail(storeFailure as unknown as SessionStoreError) : Effect.succeed(r))),
           Effect.map((r): StepOutcome => {
             const t = r.trip
             if (t === null) return { type: "continue" }
@@ -298,9 +318,12 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               return { type: "paused", incident: t.incident, notice: t.notice }
             }
             if (t.outcome === "stop") return { type: "stop", reason: t.reason }
-            return { type: "text-repeat", period: t.period, token: t.token, repeats: t.repeats }
+            const g = t.trip
+            return g.rule === "short"
+              ? { type: "text-repeat", trip: g, period: g.period, token: g.token, repeats: g.repeats }
+              : { type: "text-repeat", trip: g, period: null, token: g.token, repeats: g.copies }
           }),
-          Effect.catch((failed: AttemptFailed) =>
+          Effect.catchTag("AttemptFailed", (failed: AttemptFailed) =>
             Effect.gen(function* () {
               const why = stopped as RetryStop | null
               const recorded = why === null ? failed.error : giveUpError(failed.error, why.reason, why.attempt)

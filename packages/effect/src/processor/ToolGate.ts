@@ -58,6 +58,7 @@ export class ToolGate extends Context.Service<
             type: "incident",
             step,
             detector: "doom-loop",
+            kind: "loop",
             action: answer === "allow" ? "permission-granted" : interactive ? "permission-denied" : "fail-non-interactive",
             detail: { tool: loop.tool, input: loop.input, callId: call.id }
           })

@@ -3,10 +3,10 @@
  * factory makes a fresh one for every attempt (a replayed step starts from zero).
  */
 import type { StreamPart, ToolPart } from "@loopguard/core/model"
-import { RepeatGuard, type RepeatOptions } from "@loopguard/core/repeat"
+import { RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
 
 export type MonitorTrip =
-  | { readonly outcome: "text-repeat"; readonly monitor: string; readonly period: number; readonly token: number; readonly repeats: number }
+  | { readonly outcome: "text-repeat"; readonly monitor: string; readonly trip: GuardTrip }
   | {
       readonly outcome: "paused"
       readonly monitor: string
@@ -27,13 +27,12 @@ export interface StreamMonitor {
 
 export type MonitorFactory = (ctx: { readonly step: number; readonly attempt: number }) => StreamMonitor
 
-/** SPEC §1: text and reasoning deltas feed one guard. */
+/** SPEC §1 and the long-period rule: text and reasoning deltas feed one guard. */
 export const repeatMonitor =
-  (options: RepeatOptions): MonitorFactory =>
+  (options: RepeatGuardOptions): MonitorFactory =>
   () => {
     const guard = new RepeatGuard(options)
-    const trip = (t: { period: number; token: number; repeats: number } | null): MonitorTrip | null =>
-      t === null ? null : { outcome: "text-repeat", monitor: "text-repeat", period: t.period, token: t.token, repeats: t.repeats }
+    const trip = (t: GuardTrip | null): MonitorTrip | null => (t === null ? null : { outcome: "text-repeat", monitor: "text-repeat", trip: t })
     // A switch between reasoning and text ends the word in progress (no word spans the two).
     let last: "text-delta" | "reasoning-delta" | null = null
     return {

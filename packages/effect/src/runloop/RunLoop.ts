@@ -26,9 +26,10 @@ import { startRun } from "./stages/begin-step.js"
 import { finishInterrupted, finishRun } from "./stages/finish.js"
 import { endFromOutside, externalStop } from "./stages/run-limits.js"
 import { runSteps } from "./step.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 
 /** The loop of steps for one user turn: requests, classification, recoveries, cross-step detectors, caps and the report. */
-export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult> }>()(
+export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: RunInput) => Effect.Effect<RunResult, SessionStoreError> }>()(
   "loopguard/RunLoop"
 ) {
   static readonly layer = Layer.effect(
@@ -52,7 +53,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         fallback: Option.isSome(fallback) ? { llm: fallback.value, price: priceFor(fallback.value.modelId, prices) } : null
       }
 
-      const run: (input: RunInput) => Effect.Effect<RunResult> = Effect.fn("RunLoop.run")(function* (input: RunInput) {
+      const run: (input: RunInput) => Effect.Effect<RunResult, SessionStoreError> = Effect.fn("RunLoop.run")(function* (input: RunInput) {
         // A sub-agent (the `task` tool) is one more run of this same loop.
         const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId), (child) => run(child))
         return yield* Effect.gen(function* () {

@@ -7,9 +7,7 @@
 import { initBreaker, recordToolResult } from "@loopguard/core/caps"
 import { reminderText, type AgentRole } from "@loopguard/core/classify"
 import {
-  actionCycle,
   detectStreak,
-  repeatedAction,
   TextLoopDetector,
   TEXT_LOOP_MILD_PROMPT,
   TEXT_LOOP_STRONG_PROMPT
@@ -32,6 +30,7 @@ import {
 } from "@loopguard/core/try-best"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { Incident } from "./report.js"
+import { LoopEpisodes } from "./loop-episodes.js"
 import { tryBestOptionsOf } from "./try-best-options.js"
 
 export interface AfterStep {
@@ -64,6 +63,7 @@ export const stallOptionsOf = (config: LoopguardConfig): StallOptionsInput => ({
 /** The detectors that look across steps (text loop, repeated action, cycles, streaks, stalls) for one run. */
 export class CrossStepDetectors {
   private textLoop = TextLoopDetector.init()
+  private readonly loops: LoopEpisodes
   private breaker = initBreaker()
   private readonly stall: StallMonitor | null
   private readonly shadowCrops: Array<{ on: string; crop: CropMarker }> = []
@@ -80,6 +80,7 @@ export class CrossStepDetectors {
     private readonly rerouteAvailable = false
   ) {
     this.stall = config.stall.enabled || shadow ? new StallMonitor(stallOptionsOf(config)) : null
+    this.loops = new LoopEpisodes(config, role)
     this.verification = verificationMatcher(resolveTryBestOptions(tryBestOptionsOf(config)))
   }
 
@@ -127,20 +128,14 @@ export class CrossStepDetectors {
       }
     }
 
-    if (config.repeated_action.enabled) {
-      const action = repeatedAction(messages, { repeats: config.repeated_action.repeats, note: reminderText("repeated-action", this.role) })
-      if (action) {
-        this.note = action.note
-        incidents.push({ step, detector: "repeated-action", action: "note", detail: { signature: action.signature, count: action.count } })
-      }
-    }
-
-    if (config.action_cycle.enabled && this.note === null) {
-      const cycle = actionCycle(messages, { minPeriod: 2, maxPeriod: config.action_cycle.maxPeriod, replays: config.action_cycle.replays })
-      if (cycle) {
-        this.note = reminderText("action-cycle", this.role)
-        incidents.push({ step, detector: "action-cycle", action: "note", detail: { period: cycle.period, replays: cycle.replays, cycle: cycle.cycle.map((c) => c.slice(0, 120)) } })
-      }
+    // Repeated action, cycles, observations, replays, spins: one escalation ladder (loop-episodes.ts).
+    const loops = this.loops.afterStep(messages, step)
+    incidents.push(...loops.incidents)
+    this.note = loops.note
+    if (loops.remind !== null) reminders.push({ kind: "loop-remind", text: loops.remind })
+    if (loops.stop !== null) {
+      if (config.try_best.enabled) pause = loops.stop
+      else exit = { reason: "idle", error: { tag: "IdleLoopError", message: String(loops.stop["detail"]) } }
     }
 
     if (config.text_loop.enabled) {
@@ -176,13 +171,15 @@ export class CrossStepDetectors {
     if (this.stall) {
       const parts = toolPartsOf(reply)
       const changedFiles = parts.filter((p) => p.state === "completed" && p.path !== undefined && p.diff !== undefined).map((p) => p.path!)
-      const verificationImproved = parts.some((p) => {
+      const verifications = parts.filter((p) => {
         const cmd = commandOf(p.input)
-        return cmd !== undefined && p.state === "completed" && (p.exitCode ?? 0) === 0 && isVerificationCommand(cmd, this.verification)
+        return cmd !== undefined && isVerificationCommand(cmd, this.verification)
       })
+      const verificationImproved = verifications.some((p) => p.state === "completed" && (p.exitCode ?? 0) === 0)
+      const verificationRan = verifications.length > 0
       const usage = reply.usage
       const tokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)
-      const summary = { step, changedFiles, tokens, verificationImproved, final: ctx.final, ...(ctx.compacted === true ? { compaction: true } : {}) }
+      const summary = { step, changedFiles, tokens, verificationImproved, verificationRan, final: ctx.final, ...(ctx.compacted === true ? { compaction: true } : {}) }
       for (const s of this.stall.consume({ ...summary, ...(ctx.costUsd !== null ? { costUsd: ctx.costUsd } : {}) })) {
         incidents.push({ step, detector: s.kind, action: config.stall.enabled && !this.shadow ? "pause" : "warn", detail: { ...s } })
         if (config.stall.enabled) pause ??= { ...s }

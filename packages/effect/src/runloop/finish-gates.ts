@@ -17,6 +17,7 @@ import type { LoopguardConfig } from "../config/schema.js"
 import type { CompletionCheck } from "../gate/CompletionCheck.js"
 import type { GoalGate } from "../gate/GoalGate.js"
 import type { Incident } from "./report.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 
 export type FinishGateVerdict =
   | { readonly type: "accept" }
@@ -28,8 +29,8 @@ export interface FinishGatesDeps {
   readonly goalGate: GoalGate["Service"]
   readonly completionCheck: CompletionCheck["Service"]
   readonly incident: (i: Incident) => Effect.Effect<void>
-  readonly goal: () => Effect.Effect<string>
-  readonly messages: () => Effect.Effect<ReadonlyArray<Message>>
+  readonly goal: () => Effect.Effect<string, SessionStoreError>
+  readonly messages: () => Effect.Effect<ReadonlyArray<Message>, SessionStoreError>
 }
 
 const workOf = (messages: ReadonlyArray<Message>): Array<string> =>
@@ -45,7 +46,7 @@ export const makeFinishGates = (deps: FinishGatesDeps) => {
   let gateChecks = 0
   const { config } = deps
   return {
-    check: (reply: AssistantMessage, step: number): Effect.Effect<FinishGateVerdict> =>
+    check: (reply: AssistantMessage, step: number): Effect.Effect<FinishGateVerdict, SessionStoreError> =>
       Effect.gen(function* () {
         const command = config.completion_check.command
         if (command !== null) {

@@ -8,6 +8,7 @@ import type { ToolResult } from "../tools/Tools.js"
 import type { RunContext, RunServices } from "./run-context.js"
 import type { RunInput } from "./run-types.js"
 import { offersTask, runTask, TASK_TOOL, type SpawnRun } from "./stages/subagent.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 
 export const structuredToolName = (input: RunInput): string => input.structuredOutput?.toolName ?? "structured_output"
 
@@ -25,7 +26,7 @@ export const structuredToolSpecs = (input: RunInput): ReadonlyArray<ToolSpec> =>
 
 export interface LocalTools {
   readonly specs: ReadonlyArray<ToolSpec>
-  readonly handlers: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>>
+  readonly handlers: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult, SessionStoreError>>
 }
 
 /** `context` is read when a tool runs, so the tools can be built with the context they belong to. */

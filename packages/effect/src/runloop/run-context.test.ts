@@ -16,6 +16,8 @@ describe("makeRunContext", () => {
         expect(ctx.step).toBe(1)
         expect(ctx.firstStep).toBe(1)
         expect(ctx.currentUserId).toBe("s:u0")
+        // The fixture's model has no price: its cost is unknown from the start, never "$0".
+        expect(ctx.meter.costUsd).toBeNull()
         // Counter starts at the history length (4); ids already in the session are skipped.
         expect(ctx.nextId("u")).toBe("s:u4")
         expect(ctx.nextId("a")).toBe("s:a5")

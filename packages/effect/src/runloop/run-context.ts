@@ -6,7 +6,7 @@
 import { initUsageMeter, type CapPolicy, type ModelPrice, type ToolCallCounts, type UsageMeter } from "@loopguard/core/caps"
 import { initRecovery, onNewUserTurn, type AgentRole, type RecoveryState } from "@loopguard/core/classify"
 import { type AssistantMessage, type ExitReason, type Message, type ReminderKind } from "@loopguard/core/model"
-import { type SubagentSummary } from "@loopguard/core/report"
+import { DEFAULT_EPISODE_GAP, IncidentThrottle, incidentKind, type SubagentSummary } from "@loopguard/core/report"
 import { Effect } from "effect"
 import type { CompactorShape } from "../compaction/Compactor.js"
 import type { LoopguardConfig } from "../config/schema.js"
@@ -16,9 +16,8 @@ import type { GoalGate } from "../gate/GoalGate.js"
 import type { LlmShape, ToolSpec } from "../llm/LLM.js"
 import type { SessionProcessor } from "../processor/SessionProcessor.js"
 import type { SessionStore } from "../store/SessionStore.js"
-import type { Tools } from "../tools/Tools.js"
 import type { MonitorFactory } from "../processor/monitors.js"
-import type { ToolResult } from "../tools/Tools.js"
+import type { ToolResult, Tools } from "../tools/Tools.js"
 import { CrossStepDetectors } from "./cross-step.js"
 import { makeFinishGates, type FinishGates } from "./finish-gates.js"
 import type { Incident } from "./report.js"
@@ -27,6 +26,7 @@ import type { RunExit, RunInput } from "./run-types.js"
 import { tryBestMonitors } from "./try-best-monitor.js"
 import { localToolsOf } from "./local-tools.js"
 import type { SpawnRun } from "./stages/subagent.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 
 /** The services a run uses, resolved once by the RunLoop layer. */
 export interface RunServices {
@@ -75,7 +75,7 @@ export interface RunContext {
   toolCooldown: number
   /** This step's tool calls were held back by the cooldown (the breaker does not count them). */
   toolsPausedThisStep: boolean
-  /** Context compactions made in this run. */
+  /** Context compactions attempted in this run (the cap counts failed ones too). */
   compactions: number
   /** A compaction happened since the stall signals last looked (they count compactions). */
   compactedSinceLastStep: boolean
@@ -87,6 +87,8 @@ export interface RunContext {
   readonly subagents: Array<SubagentSummary>
   readonly nextId: (prefix: string) => string
   readonly detectors: CrossStepDetectors
+  /** One incident per loop/stall episode: repeats of the same action are not filed again. */
+  readonly throttle: IncidentThrottle
   readonly rollback: RollbackGuard
   readonly gates: FinishGates
   /** Stream monitors for the processor (Try-Best). */
@@ -94,7 +96,7 @@ export interface RunContext {
   /** The tools of every request: the configured ones and, when asked for, the structured-output tool. */
   readonly toolSpecs: ReadonlyArray<ToolSpec>
   /** Tools answered in-process (the structured-output tool, the `task` tool). */
-  readonly localTools: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult>>
+  readonly localTools: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult, SessionStoreError>>
 }
 
 /** A fresh context for a run over the session's stored history. */
@@ -133,7 +135,8 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     firstStep: step,
     currentUserId: [...history].reverse().find((m) => m.role === "user" && m.synthetic === undefined)?.id ?? "",
     recovery: initRecovery(),
-    meter: initUsageMeter(),
+    // An unpriced model has an unknown cost from the start, not $0 until its first step.
+    meter: s.price === null ? { ...initUsageMeter(), costUsd: null } : initUsageMeter(),
     lastReply: null,
     exit: null,
     structured: null,
@@ -147,6 +150,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     subagents: [],
     nextId,
     detectors: new CrossStepDetectors(config, role, shadow, s.fallback !== null),
+    throttle: new IncidentThrottle(DEFAULT_EPISODE_GAP, shadow),
     rollback: new RollbackGuard(config, role),
     gates: makeFinishGates({
       config,
@@ -179,14 +183,17 @@ export const count = (ctx: RunContext, name: string, n = 1): void => {
   if (n > 0) ctx.retries[name] = (ctx.retries[name] ?? 0) + n
 }
 
+/** Files an incident with its kind, once per episode (core's IncidentThrottle). */
 export const recordIncident = (s: RunServices, ctx: RunContext, i: Incident): Effect.Effect<void> =>
   Effect.suspend(() => {
-    ctx.incidents.push(i)
-    return s.events.publish({ type: "incident", step: i.step, detector: i.detector, action: i.action, detail: i.detail })
+    const kind = i.kind ?? incidentKind(i.detector, i.action)
+    if (!ctx.throttle.admit({ ...i, kind })) return Effect.void
+    ctx.incidents.push({ ...i, kind })
+    return s.events.publish({ type: "incident", step: i.step, detector: i.detector, action: i.action, kind, detail: i.detail })
   })
 
 /** A real user message: it becomes the turn the replies answer and resets the recovery counters. */
-export const userTurn = (s: RunServices, ctx: RunContext, text: string): Effect.Effect<void> =>
+export const userTurn = (s: RunServices, ctx: RunContext, text: string): Effect.Effect<void, SessionStoreError> =>
   Effect.gen(function* () {
     const id = ctx.nextId("u")
     yield* s.store.append(ctx.input.sessionId, { role: "user", id, text })
@@ -195,7 +202,7 @@ export const userTurn = (s: RunServices, ctx: RunContext, text: string): Effect.
   })
 
 /** A synthetic user message; counted, and stored only when enforcing. */
-export const remind = (s: RunServices, ctx: RunContext, kind: ReminderKind, text: string): Effect.Effect<void> =>
+export const remind = (s: RunServices, ctx: RunContext, kind: ReminderKind, text: string): Effect.Effect<void, SessionStoreError> =>
   Effect.suspend(() => {
     count(ctx, kind)
     return ctx.shadow ? Effect.void : s.store.append(ctx.input.sessionId, { role: "user", id: ctx.nextId("r"), text, synthetic: kind })

@@ -12,8 +12,9 @@ import { executeStep, onStepTimeout } from "./stages/execute.js"
 import { applyOutcome, applyRollback, captureStructured, recordReply } from "./stages/outcome.js"
 import { applyDecision, decideStep } from "./stages/recovery.js"
 import { prepareRequest } from "./stages/step-request.js"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 
-export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
+export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     const begun = yield* beginStep(s, ctx)
     if (begun !== "go") return begun
@@ -23,7 +24,13 @@ export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
     const run = yield* executeStep(s, ctx, request)
     if (run === "timeout") return yield* onStepTimeout(s, ctx)
     const reply = recordReply(s, ctx, run, cap)
-    for (const stage of [recoverOverflow(s, ctx, reply), applyOutcome(s, ctx, run.outcome, cap), applyRollback(s, ctx, reply, run.outcome), captureStructured(s, ctx, reply)]) {
+    const before: ReadonlyArray<Effect.Effect<Flow, SessionStoreError>> = [
+      recoverOverflow(s, ctx, reply),
+      applyOutcome(s, ctx, run.outcome, cap),
+      applyRollback(s, ctx, reply, run.outcome),
+      captureStructured(s, ctx, reply)
+    ]
+    for (const stage of before) {
       const f = yield* stage
       if (f !== "go") return f
     }
@@ -35,7 +42,7 @@ export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
   })
 
 /** Steps until a stage stops the run. */
-export const runSteps = (s: RunServices, ctx: RunContext): Effect.Effect<null> =>
+export const runSteps = (s: RunServices, ctx: RunContext): Effect.Effect<null, SessionStoreError> =>
   Effect.gen(function* () {
     while ((yield* runStep(s, ctx)) !== "stop") ctx.step += 1
     return null

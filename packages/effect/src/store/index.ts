@@ -1,3 +1,6 @@
 export * from "./SessionStore.js"
-export * from "./jsonl-store.js"
+export * from "./SessionStoreError.js"
+export * from "./durable.js"
+export * from "./trace-io.js"
+export { layerSqliteClient, makeSqliteClient, openSqlite, type OpenedSqlite, type SqliteClientOptions } from "./sqlite-client.js"
 export * from "./redacting-store.js"

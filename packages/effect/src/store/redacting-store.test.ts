@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeJsonlStore } from "./jsonl-store.js"
+import { makeSqliteStore } from "./durable.js"
 import { redactingStore } from "./redacting-store.js"
 import { makeMemoryStore } from "./SessionStore.js"
 
@@ -12,17 +12,25 @@ const KEY = "store-secret-key-424242"
 const redact = makeRedactor([KEY])
 
 describe("redactingStore", () => {
-  test("what reaches the JSONL file holds no secret; reads and location pass through", async () => {
+  test("what reaches the database file holds no secret; reads and location pass through", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lg-redact-store-"))
     try {
-      const store = redactingStore(makeJsonlStore(dir), redact)
-      await Effect.runPromise(store.append("s", { role: "user", id: "u1", text: `my key is ${KEY}, Authorization: Bearer abc.def-123` }))
-      const file = readFileSync(store.location("s"), "utf8")
+      const messages = await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const store = redactingStore(yield* makeSqliteStore(dir), redact)
+            yield* store.append("s", { role: "user", id: "u1", text: `my key is ${KEY}, Authorization: Bearer abc.def-123` })
+            expect(store.location("s")).toContain(join(dir, "sessions.db"))
+            return yield* store.messages("s")
+          })
+        )
+      )
+      expect(messages).toHaveLength(1)
+      // Closed: the WAL is checkpointed into the one file, read here byte for byte.
+      const file = readFileSync(join(dir, "sessions.db")).toString("latin1")
       expect(file).not.toContain(KEY)
       expect(file).not.toContain("abc.def-123")
       expect(file).toContain("my key is [REDACTED]")
-      const messages = await Effect.runPromise(store.messages("s"))
-      expect(messages).toHaveLength(1)
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
@@ -43,6 +51,7 @@ describe("redactingStore", () => {
       putAssistant = (id: string, m: Parameters<typeof this.inner.putAssistant>[1]) => this.#inner.putAssistant(id, m)
       exclude = (id: string, mid: string, r: Parameters<typeof this.inner.exclude>[2]) => this.#inner.exclude(id, mid, r)
       addCrop = (id: string, u: string, c: Parameters<typeof this.inner.addCrop>[2]) => this.#inner.addCrop(id, u, c)
+      list = () => this.#inner.list()
       location = (id: string) => `memory:${id}`
       writes() {
         return this.#writes

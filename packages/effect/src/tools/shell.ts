@@ -6,6 +6,7 @@
  * This is not a sandbox: the command runs with the user's rights.
  */
 import { spawn } from "node:child_process"
+import { MAX_TIMER_MS } from "../config/schema.js"
 import { makeCappedOutput } from "./capped-output.js"
 import { releaseGroup, trackGroup } from "./process-groups.js"
 
@@ -48,7 +49,8 @@ export const runShell = (command: string, options: ShellOptions): Promise<ShellO
       if (pgid !== undefined) releaseGroup(pgid)
     }
     if (pgid !== undefined) trackGroup(pgid, (why) => (stopped ??= why))
-    const timer = setTimeout(() => stop(`timed out after ${options.timeoutMs} ms`), options.timeoutMs)
+    // Above 2^31−1 ms a timer fires after 1 ms: a library caller's huge timeout means "no hurry".
+    const timer = setTimeout(() => stop(`timed out after ${options.timeoutMs} ms`), Math.min(options.timeoutMs, MAX_TIMER_MS))
     const onAbort = () => stop("cancelled")
     options.signal?.addEventListener("abort", onAbort, { once: true })
     const finish = (outcome: ShellOutcome) => {

@@ -2,9 +2,11 @@
 import { Effect } from "effect"
 import { recordIncident, stop, userTurn, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import { CANCELLED } from "./run-limits.js"
+import { resumeSession } from "../resume.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 
-export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
+export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     for (const text of ctx.input.userTurnsBefore?.(ctx.step) ?? []) yield* userTurn(s, ctx, text)
     // A replay ends when its recorded steps run out; no exit is recorded for that.
@@ -17,10 +19,11 @@ export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> 
   })
 
 /**
- * The start of a run: the new user turn, if any, the busy status, and a cost cap that cannot work.
+ * The start of a run: the resume stage (../resume.ts), the new user turn, if any, the busy status,
+ * and a cost cap that cannot work.
  * A run nested deeper than `subagents.maxDepth` stops here (`depth_limit`).
  */
-export const startRun = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
+export const startRun = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     const depth = ctx.input.depth ?? 0
     if (depth > s.config.subagents.maxDepth) {
@@ -29,6 +32,9 @@ export const startRun = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =
       yield* stop(ctx, "depth_limit", { tag: "DepthLimitError", message })
       return "stop"
     }
+    // Interrupted calls told as such; without a new turn, the last reply is re-examined first.
+    yield* resumeSession(s, ctx)
+    if (ctx.exit !== null) return "stop"
     if (ctx.input.prompt !== undefined) yield* userTurn(s, ctx, ctx.input.prompt)
     yield* s.events.publish({ type: "session.status", status: "busy", attempt: 0 })
     const budget = ctx.policy.costBudgetUsd

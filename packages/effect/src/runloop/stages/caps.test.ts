@@ -13,7 +13,7 @@ describe("checkCaps", () => {
         ctx.meter = { ...ctx.meter, stepsUsed: 2 }
         expect((yield* checkCaps(f.s, ctx)).flow).toBe("stop")
         expect(ctx.exit?.reason).toBe("max_steps")
-        expect(ctx.incidents).toEqual([{ step: 0, detector: "step-cap", action: "stop", detail: { reason: "max_steps", used: "the step cap (2 of 2 steps used)" } }])
+        expect(ctx.incidents).toEqual([{ step: 0, detector: "step-cap", action: "stop", kind: "fault", detail: { reason: "max_steps", used: "the step cap (2 of 2 steps used)" } }])
       })
     ))
 

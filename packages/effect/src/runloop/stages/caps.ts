@@ -2,6 +2,7 @@
 import { capDecision, capUsageOf, capUsageText, type CapDecision, type CapReason } from "@loopguard/core/caps"
 import { Effect } from "effect"
 import { recordIncident, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 export interface StepCap {
   readonly decision: CapDecision
@@ -12,7 +13,7 @@ export interface StepCap {
 /** The step cap is not a budget: each cap is filed under its own name. */
 export const CAP_DETECTOR: Readonly<Record<CapReason, string>> = { max_steps: "step-cap", budget_tokens: "budget", budget_cost: "budget" }
 
-export const checkCaps = (s: RunServices, ctx: RunContext): Effect.Effect<{ readonly flow: Flow; readonly cap: StepCap }> =>
+export const checkCaps = (s: RunServices, ctx: RunContext): Effect.Effect<{ readonly flow: Flow; readonly cap: StepCap }, SessionStoreError> =>
   Effect.gen(function* () {
     const decision = capDecision(ctx.policy, capUsageOf(ctx.meter))
     const summaryReason = decision !== "proceed" && decision.type === "summary" ? decision.reason : null

@@ -11,6 +11,7 @@ import { Effect, Result } from "effect"
 import type { LlmRequest } from "../../llm/LLM.js"
 import { requestView } from "../request.js"
 import { activeLlm, activeModelId, activePrice, count, recordIncident, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 /** The context of the model the run is on: config, then `compaction.contextSizes`, then the table. */
 export const contextLimit = (s: RunServices, ctx: RunContext): number | null =>
@@ -22,7 +23,7 @@ export const requestTokens = (request: LlmRequest): number =>
 const compactionOn = (s: RunServices, ctx: RunContext) => s.config.compaction.enabled && !ctx.shadow
 
 /** Before a request: compacts when its estimate passes the trigger; true when it did. */
-export const fitContext = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<boolean> =>
+export const fitContext = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<boolean, SessionStoreError> =>
   Effect.gen(function* () {
     const limit = contextLimit(s, ctx)
     if (!compactionOn(s, ctx) || limit === null) return false
@@ -32,7 +33,7 @@ export const fitContext = (s: RunServices, ctx: RunContext, request: LlmRequest)
   })
 
 /** A reply refused as too long: compact, leave the refused reply out, and take the step again. */
-export const recoverOverflow = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow> =>
+export const recoverOverflow = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     if (!compactionOn(s, ctx) || reply.error === undefined || !isContextOverflow(reply.error)) return "go"
     if (!(yield* compact(s, ctx, { reason: "overflow", error: reply.error.message.slice(0, 300) }, reply.id))) return "go"
@@ -42,7 +43,7 @@ export const recoverOverflow = (s: RunServices, ctx: RunContext, reply: Assistan
   })
 
 /** One compaction, if the cap allows and there is something old enough; true when stored. `refused`: a reply that does not count as a step. */
-export const compact = (s: RunServices, ctx: RunContext, why: Readonly<Record<string, unknown>>, refused?: string): Effect.Effect<boolean> =>
+export const compact = (s: RunServices, ctx: RunContext, why: Readonly<Record<string, unknown>>, refused?: string): Effect.Effect<boolean, SessionStoreError> =>
   Effect.gen(function* () {
     const step = ctx.step
     if (ctx.compactions >= s.config.compaction.maxCompactions) {
@@ -59,6 +60,8 @@ export const compact = (s: RunServices, ctx: RunContext, why: Readonly<Record<st
     }
     const summarised = yield* Effect.result(s.compactor.summarise(plan.older, activeLlm(s, ctx)))
     if (Result.isFailure(summarised)) {
+      // A failed attempt counts toward the cap: a broken summariser is not asked again every step.
+      ctx.compactions += 1
       yield* recordIncident(s, ctx, { step, detector: "compaction", action: "failed", detail: { ...why, error: summarised.failure.message } })
       return false
     }

@@ -9,8 +9,9 @@ import { type RecoveryAction } from "@loopguard/core/classify"
 import { Effect } from "effect"
 import type { AfterStep } from "../cross-step.js"
 import { activePrice, recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
-export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMessage, action: RecoveryAction): Effect.Effect<AfterStep> =>
+export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMessage, action: RecoveryAction): Effect.Effect<AfterStep, SessionStoreError> =>
   Effect.gen(function* () {
     const messages = yield* s.store.messages(ctx.input.sessionId)
     const price = activePrice(s, ctx)
@@ -26,7 +27,7 @@ export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMe
     return after
   })
 
-export const applyCrossStep = (s: RunServices, ctx: RunContext, after: AfterStep): Effect.Effect<Flow> =>
+export const applyCrossStep = (s: RunServices, ctx: RunContext, after: AfterStep): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     if (after.pause) {
       yield* s.events.publish({ type: "session.try_best.detected", step: ctx.step, incident: after.pause })
@@ -41,7 +42,7 @@ export const applyCrossStep = (s: RunServices, ctx: RunContext, after: AfterStep
   })
 
 /** Below hand-back the breaker cools tool execution down; its reroute rung switches the model. */
-export const applyBreakerTrip = (s: RunServices, ctx: RunContext, rung: "degrade" | "reroute"): Effect.Effect<void> =>
+export const applyBreakerTrip = (s: RunServices, ctx: RunContext, rung: "degrade" | "reroute"): Effect.Effect<void, SessionStoreError> =>
   Effect.gen(function* () {
     if (ctx.shadow) return
     ctx.toolCooldown = s.config.breaker.cooldownSteps

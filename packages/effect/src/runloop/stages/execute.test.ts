@@ -56,7 +56,7 @@ describe("admitTool", () => {
         const ctx = yield* f.context()
         expect(yield* admitTool(f.s, ctx, "bash")).toBeUndefined()
         expect(yield* admitTool(f.s, ctx, "bash")).toContain("bash reached its cap of 1 call")
-        expect(ctx.incidents).toEqual([{ step: 0, detector: "tool-cap", action: "refused", detail: { tool: "bash", cap: 1 } }])
+        expect(ctx.incidents).toEqual([{ step: 0, detector: "tool-cap", action: "refused", kind: "fault", detail: { tool: "bash", cap: 1 } }])
         const replay = yield* f.context({ shadow: true })
         yield* admitTool(f.s, replay, "bash")
         expect(yield* admitTool(f.s, replay, "bash")).toBeUndefined()

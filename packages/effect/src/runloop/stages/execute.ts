@@ -8,6 +8,7 @@ import { Duration, Effect } from "effect"
 import type { LlmRequest } from "../../llm/LLM.js"
 import type { ProcessResult } from "../../processor/SessionProcessor.js"
 import { recordIncident, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 export type StepRun = ProcessResult | "timeout"
 
@@ -20,7 +21,7 @@ const takeCooldown = (ctx: RunContext): string | undefined => {
 }
 
 /** The per-tool call caps (`toolCaps`): a refused call is answered with the refusal, and filed. */
-export const admitTool = (s: RunServices, ctx: RunContext, name: string): Effect.Effect<string | undefined> =>
+export const admitTool = (s: RunServices, ctx: RunContext, name: string): Effect.Effect<string | undefined, SessionStoreError> =>
   Effect.gen(function* () {
     const admitted = admitToolCall(ctx.toolCallCounts, name, s.config.toolCaps)
     ctx.toolCallCounts = admitted.counts
@@ -31,8 +32,13 @@ export const admitTool = (s: RunServices, ctx: RunContext, name: string): Effect
     return ctx.shadow ? undefined : admitted.refusal
   })
 
-export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<StepRun> => {
-  const toolsPaused = takeCooldown(ctx)
+/** A step the RunLoop made tool-less (soft-cap last step, summary request) runs no tool the model calls anyway. */
+const toollessStep = (ctx: RunContext, request: LlmRequest): string | undefined =>
+  request.tools.length === 0 && ctx.toolSpecs.length > 0 ? "not run: no tools are available on this step (it must be answered in text)" : undefined
+
+export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<StepRun, SessionStoreError> => {
+  const cooldown = takeCooldown(ctx)
+  const toolsPaused = toollessStep(ctx, request) ?? cooldown
   const process = s.processor.process({
     sessionId: ctx.input.sessionId,
     parentId: ctx.currentUserId,
@@ -50,7 +56,7 @@ export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest
 }
 
 /** A step that ran past its timeout: the run ends, unless replaying. */
-export const onStepTimeout = (s: RunServices, ctx: RunContext): Effect.Effect<Flow> =>
+export const onStepTimeout = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     const limit = s.config.loop.stepTimeoutMs
     yield* recordIncident(s, ctx, { step: ctx.step, detector: "timeout", action: "stop", detail: { stepTimeoutMs: limit } })

@@ -5,8 +5,9 @@ import { makeReport } from "../report.js"
 import { stop, type RunContext, type RunServices } from "../run-context.js"
 import type { RunResult } from "../run-types.js"
 import { tryBestOptionsOf } from "../try-best-options.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
-export const finishRun = (s: RunServices, ctx: RunContext): Effect.Effect<RunResult> =>
+export const finishRun = (s: RunServices, ctx: RunContext): Effect.Effect<RunResult, SessionStoreError> =>
   Effect.gen(function* () {
     const report = makeReport({
       exit: ctx.exit,
@@ -34,7 +35,7 @@ export const INTERRUPTED = { tag: "CancelledError", message: "the run was interr
  * request aborted, its tools signalled, what streamed stored); the run still ends as `cancelled`
  * with its report published, though nobody receives the result.
  */
-export const finishInterrupted = (s: RunServices, ctx: RunContext): Effect.Effect<void> =>
+export const finishInterrupted = (s: RunServices, ctx: RunContext): Effect.Effect<void, SessionStoreError> =>
   Effect.gen(function* () {
     yield* stop(ctx, "cancelled", INTERRUPTED)
     yield* finishRun(s, ctx)

@@ -10,6 +10,7 @@ import type { ProcessResult, StepOutcome } from "../../processor/SessionProcesso
 import { structuredToolName } from "../local-tools.js"
 import { activePrice, count, recordIncident, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import type { StepCap } from "./caps.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>) => String(incident["kind"] ?? detector).replace(/_/g, "-")
 
@@ -23,7 +24,7 @@ export const recordReply = (s: RunServices, ctx: RunContext, result: ProcessResu
   return reply
 }
 
-export const applyOutcome = (s: RunServices, ctx: RunContext, outcome: StepOutcome, cap: StepCap): Effect.Effect<Flow> =>
+export const applyOutcome = (s: RunServices, ctx: RunContext, outcome: StepOutcome, cap: StepCap): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     const step = ctx.step
     if (outcome.type === "paused") {
@@ -36,14 +37,14 @@ export const applyOutcome = (s: RunServices, ctx: RunContext, outcome: StepOutco
       if ((yield* stop(ctx, "doom_loop", { tag: "DoomLoopError", message: outcome.reason })) === "stop") return "stop"
     }
     if (outcome.type === "text-repeat") {
-      yield* recordIncident(s, ctx, { step, detector: "text-repeat", action: "cut", detail: { period: outcome.period, token: outcome.token, repeats: outcome.repeats } })
+      yield* recordIncident(s, ctx, { step, detector: "text-repeat", action: "cut", detail: { ...outcome.trip } })
     }
     if (cap.summaryReason !== null) return yield* stop(ctx, cap.summaryReason)
     return "go"
   })
 
 /** Rollback (SPEC §7): a popped reply leaves every later request and costs no turn. */
-export const applyRollback = (s: RunServices, ctx: RunContext, reply: AssistantMessage, outcome: StepOutcome): Effect.Effect<Flow> =>
+export const applyRollback = (s: RunServices, ctx: RunContext, reply: AssistantMessage, outcome: StepOutcome): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     const rolled = outcome.type === "continue" ? ctx.rollback.afterStep(reply) : null
     if (rolled === null) return "go"
@@ -63,7 +64,7 @@ export const applyRollback = (s: RunServices, ctx: RunContext, reply: AssistantM
   })
 
 /** A completed call of the structured-output tool is the run's result. */
-export const captureStructured = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow> =>
+export const captureStructured = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     if (!ctx.input.structuredOutput) return "go"
     const name = structuredToolName(ctx.input)

@@ -7,13 +7,14 @@ import { type AssistantMessage } from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { StepOutcome } from "../../processor/SessionProcessor.js"
 import { recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 export interface StepDecision {
   readonly classification: StepClassification
   readonly action: RecoveryAction
 }
 
-export const decideStep = (s: RunServices, ctx: RunContext, reply: AssistantMessage, outcome: StepOutcome): Effect.Effect<StepDecision> =>
+export const decideStep = (s: RunServices, ctx: RunContext, reply: AssistantMessage, outcome: StepOutcome): Effect.Effect<StepDecision, SessionStoreError> =>
   Effect.gen(function* () {
     const classification = classifyStep({ reply, currentUserId: ctx.currentUserId })
     yield* s.events.publish({
@@ -37,7 +38,7 @@ export const decideStep = (s: RunServices, ctx: RunContext, reply: AssistantMess
     return { classification, action: decision.action }
   })
 
-export const applyDecision = (s: RunServices, ctx: RunContext, reply: AssistantMessage, decided: StepDecision): Effect.Effect<Flow> =>
+export const applyDecision = (s: RunServices, ctx: RunContext, reply: AssistantMessage, decided: StepDecision): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     const { action: act, classification } = decided
     const step = ctx.step
@@ -69,7 +70,7 @@ export const applyDecision = (s: RunServices, ctx: RunContext, reply: AssistantM
   })
 
 /** A final answer ends the run only past the completion check and the goal gate (never in shadow mode). */
-export const acceptFinal = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow> =>
+export const acceptFinal = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     if (ctx.shadow) return yield* stop(ctx, "final")
     const verdict = yield* ctx.gates.check(reply, ctx.step)

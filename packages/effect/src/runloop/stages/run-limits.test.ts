@@ -19,7 +19,7 @@ describe("run limits", () => {
         expect(interrupted).toBe(true)
         yield* endFromOutside(f.s, ctx, outside!)
         expect(ctx.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the user" } })
-        expect(ctx.incidents).toEqual([{ step: 0, detector: "cancel", action: "stop", detail: { reason: "cancelled" } }])
+        expect(ctx.incidents).toEqual([{ step: 0, detector: "cancel", action: "stop", kind: "fault", detail: { reason: "cancelled" } }])
       })
     ), 30_000)
 

@@ -7,6 +7,7 @@
 import { Duration, Effect } from "effect"
 import type { ExitReason } from "@loopguard/core/model"
 import { recordIncident, stop, type ExitError, type RunContext, type RunServices } from "../run-context.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 export interface ExternalStop {
   readonly reason: ExitReason
@@ -27,7 +28,7 @@ export const aborted = (signal: AbortSignal | undefined): Effect.Effect<External
       })
 
 /** Completes when the run has used `loop.maxWallMs`; never without one, nor when replaying. */
-export const wallClock = (s: RunServices, ctx: RunContext): Effect.Effect<ExternalStop> => {
+export const wallClock = (s: RunServices, ctx: RunContext): Effect.Effect<ExternalStop, SessionStoreError> => {
   const limit = s.config.loop.maxWallMs
   if (limit === null || ctx.shadow) return Effect.never
   return Effect.sleep(Duration.millis(limit)).pipe(
@@ -38,11 +39,11 @@ export const wallClock = (s: RunServices, ctx: RunContext): Effect.Effect<Extern
   )
 }
 
-export const externalStop = (s: RunServices, ctx: RunContext): Effect.Effect<ExternalStop> =>
+export const externalStop = (s: RunServices, ctx: RunContext): Effect.Effect<ExternalStop, SessionStoreError> =>
   Effect.raceFirst(aborted(ctx.input.signal), wallClock(s, ctx))
 
 /** Files the outside stop as the run's exit, under the step it interrupted. */
-export const endFromOutside = (s: RunServices, ctx: RunContext, ended: ExternalStop): Effect.Effect<void> =>
+export const endFromOutside = (s: RunServices, ctx: RunContext, ended: ExternalStop): Effect.Effect<void, SessionStoreError> =>
   Effect.gen(function* () {
     const detector = ended.reason === "time_limit" ? "time-limit" : "cancel"
     yield* recordIncident(s, ctx, { step: ctx.step, detector, action: "stop", detail: { reason: ended.reason } })

@@ -12,18 +12,19 @@ import type { ProcessInput, ProcessResult, StepOutcome } from "../../processor/S
 import { makeMemoryStore } from "../../store/SessionStore.js"
 import { makeRunContext, type RunContext, type RunServices } from "../run-context.js"
 import type { RunInput } from "../run-types.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 export interface StageFixture {
   readonly s: RunServices
   readonly events: Array<LoopguardEvent>
   readonly processed: Array<ProcessInput>
-  readonly context: (input?: Partial<RunInput>) => Effect.Effect<RunContext>
+  readonly context: (input?: Partial<RunInput>) => Effect.Effect<RunContext, SessionStoreError>
 }
 
 export const stageFixture = (
   options: {
     readonly config?: (c: LoopguardConfig) => LoopguardConfig
-    readonly process?: (input: ProcessInput) => Effect.Effect<ProcessResult>
+    readonly process?: (input: ProcessInput) => Effect.Effect<ProcessResult, SessionStoreError>
     readonly verdict?: GoalVerdict
     readonly checkOk?: boolean
   } = {}

@@ -7,6 +7,7 @@ import { buildRequest } from "../request.js"
 import type { RunContext, RunServices } from "../run-context.js"
 import type { StepCap } from "./caps.js"
 import { fitContext } from "./compact.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 /** Notes for this request only: the repeated-action note and the cap notice (which cap, how much used). */
 export const ephemeralNotes = (ctx: RunContext, cap: StepCap): Array<string> => {
@@ -19,7 +20,7 @@ export const ephemeralNotes = (ctx: RunContext, cap: StepCap): Array<string> => 
   return notes
 }
 
-export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap, notes: ReadonlyArray<string>): Effect.Effect<LlmRequest> =>
+export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap, notes: ReadonlyArray<string>): Effect.Effect<LlmRequest, SessionStoreError> =>
   Effect.gen(function* () {
     const built = buildRequest({
       messages: yield* s.store.messages(ctx.input.sessionId),
@@ -35,7 +36,7 @@ export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap, no
   })
 
 /** The step's request, compacting the history first when it would not fit the context. */
-export const prepareRequest = (s: RunServices, ctx: RunContext, cap: StepCap): Effect.Effect<LlmRequest> =>
+export const prepareRequest = (s: RunServices, ctx: RunContext, cap: StepCap): Effect.Effect<LlmRequest, SessionStoreError> =>
   Effect.gen(function* () {
     const notes = ephemeralNotes(ctx, cap)
     const request = yield* requestForStep(s, ctx, cap, notes)

@@ -20,13 +20,18 @@ describe("runTask", () => {
         ctx.meter = { ...ctx.meter, stepsUsed: 4, tokens: { input: 200, output: 0, total: 200 }, costUsd: 0 }
         const spawned: Array<RunInput> = []
         const result = yield* runTask(f.s, ctx, (input) => Effect.sync(() => (spawned.push(input), childResult("final"))), { prompt: "find the files" })
-        expect(spawned[0]).toMatchObject({ sessionId: "s/task-1", prompt: "find the files", role: "subagent", depth: 1, system: "be brief", budget: { maxSteps: 3, tokenBudget: 400, costBudgetUsd: null } })
+        expect(spawned[0]).toMatchObject({ sessionId: "s/task-0-1", prompt: "find the files", role: "subagent", depth: 1, system: "be brief", budget: { maxSteps: 3, tokenBudget: 400, costBudgetUsd: null } })
         expect(result).toEqual({ state: "completed", output: "Sub-agent completed (final) after 3 step(s), 100 tokens.\nfound two files" })
         expect(ctx.meter.tokens.total).toBe(300)
         expect(ctx.meter.costUsd).toBeCloseTo(0.01)
         expect(ctx.meter.stepsUsed).toBe(4)
-        expect(ctx.subagents).toEqual([{ sessionId: "s/task-1", depth: 1, status: "completed", reason: "final", stepsUsed: 3, tokens: { input: 70, output: 30, total: 100 }, costUsd: 0.01 }])
+        expect(ctx.subagents).toEqual([{ sessionId: "s/task-0-1", step: 0, depth: 1, status: "completed", reason: "final", stepsUsed: 3, tokens: { input: 70, output: 30, total: 100 }, costUsd: 0.01 }])
         expect(ctx.incidents[0]).toMatchObject({ detector: "subagent", action: "final" })
+        // Another task in the same step, then one in a later step (or a later run): fresh sessions.
+        yield* runTask(f.s, ctx, (input) => Effect.sync(() => (spawned.push(input), childResult("final"))), { prompt: "again" })
+        ctx.step = 6
+        yield* runTask(f.s, ctx, (input) => Effect.sync(() => (spawned.push(input), childResult("final"))), { prompt: "later" })
+        expect(spawned.map((i) => i.sessionId)).toEqual(["s/task-0-1", "s/task-0-2", "s/task-6-1"])
       })
     ))
 

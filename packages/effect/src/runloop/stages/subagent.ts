@@ -1,6 +1,6 @@
 /**
  * Sub-agents (SPEC §8, seed 003 A7): the `task` tool runs a child run on a sub-task in its own
- * session (`<parent>/task-<n>`), as role `subagent`, one level deeper, with a slice of what the
+ * session (`<parent>/task-<step>-<n>`), as role `subagent`, one level deeper, with a slice of what the
  * parent has left (`budgetSlice`). Its tokens and cost join the parent's meter and its summary the
  * parent's report; the parent's model gets the child's answer (or where it got blocked) as the result.
  */
@@ -12,8 +12,9 @@ import type { ToolSpec } from "../../llm/LLM.js"
 import type { ToolResult } from "../../tools/Tools.js"
 import { recordIncident, type RunContext, type RunServices } from "../run-context.js"
 import type { RunInput, RunResult } from "../run-types.js"
+import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
-export type SpawnRun = (input: RunInput) => Effect.Effect<RunResult>
+export type SpawnRun = (input: RunInput) => Effect.Effect<RunResult, SessionStoreError>
 
 export const TASK_TOOL: ToolSpec = {
   name: "task",
@@ -44,13 +45,15 @@ export const childResultText = (r: RunResult): string => {
   return `${head}${answer !== "" ? `\n${answer}` : ""}${blocked}`
 }
 
-export const runTask = (s: RunServices, ctx: RunContext, spawn: SpawnRun, input: unknown): Effect.Effect<ToolResult> =>
+export const runTask = (s: RunServices, ctx: RunContext, spawn: SpawnRun, input: unknown): Effect.Effect<ToolResult, SessionStoreError> =>
   Effect.gen(function* () {
     const prompt = stringField(input, "prompt")?.trim() ?? ""
     if (prompt === "") return failed("task: `prompt` is required (the complete instructions for the sub-agent)")
     const slice = budgetSlice(ctx.policy, ctx.meter, s.config.subagents)
     if (slice === null) return failed("task: no budget left for a sub-agent; finish the work yourself")
-    const sessionId = `${ctx.input.sessionId}/task-${ctx.subagents.length + 1}`
+    // Unique in the session across runs (steps are numbered over the whole session): a later run's
+    // sub-agent never continues an earlier one's history.
+    const sessionId = `${ctx.input.sessionId}/task-${ctx.step}-${ctx.subagents.filter((c) => c.step === ctx.step).length + 1}`
     const depth = (ctx.input.depth ?? 0) + 1
     const child = yield* spawn({
       sessionId,
@@ -64,7 +67,7 @@ export const runTask = (s: RunServices, ctx: RunContext, spawn: SpawnRun, input:
     })
     const r = child.report
     ctx.meter = addChildUsage(ctx.meter, r)
-    const summary: SubagentSummary = { sessionId, depth, status: r.status, reason: r.reason, stepsUsed: r.stepsUsed, tokens: r.tokens, costUsd: r.costUsd }
+    const summary: SubagentSummary = { sessionId, step: ctx.step, depth, status: r.status, reason: r.reason, stepsUsed: r.stepsUsed, tokens: r.tokens, costUsd: r.costUsd }
     ctx.subagents.push(summary)
     yield* recordIncident(s, ctx, { step: ctx.step, detector: "subagent", action: r.reason, detail: { ...summary, budget: slice } })
     const text = childResultText(child)

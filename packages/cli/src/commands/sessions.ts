@@ -1,0 +1,90 @@
+/**
+ * `loopguard sessions list | show ID | export ID [--out FILE] | import FILE [--as ID]`, on the
+ * store named by `--session-dir DIR` (SQLite) or `--store URL` (Postgres). `export` prints trace
+ * v1 (audit reads it); `import` takes trace v1 back, refusing to write over an existing session.
+ */
+import type { SessionStoreShape } from "@loopguard/effect"
+import { exportTrace, importTrace } from "@loopguard/effect/store"
+import { Console, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import { readFile, writeFile } from "node:fs/promises"
+import { basename, extname } from "node:path"
+import { UsageError } from "../errors.js"
+import { loadCliConfig } from "../session.js"
+import { formatList, formatSession } from "../sessions-format.js"
+import { openCliStore, storeFailure, storeTargetOf, type StoreFlags } from "../store-target.js"
+
+const storeFlags = {
+  sessionDir: Flag.String("session-dir").pipe(Flag.optional, Flag.withDescription("the SQLite store in this folder (<dir>/sessions.db)")),
+  store: Flag.String("store").pipe(Flag.optional, Flag.withDescription("a Postgres store (postgres://…)")),
+  config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (store.leaseMs, store.busyTimeoutMs)"))
+}
+
+/** Opens the store the flags name for the length of `use`; a store is required here. */
+const withStore = <A, E>(flags: StoreFlags & { readonly config: Option.Option<string> }, use: (store: SessionStoreShape, target: string) => Effect.Effect<A, E>) =>
+  Effect.gen(function* () {
+    const target = yield* storeTargetOf(flags)
+    if (target === null) return yield* new UsageError({ message: "name the store: --session-dir DIR (SQLite) or --store postgres://…" })
+    const config = yield* loadCliConfig(Option.isSome(flags.config) ? { configPath: flags.config.value } : {})
+    const store = yield* openCliStore(target, config)
+    return yield* use(store, target)
+  }).pipe(Effect.scoped)
+
+const existing = (store: SessionStoreShape, id: string, target: string) =>
+  Effect.gen(function* () {
+    const messages = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
+    if (messages.length === 0) return yield* new UsageError({ message: `no session ${id} in ${store.location(id).replace(/ \(session .*\)$/, "") || target}` })
+    return messages
+  })
+
+const listCommand = Command.make("list", { ...storeFlags, json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("one JSON object per session")) }, (flags) =>
+  withStore(flags, (store, target) =>
+    Effect.gen(function* () {
+      const sessions = yield* store.list().pipe(Effect.mapError(storeFailure))
+      if (flags.json) for (const s of sessions) yield* Console.log(JSON.stringify(s))
+      else yield* Console.log(formatList(sessions, target))
+    })
+  )
+).pipe(Command.withDescription("List the stored sessions, most recently written first"))
+
+const showCommand = Command.make("show", { ...storeFlags, id: Argument.String("id").pipe(Argument.withDescription("session id")) }, (flags) =>
+  withStore(flags, (store, target) => Effect.flatMap(existing(store, flags.id, target), (messages) => Console.log(formatSession(flags.id, messages))))
+).pipe(Command.withDescription("Show one session's messages"))
+
+const exportCommand = Command.make(
+  "export",
+  { ...storeFlags, id: Argument.String("id").pipe(Argument.withDescription("session id")), out: Flag.String("out").pipe(Flag.optional, Flag.withDescription("write to FILE instead of stdout")) },
+  (flags) =>
+    withStore(flags, (store, target) =>
+      Effect.gen(function* () {
+        const text = exportTrace(flags.id, yield* existing(store, flags.id, target))
+        if (Option.isNone(flags.out)) return yield* Effect.sync(() => void process.stdout.write(text))
+        const file = flags.out.value
+        yield* Effect.tryPromise({ try: () => writeFile(file, text), catch: (e) => new UsageError({ message: `--out ${file}: ${(e as Error).message}` }) })
+      })
+    )
+).pipe(Command.withDescription("Print a session as trace v1 JSON Lines (loopguard audit reads it)"))
+
+const importCommand = Command.make(
+  "import",
+  { ...storeFlags, file: Argument.String("file").pipe(Argument.withDescription("trace v1 file")), as: Flag.String("as").pipe(Flag.optional, Flag.withDescription("session id to import under (default: the trace's session id, else the file name)")) },
+  (flags) =>
+    withStore(flags, (store) =>
+      Effect.gen(function* () {
+        const text = yield* Effect.tryPromise({ try: () => readFile(flags.file, "utf8"), catch: (e) => new UsageError({ message: `${flags.file}: cannot read: ${(e as Error).message}` }) })
+        const parsed = importTrace(text, flags.file)
+        if (!parsed.ok) return yield* new UsageError({ message: parsed.problems.join("\n") })
+        if (parsed.messages.length === 0) return yield* new UsageError({ message: `${flags.file}: no user or assistant lines to import` })
+        const id = Option.isSome(flags.as) ? flags.as.value : (parsed.sessionId ?? basename(flags.file, extname(flags.file)))
+        const before = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
+        if (before.length > 0) return yield* new UsageError({ message: `session ${id} already exists (${before.length} messages); import it under another id with --as ID` })
+        for (const m of parsed.messages) yield* (m.role === "user" ? store.append(id, m) : store.putAssistant(id, m)).pipe(Effect.mapError(storeFailure))
+        yield* Console.log(`imported ${parsed.messages.length} messages as session ${id}`)
+      })
+    )
+).pipe(Command.withDescription("Store a trace v1 file as a session"))
+
+export const sessionsCommand = Command.make("sessions").pipe(
+  Command.withDescription("List, show, export and import stored sessions (--session-dir DIR or --store URL)"),
+  Command.withSubcommands([listCommand, showCommand, exportCommand, importCommand])
+)

@@ -1,0 +1,113 @@
+import { describe, expect, test } from "bun:test"
+import { EpisodeLadder, levelOf, DEFAULT_LADDER } from "./escalation.js"
+import { noProgressSpin } from "./no-progress-spin.js"
+import { repeatedFailure } from "./repeated-failure.js"
+import { repeatedObservation } from "./repeated-observation.js"
+import { replayedSequence } from "./replayed-sequence.js"
+import type { StepRecord } from "./step-record.js"
+
+const rec = (action: string, observation = `out of ${action}`, extra: Partial<StepRecord> = {}): StepRecord => ({
+  action,
+  tool: "bash",
+  observation,
+  changed: false,
+  editing: false,
+  failed: false,
+  ...extra
+})
+
+describe("repeatedObservation", () => {
+  test("different commands, one masked output, 5 in a row → found; 4 → not", () => {
+    const same = (i: number) => rec(`grep q${i}`, "no matches found for <q>")
+    expect(repeatedObservation([0, 1, 2, 3].map(same))).toBeNull()
+    expect(repeatedObservation([0, 1, 2, 3, 4].map(same))).toMatchObject({ tool: "bash", count: 5 })
+  })
+  test("the same error 3 times in a row is enough (failedRepeats); 3 successes are not", () => {
+    const failing = (i: number) => rec(`pip install pkg==${i}`, "error: no matching distribution for pkg==0", { failed: true })
+    expect(repeatedObservation([0, 1, 2].map(failing))).toMatchObject({ count: 3, failed: true })
+    expect(repeatedObservation([0, 1, 2].map((i) => ({ ...failing(i), failed: false })))).toBeNull()
+    expect(repeatedObservation([0, 1].map(failing))).toBeNull()
+  })
+  test("another tool, a change, or a different output breaks the run", () => {
+    const same = (i: number) => rec(`grep q${i}`, "")
+    expect(repeatedObservation([same(0), same(1), { ...same(2), tool: "find" }, same(3), same(4)])).toBeNull()
+    expect(repeatedObservation([same(0), same(1), { ...same(2), changed: true }, same(3), same(4)])).toBeNull()
+    expect(repeatedObservation([same(0), same(1), rec("x", "other"), same(3), same(4)])).toBeNull()
+  })
+})
+
+describe("repeatedFailure", () => {
+  const test_ = (observation = "FAILED test_parser - AssertionError: 0 != 0") => rec("pytest tests/test_parser.py", observation, { failed: true })
+  const edit = (i: number) => rec(`edit parser.py ${i}`, "File updated.", { changed: true })
+  test("the same test failing the same way 3 times, edits between, is found (editedBetween)", () => {
+    expect(repeatedFailure([test_(), edit(1), test_(), edit(2), test_()])).toMatchObject({ count: 3, editedBetween: true })
+    expect(repeatedFailure([test_(), test_(), test_()])).toMatchObject({ count: 3, editedBetween: false })
+  })
+  test("a success or another error of the same command ends the streak; 2 failures are a retry", () => {
+    expect(repeatedFailure([test_(), { ...test_(), failed: false }, test_(), test_()])).toBeNull()
+    expect(repeatedFailure([test_(), test_("ImportError: no module x"), test_(), test_()])).toBeNull()
+    expect(repeatedFailure([test_(), edit(1), test_()])).toBeNull()
+  })
+  test("the newest step must be the failing run; runs older than lookback do not count", () => {
+    expect(repeatedFailure([test_(), test_(), test_(), edit(1)])).toBeNull()
+    const far = [test_(), ...Array.from({ length: 20 }, (_, i) => edit(i)), test_(), test_()]
+    expect(repeatedFailure(far)).toBeNull()
+  })
+})
+
+describe("replayedSequence", () => {
+  const walk = ["a", "b", "c", "d", "e", "f", "g"].map((a) => rec(a))
+  test("a 7-step walk replayed after a detour is found with its length and distance", () => {
+    const records = [...walk, rec("x"), rec("y"), ...walk]
+    expect(replayedSequence(records)).toEqual({ length: 7, distance: 9, distinct: 7 })
+  })
+  test("5 replayed steps are too few; a change since the first copy hides it", () => {
+    expect(replayedSequence([...walk, ...walk.slice(0, 5)])).toBeNull()
+    expect(replayedSequence([...walk, rec("w", "", { changed: true }), ...walk])).toBeNull()
+  })
+  test("one or two actions again and again are not a replayed sequence", () => {
+    const ab = Array.from({ length: 16 }, (_, i) => rec(i % 2 ? "a" : "b"))
+    expect(replayedSequence(ab)).toBeNull()
+  })
+})
+
+describe("noProgressSpin", () => {
+  test("10 unchanged steps, 6 of them earlier actions → a spin", () => {
+    const history = ["a", "b", "c", "d"].map((a) => rec(a))
+    const window = ["a", "x1", "b", "x2", "c", "x3", "d", "x4", "a", "b"].map((a) => rec(a, `fresh ${a}`))
+    expect(noProgressSpin([...history, ...window])).toEqual({ window: 10, repeatedActions: 6, repeatedOutputs: 2 })
+  })
+  test("all-new actions whose outputs were all seen before → a spin", () => {
+    const window = Array.from({ length: 10 }, (_, i) => rec(`cmd ${i}`, "permission denied"))
+    expect(noProgressSpin([rec("first", "permission denied"), ...window])?.repeatedOutputs).toBe(10)
+  })
+  test("paging (the same call, a new result each time) is reading, not a spin", () => {
+    const pages = Array.from({ length: 14 }, (_, i) => rec("scroll_down", `page ${"abcdefghijklmn"[i]}`))
+    expect(noProgressSpin(pages)).toBeNull()
+  })
+  test("a change in the window, or exploring new things, is progress", () => {
+    const history = ["a", "b", "c", "d"].map((a) => rec(a))
+    const window = ["a", "b", "c", "d", "a", "b", "c", "d", "a", "b"].map((a) => rec(a))
+    expect(noProgressSpin([...history, ...window.slice(0, 9), rec("e", "", { changed: true })])).toBeNull()
+    expect(noProgressSpin(Array.from({ length: 20 }, (_, i) => rec(`new ${i}`)))).toBeNull()
+  })
+})
+
+describe("EpisodeLadder", () => {
+  test("a detector's own count: note at 3, remind at 5, stop at 8, each once", () => {
+    const ladder = new EpisodeLadder(DEFAULT_LADDER)
+    const levels = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((count, step) => ladder.observe(step, { key: "A", count }))
+    expect(levels).toEqual([null, null, "note", null, "remind", null, null, "stop", null])
+  })
+  test("without a count: note at detection, remind 2 steps later, stop 5 steps later; a gap or a new key starts over", () => {
+    const ladder = new EpisodeLadder(DEFAULT_LADDER)
+    const seen = [0, 1, 2, 3, 4, 5].map((step) => ladder.observe(step, { key: "spin" }))
+    expect(seen).toEqual(["note", null, "remind", null, null, "stop"])
+    expect(ladder.observe(6, null)).toBeNull()
+    expect(ladder.observe(7, { key: "spin" })).toBe("note")
+    expect(ladder.observe(8, { key: "other" })).toBe("note")
+  })
+  test("levelOf", () => {
+    expect([2, 3, 5, 8].map((c) => levelOf(c, DEFAULT_LADDER))).toEqual([null, "note", "remind", "stop"])
+  })
+})

@@ -1,0 +1,50 @@
+import { describe, expect, test } from "bun:test"
+import type { AssistantMessage, ToolPart } from "../model/message.js"
+import { call, reply, user } from "./fixtures.js"
+import { isWritingCommand, maskObservation, stepRecordOf, stepRecords } from "./step-record.js"
+
+const withResult = (m: AssistantMessage, result: Partial<ToolPart>): AssistantMessage => ({
+  ...m,
+  parts: m.parts.map((p) => (p.type === "tool" ? ({ ...p, ...result } as ToolPart) : p))
+})
+
+describe("maskObservation", () => {
+  test("quoted strings, hex ids, paths and numbers are masked; the rest stays", () => {
+    expect(maskObservation('No matches found for "foo" in /src/app')).toBe(maskObservation("No matches found for \"bar_baz\" in /lib/x/y.py"))
+    expect(maskObservation("commit 3f9a2c1d7e merged")).toBe(maskObservation("commit 0b1c2d3e4f5a merged"))
+    expect(maskObservation("42 passed in 1.37s")).toBe(maskObservation("7 passed in 12.0s"))
+    expect(maskObservation("42 passed")).not.toBe(maskObservation("42 failed"))
+    expect(maskObservation("  a\n\n b ")).toBe("a b")
+  })
+})
+
+describe("isWritingCommand", () => {
+  test("shell writes count as file changes; reads and /dev/null redirects do not", () => {
+    for (const c of ["sed -i 's/a/b/' f.py", "echo x > out.txt", "cat a >> b", "tee log.txt", "cp a b", "git apply p.diff", "python3 -c \"open('f','w').write('x')\""]) {
+      expect([c, isWritingCommand(c)]).toEqual([c, true])
+    }
+    for (const c of ["cat a.py", "grep -rn foo .", "ls 2>&1", "make 2>/dev/null", "python3 run.py > /dev/null", "git diff", "sed -n 1,5p a.py"]) {
+      expect([c, isWritingCommand(c)]).toEqual([c, false])
+    }
+  })
+})
+
+describe("stepRecordOf / stepRecords", () => {
+  test("an edit that completed with a diff is a change; the same edit rejected is not", () => {
+    const edit = call("a1", "edit", { path: "a.py", text: "x" })
+    expect(stepRecordOf(withResult(edit, { path: "a.py", diff: "@@ -1 +1 @@\n-a\n+x" })).changed).toBe(true)
+    expect(stepRecordOf(withResult(edit, { path: "a.py", diff: "@@ -1 +1 @@\n-a\n+x", state: "error" })).changed).toBe(false)
+  })
+
+  test("a failing writing command is not a change; a step without tools has an empty action", () => {
+    const write = call("a1", "bash", { command: "echo x > out.txt" })
+    expect(stepRecordOf(write).changed).toBe(true)
+    expect(stepRecordOf(withResult(write, { exitCode: 1 })).changed).toBe(false)
+    const records = stepRecords([user("u0"), write, reply({ id: "a2", text: "done" })])
+    expect(records.map((r) => r.action === "")).toEqual([false, true])
+  })
+
+  test("the action folds whitespace in the arguments", () => {
+    expect(stepRecordOf(call("a", "bash", { command: "ls   -la" })).action).toBe(stepRecordOf(call("b", "bash", { command: "ls -la" })).action)
+  })
+})

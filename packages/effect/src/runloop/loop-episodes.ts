@@ -1,0 +1,195 @@
+/**
+ * The cross-step loop detectors that share one escalation ladder (docs/loops.md): repeated
+ * action, action cycle, repeated observation, replayed sequence and no-progress spin. Each one's
+ * episode raises an incident when it starts (a note for the next request), again when it has
+ * gone on long enough for a firmer reminder, and once more when it must stop (exit `idle`, or a
+ * pause when try-best is on). Plain state, no Effect: the RunLoop applies what is asked.
+ */
+import { reminderText, type AgentRole } from "@loopguard/core/classify"
+import {
+  actionCycle,
+  EpisodeLadder,
+  noProgressSpin,
+  repeatedAction,
+  repeatedFailure,
+  repeatedObservation,
+  replayedSequence,
+  stepRecords,
+  type LadderCounts,
+  type LoopLevel
+} from "@loopguard/core/loops"
+import type { Message } from "@loopguard/core/model"
+import type { LoopguardConfig } from "../config/schema.js"
+import type { Incident } from "./report.js"
+
+export interface LoopFinding {
+  readonly detector: string
+  /** Same key on consecutive steps = the same episode. */
+  readonly key: string
+  /** The detector's own count on the ladder (identical calls); else steps since the episode began. */
+  readonly count?: number
+  readonly note: string
+  readonly detail: Readonly<Record<string, unknown>>
+}
+
+export interface LoopOutcome {
+  readonly incidents: ReadonlyArray<Incident>
+  /** Ephemeral note for the next request (never stored). */
+  readonly note: string | null
+  readonly remind: string | null
+  /** The ladder reached its top: what stopped, for the exit or the pause. */
+  readonly stop: Readonly<Record<string, unknown>> | null
+}
+
+type Detector = (messages: ReadonlyArray<Message>, records: () => ReturnType<typeof stepRecords>) => LoopFinding | null
+
+const cut = (s: string, n = 120) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`)
+
+const allDifferent = (xs: ReadonlyArray<string>): boolean => new Set(xs).size === xs.length
+
+/** `k=v` pairs of a finding, for the one-line reason of a stop. */
+const summary = (detail: Readonly<Record<string, unknown>>): string =>
+  Object.entries(detail)
+    .map(([k, v]) => `${k}=${cut(typeof v === "string" ? v : JSON.stringify(v), 80)}`)
+    .join(", ")
+
+/**
+ * Repeated failure counts the runs of one failing command; the steps between them (edits, views)
+ * keep its episode open, with the same key and count, so the ladder climbs across them.
+ */
+const repeatedFailureDetector = (config: LoopguardConfig, note: string): Detector => {
+  let open: { readonly finding: LoopFinding; readonly action: string; readonly since: number } | null = null
+  return (_, records) => {
+    const all = records()
+    const f = repeatedFailure(all, { repeats: config.repeated_failure.repeats, lookback: config.repeated_failure.lookback })
+    if (f !== null) {
+      const finding: LoopFinding = {
+        detector: "repeated-failure",
+        key: `${f.action}\u0000${f.observation}`,
+        // On the ladder by runs: the note at detection, then the same distances as repeated action.
+        count: f.count - config.repeated_failure.repeats + config.repeated_action.repeats,
+        note,
+        detail: { action: cut(f.action), count: f.count, editedBetween: f.editedBetween, observation: f.observation }
+      }
+      open = { finding, action: f.action, since: all.length }
+      return finding
+    }
+    const newest = all[all.length - 1]
+    const between = open !== null && newest !== undefined && newest.action !== open.action && all.length - open.since < config.repeated_failure.lookback
+    if (!between) open = null
+    return open?.finding ?? null
+  }
+}
+
+/** The enabled detectors, in the order their incidents are filed. */
+const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<Detector> => {
+  const out: Array<Detector> = []
+  if (config.repeated_action.enabled) {
+    const note = reminderText("repeated-action", role)
+    const repeats = config.repeated_action.repeats
+    out.push((messages, records) => {
+      const a = repeatedAction(messages, { repeats, note })
+      if (a === null) return null
+      // The same call paging through something (scroll down, next page) learns something new each
+      // time: while every result differs, the episode stays at the note and never stops the run.
+      const paging = allDifferent(records().slice(-a.count).map((r) => r.observation))
+      const count = paging ? Math.min(a.count, repeats) : a.count
+      return { detector: "repeated-action", key: a.signature, count, note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
+    })
+  }
+  if (config.action_cycle.enabled) {
+    const note = reminderText("action-cycle", role)
+    out.push((messages) => {
+      const c = actionCycle(messages, { minPeriod: 2, maxPeriod: config.action_cycle.maxPeriod, replays: config.action_cycle.replays })
+      return c && { detector: "action-cycle", key: [...c.cycle].sort().join("\n"), note, detail: { period: c.period, replays: c.replays, cycle: c.cycle.map((s) => cut(s)) } }
+    })
+  }
+  if (config.repeated_observation.enabled) {
+    const note = reminderText("repeated-action", role)
+    out.push((_, records) => {
+      const o = repeatedObservation(records(), { repeats: config.repeated_observation.repeats, failedRepeats: config.repeated_observation.failedRepeats })
+      return o && { detector: "repeated-observation", key: `${o.tool}\u0000${o.observation}`, note, detail: { tool: o.tool, count: o.count, observation: o.observation, ...(o.failed ? { failed: true } : {}) } }
+    })
+  }
+  if (config.repeated_failure.enabled) out.push(repeatedFailureDetector(config, reminderText("repeated-action", role)))
+  if (config.replayed_sequence.enabled) {
+    const note = reminderText("action-cycle", role)
+    out.push((_, records) => {
+      const r = replayedSequence(records(), { minLength: config.replayed_sequence.minLength, lookback: config.replayed_sequence.lookback })
+      return r && { detector: "replayed-sequence", key: "replay", note, detail: { ...r } }
+    })
+  }
+  if (config.no_progress_spin.enabled) {
+    const note = reminderText("action-cycle", role)
+    out.push((_, records) => {
+      const s = noProgressSpin(records(), { window: config.no_progress_spin.window, minRepeats: config.no_progress_spin.minRepeats })
+      return s && { detector: "no-progress-spin", key: "spin", note, detail: { ...s } }
+    })
+  }
+  return out
+}
+
+export class LoopEpisodes {
+  private readonly detectors: ReadonlyArray<Detector>
+  private readonly ladders = new Map<number, EpisodeLadder>()
+  private readonly counts: LadderCounts
+  private readonly remindText: string
+  /** With try-best on, the top of the ladder pauses the turn instead of ending the run. */
+  private readonly pauseInstead: boolean
+  /**
+   * One stored reminder per stretch of looping steps: when two detectors see the same loop
+   * (the same call is also the same output), the model is reminded once, not once per detector.
+   */
+  private remindedInStretch = false
+
+  constructor(config: LoopguardConfig, role: AgentRole) {
+    this.pauseInstead = config.try_best.enabled
+    const a = config.repeated_action
+    this.counts = { noteAt: a.repeats, remindAt: a.remindAt, stopAt: a.stopAt ?? Number.POSITIVE_INFINITY }
+    this.detectors = detectorsOf(config, role)
+    this.remindText = reminderText("loop-remind", role)
+  }
+
+  afterStep(messages: ReadonlyArray<Message>, step: number): LoopOutcome {
+    let records: ReturnType<typeof stepRecords> | null = null
+    const lazyRecords = () => (records ??= stepRecords(messages))
+    const incidents: Array<Incident> = []
+    let note: string | null = null
+    let remind: string | null = null
+    let stop: LoopOutcome["stop"] = null
+    for (const [index, detect] of this.detectors.entries()) {
+      const finding = detect(messages, lazyRecords)
+      // Every detector has its own ladder; finding nothing ends its episode.
+      const level = this.ladderOf(index).observe(step, finding)
+      if (finding === null) continue
+      note ??= finding.note
+      if (level === null) continue
+      if (level === "stop") {
+        // One stop per step: when two detectors see the same loop, the first one names it.
+        if (stop !== null) continue
+        // Shaped like a try-best pause incident ({ kind, step, detail }) so a pause reads the same.
+        const sentence = `${finding.detector}: the loop went on after a note and a reminder (${summary(finding.detail)})`
+        const detail = { ...finding.detail, kind: finding.detector.replace(/-/g, "_"), step, detail: sentence }
+        incidents.push({ step, detector: finding.detector, action: this.pauseInstead ? "pause" : "stop", kind: "loop", detail })
+        stop ??= detail
+        continue
+      }
+      incidents.push({ step, detector: finding.detector, action: level, kind: "loop", detail: finding.detail })
+      if (level === "remind") remind ??= this.remindText
+    }
+    if (note === null) this.remindedInStretch = false
+    if (remind !== null) {
+      if (this.remindedInStretch) remind = null
+      this.remindedInStretch = true
+    }
+    return { incidents, note, remind, stop }
+  }
+
+  private ladderOf(index: number): EpisodeLadder {
+    let l = this.ladders.get(index)
+    if (!l) this.ladders.set(index, (l = new EpisodeLadder(this.counts)))
+    return l
+  }
+}
+
+export type { LoopLevel }

@@ -1,0 +1,86 @@
+/**
+ * The durable SessionStores as Layers (and as scoped constructors for callers that build their
+ * own Layer graph, like the CLI): SQLite in a folder, the embedded default, or Postgres by URL
+ * for workers that share sessions. Both are the same store (sql-store.ts) over Effect's SqlClient.
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted, Scope } from "effect"
+import { Reactivity } from "effect/reactivity"
+import { SqlClient } from "effect/sql"
+import { mkdirSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { openSqlite } from "./sqlite-client.js"
+import { makeSqlStore } from "./sql-store.js"
+import { SessionStore, type SessionStoreShape } from "./SessionStore.js"
+import { describeCause, SessionStoreError } from "./SessionStoreError.js"
+
+export const DEFAULT_LEASE_MS = 30_000
+export const DEFAULT_BUSY_TIMEOUT_MS = 5_000
+
+export interface DurableStoreOptions {
+  /** How long a writer's lease lasts without a heartbeat (config `store.leaseMs`). */
+  readonly leaseMs?: number
+  /** SQLite only: how long a write waits for another process's transaction (config `store.busyTimeoutMs`). */
+  readonly busyTimeoutMs?: number
+}
+
+/** The database file inside a session folder. */
+export const sqliteFile = (dir: string): string => join(resolve(dir), "sessions.db")
+
+/** A URL with its password (and user) removed: safe to print, log or put in a report. */
+export const redactUrl = (url: string): string => url.replace(/\/\/[^/@]*@/, "//")
+
+const failOpen = (what: string) => (cause: unknown) =>
+  new SessionStoreError({ reason: "unavailable", message: `could not open ${what}: ${redactUrl(describeCause(cause))}`, cause })
+
+const isPostgresUrl = (target: string): boolean => /^postgres(ql)?:\/\//i.test(target)
+
+/**
+ * The SqlClient behind a store target: a postgres:// URL, or a folder holding `sessions.db`.
+ * Exported for tools and tests that inspect the database itself.
+ */
+export const openSqlClient = (
+  target: string,
+  options: DurableStoreOptions = {}
+): Effect.Effect<{ readonly client: SqlClient.SqlClient; readonly shown: string; readonly readOnly: boolean }, SessionStoreError, Scope.Scope> =>
+  Effect.gen(function* () {
+    if (isPostgresUrl(target)) {
+      const shown = redactUrl(target)
+      const client = yield* PgClient.make({ url: Redacted.make(target), maxConnections: 4, connectTimeout: "10 seconds" }).pipe(
+        Effect.provide(Reactivity.layer),
+        Effect.mapError(failOpen(shown))
+      )
+      // Fail here, at open, rather than at the first write: a wrong URL is a usage problem.
+      yield* client`SELECT 1`.pipe(Effect.mapError(failOpen(shown)))
+      return { client, shown, readOnly: false }
+    }
+    const file = sqliteFile(target)
+    yield* Effect.try({ try: () => mkdirSync(resolve(target), { recursive: true }), catch: failOpen(`the session folder ${target}`) })
+    const { client, readOnly } = yield* openSqlite({ filename: file, busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS }).pipe(
+      Effect.provide(Reactivity.layer),
+      Effect.mapError(failOpen(file))
+    )
+    return { client, shown: file, readOnly }
+  })
+
+/** `--store URL` or `--session-dir DIR`: a postgres:// URL is Postgres, anything else a SQLite folder. */
+export const makeDurableStore = (target: string, options: DurableStoreOptions = {}): Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { client, shown, readOnly } = yield* openSqlClient(target, options)
+    return yield* makeSqlStore({ leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, readOnly, location: (id) => `${shown} (session ${id})` }).pipe(
+      Effect.provideService(SqlClient.SqlClient, client)
+    )
+  })
+
+/** The SQLite store in `dir` (`dir/sessions.db`), open for the scope. */
+export const makeSqliteStore = (dir: string, options: DurableStoreOptions = {}) => makeDurableStore(resolve(dir), options)
+/** The Postgres store at `url`, open for the scope. */
+export const makePostgresStore = (url: string, options: DurableStoreOptions = {}) => makeDurableStore(url, options)
+
+/** SessionStore as SQLite in `dir` (`dir/sessions.db`): the embedded default. */
+export const layerSqliteStore = (dir: string, options: DurableStoreOptions = {}): Layer.Layer<SessionStore, SessionStoreError> =>
+  Layer.effect(SessionStore, makeSqliteStore(dir, options))
+
+/** SessionStore as Postgres at `url`: for workers that share sessions. */
+export const layerPostgresStore = (url: string, options: DurableStoreOptions = {}): Layer.Layer<SessionStore, SessionStoreError> =>
+  Layer.effect(SessionStore, makePostgresStore(url, options))

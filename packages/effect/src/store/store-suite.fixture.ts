@@ -1,0 +1,201 @@
+/**
+ * The store contract as one test suite, run unchanged against every durable backend (SQLite in a
+ * temp folder, Postgres in a fresh database): round trip, write-ahead records, one writer per
+ * session, lease takeover, corrupt records, listing, export/import. Judged from the database.
+ */
+import type { AssistantMessage, Message } from "@loopguard/core/model"
+import { parseTrace } from "@loopguard/core/trace"
+import { expect, test } from "bun:test"
+import { Effect, Exit, Scope } from "effect"
+import { spawnSync } from "node:child_process"
+import { hostname } from "node:os"
+import { makeDurableStore, openSqlClient } from "./durable.js"
+import type { SessionStoreShape } from "./SessionStore.js"
+import type { SessionStoreError } from "./SessionStoreError.js"
+import { exportTrace, importTrace } from "./trace-io.js"
+
+export interface SuiteTarget {
+  /** A target no other test uses: a fresh folder or a fresh database URL. */
+  readonly fresh: () => Promise<string>
+}
+
+const TIMEOUT = 30_000
+
+const user = (id: string, text: string): Message => ({ role: "user", id, text })
+const reply = (id: string, parentId: string, step: number, extra: Partial<AssistantMessage> = {}): AssistantMessage => ({
+  role: "assistant",
+  id,
+  parentId,
+  step,
+  parts: [{ type: "text", text: `reply ${id}` }],
+  finish: "stop",
+  ...extra
+})
+
+/** Runs `f` with stores opened on `target`; every store is closed (lease released) at the end. */
+const withScope = <A>(f: (open: (options?: { leaseMs?: number }) => Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope>) => Effect.Effect<A, unknown, Scope.Scope>, target: string) =>
+  Effect.runPromise(Effect.scoped(f((options) => makeDurableStore(target, options ?? {}))))
+
+const failure = async (e: Effect.Effect<unknown, SessionStoreError>): Promise<SessionStoreError> => {
+  const exit = await Effect.runPromiseExit(e)
+  if (Exit.isSuccess(exit)) throw new Error("expected the store to refuse")
+  const reason = exit.cause.reasons[0]
+  if (reason === undefined || reason._tag !== "Fail") throw new Error(`expected a typed failure, got ${String(exit.cause)}`)
+  return reason.error
+}
+
+/** Raw SQL on the target's database, to corrupt or age what the store wrote. */
+const raw = (target: string, statement: string) =>
+  Effect.runPromise(Effect.scoped(Effect.flatMap(openSqlClient(target), ({ client }) => client.unsafe(statement))))
+
+export const storeSuite = (name: string, target: SuiteTarget) => {
+  test(`${name}: a session written by one store is read back whole by a fresh one`, async () => {
+    const t = await target.fresh()
+    const written = await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open()
+        yield* a.append("s/1", user("u0", "fix it"))
+        yield* a.putAssistant("s/1", reply("a1", "u0", 0, { parts: [{ type: "text", text: "partial" }], finish: "unknown" }))
+        yield* a.putAssistant("s/1", reply("a1", "u0", 0, { usage: { inputTokens: 10, outputTokens: 2 } }))
+        yield* a.exclude("s/1", "a1", "rollback")
+        yield* a.addCrop("s/1", "u0", { from: "a1", to: "a1", key: "tool:x", truncated: false })
+        yield* a.append("s/1", { role: "user", id: "r2", text: "continue", synthetic: "continue" })
+        yield* a.append("s/1", { role: "user", id: "r3", text: "summary", synthetic: "compaction", compacts: { from: "a1", to: "r2" } })
+        // A field the store's Schema does not know yet is kept, not stripped.
+        yield* a.append("s/1", { role: "user", id: "r4", text: "later", futureField: { kept: true } } as unknown as Message)
+        return yield* a.messages("s/1")
+      }), t)
+    const reread = await withScope((open) => Effect.flatMap(open(), (b) => b.messages("s/1")), t)
+    expect(reread).toEqual(written)
+    expect(reread.map((m) => m.id)).toEqual(["u0", "a1", "r2", "r3", "r4"])
+    expect(reread[3]).toMatchObject({ compacts: { from: "a1", to: "r2" } })
+    expect(reread[4]).toMatchObject({ futureField: { kept: true } })
+    expect(reread[1]).toMatchObject({ excluded: "rollback", finish: "stop", usage: { inputTokens: 10 } })
+    expect(reread[0]).toMatchObject({ crops: [{ key: "tool:x" }] })
+  }, TIMEOUT)
+
+  test(`${name}: a tool call written ahead stays visible as running until its result is written`, async () => {
+    const t = await target.fresh()
+    const call = { type: "tool", callId: "c1", name: "bash", input: { command: "make" } } as const
+    await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open()
+        yield* a.append("w", user("u0", "build"))
+        yield* a.putAssistant("w", reply("a1", "u0", 0, { parts: [{ ...call, state: "running" }], finish: undefined as never }))
+      }), t)
+    const ahead = await withScope((open) => Effect.flatMap(open(), (b) => b.messages("w")), t)
+    expect((ahead[1] as AssistantMessage).parts[0]).toMatchObject({ callId: "c1", state: "running" })
+  }, TIMEOUT)
+
+  test(`${name}: a second writer of one session is refused, names the holder, and writes nothing`, async () => {
+    const t = await target.fresh()
+    await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open()
+        const b = yield* open()
+        yield* a.append("shared", user("u0", "first"))
+        const refused = yield* Effect.promise(() => failure(b.append("shared", user("u1", "second"))))
+        expect(refused.reason).toBe("locked")
+        expect(refused.message).toContain("session shared is being written by another process")
+        expect(refused.message).toContain(`${hostname()}:${process.pid}`)
+        // Readers are never refused, and the refused write left no trace.
+        expect((yield* b.messages("shared")).map((m) => m.id)).toEqual(["u0"])
+        // Other sessions are free.
+        yield* b.append("other", user("v0", "mine"))
+      }), t)
+  }, TIMEOUT)
+
+  test(`${name}: any worker resumes a session once its writer has closed`, async () => {
+    const t = await target.fresh()
+    await withScope((open) => Effect.flatMap(open(), (a) => a.append("s", user("u0", "start"))), t)
+    const all = await withScope((open) =>
+      Effect.gen(function* () {
+        const b = yield* open()
+        yield* b.putAssistant("s", reply("a1", "u0", 0))
+        return yield* b.messages("s")
+      }), t)
+    expect(all.map((m) => m.id)).toEqual(["u0", "a1"])
+  }, TIMEOUT)
+
+  test(`${name}: an expired lease, or one held by a dead process on this host, is taken over; the old writer is fenced off`, async () => {
+    const t = await target.fresh()
+    await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open({ leaseMs: 60_000 })
+        yield* a.append("x", user("u0", "a"))
+        yield* a.append("y", user("v0", "a"))
+        // x: another host's lease that ran out; y: a live-looking lease of a process that is gone.
+        const dead = spawnSync(process.execPath, ["-e", "0"]).pid
+        yield* Effect.promise(() => raw(t, `UPDATE loopguard_sessions SET owner = 'elsewhere', owner_host = 'elsewhere', owner_pid = 1, lease_until = 1 WHERE id = 'x'`))
+        yield* Effect.promise(() => raw(t, `UPDATE loopguard_sessions SET owner = 'gone', owner_host = '${hostname()}', owner_pid = ${dead}, lease_until = ${Date.now() + 3_600_000} WHERE id = 'y'`))
+        const b = yield* open()
+        yield* b.append("x", user("u1", "b"))
+        yield* b.append("y", user("v1", "b"))
+        const fenced = yield* Effect.promise(() => failure(a.append("x", user("u2", "late"))))
+        expect(fenced.reason).toBe("lease-lost")
+        expect((yield* b.messages("x")).map((m) => m.id)).toEqual(["u0", "u1"])
+        expect((yield* b.messages("y")).map((m) => m.id)).toEqual(["v0", "v1"])
+      }), t)
+  }, TIMEOUT)
+
+  test(`${name}: a corrupt record is an error naming the session and the record`, async () => {
+    const t = await target.fresh()
+    await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open()
+        yield* a.append("c", user("u0", "ok"))
+        yield* a.putAssistant("c", reply("a1", "u0", 0))
+      }), t)
+    const read = (open: (o?: { leaseMs?: number }) => Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope>) =>
+      Effect.flatMap(open(), (s) => Effect.flip(s.messages("c")))
+    await raw(t, `UPDATE loopguard_messages SET body = '{"role":"assistant","id":"a1","par' WHERE id = 'a1'`)
+    const truncated = await withScope(read, t)
+    expect(truncated.reason).toBe("corrupt")
+    expect(truncated.message).toMatch(/^session c, record #1 \(a1\): not valid JSON/)
+    await raw(t, `UPDATE loopguard_messages SET body = 'null' WHERE id = 'a1'`)
+    expect((await withScope(read, t)).message).toMatch(/^session c, record #1 \(a1\): not a session message/)
+    await raw(t, `UPDATE loopguard_messages SET body = '{"role":"assistant","id":"a1","parentId":"u0","step":-1,"parts":[]}' WHERE id = 'a1'`)
+    expect((await withScope(read, t)).message).toMatch(/record #1 \(a1\): not a session message .*step/)
+  }, TIMEOUT)
+
+  test(`${name}: list shows every session, newest first, with its writer while the lease is held`, async () => {
+    const t = await target.fresh()
+    await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open()
+        yield* a.append("old", user("u0", "a"))
+        yield* Effect.sleep("5 millis")
+        yield* a.append("new", user("v0", "a"))
+        yield* a.putAssistant("new", reply("v1", "v0", 0))
+        const listed = yield* a.list()
+        expect(listed.map((s) => [s.id, s.messages, s.steps])).toEqual([["new", 2, 1], ["old", 1, 0]])
+        expect(listed[0]!.writer).toBe(`${hostname()}:${process.pid}`)
+      }), t)
+    const after = await withScope((open) => Effect.flatMap(open(), (s) => s.list()), t)
+    expect(after.map((s) => s.writer)).toEqual([null, null])
+  }, TIMEOUT)
+
+  test(`${name}: export gives trace v1 that audit can read, and import gives the same messages back`, async () => {
+    const t = await target.fresh()
+    const messages: ReadonlyArray<Message> = [
+      user("u0", "run the tests"),
+      reply("a1", "u0", 0, {
+        parts: [
+          { type: "reasoning", text: "check first" },
+          { type: "tool", callId: "c1", name: "bash", input: { command: "npm test" }, state: "error", output: "1 failed", exitCode: 1, error: "exit code 1" },
+          { type: "tool", callId: "c2", name: "bash", input: { command: "sleep 9" }, state: "running" }
+        ],
+        finish: "tool-calls"
+      })
+    ]
+    const trace = await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open()
+        for (const m of messages) yield* m.role === "user" ? a.append("e", m) : a.putAssistant("e", m)
+        return exportTrace("e", yield* a.messages("e"))
+      }), t)
+    expect(parseTrace(trace).errors).toEqual([])
+    const back = importTrace(trace, "e.jsonl")
+    expect(back).toEqual({ ok: true, sessionId: "e", messages })
+  }, TIMEOUT)
+}

@@ -1,0 +1,42 @@
+import { describe, expect, test } from "bun:test"
+import { makeRedactor } from "@loopguard/core/try-best"
+import { Effect } from "effect"
+import { makeTools, type ToolDefinition } from "./Tools.js"
+
+const spec = { name: "t", description: "", inputSchema: {} }
+const call = { id: "c", name: "t", input: {} }
+
+describe("Tools.execute", () => {
+  test("the time authorize takes (a person answering) is not counted against the timeout", async () => {
+    let ran = false
+    const tool: ToolDefinition = {
+      spec,
+      authorize: () => new Promise((r) => setTimeout(() => r({ allowed: true }), 300)),
+      run: async () => ((ran = true), { state: "completed", output: "done" })
+    }
+    expect(await Effect.runPromise(makeTools([tool], 100).execute(call))).toEqual({ state: "completed", output: "done" })
+    expect(ran).toBe(true)
+  }, 30_000)
+
+  test("a refusal is the tool's error result and the tool does not run", async () => {
+    let ran = false
+    const tool: ToolDefinition = {
+      spec,
+      authorize: async () => ({ allowed: false, reason: "not now" }),
+      run: async () => ((ran = true), { state: "completed", output: "done" })
+    }
+    expect(await Effect.runPromise(makeTools([tool], 1_000).execute(call))).toEqual({ state: "error", output: "", error: "not now" })
+    expect(ran).toBe(false)
+  })
+
+  test("results are redacted before anyone sees them", async () => {
+    const tool: ToolDefinition = { spec, run: async () => ({ state: "completed", output: "key=tools-secret-99 Authorization: Bearer ab.cd-12" }) }
+    const r = await Effect.runPromise(makeTools([tool], 1_000, makeRedactor(["tools-secret-99"])).execute(call))
+    expect(r.output).toBe("key=[REDACTED] Authorization: Bearer [REDACTED]")
+  })
+
+  test("a tool that does not stop itself is cut at the timeout", async () => {
+    const tool: ToolDefinition = { spec, run: () => new Promise(() => {}) }
+    expect((await Effect.runPromise(makeTools([tool], 100).execute(call))).error).toBe("tool t timed out after 100 ms")
+  }, 30_000)
+})

@@ -1,0 +1,55 @@
+/**
+ * `loopguard scan` as a user runs it (Bun.spawn from the repo root): SPEC §1's verdict keeps its
+ * fields, and the long-period rule is reported beside it.
+ */
+import { describe, expect, test } from "bun:test"
+import { join } from "node:path"
+
+const ROOT = join(import.meta.dir, "..")
+
+const scan = async (args: ReadonlyArray<string>, stdin: string) => {
+  const proc = Bun.spawn(["bun", "run", "packages/cli/src/main.ts", "scan", ...args], { cwd: ROOT, stdin: "pipe", stdout: "pipe", stderr: "pipe" })
+  proc.stdin.write(stdin)
+  await proc.stdin.end()
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { stdout, stderr, code }
+}
+
+const PARAGRAPH = Array.from({ length: 43 }, (_, i) => ["check", "the", "parser", "output", "again", "before", "moving", "on", "to", "tests", "now"][i % 11] + (i % 5 === 0 ? "," : "")).join(" ") + ". "
+
+describe("loopguard scan", () => {
+  test("--jsonl: SPEC's repeat/token/period, plus long = null or {token, char}", async () => {
+    const lines = [
+      "Let me check the file again. ".repeat(25),
+      "A healthy answer with no repetition at all.",
+      "Intro. " + PARAGRAPH.repeat(50),
+      "Result: " + "!".repeat(5_000)
+    ]
+    const r = await scan(["--jsonl"], lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+    expect(r.code).toBe(0)
+    const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l))
+    expect(out).toHaveLength(4)
+    expect(out[0]).toMatchObject({ repeat: true, token: 119, period: 6 })
+    expect(out[1]).toEqual({ repeat: false, token: null, period: null, long: null })
+    expect(out[2].repeat).toBe(false)
+    expect(out[2].long.char).toBeGreaterThan(7)
+    expect(out[2].long.char).toBeLessThan(7 + 5 * PARAGRAPH.length)
+    expect(lines[2]!.slice(0, out[2].long.char + 1).trim().split(/\s+/).length - 1).toBe(out[2].long.token)
+    expect(out[3].repeat).toBe(false)
+    expect(out[3].long).toEqual({ token: 1, char: out[3].long.char })
+    expect(lines[3]![out[3].long.char]).toBe("!")
+  }, 30_000)
+
+  test("plain mode prints both rules", async () => {
+    const r = await scan([], "Intro. " + PARAGRAPH.repeat(50))
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain("repeat: no")
+    expect(r.stdout).toMatch(/long repeat: yes — tripped at token \d+ \(character \d+\)/)
+  }, 30_000)
+
+  test("a bad line is an error naming it, exit 2", async () => {
+    const r = await scan(["--jsonl"], '"ok"\nnot json\n')
+    expect(r.code).toBe(2)
+    expect(r.stderr + r.stdout).toContain("stdin:2")
+  }, 30_000)
+})

@@ -1,0 +1,94 @@
+/**
+ * `loopguard sessions` as a user runs it: spawned processes on a SQLite folder, judged by exit
+ * status, stdout and stderr. A session written by `run` exports as trace v1 that `audit` reads;
+ * bad input is one line and exit 2.
+ */
+import { startScriptedServer, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import { describe, expect, test } from "bun:test"
+import { spawn } from "node:child_process"
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+const ROOT = resolve(import.meta.dir, "..")
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_")))
+
+const cli = (args: ReadonlyArray<string>): Promise<{ code: number | null; stdout: string; stderr: string }> =>
+  new Promise((done) => {
+    const child = spawn(process.execPath, ["run", "packages/cli/src/main.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    child.on("close", (code) => done({ code, stdout, stderr }))
+  })
+
+describe("loopguard sessions", () => {
+  test("a run kept in --session-dir is listed, shown, exported as trace v1 that audit reads, and imported back", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-sessions-"))
+    mkdirSync(join(dir, "work"))
+    const server = await startScriptedServer([toolCallStream("bash", { command: "echo hi" }, { id: "c1" }), textStream("Said hi.")])
+    try {
+      const run = await cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "say hi", "--cwd", join(dir, "work"), "--session-dir", dir, "--session", "greet"])
+      expect(run.code).toBe(0)
+      expect(run.stdout).toContain(join(dir, "sessions.db"))
+    } finally {
+      await server.close()
+    }
+    // Resumed without --prompt: the last reply is already the answer, so nothing is asked.
+    const idle = await startScriptedServer([])
+    try {
+      const resumed = await cli(["run", "--base-url", idle.baseURL, "--model", "m", "--cwd", join(dir, "work"), "--session-dir", dir, "--session", "greet", "--json"])
+      expect(resumed.code).toBe(0)
+      expect(idle.requests).toHaveLength(0)
+      expect(resumed.stdout).toContain('"reason":"final"')
+    } finally {
+      await idle.close()
+    }
+    const missing = await cli(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", join(dir, "work"), "--session-dir", dir, "--session", "nope"])
+    expect([missing.code, missing.stderr.trim()]).toEqual([2, "loopguard: --prompt is required: there is no stored session nope to resume"])
+
+    const list = await cli(["sessions", "list", "--session-dir", dir, "--json"])
+    expect(list.code).toBe(0)
+    expect(JSON.parse(list.stdout.trim())).toMatchObject({ id: "greet", messages: 3, steps: 2, writer: null })
+
+    const show = await cli(["sessions", "show", "greet", "--session-dir", dir])
+    expect(show.code).toBe(0)
+    expect(show.stdout).toContain('tool bash {"command":"echo hi"} → completed exit 0: hi')
+
+    const out = join(dir, "greet.jsonl")
+    expect((await cli(["sessions", "export", "greet", "--session-dir", dir, "--out", out])).code).toBe(0)
+    const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    expect(lines.map((l) => l.type)).toEqual(["session", "user", "assistant", "tool-result", "assistant"])
+    const audit = await cli(["audit", out, "--json"])
+    expect(audit.code).toBe(0)
+    expect(JSON.parse(audit.stdout.trim())).toMatchObject({ file: out, steps: 2 })
+
+    const other = mkdtempSync(join(tmpdir(), "lg-sessions-"))
+    const imported = await cli(["sessions", "import", out, "--session-dir", other])
+    expect([imported.code, imported.stdout.trim()]).toEqual([0, "imported 3 messages as session greet"])
+    const again = await cli(["sessions", "export", "greet", "--session-dir", other])
+    expect(again.stdout).toBe(readFileSync(out, "utf8"))
+  }, 120_000)
+
+  test("bad input is one line on stderr and exit 2", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-sessions-"))
+    const bad = join(dir, "bad.jsonl")
+    writeFileSync(bad, '{"type":"user","text":"ok"}\n{"type":"assistant","finish":"done"}\n')
+    const cases: ReadonlyArray<[ReadonlyArray<string>, RegExp]> = [
+      [["sessions", "list"], /^loopguard: name the store: --session-dir DIR \(SQLite\) or --store postgres/],
+      [["sessions", "list", "--session-dir", dir, "--store", "postgres://h/db"], /^loopguard: --session-dir and --store name two stores/],
+      [["sessions", "list", "--store", "mysql://user:hunter2@h/db"], /^loopguard: --store: expected a postgres:\/\/… URL, got mysql:\/\/h\/db/],
+      [["sessions", "show", "nope", "--session-dir", dir], /^loopguard: no session nope in /],
+      [["sessions", "import", bad, "--session-dir", dir], /^loopguard: .*bad\.jsonl:2: /],
+      [["sessions", "import", join(dir, "missing.jsonl"), "--session-dir", dir], /^loopguard: .*missing\.jsonl: cannot read/]
+    ]
+    for (const [args, message] of cases) {
+      const r = await cli(args)
+      expect([args.join(" "), r.code]).toEqual([args.join(" "), 2])
+      expect(r.stderr.trim().split("\n")).toHaveLength(1)
+      expect(r.stderr).toMatch(message)
+      expect(r.stderr).not.toContain("hunter2")
+    }
+  }, 120_000)
+})
