@@ -39,7 +39,7 @@ const jsoncToEsm: Bun.BunPlugin = {
 
 /** One TypeScript/JS entry bundled for Node (ESM, every dependency inside), as the CLI is. */
 export const bundleForNode = async (entry: string, outdir: string, name: string): Promise<string> => {
-  const result = await Bun.build({ entrypoints: [entry], outdir, naming: { entry: name }, target: "node", format: "esm", plugins: [jsoncToEsm] })
+  const result = await Bun.build({ entrypoints: [entry], outdir, naming: { entry: name }, target: "node", format: "esm", conditions: ["bun"], plugins: [jsoncToEsm] })
   if (!result.success) throw new Error(result.logs.map(String).join("\n"))
   return join(outdir, name)
 }
