@@ -14,12 +14,11 @@ type ReadResult<A> = Awaited<ReturnType<ReadableStreamDefaultReader<A>["read"]>>
 const NOT_YET: unique symbol = Symbol("not-yet")
 
 /**
- * `p`'s result if it settles without waiting for I/O, else NOT_YET. A read goes through the
- * SDK's chain of transform streams, a few microtasks each, so "already queued" means "settled
- * before the event loop's next turn" (setImmediate), not "settled at once".
+ * Resolves on the event loop's next turn. A read goes through the SDK's chain of transform
+ * streams, a few microtasks each, so "already queued" means "settled before the next turn", not
+ * "settled at once". One per batch: every read of the batch races the same turn.
  */
-const settledNow = <T>(p: Promise<T>): Promise<T | typeof NOT_YET> =>
-  Promise.race([p, new Promise<typeof NOT_YET>((resolve) => setImmediate(() => resolve(NOT_YET)))])
+const nextTurn = (): Promise<typeof NOT_YET> => new Promise((resolve) => setImmediate(() => resolve(NOT_YET)))
 
 /** Reads `source` in batches: the first part of a chunk is awaited, the rest are the ones already queued. */
 export const batchedStream = <A, E>(source: ReadableStream<A>, onError: (error: unknown) => E, maxBatch = MAX_BATCH): Stream.Stream<A, E> =>
@@ -44,11 +43,12 @@ export const batchedStream = <A, E>(source: ReadableStream<A>, onError: (error: 
             return null
           }
           const batch: Array<A> = [first.value]
+          const turn = nextTurn()
           while (batch.length < maxBatch) {
             const next = reader.read()
             let r: ReadResult<A> | typeof NOT_YET
             try {
-              r = await settledNow(next)
+              r = await Promise.race([next, turn])
             } catch {
               pending = next // the error surfaces on the next pull, after the parts before it
               break
