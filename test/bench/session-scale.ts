@@ -29,6 +29,16 @@ const stepParts = (n: number, final: boolean): ReadonlyArray<StreamPart> =>
         { type: "finish", finish: "tool-calls", usage: { inputTokens: 100, outputTokens: 20 } }
       ]
 
+/** n in base 26 as letters (a, b, …, ba, bb, …). */
+const letters = (n: number): string => {
+  let s = ""
+  do {
+    s = String.fromCharCode(97 + (n % 26)) + s
+    n = Math.floor(n / 26)
+  } while (n > 0)
+  return s
+}
+
 export interface ScalePoint {
   readonly step: number
   readonly msPerStep: number
@@ -61,7 +71,8 @@ export const runSession = async (steps: number, marks: ReadonlyArray<number>): P
   const tools = Tools.layerFrom([
     {
       spec: { name: "note", description: "note an item", inputSchema: { type: "object", properties: { item: { type: "number" }, text: { type: "string" } } } },
-      run: async (input) => ({ state: "completed", output: `noted ${String(input["item"])}` })
+      // Letters, not digits: the observation detectors read numbers as noise.
+      run: async (input) => ({ state: "completed", output: `noted ${letters(Number(input["item"]))}` })
     }
   ])
   const configLayer = Layer.succeed(ConfigService, { ...config, loop: { ...config.loop, maxSteps: steps + 10 } })
