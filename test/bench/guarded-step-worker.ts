@@ -16,8 +16,25 @@ import { Effect, Layer } from "effect"
 const [baseURL, modelId, roundsArg] = process.argv.slice(2)
 const rounds = Number(roundsArg ?? 5)
 
-const bare = async (): Promise<number> => {
-  const t0 = performance.now()
+/** This process's CPU time (user + system) in ms: the server runs in the parent, so this is the consumer's own work. */
+const cpuMs = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
+}
+
+interface Sample {
+  readonly wall: number
+  readonly cpu: number
+}
+
+const timed = async (f: () => Promise<void>): Promise<Sample> => {
+  const w = performance.now()
+  const c = cpuMs()
+  await f()
+  return { wall: performance.now() - w, cpu: cpuMs() - c }
+}
+
+const bare = async (): Promise<void> => {
   const provider = createOpenAICompatible({ name: "bench", baseURL: baseURL!, includeUsage: true })
   const result = streamText({ model: provider.chatModel(modelId!), messages: [{ role: "user", content: "go" }], maxRetries: 0, onError: () => {} })
   let chars = 0
@@ -26,13 +43,11 @@ const bare = async (): Promise<number> => {
     else if (part.type === "error") throw part.error
   }
   if (chars === 0) throw new Error("bare consumer saw no text")
-  return performance.now() - t0
 }
 
 let session = 0
 
-const guarded = async (): Promise<number> => {
-  const t0 = performance.now()
+const guarded = async (): Promise<void> => {
   const deps = Layer.mergeAll(
     layerOpenAICompatible({ baseURL: baseURL!, modelId: modelId!, providerId: "bench" }),
     Tools.layerNone,
@@ -54,23 +69,22 @@ const guarded = async (): Promise<number> => {
   })
   const r = await Effect.runPromise(program.pipe(Effect.provide(loopguardLayer(deps))))
   if (r.outcome.type !== "continue" || r.message.finish !== "stop") throw new Error(`unexpected outcome ${JSON.stringify(r.outcome)} finish ${r.message.finish}`)
-  return performance.now() - t0
 }
 
 {
   await bare()
   await guarded()
-  const bareMs: Array<number> = []
-  const guardedMs: Array<number> = []
+  const bareRuns: Array<Sample> = []
+  const guardedRuns: Array<Sample> = []
   for (let i = 0; i < rounds; i++) {
     // The order alternates within each pair, so drift on a loaded machine hits both sides alike.
     if (i % 2 === 0) {
-      bareMs.push(await bare())
-      guardedMs.push(await guarded())
+      bareRuns.push(await timed(bare))
+      guardedRuns.push(await timed(guarded))
     } else {
-      guardedMs.push(await guarded())
-      bareMs.push(await bare())
+      guardedRuns.push(await timed(guarded))
+      bareRuns.push(await timed(bare))
     }
   }
-  console.log(JSON.stringify({ bareMs, guardedMs }))
+  console.log(JSON.stringify({ bareRuns, guardedRuns }))
 }

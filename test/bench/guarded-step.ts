@@ -29,12 +29,26 @@ export interface PairedFigure {
   readonly runtime: string
   readonly bareMs: number
   readonly guardedMs: number
+  /** Median of the per-pair wall-time ratios. */
   readonly ratio: number
+  /** Median of the per-pair CPU-time ratios of the consumer process (steadier on a loaded machine). */
+  readonly cpuRatio: number
+}
+
+interface Sample {
+  readonly wall: number
+  readonly cpu: number
 }
 
 const summarize = (runtime: string, stdout: string): PairedFigure => {
-  const { bareMs, guardedMs } = JSON.parse(stdout.trim().split("\n").at(-1)!) as { bareMs: Array<number>; guardedMs: Array<number> }
-  return { runtime, bareMs: median(bareMs), guardedMs: median(guardedMs), ratio: median(guardedMs.map((g, i) => g / bareMs[i]!)) }
+  const { bareRuns, guardedRuns } = JSON.parse(stdout.trim().split("\n").at(-1)!) as { bareRuns: Array<Sample>; guardedRuns: Array<Sample> }
+  return {
+    runtime,
+    bareMs: median(bareRuns.map((r) => r.wall)),
+    guardedMs: median(guardedRuns.map((r) => r.wall)),
+    ratio: median(guardedRuns.map((g, i) => g.wall / bareRuns[i]!.wall)),
+    cpuRatio: median(guardedRuns.map((g, i) => g.cpu / bareRuns[i]!.cpu))
+  }
 }
 
 export const main = async (isQuick = quick()): Promise<ReadonlyArray<PairedFigure>> => {
@@ -60,7 +74,7 @@ export const main = async (isQuick = quick()): Promise<ReadonlyArray<PairedFigur
     }
     console.log(`Guarded step vs bare streamText, one reply of ${words.toLocaleString()} words in ${chunks.toLocaleString()} chunks over local HTTP, ${rounds} paired rounds`)
     for (const f of figures) {
-      console.log(`  ${f.runtime.padEnd(14)} bare ${f.bareMs.toFixed(0)} ms, guarded ${f.guardedMs.toFixed(0)} ms, ratio ${f.ratio.toFixed(3)}x (target <= ${TARGET}x: ${verdict(f.ratio, TARGET)})`)
+      console.log(`  ${f.runtime.padEnd(14)} bare ${f.bareMs.toFixed(0)} ms, guarded ${f.guardedMs.toFixed(0)} ms, wall ratio ${f.ratio.toFixed(3)}x (target <= ${TARGET}x: ${verdict(f.ratio, TARGET)}), CPU ratio ${f.cpuRatio.toFixed(3)}x`)
     }
     return figures
   } finally {
