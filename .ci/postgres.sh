@@ -26,13 +26,14 @@ lg_pg_start() {
     chown "$user" "$dir"
   fi
   port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
-  lg_pg_as() { if [ "$(id -u)" = 0 ]; then runuser -u "$user" -- "$@"; else "$@"; fi; }
+  LG_PG_USER=$user
+  # Global on purpose: the EXIT trap below runs it after this function's locals are gone.
+  lg_pg_as() { if [ "$(id -u)" = 0 ]; then runuser -u "$LG_PG_USER" -- "$@"; else "$@"; fi; }
   lg_pg_as "$bindir/initdb" -D "$dir/data" -U loopguard --auth=trust -E UTF8 >"$dir/initdb.log" 2>&1 || { echo "postgres: initdb failed:"; tail -5 "$dir/initdb.log"; return 1; }
   lg_pg_as "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
     -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null 2>&1 || { echo "postgres: server did not start:"; tail -5 "$dir/server.log"; return 1; }
   export TEST_POSTGRES_URL="postgres://loopguard@127.0.0.1:$port/postgres"
   LG_PG_STOP="$bindir/pg_ctl -D $dir/data -m immediate stop"
-  LG_PG_USER=$user
   trap 'lg_pg_as $LG_PG_STOP >/dev/null 2>&1' EXIT
   echo "== postgres: $("$bindir/postgres" --version) on 127.0.0.1:$port (TEST_POSTGRES_URL)"
 }

@@ -106,7 +106,7 @@ describe("loopguard run with breaker.fallback", () => {
       child.stdout.on("data", (d) => (stdout += d))
       const code = await new Promise<number | null>((done) => child.on("close", (c) => done(c)))
       expect(code).toBe(1)
-      expect(stdout).toContain("ABORTED: circuit_open")
+      expect(stdout).toContain("── stopped: tools kept failing, so loopguard handed the work back (circuit_open)")
       const models = server.requests.map((q) => q.body.model)
       expect(models.slice(0, 8)).toEqual(Array(8).fill("primary-model"))
       expect(models.slice(8)).toEqual(Array(5).fill("fallback-model"))

@@ -51,7 +51,7 @@ describe("loopguard run and signals", () => {
         run.child.kill(signal)
         const ended = await run.closed
         expect(ended.code).toBe(code)
-        expect(run.out.stdout).toContain("ABORTED: cancelled")
+        expect(run.out.stdout).toContain("── stopped: cancelled ·")
         expect(run.out.stdout).toContain("CancelledError")
         expect(run.out.stderr).toContain(`${signal}: cancelling the run`)
         expect(run.out.stderr).not.toMatch(/\bat .*\.ts:\d+/)
@@ -103,7 +103,7 @@ describe("loopguard run and signals", () => {
       const run = startRun(server, [], { LOOPGUARD_LOOP_MAX_WALL_MS: "700" })
       const ended = await run.closed
       expect(ended.code).toBe(1)
-      expect(run.out.stdout).toContain("ABORTED: time_limit")
+      expect(run.out.stdout).toContain("── stopped: the run's time limit was reached (time_limit)")
       expect(run.out.stdout).toContain("TimeLimitError")
       await server.requests[0]!.done
       expect(server.requests[0]!.closedEarly).toBe(true)

@@ -317,7 +317,7 @@ describe("prefill rejection", () => {
   })
 })
 
-test("the attempt number runs on across phases: a request-phase retry, then a stream-phase replay", async () => {
+test("two retry sites with their own counts; the session.status number runs on across phases", async () => {
   const script: Array<ScriptedResponse> = [
     httpError(500),
     { ...textStream(ANSWER, { chunkSize: 4 }), resetAfterChunks: 2 },
@@ -328,9 +328,10 @@ test("the attempt number runs on across phases: a request-phase retry, then a st
     expect(h.server.requests.length).toBe(3)
     expect(attemptsOf(h.events).map((a) => [a.phase, a.kind, a.attempt, a.delayMs])).toEqual([
       ["request", "server", 1, FAST_INITIAL_MS.request],
-      // Attempt 2 under the network budget: its backoff is for the second retry.
-      ["stream", "network", 2, FAST_INITIAL_MS.network * 2]
+      // The stream-phase site counts its own retries: its first replay, first backoff.
+      ["stream", "network", 1, FAST_INITIAL_MS.network]
     ])
+    expect(h.events.filter((e) => e.type === "session.status" && e.status === "retry").map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2])
     expect(result.attempts).toBe(3)
     expect(textOf(result.message)).toBe(ANSWER)
   })

@@ -26,11 +26,20 @@ const mountSmallFs = (size: string): { dir: string } | { reason: string } => {
   return { dir }
 }
 const mounted: Array<string> = []
+const unmount = (dir: string) => {
+  spawnSync("umount", ["-l", dir])
+  rmSync(dir, { recursive: true, force: true })
+}
 afterAll(() => {
-  for (const dir of mounted) spawnSync("umount", ["-l", dir])
+  for (const dir of mounted.splice(0)) unmount(dir)
 })
 
-const probe = mountSmallFs("64k")
+/** Whether mounting works here: mounted and unmounted at once, so nothing is left if no test runs. */
+const probe = (() => {
+  const m = mountSmallFs("64k")
+  if ("dir" in m) unmount(mounted.pop()!)
+  return m
+})()
 const canMount = "dir" in probe
 if (!canMount) {
   if (process.env["CI"] === "true") {
@@ -48,7 +57,9 @@ const withStore = <A, E>(dir: string, f: (s: SessionStoreShape) => Effect.Effect
 
 describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
   test("64 KiB: too small for the database itself — a clear typed error at open, no stack, nothing left half-written", async () => {
-    const { dir } = probe as { dir: string }
+    const mount = mountSmallFs("64k")
+    if (!("dir" in mount)) throw new Error(mount.reason)
+    const dir = mount.dir
     const opened = await withStore(dir, (s) => s.append("tiny", { role: "user", id: "u0", text: "hello" }))
     expect(Exit.isFailure(opened)).toBe(true)
     const error = Exit.isFailure(opened) ? (opened.cause.reasons[0] as { error?: SessionStoreError }).error : undefined

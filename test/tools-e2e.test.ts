@@ -67,7 +67,7 @@ describe("loopguard run's tools against a hostile model", () => {
     const run = await runCli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "go", "--cwd", cwd, "--config", config])
 
     expect(run.stderr).not.toMatch(/RangeError|at .*\.ts:\d+/)
-    expect(run.stdout).toContain("COMPLETED")
+    expect(run.stdout).toContain("── done: finished with an answer")
     expect(run.code).toBe(0)
     expect(server.requests).toHaveLength(6)
     expect(toolResultsIn(server.requests[1]!.body)).toContain("is a FIFO (named pipe): refused")

@@ -5,23 +5,27 @@
  */
 import { main as repeatMonitor } from "./repeat-monitor.js"
 import { main as processorOverhead } from "./processor-overhead.js"
+import { main as longRepeat } from "./long-repeat.js"
 import { main as cliStartup } from "./cli-startup.js"
 import { main as guardedStep } from "./guarded-step.js"
 import { main as runVsBare } from "./run-vs-bare.js"
 import { main as sessionScale } from "./session-scale.js"
 import { main as auditScanScale } from "./audit-scan-scale.js"
+import { main as storeWrites } from "./store-writes.js"
 import { quick } from "./lib/measure.js"
 
 const isQuick = quick()
 const started = performance.now()
 for (const [name, bench] of [
   ["repeat monitor", () => repeatMonitor()],
+  ["long-period repeat", async () => longRepeat()],
   ["processor overhead", () => processorOverhead(isQuick ? 3 : 5)],
   ["CLI start-up", () => cliStartup(isQuick ? 7 : 15)],
   ["guarded step", () => guardedStep(isQuick)],
   ["run vs bare", () => runVsBare(isQuick)],
   ["session scale", () => sessionScale(isQuick)],
-  ["audit and scan", () => auditScanScale(isQuick)]
+  ["audit and scan", () => auditScanScale(isQuick)],
+  ["store writes", () => storeWrites()]
 ] as const) {
   const t0 = performance.now()
   await bench()

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 
 type RetrySection = NonNullable<LoopguardConfig["retry"]>
 type BudgetPatch = NonNullable<RetrySection["request"]>
-export type BudgetName = Exclude<keyof RetrySection, "overloadedImmediateRetries">
+export type BudgetName = Exclude<keyof RetrySection, "overloadedImmediateRetries" | "jitterRatio" | "retryableStatuses">
 
 const BUDGETS: ReadonlyArray<BudgetName> = ["request", "stream", "maxCandidate", "maxJudge", "network", "server", "unknown", "rateLimit"]
 

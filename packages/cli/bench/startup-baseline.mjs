@@ -1,6 +1,8 @@
 // The start-up baseline for test/bench/cli-startup.ts: a bare program that imports the packages the
-// loopguard CLI depends on, from the same entry points, uses one name of each, and runs an empty
-// effect/cli command on the Node runtime. Bundled with the same bundler settings as the CLI.
+// loopguard CLI depends on (effect, effect/cli, @effect/platform-node, ai and the two providers), from
+// the same entry points, uses one name of each, and runs an empty effect/cli command on the Node
+// runtime. Bundled with the same bundler settings as the CLI. The session stores' drivers
+// (@effect/sql-pg) are left out, so the CLI carries them and the ratio errs against it.
 import { createOpenAI } from "@ai-sdk/openai"
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { NodeRuntime, NodeServices } from "@effect/platform-node"

@@ -8,6 +8,7 @@ import type { SessionStoreError } from "@loopguard/effect"
 import { Effect } from "effect"
 import { CliOutput, Command } from "effect/cli"
 import { isParseError, oneLinePresenter } from "./cli-output.js"
+import { chatCommand } from "./commands/chat.js"
 import { demoCommand } from "./commands/demo.js"
 import { runCommand } from "./commands/run.js"
 import { auditCommand } from "./commands/audit.js"
@@ -23,7 +24,7 @@ const redactForStderr = makeRedactor([process.env["OPENAI_API_KEY"], process.env
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
-  Command.withSubcommands([demoCommand, runCommand, scanCommand, auditCommand, sessionsCommand])
+  Command.withSubcommands([demoCommand, runCommand, chatCommand, scanCommand, auditCommand, sessionsCommand])
 )
 
 const program = Command.run(root, { version: VERSION }).pipe(

@@ -25,7 +25,7 @@ import { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { UsageError } from "./errors.js"
 import { cliPermission } from "./permission.js"
-import { formatReport, makeRenderer } from "./render.js"
+import { rendererFor, tapLlm, type OutputMode, type Renderer } from "./render/index.js"
 
 export interface ConfigSourceFlags {
   readonly configPath?: string
@@ -58,6 +58,14 @@ export interface SessionOptions {
   readonly llm: Layer.Layer<LLM>
   readonly tools: ReadonlyArray<ToolDefinition>
   readonly json: boolean
+  /** human (default), quiet, or json (the same as `json: true`). */
+  readonly output?: OutputMode
+  /** Prices the status line (default: unknown price). */
+  readonly modelId?: string
+  /** Default: one built for `output` on stdout (or on `write`). */
+  readonly renderer?: Renderer
+  /** The variable holding the API key: its value is never shown (the default renderer). */
+  readonly apiKeyEnv?: string
   readonly write?: (line: string) => void
   readonly onEvent?: (e: LoopguardEvent) => void
   /** Where the session's messages are kept; default a fresh in-memory store. */
@@ -80,22 +88,35 @@ export const runSession = (options: SessionOptions, inputs: ReadonlyArray<RunInp
  */
 export type NextRunInput = (last: RunResult, results: ReadonlyArray<RunResult>) => Effect.Effect<RunInput | null>
 
+export const outputOf = (options: Pick<SessionOptions, "json" | "output">): OutputMode => (options.json ? "json" : (options.output ?? "human"))
+
 /** A store failure (second writer, disk full, corrupt record) stays typed: the command decides the exit status. */
 export const runSessionWith = (options: SessionOptions, first: RunInput, next: NextRunInput): Effect.Effect<ReadonlyArray<RunResult>, SessionStoreError> => {
   const redact = makeRedactor(options.secrets ?? [])
   const print = options.write ?? ((l: string) => console.log(l))
   // The last gate before the terminal: whatever path a string took, it is redacted here.
   const write = (line: string) => print(redact(line))
-  const renderer = makeRenderer(write, !options.json && process.stdout.isTTY === true)
+  const mode = outputOf(options)
+  const renderer =
+    options.renderer ??
+    rendererFor({
+      mode,
+      config: options.config,
+      ...(options.modelId !== undefined ? { modelId: options.modelId } : {}),
+      ...(options.write !== undefined ? { write } : {}),
+      secretNames: options.apiKeyEnv !== undefined ? [options.apiKeyEnv] : [],
+      secrets: options.secrets ?? []
+    })
   const configLayer = Layer.succeed(ConfigService, options.config)
   const deps = Layer.mergeAll(
-    options.llm,
+    // The renderer sees the model's parts before anything redacts them: it redacts them itself.
+    tapLlm(options.llm, renderer.onPart),
     Tools.layerFrom(options.tools, { secrets: options.secrets ?? [] }).pipe(Layer.provide(configLayer)),
     configLayer,
     Events.layerCallback((event) => {
       const e = redactDeep(event, redact)
       options.onEvent?.(e)
-      if (options.json) write(JSON.stringify(e))
+      if (mode === "json") write(JSON.stringify(e))
       else renderer.onEvent(e)
     }),
     cliPermission(options.config.loop.interactive, process.stdin.isTTY === true && process.stderr.isTTY === true),
@@ -106,8 +127,11 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
     const results: Array<RunResult> = []
     let input: RunInput | null = first
     while (input !== null) {
+      renderer.startTurn()
       const r: RunResult = yield* loop.run(input)
-      if (!options.json) write(formatReport(redactDeep(r.report, redact)))
+      const report = redactDeep(r.report, redact)
+      if (mode === "json") write(JSON.stringify({ type: "report", report }))
+      else renderer.onReport(report)
       results.push(r)
       input = yield* next(r, results)
     }

@@ -9,6 +9,16 @@ import { Effect } from "effect"
 import { builtinTools, MAX_LISTED_ENTRIES, type BuiltinToolOptions } from "./tools.js"
 import { terminalApproval } from "./tools/approve.js"
 
+/** Live processes whose command line holds `marker`, polled until none is left (up to 10 s). */
+const leftoversOf = async (marker: string): Promise<Array<string>> => {
+  const live = () =>
+    execFileSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" })
+      .split("\n")
+      .filter((l) => l.includes(marker) && !l.trimStart().startsWith("Z") && !l.includes("ps -eo"))
+  for (let i = 0; i < 100 && live().length > 0; i++) await new Promise((r) => setTimeout(r, 100))
+  return live()
+}
+
 const base = mkdtempSync(join(tmpdir(), "lg-tools-"))
 const dir = join(base, "work")
 mkdirSync(dir)
@@ -97,10 +107,13 @@ describe("the bash tool", () => {
     expect((await run("bash", {})).error).toMatch(/no command given/)
     expect((await run("bash", { command: ["ls"] })).error).toMatch(/no command given/)
   })
-  test("is killed at the timeout", async () => {
-    const r = await run("bash", { command: "sleep 5" }, toolsIn(dir, {}, 1_000))
+  test("is killed at the timeout with every process it started: no orphan outlives the call", async () => {
+    // A child shell with its own sleep, a background sleep and a foreground one: three processes to reap.
+    const r = await run("bash", { command: "sh -c 'sleep 303.201' & sleep 303.202 & sleep 303.203; echo never" }, toolsIn(dir, {}, 1_000))
     expect(r.state).toBe("error")
     expect(r.error).toMatch(/timed out after 1000 ms/)
+    expect(r.output).not.toContain("never")
+    for (const marker of ["303.201", "303.202", "303.203"]) expect(await leftoversOf(marker)).toEqual([])
   }, 30_000)
   test("does not see the API key variable, LOOPGUARD_* or deny-listed names", async () => {
     const env = { PATH: process.env["PATH"], MY_KEY: "sk-live-123", LOOPGUARD_X: "1", GITHUB_TOKEN: "ghp", KEEP: "kept" }

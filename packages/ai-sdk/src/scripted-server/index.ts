@@ -4,6 +4,7 @@ export type { StreamSettings, TextStreamOptions, ToolCallStreamOptions } from ".
 export { streamFrames, splitIntoPieces, sseFrame, DONE_FRAME } from "./sse-events.js";
 export type { CompletionIdentity, SseFrames } from "./sse-events.js";
 export { completionBody, openAIErrorBody, modelsBody } from "./json-bodies.js";
+export { estimateUsage, wantsUsage, withUsage, CHARS_PER_TOKEN } from "./usage-estimate.js";
 export { MID_STREAM_RESET_SETTLE_MS } from "./serve-response.js";
 export { scriptedChatModel, declaredTools, streamScripted, collectFullStream } from "./client.js";
 export type { ScriptedProvider, StreamScriptedOptions, ScriptedStreamResult, CollectedStream } from "./client.js";

@@ -8,6 +8,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { startFlight, type Flight } from "./flight.js";
 import { modelsBody, openAIErrorBody } from "./json-bodies.js";
 import { serveError, serveResponse } from "./serve-response.js";
+import { withUsage } from "./usage-estimate.js";
 import {
   DEFAULT_SCRIPTED_SERVER_OPTIONS,
   type RecordedRequest,
@@ -90,7 +91,8 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
       serveError({ type: "error", status: 400, body: openAIErrorBody(400, "request body is not JSON") }, res);
       return;
     }
-    const response = await pick(script, parsed.value, index, options.whenExhausted, req.headers);
+    const picked = await pick(script, parsed.value, index, options.whenExhausted, req.headers);
+    const response = picked.type === "stream" ? withUsage(picked, parsed.value) : picked;
     if (flight.signal.aborted) return;
     const who = { id: `chatcmpl-scripted-${index}`, created: Math.floor(Date.now() / 1000), model: options.modelId };
     await serveResponse(response, parsed.value?.stream === true, who, res, flight);

@@ -6,6 +6,8 @@ import { layerScripted, repeatLoop, textStream, toolCallStream, type ScriptedRes
 import { DEFAULT_CONFIG, type LoopguardConfig, type ToolDefinition } from "@loopguard/effect"
 import { Console, Effect } from "effect"
 import { Command, Flag } from "effect/cli"
+import { outputFlags } from "../endpoint.js"
+import { colourWanted, exitWords, makeStyle, rendererFor, type OutputMode, type Renderer } from "../render/index.js"
 import { runSession } from "../session.js"
 
 interface Scene {
@@ -25,7 +27,7 @@ const SCENES: ReadonlyArray<Scene> = [
     script: [textStream("The test fails because `sum([])` returns undefined; returning 0 for an empty list fixes it.", { chunkSize: 6, chunkDelayMs: 4 })]
   },
   {
-    title: "A looping generation is cut in the stream, then REMIND",
+    title: "A looping generation is cut in the stream, then the model is reminded",
     expect: "final",
     script: [repeatLoop(LOOP, 80, { chunkSize: 9, chunkDelayMs: 2 }), textStream("I was repeating myself. The assertion compares strings with numbers; I will convert before comparing.")]
   },
@@ -159,22 +161,37 @@ const demoTools: ReadonlyArray<ToolDefinition> = [
   }
 ]
 
+const sceneConfig = (scene: Scene): LoopguardConfig => (scene.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
+
+/** One scene through the real loop; the scene's reason for ending, or "none". */
+const playScene = (scene: Scene, index: number, output: OutputMode, renderer: Renderer) =>
+  runSession({ config: sceneConfig(scene), llm: layerScripted(scene.script), tools: demoTools, json: output === "json", output, renderer }, [
+    { sessionId: `demo-${index + 1}`, prompt: "Fix the failing test in src/sum.test.ts" }
+  ]).pipe(Effect.map(([result]) => result?.report.reason ?? "none"))
+
 export const demoCommand = Command.make(
   "demo",
-  { json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print events as JSON lines")) },
+  {
+    json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print only JSON Lines: scenes, events, reports, verdicts")),
+    quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("print each scene's title, answer and exit line only"))
+  },
   (flags) =>
     Effect.gen(function* () {
+      const output = yield* outputFlags(flags.json, flags.quiet)
+      const renderer = rendererFor({ mode: output, config: DEFAULT_CONFIG, modelId: "scripted-model" })
+      const style = makeStyle(colourWanted(process.stdout.isTTY === true, process.env))
+      const json = (value: unknown) => Console.log(JSON.stringify(value))
       let ok = 0
       for (const [i, scene] of SCENES.entries()) {
-        yield* Console.log(`\n=== ${i + 1}. ${scene.title}`)
-        const config = (scene.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
-        const [result] = yield* runSession({ config, llm: layerScripted(scene.script), tools: demoTools, json: flags.json }, [
-          { sessionId: `demo-${i + 1}`, prompt: "Fix the failing test in src/sum.test.ts" }
-        ])
-        const got = result?.report.reason ?? "none"
-        if (got === scene.expect) ok += 1
-        yield* Console.log(`verdict: ${got === scene.expect ? "as expected" : "UNEXPECTED"} — ended with ${got}`)
+        if (output === "json") yield* json({ type: "demo.scene", scene: i + 1, title: scene.title, expect: scene.expect })
+        else renderer.line(style.bold(`\n=== ${i + 1}. ${scene.title}`))
+        const got = yield* playScene(scene, i, output, renderer)
+        const asExpected = got === scene.expect
+        if (asExpected) ok += 1
+        if (output === "json") yield* json({ type: "demo.verdict", scene: i + 1, expected: scene.expect, got, asExpected })
+        else if (output === "human") renderer.line(`verdict: ${asExpected ? style.green("as expected") : style.red("UNEXPECTED")} — ${exitWords(got)} (${got})`)
       }
-      yield* Console.log(`\n${ok} of ${SCENES.length} scenes ended as expected (offline, scripted model over local HTTP).`)
+      if (output === "json") yield* json({ type: "demo.summary", scenes: SCENES.length, asExpected: ok })
+      else renderer.line(`\n${ok} of ${SCENES.length} scenes ended as expected (offline, scripted model over local HTTP).`)
     })
 ).pipe(Command.withDescription("Offline demo on the built-in scripted model: each mechanism firing"))

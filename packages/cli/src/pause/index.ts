@@ -25,6 +25,7 @@ export {
   type HandoffTurnInput,
   type WorkspaceSummaryOptions
 } from "./resume-turn.js"
+export { makePauseHandler, refusedMessage, type PauseHandler, type PauseHandlerOptions } from "./pause-handler.js"
 export { applyOnPauseFlag, type TryBestSwitch } from "./try-best-switch.js"
 export {
   DEFAULT_PAUSE_POLICY_OPTIONS,

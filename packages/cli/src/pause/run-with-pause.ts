@@ -16,21 +16,14 @@ import type {
 } from "@loopguard/effect"
 import { makeRedactor } from "@loopguard/core/try-best"
 import { Effect, type Layer } from "effect"
-import { runSessionWith } from "../session.js"
+import type { OutputMode, Renderer } from "../render/index.js"
+import { outputOf, runSessionWith } from "../session.js"
 import { handoffTargetOf, pauseChoices, refusalOf, type OnPausePolicy, type PauseChoice } from "./choices.js"
-import { askChoice, askOnTerminal, formatPause, type AskLine } from "./pause-prompt.js"
+import { makePauseHandler, refusedMessage, DEFAULT_PAUSE_POLICY_OPTIONS, type PauseDecision, type PausePolicyOptions } from "./pause-handler.js"
+import type { AskLine } from "./pause-prompt.js"
 import { commandOnPath, type CommandLookup } from "./path-lookup.js"
-import { pausedIncidentOf, type PausedIncident } from "./paused-incident.js"
-import { continueTurn, handoffTurn } from "./resume-turn.js"
 
-export interface PausePolicyOptions {
-  /** Resumes (continue or hand-off) allowed in one `run`; the next pause stops. */
-  readonly maxResumes: number
-  /** Wrong answers to `ask` before it gives up and stops. */
-  readonly askAttempts: number
-}
-
-export const DEFAULT_PAUSE_POLICY_OPTIONS: PausePolicyOptions = { maxResumes: 2, askAttempts: 3 }
+export { DEFAULT_PAUSE_POLICY_OPTIONS, type PauseDecision, type PausePolicyOptions }
 
 export interface PauseRunOptions {
   readonly config: LoopguardConfig
@@ -49,6 +42,11 @@ export interface PauseRunOptions {
   /** Environment variables holding secrets, kept from the completion check. */
   readonly secretEnvNames?: ReadonlyArray<string>
   readonly json?: boolean
+  /** human (default), quiet (the pause menu goes to stderr), or json. */
+  readonly output?: OutputMode
+  readonly renderer?: Renderer
+  /** The variable holding the API key: its value is never shown. */
+  readonly apiKeyEnv?: string
   /** The run log (stdout). */
   readonly write?: (line: string) => void
   /** Notes and refusals (stderr). */
@@ -68,15 +66,6 @@ export interface PauseRunOptions {
   readonly signal?: AbortSignal
 }
 
-export interface PauseDecision {
-  readonly incident: PausedIncident
-  readonly offered: ReadonlyArray<PauseChoice>
-  readonly choice: PauseChoice
-  /** False when the choice was refused or the resume limit stopped the run. */
-  readonly resumed: boolean
-  readonly note?: string
-}
-
 export interface PauseRunOutcome {
   readonly results: ReadonlyArray<RunResult>
   readonly pauses: ReadonlyArray<PauseDecision>
@@ -85,7 +74,6 @@ export interface PauseRunOutcome {
   readonly error: string | null
 }
 
-const refusedMessage = (policy: OnPausePolicy, reason: string) => `on-pause ${policy} refused: ${reason}`
 
 export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<PauseRunOutcome, SessionStoreError> =>
   Effect.gen(function* () {
@@ -101,6 +89,9 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
     const policy: OnPausePolicy = options.config.try_best.on_pause
     const sessionId = options.sessionId ?? "run"
     const json = options.json === true
+    const output = outputOf({ json, ...(options.output !== undefined ? { output: options.output } : {}) })
+    // Quiet prints only the answer and the exit line; the pause menu is a prompt, so it goes to stderr.
+    const say = output === "quiet" ? warn : write
 
     // A hand-off that can never be offered for this model is a usage error: say so before any
     // request is spent, not after the run has paused.
@@ -110,8 +101,21 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
       if (refusal !== null) return { results: [], pauses: [], exitCode: 2, error: refusedMessage(policy, refusal) } satisfies PauseRunOutcome
     }
 
-    const pauses: Array<PauseDecision> = []
-    const refused: { error: string | null } = { error: null }
+    const handler = makePauseHandler({
+      config: options.config,
+      modelId: options.modelId,
+      hasCommand,
+      env,
+      policy,
+      limits,
+      json,
+      write,
+      say,
+      warn,
+      ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
+      ...(options.isTTY !== undefined ? { isTTY: options.isTTY } : {}),
+      ...(options.ask !== undefined ? { ask: options.ask } : {})
+    })
     const base = {
       sessionId,
       ...(options.system !== undefined ? { system: options.system } : {}),
@@ -119,63 +123,8 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
       ...(options.cwd !== undefined ? { workspace: options.cwd } : {})
     }
-    const record = (incident: PausedIncident, offered: ReadonlyArray<PauseChoice>, choice: PauseChoice, resumed: boolean, note?: string) => {
-      pauses.push({ incident, offered, choice, resumed, ...(note !== undefined ? { note } : {}) })
-      if (json) write(JSON.stringify({ type: "pause.decision", choice, resumed, ...(note !== undefined ? { note } : {}) }))
-      else write(`  → ${choice}${note !== undefined ? ` (${note})` : ""}`)
-    }
-
-    const decide = (incident: PausedIncident, offered: ReturnType<typeof pauseChoices>): Effect.Effect<PauseChoice> => {
-      if (policy !== "ask") return Effect.succeed(policy)
-      const tty = options.isTTY ?? (process.stdin.isTTY === true && process.stdout.isTTY === true)
-      if (!tty) {
-        warn("on-pause ask needs a terminal (stdin is not a TTY): stopping at the pause")
-        return Effect.succeed("stop")
-      }
-      return Effect.promise(() => askChoice(options.ask ?? askOnTerminal, offered, limits.askAttempts, warn))
-    }
-
     const next = (last: RunResult, results: ReadonlyArray<RunResult>): Effect.Effect<RunInput | null> =>
-      Effect.gen(function* () {
-        const incident = pausedIncidentOf(last)
-        if (incident === null) return null
-        const choices = pauseChoices(options.modelId, hasCommand)
-        if (json) write(JSON.stringify({ type: "pause", incident, offered: choices.offered, unavailable: choices.unavailable }))
-        else for (const line of formatPause(incident, choices)) write(line)
-
-        const choice = yield* decide(incident, choices)
-        const refusal = refusalOf(choice, choices)
-        if (refusal !== null) {
-          refused.error = refusedMessage(choice, refusal)
-          record(incident, choices.offered, choice, false, "refused")
-          return null
-        }
-        if (choice === "stop") {
-          record(incident, choices.offered, choice, false)
-          return null
-        }
-        const resumed = pauses.filter((p) => p.resumed).length
-        if (resumed >= limits.maxResumes) {
-          warn(`resume limit reached (${limits.maxResumes} per run): stopping at this pause`)
-          record(incident, choices.offered, choice, false, `resume limit ${limits.maxResumes} reached`)
-          return null
-        }
-        const target = handoffTargetOf(choice)
-        const text =
-          target === null
-            ? continueTurn(incident)
-            : handoffTurn({
-                target,
-                goal: options.prompt ?? "",
-                incident,
-                results,
-                completionCheck: options.config.completion_check.command,
-                env,
-                ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
-              })
-        record(incident, choices.offered, choice, true, `resume ${resumed + 1} of ${limits.maxResumes}`)
-        return { ...base, prompt: text }
-      })
+      handler.resume(last, results, options.prompt ?? "").pipe(Effect.map((text) => (text === null ? null : { ...base, prompt: text })))
 
     const results = yield* runSessionWith(
       {
@@ -183,7 +132,11 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
         llm: options.llm,
         tools: options.tools,
         json,
-        write,
+        output,
+        modelId: options.modelId,
+        ...(options.renderer !== undefined ? { renderer: options.renderer } : {}),
+        ...(options.apiKeyEnv !== undefined ? { apiKeyEnv: options.apiKeyEnv } : {}),
+        ...(options.write !== undefined ? { write: options.write } : {}),
         ...(options.onEvent !== undefined ? { onEvent: options.onEvent } : {}),
         ...(options.store !== undefined ? { store: options.store } : {}),
         ...(options.cwd !== undefined ? { cwd: options.cwd } : {}),
@@ -194,6 +147,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
       next
     )
     const last = results[results.length - 1]
-    const exitCode: PauseRunOutcome["exitCode"] = refused.error !== null ? 2 : last?.report.status === "completed" ? 0 : 1
-    return { results, pauses, exitCode, error: refused.error } satisfies PauseRunOutcome
+    const refused = handler.refusedError()
+    const exitCode: PauseRunOutcome["exitCode"] = refused !== null ? 2 : last?.report.status === "completed" ? 0 : 1
+    return { results, pauses: handler.pauses, exitCode, error: refused } satisfies PauseRunOutcome
   })

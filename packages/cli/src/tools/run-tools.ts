@@ -7,14 +7,32 @@ import type { LoopguardConfig, ToolDefinition } from "@loopguard/effect"
 import { askOnTerminal } from "../pause/pause-prompt.js"
 import { builtinTools } from "../tools.js"
 import { terminalApproval } from "./approve.js"
+import { handoffSkillTools } from "./skill-tools.js"
 
-export const runTools = (cwd: string, config: LoopguardConfig, apiKeyEnv: string): ReadonlyArray<ToolDefinition> =>
-  builtinTools(cwd, config.loop.toolTimeoutMs, {
+export const runTools = (cwd: string, config: LoopguardConfig, apiKeyEnv: string): ReadonlyArray<ToolDefinition> => {
+  const approval = config.tools.approveCommands
+    ? { approve: terminalApproval(process.stdin.isTTY === true && process.stderr.isTTY === true, askOnTerminal) }
+    : {}
+  return [
+  ...builtinTools(cwd, config.loop.toolTimeoutMs, {
     maxOutputChars: config.tools.maxOutputChars,
     envDeny: config.tools.envDeny,
     envAllow: config.tools.envAllow,
     secretEnvNames: [apiKeyEnv],
-    ...(config.tools.approveCommands
-      ? { approve: terminalApproval(process.stdin.isTTY === true && process.stderr.isTTY === true, askOnTerminal) }
-      : {})
-  })
+    ...approval
+  }),
+  // The hand-off skills belong to Try-Best: offered when it is on and the harness is installed.
+  ...(config.try_best.enabled
+    ? handoffSkillTools(cwd, {
+        mode: config.try_best.handoff_mode,
+        timeoutMs: config.try_best.handoff_timeout_ms,
+        maxOutputChars: config.tools.maxOutputChars,
+        env: process.env,
+        envDeny: config.tools.envDeny,
+        envAllow: config.tools.envAllow,
+        secretEnvNames: [apiKeyEnv],
+        ...approval
+      })
+    : [])
+  ]
+}

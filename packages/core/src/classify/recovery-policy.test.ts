@@ -53,6 +53,12 @@ describe("length", () => {
     expect(d.state).toEqual(initRecovery())
   })
 
+  test("a step that made a client tool call is never length-continued and spends no budget, however often", () => {
+    const { actions, state } = run(5, () => input(cls("continue"), { finish: "length", madeClientToolCall: true }))
+    expect(types(actions)).toEqual(["next-step", "next-step", "next-step", "next-step", "next-step"])
+    expect(state.lengthContinuations).toBe(0)
+  })
+
   test("an unfinished stream shares the length counter", () => {
     let { state } = run(2, () => input(cls("unfinished"), { finish: "length" }))
     const third = decideRecovery(state, input(cls("unfinished"), { finish: "unknown" }))

@@ -50,6 +50,12 @@ export interface RecoveryInput {
   readonly classification: StepClassification
   readonly finish?: FinishReason
   readonly pendingClientTool: boolean
+  /**
+   * The step made a client tool call (run or refused): a `length` finish then needs no
+   * continuation, the tool results are the model's next input (seed 000: continue only when the
+   * step made no client tool call).
+   */
+  readonly madeClientToolCall?: boolean
   /** `text-repeat` when the in-stream monitor cut the stream. */
   readonly outcome: StreamEnding
   /** A JSON schema result was requested for this turn. */
@@ -171,6 +177,7 @@ export const decideRecovery = (state: RecoveryState, input: RecoveryInput): Reco
   if (input.pendingClientTool) return { state, action: NEXT }
 
   // Truncation is handled before classification: a cut-off reply is never an answer.
+  if (input.finish === "length" && input.madeClientToolCall === true) return { state, action: NEXT }
   if (input.finish === "length") {
     return bounded(state, role, lengthRecovery(limits, "length-continue", "The reply hit the output length limit too many times"))
   }

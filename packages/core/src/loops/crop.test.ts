@@ -108,11 +108,6 @@ describe("buildRequestView", () => {
     expect(req2.messages.slice(0, prefix.length)).toEqual(prefix)
   })
 
-  test("applyCrops:false restores the full view", () => {
-    const turn = [user("u1", "fix it", { crops: [marker("a1", "a2")] }), K("a1"), K("a2")]
-    expect(ids(buildRequestView(turn, { applyCrops: false, cacheRiskBlocks: 20 }).messages)).toEqual(["u1", "a1", "a2"])
-  })
-
   test("a marker still resolves when one of its endpoints was later excluded", () => {
     const a3 = { ...K("a3"), excluded: "rollback" as const }
     const msgs = [user("u1", "go", { crops: [marker("a1", "a3")] }), L("a0"), K("a1"), K("a2"), a3, L("a4")]

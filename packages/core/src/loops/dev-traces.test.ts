@@ -60,6 +60,8 @@ const within = (steps: ReadonlyArray<number>, from: number, to: number) => steps
 describe("cross-step detectors on the labelled development traces", () => {
   test("repeated-action and text-loop catch what their label rules define; report the rest", async () => {
     if (!(await Bun.file(`${DIR}/labels.json`).exists())) {
+      // In CI a missing corpus is a broken checkout, not a reason to pass: fail loudly there.
+      if (Bun.env["CI"] === "true") throw new Error(`CI=true but there are no development traces at ${DIR} (set LOOPGUARD_TRACES_DIR)`)
       console.warn(`\n⚠️  SKIPPED: no development traces at ${DIR} (set LOOPGUARD_TRACES_DIR); detector evaluation did not run\n`)
       return
     }

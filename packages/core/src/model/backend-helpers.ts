@@ -21,8 +21,14 @@ ${out}`
   return p.exitCode !== undefined && p.exitCode !== 0 ? `${out}\n[exit code ${p.exitCode}]` : out
 }
 
-/** A tool call whose arguments arrived as unparsed text still becomes a call, with repaired input. */
+/**
+ * A tool call whose arguments arrived as unparsed text (the provider could not parse them) still
+ * becomes a call: benign slips are repaired and flagged; cut-off or unreadable arguments keep the
+ * raw text as input and carry `argumentsError`, so the call is refused instead of guessed at.
+ */
 export const toolCallPart = (id: string, name: string, rawInput: unknown): Extract<StreamPart, { type: "tool-call" }> => {
-  if (typeof rawInput === "string") return { type: "tool-call", id, name, input: parseToolArguments(rawInput).value, inputText: rawInput }
-  return { type: "tool-call", id, name, input: rawInput ?? {} }
+  if (typeof rawInput !== "string") return { type: "tool-call", id, name, input: rawInput ?? {} }
+  const parsed = parseToolArguments(rawInput)
+  if (!parsed.ok) return { type: "tool-call", id, name, input: rawInput, inputText: rawInput, argumentsError: parsed.value.error }
+  return { type: "tool-call", id, name, input: parsed.value, inputText: rawInput, ...(parsed.repaired ? { argumentsRepaired: true } : {}) }
 }

@@ -73,6 +73,19 @@ export class ReplyBuilder {
     return undefined
   }
 
+  /**
+   * Replaces the model's text with `text` (the reply's prose once text tool calls were taken out
+   * and turned into real calls); kept where the first text part was, dropped when empty.
+   */
+  replaceText(text: string): void {
+    this.open = null
+    const at = this.parts.findIndex((p) => p.type === "text" && p.synthetic !== true)
+    const kept = this.parts.filter((p) => !(p.type === "text" && p.synthetic !== true))
+    if (at >= 0 && text !== "") kept.splice(Math.min(at, kept.length), 0, { type: "text", text })
+    this.parts.length = 0
+    this.parts.push(...kept)
+  }
+
   addSyntheticText(text: string, metadata?: Record<string, unknown>): void {
     this.open = null
     this.parts.push(metadata ? { type: "text", text, synthetic: true, metadata } : { type: "text", text, synthetic: true })

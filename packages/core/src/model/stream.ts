@@ -65,8 +65,14 @@ export type StreamPart =
       readonly id: string
       readonly name: string
       readonly input: unknown
+      /** The MCP server the call named (text tool calls); checked against the system prompt's map. */
+      readonly server?: string
       /** The raw argument text as the model wrote it (before any repair). */
       readonly inputText?: string
+      /** Set when the arguments were cut off or unreadable: the call must not run; the model gets this as its result. */
+      readonly argumentsError?: string
+      /** The argument text needed a benign repair (trailing comma, quotes, unquoted keys) to parse. */
+      readonly argumentsRepaired?: boolean
     }
   | { readonly type: "finish"; readonly finish: FinishReason; readonly usage?: Usage }
   | { readonly type: "error"; readonly error: NormalizedError }

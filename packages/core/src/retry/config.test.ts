@@ -65,9 +65,27 @@ describe("validateRetryConfig", () => {
   })
 
   test("unknown budgets, unknown fields and non-objects are named", () => {
-    const r = validateRetryConfig({ jitterRatio: 0.1, server: { retries: 3 }, stream: 5 })
-    expect(r.ok ? [] : r.errors.map((e) => e.split(":")[0])).toEqual(["retry.jitterRatio", "retry.server.retries", "retry.stream"])
+    const r = validateRetryConfig({ jitter: 0.1, server: { retries: 3 }, stream: 5 })
+    expect(r.ok ? [] : r.errors.map((e) => e.split(":")[0])).toEqual(["retry.jitter", "retry.server.retries", "retry.stream"])
     expect(validateRetryConfig([1, 2])).toEqual({ ok: false, errors: ["retry: must be an object"] })
+  })
+})
+
+describe("section-wide jitterRatio and retryableStatuses (seed 000)", () => {
+  test("jitterRatio fills every budget that sets none; a budget's own value and a provider's section win", () => {
+    const r = resolveRetryBudgets({ retry: { jitterRatio: 0, server: { jitterRatio: 0.3 } }, provider: { p: { retry: { jitterRatio: 0.05 } } } }, "p")
+    expect(r.ok && r.budgets.request.jitterRatio).toBe(0.05)
+    const top = resolveRetryBudgets({ retry: { jitterRatio: 0, server: { jitterRatio: 0.3 } } })
+    expect(top.ok && [top.budgets.request.jitterRatio, top.budgets.server.jitterRatio, top.budgets.stream.jitterRatio]).toEqual([0, 0.3, 0])
+    expect(validateRetryConfig({ jitterRatio: 2 }).ok).toBe(false)
+  })
+  test("retryableStatuses: the provider's list replaces the top-level one; bad entries are named", () => {
+    const r = resolveRetryBudgets({ retry: { retryableStatuses: [409] }, provider: { p: { retry: { retryableStatuses: [404] } } } }, "p")
+    expect(r.ok && r.retryableStatuses).toEqual([404])
+    const top = resolveRetryBudgets({ retry: { retryableStatuses: [409] } }, "q")
+    expect(top.ok && top.retryableStatuses).toEqual([409])
+    const bad = validateRetryConfig({ retryableStatuses: [404, "x"] })
+    expect(bad.ok ? [] : bad.errors).toEqual(["retry.retryableStatuses: must be a list of HTTP statuses (integers from 100 to 599)"])
   })
 })
 

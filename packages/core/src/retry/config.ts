@@ -28,9 +28,14 @@ export interface RetryBudgetConfig {
 /** One `retry` section: a patch per budget, plus the silent-overload count (SPEC §5). */
 export type RetryConfig = { readonly [K in RetryBudgetName]?: RetryBudgetConfig } & {
   readonly overloadedImmediateRetries?: number
+  /** Jitter for every budget of this section that sets none of its own (seed 000's top-level `jitterRatio`). */
+  readonly jitterRatio?: number
+  /** HTTP statuses retried as server errors for this provider (e.g. 404 for adapters that use it for passing failures). */
+  readonly retryableStatuses?: ReadonlyArray<number>
 }
 
 const OVERLOADED_KEY = "overloadedImmediateRetries"
+const SECTION_KEYS = [OVERLOADED_KEY, "jitterRatio", "retryableStatuses"]
 
 const BUDGET_FIELDS = ["mode", "maxRetries", "deadlineMs", "noDeadline", "initialDelayMs", "maxDelayMs", "jitterRatio"] as const
 
@@ -48,11 +53,18 @@ const applyBudget = (base: RetryBudget, patch: RetryBudgetConfig | undefined): R
   }
 }
 
+/** A section's patch for one budget, its section-wide `jitterRatio` filled in where the budget sets none. */
+const sectionPatch = (section: RetryConfig | undefined, name: RetryBudgetName): RetryBudgetConfig | undefined => {
+  const own = section?.[name]
+  if (section?.jitterRatio === undefined) return own
+  return { ...own, jitterRatio: own?.jitterRatio ?? section.jitterRatio }
+}
+
 /** defaults ← top-level `retry` ← `provider.<id>.retry`, one field at a time. */
 export const mergeRetryConfig = (defaults: RetryBudgets, top?: RetryConfig, providerOverride?: RetryConfig): RetryBudgets => {
   const out = {} as Record<RetryBudgetName, RetryBudget>
   for (const name of RETRY_BUDGET_NAMES) {
-    out[name] = applyBudget(applyBudget(defaults[name], top?.[name]), providerOverride?.[name])
+    out[name] = applyBudget(applyBudget(defaults[name], sectionPatch(top, name)), sectionPatch(providerOverride, name))
   }
   return out
 }
@@ -74,7 +86,11 @@ export const validateRetryConfig = (input: unknown, path = "retry"): RetryConfig
   if (input === undefined) return { ok: true, config: {} }
   if (!isPlainObject(input)) return { ok: false, errors: [`${path}: must be an object`] }
   const errors: Array<string> = []
-  const config: Partial<Record<RetryBudgetName, RetryBudgetConfig>> & { overloadedImmediateRetries?: number } = {}
+  const config: Partial<Record<RetryBudgetName, RetryBudgetConfig>> & {
+    overloadedImmediateRetries?: number
+    jitterRatio?: number
+    retryableStatuses?: ReadonlyArray<number>
+  } = {}
   for (const [name, section] of Object.entries(input)) {
     const at = `${path}.${name}`
     if (name === OVERLOADED_KEY) {
@@ -82,8 +98,18 @@ export const validateRetryConfig = (input: unknown, path = "retry"): RetryConfig
       else errors.push(`${at}: must be an integer from 0 to ${MAX_RETRIES_LIMIT}`)
       continue
     }
+    if (name === "jitterRatio") {
+      if (typeof section === "number" && section >= 0 && section <= 1) config.jitterRatio = section
+      else errors.push(`${at}: must be a number from 0 to 1`)
+      continue
+    }
+    if (name === "retryableStatuses") {
+      if (Array.isArray(section) && section.every((v) => isIntIn(v, 100, 599))) config.retryableStatuses = section as ReadonlyArray<number>
+      else errors.push(`${at}: must be a list of HTTP statuses (integers from 100 to 599)`)
+      continue
+    }
     if (!(RETRY_BUDGET_NAMES as ReadonlyArray<string>).includes(name)) {
-      errors.push(`${at}: unknown budget (expected one of ${RETRY_BUDGET_NAMES.join(", ")}, or ${OVERLOADED_KEY})`)
+      errors.push(`${at}: unknown budget (expected one of ${RETRY_BUDGET_NAMES.join(", ")}, or ${SECTION_KEYS.join(", ")})`)
       continue
     }
     const checked = validateBudget(section, at, errors)
@@ -135,7 +161,13 @@ const validateBudget = (section: unknown, at: string, errors: Array<string>): Re
 }
 
 export type RetryBudgetsResolution =
-  | { readonly ok: true; readonly budgets: RetryBudgets; readonly overloadedImmediateRetries: number }
+  | {
+      readonly ok: true
+      readonly budgets: RetryBudgets
+      readonly overloadedImmediateRetries: number
+      /** The provider's own list, else the top-level one, else none. */
+      readonly retryableStatuses: ReadonlyArray<number>
+    }
   | { readonly ok: false; readonly errors: ReadonlyArray<string> }
 
 /** The part of a loopguard config file this module reads. */
@@ -163,6 +195,7 @@ export const resolveRetryBudgets = (
     ok: true,
     budgets: mergeRetryConfig(defaults, top.config, own.config),
     overloadedImmediateRetries:
-      own.config.overloadedImmediateRetries ?? top.config.overloadedImmediateRetries ?? DEFAULT_OVERLOADED_IMMEDIATE_RETRIES
+      own.config.overloadedImmediateRetries ?? top.config.overloadedImmediateRetries ?? DEFAULT_OVERLOADED_IMMEDIATE_RETRIES,
+    retryableStatuses: own.config.retryableStatuses ?? top.config.retryableStatuses ?? []
   }
 }

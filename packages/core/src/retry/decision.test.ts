@@ -177,3 +177,13 @@ describe("decide: unreadable stream chunks", () => {
     expect(decide({ message: "Invalid prompt", name: "AI_InvalidPromptError" }).kind).toBe("terminal")
   })
 })
+
+describe("decide with an adapter's retryableStatuses (seed 000)", () => {
+  test("a listed status is a retryable server error; unlisted stays terminal; an abort stays terminal", () => {
+    const notFound: NormalizedError = { message: "model is loading", status: 404 }
+    expect(decide(notFound)).toMatchObject({ retryable: false, kind: "terminal" })
+    expect(decide(notFound, { retryableStatuses: [404] })).toMatchObject({ retryable: true, kind: "server" })
+    expect(decide({ message: "bad", status: 400 }, { retryableStatuses: [404] }).retryable).toBe(false)
+    expect(decide({ ...notFound, aborted: true }, { retryableStatuses: [404] }).retryable).toBe(false)
+  })
+})

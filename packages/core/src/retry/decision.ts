@@ -35,6 +35,12 @@ export interface RetryDecision {
 }
 
 export interface DecideContext {
+  /**
+   * HTTP statuses this adapter's provider uses for passing failures (seed 000: 404 for some
+   * adapters): an error with one of them is a retryable `server` error instead of terminal.
+   * A user abort stays terminal whatever its status.
+   */
+  readonly retryableStatuses?: ReadonlyArray<number>
   /** Overrides `error.phase`; default `request`. */
   readonly phase?: RetryPhase
   /** Default: `request` in the request phase, `live-step` in the stream phase. */
@@ -54,7 +60,10 @@ interface Classified {
 export const decide = (error: NormalizedError, ctx: DecideContext = {}): RetryDecision => {
   const phase: RetryPhase = ctx.phase ?? error.phase ?? "request"
   const scope: RetryScope = ctx.scope ?? (phase === "request" ? "request" : "live-step")
-  const { kind, reason } = classify(error)
+  const classified = classify(error)
+  const adapterRetryable =
+    classified.kind === "terminal" && error.aborted !== true && error.status !== undefined && (ctx.retryableStatuses ?? []).includes(error.status)
+  const { kind, reason } = adapterRetryable ? { kind: "server" as const, reason: `HTTP ${error.status} is retryable for this provider (retryableStatuses)` } : classified
   if (kind === "terminal") return { retryable: false, phase, scope, kind, reason }
   const hint = serverHintMs(error, ctx.now ?? Date.now())
   return { retryable: true, phase, scope, kind, reason, ...(hint !== undefined ? { serverDelayMs: hint } : {}) }

@@ -8,9 +8,14 @@
  *   </use_mcp_tool>
  *
  * Models stop mid-call, so every closing tag is optional: a block ends at its closing tag, at the
- * next `<use_mcp_tool>`, or at the end of the text; a field ends at its closing tag, at the next
- * field's opening tag, or at the end of its block. Tags are case-insensitive and may carry
- * whitespace inside the angle brackets.
+ * next `<use_mcp_tool>`, or at the end of the text; a name field ends at its closing tag or the
+ * next tag. Tags are case-insensitive and may carry whitespace inside the angle brackets.
+ *
+ * Arguments are read as JSON, not as text up to the next tag: an argument string may well hold
+ * `</arguments>` or `<use_mcp_tool>` (a file that documents this very format), and cutting there
+ * would run a different call than the one written. A JSON object ends at its balanced closing
+ * brace; one that never closes runs to the end of the block and is left for the argument parser
+ * to refuse as cut off.
  */
 
 export interface McpXmlBlock {
@@ -18,62 +23,126 @@ export interface McpXmlBlock {
   readonly tool?: string
   /** Argument text as written (code fences removed), or undefined when the block has none. */
   readonly argumentsText?: string
+  /** Offsets of the whole block in the text: [start, end). */
+  readonly start: number
+  readonly end: number
 }
 
-const BLOCK_OPEN = /<\s*use_mcp_tool\s*>/gi
-const BLOCK_CLOSE = /<\s*\/\s*use_mcp_tool\s*>/gi
-const FIELD_NAMES = ["server_name", "tool_name", "arguments"] as const
-type FieldName = (typeof FIELD_NAMES)[number]
-const ANY_FIELD_OPEN = /<\s*(?:server_name|tool_name|arguments)\s*>/gi
+const BLOCK_OPEN = /<\s*use_mcp_tool\s*>/i
+const BLOCK_CLOSE = /<\s*\/\s*use_mcp_tool\s*>/i
+const FIELD_OPEN = /<\s*(server_name|tool_name|arguments)\s*>/i
+const ANY_TAG = /<\s*\/?\s*[a-z_]+\s*>/i
 
-/** First match of `re` at or after `from` and before `to`, as [start, end], or null. */
-const findFrom = (text: string, re: RegExp, from: number, to: number = text.length): [number, number] | null => {
+/** First match of `re` at or after `from`, as [start, end], or null. */
+const findFrom = (text: string, re: RegExp, from: number): [number, number] | null => {
   const g = new RegExp(re.source, "gi")
   g.lastIndex = from
   const m = g.exec(text)
-  if (m === null || m.index >= to) return null
-  return [m.index, m.index + m[0].length]
+  return m === null ? null : [m.index, m.index + m[0].length]
 }
 
-const fieldValue = (text: string, name: FieldName, start: number, end: number): string | undefined => {
-  const open = findFrom(text, new RegExp(`<\\s*${name}\\s*>`), start, end)
-  if (open === null) return undefined
-  const close = findFrom(text, new RegExp(`<\\s*\\/\\s*${name}\\s*>`), open[1], end)
-  const nextField = findFrom(text, ANY_FIELD_OPEN, open[1], end)
-  const stop = Math.min(close?.[0] ?? end, nextField?.[0] ?? end)
-  return text.slice(open[1], stop)
+/** Where a JSON object or array starting at `from` closes (exclusive), honouring strings; null when it never does. */
+export const balancedJsonEnd = (text: string, from: number): number | null => {
+  let depth = 0
+  let quote: string | null = null
+  for (let i = from; i < text.length; i++) {
+    const c = text[i]!
+    if (quote !== null) {
+      if (c === "\\") i++
+      else if (c === quote) quote = null
+      continue
+    }
+    if (c === '"') quote = c
+    else if (c === "{" || c === "[") depth++
+    else if (c === "}" || c === "]") {
+      depth--
+      if (depth === 0) return i + 1
+    }
+  }
+  return null
 }
 
-/** ```json … ``` around the argument object is a common slip; keep only the inside. */
-const stripCodeFence = (text: string): string => {
-  const m = /^```[\w-]*\s*\n?([\s\S]*?)\n?\s*(?:```)?\s*$/.exec(text)
-  return m !== null && text.startsWith("```") ? (m[1] ?? "") : text
-}
-
-const cleanName = (value: string | undefined): string | undefined => {
-  if (value === undefined) return undefined
+const cleanName = (value: string): string | undefined => {
   const v = value.trim()
   return v === "" ? undefined : v
 }
 
+/** A name field's value: up to its closing tag or the next tag, whichever comes first. */
+const readName = (text: string, from: number, limit: number): { value: string; next: number } => {
+  const tag = findFrom(text, ANY_TAG, from)
+  const stop = tag === null || tag[0] > limit ? limit : tag[0]
+  const closes = tag !== null && tag[0] <= limit && /^<\s*\//.test(text.slice(tag[0], tag[1]))
+  return { value: text.slice(from, stop), next: closes ? tag![1] : stop }
+}
+
+/** The arguments field from just after `<arguments>`: JSON read to its balanced end, code fences allowed. */
+const readArguments = (text: string, from: number, limit: number): { value: string; next: number } => {
+  let at = from
+  while (at < limit && /\s/.test(text[at]!)) at++
+  const fence = /^```[\w-]*[ \t]*\r?\n?/.exec(text.slice(at, Math.min(limit, at + 40)))
+  if (fence) at += fence[0].length
+  while (at < limit && /\s/.test(text[at]!)) at++
+  const close = findFrom(text, /<\s*\/\s*arguments\s*>/i, at)
+  if (text[at] === "{" || text[at] === "[") {
+    const end = balancedJsonEnd(text, at)
+    if (end === null) return { value: text.slice(at, limit).trimEnd(), next: limit }
+    let next = end
+    const after = /^\s*(?:```)?\s*/.exec(text.slice(end))
+    if (after) next += after[0].length
+    const closing = findFrom(text, /<\s*\/\s*arguments\s*>/i, next)
+    if (closing !== null && closing[0] === next) next = closing[1]
+    return { value: text.slice(at, end), next }
+  }
+  const stop = close === null ? limit : Math.min(close[0], limit)
+  const raw = text.slice(at, stop).replace(/\s*```\s*$/, "")
+  return { value: raw.trim(), next: close === null || close[0] > limit ? limit : close[1] }
+}
+
+/** One block from just after its opening tag: fields in any order until the block closes. */
+const readBlock = (text: string, start: number, bodyFrom: number): McpXmlBlock => {
+  let at = bodyFrom
+  let server: string | undefined
+  let tool: string | undefined
+  let args: string | undefined
+  while (at < text.length) {
+    const open = findFrom(text, FIELD_OPEN, at)
+    const close = findFrom(text, BLOCK_CLOSE, at)
+    const nextBlock = findFrom(text, BLOCK_OPEN, at)
+    const fieldFirst = open !== null && (close === null || open[0] < close[0]) && (nextBlock === null || open[0] < nextBlock[0])
+    if (!fieldFirst) {
+      const end = close !== null && (nextBlock === null || close[0] < nextBlock[0]) ? close[1] : nextBlock !== null ? nextBlock[0] : text.length
+      return { ...named(server, tool, args), start, end }
+    }
+    const limit = Math.min(nextBlock?.[0] ?? text.length, text.length)
+    const field = text.slice(open[0], open[1]).replace(/[<>\s]/g, "").toLowerCase()
+    if (field === "arguments") {
+      const r = readArguments(text, open[1], limit)
+      args = r.value
+      at = r.next
+    } else {
+      const r = readName(text, open[1], limit)
+      if (field === "server_name") server = cleanName(r.value)
+      else tool = cleanName(r.value)
+      at = r.next
+    }
+  }
+  return { ...named(server, tool, args), start, end: text.length }
+}
+
+const named = (server: string | undefined, tool: string | undefined, args: string | undefined) => ({
+  ...(server !== undefined ? { server } : {}),
+  ...(tool !== undefined ? { tool } : {}),
+  ...(args !== undefined ? { argumentsText: args } : {})
+})
+
 /** Every `<use_mcp_tool>` block in the text, in order. Never throws. */
 export const findMcpXmlBlocks = (text: string): ReadonlyArray<McpXmlBlock> => {
   const blocks: Array<McpXmlBlock> = []
-  const opens: Array<[number, number]> = []
-  for (let at = findFrom(text, BLOCK_OPEN, 0); at !== null; at = findFrom(text, BLOCK_OPEN, at[1])) opens.push(at)
-  for (let i = 0; i < opens.length; i++) {
-    const start = opens[i]![1]
-    const nextOpen = i + 1 < opens.length ? opens[i + 1]![0] : text.length
-    const close = findFrom(text, BLOCK_CLOSE, start, nextOpen)
-    const end = close?.[0] ?? nextOpen
-    const server = cleanName(fieldValue(text, "server_name", start, end))
-    const tool = cleanName(fieldValue(text, "tool_name", start, end))
-    const args = fieldValue(text, "arguments", start, end)
-    blocks.push({
-      ...(server !== undefined ? { server } : {}),
-      ...(tool !== undefined ? { tool } : {}),
-      ...(args !== undefined ? { argumentsText: stripCodeFence(args.trim()) } : {})
-    })
+  let at = 0
+  for (let open = findFrom(text, BLOCK_OPEN, at); open !== null; open = findFrom(text, BLOCK_OPEN, at)) {
+    const block = readBlock(text, open[0], open[1])
+    blocks.push(block)
+    at = Math.max(block.end, open[1])
   }
   return blocks
 }

@@ -56,9 +56,11 @@ describe("parseToolCalls: Chat Completions tool_calls", () => {
     }
   })
 
-  test("Windows paths keep their backslashes, even when the JSON is cut off", () => {
+  test("Windows paths keep their backslashes; cut-off JSON is not completed", () => {
+    const whole = [{ id: "c", type: "function", function: { name: "read", arguments: `{"path": "C:\\Users\\me\\data.txt", "n": 3}` } }]
+    expect(parseToolCalls(whole)[0]?.arguments).toEqual({ path: "C:\\Users\\me\\data.txt", n: 3 })
     const cut = [{ id: "c", type: "function", function: { name: "read", arguments: `{"path": "C:\\Users\\me\\data.txt", "n": 3` } }]
-    expect(parseToolCalls(cut)[0]?.arguments).toEqual({ path: "C:\\Users\\me\\data.txt", n: 3 })
+    expect(parseToolCalls(cut)[0]).toMatchObject({ argumentsValid: false, arguments: { raw: `{"path": "C:\\Users\\me\\data.txt", "n": 3` } })
   })
 
   test("missing or empty arguments are an empty object; items without a name are skipped", () => {
@@ -90,19 +92,13 @@ describe("parseToolCalls: MCP-XML in text", () => {
     ])
   })
 
-  test("missing closing tags at the end are tolerated", () => {
+  test("missing closing tags at the end are tolerated; cut-off arguments are not completed", () => {
     const text = `<use_mcp_tool>\n<server_name>search\n<tool_name>google_search</tool_name>\n<arguments>\n{"q": "unterminated`
-    expect(parseToolCalls(text)).toEqual([
-      {
-        id: "toolcall-0",
-        server: "search",
-        name: "google_search",
-        arguments: { q: "unterminated" },
-        argumentsValid: true,
-        argumentsRepaired: true,
-        format: "mcp-xml"
-      }
-    ])
+    const [call] = parseToolCalls(text)
+    expect(call).toMatchObject({ id: "toolcall-0", server: "search", name: "google_search", argumentsValid: false, format: "mcp-xml" })
+    expect(call?.arguments).toMatchObject({ raw: `{"q": "unterminated` })
+    const closed = `<use_mcp_tool><server_name>search<tool_name>google_search</tool_name><arguments>{"q": "done"}`
+    expect(parseToolCalls(closed)[0]).toMatchObject({ arguments: { q: "done" }, argumentsValid: true })
   })
 
   test("a block that is not closed ends where the next block starts", () => {

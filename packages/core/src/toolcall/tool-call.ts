@@ -9,7 +9,7 @@ export interface ToolArgumentsError {
   readonly raw: string
 }
 
-export type ToolCallFormat = "responses" | "chat" | "mcp-xml"
+export type ToolCallFormat = "responses" | "chat" | "mcp-xml" | "tool-call-tag"
 
 export interface ParsedToolCall {
   readonly id: string

@@ -19,6 +19,8 @@ describe("development traces", () => {
   test("every file parses without errors and replays with every call answered", async () => {
     const files = await loadDevTraces()
     if (files === null) {
+      // In CI a missing corpus is a broken checkout, not a reason to pass: fail loudly there.
+      if (Bun.env["CI"] === "true") throw new Error(`CI=true but there are no development traces at ${DEV_TRACES_DIR} (set LOOPGUARD_TRACES_DIR)`)
       console.warn(`\n⚠️  SKIPPED: no development traces at ${DEV_TRACES_DIR} (set LOOPGUARD_TRACES_DIR); trace-file checks did not run\n`)
       return
     }

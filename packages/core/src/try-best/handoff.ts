@@ -16,11 +16,14 @@ export const HANDOFF_HARNESS_NAMES: Readonly<Record<HandoffTarget, string>> = {
   claude: "Claude Code CLI"
 }
 
-/** How to run each harness without its interactive UI. */
+/** How to run each harness without its interactive UI, sandbox-safe (the flags of the built-in skills, `skills.ts`). */
 export const HANDOFF_INVOCATIONS: Readonly<Record<HandoffTarget, string>> = {
-  codex: 'codex exec "<brief>"',
-  claude: 'claude -p "<brief>"'
+  codex: 'codex exec --sandbox workspace-write --ask-for-approval never "<brief>"',
+  claude: 'claude -p "<brief>" --permission-mode acceptEdits'
 }
+
+/** The tool a runtime offers for each harness skill (`skills.ts`). */
+export const HANDOFF_TOOL_NAMES: Readonly<Record<HandoffTarget, string>> = { codex: "handoff_codex", claude: "handoff_claude_code" }
 
 export type ModelFamily = "openai" | "anthropic" | "other"
 
@@ -94,7 +97,7 @@ export const buildHandoffMessage = (brief: HandoffBrief): string => {
     `The previous turn was paused by try-best loop detection: ${clean(brief.incident.detail)}`,
     `The user has authorised ${harness} (command \`${HANDOFF_COMMANDS[brief.target]}\`) to take over the unfinished work.`,
     `Drive ${harness} as the primary executor: it investigates, implements, fixes and validates. Do not do the work yourself, do not merely ask it for advice, and do not switch to another harness.`,
-    `Run it non-interactively (for example \`${HANDOFF_INVOCATIONS[brief.target]}\`) and pass it the full goal, the workspace state, the failed approach and every validation requirement below. Never pass credentials, tokens, keys or unrelated private data.`,
+    `Run it non-interactively through the \`${HANDOFF_TOOL_NAMES[brief.target]}\` tool when it is offered (it follows the built-in \`${brief.target === "codex" ? "codex" : "claude-code"}\` skill), otherwise with \`${HANDOFF_INVOCATIONS[brief.target]}\`, and pass it the full goal, the workspace state, the failed approach and every validation requirement below. Never pass credentials, tokens, keys or unrelated private data.`,
     `Supervise ${harness} until it finishes or reaches a concrete blocker; send follow-up work back to it rather than taking over. Then check its result and the workspace changes, make sure every validation requirement has been run and passes, and report the outcome to the user. Starting the harness is not the end of the task.`,
     "",
     section("Goal", clean(brief.goal)),

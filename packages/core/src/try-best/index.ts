@@ -57,6 +57,7 @@ export {
   HANDOFF_COMMANDS,
   HANDOFF_HARNESS_NAMES,
   HANDOFF_INVOCATIONS,
+  HANDOFF_TOOL_NAMES,
   buildHandoffMessage,
   continueInstruction,
   handoffTargets,
@@ -66,3 +67,5 @@ export {
   type HandoffTarget,
   type ModelFamily
 } from "./handoff.js"
+export { pendingPause, type PendingPause } from "./pending-pause.js"
+export { availableSkills, HANDOFF_SKILLS, shellWord, skillCommandLine, type HandoffSkill, type SkillMode } from "./skills.js"

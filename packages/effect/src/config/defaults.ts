@@ -41,6 +41,8 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   doom_loop: { enabled: true, repeats: 3 },
   rollback: { enabled: true, max_consecutive_rollbacks: 5, dedupe_unlisted_tools: false },
   repair: { enabled: true, tool_name_aliases: {}, tools: {}, drop_null_arguments: true, fix_server_names: true },
+  text_tool_calls: { mode: "execute" },
+  failure_summary: { enabled: false, max_retries: 1 },
   loop_streak_recovery: { enabled: false, trigger_count: 3, max_span: 64, cache_risk_blocks: 20 },
   retry: {},
   provider: {},
@@ -55,7 +57,9 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     shell_tools: DEFAULT_SHELL_TOOLS,
     verification_patterns: DEFAULT_VERIFICATION_PATTERNS,
     on_pause: "stop",
-    max_resumes: 2
+    max_resumes: 2,
+    handoff_mode: "sandboxed",
+    handoff_timeout_ms: 1_800_000
   },
   stall: {
     enabled: false,

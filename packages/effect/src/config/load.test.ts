@@ -3,10 +3,46 @@ import { DEFAULT_CONFIG } from "./defaults.js"
 import { envVariables, loadConfig } from "./load.js"
 
 describe("loadConfig", () => {
-  test("defaults decode cleanly", () => {
+  test("with no input the loaded config carries SPEC.md's defaults (written out here, not read from DEFAULT_CONFIG)", () => {
     const r = loadConfig({})
     expect(r._tag).toBe("ok")
-    if (r._tag === "ok") expect(r.config).toEqual(DEFAULT_CONFIG)
+    if (r._tag !== "ok") return
+    const c = r.config
+    expect(c.repeat).toMatchObject({ enabled: true, window: 500, threshold: 20, minBlock: 4, minDistinct: 3 })
+    expect(c.stream.chunkTimeoutMs).toBe(480_000)
+    expect(c.recovery).toMatchObject({ lengthContinuations: 3, emptyRetries: 2, textToolCallRetries: 2, structuredRetries: 2 })
+    expect(c.text_loop).toMatchObject({ enabled: true, bufferSize: 5, repeats: 3, keyChars: 200 })
+    expect(c.repeated_action).toMatchObject({ enabled: true, repeats: 3 })
+    expect(c.loop_streak_recovery).toMatchObject({ enabled: false, trigger_count: 3, max_span: 64, cache_risk_blocks: 20 })
+    expect(c.try_best).toMatchObject({ enabled: false, edit_window: 12, edit_similarity: 0.8, edit_matches: 2, action_streak: 4, failed_command_retries: 3 })
+    expect(c.rollback).toMatchObject({ enabled: true, max_consecutive_rollbacks: 5 })
+    expect(c.loop).toMatchObject({ toolTimeoutMs: 120_000 })
+    expect(c.breaker).toMatchObject({ consecutiveFailures: 3 })
+    expect(c.goal_gate).toMatchObject({ enabled: false, maxChecks: 20 })
+    expect(c.text_tool_calls).toEqual({ mode: "execute" })
+    expect(c.failure_summary).toEqual({ enabled: false, max_retries: 1 })
+    // Nothing in the defaults is dropped or reshaped by the decode.
+    expect(c).toEqual(DEFAULT_CONFIG)
+  })
+
+  test("the section-wide retry knobs read from the environment", () => {
+    const r = loadConfig({ env: { LOOPGUARD_RETRY_JITTER_RATIO: "0.25", LOOPGUARD_RETRY_RETRYABLE_STATUSES: "404, 409" } })
+    expect(r._tag).toBe("ok")
+    if (r._tag === "ok") expect(r.config.retry).toMatchObject({ jitterRatio: 0.25, retryableStatuses: [404, 409] })
+    const bad = loadConfig({ env: { LOOPGUARD_RETRY_RETRYABLE_STATUSES: "404,nope" } })
+    expect(bad._tag).toBe("error")
+    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("LOOPGUARD_RETRY_RETRYABLE_STATUSES")
+  })
+
+  test("switches read from the environment also take 1/0, yes/no and on/off", () => {
+    for (const [raw, want] of [["1", true], ["yes", true], ["ON", true], ["0", false], ["no", false], ["off", false]] as const) {
+      const r = loadConfig({ env: { LOOPGUARD_TRY_BEST_ENABLED: raw } })
+      expect(r._tag).toBe("ok")
+      if (r._tag === "ok") expect(r.config.try_best.enabled).toBe(want)
+    }
+    const bad = loadConfig({ env: { LOOPGUARD_TRY_BEST_ENABLED: "2" } })
+    expect(bad._tag).toBe("error")
+    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("LOOPGUARD_TRY_BEST_ENABLED")
   })
 
   test("file, env and flags override in that order", () => {

@@ -46,14 +46,29 @@ export const envVariables = (): ReadonlyArray<{ readonly name: string; readonly 
     }
   }
   out.push({ name: "LOOPGUARD_RETRY_OVERLOADED_IMMEDIATE_RETRIES", path: ["retry", "overloadedImmediateRetries"] })
+  out.push({ name: "LOOPGUARD_RETRY_JITTER_RATIO", path: ["retry", "jitterRatio"] })
+  out.push({ name: "LOOPGUARD_RETRY_RETRYABLE_STATUSES", path: ["retry", "retryableStatuses"] })
   return out
 }
+
+/** Knobs with no default value whose environment text still needs a shape (a list of numbers). */
+const ENV_SHAPES: Readonly<Record<string, unknown>> = { "retry.retryableStatuses": [0] }
 
 /** Env values are text: numbers, booleans, `null`, and comma lists for list-valued knobs. */
 const parseEnvValue = (raw: string, defaultValue: unknown): unknown => {
   const t = raw.trim()
-  if (Array.isArray(defaultValue)) return t === "" ? [] : t.split(",").map((s) => s.trim()).filter((s) => s !== "")
+  if (Array.isArray(defaultValue)) {
+    const items = t === "" ? [] : t.split(",").map((s) => s.trim()).filter((s) => s !== "")
+    // A list of numbers (HTTP statuses) reads its items as numbers; a bad item is left as text for the Schema to name.
+    return typeof defaultValue[0] === "number" ? items.map((x) => (/^\d+$/.test(x) ? Number(x) : x)) : items
+  }
   if (t === "null") return null
+  // Switches also take the spellings shells use: 1/0, yes/no, on/off (seed 001: `…=1` turns try-best on).
+  if (typeof defaultValue === "boolean") {
+    const lower = t.toLowerCase()
+    if (["true", "1", "yes", "on"].includes(lower)) return true
+    if (["false", "0", "no", "off"].includes(lower)) return false
+  }
   if (t === "true") return true
   if (t === "false") return false
   if (t !== "" && /^-?\d+(\.\d+)?(e-?\d+)?$/i.test(t)) return Number(t)
@@ -129,7 +144,7 @@ export const loadConfig = (input: ConfigInput): ConfigResult => {
     for (const { name, path } of envVariables()) {
       const raw = input.env[name]
       if (raw === undefined) continue
-      setPath(merged, path, parseEnvValue(raw, getPath(DEFAULT_CONFIG, path)))
+      setPath(merged, path, parseEnvValue(raw, getPath(DEFAULT_CONFIG, path) ?? ENV_SHAPES[path.join(".")]))
       sources.set(path.join("."), { kind: "env", name })
     }
   }
@@ -144,7 +159,8 @@ export const loadConfig = (input: ConfigInput): ConfigResult => {
   if (decoded._tag === "Failure") {
     const message = String(decoded.cause).length > 0 ? schemaMessage(decoded.cause) : "invalid config"
     for (const issue of splitIssues(message)) {
-      const src = sources.get(issue.path.join("."))
+      // A bad list item (`a.b.1`) came from wherever its list (`a.b`) did.
+      const src = issue.path.map((_, i) => sources.get(issue.path.slice(0, issue.path.length - i).join("."))).find((x) => x !== undefined)
       const where = describeSource(src, input, issue.path)
       errors.push(`config field ${issue.path.join(".") || "(root)"} (from ${where}): ${issue.message}`)
     }

@@ -163,12 +163,18 @@ export const RetrySection = Schema.Struct({
   server: Schema.optional(RetryBudgetPatch),
   unknown: Schema.optional(RetryBudgetPatch),
   rateLimit: Schema.optional(RetryBudgetPatch),
-  overloadedImmediateRetries: Schema.optional(NonNegInt)
+  overloadedImmediateRetries: Schema.optional(NonNegInt),
+  /** Jitter for every budget of this section that sets none (seed 000's top-level `retry.jitterRatio`). */
+  jitterRatio: Schema.optional(Ratio),
+  /** HTTP statuses retried as server errors for this provider's adapter (404 for some). */
+  retryableStatuses: Schema.optional(Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))))
 })
 
 /** Config section `provider.<id>`: per-provider overrides. */
 export const ProviderSection = Schema.Struct({
-  retry: Schema.optional(RetrySection)
+  retry: Schema.optional(RetrySection),
+  /** This provider's longest silence between two stream chunks (seed 000's per-provider chunkTimeout); default `stream.chunkTimeoutMs`. */
+  chunkTimeoutMs: Schema.optional(TimerMs)
 })
 
 /** SPEC §6 names these keys in snake_case; kept so config files match the spec. */
@@ -183,7 +189,11 @@ export const TryBestSection = Schema.Struct({
   shell_tools: Names,
   verification_patterns: Names,
   on_pause: Schema.Literals(["stop", "continue", "handoff:codex", "handoff:claude", "ask"]),
-  max_resumes: NonNegInt
+  max_resumes: NonNegInt,
+  /** How the hand-off skills run their harness: `sandboxed` (workspace-write, no prompts) or `isolated` (no guard rails; throwaway machines only). */
+  handoff_mode: Schema.Literals(["sandboxed", "isolated"]),
+  /** How long one hand-off skill run (one `codex exec` / `claude -p`) may take. */
+  handoff_timeout_ms: TimerMs
 })
 
 /** Config section `stall`: stall signals. */
@@ -288,6 +298,19 @@ export const RollbackSection = Schema.Struct({
   dedupe_unlisted_tools: Schema.Boolean
 })
 
+/** Seed 002's failure-summary retry: after a failed run, summarise the failure and try the task again. */
+export const FailureSummarySection = Schema.Struct({
+  enabled: Schema.Boolean,
+  /** Fresh attempts after the first one fails (each preceded by one summary request). */
+  max_retries: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10 }))
+})
+
+/** Tool calls written in reply text (MCP-XML, `<tool_call>` JSON) that name an offered tool. */
+export const TextToolCallsSection = Schema.Struct({
+  /** `execute`: run them as real calls; `rollback`: treat them as leaked markup (reminded or rolled back). */
+  mode: Schema.Literals(["execute", "rollback"])
+})
+
 /** Config section `store`: the durable SessionStore (docs/store.md), one writer per session by lease. */
 export const StoreSection = Schema.Struct({
   leaseMs: TimerMs.check(Schema.isGreaterThanOrEqualTo(1000)),
@@ -322,6 +345,8 @@ export const LoopguardConfigSchema = Schema.Struct({
   doom_loop: DoomLoopSection,
   rollback: RollbackSection,
   repair: RepairSection,
+  text_tool_calls: TextToolCallsSection,
+  failure_summary: FailureSummarySection,
   loop_streak_recovery: StreakRecoverySection,
   retry: RetrySection,
   provider: Schema.Record(Schema.String, ProviderSection),

@@ -91,11 +91,19 @@ describe("layerFromEffectAi", () => {
     ])
   })
 
-  test("arguments left as broken JSON text are repaired, the raw text kept", async () => {
+  test("cut-off argument text is not completed: the raw text stays and the call carries the parse error", async () => {
     const raw = '{"command": "ls'
     const r = await collect([toolTurn("c2", "bash", raw)], ask("list", [bash]))
     const call = partsOf(r).find((p) => p.type === "tool-call")
-    expect(call).toEqual({ type: "tool-call", id: "c2", name: "bash", input: { command: "ls" }, inputText: raw })
+    expect(call).toMatchObject({ type: "tool-call", id: "c2", name: "bash", input: raw, inputText: raw })
+    expect(call?.type === "tool-call" ? call.argumentsError : undefined).toContain("cut off")
+  })
+
+  test("argument text with a benign slip is repaired and flagged, the raw text kept", async () => {
+    const raw = "{'command': 'ls',}"
+    const r = await collect([toolTurn("c2", "bash", raw)], ask("list", [bash]))
+    const call = partsOf(r).find((p) => p.type === "tool-call")
+    expect(call).toEqual({ type: "tool-call", id: "c2", name: "bash", input: { command: "ls" }, inputText: raw, argumentsRepaired: true })
   })
 
   test("a call to an undeclared tool reaches loopguard instead of failing the stream", async () => {

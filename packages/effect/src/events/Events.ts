@@ -71,6 +71,11 @@ export const RetryTerminal = Schema.Struct({
 export const TryBestDetected = Schema.Struct({
   type: Schema.Literal("session.try_best.detected"),
   step: Step,
+  sessionId: Schema.String,
+  /** The agent that was paused (its role: main, subagent, checkpoint). */
+  agent: Schema.String,
+  /** The model the paused agent was running. */
+  model: Schema.String,
   incident: Schema.Unknown
 })
 /** The session's status for a UI: one attempt number across both retry phases, reset when idle. */

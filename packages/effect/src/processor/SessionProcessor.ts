@@ -8,8 +8,9 @@
  * record the next run shows the model as interrupted (runloop/resume.ts). A store failure is not
  * a model failure: it is never retried, and fails the step with the store's typed error.
  */
-import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart, type ToolPart } from "@loopguard/core/model"
+import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart } from "@loopguard/core/model"
 import type { GuardTrip } from "@loopguard/core/repeat"
+import type { Incident } from "@loopguard/core/report"
 import { isPrefillRejection } from "@loopguard/core/retry"
 import { Context, Data, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
@@ -22,11 +23,14 @@ import { SessionStore } from "../store/SessionStore.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 import { Tools, type ToolResult } from "../tools/Tools.js"
 import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonitor } from "./monitors.js"
-import { chunkTimeout } from "./chunk-timeout.js"
-import { PartObserver } from "./part-observer.js"
 import { giveUpError } from "./give-up.js"
 import { makeCallRepair } from "./call-repair.js"
 import { ToolGate } from "./ToolGate.js"
+import { chunkTimeout } from "./chunk-timeout.js"
+import { PartObserver } from "./part-observer.js"
+import { runToolCall, type ToolCallPart, type ToolRunContext, type ToolRunDeps } from "./run-tool.js"
+import { runTextToolCalls } from "./text-calls.js"
+
 
 interface AttemptResult {
   readonly reply: ReplyBuilder
@@ -34,6 +38,8 @@ interface AttemptResult {
   readonly error: NormalizedError | null
   /** A tool-call event arrived (its tool ran): the step is no longer replay-safe. */
   readonly toolCalled: boolean
+  /** Incidents the attempt filed (refused or repaired calls, text calls run). */
+  readonly incidents: ReadonlyArray<Incident>
 }
 
 /** The schedule's input: an attempt that failed in a way a retry might fix. */
@@ -66,6 +72,16 @@ export interface ProcessInput {
   readonly localTools?: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult, SessionStoreError>>
   /** Asked before a call runs (per-tool caps): a refusal text means the call is answered, not run. */
   readonly admitTool?: (name: string) => Effect.Effect<string | undefined, SessionStoreError>
+  /**
+   * What to do with tool calls written in the reply's text: `execute` (default: `text_tool_calls.mode`
+   * says) or `report` (shadow replays: file what a live run would run, change nothing).
+   */
+  readonly textToolCalls?: "execute" | "report"
+  /**
+   * The `session.status` retry number: runs on across phases and steps, reset only when the session
+   * goes idle (the RunLoop owns it). Without it, numbers run across the phases of this step only.
+   */
+  readonly nextStatusAttempt?: () => number
   /** Makes ids for the reply messages (one per attempt). */
   readonly messageId: (attempt: number) => string
   /** The model for this step instead of the layer's `LLM` (the breaker's reroute). */
@@ -79,6 +95,8 @@ export interface ProcessResult {
   readonly message: AssistantMessage
   /** How many attempts the step took (1 = no retry). */
   readonly attempts: number
+  /** Incidents the processor filed for the recorded attempt (already published as events). */
+  readonly incidents: ReadonlyArray<Incident>
 }
 
 export interface SessionProcessorShape {
@@ -97,18 +115,18 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const tools = yield* Tools
       const retry = yield* RetryCoordinator
       const gate = yield* ToolGate
-      const repairs = makeCallRepair(config)
+      const toolDeps: ToolRunDeps = { events, tools, gate, store, repairs: makeCallRepair(config) }
+      const listening = events.listening ?? (() => true)
+      const progressOptions = { intervalMs: config.stream.progressIntervalMs, listening, now: () => Date.now() }
       const baseMonitors: ReadonlyArray<MonitorFactory> = config.repeat.enabled
         ? [repeatMonitor(repeatGuardOptionsOf(config.repeat))]
         : []
-
-      const listening = events.listening ?? (() => true)
-      const progressOptions = { intervalMs: config.stream.progressIntervalMs, listening, now: () => Date.now() }
 
       /** One attempt: stream, record, run tools, stop at the first trip. */
       const attempt = (input: ProcessInput, request: LlmRequest, n: number) =>
         Effect.gen(function* () {
           const reply = new ReplyBuilder(input.messageId(n), input.parentId, input.step, llm.modelId)
+          const incidents: Array<Incident> = []
           const monitors: Array<StreamMonitor> = [...baseMonitors, ...(input.monitors ?? [])].map((f) => f({ step: input.step, attempt: n }))
           const observer = new PartObserver(reply, monitors, progressOptions)
           const publishProgress = (force: boolean): Effect.Effect<void> => {
@@ -116,70 +134,18 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             return p === null ? Effect.void : events.publish({ type: "stream.progress", step: input.step, tokens: p.tokens, text: p.text })
           }
           const stopWith = (stop: boolean) => Effect.as(publishProgress(false), [stop] as const)
-
-          const checkTool = (part: ToolPart): MonitorTrip | null => {
-            for (const m of monitors) {
-              const t = m.onToolFinished?.(part, input.step) ?? null
-              if (t) return t
-            }
-            return null
+          const toolCtx: ToolRunContext = {
+            sessionId: input.sessionId,
+            step: input.step,
+            reply,
+            monitors,
+            system: request.system,
+            localTools: input.localTools,
+            incidents,
+            ...(input.toolsPaused !== undefined ? { toolsPaused: input.toolsPaused } : {}),
+            ...(input.admitTool !== undefined ? { admitTool: input.admitTool } : {})
           }
-
-          const runTool = (called: Extract<StreamPart, { type: "tool-call" }>) =>
-            Effect.gen(function* () {
-              // SPEC §7 in-place repair (aliases, defaults, nulls, server names): no retry, the fixed call runs.
-              const fixed = repairs.apply(called, request.system)
-              const part = fixed.part
-              if (fixed.repairs.length > 0) {
-                reply.updateTool(part.id, (p) => ({ ...p, name: part.name, input: part.input }))
-                yield* events.publish({ type: "incident", step: input.step, detector: "repair", action: "repaired", kind: "recovery", detail: { tool: part.name, repairs: fixed.repairs } })
-              }
-              // The caller holds tools back on this step (a tool-less cap step, the breaker's cooldown).
-              if (input.toolsPaused !== undefined) {
-                const error = input.toolsPaused
-                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error }))
-                yield* events.publish({ type: "incident", step: input.step, detector: "tools-paused", action: "refused", kind: "recovery", detail: { tool: part.name, reason: error } })
-                return null
-              }
-              const allowed = yield* gate.beforeCall(reply.build(), { id: part.id, name: part.name, input: part.input }, input.step)
-              if (allowed._tag === "deny") {
-                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: allowed.reason }))
-                return { outcome: "stop", monitor: "doom-loop", reason: allowed.reason } satisfies MonitorTrip
-              }
-              const refusal = input.admitTool === undefined ? undefined : yield* input.admitTool(part.name)
-              if (refusal !== undefined) {
-                reply.updateTool(part.id, (p) => ({ ...p, state: "error", error: refusal }))
-                return null
-              }
-              reply.updateTool(part.id, (p) => ({ ...p, state: "running" }))
-              // Written ahead: from here on, a crash leaves a record that this call may have run.
-              yield* store.putAssistant(input.sessionId, reply.build())
-              yield* events.publish({ type: "tool.started", step: input.step, callId: part.id, name: part.name, input: part.input })
-              const started = Date.now()
-              const local = input.localTools?.get(part.name)
-              const result = local ? yield* local(part.input) : yield* tools.execute({ id: part.id, name: part.name, input: part.input })
-              const finished = reply.updateTool(part.id, (p) => ({
-                ...p,
-                state: result.state,
-                output: result.output,
-                ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
-                ...(result.error !== undefined ? { error: result.error } : {}),
-                ...(result.path !== undefined ? { path: result.path } : {}),
-                ...(result.diff !== undefined ? { diff: result.diff } : {})
-              }))
-              yield* events.publish({
-                type: "tool.finished",
-                step: input.step,
-                callId: part.id,
-                name: part.name,
-                state: result.state,
-                ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
-                durationMs: Date.now() - started
-              })
-              yield* store.putAssistant(input.sessionId, reply.build())
-              return finished ? checkTool(finished) : null
-            })
-
+          const runTool = (called: ToolCallPart) => runToolCall(toolDeps, toolCtx, called)
 
           /** One chunk of parts in a plain loop; an Effect only for a tool call or a due progress event. */
           const onChunk = (chunk: ReadonlyArray<StreamPart>, from: number): Effect.Effect<readonly [boolean], SessionStoreError> => {
@@ -188,9 +154,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               const seen = observer.observe(part)
               if (seen === "stop") return stopWith(true)
               if (seen === "tool") {
-                const called = part as Extract<StreamPart, { type: "tool-call" }>
                 return Effect.flatMap(publishProgress(false), () =>
-                  Effect.flatMap(runTool(called), (t) => {
+                  Effect.flatMap(runTool(part as ToolCallPart), (t) => {
                     if (t === null) return onChunk(chunk, i + 1)
                     observer.trip = t
                     return stopWith(true)
@@ -201,8 +166,11 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             return stopWith(false)
           }
 
+          // A provider's own chunk timeout wins (seed 000: `provider.<id>` chunkTimeout), else the global one.
+          const providerId = (input.llm ?? llm).providerId
+          const chunkTimeoutMs = (Object.hasOwn(config.provider, providerId) ? config.provider[providerId]?.chunkTimeoutMs : undefined) ?? config.stream.chunkTimeoutMs
           yield* (input.llm ?? llm).stream(request).pipe(
-            chunkTimeout(config.stream.chunkTimeoutMs),
+            chunkTimeout(chunkTimeoutMs),
             Stream.mapArrayEffect((chunk) => onChunk(chunk, 0)),
             // The design card's shape: stop consuming the moment a monitor trips.
             Stream.takeUntil((stop) => stop),
@@ -225,10 +193,14 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           )
 
           yield* publishProgress(true)
+          if (observer.trip === null && observer.streamError === null && config.text_tool_calls.mode === "execute") {
+            const t = yield* runTextToolCalls(toolDeps, toolCtx, request, input.textToolCalls ?? "execute")
+            if (t !== null) ((observer.trip = t), (observer.toolCalled = true))
+          }
           observer.onEnd()
           // The stream ended without saying why: never taken as done (SPEC §8).
           if (observer.trip === null && observer.streamError === null && reply.finish === undefined) reply.setFinish("unknown")
-          return { reply, trip: observer.trip, error: observer.streamError, toolCalled: observer.toolCalled } satisfies AttemptResult
+          return { reply, trip: observer.trip, error: observer.streamError, toolCalled: observer.toolCalled, incidents } satisfies AttemptResult
         })
 
       const process = Effect.fn("SessionProcessor.process")(function* (input: ProcessInput) {
@@ -237,6 +209,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         let last: AttemptResult | null = null
         let prefillDropped = false
         let stopped: RetryStop | null = null
+        let stepRetries = 0
+        const nextStatusAttempt = input.nextStatusAttempt ?? (() => ++stepRetries)
         let storeFailure: SessionStoreError | null = null
         /** A store failure leaves the retry loop as a success marker, then fails the step as itself. */
         const storeFailed = <A>(e: Effect.Effect<A, SessionStoreError>) =>
@@ -301,7 +275,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 delayMs: info.delayMs,
                 message: info.error.message
               })
-              yield* events.publish({ type: "session.status", status: "retry", attempt: info.attempt, delayMs: info.delayMs })
+              yield* events.publish({ type: "session.status", status: "retry", attempt: nextStatusAttempt(), delayMs: info.delayMs })
             }),
           onStop: (stop) => Effect.sync(() => void (stopped = stop))
         })
@@ -318,6 +292,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               return { type: "paused", incident: t.incident, notice: t.notice }
             }
             if (t.outcome === "stop") return { type: "stop", reason: t.reason }
+            if (t.outcome === "halt") return { type: "continue" }
             const g = t.trip
             return g.rule === "short"
               ? { type: "text-repeat", trip: g, period: g.period, token: g.token, repeats: g.repeats }
@@ -340,7 +315,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         const message = last!.reply.build()
         yield* store.putAssistant(input.sessionId, message)
         yield* events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none" })
-        return { outcome, message, attempts: n } satisfies ProcessResult
+        return { outcome, message, attempts: n, incidents: last!.incidents } satisfies ProcessResult
       })
 
       return SessionProcessor.of({ process: (input) => process(input) })

@@ -34,11 +34,20 @@ export const makeCallRepair = (config: LoopguardConfig) => {
       const input = part.input
       if (!config.repair.enabled || input === null || typeof input !== "object" || Array.isArray(input)) return { part, repairs: [] }
       const { call, repairs } = repairToolCall(
-        { id: part.id, name: part.name, arguments: input as Record<string, unknown>, argumentsValid: true, argumentsRepaired: false, format: "chat" },
+        {
+          id: part.id,
+          name: part.name,
+          ...(part.server !== undefined ? { server: part.server } : {}),
+          arguments: input as Record<string, unknown>,
+          argumentsValid: true,
+          argumentsRepaired: false,
+          format: part.server !== undefined ? "mcp-xml" : "chat"
+        },
         table,
         serverMap(system)
       )
-      return repairs.length === 0 ? { part, repairs } : { part: { ...part, name: call.name, input: call.arguments }, repairs }
+      if (repairs.length === 0) return { part, repairs }
+      return { part: { ...part, name: call.name, input: call.arguments, ...(call.server !== undefined ? { server: call.server } : {}) }, repairs }
     }
   }
 }

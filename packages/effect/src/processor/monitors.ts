@@ -15,10 +15,24 @@ export type MonitorTrip =
       readonly incident: Readonly<Record<string, unknown>>
     }
   | { readonly outcome: "stop"; readonly monitor: string; readonly reason: string }
+  /**
+   * Stop consuming the stream and run no further call of this step; the step itself ends normally
+   * and the RunLoop decides (a rollback). `reason` is recorded as the error of a call not run.
+   */
+  | { readonly outcome: "halt"; readonly monitor: string; readonly reason: string }
+
+/** A call about to run, as `beforeTool` sees it. */
+export interface PendingCall {
+  readonly id: string
+  readonly name: string
+  readonly input: unknown
+}
 
 export interface StreamMonitor {
   readonly name: string
   readonly onPart?: (part: StreamPart) => MonitorTrip | null
+  /** Called before a call runs; a trip means it does not run. */
+  readonly beforeTool?: (call: PendingCall, step: number) => MonitorTrip | null
   /** Called once per tool part that reached completed or error. */
   readonly onToolFinished?: (part: ToolPart, step: number) => MonitorTrip | null
   /** The stream ended: a held partial word may still complete a loop. */

@@ -47,6 +47,8 @@ export interface RetryCoordinatorShape {
 
 export interface RetryCoordinatorOptions {
   readonly budgets?: RetryBudgets
+  /** HTTP statuses retried as server errors for this provider (`retry.retryableStatuses`). */
+  readonly retryableStatuses?: ReadonlyArray<number>
   /** Silent immediate retries of `server_is_overloaded` in the main session; SPEC default 3. */
   readonly overloadedImmediateRetries?: number
   /** Told once per failure that was not retryable, so a UI can show why the run stopped. */
@@ -71,6 +73,7 @@ export const makeRetryCoordinator = (options: RetryCoordinatorOptions = {}): Ret
         budgets,
         normalize,
         overloadedImmediateRetries: o.mainSession === true ? overloaded : 0,
+        ...(options.retryableStatuses !== undefined ? { retryableStatuses: options.retryableStatuses } : {}),
         ...(o.replaySafe !== undefined ? { replaySafe: o.replaySafe } : {}),
         ...(o.onAttempt !== undefined ? { onAttempt: o.onAttempt } : {}),
         onStop: (stop, error) =>
@@ -101,6 +104,7 @@ export class RetryCoordinator extends Context.Service<RetryCoordinator, RetryCoo
     if (!checked.ok) return Layer.effect(RetryCoordinator, Effect.fail(new RetryConfigError({ errors: checked.errors })))
     return RetryCoordinator.layerOf({
       ...(checked.config.overloadedImmediateRetries !== undefined ? { overloadedImmediateRetries: checked.config.overloadedImmediateRetries } : {}),
+      ...(checked.config.retryableStatuses !== undefined ? { retryableStatuses: checked.config.retryableStatuses } : {}),
       ...options,
       budgets: mergeRetryConfig(DEFAULT_RETRY_BUDGETS, checked.config)
     })
@@ -114,7 +118,7 @@ export class RetryCoordinator extends Context.Service<RetryCoordinator, RetryCoo
   ): Layer.Layer<RetryCoordinator, RetryConfigError> => {
     const r = resolveRetryBudgets(root, providerId)
     if (!r.ok) return Layer.effect(RetryCoordinator, Effect.fail(new RetryConfigError({ errors: r.errors })))
-    return RetryCoordinator.layerOf({ ...options, budgets: r.budgets, overloadedImmediateRetries: r.overloadedImmediateRetries })
+    return RetryCoordinator.layerOf({ ...options, budgets: r.budgets, overloadedImmediateRetries: r.overloadedImmediateRetries, retryableStatuses: r.retryableStatuses })
   }
 
   /**
@@ -131,7 +135,12 @@ export class RetryCoordinator extends Context.Service<RetryCoordinator, RetryCoo
         const config = yield* ConfigService
         const r = resolveRetryBudgets({ retry: config.retry, provider: config.provider }, providerId)
         if (!r.ok) return yield* Effect.die(new RetryConfigError({ errors: r.errors }))
-        return makeRetryCoordinator({ ...options, budgets: r.budgets, overloadedImmediateRetries: r.overloadedImmediateRetries })
+        return makeRetryCoordinator({
+          ...options,
+          budgets: r.budgets,
+          overloadedImmediateRetries: r.overloadedImmediateRetries,
+          retryableStatuses: r.retryableStatuses
+        })
       })
     )
 }

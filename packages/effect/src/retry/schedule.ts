@@ -17,6 +17,7 @@ import {
   type RetryKind,
   type RetryPhase,
   type RetryScope,
+  type RetryState,
   type RetryStopReason
 } from "@loopguard/core/retry"
 import { Cause, Clock, Duration, Effect, Random, Schedule } from "effect"
@@ -25,7 +26,7 @@ import { Cause, Clock, Duration, Effect, Random, Schedule } from "effect"
 export type RetryStep =
   | {
       readonly retry: true
-      /** Counted retries so far, this one included (a silent overload retry does not count). */
+      /** Counted retries of this phase so far, this one included (a silent overload retry does not count). */
       readonly attempt: number
       readonly delayMs: number
       readonly decision: RetryDecision
@@ -62,6 +63,8 @@ export interface RetryScheduleOptions<E> {
   readonly normalize: (error: E) => NormalizedError
   /** Consulted before every retry; once false the schedule stops with `unsafe-replay`. */
   readonly replaySafe?: () => boolean
+  /** HTTP statuses this provider's adapter retries as server errors (seed 000: 404 for some). */
+  readonly retryableStatuses?: ReadonlyArray<number>
   /** Immediate, uncounted retries of OpenAI `server_is_overloaded` (main session: 3). Default 0. */
   readonly overloadedImmediateRetries?: number
   readonly onAttempt?: (info: RetryAttemptInfo) => Effect.Effect<void>
@@ -73,15 +76,18 @@ export interface RetryScheduleOptions<E> {
 export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule.Schedule<RetryStep, E> =>
   Schedule.fromStep(
     Effect.gen(function* () {
-      // Per run of the schedule: the deadline counts from here, before the first attempt.
+      // Two retry sites with their own counts and deadlines (seed 000): request-phase retries belong
+      // to one model call, so every stream-phase replay (a new call) starts them afresh; stream-phase
+      // replays count over the whole step, from before its first attempt.
       const startedAt = yield* Clock.currentTimeMillis
-      let state = initialRetryState
+      const counts: Record<RetryPhase, RetryState> = { request: initialRetryState, stream: initialRetryState }
+      const since: Record<RetryPhase, number> = { request: startedAt, stream: startedAt }
       let overloadedUsed = 0
       return (now: number, input: E) =>
         Effect.gen(function* () {
           const error = options.normalize(input)
           // Each failure's own phase picks request or stream budgets: one schedule spans the step.
-          const decision = decide(error, { now })
+          const decision = decide(error, { now, ...(options.retryableStatuses !== undefined ? { retryableStatuses: options.retryableStatuses } : {}) })
           const budget = budgetNameFor(decision)
           const replaySafe = options.replaySafe?.() ?? true
           if (
@@ -91,17 +97,23 @@ export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule
             isOverloaded(error)
           ) {
             overloadedUsed += 1
-            const step: RetryStep = { retry: true, attempt: state.attempt, delayMs: 0, decision, budget, silent: true }
+            const step: RetryStep = { retry: true, attempt: counts[decision.phase].attempt, delayMs: 0, decision, budget, silent: true }
             return [step, Duration.zero] as [RetryStep, Duration.Duration]
           }
           const r = yield* Random.next
-          const outcome = nextRetry({ ...state, replaySafe }, decision, options.budgets[budget], now - startedAt, () => r)
+          const phase: RetryPhase = decision.phase
+          const state = counts[phase]
+          const outcome = nextRetry({ ...state, replaySafe }, decision, options.budgets[budget], now - since[phase], () => r)
           if (!outcome.retry) {
             const stop: RetryStop = { retry: false, reason: outcome.reason, attempt: state.attempt, decision, budget }
             if (options.onStop !== undefined) yield* options.onStop(stop, error)
             return yield* Cause.done(stop as RetryStep)
           }
-          state = recordRetry(state, outcome)
+          counts[phase] = recordRetry(state, outcome)
+          if (phase === "stream") {
+            counts.request = initialRetryState
+            since.request = now
+          }
           const b = options.budgets[budget]
           if (options.onAttempt !== undefined) {
             yield* options.onAttempt({

@@ -20,12 +20,14 @@ import { LLM } from "../llm/LLM.js"
 import { SessionProcessor } from "../processor/SessionProcessor.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools } from "../tools/Tools.js"
+import { requestFailureSummary, retryPrompt, shouldRetryAfterFailure } from "./failure-retry.js"
 import { makeRunContext, type RunServices } from "./run-context.js"
 import type { RunInput, RunResult } from "./run-types.js"
 import { startRun } from "./stages/begin-step.js"
 import { finishInterrupted, finishRun } from "./stages/finish.js"
 import { endFromOutside, externalStop } from "./stages/run-limits.js"
 import { runSteps } from "./step.js"
+import { TryBestSessions } from "./try-best-monitor.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 
 /** The loop of steps for one user turn: requests, classification, recoveries, cross-step detectors, caps and the report. */
@@ -49,20 +51,37 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         completionCheck: yield* CompletionCheck,
         compactor: yield* Compactor,
         modelId: llm.modelId,
+        tryBest: new TryBestSessions(config),
         price: priceFor(llm.modelId, prices),
         fallback: Option.isSome(fallback) ? { llm: fallback.value, price: priceFor(fallback.value.modelId, prices) } : null
       }
 
-      const run: (input: RunInput) => Effect.Effect<RunResult, SessionStoreError> = Effect.fn("RunLoop.run")(function* (input: RunInput) {
-        // A sub-agent (the `task` tool) is one more run of this same loop.
-        const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId), (child) => run(child))
-        return yield* Effect.gen(function* () {
-          if ((yield* startRun(services, ctx)) === "go") {
-            const outside = yield* Effect.raceFirst(runSteps(services, ctx), externalStop(services, ctx))
-            if (outside !== null) yield* endFromOutside(services, ctx, outside)
-          }
-          return yield* finishRun(services, ctx)
-        }).pipe(Effect.onInterrupt(() => finishInterrupted(services, ctx)))
+      const runOnce = (input: RunInput): Effect.Effect<RunResult, SessionStoreError> =>
+        Effect.gen(function* () {
+          // A sub-agent (the `task` tool) is one more run of this same loop.
+          const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId), (child) => runOnce(child))
+          return yield* Effect.gen(function* () {
+            if ((yield* startRun(services, ctx)) === "go") {
+              const outside = yield* Effect.raceFirst(runSteps(services, ctx), externalStop(services, ctx))
+              if (outside !== null) yield* endFromOutside(services, ctx, outside)
+            }
+            return yield* finishRun(services, ctx)
+          }).pipe(Effect.onInterrupt(() => finishInterrupted(services, ctx)))
+        })
+
+      const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {
+        let result = yield* runOnce(input)
+        // Seed 002's failure-summary retry (off by default): ask what failed, then try the task afresh.
+        for (let retry = 1; retry <= config.failure_summary.max_retries && shouldRetryAfterFailure(services, input, result); retry++) {
+          const failed = result.exit!
+          const steps = (yield* services.store.messages(input.sessionId)).filter((m) => m.role === "assistant").length
+          const summary = yield* requestFailureSummary(services, input, steps)
+          const incident = { step: failed.step, detector: "failure-summary", action: "retry", kind: "recovery" as const, detail: { reason: failed.reason, retry, summaryChars: summary.length } }
+          yield* services.events.publish({ type: "incident", ...incident })
+          const next = yield* runOnce({ ...input, prompt: retryPrompt(input.prompt!, failed.reason, summary) })
+          result = { ...next, incidents: [...result.incidents, incident, ...next.incidents] }
+        }
+        return result
       })
       return RunLoop.of({ run })
     })

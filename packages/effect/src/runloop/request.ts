@@ -18,6 +18,8 @@ export interface BuildRequestInput {
   /** Notes for this request only (repeated-action warning, soft-cap notice): never stored. */
   readonly ephemeral: ReadonlyArray<string>
   readonly applyCrops: boolean
+  /** Re-apply the stored reasoning-loop crops (`loop_streak_recovery.enabled`); compaction is not affected. */
+  readonly streakCrops?: boolean
 }
 
 export interface BuiltRequest {
@@ -27,15 +29,20 @@ export interface BuiltRequest {
 }
 
 /** The stored session as the model sees it: exclusions, crops and the latest compaction applied. */
-export const requestView = (all: ReadonlyArray<Message>, enforce: boolean): { readonly messages: ReadonlyArray<Message>; readonly croppedIds: ReadonlyArray<string> } => {
+export const requestView = (
+  all: ReadonlyArray<Message>,
+  enforce: boolean,
+  streakCrops = true
+): { readonly messages: ReadonlyArray<Message>; readonly croppedIds: ReadonlyArray<string> } => {
   // Cache risk is judged per new crop (cross-step.ts), not over every crop re-applied here.
-  const view = buildRequestView(all, { ...DEFAULT_CROP, applyCrops: enforce })
+  // Streak crops stay stored when the feature is switched off, but the model sees the full view (seed 000).
+  const view = buildRequestView(all, { ...DEFAULT_CROP, applyCrops: enforce && streakCrops })
   // The latest compaction summary takes the place of the range it replaces (never in shadow mode).
   return { messages: enforce ? applyCompaction(view.messages, all) : view.messages, croppedIds: view.croppedIds }
 }
 
 export const buildRequest = (input: BuildRequestInput): BuiltRequest => {
-  const view = requestView(input.messages, input.applyCrops)
+  const view = requestView(input.messages, input.applyCrops, input.streakCrops ?? true)
   const shown = view.messages
   const messages: Array<RequestMessage> = toRequestMessages(shown)
   for (const note of input.ephemeral) messages.push({ role: "user", text: note })

@@ -4,11 +4,14 @@
  * request, kept in the store) and the step is retried without spending a turn, up to a cap of
  * consecutive rollbacks. Plain state; the RunLoop applies the decision.
  *
- * One difference from the source system: duplicate queries are judged after the step, from the
- * executed calls, so the duplicate did run once more; its result is dropped with the reply.
+ * Order of checks, as in the source system: a duplicate query is judged before it runs
+ * (`beforeCall`: it never runs twice), a useless result stops the step's remaining calls
+ * (`afterResult`), and the loop-start cap check (`atLoopStart`) runs before every step. The step's
+ * verdict (`afterStep`) then pops the reply. At the cap, a duplicate or useless result is let run.
  */
 import { toolPartsOf, type AssistantMessage } from "@loopguard/core/model"
 import {
+  checkAtLoopStart,
   decideRollback,
   detectDuplicateCall,
   detectReplyTrigger,
@@ -22,6 +25,7 @@ import {
   type RollbackDecision
 } from "@loopguard/core/rollback"
 import type { LoopguardConfig } from "../config/schema.js"
+import type { MonitorFactory } from "../processor/monitors.js"
 
 /** The RunLoop's rollback triggers and cap for one run. */
 export class RollbackGuard {
@@ -35,6 +39,34 @@ export class RollbackGuard {
     private readonly agent: string
   ) {
     this.dedupe = { ...DEFAULT_DUPLICATE_QUERY_OPTIONS, unlistedTools: config.rollback.dedupe_unlisted_tools ? "all" : "none" }
+  }
+
+  /** Whether a trigger now would pop the reply (below the cap); at the cap it is let run or ends the loop. */
+  private wouldRollback(): boolean {
+    return this.config.rollback.enabled && this.state.consecutiveRollbacks < this.config.rollback.max_consecutive_rollbacks - 1
+  }
+
+  /** Before a call runs: the reason it must not (a duplicate of an executed query that will be rolled back), or null. */
+  beforeCall(call: { readonly id: string; readonly name: string; readonly input: unknown }): string | null {
+    if (!this.wouldRollback()) return null
+    const dup = detectDuplicateCall(this.queries, this.agent, [{ id: call.id, name: call.name, arguments: call.input }], { duplicateQuery: this.dedupe })
+    return dup === null ? null : `not run: duplicate of an already executed ${call.name} query (rolled back)`
+  }
+
+  /** After a call ran: the reason to run no further call of this step (a useless result that will be rolled back), or null. */
+  afterResult(part: ReturnType<typeof toolPartsOf>[number]): string | null {
+    if (!this.wouldRollback()) return null
+    return detectUselessResult([part]) === null ? null : `not run: an earlier call of this step returned a useless result (rolled back)`
+  }
+
+  /** SPEC §7's first line of defence: a loop that starts at or past the cap ends at once. */
+  atLoopStart(): boolean {
+    return this.config.rollback.enabled && checkAtLoopStart(this.state, { maxConsecutiveRollbacks: this.config.rollback.max_consecutive_rollbacks }).action === "end-loop"
+  }
+
+  /** For a state carried over from elsewhere (a resumed session) or a test. */
+  restore(consecutiveRollbacks: number): void {
+    this.state = { consecutiveRollbacks }
   }
 
   /** What to do with a finished reply; null when nothing triggered (then the turn counts as good or not). */
@@ -69,3 +101,21 @@ export class RollbackGuard {
     }
   }
 }
+
+/** Rollback's in-step checks (SPEC §7 order): a duplicate never runs, a useless result stops the rest. Off in shadow mode. */
+export const rollbackMonitors = (guard: RollbackGuard, shadow: boolean): ReadonlyArray<MonitorFactory> =>
+  shadow
+    ? []
+    : [
+        () => ({
+          name: "rollback",
+          beforeTool: (call) => {
+            const reason = guard.beforeCall(call)
+            return reason === null ? null : { outcome: "halt", monitor: "duplicate-query", reason }
+          },
+          onToolFinished: (part) => {
+            const reason = guard.afterResult(part)
+            return reason === null ? null : { outcome: "halt", monitor: "useless-result", reason }
+          }
+        })
+      ]

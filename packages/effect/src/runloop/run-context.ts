@@ -23,7 +23,8 @@ import { makeFinishGates, type FinishGates } from "./finish-gates.js"
 import type { Incident } from "./report.js"
 import { RollbackGuard } from "./rollback-guard.js"
 import type { RunExit, RunInput } from "./run-types.js"
-import { tryBestMonitors } from "./try-best-monitor.js"
+import { rollbackMonitors } from "./rollback-guard.js"
+import { tryBestMonitors, type TryBestSessions } from "./try-best-monitor.js"
 import { localToolsOf } from "./local-tools.js"
 import type { SpawnRun } from "./stages/subagent.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
@@ -41,6 +42,8 @@ export interface RunServices {
   readonly modelId: string
   /** The model's price; null when unknown (cost stays null, the cost cap never trips). */
   readonly price: ModelPrice | null
+  /** Try-Best detectors by session: their counters outlive a run (a user turn). */
+  readonly tryBest?: TryBestSessions
   /** The breaker's reroute target, with its price; null = no reroute rung. */
   readonly fallback: { readonly llm: LlmShape; readonly price: ModelPrice | null } | null
 }
@@ -65,6 +68,8 @@ export interface RunContext {
   /** The real (non-synthetic) user message the replies answer. */
   currentUserId: string
   recovery: RecoveryState
+  /** The `session.status` retry number: runs across steps and phases, back to 0 when the run goes idle. */
+  statusAttempt: number
   meter: UsageMeter
   lastReply: AssistantMessage | null
   exit: RunExit | null
@@ -124,6 +129,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
   const role = input.role ?? config.loop.role
   const local = localToolsOf(s, input, spawn, () => ctx)
   const step = history.filter((m) => m.role === "assistant" && m.excluded !== "replayed").length
+  const rollback = new RollbackGuard(config, role)
   const ctx: RunContext = {
     input,
     shadow,
@@ -135,6 +141,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     firstStep: step,
     currentUserId: [...history].reverse().find((m) => m.role === "user" && m.synthetic === undefined)?.id ?? "",
     recovery: initRecovery(),
+    statusAttempt: 0,
     // An unpriced model has an unknown cost from the start, not $0 until its first step.
     meter: s.price === null ? { ...initUsageMeter(), costUsd: null } : initUsageMeter(),
     lastReply: null,
@@ -151,7 +158,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     nextId,
     detectors: new CrossStepDetectors(config, role, shadow, s.fallback !== null),
     throttle: new IncidentThrottle(DEFAULT_EPISODE_GAP, shadow),
-    rollback: new RollbackGuard(config, role),
+    rollback,
     gates: makeFinishGates({
       config,
       goalGate: s.goalGate,
@@ -164,12 +171,19 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
         }),
       messages: () => s.store.messages(input.sessionId)
     }),
-    monitors: tryBestMonitors(config, shadow),
+    monitors: [
+      // Shadow replays (audit) get a detector of their own: a replay must not touch a live session's counters.
+      ...(shadow || s.tryBest === undefined ? tryBestMonitors(config, shadow) : tryBestMonitors(config, shadow, s.tryBest.for(input.sessionId))),
+      ...rollbackMonitors(rollback, shadow)
+    ],
     toolSpecs: [...s.tools.specs, ...local.specs],
     localTools: local.handlers
   }
   return ctx
 }
+
+/** Who a pause stopped: the session, the agent (its role) and the model it is on now, as `session.try_best.detected` carries them. */
+export const pausedWho = (s: RunServices, ctx: RunContext) => ({ sessionId: ctx.input.sessionId, agent: ctx.role, model: activeModelId(s, ctx) })
 
 /** The price of the model the run is on now (the fallback after a reroute). */
 export const activePrice = (s: RunServices, ctx: RunContext): ModelPrice | null => (ctx.rerouted && s.fallback !== null ? s.fallback.price : s.price)

@@ -41,6 +41,8 @@ export interface RunBudget {
 
 export interface StructuredOutputRequest {
   readonly schema: Readonly<Record<string, unknown>>
+  /** Reminders to call the tool before the run ends with `structured_output`; default `recovery.structuredRetries` (2). */
+  readonly retryCount?: number
   /** Default `structured_output`. */
   readonly toolName?: string
   readonly description?: string

@@ -61,11 +61,14 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
         .withTransaction(
           Effect.gen(function* () {
             yield* claimLease(sql, owner, sessionId, { now: Date.now(), leaseMs: options.leaseMs, held: held.has(sessionId) })
-            held.add(sessionId)
             return yield* body
           })
         )
-        .pipe(Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(doing, sessionId)(e))))
+        .pipe(
+          // Held only once the claim committed: a rolled-back first write holds nothing.
+          Effect.tap(() => Effect.sync(() => held.add(sessionId))),
+          Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(doing, sessionId)(e)))
+        )
 
     const decodeRows = (sessionId: string, rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Message>, SessionStoreError> =>
       Effect.suspend(() => {

@@ -35,6 +35,12 @@ describe("Tools.execute", () => {
     expect(r.output).toBe("key=[REDACTED] Authorization: Bearer [REDACTED]")
   })
 
+  // Effect's timers handle long durations themselves (unlike a bare setTimeout, see runShell).
+  test("a timeout above 2^31−1 ms does not cut a tool at once", async () => {
+    const tool: ToolDefinition = { spec, run: () => new Promise((r) => setTimeout(() => r({ state: "completed", output: "late" }), 200)) }
+    expect(await Effect.runPromise(makeTools([tool], 2 ** 31).execute(call))).toEqual({ state: "completed", output: "late" })
+  }, 30_000)
+
   test("a tool that does not stop itself is cut at the timeout", async () => {
     const tool: ToolDefinition = { spec, run: () => new Promise(() => {}) }
     expect((await Effect.runPromise(makeTools([tool], 100).execute(call))).error).toBe("tool t timed out after 100 ms")

@@ -37,4 +37,16 @@ describe("beginStep", () => {
         expect(ctx.exit).toBeNull()
       })
     ))
+  test("the loop-start rollback check ends a run whose consecutive rollbacks already reach the cap", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture({ config: (c) => ({ ...c, rollback: { ...c.rollback, enabled: true, max_consecutive_rollbacks: 3 } }) })
+        const ctx = yield* f.context()
+        ctx.rollback.restore(2)
+        expect(yield* beginStep(f.s, ctx)).toBe("go")
+        ctx.rollback.restore(3)
+        expect(yield* beginStep(f.s, ctx)).toBe("stop")
+        expect(ctx.exit?.reason).toBe("rollback_cap")
+      })
+    ))
 })

@@ -1,6 +1,7 @@
 /** Before a step: the user turns a replay recorded for it, the end of a replay, cancellation. */
+import { pendingPause } from "@loopguard/core/try-best"
 import { Effect } from "effect"
-import { recordIncident, stop, userTurn, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import { pausedWho, recordIncident, stop, userTurn, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import { CANCELLED } from "./run-limits.js"
 import { resumeSession } from "../resume.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
@@ -15,7 +16,25 @@ export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, 
       yield* stop(ctx, "cancelled", CANCELLED)
       return "stop"
     }
+    if (!ctx.shadow && ctx.rollback.atLoopStart()) {
+      yield* stop(ctx, "rollback_cap", { tag: "RollbackCapError", message: "too many consecutive rollbacks before this step" })
+      return "stop"
+    }
     return "go"
+  })
+
+/**
+ * Reopening a session that is still paused (no person answered since) shows the stored pause again
+ * and ends the run `try_best_paused` without a model request: a pause is never resumed silently.
+ */
+const showStoredPause = (s: RunServices, ctx: RunContext): Effect.Effect<boolean, SessionStoreError> =>
+  Effect.gen(function* () {
+    const pause = pendingPause(yield* s.store.messages(ctx.input.sessionId))
+    if (pause === null) return false
+    yield* s.events.publish({ type: "session.try_best.detected", step: pause.step, ...pausedWho(s, ctx), incident: pause.incident })
+    yield* recordIncident(s, ctx, { step: pause.step, detector: "try-best", action: "pause", detail: { ...pause.incident, reopened: true } })
+    yield* stop(ctx, "try_best_paused")
+    return true
   })
 
 /**
@@ -37,6 +56,7 @@ export const startRun = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, S
     if (ctx.exit !== null) return "stop"
     if (ctx.input.prompt !== undefined) yield* userTurn(s, ctx, ctx.input.prompt)
     yield* s.events.publish({ type: "session.status", status: "busy", attempt: 0 })
+    if (ctx.input.prompt === undefined && !ctx.shadow && (yield* showStoredPause(s, ctx))) return "stop"
     const budget = ctx.policy.costBudgetUsd
     if (budget !== null && s.price === null && !ctx.shadow) {
       const message = `no price is known for model ${s.modelId}, so the cost cap (loop.costBudgetUsd = ${budget}) cannot trip; add the model under \`prices\` in the config`

@@ -8,7 +8,7 @@ import { type AssistantMessage } from "@loopguard/core/model"
 import { type RecoveryAction } from "@loopguard/core/classify"
 import { Effect } from "effect"
 import type { AfterStep } from "../cross-step.js"
-import { activePrice, recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import { activePrice, pausedWho, recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMessage, action: RecoveryAction): Effect.Effect<AfterStep, SessionStoreError> =>
@@ -30,7 +30,7 @@ export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMe
 export const applyCrossStep = (s: RunServices, ctx: RunContext, after: AfterStep): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     if (after.pause) {
-      yield* s.events.publish({ type: "session.try_best.detected", step: ctx.step, incident: after.pause })
+      yield* s.events.publish({ type: "session.try_best.detected", step: ctx.step, ...pausedWho(s, ctx), incident: after.pause })
       if ((yield* stop(ctx, "try_best_paused")) === "stop") return "stop"
     }
     if (after.exit) {

@@ -46,6 +46,8 @@ export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest
     request,
     messageId: (attempt) => ctx.nextId(attempt === 1 ? "a" : `a${attempt}-`),
     monitors: ctx.monitors,
+    nextStatusAttempt: () => (ctx.statusAttempt += 1),
+    ...(ctx.shadow ? { textToolCalls: "report" as const } : {}),
     localTools: ctx.localTools,
     ...(ctx.rerouted && s.fallback !== null ? { llm: s.fallback.llm } : {}),
     ...(toolsPaused !== undefined ? { toolsPaused } : {}),

@@ -8,7 +8,7 @@ import { type AssistantMessage } from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { ProcessResult, StepOutcome } from "../../processor/SessionProcessor.js"
 import { structuredToolName } from "../local-tools.js"
-import { activePrice, count, recordIncident, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import { activePrice, count, pausedWho, recordIncident, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import type { StepCap } from "./caps.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
@@ -18,6 +18,8 @@ const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>)
 export const recordReply = (s: RunServices, ctx: RunContext, result: ProcessResult, cap: StepCap): AssistantMessage => {
   const reply = result.message
   count(ctx, "transport", result.attempts - 1)
+  // Already published by the processor; only kept for the report here.
+  ctx.incidents.push(...result.incidents)
   ctx.lastReply = reply
   ctx.meter = recordStep(ctx.meter, reply.usage, activePrice(s, ctx))
   if (cap.summaryReason !== null) ctx.meter = markSummaryDone(ctx.meter)
@@ -28,7 +30,7 @@ export const applyOutcome = (s: RunServices, ctx: RunContext, outcome: StepOutco
   Effect.gen(function* () {
     const step = ctx.step
     if (outcome.type === "paused") {
-      yield* s.events.publish({ type: "session.try_best.detected", step, incident: outcome.incident })
+      yield* s.events.publish({ type: "session.try_best.detected", step, ...pausedWho(s, ctx), incident: outcome.incident })
       yield* recordIncident(s, ctx, { step, detector: pausedBy("try-best", outcome.incident), action: "pause", detail: outcome.incident })
       // A pause ends the turn; nothing after it (goal gate, recoveries) may override it.
       if ((yield* stop(ctx, "try_best_paused")) === "stop") return "stop"

@@ -3,7 +3,7 @@
  * a reminder, an exit, or a final answer that must still pass the finish gates.
  */
 import { classifyStep, decideRecovery, hasPendingClientTool, type RecoveryAction, type StepClassification } from "@loopguard/core/classify"
-import { type AssistantMessage } from "@loopguard/core/model"
+import { toolPartsOf, type AssistantMessage } from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { StepOutcome } from "../../processor/SessionProcessor.js"
 import { recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
@@ -12,6 +12,12 @@ import type { SessionStoreError } from "../../store/SessionStoreError.js"
 export interface StepDecision {
   readonly classification: StepClassification
   readonly action: RecoveryAction
+}
+
+/** The configured recovery limits, with the request's own structured-output `retryCount` when it set one (seed 000). */
+const structuredLimit = (s: RunServices, ctx: RunContext) => {
+  const own = ctx.input.structuredOutput?.retryCount
+  return own === undefined ? s.config.recovery : { ...s.config.recovery, structuredRetries: Math.max(0, Math.floor(own)) }
 }
 
 export const decideStep = (s: RunServices, ctx: RunContext, reply: AssistantMessage, outcome: StepOutcome): Effect.Effect<StepDecision, SessionStoreError> =>
@@ -28,10 +34,11 @@ export const decideStep = (s: RunServices, ctx: RunContext, reply: AssistantMess
       classification,
       ...(reply.finish !== undefined ? { finish: reply.finish } : {}),
       pendingClientTool: hasPendingClientTool(reply),
+      madeClientToolCall: toolPartsOf(reply).some((p) => p.providerExecuted !== true),
       outcome: outcome.type === "text-repeat" ? "text-repeat" : "normal",
       structuredOutput: ctx.input.structuredOutput !== undefined,
       role: ctx.role,
-      limits: s.config.recovery,
+      limits: structuredLimit(s, ctx),
       ...(reply.error !== undefined ? { error: reply.error } : {})
     })
     ctx.recovery = decision.state

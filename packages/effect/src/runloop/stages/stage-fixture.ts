@@ -75,5 +75,6 @@ export const reply = (parts: ReadonlyArray<AssistantPart>, extra: Partial<Assist
 export const processResult = (message: AssistantMessage, outcome: StepOutcome = { type: "continue" }, attempts = 1): ProcessResult => ({
   message,
   outcome,
-  attempts
+  attempts,
+  incidents: []
 })

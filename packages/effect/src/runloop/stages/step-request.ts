@@ -30,7 +30,9 @@ export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap, no
       // keeps its recorded tool calls: it enforces nothing, and a tool-less request would refuse them.
       toolless: cap.decision !== "proceed" && !ctx.shadow,
       ephemeral: ctx.shadow ? [] : notes,
-      applyCrops: !ctx.shadow
+      applyCrops: !ctx.shadow,
+      // Crops stay stored, but switching the feature off restores the full view (seed 000).
+      streakCrops: s.config.loop_streak_recovery.enabled
     })
     return built.request
   })

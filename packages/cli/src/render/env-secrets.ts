@@ -1,0 +1,51 @@
+/**
+ * A session written to a file must not carry the secrets of the environment it ran in: the API
+ * key loopguard holds, and any variable named like a credential whose value a tool printed and
+ * the model repeated. Only exact values are replaced, so ids and hashes in a trace stay intact.
+ */
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH/i
+const MIN_SECRET_LENGTH = 8
+export const REDACTED_VALUE = "[REDACTED]"
+
+export const secretValues = (env: Readonly<Record<string, string | undefined>>, alsoNames: ReadonlyArray<string>): ReadonlyArray<string> =>
+  Object.entries(env)
+    .filter(([name, v]) => v !== undefined && v.length >= MIN_SECRET_LENGTH && (SECRET_NAME.test(name) || alsoNames.includes(name)))
+    .map(([, v]) => v as string)
+    .sort((a, b) => b.length - a.length)
+
+/** Replaces each value as it appears in JSON text: raw, and with JSON's escapes. */
+export const redactValues = (jsonText: string, values: ReadonlyArray<string>): string =>
+  ordered(values).reduce((text, v) => text.split(v).join(REDACTED_VALUE).split(JSON.stringify(v).slice(1, -1)).join(REDACTED_VALUE), jsonText)
+
+/** Longest first (a value containing another goes whole), empty values dropped. */
+const ordered = (values: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(values)].filter((v) => v !== "").sort((a, b) => b.length - a.length)
+
+/** Plain-text replacement of each value. */
+export const redactText = (text: string, values: ReadonlyArray<string>): string =>
+  ordered(values).reduce((t, v) => t.split(v).join(REDACTED_VALUE), text)
+
+/**
+ * Redacts a stream of text pieces whose secrets may be split across pieces: the last
+ * (longest secret − 1) characters are held back until the next piece or `flush`, so no prefix
+ * of a secret is ever let out before it is known not to complete one.
+ */
+export const makeStreamRedactor = (secrets: ReadonlyArray<string>) => {
+  const values = ordered(secrets)
+  const keep = Math.max(0, ...values.map((v) => v.length - 1))
+  let pending = ""
+  return {
+    push: (piece: string): string => {
+      if (values.length === 0) return piece
+      pending = redactText(pending + piece, values)
+      if (pending.length <= keep) return ""
+      const out = pending.slice(0, pending.length - keep)
+      pending = pending.slice(pending.length - keep)
+      return out
+    },
+    flush: (): string => {
+      const out = redactText(pending, values)
+      pending = ""
+      return out
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import { describe, expect, test } from "bun:test"
+import { EXIT_REASONS, type ReminderKind } from "@loopguard/core/model"
+import { EXIT_WORDS, exitWords, explainIncident, explainRetry, explainTerminal } from "./explain.js"
+
+/** Machine names that must never reach a person without words around them. */
+const JARGON = /\b(REMIND|class|exit:|text-repeat|think-only|doom-loop|bash_retry|streak-crop)\b/
+
+describe("exitWords", () => {
+  test("every exit reason has plain words, none of them the raw literal", () => {
+    for (const reason of EXIT_REASONS) {
+      const words = exitWords(reason)
+      expect(EXIT_WORDS[reason], `no words for ${reason}`).toBeDefined()
+      expect(words).not.toContain("_")
+      expect(words.length).toBeGreaterThan(5)
+    }
+  })
+})
+
+describe("explainIncident", () => {
+  test("the incidents the loop raises read as what happened, then what loopguard did", () => {
+    const cases = [
+      { detector: "text-repeat", action: "cut", detail: { period: 15 } },
+      { detector: "final", action: "text-repeat-remind", detail: {} },
+      { detector: "think-only", action: "think-only", detail: {} },
+      { detector: "text-tool-call", action: "text-tool-call", detail: {} },
+      { detector: "continue", action: "length-continue", detail: {} },
+      { detector: "text-loop", action: "mild", detail: { count: 3 } },
+      { detector: "repeated-action", action: "note", detail: { count: 3 } },
+      { detector: "doom-loop", action: "fail-non-interactive", detail: {} },
+      { detector: "rollback", action: "rollback", detail: { kind: "refusal" } },
+      { detector: "budget", action: "stop", detail: { reason: "tokens" } },
+      { detector: "goal-gate", action: "not-met", detail: { reason: "no fix" } },
+      { detector: "filtered", action: "exit:content_filter", detail: {} },
+      { detector: "bash-retry", action: "pause", detail: { kind: "bash_retry", detail: "bash_retry: `npm test` has failed 3 times" } },
+      { detector: "time-limit", action: "stop", detail: {} },
+      { detector: "compaction", action: "compacted", detail: { replaced: 3 } },
+      { detector: "subagent", action: "final", detail: {} },
+      { detector: "step-cap", action: "stop", detail: { used: "50 of 50 steps" } },
+      { detector: "breaker", action: "model-switched", detail: { to: "gpt-4o-mini" } },
+      { detector: "brand-new-detector", action: "whatever", detail: null }
+    ]
+    for (const c of cases) {
+      const x = explainIncident(c)
+      expect(x.text).toMatch(/[.)]$/)
+      expect(x.text).not.toMatch(JARGON)
+    }
+  })
+  test("the tone says whether the run goes on, stopped, or waits for a choice", () => {
+    expect(explainIncident({ detector: "text-repeat", action: "cut", detail: {} }).tone).toBe("note")
+    expect(explainIncident({ detector: "doom-loop", action: "permission-denied", detail: {} }).tone).toBe("stop")
+    expect(explainIncident({ detector: "edit-repeat", action: "pause", detail: {} }).tone).toBe("pause")
+    expect(explainIncident({ detector: "final", action: "exit:max_steps", detail: {} }).text).toBe("The run ended: reached the step limit.")
+  })
+  test("a pause keeps the detector's own sentence, without its label", () => {
+    const x = explainIncident({ detector: "bash-retry", action: "pause", detail: { detail: "bash_retry: `npm test` has failed 3 times (exit 1)" } })
+    expect(x.text).toStartWith("`npm test` has failed 3 times (exit 1).")
+  })
+  test("details of the wrong shape never throw", () => {
+    for (const detail of [null, 3, "x", [], { count: "many", period: {} }]) {
+      expect(() => explainIncident({ detector: "text-loop", action: "mild", detail })).not.toThrow()
+      expect(() => explainIncident({ detector: "completion-check", action: "failed", detail })).not.toThrow()
+    }
+  })
+  test("every reminder kind the loop can send has a sentence of its own or a readable fallback", () => {
+    const kinds: ReadonlyArray<ReminderKind> = ["length-continue", "think-only", "invalid", "text-tool-call", "dropped-tool-call", "structured-output", "text-repeat-remind", "text-repeat-replan", "soft-cap", "summary", "breaker-degrade"]
+    for (const kind of kinds) expect(explainIncident({ detector: "x", action: kind, detail: {} }).text).not.toContain(`took action "${kind}"`)
+    expect(explainIncident({ detector: "x", action: "brand-new", detail: {} }).text).toContain('took action "brand-new"')
+  })
+})
+
+test("retries say what failed, how long loopguard waits and which attempt it is", () => {
+  expect(explainRetry({ kind: "rate_limit", attempt: 2, maxRetries: 5, delayMs: 2000 })).toBe(
+    "The provider is rate limiting; loopguard waits 2.0 s and tries again (attempt 2 of 5)."
+  )
+  expect(explainTerminal({ kind: "unknown", message: "bad key" })).toContain("retrying would not help: bad key")
+})

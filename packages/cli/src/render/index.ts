@@ -1,0 +1,8 @@
+export { colourWanted, makeStyle, stripAnsi, type Env, type Style } from "./style.js"
+export { EXIT_WORDS, exitWords, explainIncident, explainRetry, explainTerminal, type Explanation, type IncidentLike, type Tone } from "./explain.js"
+export { answerOf, exitLine, formatCost, formatElapsed, formatTotals, reportDetails, type Totals } from "./report.js"
+export { makeRenderer, type OutputMode, type Renderer, type RendererOptions } from "./renderer.js"
+export { tapLlm } from "./llm-tap.js"
+export { lineSink, priceOf, rendererFor, type RendererSetup } from "./setup.js"
+export { displayUrl, terminalSafe } from "./terminal-safe.js"
+export { makeStreamRedactor, redactText, redactValues, secretValues, REDACTED_VALUE } from "./env-secrets.js"

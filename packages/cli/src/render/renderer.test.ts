@@ -1,0 +1,134 @@
+import { describe, expect, test } from "bun:test"
+import { buildReport } from "@loopguard/core/report"
+import type { LoopguardEvent } from "@loopguard/effect"
+import { makeRenderer, type OutputMode } from "./renderer.js"
+import { colourWanted, makeStyle, stripAnsi } from "./style.js"
+
+const setup = (mode: OutputMode, colour = false, price: { inputPerMTok: number; outputPerMTok: number } | null = null) => {
+  let text = ""
+  let clock = 0
+  const r = makeRenderer({ mode, style: makeStyle(colour), out: (t) => (text += t), price, now: () => clock })
+  return { r, text: () => text, tick: (ms: number) => (clock += ms) }
+}
+
+const step: ReadonlyArray<LoopguardEvent> = [{ type: "step.started", step: 0, attempt: 1 }]
+const report = buildReport({ reason: "final", stepsUsed: 1, tokens: { input: 10, output: 5, total: 15 }, costUsd: null, finalText: "The answer." })
+
+const playTurn = (s: ReturnType<typeof setup>) => {
+  s.r.startTurn()
+  for (const e of step) s.r.onEvent(e)
+  s.r.onPart({ type: "reasoning-delta", text: "Let me think." })
+  s.r.onPart({ type: "text-delta", text: "The " })
+  s.r.onPart({ type: "text-delta", text: "answer." })
+  s.r.onPart({ type: "finish", finish: "stop", usage: { inputTokens: 1000, outputTokens: 200 } })
+  s.tick(1500)
+  s.r.onEvent({ type: "step.finished", step: 0, outcome: "continue", finish: "stop" })
+  s.r.onEvent({ type: "incident", step: 0, detector: "text-repeat", action: "cut", kind: "loop", detail: { period: 4 } })
+  s.r.onReport(report)
+}
+
+describe("human output", () => {
+  test("piped: the reply streams as plain text, then the status line, the banner and the exit line", () => {
+    const s = setup("human", false, { inputPerMTok: 1, outputPerMTok: 10 })
+    playTurn(s)
+    expect(s.text()).toBe(
+      [
+        "thinking: Let me think.",
+        "The answer.",
+        "  · step 1 · 1,200 tokens · $0.0030 · 1.5 s",
+        "  ! loopguard: The reply started repeating itself (a block of 4 words over and over); loopguard cut the stream there.",
+        "── done: finished with an answer (final) · 1 step · 15 tokens · price unknown · 1.5 s",
+        ""
+      ].join("\n")
+    )
+    expect(s.text()).not.toContain("\u001b[")
+  })
+  test("on a colour terminal reasoning is dimmed and banners are coloured; the words are the same", () => {
+    const plain = setup("human", false)
+    const coloured = setup("human", true)
+    playTurn(plain)
+    playTurn(coloured)
+    expect(coloured.text()).toContain("\u001b[2mLet me think.\u001b[22m")
+    expect(coloured.text()).toContain("\u001b[33m  ! loopguard:")
+    expect(stripAnsi(coloured.text())).toBe(plain.text())
+  })
+  test("text streamed outside a step (the goal gate's evaluator) is not shown as the answer", () => {
+    const s = setup("human")
+    s.r.onPart({ type: "text-delta", text: "NOT MET" })
+    expect(s.text()).toBe("")
+  })
+  test("tools show the command and how it ended", () => {
+    const s = setup("human")
+    s.r.onEvent({ type: "tool.started", step: 0, callId: "c", name: "bash", input: { command: "npm test" } })
+    s.r.onEvent({ type: "tool.finished", step: 0, callId: "c", name: "bash", state: "completed", exitCode: 1, durationMs: 12.4 })
+    expect(s.text()).toBe("  ⚙ bash npm test\n    ✗ exit 1 (12 ms)\n")
+  })
+  test("a stopped run says where and what next, counting steps from 1", () => {
+    const s = setup("human")
+    s.r.onReport(buildReport({ reason: "max_steps", stepsUsed: 3, blockedAt: "step 2: final (exit:max_steps)" }))
+    const lines = s.text().split("\n")
+    expect(lines[0]).toStartWith("── stopped: reached the step limit (max_steps) · 3 steps · 0 tokens")
+    expect(lines[1]).toBe("   stopped at: step 3: final (exit:max_steps)")
+    expect(lines[2]).toStartWith("   next: ")
+  })
+})
+
+test("on a terminal a live status line says what the step waits for, and is erased before anything else", () => {
+  let text = ""
+  let clock = 0
+  const r = makeRenderer({ mode: "human", style: makeStyle(false), out: (t) => (text += t), price: null, now: () => clock, live: true })
+  r.startTurn()
+  r.onEvent({ type: "step.started", step: 2, attempt: 1 })
+  clock += 2000
+  r.refresh()
+  expect(text).toBe("\r\u001b[2K  · step 3 · 0 tokens · 2.0 s · waiting for the model")
+  r.onPart({ type: "text-delta", text: "Checking." })
+  r.onEvent({ type: "tool.started", step: 2, callId: "c", name: "bash", input: { command: "make" } })
+  r.refresh()
+  expect(text.split("\r\u001b[2K").slice(1)).toEqual(["  · step 3 · 0 tokens · 2.0 s · waiting for the model", "Checking.\n  ⚙ bash make\n", "  · step 3 · 0 tokens · 2.0 s · running bash"])
+  r.onEvent({ type: "step.finished", step: 2, outcome: "continue", finish: "stop" })
+  r.refresh()
+  expect(text.endsWith("\r\u001b[2K  · step 3 · 0 tokens · 2.0 s\n")).toBe(true)
+})
+
+test("piped (not live), refresh never writes", () => {
+  const s = setup("human")
+  s.r.onEvent({ type: "step.started", step: 0, attempt: 1 })
+  s.r.refresh()
+  expect(s.text()).toBe("")
+})
+
+test("a secret the model repeats is never shown, even split across deltas; the text around it is", () => {
+  let text = ""
+  const r = makeRenderer({ mode: "human", style: makeStyle(false), out: (t) => (text += t), price: null, secrets: ["sk-live-1234567890"] })
+  r.onEvent({ type: "step.started", step: 0, attempt: 1 })
+  for (const piece of ["Your key: sk-li", "ve-12345", "67890, keep it safe."]) r.onPart({ type: "text-delta", text: piece })
+  r.onEvent({ type: "step.finished", step: 0, outcome: "continue", finish: "stop" })
+  r.line("banner quoting sk-live-1234567890")
+  expect(text).toContain("Your key: [REDACTED], keep it safe.\n")
+  expect(text).toContain("banner quoting [REDACTED]")
+  expect(text).not.toContain("sk-li")
+})
+
+test("quiet prints the answer and the exit line only", () => {
+  const s = setup("quiet")
+  playTurn(s)
+  expect(s.text()).toBe("The answer.\n── done: finished with an answer (final) · 1 step · 15 tokens · price unknown · 1.5 s\n")
+})
+
+test("json mode prints nothing itself (the caller writes JSON Lines)", () => {
+  const s = setup("json")
+  playTurn(s)
+  s.r.line("a note")
+  expect(s.text()).toBe("")
+})
+
+test("colour: NO_COLOR wins, FORCE_COLOR asks for it, else only a terminal gets it", () => {
+  expect(colourWanted(true, {})).toBe(true)
+  expect(colourWanted(false, {})).toBe(false)
+  expect(colourWanted(true, { NO_COLOR: "1" })).toBe(false)
+  expect(colourWanted(true, { NO_COLOR: "1", FORCE_COLOR: "1" })).toBe(false)
+  expect(colourWanted(false, { FORCE_COLOR: "1" })).toBe(true)
+  expect(colourWanted(true, { TERM: "dumb" })).toBe(false)
+  expect(colourWanted(true, { NO_COLOR: "" })).toBe(true)
+})

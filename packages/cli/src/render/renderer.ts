@@ -1,0 +1,165 @@
+/**
+ * The one renderer of `run`, `demo` and `chat`. Three modes:
+ * - human: the reply streams as it comes (reasoning dimmed), tools and their results, a banner in
+ *   plain words for everything loopguard did, a status line after each step, an exit line;
+ * - quiet: only the answer and the exit line;
+ * - json: nothing here (the caller prints JSON Lines).
+ * On a terminal with colour the banners are coloured; piped, the same lines come without escape
+ * codes, carriage returns or live counters, so the text is stable to read and to grep.
+ */
+import { costOf, type ModelPrice } from "@loopguard/core/caps"
+import type { StreamPart, Usage } from "@loopguard/core/model"
+import type { LoopguardEvent, RunReport } from "@loopguard/effect"
+import { eventLine } from "./event-lines.js"
+import { terminalSafe } from "./terminal-safe.js"
+import { makeTextSink } from "./text-sink.js"
+import { answerOf, exitLine, formatTotals, reportDetails } from "./report.js"
+import type { Style } from "./style.js"
+
+export type OutputMode = "human" | "quiet" | "json"
+
+export interface RendererOptions {
+  readonly mode: OutputMode
+  readonly style: Style
+  /** Writes text as is (no newline added). */
+  readonly out: (text: string) => void
+  /** Prices the status line's cost; null = unknown price. */
+  readonly price: ModelPrice | null
+  /** Milliseconds since some origin (tests pass a fake clock). */
+  readonly now?: () => number
+  /**
+   * A terminal: while nothing streams (waiting for the model, a tool running) a status line is
+   * kept up to date in place every `liveEveryMs`, and erased before anything else is written.
+   */
+  readonly live?: boolean
+  readonly liveEveryMs?: number
+  /** Values never shown (the API key and other credentials of the environment), even when the model repeats them. */
+  readonly secrets?: ReadonlyArray<string>
+}
+
+export interface Renderer {
+  readonly onEvent: (event: LoopguardEvent) => void
+  /** Every part the model streams (text and reasoning deltas, usage on finish). */
+  readonly onPart: (part: StreamPart) => void
+  readonly onReport: (report: RunReport) => void
+  /** A line of the caller's own (pause menu, chat notes), placed after any open stream text. */
+  readonly line: (text: string) => void
+  /** A new user turn starts: the clock and the turn's totals restart. */
+  readonly startTurn: () => void
+  /** Redraws the live status line now (the timer calls it; tests too). */
+  readonly refresh: () => void
+}
+
+/** The turn's usage so far, from the usage each step's reply reports. */
+const makeTurnMeter = (price: ModelPrice | null) => {
+  let tokens = 0
+  let cost: number | null = price === null ? null : 0
+  return {
+    add: (u: Usage) => {
+      tokens += u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0)
+      const c = price === null ? null : costOf(u, price)
+      cost = cost === null || c === null ? null : cost + c
+    },
+    reset: () => {
+      tokens = 0
+      cost = price === null ? null : 0
+    },
+    tokens: () => tokens,
+    cost: () => cost
+  }
+}
+
+export const makeRenderer = (options: RendererOptions): Renderer => {
+  const { style, mode } = options
+  const now = options.now ?? (() => performance.now())
+  const human = mode === "human"
+  const sink = makeTextSink(options.out, style, options.secrets ?? [])
+  const meter = makeTurnMeter(options.price)
+  let inStep = false
+  let step = 0
+  let turnStart = now()
+  /** What the step waits for while nothing streams; shown on the live line. */
+  let waitingFor: string | null = null
+  let timer: ReturnType<typeof setInterval> | null = null
+
+  const totals = () => formatTotals({ steps: step + 1, tokens: meter.tokens(), costUsd: meter.cost(), elapsedMs: now() - turnStart }, "step")
+  const refresh = () => {
+    if (options.live === true && human && inStep && waitingFor !== null) sink.live(style.dim(`  · ${totals()} · ${waitingFor}`))
+  }
+  const startTimer = () => {
+    if (options.live !== true || timer !== null) return
+    timer = setInterval(refresh, options.liveEveryMs ?? 1000)
+    // Never what keeps the process alive.
+    timer.unref?.()
+  }
+  const stopTimer = () => {
+    if (timer !== null) clearInterval(timer)
+    timer = null
+    sink.eraseLive()
+  }
+  /** Keeps the renderer's idea of the step in time with the loop: in a step or not, waiting for what. */
+  const track = (e: LoopguardEvent) => {
+    if (e.type === "step.started") {
+      inStep = true
+      step = e.step
+      waitingFor = "waiting for the model"
+      startTimer()
+    } else if (e.type === "tool.started") waitingFor = `running ${e.name}`
+    else if (e.type === "tool.finished") waitingFor = "waiting for the model"
+    else if (e.type === "step.finished") {
+      inStep = false
+      waitingFor = null
+      stopTimer()
+    } else if (e.type === "run.finished") stopTimer()
+  }
+
+  const onEvent = (e: LoopguardEvent): void => {
+    if (!human) return
+    track(e)
+    if (e.type === "step.finished") {
+      // Why a reply was stopped is told by the incident banner that follows.
+      sink.line(style.dim(`  · ${totals()}`))
+      return
+    }
+    if (e.type === "run.finished") return sink.closeBlock()
+    const text = eventLine(e, style)
+    if (text !== null) sink.line(text)
+  }
+
+  // Only a step's own reply counts and shows: the goal gate's evaluator and summary calls are not the answer.
+  const onPart = (p: StreamPart): void => {
+    if (!inStep) return
+    if (p.type === "finish" && p.usage !== undefined) return meter.add(p.usage)
+    if (!human) return
+    if (p.type === "text-delta" || p.type === "reasoning-delta") {
+      waitingFor = null
+      sink.stream(p.type === "text-delta" ? "text" : "reasoning", p.text)
+    } else if (p.type === "tool-input-start") waitingFor = `writing a ${p.name} call`
+  }
+
+  const onReport = (r: RunReport): void => {
+    if (mode === "json") return
+    stopTimer()
+    if (mode === "quiet") {
+      const answer = terminalSafe(answerOf(r))
+      if (answer !== "") sink.line(answer)
+    }
+    sink.line(exitLine(r, now() - turnStart, style))
+    if (human) for (const l of reportDetails(r, style)) sink.line(l)
+  }
+
+  return {
+    onEvent,
+    onPart,
+    onReport,
+    line: (text) => {
+      if (mode !== "json") sink.line(text)
+    },
+    refresh,
+    startTurn: () => {
+      sink.closeBlock()
+      turnStart = now()
+      meter.reset()
+    }
+  }
+}

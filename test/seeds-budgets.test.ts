@@ -1,0 +1,53 @@
+/**
+ * End-to-end tests the issue found missing (issue 11, "tests that cannot catch a regression"): the
+ * per-step timeout and the token budget in the running loop, judged from what the scripted server
+ * saw (requests made, the stalled request closed by the client).
+ */
+import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import { RunLoop, type ToolDefinition } from "@loopguard/effect"
+import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
+import { makeHarness, noRetries } from "./harness.js"
+
+const turn = Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "b", prompt: "Work on it" }) })
+
+const ls: ToolDefinition = {
+  spec: { name: "ls", description: "list", inputSchema: { type: "object", properties: { dir: { type: "string" } } } },
+  run: async (input) => ({ state: "completed", output: `listing of ${String(input["dir"])}` })
+}
+
+describe("per-step timeout in the running loop", () => {
+  test("a step that streams past loop.stepTimeoutMs ends the run `timeout`; the stalled request is closed", async () => {
+    const stalled = { ...textStream("I am thinking about this for a very long time", { chunkSize: 8 }), stallAfterChunks: 2 }
+    const h = await makeHarness([stalled, textStream("never sent")], { config: (c) => ({ ...noRetries(c), loop: { ...c.loop, stepTimeoutMs: 800 } }) })
+    try {
+      const result = await h.run(turn)
+      expect(result.report.reason).toBe("timeout")
+      expect(result.exit?.error?.tag).toBe("StepTimeoutError")
+      expect(h.server.requests.length).toBe(1)
+      // The client gave the request up: the server saw the connection close before the stall ended.
+      for (let i = 0; i < 50 && !h.server.requests[0]!.closedEarly; i++) await new Promise((r) => setTimeout(r, 100))
+      expect(h.server.requests[0]!.closedEarly).toBe(true)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+})
+
+describe("token budget in the running loop (hard cap)", () => {
+  test("the run stops `budget_tokens` once reported usage reaches loop.tokenBudget, before another request", async () => {
+    const step = (i: number) => toolCallStream("ls", { dir: `d${i}` }, { id: `c${i}`, usage: { prompt_tokens: 300, completion_tokens: 100 } })
+    const h = await makeHarness([step(1), step(2), step(3), step(4), textStream("done")], {
+      tools: [ls],
+      config: (c) => ({ ...c, loop: { ...c.loop, capMode: "hard", tokenBudget: 1000 } })
+    })
+    try {
+      const result = await h.run(turn)
+      expect(result.report.reason).toBe("budget_tokens")
+      // 400 tokens a step: after three steps (1200) the budget is spent; no fourth request is made.
+      expect(h.server.requests.length).toBe(3)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+})
