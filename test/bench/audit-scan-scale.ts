@@ -4,7 +4,7 @@
  *   audit: traces of 1k, 10k and 100k steps (~2 KB a step, so 100k steps is ~200 MB);
  *   scan: 10 MB and 100 MB of loop-free prose on stdin.
  *
- *   bun run test/bench/audit-scan-scale.ts [--quick]     (quick: 1k and 10k steps, 10 MB)
+ *   bun run test/bench/audit-scan-scale.ts [--quick] [--only=audit|scan]     (quick: 1k and 10k steps, 10 MB)
  */
 import { mkdtempSync, rmSync, statSync, writeSync, openSync, closeSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -60,12 +60,14 @@ export const writeProse = (file: string, bytes: number): number => {
   return statSync(file).size
 }
 
+const only = process.argv.find((a) => a.startsWith("--only="))?.slice("--only=".length)
+
 export const main = async (isQuick = quick()) => {
   buildCliBundle()
   const work = mkdtempSync(join(tmpdir(), "loopguard-bench-audit-"))
   try {
-    console.log("loopguard audit --json (bundle, node) on generated traces")
-    for (const steps of isQuick ? [1_000, 10_000] : [1_000, 10_000, 100_000]) {
+    if (only !== "scan") console.log("loopguard audit --json (bundle, node) on generated traces")
+    for (const steps of only === "scan" ? [] : isQuick ? [1_000, 10_000] : [1_000, 10_000, 100_000]) {
       const file = join(work, `trace-${steps}.jsonl`)
       const bytes = writeTrace(file, steps)
       const r = await timedChild("node", [cliBundle, "audit", "--json", file], { okStatus: [1] })
@@ -76,8 +78,8 @@ export const main = async (isQuick = quick()) => {
       console.log(`  ${String(steps).padStart(7)} steps, ${mb(bytes).padStart(6)}: ${(r.ms / 1000).toFixed(1)} s, ${Math.round(steps / (r.ms / 1000)).toLocaleString()} steps/s, peak RSS ${mb(r.peakRss)}${targets}`)
       rmSync(file)
     }
-    console.log("loopguard scan (bundle, node) on prose from stdin")
-    for (const size of isQuick ? [10] : [10, 100]) {
+    if (only !== "audit") console.log("loopguard scan (bundle, node) on prose from stdin")
+    for (const size of only === "audit" ? [] : isQuick ? [10] : [10, 100]) {
       const file = join(work, `prose-${size}.txt`)
       const bytes = writeProse(file, size * 1024 * 1024)
       const r = await timedChild("node", [cliBundle, "scan"], { stdinFile: file })
