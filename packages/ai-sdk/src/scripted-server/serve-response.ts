@@ -52,9 +52,10 @@ function positionOf(after: number | undefined, contentEvents: number): number | 
 /**
  * Minimum pause before a mid-stream reset. A client's fetch drops body bytes it has not read yet
  * when the connection breaks, so without a moment to read them "reset after 2 chunks" could look
- * like "reset after 0" to the client.
+ * like "reset after 0" to the client. Sized for a loaded 2-core machine, where a client can take
+ * well over 25 ms to get to bytes that already arrived.
  */
-export const MID_STREAM_RESET_SETTLE_MS = 25;
+export const MID_STREAM_RESET_SETTLE_MS = 200;
 
 async function pumpStream(
   response: StreamResponse,

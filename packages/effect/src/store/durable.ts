@@ -3,7 +3,6 @@
  * own Layer graph, like the CLI): SQLite in a folder, the embedded default, or Postgres by URL
  * for workers that share sessions. Both are the same store (sql-store.ts) over Effect's SqlClient.
  */
-import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Redacted, Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
@@ -33,6 +32,14 @@ export const redactUrl = (url: string): string => url.replace(/\/\/[^/@]*@/, "//
 const failOpen = (what: string) => (cause: unknown) =>
   new SessionStoreError({ reason: "unavailable", message: `could not open ${what}: ${redactUrl(describeCause(cause))}`, cause })
 
+// Loaded on first use: a runtime that keeps sessions in SQLite (or its own store) never loads the
+// Postgres driver, and need not install it (an optional peer dependency).
+const loadPgDriver = Effect.tryPromise({
+  try: () => import("@effect/sql-pg"),
+  catch: (cause) =>
+    new SessionStoreError({ reason: "unavailable", message: "a postgres:// store needs the @effect/sql-pg package (npm i @effect/sql-pg@^4.0.5)", cause })
+})
+
 const isPostgresUrl = (target: string): boolean => /^postgres(ql)?:\/\//i.test(target)
 
 /**
@@ -46,6 +53,7 @@ export const openSqlClient = (
   Effect.gen(function* () {
     if (isPostgresUrl(target)) {
       const shown = redactUrl(target)
+      const { PgClient } = yield* loadPgDriver
       const client = yield* PgClient.make({ url: Redacted.make(target), maxConnections: 4, connectTimeout: "10 seconds" }).pipe(
         Effect.provide(Reactivity.layer),
         Effect.mapError(failOpen(shown))
