@@ -1,16 +1,34 @@
-/** `bun run bench`: every benchmark, figures printed as ratios measured in this one run. */
+/**
+ * `bun run bench [-- --quick]`: every benchmark, each figure a ratio or a size measured in this
+ * one run (docs/performance.md lists the targets and the figures of record). `--quick` runs the
+ * large cases at a quarter size or leaves them out; the full run takes several minutes on 2 cores.
+ */
 import { main as repeatMonitor } from "./repeat-monitor.js"
 import { main as processorOverhead } from "./processor-overhead.js"
 import { main as longRepeat } from "./long-repeat.js"
 import { main as cliStartup } from "./cli-startup.js"
+import { main as guardedStep } from "./guarded-step.js"
+import { main as runVsBare } from "./run-vs-bare.js"
+import { main as sessionScale } from "./session-scale.js"
+import { main as auditScanScale } from "./audit-scan-scale.js"
 import { main as storeWrites } from "./store-writes.js"
+import { quick } from "./lib/measure.js"
 
-await repeatMonitor()
-console.log("")
-longRepeat()
-console.log("")
-await processorOverhead()
-console.log("")
-await cliStartup()
-console.log("")
-await storeWrites()
+const isQuick = quick()
+const started = performance.now()
+for (const [name, bench] of [
+  ["repeat monitor", () => repeatMonitor()],
+  ["long-period repeat", async () => longRepeat()],
+  ["processor overhead", () => processorOverhead(isQuick ? 3 : 5)],
+  ["CLI start-up", () => cliStartup(isQuick ? 7 : 15)],
+  ["guarded step", () => guardedStep(isQuick)],
+  ["run vs bare", () => runVsBare(isQuick)],
+  ["session scale", () => sessionScale(isQuick)],
+  ["audit and scan", () => auditScanScale(isQuick)],
+  ["store writes", () => storeWrites()]
+] as const) {
+  const t0 = performance.now()
+  await bench()
+  console.log(`(${name}: ${((performance.now() - t0) / 1000).toFixed(0)} s)\n`)
+}
+console.log(`bench${isQuick ? " --quick" : ""}: ${((performance.now() - started) / 1000).toFixed(0)} s in all`)

@@ -12,6 +12,7 @@ import { streamText, type LanguageModel } from "ai"
 import { toModelMessages, toToolSet } from "./messages.js"
 import { normalizeProviderError } from "./http/response-limits.js"
 import { makePartMapper } from "./map-stream.js"
+import { batchedStream } from "./batched-source.js"
 
 export interface AiSdkModelOptions {
   readonly model: LanguageModel
@@ -44,7 +45,7 @@ export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
           abortSignal: controller.signal,
           onError: () => {}
         })
-        return Stream.fromAsyncIterable(result.fullStream, (e) => new LlmError({ error: redactDeep(normalizeProviderError(e), redact) })).pipe(
+        return batchedStream(result.fullStream, (e) => new LlmError({ error: redactDeep(normalizeProviderError(e), redact) })).pipe(
           Stream.map(makePartMapper()),
           Stream.filter((part): part is StreamPart => part !== null),
           redactParts(secrets),

@@ -7,7 +7,8 @@
 import { scanRepetition, validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type FullScanResult, type RepeatOptions } from "@loopguard/core/repeat"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { readStdin } from "../io.js"
+import { forEachStdinChunk, readStdin } from "../io.js"
+import { StreamingScan } from "./scan-stream.js"
 import { UsageError } from "../errors.js"
 
 const intFlag = (name: string, description: string) => Flag.Int(name).pipe(Flag.withDescription(description), Flag.optional)
@@ -48,12 +49,13 @@ export const scanCommand = Command.make(
         const flagOf = (field: string) => flagToField.find(([, f]) => f === field)?.[0] ?? field
         return yield* new UsageError({ message: problems.map((p) => `${flagOf(p.field)}: ${p.message}`).join("\n") })
       }
-      const input = yield* readStdin
       if (!flags.jsonl) {
-        const r = scanRepetition(input, options)
-        yield* Console.log(plainVerdict(r))
+        const scan = new StreamingScan(options)
+        yield* forEachStdinChunk((text) => scan.push(text))
+        yield* Console.log(plainVerdict(scan.end()))
         return
       }
+      const input = yield* readStdin
       const lines = input.split("\n")
       for (let i = 0; i < lines.length; i++) {
         const line = lines[i]!

@@ -47,6 +47,6 @@ export {
   type RepeatedObservationOptions
 } from "./repeated-observation.js"
 export { replayedSequence, DEFAULT_REPLAYED_SEQUENCE, type ReplayedSequence, type ReplayedSequenceOptions } from "./replayed-sequence.js"
-export { noProgressSpin, DEFAULT_NO_PROGRESS_SPIN, type NoProgressSpin, type NoProgressSpinOptions } from "./no-progress-spin.js"
+export { noProgressSpin, SpinPrefix, DEFAULT_NO_PROGRESS_SPIN, type NoProgressSpin, type NoProgressSpinOptions } from "./no-progress-spin.js"
 export { EpisodeLadder, levelOf, DEFAULT_LADDER, type LadderCounts, type LoopLevel } from "./escalation.js"
 export { repeatedFailure, DEFAULT_REPEATED_FAILURE, type RepeatedFailure, type RepeatedFailureOptions } from "./repeated-failure.js"

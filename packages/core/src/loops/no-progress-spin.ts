@@ -23,28 +23,60 @@ export interface NoProgressSpin {
   readonly repeatedOutputs: number
 }
 
-/** A spin over the newest `window` records, or null. */
-export const noProgressSpin = (records: ReadonlyArray<StepRecord>, opts: NoProgressSpinOptions = DEFAULT_NO_PROGRESS_SPIN): NoProgressSpin | null => {
+const outputKey = (r: StepRecord): string => `${r.tool}\u0000${r.observation}`
+
+/**
+ * The actions and outputs of the records before the window, carried from one call to the next:
+ * rebuilding them from the whole run after every step made each step cost more than the last.
+ * Extended while the records it holds are still the same objects at the same places (records are
+ * kept per stored message), rebuilt when one went away (a rollback, an exclusion).
+ */
+export class SpinPrefix {
+  private held: Array<StepRecord> = []
+  private readonly actionSet = new Set<string>()
+  private readonly outputSet = new Set<string>()
+
+  seen(records: ReadonlyArray<StepRecord>, end: number): { readonly actions: ReadonlySet<string>; readonly outputs: ReadonlySet<string> } {
+    let same = this.held.length <= end
+    for (let i = 0; same && i < this.held.length; i++) same = this.held[i] === records[i]
+    if (!same) {
+      this.held = []
+      this.actionSet.clear()
+      this.outputSet.clear()
+    }
+    for (let i = this.held.length; i < end; i++) {
+      const r = records[i]!
+      if (r.action !== "") this.actionSet.add(r.action)
+      this.outputSet.add(outputKey(r))
+      this.held.push(r)
+    }
+    return { actions: this.actionSet, outputs: this.outputSet }
+  }
+}
+
+/** A spin over the newest `window` records, or null. Pass the same `prefix` on every step of a run. */
+export const noProgressSpin = (
+  records: ReadonlyArray<StepRecord>,
+  opts: NoProgressSpinOptions = DEFAULT_NO_PROGRESS_SPIN,
+  prefix: SpinPrefix = new SpinPrefix()
+): NoProgressSpin | null => {
   const n = records.length
   if (n < opts.window) return null
   const start = n - opts.window
   for (let i = start; i < n; i++) if (records[i]!.changed) return null
+  const before = prefix.seen(records, start)
+  // Seen in the window itself: kept apart so the carried sets only ever hold the prefix.
   const actions = new Set<string>()
   const outputs = new Set<string>()
-  for (let i = 0; i < start; i++) {
-    const r = records[i]!
-    if (r.action !== "") actions.add(r.action)
-    outputs.add(`${r.tool}\u0000${r.observation}`)
-  }
   let repeatedActions = 0
   let repeatedOutputs = 0
   for (let i = start; i < n; i++) {
     const r = records[i]!
-    const output = `${r.tool}\u0000${r.observation}`
-    const seenOutput = outputs.has(output)
+    const output = outputKey(r)
+    const seenOutput = before.outputs.has(output) || outputs.has(output)
     // Paging (the same call again, something new each time: scroll down, next page) is reading.
     const paging = i > 0 && records[i - 1]!.action === r.action && !seenOutput
-    if (r.action !== "" && actions.has(r.action) && !paging) repeatedActions++
+    if (r.action !== "" && (before.actions.has(r.action) || actions.has(r.action)) && !paging) repeatedActions++
     if (r.action !== "" && seenOutput) repeatedOutputs++
     if (r.action !== "") actions.add(r.action)
     outputs.add(output)

@@ -71,9 +71,23 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   }
 }
 
+/**
+ * Records already made, per message object. The detectors ask for the whole history after every
+ * step; masking every old output again made each step cost more than the one before. Stored
+ * messages are immutable (an exclusion or a crop replaces the object), so a record made once
+ * stays right, and the entry goes when the message does.
+ */
+const made = new WeakMap<AssistantMessage, StepRecord>()
+
+const recordOf = (m: AssistantMessage): StepRecord => {
+  let r = made.get(m)
+  if (r === undefined) made.set(m, (r = stepRecordOf(m)))
+  return r
+}
+
 /** The records of the finished steps in `messages`, oldest first (user turns are skipped). */
 export const stepRecords = (messages: ReadonlyArray<Message>): Array<StepRecord> => {
   const out: Array<StepRecord> = []
-  for (const m of messages) if (isFinishedReply(m)) out.push(stepRecordOf(m))
+  for (const m of messages) if (isFinishedReply(m)) out.push(recordOf(m))
   return out
 }

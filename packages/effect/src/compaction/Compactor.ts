@@ -22,9 +22,19 @@ export interface CompactorShape {
   readonly summarise: (older: ReadonlyArray<Message>, llm?: LlmShape) => Effect.Effect<CompactionSummary, CompactionError>
 }
 
-/** The stored messages as request messages (user text; assistant parts with their tool results). */
+/** Request messages already made, per stored message object (stored messages are immutable). */
+const requestMessageOf = new WeakMap<Message, RequestMessage>()
+
+/**
+ * The stored messages as request messages (user text; assistant parts with their tool results).
+ * Each step sends the whole history again; the per-message objects are made once, not per step.
+ */
 export const toRequestMessages = (messages: ReadonlyArray<Message>): Array<RequestMessage> =>
-  messages.map((m) => (m.role === "user" ? { role: "user", text: m.text } : { role: "assistant", parts: m.parts }))
+  messages.map((m) => {
+    let r = requestMessageOf.get(m)
+    if (r === undefined) requestMessageOf.set(m, (r = m.role === "user" ? { role: "user", text: m.text } : { role: "assistant", parts: m.parts }))
+    return r
+  })
 
 /** The summary's text and usage; a silence of `chunkTimeoutMs` between chunks fails it like a step's stream. */
 const collect = (llm: LlmShape, older: ReadonlyArray<Message>, chunkTimeoutMs: number) =>

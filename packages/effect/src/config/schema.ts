@@ -35,9 +35,11 @@ export const RepeatSection = Schema.Struct({
   long: LongRepeatSection
 })
 
-/** Config section `stream`: the chunk timeout. */
+/** Config section `stream`: the chunk timeout, progress events, response limits. */
 export const StreamSection = Schema.Struct({
   chunkTimeoutMs: TimerMs,
+  /** Least time between two `stream.progress` events of one step (0 = one per chunk of parts). */
+  progressIntervalMs: DelayMs,
   /** Bytes of one response body after decompression; past it the step ends as a protocol error. */
   maxResponseBytes: PosInt,
   /** Bytes of one server-sent event (one `data:` record). */

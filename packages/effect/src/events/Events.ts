@@ -111,15 +111,25 @@ export class Events extends Context.Service<
   {
     readonly publish: (event: LoopguardEvent) => Effect.Effect<void>
     readonly subscribe: Stream.Stream<LoopguardEvent>
+    /**
+     * Whether anyone receives what is published now. Frequent events (stream progress) are only
+     * built while this holds; absent means always (a layer that cannot tell).
+     */
+    readonly listening?: () => boolean
   }
 >()("loopguard/Events") {
   static readonly layer = Layer.effect(
     Events,
     Effect.gen(function* () {
       const hub = yield* PubSub.unbounded<LoopguardEvent>()
+      let subscribers = 0
       return Events.of({
         publish: (event) => PubSub.publish(hub, event).pipe(Effect.asVoid),
-        subscribe: Stream.fromPubSub(hub)
+        subscribe: Stream.suspend(() => {
+          subscribers += 1
+          return Stream.fromPubSub(hub).pipe(Stream.ensuring(Effect.sync(() => void (subscribers -= 1))))
+        }),
+        listening: () => subscribers > 0
       })
     })
   )

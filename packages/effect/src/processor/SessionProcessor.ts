@@ -12,7 +12,7 @@ import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamP
 import type { GuardTrip } from "@loopguard/core/repeat"
 import type { Incident } from "@loopguard/core/report"
 import { isPrefillRejection } from "@loopguard/core/retry"
-import { Context, Data, Duration, Effect, Layer, Stream } from "effect"
+import { Context, Data, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
 import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
 import { Events } from "../events/Events.js"
@@ -26,21 +26,11 @@ import { repeatMonitor, type MonitorFactory, type MonitorTrip, type StreamMonito
 import { giveUpError } from "./give-up.js"
 import { makeCallRepair } from "./call-repair.js"
 import { ToolGate } from "./ToolGate.js"
+import { chunkTimeout } from "./chunk-timeout.js"
+import { PartObserver } from "./part-observer.js"
 import { runToolCall, type ToolCallPart, type ToolRunContext, type ToolRunDeps } from "./run-tool.js"
 import { runTextToolCalls } from "./text-calls.js"
 
-/** Approximate token count for the live counter: words, with each CJK character its own. */
-const countWords = (text: string): number => {
-  let n = 0
-  let inWord = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (c <= 32) inWord = false
-    else if (c >= 0x3000 && c <= 0xffef) n += 1
-    else if (!inWord) ((inWord = true), (n += 1))
-  }
-  return n
-}
 
 interface AttemptResult {
   readonly reply: ReplyBuilder
@@ -126,6 +116,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
       const retry = yield* RetryCoordinator
       const gate = yield* ToolGate
       const toolDeps: ToolRunDeps = { events, tools, gate, store, repairs: makeCallRepair(config) }
+      const listening = events.listening ?? (() => true)
+      const progressOptions = { intervalMs: config.stream.progressIntervalMs, listening, now: () => Date.now() }
       const baseMonitors: ReadonlyArray<MonitorFactory> = config.repeat.enabled
         ? [repeatMonitor(repeatGuardOptionsOf(config.repeat))]
         : []
@@ -136,21 +128,12 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           const reply = new ReplyBuilder(input.messageId(n), input.parentId, input.step, llm.modelId)
           const incidents: Array<Incident> = []
           const monitors: Array<StreamMonitor> = [...baseMonitors, ...(input.monitors ?? [])].map((f) => f({ step: input.step, attempt: n }))
-          let trip: MonitorTrip | null = null
-          let streamError: NormalizedError | null = null
-          // Replay safety follows tool-call events only: while tool arguments still stream
-          // (tool-input-start/delta) nothing has run, so a replay is still safe (SPEC §5).
-          let toolCalled = false
-          let tokens = 0
-          let lastProgress = 0
-
-          const checkParts = (part: StreamPart): MonitorTrip | null => {
-            for (const m of monitors) {
-              const t = m.onPart?.(part) ?? null
-              if (t) return t
-            }
-            return null
+          const observer = new PartObserver(reply, monitors, progressOptions)
+          const publishProgress = (force: boolean): Effect.Effect<void> => {
+            const p = observer.takeProgress(force)
+            return p === null ? Effect.void : events.publish({ type: "stream.progress", step: input.step, tokens: p.tokens, text: p.text })
           }
+          const stopWith = (stop: boolean) => Effect.as(publishProgress(false), [stop] as const)
           const toolCtx: ToolRunContext = {
             sessionId: input.sessionId,
             step: input.step,
@@ -164,58 +147,37 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           }
           const runTool = (called: ToolCallPart) => runToolCall(toolDeps, toolCtx, called)
 
-          const onPart = (part: StreamPart): Effect.Effect<boolean, SessionStoreError> => {
-            if (part.type === "error") {
-              streamError = { ...part.error, phase: reply.started ? "stream" : "request" }
-              return Effect.succeed(true)
-            }
-            reply.push(part)
-            if (part.type === "text-delta" || part.type === "reasoning-delta") {
-              tokens += countWords(part.text)
-              const t = checkParts(part)
-              if (t) trip = t
-              if (tokens - lastProgress >= 64 || t) {
-                lastProgress = tokens
-                return events.publish({ type: "stream.progress", step: input.step, tokens, text: part.text }).pipe(Effect.as(t !== null))
+          /** One chunk of parts in a plain loop; an Effect only for a tool call or a due progress event. */
+          const onChunk = (chunk: ReadonlyArray<StreamPart>, from: number): Effect.Effect<readonly [boolean], SessionStoreError> => {
+            for (let i = from; i < chunk.length; i++) {
+              const part = chunk[i]!
+              const seen = observer.observe(part)
+              if (seen === "stop") return stopWith(true)
+              if (seen === "tool") {
+                return Effect.flatMap(publishProgress(false), () =>
+                  Effect.flatMap(runTool(part as ToolCallPart), (t) => {
+                    if (t === null) return onChunk(chunk, i + 1)
+                    observer.trip = t
+                    return stopWith(true)
+                  })
+                )
               }
-              return Effect.succeed(t !== null)
             }
-            if (part.type === "tool-call") {
-              toolCalled = true
-              return runTool(part).pipe(
-                Effect.map((t) => {
-                  if (t) trip = t
-                  return t !== null
-                })
-              )
-            }
-            return Effect.succeed(false)
+            return stopWith(false)
           }
 
           // A provider's own chunk timeout wins (seed 000: `provider.<id>` chunkTimeout), else the global one.
           const providerId = (input.llm ?? llm).providerId
           const chunkTimeoutMs = (Object.hasOwn(config.provider, providerId) ? config.provider[providerId]?.chunkTimeoutMs : undefined) ?? config.stream.chunkTimeoutMs
           yield* (input.llm ?? llm).stream(request).pipe(
-            Stream.timeoutOrElse({
-              duration: Duration.millis(chunkTimeoutMs),
-              orElse: () =>
-                Stream.fail(
-                  new LlmError({
-                    error: {
-                      message: `no stream chunk for ${chunkTimeoutMs} ms (chunkTimeout)`,
-                      name: "ChunkTimeoutError",
-                      code: "stream_read_error",
-                      phase: "stream"
-                    }
-                  })
-                )
-            }),
-            Stream.mapEffect(onPart),
+            chunkTimeout(chunkTimeoutMs),
+            Stream.mapArrayEffect((chunk) => onChunk(chunk, 0)),
+            // The design card's shape: stop consuming the moment a monitor trips.
             Stream.takeUntil((stop) => stop),
             Stream.runDrain,
             Effect.catchTag("LlmError", (e: LlmError) =>
               Effect.sync(() => {
-                streamError = { ...e.error, phase: e.error.phase ?? (reply.started ? "stream" : "request") }
+                observer.streamError = { ...e.error, phase: e.error.phase ?? (reply.started ? "stream" : "request") }
               })
             ),
             // Cancelled from outside (Ctrl-C, step timeout): keep what already streamed.
@@ -230,23 +192,15 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             )
           )
 
-          if (tokens !== lastProgress) yield* events.publish({ type: "stream.progress", step: input.step, tokens, text: "" })
-          if (trip === null && streamError === null && config.text_tool_calls.mode === "execute") {
+          yield* publishProgress(true)
+          if (observer.trip === null && observer.streamError === null && config.text_tool_calls.mode === "execute") {
             const t = yield* runTextToolCalls(toolDeps, toolCtx, request, input.textToolCalls ?? "execute")
-            if (t !== null) ((trip = t), (toolCalled = true))
+            if (t !== null) ((observer.trip = t), (observer.toolCalled = true))
           }
-          if (trip === null && streamError === null) {
-            for (const m of monitors) {
-              const t = m.onEnd?.() ?? null
-              if (t) {
-                trip = t
-                break
-              }
-            }
-            // The stream ended without saying why: never taken as done (SPEC §8).
-            if (reply.finish === undefined && trip === null) reply.setFinish("unknown")
-          }
-          return { reply, trip: trip as MonitorTrip | null, error: streamError as NormalizedError | null, toolCalled, incidents } satisfies AttemptResult
+          observer.onEnd()
+          // The stream ended without saying why: never taken as done (SPEC §8).
+          if (observer.trip === null && observer.streamError === null && reply.finish === undefined) reply.setFinish("unknown")
+          return { reply, trip: observer.trip, error: observer.streamError, toolCalled: observer.toolCalled, incidents } satisfies AttemptResult
         })
 
       const process = Effect.fn("SessionProcessor.process")(function* (input: ProcessInput) {

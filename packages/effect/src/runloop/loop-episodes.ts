@@ -14,6 +14,7 @@ import {
   repeatedFailure,
   repeatedObservation,
   replayedSequence,
+  SpinPrefix,
   stepRecords,
   type LadderCounts,
   type LoopLevel
@@ -121,8 +122,9 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
   }
   if (config.no_progress_spin.enabled) {
     const note = reminderText("action-cycle", role)
+    const prefix = new SpinPrefix()
     out.push((_, records) => {
-      const s = noProgressSpin(records(), { window: config.no_progress_spin.window, minRepeats: config.no_progress_spin.minRepeats })
+      const s = noProgressSpin(records(), { window: config.no_progress_spin.window, minRepeats: config.no_progress_spin.minRepeats }, prefix)
       return s && { detector: "no-progress-spin", key: "spin", note, detail: { ...s } }
     })
   }

@@ -35,6 +35,12 @@ export interface SessionStoreShape {
   readonly location: (sessionId: string) => string
 }
 
+/** Searched from the newest: the message being replaced is nearly always the last one, so a step costs the same in a long session. */
+const lastIndexOfId = (messages: ReadonlyArray<Message>, id: string): number => {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i
+  return -1
+}
+
 /** An in-memory session store (append-only, per process). */
 export const makeMemoryStore = (): SessionStoreShape => {
   const sessions = new Map<string, { messages: Array<Message>; updatedAt: number }>()
@@ -46,7 +52,7 @@ export const makeMemoryStore = (): SessionStoreShape => {
   }
   const replace = (sessionId: string, id: string, f: (m: Message) => Message) => {
     const s = get(sessionId)
-    const i = s.findIndex((m) => m.id === id)
+    const i = lastIndexOfId(s, id)
     if (i >= 0) s[i] = f(s[i]!)
   }
   return {
@@ -56,7 +62,7 @@ export const makeMemoryStore = (): SessionStoreShape => {
     putAssistant: (sessionId, message) =>
       Effect.sync(() => {
         const s = get(sessionId)
-        const i = s.findIndex((m) => m.id === message.id)
+        const i = lastIndexOfId(s, message.id)
         if (i >= 0) s[i] = message
         else s.push(message)
       }),

@@ -1,0 +1,49 @@
+import { describe, expect, test } from "bun:test"
+import { Effect, Exit, Stream } from "effect"
+import { batchedStream } from "./batched-source.js"
+
+const chunkSizes = <A>(s: Stream.Stream<A, string>) =>
+  Effect.runPromiseExit(
+    s.pipe(
+      Stream.mapArray((chunk) => [chunk.length] as const),
+      Stream.runCollect
+    )
+  )
+
+describe("batchedStream", () => {
+  test("parts already queued come as one chunk; a part that arrives later starts the next", async () => {
+    let controller!: ReadableStreamDefaultController<number>
+    const source = new ReadableStream<number>({ start: (c) => void (controller = c) })
+    for (let i = 0; i < 10; i++) controller.enqueue(i)
+    setTimeout(() => (controller.enqueue(10), controller.close()), 20)
+    const exit = await chunkSizes(batchedStream(source, String))
+    expect(exit).toEqual(Exit.succeed([10, 1]))
+  })
+
+  test("at most maxBatch parts per chunk, none lost, order kept", async () => {
+    const source = new ReadableStream<number>({ start: (c) => { for (let i = 0; i < 25; i++) c.enqueue(i); c.close() } })
+    const all = await Effect.runPromise(Stream.runCollect(batchedStream(source, String, 10)))
+    expect(all).toEqual(Array.from({ length: 25 }, (_, i) => i))
+    const sizes = await chunkSizes(batchedStream(new ReadableStream<number>({ start: (c) => { for (let i = 0; i < 25; i++) c.enqueue(i); c.close() } }), String, 10))
+    expect(sizes).toEqual(Exit.succeed([10, 10, 5]))
+  })
+
+  test("an error after some parts fails the stream after those parts, through onError", async () => {
+    // (An error discards what is still queued in a ReadableStream, so it comes after a pause.)
+    const source = new ReadableStream<number>({ start: (c) => { c.enqueue(1); c.enqueue(2); setTimeout(() => c.error(new Error("reset")), 20) } })
+    const seen: Array<number> = []
+    const exit = await Effect.runPromiseExit(Stream.runForEach(batchedStream(source, (e) => `wrapped: ${(e as Error).message}`), (n) => Effect.sync(() => void seen.push(n))))
+    expect(seen).toEqual([1, 2])
+    expect(exit).toEqual(Exit.fail("wrapped: reset"))
+  })
+
+  test("stopping early cancels the source (the HTTP request behind it is released)", async () => {
+    let cancelled = false
+    let n = 0
+    const source = new ReadableStream<number>({ pull: (c) => void c.enqueue(n++), cancel: () => void (cancelled = true) }, { highWaterMark: 0 })
+    const taken = await Effect.runPromise(Stream.runCollect(Stream.take(batchedStream(source, String), 3)))
+    expect(taken).toEqual([0, 1, 2])
+    await new Promise((r) => setTimeout(r, 10))
+    expect(cancelled).toBe(true)
+  })
+})

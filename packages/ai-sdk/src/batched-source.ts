@@ -1,0 +1,73 @@
+/**
+ * A provider's ReadableStream as an Effect Stream whose chunks hold every part already waiting
+ * when a pull is made. One network read often carries dozens of SSE events; handing them on one
+ * at a time costs a pull (an Effect round trip through every stage) per part, which is most of
+ * what a guarded step used to spend above a bare `streamText` loop.
+ */
+import { Cause, Channel, Effect, Scope, Stream } from "effect"
+
+/** Most parts handed on in one chunk: bounds the latency a long burst adds to the first part. */
+export const MAX_BATCH = 256
+
+type ReadResult<A> = Awaited<ReturnType<ReadableStreamDefaultReader<A>["read"]>>
+
+const NOT_YET: unique symbol = Symbol("not-yet")
+
+/**
+ * Resolves on the event loop's next turn. A read goes through the SDK's chain of transform
+ * streams, a few microtasks each, so "already queued" means "settled before the next turn", not
+ * "settled at once". One per batch: every read of the batch races the same turn.
+ */
+const nextTurn = (): Promise<typeof NOT_YET> => new Promise((resolve) => setImmediate(() => resolve(NOT_YET)))
+
+/** Reads `source` in batches: the first part of a chunk is awaited, the rest are the ones already queued. */
+export const batchedStream = <A, E>(source: ReadableStream<A>, onError: (error: unknown) => E, maxBatch = MAX_BATCH): Stream.Stream<A, E> =>
+  Stream.fromChannel(
+    Channel.fromTransform((_, scope) =>
+      Effect.gen(function* () {
+        const reader = source.getReader()
+        // A read that lost the race is kept for the next pull (it may also hold an error).
+        let pending: Promise<ReadResult<A>> | null = null
+        let ended = false
+        yield* Scope.addFinalizer(
+          scope,
+          Effect.sync(() => {
+            if (!ended) reader.cancel().catch(() => {})
+          })
+        )
+        const readBatch = async (): Promise<Array<A> | null> => {
+          const first = await (pending ?? reader.read())
+          pending = null
+          if (first.done) {
+            ended = true
+            return null
+          }
+          const batch: Array<A> = [first.value]
+          const turn = nextTurn()
+          while (batch.length < maxBatch) {
+            const next = reader.read()
+            let r: ReadResult<A> | typeof NOT_YET
+            try {
+              r = await Promise.race([next, turn])
+            } catch {
+              pending = next // the error surfaces on the next pull, after the parts before it
+              break
+            }
+            if (r === NOT_YET) {
+              pending = next
+              break
+            }
+            if (r.done) {
+              pending = next
+              break
+            }
+            batch.push(r.value)
+          }
+          return batch
+        }
+        return Effect.flatMap(Effect.tryPromise({ try: readBatch, catch: onError }), (batch) =>
+          batch === null ? Cause.done() : Effect.succeed(batch as unknown as readonly [A, ...Array<A>])
+        )
+      })
+    )
+  )

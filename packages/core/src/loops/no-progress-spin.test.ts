@@ -1,0 +1,40 @@
+import { describe, expect, test } from "bun:test"
+import { noProgressSpin, SpinPrefix } from "./no-progress-spin.js"
+import type { StepRecord } from "./step-record.js"
+
+const rec = (action: string, observation: string): StepRecord => ({ action, tool: "bash", observation, changed: false, editing: false, failed: false })
+
+/** A run that wanders, then spins over commands it already ran (seeded, so the test is the same every time). */
+const run = (n: number): Array<StepRecord> => {
+  let seed = 7
+  const rnd = (k: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % k)
+  return Array.from({ length: n }, (_, i) => (i < n / 2 ? rec(`ls dir${i}`, `out ${i}`) : rec(`ls dir${rnd(n / 2)}`, rnd(3) === 0 ? `new ${i}` : `out ${rnd(n / 2)}`)))
+}
+
+describe("SpinPrefix (the carried prefix of noProgressSpin)", () => {
+  test("carried across a growing run, it gives exactly the answers of a fresh prefix at every step", () => {
+    const records = run(120)
+    const prefix = new SpinPrefix()
+    let spins = 0
+    for (let n = 1; n <= records.length; n++) {
+      const seen = records.slice(0, n)
+      const carried = noProgressSpin(seen, { window: 10, minRepeats: 6 }, prefix)
+      expect(carried).toEqual(noProgressSpin(seen, { window: 10, minRepeats: 6 }))
+      if (carried !== null) spins++
+    }
+    expect(spins).toBeGreaterThan(0)
+  })
+
+  test("when a record before the window goes away (a rollback), the prefix is rebuilt, not reused", () => {
+    const records = run(60)
+    const prefix = new SpinPrefix()
+    noProgressSpin(records, { window: 10, minRepeats: 6 }, prefix)
+    const without = [...records.slice(0, 5), ...records.slice(6)]
+    expect(noProgressSpin(without, { window: 10, minRepeats: 6 }, prefix)).toEqual(noProgressSpin(without, { window: 10, minRepeats: 6 }))
+    // Each record is its own object: a spin that only the removed record could explain is gone.
+    const lone = [rec("a", "x"), ...Array.from({ length: 10 }, (_, i) => rec("a", `y${i}`))]
+    const p = new SpinPrefix()
+    noProgressSpin(lone, { window: 10, minRepeats: 1 }, p)
+    expect(noProgressSpin(lone.slice(1).concat([rec("b", "z")]), { window: 10, minRepeats: 1 }, p)).toEqual(noProgressSpin(lone.slice(1).concat([rec("b", "z")]), { window: 10, minRepeats: 1 }))
+  })
+})
