@@ -4,6 +4,7 @@
  * copied. Set LOOPGUARD_TRACE_REPORT=1 to print the per-episode table.
  */
 import { describe, expect, test } from "bun:test"
+import { loadLabels, readTrace } from "../trace/dev-traces.fixture.js"
 import type { CropMarker, Message, UserMessage } from "../model/message.js"
 import { parseTrace } from "../trace/parse.js"
 import { traceToSteps } from "../trace/to-steps.js"
@@ -12,23 +13,9 @@ import { repeatedAction } from "./repeated-action.js"
 import { DEFAULT_LOOP_STREAK, detectStreak } from "./streak.js"
 import { TextLoopDetector } from "./text-loop.js"
 
-const DIR = Bun.env["LOOPGUARD_TRACES_DIR"] ?? `${import.meta.dir}/../../../../../shared/traces`
 const DETECTORS = ["text-loop", "repeated-action", "doom-loop", "streak-crop"] as const
 type Detector = (typeof DETECTORS)[number]
 
-interface Segment {
-  readonly kind: string
-  readonly start_step: number
-  readonly onset_step: number
-  readonly fires_at: number
-  readonly end_step: number
-}
-interface Episode extends Omit<Segment, "kind"> {
-  readonly kinds: ReadonlyArray<string>
-}
-interface Labels {
-  readonly files: Readonly<Record<string, { readonly episodes: ReadonlyArray<Episode>; readonly segments: ReadonlyArray<Segment> }>>
-}
 
 /** Alarm steps per detector, computed the way a live RunLoop would see the run. */
 const replayAlarms = (text: string, file: string): Record<Detector, Array<number>> => {
@@ -59,20 +46,15 @@ const within = (steps: ReadonlyArray<number>, from: number, to: number) => steps
 
 describe("cross-step detectors on the labelled development traces", () => {
   test("repeated-action and text-loop catch what their label rules define; report the rest", async () => {
-    if (!(await Bun.file(`${DIR}/labels.json`).exists())) {
-      // In CI a missing corpus is a broken checkout, not a reason to pass: fail loudly there.
-      if (Bun.env["CI"] === "true") throw new Error(`CI=true but there are no development traces at ${DIR} (set LOOPGUARD_TRACES_DIR)`)
-      console.warn(`\n⚠️  SKIPPED: no development traces at ${DIR} (set LOOPGUARD_TRACES_DIR); detector evaluation did not run\n`)
-      return
-    }
-    const labels = (await Bun.file(`${DIR}/labels.json`).json()) as Labels
+    const labels = await loadLabels("detector evaluation")
+    if (labels === null) return
     const rows: Array<string> = []
     const falseAlarms: Record<Detector, number> = { "text-loop": 0, "repeated-action": 0, "doom-loop": 0, "streak-crop": 0 }
     const caught: Record<Detector, number> = { "text-loop": 0, "repeated-action": 0, "doom-loop": 0, "streak-crop": 0 }
     let episodes = 0
 
     for (const [file, label] of Object.entries(labels.files)) {
-      const alarms = replayAlarms(await Bun.file(`${DIR}/${file}`).text(), file)
+      const alarms = replayAlarms(await readTrace(file), file)
 
       // Same-action-3-in-a-row and identical-output-3-in-a-row are these detectors' own rules:
       // each such segment must raise an alarm no later than its end.

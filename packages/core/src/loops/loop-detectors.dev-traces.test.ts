@@ -7,6 +7,7 @@
  * 0.15 per 100 clean steps. LOOPGUARD_TRACE_REPORT=1 prints the per-episode table.
  */
 import { describe, expect, test } from "bun:test"
+import { loadLabels, readTrace } from "../trace/dev-traces.fixture.js"
 import type { AssistantMessage, Message } from "../model/message.js"
 import { inferFailure } from "../trace/infer-failure.js"
 import { parseTrace } from "../trace/parse.js"
@@ -17,20 +18,9 @@ import { repeatedFailure } from "./repeated-failure.js"
 import { repeatedObservation } from "./repeated-observation.js"
 import { stepRecords } from "./step-record.js"
 
-const DIR = Bun.env["LOOPGUARD_TRACES_DIR"] ?? `${import.meta.dir}/../../../../../shared/traces`
 const DETECTORS = ["repeated-observation", "replayed-sequence", "no-progress-spin", "repeated-failure"] as const
 type Detector = (typeof DETECTORS)[number]
 
-interface Segment {
-  readonly kind: string
-  readonly start_step: number
-  readonly onset_step: number
-  readonly fires_at: number
-  readonly end_step: number
-}
-interface Labels {
-  readonly files: Readonly<Record<string, { readonly n_steps: number; readonly episodes: ReadonlyArray<Omit<Segment, "kind">>; readonly segments: ReadonlyArray<Segment> }>>
-}
 
 /** As the audit's replay tools do: a result with no exit status is judged by its output. */
 const withInferredFailures = (m: AssistantMessage): AssistantMessage => ({
@@ -61,18 +51,15 @@ const within = (steps: ReadonlyArray<number>, from: number, to: number) => steps
 
 describe("step-record detectors on the labelled development traces", () => {
   test("labelled repeated observations and spins are caught inside their segments; few false alarms", async () => {
-    if (!(await Bun.file(`${DIR}/labels.json`).exists())) {
-      console.warn(`\n⚠️  SKIPPED: no development traces at ${DIR} (set LOOPGUARD_TRACES_DIR); detector evaluation did not run\n`)
-      return
-    }
-    const labels = (await Bun.file(`${DIR}/labels.json`).json()) as Labels
+    const labels = await loadLabels("detector evaluation")
+    if (labels === null) return
     const falseAlarms: Record<Detector, number> = { "repeated-observation": 0, "replayed-sequence": 0, "no-progress-spin": 0, "repeated-failure": 0 }
     const rows: Array<string> = []
     let clean = 0
     let checked = 0
     const misses: Array<string> = []
     for (const [file, label] of Object.entries(labels.files)) {
-      const alarms = replayAlarms(await Bun.file(`${DIR}/${file}`).text(), file)
+      const alarms = replayAlarms(await readTrace(file), file)
       const inEpisode = (x: number) => label.episodes.some((e) => x >= e.start_step && x <= e.end_step)
       for (let s = 0; s < label.n_steps; s++) if (!inEpisode(s)) clean++
       for (const seg of label.segments) {
