@@ -4,9 +4,8 @@
  * Stream aborts the HTTP request so the server sees the client go away.
  */
 import { type StreamPart } from "@loopguard/core/model"
-import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
-import { LLM, LlmError, type LlmRequest, type LlmShape } from "@loopguard/effect"
-import { redactParts } from "@loopguard/effect/llm"
+import { LLM, type LlmRequest, type LlmShape } from "@loopguard/effect"
+import { llmRedaction } from "@loopguard/effect/llm"
 import { Effect, Layer, Stream } from "effect"
 import { streamText, type LanguageModel } from "ai"
 import { toModelMessages, toToolSet } from "./messages.js"
@@ -24,10 +23,8 @@ export interface AiSdkModelOptions {
 
 /** The LLM service over an AI SDK `LanguageModel`: `fullStream` mapped to loopguard's stream parts, with AI SDK retries off. */
 export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
-  const secrets = options.secrets ?? []
-  // This is where a server's words enter loopguard (an error body that echoes the Authorization
-  // header, a key streamed back as text): redacted here, they reach no event, report, store or request.
-  const redact = makeRedactor(secrets)
+  // This is where a server's words enter loopguard: redacted here.
+  const redaction = llmRedaction(options.secrets)
   return {
     providerId: options.providerId,
     modelId: options.modelId,
@@ -45,10 +42,10 @@ export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
           abortSignal: controller.signal,
           onError: () => {}
         })
-        return batchedStream(result.fullStream, (e) => new LlmError({ error: redactDeep(normalizeProviderError(e), redact) })).pipe(
+        return batchedStream(result.fullStream, (e) => redaction.error(normalizeProviderError(e))).pipe(
           Stream.map(makePartMapper()),
           Stream.filter((part): part is StreamPart => part !== null),
-          redactParts(secrets),
+          redaction.parts,
           Stream.ensuring(Effect.sync(() => controller.abort()))
         )
       })

@@ -6,11 +6,10 @@
  * provider's stream, which closes its HTTP request.
  */
 import type { StreamPart } from "@loopguard/core/model"
-import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import { Effect, Layer, Stream } from "effect"
 import { type AiError, LanguageModel } from "effect/ai"
-import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
-import { redactParts } from "../llm/redact-parts.js"
+import { LLM, type LlmRequest, type LlmShape } from "../llm/LLM.js"
+import { llmRedaction } from "../llm/redact-parts.js"
 import { normalizeAiError } from "./ai-error.js"
 import { streamPartFromEffectAi, type EffectAiStreamPart } from "./map-parts.js"
 import { toEffectAiPrompt, toEffectAiToolkit } from "./prompt.js"
@@ -50,9 +49,8 @@ const streamParts = (model: LanguageModel.LanguageModel, request: LlmRequest): S
 
 /** The LLM service over an Effect AI `LanguageModel`. */
 export const makeEffectAiLlm = (model: LanguageModel.LanguageModel, options: EffectAiLlmOptions): LlmShape => {
-  const secrets = options.secrets ?? []
-  // This is where a server's words enter loopguard: redacted here, they reach nothing else.
-  const redact = makeRedactor(secrets)
+  // This is where a server's words enter loopguard: redacted here.
+  const redaction = llmRedaction(options.secrets)
   return {
     providerId: options.providerId,
     modelId: options.modelId,
@@ -64,10 +62,10 @@ export const makeEffectAiLlm = (model: LanguageModel.LanguageModel, options: Eff
             ? parts.pipe(options.outputCap(request.maxOutputTokens))
             : parts
         return capped.pipe(
-          Stream.mapError((e) => new LlmError({ error: redactDeep(normalizeAiError(e), redact) })),
+          Stream.mapError((e) => redaction.error(normalizeAiError(e))),
           Stream.map(streamPartFromEffectAi),
           Stream.filter((part): part is StreamPart => part !== null),
-          redactParts(secrets)
+          redaction.parts
         )
       })
   }

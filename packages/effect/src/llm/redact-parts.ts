@@ -4,9 +4,10 @@
  * secret values (the API key a hostile server echoes back), even when one is split over
  * several deltas, nor an Authorization/Bearer credential inside an error.
  */
-import type { StreamPart } from "@loopguard/core/model"
+import type { NormalizedError, StreamPart } from "@loopguard/core/model"
 import { makeRedactor, makeStreamRedactor, redactDeep, type StreamRedactor } from "@loopguard/core/try-best"
 import { Stream } from "effect"
+import { LlmError } from "./LLM.js"
 
 interface Pending {
   readonly text: StreamRedactor
@@ -46,3 +47,17 @@ export const redactParts =
       })
     )
   }
+
+/**
+ * A backend's two doors for a server's words, redacted (an error body that echoes the
+ * Authorization header, a key streamed back as text): the LlmError for a provider failure, and
+ * the stage for its parts. Every backend uses both, so nothing unredacted reaches an event,
+ * report, store or later request.
+ */
+export const llmRedaction = (secrets: ReadonlyArray<string> = []) => {
+  const redact = makeRedactor(secrets)
+  return {
+    error: (error: NormalizedError): LlmError => new LlmError({ error: redactDeep(error, redact) }),
+    parts: redactParts(secrets)
+  }
+}
