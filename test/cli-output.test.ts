@@ -2,36 +2,14 @@
  * What `demo`, `run` and `chat` print, judged from outside: the CLI is spawned as a user would
  * run it (output piped), against the scripted server over HTTP.
  */
-import { afterEach, describe, expect, test } from "bun:test"
-import { startScriptedServer, textStream, toolCallStream, type Script, type ScriptedServer } from "@loopguard/ai-sdk/testing"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { describe, expect, test } from "bun:test"
+import { cliEnv, scratch } from "./cli-fixture.js"
+import { textStream, toolCallStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { join, resolve } from "node:path"
 
 const ROOT = resolve(import.meta.dir, "..")
-const servers: Array<ScriptedServer> = []
-const dirs: Array<string> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()))
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-
-const serve = async (script: Script) => {
-  const s = await startScriptedServer(script)
-  servers.push(s)
-  return s
-}
-const workdir = () => {
-  const d = mkdtempSync(join(tmpdir(), "lg-out-"))
-  dirs.push(d)
-  return d
-}
-
-const cleanEnv = (): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("LOOPGUARD_") && k !== "FORCE_COLOR") env[k] = v
-  return env
-}
+const { serve, workdir } = scratch("lg-out-")
+const cleanEnv = () => cliEnv(["FORCE_COLOR"])
 
 const cli = async (args: ReadonlyArray<string>, stdin?: string) => {
   const proc = Bun.spawn([process.execPath, "run", "packages/cli/src/main.ts", ...args], {

@@ -5,6 +5,7 @@
  */
 import { startScriptedServer, toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { describe, expect, test } from "bun:test"
+import { cliEnv } from "./cli-fixture.js"
 import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -13,11 +14,7 @@ import { join, resolve } from "node:path"
 const ROOT = resolve(import.meta.dir, "..")
 const stalled: ScriptedResponse = { type: "stream", chunks: [{ text: "Looking into it" }, { text: " more" }], finish: "stop", stallAfterChunks: 1, stallMs: 60_000 }
 
-const cleanEnv = () => {
-  const env = { ...process.env }
-  for (const k of Object.keys(env)) if (k.startsWith("LOOPGUARD_")) delete env[k]
-  return env
-}
+const cleanEnv = () => cliEnv()
 
 const startRun = (server: ScriptedServer, extra: ReadonlyArray<string> = [], env: Record<string, string> = {}) => {
   const cwd = mkdtempSync(join(tmpdir(), "lg-signal-"))

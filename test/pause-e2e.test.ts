@@ -3,14 +3,13 @@
  * the real AI SDK provider, the real services and the real shell tool. The model calls `bash`
  * with a command that fails three times; try-best pauses; the pause policy decides what follows.
  */
-import { afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
+import { scratch } from "./cli-fixture.js"
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
-import { startScriptedServer, textStream, toolCallStream, type Script, type ScriptedServer } from "@loopguard/ai-sdk/testing"
+import { textStream, toolCallStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { DEFAULT_CONFIG, makeMemoryStore, type LoopguardConfig, type SessionStoreShape } from "@loopguard/effect"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { commandsInstalled, runWithPausePolicy, type PauseRunOptions } from "../packages/cli/src/pause/index.js"
 import { builtinTools } from "../packages/cli/src/tools.js"
@@ -19,23 +18,7 @@ const NOTICE = "Try-best loop detected; this turn was paused."
 const SECRET = "sk-test-4f9Qz7Lm2Xv8Rt1Kp6Wn3Bc5"
 const PASSWORD = "correct-horse-battery-staple-42"
 
-const servers: Array<ScriptedServer> = []
-const dirs: Array<string> = []
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()))
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-
-const serve = async (script: Script) => {
-  const server = await startScriptedServer(script)
-  servers.push(server)
-  return server
-}
-const workdir = () => {
-  const d = mkdtempSync(join(tmpdir(), "lg-pause-"))
-  dirs.push(d)
-  return d
-}
+const { serve, workdir } = scratch("lg-pause-")
 
 const failing = (command: string) => [1, 2, 3].map((i) => toolCallStream("bash", { command }, { id: `fail${i}`, text: "Running it again." }))
 

@@ -5,6 +5,7 @@
  */
 import { startScriptedServer, textStream, toolCallStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { afterAll, describe, expect, test } from "bun:test"
+import { cliEnv } from "./cli-fixture.js"
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -24,11 +25,7 @@ const tempDir = () => {
   return d
 }
 
-const cleanEnv = (): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("LOOPGUARD_")) env[k] = v
-  return env
-}
+const cleanEnv = () => cliEnv()
 
 const runCli = async (args: ReadonlyArray<string>, env: Record<string, string> = cleanEnv()) => {
   const child = spawn(process.execPath, ["run", "packages/cli/src/main.ts", ...args], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })

@@ -1,0 +1,38 @@
+/**
+ * What the CLI suites share: an environment the spawned `loopguard` accepts, and scratch servers
+ * and folders that are gone after each test.
+ */
+import { startScriptedServer, type Script, type ScriptedServer } from "@loopguard/ai-sdk/testing"
+import { afterEach } from "bun:test"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/** This process's environment without `LOOPGUARD_*` (an unknown one is a config error for the CLI) and without `drop`. */
+export const cliEnv = (drop: ReadonlyArray<string> = []): Record<string, string> => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("LOOPGUARD_") && !drop.includes(k)) env[k] = v
+  return env
+}
+
+/** Scripted servers and temp folders for one suite, closed and removed after each test. */
+export const scratch = (prefix: string) => {
+  const servers: Array<ScriptedServer> = []
+  const dirs: Array<string> = []
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()))
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+  })
+  return {
+    serve: async (script: Script): Promise<ScriptedServer> => {
+      const server = await startScriptedServer(script)
+      servers.push(server)
+      return server
+    },
+    workdir: (): string => {
+      const d = mkdtempSync(join(tmpdir(), prefix))
+      dirs.push(d)
+      return d
+    }
+  }
+}
