@@ -14,6 +14,7 @@ export {
   type TraceProblem,
   type ParsedTrace
 } from "./types.js"
-export { parseTrace } from "./parse.js"
-export { traceToSteps, traceUserId, traceReplyId, type TraceStep, type TraceReplay } from "./to-steps.js"
+export { parseTrace, TraceLineParser, type ParsedLine } from "./parse.js"
+export { LineSplitter, type SplitLine } from "./line-splitter.js"
+export { traceToSteps, TraceStepAssembler, traceUserId, traceReplyId, type TraceStep, type TraceReplay } from "./to-steps.js"
 export { inferFailure, FAILURE_SIGNS, type FailureSign } from "./infer-failure.js"

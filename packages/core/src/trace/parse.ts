@@ -130,28 +130,37 @@ const parseToolResult = (o: JsonObject, line: number): LineResult => {
 /** Best effort for lines that are not valid JSON: does it look like an assistant line? */
 const looksLikeAssistant = (raw: string): boolean => /"type"\s*:\s*"assistant"/.test(raw)
 
-/** Parses trace v1 JSON Lines; never throws: valid lines plus one `file:line` problem per bad line. */
-export const parseTrace = (text: string, file: string = "<trace>"): ParsedTrace => {
-  const lines: Array<TraceLine> = []
-  const errors: Array<TraceProblem> = []
-  let session: TraceSession | undefined
-  let step = 0
-  let sawContent = false
+/** What one line gave: the validated record, or its problems (none for a blank line). */
+export interface ParsedLine {
+  readonly line?: TraceLine
+  readonly errors: ReadonlyArray<TraceProblem>
+}
 
-  const rows = text.split(/\r?\n/)
-  rows.forEach((rawRow, i) => {
-    const lineNo = i + 1
-    const raw = i === 0 ? rawRow.replace(/^\uFEFF/, "") : rawRow
-    if (raw.trim() === "") return
-    const first = !sawContent
-    sawContent = true
-    const fail = (message: string): void => void errors.push({ file, line: lineNo, message })
+const BLANK: ParsedLine = { errors: [] }
+
+/**
+ * Trace v1 one line at a time, for readers that stream a file: the state carried between lines
+ * is the step counter and whether content has started (a "session" line may only come first).
+ */
+export class TraceLineParser {
+  private step = 0
+  private sawContent = false
+
+  constructor(readonly file: string = "<trace>") {}
+
+  /** Parses the line numbered `lineNo` (1-based); never throws. */
+  push(rawRow: string, lineNo: number): ParsedLine {
+    const raw = lineNo === 1 ? rawRow.replace(/^\uFEFF/, "") : rawRow
+    if (raw.trim() === "") return BLANK
+    const first = !this.sawContent
+    this.sawContent = true
+    const fail = (...messages: ReadonlyArray<string>): ParsedLine => ({ errors: messages.map((message) => ({ file: this.file, line: lineNo, message })) })
 
     let value: unknown
     try {
       value = JSON.parse(raw)
     } catch (e) {
-      if (looksLikeAssistant(raw)) step++
+      if (looksLikeAssistant(raw)) this.step++
       return fail(`bad JSON: ${e instanceof Error ? e.message : String(e)}`)
     }
     if (!isJsonObject(value)) return fail(`expected a JSON object, got ${kindOf(value)}`)
@@ -161,27 +170,36 @@ export const parseTrace = (text: string, file: string = "<trace>"): ParsedTrace 
     if (!(TRACE_LINE_TYPES as ReadonlyArray<string>).includes(type)) {
       return fail(`unknown type "${type}" (expected ${TRACE_LINE_TYPES.join(", ")})`)
     }
+    const result = this.record(type as TraceLineType, value, lineNo, first)
+    return "line" in result ? { line: result.line, errors: [] } : fail(...result.problems)
+  }
 
-    let result: LineResult
-    switch (type as TraceLineType) {
+  private record(type: TraceLineType, value: JsonObject, lineNo: number, first: boolean): LineResult {
+    switch (type) {
       case "session":
-        if (!first) return fail(`a "session" line may only be the first line`)
-        result = parseSession(value, lineNo)
-        break
+        return first ? parseSession(value, lineNo) : { problems: [`a "session" line may only be the first line`] }
       case "user":
-        result = parseUser(value, lineNo)
-        break
+        return parseUser(value, lineNo)
       case "assistant":
-        result = parseAssistant(value, lineNo, step++)
-        break
+        return parseAssistant(value, lineNo, this.step++)
       case "tool-result":
-        result = parseToolResult(value, lineNo)
-        break
+        return parseToolResult(value, lineNo)
     }
-    if (!("line" in result)) return result.problems.forEach(fail)
-    if (result.line.type === "session") session = result.line
-    lines.push(result.line)
-  })
+  }
+}
 
+/** Parses trace v1 JSON Lines; never throws: valid lines plus one `file:line` problem per bad line. */
+export const parseTrace = (text: string, file: string = "<trace>"): ParsedTrace => {
+  const lines: Array<TraceLine> = []
+  const errors: Array<TraceProblem> = []
+  let session: TraceSession | undefined
+  const parser = new TraceLineParser(file)
+  text.split(/\r?\n/).forEach((row, i) => {
+    const parsed = parser.push(row, i + 1)
+    errors.push(...parsed.errors)
+    if (parsed.line === undefined) return
+    if (parsed.line.type === "session") session = parsed.line
+    lines.push(parsed.line)
+  })
   return session === undefined ? { file, lines, errors } : { file, session, lines, errors }
 }

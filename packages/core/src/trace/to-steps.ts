@@ -106,48 +106,75 @@ const buildReply = (s: OpenStep, model: string | undefined): AssistantMessage =>
   return reply
 }
 
+type Problem = { readonly line: number; readonly message: string }
+
+/**
+ * traceToSteps one line at a time. A step is handed on once `lookahead` newer steps have started
+ * (or at the end), because a tool result may come after later steps' lines; a result arriving
+ * later than that matches nothing and becomes a problem, like any orphan result. Holds the open
+ * steps only, so a reader can stream a trace of any length.
+ */
+export class TraceStepAssembler {
+  private readonly open: Array<OpenStep> = []
+  private pendingUsers: Array<UserMessage> = []
+  private parentId = ""
+  private model: string | undefined
+  /** Problems found so far, in the order found. */
+  readonly problems: Array<Problem> = []
+
+  constructor(private readonly lookahead: number = Infinity) {}
+
+  /** Feeds one validated line; the steps it completed, in order. */
+  push(l: TraceLine): Array<TraceStep> {
+    if (l.type === "session") this.model = l.model
+    else if (l.type === "user") {
+      const u: UserMessage = { role: "user", id: traceUserId(l.line), text: l.text }
+      this.pendingUsers.push(u)
+      this.parentId = u.id
+    } else if (l.type === "assistant") {
+      this.open.push({ a: l, parentId: this.parentId, users: this.pendingUsers, results: l.toolCalls.map(() => undefined) })
+      this.pendingUsers = []
+      if (this.open.length > this.lookahead) return [this.release(this.open.shift()!)]
+    } else this.attach(l)
+    return []
+  }
+
+  /** The end of the trace: every step still open, and the user lines after the last step. */
+  end(): { readonly steps: Array<TraceStep>; readonly trailingUsers: ReadonlyArray<UserMessage> } {
+    const steps = this.open.splice(0).map((s) => this.release(s))
+    return { steps, trailingUsers: this.pendingUsers }
+  }
+
+  private attach(l: TraceToolResult): void {
+    // The newest step holding an unanswered call with this id (ids may be reused across steps).
+    for (let s = this.open.length - 1; s >= 0; s--) {
+      const step = this.open[s]!
+      const i = step.a.toolCalls.findIndex((c, k) => c.id === l.id && step.results[k] === undefined)
+      if (i >= 0) {
+        step.results[i] = l
+        return
+      }
+    }
+    this.problems.push({ line: l.line, message: `tool result "${l.id}" matches no earlier unanswered tool call` })
+  }
+
+  private release(s: OpenStep): TraceStep {
+    s.a.toolCalls.forEach((c, i) => {
+      if (s.results[i] === undefined) this.problems.push({ line: s.a.line, message: `tool call "${c.id}" has no tool result` })
+    })
+    return { step: s.a.step, line: s.a.line, users: s.users, reply: buildReply(s, this.model) }
+  }
+}
+
 /** Parsed trace lines as replayable steps: one assistant message per step with its tool results and the user lines before it. */
 export const traceToSteps = (lines: ReadonlyArray<TraceLine>): TraceReplay => {
   const session = lines.find((l): l is TraceSession => l.type === "session")
-  const problems: Array<{ line: number; message: string }> = []
-  const open: Array<OpenStep> = []
-  let pendingUsers: Array<UserMessage> = []
-  let parentId = ""
-
-  for (const l of lines) {
-    if (l.type === "user") {
-      const u: UserMessage = { role: "user", id: traceUserId(l.line), text: l.text }
-      pendingUsers.push(u)
-      parentId = u.id
-    } else if (l.type === "assistant") {
-      open.push({ a: l, parentId, users: pendingUsers, results: l.toolCalls.map(() => undefined) })
-      pendingUsers = []
-    } else if (l.type === "tool-result") {
-      // The newest step holding an unanswered call with this id (ids may be reused across steps).
-      let matched = false
-      for (let s = open.length - 1; s >= 0 && !matched; s--) {
-        const step = open[s]!
-        const i = step.a.toolCalls.findIndex((c, k) => c.id === l.id && step.results[k] === undefined)
-        if (i >= 0) {
-          step.results[i] = l
-          matched = true
-        }
-      }
-      if (!matched) problems.push({ line: l.line, message: `tool result "${l.id}" matches no earlier unanswered tool call` })
-    }
-  }
-
-  const model = session?.model
-  const steps: Array<TraceStep> = open.map((s) => {
-    s.a.toolCalls.forEach((c, i) => {
-      if (s.results[i] === undefined) problems.push({ line: s.a.line, message: `tool call "${c.id}" has no tool result` })
-    })
-    return { step: s.a.step, line: s.a.line, users: s.users, reply: buildReply(s, model) }
-  })
+  const assembler = new TraceStepAssembler()
+  for (const l of lines) assembler.push(l)
+  const { steps, trailingUsers } = assembler.end()
   const messages: Array<Message> = steps.flatMap((s): Array<Message> => [...s.users, s.reply])
-  messages.push(...pendingUsers)
-  problems.sort((x, y) => x.line - y.line)
-
-  const replay = { steps, messages, trailingUsers: pendingUsers, problems }
+  messages.push(...trailingUsers)
+  const problems = [...assembler.problems].sort((x, y) => x.line - y.line)
+  const replay = { steps, messages, trailingUsers, problems }
   return session === undefined ? replay : { ...replay, session }
 }
