@@ -2,6 +2,7 @@
  * parseTrace: trace format v1 text → validated lines + per-line problems. Never throws: a bad
  * line becomes an error naming its 1-based line number and is left out; the rest still parse.
  */
+import { jsonrepair } from "jsonrepair"
 import type { Usage } from "../model/stream.js"
 import { defined, FieldReader, isJsonObject, kindOf, type JsonObject } from "./fields.js"
 import {
@@ -134,9 +135,26 @@ const looksLikeAssistant = (raw: string): boolean => /"type"\s*:\s*"assistant"/.
 export interface ParsedLine {
   readonly line?: TraceLine
   readonly errors: ReadonlyArray<TraceProblem>
+  /** Findings that are not errors: a line cut at the reader's limit. */
+  readonly notes?: ReadonlyArray<TraceProblem>
+}
+
+/** A line the reader cut: `text` is its first `keptBytes` of `bytes`. */
+export interface LineCut {
+  readonly bytes: number
+  readonly keptBytes: number
 }
 
 const BLANK: ParsedLine = { errors: [] }
+
+/**
+ * A cut line is JSON that stops mid-record: closing its open string, arrays and objects keeps
+ * the fields before the cut (a huge `output` survives as its beginning).
+ */
+const closeCutJson = (prefix: string): unknown => JSON.parse(jsonrepair(prefix))
+
+const cutNote = (cut: LineCut): string =>
+  `line of ${cut.bytes} bytes is longer than input.maxLineBytes: only its first ${cut.keptBytes} bytes were read, so the fields after that point are missing and the last one kept is cut short`
 
 /**
  * Trace v1 one line at a time, for readers that stream a file: the state carried between lines
@@ -148,17 +166,19 @@ export class TraceLineParser {
 
   constructor(readonly file: string = "<trace>") {}
 
-  /** Parses the line numbered `lineNo` (1-based); never throws. */
-  push(rawRow: string, lineNo: number): ParsedLine {
+  /** Parses the line numbered `lineNo` (1-based), or the kept beginning of a `cut` one; never throws. */
+  push(rawRow: string, lineNo: number, cut?: LineCut): ParsedLine {
     const raw = lineNo === 1 ? rawRow.replace(/^\uFEFF/, "") : rawRow
-    if (raw.trim() === "") return BLANK
+    if (raw.trim() === "" && cut === undefined) return BLANK
     const first = !this.sawContent
     this.sawContent = true
-    const fail = (...messages: ReadonlyArray<string>): ParsedLine => ({ errors: messages.map((message) => ({ file: this.file, line: lineNo, message })) })
+    const problem = (message: string): TraceProblem => ({ file: this.file, line: lineNo, message })
+    const notes = cut === undefined ? undefined : [problem(cutNote(cut))]
+    const fail = (...messages: ReadonlyArray<string>): ParsedLine => ({ errors: messages.map(problem), ...(notes ? { notes } : {}) })
 
     let value: unknown
     try {
-      value = JSON.parse(raw)
+      value = cut === undefined ? JSON.parse(raw) : closeCutJson(raw)
     } catch (e) {
       if (looksLikeAssistant(raw)) this.step++
       return fail(`bad JSON: ${e instanceof Error ? e.message : String(e)}`)
@@ -171,7 +191,8 @@ export class TraceLineParser {
       return fail(`unknown type "${type}" (expected ${TRACE_LINE_TYPES.join(", ")})`)
     }
     const result = this.record(type as TraceLineType, value, lineNo, first)
-    return "line" in result ? { line: result.line, errors: [] } : fail(...result.problems)
+    if (!("line" in result)) return fail(...result.problems)
+    return notes ? { line: result.line, errors: [], notes } : { line: result.line, errors: [] }
   }
 
   private record(type: TraceLineType, value: JsonObject, lineNo: number, first: boolean): LineResult {

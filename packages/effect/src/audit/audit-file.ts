@@ -1,29 +1,55 @@
 /**
- * Auditing trace files from disk. A file that cannot be read comes back `failed` with the reason,
- * like one that cannot be parsed, so a batch always audits every other file.
+ * Auditing trace files from disk, streamed: a file is read twice line by line (a check pass that
+ * keeps only the problems, the step count and the tool names; then the replay, which parses steps
+ * as it asks for them into a store of fixed size), so memory does not grow with the trace. A file
+ * that cannot be read comes back `failed` with the reason, like one that cannot be parsed, so a
+ * batch always audits every other file.
  */
-import { Effect } from "effect"
-import { readFile } from "node:fs/promises"
+import { formatTraceProblem } from "@loopguard/core/trace"
+import { Cause, Effect, Exit } from "effect"
 import type { LoopguardConfig } from "../config/schema.js"
 import { auditConfig } from "./audit-config.js"
-import { auditTrace, type AuditResult } from "./audit-trace.js"
+import { shadowReplay, type AuditResult, type FailedFile } from "./audit-trace.js"
+import { checkTrace, type TraceCheck } from "./check-trace.js"
+import { withReplyStepsBy } from "./incidents.js"
+import { StepFeed } from "./step-feed.js"
+import { layerStreamedReplay } from "./stream-replay.js"
+import { openTraceLines } from "./trace-lines.js"
+import { auditWindow, makeWindowStore } from "./window-store.js"
 
-const readTrace = (file: string): Effect.Effect<{ readonly text: string } | { readonly error: string }> =>
-  Effect.promise(() =>
-    readFile(file, "utf8").then(
-      (text) => ({ text }),
-      (e: unknown) => ({ error: `${file}: cannot read: ${e instanceof Error ? e.message : String(e)}` })
-    )
+const failed = (file: string, errors: ReadonlyArray<string>): FailedFile => ({ _tag: "failed", file, errors })
+
+/** The replay pass over a file that checked clean. */
+const replayFile = (file: string, check: TraceCheck, config: LoopguardConfig) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const lines = yield* openTraceLines(file, config.input.maxLineBytes)
+      const feed = new StepFeed(lines, file)
+      yield* Effect.promise(() => feed.fill(0))
+      const store = makeWindowStore(auditWindow(config))
+      const replay = layerStreamedReplay(feed, { steps: check.steps, toolNames: check.toolNames, ...(check.model !== undefined ? { modelId: check.model } : {}) })
+      const run = yield* shadowReplay(
+        { replay, store, steps: check.steps, prompt: feed.promptMessage?.text, userTurnsBefore: (step) => feed.usersBefore(step) },
+        config
+      )
+      // Notes cover the whole file: read what the replay did not need.
+      yield* Effect.promise(() => feed.fill(Number.MAX_SAFE_INTEGER))
+      return { steps: check.steps, incidents: run.incidents.map((i) => withReplyStepsBy(i, store.stepOf)), exit: run.exit, notes: feed.problems().map(formatTraceProblem) }
+    })
   )
 
 /** Reads one trace v1 file and audits it with `config` (default: `auditConfig()`, every detector on). */
 export const auditFile = Effect.fn("audit.auditFile")(function* (file: string, config: LoopguardConfig = auditConfig()) {
-  const read = yield* readTrace(file)
-  if ("error" in read) {
-    const failed: AuditResult = { _tag: "failed", file, errors: [read.error] }
-    return failed
+  const check = yield* Effect.result(checkTrace(file, config.input.maxLineBytes))
+  if (check._tag === "Failure") return failed(file, [check.failure])
+  if (check.success.errors.length > 0) return failed(file, check.success.errors.map(formatTraceProblem))
+  const exit = yield* Effect.exit(replayFile(file, check.success, config))
+  if (Exit.isFailure(exit)) {
+    const reason = Cause.squash(exit.cause)
+    return failed(file, [typeof reason === "string" ? reason : `${file}: replay failed: ${Cause.pretty(exit.cause).split("\n")[0]}`])
   }
-  return yield* auditTrace(file, read.text, config)
+  const result: AuditResult = { _tag: "audited", file, ...exit.value }
+  return result
 })
 
 /** Audits each file in order; failed files are results too, never an error of the whole batch. */

@@ -12,7 +12,9 @@ import { Permission } from "../processor/ToolGate.js"
 import { layerReplay } from "../replay/layer.js"
 import { RunLoop } from "../runloop/RunLoop.js"
 import type { RunResult } from "../runloop/run-types.js"
-import { SessionStore } from "../store/SessionStore.js"
+import { makeMemoryStore, SessionStore, type SessionStoreShape } from "../store/SessionStore.js"
+import type { LLM } from "../llm/LLM.js"
+import type { Tools } from "../tools/Tools.js"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { auditConfig } from "./audit-config.js"
 import { byStep, incidentsOf, withReplySteps, type AuditIncident } from "./incidents.js"
@@ -56,33 +58,50 @@ export interface AuditExit {
 
 const exitOf = (result: RunResult): AuditExit | null => (result.exit ? { reason: result.exit.reason, step: result.exit.step } : null)
 
+/** What one shadow replay needs: the recorded replies as LLM and Tools, and the store it writes to. */
+export interface ShadowReplayInput {
+  readonly replay: Layer.Layer<LLM | Tools>
+  readonly store: SessionStoreShape
+  readonly steps: number
+  readonly prompt: string | undefined
+  readonly userTurnsBefore: (step: number) => ReadonlyArray<string>
+}
+
+/** Runs the RunLoop in shadow mode over `input`; the incidents it published (by step) and its first exit. */
+export const shadowReplay = (input: ShadowReplayInput, config: LoopguardConfig) =>
+  Effect.gen(function* () {
+    // Only incidents are reported: the other events of a long replay are not kept.
+    const events: Array<LoopguardEvent> = []
+    const deps = Layer.mergeAll(
+      input.replay,
+      Layer.succeed(ConfigService, config),
+      Events.layerCallback((e) => void (e.type === "incident" && events.push(e))),
+      Permission.layerDeny,
+      Layer.succeed(SessionStore, SessionStore.of(input.store))
+    )
+    const run = Effect.gen(function* () {
+      return yield* (yield* RunLoop).run({
+        sessionId: SESSION,
+        ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
+        shadow: true,
+        maxSteps: input.steps,
+        userTurnsBefore: input.userTurnsBefore
+      })
+    })
+    const result = yield* Effect.provide(run, loopguardLayer(deps))
+    return { incidents: byStep(incidentsOf(events)), exit: exitOf(result) }
+  })
+
 /** Replays parsed trace steps through the real RunLoop in shadow mode; the incidents it raised and its first exit. */
 export const replayTrace = (replay: TraceReplay, config: LoopguardConfig = auditConfig()) =>
   Effect.gen(function* () {
-    const events: Array<LoopguardEvent> = []
     const replies = replay.steps.map((s) => s.reply)
     const turns = userTurns(replay)
-    const deps = Layer.mergeAll(
-      layerReplay(replies, replay.session?.model !== undefined ? { modelId: replay.session.model } : {}),
-      Layer.succeed(ConfigService, config),
-      Events.layerCollect(events),
-      Permission.layerDeny,
-      SessionStore.layerMemory
-    )
-    const program = Effect.gen(function* () {
-      const result = yield* (yield* RunLoop).run({
-        sessionId: SESSION,
-        ...(turns.prompt !== undefined ? { prompt: turns.prompt } : {}),
-        shadow: true,
-        maxSteps: replies.length,
-        userTurnsBefore: turns.before
-      })
-      const messages = yield* (yield* SessionStore).messages(SESSION)
-      return { result, messages }
-    })
-    const { result, messages } = yield* Effect.provide(program, loopguardLayer(deps))
-    const incidents = byStep(incidentsOf(events)).map((i) => withReplySteps(i, messages))
-    return { steps: replies.length, incidents, exit: exitOf(result) }
+    const store = makeMemoryStore()
+    const layer = layerReplay(replies, replay.session?.model !== undefined ? { modelId: replay.session.model } : {})
+    const run = yield* shadowReplay({ replay: layer, store, steps: replies.length, prompt: turns.prompt, userTurnsBefore: turns.before }, config)
+    const messages = yield* store.messages(SESSION)
+    return { steps: replies.length, incidents: run.incidents.map((i) => withReplySteps(i, messages)), exit: run.exit }
   })
 
 /** One trace file's text → its audit (`failed` with file:line problems when it does not parse). */

@@ -37,10 +37,13 @@ export const incidentsOf = (events: ReadonlyArray<LoopguardEvent>): Array<AuditI
  * Crop markers name replies by the store's message ids; an audit reader thinks in trace steps,
  * so `fromStep` / `toStep` are added beside them.
  */
-export const withReplySteps = (incident: AuditIncident, messages: ReadonlyArray<Message>): AuditIncident => {
+export const withReplySteps = (incident: AuditIncident, messages: ReadonlyArray<Message>): AuditIncident =>
+  withReplyStepsBy(incident, (id) => messages.find((m): m is AssistantMessage => m.role === "assistant" && m.id === id)?.step)
+
+/** `withReplySteps` with the reply-id → step lookup given (a store that no longer holds old replies). */
+export const withReplyStepsBy = (incident: AuditIncident, stepOf: (replyId: string) => number | undefined): AuditIncident => {
   const { from, to } = incident.detail
   if (typeof from !== "string" || typeof to !== "string") return incident
-  const stepOf = (id: string) => messages.find((m): m is AssistantMessage => m.role === "assistant" && m.id === id)?.step
   const fromStep = stepOf(from)
   const toStep = stepOf(to)
   if (fromStep === undefined || toStep === undefined) return incident

@@ -329,6 +329,18 @@ export const ToolsSection = Schema.Struct({
   approveCommands: Schema.Boolean
 })
 
+/** Reading line-oriented input (`audit` traces, `scan --jsonl`): one line's bytes are capped. */
+export const InputSection = Schema.Struct({
+  /** Bytes kept of one input line; a longer line keeps its beginning and is reported with its size. */
+  maxLineBytes: PosInt
+})
+
+/** `loopguard audit`: how much of a replayed session it holds. */
+export const AuditSection = Schema.Struct({
+  /** Recorded replies the replay store keeps; never fewer than the detectors' own look-back needs. */
+  windowSteps: PosInt
+})
+
 /** The whole config as one Schema; `LoopguardConfig` is its type. */
 export const LoopguardConfigSchema = Schema.Struct({
   repeat: RepeatSection,
@@ -360,6 +372,8 @@ export const LoopguardConfigSchema = Schema.Struct({
   completion_check: CompletionCheckSection,
   store: StoreSection,
   tools: ToolsSection,
+  input: InputSection,
+  audit: AuditSection,
   /** Merged over the built-in list prices; used for the cost cap and the report. */
   prices: Schema.Record(Schema.String, ModelPriceSchema)
 })

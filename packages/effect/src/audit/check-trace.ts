@@ -1,0 +1,44 @@
+/**
+ * The first of the audit's two reads of a file: every line parsed, nothing kept but what the
+ * replay must know before it starts (the step count and the tool names the trace calls) and the
+ * problems. A file with any bad line is reported with all of them and not replayed, as before.
+ */
+import { TraceLineParser, type TraceProblem } from "@loopguard/core/trace"
+import { Effect } from "effect"
+import { cannotRead, lineCut, openTraceLines } from "./trace-lines.js"
+
+export interface TraceCheck {
+  readonly steps: number
+  /** Tool names in order of first call. */
+  readonly toolNames: ReadonlyArray<string>
+  readonly model: string | undefined
+  readonly errors: ReadonlyArray<TraceProblem>
+}
+
+/** Reads `file` once through; fails with the reason when it cannot be read. */
+export const checkTrace = (file: string, maxLineBytes: number): Effect.Effect<TraceCheck, string> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const lines = yield* openTraceLines(file, maxLineBytes)
+      return yield* Effect.tryPromise({
+        try: async () => {
+          const parser = new TraceLineParser(file)
+          const errors: Array<TraceProblem> = []
+          const toolNames = new Set<string>()
+          let steps = 0
+          let model: string | undefined
+          for (let l = await lines.next(); l !== null; l = await lines.next()) {
+            const parsed = parser.push(l.text, l.line, lineCut(l))
+            errors.push(...parsed.errors)
+            const line = parsed.line
+            if (line?.type === "session") model = line.model
+            if (line?.type !== "assistant") continue
+            steps++
+            for (const c of line.toolCalls) toolNames.add(c.name)
+          }
+          return { steps, toolNames: [...toolNames], model, errors }
+        },
+        catch: (e) => cannotRead(file, e)
+      })
+    })
+  )

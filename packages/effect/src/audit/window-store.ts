@@ -1,0 +1,99 @@
+/**
+ * The SessionStore an audit replays into: it keeps the newest `keepReplies` replies with the
+ * user lines among them, plus the newest real (non-synthetic) user message, which is the turn's
+ * goal and where crops are recorded. Older messages are dropped as new ones arrive, so a replay
+ * of any length holds a window of fixed size; the cross-step detectors carry what they need
+ * from older steps in their own state. Reply ids stay resolvable to steps for the report.
+ */
+import type { AssistantMessage, Message, UserMessage } from "@loopguard/core/model"
+import type { LoopguardConfig } from "../config/schema.js"
+import type { SessionStoreShape } from "../store/SessionStore.js"
+import { Effect } from "effect"
+
+/** A window store, with the step of every reply it ever held (crop markers name replies by id). */
+export interface WindowStore extends SessionStoreShape {
+  readonly stepOf: (replyId: string) => number | undefined
+}
+
+/**
+ * The replies the detectors look back over at most, from their config (cycles are counted in
+ * whole replays, sequences need their length on top of their look-back).
+ */
+export const detectorLookback = (c: LoopguardConfig): number =>
+  Math.max(
+    c.action_cycle.maxPeriod * (c.action_cycle.replays + 1),
+    c.replayed_sequence.lookback + c.replayed_sequence.minLength,
+    c.repeated_failure.lookback,
+    c.loop_streak_recovery.max_span + 1,
+    c.no_progress_spin.window * c.no_progress_spin.minRepeats,
+    c.repeated_observation.repeats,
+    c.repeated_action.stopAt ?? 0,
+    c.try_best.edit_window,
+    c.text_loop.bufferSize,
+    c.breaker.window
+  )
+
+/** How many replies the audit's store keeps: `audit.windowSteps`, never under twice the detectors' look-back. */
+export const auditWindow = (c: LoopguardConfig): number => Math.max(c.audit.windowSteps, 2 * detectorLookback(c))
+
+const isRealUser = (m: Message): m is UserMessage => m.role === "user" && m.synthetic === undefined
+
+/** A store holding the newest `keepReplies` replies of each session (see the module comment). */
+export const makeWindowStore = (keepReplies: number): WindowStore => {
+  const sessions = new Map<string, { messages: Array<Message>; replies: number; updatedAt: number }>()
+  const steps = new Map<string, number>()
+  const get = (id: string) => {
+    let s = sessions.get(id)
+    if (!s) sessions.set(id, (s = { messages: [], replies: 0, updatedAt: Date.now() }))
+    s.updatedAt = Date.now()
+    return s
+  }
+  const indexOf = (messages: ReadonlyArray<Message>, id: string): number => {
+    for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i
+    return -1
+  }
+  const trim = (s: { messages: Array<Message>; replies: number }) => {
+    if (s.replies <= keepReplies) return
+    const cut = s.messages.findIndex((m) => m.role === "assistant")
+    const dropped = s.messages.splice(0, cut + 1)
+    s.replies -= 1
+    // The goal of the turn stays: it is the newest real user message unless a newer one is kept.
+    const goal = dropped.filter(isRealUser).at(-1)
+    if (goal !== undefined && !s.messages.some(isRealUser)) s.messages.unshift(goal)
+  }
+  const add = (sessionId: string, message: Message) => {
+    const s = get(sessionId)
+    s.messages.push(message)
+    if (message.role !== "assistant") return
+    s.replies += 1
+    if (message.step !== undefined) steps.set(message.id, message.step)
+    trim(s)
+  }
+  const replace = (sessionId: string, id: string, f: (m: Message) => Message) => {
+    const s = get(sessionId).messages
+    const i = indexOf(s, id)
+    if (i >= 0) s[i] = f(s[i]!)
+  }
+  return {
+    stepOf: (replyId) => steps.get(replyId),
+    location: (sessionId) => `in memory, newest ${keepReplies} replies only (session ${sessionId})`,
+    messages: (sessionId) => Effect.sync(() => (sessions.get(sessionId)?.messages ?? []).slice()),
+    append: (sessionId, message) => Effect.sync(() => add(sessionId, message)),
+    putAssistant: (sessionId, message) =>
+      Effect.sync(() => {
+        const s = get(sessionId).messages
+        const i = indexOf(s, message.id)
+        if (i < 0) return add(sessionId, message)
+        s[i] = message
+        if (message.step !== undefined) steps.set(message.id, message.step)
+      }),
+    exclude: (sessionId, messageId, reason) =>
+      Effect.sync(() => replace(sessionId, messageId, (m) => (m.role === "assistant" ? ({ ...m, excluded: reason } satisfies AssistantMessage) : m))),
+    addCrop: (sessionId, userMessageId, crop) =>
+      Effect.sync(() => replace(sessionId, userMessageId, (m) => (m.role === "user" ? ({ ...m, crops: [...(m.crops ?? []), crop] } satisfies UserMessage) : m))),
+    list: () =>
+      Effect.sync(() =>
+        [...sessions.entries()].map(([id, s]) => ({ id, messages: s.messages.length, steps: s.replies, updatedAt: s.updatedAt, writer: null }))
+      )
+  }
+}
