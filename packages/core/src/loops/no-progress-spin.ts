@@ -26,31 +26,56 @@ export interface NoProgressSpin {
 const outputKey = (r: StepRecord): string => `${r.tool}\u0000${r.observation}`
 
 /**
+ * What the carried sets hold of a key: long keys (whole commands, whole outputs) as a 64-bit
+ * hash (two 32-bit FNV-1a passes), so a run of any length carries a few bytes per distinct key.
+ */
+const carriedKey = (key: string): string => {
+  if (key.length <= 64) return key
+  let a = 0x811c9dc5
+  let b = 0x01000193 ^ key.length
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i)
+    a = Math.imul(a ^ c, 0x01000193)
+    b = Math.imul(b ^ c, 0x5bd1e995)
+  }
+  return `#${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`
+}
+
+/**
  * The actions and outputs of the records before the window, carried from one call to the next:
  * rebuilding them from the whole run after every step made each step cost more than the last.
  * Extended while the records it holds are still the same objects at the same places (records are
- * kept per stored message), rebuilt when one went away (a rollback, an exclusion).
+ * kept per stored message), or the same objects moved to the front (a store that keeps only its
+ * newest messages dropped the oldest: what they did was still done earlier in the run); rebuilt
+ * when one went away otherwise (a rollback, an exclusion).
  */
 export class SpinPrefix {
   private held: Array<StepRecord> = []
   private readonly actionSet = new Set<string>()
   private readonly outputSet = new Set<string>()
 
-  seen(records: ReadonlyArray<StepRecord>, end: number): { readonly actions: ReadonlySet<string>; readonly outputs: ReadonlySet<string> } {
-    let same = this.held.length <= end
-    for (let i = 0; same && i < this.held.length; i++) same = this.held[i] === records[i]
-    if (!same) {
+  seen(records: ReadonlyArray<StepRecord>, end: number): { readonly has: (kind: "action" | "output", key: string) => boolean } {
+    if (!this.follows(records, end)) {
       this.held = []
       this.actionSet.clear()
       this.outputSet.clear()
     }
     for (let i = this.held.length; i < end; i++) {
       const r = records[i]!
-      if (r.action !== "") this.actionSet.add(r.action)
-      this.outputSet.add(outputKey(r))
+      if (r.action !== "") this.actionSet.add(carriedKey(r.action))
+      this.outputSet.add(carriedKey(outputKey(r)))
       this.held.push(r)
     }
-    return { actions: this.actionSet, outputs: this.outputSet }
+    return { has: (kind, key) => (kind === "action" ? this.actionSet : this.outputSet).has(carriedKey(key)) }
+  }
+
+  /** Do `records` continue what is held (in place, or with its oldest records dropped)? */
+  private follows(records: ReadonlyArray<StepRecord>, end: number): boolean {
+    const shift = records.length === 0 ? 0 : Math.max(0, this.held.indexOf(records[0]!))
+    if (shift > 0) this.held = this.held.slice(shift)
+    if (this.held.length > end) return false
+    for (let i = 0; i < this.held.length; i++) if (this.held[i] !== records[i]) return false
+    return true
   }
 }
 
@@ -63,8 +88,9 @@ export const noProgressSpin = (
   const n = records.length
   if (n < opts.window) return null
   const start = n - opts.window
-  for (let i = start; i < n; i++) if (records[i]!.changed) return null
+  // Kept up to date at every step, changes or not: a windowed store may drop a record soon after.
   const before = prefix.seen(records, start)
+  for (let i = start; i < n; i++) if (records[i]!.changed) return null
   // Seen in the window itself: kept apart so the carried sets only ever hold the prefix.
   const actions = new Set<string>()
   const outputs = new Set<string>()
@@ -73,10 +99,10 @@ export const noProgressSpin = (
   for (let i = start; i < n; i++) {
     const r = records[i]!
     const output = outputKey(r)
-    const seenOutput = before.outputs.has(output) || outputs.has(output)
+    const seenOutput = outputs.has(output) || before.has("output", output)
     // Paging (the same call again, something new each time: scroll down, next page) is reading.
     const paging = i > 0 && records[i - 1]!.action === r.action && !seenOutput
-    if (r.action !== "" && (before.actions.has(r.action) || actions.has(r.action)) && !paging) repeatedActions++
+    if (r.action !== "" && (actions.has(r.action) || before.has("action", r.action)) && !paging) repeatedActions++
     if (r.action !== "" && seenOutput) repeatedOutputs++
     if (r.action !== "") actions.add(r.action)
     outputs.add(output)
