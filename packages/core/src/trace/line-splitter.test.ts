@@ -62,3 +62,21 @@ describe("LineSplitter", () => {
     expect(() => new LineSplitter(0)).toThrow(/maxLineBytes/)
   })
 })
+
+describe("LineSplitter with a reused read buffer", () => {
+  test("lines stay intact when the caller overwrites its buffer after each push (Node Buffers included)", () => {
+    const text = Array.from({ length: 50 }, (_, i) => `line ${i} ${"x".repeat(i * 7)}`).join("\n")
+    const bytes = utf8.encode(text)
+    const buffer = Buffer.alloc(37)
+    const s = new LineSplitter(1000)
+    const out: Array<string> = []
+    for (let at = 0; at < bytes.length; at += buffer.length) {
+      const n = Math.min(buffer.length, bytes.length - at)
+      buffer.set(bytes.subarray(at, at + n))
+      out.push(...s.push(buffer.subarray(0, n)).map((l) => l.text))
+      buffer.fill(0x21)
+    }
+    out.push(...s.end().map((l) => l.text))
+    expect(out).toEqual(text.split("\n"))
+  })
+})

@@ -72,8 +72,8 @@ export class LineSplitter {
     const room = this.maxLineBytes + 1 - this.keptBytes // one byte more, for a "\r" the line end drops
     if (room <= 0) return
     const piece = part.length <= room ? part : part.subarray(0, room)
-    // Copied: a view would keep the whole read buffer alive for as long as the line is held.
-    this.kept.push(piece.slice())
+    // Copied (Buffer's own slice() would not copy): the reader may reuse its buffer for the next read.
+    this.kept.push(Uint8Array.prototype.slice.call(piece))
     this.keptBytes += piece.length
   }
 
