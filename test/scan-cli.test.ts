@@ -7,8 +7,14 @@ import { join } from "node:path"
 
 const ROOT = join(import.meta.dir, "..")
 
-const scan = async (args: ReadonlyArray<string>, stdin: string) => {
-  const proc = Bun.spawn(["bun", "run", "packages/cli/src/main.ts", "scan", ...args], { cwd: ROOT, stdin: "pipe", stdout: "pipe", stderr: "pipe" })
+const scan = async (args: ReadonlyArray<string>, stdin: string, env: Record<string, string> = {}) => {
+  const proc = Bun.spawn(["bun", "run", "packages/cli/src/main.ts", "scan", ...args], {
+    cwd: ROOT,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+    env: { ...process.env, ...env }
+  })
   proc.stdin.write(stdin)
   await proc.stdin.end()
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
@@ -51,5 +57,18 @@ describe("loopguard scan", () => {
     const r = await scan(["--jsonl"], '"ok"\nnot json\n')
     expect(r.code).toBe(2)
     expect(r.stderr + r.stdout).toContain("stdin:2")
+  }, 30_000)
+
+  test("--jsonl: a line over input.maxLineBytes is scanned on its kept beginning and named on stderr with its size", async () => {
+    const loop = "Let me check the file again. ".repeat(200)
+    const input = [JSON.stringify("fine"), JSON.stringify(loop), JSON.stringify("after")].join("\n") + "\n"
+    const r = await scan(["--jsonl"], input, { LOOPGUARD_INPUT_MAX_LINE_BYTES: "2000" })
+    expect(r.code).toBe(0)
+    const out = r.stdout.trim().split("\n").map((l) => JSON.parse(l))
+    expect(out).toHaveLength(3)
+    // The loop trips within the kept 2000 bytes, at the same token as in the whole line.
+    expect(out[1]).toMatchObject({ repeat: true, token: 119, period: 6 })
+    expect(r.stderr).toContain(`stdin:2: line of ${loop.length + 2} bytes is longer than input.maxLineBytes: only its first 2000 bytes were scanned`)
+    expect(out[2]).toEqual({ repeat: false, token: null, period: null, long: null })
   }, 30_000)
 })

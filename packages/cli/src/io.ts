@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 
 export const readStdin: Effect.Effect<string> = Effect.promise(async () => {
   if (process.stdin.isTTY) return ""
@@ -19,3 +19,13 @@ export const forEachStdinChunk = (f: (text: string) => void): Effect.Effect<void
     const rest = decoder.decode()
     if (rest !== "") f(rest)
   })
+
+/** Stdin as raw bytes, chunk by chunk (nothing when it is a terminal). */
+export const stdinBytes: Stream.Stream<Uint8Array> = Stream.suspend(() =>
+  process.stdin.isTTY
+    ? Stream.empty
+    : Stream.map(
+        Stream.fromAsyncIterable(process.stdin as AsyncIterable<Buffer | string>, (e) => e).pipe(Stream.orDie),
+        (chunk): Uint8Array => (typeof chunk === "string" ? Buffer.from(chunk) : chunk)
+      )
+)

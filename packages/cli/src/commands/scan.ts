@@ -4,10 +4,12 @@
  * verdict per line (ARCHITECTURE.md contract): `repeat`/`token`/`period` for SPEC §1's rule,
  * `long` for the long-period rule (null, or where it tripped).
  */
-import { scanRepetition, validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type FullScanResult, type RepeatOptions } from "@loopguard/core/repeat"
+import { validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type FullScanResult, type RepeatOptions } from "@loopguard/core/repeat"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { forEachStdinChunk, readStdin } from "../io.js"
+import { forEachStdinChunk } from "../io.js"
+import { loadCliConfig } from "../session.js"
+import { scanJsonLines } from "./scan-jsonl.js"
 import { StreamingScan } from "./scan-stream.js"
 import { UsageError } from "../errors.js"
 
@@ -55,22 +57,7 @@ export const scanCommand = Command.make(
         yield* Console.log(plainVerdict(scan.end()))
         return
       }
-      const input = yield* readStdin
-      const lines = input.split("\n")
-      for (let i = 0; i < lines.length; i++) {
-        const line = lines[i]!
-        if (line.trim() === "") continue
-        let text: unknown
-        try {
-          text = JSON.parse(line)
-        } catch (e) {
-          return yield* new UsageError({ message: `stdin:${i + 1}: not valid JSON (${(e as Error).message})` })
-        }
-        if (typeof text !== "string") {
-          return yield* new UsageError({ message: `stdin:${i + 1}: expected a JSON string, got ${text === null ? "null" : typeof text}` })
-        }
-        const r = scanRepetition(text, options)
-        yield* Console.log(JSON.stringify({ repeat: r.repeat, token: r.token, period: r.period, long: r.long }))
-      }
+      const config = yield* loadCliConfig({})
+      yield* scanJsonLines(options, config.input.maxLineBytes)
     })
 ).pipe(Command.withDescription("Report whether and where in-stream repetition trips on text from stdin"))

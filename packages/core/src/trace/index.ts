@@ -14,7 +14,7 @@ export {
   type TraceProblem,
   type ParsedTrace
 } from "./types.js"
-export { parseTrace, TraceLineParser, type ParsedLine, type LineCut } from "./parse.js"
+export { parseTrace, parseCutJson, TraceLineParser, type ParsedLine, type LineCut } from "./parse.js"
 export { LineSplitter, type SplitLine } from "./line-splitter.js"
 export { traceToSteps, TraceStepAssembler, traceUserId, traceReplyId, type TraceStep, type TraceReplay } from "./to-steps.js"
 export { inferFailure, FAILURE_SIGNS, type FailureSign } from "./infer-failure.js"

@@ -34,7 +34,8 @@ const incompleteTail = (b: Uint8Array): number => {
 
 /** Splits a byte stream into lines, keeping at most `maxLineBytes` of each. */
 export class LineSplitter {
-  private readonly decoder = new TextDecoder()
+  // A BOM stays in the text, as a whole-file read keeps it: the trace parser drops it from line 1 itself.
+  private readonly decoder = new TextDecoder("utf-8", { ignoreBOM: true })
   private kept: Array<Uint8Array> = []
   private keptBytes = 0
   private totalBytes = 0

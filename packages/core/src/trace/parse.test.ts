@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import fc from "fast-check"
-import { parseTrace } from "./parse.js"
+import { parseTrace, TraceLineParser } from "./parse.js"
 import { formatTraceProblem, type TraceAssistant, type TraceToolResult } from "./types.js"
 
 const EXAMPLE = [
@@ -191,5 +191,32 @@ describe("parseTrace never throws", () => {
         values.forEach((_, i) => expect(parsed.has(i + 1) !== failed.has(i + 1)).toBe(true))
       })
     )
+  })
+})
+
+describe("TraceLineParser: lines cut by the reader", () => {
+  test("a cut tool-result keeps its fields before the cut, its output cut short, and a note with the size", () => {
+    const full = JSON.stringify({ type: "tool-result", id: "c1", name: "bash", output: "y".repeat(500), exitCode: 1 })
+    const r = new TraceLineParser("t.jsonl").push(full.slice(0, 100), 7, { bytes: full.length, keptBytes: 100 })
+    expect(r.errors).toEqual([])
+    expect(r.line).toMatchObject({ type: "tool-result", line: 7, id: "c1", name: "bash" })
+    expect((r.line as TraceToolResult).output).toBe("y".repeat(100 - full.indexOf("y")))
+    expect((r.line as TraceToolResult).exitCode).toBeUndefined()
+    expect(r.notes?.map(formatTraceProblem)).toEqual([
+      `t.jsonl:7: line of ${full.length} bytes is longer than input.maxLineBytes: only its first 100 bytes were read, so the fields after that point are missing and the last one kept is cut short`
+    ])
+  })
+
+  test("a cut line that loses what makes it valid is an error at its line, with the note beside it", () => {
+    const r = new TraceLineParser("t.jsonl").push(`{"type":"tool-res`, 3, { bytes: 9000, keptBytes: 17 })
+    expect(r.line).toBeUndefined()
+    expect(r.errors.map(formatTraceProblem)).toEqual([`t.jsonl:3: unknown type "tool-res" (expected session, user, assistant, tool-result)`])
+    expect(r.notes).toHaveLength(1)
+  })
+
+  test("whole lines parse exactly as parseTrace parses them", () => {
+    const p = new TraceLineParser("ex.jsonl")
+    const lines = EXAMPLE.split("\n").map((row, i) => p.push(row, i + 1).line)
+    expect(lines).toEqual([...parseTrace(EXAMPLE, "ex.jsonl").lines])
   })
 })

@@ -148,10 +148,11 @@ export interface LineCut {
 const BLANK: ParsedLine = { errors: [] }
 
 /**
- * A cut line is JSON that stops mid-record: closing its open string, arrays and objects keeps
- * the fields before the cut (a huge `output` survives as its beginning).
+ * The JSON value of a line cut short (its first bytes only): closing its open string, arrays and
+ * objects keeps the fields before the cut (a huge `output` survives as its beginning). Throws
+ * like `JSON.parse` when even that does not parse.
  */
-const closeCutJson = (prefix: string): unknown => JSON.parse(jsonrepair(prefix))
+export const parseCutJson = (prefix: string): unknown => JSON.parse(jsonrepair(prefix))
 
 const cutNote = (cut: LineCut): string =>
   `line of ${cut.bytes} bytes is longer than input.maxLineBytes: only its first ${cut.keptBytes} bytes were read, so the fields after that point are missing and the last one kept is cut short`
@@ -178,7 +179,7 @@ export class TraceLineParser {
 
     let value: unknown
     try {
-      value = cut === undefined ? JSON.parse(raw) : closeCutJson(raw)
+      value = cut === undefined ? JSON.parse(raw) : parseCutJson(raw)
     } catch (e) {
       if (looksLikeAssistant(raw)) this.step++
       return fail(`bad JSON: ${e instanceof Error ? e.message : String(e)}`)
