@@ -200,7 +200,7 @@ describe("TraceLineParser: lines cut by the reader", () => {
     const r = new TraceLineParser("t.jsonl").push(full.slice(0, 100), 7, { bytes: full.length, keptBytes: 100 })
     expect(r.errors).toEqual([])
     expect(r.line).toMatchObject({ type: "tool-result", line: 7, id: "c1", name: "bash" })
-    expect((r.line as TraceToolResult).output).toBe("y".repeat(100 - full.indexOf("y")))
+    expect((r.line as TraceToolResult).output).toBe("y".repeat(100 - full.indexOf(`"output":"`) - `"output":"`.length))
     expect((r.line as TraceToolResult).exitCode).toBeUndefined()
     expect(r.notes?.map(formatTraceProblem)).toEqual([
       `t.jsonl:7: line of ${full.length} bytes is longer than input.maxLineBytes: only its first 100 bytes were read, so the fields after that point are missing and the last one kept is cut short`
