@@ -2,7 +2,7 @@
  * parseTrace: trace format v1 text → validated lines + per-line problems. Never throws: a bad
  * line becomes an error naming its 1-based line number and is left out; the rest still parse.
  */
-import { jsonrepair } from "jsonrepair"
+import { closeCutJson } from "./close-cut-json.js"
 import type { Usage } from "../model/stream.js"
 import { defined, FieldReader, isJsonObject, kindOf, type JsonObject } from "./fields.js"
 import {
@@ -152,7 +152,7 @@ const BLANK: ParsedLine = { errors: [] }
  * objects keeps the fields before the cut (a huge `output` survives as its beginning). Throws
  * like `JSON.parse` when even that does not parse.
  */
-export const parseCutJson = (prefix: string): unknown => JSON.parse(jsonrepair(prefix))
+export const parseCutJson = (prefix: string): unknown => JSON.parse(closeCutJson(prefix))
 
 const cutNote = (cut: LineCut): string =>
   `line of ${cut.bytes} bytes is longer than input.maxLineBytes: only its first ${cut.keptBytes} bytes were read, so the fields after that point are missing and the last one kept is cut short`

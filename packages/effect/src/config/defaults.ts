@@ -77,7 +77,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   completion_check: { command: null, timeoutMs: 300_000, maxFailures: 3 },
   store: { leaseMs: 30_000, busyTimeoutMs: 5_000 },
   tools: { maxOutputChars: 20_000, envDeny: DEFAULT_ENV_DENY, envAllow: [], approveCommands: false },
-  input: { maxLineBytes: 16 * 1024 * 1024 },
+  input: { maxLineBytes: 8 * 1024 * 1024 },
   audit: { windowSteps: 256 },
   prices: {}
 }
