@@ -36,8 +36,10 @@ interface JsonFailed {
   readonly errors: ReadonlyArray<string>
 }
 
-const audit = async (...args: ReadonlyArray<string>) => {
-  const proc = Bun.spawn(["bun", "run", "packages/cli/src/main.ts", "audit", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
+const audit = async (...args: ReadonlyArray<string>) => auditWithEnv({}, ...args)
+
+const auditWithEnv = async (env: Record<string, string>, ...args: ReadonlyArray<string>) => {
+  const proc = Bun.spawn(["bun", "run", "packages/cli/src/main.ts", "audit", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe", env: { ...process.env, ...env } })
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   return { stdout, stderr, code }
 }
@@ -245,6 +247,16 @@ describe("loopguard audit", () => {
     const { objects, code } = await auditJson(missing)
     expect(code).toBe(1)
     expect((objects[0] as JsonFailed).error).toStartWith(`${missing}: cannot read`)
+  }, 30_000)
+
+  test("a line over input.maxLineBytes is audited on its kept beginning; --json names file:line and the size on stderr", async () => {
+    const file = write("long-line.jsonl", [{ type: "user", text: "go" }, step("x", [call("c1", "cat big.log")]), result("c1", "log line\n".repeat(40_000), 0), step("done")])
+    const r = await auditWithEnv({ LOOPGUARD_INPUT_MAX_LINE_BYTES: "100000" }, "--json", file)
+    expect(r.code).toBe(0)
+    const o = JSON.parse(r.stdout.trim()) as JsonAudited
+    expect(Object.keys(o).sort()).toEqual(["exit", "file", "incidents", "steps"])
+    expect(o.steps).toBe(2)
+    expect(r.stderr).toMatch(new RegExp(`note: .*long-line\\.jsonl:3: line of \\d+ bytes is longer than input\\.maxLineBytes: only its first 100000 bytes were read`))
   }, 30_000)
 
   test("--json prints exactly one object per file per line, with the documented keys", async () => {

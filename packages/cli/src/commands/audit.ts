@@ -26,7 +26,11 @@ export const auditCommand = Command.make(
         const r = yield* auditFile(file, config)
         results.push(r)
         // Print as each file finishes, so a long batch shows progress.
-        if (flags.json) yield* Console.log(toJsonLine(r))
+        if (flags.json) {
+          yield* Console.log(toJsonLine(r))
+          // The JSON object's keys are a contract; notes (a line cut at input.maxLineBytes, an orphan result) go beside it.
+          if (r._tag === "audited") for (const n of r.notes) yield* Console.error(`note: ${n}`)
+        }
         else yield* Console.log(humanBlock(r).join("\n"))
       }
       if (!flags.json) yield* Console.log(overallSummary(results))
