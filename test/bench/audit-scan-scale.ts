@@ -76,7 +76,7 @@ const auditRow = async (work: string, steps: number, outputChars?: number): Prom
   if (out.steps !== steps + 1) throw new Error(`audit of ${file} said ${r.stdout.slice(0, 300)}`)
   const bigEnough = bytes >= AUDIT_TARGET.bytes * 0.9
   const targets = bigEnough ? ` (target < ${AUDIT_TARGET.seconds} s: ${verdict(r.ms / 1000, AUDIT_TARGET.seconds)}; < ${mb(AUDIT_TARGET.rss)}: ${verdict(r.peakRss, AUDIT_TARGET.rss)})` : ""
-  console.log(`  ${String(steps).padStart(7)} steps, ${mb(bytes).padStart(6)}: ${(r.ms / 1000).toFixed(1)} s, ${Math.round(steps / (r.ms / 1000)).toLocaleString()} steps/s, peak RSS ${mb(r.peakRss)}${targets}  [load ${load()}]`)
+  console.log(`  ${String(steps).padStart(7)} steps, ${mb(bytes).padStart(6)}: ${(r.ms / 1000).toFixed(1)} s (CPU ${(r.cpuMs / 1000).toFixed(1)} s), ${Math.round(steps / (r.ms / 1000)).toLocaleString()} steps/s, peak RSS ${mb(r.peakRss)}${targets}  [load ${load()}]`)
   rmSync(file)
 }
 
@@ -88,7 +88,7 @@ const scanRow = async (work: string, size: number, jsonl: boolean): Promise<void
   const ok = jsonl ? r.stdout.split("\n").filter((l) => l !== "").every((l) => l.startsWith(`{"repeat":false`)) : r.stdout.includes("repeat: no")
   if (!ok) throw new Error(`scan said ${r.stdout.slice(0, 300)}`)
   const targets = bytes >= SCAN_TARGET.bytes * 0.9 ? ` (target < ${mb(SCAN_TARGET.rss)}: ${verdict(r.peakRss, SCAN_TARGET.rss)})` : ""
-  console.log(`  ${(jsonl ? "--jsonl" : "plain").padEnd(7)} ${mb(bytes).padStart(6)}: ${(r.ms / 1000).toFixed(1)} s, ${(bytes / 1024 / 1024 / (r.ms / 1000)).toFixed(1)} MB/s, peak RSS ${mb(r.peakRss)}${targets}  [load ${load()}]`)
+  console.log(`  ${(jsonl ? "--jsonl" : "plain").padEnd(7)} ${mb(bytes).padStart(6)}: ${(r.ms / 1000).toFixed(1)} s (CPU ${(r.cpuMs / 1000).toFixed(1)} s), ${(bytes / 1024 / 1024 / (r.ms / 1000)).toFixed(1)} MB/s, peak RSS ${mb(r.peakRss)}${targets}  [load ${load()}]`)
   rmSync(file)
 }
 
@@ -99,7 +99,7 @@ export const main = async (isQuick = quick()) => {
   try {
     if (issueTrace) {
       console.log("loopguard audit --json (bundle, node) on the issue's case: ~200 MB, ~76k steps")
-      await auditRow(work, 76_000, 2_700)
+      await auditRow(work, 76_000, 2_950)
       return
     }
     if (only !== "scan") console.log("loopguard audit --json (bundle, node) on generated traces")

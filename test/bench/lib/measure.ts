@@ -48,6 +48,8 @@ export interface Timed {
   readonly ms: number
   /** Peak resident set size of the child, in bytes (GNU time's maximum RSS). */
   readonly peakRss: number
+  /** CPU time of the child (user + system), in ms: less sensitive than wall time to a loaded machine. */
+  readonly cpuMs: number
   readonly stdout: string
 }
 
@@ -63,7 +65,7 @@ export const timedChild = (
   new Promise((done, fail) => {
     const rssFile = join(tmpdir(), `loopguard-bench-rss-${process.pid}-${Math.random().toString(36).slice(2)}`)
     const start = performance.now()
-    const child = spawn("/usr/bin/time", ["-f", "%M", "-o", rssFile, cmd, ...args], {
+    const child = spawn("/usr/bin/time", ["-f", "%M %U %S", "-o", rssFile, cmd, ...args], {
       stdio: [options.stdinFile === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       env: { ...process.env, ...options.env }
     })
@@ -80,8 +82,11 @@ export const timedChild = (
     child.on("close", (code) => {
       const ms = performance.now() - start
       let kb = NaN
+      let cpuMs = NaN
       try {
-        kb = Number(readFileSync(rssFile, "utf8").trim().split("\n").at(-1))
+        const [rss, user, sys] = (readFileSync(rssFile, "utf8").trim().split("\n").at(-1) ?? "").split(" ").map(Number)
+        kb = rss ?? NaN
+        cpuMs = ((user ?? NaN) + (sys ?? NaN)) * 1000
       } finally {
         rmSync(rssFile, { force: true })
       }
@@ -89,7 +94,7 @@ export const timedChild = (
         fail(new Error(`${cmd} ${args.join(" ")} exited ${code}: ${Buffer.concat(err).toString().slice(-2000)}`))
         return
       }
-      done({ ms, peakRss: kb * 1024, stdout: Buffer.concat(out).toString() })
+      done({ ms, peakRss: kb * 1024, cpuMs, stdout: Buffer.concat(out).toString() })
     })
   })
 
