@@ -259,6 +259,28 @@ describe("loopguard audit", () => {
     expect(r.stderr).toMatch(new RegExp(`note: .*long-line\\.jsonl:3: line of \\d+ bytes is longer than input\\.maxLineBytes: only its first 100000 bytes were read`))
   }, 30_000)
 
+  test("- audits a trace piped on stdin, named stdin, beside the files given; the spooled copy is removed", async () => {
+    const lines = [{ type: "user", text: "go" }, step("x", [call("c1", "ls")]), result("c1", "a.ts", 0), step("done")]
+    const file = write("piped.jsonl", lines)
+    // A temp folder of its own, to see that the spooled copy is gone afterwards.
+    const spool = mkdtempSync(join(dir, "spool-"))
+    const proc = Bun.spawn(["bun", "run", "packages/cli/src/main.ts", "audit", "--json", "-", file], {
+      cwd: ROOT,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, TMPDIR: spool }
+    })
+    proc.stdin.write(lines.map((l) => JSON.stringify(l)).join("\n") + "\n")
+    await proc.stdin.end()
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited])
+    expect(code).toBe(0)
+    const [piped, fromFile] = stdout.trim().split("\n").map((l) => JSON.parse(l) as JsonAudited)
+    expect(piped!.file).toBe("stdin")
+    expect({ ...piped, file: file }).toEqual(fromFile!)
+    expect(readdirSync(spool)).toEqual([])
+  }, 30_000)
+
   test("--json prints exactly one object per file per line, with the documented keys", async () => {
     const a = write("shape-a.jsonl", [{ type: "user", text: "go" }, step("x", [call("c1", "ls")]), result("c1", "", 0)])
     const b = write("shape-b.jsonl", [{ type: "user", text: "go" }, step("y")])

@@ -2,6 +2,7 @@
  * `loopguard audit FILE... [--json]`: replay recorded traces through the real RunLoop in shadow
  * mode and report every incident. A file that cannot be read or parsed is reported as failed
  * (naming file:line) and the others are still audited; any failed file makes the exit status 1.
+ * `-` is a trace on stdin (named `stdin` in the output).
  */
 import { auditConfig, auditFile, type AuditResult } from "@loopguard/effect/audit"
 import { Console, Effect, Option } from "effect"
@@ -9,11 +10,12 @@ import { Argument, Command, Flag } from "effect/cli"
 import { RunFailed } from "../errors.js"
 import { loadCliConfig } from "../session.js"
 import { humanBlock, overallSummary, toJsonLine } from "../audit/format.js"
+import { spoolStdin, STDIN_ARG } from "../audit/stdin-trace.js"
 
 export const auditCommand = Command.make(
   "audit",
   {
-    files: Argument.String("file").pipe(Argument.variadic({ min: 1 }), Argument.withDescription("trace files (trace format v1, JSON Lines)")),
+    files: Argument.String("file").pipe(Argument.variadic({ min: 1 }), Argument.withDescription("trace files (trace format v1, JSON Lines); - reads one from stdin")),
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print one JSON object per file per line")),
     config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (thresholds, tool-name lists); every detector is switched on regardless"))
   },
@@ -23,7 +25,7 @@ export const auditCommand = Command.make(
       const config = auditConfig(base)
       const results: Array<AuditResult> = []
       for (const file of flags.files) {
-        const r = yield* auditFile(file, config)
+        const r = file === STDIN_ARG ? yield* Effect.scoped(Effect.flatMap(spoolStdin, (source) => auditFile(source, config))) : yield* auditFile(file, config)
         results.push(r)
         // Print as each file finishes, so a long batch shows progress.
         if (flags.json) {

@@ -10,7 +10,7 @@ import { Cause, Effect, Exit } from "effect"
 import type { LoopguardConfig } from "../config/schema.js"
 import { auditConfig } from "./audit-config.js"
 import { shadowReplay, type AuditResult, type FailedFile } from "./audit-trace.js"
-import { checkTrace, type TraceCheck } from "./check-trace.js"
+import { checkTrace, type TraceCheck, type TraceSource } from "./check-trace.js"
 import { withReplyStepsBy } from "./incidents.js"
 import { StepFeed } from "./step-feed.js"
 import { layerStreamedReplay } from "./stream-replay.js"
@@ -20,11 +20,11 @@ import { auditWindow, makeWindowStore } from "./window-store.js"
 const failed = (file: string, errors: ReadonlyArray<string>): FailedFile => ({ _tag: "failed", file, errors })
 
 /** The replay pass over a file that checked clean. */
-const replayFile = (file: string, check: TraceCheck, config: LoopguardConfig) =>
+const replayFile = (source: TraceSource, check: TraceCheck, config: LoopguardConfig) =>
   Effect.scoped(
     Effect.gen(function* () {
-      const lines = yield* openTraceLines(file, config.input.maxLineBytes)
-      const feed = new StepFeed(lines, file)
+      const lines = yield* openTraceLines(source, config.input.maxLineBytes)
+      const feed = new StepFeed(lines, source.name)
       yield* Effect.promise(() => feed.fill(0))
       const store = makeWindowStore(auditWindow(config))
       const replay = layerStreamedReplay(feed, { steps: check.steps, toolNames: check.toolNames, ...(check.model !== undefined ? { modelId: check.model } : {}) })
@@ -38,17 +38,22 @@ const replayFile = (file: string, check: TraceCheck, config: LoopguardConfig) =>
     })
   )
 
-/** Reads one trace v1 file and audits it with `config` (default: `auditConfig()`, every detector on). */
-export const auditFile = Effect.fn("audit.auditFile")(function* (file: string, config: LoopguardConfig = auditConfig()) {
-  const check = yield* Effect.result(checkTrace(file, config.input.maxLineBytes))
-  if (check._tag === "Failure") return failed(file, [check.failure])
-  if (check.success.errors.length > 0) return failed(file, check.success.errors.map(formatTraceProblem))
-  const exit = yield* Effect.exit(replayFile(file, check.success, config))
+/**
+ * Reads one trace v1 file and audits it with `config` (default: `auditConfig()`, every detector on).
+ * `file` is a path, or a path with the name messages should give it (a pipe spooled to a file).
+ */
+export const auditFile = Effect.fn("audit.auditFile")(function* (file: string | TraceSource, config: LoopguardConfig = auditConfig()) {
+  const source = typeof file === "string" ? { path: file, name: file } : file
+  const check = yield* Effect.result(checkTrace(source, config.input.maxLineBytes))
+  const name = source.name
+  if (check._tag === "Failure") return failed(name, [check.failure])
+  if (check.success.errors.length > 0) return failed(name, check.success.errors.map(formatTraceProblem))
+  const exit = yield* Effect.exit(replayFile(source, check.success, config))
   if (Exit.isFailure(exit)) {
     const reason = Cause.squash(exit.cause)
-    return failed(file, [typeof reason === "string" ? reason : `${file}: replay failed: ${Cause.pretty(exit.cause).split("\n")[0]}`])
+    return failed(name, [typeof reason === "string" ? reason : `${name}: replay failed: ${Cause.pretty(exit.cause).split("\n")[0]}`])
   }
-  const result: AuditResult = { _tag: "audited", file, ...exit.value }
+  const result: AuditResult = { _tag: "audited", file: name, ...exit.value }
   return result
 })
 

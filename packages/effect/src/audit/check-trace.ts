@@ -15,11 +15,18 @@ export interface TraceCheck {
   readonly errors: ReadonlyArray<TraceProblem>
 }
 
-/** Reads `file` once through; fails with the reason when it cannot be read. */
-export const checkTrace = (file: string, maxLineBytes: number): Effect.Effect<TraceCheck, string> =>
+/** A trace to read: where it is, and the name its messages give it (`stdin` for a spooled pipe). */
+export interface TraceSource {
+  readonly path: string
+  readonly name: string
+}
+
+/** Reads `source` once through; fails with the reason when it cannot be read. */
+export const checkTrace = (source: TraceSource, maxLineBytes: number): Effect.Effect<TraceCheck, string> =>
   Effect.scoped(
     Effect.gen(function* () {
-      const lines = yield* openTraceLines(file, maxLineBytes)
+      const file = source.name
+      const lines = yield* openTraceLines(source, maxLineBytes)
       return yield* Effect.tryPromise({
         try: async () => {
           const parser = new TraceLineParser(file)

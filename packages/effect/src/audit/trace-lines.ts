@@ -55,8 +55,8 @@ export const lineCut = (l: SplitLine): LineCut | undefined => (l.capped ? { byte
 export const cannotRead = (file: string, e: unknown): string => `${file}: cannot read: ${e instanceof Error ? e.message : String(e)}`
 
 /** `TraceLines` as a scoped resource: the file is closed when the scope ends, however it ends. */
-export const openTraceLines = (file: string, maxLineBytes: number) =>
+export const openTraceLines = (source: { readonly path: string; readonly name: string }, maxLineBytes: number) =>
   Effect.acquireRelease(
-    Effect.tryPromise({ try: () => TraceLines.open(file, maxLineBytes), catch: (e) => cannotRead(file, e) }),
+    Effect.tryPromise({ try: () => TraceLines.open(source.path, maxLineBytes), catch: (e) => cannotRead(source.name, e) }),
     (lines) => Effect.promise(() => lines.close().catch(() => undefined))
   )
