@@ -12,6 +12,7 @@ import { DEV_TRACES_DIR, loadLabels, readTrace } from "../../../core/src/trace/d
 import { auditConfig } from "./audit-config.js"
 import { auditFile } from "./audit-file.js"
 import { auditTrace, type AuditResult } from "./audit-trace.js"
+import { MAX_LISTED_PROBLEMS } from "./check-trace.js"
 import { RESULT_LOOKAHEAD } from "./step-feed.js"
 
 const dir = mkdtempSync(join(tmpdir(), "loopguard-audit-stream-"))
@@ -96,5 +97,15 @@ describe("audit of a file, streamed", () => {
     writeFileSync(bad, `{"type":"user","text":"go"}\n{"type":"assistant",\n{"type":"nope"}\n`)
     const r = await Effect.runPromise(auditFile(bad))
     expect(r).toMatchObject({ _tag: "failed", errors: [expect.stringMatching(/bad\.jsonl:2: bad JSON/), `${bad}:3: unknown type "nope" (expected session, user, assistant, tool-result)`] })
+  })
+
+  test("a file that is not a trace lists its first problems and counts the rest", async () => {
+    const path = join(dir, "log.txt")
+    writeFileSync(path, Array.from({ length: MAX_LISTED_PROBLEMS + 500 }, (_, i) => `12:00:${i} log line ${i}`).join("\n"))
+    const r = await Effect.runPromise(auditFile(path))
+    if (r._tag !== "failed") throw new Error("expected a failed file")
+    expect(r.errors).toHaveLength(MAX_LISTED_PROBLEMS + 1)
+    expect(r.errors[0]).toStartWith(`${path}:1: bad JSON`)
+    expect(r.errors.at(-1)).toBe(`${path}:${MAX_LISTED_PROBLEMS}: and 500 more problems after this line, not listed`)
   })
 })

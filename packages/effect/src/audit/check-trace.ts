@@ -7,6 +7,12 @@ import { TraceLineParser, type TraceProblem } from "@loopguard/core/trace"
 import { Effect } from "effect"
 import { cannotRead, lineCut, openTraceLines } from "./trace-lines.js"
 
+/**
+ * Problems listed per file; past this a count stands for the rest, so a file that is not a trace
+ * at all (a log of millions of lines) does not fill memory with one message per line.
+ */
+export const MAX_LISTED_PROBLEMS = 1000
+
 export interface TraceCheck {
   readonly steps: number
   /** Tool names in order of first call. */
@@ -34,15 +40,20 @@ export const checkTrace = (source: TraceSource, maxLineBytes: number): Effect.Ef
           const toolNames = new Set<string>()
           let steps = 0
           let model: string | undefined
+          let unlisted = 0
           for (let l = await lines.next(); l !== null; l = await lines.next()) {
             const parsed = parser.push(l.text, l.line, lineCut(l))
-            errors.push(...parsed.errors)
+            for (const e of parsed.errors) {
+              if (errors.length < MAX_LISTED_PROBLEMS) errors.push(e)
+              else unlisted++
+            }
             const line = parsed.line
             if (line?.type === "session") model = line.model
             if (line?.type !== "assistant") continue
             steps++
             for (const c of line.toolCalls) toolNames.add(c.name)
           }
+          if (unlisted > 0) errors.push({ file, line: errors.at(-1)!.line, message: `and ${unlisted} more problems after this line, not listed` })
           return { steps, toolNames: [...toolNames], model, errors }
         },
         catch: (e) => cannotRead(file, e)
