@@ -26,19 +26,45 @@ export interface NoProgressSpin {
 const outputKey = (r: StepRecord): string => `${r.tool}\u0000${r.observation}`
 
 /**
- * What the carried sets hold of a key: long keys (whole commands, whole outputs) as a 64-bit
- * hash (two 32-bit FNV-1a passes), so a run of any length carries a few bytes per distinct key.
+ * A set of keys that holds long ones (whole commands, whole outputs) as a 64-bit hash (two 32-bit
+ * FNV-style passes), so a run of any length carries a few bytes per distinct key. Short keys are
+ * held as they are, and iterate as they are.
  */
-const carriedKey = (key: string): string => {
-  if (key.length <= 64) return key
-  let a = 0x811c9dc5
-  let b = 0x01000193 ^ key.length
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i)
-    a = Math.imul(a ^ c, 0x01000193)
-    b = Math.imul(b ^ c, 0x5bd1e995)
+class CarriedKeys implements Iterable<string> {
+  private readonly keys = new Set<string>()
+
+  private static keyOf(key: string): string {
+    if (key.length <= 64) return key
+    let a = 0x811c9dc5
+    let b = 0x01000193 ^ key.length
+    for (let i = 0; i < key.length; i++) {
+      const c = key.charCodeAt(i)
+      a = Math.imul(a ^ c, 0x01000193)
+      b = Math.imul(b ^ c, 0x5bd1e995)
+    }
+    return `#${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`
   }
-  return `#${(a >>> 0).toString(36)}.${(b >>> 0).toString(36)}`
+
+  has(key: string): boolean {
+    return this.keys.has(CarriedKeys.keyOf(key))
+  }
+
+  add(key: string): void {
+    this.keys.add(CarriedKeys.keyOf(key))
+  }
+
+  clear(): void {
+    this.keys.clear()
+  }
+
+  [Symbol.iterator](): Iterator<string> {
+    return this.keys.values()
+  }
+}
+
+/** What the prefix has seen: `has` answers for any key, long ones by their hash. */
+export interface SeenKeys extends Iterable<string> {
+  has(key: string): boolean
 }
 
 /**
@@ -51,10 +77,10 @@ const carriedKey = (key: string): string => {
  */
 export class SpinPrefix {
   private held: Array<StepRecord> = []
-  private readonly actionSet = new Set<string>()
-  private readonly outputSet = new Set<string>()
+  private readonly actionSet = new CarriedKeys()
+  private readonly outputSet = new CarriedKeys()
 
-  seen(records: ReadonlyArray<StepRecord>, end: number): { readonly has: (kind: "action" | "output", key: string) => boolean } {
+  seen(records: ReadonlyArray<StepRecord>, end: number): { readonly actions: SeenKeys; readonly outputs: SeenKeys } {
     if (!this.follows(records, end)) {
       this.held = []
       this.actionSet.clear()
@@ -62,11 +88,11 @@ export class SpinPrefix {
     }
     for (let i = this.held.length; i < end; i++) {
       const r = records[i]!
-      if (r.action !== "") this.actionSet.add(carriedKey(r.action))
-      this.outputSet.add(carriedKey(outputKey(r)))
+      if (r.action !== "") this.actionSet.add(r.action)
+      this.outputSet.add(outputKey(r))
       this.held.push(r)
     }
-    return { has: (kind, key) => (kind === "action" ? this.actionSet : this.outputSet).has(carriedKey(key)) }
+    return { actions: this.actionSet, outputs: this.outputSet }
   }
 
   /** Do `records` continue what is held (in place, or with its oldest records dropped)? */
@@ -99,10 +125,10 @@ export const noProgressSpin = (
   for (let i = start; i < n; i++) {
     const r = records[i]!
     const output = outputKey(r)
-    const seenOutput = outputs.has(output) || before.has("output", output)
+    const seenOutput = before.outputs.has(output) || outputs.has(output)
     // Paging (the same call again, something new each time: scroll down, next page) is reading.
     const paging = i > 0 && records[i - 1]!.action === r.action && !seenOutput
-    if (r.action !== "" && (actions.has(r.action) || before.has("action", r.action)) && !paging) repeatedActions++
+    if (r.action !== "" && (before.actions.has(r.action) || actions.has(r.action)) && !paging) repeatedActions++
     if (r.action !== "" && seenOutput) repeatedOutputs++
     if (r.action !== "") actions.add(r.action)
     outputs.add(output)
