@@ -4,7 +4,10 @@
  * session's messages; no I/O.
  */
 import { toolPartsOf, toolSignature, type AssistantMessage, type Message } from "../model/message.js"
-import { commandOf } from "../try-best/tool-kinds.js"
+import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
+import { printedExitCode, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
+import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
+import { commandArguments, commandSkeleton, isPollCommand } from "./command-skeleton.js"
 import { isFinishedReply } from "./repeated-action.js"
 
 export interface StepRecord {
@@ -18,8 +21,20 @@ export interface StepRecord {
   readonly changed: boolean
   /** The step called an edit-type tool (it carried a path and a diff), whatever the result. */
   readonly editing: boolean
-  /** A tool call of the step failed (error state or a non-zero exit code). */
+  /** A tool call of the step failed (error state, a non-zero exit code, recorded or printed). */
   readonly failed: boolean
+  /** What the step's first non-bookkeeping call is (shell, edit, read …); see `toolRole`. */
+  readonly role: ToolRole
+  /** Shell steps: the command skeleton (`commandSkeleton`), "" when there is none. */
+  readonly skeleton: string
+  /** The observation with the command's own arguments masked too (an output that echoes them). */
+  readonly argObservation: string
+  /** Every call of the step polls a running job (`sleep; tail log`, an empty `is_input`). */
+  readonly poll: boolean
+  /** The output unmasked (whitespace folded, first 2,000 characters): did a poll see something new? */
+  readonly rawObservation: string
+  /** A verification command (tests, build) ran and passed. */
+  readonly verified: boolean
 }
 
 // Order matters: quoted strings first (they may hold paths and numbers), then hex ids before
@@ -50,24 +65,59 @@ const WRITING_COMMAND =
 /** Does a shell command write files (so the step counts as a file change)? */
 export const isWritingCommand = (command: string): boolean => WRITING_COMMAND.test(command)
 
-const failed = (p: { state: string; exitCode?: number }): boolean => p.state === "error" || (p.exitCode !== undefined && p.exitCode !== 0)
+const exitCodeOf = (p: { exitCode?: number; output?: string }): number | undefined => p.exitCode ?? printedExitCode(p.output)
+
+const failed = (p: { state: string; exitCode?: number; output?: string }): boolean => {
+  if (p.state === "error") return true
+  const code = exitCodeOf(p)
+  return code !== undefined && code !== 0
+}
+
+const OPTIONS = DEFAULT_TRY_BEST_OPTIONS
+const VERIFICATION = verificationMatcher(OPTIONS)
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** The output with the command's own arguments masked, then masked as usual. */
+const maskArguments = (output: string, command: string): string => {
+  const args = [...new Set(commandArguments(command))].sort((a, b) => b.length - a.length).slice(0, 20)
+  if (args.length === 0) return maskObservation(output)
+  const echoed = new RegExp(args.map(escapeRegExp).join("|"), "g")
+  return maskObservation(output.replace(echoed, "<a>"))
+}
 
 /** One finished reply as a step record. */
 export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const parts = toolPartsOf(m)
-  const changed = parts.some((p) => {
+  const calls = parts.map((part) => ({ part, role: toolRole(part, OPTIONS) })).filter((c) => c.role !== "bookkeeping")
+  const working = calls.map((c) => c.part)
+  const role: ToolRole = calls[0]?.role ?? (parts.length > 0 ? "bookkeeping" : "other")
+  const shells = calls.filter((c) => c.role === "shell").map((c) => ({ part: c.part, command: shellTextOf(c.part) ?? "" }))
+  const commands = shells.map((c) => c.command)
+  const changed = working.some((p) => {
     if (failed(p)) return false
     if (p.diff !== undefined && p.diff !== "") return true
-    const command = commandOf(p.input)
+    // An edit tool that records no diff (Gemini CLI's `replace`, OpenHands' editor) still wrote.
+    if (p.state === "completed" && calls.some((c) => c.part === p && c.role === "edit")) return true
+    const command = shellTextOf(p)
     return command !== undefined && isWritingCommand(command)
   })
+  const output = working.map((p) => p.output ?? p.error ?? "").join("\n")
+  const single = working.length === 1 && commands.length === 1 ? commands[0]! : undefined
+  const observation = maskObservation(output)
   return {
     action: toolSignature(m).replace(/\s+/g, " "),
-    tool: parts.map((p) => p.name).join(";"),
-    observation: maskObservation(parts.map((p) => p.output ?? p.error ?? "").join("\n")),
+    tool: working.map((p) => p.name).join(";"),
+    observation,
     changed,
-    editing: parts.some((p) => p.path !== undefined && p.diff !== undefined),
-    failed: parts.some(failed)
+    editing: working.some((p) => p.path !== undefined && p.diff !== undefined),
+    failed: working.some(failed),
+    role,
+    skeleton: single === undefined ? "" : commandSkeleton(single),
+    argObservation: single === undefined ? observation : maskArguments(output, single),
+    poll: commands.length > 0 && commands.length === working.length && commands.every(isPollCommand),
+    rawObservation: output.replace(/\s+/g, " ").trim().slice(0, 2000),
+    verified: shells.some((c) => !failed(c.part) && isVerificationCommand(c.command, VERIFICATION))
   }
 }
 
@@ -85,9 +135,18 @@ const recordOf = (m: AssistantMessage): StepRecord => {
   return r
 }
 
-/** The records of the finished steps in `messages`, oldest first (user turns are skipped). */
+/**
+ * The records of the finished steps in `messages`, oldest first. User turns are skipped, and so
+ * are steps that only kept the agent's books (think, todo lists): they answer the same every
+ * time, so they would look like a repeated observation, and they neither extend nor break a run
+ * of real steps.
+ */
 export const stepRecords = (messages: ReadonlyArray<Message>): Array<StepRecord> => {
   const out: Array<StepRecord> = []
-  for (const m of messages) if (isFinishedReply(m)) out.push(recordOf(m))
+  for (const m of messages) {
+    if (!isFinishedReply(m)) continue
+    const r = recordOf(m)
+    if (r.role !== "bookkeeping") out.push(r)
+  }
   return out
 }

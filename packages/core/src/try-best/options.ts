@@ -22,7 +22,9 @@ export const DEFAULT_EDIT_TOOLS: ReadonlyArray<string> = [
   "create_file",
   "write_to_file",
   "replace_in_file",
-  "search_replace"
+  "search_replace",
+  // Gemini CLI / Qwen Code edit in place with `replace`; Claude Code / OpenCode call it `Edit`.
+  "replace"
 ]
 
 /**
@@ -44,7 +46,60 @@ export const DEFAULT_SHELL_TOOLS: ReadonlyArray<string> = [
   "run_terminal_cmd",
   "exec",
   "local_shell",
-  "run_shell_command"
+  "run_shell_command",
+  // OpenHands (`{command, is_input, timeout}`); Claude Code's `Bash` matches "bash".
+  "execute_bash",
+  "container.exec",
+  "shell_command"
+]
+
+/**
+ * Tool names (compared case-insensitively) that only read: files, listings, searches, pages.
+ * Multi-purpose editors are reads for their other commands (`str_replace_editor` view).
+ */
+export const DEFAULT_READ_TOOLS: ReadonlyArray<string> = [
+  "read",
+  "read_file",
+  "read_many_files",
+  "view",
+  "open",
+  "goto",
+  "scroll_up",
+  "scroll_down",
+  "cat",
+  "glob",
+  "grep",
+  "ls",
+  "list_directory",
+  "list_dir",
+  "search_file_content",
+  "search_dir",
+  "search_file",
+  "find_file",
+  "codebase_search",
+  "file_search",
+  "browser",
+  "web_fetch",
+  "webfetch",
+  "web_search",
+  "websearch",
+  "google_web_search",
+  "fetch"
+]
+
+/**
+ * Bookkeeping tools (compared case-insensitively): they record the agent's own notes, plans and
+ * hand-ins, and always answer the same ("Your thought has been logged."). A loop detector must
+ * neither count them as a repeated observation nor let them break a run of real steps.
+ */
+export const DEFAULT_BOOKKEEPING_TOOLS: ReadonlyArray<string> = [
+  "think",
+  "todowrite",
+  "todoread",
+  "todo_write",
+  "update_plan",
+  "save_memory",
+  "task_tracker"
 ]
 
 /**
@@ -122,6 +177,10 @@ export interface TryBestOptions {
   readonly editTools: ReadonlyArray<string>
   readonly editToolCommands: Readonly<Record<string, ReadonlyArray<string>>>
   readonly shellTools: ReadonlyArray<string>
+  /** Read-only tools (files, listings, searches): neither edits nor shell commands. */
+  readonly readTools: ReadonlyArray<string>
+  /** Bookkeeping tools (think, todo lists): transparent to the loop detectors. */
+  readonly bookkeepingTools: ReadonlyArray<string>
   /** A tool that is not an edit tool but has a string `command` input is a shell call. */
   readonly commandInputIsShell: boolean
   /** A finished tool part that carries a `diff` is an edit whatever its name (trace format v1). */
@@ -142,6 +201,8 @@ export const DEFAULT_TRY_BEST_OPTIONS: TryBestOptions = {
   editTools: DEFAULT_EDIT_TOOLS,
   editToolCommands: DEFAULT_EDIT_TOOL_COMMANDS,
   shellTools: DEFAULT_SHELL_TOOLS,
+  readTools: DEFAULT_READ_TOOLS,
+  bookkeepingTools: DEFAULT_BOOKKEEPING_TOOLS,
   commandInputIsShell: true,
   diffIsEdit: true,
   verificationPatterns: DEFAULT_VERIFICATION_PATTERNS,

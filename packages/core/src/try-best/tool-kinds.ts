@@ -72,3 +72,63 @@ export const failed = (part: ToolPart): boolean =>
 export const resultText = (part: ToolPart): string =>
   [part.output, part.error].filter((s): s is string => typeof s === "string" && s !== "").join("\n")
 
+
+/**
+ * What a tool call is to a loop detector, across harnesses: a shell command, an edit (a file
+ * change), a read (files, listings, searches, pages), bookkeeping (think, todo lists: they say
+ * the same every time and learn nothing), or something else (finish, submit, unknown tools).
+ */
+export type ToolRole = "shell" | "edit" | "read" | "bookkeeping" | "other"
+
+/** Tools that run code given as `code` (OpenHands' IPython cell): shell-like for loop detection. */
+const CODE_TOOLS: ReadonlyArray<string> = ["execute_ipython_cell", "ipython", "python", "run_python", "jupyter"]
+
+const named = (list: ReadonlyArray<string>, name: string): boolean => list.some((t) => t.toLowerCase() === name)
+
+/**
+ * The role of a tool call, by name and input (tables in options.ts). Codex's `shell` with an argv
+ * that runs `apply_patch` is an edit; OpenHands' `str_replace_editor view` is a read.
+ */
+export const toolRole = (part: Pick<ToolPart, "name" | "input" | "diff">, options: TryBestOptions): ToolRole => {
+  const name = part.name.toLowerCase()
+  if (named(options.bookkeepingTools, name)) return "bookkeeping"
+  const kind = classifyTool(part as ToolPart, options)
+  if (kind.kind === "edit") return "edit"
+  if (kind.kind === "shell") return /^\s*apply_patch\b/.test(kind.command) ? "edit" : "shell"
+  if (name === "apply_patch") return "edit"
+  if (named(CODE_TOOLS, name) && stringField(part.input, "code") !== undefined) return "shell"
+  if (named(options.readTools, name)) return "read"
+  // A multi-purpose editor's non-edit commands (view) read.
+  if (Object.keys(options.editToolCommands).some((t) => t.toLowerCase() === name)) return "read"
+  return "other"
+}
+
+/** The command a shell-role call runs: its command line, or the code of an IPython cell. */
+export const shellTextOf = (part: Pick<ToolPart, "input">): string | undefined => commandOf(part.input) ?? stringField(part.input, "code")
+
+/** The file an edit-role call names, under the spellings the harnesses use. */
+export const editPathOf = (part: Pick<ToolPart, "input" | "path">): string | undefined =>
+  part.path ?? stringField(part.input, "path", "file_path", "absolute_path", "filePath", "filename", "target_file")
+
+// How harnesses print a shell command's exit status into its output when they record none apart:
+// OpenHands "[The command completed with exit code 1.]" / "[Command finished with exit code 1]",
+// Codex / Gemini CLI "Exit code: 1", Go-style "exit status 1", SWE-agent "(exit code 1)".
+const PRINTED_EXIT =
+  /\[(?:The command|Command) (?:completed|finished)(?: with)? exit code (-?\d+)\.?\]|^\s*Exit [Cc]ode:\s*(-?\d+)\s*$|^\s*exit status (-?\d+)\s*$|\(exit code (-?\d+)\)\s*$/gm
+
+/**
+ * The exit code a harness printed into a tool's output, or undefined. The last one wins: a
+ * harness appends its status after the command's own output, which may quote older ones.
+ * Never throws.
+ */
+export const printedExitCode = (output: string | undefined): number | undefined => {
+  if (output === undefined || output === "") return undefined
+  // Only the tail can hold the harness's own status line; a long output is not scanned whole.
+  const tail = output.length > 2000 ? output.slice(-2000) : output
+  let code: number | undefined
+  for (const m of tail.matchAll(PRINTED_EXIT)) {
+    const text = m[1] ?? m[2] ?? m[3] ?? m[4]
+    if (text !== undefined) code = Number.parseInt(text, 10)
+  }
+  return code
+}
