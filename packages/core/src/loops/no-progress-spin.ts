@@ -74,10 +74,12 @@ export const noProgressSpin = (
     const r = records[i]!
     const output = outputKey(r)
     const seenOutput = before.outputs.has(output) || outputs.has(output)
-    // Paging (the same call again, something new each time: scroll down, next page) is reading.
+    // Paging (the same call again, something new each time: scroll down, next page) is reading;
+    // a poll of a running job whose output moved on is waiting. Neither repeats anything.
     const paging = i > 0 && records[i - 1]!.action === r.action && !seenOutput
-    if (r.action !== "" && (before.actions.has(r.action) || actions.has(r.action)) && !paging) repeatedActions++
-    if (r.action !== "" && seenOutput) repeatedOutputs++
+    const freshPoll = r.poll && (i === 0 || records[i - 1]!.rawObservation !== r.rawObservation)
+    if (r.action !== "" && (before.actions.has(r.action) || actions.has(r.action)) && !paging && !freshPoll) repeatedActions++
+    if (r.action !== "" && seenOutput && !freshPoll) repeatedOutputs++
     if (r.action !== "") actions.add(r.action)
     outputs.add(output)
   }

@@ -21,6 +21,7 @@ export const LOOP_DETECTOR_NAMES: ReadonlyArray<string> = [
   "bash-retry",
   "repeated-observation",
   "repeated-failure",
+  "varied-retry",
   "replayed-sequence",
   "no-progress-spin"
 ]

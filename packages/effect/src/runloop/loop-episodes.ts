@@ -1,6 +1,7 @@
 /**
  * The cross-step loop detectors that share one escalation ladder (docs/loops.md): repeated
- * action, action cycle, repeated observation, replayed sequence and no-progress spin. Each one's
+ * action, action cycle, repeated observation, repeated failure, varied retry, replayed sequence
+ * and no-progress spin. Each one's
  * episode raises an incident when it starts (a note for the next request), again when it has
  * gone on long enough for a firmer reminder, and once more when it must stop (exit `idle`, or a
  * pause when try-best is on). Plain state, no Effect: the RunLoop applies what is asked.
@@ -16,6 +17,7 @@ import {
   replayedSequence,
   SpinPrefix,
   stepRecords,
+  variedRetry,
   type LadderCounts,
   type LoopLevel
 } from "@loopguard/core/loops"
@@ -93,7 +95,10 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
       if (a === null) return null
       // The same call paging through something (scroll down, next page) learns something new each
       // time: while every result differs, the episode stays at the note and never stops the run.
-      const paging = allDifferent(records().slice(-a.count).map((r) => r.observation))
+      const run = records().slice(-a.count)
+      // Polling a running job (`sleep 30; tail log`) whose output moves on is waiting, not looping.
+      if (run.length === a.count && run.every((r) => r.poll) && allDifferent(run.map((r) => r.rawObservation))) return null
+      const paging = allDifferent(run.map((r) => r.observation))
       const count = paging ? Math.min(a.count, repeats) : a.count
       return { detector: "repeated-action", key: a.signature, count, note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
     })
@@ -108,11 +113,20 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
   if (config.repeated_observation.enabled) {
     const note = reminderText("repeated-action", role)
     out.push((_, records) => {
-      const o = repeatedObservation(records(), { repeats: config.repeated_observation.repeats, failedRepeats: config.repeated_observation.failedRepeats })
-      return o && { detector: "repeated-observation", key: `${o.tool}\u0000${o.observation}`, note, detail: { tool: o.tool, count: o.count, observation: o.observation, ...(o.failed ? { failed: true } : {}) } }
+      const o = repeatedObservation(records(), config.repeated_observation)
+      return o && { detector: "repeated-observation", key: `${o.tool}\u0000${o.observation}`, note, detail: { tool: o.tool, count: o.count, observation: o.observation, ...(o.failed ? { failed: true } : {}), ...(o.window !== undefined ? { window: o.window } : {}) } }
     })
   }
   if (config.repeated_failure.enabled) out.push(repeatedFailureDetector(config, reminderText("repeated-action", role)))
+  if (config.varied_retry.enabled) {
+    const note = reminderText("repeated-action", role)
+    const { repeats, window } = config.varied_retry
+    out.push((_, records) => {
+      const v = variedRetry(records(), { repeats, window })
+      // On the ladder by tries: the note at detection, then the same distances as repeated action.
+      return v && { detector: "varied-retry", key: `${v.skeleton}\u0000${v.observation}`, count: v.count - repeats + config.repeated_action.repeats, note, detail: { ...v } }
+    })
+  }
   if (config.replayed_sequence.enabled) {
     const note = reminderText("action-cycle", role)
     out.push((_, records) => {
