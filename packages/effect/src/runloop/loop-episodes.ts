@@ -84,6 +84,31 @@ const repeatedFailureDetector = (config: LoopguardConfig, note: string): Detecto
   }
 }
 
+/**
+ * Varied retry counts tries of one skeleton; the steps between them (an uninstall between two
+ * installs, a look at the file) keep its episode open, with the same key and count, so the
+ * ladder climbs across them instead of starting a new episode at every try.
+ */
+const variedRetryDetector = (config: LoopguardConfig, note: string): Detector => {
+  const { repeats, window } = config.varied_retry
+  let open: { readonly finding: LoopFinding; readonly skeleton: string; readonly since: number } | null = null
+  return (_, records) => {
+    const all = records()
+    const v = variedRetry(all, { repeats, window })
+    if (v !== null) {
+      // On the ladder by tries: the note at detection, then the same distances as repeated action.
+      const finding: LoopFinding = { detector: "varied-retry", key: `${v.skeleton}\u0000${v.observation}`, count: v.count - repeats + config.repeated_action.repeats, note, detail: { ...v } }
+      open = { finding, skeleton: v.skeleton, since: all.length }
+      return finding
+    }
+    const newest = all[all.length - 1]
+    // A try of the same skeleton with another answer ends the episode: something new came back.
+    const between = open !== null && newest !== undefined && !newest.changed && newest.skeleton !== open.skeleton && all.length - open.since < window
+    if (!between) open = null
+    return open?.finding ?? null
+  }
+}
+
 /** The enabled detectors, in the order their incidents are filed. */
 const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<Detector> => {
   const out: Array<Detector> = []
@@ -118,15 +143,7 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
     })
   }
   if (config.repeated_failure.enabled) out.push(repeatedFailureDetector(config, reminderText("repeated-action", role)))
-  if (config.varied_retry.enabled) {
-    const note = reminderText("repeated-action", role)
-    const { repeats, window } = config.varied_retry
-    out.push((_, records) => {
-      const v = variedRetry(records(), { repeats, window })
-      // On the ladder by tries: the note at detection, then the same distances as repeated action.
-      return v && { detector: "varied-retry", key: `${v.skeleton}\u0000${v.observation}`, count: v.count - repeats + config.repeated_action.repeats, note, detail: { ...v } }
-    })
-  }
+  if (config.varied_retry.enabled) out.push(variedRetryDetector(config, reminderText("repeated-action", role)))
   if (config.replayed_sequence.enabled) {
     const note = reminderText("action-cycle", role)
     out.push((_, records) => {
