@@ -98,6 +98,7 @@ export const DEFAULT_BOOKKEEPING_TOOLS: ReadonlyArray<string> = [
   "todoread",
   "todo_write",
   "update_plan",
+  "write_todos",
   "save_memory",
   "task_tracker"
 ]

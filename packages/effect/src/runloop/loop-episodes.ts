@@ -97,7 +97,7 @@ const variedRetryDetector = (config: LoopguardConfig, note: string): Detector =>
     const v = variedRetry(all, { repeats, window })
     if (v !== null) {
       // On the ladder by tries: the note at detection, then the same distances as repeated action.
-      const finding: LoopFinding = { detector: "varied-retry", key: `${v.skeleton}\u0000${v.observation}`, count: v.count - repeats + config.repeated_action.repeats, note, detail: { ...v } }
+      const finding: LoopFinding = { detector: "varied-retry", key: v.skeleton, count: v.count - repeats + config.repeated_action.repeats, note, detail: { ...v } }
       open = { finding, skeleton: v.skeleton, since: all.length }
       return finding
     }

@@ -1,0 +1,137 @@
+/**
+ * Shapes of agent runs on terminal tasks, harness-neutral: healthy ones (long explorations,
+ * polling a job, iterative builds with edits, test reruns after edits, pip installs that work)
+ * and stuck ones (password guesses, pip churn, a solver fed number after number, probes that all
+ * get the same answer, a hung job polled forever, one command again and again). Each stuck shape
+ * labels its episode the way the development labels do: `start` = first step of the stuck
+ * stretch, `onset` = first step that repeats something, `end` = last step (inclusive).
+ */
+import type { Act } from "./harness-style.js"
+
+export interface LabelledEpisode {
+  readonly start: number
+  readonly onset: number
+  readonly end: number
+  readonly kind: string
+}
+
+export interface Scenario {
+  readonly name: string
+  readonly acts: ReadonlyArray<Act>
+  readonly episodes: ReadonlyArray<LabelledEpisode>
+}
+
+/** A small seeded generator (mulberry32): the same seed gives the same traces. */
+export const rng = (seed: number) => {
+  let a = seed >>> 0
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  return {
+    next,
+    int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
+    pick: <T>(xs: ReadonlyArray<T>): T => xs[Math.floor(next() * xs.length)]!,
+    chance: (p: number) => next() < p
+  }
+}
+export type Rng = ReturnType<typeof rng>
+
+const FILES = ["src/main.py", "src/utils.py", "src/config.py", "tests/test_main.py", "README.md", "setup.py", "src/parser.py", "src/server.py", "Makefile", "requirements.txt", "src/db.py", "src/cli.py"]
+const WORDS = ["alpha", "beta", "config", "parse", "token", "retry", "cache", "index", "worker", "handler", "schema", "result"]
+
+const sourceOf = (r: Rng, path: string): string =>
+  Array.from({ length: r.int(4, 12) }, (_, i) => `${i === 0 ? "import" : "def"} ${r.pick(WORDS)}_${r.int(1, 99)}(${r.pick(WORDS)}): # ${path} line ${i}`).join("\n")
+
+/** Opening moves every run makes: look around, read a few files. Healthy by construction. */
+const explore = (r: Rng, n: number): Array<Act> => {
+  const acts: Array<Act> = [{ kind: "shell", command: "ls -la", output: FILES.map((f) => `-rw-r--r-- 1 root root ${r.int(100, 9000)} Nov 30 ${f}`).join("\n"), exit: 0 }]
+  const files = [...FILES].sort(() => r.next() - 0.5)
+  for (let i = 0; acts.length < n; i++) {
+    const f = files[i % files.length]!
+    const roll = r.next()
+    if (roll < 0.45) acts.push({ kind: "read", path: `/workspace/${f}`, content: sourceOf(r, f) })
+    else if (roll < 0.65) acts.push({ kind: "search", pattern: `${r.pick(WORDS)}_${r.int(1, 40)}`, output: r.chance(0.7) ? `${f}:${r.int(1, 300)}: ${r.pick(WORDS)} = ${r.int(0, 9)}` : "" })
+    else if (roll < 0.75) acts.push({ kind: "think", thought: `The ${r.pick(WORDS)} logic lives in ${f}; next I check how ${r.pick(WORDS)} is built.` })
+    else if (roll < 0.85) acts.push({ kind: "shell", command: `wc -l ${f} && head -n ${r.int(5, 40)} ${f}`, output: `${r.int(10, 900)} ${f}\n${sourceOf(r, f)}`, exit: 0 })
+    else acts.push({ kind: "shell", command: `git log --oneline -n ${r.int(3, 8)} -- ${f}`, output: Array.from({ length: 3 }, () => `${r.int(0x1000000, 0xfffffff).toString(16)} ${r.pick(WORDS)} ${r.pick(WORDS)}`).join("\n"), exit: 0 })
+  }
+  return acts
+}
+
+const pytestPass = (r: Rng) => ({ kind: "shell" as const, command: "python -m pytest -q tests", output: `${r.int(8, 60)} passed in ${r.int(1, 9)}.${r.int(10, 99)}s`, exit: 0 })
+
+// ---- healthy shapes ----
+
+/** A long exploration, one fix, the tests pass. */
+export const longExploration = (r: Rng): Scenario => ({
+  name: "long-exploration",
+  acts: [...explore(r, r.int(18, 35)), { kind: "edit", path: "/workspace/src/main.py", before: "return a", after: "return a or b" }, pytestPass(r), { kind: "finish", message: "Fixed." }],
+  episodes: []
+})
+
+/** Start a long job, poll it while its log moves on, read the result. */
+export const pollingJob = (r: Rng): Scenario => {
+  const acts: Array<Act> = [...explore(r, r.int(3, 8)), { kind: "shell", command: "nohup python train.py --epochs 20 > /tmp/job.log 2>&1 &", output: `[1] ${r.int(1000, 9999)}`, exit: 0 }]
+  const polls = r.int(8, 16)
+  let loss = 2.5
+  for (let e = 1; e <= polls; e++) {
+    loss *= 0.9
+    const lines = `epoch ${e}/20 loss=${loss.toFixed(4)} acc=${(0.5 + e / 40).toFixed(3)} step ${e * 500}`
+    if (r.chance(0.5)) acts.push({ kind: "poll", output: lines })
+    else acts.push({ kind: "shell", command: `sleep ${r.pick([20, 30, 60])} && tail -n 3 /tmp/job.log`, output: lines, exit: 0 })
+  }
+  acts.push({ kind: "read", path: "/workspace/metrics.json", content: `{"acc": 0.93, "loss": ${loss.toFixed(3)}}` }, { kind: "finish", message: "Trained." })
+  return { name: "polling-job", acts, episodes: [] }
+}
+
+/** Build, read the error, fix, build again: different errors each time, then it builds. */
+export const iterativeBuild = (r: Rng): Scenario => {
+  const acts: Array<Act> = explore(r, r.int(4, 10))
+  const rounds = r.int(3, 6)
+  for (let i = 0; i < rounds; i++) {
+    const file = r.pick(["src/parser.c", "src/main.c", "src/io.c", "src/util.c"])
+    acts.push({ kind: "shell", command: "make -j4", output: `gcc -O2 -c ${file}\n${file}:${r.int(10, 400)}:${r.int(1, 40)}: error: '${r.pick(WORDS)}_${i}' undeclared (first use in this function)\nmake: *** [Makefile:12: build] Error 1`, exit: 2 })
+    if (r.chance(0.5)) acts.push({ kind: "read", path: `/workspace/${file}`, content: sourceOf(r, file) })
+    acts.push({ kind: "edit", path: `/workspace/${file}`, before: `x_${i}`, after: `${r.pick(WORDS)}_${i}` })
+  }
+  acts.push({ kind: "shell", command: "make -j4", output: "gcc -O2 -o app *.o\nbuild ok", exit: 0 }, { kind: "shell", command: "./app --selftest", output: "selftest: 12/12 ok", exit: 0 }, { kind: "finish", message: "Builds." })
+  return { name: "iterative-build", acts, episodes: [] }
+}
+
+/** The failing test, an edit, the test again (another failure), an edit, … until it passes. */
+export const testRerunsAfterEdits = (r: Rng): Scenario => {
+  const acts: Array<Act> = explore(r, r.int(5, 12))
+  const failing = r.int(2, 4)
+  for (let i = failing; i > 0; i--) {
+    acts.push({ kind: "shell", command: "python -m pytest -q tests/test_main.py", output: `F${".".repeat(r.int(2, 9))}\nFAILED tests/test_main.py::test_${r.pick(WORDS)}_${i} - AssertionError: assert ${r.int(0, 99)} == ${r.int(100, 200)}\n${i} failed, ${r.int(3, 9)} passed`, exit: 1 })
+    acts.push({ kind: "edit", path: "/workspace/src/main.py", before: `value_${i}`, after: `value_${i - 1}` })
+  }
+  acts.push(pytestPass(r), { kind: "shell", command: "python -m pytest -q tests/test_utils.py", output: `${r.int(3, 9)} passed in 0.${r.int(10, 99)}s`, exit: 0 }, { kind: "finish", message: "Tests pass." })
+  return { name: "test-reruns", acts, episodes: [] }
+}
+
+/** Install what the task needs, package by package; every install works. */
+export const pipInstalls = (r: Rng): Scenario => {
+  const acts: Array<Act> = explore(r, r.int(3, 7))
+  const pkgs = ["numpy", "pandas", "requests", "scipy", "pyyaml", "rich", "click", "httpx"].sort(() => r.next() - 0.5).slice(0, r.int(4, 7))
+  for (const p of pkgs) acts.push({ kind: "shell", command: `pip install ${p}`, output: `Collecting ${p}\n  Downloading ${p}-${r.int(1, 3)}.${r.int(0, 20)}.${r.int(0, 9)}-py3-none-any.whl (${r.int(50, 900)} kB)\nInstalling collected packages: ${p}\nSuccessfully installed ${p}-${r.int(1, 3)}.${r.int(0, 20)}.${r.int(0, 9)}`, exit: 0 })
+  acts.push({ kind: "write", path: "/workspace/run.py", content: "import numpy\nprint('ok')" }, { kind: "shell", command: "python run.py", output: "ok", exit: 0 }, { kind: "finish", message: "Done." })
+  return { name: "pip-installs", acts, episodes: [] }
+}
+
+/** Try the solver on several inputs, each answer different, then fix it. */
+export const solverExperiments = (r: Rng): Scenario => {
+  const acts: Array<Act> = explore(r, r.int(3, 8))
+  for (let i = 0; i < r.int(4, 8); i++) {
+    const n = r.int(1, 500)
+    acts.push({ kind: "shell", command: `python solve.py ${n}`, output: `input=${n} answer=${n * 7 + 3} steps=${r.int(1, 90)}`, exit: 0 })
+  }
+  acts.push({ kind: "edit", path: "/workspace/solve.py", before: "n * 7", after: "n * 7 + 1" }, { kind: "shell", command: "python solve.py --check", output: "all 50 cases ok", exit: 0 }, { kind: "finish", message: "Solved." })
+  return { name: "solver-experiments", acts, episodes: [] }
+}
+
+export const HEALTHY: ReadonlyArray<(r: Rng) => Scenario> = [longExploration, pollingJob, iterativeBuild, testRerunsAfterEdits, pipInstalls, solverExperiments]
