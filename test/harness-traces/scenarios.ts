@@ -40,7 +40,11 @@ export const rng = (seed: number) => {
 }
 export type Rng = ReturnType<typeof rng>
 
-const FILES = ["src/main.py", "src/utils.py", "src/config.py", "tests/test_main.py", "README.md", "setup.py", "src/parser.py", "src/server.py", "Makefile", "requirements.txt", "src/db.py", "src/cli.py"]
+const FILES = [
+  "src/main.py", "src/utils.py", "src/config.py", "tests/test_main.py", "README.md", "setup.py", "src/parser.py", "src/server.py", "Makefile",
+  "requirements.txt", "src/db.py", "src/cli.py", "src/models.py", "src/views.py", "tests/test_utils.py", "tests/conftest.py", "docs/usage.md",
+  "src/auth.py", "src/cache.py", "scripts/run.sh", "src/io/reader.py", "src/io/writer.py", "pyproject.toml", "src/api/routes.py"
+]
 const WORDS = ["alpha", "beta", "config", "parse", "token", "retry", "cache", "index", "worker", "handler", "schema", "result"]
 
 const sourceOf = (r: Rng, path: string): string =>
@@ -128,7 +132,8 @@ export const solverExperiments = (r: Rng): Scenario => {
   const acts: Array<Act> = explore(r, r.int(3, 8))
   for (let i = 0; i < r.int(4, 8); i++) {
     const n = r.int(1, 500)
-    acts.push({ kind: "shell", command: `python solve.py ${n}`, output: `input=${n} answer=${n * 7 + 3} steps=${r.int(1, 90)}`, exit: 0 })
+    const verdict = r.pick(["prime", "composite", "a perfect square", "overflowed the 32-bit range", "has no solution below the limit", "took the slow path"])
+    acts.push({ kind: "shell", command: `python solve.py ${n}`, output: `input=${n} answer=${n * 7 + 3} steps=${r.int(1, 90)}: ${verdict}`, exit: 0 })
   }
   acts.push({ kind: "edit", path: "/workspace/solve.py", before: "n * 7", after: "n * 7 + 1" }, { kind: "shell", command: "python solve.py --check", output: "all 50 cases ok", exit: 0 }, { kind: "finish", message: "Solved." })
   return { name: "solver-experiments", acts, episodes: [] }

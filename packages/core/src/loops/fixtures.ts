@@ -55,6 +55,7 @@ export const stepRecord = (fields: Partial<StepRecord> & Pick<StepRecord, "actio
   role: "shell",
   skeleton: "",
   argObservation: fields.observation,
+  namedObservation: fields.observation,
   poll: false,
   rawObservation: fields.observation,
   verified: false,

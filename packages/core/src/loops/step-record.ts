@@ -27,8 +27,16 @@ export interface StepRecord {
   readonly role: ToolRole
   /** Shell steps: the command skeleton (`commandSkeleton`), "" when there is none. */
   readonly skeleton: string
-  /** The observation with the command's own arguments masked too (an output that echoes them). */
+  /**
+   * The output in the strict sense (`maskVolatile`: only times, durations, ids masked) with the
+   * command's own arguments masked (an output that echoes them back).
+   */
   readonly argObservation: string
+  /**
+   * The output with numbers (and volatile ids) masked but quoted names and paths kept: two build
+   * errors about different identifiers differ here, while the same error at a moved line does not.
+   */
+  readonly namedObservation: string
   /** Every call of the step polls a running job (`sleep; tail log`, an empty `is_input`). */
   readonly poll: boolean
   /** The output unmasked (whitespace folded, first 2,000 characters): did a poll see something new? */
@@ -73,17 +81,24 @@ const failed = (p: { state: string; exitCode?: number; output?: string }): boole
   return code !== undefined && code !== 0
 }
 
+// What changes between two runs of the very same command: clock times, dates, durations,
+// process ids, memory addresses, hex ids. Other numbers (an answer, a count) are kept.
+const VOLATILE = /\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\b\d\d:\d\d:\d\d(?:\.\d+)?|\b\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds|minutes|min)\b|\b(?:pid|PID|PGID|process)[:= ]\s*\d+|\b0x[0-9a-f]+\b|\[\d+\]\s\d+|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi
+
+/** Volatile numbers masked, quoted text, paths and other numbers kept: "the same answer" in the strict sense. */
+export const maskVolatile = (output: string): string => output.replace(VOLATILE, "<v>").replace(/\s+/g, " ").trim()
+
 const OPTIONS = DEFAULT_TRY_BEST_OPTIONS
 const VERIFICATION = verificationMatcher(OPTIONS)
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-/** The output with the command's own arguments masked, then masked as usual. */
+/** The output with the command's own arguments masked (an echo of them), and volatile numbers. */
 const maskArguments = (output: string, command: string): string => {
   const args = [...new Set(commandArguments(command))].sort((a, b) => b.length - a.length).slice(0, 20)
-  if (args.length === 0) return maskObservation(output)
+  if (args.length === 0) return maskVolatile(output)
   const echoed = new RegExp(args.map(escapeRegExp).join("|"), "g")
-  return maskObservation(output.replace(echoed, "<a>"))
+  return maskVolatile(output.replace(echoed, "<a>"))
 }
 
 /** One finished reply as a step record. */
@@ -114,7 +129,8 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     failed: working.some(failed),
     role,
     skeleton: single === undefined ? "" : commandSkeleton(single),
-    argObservation: single === undefined ? observation : maskArguments(output, single),
+    argObservation: single === undefined ? maskVolatile(output) : maskArguments(output, single),
+    namedObservation: maskVolatile(output).replace(NUMBER, "0"),
     poll: commands.length > 0 && commands.length === working.length && commands.every(isPollCommand),
     rawObservation: output.replace(/\s+/g, " ").trim().slice(0, 2000),
     verified: shells.some((c) => !failed(c.part) && isVerificationCommand(c.command, VERIFICATION))

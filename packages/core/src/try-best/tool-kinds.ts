@@ -96,6 +96,8 @@ export const toolRole = (part: Pick<ToolPart, "name" | "input" | "diff">, option
   if (kind.kind === "edit") return "edit"
   if (kind.kind === "shell") return /^\s*apply_patch\b/.test(kind.command) ? "edit" : "shell"
   if (name === "apply_patch") return "edit"
+  // An empty command to a shell tool reads a running process (OpenHands' `is_input`): a poll.
+  if (named(options.shellTools, name) && commandOf(part.input)?.trim() === "") return "shell"
   if (named(CODE_TOOLS, name) && stringField(part.input, "code") !== undefined) return "shell"
   if (named(options.readTools, name)) return "read"
   // A multi-purpose editor's non-edit commands (view) read.
