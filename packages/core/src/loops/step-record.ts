@@ -5,7 +5,7 @@
  */
 import { toolPartsOf, toolSignature, type AssistantMessage, type Message } from "../model/message.js"
 import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
-import { printedExitCode, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
+import { commandContent, printedExitCode, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
 import { commandArguments, commandSkeleton, isPollCommand } from "./command-skeleton.js"
 import { isFinishedReply } from "./repeated-action.js"
@@ -117,7 +117,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     const command = shellTextOf(p)
     return command !== undefined && isWritingCommand(command)
   })
-  const output = working.map((p) => p.output ?? p.error ?? "").join("\n")
+  const output = working.map((p) => commandContent(p.output ?? p.error ?? "")).join("\n")
   const single = working.length === 1 && commands.length === 1 ? commands[0]! : undefined
   const observation = maskObservation(output)
   return {

@@ -134,3 +134,23 @@ export const printedExitCode = (output: string | undefined): number | undefined 
   }
   return code
 }
+
+// Status lines harnesses add around a command's own output (see printedExitCode for the codes).
+const OPENHANDS_STATUS = /^\[(?:(?:The command|Command) (?:completed|finished)(?: with)? exit code -?\d+\.?|Current working directory: [^\]\n]*|Python interpreter: [^\]\n]*)\]\s*$/gm
+const CODEX_HEADER = /^Exit code: -?\d+\s*\nWall time: [^\n]*\n(?:Total output lines: \d+\s*\n)?Output:\s*\n?/
+const GEMINI_REPORT = /^Command: [^\n]*\nDirectory: [^\n]*\n(?:Output|Stdout): ([\s\S]*?)\n(?:Stderr: ([\s\S]*?)\n)?Error: ([^\n]*)\nExit Code: [^\n]*(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*$/
+
+/**
+ * What a command itself printed, without the status its harness wraps around it (OpenHands'
+ * "[The command completed with exit code 0.]", Gemini CLI's Command/Directory/…/PGID report,
+ * Codex's "Exit code / Wall time / Output:" header). Two commands that print nothing then print
+ * the same: nothing. Never throws; an output in no known wrapping is returned as it is.
+ */
+export const commandContent = (output: string): string => {
+  const gemini = GEMINI_REPORT.exec(output)
+  if (gemini !== null) {
+    const parts = [gemini[1], gemini[2], gemini[3]].map((p) => (p ?? "").trim()).filter((p) => p !== "" && p !== "(empty)" && p !== "(none)")
+    return parts.join("\n")
+  }
+  return output.replace(CODEX_HEADER, "").replace(OPENHANDS_STATUS, "").trim()
+}
