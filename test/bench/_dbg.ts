@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { auditTrace } from "@loopguard/effect/audit"
 import { generateHarnessTraces } from "../harness-traces/generate.js"
 const filter = process.argv[2] ?? ""
-for (const t of generateHarnessTraces(1, 90)) {
+for (const t of generateHarnessTraces(Number(process.argv[3] ?? 1), 90)) {
   if (!t.file.includes(filter)) continue
   const r = await Effect.runPromise(auditTrace(t.file, t.text))
   if (r._tag !== "audited") continue

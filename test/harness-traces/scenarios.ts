@@ -139,4 +139,56 @@ export const solverExperiments = (r: Rng): Scenario => {
   return { name: "solver-experiments", acts, episodes: [] }
 }
 
-export const HEALTHY: ReadonlyArray<(r: Rng) => Scenario> = [longExploration, pollingJob, iterativeBuild, testRerunsAfterEdits, pipInstalls, solverExperiments]
+/** Setup commands that print nothing (chmod, git add, quiet installs), then the real work. */
+export const silentSetup = (r: Rng): Scenario => {
+  const acts: Array<Act> = explore(r, r.int(3, 6))
+  const silent = [
+    "chmod +x scripts/run.sh", "git add -A", "git config user.email agent@example.com", "pip install -q pyyaml", "export PYTHONPATH=/workspace/src",
+    "chmod 600 .env", "git stash list", "pip install -q rich", "touch /tmp/ready", "ln -sf /workspace/data data", "ulimit -n 4096", "git add src tests"
+  ].sort(() => r.next() - 0.5)
+  for (const command of silent.slice(0, r.int(5, 9))) acts.push({ kind: "shell", command, output: "", exit: 0 })
+  acts.push(pytestPass(r), { kind: "finish", message: "Set up." })
+  return { name: "silent-setup", acts, episodes: [] }
+}
+
+/** Start a server, wait for it once, then try its endpoints: each answers something else. */
+export const serverStartup = (r: Rng): Scenario => {
+  const acts: Array<Act> = explore(r, r.int(3, 8))
+  acts.push({ kind: "shell", command: "nohup python -m http.server 8000 > /tmp/server.log 2>&1 &", output: `[1] ${r.int(1000, 9999)}`, exit: 0 })
+  acts.push({ kind: "shell", command: "curl -s localhost:8000/health", output: "curl: (7) Failed to connect to localhost port 8000 after 0 ms: Couldn't connect to server", exit: 7 })
+  acts.push({ kind: "shell", command: "sleep 2 && curl -s localhost:8000/health", output: '{"status": "ok"}', exit: 0 })
+  for (const p of ["/api/users", "/api/items?limit=5", "/api/users/1", "/api/version", "/api/items/9"].slice(0, r.int(3, 5)))
+    acts.push({ kind: "shell", command: `curl -s localhost:8000${p}`, output: JSON.stringify({ path: p, items: Array.from({ length: r.int(0, 3) }, () => r.pick(WORDS)) }), exit: 0 })
+  acts.push({ kind: "edit", path: "/workspace/src/api/routes.py", before: "limit=10", after: "limit=int(limit)" }, pytestPass(r), { kind: "finish", message: "Endpoints fixed." })
+  return { name: "server-startup", acts, episodes: [] }
+}
+
+/** Look at the data from several angles with one-off snippets: every answer differs. */
+export const dataExploration = (r: Rng): Scenario => {
+  const acts: Array<Act> = explore(r, r.int(2, 5))
+  const probes: Array<readonly [string, () => string]> = [
+    ["head -n 5 data.csv", () => `id,name,score\n${r.int(1, 9)},${r.pick(WORDS)},${r.int(0, 100)}`],
+    [`python -c "import pandas as pd; print(pd.read_csv('data.csv').shape)"`, () => `(${r.int(100, 9999)}, ${r.int(3, 20)})`],
+    [`python -c "import pandas as pd; print(pd.read_csv('data.csv').dtypes)"`, () => "id int64\nname object\nscore float64"],
+    [`python -c "import pandas as pd; print(pd.read_csv('data.csv').isna().sum())"`, () => `id 0\nname ${r.int(0, 9)}\nscore ${r.int(0, 30)}`],
+    [`python -c "import pandas as pd; print(pd.read_csv('data.csv').describe())"`, () => `count ${r.int(100, 999)}\nmean ${r.int(1, 99)}.5\nstd 3.2`],
+    ["sqlite3 app.db '.tables'", () => "users items orders"],
+    [`sqlite3 app.db 'select count(*) from users'`, () => String(r.int(1, 500))]
+  ]
+  for (const [command, out] of probes.sort(() => r.next() - 0.5).slice(0, r.int(5, 7))) acts.push({ kind: "shell", command, output: out(), exit: 0 })
+  acts.push({ kind: "write", path: "/workspace/clean.py", content: "import pandas as pd" }, { kind: "shell", command: "python clean.py", output: "wrote clean.csv (812 rows)", exit: 0 }, { kind: "finish", message: "Cleaned." })
+  return { name: "data-exploration", acts, episodes: [] }
+}
+
+/** Run each test file on its own after the fix; they pass. */
+export const testFilesOneByOne = (r: Rng): Scenario => {
+  const acts: Array<Act> = [...explore(r, r.int(4, 9)), { kind: "edit", path: "/workspace/src/utils.py", before: "x + 1", after: "x + 2" }]
+  for (const f of ["test_main", "test_utils", "test_parser", "test_db", "test_cli", "test_auth"].slice(0, r.int(4, 6)))
+    acts.push({ kind: "shell", command: `python -m pytest -q tests/${f}.py`, output: `${r.int(2, 30)} passed in 0.${r.int(10, 99)}s`, exit: 0 })
+  acts.push({ kind: "finish", message: "All pass." })
+  return { name: "test-files", acts, episodes: [] }
+}
+
+export const HEALTHY: ReadonlyArray<(r: Rng) => Scenario> = [
+  longExploration, pollingJob, iterativeBuild, testRerunsAfterEdits, pipInstalls, solverExperiments, silentSetup, serverStartup, dataExploration, testFilesOneByOne
+]

@@ -57,6 +57,7 @@ export const stepRecord = (fields: Partial<StepRecord> & Pick<StepRecord, "actio
   argObservation: fields.observation,
   namedObservation: fields.observation,
   poll: false,
+  silent: false,
   rawObservation: fields.observation,
   verified: false,
   ...fields

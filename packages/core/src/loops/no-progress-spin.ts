@@ -80,7 +80,7 @@ export const noProgressSpin = (
     const paging = i > 0 && records[i - 1]!.action === r.action && !seenOutput
     const freshPoll = r.poll && (i === 0 || records[i - 1]!.rawObservation !== r.rawObservation)
     const repeatsAction = r.action !== "" && (before.actions.has(r.action) || actions.has(r.action)) && !paging && !freshPoll
-    const repeatsOutput = r.action !== "" && seenOutput && !freshPoll
+    const repeatsOutput = r.action !== "" && seenOutput && !freshPoll && !r.silent
     if (repeatsAction) repeatedActions++
     if (repeatsOutput) repeatedOutputs++
     newestRepeats = repeatsAction || repeatsOutput

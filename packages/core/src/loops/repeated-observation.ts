@@ -36,7 +36,8 @@ export interface RepeatedObservation {
 
 // A rejected edit changed nothing: "Your proposed edit has introduced new syntax error(s)" ×5 is
 // a repeated observation too. A successful edit is progress, whatever it printed.
-const qualifies = (r: StepRecord): boolean => r.action !== "" && !r.changed
+// A passing verification run (tests, build) is progress too, however alike its output looks.
+const qualifies = (r: StepRecord): boolean => r.action !== "" && !r.changed && !r.verified && !r.silent
 
 /** A poll that saw something the step before it did not: progress of a job, not a repeat. */
 const freshPoll = (records: ReadonlyArray<StepRecord>, i: number): boolean =>

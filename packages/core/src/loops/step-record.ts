@@ -37,6 +37,12 @@ export interface StepRecord {
    * errors about different identifiers differ here, while the same error at a moved line does not.
    */
   readonly namedObservation: string
+  /**
+   * A shell command that succeeded and printed nothing (`chmod +x`, `git add`): Unix silence
+   * means it did its work, so its empty answer is no repeated observation. An empty answer that
+   * failed (a grep that found nothing) still is.
+   */
+  readonly silent: boolean
   /** Every call of the step polls a running job (`sleep; tail log`, an empty `is_input`). */
   readonly poll: boolean
   /** The output unmasked (whitespace folded, first 2,000 characters): did a poll see something new? */
@@ -131,6 +137,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     skeleton: single === undefined ? "" : commandSkeleton(single),
     argObservation: single === undefined ? maskVolatile(output) : maskArguments(output, single),
     namedObservation: maskVolatile(output).replace(NUMBER, "0"),
+    silent: role === "shell" && output.trim() === "" && !working.some(failed),
     poll: commands.length > 0 && commands.length === working.length && commands.every(isPollCommand),
     rawObservation: output.replace(/\s+/g, " ").trim().slice(0, 2000),
     verified: shells.some((c) => !failed(c.part) && isVerificationCommand(c.command, VERIFICATION))
