@@ -23,7 +23,10 @@ import {
 import {
   isVerificationCommand,
   commandOf,
+  editPathOf,
   resolveTryBestOptions,
+  toolRole,
+  type TryBestOptions,
   StallMonitor,
   verificationMatcher,
   type StallOptionsInput
@@ -71,6 +74,7 @@ export class CrossStepDetectors {
   /** A crop was made for the request that produced the current reply (SPEC §3: skip the text loop then). */
   private croppedForThisStep = false
   private readonly verification: ReturnType<typeof verificationMatcher>
+  private readonly toolKinds: TryBestOptions
 
   constructor(
     private readonly config: LoopguardConfig,
@@ -81,7 +85,8 @@ export class CrossStepDetectors {
   ) {
     this.stall = config.stall.enabled || shadow ? new StallMonitor(stallOptionsOf(config)) : null
     this.loops = new LoopEpisodes(config, role)
-    this.verification = verificationMatcher(resolveTryBestOptions(tryBestOptionsOf(config)))
+    this.toolKinds = resolveTryBestOptions(tryBestOptionsOf(config))
+    this.verification = verificationMatcher(this.toolKinds)
   }
 
   /** The repeated-action note for the next request only (ephemeral: never stored). */
@@ -170,7 +175,12 @@ export class CrossStepDetectors {
 
     if (this.stall) {
       const parts = toolPartsOf(reply)
-      const changedFiles = parts.filter((p) => p.state === "completed" && p.path !== undefined && p.diff !== undefined).map((p) => p.path!)
+      // Edits by any harness's vocabulary (an editor that records no diff still wrote), by path.
+      const changedFiles = parts.flatMap((p) => {
+        if (p.state !== "completed" || (p.exitCode ?? 0) !== 0) return []
+        const path = p.diff !== undefined ? p.path : toolRole(p, this.toolKinds) === "edit" ? editPathOf(p) : undefined
+        return path === undefined ? [] : [path]
+      })
       const verifications = parts.filter((p) => {
         const cmd = commandOf(p.input)
         return cmd !== undefined && isVerificationCommand(cmd, this.verification)
