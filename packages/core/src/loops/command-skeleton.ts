@@ -30,7 +30,7 @@ const simpleCommands = (command: string): Array<Array<string>> => {
   // A heredoc body or a multi-line script is content, not the command's shape.
   const firstLine = command.split("\n", 1)[0] ?? ""
   return firstLine
-    .replace(QUOTED, " <q> ")
+    .replace(QUOTED, " __quoted__ ")
     .split(/&&|\|\||[;|&]/)
     .map((part) => part.trim().split(/\s+/).filter((t) => t !== ""))
     .filter((tokens) => tokens.length > 0)

@@ -103,7 +103,8 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\
 const maskArguments = (output: string, command: string): string => {
   const args = [...new Set(commandArguments(command))].sort((a, b) => b.length - a.length).slice(0, 20)
   if (args.length === 0) return maskVolatile(output)
-  const echoed = new RegExp(args.map(escapeRegExp).join("|"), "g")
+  // Whole words only: the guess "flag" must not eat the "flag" of "flag.txt".
+  const echoed = new RegExp(`(?<![\\w./-])(?:${args.map(escapeRegExp).join("|")})(?![\\w/-]|\\.\\w)`, "g")
   return maskVolatile(output.replace(echoed, "<a>"))
 }
 
