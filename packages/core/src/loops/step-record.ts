@@ -38,9 +38,9 @@ export interface StepRecord {
    */
   readonly namedObservation: string
   /**
-   * A shell command that succeeded and printed nothing (`chmod +x`, `git add`): Unix silence
-   * means it did its work, so its empty answer is no repeated observation. An empty answer that
-   * failed (a grep that found nothing) still is.
+   * A shell command that does something (`chmod +x`, `git add`) succeeded and printed nothing:
+   * Unix silence means it did its work, so its empty answer is no repeated observation. An empty
+   * search or listing, or an empty answer that failed, still is.
    */
   readonly silent: boolean
   /** Every call of the step polls a running job (`sleep; tail log`, an empty `is_input`). */
@@ -138,7 +138,8 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     skeleton: single === undefined ? "" : commandSkeleton(single),
     argObservation: single === undefined ? maskVolatile(output) : maskArguments(output, single),
     namedObservation: maskVolatile(output).replace(NUMBER, "0"),
-    silent: role === "shell" && output.trim() === "" && !working.some(failed),
+    // Only commands that do something: a search or listing that prints nothing found nothing.
+    silent: role === "shell" && output.trim() === "" && !working.some(failed) && commands.length > 0 && commands.every((c) => commandSkeleton(c) !== ""),
     poll: commands.length > 0 && commands.length === working.length && commands.every(isPollCommand),
     rawObservation: output.replace(/\s+/g, " ").trim().slice(0, 2000),
     verified: shells.some((c) => !failed(c.part) && isVerificationCommand(c.command, VERIFICATION))
