@@ -24,6 +24,7 @@ import {
   isVerificationCommand,
   commandOf,
   editPathOf,
+  printedExitCode,
   resolveTryBestOptions,
   toolRole,
   type TryBestOptions,
@@ -185,7 +186,8 @@ export class CrossStepDetectors {
         const cmd = commandOf(p.input)
         return cmd !== undefined && isVerificationCommand(cmd, this.verification)
       })
-      const verificationImproved = verifications.some((p) => p.state === "completed" && (p.exitCode ?? 0) === 0)
+      // A harness that prints its exit status instead of returning it still says whether the run passed.
+      const verificationImproved = verifications.some((p) => p.state === "completed" && (p.exitCode ?? printedExitCode(p.output) ?? 0) === 0)
       const verificationRan = verifications.length > 0
       const usage = reply.usage
       const tokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)
