@@ -136,7 +136,7 @@ export const printedExitCode = (output: string | undefined): number | undefined 
 }
 
 // Status lines harnesses add around a command's own output (see printedExitCode for the codes).
-const OPENHANDS_STATUS = /^\[(?:(?:The command|Command) (?:completed|finished)(?: with)? exit code -?\d+\.?|Current working directory: [^\]\n]*|Python interpreter: [^\]\n]*)\]\s*$/gm
+const OPENHANDS_STATUS = /^\[(?:(?:The command|Command) (?:completed|finished)(?: with)? exit code -?\d+\.?|Current working directory: [^\]\n]*|Python interpreter: [^\]\n]*|Below is the output of the previous command\.)\]\s*$/gm
 const CODEX_HEADER = /^Exit code: -?\d+\s*\nWall time: [^\n]*\n(?:Total output lines: \d+\s*\n)?Output:\s*\n?/
 const GEMINI_REPORT = /^Command: [^\n]*\nDirectory: [^\n]*\n(?:Output|Stdout): ([\s\S]*?)\n(?:Stderr: ([\s\S]*?)\n)?Error: ([^\n]*)\nExit Code: [^\n]*(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*$/
 
