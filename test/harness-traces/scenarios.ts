@@ -189,6 +189,38 @@ export const testFilesOneByOne = (r: Rng): Scenario => {
   return { name: "test-files", acts, episodes: [] }
 }
 
+/** Check the environment with one-off snippets that all print "ok", then get to work. */
+export const importChecks = (r: Rng): Scenario => {
+  const acts: Array<Act> = explore(r, r.int(2, 5))
+  // Four at most: five identical answers in a row is what the labels call a repeated observation.
+  for (const m of ["numpy", "pandas", "torch", "sklearn", "yaml", "requests", "scipy"].sort(() => r.next() - 0.5).slice(0, r.int(3, 4)))
+    acts.push({ kind: "shell", command: `python3 -c "import ${m}; print('ok')"`, output: "ok", exit: 0 })
+  acts.push({ kind: "write", path: "/workspace/solve.py", content: "import numpy" }, { kind: "shell", command: "python3 solve.py", output: "answer: 42", exit: 0 }, { kind: "finish", message: "Done." })
+  return { name: "import-checks", acts, episodes: [] }
+}
+
+/** Rewrite the script through a heredoc and run it, several rounds, each run a new result. */
+export const heredocRounds = (r: Rng): Scenario => {
+  const acts: Array<Act> = explore(r, r.int(3, 6))
+  const rounds = r.int(3, 5)
+  for (let i = 0; i < rounds; i++) {
+    acts.push({ kind: "shell", command: `cat > /workspace/solve.py << 'EOF'\nimport sys\nprint(round(${i}))\nEOF`, output: "", exit: 0 })
+    acts.push({ kind: "shell", command: "python3 /workspace/solve.py < input.txt", output: i === rounds - 1 ? "42" : `${r.pick(["ValueError: bad row", "got 17 rows, expected 20", "KeyError: 'id'", "answer 41 (off by one)"])} at round ${i}`, exit: i === rounds - 1 ? 0 : 1 })
+  }
+  acts.push({ kind: "shell", command: "echo 42 > /workspace/answer.txt", output: "", exit: 0 }, { kind: "finish", message: "Answer written." })
+  return { name: "heredoc-rounds", acts, episodes: [] }
+}
+
+/** Install system packages one after another; each works. */
+export const aptInstalls = (r: Rng): Scenario => {
+  const acts: Array<Act> = explore(r, r.int(2, 5))
+  for (const p of ["curl", "jq", "build-essential", "libssl-dev", "sqlite3", "unzip"].sort(() => r.next() - 0.5).slice(0, r.int(4, 6)))
+    acts.push({ kind: "shell", command: `apt-get install -y ${p}`, output: `Reading package lists... Done\nBuilding dependency tree... Done\nThe following NEW packages will be installed:\n  ${p}\nSetting up ${p} (${r.int(1, 9)}.${r.int(0, 30)}-${r.int(1, 5)}) ...`, exit: 0 })
+  acts.push(pytestPass(r), { kind: "finish", message: "Installed." })
+  return { name: "apt-installs", acts, episodes: [] }
+}
+
 export const HEALTHY: ReadonlyArray<(r: Rng) => Scenario> = [
+  importChecks, heredocRounds, aptInstalls,
   longExploration, pollingJob, iterativeBuild, testRerunsAfterEdits, pipInstalls, solverExperiments, silentSetup, serverStartup, dataExploration, testFilesOneByOne
 ]

@@ -25,6 +25,11 @@ describe("commandSkeleton", () => {
     differ("curl -s localhost", "curl -v localhost")
   })
 
+  test("inline code is the script: different snippets differ, the same snippet with other numbers does not", () => {
+    expect(commandSkeleton(`python3 -c "import numpy; print(1)"`)).not.toBe(commandSkeleton(`python3 -c "import pandas; print(1)"`))
+    expect(commandSkeleton(`python3 -c "print(solve(17))"`)).toBe(commandSkeleton(`python3 -c "print(solve(18))"`))
+  })
+
   test("commands that only show something, or nothing at all, have no skeleton", () => {
     for (const c of ["cat a.py", "ls -la src", "grep -rn foo . | head", "cd /app && cat x", "", "   "]) expect([c, commandSkeleton(c)]).toEqual([c, ""])
     expect(commandSkeleton("cat a.py | python check.py")).not.toBe("")

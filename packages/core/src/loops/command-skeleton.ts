@@ -25,12 +25,19 @@ const VIEWERS = new Set([
 const SUBCOMMAND = /^[a-z][a-z0-9-]{1,24}$/
 const POLLERS = new Set(["sleep", "wait", "tail", "ps", "pgrep", "jobs", "watch", "squeue", "nvidia-smi", "uptime"])
 
+/** A short hash of a quoted string, its digits masked: `python -c "…"` snippets stay apart. */
+const quotedToken = (quoted: string): string => {
+  let h = 5381
+  for (const ch of quoted.replace(/\d+/g, "0")) h = ((h * 33) ^ ch.charCodeAt(0)) >>> 0
+  return ` __quoted_${h.toString(36)}__ `
+}
+
 /** Simple commands of a command line's first line (`&&`, `||`, `;`, `|` split), quotes masked. */
 const simpleCommands = (command: string): Array<Array<string>> => {
   // A heredoc body or a multi-line script is content, not the command's shape.
   const firstLine = command.split("\n", 1)[0] ?? ""
   return firstLine
-    .replace(QUOTED, " __quoted__ ")
+    .replace(QUOTED, quotedToken)
     .split(/&&|\|\||[;|&]/)
     .map((part) => part.trim().split(/\s+/).filter((t) => t !== ""))
     .filter((tokens) => tokens.length > 0)
@@ -62,7 +69,8 @@ const simpleSkeleton = (raw: ReadonlyArray<string>): string => {
   const out = [program]
   let rest = tokens.slice(1)
   if (INTERPRETERS.has(program.replace(/[\d.]+$/, ""))) {
-    // `python solve.py 17`: the script stays, its arguments vary. `python -m pkg` keeps the module.
+    // `python solve.py 17`: the script stays, its arguments vary. `python -m pkg` keeps the module,
+    // `python -c "…"` its code (quoted, hashed with digits masked).
     const script = rest.findIndex((t) => !t.startsWith("-"))
     if (script >= 0) {
       out.push(...rest.slice(0, script + 1).map((t) => (t.startsWith("-") ? t : t.replace(/\d+/g, "0"))))

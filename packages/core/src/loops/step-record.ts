@@ -5,7 +5,7 @@
  */
 import { toolPartsOf, toolSignature, type AssistantMessage, type Message } from "../model/message.js"
 import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
-import { commandContent, printedExitCode, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
+import { commandContent, isWritingCommand, printedExitCode, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
 import { commandArguments, commandSkeleton, isPollCommand } from "./command-skeleton.js"
 import { isFinishedReply } from "./repeated-action.js"
@@ -72,12 +72,7 @@ export const maskObservation = (output: string): string =>
     .replace(/\s+/g, " ")
     .trim()
 
-// Shell commands that write files (the trace labels count them as changes too).
-const WRITING_COMMAND =
-  /\bsed\s+(?:-[a-zA-Z]*\s+)*-i|(?:^|[^<>&2])>{1,2}\s*(?!&|\/dev\/null)[\w./~-]|\btee\b|(?:^|[;&|]\s*)(?:cp|mv|rm|touch|mkdir|patch)\b|\bgit\s+(?:apply|checkout|restore|stash|reset)\b|\bwrite_text\(|\.write\(|open\([^)]*['"][wa]\+?['"]/
-
-/** Does a shell command write files (so the step counts as a file change)? */
-export const isWritingCommand = (command: string): boolean => WRITING_COMMAND.test(command)
+export { isWritingCommand }
 
 const exitCodeOf = (p: { exitCode?: number; output?: string }): number | undefined => p.exitCode ?? printedExitCode(p.output)
 

@@ -154,3 +154,11 @@ export const commandContent = (output: string): string => {
   }
   return output.replace(CODEX_HEADER, "").replace(OPENHANDS_STATUS, "").trim()
 }
+
+// Shell commands that write files (the trace labels count them as changes too). Codex edits
+// through `apply_patch` run as a command.
+const WRITING_COMMAND =
+  /\bsed\s+(?:-[a-zA-Z]*\s+)*-i|(?:^|[^<>&2])>{1,2}\s*(?!&|\/dev\/null)[\w./~-]|\btee\b|(?:^|[;&|]\s*)(?:cp|mv|rm|touch|mkdir|patch)\b|\bgit\s+(?:apply|checkout|restore|stash|reset)\b|^\s*apply_patch\b|\bwrite_text\(|\.write\(|open\([^)]*['"][wa]\+?['"]/
+
+/** Does a shell command write files (so the step counts as a file change)? */
+export const isWritingCommand = (command: string): boolean => WRITING_COMMAND.test(command)
