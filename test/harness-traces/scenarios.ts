@@ -203,9 +203,11 @@ export const importChecks = (r: Rng): Scenario => {
 export const heredocRounds = (r: Rng): Scenario => {
   const acts: Array<Act> = explore(r, r.int(3, 6))
   const rounds = r.int(3, 5)
+  // A different failure each round: the same one three times would be a loop (repeated failure).
+  const errors = ["ValueError: bad row", "got 17 rows, expected 20", "KeyError: 'id'", "answer 41 (off by one)", "IndexError: list index out of range"].sort(() => r.next() - 0.5)
   for (let i = 0; i < rounds; i++) {
     acts.push({ kind: "shell", command: `cat > /workspace/solve.py << 'EOF'\nimport sys\nprint(round(${i}))\nEOF`, output: "", exit: 0 })
-    acts.push({ kind: "shell", command: "python3 /workspace/solve.py < input.txt", output: i === rounds - 1 ? "42" : `${r.pick(["ValueError: bad row", "got 17 rows, expected 20", "KeyError: 'id'", "answer 41 (off by one)"])} at round ${i}`, exit: i === rounds - 1 ? 0 : 1 })
+    acts.push({ kind: "shell", command: "python3 /workspace/solve.py < input.txt", output: i === rounds - 1 ? "42" : `${errors[i]!} at round ${i}`, exit: i === rounds - 1 ? 0 : 1 })
   }
   acts.push({ kind: "shell", command: "echo 42 > /workspace/answer.txt", output: "", exit: 0 }, { kind: "finish", message: "Answer written." })
   return { name: "heredoc-rounds", acts, episodes: [] }

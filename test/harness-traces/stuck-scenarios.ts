@@ -27,7 +27,7 @@ const GUESSES = ["password", "admin", "123456", "letmein", "secret", "flag", "ct
 
 /** Password guesses: one command, a new password each time, the same refusal. */
 export const passwordGuesses = (r: Rng): Scenario => {
-  const n = r.int(8, 14)
+  const n = r.int(5, 12)
   const tool = r.int(0, 2)
   const loop: Array<Act> = Array.from({ length: n }, (_, i) => {
     const g = `${GUESSES[i % GUESSES.length]}${i >= GUESSES.length ? i : ""}`
@@ -43,7 +43,7 @@ export const pipChurn = (r: Rng): Scenario => {
   const pkg = r.pick(["torch", "tensorflow", "numpy", "opencv-python", "scikit-learn"])
   const versions = ["1.9.0", "1.10.2", "1.11.0", "1.12.1", "1.13.0", "2.0.0", "2.0.1", "2.1.0"]
   const loop: Array<Act> = []
-  const rounds = r.int(4, 6)
+  const rounds = r.int(3, 5)
   for (let i = 0; i < rounds; i++) {
     const v = versions[i]!
     loop.push({ kind: "shell", command: `pip install ${pkg}==${v}`, output: `Collecting ${pkg}==${v}\nSuccessfully installed ${pkg}-${v}`, exit: 0 })
@@ -56,7 +56,7 @@ export const pipChurn = (r: Rng): Scenario => {
 /** Version hunt: every requested version is refused the same way. */
 export const versionHunt = (r: Rng): Scenario => {
   const pkg = r.pick(["flask", "django", "pydantic", "sqlalchemy"])
-  const loop: Array<Act> = Array.from({ length: r.int(7, 11) }, (_, i) => ({
+  const loop: Array<Act> = Array.from({ length: r.int(5, 10) }, (_, i) => ({
     kind: "shell",
     command: `pip install ${r.chance(0.3) ? "--no-cache-dir " : ""}${pkg}==${i + 1}.${r.int(0, 9)}.${r.int(0, 9)}`,
     output: `ERROR: Could not find a version that satisfies the requirement ${pkg}==${i + 1}.0 (from versions: none)\nERROR: No matching distribution found for ${pkg}==${i + 1}.0`,
@@ -67,7 +67,7 @@ export const versionHunt = (r: Rng): Scenario => {
 
 /** A solver fed one number after another, the same wrong answer each time (exit 0). */
 export const solverWrong = (r: Rng): Scenario => {
-  const loop: Array<Act> = Array.from({ length: r.int(8, 14) }, () => {
+  const loop: Array<Act> = Array.from({ length: r.int(5, 12) }, () => {
     const n = r.int(1, 999)
     return r.chance(0.5)
       ? { kind: "shell", command: `python3 solve.py ${n}`, output: `Trying ${n}...\nWrong answer. Try again.`, exit: 0 }
@@ -79,7 +79,7 @@ export const solverWrong = (r: Rng): Scenario => {
 /** Probes that all differ and all get the same answer: the service is not up. */
 export const deadServiceProbes = (r: Rng): Scenario => {
   const paths = ["/", "/health", "/api", "/api/v1/status", "/login", "/index.html", "/metrics", "/ping"]
-  const loop: Array<Act> = Array.from({ length: r.int(9, 14) }, (_, i) => {
+  const loop: Array<Act> = Array.from({ length: r.int(8, 13) }, (_, i) => {
     if (i % 4 === 3 && r.chance(0.6)) return { kind: "shell", command: `ps aux | grep -v grep | grep ${r.pick(["server", "node", "gunicorn"])}`, output: "", exit: 1 }
     const p = paths[i % paths.length]!
     return { kind: "shell", command: `curl ${r.pick(["-s", "-sS", "-v", "-m 5"])} http://localhost:${r.pick([8080, 8000, 3000])}${p}`, output: `curl: (7) Failed to connect to localhost port 8080 after 0 ms: Couldn't connect to server`, exit: 7 }
@@ -91,7 +91,7 @@ export const deadServiceProbes = (r: Rng): Scenario => {
 export const hungJobPolls = (r: Rng): Scenario => {
   const frozen = `epoch 3/20 loss=0.8123 acc=0.611 step 1500`
   const loop: Array<Act> = [{ kind: "shell", command: "nohup python train.py > /tmp/job.log 2>&1 &", output: "[1] 4242", exit: 0 }]
-  for (let i = 0; i < r.int(9, 14); i++) loop.push(r.chance(0.5) ? { kind: "poll", output: frozen } : { kind: "shell", command: `sleep ${r.pick([30, 60])} && tail -n 1 /tmp/job.log`, output: frozen, exit: 0 })
+  for (let i = 0; i < r.int(6, 12); i++) loop.push(r.chance(0.5) ? { kind: "poll", output: frozen } : { kind: "shell", command: `sleep ${r.pick([30, 60])} && tail -n 1 /tmp/job.log`, output: frozen, exit: 0 })
   const s = stuck("hung-job-polls", "repeated_observation", r, loop, 0.05)
   // The launch is the stretch's first step, the first frozen poll is not a repeat yet.
   return { ...s, episodes: s.episodes.map((e) => ({ ...e, onset: e.onset + 1 })) }
@@ -100,20 +100,20 @@ export const hungJobPolls = (r: Rng): Scenario => {
 /** The very same command, the very same failure. */
 export const sameCommand = (r: Rng): Scenario => {
   const cmd = r.pick(["python app.py", "npm start", "cargo run", "./run.sh"])
-  const loop: Array<Act> = Array.from({ length: r.int(6, 10) }, () => ({ kind: "shell", command: cmd, output: `Error: config file /etc/app/config.yaml not found\n    at load (${cmd}:12)`, exit: 1 }))
+  const loop: Array<Act> = Array.from({ length: r.int(4, 8) }, () => ({ kind: "shell", command: cmd, output: `Error: config file /etc/app/config.yaml not found\n    at load (${cmd}:12)`, exit: 1 }))
   return stuck("same-command", "repeated_action", r, loop, 0.2)
 }
 
 /** Searches for one thing under ever new names: nothing found each time. */
 export const emptySearches = (r: Rng): Scenario => {
-  const loop: Array<Act> = Array.from({ length: r.int(7, 10) }, (_, i) => ({ kind: "search", pattern: `${r.pick(["get", "load", "parse", "init"])}_${r.pick(["Config", "Settings", "Options"])}${i}`, output: "" }))
+  const loop: Array<Act> = Array.from({ length: r.int(5, 8) }, (_, i) => ({ kind: "search", pattern: `${r.pick(["get", "load", "parse", "init"])}_${r.pick(["Config", "Settings", "Options"])}${i}`, output: "" }))
   return stuck("empty-searches", "repeated_observation", r, loop, 0.1)
 }
 
 /** Edit, run the test, the same failure; another edit, the same failure … */
 export const editTestLoop = (r: Rng): Scenario => {
   const loop: Array<Act> = []
-  for (let i = 0; i < r.int(4, 6); i++) {
+  for (let i = 0; i < r.int(3, 5); i++) {
     loop.push({ kind: "edit", path: "/workspace/src/main.py", before: `limit = ${i}`, after: `limit = ${i + 1}` })
     loop.push({ kind: "shell", command: "python -m pytest -q tests/test_main.py", output: "F\nFAILED tests/test_main.py::test_limit - AssertionError: expected overflow to raise\n1 failed, 7 passed", exit: 1 })
   }

@@ -50,6 +50,13 @@ const cut = (s: string, n = 120) => (s.length <= n ? s : `${s.slice(0, n - 1)}â€
 
 const allDifferent = (xs: ReadonlyArray<string>): boolean => new Set(xs).size === xs.length
 
+/**
+ * Every step of a run polls a running job and saw something its predecessor did not
+ * (`sleep 30 && tail log`, an empty `is_input`): waiting, not looping, however alike the calls.
+ */
+const pollingOnward = (run: ReturnType<typeof stepRecords>): boolean =>
+  run.length > 0 && run.every((r, i) => r.poll && (i === 0 || r.rawObservation !== run[i - 1]!.rawObservation))
+
 /** `k=v` pairs of a finding, for the one-line reason of a stop. */
 const summary = (detail: Readonly<Record<string, unknown>>): string =>
   Object.entries(detail)
@@ -122,7 +129,7 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
       // time: while every result differs, the episode stays at the note and never stops the run.
       const run = records().slice(-a.count)
       // Polling a running job (`sleep 30; tail log`) whose output moves on is waiting, not looping.
-      if (run.length === a.count && run.every((r) => r.poll) && allDifferent(run.map((r) => r.rawObservation))) return null
+      if (run.length === a.count && pollingOnward(run) && allDifferent(run.map((r) => r.rawObservation))) return null
       const paging = allDifferent(run.map((r) => r.observation))
       const count = paging ? Math.min(a.count, repeats) : a.count
       return { detector: "repeated-action", key: a.signature, count, note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
@@ -130,8 +137,9 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
   }
   if (config.action_cycle.enabled) {
     const note = reminderText("action-cycle", role)
-    out.push((messages) => {
+    out.push((messages, records) => {
       const c = actionCycle(messages, { minPeriod: 2, maxPeriod: config.action_cycle.maxPeriod, replays: config.action_cycle.replays })
+      if (c !== null && pollingOnward(records().slice(-(c.period + c.replays)))) return null
       return c && { detector: "action-cycle", key: [...c.cycle].sort().join("\n"), note, detail: { period: c.period, replays: c.replays, cycle: c.cycle.map((s) => cut(s)) } }
     })
   }
