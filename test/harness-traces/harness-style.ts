@@ -40,7 +40,8 @@ const diffOf = (path: string, before: string, after: string): string =>
 
 /** OpenHands: execute_bash with the status printed at the end, str_replace_editor, think, finish. */
 const openhands = (act: Act): Rendered => {
-  const status = (exit: number) => `\n[The command completed with exit code ${exit}.]`
+  // Newer OpenHands runtimes add the working directory, the interpreter and a second status line.
+  const status = (exit: number) => `\n[The command completed with exit code ${exit}.]\n[Current working directory: /workspace]\n[Python interpreter: /usr/bin/python]\n[Command finished with exit code ${exit}]`
   switch (act.kind) {
     case "shell":
       return { call: { name: "execute_bash", input: { command: act.command, is_input: "false", timeout: 120 } }, result: { output: act.output + status(act.exit) } }
