@@ -50,6 +50,11 @@ const WORDS = ["alpha", "beta", "config", "parse", "token", "retry", "cache", "i
 const sourceOf = (r: Rng, path: string): string =>
   Array.from({ length: r.int(4, 12) }, (_, i) => `${i === 0 ? "import" : "def"} ${r.pick(WORDS)}_${r.int(1, 99)}(${r.pick(WORDS)}): # ${path} line ${i}`).join("\n")
 
+const lastFailed = (acts: ReadonlyArray<Act>): boolean => {
+  const last = acts[acts.length - 1]
+  return last !== undefined && ((last.kind === "shell" && last.exit !== 0) || (last.kind === "search" && last.output === ""))
+}
+
 /** Opening moves every run makes: look around, read a few files. Healthy by construction. */
 const explore = (r: Rng, n: number): Array<Act> => {
   const acts: Array<Act> = [{ kind: "shell", command: "ls -la", output: FILES.map((f) => `-rw-r--r-- 1 root root ${r.int(100, 9000)} Nov 30 ${f}`).join("\n"), exit: 0 }]
@@ -58,10 +63,15 @@ const explore = (r: Rng, n: number): Array<Act> => {
     const f = files[i % files.length]!
     const roll = r.next()
     if (roll < 0.45) acts.push({ kind: "read", path: `/workspace/${f}`, content: sourceOf(r, f) })
-    else if (roll < 0.65) acts.push({ kind: "search", pattern: `${r.pick(WORDS)}_${r.int(1, 40)}`, output: r.chance(0.7) ? `${f}:${r.int(1, 300)}: ${r.pick(WORDS)} = ${r.int(0, 9)}` : "" })
+    else if (roll < 0.65) acts.push({ kind: "search", pattern: `${r.pick(WORDS)}_${r.int(1, 40)}`, output: r.chance(0.7) || lastFailed(acts) ? `${f}:${r.int(1, 300)}: ${r.pick(WORDS)} = ${r.int(0, 9)}` : "" })
     else if (roll < 0.75) acts.push({ kind: "think", thought: `The ${r.pick(WORDS)} logic lives in ${f}; next I check how ${r.pick(WORDS)} is built.` })
     else if (roll < 0.85) acts.push({ kind: "shell", command: `wc -l ${f} && head -n ${r.int(5, 40)} ${f}`, output: `${r.int(10, 900)} ${f}\n${sourceOf(r, f)}`, exit: 0 })
-    else acts.push({ kind: "shell", command: `git log --oneline -n ${r.int(3, 8)} -- ${f}`, output: Array.from({ length: 3 }, () => `${r.int(0x1000000, 0xfffffff).toString(16)} ${r.pick(WORDS)} ${r.pick(WORDS)}`).join("\n"), exit: 0 })
+    else if (roll < 0.9) acts.push({ kind: "shell", command: `git log --oneline -n ${r.int(3, 8)} -- ${f}`, output: Array.from({ length: 3 }, () => `${r.int(0x1000000, 0xfffffff).toString(16)} ${r.pick(WORDS)} ${r.pick(WORDS)}`).join("\n"), exit: 0 })
+    // Exploring fails now and then (a tool that is not installed, a guessed file that is not
+    // there), never twice in a row: three alike failures in a row are what the labels call a loop.
+    else if (lastFailed(acts)) acts.push({ kind: "read", path: `/workspace/${f}`, content: sourceOf(r, f) })
+    else if (r.chance(0.5)) acts.push({ kind: "shell", command: `which ${r.pick(["rg", "fd", "jq", "tree", "bat"])}`, output: "", exit: 1 })
+    else acts.push({ kind: "shell", command: `cat ${r.pick(["CONTRIBUTING.md", "docs/design.md", ".env.example", "config/settings.yaml"])}`, output: `cat: ${r.pick(WORDS)}: No such file or directory`, exit: 1 })
   }
   return acts
 }

@@ -120,4 +120,26 @@ export const editTestLoop = (r: Rng): Scenario => {
   return stuck("edit-test-loop", "repeated_failing_command", r, loop, 0)
 }
 
-export const STUCK: ReadonlyArray<(r: Rng) => Scenario> = [passwordGuesses, pipChurn, versionHunt, solverWrong, deadServiceProbes, hungJobPolls, sameCommand, emptySearches, editTestLoop]
+/** Flailing: a new command every step, each failing another way, nothing changes. */
+export const flailing = (r: Rng): Scenario => {
+  const tries: ReadonlyArray<readonly [string, string, number]> = [
+    ["python3 main.py", "ModuleNotFoundError: No module named 'app'", 1],
+    ["python3 -m app", "No module named app.__main__; 'app' is a package and cannot be directly executed", 1],
+    ["./main.py", "bash: ./main.py: Permission denied", 126],
+    ["node index.js", "Error: Cannot find module '/workspace/index.js'", 1],
+    ["make run", "make: *** No rule to make target 'run'.  Stop.", 2],
+    ["npm start", "npm ERR! Missing script: \"start\"", 1],
+    ["java -jar app.jar", "Error: Unable to access jarfile app.jar", 1],
+    ["cargo run", "error: could not find `Cargo.toml` in `/workspace` or any parent directory", 101],
+    ["go run .", "go: go.mod file not found in current directory or any parent directory", 1],
+    ["ruby main.rb", "ruby: No such file or directory -- main.rb (LoadError)", 1],
+    ["bash run.sh", "bash: run.sh: No such file or directory", 127]
+  ]
+  const loop: Array<Act> = [...tries].sort(() => r.next() - 0.5).slice(0, r.int(8, 11)).map(([command, output, exit]) => ({ kind: "shell", command, output, exit }))
+  const s = stuck("flailing", "failure_streak", r, loop, 0.1)
+  // The streak is the loop: its onset is the step where the rule's count is met.
+  return { ...s, episodes: s.episodes.map((e) => ({ ...e, onset: e.start + 7 > e.end ? e.end : e.start + 7 })) }
+}
+
+export const STUCK: ReadonlyArray<(r: Rng) => Scenario> = [
+  flailing,passwordGuesses, pipChurn, versionHunt, solverWrong, deadServiceProbes, hungJobPolls, sameCommand, emptySearches, editTestLoop]

@@ -52,3 +52,4 @@ export { EpisodeLadder, levelOf, DEFAULT_LADDER, type LadderCounts, type LoopLev
 export { repeatedFailure, DEFAULT_REPEATED_FAILURE, type RepeatedFailure, type RepeatedFailureOptions } from "./repeated-failure.js"
 export { variedRetry, DEFAULT_VARIED_RETRY, type VariedRetry, type VariedRetryOptions } from "./varied-retry.js"
 export { commandSkeleton, commandArguments, isPollCommand } from "./command-skeleton.js"
+export { failureStreak, DEFAULT_FAILURE_STREAK, type FailureStreak, type FailureStreakOptions } from "./failure-streak.js"

@@ -22,6 +22,7 @@ export const LOOP_DETECTOR_NAMES: ReadonlyArray<string> = [
   "repeated-observation",
   "repeated-failure",
   "varied-retry",
+  "failure-streak",
   "replayed-sequence",
   "no-progress-spin"
 ]

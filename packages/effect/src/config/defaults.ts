@@ -37,6 +37,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   repeated_observation: { enabled: true, repeats: 5, failedRepeats: 3, window: 10, windowRepeats: 7 },
   repeated_failure: { enabled: true, repeats: 3, lookback: 20 },
   varied_retry: { enabled: true, repeats: 4, window: 15 },
+  failure_streak: { enabled: true, steps: 8 },
   replayed_sequence: { enabled: true, minLength: 6, lookback: 60 },
   no_progress_spin: { enabled: true, window: 10, minRepeats: 6 },
   doom_loop: { enabled: true, repeats: 3 },

@@ -101,6 +101,12 @@ export const RepeatedObservationSection = Schema.Struct({
   windowRepeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
+/** `steps` failing steps in a row (each command and error may differ), no file change between. */
+export const FailureStreakSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  steps: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
+})
+
 /** One command skeleton with varied arguments, `repeats` tries with one masked answer within `window` steps. */
 export const VariedRetrySection = Schema.Struct({
   enabled: Schema.Boolean,
@@ -351,6 +357,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   repeated_observation: RepeatedObservationSection,
   repeated_failure: RepeatedFailureSection,
   varied_retry: VariedRetrySection,
+  failure_streak: FailureStreakSection,
   replayed_sequence: ReplayedSequenceSection,
   no_progress_spin: NoProgressSpinSection,
   doom_loop: DoomLoopSection,

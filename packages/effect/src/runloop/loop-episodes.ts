@@ -16,6 +16,7 @@ import {
   repeatedObservation,
   replayedSequence,
   SpinPrefix,
+  failureStreak,
   stepRecords,
   variedRetry,
   type LadderCounts,
@@ -152,6 +153,15 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
   }
   if (config.repeated_failure.enabled) out.push(repeatedFailureDetector(config, reminderText("repeated-action", role)))
   if (config.varied_retry.enabled) out.push(variedRetryDetector(config, reminderText("repeated-action", role)))
+  if (config.failure_streak.enabled) {
+    const note = reminderText("repeated-action", role)
+    const steps = config.failure_streak.steps
+    out.push((_, records) => {
+      const f = failureStreak(records(), { steps })
+      // On the ladder by failing steps: the note at detection, then the same distances as repeated action.
+      return f && { detector: "failure-streak", key: "failure-streak", count: f.count - steps + config.repeated_action.repeats, note, detail: { ...f } }
+    })
+  }
   if (config.replayed_sequence.enabled) {
     const note = reminderText("action-cycle", role)
     out.push((_, records) => {
