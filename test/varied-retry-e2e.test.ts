@@ -2,7 +2,8 @@
  * Loops on other harnesses end to end: the real RunLoop over the real AI SDK provider against
  * the scripted HTTP server. A password hunt runs real commands in a temporary directory (an
  * OpenHands-style `execute_bash` that prints its exit status instead of returning one), counted
- * from outside by a marker file; polling a job whose log moves on must not trip anything.
+ * from outside by a marker file; so does flailing (a new failing command every step); polling a
+ * job whose log moves on must not trip anything.
  */
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { describe, expect, test } from "bun:test"
@@ -90,6 +91,25 @@ describe("varied retry over HTTP", () => {
         expect(epoch).toBe(12)
         expect(r.report.reason).toBe("final")
         expect(r.incidents.filter((i) => i.kind === "loop")).toEqual([])
+      })
+    } finally {
+      ws.cleanup()
+    }
+  }, 60_000)
+
+  test("flailing: a new command every step, each failing another way, is noted at the 8th and stopped at the 13th", async () => {
+    const ws = workspace()
+    const words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]
+    const pick = (_: unknown, i: number) => call({ command: `python3 -c "raise SystemExit('${words[i % words.length]} went wrong')"`, is_input: "false" }, i)
+    const h = await makeHarness(pick, { tools: ws.tools })
+    try {
+      await withHarness(h, async (h) => {
+        const { results } = await h.run(turns("Start the app."))
+        const r = results[0]!
+        expect(actions(r, "failure-streak")).toEqual(["note", "remind", "stop"])
+        expect(r.incidents.find((i) => i.detector === "failure-streak")?.step).toBe(7)
+        expect(r.report.reason).toBe("idle")
+        expect(ws.executions()).toBe(13)
       })
     } finally {
       ws.cleanup()
