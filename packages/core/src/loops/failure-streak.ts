@@ -24,7 +24,9 @@ export interface FailureStreak {
 export const failureStreak = (records: ReadonlyArray<StepRecord>, opts: FailureStreakOptions = DEFAULT_FAILURE_STREAK): FailureStreak | null => {
   const actions = new Set<string>()
   let count = 0
-  for (let i = records.length - 1; i >= 0; i--) {
+  // Far past the top of the ladder the count changes nothing: a bounded look back.
+  const floor = Math.max(0, records.length - opts.steps * 4)
+  for (let i = records.length - 1; i >= floor; i--) {
     const r = records[i]!
     // A step without a tool call, a success or a file change ends the streak.
     if (r.action === "" || !r.failed || r.changed) break

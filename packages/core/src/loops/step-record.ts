@@ -149,7 +149,8 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
  */
 const made = new WeakMap<AssistantMessage, StepRecord>()
 
-const recordOf = (m: AssistantMessage): StepRecord => {
+/** The record of one finished reply, made once per message object (see `stepRecords`). */
+export const recordOf = (m: AssistantMessage): StepRecord => {
   let r = made.get(m)
   if (r === undefined) made.set(m, (r = stepRecordOf(m)))
   return r

@@ -11,11 +11,11 @@ import { isUser, type AssistantMessage, type CropMarker, type Message } from "..
 import { contentBlocks, dropCropped, persistedCrops } from "./crop.js"
 import { isFinishedReply } from "./repeated-action.js"
 import { replyKey } from "./reply-key.js"
-import { stepRecordOf } from "./step-record.js"
+import { recordOf } from "./step-record.js"
 
 /** The same poll of a running job, with output that moved on each time: waiting, not a loop. */
 const pollingOnward = (replies: ReadonlyArray<AssistantMessage>): boolean => {
-  const records = replies.map(stepRecordOf)
+  const records = replies.map(recordOf)
   return records.every((r, i) => r.poll && (i === 0 || r.rawObservation !== records[i - 1]!.rawObservation))
 }
 
