@@ -7,7 +7,8 @@ import { toolPartsOf, toolSignature, type AssistantMessage, type Message } from 
 import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
 import { commandContent, isWritingCommand, printedExitCode, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
-import { commandArguments, commandSkeleton, isPollCommand } from "./command-skeleton.js"
+import { commandSkeleton, isPollCommand } from "./command-skeleton.js"
+import { maskArguments, maskObservation, maskVolatile, NUMBER } from "./masks.js"
 import { isFinishedReply } from "./repeated-action.js"
 
 export interface StepRecord {
@@ -51,28 +52,7 @@ export interface StepRecord {
   readonly verified: boolean
 }
 
-// Order matters: quoted strings first (they may hold paths and numbers), then hex ids before
-// the numbers inside them, then paths.
-const QUOTED = /"(?:[^"\\\n]|\\.){0,400}"|'(?:[^'\\\n]|\\.){0,400}'|`[^`\n]{0,400}`/g
-const HEX_ID = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi
-const PATH = /(?:~|\.{1,2})?(?:\/[\w.@+-]+)+\/?|\b[\w.@+-]+(?:\/[\w.@+-]+)+\/?/g
-const NUMBER = /\d+(?:\.\d+)*/g
-
-/**
- * What stays of an output when the parts that change between otherwise identical results are
- * masked: quoted strings, hex ids (commit hashes, object ids), paths and numbers. "No matches
- * found for "foo" in /src" and "No matches found for "bar" in /lib" are one observation.
- */
-export const maskObservation = (output: string): string =>
-  output
-    .replace(QUOTED, "<q>")
-    .replace(HEX_ID, "<hex>")
-    .replace(PATH, "<path>")
-    .replace(NUMBER, "0")
-    .replace(/\s+/g, " ")
-    .trim()
-
-export { isWritingCommand }
+export { isWritingCommand, maskObservation }
 
 const exitCodeOf = (p: { exitCode?: number; output?: string }): number | undefined => p.exitCode ?? printedExitCode(p.output)
 
@@ -82,26 +62,8 @@ const failed = (p: { state: string; exitCode?: number; output?: string }): boole
   return code !== undefined && code !== 0
 }
 
-// What changes between two runs of the very same command: clock times, dates, durations,
-// process ids, memory addresses, hex ids. Other numbers (an answer, a count) are kept.
-const VOLATILE = /\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\b\d\d:\d\d:\d\d(?:\.\d+)?|\b\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds|minutes|min)\b|\b(?:pid|PID|PGID|process)[:= ]\s*\d+|\b0x[0-9a-f]+\b|\[\d+\]\s\d+|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi
-
-/** Volatile numbers masked, quoted text, paths and other numbers kept: "the same answer" in the strict sense. */
-export const maskVolatile = (output: string): string => output.replace(VOLATILE, "<v>").replace(/\s+/g, " ").trim()
-
 const OPTIONS = DEFAULT_TRY_BEST_OPTIONS
 const VERIFICATION = verificationMatcher(OPTIONS)
-
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-/** The output with the command's own arguments masked (an echo of them), and volatile numbers. */
-const maskArguments = (output: string, command: string): string => {
-  const args = [...new Set(commandArguments(command))].sort((a, b) => b.length - a.length).slice(0, 20)
-  if (args.length === 0) return maskVolatile(output)
-  // Whole words only: the guess "flag" must not eat the "flag" of "flag.txt".
-  const echoed = new RegExp(`(?<![\\w./-])(?:${args.map(escapeRegExp).join("|")})(?![\\w/-]|\\.\\w)`, "g")
-  return maskVolatile(output.replace(echoed, "<a>"))
-}
 
 /** One finished reply as a step record. */
 export const stepRecordOf = (m: AssistantMessage): StepRecord => {
