@@ -20,7 +20,8 @@ const WRAPPERS = new Set(["sudo", "env", "time", "nohup", "timeout", "nice", "st
 const VIEWERS = new Set([
   "cat", "head", "tail", "less", "more", "file", "wc", "ls", "ll", "stat", "du", "df", "find", "grep", "egrep", "fgrep", "rg", "ag",
   "which", "whereis", "type", "echo", "printf", "pwd", "whoami", "id", "strings", "xxd", "hexdump", "od", "md5sum", "sha1sum",
-  "sha256sum", "diff", "tree", "cd", "sort", "uniq", "cut", "awk", "sed", "tr", "nl", "jq", "true", "clear", "history", "man", "locate"
+  "sha256sum", "diff", "tree", "cd", "sort", "uniq", "cut", "awk", "sed", "tr", "nl", "jq", "true", "clear", "history", "man", "locate",
+  "readlink", "realpath", "basename", "dirname", "printenv", "uname", "hostname", "date", "column", "fold", "rev", "tac", "bat", "fd"
 ])
 const SUBCOMMAND = /^[a-z][a-z0-9-]{1,24}$/
 const POLLERS = new Set(["sleep", "wait", "tail", "ps", "pgrep", "jobs", "watch", "squeue", "nvidia-smi", "uptime"])
