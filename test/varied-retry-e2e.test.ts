@@ -53,7 +53,8 @@ describe("varied retry over HTTP", () => {
     const ws = workspace()
     // A look at the script every third step keeps the refusals from coming back to back.
     const pick = (_: unknown, i: number) => (i % 3 === 2 ? call({ command: `head -n ${1 + (i % 2)} check.py`, is_input: "false" }, i) : call({ command: `python3 check.py ${GUESSES[i % GUESSES.length]}`, is_input: "false" }, i))
-    const h = await makeHarness(pick, { tools: ws.tools })
+    // The breaker would hand back first (every try fails); this test is about the loop ladder.
+    const h = await makeHarness(pick, { tools: ws.tools, config: (c) => ({ ...c, breaker: { ...c.breaker, enabled: false } }) })
     try {
       await withHarness(h, async (h) => {
         const { results } = await h.run(turns("Extract flag.txt from secret.zip."))
@@ -97,22 +98,34 @@ describe("varied retry over HTTP", () => {
     }
   }, 60_000)
 
-  test("flailing: a new command every step, each failing another way, is noted at the 8th and stopped at the 13th", async () => {
+  const flail = async (breaker: boolean) => {
     const ws = workspace()
     const words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]
     const pick = (_: unknown, i: number) => call({ command: `python3 -c "raise SystemExit('${words[i % words.length]} went wrong')"`, is_input: "false" }, i)
-    const h = await makeHarness(pick, { tools: ws.tools })
+    const h = await makeHarness(pick, { tools: ws.tools, config: (c) => ({ ...c, breaker: { ...c.breaker, enabled: breaker } }) })
     try {
-      await withHarness(h, async (h) => {
+      return await withHarness(h, async (h) => {
         const { results } = await h.run(turns("Start the app."))
-        const r = results[0]!
-        expect(actions(r, "failure-streak")).toEqual(["note", "remind", "stop"])
-        expect(r.incidents.find((i) => i.detector === "failure-streak")?.step).toBe(7)
-        expect(r.report.reason).toBe("idle")
-        expect(ws.executions()).toBe(13)
+        return { r: results[0]!, executions: ws.executions() }
       })
     } finally {
       ws.cleanup()
     }
+  }
+
+  test("flailing (a new command every step, each failing another way) with the breaker off: noted at the 8th, stopped at the 13th", async () => {
+    const { r, executions } = await flail(false)
+    expect(actions(r, "failure-streak")).toEqual(["note", "remind", "stop"])
+    expect(r.incidents.find((i) => i.detector === "failure-streak")?.step).toBe(7)
+    expect(r.report.reason).toBe("idle")
+    expect(executions).toBe(13)
+  }, 60_000)
+
+  test("flailing with the breaker on: the breaker's ladder ends the run, the failure streak never stops it", async () => {
+    const { r } = await flail(true)
+    // The printed exit codes reach the breaker too: it degrades, then hands the work back.
+    expect(actions(r, "breaker")).toEqual(["degrade", "hand-back"])
+    expect(r.report.reason).toBe("circuit_open")
+    expect(actions(r, "failure-streak")).not.toContain("stop")
   }, 60_000)
 })

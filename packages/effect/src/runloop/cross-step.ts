@@ -160,7 +160,8 @@ export class CrossStepDetectors {
       const options = { ...config.breaker, rerouteAvailable: this.rerouteAvailable }
       for (const part of toolPartsOf(reply)) {
         if (part.state !== "completed" && part.state !== "error") continue
-        const ok = part.state === "completed" && (part.exitCode === undefined || part.exitCode === 0)
+        // A harness that prints its exit status instead of returning it still failed.
+        const ok = part.state === "completed" && (part.exitCode ?? printedExitCode(part.output) ?? 0) === 0
         const d = recordToolResult(this.breaker, { ok, tool: part.name, ...(part.error !== undefined ? { error: part.error } : {}) }, options)
         this.breaker = d.state
         if (!d.action) continue

@@ -158,8 +158,12 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
     const steps = config.failure_streak.steps
     out.push((_, records) => {
       const f = failureStreak(records(), { steps })
-      // On the ladder by failing steps: the note at detection, then the same distances as repeated action.
-      return f && { detector: "failure-streak", key: "failure-streak", count: f.count - steps + config.repeated_action.repeats, note, detail: { ...f } }
+      if (f === null) return null
+      // On the ladder by failing steps: the note at detection, then the same distances as repeated
+      // action. A storm of failures is the error-storm breaker's to stop (it degrades, reroutes and
+      // hands back first): with the breaker on, this one reminds but never stops.
+      const count = f.count - steps + config.repeated_action.repeats
+      return { detector: "failure-streak", key: "failure-streak", count: config.breaker.enabled ? Math.min(count, config.repeated_action.remindAt) : count, note, detail: { ...f } }
     })
   }
   if (config.replayed_sequence.enabled) {
