@@ -5,7 +5,7 @@
  */
 import { toolPartsOf, toolSignature, type AssistantMessage, type Message } from "../model/message.js"
 import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
-import { commandContent, isWritingCommand, printedExitCode, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
+import { commandContent, failed, isWritingCommand, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
 import { commandSkeleton, isPollCommand } from "./command-skeleton.js"
 import { maskArguments, maskObservation, maskVolatile, NUMBER } from "./masks.js"
@@ -53,14 +53,6 @@ export interface StepRecord {
 }
 
 export { isWritingCommand, maskObservation }
-
-const exitCodeOf = (p: { exitCode?: number; output?: string }): number | undefined => p.exitCode ?? printedExitCode(p.output)
-
-const failed = (p: { state: string; exitCode?: number; output?: string }): boolean => {
-  if (p.state === "error") return true
-  const code = exitCodeOf(p)
-  return code !== undefined && code !== 0
-}
 
 const OPTIONS = DEFAULT_TRY_BEST_OPTIONS
 const VERIFICATION = verificationMatcher(OPTIONS)

@@ -64,9 +64,12 @@ export const classifyTool = (part: ToolPart, options: TryBestOptions): ToolKind 
   return OTHER
 }
 
-/** A finished call failed: error state, or a non-zero exit code. */
-export const failed = (part: ToolPart): boolean =>
-  part.state === "error" || (typeof part.exitCode === "number" && part.exitCode !== 0)
+/** A finished call failed: error state, or a non-zero exit code (recorded, or printed by its harness). */
+export const failed = (part: ToolPart): boolean => {
+  if (part.state === "error") return true
+  const code = typeof part.exitCode === "number" ? part.exitCode : printedExitCode(part.output)
+  return code !== undefined && code !== 0
+}
 
 /** The text a call produced, for output comparison: its output and its error message. */
 export const resultText = (part: ToolPart): string =>
