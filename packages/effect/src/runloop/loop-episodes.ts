@@ -1,8 +1,8 @@
 /**
  * The cross-step loop detectors that share one escalation ladder (docs/loops.md): repeated
- * action, action cycle, repeated observation, repeated failure, varied retry, replayed sequence
- * and no-progress spin. Each one's
- * episode raises an incident when it starts (a note for the next request), again when it has
+ * action, action cycle, repeated observation, repeated failure, varied retry, failure streak,
+ * replayed sequence and no-progress spin. Each one's episode raises an incident when it starts (a
+ * note for the next request), again when it has
  * gone on long enough for a firmer reminder, and once more when it must stop (exit `idle`, or a
  * pause when try-best is on). Plain state, no Effect: the RunLoop applies what is asked.
  */
