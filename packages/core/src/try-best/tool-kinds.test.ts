@@ -71,6 +71,7 @@ describe("printedExitCode", () => {
     expect(printedExitCode("")).toBeUndefined()
     expect(printedExitCode("the docs say: return exit code 1 on failure")).toBeUndefined()
     expect(printedExitCode("x".repeat(5000) + "\n[The command completed with exit code 0.]")).toBe(0)
+    expect(printedExitCode("Exit code: 2\nWall time: 3.1 seconds\nOutput:\n" + "log line\n".repeat(1000))).toBe(2)
   })
 })
 

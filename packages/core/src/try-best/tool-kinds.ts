@@ -128,15 +128,19 @@ const PRINTED_EXIT =
  */
 export const printedExitCode = (output: string | undefined): number | undefined => {
   if (output === undefined || output === "") return undefined
-  // Only the tail can hold the harness's own status line; a long output is not scanned whole.
+  // A harness puts its status line at the end, or (Codex) in a header: a long output is not scanned whole.
   const tail = output.length > 2000 ? output.slice(-2000) : output
   let code: number | undefined
   for (const m of tail.matchAll(PRINTED_EXIT)) {
     const text = m[1] ?? m[2] ?? m[3] ?? m[4]
     if (text !== undefined) code = Number.parseInt(text, 10)
   }
-  return code
+  if (code !== undefined) return code
+  const header = CODEX_STATUS_HEADER.exec(output.slice(0, 200))
+  return header === null ? undefined : Number.parseInt(header[1]!, 10)
 }
+
+const CODEX_STATUS_HEADER = /^Exit code: (-?\d+)\s*\nWall time:/
 
 // Status lines harnesses add around a command's own output (see printedExitCode for the codes).
 const OPENHANDS_STATUS = /^\[(?:(?:The command|Command) (?:completed|finished)(?: with)? exit code -?\d+\.?|Current working directory: [^\]\n]*|Python interpreter: [^\]\n]*|Below is the output of the previous command\.)\]\s*$/gm
