@@ -64,6 +64,7 @@ const explore = (r: Rng, n: number): Array<Act> => {
     const roll = r.next()
     if (roll < 0.45) acts.push({ kind: "read", path: `/workspace/${f}`, content: sourceOf(r, f) })
     else if (roll < 0.65) acts.push({ kind: "search", pattern: `${r.pick(WORDS)}_${r.int(1, 40)}`, output: r.chance(0.7) || lastFailed(acts) ? `${f}:${r.int(1, 300)}: ${r.pick(WORDS)} = ${r.int(0, 9)}` : "" })
+    else if (roll < 0.7) acts.push({ kind: "todo", items: [`read ${f}`, `find where ${r.pick(WORDS)} is built`, "fix and test"] })
     else if (roll < 0.75) acts.push({ kind: "think", thought: `The ${r.pick(WORDS)} logic lives in ${f}; next I check how ${r.pick(WORDS)} is built.` })
     else if (roll < 0.85) acts.push({ kind: "shell", command: `wc -l ${f} && head -n ${r.int(5, 40)} ${f}`, output: `${r.int(10, 900)} ${f}\n${sourceOf(r, f)}`, exit: 0 })
     else if (roll < 0.9) acts.push({ kind: "shell", command: `git log --oneline -n ${r.int(3, 8)} -- ${f}`, output: Array.from({ length: 3 }, () => `${r.int(0x1000000, 0xfffffff).toString(16)} ${r.pick(WORDS)} ${r.pick(WORDS)}`).join("\n"), exit: 0 })

@@ -14,7 +14,9 @@ const stuck = (name: string, kind: string, r: Rng, loop: ReadonlyArray<Act>, int
   const start = acts.length
   let onset = -1
   for (const [i, act] of loop.entries()) {
-    if (i > 0 && r.chance(interleave)) acts.push({ kind: "think", thought: `Maybe the ${i}th idea works; try another variant.` })
+    // Bookkeeping between tries (a thought, a todo list update) neither breaks nor extends the loop.
+    if (i > 0 && r.chance(interleave))
+      acts.push(r.chance(0.5) ? { kind: "think", thought: `Maybe the ${i}th idea works; try another variant.` } : { kind: "todo", items: [`try variant ${i}`, "check the result"] })
     if (i === 1) onset = acts.length
     acts.push(act)
   }

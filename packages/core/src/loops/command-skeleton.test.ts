@@ -51,6 +51,7 @@ describe("commandArguments", () => {
 
 describe("isPollCommand", () => {
   test("waiting on or looking at a running job", () => {
+    for (const c of ["docker logs web | tail -n 5", "sleep 10 && kubectl get pods", "systemctl status nginx"]) expect([c, isPollCommand(c)]).toEqual([c, true])
     for (const c of ["", "sleep 30 && tail -n 20 train.log", "sleep 5; tail log.txt", "tail -n 3 /tmp/job.log", "ps aux | grep node", "jobs", "wait", "sleep 60"]) expect([c, isPollCommand(c)]).toEqual([c, true])
   })
   test("doing something is no poll, even after a sleep", () => {

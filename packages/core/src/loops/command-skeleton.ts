@@ -127,8 +127,20 @@ export const commandArguments = (command: string): Array<string> => {
  */
 export const isPollCommand = (command: string): boolean => {
   if (command.trim() === "") return true
-  const programs = simpleCommands(command).map((tokens) => programOf(unwrap(tokens)[0] ?? ""))
+  const programs = simpleCommands(command).map((tokens) => {
+    const words = unwrap(tokens)
+    const program = programOf(words[0] ?? "")
+    // `docker logs web`, `kubectl get pods`, `systemctl status x`: looking at what runs on its own.
+    return POLLING_SUBCOMMANDS[program]?.includes(words[1] ?? "") === true ? "sleep" : program
+  })
   if (programs.length === 0) return true
   const waits = programs.some((p) => POLLERS.has(p))
   return waits && programs.every((p) => p === "" || POLLERS.has(p) || VIEWERS.has(p))
+}
+
+const POLLING_SUBCOMMANDS: Readonly<Record<string, ReadonlyArray<string>>> = {
+  docker: ["logs", "ps", "stats", "inspect"],
+  kubectl: ["get", "logs", "describe", "top"],
+  systemctl: ["status", "is-active"],
+  journalctl: ["-u", "-n", "--since"]
 }
