@@ -120,6 +120,8 @@ export const DEFAULT_VERIFICATION_PATTERNS: ReadonlyArray<string> = [
   String.raw`cargo(?:\s+\+\S+)?\s+(?:test|check|clippy|build|nextest)(?![\w-])`,
   String.raw`go\s+(?:test|vet|build)(?![\w-])`,
   String.raw`make(?:\s+-\S+(?:\s+(?!-)\S+)?)*\s+(?:test|check|lint|build)(?![\w-])`,
+  // `make` / `make -j4` alone builds the default target.
+  String.raw`make(?:\s+(?:-[\w=-]+|[12]?>&[12]|[12]?>>?\s*\S+))*\s*$`,
   // Python.
   String.raw`(?:python[\d.]*\s+-m\s+)?(?:pytest|py\.test)(?![\w-])`,
   String.raw`python[\d.]*\s+-m\s+unittest(?![\w-])`,
