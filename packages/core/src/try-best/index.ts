@@ -14,7 +14,7 @@ export {
 } from "./options.js"
 export { normalizeCommand, normalizeDiff, normalizeOutput } from "./normalize.js"
 export { jaccard, shingles } from "./similarity.js"
-export { classifyTool, commandContent, commandOf, editPathOf, printedExitCode, shellTextOf, stringField, toolRole, type ToolKind, type ToolRole } from "./tool-kinds.js"
+export { classifyTool, commandContent, commandOf, editPathOf, isWritingCommand, printedExitCode, shellTextOf, stringField, toolRole, type ToolKind, type ToolRole } from "./tool-kinds.js"
 export { editRecords, type EditRecord } from "./edit-records.js"
 export { isVerificationCommand, simpleCommands, verificationMatcher, type VerificationMatcher } from "./verification.js"
 export {

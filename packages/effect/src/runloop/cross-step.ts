@@ -24,6 +24,7 @@ import {
   isVerificationCommand,
   commandOf,
   editPathOf,
+  isWritingCommand,
   printedExitCode,
   resolveTryBestOptions,
   toolRole,
@@ -183,6 +184,11 @@ export class CrossStepDetectors {
         const path = p.diff !== undefined ? p.path : toolRole(p, this.toolKinds) === "edit" ? editPathOf(p) : undefined
         return path === undefined ? [] : [path]
       })
+      const wroteFiles = parts.some((p) => {
+        if (p.state !== "completed" || toolRole(p, this.toolKinds) !== "shell") return false
+        const command = commandOf(p.input)
+        return command !== undefined && (p.exitCode ?? printedExitCode(p.output) ?? 0) === 0 && isWritingCommand(command)
+      })
       const verifications = parts.filter((p) => {
         const cmd = commandOf(p.input)
         return cmd !== undefined && isVerificationCommand(cmd, this.verification)
@@ -192,7 +198,7 @@ export class CrossStepDetectors {
       const verificationRan = verifications.length > 0
       const usage = reply.usage
       const tokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)
-      const summary = { step, changedFiles, tokens, verificationImproved, verificationRan, final: ctx.final, ...(ctx.compacted === true ? { compaction: true } : {}) }
+      const summary = { step, changedFiles, ...(wroteFiles ? { wroteFiles } : {}), tokens, verificationImproved, verificationRan, final: ctx.final, ...(ctx.compacted === true ? { compaction: true } : {}) }
       for (const s of this.stall.consume({ ...summary, ...(ctx.costUsd !== null ? { costUsd: ctx.costUsd } : {}) })) {
         incidents.push({ step, detector: s.kind, action: config.stall.enabled && !this.shadow ? "pause" : "warn", detail: { ...s } })
         if (config.stall.enabled) pause ??= { ...s }
