@@ -16,6 +16,7 @@ import {
   toolPartsOf,
   type AssistantMessage,
   type CropMarker,
+  type ToolPart,
   type ExitReason,
   type Message,
   type ReminderKind
@@ -24,6 +25,7 @@ import {
   isVerificationCommand,
   commandOf,
   editPathOf,
+  editRecords,
   isWritingCommand,
   printedExitCode,
   resolveTryBestOptions,
@@ -178,17 +180,7 @@ export class CrossStepDetectors {
 
     if (this.stall) {
       const parts = toolPartsOf(reply)
-      // Edits by any harness's vocabulary (an editor that records no diff still wrote), by path.
-      const changedFiles = parts.flatMap((p) => {
-        if (p.state !== "completed" || (p.exitCode ?? 0) !== 0) return []
-        const path = p.diff !== undefined ? p.path : toolRole(p, this.toolKinds) === "edit" ? editPathOf(p) : undefined
-        return path === undefined ? [] : [path]
-      })
-      const wroteFiles = parts.some((p) => {
-        if (p.state !== "completed" || toolRole(p, this.toolKinds) !== "shell") return false
-        const command = commandOf(p.input)
-        return command !== undefined && (p.exitCode ?? printedExitCode(p.output) ?? 0) === 0 && isWritingCommand(command)
-      })
+      const { changedFiles, wroteFiles } = fileChangesOf(parts, this.toolKinds)
       const verifications = parts.filter((p) => {
         const cmd = commandOf(p.input)
         return cmd !== undefined && isVerificationCommand(cmd, this.verification)
@@ -207,6 +199,26 @@ export class CrossStepDetectors {
 
     return { incidents, crop, reminders, exit, pause, ...(breakerTrip !== undefined ? { breakerTrip } : {}) }
   }
+}
+
+/**
+ * The files a step's finished calls changed, for the stall signals: edits by any harness's
+ * vocabulary (an editor that records no diff still wrote) by path — a patch names its files inside
+ * (Codex's apply_patch) — and whether something wrote files whose paths are unknown (a shell
+ * command that writes, an edit without a path).
+ */
+const fileChangesOf = (parts: ReadonlyArray<ToolPart>, kinds: TryBestOptions): { readonly changedFiles: Array<string>; readonly wroteFiles: boolean } => {
+  const done = parts.filter((p) => p.state === "completed" && (p.exitCode ?? printedExitCode(p.output) ?? 0) === 0)
+  const edits = done.filter((p) => p.diff !== undefined || toolRole(p, kinds) === "edit")
+  const changedFiles = edits.flatMap((p) => {
+    const path = p.diff !== undefined ? p.path : (editPathOf(p) ?? editRecords(p).find((r) => r.path !== undefined)?.path)
+    return path === undefined ? [] : [path]
+  })
+  const shellWrote = done.some((p) => {
+    const command = toolRole(p, kinds) === "shell" ? commandOf(p.input) : undefined
+    return command !== undefined && isWritingCommand(command)
+  })
+  return { changedFiles, wroteFiles: shellWrote || edits.length > changedFiles.length }
 }
 
 const withCrops = (messages: ReadonlyArray<Message>, crops: ReadonlyArray<{ on: string; crop: CropMarker }>) =>
