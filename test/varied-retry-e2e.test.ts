@@ -26,7 +26,7 @@ const workspace = () => {
   const dir = join(root, "work")
   const marker = join(root, "marker")
   mkdirSync(dir)
-  writeFileSync(join(dir, "check.py"), "import sys\nprint('skipping: flag.txt  incorrect password')\nsys.exit(0 if sys.argv[1] == 'opensesame' else 82)\n")
+  writeFileSync(join(dir, "check.sh"), 'echo "skipping: flag.txt  incorrect password"\n[ "$1" = opensesame ] || exit 82\n')
   const bash = builtinTools(dir, 10_000).find((t) => t.spec.name === "bash")!
   const executeBash = {
     spec: EXECUTE_BASH_SPEC,
@@ -52,7 +52,7 @@ describe("varied retry over HTTP", () => {
   test("a password hunt (one command, a new password each time, the same refusal) is noted at the 4th try and stopped", async () => {
     const ws = workspace()
     // A look at the script every third step keeps the refusals from coming back to back.
-    const pick = (_: unknown, i: number) => (i % 3 === 2 ? call({ command: `head -n ${1 + (i % 2)} check.py`, is_input: "false" }, i) : call({ command: `python3 check.py ${GUESSES[i % GUESSES.length]}`, is_input: "false" }, i))
+    const pick = (_: unknown, i: number) => (i % 3 === 2 ? call({ command: `head -n ${1 + (i % 2)} check.sh`, is_input: "false" }, i) : call({ command: `sh check.sh ${GUESSES[i % GUESSES.length]}`, is_input: "false" }, i))
     // The breaker would hand back first (every try fails); this test is about the loop ladder.
     const h = await makeHarness(pick, { tools: ws.tools, config: (c) => ({ ...c, breaker: { ...c.breaker, enabled: false } }) })
     try {
@@ -61,7 +61,7 @@ describe("varied retry over HTTP", () => {
         const r = results[0]!
         expect(actions(r, "varied-retry")[0]).toBe("note")
         const note = r.incidents.find((i) => i.detector === "varied-retry")!
-        expect(note.detail).toMatchObject({ skeleton: "python3 check.py <a>", count: 4 })
+        expect(note.detail).toMatchObject({ skeleton: "sh check.sh <a>", count: 4 })
         // The run is stopped by the ladder (whichever loop detector reaches the top first).
         expect(r.report.reason).toBe("idle")
         expect(ws.executions()).toBeLessThanOrEqual(14)
@@ -101,7 +101,7 @@ describe("varied retry over HTTP", () => {
   const flail = async (breaker: boolean) => {
     const ws = workspace()
     const words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]
-    const pick = (_: unknown, i: number) => call({ command: `python3 -c "raise SystemExit('${words[i % words.length]} went wrong')"`, is_input: "false" }, i)
+    const pick = (_: unknown, i: number) => call({ command: `sh -c 'echo "${words[i % words.length]} went wrong" >&2; exit 3'`, is_input: "false" }, i)
     const h = await makeHarness(pick, { tools: ws.tools, config: (c) => ({ ...c, breaker: { ...c.breaker, enabled: breaker } }) })
     try {
       return await withHarness(h, async (h) => {
