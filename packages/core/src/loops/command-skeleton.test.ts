@@ -13,6 +13,8 @@ describe("commandSkeleton", () => {
     same("python3 solve.py 17 --verbose", "python3 solve.py 999 --verbose")
     same("cd /app && timeout 60 ./run.sh --seed 1", "cd /srv && timeout 30 ./run.sh --seed 2")
     same("curl -s http://localhost:8080/health", "curl -s http://localhost:3000/api")
+    same("make -j8 2>&1 | tail -20", "make -j4 2>&1 | tail -5")
+    same("nohup python train.py --lr 0.1 > log 2>&1 &", "nohup python train.py --lr 0.3 > log 2>&1 &")
     same("bash -lc pip install a==1", "pip install b==2")
   })
 
@@ -31,7 +33,7 @@ describe("commandSkeleton", () => {
   })
 
   test("commands that only show something, or nothing at all, have no skeleton", () => {
-    for (const c of ["cat a.py", "ls -la src", "grep -rn foo . | head", "cd /app && cat x", "", "   "]) expect([c, commandSkeleton(c)]).toEqual([c, ""])
+    for (const c of ["cat a.py", "ls -la src", "grep -rn foo . | head", "cd /app && cat x", "cat x 2>&1 | head -5", "ls &> out.txt", "", "   "]) expect([c, commandSkeleton(c)]).toEqual([c, ""])
     expect(commandSkeleton("cat a.py | python check.py")).not.toBe("")
   })
 

@@ -26,6 +26,9 @@ const VIEWERS = new Set([
 const SUBCOMMAND = /^[a-z][a-z0-9-]{1,24}$/
 const POLLERS = new Set(["sleep", "wait", "tail", "ps", "pgrep", "jobs", "watch", "squeue", "nvidia-smi", "uptime"])
 
+/** `&&`, `||`, `;`, `|`, a background `&` — not the `&` of a redirection (`2>&1`, `&>`). */
+const SEPARATOR = /&&|\|\||;|\|&?|(?<![<>&])&(?![>&])/
+
 /** A short hash of a quoted string, its digits masked: `python -c "…"` snippets stay apart. */
 const quotedToken = (quoted: string): string => {
   let h = 5381
@@ -39,7 +42,7 @@ const simpleCommands = (command: string): Array<Array<string>> => {
   const firstLine = command.split("\n", 1)[0] ?? ""
   return firstLine
     .replace(QUOTED, quotedToken)
-    .split(/&&|\|\||[;|&]/)
+    .split(SEPARATOR)
     .map((part) => part.trim().split(/\s+/).filter((t) => t !== ""))
     .filter((tokens) => tokens.length > 0)
 }
@@ -82,7 +85,7 @@ const simpleSkeleton = (raw: ReadonlyArray<string>): string => {
     rest = rest.slice(1)
   }
   for (const t of rest) {
-    if (t.startsWith("-")) out.push(t.replace(/=.*$/, "=").replace(/^(-[A-Za-z])(?!-).+$/, "$1"))
+    if (t.startsWith("-")) out.push(t.replace(/=.*$/, "=").replace(/^(-[A-Za-z])(?!-).+$/, "$1").replace(/\d+/g, "0"))
     else if (out[out.length - 1] !== "<a>") out.push("<a>")
   }
   return out.join(" ")
@@ -108,7 +111,7 @@ export const commandSkeleton = (command: string): string => {
 export const commandArguments = (command: string): Array<string> => {
   const firstLine = command.split("\n", 1)[0] ?? ""
   const out: Array<string> = []
-  for (const part of firstLine.split(/&&|\|\||[;|&]/)) {
+  for (const part of firstLine.split(SEPARATOR)) {
     const tokens = unwrap(part.trim().split(/\s+/).filter((t) => t !== ""))
     for (const t of tokens.slice(1)) {
       const value = t.startsWith("-") ? (t.includes("=") ? t.slice(t.indexOf("=") + 1) : "") : t
