@@ -1,33 +1,42 @@
 /**
  * Period search over the chunk-hash sequence of the long-period rule. For a period q (in chunks)
- * up to `maxPeriod`, `runs[q]` counts the consecutive chunks, ending at the newest, that equal the
- * chunk q before them, in two views (numbers masked, and raw). Only periods with a run going on
- * are compared (one comparison each per chunk), and a run can only start at a recent occurrence
- * of the same chunk hash, so a new chunk costs O(active runs + RECENT_PER_HASH): a handful on
- * healthy text, bounded by maxPeriod on any text. Only the last maxPeriod + 2 chunks are kept, so
- * memory is O(maxPeriod) however long the stream runs. Inside one run the block is a rotation of
- * one block, so its size and words are measured once per run (O(q) once per run of at least q
- * chunks: O(1) amortized).
+ * up to `maxPeriod`, `nearRuns[q]` counts the consecutive chunks, ending at the newest, that
+ * equal the chunk q before them with numbers masked. Beside it, per period: how many of those
+ * chunks were exact (same numbers too), the exact run, and the *progression* run — chunks whose
+ * numbers moved by the same step as in the copy before (`v[j] − v[j−q] = v[j−q] − v[j−2q]`: a
+ * counter, an id going up by one; an exact chunk is the step-0 case). Only periods with a run
+ * going on are compared (one comparison each per chunk), and a run can only start at a recent
+ * occurrence of the same chunk hash, so a new chunk costs O(active runs + RECENT_PER_HASH).
+ *
+ * A run of a period of 4+ chunks survives up to 2 differing chunks in any q chunks once it has
+ * covered a whole copy: a block whose one word varies (`msup` / `msub` / `msubsup`) still
+ * repeats, and a differing chunk counts against the run's exact share.
+ *
+ * Memory: the last 2·maxPeriod + 3 chunks (a progression looks two copies back), so
+ * O(maxBlockChars) however long the stream runs. Inside one run the block is a rotation of one
+ * block, so its size and words are measured once per run (O(q) once per run: O(1) amortized).
  */
-import type { Chunk } from "./content-chunker.js"
+import type { ContentChunker } from "./content-chunker.js"
+import { NUMBER_RING, WORD_RING } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 
-/** Copies beyond `copies` that a repeat whose numbers change needs. */
-export const NEAR_EXTRA_COPIES = 3
-/** Share of a near repeat's chunks that must match exactly for it to trip without a long stretch. */
-export const STABLE_SHARE = 0.85
-/** An enumeration-like near repeat must cover this many times `runChars` before it trips. */
+/** Copies beyond `copies` that a long repeat whose numbers change needs (verified on 3 copies at the default). */
+export const NEAR_EXTRA_COPIES = 1
+/** Share of a near repeat's chunks that must match exactly when its numbers follow no progression. */
+export const STABLE_SHARE = 0.75
+/** A near repeat whose numbers follow no progression and change often trips only over this many times `runChars`. */
 export const ENUMERATION_CHARS_FACTOR = 8
-/**
- * Positions kept per chunk hash. A run can start at any chunk of a copy, so even a block whose
- * chunks recur more often than this inside one copy is still found (a few chunks later).
- */
+/** A short block needs this many distinct words to count at all with its numbers changing. */
+export const SHORT_MIN_WORDS = 2
+/** Positions kept per chunk hash (a run can start at any chunk of a copy). */
 const RECENT_PER_HASH = 8
 /** A block of fewer tokens is a whitespace-free run: one token that SPEC's rule cannot split. */
 const RUN_TOKENS = 3
+/** Shortest period (chunks) whose run tolerates differing chunks, and how many per q chunks. */
+const TOLERANT_PERIOD = 4
 
 export interface PeriodHit {
-  /** "exact": the characters repeat; "near": only with numbers masked. */
+  /** "exact": the characters repeat; "near": only with numbers masked (or one chunk varying). */
   readonly view: "near" | "exact"
   /** Block length in chunks. */
   readonly period: number
@@ -40,15 +49,17 @@ export interface PeriodHit {
 /** What a run's block is, measured once when the run first reaches `copies`. */
 const enum Block {
   Unjudged = 0,
-  /** Left to SPEC's rule, or cannot trip in this run. */
+  /** Left to a shorter period, or cannot trip in this run. */
   Ignored = 1,
-  /** Enough words and tokens: trips at `copies` (exact) or later (numbers changing). */
+  /** ≥ minWords words and ≥ minBlockTokens tokens: trips at `copies` (exact) or `copies + 1` (near). */
   Long = 2,
   /** A whitespace-free unit of at least minBlockChars: trips at `copies` when exact. */
   RunLine = 3,
-  /** Few words: trips once an exact stretch covers `runChars`. */
-  Short = 4,
-  Tripped = 5
+  /** Fewer than SHORT_MIN_WORDS words (`!`, `0.`, `| --- |`): trips once an exact stretch covers `runChars`. */
+  WordPoor = 4,
+  /** Few words or few tokens: exact repeats are SPEC's (or `runChars`); numbers progressing trip at `shortCopies`. */
+  Short = 5,
+  Tripped = 6
 }
 
 export class ChunkPeriods {
@@ -56,101 +67,136 @@ export class ChunkPeriods {
   private readonly capacity: number
   private readonly masked1: Int32Array
   private readonly masked2: Int32Array
-  private readonly raw1: Int32Array
-  private readonly raw2: Int32Array
-  /** Characters and tokens consumed up to the end of each kept chunk. */
+  private readonly numbersHash: Int32Array
+  /** Characters, tokens, words and numbers consumed up to the end of each kept chunk. */
   private readonly endChars: Float64Array
   private readonly endTokens: Float64Array
-  private readonly words: Array<ReadonlyArray<number>>
-  /** Per period: near run, exact chunks inside it, the exact run, where the exact stretch began. */
+  private readonly endWords: Float64Array
+  private readonly endNumbers: Float64Array
   private readonly nearRuns: Int32Array
   private readonly stable: Int32Array
   private readonly exactRuns: Int32Array
+  private readonly progressRuns: Int32Array
+  /** The two newest differing chunks a run tolerated (chunk indexes). */
+  private readonly missNewer: Float64Array
+  private readonly missOlder: Float64Array
   private readonly exactStart: Float64Array
   private readonly nearStart: Float64Array
   private readonly block: Uint8Array
+  /** Short blocks with fewer than minWords words: an exact repeat of them is not SPEC's. */
+  private readonly fewWords: Uint8Array
   private chunks = 0
   private tokens = 0
-  /** Periods whose near run is going on (the only ones compared per chunk), and a flag per period. */
   private readonly active: Array<number> = []
   private readonly isActive: Uint8Array
-  /** Masked hash → its newest positions in the ring (candidate periods for a new run). */
+  private readonly ready: Array<number> = []
+  /** Masked hash → its newest positions (candidate periods for a new run). */
   private readonly recent = new Map<number, Array<number>>()
 
-  constructor(private readonly options: LongRepeatOptions, minChunkChars: number) {
+  constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker) {
     this.maxPeriod = Math.max(1, Math.ceil(options.maxBlockChars / minChunkChars))
-    this.capacity = this.maxPeriod + 2
+    this.capacity = 2 * this.maxPeriod + 3
     this.masked1 = new Int32Array(this.capacity)
     this.masked2 = new Int32Array(this.capacity)
-    this.raw1 = new Int32Array(this.capacity)
-    this.raw2 = new Int32Array(this.capacity)
+    this.numbersHash = new Int32Array(this.capacity)
     this.endChars = new Float64Array(this.capacity)
     this.endTokens = new Float64Array(this.capacity)
-    this.words = new Array(this.capacity).fill([])
+    this.endWords = new Float64Array(this.capacity)
+    this.endNumbers = new Float64Array(this.capacity)
     const size = this.maxPeriod + 1
     this.nearRuns = new Int32Array(size)
     this.stable = new Int32Array(size)
     this.exactRuns = new Int32Array(size)
+    this.progressRuns = new Int32Array(size)
+    this.missNewer = new Float64Array(size)
+    this.missOlder = new Float64Array(size)
     this.exactStart = new Float64Array(size)
     this.nearStart = new Float64Array(size)
     this.block = new Uint8Array(size)
+    this.fewWords = new Uint8Array(size)
     this.isActive = new Uint8Array(size)
   }
 
-  /** Record a chunk that ended after `charsSoFar` characters; returns the first hit it completes. */
-  push(chunk: Chunk, charsSoFar: number): PeriodHit | null {
+  /** Record the chunk the chunker just closed, after `charsSoFar` characters; returns the first hit it completes. */
+  push(charsSoFar: number): PeriodHit | null {
+    const c = this.chunker
     const j = this.chunks++
     const slot = j % this.capacity
     if (j >= this.capacity) this.forget(j - this.capacity, this.masked1[slot]!)
-    this.tokens += chunk.tokens
-    this.masked1[slot] = chunk.masked1
-    this.masked2[slot] = chunk.masked2
-    this.raw1[slot] = chunk.raw1
-    this.raw2[slot] = chunk.raw2
+    this.tokens += c.lastTokens
+    this.masked1[slot] = c.lastMasked1
+    this.masked2[slot] = c.lastMasked2
+    this.numbersHash[slot] = c.lastNumbersHash
     this.endChars[slot] = charsSoFar
     this.endTokens[slot] = this.tokens
-    this.words[slot] = chunk.words
-    this.continueRuns(slot, j, chunk)
-    this.startRuns(j, chunk)
-    this.remember(j, chunk.masked1)
-    return this.judgeActive(j, charsSoFar)
+    this.endWords[slot] = c.lastWordEnd
+    this.endNumbers[slot] = c.lastNumberEnd
+    this.continueRuns(j)
+    this.startRuns(j)
+    this.remember(j, c.lastMasked1)
+    return this.judgeReady(j, charsSoFar)
   }
 
-  /** Periods with a run going on: one comparison each; a mismatch ends the run. */
-  private continueRuns(slot: number, j: number, chunk: Chunk): void {
+  private nearSame(j: number, back: number): boolean {
+    const a = j % this.capacity
+    const b = back % this.capacity
+    return this.masked1[a] === this.masked1[b] && this.masked2[a] === this.masked2[b]
+  }
+
+  /** Periods with a run going on: one comparison each; a mismatch ends the run unless tolerated. */
+  private continueRuns(j: number): void {
     let kept = 0
     for (let k = 0; k < this.active.length; k++) {
       const q = this.active[k]!
-      const back = (slot - q + this.capacity) % this.capacity
-      const nearSame = this.masked1[back] === chunk.masked1 && this.masked2[back] === chunk.masked2
-      const exactSame = nearSame && this.raw1[back] === chunk.raw1 && this.raw2[back] === chunk.raw2
-      this.extend(q, j, nearSame, exactSame)
-      if (nearSame) this.active[kept++] = q
-      else this.isActive[q] = 0
+      const near = this.nearSame(j, j - q)
+      if (near) this.extend(q, j)
+      else if (this.tolerates(q, j)) this.miss(q, j)
+      else {
+        this.isActive[q] = 0
+        this.endRun(q)
+        continue
+      }
+      this.active[kept++] = q
     }
     this.active.length = kept
   }
 
-  /**
-   * A run of period q can only start where this chunk equals the one q before it, i.e. at a
-   * recent occurrence of the same hash: those distances are the only new periods to try.
-   */
-  private startRuns(j: number, chunk: Chunk): void {
-    const seen = this.recent.get(chunk.masked1)
+  private tolerates(q: number, j: number): boolean {
+    return q >= TOLERANT_PERIOD && this.nearRuns[q]! >= q && this.missOlder[q]! <= j - q
+  }
+
+  private miss(q: number, j: number): void {
+    this.nearRuns[q]++
+    this.exactRuns[q] = 0
+    this.progressRuns[q] = 0
+    this.missOlder[q] = this.missNewer[q]!
+    this.missNewer[q] = j
+  }
+
+  private endRun(q: number): void {
+    this.nearRuns[q] = 0
+    this.stable[q] = 0
+    this.exactRuns[q] = 0
+    this.progressRuns[q] = 0
+    this.block[q] = Block.Unjudged
+  }
+
+  /** A run of period q can only start at a recent occurrence of the same hash. */
+  private startRuns(j: number): void {
+    const seen = this.recent.get(this.chunker.lastMasked1)
     if (seen === undefined) return
     for (let k = seen.length - 1; k >= 0; k--) {
       const q = j - seen[k]!
       if (q > this.maxPeriod) break
-      if (this.isActive[q] === 1) continue
-      const back = seen[k]! % this.capacity
-      if (this.masked2[back] !== chunk.masked2) continue
-      this.extend(q, j, true, this.raw1[back] === chunk.raw1 && this.raw2[back] === chunk.raw2)
+      if (this.isActive[q] === 1 || !this.nearSame(j, seen[k]!)) continue
+      this.missNewer[q] = -Infinity
+      this.missOlder[q] = -Infinity
+      this.extend(q, j)
       this.isActive[q] = 1
       this.active.push(q)
     }
   }
 
-  /** The newest RECENT_PER_HASH positions of each hash still in the ring. */
   private remember(j: number, key: number): void {
     const seen = this.recent.get(key)
     if (seen === undefined) this.recent.set(key, [j])
@@ -167,31 +213,72 @@ export class ChunkPeriods {
     if (seen.length === 0) this.recent.delete(key)
   }
 
+  private extend(q: number, j: number): void {
+    const exact = this.numbersHash[j % this.capacity] === this.numbersHash[(j - q) % this.capacity] && this.sameNumbers(j, j - q)
+    const progressing = exact || this.progresses(q, j)
+    if (this.nearRuns[q]++ === 0) this.nearStart[q] = this.stretchStart(q, j)
+    if (exact) {
+      this.stable[q]++
+      if (this.exactRuns[q]++ === 0) this.exactStart[q] = this.stretchStart(q, j)
+    } else this.exactRuns[q] = 0
+    if (progressing) this.progressRuns[q]++
+    else this.progressRuns[q] = 0
+  }
+
+  /**
+   * Whether chunk j's numbers moved by the same step as chunk j − q's did. Not decidable in the
+   * first copy of a run, or when the copy before differed there (a tolerated chunk): counted as
+   * going on, since the later copies decide.
+   */
+  private progresses(q: number, j: number): boolean {
+    if (this.nearRuns[q]! < q || j - 2 * q < 0 || !this.nearSame(j, j - 2 * q)) return true
+    const count = this.numberCount(j)
+    const a = this.numberStart(j)
+    const b = this.numberStart(j - q)
+    const c = this.numberStart(j - 2 * q)
+    if (this.chunker.numberCount - c > NUMBER_RING || count !== this.numberCount(j - 2 * q)) return false
+    const v = this.chunker.numbers
+    for (let i = 0; i < count; i++) {
+      const now = v[(a + i) % NUMBER_RING]!
+      const before = v[(b + i) % NUMBER_RING]!
+      if (now - before !== before - v[(c + i) % NUMBER_RING]!) return false
+    }
+    return true
+  }
+
+  private sameNumbers(j: number, back: number): boolean {
+    const count = this.numberCount(j)
+    if (count === 0) return true
+    const a = this.numberStart(j)
+    const b = this.numberStart(back)
+    if (this.chunker.numberCount - b > NUMBER_RING || count !== this.numberCount(back)) return false
+    const v = this.chunker.numbers
+    for (let i = 0; i < count; i++) if (v[(a + i) % NUMBER_RING] !== v[(b + i) % NUMBER_RING]) return false
+    return true
+  }
+
+  private numberStart(j: number): number {
+    return j === 0 ? 0 : this.endNumbers[(j - 1) % this.capacity]!
+  }
+
+  private numberCount(j: number): number {
+    return this.endNumbers[j % this.capacity]! - this.numberStart(j)
+  }
+
   /** After every run is up to date: the smallest period that trips now, if any. */
-  private judgeActive(j: number, charsSoFar: number): PeriodHit | null {
-    let best: number | null = null
-    for (const q of this.active) if (this.nearRuns[q]! >= (this.options.copies - 1) * q && (best === null || q < best)) best = q
-    if (best === null) return null
-    // Judge in ascending order so a block is measured after its divisors (smallest first).
-    const ready = this.active.filter((q) => this.nearRuns[q]! >= (this.options.copies - 1) * q).sort((a, b) => a - b)
+  private judgeReady(j: number, charsSoFar: number): PeriodHit | null {
+    const need = this.options.copies - 1
+    const ready = this.ready
+    ready.length = 0
+    for (const q of this.active) if (this.nearRuns[q]! >= need * q) ready.push(q)
+    if (ready.length === 0) return null
+    // Smallest first: a block is measured after its divisors.
+    if (ready.length > 1) ready.sort((a, b) => a - b)
     for (const q of ready) {
       const hit = this.judge(q, j, charsSoFar)
       if (hit !== null) return hit
     }
     return null
-  }
-
-  private extend(q: number, j: number, nearSame: boolean, exactSame: boolean): void {
-    if (!nearSame) {
-      this.nearRuns[q] = 0
-      this.stable[q] = 0
-      this.block[q] = Block.Unjudged
-    } else {
-      if (this.nearRuns[q]++ === 0) this.nearStart[q] = this.stretchStart(q, j)
-      if (exactSame) this.stable[q]++
-    }
-    if (!exactSame) this.exactRuns[q] = 0
-    else if (this.exactRuns[q]++ === 0) this.exactStart[q] = this.stretchStart(q, j)
   }
 
   /** A stretch whose first repeat is chunk j begins with the chunk before its first copy (j − q − 1). */
@@ -205,7 +292,7 @@ export class ChunkPeriods {
     if (kind === Block.Ignored || kind === Block.Tripped) return null
     const run = this.nearRuns[q]!
     const exact = this.exactRuns[q]! >= run
-    const enough = exact ? this.exactEnough(kind, q, charsSoFar) : kind === Block.Long && this.nearEnough(q, run, charsSoFar)
+    const enough = exact ? this.exactEnough(kind, q, charsSoFar) : this.nearEnough(kind, q, run, charsSoFar)
     if (!enough) return null
     this.block[q] = Block.Tripped
     return { view: exact ? "exact" : "near", period: q, blockChars: this.sizeOf(this.endChars, q, j), copies: Math.floor(run / q) + 1 }
@@ -213,17 +300,26 @@ export class ChunkPeriods {
 
   private exactEnough(kind: Block, q: number, charsSoFar: number): boolean {
     if (kind === Block.Long || kind === Block.RunLine) return true
+    if (kind === Block.Short && this.fewWords[q] === 0) return false
     return charsSoFar - this.exactStart[q]! >= this.options.runChars
   }
 
-  // Numbers changed between copies. Healthy code is full of enumerations (SHA1, SHA256, …;
-  // m11, m12, …; unrolled rounds), a handful of copies each: such a repeat needs
-  // NEAR_EXTRA_COPIES more copies, and when the numbers change in more than a few chunks of each
-  // copy it must also cover ENUMERATION_CHARS_FACTOR × runChars. A loop that only bumps a
-  // counter keeps most chunks identical.
-  private nearEnough(q: number, run: number, charsSoFar: number): boolean {
-    if (run < (this.options.copies - 1 + NEAR_EXTRA_COPIES) * q) return false
-    if (this.stable[q]! >= STABLE_SHARE * run) return true
+  /**
+   * The block changed between copies (numbers, or a chunk that differs). A long block trips one
+   * copy later than an exact one when its numbers follow a progression (a counter) or most of
+   * its chunks stay exact; healthy enumerations (SHA1, SHA256, …; m11, m12, …) do neither, a few
+   * copies each, and are only tripped by a long stretch. A short block carries little evidence
+   * per copy: it needs `shortCopies` copies whose numbers progress.
+   */
+  private nearEnough(kind: Block, q: number, run: number, charsSoFar: number): boolean {
+    if (kind === Block.Short) {
+      const span = (this.options.shortCopies - 1) * q
+      return this.progressRuns[q]! >= span && this.exactRuns[q]! < span && this.missNewer[q]! === -Infinity
+    }
+    if (kind !== Block.Long) return false
+    const span = (this.options.copies - 1 + NEAR_EXTRA_COPIES) * q
+    if (run < span) return false
+    if (this.progressRuns[q]! >= span || this.stable[q]! >= STABLE_SHARE * run) return true
     return charsSoFar - this.nearStart[q]! >= ENUMERATION_CHARS_FACTOR * this.options.runChars
   }
 
@@ -233,12 +329,13 @@ export class ChunkPeriods {
     for (let d = 1; d * 2 <= q; d++) if (q % d === 0 && this.nearRuns[d]! >= run) return Block.Ignored
     const tokens = this.sizeOf(this.endTokens, q, j)
     if (tokens < RUN_TOKENS && this.sizeOf(this.endChars, q, j) >= this.options.minBlockChars) return Block.RunLine
-    if (this.distinctWords(q, j) < this.options.minWords) return Block.Short
-    // Fewer tokens than minBlockTokens: SPEC's rule sees this block; leave it to it.
-    return tokens >= this.options.minBlockTokens ? Block.Long : Block.Ignored
+    const words = this.distinctWords(q, j)
+    if (words < SHORT_MIN_WORDS) return Block.WordPoor
+    this.fewWords[q] = words < this.options.minWords ? 1 : 0
+    return words >= this.options.minWords && tokens >= this.options.minBlockTokens ? Block.Long : Block.Short
   }
 
-  /** Growth of a cumulative ring over the newest q (≤ maxPeriod) chunks ending at chunk j. */
+  /** Growth of a cumulative ring over the newest q chunks ending at chunk j. */
   private sizeOf(cumulative: Float64Array, q: number, j: number): number {
     const before = j - q < 0 ? 0 : cumulative[(j - q) % this.capacity]!
     return cumulative[j % this.capacity]! - before
@@ -247,10 +344,11 @@ export class ChunkPeriods {
   /** Distinct words of the newest q chunks, counted up to `minWords`. */
   private distinctWords(q: number, j: number): number {
     const need = this.options.minWords
+    const last = this.endWords[j % this.capacity]!
+    const first = Math.max(j - q < 0 ? 0 : this.endWords[(j - q) % this.capacity]!, last - WORD_RING)
     const seen = new Set<number>()
-    for (let i = 0; i < q && seen.size < need; i++) {
-      for (const w of this.words[(j - i) % this.capacity]!) seen.add(w)
-    }
+    const words = this.chunker.words
+    for (let w = last - 1; w >= first && seen.size < need; w--) seen.add(words[w % WORD_RING]!)
     return seen.size
   }
 }
