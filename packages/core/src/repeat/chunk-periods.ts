@@ -317,7 +317,10 @@ export class ChunkPeriods {
       return this.progressRuns[q]! >= span && this.exactRuns[q]! < span && this.missNewer[q]! === -Infinity
     }
     if (kind !== Block.Long) return false
-    const span = (this.options.copies - 1 + NEAR_EXTRA_COPIES) * q
+    // The cuts fall into step only some chunks into the loop (where the first copy ends on a
+    // short line they may step out once more), so `copies + 1` whole copies can give a few
+    // comparisons fewer than the full span: up to an eighth of a copy (3 chunks at least) is spared.
+    const span = (this.options.copies - 1 + NEAR_EXTRA_COPIES) * q - Math.min(q - 1, Math.max(3, Math.ceil(q / 8)))
     if (run < span) return false
     if (this.progressRuns[q]! >= span || this.stable[q]! >= STABLE_SHARE * run) return true
     return charsSoFar - this.nearStart[q]! >= ENUMERATION_CHARS_FACTOR * this.options.runChars
