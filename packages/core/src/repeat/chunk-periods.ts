@@ -27,7 +27,7 @@ export const STABLE_SHARE = 0.75
 /** A near repeat whose numbers follow no progression and change often trips only over this many times `runChars`. */
 export const ENUMERATION_CHARS_FACTOR = 8
 /** A short block needs this many distinct words to count at all with its numbers changing. */
-export const SHORT_MIN_WORDS = 2
+export const SHORT_MIN_WORDS = 3
 /** Positions kept per chunk hash (a run can start at any chunk of a copy). */
 const RECENT_PER_HASH = 8
 /** A block of fewer tokens is a whitespace-free run: one token that SPEC's rule cannot split. */
@@ -57,7 +57,7 @@ const enum Block {
   RunLine = 3,
   /** Fewer than SHORT_MIN_WORDS words (`!`, `0.`, `| --- |`): trips once an exact stretch covers `runChars`. */
   WordPoor = 4,
-  /** Few words or few tokens: exact repeats are SPEC's (or `runChars`); numbers progressing trip at `shortCopies`. */
+  /** Few words or few tokens: exact repeats are SPEC's (or `runChars`); numbers progressing trip over `shortChars`. */
   Short = 5,
   Tripped = 6
 }
@@ -68,6 +68,7 @@ export class ChunkPeriods {
   private readonly masked1: Int32Array
   private readonly masked2: Int32Array
   private readonly numbersHash: Int32Array
+  private readonly forced: Uint8Array
   /** Characters, tokens, words and numbers consumed up to the end of each kept chunk. */
   private readonly endChars: Float64Array
   private readonly endTokens: Float64Array
@@ -81,10 +82,13 @@ export class ChunkPeriods {
   private readonly missNewer: Float64Array
   private readonly missOlder: Float64Array
   private readonly exactStart: Float64Array
+  private readonly progressStart: Float64Array
   private readonly nearStart: Float64Array
   private readonly block: Uint8Array
   /** Short blocks with fewer than minWords words: an exact repeat of them is not SPEC's. */
   private readonly fewWords: Uint8Array
+  /** The block holds more distinct words than numbers (a table row does not). */
+  private readonly wordy: Uint8Array
   private chunks = 0
   private tokens = 0
   private readonly active: Array<number> = []
@@ -99,6 +103,7 @@ export class ChunkPeriods {
     this.masked1 = new Int32Array(this.capacity)
     this.masked2 = new Int32Array(this.capacity)
     this.numbersHash = new Int32Array(this.capacity)
+    this.forced = new Uint8Array(this.capacity)
     this.endChars = new Float64Array(this.capacity)
     this.endTokens = new Float64Array(this.capacity)
     this.endWords = new Float64Array(this.capacity)
@@ -111,9 +116,11 @@ export class ChunkPeriods {
     this.missNewer = new Float64Array(size)
     this.missOlder = new Float64Array(size)
     this.exactStart = new Float64Array(size)
+    this.progressStart = new Float64Array(size)
     this.nearStart = new Float64Array(size)
     this.block = new Uint8Array(size)
     this.fewWords = new Uint8Array(size)
+    this.wordy = new Uint8Array(size)
     this.isActive = new Uint8Array(size)
   }
 
@@ -127,6 +134,7 @@ export class ChunkPeriods {
     this.masked1[slot] = c.lastMasked1
     this.masked2[slot] = c.lastMasked2
     this.numbersHash[slot] = c.lastNumbersHash
+    this.forced[slot] = c.lastForced ? 1 : 0
     this.endChars[slot] = charsSoFar
     this.endTokens[slot] = this.tokens
     this.endWords[slot] = c.lastWordEnd
@@ -221,8 +229,8 @@ export class ChunkPeriods {
       this.stable[q]++
       if (this.exactRuns[q]++ === 0) this.exactStart[q] = this.stretchStart(q, j)
     } else this.exactRuns[q] = 0
-    if (progressing) this.progressRuns[q]++
-    else this.progressRuns[q] = 0
+    if (!progressing) this.progressRuns[q] = 0
+    else if (this.progressRuns[q]++ === 0) this.progressStart[q] = this.stretchStart(q, j)
   }
 
   /**
@@ -305,16 +313,19 @@ export class ChunkPeriods {
   }
 
   /**
-   * The block changed between copies (numbers, or a chunk that differs). A long block trips one
-   * copy later than an exact one when its numbers follow a progression (a counter) or most of
-   * its chunks stay exact; healthy enumerations (SHA1, SHA256, …; m11, m12, …) do neither, a few
-   * copies each, and are only tripped by a long stretch. A short block carries little evidence
-   * per copy: it needs `shortCopies` copies whose numbers progress.
+   * The block changed between copies (numbers, or a chunk that differs). Only a block with
+   * more distinct words than numbers counts: a row of a table (code points, byte values,
+   * versions) is mostly numbers. A long block trips one copy later than an exact one when its
+   * numbers follow a progression (a counter) or most of its chunks stay exact; healthy
+   * enumerations (SHA1, SHA256, …; p1 … p4) do neither, or stop within 4 copies. A short block
+   * carries little evidence per copy, and healthy lists of numbered lines run to a few dozen:
+   * its numbers must progress over `shortChars` characters.
    */
   private nearEnough(kind: Block, q: number, run: number, charsSoFar: number): boolean {
+    if (this.wordy[q] === 0) return false
     if (kind === Block.Short) {
-      const span = (this.options.shortCopies - 1) * q
-      return this.progressRuns[q]! >= span && this.exactRuns[q]! < span && this.missNewer[q]! === -Infinity
+      const stretch = (this.options.copies - 1) * q
+      return this.progressRuns[q]! >= stretch && this.exactRuns[q]! < stretch && charsSoFar - this.progressStart[q]! >= this.options.shortChars
     }
     if (kind !== Block.Long) return false
     // The cuts fall into step only some chunks into the loop (where the first copy ends on a
@@ -331,10 +342,14 @@ export class ChunkPeriods {
     const run = this.nearRuns[q]!
     for (let d = 1; d * 2 <= q; d++) if (q % d === 0 && this.nearRuns[d]! >= run) return Block.Ignored
     const tokens = this.sizeOf(this.endTokens, q, j)
-    if (tokens < RUN_TOKENS && this.sizeOf(this.endChars, q, j) >= this.options.minBlockChars) return Block.RunLine
-    const words = this.distinctWords(q, j)
+    // One chunk cut at MAX_CHUNK is a run of one short unit (`!!!!…`, `////…`): runChars decides.
+    const unitRun = q === 1 && this.forced[j % this.capacity] === 1
+    if (tokens < RUN_TOKENS && !unitRun && this.sizeOf(this.endChars, q, j) >= this.options.minBlockChars) return Block.RunLine
+    const numbers = this.sizeOf(this.endNumbers, q, j)
+    const words = this.distinctWords(q, j, Math.max(this.options.minWords, numbers + 1))
     if (words < SHORT_MIN_WORDS) return Block.WordPoor
     this.fewWords[q] = words < this.options.minWords ? 1 : 0
+    this.wordy[q] = words > numbers ? 1 : 0
     return words >= this.options.minWords && tokens >= this.options.minBlockTokens ? Block.Long : Block.Short
   }
 
@@ -344,9 +359,8 @@ export class ChunkPeriods {
     return cumulative[j % this.capacity]! - before
   }
 
-  /** Distinct words of the newest q chunks, counted up to `minWords`. */
-  private distinctWords(q: number, j: number): number {
-    const need = this.options.minWords
+  /** Distinct words of the newest q chunks, counted up to `need`. */
+  private distinctWords(q: number, j: number, need: number): number {
     const last = this.endWords[j % this.capacity]!
     const first = Math.max(j - q < 0 ? 0 : this.endWords[(j - q) % this.capacity]!, last - WORD_RING)
     const seen = new Set<number>()

@@ -14,8 +14,8 @@
  *
  * The numbers themselves are not lost: their values go to a ring (`numbers`), and each chunk
  * carries a hash of its values, so "exact" (same masked text and same values) and "numbers
- * follow a progression" are both decided from the same cut. Words (2+ masked characters, at
- * least one letter) go to a ring of word hashes for the distinct-word test. The chunker works
+ * follow a progression" are both decided from the same cut. Words (2+ letters or `_`, no number
+ * in them) go to a ring of word hashes for the distinct-word test. The chunker works
  * on char codes with no per-character allocation; it calls `onChunk` once per chunk.
  */
 import { isCjkCode, isWhitespaceCode } from "./tokenizer.js"
@@ -71,6 +71,8 @@ export class ContentChunker {
   /** Running counts of words and numbers at the chunk's end (indexes into the rings). */
   lastWordEnd = 0
   lastNumberEnd = 0
+  /** The chunk was cut at MAX_CHUNK, not by its content (a run like `!!!!…` or `////…`). */
+  lastForced = false
 
   readonly words = new Int32Array(WORD_RING)
   readonly numbers = new Float64Array(NUMBER_RING)
@@ -96,7 +98,7 @@ export class ContentChunker {
   private tokens = 0
   private word = 0
   private wordLength = 0
-  private wordHasLetter = false
+  private wordHasNumber = false
   // The number being read: decimal and hex readings (a hex letter decides), and its length.
   private inNumber = false
   private numberHex = false
@@ -211,23 +213,26 @@ export class ContentChunker {
     if (isLetter(c) || c === ZERO || c === UNDERSCORE) {
       this.word = Math.imul(this.word ^ c, 0x01000193)
       this.wordLength++
-      if (c !== ZERO && c !== UNDERSCORE) this.wordHasLetter = true
+      if (c === ZERO) this.wordHasNumber = true
     } else if (this.wordLength > 0) this.endWord()
     this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
     this.masked2 = Math.imul(this.masked2 ^ c, 0x5bd1e995) ^ (this.masked2 >>> 15)
     this.gear = ((this.gear << 1) + GEAR[(c ^ (c >>> 8)) & 255]!) | 0
     this.length++
-    if (this.length >= MAX_CHUNK || (this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0))) this.close()
+    if (this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0)) this.close(false)
+    else if (this.length >= MAX_CHUNK) this.close(true)
   }
 
   private endWord(): void {
-    if (this.wordLength >= 2 && this.wordHasLetter) this.words[this.wordCount++ % WORD_RING] = this.word
+    // Identifiers with a number in them (`u0`, `x0`, `step_0`) are codes, not words.
+    if (this.wordLength >= 2 && !this.wordHasNumber) this.words[this.wordCount++ % WORD_RING] = this.word
     this.word = 0
     this.wordLength = 0
-    this.wordHasLetter = false
+    this.wordHasNumber = false
   }
 
-  private close(): void {
+  private close(forced: boolean): void {
+    this.lastForced = forced
     this.lastMasked1 = this.masked1
     this.lastMasked2 = this.masked2
     this.lastNumbersHash = this.numbersHash

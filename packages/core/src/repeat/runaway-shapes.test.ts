@@ -2,7 +2,7 @@
  * Runaway shapes the long-period rule must catch (docs/repetition.md, "When it trips"), each
  * generated here, after some loop-free prose, and judged by where the trip lands relative to the
  * loop's start: within 5 copies and 6 000 characters for blocks of 25+ tokens (up to 1 000
- * characters), within `shortCopies` copies and 6 000 characters for short counter lines. Every
+ * characters), within 6 000 characters for short counter lines (`shortChars` of them). Every
  * shape is also fed as reasoning through RepeatGuard and in many tiny and a few huge deltas: the
  * verdict must not depend on how the stream was cut.
  */
@@ -76,9 +76,8 @@ const SHAPES: ReadonlyArray<Shape> = [
   { name: "a 1 000-character block whose counter changes", block: (i) => `Pass ${i}. ${prose(77, 60).slice(0, 990)}\n`, within: 5 }
 ]
 
-// A line shorter than two chunks may be cut in a pattern that repeats every other line, so a
-// short block's copy can be two lines: shortCopies such copies, plus the first, cut differently.
-const SHORT_WITHIN = 2 * (DEFAULT_LONG_REPEAT_OPTIONS.shortCopies + 1)
+// A short block is judged by characters (shortChars), not copies: the 6 000 limit decides.
+const SHORT_WITHIN = 1_000
 const SHORT_SHAPES: ReadonlyArray<Shape> = [
   { name: '"Step N: check the value again." ×1000', block: (i) => `Step ${i + 17}: check the value again.\n`, within: SHORT_WITHIN },
   { name: '"Attempt N failed, retrying" ×1000', block: (i) => `Attempt ${i + 1} failed, retrying...\n`, within: SHORT_WITHIN },
@@ -181,8 +180,10 @@ describe("near repeats that are not loops", () => {
     expect(scanLongRepeat(list)).toBeNull()
   })
 
-  test("fewer than shortCopies counter lines do not trip", () => {
-    const lines = Array.from({ length: DEFAULT_LONG_REPEAT_OPTIONS.shortCopies - 1 }, (_, i) => `Step ${i + 1}: check the value again.\n`).join("")
+  test("counter lines covering less than shortChars do not trip (a changelog listing lib-1.c … lib-90.c)", () => {
+    const line = (i: number) => `\t* testsuite/libgomp.oacc-c-c++-common/lib-${i + 1}.c: Likewise.\n`
+    const count = Math.floor(DEFAULT_LONG_REPEAT_OPTIONS.shortChars / line(50).length) - 2
+    const lines = Array.from({ length: count }, (_, i) => line(i)).join("")
     expect(scanLongRepeat(prose(3, 4) + "\n" + lines + prose(4, 4))).toBeNull()
   })
 
