@@ -93,10 +93,9 @@ export class ContentChunker {
   private gear = 0
   private length = 0
   private masked1 = 0x811c9dc5
-  private masked2 = 0x01000193
   private numbersHash = 0
   private tokens = 0
-  private word = 0
+  private wordStartGear = 0
   private wordLength = 0
   private wordHasNumber = false
   // The number being read: decimal and hex readings (a hex letter decides), and its length.
@@ -207,26 +206,32 @@ export class ContentChunker {
     if (this.started) this.emit(mark)
   }
 
-  /** One masked character: word tracking, hashes, and the cut decision. */
+  /**
+   * One masked character: hashes, word tracking and the cut decision. The gear hash doubles as
+   * the word hash (its growth over a word depends on the word's characters only) and, at a cut,
+   * as the chunk's second hash: one multiply per character in all.
+   */
   private emit(c: number): void {
     this.started = true
+    const before = this.gear
+    this.gear = ((before << 1) + GEAR[(c ^ (c >>> 8)) & 255]!) | 0
     if (isLetter(c) || c === ZERO || c === UNDERSCORE) {
-      this.word = Math.imul(this.word ^ c, 0x01000193)
-      this.wordLength++
+      if (this.wordLength++ === 0) this.wordStartGear = before
       if (c === ZERO) this.wordHasNumber = true
-    } else if (this.wordLength > 0) this.endWord()
+    } else if (this.wordLength > 0) this.endWord(before)
     this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
-    this.masked2 = Math.imul(this.masked2 ^ c, 0x5bd1e995) ^ (this.masked2 >>> 15)
-    this.gear = ((this.gear << 1) + GEAR[(c ^ (c >>> 8)) & 255]!) | 0
     this.length++
     if (this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0)) this.close(false)
     else if (this.length >= MAX_CHUNK) this.close(true)
   }
 
-  private endWord(): void {
+  /** `gearAtEnd`: the gear hash right after the word's last character. */
+  private endWord(gearAtEnd: number): void {
     // Identifiers with a number in them (`u0`, `x0`, `step_0`) are codes, not words.
-    if (this.wordLength >= 2 && !this.wordHasNumber) this.words[this.wordCount++ % WORD_RING] = this.word
-    this.word = 0
+    if (this.wordLength >= 2 && !this.wordHasNumber) {
+      const length = this.wordLength
+      this.words[this.wordCount++ % WORD_RING] = length >= 32 ? gearAtEnd : (gearAtEnd - (this.wordStartGear << length)) | 0
+    }
     this.wordLength = 0
     this.wordHasNumber = false
   }
@@ -234,7 +239,7 @@ export class ContentChunker {
   private close(forced: boolean): void {
     this.lastForced = forced
     this.lastMasked1 = this.masked1
-    this.lastMasked2 = this.masked2
+    this.lastMasked2 = (this.gear ^ Math.imul(this.length, 0x9e3779b1)) | 0
     this.lastNumbersHash = this.numbersHash
     this.lastTokens = this.tokens
     this.lastWordEnd = this.wordCount
@@ -243,7 +248,6 @@ export class ContentChunker {
     this.tokens = 0
     this.length = 0
     this.masked1 = 0x811c9dc5
-    this.masked2 = 0x01000193
     this.numbersHash = 0
     this.onChunk()
   }

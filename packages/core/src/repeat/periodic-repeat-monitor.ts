@@ -12,9 +12,18 @@
  * is the same verdict as rescanning the window (docs/repetition.md has the argument; the tests
  * compare against `naive-rescan.ts` on thousands of inputs).
  *
- * Cost per token: O(number of periods), plus O(p) once per run that reaches its length.
- * Memory: O(window / threshold) — only the last floor(window/threshold) + 1 tokens are kept,
- * interned to integers with reference counts so the dictionary never outgrows them.
+ * Only periods p where the new token equals the token p back can extend a run; every other run
+ * is 0. So instead of comparing every period, a chain of earlier positions of the same token
+ * gives exactly those periods, and a run is continued only if it was extended at the previous
+ * position (`matchEnd`), otherwise it restarts: the same counters, computed lazily. The verdict
+ * needs a scan over the periods only while some qualifying stretch can still be in the window
+ * (`liveUntil`), i.e. only around a loop.
+ *
+ * Cost per token: O(earlier occurrences of the token among the last maxPeriod tokens), a few on
+ * prose, O(periods) only while a qualifying stretch is in the window, plus O(p) once per run
+ * that reaches its length. Memory: O(window / threshold) — only the last
+ * floor(window/threshold) + 1 tokens are kept, interned to integers, and the dictionary is
+ * rebuilt from them before it outgrows 4 × that.
  */
 import type { RepeatOptions } from "./repeat-options.js"
 import { checkedRepeatOptions, maxRepeatPeriod } from "./repeat-options.js"
@@ -54,6 +63,13 @@ export class PeriodicRepeatMonitor {
   private readonly ring: Int32Array
   /** Indexed by period p (entries below minBlock unused). */
   private readonly runs: Int32Array
+  /** Position at which runs[p] was last extended: the run goes on only from the position before. */
+  private readonly matchEnd: Float64Array
+  /** Per interned id, its newest position; per ring slot, the previous position of the same id. */
+  private readonly lastPos: Float64Array
+  private readonly prevPos: Float64Array
+  /** No qualifying stretch is in the window after this position (no scan needed). */
+  private liveUntil = -Infinity
   private readonly needed: Int32Array
   private readonly qualifies: Uint8Array
   private readonly lastEnd: Float64Array
@@ -83,6 +99,9 @@ export class PeriodicRepeatMonitor {
     this.lastEnd = new Float64Array(this.maxPeriod + 1).fill(-Infinity)
     this.internLimit = 4 * this.capacity
     this.stamps = new Int32Array(this.internLimit + 1)
+    this.matchEnd = new Float64Array(this.maxPeriod + 1).fill(-1)
+    this.lastPos = new Float64Array(this.internLimit + 1).fill(-1)
+    this.prevPos = new Float64Array(this.capacity).fill(-1)
   }
 
   /** Tokens pushed since construction or the last `reset`; the next token gets this index. */
@@ -109,42 +128,58 @@ export class PeriodicRepeatMonitor {
     const cap = this.capacity
     const slot = k % cap
     const id = this.acquire(token)
+    const previous = this.lastPos[id]!
+    this.prevPos[slot] = previous
+    this.lastPos[id] = k
     this.ring[slot] = id
     this.seen = k + 1
 
     const window = this.options.window
-    const windowStart = k - window + 1
-    const top = k < this.maxPeriod ? k : this.maxPeriod
-    const runs = this.runs
-    const lastEnd = this.lastEnd
-    const ring = this.ring
-    const needed = this.needed
-    let smallest = 0
-    for (let p = this.minBlock; p <= top; p++) {
-      let j = slot - p
-      if (j < 0) j += cap
-      const need = needed[p]!
-      if (ring[j] === id) {
-        // Saturate: beyond `window` the length no longer matters and the counter cannot overflow.
-        const run = runs[p] < window ? ++runs[p] : window
-        if (run >= need) {
-          if (run === need) this.qualifies[p] = this.distinctInLast(p) >= this.options.minDistinct ? 1 : 0
-          if (this.qualifies[p] === 1) lastEnd[p] = k - p
-        }
-      } else {
-        runs[p] = 0
-      }
-      if (smallest === 0 && lastEnd[p] - need + 1 >= windowStart) smallest = p
+    // Every earlier position of this token within maxPeriod is a period whose run goes on.
+    for (let pos = previous; pos >= 0 && k - pos <= this.maxPeriod; pos = this.prevPos[pos % cap]!) {
+      const p = k - pos
+      if (p >= this.minBlock) this.extend(p, k, window)
     }
-
+    const smallest = k > this.liveUntil ? 0 : this.smallestHolding(k - window + 1, k < this.maxPeriod ? k : this.maxPeriod)
     const wasHolding = this.holding !== 0
     this.holding = smallest
     if (smallest === 0 || wasHolding) return null
     return { token: k, period: smallest, repeats: this.repeatsOf(smallest) }
   }
 
+  /** t[k] == t[k − p]: the run of period p goes on if it went on at k − 1, else starts. */
+  private extend(p: number, k: number, window: number): void {
+    const before = this.matchEnd[p] === k - 1 ? this.runs[p]! : 0
+    // Saturate: beyond `window` the length no longer matters and the counter cannot overflow.
+    const run = before < window ? before + 1 : window
+    this.runs[p] = run
+    this.matchEnd[p] = k
+    const need = this.needed[p]!
+    if (run < need) return
+    if (run === need) this.qualifies[p] = this.distinctInLast(p) >= this.options.minDistinct ? 1 : 0
+    if (this.qualifies[p] !== 1) return
+    this.lastEnd[p] = k - p
+    // That stretch stays in the window while its first position k − p − need + 1 ≥ k' − window + 1.
+    const until = k - p - need + window
+    if (until > this.liveUntil) this.liveUntil = until
+  }
+
+  private smallestHolding(windowStart: number, top: number): number {
+    for (let p = this.minBlock; p <= top; p++) if (this.lastEnd[p]! - this.needed[p]! + 1 >= windowStart) return p
+    return 0
+  }
+
+  /** Current run of period p (0 unless it was extended at the newest position). */
+  private runOf(p: number): number {
+    return this.matchEnd[p] === this.seen - 1 ? this.runs[p]! : 0
+  }
+
   reset(): void {
     this.runs.fill(0)
+    this.matchEnd.fill(-1)
+    this.lastPos.fill(-1)
+    this.prevPos.fill(-1)
+    this.liveUntil = -Infinity
     this.qualifies.fill(0)
     this.lastEnd.fill(-Infinity)
     this.idOf.clear()
@@ -164,7 +199,7 @@ export class PeriodicRepeatMonitor {
     const runQualifies: Array<boolean> = []
     const lastQualifiedEnd: Array<number | null> = []
     for (let p = this.minBlock; p <= this.maxPeriod; p++) {
-      runs.push(this.runs[p])
+      runs.push(this.runOf(p))
       runQualifies.push(this.qualifies[p] === 1)
       const end = this.lastEnd[p]
       lastQualifiedEnd.push(end === -Infinity ? null : end)
@@ -198,20 +233,24 @@ export class PeriodicRepeatMonitor {
       const k = state.tokensSeen - state.recent.length + i
       monitor.ring[k % monitor.capacity] = monitor.acquire(state.recent[i])
     }
+    monitor.seen = state.tokensSeen
     for (let i = 0; i < periods; i++) {
       const p = monitor.minBlock + i
       monitor.runs[p] = state.runs[i]
+      monitor.matchEnd[p] = state.runs[i] > 0 ? state.tokensSeen - 1 : -1
       monitor.qualifies[p] = state.runQualifies[i] ? 1 : 0
-      monitor.lastEnd[p] = state.lastQualifiedEnd[i] ?? -Infinity
+      const end = state.lastQualifiedEnd[i] ?? -Infinity
+      monitor.lastEnd[p] = end
+      monitor.liveUntil = Math.max(monitor.liveUntil, end - monitor.needed[p]! + monitor.options.window)
     }
-    monitor.seen = state.tokensSeen
+    monitor.rebuildChains()
     monitor.holding = state.holdingPeriod ?? 0
     return monitor
   }
 
   /** Copies of the period-p block in the current run, counting only positions inside the window. */
   private repeatsOf(p: number): number {
-    const positions = Math.min(this.runs[p], this.options.window - p)
+    const positions = Math.min(this.runOf(p), this.options.window - p)
     return Math.floor(positions / p) + 1
   }
 
@@ -266,8 +305,21 @@ export class PeriodicRepeatMonitor {
     this.idOf = idOf
     this.tokenOf = tokenOf
     this.nextId = tokenOf.length
-    // Ids were renumbered: stamps from before would alias.
+    // Ids were renumbered: stamps from before would alias, and the chains hold old ids.
     this.stamps.fill(0)
     this.stamp = 0
+    this.rebuildChains()
+  }
+
+  /** Position chains of the tokens in the ring (after ids were renumbered or restored). */
+  private rebuildChains(): void {
+    this.lastPos.fill(-1)
+    const held = Math.min(this.seen, this.capacity)
+    for (let k = this.seen - held; k < this.seen; k++) {
+      const slot = k % this.capacity
+      const id = this.ring[slot]!
+      this.prevPos[slot] = this.lastPos[id]!
+      this.lastPos[id] = k
+    }
   }
 }
