@@ -76,8 +76,9 @@ export class PeriodicRepeatMonitor {
   // Interning without deletes: the table only grows, and is rebuilt from the ring (O(capacity))
   // when it reaches `internLimit` ids. That keeps memory O(window) at O(1) amortized per token,
   // where reference counting paid a Map insert and a Map delete for nearly every token.
-  private idOf = new Map<string, number>()
-  private tokenOf: Array<string> = []
+  private idOf = new Map<string | number, number>()
+  /** Token text (or key, for a monitor fed keys) per id. */
+  private tokenOf: Array<string | number> = []
   private readonly internLimit: number
   private nextId = 0
   // Scratch for distinct counting: a token id is "seen" when its stamp equals the current one.
@@ -124,10 +125,21 @@ export class PeriodicRepeatMonitor {
    * before (so a loop that keeps going trips once); otherwise null.
    */
   push(token: string): RepeatTrip | null {
+    return this.advance(this.acquire(token))
+  }
+
+  /**
+   * `push` for a token given by its key (`tokenKey` / `StreamTokenKeys`): the guard's hot path,
+   * with no token string. A monitor fed keys has no token text, so it cannot `snapshot`.
+   */
+  pushKey(key: number): RepeatTrip | null {
+    return this.advance(this.acquire(key))
+  }
+
+  private advance(id: number): RepeatTrip | null {
     const k = this.seen
     const cap = this.capacity
     const slot = k % cap
-    const id = this.acquire(token)
     const previous = this.lastPos[id]!
     this.prevPos[slot] = previous
     this.lastPos[id] = k
@@ -194,7 +206,11 @@ export class PeriodicRepeatMonitor {
   snapshot(): RepeatMonitorState {
     const count = Math.min(this.seen, this.capacity)
     const recent: Array<string> = []
-    for (let k = this.seen - count; k < this.seen; k++) recent.push(this.tokenOf[this.ring[k % this.capacity]])
+    for (let k = this.seen - count; k < this.seen; k++) {
+      const token = this.tokenOf[this.ring[k % this.capacity]!]
+      if (typeof token !== "string") throw new RangeError("snapshot needs the token text: this monitor was fed keys (pushKey)")
+      recent.push(token)
+    }
     const runs: Array<number> = []
     const runQualifies: Array<boolean> = []
     const lastQualifiedEnd: Array<number | null> = []
@@ -275,7 +291,7 @@ export class PeriodicRepeatMonitor {
     return distinct
   }
 
-  private acquire(token: string): number {
+  private acquire(token: string | number): number {
     let id = this.idOf.get(token)
     if (id === undefined) {
       if (this.nextId >= this.internLimit) this.compact()
@@ -288,8 +304,8 @@ export class PeriodicRepeatMonitor {
 
   /** Re-intern only the tokens the ring still holds, renumbering the ring in place. */
   private compact(): void {
-    const idOf = new Map<string, number>()
-    const tokenOf: Array<string> = []
+    const idOf = new Map<string | number, number>()
+    const tokenOf: Array<string | number> = []
     const held = Math.min(this.seen, this.capacity)
     for (let k = this.seen - held; k < this.seen; k++) {
       const slot = k % this.capacity
