@@ -94,8 +94,9 @@ export class ChunkPeriods {
   private readonly active: Array<number> = []
   private readonly isActive: Uint8Array
   private readonly ready: Array<number> = []
-  /** Masked hash → its newest positions (candidate periods for a new run). */
-  private readonly recent = new Map<number, Array<number>>()
+  /** Masked hash → its newest position, and per slot the previous position of the same hash. */
+  private readonly newest = new Map<number, number>()
+  private readonly prevSame: Float64Array
 
   constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker) {
     this.maxPeriod = Math.max(1, Math.ceil(options.maxBlockChars / minChunkChars))
@@ -104,6 +105,7 @@ export class ChunkPeriods {
     this.masked2 = new Int32Array(this.capacity)
     this.numbersHash = new Int32Array(this.capacity)
     this.forced = new Uint8Array(this.capacity)
+    this.prevSame = new Float64Array(this.capacity)
     this.endChars = new Float64Array(this.capacity)
     this.endTokens = new Float64Array(this.capacity)
     this.endWords = new Float64Array(this.capacity)
@@ -141,7 +143,6 @@ export class ChunkPeriods {
     this.endNumbers[slot] = c.lastNumberEnd
     this.continueRuns(j)
     this.startRuns(j)
-    this.remember(j, c.lastMasked1)
     return this.judgeReady(j, charsSoFar)
   }
 
@@ -189,14 +190,19 @@ export class ChunkPeriods {
     this.block[q] = Block.Unjudged
   }
 
-  /** A run of period q can only start at a recent occurrence of the same hash. */
+  /**
+   * A run of period q can only start at a recent occurrence of the same hash: the newest
+   * RECENT_PER_HASH of them, along the chain of earlier positions. Then j joins the chain.
+   */
   private startRuns(j: number): void {
-    const seen = this.recent.get(this.chunker.lastMasked1)
-    if (seen === undefined) return
-    for (let k = seen.length - 1; k >= 0; k--) {
-      const q = j - seen[k]!
-      if (q > this.maxPeriod) break
-      if (this.isActive[q] === 1 || !this.nearSame(j, seen[k]!)) continue
+    const key = this.chunker.lastMasked1
+    const newest = this.newest.get(key)
+    this.prevSame[j % this.capacity] = newest ?? -1
+    this.newest.set(key, j)
+    let pos = newest ?? -1
+    for (let n = 0; n < RECENT_PER_HASH && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.prevSame[pos % this.capacity]!) {
+      const q = j - pos
+      if (this.isActive[q] === 1 || !this.nearSame(j, pos)) continue
       this.missNewer[q] = -Infinity
       this.missOlder[q] = -Infinity
       this.extend(q, j)
@@ -205,20 +211,9 @@ export class ChunkPeriods {
     }
   }
 
-  private remember(j: number, key: number): void {
-    const seen = this.recent.get(key)
-    if (seen === undefined) this.recent.set(key, [j])
-    else {
-      seen.push(j)
-      if (seen.length > RECENT_PER_HASH) seen.shift()
-    }
-  }
-
+  /** Chunk j leaves the ring: if it was its hash's newest occurrence, the hash is dropped. */
   private forget(j: number, key: number): void {
-    const seen = this.recent.get(key)
-    if (seen === undefined || seen[0] !== j) return
-    seen.shift()
-    if (seen.length === 0) this.recent.delete(key)
+    if (this.newest.get(key) === j) this.newest.delete(key)
   }
 
   private extend(q: number, j: number): void {
@@ -275,6 +270,7 @@ export class ChunkPeriods {
 
   /** After every run is up to date: the smallest period that trips now, if any. */
   private judgeReady(j: number, charsSoFar: number): PeriodHit | null {
+    if (this.active.length === 0) return null
     const need = this.options.copies - 1
     const ready = this.ready
     ready.length = 0

@@ -115,9 +115,30 @@ export class ContentChunker {
   /** Feed a delta, char code by char code. */
   feed(delta: string): void {
     for (let i = 0; i < delta.length && !this.halted; i++) {
-      this.push(delta.charCodeAt(i))
+      const code = delta.charCodeAt(i)
+      // Most characters are letters g–z inside a word with nothing held back: hash them here.
+      const lower = code | 0x20
+      if (lower >= 0x67 && lower <= 0x7a && this.plain && this.inToken) this.letter(lower)
+      else this.push(code)
       this.chars++
     }
+  }
+
+  /** Nothing held back: no pending space, hex letters or number. */
+  private get plain(): boolean {
+    return this.pendingSpace === 0 && this.pendingCount === 0 && !this.inNumber
+  }
+
+  /** `emit` for a letter (not a hex digit) continuing a word: the common case, inlined by hand. */
+  private letter(c: number): void {
+    const before = this.gear
+    const gear = ((before << 1) + GEAR[c]!) | 0
+    this.gear = gear
+    if (this.wordLength++ === 0) this.wordStartGear = before
+    this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
+    const length = ++this.length
+    if (length >= MIN_CHUNK && (gear & CUT_MASK) === 0) this.close(false)
+    else if (length >= MAX_CHUNK) this.close(true)
   }
 
   /** One UTF-16 code unit of the raw text. */
