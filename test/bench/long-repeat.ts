@@ -2,12 +2,16 @@
  * Cost of the long-period rule against SPEC §1's rule on the same loop-free prose (the one
  * repeat-monitor.ts uses): ns per token for each, fed as deltas of 64 characters (SPEC's rule
  * through its tokenizer, the long rule on the raw characters), and the ratio long / short.
+ * Then the whole RepeatGuard (both rules, as the guarded step runs it) on the guarded-step
+ * bench's stream: 120 000 words in 40 000 deltas of ~17 characters, in CPU ns per token.
  *
  *   bun run test/bench/long-repeat.ts
  */
 import { LongRepeatMonitor } from "../../packages/core/src/repeat/long-repeat-monitor.js"
 import { PeriodicRepeatMonitor } from "../../packages/core/src/repeat/periodic-repeat-monitor.js"
+import { RepeatGuard } from "../../packages/core/src/repeat/repeat-guard.js"
 import { StreamTokenizer, tokenize } from "../../packages/core/src/repeat/tokenizer.js"
+import { prose } from "./guarded-step.js"
 import { proseText } from "./repeat-monitor.js"
 
 export interface LongBenchResult {
@@ -15,6 +19,26 @@ export interface LongBenchResult {
   readonly shortNsPerToken: number
   readonly longNsPerToken: number
   readonly ratio: number
+  /** RepeatGuard (both rules) on the guarded-step stream, CPU ns per token. */
+  readonly guardNsPerToken: number
+}
+
+/** Best-of-`rounds` CPU time (user + system) of `run`, in ns: steadier than wall time on a shared machine. */
+const bestCpu = (rounds: number, run: () => void): number => {
+  let min = Infinity
+  for (let r = 0; r < rounds; r++) {
+    const before = process.cpuUsage()
+    run()
+    const used = process.cpuUsage(before)
+    min = Math.min(min, (used.user + used.system) * 1_000)
+  }
+  return min
+}
+
+/** The guarded-step bench's reply, cut as its server cuts it. */
+export const guardedStepDeltas = (words = 120_000, chunks = 40_000): Array<string> => {
+  const text = prose(words)
+  return deltasOf(text, Math.ceil(text.length / chunks))
 }
 
 const deltasOf = (text: string, size: number): Array<string> => {
@@ -52,7 +76,14 @@ export const runLongBench = (words = 40_000): LongBenchResult => {
   best(3, long)
   const shortNs = best(10, short) / tokens
   const longNs = best(10, long) / tokens
-  return { tokens, shortNsPerToken: shortNs, longNsPerToken: longNs, ratio: longNs / shortNs }
+  const stepDeltas = guardedStepDeltas()
+  const guard = () => {
+    const g = new RepeatGuard()
+    for (const d of stepDeltas) if (g.push(d) !== null) throw new Error("the guarded-step stream tripped the guard")
+    g.flush()
+  }
+  const guardNs = bestCpu(10, guard) / 120_000
+  return { tokens, shortNsPerToken: shortNs, longNsPerToken: longNs, ratio: longNs / shortNs, guardNsPerToken: guardNs }
 }
 
 export const main = (): LongBenchResult => {
@@ -61,6 +92,7 @@ export const main = (): LongBenchResult => {
   console.log(`  SPEC §1 (tokenizer + monitor): ${r.shortNsPerToken.toFixed(1)} ns/token`)
   console.log(`  long-period rule:              ${r.longNsPerToken.toFixed(1)} ns/token`)
   console.log(`  ratio long / short: ${r.ratio.toFixed(2)}x`)
+  console.log(`RepeatGuard (both rules) on the guarded-step stream (120,000 words, 40,000 deltas): ${r.guardNsPerToken.toFixed(1)} ns/token CPU`)
   return r
 }
 
