@@ -342,11 +342,13 @@ export class ChunkPeriods {
     const unitRun = q === 1 && this.forced[j % this.capacity] === 1
     if (tokens < RUN_TOKENS && !unitRun && this.sizeOf(this.endChars, q, j) >= this.options.minBlockChars) return Block.RunLine
     const numbers = this.sizeOf(this.endNumbers, q, j)
-    const words = this.distinctWords(q, j, Math.max(this.options.minWords, numbers + 1))
-    if (words < SHORT_MIN_WORDS) return Block.WordPoor
-    this.fewWords[q] = words < this.options.minWords ? 1 : 0
-    this.wordy[q] = words > numbers ? 1 : 0
-    return words >= this.options.minWords && tokens >= this.options.minBlockTokens ? Block.Long : Block.Short
+    const { all, letters } = this.distinctWords(q, j, Math.max(this.options.minWords, numbers + 1))
+    if (all < SHORT_MIN_WORDS) return Block.WordPoor
+    // CJK characters count as words for "is it prose" but not for the long class: a chunk-level
+    // block of CJK text may be several copies of a short sentence, which is SPEC's business.
+    this.fewWords[q] = letters < this.options.minWords ? 1 : 0
+    this.wordy[q] = all > numbers ? 1 : 0
+    return letters >= this.options.minWords && tokens >= this.options.minBlockTokens ? Block.Long : Block.Short
   }
 
   /** Growth of a cumulative ring over the newest q chunks ending at chunk j. */
@@ -355,13 +357,18 @@ export class ChunkPeriods {
     return cumulative[j % this.capacity]! - before
   }
 
-  /** Distinct words of the newest q chunks, counted up to `need`. */
-  private distinctWords(q: number, j: number, need: number): number {
+  /** Distinct words of the newest q chunks (all, and runs of letters only), counted up to `need`. */
+  private distinctWords(q: number, j: number, need: number): { readonly all: number; readonly letters: number } {
     const last = this.endWords[j % this.capacity]!
     const first = Math.max(j - q < 0 ? 0 : this.endWords[(j - q) % this.capacity]!, last - WORD_RING)
-    const seen = new Set<number>()
-    const words = this.chunker.words
-    for (let w = last - 1; w >= first && seen.size < need; w--) seen.add(words[w % WORD_RING]!)
-    return seen.size
+    const all = new Set<number>()
+    const letters = new Set<number>()
+    const { words, wordIsCjk } = this.chunker
+    for (let w = last - 1; w >= first && (all.size < need || letters.size < need); w--) {
+      const word = words[w % WORD_RING]!
+      all.add(word)
+      if (wordIsCjk[w % WORD_RING] === 0) letters.add(word)
+    }
+    return { all: all.size, letters: letters.size }
   }
 }

@@ -75,6 +75,8 @@ export class ContentChunker {
   lastForced = false
 
   readonly words = new Int32Array(WORD_RING)
+  /** The word is one CJK character (a token of its own), not a run of letters. */
+  readonly wordIsCjk = new Uint8Array(WORD_RING)
   readonly numbers = new Float64Array(NUMBER_RING)
   wordCount = 0
   numberCount = 0
@@ -236,7 +238,12 @@ export class ContentChunker {
     this.started = true
     const before = this.gear
     this.gear = ((before << 1) + GEAR[(c ^ (c >>> 8)) & 255]!) | 0
-    if (isLetter(c) || c === ZERO || c === UNDERSCORE) {
+    if (c >= 0x3000 && isCjkCode(c)) {
+      // Each CJK character is a word of its own, as it is a token of its own for SPEC's rule.
+      if (this.wordLength > 0) this.endWord(before)
+      this.wordIsCjk[this.wordCount % WORD_RING] = 1
+      this.words[this.wordCount++ % WORD_RING] = c
+    } else if (isLetter(c) || c === ZERO || c === UNDERSCORE) {
       if (this.wordLength++ === 0) this.wordStartGear = before
       if (c === ZERO) this.wordHasNumber = true
     } else if (this.wordLength > 0) this.endWord(before)
@@ -251,6 +258,7 @@ export class ContentChunker {
     // Identifiers with a number in them (`u0`, `x0`, `step_0`) are codes, not words.
     if (this.wordLength >= 2 && !this.wordHasNumber) {
       const length = this.wordLength
+      this.wordIsCjk[this.wordCount % WORD_RING] = 0
       this.words[this.wordCount++ % WORD_RING] = length >= 32 ? gearAtEnd : (gearAtEnd - (this.wordStartGear << length)) | 0
     }
     this.wordLength = 0

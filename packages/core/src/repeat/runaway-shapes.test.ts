@@ -72,6 +72,14 @@ const SHAPES: ReadonlyArray<Shape> = [
     block: (i) => `Wait, is it \`${["msup", "msub", "msubsup"][Math.floor(rng(i + 100)() * 3)]}\` here? ${paragraph}.\n`,
     within: 6
   },
+  // A CJK paragraph has no spaces to tell one sentence from several copies of a short one
+  // (SPEC's business), so it trips by length: exact over runChars, a counter over shortChars.
+  {
+    name: "a Chinese paragraph with a step counter (within 6 000 characters)",
+    block: (i) => `第${i + 1}步：我再检查一下这个文件的配置，确认解析器返回的嵌套表格行顺序是否正确，然后重新运行格式化测试并比较输出结果。\n`,
+    within: 1_000
+  },
+  { name: "a Chinese paragraph repeated exactly (within 6 000 characters)", block: () => "我再检查一下这个文件的配置，确认解析器返回的嵌套表格行顺序是否正确，然后重新运行格式化测试。\n", within: 1_000 },
   { name: "a 25-token block whose counter changes", block: (i) => `${words(rng(25), 24)} ${i}.\n`, within: 5 },
   { name: "a 1 000-character block whose counter changes", block: (i) => `Pass ${i}. ${prose(77, 60).slice(0, 990)}\n`, within: 5 }
 ]
