@@ -3,8 +3,9 @@
  *
  * Text is normalised on the fly into the *masked* view: whitespace runs become one space (or one
  * newline when they hold a line break), ASCII letters are lowercased, and every number becomes a
- * single `0`. A number is a maximal run of hex characters (`0-9`, `a-f`) holding at least one
- * digit, so decimal counters, hex ids and UUID parts all mask the same way. A chunk ends where a
+ * single `0`. A number is a run of digits, or a run of hex characters (`0-9`, `a-f`) holding a
+ * digit that begins a word (or follows a number), so decimal counters, hex ids and UUID parts all
+ * mask the same way while `sha256` stays `sha0`. A chunk ends where a
  * gear hash of the last few masked characters hits a fixed bit pattern, or at a line break, but
  * never before MIN_CHUNK and always at MAX_CHUNK masked characters. The cut depends only on
  * local content and on the distance from the previous cut, so in a text that repeats a block
@@ -100,6 +101,11 @@ export class ContentChunker {
   private wordStartGear = 0
   private wordLength = 0
   private wordHasNumber = false
+  /**
+   * The word so far has a letter outside a–f: hex letters after it are letters, not the start of
+   * a number (`sha256` masks to `sha0`, `the1` to `the0`); only a hex run at a word's start is held.
+   */
+  private wordPlain = false
   // The number being read: decimal and hex readings (a hex letter decides), and its length.
   private inNumber = false
   private numberHex = false
@@ -120,7 +126,8 @@ export class ContentChunker {
       const code = delta.charCodeAt(i)
       // Most characters are letters g–z inside a word with nothing held back: hash them here.
       const lower = code | 0x20
-      if (lower >= 0x67 && lower <= 0x7a && this.plain && this.inToken) this.letter(lower)
+      const letter = (lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && this.wordPlain)
+      if (letter && this.plain && this.inToken) this.letter(lower)
       else this.push(code)
       this.chars++
     }
@@ -137,6 +144,7 @@ export class ContentChunker {
     const gear = ((before << 1) + GEAR[c]!) | 0
     this.gear = gear
     if (this.wordLength++ === 0) this.wordStartGear = before
+    this.wordPlain = true
     this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
     const length = ++this.length
     if (length >= MIN_CHUNK && (gear & CUT_MASK) === 0) this.close(false)
@@ -161,7 +169,7 @@ export class ContentChunker {
     if (isDigit(lower)) return this.digit(lower)
     if (isHexLetter(lower)) {
       if (this.inNumber) return this.hexLetter(lower)
-      if (this.pendingCount < MAX_PENDING_LETTERS) {
+      if (!this.wordPlain && this.pendingCount < MAX_PENDING_LETTERS) {
         this.pending[this.pendingCount++] = lower
         return
       }
@@ -241,11 +249,13 @@ export class ContentChunker {
     if (c >= 0x3000 && isCjkCode(c)) {
       // Each CJK character is a word of its own, as it is a token of its own for SPEC's rule.
       if (this.wordLength > 0) this.endWord(before)
+      this.wordPlain = false
       this.wordIsCjk[this.wordCount % WORD_RING] = 1
       this.words[this.wordCount++ % WORD_RING] = c
     } else if (isLetter(c) || c === ZERO || c === UNDERSCORE) {
       if (this.wordLength++ === 0) this.wordStartGear = before
       if (c === ZERO) this.wordHasNumber = true
+      else if (c !== UNDERSCORE && !isHexLetter(c)) this.wordPlain = true
     } else if (this.wordLength > 0) this.endWord(before)
     this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
     this.length++
@@ -263,6 +273,7 @@ export class ContentChunker {
     }
     this.wordLength = 0
     this.wordHasNumber = false
+    this.wordPlain = false
   }
 
   private close(forced: boolean): void {
