@@ -28,6 +28,8 @@ export const STABLE_SHARE = 0.75
 export const ENUMERATION_CHARS_FACTOR = 8
 /** A short block needs this many distinct words to count at all with its numbers changing. */
 export const SHORT_MIN_WORDS = 3
+/** Copies a progression must have held before it may survive a break (and the span 2 breaks may share). */
+export const PROGRESSION_SETTLED = 8
 /** Positions kept per chunk hash (a run can start at any chunk of a copy). */
 const RECENT_PER_HASH = 8
 /** A block of fewer tokens is a whitespace-free run: one token that SPEC's rule cannot split. */
@@ -78,6 +80,9 @@ export class ChunkPeriods {
   private readonly stable: Int32Array
   private readonly exactRuns: Int32Array
   private readonly progressRuns: Int32Array
+  /** The two newest progression breaks a progression run survived (chunk indexes). */
+  private readonly breakNewer: Float64Array
+  private readonly breakOlder: Float64Array
   /** The two newest differing chunks a run tolerated (chunk indexes). */
   private readonly missNewer: Float64Array
   private readonly missOlder: Float64Array
@@ -115,6 +120,8 @@ export class ChunkPeriods {
     this.stable = new Int32Array(size)
     this.exactRuns = new Int32Array(size)
     this.progressRuns = new Int32Array(size)
+    this.breakNewer = new Float64Array(size).fill(-Infinity)
+    this.breakOlder = new Float64Array(size).fill(-Infinity)
     this.missNewer = new Float64Array(size)
     this.missOlder = new Float64Array(size)
     this.exactStart = new Float64Array(size)
@@ -205,6 +212,8 @@ export class ChunkPeriods {
       if (this.isActive[q] === 1 || !this.nearSame(j, pos)) continue
       this.missNewer[q] = -Infinity
       this.missOlder[q] = -Infinity
+      this.breakNewer[q] = -Infinity
+      this.breakOlder[q] = -Infinity
       this.extend(q, j)
       this.isActive[q] = 1
       this.active.push(q)
@@ -224,8 +233,23 @@ export class ChunkPeriods {
       this.stable[q]++
       if (this.exactRuns[q]++ === 0) this.exactStart[q] = this.stretchStart(q, j)
     } else this.exactRuns[q] = 0
-    if (!progressing) this.progressRuns[q] = 0
-    else if (this.progressRuns[q]++ === 0) this.progressStart[q] = this.stretchStart(q, j)
+    if (progressing || this.skipsBreak(q, j)) {
+      if (this.progressRuns[q]++ === 0) this.progressStart[q] = this.stretchStart(q, j)
+    } else this.progressRuns[q] = 0
+  }
+
+  /**
+   * A progression that has held for PROGRESSION_SETTLED copies survives a rare break: a clock
+   * rolling over (`12:00:59` → `12:01:00`) breaks the step in two copies, once a minute. At most
+   * 2 breaks in any PROGRESSION_SETTLED copies; an enumeration that restarts every few copies
+   * (`m11 … m14`, `m21 …`) never gets that far.
+   */
+  private skipsBreak(q: number, j: number): boolean {
+    const settled = PROGRESSION_SETTLED * q
+    if (this.progressRuns[q]! < settled || this.breakOlder[q]! > j - settled) return false
+    this.breakOlder[q] = this.breakNewer[q]!
+    this.breakNewer[q] = j
+    return true
   }
 
   /**

@@ -90,6 +90,15 @@ const SHORT_SHAPES: ReadonlyArray<Shape> = [
   { name: '"Step N: check the value again." ×1000', block: (i) => `Step ${i + 17}: check the value again.\n`, within: SHORT_WITHIN },
   { name: '"Attempt N failed, retrying" ×1000', block: (i) => `Attempt ${i + 1} failed, retrying...\n`, within: SHORT_WITHIN },
   { name: "a counter in a short sentence on one line ×1000", block: (i) => `Now checking item ${i * 2} again. `, within: SHORT_WITHIN },
+  {
+    name: "a log line whose clock ticks a second per line, rolling over minutes ×1000",
+    block: (i) => {
+      const t = 12 * 3600 + 40 + i
+      const clock = [Math.floor(t / 3600), Math.floor(t / 60) % 60, t % 60].map((n) => String(n).padStart(2, "0")).join(":")
+      return `[${clock}] connection refused by the server, retrying now\n`
+    },
+    within: SHORT_WITHIN
+  },
   { name: "a retry log line with a growing delay ×1000", block: (i) => `[retry ${i}] connection refused, waiting ${i * 5} ms\n`, within: SHORT_WITHIN }
 ]
 
