@@ -92,7 +92,7 @@ export class ChunkPeriods {
   private readonly block: Uint8Array
   /** Short blocks with fewer than minWords words: an exact repeat of them is not SPEC's. */
   private readonly fewWords: Uint8Array
-  /** The block holds more distinct words than numbers (a table row does not). */
+  /** The block holds more distinct words than numbers, or 4 words per number (a table row does not). */
   private readonly wordy: Uint8Array
   private chunks = 0
   private tokens = 0
@@ -334,7 +334,7 @@ export class ChunkPeriods {
 
   /**
    * The block changed between copies (numbers, or a chunk that differs). Only a block with
-   * more distinct words than numbers counts: a row of a table (code points, byte values,
+   * more distinct words than numbers (or 4 words per number) counts: a row of a table (code points, byte values,
    * versions) is mostly numbers. A long block trips one copy later than an exact one when its
    * numbers follow a progression (a counter) or most of its chunks stay exact; healthy
    * enumerations (SHA1, SHA256, …; p1 … p4) do neither, or stop within 4 copies. A short block
@@ -371,7 +371,9 @@ export class ChunkPeriods {
     // CJK characters count as words for "is it prose" but not for the long class: a chunk-level
     // block of CJK text may be several copies of a short sentence, which is SPEC's business.
     this.fewWords[q] = letters < this.options.minWords ? 1 : 0
-    this.wordy[q] = all > numbers ? 1 : 0
+    // Or, counted with repeats, 4 words per number: a long paragraph with a number on every line
+    // is still mostly words even when it uses few distinct ones (a collation row holds ~2.5).
+    this.wordy[q] = all > numbers || this.sizeOf(this.endWords, q, j) >= 4 * numbers ? 1 : 0
     return letters >= this.options.minWords && tokens >= this.options.minBlockTokens ? Block.Long : Block.Short
   }
 

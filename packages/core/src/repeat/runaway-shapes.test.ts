@@ -80,6 +80,11 @@ const SHAPES: ReadonlyArray<Shape> = [
     within: 1_000
   },
   { name: "a Chinese paragraph repeated exactly (within 6 000 characters)", block: () => "我再检查一下这个文件的配置，确认解析器返回的嵌套表格行顺序是否正确，然后重新运行格式化测试。\n", within: 1_000 },
+  {
+    name: "a 1 000-character block with the copy's number on every line",
+    block: (i) => prose(78, 40).slice(0, 1_000).replace(/((?:\S+ ){8})/g, `$1${i}\n`) + "\n",
+    within: 5
+  },
   { name: "a 25-token block whose counter changes", block: (i) => `${words(rng(25), 24)} ${i}.\n`, within: 5 },
   { name: "a 1 000-character block whose counter changes", block: (i) => `Pass ${i}. ${prose(77, 60).slice(0, 990)}\n`, within: 5 }
 ]
