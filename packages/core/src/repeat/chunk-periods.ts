@@ -17,7 +17,8 @@
  * block, so its size and words are measured once per run (O(q) once per run: O(1) amortized).
  */
 import type { ContentChunker } from "./content-chunker.js"
-import { NUMBER_RING, WORD_RING } from "./content-chunker.js"
+import { WORD_RING } from "./content-chunker.js"
+import { ChunkNumbers } from "./chunk-numbers.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 
 /** Copies beyond `copies` that a long repeat whose numbers change needs (verified on 3 copies at the default). */
@@ -69,13 +70,12 @@ export class ChunkPeriods {
   private readonly capacity: number
   private readonly masked1: Int32Array
   private readonly masked2: Int32Array
-  private readonly numbersHash: Int32Array
+  private readonly numbers: ChunkNumbers
   private readonly forced: Uint8Array
   /** Characters, tokens, words and numbers consumed up to the end of each kept chunk. */
   private readonly endChars: Float64Array
   private readonly endTokens: Float64Array
   private readonly endWords: Float64Array
-  private readonly endNumbers: Float64Array
   private readonly nearRuns: Int32Array
   private readonly stable: Int32Array
   private readonly exactRuns: Int32Array
@@ -108,13 +108,12 @@ export class ChunkPeriods {
     this.capacity = 2 * this.maxPeriod + 3
     this.masked1 = new Int32Array(this.capacity)
     this.masked2 = new Int32Array(this.capacity)
-    this.numbersHash = new Int32Array(this.capacity)
+    this.numbers = new ChunkNumbers(this.capacity, chunker)
     this.forced = new Uint8Array(this.capacity)
     this.prevSame = new Float64Array(this.capacity)
     this.endChars = new Float64Array(this.capacity)
     this.endTokens = new Float64Array(this.capacity)
     this.endWords = new Float64Array(this.capacity)
-    this.endNumbers = new Float64Array(this.capacity)
     const size = this.maxPeriod + 1
     this.nearRuns = new Int32Array(size)
     this.stable = new Int32Array(size)
@@ -142,12 +141,11 @@ export class ChunkPeriods {
     this.tokens += c.lastTokens
     this.masked1[slot] = c.lastMasked1
     this.masked2[slot] = c.lastMasked2
-    this.numbersHash[slot] = c.lastNumbersHash
+    this.numbers.record(j)
     this.forced[slot] = c.lastForced ? 1 : 0
     this.endChars[slot] = charsSoFar
     this.endTokens[slot] = this.tokens
     this.endWords[slot] = c.lastWordEnd
-    this.endNumbers[slot] = c.lastNumberEnd
     this.continueRuns(j)
     this.startRuns(j)
     return this.judgeReady(j, charsSoFar)
@@ -226,7 +224,7 @@ export class ChunkPeriods {
   }
 
   private extend(q: number, j: number): void {
-    const exact = this.numbersHash[j % this.capacity] === this.numbersHash[(j - q) % this.capacity] && this.sameNumbers(j, j - q)
+    const exact = this.numbers.same(j, j - q)
     const progressing = exact || this.progresses(q, j)
     if (this.nearRuns[q]++ === 0) this.nearStart[q] = this.stretchStart(q, j)
     if (exact) {
@@ -259,37 +257,7 @@ export class ChunkPeriods {
    */
   private progresses(q: number, j: number): boolean {
     if (this.nearRuns[q]! < q || j - 2 * q < 0 || !this.nearSame(j, j - 2 * q)) return true
-    const count = this.numberCount(j)
-    const a = this.numberStart(j)
-    const b = this.numberStart(j - q)
-    const c = this.numberStart(j - 2 * q)
-    if (this.chunker.numberCount - c > NUMBER_RING || count !== this.numberCount(j - 2 * q)) return false
-    const v = this.chunker.numbers
-    for (let i = 0; i < count; i++) {
-      const now = v[(a + i) % NUMBER_RING]!
-      const before = v[(b + i) % NUMBER_RING]!
-      if (now - before !== before - v[(c + i) % NUMBER_RING]!) return false
-    }
-    return true
-  }
-
-  private sameNumbers(j: number, back: number): boolean {
-    const count = this.numberCount(j)
-    if (count === 0) return true
-    const a = this.numberStart(j)
-    const b = this.numberStart(back)
-    if (this.chunker.numberCount - b > NUMBER_RING || count !== this.numberCount(back)) return false
-    const v = this.chunker.numbers
-    for (let i = 0; i < count; i++) if (v[(a + i) % NUMBER_RING] !== v[(b + i) % NUMBER_RING]) return false
-    return true
-  }
-
-  private numberStart(j: number): number {
-    return j === 0 ? 0 : this.endNumbers[(j - 1) % this.capacity]!
-  }
-
-  private numberCount(j: number): number {
-    return this.endNumbers[j % this.capacity]! - this.numberStart(j)
+    return this.numbers.progress(q, j)
   }
 
   /** After every run is up to date: the smallest period that trips now, if any. */
@@ -365,7 +333,7 @@ export class ChunkPeriods {
     // One chunk cut at MAX_CHUNK is a run of one short unit (`!!!!…`, `////…`): runChars decides.
     const unitRun = q === 1 && this.forced[j % this.capacity] === 1
     if (tokens < RUN_TOKENS && !unitRun && this.sizeOf(this.endChars, q, j) >= this.options.minBlockChars) return Block.RunLine
-    const numbers = this.sizeOf(this.endNumbers, q, j)
+    const numbers = this.numbers.countIn(q, j)
     const { all, letters } = this.distinctWords(q, j, Math.max(this.options.minWords, numbers + 1))
     if (all < SHORT_MIN_WORDS) return Block.WordPoor
     // CJK characters count as words for "is it prose" but not for the long class: a chunk-level
