@@ -128,7 +128,10 @@ export class ContentChunker {
       const lower = code | 0x20
       const letter = (lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && this.wordPlain)
       if (letter && this.plain && this.inToken) this.letter(lower)
-      else this.push(code)
+      else if (code === SPACE) {
+        this.inToken = false
+        if (this.pendingSpace === 0) this.pendingSpace = 1
+      } else this.push(code)
       this.chars++
     }
   }
