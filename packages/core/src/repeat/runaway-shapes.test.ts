@@ -214,3 +214,19 @@ describe("near repeats that are not loops", () => {
     expect(scanLongRepeat(intro + [0, 1, 2, 3].map(block).join("") + prose(5, 6))).toBeNull()
   })
 })
+
+describe("any input", () => {
+  test("random code units (lone surrogates, controls, CJK, digits) under extreme valid options never throw", () => {
+    const r = rng(77)
+    const units = [0x00, 0x09, 0x0a, 0x20, 0x30, 0x39, 0x41, 0x61, 0x66, 0x7a, 0x85, 0xa0, 0x3000, 0x4e00, 0xd800, 0xdc00, 0xff21, 0xfeff, 0x2028]
+    const settings = [{}, { copies: 2, minBlockChars: 1, maxBlockChars: 1, minWords: 0, runChars: 1, shortChars: 1 }, { maxBlockChars: 100_000 }]
+    for (const options of settings) {
+      const guard = new RepeatGuard({ long: options })
+      for (let n = 0; n < 200; n++) {
+        const text = String.fromCharCode(...Array.from({ length: Math.floor(r() * 400) }, () => (r() < 0.5 ? units[Math.floor(r() * units.length)]! : Math.floor(r() * 0x10000))))
+        expect(() => guard.push(text)).not.toThrow()
+      }
+      expect(() => guard.flush()).not.toThrow()
+    }
+  })
+})
