@@ -42,6 +42,18 @@ export class ChunkNumbers {
     return true
   }
 
+  /** How many values of chunk j differ from chunk back's (Infinity when they cannot be compared). */
+  differing(j: number, back: number): number {
+    const count = this.count(j)
+    if (!this.held(back) || count !== this.count(back)) return Infinity
+    const v = this.chunker.numbers
+    const a = this.start(j)
+    const b = this.start(back)
+    let differ = 0
+    for (let i = 0; i < count; i++) if (v[(a + i) % NUMBER_RING] !== v[(b + i) % NUMBER_RING]) differ++
+    return differ
+  }
+
   /** Each value of chunk j moved from chunk j − q by what it moved from j − 2q to j − q. */
   progress(q: number, j: number): boolean {
     const count = this.count(j)

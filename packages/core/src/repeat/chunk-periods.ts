@@ -88,6 +88,9 @@ export class ChunkPeriods {
   private readonly missOlder: Float64Array
   private readonly exactStart: Float64Array
   private readonly progressStart: Float64Array
+  /** Chunks in a row whose values differ from the copy before in at most one place, and where that began. */
+  private readonly oneFieldRuns: Int32Array
+  private readonly oneFieldStart: Float64Array
   private readonly nearStart: Float64Array
   private readonly block: Uint8Array
   /** Short blocks with fewer than minWords words: an exact repeat of them is not SPEC's. */
@@ -125,6 +128,8 @@ export class ChunkPeriods {
     this.missOlder = new Float64Array(size)
     this.exactStart = new Float64Array(size)
     this.progressStart = new Float64Array(size)
+    this.oneFieldRuns = new Int32Array(size)
+    this.oneFieldStart = new Float64Array(size)
     this.nearStart = new Float64Array(size)
     this.block = new Uint8Array(size)
     this.fewWords = new Uint8Array(size)
@@ -183,6 +188,7 @@ export class ChunkPeriods {
     this.nearRuns[q]++
     this.exactRuns[q] = 0
     this.progressRuns[q] = 0
+    this.oneFieldRuns[q] = 0
     this.missOlder[q] = this.missNewer[q]!
     this.missNewer[q] = j
   }
@@ -192,6 +198,7 @@ export class ChunkPeriods {
     this.stable[q] = 0
     this.exactRuns[q] = 0
     this.progressRuns[q] = 0
+    this.oneFieldRuns[q] = 0
     this.block[q] = Block.Unjudged
   }
 
@@ -234,6 +241,9 @@ export class ChunkPeriods {
     if (progressing || this.skipsBreak(q, j)) {
       if (this.progressRuns[q]++ === 0) this.progressStart[q] = this.stretchStart(q, j)
     } else this.progressRuns[q] = 0
+    if (exact || this.numbers.differing(j, j - q) <= 1) {
+      if (this.oneFieldRuns[q]++ === 0) this.oneFieldStart[q] = this.stretchStart(q, j)
+    } else this.oneFieldRuns[q] = 0
   }
 
   /**
@@ -313,7 +323,10 @@ export class ChunkPeriods {
     if (this.wordy[q] === 0) return false
     if (kind === Block.Short) {
       const stretch = (this.options.copies - 1) * q
-      return this.progressRuns[q]! >= stretch && this.exactRuns[q]! < stretch && charsSoFar - this.progressStart[q]! >= this.options.shortChars
+      if (this.exactRuns[q]! >= stretch) return false
+      if (this.progressRuns[q]! >= stretch && charsSoFar - this.progressStart[q]! >= this.options.shortChars) return true
+      // One value at random per chunk (a request id, a timing) in a line of words: twice as long.
+      return this.oneFieldRuns[q]! >= stretch && charsSoFar - this.oneFieldStart[q]! >= 2 * this.options.shortChars
     }
     if (kind !== Block.Long) return false
     // The cuts fall into step only some chunks into the loop (where the first copy ends on a

@@ -177,6 +177,28 @@ describe("runaway shapes: the way the stream is cut does not change the verdict"
   })
 })
 
+describe("short lines with one value at random", () => {
+  test("a request id or a timing that changes at random: caught once the lines cover 2 × shortChars", () => {
+    const r = rng(31)
+    const limit = 2 * DEFAULT_LONG_REPEAT_OPTIONS.shortChars
+    for (const block of [
+      () => `INFO request handled in ${Math.floor(r() * 900)}ms for the dashboard endpoint of the admin service\n`,
+      () => `Request ${hex(r, 8)} failed, retrying the upload now.\n`
+    ]) {
+      const copies = Array.from({ length: 1_000 }, block)
+      const trip = scanLongRepeat(intro + copies.join(""))
+      expect(trip).not.toBeNull()
+      expect(trip!.char - intro.length).toBeLessThan(limit + 2 * copies[0]!.length)
+    }
+  })
+
+  test("rows with several values at random (a data table) do not trip", () => {
+    const r = rng(32)
+    const rows = Array.from({ length: 600 }, () => `collating-element <U${hex(r, 4)}_${hex(r, 4)}> from "<U${hex(r, 4)}>" % reordered syllable\n`)
+    expect(scanLongRepeat(rows.join(""))).toBeNull()
+  })
+})
+
 describe("near repeats that are not loops", () => {
   test("an enumeration of near-identical declarations (SHA1 … SHA512, m11 … m44) does not trip", () => {
     const sha = (n: number) => `  class SHA${n} extends CryptoHasher<SHA${n}> {\n    /** The number of bytes the hash produces. */\n    static readonly byteLength: ${n / 8};\n  }\n`
