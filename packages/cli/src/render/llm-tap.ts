@@ -9,9 +9,16 @@ import { LLM, type LlmShape } from "@loopguard/effect"
 import { FallbackLLM } from "@loopguard/effect/llm"
 import { Context, Effect, Layer, Option, Stream } from "effect"
 
+/** A plain loop per chunk of parts: an Effect per part (`Stream.tap`) cost more than the renderer's work. */
 const tapShape = (inner: LlmShape, onPart: (part: StreamPart) => void): LlmShape => ({
   ...inner,
-  stream: (request) => inner.stream(request).pipe(Stream.tap((part) => Effect.sync(() => onPart(part))))
+  stream: (request) =>
+    inner.stream(request).pipe(
+      Stream.mapArray((parts) => {
+        for (const part of parts) onPart(part)
+        return parts
+      })
+    )
 })
 
 export const tapLlm = (llm: Layer.Layer<LLM>, onPart: (part: StreamPart) => void): Layer.Layer<LLM> =>
