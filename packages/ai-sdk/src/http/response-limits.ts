@@ -28,21 +28,6 @@ const LF = 10
 const CR = 13
 
 /**
- * Bytes of `chunk[from, to)` that count toward an event: every byte but CR. `nextCr` is the first
- * CR at or after `from` (-1: none left in the chunk), so the chunk is searched for CRs once, not
- * once per line.
- */
-const countEventBytes = (chunk: Uint8Array, from: number, to: number, nextCr: number): { readonly bytes: number; readonly nextCr: number } => {
-  let bytes = to - from
-  let cr = nextCr
-  while (cr !== -1 && cr < to) {
-    bytes--
-    cr = chunk.indexOf(CR, cr + 1)
-  }
-  return { bytes, nextCr: cr }
-}
-
-/**
  * Counts bytes; fails past the total cap, and past the event cap since the last blank line. Lines
  * are found with `indexOf` (native) rather than a loop over every byte: a long reply is megabytes
  * of SSE, and the byte loop cost more than the rest of the transport.
@@ -53,15 +38,17 @@ export const limitEventStream = (limits: ResponseLimits, events: boolean): Trans
   let lineEmpty = true
   const countEvents = (chunk: Uint8Array) => {
     let from = 0
+    // The next CR at or after `from` (-1: none left): the chunk is searched for CRs once, not per line.
     let nextCr = chunk.indexOf(CR)
     while (from < chunk.length) {
       const lf = chunk.indexOf(LF, from)
       const to = lf === -1 ? chunk.length : lf
-      const counted = countEventBytes(chunk, from, to, nextCr)
-      nextCr = counted.nextCr
-      if (counted.bytes > 0) {
+      // Every byte of the line counts toward the event except CR.
+      let bytes = to - from
+      for (; nextCr !== -1 && nextCr < to; nextCr = chunk.indexOf(CR, nextCr + 1)) bytes--
+      if (bytes > 0) {
         lineEmpty = false
-        eventBytes += counted.bytes
+        eventBytes += bytes
         if (eventBytes > limits.maxEventBytes) {
           throw new ProtocolError(`one server-sent event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
         }
