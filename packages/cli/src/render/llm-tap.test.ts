@@ -20,7 +20,7 @@ describe("tapLlm", () => {
   test("the renderer sees every part once, in order, across chunks; the loop gets the same parts", async () => {
     const chunks = [[text("a"), text("b")], [text("c")], [{ type: "finish", finish: "stop" } as StreamPart]]
     const seen: Array<StreamPart> = []
-    const layer = tapLlm(Layer.succeed(LLM, LLM.of(modelOf("main", chunks))), (p) => void seen.push(p))
+    const layer = tapLlm(Layer.succeed(LLM, LLM.of(modelOf("main", chunks))), (ps) => void seen.push(...ps))
     const got = await Effect.runPromise(Effect.gen(function* () {
       const llm = yield* LLM
       return yield* Stream.runCollect(llm.stream(request))
@@ -33,12 +33,15 @@ describe("tapLlm", () => {
     const seen: Array<string> = []
     const layer = tapLlm(
       Layer.merge(Layer.succeed(LLM, LLM.of(modelOf("main", [[text("m")]]))), Layer.succeed(FallbackLLM, FallbackLLM.of(modelOf("fallback", [[text("f")]])))),
-      (p) => void seen.push(p.type === "text-delta" ? p.text : p.type)
+      (ps) => void seen.push(...ps.map((p) => (p.type === "text-delta" ? p.text : p.type)))
     )
     await Effect.runPromise(Effect.gen(function* () {
       const llm = yield* FallbackLLM
       yield* Stream.runDrain(llm.stream(request))
-    }).pipe(Effect.provide(layer)))
+    }).pipe(
+      // tapLlm's type names only LLM; the fallback it passes on (tapped) is what is tested here.
+      Effect.provide(layer as Layer.Layer<LLM | FallbackLLM>)
+    ))
     expect(seen).toEqual(["f"])
   })
 })
