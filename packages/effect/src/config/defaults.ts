@@ -10,7 +10,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     threshold: 20,
     minBlock: 4,
     minDistinct: 3,
-    long: { enabled: true, copies: 4, minBlockTokens: 20, minBlockChars: 64, maxBlockChars: 8_000, minWords: 4, runChars: 1_024 }
+    long: { enabled: true, copies: 4, minBlockTokens: 20, minBlockChars: 64, maxBlockChars: 8_000, minWords: 4, runChars: 1_024, shortChars: 4_096 }
   },
   stream: { chunkTimeoutMs: 480_000, progressIntervalMs: 100, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024 },
   loop: {
@@ -34,8 +34,10 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   text_loop: { enabled: true, bufferSize: 5, repeats: 3, keyChars: 200 },
   repeated_action: { enabled: true, repeats: 3, remindAt: 5, stopAt: 8 },
   action_cycle: { enabled: true, maxPeriod: 20, replays: 4 },
-  repeated_observation: { enabled: true, repeats: 5, failedRepeats: 3 },
+  repeated_observation: { enabled: true, repeats: 5, failedRepeats: 3, window: 10, windowRepeats: 7 },
   repeated_failure: { enabled: true, repeats: 3, lookback: 20 },
+  varied_retry: { enabled: true, repeats: 4, window: 15 },
+  failure_streak: { enabled: true, steps: 8 },
   replayed_sequence: { enabled: true, minLength: 6, lookback: 60 },
   no_progress_spin: { enabled: true, window: 10, minRepeats: 6 },
   doom_loop: { enabled: true, repeats: 3 },

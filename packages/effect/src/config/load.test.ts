@@ -1,8 +1,23 @@
 import { describe, expect, test } from "bun:test"
+import { Schema } from "effect"
 import { DEFAULT_CONFIG } from "./defaults.js"
 import { envVariables, loadConfig } from "./load.js"
+import { LoopguardConfigSchema } from "./schema.js"
 
 describe("loadConfig", () => {
+  test("the defaults decode to themselves: loading with nothing set skips the decode and gives the same config", () => {
+    const decoded = Schema.decodeUnknownSync(LoopguardConfigSchema)(structuredClone(DEFAULT_CONFIG), { errors: "all", onExcessProperty: "error" })
+    expect(decoded).toEqual(DEFAULT_CONFIG)
+    for (const input of [{}, { env: {} }, { file: { path: "loopguard.json", text: "{}" } }, { overrides: [] }]) {
+      const r = loadConfig(input)
+      expect(r).toEqual({ _tag: "ok", config: decoded })
+      // A fresh object each time: a caller that changes its copy cannot change the defaults.
+      if (r._tag === "ok") expect(r.config).not.toBe(DEFAULT_CONFIG)
+    }
+    // Anything set still goes through the schema.
+    expect(loadConfig({ env: { LOOPGUARD_REPEAT_WINDOW: "-5" } })._tag).toBe("error")
+  })
+
   test("with no input the loaded config carries SPEC.md's defaults (written out here, not read from DEFAULT_CONFIG)", () => {
     const r = loadConfig({})
     expect(r._tag).toBe("ok")
@@ -62,6 +77,25 @@ describe("loadConfig", () => {
     const r = loadConfig({ file: { path: "lg.json", text: `{\n  "repeat": {\n    "window": -3\n  }\n}` } })
     expect(r._tag).toBe("error")
     if (r._tag === "error") expect(r.errors.join("\n")).toContain("config field repeat.window (from lg.json:3)")
+  })
+
+  test("other-harness loop knobs: varied retry, failure streak and the observation window from env; impossible ones are named", () => {
+    const ok = loadConfig({ env: { LOOPGUARD_VARIED_RETRY_REPEATS: "5", LOOPGUARD_FAILURE_STREAK_STEPS: "10", LOOPGUARD_REPEATED_OBSERVATION_WINDOW: "0" } })
+    expect(ok._tag).toBe("ok")
+    if (ok._tag === "ok") {
+      expect(ok.config.varied_retry).toEqual({ enabled: true, repeats: 5, window: 15 })
+      expect(ok.config.failure_streak.steps).toBe(10)
+      expect(ok.config.repeated_observation.window).toBe(0)
+    }
+    const bad = loadConfig({ env: { LOOPGUARD_VARIED_RETRY_REPEATS: "20" } })
+    expect(bad._tag).toBe("error")
+    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("varied_retry.repeats: 20 is above window (15)")
+    const badWindow = loadConfig({ file: { path: "lg.json", text: `{ "repeated_observation": { "windowRepeats": 12 } }` } })
+    expect(badWindow._tag).toBe("error")
+    if (badWindow._tag === "error") expect(badWindow.errors.join("\n")).toContain("repeated_observation.windowRepeats")
+    const badSteps = loadConfig({ env: { LOOPGUARD_FAILURE_STREAK_STEPS: "1" } })
+    expect(badSteps._tag).toBe("error")
+    if (badSteps._tag === "error") expect(badSteps.errors.join("\n")).toContain("LOOPGUARD_FAILURE_STREAK_STEPS")
   })
 
   test("loop knobs: the long rule and the ladder come from env; a ladder that does not climb is named", () => {

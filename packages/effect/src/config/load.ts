@@ -155,6 +155,13 @@ export const loadConfig = (input: ConfigInput): ConfigResult => {
     sources.set(o.path, { kind: "flag", name: o.flag })
   }
 
+  // Nothing set anywhere: the defaults, which decode to themselves (load.test.ts checks it). The
+  // schema's first decode is ~5–10 ms of every start-up of the CLI, for a value known valid.
+  if (sources.size === 0 && errors.length === 0) {
+    const defaults = merged as unknown as LoopguardConfig
+    const crossField = crossFieldErrors(defaults)
+    return crossField.length > 0 ? { _tag: "error", errors: crossField } : { _tag: "ok", config: defaults }
+  }
   const decoded = Schema.decodeUnknownExit(LoopguardConfigSchema)(merged, { errors: "all", onExcessProperty: "error" })
   if (decoded._tag === "Failure") {
     const message = String(decoded.cause).length > 0 ? schemaMessage(decoded.cause) : "invalid config"
@@ -282,6 +289,13 @@ const crossFieldErrors = (config: LoopguardConfig): Array<string> => {
   }
   if (config.no_progress_spin.minRepeats > config.no_progress_spin.window) {
     errors.push(`config field no_progress_spin.minRepeats: ${config.no_progress_spin.minRepeats} is above window (${config.no_progress_spin.window}); it could never fire`)
+  }
+  const o = config.repeated_observation
+  if (o.window > 0 && o.windowRepeats > o.window) {
+    errors.push(`config field repeated_observation.windowRepeats: ${o.windowRepeats} is above window (${o.window}); it could never fire`)
+  }
+  if (config.varied_retry.repeats > config.varied_retry.window) {
+    errors.push(`config field varied_retry.repeats: ${config.varied_retry.repeats} is above window (${config.varied_retry.window}); it could never fire`)
   }
   if (r.long.minBlockChars > r.long.maxBlockChars) {
     errors.push(`config field repeat.long.minBlockChars: ${r.long.minBlockChars} is above repeat.long.maxBlockChars (${r.long.maxBlockChars})`)
