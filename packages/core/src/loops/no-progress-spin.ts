@@ -33,12 +33,19 @@ const outputKey = (r: StepRecord): string => `${r.tool}\u0000${r.observation}`
  */
 export class SpinPrefix {
   private held: Array<StepRecord> = []
+  private heldVersion: number | undefined
   private readonly actionSet = new Set<string>()
   private readonly outputSet = new Set<string>()
 
-  seen(records: ReadonlyArray<StepRecord>, end: number): { readonly actions: ReadonlySet<string>; readonly outputs: ReadonlySet<string> } {
+  /**
+   * `version`: the records' `StepRecordLog.version`, which changes whenever a record went away or
+   * was replaced; while it stays the same the held prefix is known to be intact and is not compared.
+   */
+  seen(records: ReadonlyArray<StepRecord>, end: number, version?: number): { readonly actions: ReadonlySet<string>; readonly outputs: ReadonlySet<string> } {
     let same = this.held.length <= end
-    for (let i = 0; same && i < this.held.length; i++) same = this.held[i] === records[i]
+    const trusted = version !== undefined && version === this.heldVersion
+    for (let i = 0; same && !trusted && i < this.held.length; i++) same = this.held[i] === records[i]
+    this.heldVersion = version
     if (!same) {
       this.held = []
       this.actionSet.clear()
@@ -54,17 +61,18 @@ export class SpinPrefix {
   }
 }
 
-/** A spin over the newest `window` records, or null. Pass the same `prefix` on every step of a run. */
+/** A spin over the newest `window` records, or null. Pass the same `prefix` (and the log's `version`, when the records come from a `StepRecordLog`) on every step of a run. */
 export const noProgressSpin = (
   records: ReadonlyArray<StepRecord>,
   opts: NoProgressSpinOptions = DEFAULT_NO_PROGRESS_SPIN,
-  prefix: SpinPrefix = new SpinPrefix()
+  prefix: SpinPrefix = new SpinPrefix(),
+  version?: number
 ): NoProgressSpin | null => {
   const n = records.length
   if (n < opts.window) return null
   const start = n - opts.window
   for (let i = start; i < n; i++) if (records[i]!.changed) return null
-  const before = prefix.seen(records, start)
+  const before = prefix.seen(records, start, version)
   // Seen in the window itself: kept apart so the carried sets only ever hold the prefix.
   const actions = new Set<string>()
   const outputs = new Set<string>()

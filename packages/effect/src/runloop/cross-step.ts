@@ -9,6 +9,7 @@ import { reminderText, type AgentRole } from "@loopguard/core/classify"
 import {
   detectStreak,
   TextLoopDetector,
+  type StepRecordLog,
   TEXT_LOOP_MILD_PROMPT,
   TEXT_LOOP_STRONG_PROMPT
 } from "@loopguard/core/loops"
@@ -95,7 +96,9 @@ export class CrossStepDetectors {
     messages: ReadonlyArray<Message>,
     reply: AssistantMessage,
     step: number,
-    ctx: { readonly final: boolean; readonly costUsd: number | null; readonly toolsPaused?: boolean; readonly compacted?: boolean }
+    ctx: { readonly final: boolean; readonly costUsd: number | null; readonly toolsPaused?: boolean; readonly compacted?: boolean },
+    /** The step records of `messages`, kept one step at a time by the caller; made from `messages` when absent. */
+    records?: StepRecordLog
   ): AfterStep {
     const config = this.config
     const incidents: Array<Incident> = []
@@ -129,7 +132,7 @@ export class CrossStepDetectors {
     }
 
     // Repeated action, cycles, observations, replays, spins: one escalation ladder (loop-episodes.ts).
-    const loops = this.loops.afterStep(messages, step)
+    const loops = this.loops.afterStep(messages, step, records)
     incidents.push(...loops.incidents)
     this.note = loops.note
     if (loops.remind !== null) reminders.push({ kind: "loop-remind", text: loops.remind })
