@@ -166,9 +166,9 @@ export class HistoryView {
     return this.current().messages
   }
 
-  /** The request view's messages as request messages, a fresh array the caller may extend. */
-  requestMessages(): Array<RequestMessage> {
-    return this.current().requests.slice()
+  /** The request view's messages as request messages followed by `extra`, in a fresh array (one copy of the pointers). */
+  requestMessages(extra: ReadonlyArray<RequestMessage> = []): Array<RequestMessage> {
+    return this.current().requests.concat(extra)
   }
 
   /** Replies left out by persisted crops. */

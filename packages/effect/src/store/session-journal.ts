@@ -28,21 +28,20 @@ export interface SessionChanges {
 
 let journals = 0
 
-/** Searched from the newest: the message being replaced is nearly always the last one. */
-const lastIndexOfId = (messages: ReadonlyArray<Message>, id: string): number => {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i
-  return -1
-}
-
 /** A session's messages plus the place each write touched (append-only in spirit: replacements keep their place). */
 export class SessionJournal {
   readonly id = ++journals
-  private readonly list: Array<Message>
+  private readonly list: Array<Message> = []
   /** The place each write touched, oldest first: one small number per write. */
   private readonly touched: Array<number> = []
+  /** The newest place of each id: a write finds its message without a walk over the session. */
+  private readonly place = new Map<string, number>()
 
   constructor(messages: ReadonlyArray<Message> = []) {
-    this.list = [...messages]
+    for (const m of messages) {
+      this.place.set(m.id, this.list.length)
+      this.list.push(m)
+    }
   }
 
   /** The messages now; read-only, and only valid until the next write. */
@@ -52,27 +51,24 @@ export class SessionJournal {
 
   append(message: Message): void {
     this.touched.push(this.list.length)
+    this.place.set(message.id, this.list.length)
     this.list.push(message)
   }
 
   /** Replaces the message with this id (the newest such), or appends it when there is none. */
   put(message: Message): void {
-    const i = lastIndexOfId(this.list, message.id)
-    if (i < 0) return this.append(message)
+    const i = this.place.get(message.id)
+    if (i === undefined) return this.append(message)
     this.list[i] = message
     this.touched.push(i)
   }
 
   /** Replaces the message with this id by `f` of it; nothing when there is none. */
   modify(id: string, f: (m: Message) => Message): void {
-    const i = lastIndexOfId(this.list, id)
-    if (i < 0) return
+    const i = this.place.get(id)
+    if (i === undefined) return
     this.list[i] = f(this.list[i]!)
     this.touched.push(i)
-  }
-
-  has(id: string): boolean {
-    return lastIndexOfId(this.list, id) >= 0
   }
 
   /** What changed since `cursor`: only the touched places, unless the cursor is not this journal's. */

@@ -26,8 +26,7 @@ export const ephemeralNotes = (ctx: RunContext, cap: StepCap): Array<string> => 
 export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap, notes: ReadonlyArray<string>): Effect.Effect<LlmRequest, SessionStoreError> =>
   Effect.gen(function* () {
     yield* ctx.history.refresh
-    const messages: Array<RequestMessage> = ctx.history.requestMessages()
-    for (const note of ctx.shadow ? [] : notes) messages.push({ role: "user", text: note })
+    const messages = ctx.history.requestMessages((ctx.shadow ? [] : notes).map((text): RequestMessage => ({ role: "user", text })))
     return {
       ...(ctx.input.system !== undefined ? { system: ctx.input.system } : {}),
       messages,
