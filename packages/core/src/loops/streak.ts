@@ -41,11 +41,13 @@ export interface StreakDetection {
  */
 export const detectStreak = (
   messages: ReadonlyArray<Message>,
-  opts: LoopStreakOptions = DEFAULT_LOOP_STREAK
+  opts: LoopStreakOptions = DEFAULT_LOOP_STREAK,
+  /** `persistedCrops(messages)` when the caller keeps it step by step (then a session without crops is never walked whole). */
+  crops: ReadonlyArray<CropMarker> = persistedCrops(messages)
 ): StreakDetection | null => {
   if (!opts.enabled || opts.triggerCount < 2) return null
   const maxSpan = Math.max(opts.maxSpan, opts.triggerCount)
-  const view = dropCropped(messages, persistedCrops(messages)).kept
+  const view = dropCropped(messages, crops).kept
 
   let newestReply = -1
   let newestUser = -1

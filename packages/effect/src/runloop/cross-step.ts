@@ -8,6 +8,7 @@ import { initBreaker, recordToolResult } from "@loopguard/core/caps"
 import { reminderText, type AgentRole } from "@loopguard/core/classify"
 import {
   detectStreak,
+  persistedCrops,
   TextLoopDetector,
   type StepRecordLog,
   TEXT_LOOP_MILD_PROMPT,
@@ -44,6 +45,14 @@ export interface AfterStep {
   readonly pause: Readonly<Record<string, unknown>> | null
   /** The error-storm breaker's rung when it tripped below hand-back (hand-back is `exit`). */
   readonly breakerTrip?: "degrade" | "reroute"
+}
+
+/** What a caller keeps of the session step by step, so the detectors need not walk it whole. */
+export interface KeptHistory {
+  /** The step records of the messages. */
+  readonly records: StepRecordLog
+  /** Every crop marker persisted on the messages (`persistedCrops`). */
+  readonly crops: ReadonlyArray<CropMarker>
 }
 
 const TEXT_LOOP_PREFIXES = ["let me ", "i'll ", "i will ", "let's "]
@@ -97,8 +106,8 @@ export class CrossStepDetectors {
     reply: AssistantMessage,
     step: number,
     ctx: { readonly final: boolean; readonly costUsd: number | null; readonly toolsPaused?: boolean; readonly compacted?: boolean },
-    /** The step records of `messages`, kept one step at a time by the caller; made from `messages` when absent. */
-    records?: StepRecordLog
+    /** What the caller keeps of `messages` step by step (the RunLoop's history view); made from `messages` when absent. */
+    kept?: KeptHistory
   ): AfterStep {
     const config = this.config
     const incidents: Array<Incident> = []
@@ -113,12 +122,14 @@ export class CrossStepDetectors {
     this.croppedForThisStep = false
     if (config.loop_streak_recovery.enabled || this.shadow) {
       // Shadow mode stores nothing, so its would-be crops live here and only steer detection.
-      const seen = this.shadow ? withCrops(messages, this.shadowCrops) : messages
-      const streak = detectStreak(seen, {
-        enabled: true,
-        triggerCount: config.loop_streak_recovery.trigger_count,
-        maxSpan: config.loop_streak_recovery.max_span
-      })
+      // Markers are applied all at once, so the would-be ones can simply follow the stored ones.
+      const stored = kept?.crops ?? persistedCrops(messages)
+      const crops = this.shadowCrops.length === 0 ? stored : [...stored, ...this.shadowCrops.map((c) => c.crop)]
+      const streak = detectStreak(
+        messages,
+        { enabled: true, triggerCount: config.loop_streak_recovery.trigger_count, maxSpan: config.loop_streak_recovery.max_span },
+        crops
+      )
       if (streak) {
         this.croppedForThisStep = true
         incidents.push({ step, detector: "streak-crop", action: this.shadow ? "detect" : "crop", detail: { ...streak.marker, replies: streak.replyIds.length } })
@@ -132,7 +143,7 @@ export class CrossStepDetectors {
     }
 
     // Repeated action, cycles, observations, replays, spins: one escalation ladder (loop-episodes.ts).
-    const loops = this.loops.afterStep(messages, step, records)
+    const loops = this.loops.afterStep(messages, step, kept?.records)
     incidents.push(...loops.incidents)
     this.note = loops.note
     if (loops.remind !== null) reminders.push({ kind: "loop-remind", text: loops.remind })
@@ -192,11 +203,3 @@ export class CrossStepDetectors {
     return { incidents, crop, reminders, exit, pause, ...(breakerTrip !== undefined ? { breakerTrip } : {}) }
   }
 }
-
-const withCrops = (messages: ReadonlyArray<Message>, crops: ReadonlyArray<{ on: string; crop: CropMarker }>) =>
-  crops.length === 0
-    ? messages
-    : messages.map((m) => {
-        const mine = crops.filter((c) => c.on === m.id).map((c) => c.crop)
-        return m.role === "user" && mine.length > 0 ? { ...m, crops: [...(m.crops ?? []), ...mine] } : m
-      })

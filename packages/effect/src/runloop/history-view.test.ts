@@ -2,10 +2,10 @@
  * The incremental history view against the whole-history functions it replaces: after every write
  * of a generated session (replies written ahead and rewritten, reminders, exclusions of the newest
  * and of older replies, reasoning-loop crops, compactions), the view's request messages, cropped
- * ids, token estimate and step records equal what `requestView`, `requestTokens` and
+ * ids, token estimate, step records and crop markers equal what `requestView`, `requestTokens` and
  * `stepRecords` give on the whole stored history. Sized to run well under a second.
  */
-import { replyKey, stepRecords } from "@loopguard/core/loops"
+import { persistedCrops, replyKey, stepRecords } from "@loopguard/core/loops"
 import type { AssistantMessage, Message } from "@loopguard/core/model"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
@@ -90,6 +90,7 @@ const expectSame = (view: HistoryView, all: ReadonlyArray<Message>, enforce: boo
   expect(request(view)).toEqual(built)
   expect(view.estimateTokens(built, [{ role: "user", text: "a note" }])).toBe(requestTokens(built))
   expect(view.records.records).toEqual(stepRecords(all))
+  expect(view.crops).toEqual(persistedCrops(all))
 }
 
 /** A store that cannot say what changed: the view reads it whole every time. */

@@ -8,8 +8,8 @@
  * The views equal what `requestView` / `stepRecords` give on the whole history (history-view.test.ts).
  */
 import { isCompaction, tallyChars, tokensOfTally, type CharTally } from "@loopguard/core/context"
-import { StepRecordLog } from "@loopguard/core/loops"
-import { isAssistant, isUser, type Message } from "@loopguard/core/model"
+import { persistedCrops, StepRecordLog } from "@loopguard/core/loops"
+import { isAssistant, isUser, type CropMarker, type Message } from "@loopguard/core/model"
 import { Effect } from "effect"
 import { toRequestMessages } from "../compaction/Compactor.js"
 import type { LlmRequest, RequestMessage } from "../llm/LLM.js"
@@ -62,6 +62,7 @@ export class HistoryView {
   private view: ViewState | null = null
   /** The loop detectors' step records, kept in step with `messages`. */
   readonly records = new StepRecordLog()
+  private cropList: Array<CropMarker> = []
   /** Rebuilds of the request view so far (for tests: appends must not rebuild). */
   rebuilds = 0
 
@@ -74,6 +75,11 @@ export class HistoryView {
   /** The stored messages as of the last refresh; read-only, valid until the next refresh. */
   get messages(): ReadonlyArray<Message> {
     return this.all
+  }
+
+  /** Every crop marker persisted on the messages, oldest first (`persistedCrops(messages)`). */
+  get crops(): ReadonlyArray<CropMarker> {
+    return this.cropList
   }
 
   /** Catches up with the store. */
@@ -99,6 +105,7 @@ export class HistoryView {
       for (const c of changed) this.all[c.index] = c.message
       this.all.length = changes.length
       this.records.reset(this.all)
+      this.cropList = [...persistedCrops(this.all)]
       this.view = null
       return
     }
@@ -110,6 +117,7 @@ export class HistoryView {
   private retractNewest(): boolean {
     const old = this.all[this.all.length - 1]!
     this.records.popIf(old)
+    if (isUser(old) && (old.crops?.length ?? 0) > 0) this.cropList.length -= old.crops!.length
     const v = this.view
     if (v === null) return true
     // A view that is not appendable may depend on any message, hidden ones included (a crop's end).
@@ -132,6 +140,7 @@ export class HistoryView {
   private add(m: Message): void {
     this.all.push(m)
     this.records.push(m)
+    if (isUser(m) && m.crops !== undefined) this.cropList.push(...m.crops)
     const v = this.view
     if (v === null) return
     if (!v.appendable || reshapes(m)) {

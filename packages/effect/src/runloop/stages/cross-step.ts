@@ -25,7 +25,7 @@ export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMe
         toolsPaused: ctx.toolsPausedThisStep,
         compacted: ctx.compactedSinceLastStep
       },
-      ctx.history.records
+      ctx.history
     )
     ctx.compactedSinceLastStep = false
     for (const i of after.incidents) yield* recordIncident(s, ctx, i)
