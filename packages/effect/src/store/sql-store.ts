@@ -209,6 +209,11 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
         Effect.repeat(Schedule.spaced(Duration.millis(Math.max(50, Math.floor(options.leaseMs / 3)))))
       )
     )
-    yield* Effect.addFinalizer(() => Effect.forEach([...held], (id) => releaseLease(sql, owner, id).pipe(Effect.ignore), { discard: true }))
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach([...held], (id) => releaseLease(sql, owner, id).pipe(Effect.ignore), { discard: true }).pipe(
+        // A closed store holds no session: whatever still references it must not keep the mirrors alive.
+        Effect.andThen(Effect.sync(() => mirrors.clear()))
+      )
+    )
     return store
   })
