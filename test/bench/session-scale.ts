@@ -112,9 +112,10 @@ export const runSession = async (steps: number, marks: ReadonlyArray<number>, st
 
 const flag = (name: string): string | undefined => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3)
 
-export const main = async (isQuick = quick(), store: StoreKind = (flag("store") as StoreKind | undefined) ?? "memory") => {
+export const main = async (isQuick = quick(), store: StoreKind = (flag("store") as StoreKind | undefined) ?? "memory", lastStep?: number) => {
   if (store !== "memory" && store !== "sqlite") throw new Error(`--store must be memory or sqlite, not ${String(store)}`)
-  const last = Number(flag("steps") ?? (isQuick ? 3_000 : 10_000))
+  const last = lastStep ?? Number(flag("steps") ?? (isQuick ? 3_000 : 10_000))
+  if (!Number.isInteger(last) || last < 100) throw new Error(`--steps must be a whole number of at least 100, not ${flag("steps")}`)
   const marks = [100, 1_000, last].filter((m, i, all) => m <= last && all.indexOf(m) === i)
   const steps = last + 1
   // A short session first, so the JIT has compiled the loop before the first mark is measured.
