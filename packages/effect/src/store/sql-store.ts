@@ -58,21 +58,25 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
     /**
      * The sessions this process holds the write lease of, mirrored in memory: nobody else may
      * write them meanwhile, so `changes` answers from the mirror and a step's reads do not grow
-     * with the session. Each committed write is applied to the mirror as the row reads back
-     * (decoded from the same JSON); a failed write drops the mirror, and the next read reloads it.
+     * with the session. A committed write is applied to the mirror as the row reads back (its
+     * JSON decoded with the same Schema); a write that does not say how (`mirrored`), or that
+     * failed, drops the mirror, and the next read reloads it from the rows.
      */
     const mirrors = new Map<string, SessionJournal>()
-    const mirror = (sessionId: string, body: string, apply: (journal: SessionJournal, message: Message) => void) =>
-      Effect.sync(() => {
-        const journal = mirrors.get(sessionId)
-        if (journal === undefined) return
-        const parsed = parseMessageBody(body)
-        if (parsed.ok) apply(journal, parsed.message)
-        else mirrors.delete(sessionId)
-      })
+    /** `apply` of the stored body to a mirror; false when the body does not read back. */
+    const storedInto = (journal: SessionJournal, body: string, apply: (journal: SessionJournal, message: Message) => void): boolean => {
+      const parsed = parseMessageBody(body)
+      if (parsed.ok) apply(journal, parsed.message)
+      return parsed.ok
+    }
 
     /** One transaction: claim the lease, then `body`; any failure rolls the whole write back. */
-    const write = <A>(sessionId: string, doing: string, body: Effect.Effect<A, SessionStoreError | SqlError.SqlError>) =>
+    const write = <A>(
+      sessionId: string,
+      doing: string,
+      body: Effect.Effect<A, SessionStoreError | SqlError.SqlError>,
+      mirrored?: (result: A, journal: SessionJournal) => boolean
+    ) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
@@ -81,8 +85,14 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
           })
         )
         .pipe(
-          // Held only once the claim committed: a rolled-back first write holds nothing.
-          Effect.tap(() => Effect.sync(() => held.add(sessionId))),
+          Effect.tap((result) =>
+            Effect.sync(() => {
+              // Held only once the claim committed: a rolled-back first write holds nothing.
+              held.add(sessionId)
+              const journal = mirrors.get(sessionId)
+              if (journal !== undefined && (mirrored === undefined || !mirrored(result, journal))) mirrors.delete(sessionId)
+            })
+          ),
           Effect.tapError(() => Effect.sync(() => mirrors.delete(sessionId))),
           Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(doing, sessionId)(e)))
         )
@@ -128,9 +138,7 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
 
     /** A modification, then the same on the mirror. */
     const modifyMirrored = (sessionId: string, doing: string, messageId: string, f: (m: Message) => Message) =>
-      write(sessionId, doing, modify(sessionId, messageId, f)).pipe(
-        Effect.flatMap((body) => (body === null ? Effect.void : mirror(sessionId, body, (journal, message) => journal.put(message))))
-      )
+      write(sessionId, doing, modify(sessionId, messageId, f), (body, journal) => body === null || storedInto(journal, body, (j, stored) => j.put(stored)))
 
     const store: SessionStoreShape = {
       location: options.location,
@@ -149,16 +157,17 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
         Effect.suspend(() => {
           const body = JSON.stringify(message)
           return write(
-          sessionId,
-          "append a message",
-          Effect.gen(function* () {
-            const taken = yield* sql`SELECT 1 AS one FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${message.id}`
-            if (taken.length > 0) {
-              return yield* new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId}: a message with id ${message.id} is already stored` })
-            }
-            yield* insert(sessionId, message, body)
-          })
-          ).pipe(Effect.andThen(mirror(sessionId, body, (journal, stored) => journal.append(stored))))
+            sessionId,
+            "append a message",
+            Effect.gen(function* () {
+              const taken = yield* sql`SELECT 1 AS one FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${message.id}`
+              if (taken.length > 0) {
+                return yield* new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId}: a message with id ${message.id} is already stored` })
+              }
+              yield* insert(sessionId, message, body)
+            }),
+            (_, journal) => storedInto(journal, body, (j, stored) => j.append(stored))
+          )
         }).pipe(Effect.withSpan("SessionStore.append")),
       putAssistant: (sessionId, message: AssistantMessage) =>
         Effect.suspend(() => {
@@ -170,8 +179,9 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
               const updated = yield* sql`UPDATE loopguard_messages SET body = ${body}, updated_at = ${Date.now()}
                                          WHERE session_id = ${sessionId} AND id = ${message.id} AND role = 'assistant' RETURNING seq`
               if (updated.length === 0) yield* insert(sessionId, message, body)
-            })
-          ).pipe(Effect.andThen(mirror(sessionId, body, (journal, stored) => journal.put(stored))))
+            }),
+            (_, journal) => storedInto(journal, body, (j, stored) => j.put(stored))
+          )
         }).pipe(Effect.withSpan("SessionStore.putAssistant")),
       exclude: (sessionId, messageId, reason) =>
         modifyMirrored(sessionId, "mark a reply excluded", messageId, (m) => (m.role === "assistant" ? { ...m, excluded: reason } : m)).pipe(
