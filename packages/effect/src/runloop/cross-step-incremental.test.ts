@@ -24,7 +24,7 @@ interface StepSpec {
   readonly failed: boolean
   readonly edit: boolean
   readonly reasoning: number
-  /** After the step: 0 nothing, 1 exclude it, 2 exclude an older reply, 3 store a crop, 4 a reminder. */
+  /** After the step: 0 nothing, 1 exclude it, 2 exclude an older reply, 3 store a crop, 4 a reminder, 5 a new user turn. */
   readonly then: number
 }
 
@@ -34,7 +34,7 @@ const stepSpec: fc.Arbitrary<StepSpec> = fc.record({
   failed: fc.boolean(),
   edit: fc.boolean(),
   reasoning: fc.nat(1),
-  then: fc.oneof({ weight: 10, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: fc.integer({ min: 1, max: 4 }) })
+  then: fc.oneof({ weight: 10, arbitrary: fc.constant(0) }, { weight: 4, arbitrary: fc.integer({ min: 1, max: 5 }) })
 })
 
 const replyOf = (n: number, s: StepSpec): AssistantMessage => ({
@@ -97,6 +97,7 @@ const replay = (specs: ReadonlyArray<StepSpec>, shadow: boolean, streak: boolean
       if (s.then === 2 && replies.length > 3) yield* store.exclude(SESSION, replies[replies.length - 3]!.id, "text-tool-call")
       if (s.then === 3 && replies.length > 2) yield* store.addCrop(SESSION, "u0", { from: replies[replies.length - 3]!.id, to: reply.id, key: replyKey(reply), truncated: false })
       if (s.then === 4) yield* store.append(SESSION, { role: "user", id: `r${n}`, text: "a reminder", synthetic: "loop-remind" })
+      if (s.then === 5) yield* store.append(SESSION, { role: "user", id: `u${n}`, text: "now the other thing" })
     }
   })
 

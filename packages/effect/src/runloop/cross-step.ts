@@ -53,6 +53,8 @@ export interface KeptHistory {
   readonly records: StepRecordLog
   /** Every crop marker persisted on the messages (`persistedCrops`). */
   readonly crops: ReadonlyArray<CropMarker>
+  /** The place of the newest real (non-synthetic) user message, -1 for none. */
+  readonly newestUserAt: number
 }
 
 const TEXT_LOOP_PREFIXES = ["let me ", "i'll ", "i will ", "let's "]
@@ -128,7 +130,8 @@ export class CrossStepDetectors {
       const streak = detectStreak(
         messages,
         { enabled: true, triggerCount: config.loop_streak_recovery.trigger_count, maxSpan: config.loop_streak_recovery.max_span },
-        crops
+        crops,
+        kept?.newestUserAt
       )
       if (streak) {
         this.croppedForThisStep = true

@@ -22,6 +22,7 @@ const SESSION = "s"
 type Op =
   | { readonly kind: "reply"; readonly tool: number; readonly reasoning: number; readonly rewrite: boolean }
   | { readonly kind: "remind" }
+  | { readonly kind: "turn" }
   | { readonly kind: "exclude"; readonly back: number }
   | { readonly kind: "crop"; readonly back: number }
   | { readonly kind: "compact"; readonly back: number }
@@ -29,6 +30,7 @@ type Op =
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 8, arbitrary: fc.record({ kind: fc.constant("reply" as const), tool: fc.nat(3), reasoning: fc.nat(2), rewrite: fc.boolean() }) },
   { weight: 1, arbitrary: fc.constant({ kind: "remind" as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: "turn" as const }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("exclude" as const), back: fc.nat(4) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("crop" as const), back: fc.nat(6) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("compact" as const), back: fc.nat(6) }) }
@@ -58,6 +60,8 @@ const play = (store: SessionStoreShape, all: ReadonlyArray<Message>, o: Op, n: n
         if (o.rewrite) yield* store.putAssistant(SESSION, replyOf(n, o.tool, o.reasoning, false))
         yield* store.putAssistant(SESSION, replyOf(n, o.tool, o.reasoning, true))
       })
+    case "turn":
+      return store.append(SESSION, { role: "user", id: `u${n}`, text: "and then this" })
     case "remind":
       return store.append(SESSION, { role: "user", id: `r${n}`, text: "a reminder", synthetic: "loop-remind" })
     case "exclude": {
@@ -91,6 +95,7 @@ const expectSame = (view: HistoryView, all: ReadonlyArray<Message>, enforce: boo
   expect(view.estimateTokens(built, [{ role: "user", text: "a note" }])).toBe(requestTokens(built))
   expect(view.records.records).toEqual(stepRecords(all))
   expect(view.crops).toEqual(persistedCrops(all))
+  expect(view.newestUserAt).toBe(all.map((m, i) => (m.role === "user" && m.synthetic === undefined ? i : -1)).reduce((a, b) => Math.max(a, b), -1))
 }
 
 /** A store that cannot say what changed: the view reads it whole every time. */

@@ -46,6 +46,13 @@ const hidden = (m: Message): boolean => isAssistant(m) && m.excluded !== undefin
 /** A message whose arrival or change reshapes earlier parts of the view. */
 const reshapes = (m: Message): boolean => isCompaction(m) || (isUser(m) && (m.crops?.length ?? 0) > 0)
 
+const isRealUser = (m: Message): boolean => isUser(m) && m.synthetic === undefined
+
+const newestRealUser = (messages: ReadonlyArray<Message>): number => {
+  for (let i = messages.length - 1; i >= 0; i--) if (isRealUser(messages[i]!)) return i
+  return -1
+}
+
 /** The whole session, read with `messages` when the store cannot say what changed. */
 const wholeSession = (store: SessionStoreShape, sessionId: string): Effect.Effect<SessionChanges, SessionStoreError> =>
   Effect.map(store.messages(sessionId), (all) => ({
@@ -63,6 +70,7 @@ export class HistoryView {
   /** The loop detectors' step records, kept in step with `messages`. */
   readonly records = new StepRecordLog()
   private cropList: Array<CropMarker> = []
+  private newestUser = -1
   /** Rebuilds of the request view so far (for tests: appends must not rebuild). */
   rebuilds = 0
 
@@ -80,6 +88,11 @@ export class HistoryView {
   /** Every crop marker persisted on the messages, oldest first (`persistedCrops(messages)`). */
   get crops(): ReadonlyArray<CropMarker> {
     return this.cropList
+  }
+
+  /** The place in `messages` of the newest real (non-synthetic) user message, -1 for none. */
+  get newestUserAt(): number {
+    return this.newestUser
   }
 
   /** Catches up with the store. */
@@ -106,6 +119,7 @@ export class HistoryView {
       this.all.length = changes.length
       this.records.reset(this.all)
       this.cropList = [...persistedCrops(this.all)]
+      this.newestUser = newestRealUser(this.all)
       this.view = null
       return
     }
@@ -118,6 +132,7 @@ export class HistoryView {
     const old = this.all[this.all.length - 1]!
     this.records.popIf(old)
     if (isUser(old) && (old.crops?.length ?? 0) > 0) this.cropList.length -= old.crops!.length
+    if (this.newestUser === this.all.length - 1) this.newestUser = newestRealUser(this.all.slice(0, -1))
     const v = this.view
     if (v === null) return true
     // A view that is not appendable may depend on any message, hidden ones included (a crop's end).
@@ -141,6 +156,7 @@ export class HistoryView {
     this.all.push(m)
     this.records.push(m)
     if (isUser(m) && m.crops !== undefined) this.cropList.push(...m.crops)
+    if (isRealUser(m)) this.newestUser = this.all.length - 1
     const v = this.view
     if (v === null) return
     if (!v.appendable || reshapes(m)) {
