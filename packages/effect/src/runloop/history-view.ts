@@ -113,8 +113,7 @@ export class HistoryView {
     const changed = changes.changed
     const first = changed[0]?.index ?? before
     const contiguous = changed.every((c, i) => c.index === first + i) && first + changed.length === changes.length
-    // A change to the newest message alone (the reply excluded or rewritten) is taken back and re-added.
-    if (changes.reset || !contiguous || first < before - 1 || (first === before - 1 && !this.retractNewest())) {
+    if (changes.reset || !contiguous || first < before - 1) {
       for (const c of changed) this.all[c.index] = c.message
       this.all.length = changes.length
       this.records.reset(this.all)
@@ -123,33 +122,34 @@ export class HistoryView {
       this.view = null
       return
     }
+    // A change to the newest message alone (the reply excluded or rewritten) is taken back and re-added.
+    if (first === before - 1) this.retractNewest()
     this.all.length = first
     for (const c of changed) this.add(c.message)
   }
 
-  /** Takes the newest message back out of the views; false when that cannot be done in place. */
-  private retractNewest(): boolean {
+  /** Takes the newest message back out of the views (the request view is dropped when that cannot be done in place). */
+  private retractNewest(): void {
     const old = this.all[this.all.length - 1]!
     this.records.popIf(old)
     if (isUser(old) && (old.crops?.length ?? 0) > 0) this.cropList.length -= old.crops!.length
     if (this.newestUser === this.all.length - 1) this.newestUser = newestRealUser(this.all.slice(0, -1))
     const v = this.view
-    if (v === null) return true
+    if (v === null) return
     // A view that is not appendable may depend on any message, hidden ones included (a crop's end).
     if (!v.appendable || reshapes(old)) {
       this.view = null
-      return true
+      return
     }
-    if (hidden(old)) return true
+    if (hidden(old)) return
     if (v.messages[v.messages.length - 1] !== old) {
       this.view = null
-      return true
+      return
     }
     v.messages.pop()
     const t = requestTally(v.requests.pop()!)
     v.tally.cjk -= t.cjk
     v.tally.other -= t.other
-    return true
   }
 
   private add(m: Message): void {
