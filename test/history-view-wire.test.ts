@@ -8,9 +8,12 @@
  * byte-identical request bodies (compared as the JSON the client sent; key order is kept).
  */
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
-import { RunLoop, SessionStore, makeMemoryStore, type SessionStoreShape, type ToolDefinition } from "@loopguard/effect"
+import { layerSqliteStore, RunLoop, SessionStore, makeMemoryStore, type SessionStoreError, type SessionStoreShape, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect, Layer } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { makeHarness, noRetries } from "./harness.js"
 
 const lister: ToolDefinition = {
@@ -43,7 +46,7 @@ const wholeReads = Layer.sync(SessionStore, (): SessionStoreShape => {
   return store
 })
 
-const session = async (store: Layer.Layer<SessionStore>) => {
+const session = async (store: Layer.Layer<SessionStore, SessionStoreError>) => {
   const h = await makeHarness(script(), {
     tools: [lister],
     store,
@@ -79,5 +82,17 @@ describe("incremental request view on the wire", () => {
     expect(incremental.result.report.reason).toBe("final")
     expect(incremental.bodies).toHaveLength(script().length)
     expect(incremental.bodies).toEqual(rebuilt.bodies)
+  }, 30_000)
+
+  test("the same over SQLite, whose view is fed from the store's mirror of the rows", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-wire-"))
+    try {
+      const mirrored = await session(layerSqliteStore(dir))
+      const rebuilt = await session(wholeReads)
+      expect(mirrored.result.report.reason).toBe("final")
+      expect(mirrored.bodies).toEqual(rebuilt.bodies)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 30_000)
 })
