@@ -57,6 +57,8 @@ const buildCli = async () => {
     splitting: false,
     // No map for the bundle: it would be four times the bundle's size in every install.
     sourcemap: "none",
+    // Whitespace and syntax only (names kept): a smaller file parses faster at every start-up.
+    minify: { whitespace: true, syntax: true },
     plugins: [jsoncToEsm]
   })
   if (!result.success) {

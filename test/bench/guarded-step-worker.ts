@@ -5,16 +5,20 @@
  * `loopguard run` uses by default (in memory; the SQLite store needs node:sqlite, Node >= 22.13) —
  * against the same HTTP stream served by the parent. Prints one JSON line with the times.
  *
- *   <runtime> guarded-step-worker ts|mjs BASE_URL MODEL ROUNDS
+ *   <runtime> guarded-step-worker ts|mjs BASE_URL MODEL ROUNDS [repeat-off]
+ *
+ * `repeat-off` runs the guarded side with `repeat.enabled = false`: what is left above bare is the
+ * pipeline's own cost (parts mapping, reply building, events, store, stream stages), not the guard's.
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import { ConfigService, DEFAULT_CONFIG, Events, loopguardLayer, Permission, SessionProcessor, SessionStore, Tools } from "@loopguard/effect"
 import { streamText } from "ai"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 
-const [baseURL, modelId, roundsArg] = process.argv.slice(2)
+const [baseURL, modelId, roundsArg, repeatArg] = process.argv.slice(2)
 const rounds = Number(roundsArg ?? 5)
+const config = repeatArg === "repeat-off" ? { ...DEFAULT_CONFIG, repeat: { ...DEFAULT_CONFIG.repeat, enabled: false } } : DEFAULT_CONFIG
 
 /** This process's CPU time (user + system) in ms: the server runs in the parent, so this is the consumer's own work. */
 const cpuMs = () => {
@@ -47,15 +51,22 @@ const bare = async (): Promise<void> => {
 
 let session = 0
 
-const guarded = async (): Promise<void> => {
-  const deps = Layer.mergeAll(
-    layerOpenAICompatible({ baseURL: baseURL!, modelId: modelId!, providerId: "bench" }),
-    Tools.layerNone,
-    Layer.succeed(ConfigService, DEFAULT_CONFIG),
-    Events.layer,
-    Permission.layerDeny,
-    SessionStore.layerMemory
+// The layers are built once, as a session builds them once for all its steps: a step's cost is
+// what `process` does, not the services' construction (start-up is the run-vs-bare bench's).
+const runtime = ManagedRuntime.make(
+  loopguardLayer(
+    Layer.mergeAll(
+      layerOpenAICompatible({ baseURL: baseURL!, modelId: modelId!, providerId: "bench" }),
+      Tools.layerNone,
+      Layer.succeed(ConfigService, config),
+      Events.layer,
+      Permission.layerDeny,
+      SessionStore.layerMemory
+    )
   )
+)
+
+const guarded = async (): Promise<void> => {
   const sessionId = `s${session++}`
   const program = Effect.gen(function* () {
     const processor = yield* SessionProcessor
@@ -67,7 +78,7 @@ const guarded = async (): Promise<void> => {
       messageId: () => "a"
     })
   })
-  const r = await Effect.runPromise(program.pipe(Effect.provide(loopguardLayer(deps))))
+  const r = await runtime.runPromise(program)
   if (r.outcome.type !== "continue" || r.message.finish !== "stop") throw new Error(`unexpected outcome ${JSON.stringify(r.outcome)} finish ${r.message.finish}`)
 }
 
@@ -87,4 +98,5 @@ const guarded = async (): Promise<void> => {
     }
   }
   console.log(JSON.stringify({ bareRuns, guardedRuns }))
+  await runtime.dispose()
 }

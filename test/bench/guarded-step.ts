@@ -4,7 +4,10 @@
  * process; each runtime's consumer pair runs in one child, so both sides of a pair share the
  * same server, the same machine load and the same runtime.
  *
- *   bun run test/bench/guarded-step.ts [--quick]
+ *   bun run test/bench/guarded-step.ts [--quick] [--repeat-off]
+ *
+ * `--repeat-off` turns the repetition guard off on the guarded side, which separates the guard's
+ * share of the step's cost from the pipeline's.
  */
 import { startScriptedServer, textStream } from "@loopguard/ai-sdk/testing"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -51,7 +54,7 @@ const summarize = (runtime: string, stdout: string): PairedFigure => {
   }
 }
 
-export const main = async (isQuick = quick()): Promise<ReadonlyArray<PairedFigure>> => {
+export const main = async (isQuick = quick(), repeatOff = process.argv.includes("--repeat-off")): Promise<ReadonlyArray<PairedFigure>> => {
   // The issue's case: a 120k-token reply in 40k chunks (quick: a quarter of it).
   const words = isQuick ? 30_000 : 120_000
   const chunks = isQuick ? 10_000 : 40_000
@@ -69,10 +72,12 @@ export const main = async (isQuick = quick()): Promise<ReadonlyArray<PairedFigur
       [`node ${nodeVersion()}`, "node", nodeWorker]
     ] as const) {
       // Asynchronous: the server answering the child lives in this process's event loop.
-      const r = await timedChild(cmd, [entry, server.baseURL, server.modelId, String(rounds)])
+      const r = await timedChild(cmd, [entry, server.baseURL, server.modelId, String(rounds), ...(repeatOff ? ["repeat-off"] : [])])
       figures.push(summarize(runtime, r.stdout))
     }
-    console.log(`Guarded step vs bare streamText, one reply of ${words.toLocaleString()} words in ${chunks.toLocaleString()} chunks over local HTTP, ${rounds} paired rounds`)
+    console.log(
+      `Guarded step${repeatOff ? " (repeat.enabled = false)" : ""} vs bare streamText, one reply of ${words.toLocaleString()} words in ${chunks.toLocaleString()} chunks over local HTTP, ${rounds} paired rounds`
+    )
     for (const f of figures) {
       console.log(`  ${f.runtime.padEnd(14)} bare ${f.bareMs.toFixed(0)} ms, guarded ${f.guardedMs.toFixed(0)} ms, wall ratio ${f.ratio.toFixed(3)}x (target <= ${TARGET}x: ${verdict(f.ratio, TARGET)}), CPU ratio ${f.cpuRatio.toFixed(3)}x`)
     }

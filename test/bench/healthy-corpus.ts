@@ -10,10 +10,16 @@
  *              every labelled intra-generation episode
  *   minified   files of the categories above holding a line of 5 000+ characters: machine output
  *              (bundled CSS, wasm as base64), reported apart, not text a model writes
+ *   changelogs Debian package changelogs under /usr/share/doc (versions, dates, bug numbers)
+ *   data       tables from the machine: CSV/TSV/TXT test data of Python packages (hex and float
+ *              columns), glibc charmaps and locales (unicode tables), Python's codec tables
+ *   python     Python's standard library sources
+ * The last three exist only where those system files are installed; they are read if present.
  *
  *   bun run test/bench/healthy-corpus.ts [TRACE_DIR] [--json] [--verbose]
  */
-import { readdirSync, readFileSync, statSync } from "node:fs"
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs"
+import { gunzipSync } from "node:zlib"
 import { join, relative } from "node:path"
 import { LongRepeatMonitor, type LongRepeatTrip } from "../../packages/core/src/repeat/long-repeat-monitor.js"
 
@@ -34,7 +40,7 @@ const isMinified = (text: string): boolean => {
   return false
 }
 
-export type Category = "docs" | "dts" | "source" | "json" | "replies" | "minified"
+export type Category = "docs" | "dts" | "source" | "json" | "replies" | "minified" | "changelogs" | "data" | "python"
 
 interface Doc {
   readonly category: Category
@@ -94,6 +100,36 @@ export const corpusFiles = (): Array<{ category: Category; path: string }> => {
   return out
 }
 
+/** Text files of the machine outside this repository (see the header); gzip is read through. */
+const SYSTEM_SOURCES: ReadonlyArray<{ readonly category: Category; readonly dir: string; readonly match: RegExp }> = [
+  { category: "changelogs", dir: "/usr/share/doc", match: /\/changelog[^/]*\.gz$/ },
+  { category: "data", dir: "/usr/share/i18n", match: /\/(charmaps|locales)\/[^/]+$/ },
+  { category: "data", dir: "/usr/lib/python3.11/encodings", match: /\/cp\d+\.py$|\/mac_\w+\.py$|\/iso8859_\d+\.py$/ },
+  { category: "data", dir: join(process.env.HOME ?? "/root", ".pyenv"), match: /site-packages\/.*\.(csv|tsv|txt)$/ },
+  { category: "python", dir: "/usr/lib/python3.11", match: /\.py$/ }
+]
+
+export const systemFiles = (): Array<{ category: Category; path: string }> => {
+  const out: Array<{ category: Category; path: string }> = []
+  const taken = new Set<string>()
+  for (const { category, dir, match } of SYSTEM_SOURCES) {
+    if (!existsSync(dir)) continue
+    const paths: Array<string> = []
+    walk(dir, paths, new Set())
+    for (const path of paths.sort()) {
+      if (!match.test(path) || taken.has(path)) continue
+      taken.add(path)
+      out.push({ category, path })
+    }
+  }
+  return out
+}
+
+const readText = (path: string): string => {
+  const bytes = readFileSync(path)
+  return (path.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8")
+}
+
 interface Labels {
   readonly files: Record<string, { readonly segments: ReadonlyArray<{ readonly kind: string; readonly start_step: number; readonly end_step: number }> }>
 }
@@ -149,18 +185,19 @@ export const runCorpus = (
   }
   // The same file is reachable through several links of the package store: count it once.
   const seen = new Set<string>()
-  for (const { category, path } of corpusFiles()) {
+  const system = categories === null ? systemFiles() : systemFiles().filter((f) => categories.has(f.category))
+  for (const { category, path } of [...corpusFiles(), ...system]) {
     if (categories !== null && !categories.has(category)) continue
     let text: string
     try {
-      text = readFileSync(path, "utf8")
+      text = readText(path)
     } catch {
       continue
     }
     const key = `${text.length}:${Bun.hash(text)}`
     if (seen.has(key)) continue
     seen.add(key)
-    feed({ category: isMinified(text) ? "minified" : category, name: relative(ROOT, path), text })
+    feed({ category: isMinified(text) ? "minified" : category, name: path.startsWith(ROOT) ? relative(ROOT, path) : path, text })
   }
   if (categories === null || categories.has("replies")) for (const doc of traceReplies(traceDir)) feed(doc)
   return [...rows.entries()].map(([category, r]): CorpusRow => ({ category, ...r }))

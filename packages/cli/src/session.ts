@@ -110,7 +110,7 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
   const configLayer = Layer.succeed(ConfigService, options.config)
   const deps = Layer.mergeAll(
     // The renderer sees the model's parts before anything redacts them: it redacts them itself.
-    tapLlm(options.llm, renderer.onPart),
+    tapLlm(options.llm, renderer.onParts),
     Tools.layerFrom(options.tools, { secrets: options.secrets ?? [] }).pipe(Layer.provide(configLayer)),
     configLayer,
     Events.layerCallback((event) => {

@@ -3,7 +3,7 @@
  * by every HTTP test: it lets the real AI SDK providers meet rate limits, resets, stalls and loops
  * on demand.
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { startFlight, type Flight } from "./flight.js";
 import { modelsBody, openAIErrorBody } from "./json-bodies.js";
@@ -98,6 +98,9 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
     await serveResponse(response, parsed.value?.stream === true, who, res, flight);
   };
 
+  // Loaded here, not at the top: the CLI bundle holds this server for `demo`, and a static import
+  // would load node:http on every start-up of `run`, which never serves anything.
+  const { createServer } = await import("node:http");
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
     if (req.method === "POST" && CHAT_PATHS.has(path)) {

@@ -9,16 +9,23 @@ import { LLM, type LlmShape } from "@loopguard/effect"
 import { FallbackLLM } from "@loopguard/effect/llm"
 import { Context, Effect, Layer, Option, Stream } from "effect"
 
-const tapShape = (inner: LlmShape, onPart: (part: StreamPart) => void): LlmShape => ({
+/** One call per chunk of parts: an Effect per part (`Stream.tap`) cost more than the renderer's work. */
+const tapShape = (inner: LlmShape, onParts: (parts: ReadonlyArray<StreamPart>) => void): LlmShape => ({
   ...inner,
-  stream: (request) => inner.stream(request).pipe(Stream.tap((part) => Effect.sync(() => onPart(part))))
+  stream: (request) =>
+    inner.stream(request).pipe(
+      Stream.mapArray((parts) => {
+        onParts(parts)
+        return parts
+      })
+    )
 })
 
-export const tapLlm = (llm: Layer.Layer<LLM>, onPart: (part: StreamPart) => void): Layer.Layer<LLM> =>
+export const tapLlm = (llm: Layer.Layer<LLM>, onParts: (parts: ReadonlyArray<StreamPart>) => void): Layer.Layer<LLM> =>
   Layer.effectContext(
     Effect.map(Effect.context<LLM>(), (provided) => {
-      const main = Context.add(provided, LLM, tapShape(Context.get(provided, LLM), onPart))
+      const main = Context.add(provided, LLM, tapShape(Context.get(provided, LLM), onParts))
       const fallback = Context.getOption(provided as Context.Context<LLM | FallbackLLM>, FallbackLLM)
-      return Option.isSome(fallback) ? Context.add(main, FallbackLLM, FallbackLLM.of(tapShape(fallback.value, onPart))) : main
+      return Option.isSome(fallback) ? Context.add(main, FallbackLLM, FallbackLLM.of(tapShape(fallback.value, onParts))) : main
     })
   ).pipe(Layer.provide(llm))

@@ -132,3 +132,26 @@ test("colour: NO_COLOR wins, FORCE_COLOR asks for it, else only a terminal gets 
   expect(colourWanted(true, { TERM: "dumb" })).toBe(false)
   expect(colourWanted(true, { NO_COLOR: "" })).toBe(true)
 })
+
+describe("a chunk of parts", () => {
+  test("is written at once, with the same text as part by part; nothing stays held after it", () => {
+    const writes: Array<Array<string>> = [[], []]
+    const renderers = writes.map((w) => makeRenderer({ mode: "human", style: makeStyle(false), out: (t) => void w.push(t), price: null }))
+    const parts = [
+      { type: "reasoning-delta", text: "Let me " },
+      { type: "reasoning-delta", text: "think." },
+      { type: "text-delta", text: "The " },
+      { type: "text-delta", text: "answer." }
+    ] as const
+    for (const r of renderers) r.onEvent({ type: "step.started", step: 0, attempt: 1 })
+    const before = writes.map((w) => w.length)
+    for (const p of parts) renderers[0]!.onPart(p)
+    renderers[1]!.onParts(parts)
+    expect(writes[1]!.length - before[1]!).toBe(1)
+    expect(writes[0]!.length - before[0]!).toBeGreaterThan(1)
+    expect(writes[1]!.join("")).toBe(writes[0]!.join(""))
+    // What comes after the chunk is written after it, not held back.
+    renderers[1]!.line("after")
+    expect(writes[1]!.at(-1)).toBe("after\n")
+  })
+})

@@ -41,6 +41,8 @@ export interface Renderer {
   readonly onEvent: (event: LoopguardEvent) => void
   /** Every part the model streams (text and reasoning deltas, usage on finish). */
   readonly onPart: (part: StreamPart) => void
+  /** A chunk of parts as the stream hands them on: the same as `onPart` for each, written out at once. */
+  readonly onParts: (parts: ReadonlyArray<StreamPart>) => void
   readonly onReport: (report: RunReport) => void
   /** A line of the caller's own (pause menu, chat notes), placed after any open stream text. */
   readonly line: (text: string) => void
@@ -69,11 +71,30 @@ const makeTurnMeter = (price: ModelPrice | null) => {
   }
 }
 
+/**
+ * A writer that can hold what it is given and pass it on as one piece: a long reply is tens of
+ * thousands of deltas, and one write to the terminal or pipe per delta cost more than rendering.
+ */
+const makeHoldingOut = (out: (text: string) => void) => {
+  let held: Array<string> | null = null
+  return {
+    out: (text: string) => void (held === null ? out(text) : held.push(text)),
+    hold: () => void (held ??= []),
+    release: () => {
+      if (held === null) return
+      const text = held.join("")
+      held = null
+      if (text !== "") out(text)
+    }
+  }
+}
+
 export const makeRenderer = (options: RendererOptions): Renderer => {
   const { style, mode } = options
   const now = options.now ?? (() => performance.now())
   const human = mode === "human"
-  const sink = makeTextSink(options.out, style, options.secrets ?? [])
+  const writer = makeHoldingOut(options.out)
+  const sink = makeTextSink(writer.out, style, options.secrets ?? [])
   const meter = makeTurnMeter(options.price)
   let inStep = false
   let step = 0
@@ -137,6 +158,16 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     } else if (p.type === "tool-input-start") waitingFor = `writing a ${p.name} call`
   }
 
+  // Nothing stays held past the chunk: whatever else writes (events, the live line) comes after it.
+  const onParts = (parts: ReadonlyArray<StreamPart>): void => {
+    writer.hold()
+    try {
+      for (const p of parts) onPart(p)
+    } finally {
+      writer.release()
+    }
+  }
+
   const onReport = (r: RunReport): void => {
     if (mode === "json") return
     stopTimer()
@@ -151,6 +182,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
   return {
     onEvent,
     onPart,
+    onParts,
     onReport,
     line: (text) => {
       if (mode !== "json") sink.line(text)

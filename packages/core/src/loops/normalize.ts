@@ -21,5 +21,13 @@ export const dropLeadingPrefix = (folded: string, prefixes: ReadonlyArray<string
 /** The first `n` characters counted in code points, so a key never ends in half a surrogate pair. */
 export const firstChars = (text: string, n: number): string => {
   if (text.length <= n) return text
-  return Array.from(text).slice(0, Math.max(0, n)).join("")
+  // Walks only the first n code points: a step's text can be megabytes, and spreading all of it
+  // into an array cost more than the rest of the loop detectors together.
+  let end = 0
+  for (let k = 0; k < n && end < text.length; k++) {
+    const c = text.charCodeAt(end)
+    const pair = c >= 0xd800 && c <= 0xdbff && end + 1 < text.length && (text.charCodeAt(end + 1) & 0xfc00) === 0xdc00
+    end += pair ? 2 : 1
+  }
+  return text.slice(0, end)
 }

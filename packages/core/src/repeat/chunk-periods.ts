@@ -1,33 +1,45 @@
 /**
  * Period search over the chunk-hash sequence of the long-period rule. For a period q (in chunks)
- * up to `maxPeriod`, `runs[q]` counts the consecutive chunks, ending at the newest, that equal the
- * chunk q before them, in two views (numbers masked, and raw). Only periods with a run going on
- * are compared (one comparison each per chunk), and a run can only start at a recent occurrence
- * of the same chunk hash, so a new chunk costs O(active runs + RECENT_PER_HASH): a handful on
- * healthy text, bounded by maxPeriod on any text. Only the last maxPeriod + 2 chunks are kept, so
- * memory is O(maxPeriod) however long the stream runs. Inside one run the block is a rotation of
- * one block, so its size and words are measured once per run (O(q) once per run of at least q
- * chunks: O(1) amortized).
+ * up to `maxPeriod`, `nearRuns[q]` counts the consecutive chunks, ending at the newest, that
+ * equal the chunk q before them with numbers masked. Beside it, per period: how many of those
+ * chunks were exact (same numbers too), the exact run, and the *progression* run — chunks whose
+ * numbers moved by the same step as in the copy before (`v[j] − v[j−q] = v[j−q] − v[j−2q]`: a
+ * counter, an id going up by one; an exact chunk is the step-0 case). Only periods with a run
+ * going on are compared (one comparison each per chunk), and a run can only start at a recent
+ * occurrence of the same chunk hash, so a new chunk costs O(active runs + RECENT_PER_HASH).
+ *
+ * A run of a period of 4+ chunks survives up to 2 differing chunks in any q chunks once it has
+ * covered a whole copy: a block whose one word varies (`msup` / `msub` / `msubsup`) still
+ * repeats, and a differing chunk counts against the run's exact share.
+ *
+ * Memory: the last 2·maxPeriod + 3 chunks (a progression looks two copies back), so
+ * O(maxBlockChars) however long the stream runs. Inside one run the block is a rotation of one
+ * block, so its size and words are measured once per run (O(q) once per run: O(1) amortized).
  */
-import type { Chunk } from "./content-chunker.js"
+import type { ContentChunker } from "./content-chunker.js"
+import { WORD_RING } from "./content-chunker.js"
+import { ChunkNumbers } from "./chunk-numbers.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 
-/** Copies beyond `copies` that a repeat whose numbers change needs. */
-export const NEAR_EXTRA_COPIES = 3
-/** Share of a near repeat's chunks that must match exactly for it to trip without a long stretch. */
-export const STABLE_SHARE = 0.85
-/** An enumeration-like near repeat must cover this many times `runChars` before it trips. */
+/** Copies beyond `copies` that a long repeat whose numbers change needs (verified on 3 copies at the default). */
+export const NEAR_EXTRA_COPIES = 1
+/** Share of a near repeat's chunks that must match exactly when its numbers follow no progression. */
+export const STABLE_SHARE = 0.75
+/** A near repeat whose numbers follow no progression and change often trips only over this many times `runChars`. */
 export const ENUMERATION_CHARS_FACTOR = 8
-/**
- * Positions kept per chunk hash. A run can start at any chunk of a copy, so even a block whose
- * chunks recur more often than this inside one copy is still found (a few chunks later).
- */
+/** A short block needs this many distinct words to count at all with its numbers changing. */
+export const SHORT_MIN_WORDS = 3
+/** Copies a progression must have held before it may survive a break (and the span 2 breaks may share). */
+export const PROGRESSION_SETTLED = 8
+/** Positions kept per chunk hash (a run can start at any chunk of a copy). */
 const RECENT_PER_HASH = 8
 /** A block of fewer tokens is a whitespace-free run: one token that SPEC's rule cannot split. */
 const RUN_TOKENS = 3
+/** Shortest period (chunks) whose run tolerates differing chunks, and how many per q chunks. */
+const TOLERANT_PERIOD = 4
 
 export interface PeriodHit {
-  /** "exact": the characters repeat; "near": only with numbers masked. */
+  /** "exact": the characters repeat; "near": only with numbers masked (or one chunk varying). */
   readonly view: "near" | "exact"
   /** Block length in chunks. */
   readonly period: number
@@ -40,15 +52,17 @@ export interface PeriodHit {
 /** What a run's block is, measured once when the run first reaches `copies`. */
 const enum Block {
   Unjudged = 0,
-  /** Left to SPEC's rule, or cannot trip in this run. */
+  /** Left to a shorter period, or cannot trip in this run. */
   Ignored = 1,
-  /** Enough words and tokens: trips at `copies` (exact) or later (numbers changing). */
+  /** ≥ minWords words and ≥ minBlockTokens tokens: trips at `copies` (exact) or `copies + 1` (near). */
   Long = 2,
   /** A whitespace-free unit of at least minBlockChars: trips at `copies` when exact. */
   RunLine = 3,
-  /** Few words: trips once an exact stretch covers `runChars`. */
-  Short = 4,
-  Tripped = 5
+  /** Fewer than SHORT_MIN_WORDS words (`!`, `0.`, `| --- |`): trips once an exact stretch covers `runChars`. */
+  WordPoor = 4,
+  /** Few words or few tokens: exact repeats are SPEC's (or `runChars`); numbers progressing trip over `shortChars`. */
+  Short = 5,
+  Tripped = 6
 }
 
 export class ChunkPeriods {
@@ -56,142 +70,221 @@ export class ChunkPeriods {
   private readonly capacity: number
   private readonly masked1: Int32Array
   private readonly masked2: Int32Array
-  private readonly raw1: Int32Array
-  private readonly raw2: Int32Array
-  /** Characters and tokens consumed up to the end of each kept chunk. */
+  private readonly numbers: ChunkNumbers
+  private readonly forced: Uint8Array
+  /** Characters, tokens, words and numbers consumed up to the end of each kept chunk. */
   private readonly endChars: Float64Array
   private readonly endTokens: Float64Array
-  private readonly words: Array<ReadonlyArray<number>>
-  /** Per period: near run, exact chunks inside it, the exact run, where the exact stretch began. */
+  private readonly endWords: Float64Array
   private readonly nearRuns: Int32Array
   private readonly stable: Int32Array
   private readonly exactRuns: Int32Array
+  private readonly progressRuns: Int32Array
+  /** The two newest progression breaks a progression run survived (chunk indexes). */
+  private readonly breakNewer: Float64Array
+  private readonly breakOlder: Float64Array
+  /** The two newest differing chunks a run tolerated (chunk indexes). */
+  private readonly missNewer: Float64Array
+  private readonly missOlder: Float64Array
   private readonly exactStart: Float64Array
+  private readonly progressStart: Float64Array
+  /** Chunks in a row whose values differ from the copy before in at most one place, and where that began. */
+  private readonly oneFieldRuns: Int32Array
+  private readonly oneFieldStart: Float64Array
   private readonly nearStart: Float64Array
   private readonly block: Uint8Array
+  /** Short blocks with fewer than minWords words: an exact repeat of them is not SPEC's. */
+  private readonly fewWords: Uint8Array
+  /** The block holds more distinct words than numbers, or 4 words per number (a table row does not). */
+  private readonly wordy: Uint8Array
   private chunks = 0
   private tokens = 0
-  /** Periods whose near run is going on (the only ones compared per chunk), and a flag per period. */
   private readonly active: Array<number> = []
   private readonly isActive: Uint8Array
-  /** Masked hash → its newest positions in the ring (candidate periods for a new run). */
-  private readonly recent = new Map<number, Array<number>>()
+  private readonly ready: Array<number> = []
+  /** Masked hash → its newest position, and per slot the previous position of the same hash. */
+  private readonly newest = new Map<number, number>()
+  private readonly prevSame: Float64Array
 
-  constructor(private readonly options: LongRepeatOptions, minChunkChars: number) {
+  constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker) {
     this.maxPeriod = Math.max(1, Math.ceil(options.maxBlockChars / minChunkChars))
-    this.capacity = this.maxPeriod + 2
+    this.capacity = 2 * this.maxPeriod + 3
     this.masked1 = new Int32Array(this.capacity)
     this.masked2 = new Int32Array(this.capacity)
-    this.raw1 = new Int32Array(this.capacity)
-    this.raw2 = new Int32Array(this.capacity)
+    this.numbers = new ChunkNumbers(this.capacity, chunker)
+    this.forced = new Uint8Array(this.capacity)
+    this.prevSame = new Float64Array(this.capacity)
     this.endChars = new Float64Array(this.capacity)
     this.endTokens = new Float64Array(this.capacity)
-    this.words = new Array(this.capacity).fill([])
+    this.endWords = new Float64Array(this.capacity)
     const size = this.maxPeriod + 1
     this.nearRuns = new Int32Array(size)
     this.stable = new Int32Array(size)
     this.exactRuns = new Int32Array(size)
+    this.progressRuns = new Int32Array(size)
+    this.breakNewer = new Float64Array(size).fill(-Infinity)
+    this.breakOlder = new Float64Array(size).fill(-Infinity)
+    this.missNewer = new Float64Array(size)
+    this.missOlder = new Float64Array(size)
     this.exactStart = new Float64Array(size)
+    this.progressStart = new Float64Array(size)
+    this.oneFieldRuns = new Int32Array(size)
+    this.oneFieldStart = new Float64Array(size)
     this.nearStart = new Float64Array(size)
     this.block = new Uint8Array(size)
+    this.fewWords = new Uint8Array(size)
+    this.wordy = new Uint8Array(size)
     this.isActive = new Uint8Array(size)
   }
 
-  /** Record a chunk that ended after `charsSoFar` characters; returns the first hit it completes. */
-  push(chunk: Chunk, charsSoFar: number): PeriodHit | null {
+  /** Record the chunk the chunker just closed, after `charsSoFar` characters; returns the first hit it completes. */
+  push(charsSoFar: number): PeriodHit | null {
+    const c = this.chunker
     const j = this.chunks++
     const slot = j % this.capacity
     if (j >= this.capacity) this.forget(j - this.capacity, this.masked1[slot]!)
-    this.tokens += chunk.tokens
-    this.masked1[slot] = chunk.masked1
-    this.masked2[slot] = chunk.masked2
-    this.raw1[slot] = chunk.raw1
-    this.raw2[slot] = chunk.raw2
+    this.tokens += c.lastTokens
+    this.masked1[slot] = c.lastMasked1
+    this.masked2[slot] = c.lastMasked2
+    this.numbers.record(j)
+    this.forced[slot] = c.lastForced ? 1 : 0
     this.endChars[slot] = charsSoFar
     this.endTokens[slot] = this.tokens
-    this.words[slot] = chunk.words
-    this.continueRuns(slot, j, chunk)
-    this.startRuns(j, chunk)
-    this.remember(j, chunk.masked1)
-    return this.judgeActive(j, charsSoFar)
+    this.endWords[slot] = c.lastWordEnd
+    this.continueRuns(j)
+    this.startRuns(j)
+    return this.judgeReady(j, charsSoFar)
   }
 
-  /** Periods with a run going on: one comparison each; a mismatch ends the run. */
-  private continueRuns(slot: number, j: number, chunk: Chunk): void {
+  private nearSame(j: number, back: number): boolean {
+    const a = j % this.capacity
+    const b = back % this.capacity
+    return this.masked1[a] === this.masked1[b] && this.masked2[a] === this.masked2[b]
+  }
+
+  /** Periods with a run going on: one comparison each; a mismatch ends the run unless tolerated. */
+  private continueRuns(j: number): void {
     let kept = 0
     for (let k = 0; k < this.active.length; k++) {
       const q = this.active[k]!
-      const back = (slot - q + this.capacity) % this.capacity
-      const nearSame = this.masked1[back] === chunk.masked1 && this.masked2[back] === chunk.masked2
-      const exactSame = nearSame && this.raw1[back] === chunk.raw1 && this.raw2[back] === chunk.raw2
-      this.extend(q, j, nearSame, exactSame)
-      if (nearSame) this.active[kept++] = q
-      else this.isActive[q] = 0
+      const near = this.nearSame(j, j - q)
+      if (near) this.extend(q, j)
+      else if (this.tolerates(q, j)) this.miss(q, j)
+      else {
+        this.isActive[q] = 0
+        this.endRun(q)
+        continue
+      }
+      this.active[kept++] = q
     }
     this.active.length = kept
   }
 
+  private tolerates(q: number, j: number): boolean {
+    return q >= TOLERANT_PERIOD && this.nearRuns[q]! >= q && this.missOlder[q]! <= j - q
+  }
+
+  private miss(q: number, j: number): void {
+    this.nearRuns[q]++
+    this.exactRuns[q] = 0
+    this.progressRuns[q] = 0
+    this.oneFieldRuns[q] = 0
+    this.missOlder[q] = this.missNewer[q]!
+    this.missNewer[q] = j
+  }
+
+  private endRun(q: number): void {
+    this.nearRuns[q] = 0
+    this.stable[q] = 0
+    this.exactRuns[q] = 0
+    this.progressRuns[q] = 0
+    this.oneFieldRuns[q] = 0
+    this.block[q] = Block.Unjudged
+  }
+
   /**
-   * A run of period q can only start where this chunk equals the one q before it, i.e. at a
-   * recent occurrence of the same hash: those distances are the only new periods to try.
+   * A run of period q can only start at a recent occurrence of the same hash: the newest
+   * RECENT_PER_HASH of them, along the chain of earlier positions. Then j joins the chain.
    */
-  private startRuns(j: number, chunk: Chunk): void {
-    const seen = this.recent.get(chunk.masked1)
-    if (seen === undefined) return
-    for (let k = seen.length - 1; k >= 0; k--) {
-      const q = j - seen[k]!
-      if (q > this.maxPeriod) break
-      if (this.isActive[q] === 1) continue
-      const back = seen[k]! % this.capacity
-      if (this.masked2[back] !== chunk.masked2) continue
-      this.extend(q, j, true, this.raw1[back] === chunk.raw1 && this.raw2[back] === chunk.raw2)
+  private startRuns(j: number): void {
+    const key = this.chunker.lastMasked1
+    const newest = this.newest.get(key)
+    this.prevSame[j % this.capacity] = newest ?? -1
+    this.newest.set(key, j)
+    let pos = newest ?? -1
+    for (let n = 0; n < RECENT_PER_HASH && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.prevSame[pos % this.capacity]!) {
+      const q = j - pos
+      if (this.isActive[q] === 1 || !this.nearSame(j, pos)) continue
+      this.missNewer[q] = -Infinity
+      this.missOlder[q] = -Infinity
+      this.breakNewer[q] = -Infinity
+      this.breakOlder[q] = -Infinity
+      this.extend(q, j)
       this.isActive[q] = 1
       this.active.push(q)
     }
   }
 
-  /** The newest RECENT_PER_HASH positions of each hash still in the ring. */
-  private remember(j: number, key: number): void {
-    const seen = this.recent.get(key)
-    if (seen === undefined) this.recent.set(key, [j])
-    else {
-      seen.push(j)
-      if (seen.length > RECENT_PER_HASH) seen.shift()
-    }
+  /** Chunk j leaves the ring: if it was its hash's newest occurrence, the hash is dropped. */
+  private forget(j: number, key: number): void {
+    if (this.newest.get(key) === j) this.newest.delete(key)
   }
 
-  private forget(j: number, key: number): void {
-    const seen = this.recent.get(key)
-    if (seen === undefined || seen[0] !== j) return
-    seen.shift()
-    if (seen.length === 0) this.recent.delete(key)
+  private extend(q: number, j: number): void {
+    const exact = this.numbers.same(j, j - q)
+    const progressing = exact || this.progresses(q, j)
+    if (this.nearRuns[q]++ === 0) this.nearStart[q] = this.stretchStart(q, j)
+    if (exact) {
+      this.stable[q]++
+      if (this.exactRuns[q]++ === 0) this.exactStart[q] = this.stretchStart(q, j)
+    } else this.exactRuns[q] = 0
+    if (progressing || this.skipsBreak(q, j)) {
+      if (this.progressRuns[q]++ === 0) this.progressStart[q] = this.stretchStart(q, j)
+    } else this.progressRuns[q] = 0
+    if (exact || this.numbers.differing(j, j - q) <= 1) {
+      if (this.oneFieldRuns[q]++ === 0) this.oneFieldStart[q] = this.stretchStart(q, j)
+    } else this.oneFieldRuns[q] = 0
+  }
+
+  /**
+   * A progression that has held for PROGRESSION_SETTLED copies survives a rare break: a clock
+   * rolling over (`12:00:59` → `12:01:00`) breaks the step in two copies, once a minute. At most
+   * 2 breaks in any PROGRESSION_SETTLED copies; an enumeration that restarts every few copies
+   * (`m11 … m14`, `m21 …`) never gets that far.
+   */
+  private skipsBreak(q: number, j: number): boolean {
+    const settled = PROGRESSION_SETTLED * q
+    if (this.progressRuns[q]! < settled || this.breakOlder[q]! > j - settled) return false
+    this.breakOlder[q] = this.breakNewer[q]!
+    this.breakNewer[q] = j
+    return true
+  }
+
+  /**
+   * Whether chunk j's numbers moved by the same step as chunk j − q's did. Not decidable in the
+   * first copy of a run, or when the copy before differed there (a tolerated chunk): counted as
+   * going on, since the later copies decide.
+   */
+  private progresses(q: number, j: number): boolean {
+    if (this.nearRuns[q]! < q || j - 2 * q < 0 || !this.nearSame(j, j - 2 * q)) return true
+    return this.numbers.progress(q, j)
   }
 
   /** After every run is up to date: the smallest period that trips now, if any. */
-  private judgeActive(j: number, charsSoFar: number): PeriodHit | null {
-    let best: number | null = null
-    for (const q of this.active) if (this.nearRuns[q]! >= (this.options.copies - 1) * q && (best === null || q < best)) best = q
-    if (best === null) return null
-    // Judge in ascending order so a block is measured after its divisors (smallest first).
-    const ready = this.active.filter((q) => this.nearRuns[q]! >= (this.options.copies - 1) * q).sort((a, b) => a - b)
+  private judgeReady(j: number, charsSoFar: number): PeriodHit | null {
+    if (this.active.length === 0) return null
+    const need = this.options.copies - 1
+    const ready = this.ready
+    ready.length = 0
+    for (const q of this.active) if (this.nearRuns[q]! >= need * q) ready.push(q)
+    if (ready.length === 0) return null
+    // Smallest first: a block is measured after its divisors.
+    if (ready.length > 1) ready.sort((a, b) => a - b)
     for (const q of ready) {
       const hit = this.judge(q, j, charsSoFar)
       if (hit !== null) return hit
     }
     return null
-  }
-
-  private extend(q: number, j: number, nearSame: boolean, exactSame: boolean): void {
-    if (!nearSame) {
-      this.nearRuns[q] = 0
-      this.stable[q] = 0
-      this.block[q] = Block.Unjudged
-    } else {
-      if (this.nearRuns[q]++ === 0) this.nearStart[q] = this.stretchStart(q, j)
-      if (exactSame) this.stable[q]++
-    }
-    if (!exactSame) this.exactRuns[q] = 0
-    else if (this.exactRuns[q]++ === 0) this.exactStart[q] = this.stretchStart(q, j)
   }
 
   /** A stretch whose first repeat is chunk j begins with the chunk before its first copy (j − q − 1). */
@@ -205,7 +298,7 @@ export class ChunkPeriods {
     if (kind === Block.Ignored || kind === Block.Tripped) return null
     const run = this.nearRuns[q]!
     const exact = this.exactRuns[q]! >= run
-    const enough = exact ? this.exactEnough(kind, q, charsSoFar) : kind === Block.Long && this.nearEnough(q, run, charsSoFar)
+    const enough = exact ? this.exactEnough(kind, q, charsSoFar) : this.nearEnough(kind, q, run, charsSoFar)
     if (!enough) return null
     this.block[q] = Block.Tripped
     return { view: exact ? "exact" : "near", period: q, blockChars: this.sizeOf(this.endChars, q, j), copies: Math.floor(run / q) + 1 }
@@ -213,17 +306,35 @@ export class ChunkPeriods {
 
   private exactEnough(kind: Block, q: number, charsSoFar: number): boolean {
     if (kind === Block.Long || kind === Block.RunLine) return true
+    if (kind === Block.Short && this.fewWords[q] === 0) return false
     return charsSoFar - this.exactStart[q]! >= this.options.runChars
   }
 
-  // Numbers changed between copies. Healthy code is full of enumerations (SHA1, SHA256, …;
-  // m11, m12, …; unrolled rounds), a handful of copies each: such a repeat needs
-  // NEAR_EXTRA_COPIES more copies, and when the numbers change in more than a few chunks of each
-  // copy it must also cover ENUMERATION_CHARS_FACTOR × runChars. A loop that only bumps a
-  // counter keeps most chunks identical.
-  private nearEnough(q: number, run: number, charsSoFar: number): boolean {
-    if (run < (this.options.copies - 1 + NEAR_EXTRA_COPIES) * q) return false
-    if (this.stable[q]! >= STABLE_SHARE * run) return true
+  /**
+   * The block changed between copies (numbers, or a chunk that differs). Only a block with
+   * more distinct words than numbers (or 4 words per number) counts: a row of a table (code points, byte values,
+   * versions) is mostly numbers. A long block trips one copy later than an exact one when its
+   * numbers follow a progression (a counter) or most of its chunks stay exact; healthy
+   * enumerations (SHA1, SHA256, …; p1 … p4) do neither, or stop within 4 copies. A short block
+   * carries little evidence per copy, and healthy lists of numbered lines run to a few dozen:
+   * its numbers must progress over `shortChars` characters.
+   */
+  private nearEnough(kind: Block, q: number, run: number, charsSoFar: number): boolean {
+    if (this.wordy[q] === 0) return false
+    if (kind === Block.Short) {
+      const stretch = (this.options.copies - 1) * q
+      if (this.exactRuns[q]! >= stretch) return false
+      if (this.progressRuns[q]! >= stretch && charsSoFar - this.progressStart[q]! >= this.options.shortChars) return true
+      // One value at random per chunk (a request id, a timing) in a line of words: twice as long.
+      return this.oneFieldRuns[q]! >= stretch && charsSoFar - this.oneFieldStart[q]! >= 2 * this.options.shortChars
+    }
+    if (kind !== Block.Long) return false
+    // The cuts fall into step only some chunks into the loop (where the first copy ends on a
+    // short line they may step out once more), so `copies + 1` whole copies can give a few
+    // comparisons fewer than the full span: up to an eighth of a copy (3 chunks at least) is spared.
+    const span = (this.options.copies - 1 + NEAR_EXTRA_COPIES) * q - Math.min(q - 1, Math.max(3, Math.ceil(q / 8)))
+    if (run < span) return false
+    if (this.progressRuns[q]! >= span || this.stable[q]! >= STABLE_SHARE * run) return true
     return charsSoFar - this.nearStart[q]! >= ENUMERATION_CHARS_FACTOR * this.options.runChars
   }
 
@@ -232,25 +343,39 @@ export class ChunkPeriods {
     const run = this.nearRuns[q]!
     for (let d = 1; d * 2 <= q; d++) if (q % d === 0 && this.nearRuns[d]! >= run) return Block.Ignored
     const tokens = this.sizeOf(this.endTokens, q, j)
-    if (tokens < RUN_TOKENS && this.sizeOf(this.endChars, q, j) >= this.options.minBlockChars) return Block.RunLine
-    if (this.distinctWords(q, j) < this.options.minWords) return Block.Short
-    // Fewer tokens than minBlockTokens: SPEC's rule sees this block; leave it to it.
-    return tokens >= this.options.minBlockTokens ? Block.Long : Block.Ignored
+    // One chunk cut at MAX_CHUNK is a run of one short unit (`!!!!…`, `////…`): runChars decides.
+    const unitRun = q === 1 && this.forced[j % this.capacity] === 1
+    if (tokens < RUN_TOKENS && !unitRun && this.sizeOf(this.endChars, q, j) >= this.options.minBlockChars) return Block.RunLine
+    const numbers = this.numbers.countIn(q, j)
+    const { all, letters } = this.distinctWords(q, j, Math.max(this.options.minWords, numbers + 1))
+    if (all < SHORT_MIN_WORDS) return Block.WordPoor
+    // CJK characters count as words for "is it prose" but not for the long class: a chunk-level
+    // block of CJK text may be several copies of a short sentence, which is SPEC's business.
+    this.fewWords[q] = letters < this.options.minWords ? 1 : 0
+    // Or, counted with repeats, 4 words per number: a long paragraph with a number on every line
+    // is still mostly words even when it uses few distinct ones (a collation row holds ~2.5).
+    this.wordy[q] = all > numbers || this.sizeOf(this.endWords, q, j) >= 4 * numbers ? 1 : 0
+    return letters >= this.options.minWords && tokens >= this.options.minBlockTokens ? Block.Long : Block.Short
   }
 
-  /** Growth of a cumulative ring over the newest q (≤ maxPeriod) chunks ending at chunk j. */
+  /** Growth of a cumulative ring over the newest q chunks ending at chunk j. */
   private sizeOf(cumulative: Float64Array, q: number, j: number): number {
     const before = j - q < 0 ? 0 : cumulative[(j - q) % this.capacity]!
     return cumulative[j % this.capacity]! - before
   }
 
-  /** Distinct words of the newest q chunks, counted up to `minWords`. */
-  private distinctWords(q: number, j: number): number {
-    const need = this.options.minWords
-    const seen = new Set<number>()
-    for (let i = 0; i < q && seen.size < need; i++) {
-      for (const w of this.words[(j - i) % this.capacity]!) seen.add(w)
+  /** Distinct words of the newest q chunks (all, and runs of letters only), counted up to `need`. */
+  private distinctWords(q: number, j: number, need: number): { readonly all: number; readonly letters: number } {
+    const last = this.endWords[j % this.capacity]!
+    const first = Math.max(j - q < 0 ? 0 : this.endWords[(j - q) % this.capacity]!, last - WORD_RING)
+    const all = new Set<number>()
+    const letters = new Set<number>()
+    const { words, wordIsCjk } = this.chunker
+    for (let w = last - 1; w >= first && (all.size < need || letters.size < need); w--) {
+      const word = words[w % WORD_RING]!
+      all.add(word)
+      if (wordIsCjk[w % WORD_RING] === 0) letters.add(word)
     }
-    return seen.size
+    return { all: all.size, letters: letters.size }
   }
 }

@@ -1,19 +1,23 @@
 /**
  * Cuts a character stream into content-defined chunks for the long-period rule.
  *
- * Text is normalised on the fly: whitespace runs become one space (or one newline when they
- * hold a line break), ASCII letters are lowercased, and in the *masked* view every digit run
- * becomes a single `0`, so copies whose numbers differ look the same. A chunk ends where a
- * gear hash of the last few masked characters hits a fixed bit pattern, or at a line break,
- * but never before MIN_CHUNK and always at MAX_CHUNK characters. The cut depends only on local
- * content and on the distance from the previous cut, so in a text that repeats a block the cuts
- * fall at the same offsets of every copy once one cut has happened inside a copy: the sequence
- * of chunk hashes becomes periodic, with the block's length in chunks as its period. That turns
- * "does a block of up to 8 000 characters repeat" into a period search over a few hundred
- * integers per chunk instead of per character.
+ * Text is normalised on the fly into the *masked* view: whitespace runs become one space (or one
+ * newline when they hold a line break), ASCII letters are lowercased, and every number becomes a
+ * single `0`. A number is a run of digits, or a run of hex characters (`0-9`, `a-f`) holding a
+ * digit that begins a word (or follows a number), so decimal counters, hex ids and UUID parts all
+ * mask the same way while `sha256` stays `sha0`. A chunk ends where a
+ * gear hash of the last few masked characters hits a fixed bit pattern, or at a line break, but
+ * never before MIN_CHUNK and always at MAX_CHUNK masked characters. The cut depends only on
+ * local content and on the distance from the previous cut, so in a text that repeats a block
+ * (numbers aside) the cuts fall at the same offsets of every copy once one cut has happened
+ * inside a copy: the sequence of chunk hashes becomes periodic, with the block's length in chunks
+ * as its period.
  *
- * Each chunk carries two hash pairs (masked and raw), so the same cut serves the near-exact
- * and the exact view, and the hashes of the words completed in it (for the distinct-word test).
+ * The numbers themselves are not lost: their values go to a ring (`numbers`), and each chunk
+ * carries a hash of its values, so "exact" (same masked text and same values) and "numbers
+ * follow a progression" are both decided from the same cut. Words (2+ letters or `_`, no number
+ * in them) go to a ring of word hashes for the distinct-word test. The chunker works
+ * on char codes with no per-character allocation; it calls `onChunk` once per chunk.
  */
 import { isCjkCode, isWhitespaceCode } from "./tokenizer.js"
 
@@ -21,9 +25,17 @@ import { isCjkCode, isWhitespaceCode } from "./tokenizer.js"
 export const MIN_CHUNK = 16
 /** A cut is forced here, so a run with no natural cut (`!!!!…`) still makes chunks. */
 export const MAX_CHUNK = 96
+/** Word hashes kept (ring): enough for any block the rule looks at (≤ 8 000 characters by default). */
+export const WORD_RING = 8192
+/** Number values kept (ring). Older values read as missing: a progression then simply fails. */
+export const NUMBER_RING = 8192
 // Four high bits of the gear hash: a natural cut every ~16 characters past MIN_CHUNK; those
 // bits depend on the last ~30 characters, so cuts follow content, not position.
 const CUT_MASK = 0x78000000
+/** Hex letters held back while waiting to see whether a digit makes them part of a number. */
+const MAX_PENDING_LETTERS = 16
+/** Past this many digits a number's value is a hash: equal text still gives an equal value. */
+const EXACT_DIGITS = 15
 
 const GEAR: Int32Array = (() => {
   const table = new Int32Array(256)
@@ -37,76 +49,141 @@ const GEAR: Int32Array = (() => {
   return table
 })()
 
-export interface Chunk {
-  readonly masked1: number
-  readonly masked2: number
-  readonly raw1: number
-  readonly raw2: number
-  /** Hashes of the words (2+ characters, at least one letter) that ended inside this chunk. */
-  readonly words: ReadonlyArray<number>
-  /** SPEC §1 tokens that began inside this chunk. */
-  readonly tokens: number
-}
-
 const SPACE = 0x20
 const NEWLINE = 0x0a
 const ZERO = 0x30
+const UNDERSCORE = 0x5f
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
+const isHexLetter = (c: number): boolean => c >= 0x61 && c <= 0x66
 const isLetter = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x80 && !isWhitespaceCode(c))
-const isWordChar = (c: number): boolean => isLetter(c) || c === ZERO || c === 0x5f
+const isLineBreak = (c: number): boolean => c === NEWLINE || c === 0x0d || c === 0x2028 || c === 0x2029
+
+/** Called once per chunk, while the chunker's `last*` fields describe it. */
+export type ChunkSink = () => void
 
 export class ContentChunker {
+  // The chunk that just closed (valid inside `onChunk`).
+  lastMasked1 = 0
+  lastMasked2 = 0
+  lastNumbersHash = 0
+  /** SPEC §1 tokens that began inside the chunk. */
+  lastTokens = 0
+  /** Running counts of words and numbers at the chunk's end (indexes into the rings). */
+  lastWordEnd = 0
+  lastNumberEnd = 0
+  /** The chunk was cut at MAX_CHUNK, not by its content (a run like `!!!!…` or `////…`). */
+  lastForced = false
+
+  readonly words = new Int32Array(WORD_RING)
+  /** The word is one CJK character (a token of its own), not a run of letters. */
+  readonly wordIsCjk = new Uint8Array(WORD_RING)
+  readonly numbers = new Float64Array(NUMBER_RING)
+  wordCount = 0
+  numberCount = 0
+  /** Characters consumed so far, and SPEC tokens begun so far. */
+  chars = 0
+  private tokensClosed = 0
+
+  /** SPEC §1 tokens begun so far in the whole stream. */
+  get tokensBegun(): number {
+    return this.tokensClosed + this.tokens
+  }
+
   private pendingSpace = 0 // 0 none, 1 space, 2 line break
   private started = false
-  private lastWasDigit = false
+  private inToken = false
   private gear = 0
   private length = 0
   private masked1 = 0x811c9dc5
-  private masked2 = 0x01000193
-  private raw1 = 0x811c9dc5
-  private raw2 = 0x01000193
-  private word = 0
-  private wordLength = 0
-  private wordHasLetter = false
-  private words: Array<number> = []
+  private numbersHash = 0
   private tokens = 0
-  private inToken = false
+  private wordStartGear = 0
+  private wordLength = 0
+  private wordHasNumber = false
+  /**
+   * The word so far has a letter outside a–f: hex letters after it are letters, not the start of
+   * a number (`sha256` masks to `sha0`, `the1` to `the0`); only a hex run at a word's start is held.
+   */
+  private wordPlain = false
+  // The number being read: decimal and hex readings (a hex letter decides), and its length.
+  private inNumber = false
+  private numberHex = false
+  private decimal = 0
+  private hex = 0
+  private digits = 0
+  private readonly pending = new Int32Array(MAX_PENDING_LETTERS)
+  private pendingCount = 0
 
-  /** Feed one UTF-16 code unit; returns the chunk it closed, if any. */
-  push(code: number): Chunk | null {
-    this.countToken(code)
-    if (isWhitespaceCode(code)) {
-      if (code === NEWLINE || code === 0x0d || code === 0x2028 || code === 0x2029) this.pendingSpace = 2
-      else if (this.pendingSpace === 0) this.pendingSpace = 1
-      return null
+  constructor(private readonly onChunk: ChunkSink) {}
+
+  /** Set (by the sink) to stop reading: the rest of the delta is ignored. */
+  halted = false
+
+  /** Feed a delta, char code by char code. */
+  feed(delta: string): void {
+    for (let i = 0; i < delta.length && !this.halted; i++) {
+      const code = delta.charCodeAt(i)
+      // Most characters are letters g–z inside a word with nothing held back: hash them here.
+      const lower = code | 0x20
+      const letter = (lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && this.wordPlain)
+      if (letter && this.plain && this.inToken) this.letter(lower)
+      else if (code === SPACE) {
+        this.inToken = false
+        if (this.pendingSpace === 0) this.pendingSpace = 1
+      } else this.push(code)
+      this.chars++
     }
-    let closed: Chunk | null = null
-    if (this.pendingSpace !== 0) {
-      const mark = this.pendingSpace === 2 ? NEWLINE : SPACE
-      this.pendingSpace = 0
-      this.lastWasDigit = false
-      if (this.started) {
-        this.mixRaw(mark)
-        closed = this.emit(mark)
-      }
-    }
-    this.started = true
-    const lower = code >= 0x41 && code <= 0x5a ? code | 0x20 : code
-    this.mixRaw(lower)
-    if (isDigit(lower)) {
-      if (this.lastWasDigit) return closed
-      this.lastWasDigit = true
-      return this.emit(ZERO) ?? closed
-    }
-    this.lastWasDigit = false
-    return this.emit(lower) ?? closed
   }
 
-  /** SPEC §1's token starts: whitespace separates, each CJK character is a token of its own. */
+  /** Nothing held back: no pending space, hex letters or number. */
+  private get plain(): boolean {
+    return this.pendingSpace === 0 && this.pendingCount === 0 && !this.inNumber
+  }
+
+  /** `emit` for a letter (not a hex digit) continuing a word: the common case, inlined by hand. */
+  private letter(c: number): void {
+    const before = this.gear
+    const gear = ((before << 1) + GEAR[c]!) | 0
+    this.gear = gear
+    if (this.wordLength++ === 0) this.wordStartGear = before
+    this.wordPlain = true
+    this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
+    const length = ++this.length
+    if (length >= MIN_CHUNK && (gear & CUT_MASK) === 0) this.close(false)
+    else if (length >= MAX_CHUNK) this.close(true)
+  }
+
+  /** One UTF-16 code unit of the raw text. */
+  push(code: number): void {
+    if (code <= SPACE ? isWhitespaceCode(code) : code >= 0x85 && isWhitespaceCode(code)) {
+      this.inToken = false
+      if (isLineBreak(code)) this.pendingSpace = 2
+      else if (this.pendingSpace === 0) this.pendingSpace = 1
+      return
+    }
+    this.countToken(code)
+    if (this.pendingSpace !== 0) {
+      this.endNumber()
+      this.flushPending()
+      this.flushSpace()
+    }
+    const lower = code >= 0x41 && code <= 0x5a ? code | 0x20 : code
+    if (isDigit(lower)) return this.digit(lower)
+    if (isHexLetter(lower)) {
+      if (this.inNumber) return this.hexLetter(lower)
+      if (!this.wordPlain && this.pendingCount < MAX_PENDING_LETTERS) {
+        this.pending[this.pendingCount++] = lower
+        return
+      }
+    }
+    this.endNumber()
+    this.flushPending()
+    this.emit(lower)
+  }
+
   private countToken(code: number): void {
-    if (isWhitespaceCode(code)) this.inToken = false
-    else if (isCjkCode(code)) {
+    if (code >= 0x3000 && isCjkCode(code)) {
       this.tokens++
       this.inToken = false
     } else if (!this.inToken) {
@@ -115,49 +192,106 @@ export class ContentChunker {
     }
   }
 
-  /** SPEC §1 tokens begun so far in the whole stream. */
-  get tokensBegun(): number {
-    return this.tokensTotal + this.tokens
+  private digit(c: number): void {
+    if (!this.inNumber) {
+      this.inNumber = true
+      this.numberHex = this.pendingCount > 0
+      this.decimal = 0
+      this.hex = 0
+      this.digits = 0
+      // Held hex letters right before a digit are the number's first characters.
+      for (let k = 0; k < this.pendingCount; k++) this.addHexDigit(this.pending[k]! - 0x57)
+      this.pendingCount = 0
+    }
+    const d = c - ZERO
+    this.decimal = this.digits < EXACT_DIGITS ? this.decimal * 10 + d : (this.decimal * 31 + d) % 2147483647
+    this.addHexDigit(d)
   }
-  private tokensTotal = 0
 
-  private mixRaw(c: number): void {
-    this.raw1 = Math.imul(this.raw1 ^ c, 0x01000193)
-    this.raw2 = Math.imul(this.raw2 ^ c, 0x5bd1e995) ^ (this.raw2 >>> 15)
+  private hexLetter(c: number): void {
+    this.numberHex = true
+    this.addHexDigit(c - 0x57)
   }
 
-  /** One masked character: word tracking, hashes, and the cut decision. */
-  private emit(c: number): Chunk | null {
-    if (isWordChar(c)) {
-      this.word = Math.imul(this.word ^ c, 0x01000193)
-      this.wordLength++
-      if (c !== ZERO && c !== 0x5f) this.wordHasLetter = true
-    } else this.endWord()
+  private addHexDigit(d: number): void {
+    this.hex = this.digits < EXACT_DIGITS - 2 ? this.hex * 16 + d : (this.hex * 31 + d) % 2147483647
+    this.digits++
+  }
+
+  /** A number ends at any character that cannot continue it: its value is kept, `0` emitted. */
+  private endNumber(): void {
+    if (!this.inNumber) return
+    this.inNumber = false
+    const value = this.numberHex ? this.hex : this.decimal
+    this.numbers[this.numberCount++ % NUMBER_RING] = value
+    this.numbersHash = Math.imul(this.numbersHash ^ (value | 0), 0x5bd1e995) ^ Math.imul((value / 4294967296) | 0, 0x01000193)
+    this.emit(ZERO)
+  }
+
+  private flushPending(): void {
+    for (let k = 0; k < this.pendingCount; k++) this.emit(this.pending[k]!)
+    this.pendingCount = 0
+  }
+
+  private flushSpace(): void {
+    if (this.pendingSpace === 0) return
+    const mark = this.pendingSpace === 2 ? NEWLINE : SPACE
+    this.pendingSpace = 0
+    if (this.started) this.emit(mark)
+  }
+
+  /**
+   * One masked character: hashes, word tracking and the cut decision. The gear hash doubles as
+   * the word hash (its growth over a word depends on the word's characters only) and, at a cut,
+   * as the chunk's second hash: one multiply per character in all.
+   */
+  private emit(c: number): void {
+    this.started = true
+    const before = this.gear
+    this.gear = ((before << 1) + GEAR[(c ^ (c >>> 8)) & 255]!) | 0
+    if (c >= 0x3000 && isCjkCode(c)) {
+      // Each CJK character is a word of its own, as it is a token of its own for SPEC's rule.
+      if (this.wordLength > 0) this.endWord(before)
+      this.wordPlain = false
+      this.wordIsCjk[this.wordCount % WORD_RING] = 1
+      this.words[this.wordCount++ % WORD_RING] = c
+    } else if (isLetter(c) || c === ZERO || c === UNDERSCORE) {
+      if (this.wordLength++ === 0) this.wordStartGear = before
+      if (c === ZERO) this.wordHasNumber = true
+      else if (c !== UNDERSCORE && !isHexLetter(c)) this.wordPlain = true
+    } else if (this.wordLength > 0) this.endWord(before)
     this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
-    this.masked2 = Math.imul(this.masked2 ^ c, 0x5bd1e995) ^ (this.masked2 >>> 15)
-    this.gear = ((this.gear << 1) + GEAR[(c ^ (c >>> 8)) & 255]!) | 0
     this.length++
-    const cut = this.length >= MAX_CHUNK || (this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0))
-    return cut ? this.close() : null
+    if (this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0)) this.close(false)
+    else if (this.length >= MAX_CHUNK) this.close(true)
   }
 
-  private endWord(): void {
-    if (this.wordLength >= 2 && this.wordHasLetter) this.words.push(this.word)
-    this.word = 0
+  /** `gearAtEnd`: the gear hash right after the word's last character. */
+  private endWord(gearAtEnd: number): void {
+    // Identifiers with a number in them (`u0`, `x0`, `step_0`) are codes, not words.
+    if (this.wordLength >= 2 && !this.wordHasNumber) {
+      const length = this.wordLength
+      this.wordIsCjk[this.wordCount % WORD_RING] = 0
+      this.words[this.wordCount++ % WORD_RING] = length >= 32 ? gearAtEnd : (gearAtEnd - (this.wordStartGear << length)) | 0
+    }
     this.wordLength = 0
-    this.wordHasLetter = false
+    this.wordHasNumber = false
+    this.wordPlain = false
   }
 
-  private close(): Chunk {
-    const chunk: Chunk = { masked1: this.masked1, masked2: this.masked2, raw1: this.raw1, raw2: this.raw2, words: this.words, tokens: this.tokens }
-    this.words = []
-    this.tokensTotal += this.tokens
+  private close(forced: boolean): void {
+    this.lastForced = forced
+    this.lastMasked1 = this.masked1
+    this.lastMasked2 = (this.gear ^ Math.imul(this.length, 0x9e3779b1)) | 0
+    this.lastNumbersHash = this.numbersHash
+    this.lastTokens = this.tokens
+    this.lastWordEnd = this.wordCount
+    this.lastNumberEnd = this.numberCount
+    this.tokensClosed += this.tokens
     this.tokens = 0
     this.length = 0
     this.masked1 = 0x811c9dc5
-    this.masked2 = 0x01000193
-    this.raw1 = 0x811c9dc5
-    this.raw2 = 0x01000193
-    return chunk
+    this.numbersHash = 0
+    this.onChunk()
   }
 }

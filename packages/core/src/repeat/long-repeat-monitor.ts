@@ -29,19 +29,19 @@ export interface LongRepeatTrip {
 /** The long-period rule over one stream of text and reasoning deltas (docs/repetition.md). */
 export class LongRepeatMonitor {
   readonly options: LongRepeatOptions
-  private chunker = new ContentChunker()
-  private periods: ChunkPeriods
-  private chars = 0
+  private chunker!: ContentChunker
+  private periods!: ChunkPeriods
+  private trip: LongRepeatTrip | null = null
   private tripped = false
 
   constructor(options: Partial<LongRepeatOptions> = {}) {
     this.options = checkedLongRepeatOptions(options)
-    this.periods = new ChunkPeriods(this.options, MIN_CHUNK)
+    this.reset()
   }
 
   /** Characters pushed so far. */
   get charsSeen(): number {
-    return this.chars
+    return this.chunker.chars
   }
 
   /**
@@ -50,24 +50,26 @@ export class LongRepeatMonitor {
    */
   push(delta: string): LongRepeatTrip | null {
     if (!this.options.enabled || this.tripped) return null
-    for (let i = 0; i < delta.length; i++) {
-      const code = delta.charCodeAt(i)
-      const chunk = this.chunker.push(code)
-      const index = this.chars++
-      if (chunk === null) continue
-      const hit = this.periods.push(chunk, this.chars)
-      if (hit === null) continue
-      this.tripped = true
-      return { token: Math.max(0, this.chunker.tokensBegun - 1), char: index, view: hit.view, blockChars: hit.blockChars, copies: hit.copies }
-    }
-    return null
+    this.chunker.feed(delta)
+    return this.trip
   }
 
   reset(): void {
-    this.chunker = new ContentChunker()
-    this.periods = new ChunkPeriods(this.options, MIN_CHUNK)
-    this.chars = 0
+    this.chunker = new ContentChunker(this.onChunk)
+    this.periods = new ChunkPeriods(this.options, MIN_CHUNK, this.chunker)
+    this.trip = null
     this.tripped = false
+  }
+
+  private readonly onChunk = (): void => {
+    if (this.tripped) return
+    const chunker = this.chunker
+    // The character being read closed the chunk; it is counted once `feed` moves past it.
+    const hit = this.periods.push(chunker.chars + 1)
+    if (hit === null) return
+    this.tripped = true
+    chunker.halted = true
+    this.trip = { token: Math.max(0, chunker.tokensBegun - 1), char: chunker.chars, view: hit.view, blockChars: hit.blockChars, copies: hit.copies }
   }
 }
 

@@ -15,6 +15,12 @@ export interface LongRepeatOptions {
   readonly minBlockChars: number
   /** Longest block the rule is guaranteed to see, in characters. Sets the memory bound. */
   readonly maxBlockChars: number
+  /**
+   * A short block (fewer than `minBlockTokens` tokens or `minWords` words, at least 3 words)
+   * whose numbers change by the same step each copy (a counter line) trips once such copies
+   * cover this many characters.
+   */
+  readonly shortChars: number
   /** A near-exact block must hold at least this many distinct words (numeric tables are not loops). */
   readonly minWords: number
   /** An exact repeat of a block with fewer than `minWords` words trips once it covers this many characters. */
@@ -28,6 +34,7 @@ export const DEFAULT_LONG_REPEAT_OPTIONS: LongRepeatOptions = {
   minBlockChars: 64,
   maxBlockChars: 8_000,
   minWords: 4,
+  shortChars: 4_096,
   runChars: 1_024
 }
 
@@ -50,7 +57,7 @@ const isCount = (n: number, min: number): boolean => Number.isSafeInteger(n) && 
 /** Every problem with `options`, each naming its field; empty when usable. */
 export const validateLongRepeatOptions = (options: LongRepeatOptions): ReadonlyArray<LongRepeatOptionsError> => {
   const errors: Array<LongRepeatOptionsError> = []
-  const { copies, minBlockTokens, minBlockChars, maxBlockChars, minWords, runChars } = options
+  const { copies, minBlockTokens, minBlockChars, maxBlockChars, minWords, runChars, shortChars } = options
   if (typeof options.enabled !== "boolean") errors.push({ field: "enabled", message: `enabled must be true or false (got ${String(options.enabled)})` })
   if (!isCount(copies, 2)) errors.push({ field: "copies", message: `copies must be an integer >= 2 (got ${copies})` })
   if (!isCount(minBlockTokens, 1)) errors.push({ field: "minBlockTokens", message: `minBlockTokens must be an integer >= 1 (got ${minBlockTokens})` })
@@ -59,6 +66,7 @@ export const validateLongRepeatOptions = (options: LongRepeatOptions): ReadonlyA
     errors.push({ field: "maxBlockChars", message: `maxBlockChars must be an integer from 1 to ${MAX_LONG_BLOCK_CHARS} (got ${maxBlockChars})` })
   }
   if (!isCount(minWords, 0)) errors.push({ field: "minWords", message: `minWords must be an integer >= 0 (got ${minWords})` })
+  if (!isCount(shortChars, 1)) errors.push({ field: "shortChars", message: `shortChars must be an integer >= 1 (got ${shortChars})` })
   if (!isCount(runChars, 1)) errors.push({ field: "runChars", message: `runChars must be an integer >= 1 (got ${runChars})` })
   if (errors.length === 0 && minBlockChars > maxBlockChars) {
     errors.push({ field: "minBlockChars", message: `minBlockChars must be <= maxBlockChars = ${maxBlockChars} (got ${minBlockChars})` })

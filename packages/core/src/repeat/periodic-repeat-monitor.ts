@@ -12,12 +12,23 @@
  * is the same verdict as rescanning the window (docs/repetition.md has the argument; the tests
  * compare against `naive-rescan.ts` on thousands of inputs).
  *
- * Cost per token: O(number of periods), plus O(p) once per run that reaches its length.
- * Memory: O(window / threshold) — only the last floor(window/threshold) + 1 tokens are kept,
- * interned to integers with reference counts so the dictionary never outgrows them.
+ * Only periods p where the new token equals the token p back can extend a run; every other run
+ * is 0. So instead of comparing every period, a chain of earlier positions of the same token
+ * gives exactly those periods, and a run is continued only if it was extended at the previous
+ * position (`matchEnd`), otherwise it restarts: the same counters, computed lazily. The verdict
+ * needs a scan over the periods only while some qualifying stretch can still be in the window
+ * (`liveUntil`), i.e. only around a loop.
+ *
+ * Cost per token: O(earlier occurrences of the token among the last maxPeriod tokens), a few on
+ * prose, O(periods) only while a qualifying stretch is in the window, plus O(p) once per run
+ * that reaches its length. Memory: O(window / threshold) — only the last
+ * floor(window/threshold) + 1 tokens are kept, as 53-bit keys (`tokenKey`; two different tokens
+ * share one with probability ~2⁻⁵³), with a table of their newest positions (token-positions.ts).
  */
 import type { RepeatOptions } from "./repeat-options.js"
 import { checkedRepeatOptions, maxRepeatPeriod } from "./repeat-options.js"
+import { tokenKey } from "./token-keys.js"
+import { TokenPositions } from "./token-positions.js"
 
 export interface RepeatTrip {
   /** 0-based index of the token whose arrival first made the rule hold. */
@@ -51,22 +62,23 @@ export class PeriodicRepeatMonitor {
   private readonly maxPeriod: number
   /** Ring buffer size: the newest token and the `maxPeriod` before it. */
   private readonly capacity: number
-  private readonly ring: Int32Array
+  /** Token keys (`tokenKey`) of the newest `capacity` tokens, and their text when fed strings. */
+  private readonly ring: Float64Array
+  private readonly texts: Array<string>
+  /** Some token came as a key only (`pushKey`): there is no text to snapshot. */
+  private fedKeys = false
+  private readonly positions: TokenPositions
   /** Indexed by period p (entries below minBlock unused). */
   private readonly runs: Int32Array
+  /** Position at which runs[p] was last extended: the run goes on only from the position before. */
+  private readonly matchEnd: Float64Array
+  /** Per ring slot, the previous position of the same token (or -1). */
+  private readonly prevPos: Float64Array
+  /** No qualifying stretch is in the window after this position (no scan needed). */
+  private liveUntil = -Infinity
   private readonly needed: Int32Array
   private readonly qualifies: Uint8Array
   private readonly lastEnd: Float64Array
-  // Interning without deletes: the table only grows, and is rebuilt from the ring (O(capacity))
-  // when it reaches `internLimit` ids. That keeps memory O(window) at O(1) amortized per token,
-  // where reference counting paid a Map insert and a Map delete for nearly every token.
-  private idOf = new Map<string, number>()
-  private tokenOf: Array<string> = []
-  private readonly internLimit: number
-  private nextId = 0
-  // Scratch for distinct counting: a token id is "seen" when its stamp equals the current one.
-  private readonly stamps: Int32Array
-  private stamp = 0
   private seen = 0
   private holding = 0
 
@@ -75,14 +87,16 @@ export class PeriodicRepeatMonitor {
     this.minBlock = this.options.minBlock
     this.maxPeriod = maxRepeatPeriod(this.options)
     this.capacity = this.maxPeriod + 1
-    this.ring = new Int32Array(this.capacity)
+    this.ring = new Float64Array(this.capacity)
+    this.texts = new Array<string>(this.capacity)
+    this.positions = new TokenPositions(this.capacity)
     this.runs = new Int32Array(this.maxPeriod + 1)
     this.needed = new Int32Array(this.maxPeriod + 1)
     for (let p = 0; p <= this.maxPeriod; p++) this.needed[p] = p * (this.options.threshold - 1)
     this.qualifies = new Uint8Array(this.maxPeriod + 1)
     this.lastEnd = new Float64Array(this.maxPeriod + 1).fill(-Infinity)
-    this.internLimit = 4 * this.capacity
-    this.stamps = new Int32Array(this.internLimit + 1)
+    this.matchEnd = new Float64Array(this.maxPeriod + 1).fill(-1)
+    this.prevPos = new Float64Array(this.capacity).fill(-1)
   }
 
   /** Tokens pushed since construction or the last `reset`; the next token gets this index. */
@@ -95,9 +109,9 @@ export class PeriodicRepeatMonitor {
     return this.holding === 0 ? null : this.holding
   }
 
-  /** Distinct tokens currently interned (bounded by 4 × (floor(window/threshold) + 1)). */
+  /** Distinct tokens currently held in the position table (at most 2 × (floor(window/threshold) + 1)). */
   get internedTokens(): number {
-    return this.idOf.size
+    return this.positions.size
   }
 
   /**
@@ -105,53 +119,78 @@ export class PeriodicRepeatMonitor {
    * before (so a loop that keeps going trips once); otherwise null.
    */
   push(token: string): RepeatTrip | null {
+    this.texts[this.seen % this.capacity] = token
+    return this.advance(tokenKey(token))
+  }
+
+  /**
+   * `push` for a token given by its key (`tokenKey` / `StreamTokenKeys`): the guard's hot path,
+   * with no token string. A monitor fed keys has no token text, so it cannot `snapshot`.
+   */
+  pushKey(key: number): RepeatTrip | null {
+    this.fedKeys = true
+    return this.advance(key)
+  }
+
+  private advance(key: number): RepeatTrip | null {
     const k = this.seen
     const cap = this.capacity
     const slot = k % cap
-    const id = this.acquire(token)
-    this.ring[slot] = id
+    // Every `capacity` tokens, drop the keys that left the ring.
+    if (slot === 0 && k > 0) this.rebuildPositions()
+    this.prevPos[slot] = this.positions.record(key, k)
+    this.ring[slot] = key
     this.seen = k + 1
 
     const window = this.options.window
-    const windowStart = k - window + 1
-    const top = k < this.maxPeriod ? k : this.maxPeriod
-    const runs = this.runs
-    const lastEnd = this.lastEnd
-    const ring = this.ring
-    const needed = this.needed
-    let smallest = 0
-    for (let p = this.minBlock; p <= top; p++) {
-      let j = slot - p
-      if (j < 0) j += cap
-      const need = needed[p]!
-      if (ring[j] === id) {
-        // Saturate: beyond `window` the length no longer matters and the counter cannot overflow.
-        const run = runs[p] < window ? ++runs[p] : window
-        if (run >= need) {
-          if (run === need) this.qualifies[p] = this.distinctInLast(p) >= this.options.minDistinct ? 1 : 0
-          if (this.qualifies[p] === 1) lastEnd[p] = k - p
-        }
-      } else {
-        runs[p] = 0
-      }
-      if (smallest === 0 && lastEnd[p] - need + 1 >= windowStart) smallest = p
+    // Every earlier position of this token within maxPeriod is a period whose run goes on.
+    for (let pos = this.prevPos[slot]!; pos >= 0 && k - pos <= this.maxPeriod; pos = this.prevPos[pos % cap]!) {
+      const p = k - pos
+      if (p >= this.minBlock) this.extend(p, k, window)
     }
-
+    const smallest = k > this.liveUntil ? 0 : this.smallestHolding(k - window + 1, k < this.maxPeriod ? k : this.maxPeriod)
     const wasHolding = this.holding !== 0
     this.holding = smallest
     if (smallest === 0 || wasHolding) return null
     return { token: k, period: smallest, repeats: this.repeatsOf(smallest) }
   }
 
+  /** t[k] == t[k − p]: the run of period p goes on if it went on at k − 1, else starts. */
+  private extend(p: number, k: number, window: number): void {
+    const before = this.matchEnd[p] === k - 1 ? this.runs[p]! : 0
+    // Saturate: beyond `window` the length no longer matters and the counter cannot overflow.
+    const run = before < window ? before + 1 : window
+    this.runs[p] = run
+    this.matchEnd[p] = k
+    const need = this.needed[p]!
+    if (run < need) return
+    if (run === need) this.qualifies[p] = this.distinctInLast(p) >= this.options.minDistinct ? 1 : 0
+    if (this.qualifies[p] !== 1) return
+    this.lastEnd[p] = k - p
+    // That stretch stays in the window while its first position k − p − need + 1 ≥ k' − window + 1.
+    const until = k - p - need + window
+    if (until > this.liveUntil) this.liveUntil = until
+  }
+
+  private smallestHolding(windowStart: number, top: number): number {
+    for (let p = this.minBlock; p <= top; p++) if (this.lastEnd[p]! - this.needed[p]! + 1 >= windowStart) return p
+    return 0
+  }
+
+  /** Current run of period p (0 unless it was extended at the newest position). */
+  private runOf(p: number): number {
+    return this.matchEnd[p] === this.seen - 1 ? this.runs[p]! : 0
+  }
+
   reset(): void {
     this.runs.fill(0)
+    this.matchEnd.fill(-1)
+    this.positions.clear()
+    this.prevPos.fill(-1)
+    this.fedKeys = false
+    this.liveUntil = -Infinity
     this.qualifies.fill(0)
     this.lastEnd.fill(-Infinity)
-    this.idOf.clear()
-    this.tokenOf.length = 0
-    this.nextId = 0
-    this.stamps.fill(0)
-    this.stamp = 0
     this.seen = 0
     this.holding = 0
   }
@@ -159,12 +198,13 @@ export class PeriodicRepeatMonitor {
   snapshot(): RepeatMonitorState {
     const count = Math.min(this.seen, this.capacity)
     const recent: Array<string> = []
-    for (let k = this.seen - count; k < this.seen; k++) recent.push(this.tokenOf[this.ring[k % this.capacity]])
+    if (this.fedKeys) throw new RangeError("snapshot needs the token text: this monitor was fed keys (pushKey)")
+    for (let k = this.seen - count; k < this.seen; k++) recent.push(this.texts[k % this.capacity]!)
     const runs: Array<number> = []
     const runQualifies: Array<boolean> = []
     const lastQualifiedEnd: Array<number | null> = []
     for (let p = this.minBlock; p <= this.maxPeriod; p++) {
-      runs.push(this.runs[p])
+      runs.push(this.runOf(p))
       runQualifies.push(this.qualifies[p] === 1)
       const end = this.lastEnd[p]
       lastQualifiedEnd.push(end === -Infinity ? null : end)
@@ -196,78 +236,56 @@ export class PeriodicRepeatMonitor {
     }
     for (let i = 0; i < state.recent.length; i++) {
       const k = state.tokensSeen - state.recent.length + i
-      monitor.ring[k % monitor.capacity] = monitor.acquire(state.recent[i])
+      monitor.ring[k % monitor.capacity] = tokenKey(state.recent[i]!)
+      monitor.texts[k % monitor.capacity] = state.recent[i]!
     }
+    monitor.seen = state.tokensSeen
     for (let i = 0; i < periods; i++) {
       const p = monitor.minBlock + i
       monitor.runs[p] = state.runs[i]
+      monitor.matchEnd[p] = state.runs[i] > 0 ? state.tokensSeen - 1 : -1
       monitor.qualifies[p] = state.runQualifies[i] ? 1 : 0
-      monitor.lastEnd[p] = state.lastQualifiedEnd[i] ?? -Infinity
+      const end = state.lastQualifiedEnd[i] ?? -Infinity
+      monitor.lastEnd[p] = end
+      monitor.liveUntil = Math.max(monitor.liveUntil, end - monitor.needed[p]! + monitor.options.window)
     }
-    monitor.seen = state.tokensSeen
+    monitor.rebuildChains()
     monitor.holding = state.holdingPeriod ?? 0
     return monitor
   }
 
   /** Copies of the period-p block in the current run, counting only positions inside the window. */
   private repeatsOf(p: number): number {
-    const positions = Math.min(this.runs[p], this.options.window - p)
+    const positions = Math.min(this.runOf(p), this.options.window - p)
     return Math.floor(positions / p) + 1
   }
 
-  /** Distinct tokens among the last p tokens (p ≤ maxPeriod < capacity, so all are in the ring). */
+  /** Distinct tokens among the last p tokens (p ≤ maxPeriod < capacity; once per run reaching its length). */
   private distinctInLast(p: number): number {
-    if (this.stamp === 0x7fffffff) {
-      this.stamps.fill(0)
-      this.stamp = 0
-    }
-    const stamp = ++this.stamp
+    const seen = new Set<number>()
     const cap = this.capacity
     let slot = (this.seen - 1) % cap
-    let distinct = 0
     for (let n = 0; n < p; n++) {
-      const id = this.ring[slot]
-      if (this.stamps[id] !== stamp) {
-        this.stamps[id] = stamp
-        distinct++
-      }
+      seen.add(this.ring[slot]!)
       slot = slot === 0 ? cap - 1 : slot - 1
     }
-    return distinct
+    return seen.size
   }
 
-  private acquire(token: string): number {
-    let id = this.idOf.get(token)
-    if (id === undefined) {
-      if (this.nextId >= this.internLimit) this.compact()
-      id = this.nextId++
-      this.idOf.set(token, id)
-      this.tokenOf[id] = token
-    }
-    return id
+  /** The position table from the tokens still in the ring. */
+  private rebuildPositions(): void {
+    this.positions.clear()
+    const held = Math.min(this.seen, this.capacity - 1)
+    for (let k = this.seen - held; k < this.seen; k++) this.positions.record(this.ring[k % this.capacity]!, k)
   }
 
-  /** Re-intern only the tokens the ring still holds, renumbering the ring in place. */
-  private compact(): void {
-    const idOf = new Map<string, number>()
-    const tokenOf: Array<string> = []
+  /** Position table and chains from the ring (after a restore). */
+  private rebuildChains(): void {
+    this.positions.clear()
     const held = Math.min(this.seen, this.capacity)
     for (let k = this.seen - held; k < this.seen; k++) {
       const slot = k % this.capacity
-      const token = this.tokenOf[this.ring[slot]!]!
-      let id = idOf.get(token)
-      if (id === undefined) {
-        id = tokenOf.length
-        idOf.set(token, id)
-        tokenOf.push(token)
-      }
-      this.ring[slot] = id
+      this.prevPos[slot] = this.positions.record(this.ring[slot]!, k)
     }
-    this.idOf = idOf
-    this.tokenOf = tokenOf
-    this.nextId = tokenOf.length
-    // Ids were renumbered: stamps from before would alias.
-    this.stamps.fill(0)
-    this.stamp = 0
   }
 }

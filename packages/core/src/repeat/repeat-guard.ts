@@ -10,7 +10,7 @@ import { LongRepeatMonitor } from "./long-repeat-monitor.js"
 import type { RepeatOptions } from "./repeat-options.js"
 import type { RepeatTrip } from "./periodic-repeat-monitor.js"
 import { PeriodicRepeatMonitor } from "./periodic-repeat-monitor.js"
-import { StreamTokenizer } from "./tokenizer.js"
+import { StreamTokenKeys } from "./token-keys.js"
 
 /** SPEC §1's rule tripped: a block of `period` tokens repeated `repeats` times. */
 export interface ShortGuardTrip extends RepeatTrip {
@@ -37,7 +37,8 @@ export const describeGuardTrip = (trip: GuardTrip): string =>
 
 /** Text deltas in, repetition verdict out: the stream tokenizer feeding SPEC §1's monitor, and the long-period monitor. */
 export class RepeatGuard {
-  private readonly tokenizer = new StreamTokenizer()
+  // SPEC's tokens as keys: no string per token on the hot path (token-keys.ts).
+  private readonly tokenizer = new StreamTokenKeys()
   private readonly monitor: PeriodicRepeatMonitor
   private readonly long: LongRepeatMonitor
 
@@ -73,8 +74,8 @@ export class RepeatGuard {
   }
 
   private first: GuardTrip | null = null
-  private readonly onToken = (token: string): void => {
-    const trip = this.monitor.push(token)
+  private readonly onToken = (key: number): void => {
+    const trip = this.monitor.pushKey(key)
     if (this.first === null && trip !== null) this.first = { rule: "short", ...trip }
   }
 
@@ -83,12 +84,9 @@ export class RepeatGuard {
    * (reasoning → text) if a word must not run across it.
    */
   flush(): GuardTrip | null {
-    let first: GuardTrip | null = null
-    for (const token of this.tokenizer.flush()) {
-      const trip = this.monitor.push(token)
-      if (first === null && trip !== null) first = { rule: "short", ...trip }
-    }
-    return first
+    const key = this.tokenizer.flush()
+    const trip = key === null ? null : this.monitor.pushKey(key)
+    return trip === null ? null : { rule: "short", ...trip }
   }
 
   reset(): void {

@@ -1,8 +1,23 @@
 import { describe, expect, test } from "bun:test"
+import { Schema } from "effect"
 import { DEFAULT_CONFIG } from "./defaults.js"
 import { envVariables, loadConfig } from "./load.js"
+import { LoopguardConfigSchema } from "./schema.js"
 
 describe("loadConfig", () => {
+  test("the defaults decode to themselves: loading with nothing set skips the decode and gives the same config", () => {
+    const decoded = Schema.decodeUnknownSync(LoopguardConfigSchema)(structuredClone(DEFAULT_CONFIG), { errors: "all", onExcessProperty: "error" })
+    expect(decoded).toEqual(DEFAULT_CONFIG)
+    for (const input of [{}, { env: {} }, { file: { path: "loopguard.json", text: "{}" } }, { overrides: [] }]) {
+      const r = loadConfig(input)
+      expect(r).toEqual({ _tag: "ok", config: decoded })
+      // A fresh object each time: a caller that changes its copy cannot change the defaults.
+      if (r._tag === "ok") expect(r.config).not.toBe(DEFAULT_CONFIG)
+    }
+    // Anything set still goes through the schema.
+    expect(loadConfig({ env: { LOOPGUARD_REPEAT_WINDOW: "-5" } })._tag).toBe("error")
+  })
+
   test("with no input the loaded config carries SPEC.md's defaults (written out here, not read from DEFAULT_CONFIG)", () => {
     const r = loadConfig({})
     expect(r._tag).toBe("ok")

@@ -17,7 +17,8 @@ export const LongRepeatSection = Schema.Struct({
   minBlockChars: PosInt,
   maxBlockChars: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000 })),
   minWords: NonNegInt,
-  runChars: PosInt
+  runChars: PosInt,
+  shortChars: PosInt
 })
 
 /** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: reject such values. */

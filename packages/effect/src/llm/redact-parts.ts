@@ -14,12 +14,24 @@ interface Pending {
   readonly reasoning: StreamRedactor
 }
 
-const delta = (type: "text-delta" | "reasoning-delta", text: string): ReadonlyArray<StreamPart> => (text === "" ? [] : [{ type, text }])
+type DeltaType = "text-delta" | "reasoning-delta"
 
-const flushText = (s: Pending) => delta("text-delta", s.text.flush())
-const flushReasoning = (s: Pending) => delta("reasoning-delta", s.reasoning.flush())
+/** Appends what a redactor let through; the part itself when nothing changed (no copy per delta). */
+const pushDelta = (out: Array<StreamPart>, type: DeltaType, text: string, original?: StreamPart): void => {
+  if (text === "") return
+  out.push(original !== undefined && original.type === type && original.text === text ? original : { type, text })
+}
 
-/** A stream stage that redacts the given secret values from text and reasoning deltas, even when a secret is split across deltas. */
+const flushInto = (out: Array<StreamPart>, s: Pending, keep: "text" | "reasoning" | "none"): void => {
+  if (keep !== "reasoning") pushDelta(out, "reasoning-delta", s.reasoning.flush())
+  if (keep !== "text") pushDelta(out, "text-delta", s.text.flush())
+}
+
+/**
+ * A stream stage that redacts the given secret values from text and reasoning deltas, even when a
+ * secret is split across deltas. One plain loop per chunk of parts: a long reply is tens of
+ * thousands of deltas, and arrays built per delta were a visible share of a guarded step.
+ */
 export const redactParts =
   (secrets: ReadonlyArray<string>) =>
   <E, R>(parts: Stream.Stream<StreamPart, E, R>): Stream.Stream<StreamPart, E, R> => {
@@ -27,23 +39,40 @@ export const redactParts =
     // A tool call's input is what will run: `Authorization: Bearer $TOKEN` in a curl command is
     // the model's intent, not a leaked credential; only the secret values go.
     const redactInput = makeRedactor(secrets, { authorization: false })
-    const step = (s: Pending, part: StreamPart): readonly [Pending, ReadonlyArray<StreamPart>] => {
-      switch (part.type) {
-        case "text-delta":
-          return [s, [...flushReasoning(s), ...delta("text-delta", s.text.push(part.text))]]
-        case "reasoning-delta":
-          return [s, [...flushText(s), ...delta("reasoning-delta", s.reasoning.push(part.text))]]
-        case "error":
-          return [s, [...flushReasoning(s), ...flushText(s), { ...part, error: redactDeep(part.error, redact) }]]
-        case "tool-call":
-          return [s, [...flushReasoning(s), ...flushText(s), redactDeep(part, redactInput)]]
-        default:
-          return [s, [...flushReasoning(s), ...flushText(s), part]]
+    const step = (s: Pending, chunk: ReadonlyArray<StreamPart>): readonly [Pending, ReadonlyArray<StreamPart>] => {
+      const out: Array<StreamPart> = []
+      for (const part of chunk) {
+        switch (part.type) {
+          case "text-delta":
+            flushInto(out, s, "text")
+            pushDelta(out, "text-delta", s.text.push(part.text), part)
+            break
+          case "reasoning-delta":
+            flushInto(out, s, "reasoning")
+            pushDelta(out, "reasoning-delta", s.reasoning.push(part.text), part)
+            break
+          case "error":
+            flushInto(out, s, "none")
+            out.push({ ...part, error: redactDeep(part.error, redact) })
+            break
+          case "tool-call":
+            flushInto(out, s, "none")
+            out.push(redactDeep(part, redactInput))
+            break
+          default:
+            flushInto(out, s, "none")
+            out.push(part)
+        }
       }
+      return [s, out]
     }
     return parts.pipe(
-      Stream.mapAccum((): Pending => ({ text: makeStreamRedactor(secrets), reasoning: makeStreamRedactor(secrets) }), step, {
-        onHalt: (s) => [...flushReasoning(s), ...flushText(s)]
+      Stream.mapAccumArray((): Pending => ({ text: makeStreamRedactor(secrets), reasoning: makeStreamRedactor(secrets) }), step, {
+        onHalt: (s) => {
+          const out: Array<StreamPart> = []
+          flushInto(out, s, "none")
+          return out
+        }
       })
     )
   }

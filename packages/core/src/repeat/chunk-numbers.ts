@@ -1,0 +1,83 @@
+/**
+ * The numbers of the chunks the long-period rule keeps: where each chunk's values sit in the
+ * chunker's ring of values, a hash of them, and the two comparisons the rule makes between
+ * copies — the same values (an exact repeat) and values moving by the same step as in the copy
+ * before (`v[j] − v[j−q] = v[j−q] − v[j−2q]`: a counter). Values that left the chunker's ring
+ * read as missing, and a comparison needing them fails.
+ */
+import type { ContentChunker } from "./content-chunker.js"
+import { NUMBER_RING } from "./content-chunker.js"
+
+export class ChunkNumbers {
+  private readonly hashes: Int32Array
+  /** Values read up to the end of each kept chunk (running count). */
+  private readonly ends: Float64Array
+
+  constructor(private readonly capacity: number, private readonly chunker: ContentChunker) {
+    this.hashes = new Int32Array(capacity)
+    this.ends = new Float64Array(capacity)
+  }
+
+  /** Record the chunk the chunker just closed as chunk j. */
+  record(j: number): void {
+    this.hashes[j % this.capacity] = this.chunker.lastNumbersHash
+    this.ends[j % this.capacity] = this.chunker.lastNumberEnd
+  }
+
+  /** Numbers in the newest q chunks ending at chunk j. */
+  countIn(q: number, j: number): number {
+    return this.ends[j % this.capacity]! - (j - q < 0 ? 0 : this.ends[(j - q) % this.capacity]!)
+  }
+
+  /** Chunks j and back hold the same values (their masked text is known to be equal). */
+  same(j: number, back: number): boolean {
+    if (this.hashes[j % this.capacity] !== this.hashes[back % this.capacity]) return false
+    const count = this.count(j)
+    if (count === 0) return true
+    if (!this.held(back) || count !== this.count(back)) return false
+    const v = this.chunker.numbers
+    const a = this.start(j)
+    const b = this.start(back)
+    for (let i = 0; i < count; i++) if (v[(a + i) % NUMBER_RING] !== v[(b + i) % NUMBER_RING]) return false
+    return true
+  }
+
+  /** How many values of chunk j differ from chunk back's (Infinity when they cannot be compared). */
+  differing(j: number, back: number): number {
+    const count = this.count(j)
+    if (!this.held(back) || count !== this.count(back)) return Infinity
+    const v = this.chunker.numbers
+    const a = this.start(j)
+    const b = this.start(back)
+    let differ = 0
+    for (let i = 0; i < count; i++) if (v[(a + i) % NUMBER_RING] !== v[(b + i) % NUMBER_RING]) differ++
+    return differ
+  }
+
+  /** Each value of chunk j moved from chunk j − q by what it moved from j − 2q to j − q. */
+  progress(q: number, j: number): boolean {
+    const count = this.count(j)
+    if (!this.held(j - 2 * q) || count !== this.count(j - 2 * q)) return false
+    const v = this.chunker.numbers
+    const a = this.start(j)
+    const b = this.start(j - q)
+    const c = this.start(j - 2 * q)
+    for (let i = 0; i < count; i++) {
+      const before = v[(b + i) % NUMBER_RING]!
+      if (v[(a + i) % NUMBER_RING]! - before !== before - v[(c + i) % NUMBER_RING]!) return false
+    }
+    return true
+  }
+
+  private held(j: number): boolean {
+    return this.chunker.numberCount - this.start(j) <= NUMBER_RING
+  }
+
+  private start(j: number): number {
+    return j === 0 ? 0 : this.ends[(j - 1) % this.capacity]!
+  }
+
+  private count(j: number): number {
+    return this.ends[j % this.capacity]! - this.start(j)
+  }
+}

@@ -1,0 +1,254 @@
+/**
+ * Runaway shapes the long-period rule must catch (docs/repetition.md, "When it trips"), each
+ * generated here, after some loop-free prose, and judged by where the trip lands relative to the
+ * loop's start: within 5 copies and 6 000 characters for blocks of 25+ tokens (up to 1 000
+ * characters), within 6 000 characters for short counter lines (`shortChars` of them). Every
+ * shape is also fed as reasoning through RepeatGuard and in many tiny and a few huge deltas: the
+ * verdict must not depend on how the stream was cut.
+ */
+import { describe, expect, test } from "bun:test"
+import { DEFAULT_LONG_REPEAT_OPTIONS } from "./long-repeat-options.js"
+import { LongRepeatMonitor, scanLongRepeat, type LongRepeatTrip } from "./long-repeat-monitor.js"
+import { RepeatGuard } from "./repeat-guard.js"
+
+const rng = (seed: number) => () => {
+  seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) | 0
+  return ((seed ^ (seed >>> 13)) >>> 0) / 2 ** 32
+}
+const VOCAB = "the a file test value check output parser token we should look again at config module error line function result maybe because then so which expected actual return call element node tree render".split(" ")
+const words = (r: () => number, n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(r() * VOCAB.length)]!).join(" ")
+const prose = (seed: number, sentences: number) => {
+  const r = rng(seed)
+  return Array.from({ length: sentences }, () => words(r, 8 + Math.floor(r() * 12)) + ".").join(" ")
+}
+const hex = (r: () => number, n: number) => Array.from({ length: n }, () => "0123456789abcdef"[Math.floor(r() * 16)]).join("")
+
+const intro = prose(1, 12) + "\n\n"
+
+interface Shape {
+  readonly name: string
+  /** Copy i of the looping block. */
+  readonly block: (i: number) => string
+  /** The trip must land before the end of this many copies (and within 6 000 characters). */
+  readonly within: number
+}
+
+const paragraph = words(rng(41), 45)
+const SHAPES: ReadonlyArray<Shape> = [
+  { name: "a paragraph whose counter goes up each copy", block: (i) => `Attempt ${i + 3}: ${paragraph}.\n\n`, within: 5 },
+  {
+    name: "a paragraph whose every number changes by its own step",
+    block: (i) => `Checking row ${i + 1} of ${200 + i * 3}: ${paragraph} (offset ${i * 64}).\n`,
+    within: 5
+  },
+  { name: "a paragraph carrying a fresh random hex id each copy", block: (i) => `Request ${hex(rng(i + 7), 12)} ${paragraph}.\n`, within: 5 },
+  {
+    name: "a 12-line code fragment whose loop index changes",
+    block: (i) =>
+      [
+        `    def step_${i}(self, value):`,
+        `        # attempt ${i} of the retry`,
+        `        result = self.parse(value, limit=${i * 7})`,
+        `        if result is None:`,
+        `            return self.fallback(${i})`,
+        `        for item in result.items:`,
+        `            if item.size > ${100 + i}:`,
+        `                self.log.warning("large item %s", item)`,
+        `            self.total += item.size`,
+        `        self.count += 1`,
+        `        return result`,
+        ``
+      ].join("\n") + "\n",
+    within: 5
+  },
+  {
+    name: "two alternating paragraphs (A B A B …)",
+    block: (i) => (i % 2 === 0 ? paragraph + ".\n\n" : words(rng(42), 38) + ".\n\n"),
+    // A copy of the block here is one paragraph: A B counts as 2.
+    within: 10
+  },
+  {
+    name: "a paragraph whose one word varies among a few values",
+    block: (i) => `Wait, is it \`${["msup", "msub", "msubsup"][Math.floor(rng(i + 100)() * 3)]}\` here? ${paragraph}.\n`,
+    within: 6
+  },
+  // A CJK paragraph has no spaces to tell one sentence from several copies of a short one
+  // (SPEC's business), so it trips by length: exact over runChars, a counter over shortChars.
+  {
+    name: "a Chinese paragraph with a step counter (within 6 000 characters)",
+    block: (i) => `第${i + 1}步：我再检查一下这个文件的配置，确认解析器返回的嵌套表格行顺序是否正确，然后重新运行格式化测试并比较输出结果。\n`,
+    within: 1_000
+  },
+  { name: "a Chinese paragraph repeated exactly (within 6 000 characters)", block: () => "我再检查一下这个文件的配置，确认解析器返回的嵌套表格行顺序是否正确，然后重新运行格式化测试。\n", within: 1_000 },
+  {
+    name: "a 1 000-character block with the copy's number on every line",
+    block: (i) => prose(78, 40).slice(0, 1_000).replace(/((?:\S+ ){8})/g, `$1${i}\n`) + "\n",
+    within: 5
+  },
+  { name: "a 25-token block whose counter changes", block: (i) => `${words(rng(25), 24)} ${i}.\n`, within: 5 },
+  { name: "a 1 000-character block whose counter changes", block: (i) => `Pass ${i}. ${prose(77, 60).slice(0, 990)}\n`, within: 5 }
+]
+
+// A short block is judged by characters (shortChars), not copies: the 6 000 limit decides.
+const SHORT_WITHIN = 1_000
+const SHORT_SHAPES: ReadonlyArray<Shape> = [
+  { name: '"Step N: check the value again." ×1000', block: (i) => `Step ${i + 17}: check the value again.\n`, within: SHORT_WITHIN },
+  { name: '"Attempt N failed, retrying" ×1000', block: (i) => `Attempt ${i + 1} failed, retrying...\n`, within: SHORT_WITHIN },
+  { name: "a counter in a short sentence on one line ×1000", block: (i) => `Now checking item ${i * 2} again. `, within: SHORT_WITHIN },
+  {
+    name: "a log line whose clock ticks a second per line, rolling over minutes ×1000",
+    block: (i) => {
+      const t = 12 * 3600 + 40 + i
+      const clock = [Math.floor(t / 3600), Math.floor(t / 60) % 60, t % 60].map((n) => String(n).padStart(2, "0")).join(":")
+      return `[${clock}] connection refused by the server, retrying now\n`
+    },
+    within: SHORT_WITHIN
+  },
+  { name: "a retry log line with a growing delay ×1000", block: (i) => `[retry ${i}] connection refused, waiting ${i * 5} ms\n`, within: SHORT_WITHIN }
+]
+
+const textOf = (shape: Shape, copies: number): string => intro + Array.from({ length: copies }, (_, i) => shape.block(i)).join("")
+
+/** Where copy `n` (1-based) of the loop ends, in characters from the loop's start. */
+const endOfCopy = (shape: Shape, n: number): number => Array.from({ length: n }, (_, i) => shape.block(i).length).reduce((a, b) => a + b, 0)
+
+const expectCaught = (shape: Shape, trip: LongRepeatTrip | null): void => {
+  expect(trip).not.toBeNull()
+  const into = trip!.char - intro.length
+  expect(into).toBeGreaterThanOrEqual(0)
+  // Whitespace at a copy's end is only settled by the next character, so a trip at the end of
+  // the last allowed copy reports the first character after it.
+  expect(into).toBeLessThanOrEqual(Math.min(endOfCopy(shape, shape.within), 6_000))
+}
+
+/** The same text through RepeatGuard, as reasoning deltas of `size` characters, then the answer. */
+const guardTrip = (text: string, size: number) => {
+  const guard = new RepeatGuard()
+  for (let at = 0; at < text.length; at += size) {
+    const trip = guard.push(text.slice(at, at + size))
+    if (trip !== null) return trip
+  }
+  return guard.flush()
+}
+
+describe("runaway shapes: caught early", () => {
+  for (const shape of [...SHAPES, ...SHORT_SHAPES]) {
+    test(shape.name, () => {
+      const text = textOf(shape, 1_000)
+      expectCaught(shape, scanLongRepeat(text))
+    })
+  }
+})
+
+describe("runaway shapes: the way the stream is cut does not change the verdict", () => {
+  for (const shape of [...SHAPES, ...SHORT_SHAPES]) {
+    test(`${shape.name}: tiny deltas, huge deltas, reasoning through RepeatGuard`, () => {
+      const text = textOf(shape, 300)
+      const whole = scanLongRepeat(text)
+      for (const size of [1, 3, 17, 5_000, 60_000]) {
+        const monitor = new LongRepeatMonitor()
+        let trip: LongRepeatTrip | null = null
+        for (let at = 0; at < text.length && trip === null; at += size) trip = monitor.push(text.slice(at, at + size))
+        expect(trip).toEqual(whole)
+      }
+      const guarded = guardTrip(text, 7)
+      expect(guarded).not.toBeNull()
+      if (guarded?.rule === "long") expect(guarded.char).toBe(whole!.char)
+    })
+  }
+
+  test("random split points: the same trip as the whole text (property, 60 cuts)", () => {
+    const r = rng(2026)
+    for (let round = 0; round < 60; round++) {
+      const shape = [...SHAPES, ...SHORT_SHAPES][round % (SHAPES.length + SHORT_SHAPES.length)]!
+      const text = textOf(shape, 120)
+      const whole = scanLongRepeat(text)
+      const monitor = new LongRepeatMonitor()
+      let trip: LongRepeatTrip | null = null
+      let at = 0
+      while (at < text.length && trip === null) {
+        // Mostly small deltas, now and then a huge one.
+        const size = r() < 0.1 ? 1 + Math.floor(r() * 4_000) : 1 + Math.floor(r() * 24)
+        trip = monitor.push(text.slice(at, at + size))
+        at += size
+      }
+      expect(trip).toEqual(whole)
+    }
+  })
+})
+
+describe("short lines with one value at random", () => {
+  test("a request id or a timing that changes at random: caught once the lines cover 2 × shortChars", () => {
+    const r = rng(31)
+    const limit = 2 * DEFAULT_LONG_REPEAT_OPTIONS.shortChars
+    for (const block of [
+      () => `INFO request handled in ${Math.floor(r() * 900)}ms for the dashboard endpoint of the admin service\n`,
+      () => `Request ${hex(r, 8)} failed, retrying the upload now.\n`
+    ]) {
+      const copies = Array.from({ length: 1_000 }, block)
+      const trip = scanLongRepeat(intro + copies.join(""))
+      expect(trip).not.toBeNull()
+      expect(trip!.char - intro.length).toBeLessThan(limit + 2 * copies[0]!.length)
+    }
+  })
+
+  test("rows with several values at random (a data table) do not trip", () => {
+    const r = rng(32)
+    const rows = Array.from({ length: 600 }, () => `collating-element <U${hex(r, 4)}_${hex(r, 4)}> from "<U${hex(r, 4)}>" % reordered syllable\n`)
+    expect(scanLongRepeat(rows.join(""))).toBeNull()
+  })
+})
+
+describe("near repeats that are not loops", () => {
+  test("an enumeration of near-identical declarations (SHA1 … SHA512, m11 … m44) does not trip", () => {
+    const sha = (n: number) => `  class SHA${n} extends CryptoHasher<SHA${n}> {\n    /** The number of bytes the hash produces. */\n    static readonly byteLength: ${n / 8};\n  }\n`
+    expect(scanLongRepeat(prose(30, 3) + [1, 224, 256, 384, 512].map(sha).join("") + prose(31, 3))).toBeNull()
+    const cells = [11, 12, 13, 14, 21, 22, 23, 24, 31, 32, 33, 34, 41, 42, 43, 44]
+    const matrix = cells.map((m) => `    /** [MDN Reference](https://developer.mozilla.org/docs/Web/API/DOMMatrix#m${m}) */\n    m${m}: number;\n`).join("")
+    expect(scanLongRepeat(prose(32, 3) + matrix + prose(33, 3))).toBeNull()
+  })
+
+  test("a changelog whose versions and commit ids change does not trip", () => {
+    const r = rng(5)
+    const entries = Array.from({ length: 60 }, (_, i) => `## 3.10.${60 - i}\n\n### Patch Changes\n\n- Updated dependencies [${hex(r, 7)}]:\n  - effect@3.10.${60 - i}\n\n`)
+    expect(scanLongRepeat("# effect\n\n" + entries.join(""))).toBeNull()
+  })
+
+  test("CSV rows, a hex dump and a numbered list of different items do not trip", () => {
+    const r = rng(9)
+    const csv = Array.from({ length: 500 }, (_, i) => `${i},${Math.floor(r() * 1000)},${(r() * 100).toFixed(2)},${["ok", "fail", "skip"][i % 3]}`).join("\n")
+    expect(scanLongRepeat("id,value,score,status\n" + csv)).toBeNull()
+    const dump = Array.from({ length: 300 }, (_, i) => `${(i * 16).toString(16).padStart(8, "0")}: ${hex(r, 32).replace(/(.{4})/g, "$1 ")} |${words(r, 2).slice(0, 16)}|`).join("\n")
+    expect(scanLongRepeat(dump)).toBeNull()
+    const list = Array.from({ length: 300 }, (_, i) => `${i + 1}. ${words(r, 5 + Math.floor(r() * 5))}`).join("\n")
+    expect(scanLongRepeat(list)).toBeNull()
+  })
+
+  test("counter lines covering less than shortChars do not trip (a changelog listing lib-1.c … lib-90.c)", () => {
+    const line = (i: number) => `\t* testsuite/libgomp.oacc-c-c++-common/lib-${i + 1}.c: Likewise.\n`
+    const count = Math.floor(DEFAULT_LONG_REPEAT_OPTIONS.shortChars / line(50).length) - 2
+    const lines = Array.from({ length: count }, (_, i) => line(i)).join("")
+    expect(scanLongRepeat(prose(3, 4) + "\n" + lines + prose(4, 4))).toBeNull()
+  })
+
+  test("four copies of a paragraph whose counter changes do not trip (near repeats need copies + 1: p1 … p4 and x, y, z, w enumerations come in fours)", () => {
+    const block = (i: number) => `Attempt ${i + 3}: ${paragraph}.\n\n`
+    expect(scanLongRepeat(intro + [0, 1, 2, 3].map(block).join("") + prose(5, 6))).toBeNull()
+  })
+})
+
+describe("any input", () => {
+  test("random code units (lone surrogates, controls, CJK, digits) under extreme valid options never throw", () => {
+    const r = rng(77)
+    const units = [0x00, 0x09, 0x0a, 0x20, 0x30, 0x39, 0x41, 0x61, 0x66, 0x7a, 0x85, 0xa0, 0x3000, 0x4e00, 0xd800, 0xdc00, 0xff21, 0xfeff, 0x2028]
+    const settings = [{}, { copies: 2, minBlockChars: 1, maxBlockChars: 1, minWords: 0, runChars: 1, shortChars: 1 }, { maxBlockChars: 100_000 }]
+    for (const options of settings) {
+      const guard = new RepeatGuard({ long: options })
+      for (let n = 0; n < 200; n++) {
+        const text = String.fromCharCode(...Array.from({ length: Math.floor(r() * 400) }, () => (r() < 0.5 ? units[Math.floor(r() * units.length)]! : Math.floor(r() * 0x10000))))
+        expect(() => guard.push(text)).not.toThrow()
+      }
+      expect(() => guard.flush()).not.toThrow()
+    }
+  })
+})

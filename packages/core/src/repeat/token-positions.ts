@@ -1,0 +1,50 @@
+/**
+ * The newest position of each token key among the last `capacity` tokens, for SPEC's monitor:
+ * an open-addressing table in typed arrays, so a token costs a probe or two and no allocation.
+ * Keys of tokens that left the ring are dropped by rebuilding the table from the ring every
+ * `capacity` tokens (O(1) amortized per token): it never holds more than 2 × capacity keys, in a
+ * table of at least 4 × capacity slots.
+ */
+export class TokenPositions {
+  private readonly keys: Float64Array
+  private readonly positions: Float64Array
+  private readonly mask: number
+  private readonly shift: number
+  private used = 0
+
+  constructor(capacity: number) {
+    let bits = 4
+    while (1 << bits < 4 * capacity) bits++
+    this.mask = (1 << bits) - 1
+    this.shift = 32 - bits
+    this.keys = new Float64Array(1 << bits)
+    this.positions = new Float64Array(1 << bits).fill(-1)
+  }
+
+  /** Keys held (live and not yet dropped). */
+  get size(): number {
+    return this.used
+  }
+
+  /** Makes `position` the newest of `key`; returns the previous newest position, or -1. */
+  record(key: number, position: number): number {
+    let slot = Math.imul((key >>> 0) ^ ((key / 4294967296) | 0), 0x9e3779b1) >>> this.shift
+    while (this.positions[slot] !== -1) {
+      if (this.keys[slot] === key) {
+        const previous = this.positions[slot]!
+        this.positions[slot] = position
+        return previous
+      }
+      slot = (slot + 1) & this.mask
+    }
+    this.keys[slot] = key
+    this.positions[slot] = position
+    this.used++
+    return -1
+  }
+
+  clear(): void {
+    this.positions.fill(-1)
+    this.used = 0
+  }
+}
