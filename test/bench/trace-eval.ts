@@ -15,7 +15,7 @@ import { Effect } from "effect"
 import { auditTrace, type AuditIncident } from "@loopguard/effect/audit"
 import { LOOP_DETECTOR_NAMES } from "@loopguard/core/report"
 
-interface Episode {
+export interface Episode {
   readonly start_step: number
   readonly onset_step: number
   readonly fires_at: number
@@ -112,32 +112,80 @@ export const markdownTable = (rows: ReadonlyArray<DetectorRow>): string => {
   return lines.join("\n")
 }
 
+/** One labelled trace to audit: its text and its episodes. */
+export interface LabelledTrace {
+  readonly file: string
+  readonly text: string
+  readonly episodes: ReadonlyArray<Episode>
+}
+
+export interface Evaluation {
+  readonly files: number
+  readonly steps: number
+  readonly cleanSteps: number
+  readonly rows: ReadonlyArray<DetectorRow>
+  /** Loop detectors together: share of episodes found, false alarms per 100 clean steps. */
+  readonly recall: number
+  readonly falseAlarmsPer100: number
+  /** Stall warnings per audited run (kind "stall"), as [min, mean, max], and their sum. */
+  readonly stallWarnings: { readonly total: number; readonly perRun: readonly [number, number, number] }
+}
+
+/** Audits every trace through the real RunLoop (shadow mode) and scores it against its labels. */
+export const evaluate = async (traces: ReadonlyArray<LabelledTrace>): Promise<Evaluation> => {
+  const files: Array<FileAlarms> = []
+  const stalls: Array<number> = []
+  let steps = 0
+  for (const t of traces) {
+    const r = await Effect.runPromise(auditTrace(t.file, t.text))
+    if (r._tag === "failed") throw new Error(`audit failed: ${r.errors.join("; ")}`)
+    steps += r.steps
+    stalls.push(r.incidents.filter((i) => i.kind === "stall").length)
+    files.push({ steps: r.steps, episodes: t.episodes, alarms: alarmsOf(r.incidents) })
+  }
+  const rows = score(files)
+  const clean = cleanSteps(files)
+  const any = rows.find((r) => r.detector === ANY)!
+  const total = stalls.reduce((a, b) => a + b, 0)
+  return {
+    files: files.length,
+    steps,
+    cleanSteps: clean,
+    rows,
+    recall: any.found / Math.max(1, any.episodes),
+    falseAlarmsPer100: (100 * any.falseAlarms) / Math.max(1, clean),
+    stallWarnings: { total, perRun: [Math.min(...stalls), total / Math.max(1, stalls.length), Math.max(...stalls)] }
+  }
+}
+
+/** The printed report of an evaluation. */
+export const report = (e: Evaluation, what: string): string => {
+  const episodes = e.rows.find((r) => r.detector === ANY)!.episodes
+  const [min, mean, max] = e.stallWarnings.perRun
+  return [
+    `${e.files} traces, ${e.steps} steps (${e.cleanSteps} clean: outside every episode), ${episodes} labelled episodes (${what})\n`,
+    markdownTable(e.rows),
+    `\nloop detectors (kind "loop"): recall ${e.recall.toFixed(2)}, ${e.falseAlarmsPer100.toFixed(2)} false alarms per 100 clean steps`,
+    `stall warnings: ${e.stallWarnings.total} on ${e.files} runs (per run min ${min}, mean ${mean.toFixed(2)}, max ${max})`
+  ].join("\n")
+}
+
 const main = async () => {
   const args = process.argv.slice(2)
   const dir = args.find((a) => !a.startsWith("--")) ?? `${import.meta.dir}/../../../shared/traces`
   const labels = JSON.parse(readFileSync(join(dir, "labels.json"), "utf8")) as { files: Record<string, FileLabel> }
-  const names = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()
-  const files: Array<FileAlarms> = []
-  let steps = 0
-  for (const name of names) {
+  const traces: Array<LabelledTrace> = []
+  for (const name of readdirSync(dir).filter((f) => f.endsWith(".jsonl")).sort()) {
     const label = labels.files[name]
     if (label === undefined) {
       console.warn(`no label for ${name}: left out`)
       continue
     }
-    const r = await Effect.runPromise(auditTrace(name, readFileSync(join(dir, name), "utf8")))
-    if (r._tag === "failed") throw new Error(`audit failed: ${r.errors.join("; ")}`)
-    steps += r.steps
-    files.push({ steps: r.steps, episodes: label.episodes, alarms: alarmsOf(r.incidents) })
+    traces.push({ file: name, text: readFileSync(join(dir, name), "utf8"), episodes: label.episodes })
   }
-  const rows = score(files)
-  if (args.includes("--json")) return console.log(JSON.stringify({ files: files.length, steps, cleanSteps: cleanSteps(files), rows }))
-  const episodes = files.reduce((n, f) => n + f.episodes.length, 0)
-  const clean = cleanSteps(files)
-  console.log(`${files.length} traces, ${steps} steps (${clean} clean: outside every episode), ${episodes} labelled episodes (${basename(dir)}/labels.json)\n`)
-  console.log(markdownTable(rows))
-  const any = rows.find((r) => r.detector === ANY)!
-  console.log(`\nloop detectors (kind "loop"): recall ${(any.found / Math.max(1, any.episodes)).toFixed(2)}, ${((100 * any.falseAlarms) / Math.max(1, clean)).toFixed(2)} false alarms per 100 clean steps`)
+  const e = await evaluate(traces)
+  if (args.includes("--json")) return console.log(JSON.stringify(e))
+  console.log(report(e, `${basename(dir)}/labels.json`))
 }
 
 if (import.meta.main) await main()

@@ -3,6 +3,7 @@
  * Not part of the public API.
  */
 import type { AssistantMessage, AssistantPart, CropMarker, ReminderKind, UserMessage } from "../model/message.js"
+import type { StepRecord } from "./step-record.js"
 
 export interface ReplySpec {
   readonly id: string
@@ -44,3 +45,20 @@ export const user = (id: string, text = "do it", extra: { synthetic?: ReminderKi
 /** A reply that only calls one tool. */
 export const call = (id: string, name: string, input: unknown, extra: Partial<ReplySpec> = {}): AssistantMessage =>
   reply({ ...extra, id, tools: [[name, input]] })
+
+/** A shell step record for the detector tests: the given fields over a plain, unchanged, successful step. */
+export const stepRecord = (fields: Partial<StepRecord> & Pick<StepRecord, "action" | "observation">): StepRecord => ({
+  tool: "bash",
+  changed: false,
+  editing: false,
+  failed: false,
+  role: "shell",
+  skeleton: "",
+  argObservation: fields.observation,
+  namedObservation: fields.observation,
+  poll: false,
+  silent: false,
+  rawObservation: fields.observation,
+  verified: false,
+  ...fields
+})

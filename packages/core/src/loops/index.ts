@@ -50,3 +50,6 @@ export { replayedSequence, DEFAULT_REPLAYED_SEQUENCE, type ReplayedSequence, typ
 export { noProgressSpin, SpinPrefix, DEFAULT_NO_PROGRESS_SPIN, type NoProgressSpin, type NoProgressSpinOptions } from "./no-progress-spin.js"
 export { EpisodeLadder, levelOf, DEFAULT_LADDER, type LadderCounts, type LoopLevel } from "./escalation.js"
 export { repeatedFailure, DEFAULT_REPEATED_FAILURE, type RepeatedFailure, type RepeatedFailureOptions } from "./repeated-failure.js"
+export { variedRetry, DEFAULT_VARIED_RETRY, type VariedRetry, type VariedRetryOptions } from "./varied-retry.js"
+export { commandSkeleton, commandArguments, isPollCommand } from "./command-skeleton.js"
+export { failureStreak, DEFAULT_FAILURE_STREAK, type FailureStreak, type FailureStreakOptions } from "./failure-streak.js"

@@ -17,8 +17,10 @@ import { replayedSequence } from "./replayed-sequence.js"
 import { repeatedFailure } from "./repeated-failure.js"
 import { repeatedObservation } from "./repeated-observation.js"
 import { stepRecords } from "./step-record.js"
+import { failureStreak } from "./failure-streak.js"
+import { variedRetry } from "./varied-retry.js"
 
-const DETECTORS = ["repeated-observation", "replayed-sequence", "no-progress-spin", "repeated-failure"] as const
+const DETECTORS = ["repeated-observation", "replayed-sequence", "no-progress-spin", "repeated-failure", "varied-retry", "failure-streak"] as const
 type Detector = (typeof DETECTORS)[number]
 
 
@@ -34,7 +36,7 @@ const withInferredFailures = (m: AssistantMessage): AssistantMessage => ({
 
 const replayAlarms = (text: string, file: string): Record<Detector, Array<number>> => {
   const replay = traceToSteps(parseTrace(text, file).lines)
-  const alarms: Record<Detector, Array<number>> = { "repeated-observation": [], "replayed-sequence": [], "no-progress-spin": [], "repeated-failure": [] }
+  const alarms: Record<Detector, Array<number>> = { "repeated-observation": [], "replayed-sequence": [], "no-progress-spin": [], "repeated-failure": [], "varied-retry": [], "failure-streak": [] }
   let history: Array<Message> = []
   for (const s of replay.steps) {
     history = [...history, ...s.users, withInferredFailures(s.reply)]
@@ -43,6 +45,8 @@ const replayAlarms = (text: string, file: string): Record<Detector, Array<number
     if (replayedSequence(records) !== null) alarms["replayed-sequence"].push(s.step)
     if (noProgressSpin(records) !== null) alarms["no-progress-spin"].push(s.step)
     if (repeatedFailure(records) !== null) alarms["repeated-failure"].push(s.step)
+    if (variedRetry(records) !== null) alarms["varied-retry"].push(s.step)
+    if (failureStreak(records) !== null) alarms["failure-streak"].push(s.step)
   }
   return alarms
 }
@@ -53,7 +57,7 @@ describe("step-record detectors on the labelled development traces", () => {
   test("labelled repeated observations and spins are caught inside their segments; few false alarms", async () => {
     const labels = await loadLabels("detector evaluation")
     if (labels === null) return
-    const falseAlarms: Record<Detector, number> = { "repeated-observation": 0, "replayed-sequence": 0, "no-progress-spin": 0, "repeated-failure": 0 }
+    const falseAlarms: Record<Detector, number> = { "repeated-observation": 0, "replayed-sequence": 0, "no-progress-spin": 0, "repeated-failure": 0, "varied-retry": 0, "failure-streak": 0 }
     const rows: Array<string> = []
     let clean = 0
     let checked = 0

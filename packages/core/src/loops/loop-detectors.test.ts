@@ -5,16 +5,9 @@ import { repeatedFailure } from "./repeated-failure.js"
 import { repeatedObservation } from "./repeated-observation.js"
 import { replayedSequence } from "./replayed-sequence.js"
 import type { StepRecord } from "./step-record.js"
+import { stepRecord } from "./fixtures.js"
 
-const rec = (action: string, observation = `out of ${action}`, extra: Partial<StepRecord> = {}): StepRecord => ({
-  action,
-  tool: "bash",
-  observation,
-  changed: false,
-  editing: false,
-  failed: false,
-  ...extra
-})
+const rec = (action: string, observation = `out of ${action}`, extra: Partial<StepRecord> = {}): StepRecord => stepRecord({ action, observation, ...extra })
 
 describe("repeatedObservation", () => {
   test("different commands, one masked output, 5 in a row → found; 4 → not", () => {

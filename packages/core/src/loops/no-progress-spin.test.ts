@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test"
 import { noProgressSpin, SpinPrefix } from "./no-progress-spin.js"
 import type { StepRecord } from "./step-record.js"
+import { stepRecord } from "./fixtures.js"
 
-const rec = (action: string, observation: string): StepRecord => ({ action, tool: "bash", observation, changed: false, editing: false, failed: false })
+const rec = (action: string, observation: string): StepRecord => stepRecord({ action, observation })
 
 /** A run that wanders, then spins over commands it already ran (seeded, so the test is the same every time). */
 const run = (n: number): Array<StepRecord> => {

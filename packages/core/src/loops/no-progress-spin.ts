@@ -78,17 +78,24 @@ export const noProgressSpin = (
   const outputs = new Set<string>()
   let repeatedActions = 0
   let repeatedOutputs = 0
+  let newestRepeats = false
   for (let i = start; i < n; i++) {
     const r = records[i]!
     const output = outputKey(r)
     const seenOutput = before.outputs.has(output) || outputs.has(output)
-    // Paging (the same call again, something new each time: scroll down, next page) is reading.
+    // Paging (the same call again, something new each time: scroll down, next page) is reading;
+    // a poll of a running job whose output moved on is waiting. Neither repeats anything.
     const paging = i > 0 && records[i - 1]!.action === r.action && !seenOutput
-    if (r.action !== "" && (before.actions.has(r.action) || actions.has(r.action)) && !paging) repeatedActions++
-    if (r.action !== "" && seenOutput) repeatedOutputs++
+    const freshPoll = r.poll && (i === 0 || records[i - 1]!.rawObservation !== r.rawObservation)
+    const repeatsAction = r.action !== "" && (before.actions.has(r.action) || actions.has(r.action)) && !paging && !freshPoll
+    const repeatsOutput = r.action !== "" && seenOutput && !freshPoll && !r.silent
+    if (repeatsAction) repeatedActions++
+    if (repeatsOutput) repeatedOutputs++
+    newestRepeats = repeatsAction || repeatsOutput
     if (r.action !== "") actions.add(r.action)
     outputs.add(output)
   }
-  if (repeatedActions < opts.minRepeats && repeatedOutputs < opts.minRepeats) return null
+  // The spin goes on only while the newest step repeats something: a new step ends the episode.
+  if (!newestRepeats || (repeatedActions < opts.minRepeats && repeatedOutputs < opts.minRepeats)) return null
   return { window: opts.window, repeatedActions, repeatedOutputs }
 }

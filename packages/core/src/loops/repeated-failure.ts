@@ -39,7 +39,8 @@ export const repeatedFailure = (records: ReadonlyArray<StepRecord>, opts: Repeat
       continue
     }
     // The same action with another result (a success, another error) ends the streak.
-    if (!r.failed || r.observation !== newest.observation) break
+    // Compared with names kept: a build that fails on another identifier each time moves on.
+    if (!r.failed || r.observation !== newest.observation || r.namedObservation !== newest.namedObservation) break
     count++
     editedBetween ||= changedSince
   }

@@ -1,7 +1,11 @@
 /**
  * Repeated observation: the same tool returns the same output, volatile parts masked, on several
  * steps in a row, none of which edits anything ("No matches found for …" ×5, an empty grep ×5).
- * The commands may all differ: what repeats is what the agent learns, i.e. nothing new.
+ * The commands may all differ: what repeats is what the agent learns, i.e. nothing new. Besides
+ * the run in a row, a window mode sees the same answer coming back on most steps of a window
+ * with other steps between (the agent alternates probes that all say the same). Polling a running
+ * job whose output moves on (`sleep 30; tail train.log`, an empty `is_input`) learns something
+ * each time, even when the masked output looks the same: such a poll never counts.
  */
 import type { StepRecord } from "./step-record.js"
 
@@ -10,9 +14,13 @@ export interface RepeatedObservationOptions {
   readonly repeats: number
   /** Fewer suffice when every one of them failed: the same error again and again. */
   readonly failedRepeats: number
+  /** Window mode: steps looked at (never past a file change); 0 turns the mode off. */
+  readonly window: number
+  /** Window mode: steps of the window with the newest step's answer that make a loop. */
+  readonly windowRepeats: number
 }
 
-export const DEFAULT_REPEATED_OBSERVATION: RepeatedObservationOptions = { repeats: 5, failedRepeats: 3 }
+export const DEFAULT_REPEATED_OBSERVATION: RepeatedObservationOptions = { repeats: 5, failedRepeats: 3, window: 10, windowRepeats: 7 }
 
 export interface RepeatedObservation {
   readonly tool: string
@@ -22,27 +30,57 @@ export interface RepeatedObservation {
   readonly observation: string
   /** Every step of the run failed. */
   readonly failed?: boolean
+  /** Found by the window mode: `count` of the last `window` steps, not all in a row. */
+  readonly window?: number
 }
 
 // A rejected edit changed nothing: "Your proposed edit has introduced new syntax error(s)" ×5 is
 // a repeated observation too. A successful edit is progress, whatever it printed.
-const qualifies = (r: StepRecord): boolean => r.action !== "" && !r.changed
+// A passing verification run (tests, build) is progress too, however alike its output looks.
+const qualifies = (r: StepRecord): boolean => r.action !== "" && !r.changed && !r.verified && !r.silent
+
+/** A poll that saw something the step before it did not: progress of a job, not a repeat. */
+const freshPoll = (records: ReadonlyArray<StepRecord>, i: number): boolean =>
+  records[i]!.poll && (i === 0 || records[i - 1]!.rawObservation !== records[i]!.rawObservation)
+
+// The harness's own "exit code 0" line is not an answer: commands that print nothing all end so.
+const HARNESS_STATUS = /\[(?:The command|Command) (?:completed|finished)(?: with)? exit code 0\.?\]|Exit code: 0/g
+
+/** An answer worth counting in the window mode: something besides the harness's status line. */
+const substantial = (observation: string): boolean => observation.replace(HARNESS_STATUS, "").trim().length >= 8
 
 /** The repeated observation the newest records end with, or null. */
 export const repeatedObservation = (
   records: ReadonlyArray<StepRecord>,
   opts: RepeatedObservationOptions = DEFAULT_REPEATED_OBSERVATION
 ): RepeatedObservation | null => {
-  const newest = records[records.length - 1]
-  if (newest === undefined || !qualifies(newest)) return null
+  const n = records.length
+  const newest = records[n - 1]
+  if (newest === undefined || !qualifies(newest) || freshPoll(records, n - 1)) return null
   let count = 1
   let allFailed = newest.failed
-  for (let i = records.length - 2; i >= 0; i--) {
+  for (let i = n - 2; i >= 0; i--) {
     const r = records[i]!
-    if (!qualifies(r) || r.tool !== newest.tool || r.observation !== newest.observation) break
+    if (!qualifies(r) || freshPoll(records, i) || r.tool !== newest.tool || r.observation !== newest.observation) break
     count++
     allFailed &&= r.failed
   }
-  if (count < (allFailed ? Math.min(opts.failedRepeats, opts.repeats) : opts.repeats)) return null
-  return { tool: newest.tool, count, observation: newest.observation.slice(0, 120), ...(allFailed ? { failed: true } : {}) }
+  const found = { tool: newest.tool, observation: newest.observation.slice(0, 120) }
+  if (count >= (allFailed ? Math.min(opts.failedRepeats, opts.repeats) : opts.repeats)) return { ...found, count, ...(allFailed ? { failed: true } : {}) }
+  const inWindow = windowCount(records, opts.window)
+  return inWindow >= opts.windowRepeats && opts.window > 0 ? { ...found, count: inWindow, window: opts.window } : null
+}
+
+/** Window mode: steps of the last `window` (back to a file change) that returned the newest step's answer. */
+const windowCount = (records: ReadonlyArray<StepRecord>, window: number): number => {
+  const n = records.length
+  const newest = records[n - 1]!
+  if (!substantial(newest.observation)) return 0
+  let count = 0
+  for (let i = n - 1; i >= Math.max(0, n - window); i--) {
+    const r = records[i]!
+    if (r.changed) break
+    if (qualifies(r) && !freshPoll(records, i) && r.tool === newest.tool && r.observation === newest.observation) count++
+  }
+  return count
 }

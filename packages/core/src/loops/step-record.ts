@@ -4,7 +4,11 @@
  * session's messages; no I/O.
  */
 import { toolPartsOf, toolSignature, type AssistantMessage, type Message } from "../model/message.js"
-import { commandOf } from "../try-best/tool-kinds.js"
+import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
+import { commandContent, failed, isWritingCommand, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
+import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
+import { commandSkeleton, isPollCommand } from "./command-skeleton.js"
+import { maskArguments, maskObservation, maskVolatile, NUMBER } from "./masks.js"
 import { isFinishedReply } from "./repeated-action.js"
 
 export interface StepRecord {
@@ -18,56 +22,76 @@ export interface StepRecord {
   readonly changed: boolean
   /** The step called an edit-type tool (it carried a path and a diff), whatever the result. */
   readonly editing: boolean
-  /** A tool call of the step failed (error state or a non-zero exit code). */
+  /** A tool call of the step failed (error state, a non-zero exit code, recorded or printed). */
   readonly failed: boolean
+  /** What the step's first non-bookkeeping call is (shell, edit, read …); see `toolRole`. */
+  readonly role: ToolRole
+  /** Shell steps: the command skeleton (`commandSkeleton`), "" when there is none. */
+  readonly skeleton: string
+  /**
+   * The output in the strict sense (`maskVolatile`: only times, durations, ids masked) with the
+   * command's own arguments masked (an output that echoes them back).
+   */
+  readonly argObservation: string
+  /**
+   * The output with numbers (and volatile ids) masked but quoted names and paths kept: two build
+   * errors about different identifiers differ here, while the same error at a moved line does not.
+   */
+  readonly namedObservation: string
+  /**
+   * A shell command that does something (`chmod +x`, `git add`) succeeded and printed nothing:
+   * Unix silence means it did its work, so its empty answer is no repeated observation. An empty
+   * search or listing, or an empty answer that failed, still is.
+   */
+  readonly silent: boolean
+  /** Every call of the step polls a running job (`sleep; tail log`, an empty `is_input`). */
+  readonly poll: boolean
+  /** The output unmasked (whitespace folded, first 2,000 characters): did a poll see something new? */
+  readonly rawObservation: string
+  /** A verification command (tests, build) ran and passed. */
+  readonly verified: boolean
 }
 
-// Order matters: quoted strings first (they may hold paths and numbers), then hex ids before
-// the numbers inside them, then paths.
-const QUOTED = /"(?:[^"\\\n]|\\.){0,400}"|'(?:[^'\\\n]|\\.){0,400}'|`[^`\n]{0,400}`/g
-const HEX_ID = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi
-const PATH = /(?:~|\.{1,2})?(?:\/[\w.@+-]+)+\/?|\b[\w.@+-]+(?:\/[\w.@+-]+)+\/?/g
-const NUMBER = /\d+(?:\.\d+)*/g
+export { isWritingCommand, maskObservation }
 
-/**
- * What stays of an output when the parts that change between otherwise identical results are
- * masked: quoted strings, hex ids (commit hashes, object ids), paths and numbers. "No matches
- * found for "foo" in /src" and "No matches found for "bar" in /lib" are one observation.
- */
-export const maskObservation = (output: string): string =>
-  output
-    .replace(QUOTED, "<q>")
-    .replace(HEX_ID, "<hex>")
-    .replace(PATH, "<path>")
-    .replace(NUMBER, "0")
-    .replace(/\s+/g, " ")
-    .trim()
-
-// Shell commands that write files (the trace labels count them as changes too).
-const WRITING_COMMAND =
-  /\bsed\s+(?:-[a-zA-Z]*\s+)*-i|(?:^|[^<>&2])>{1,2}\s*(?!&|\/dev\/null)[\w./~-]|\btee\b|(?:^|[;&|]\s*)(?:cp|mv|rm|touch|mkdir|patch)\b|\bgit\s+(?:apply|checkout|restore|stash|reset)\b|\bwrite_text\(|\.write\(|open\([^)]*['"][wa]\+?['"]/
-
-/** Does a shell command write files (so the step counts as a file change)? */
-export const isWritingCommand = (command: string): boolean => WRITING_COMMAND.test(command)
-
-const failed = (p: { state: string; exitCode?: number }): boolean => p.state === "error" || (p.exitCode !== undefined && p.exitCode !== 0)
+const OPTIONS = DEFAULT_TRY_BEST_OPTIONS
+const VERIFICATION = verificationMatcher(OPTIONS)
 
 /** One finished reply as a step record. */
 export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const parts = toolPartsOf(m)
-  const changed = parts.some((p) => {
+  const calls = parts.map((part) => ({ part, role: toolRole(part, OPTIONS) })).filter((c) => c.role !== "bookkeeping")
+  const working = calls.map((c) => c.part)
+  const role: ToolRole = calls[0]?.role ?? (parts.length > 0 ? "bookkeeping" : "other")
+  const shells = calls.filter((c) => c.role === "shell").map((c) => ({ part: c.part, command: shellTextOf(c.part) ?? "" }))
+  const commands = shells.map((c) => c.command)
+  const changed = working.some((p) => {
     if (failed(p)) return false
     if (p.diff !== undefined && p.diff !== "") return true
-    const command = commandOf(p.input)
+    // An edit tool that records no diff (Gemini CLI's `replace`, OpenHands' editor) still wrote.
+    if (p.state === "completed" && calls.some((c) => c.part === p && c.role === "edit")) return true
+    const command = shellTextOf(p)
     return command !== undefined && isWritingCommand(command)
   })
+  const output = working.map((p) => commandContent(p.output ?? p.error ?? "")).join("\n")
+  const single = working.length === 1 && commands.length === 1 ? commands[0]! : undefined
+  const observation = maskObservation(output)
   return {
     action: toolSignature(m).replace(/\s+/g, " "),
-    tool: parts.map((p) => p.name).join(";"),
-    observation: maskObservation(parts.map((p) => p.output ?? p.error ?? "").join("\n")),
+    tool: working.map((p) => p.name).join(";"),
+    observation,
     changed,
-    editing: parts.some((p) => p.path !== undefined && p.diff !== undefined),
-    failed: parts.some(failed)
+    editing: working.some((p) => p.path !== undefined && p.diff !== undefined),
+    failed: working.some(failed),
+    role,
+    skeleton: single === undefined ? "" : commandSkeleton(single),
+    argObservation: single === undefined ? maskVolatile(output) : maskArguments(output, single),
+    namedObservation: maskVolatile(output).replace(NUMBER, "0"),
+    // Only commands that do something: a search or listing that prints nothing found nothing.
+    silent: role === "shell" && output.trim() === "" && !working.some(failed) && commands.length > 0 && commands.every((c) => commandSkeleton(c) !== ""),
+    poll: commands.length > 0 && commands.length === working.length && commands.every(isPollCommand),
+    rawObservation: output.replace(/\s+/g, " ").trim().slice(0, 2000),
+    verified: shells.some((c) => !failed(c.part) && isVerificationCommand(c.command, VERIFICATION))
   }
 }
 
@@ -79,16 +103,26 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
  */
 const made = new WeakMap<AssistantMessage, StepRecord>()
 
-const recordOf = (m: AssistantMessage): StepRecord => {
+/** The record of one finished reply, made once per message object (see `stepRecords`). */
+export const recordOf = (m: AssistantMessage): StepRecord => {
   let r = made.get(m)
   if (r === undefined) made.set(m, (r = stepRecordOf(m)))
   return r
 }
 
-/** The records of the finished steps in `messages`, oldest first (user turns are skipped). */
+/**
+ * The records of the finished steps in `messages`, oldest first. User turns are skipped, and so
+ * are steps that only kept the agent's books (think, todo lists): they answer the same every
+ * time, so they would look like a repeated observation, and they neither extend nor break a run
+ * of real steps.
+ */
 export const stepRecords = (messages: ReadonlyArray<Message>): Array<StepRecord> => {
   const out: Array<StepRecord> = []
-  for (const m of messages) if (isFinishedReply(m)) out.push(recordOf(m))
+  for (const m of messages) {
+    if (!isFinishedReply(m)) continue
+    const r = recordOf(m)
+    if (r.role !== "bookkeeping") out.push(r)
+  }
   return out
 }
 

@@ -21,6 +21,8 @@ export const LOOP_DETECTOR_NAMES: ReadonlyArray<string> = [
   "bash-retry",
   "repeated-observation",
   "repeated-failure",
+  "varied-retry",
+  "failure-streak",
   "replayed-sequence",
   "no-progress-spin"
 ]

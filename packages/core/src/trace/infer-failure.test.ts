@@ -9,6 +9,10 @@ describe("inferFailure", () => {
     expect(inferFailure("cat: foo.txt: No such file or directory")?.id).toBe("no-such-file")
     expect(inferFailure("[INFO] ...\n[ERROR] BUILD FAILURE")?.id).toBe("build-failure")
     expect(inferFailure("Your proposed edit has introduced new syntax error(s).")?.id).toBe("syntax-error-edit")
+    expect(inferFailure("ERROR:\nFile already exists at: /app/a.py. Cannot overwrite files using command `create`.")?.id).toBe("editor-error")
+    expect(inferFailure("ERROR:\nInvalid `path` parameter: /app/x.py. The path /app/x.py does not exist.")?.id).toBe("editor-error")
+    expect(inferFailure("Failed to edit, 0 occurrences found for old_string in /a.py. No edits made.")?.id).toBe("edit-not-applied")
+    expect(inferFailure("Error: oldString not found in content")).not.toBeNull()
   })
   test("source code that mentions errors is not a failure", () => {
     expect(inferFailure("    except ValueError:\n        raise\n")).toBeNull()

@@ -18,6 +18,10 @@ export const FAILURE_SIGNS: ReadonlyArray<FailureSign> = [
   { id: "build-failure", pattern: /^\[ERROR\] BUILD FAILURE|^BUILD FAILURE|^BUILD FAILED/m },
   { id: "syntax-error-edit", pattern: /Your proposed edit has introduced new syntax error/ },
   { id: "no-replacement", pattern: /No replacement was performed/ },
+  // OpenHands' editor refusing a call ("ERROR:" on a line of its own, then the reason).
+  { id: "editor-error", pattern: /^ERROR:\s*\n(?:Invalid `\w+` parameter|File already exists|The path \S+ does not exist|Parameter `\w+` is required|No replacement was performed)/ },
+  // Editors of other harnesses that refused an edit (Gemini CLI, OpenCode, Codex's apply_patch).
+  { id: "edit-not-applied", pattern: /^Failed to edit\b|No edits made\.|^Error: oldString not found|^error: Failed to find expected lines/m },
   { id: "compile-error", pattern: /^\[ERROR\] COMPILATION ERROR|: error: /m }
 ]
 

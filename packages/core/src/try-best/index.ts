@@ -4,6 +4,8 @@ export {
   DEFAULT_EDIT_TOOL_COMMANDS,
   DEFAULT_EDIT_TOOLS,
   DEFAULT_SHELL_TOOLS,
+  DEFAULT_READ_TOOLS,
+  DEFAULT_BOOKKEEPING_TOOLS,
   DEFAULT_TRY_BEST_OPTIONS,
   DEFAULT_VERIFICATION_PATTERNS,
   resolveTryBestOptions,
@@ -12,7 +14,7 @@ export {
 } from "./options.js"
 export { normalizeCommand, normalizeDiff, normalizeOutput } from "./normalize.js"
 export { jaccard, shingles } from "./similarity.js"
-export { classifyTool, commandOf, stringField, type ToolKind } from "./tool-kinds.js"
+export { classifyTool, commandContent, commandOf, editPathOf, isWritingCommand, printedExitCode, shellTextOf, stringField, toolRole, type ToolKind, type ToolRole } from "./tool-kinds.js"
 export { editRecords, type EditRecord } from "./edit-records.js"
 export { isVerificationCommand, simpleCommands, verificationMatcher, type VerificationMatcher } from "./verification.js"
 export {

@@ -107,6 +107,13 @@ describe("bash_retry", () => {
     expect(kinds(run(only("bash"), [bashPart("make deploy", 0), bashPart("make deploy", 0), bashPart("make deploy", 0)]))).toEqual([null, null, null])
   })
 
+  test("a shell command that writes files (a heredoc rewrite) clears the failure counts like an edit", () => {
+    const rewrite = (i: number) => bashPart(`cat > solve.py << 'EOF'\nprint(${i})\nEOF`, 0)
+    const result = run(only("bash"), [bashPart("python solve.py", 1), rewrite(1), bashPart("python solve.py", 1), rewrite(2), bashPart("python solve.py", 1)])
+    expect(kinds(result)).toEqual([null, null, null, null, null])
+    expect(kinds(run(only("bash"), [bashPart("python solve.py", 1), bashPart("cat solve.py", 0), bashPart("python solve.py", 1), bashPart("python solve.py", 1)])).at(-1)).toBe("bash_retry")
+  })
+
   test("a successful edit clears every command's failure count", () => {
     const m = only("bash")
     const result = run(m, [

@@ -33,7 +33,7 @@ import {
 import { normalizeCommand, normalizeDiff, normalizeOutput, normalizePath } from "./normalize.js"
 import { resolveTryBestOptions, type TryBestOptions } from "./options.js"
 import { jaccard, shingles } from "./similarity.js"
-import { classifyTool, failed, resultText } from "./tool-kinds.js"
+import { classifyTool, failed, isWritingCommand, resultText } from "./tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "./verification.js"
 
 /** A finished tool call and the step whose reply made it. */
@@ -153,7 +153,8 @@ const consumeShell = (
   if (!failed(part)) {
     const cleared: TryBestState = {
       ...state,
-      failures: without(state.failures, command),
+      // A command that writes files (`cat > x.py << EOF`, `sed -i`) changes what the next run does, like an edit.
+      failures: isWritingCommand(rawCommand) ? {} : without(state.failures, command),
       outputs: verifying ? without(state.outputs, command) : state.outputs
     }
     return verifying ? streakStep(cleared, part, step, "verify", true, options, { command }) : { state: cleared, incident: null }

@@ -22,7 +22,9 @@ export const DEFAULT_EDIT_TOOLS: ReadonlyArray<string> = [
   "create_file",
   "write_to_file",
   "replace_in_file",
-  "search_replace"
+  "search_replace",
+  // Gemini CLI / Qwen Code edit in place with `replace`; Claude Code / OpenCode call it `Edit`.
+  "replace"
 ]
 
 /**
@@ -44,7 +46,61 @@ export const DEFAULT_SHELL_TOOLS: ReadonlyArray<string> = [
   "run_terminal_cmd",
   "exec",
   "local_shell",
-  "run_shell_command"
+  "run_shell_command",
+  // OpenHands (`{command, is_input, timeout}`); Claude Code's `Bash` matches "bash".
+  "execute_bash",
+  "container.exec",
+  "shell_command"
+]
+
+/**
+ * Tool names (compared case-insensitively) that only read: files, listings, searches, pages.
+ * Multi-purpose editors are reads for their other commands (`str_replace_editor` view).
+ */
+export const DEFAULT_READ_TOOLS: ReadonlyArray<string> = [
+  "read",
+  "read_file",
+  "read_many_files",
+  "view",
+  "open",
+  "goto",
+  "scroll_up",
+  "scroll_down",
+  "cat",
+  "glob",
+  "grep",
+  "ls",
+  "list_directory",
+  "list_dir",
+  "search_file_content",
+  "search_dir",
+  "search_file",
+  "find_file",
+  "codebase_search",
+  "file_search",
+  "browser",
+  "web_fetch",
+  "webfetch",
+  "web_search",
+  "websearch",
+  "google_web_search",
+  "fetch"
+]
+
+/**
+ * Bookkeeping tools (compared case-insensitively): they record the agent's own notes, plans and
+ * hand-ins, and always answer the same ("Your thought has been logged."). A loop detector must
+ * neither count them as a repeated observation nor let them break a run of real steps.
+ */
+export const DEFAULT_BOOKKEEPING_TOOLS: ReadonlyArray<string> = [
+  "think",
+  "todowrite",
+  "todoread",
+  "todo_write",
+  "update_plan",
+  "write_todos",
+  "save_memory",
+  "task_tracker"
 ]
 
 /**
@@ -64,6 +120,8 @@ export const DEFAULT_VERIFICATION_PATTERNS: ReadonlyArray<string> = [
   String.raw`cargo(?:\s+\+\S+)?\s+(?:test|check|clippy|build|nextest)(?![\w-])`,
   String.raw`go\s+(?:test|vet|build)(?![\w-])`,
   String.raw`make(?:\s+-\S+(?:\s+(?!-)\S+)?)*\s+(?:test|check|lint|build)(?![\w-])`,
+  // `make` / `make -j4` alone builds the default target.
+  String.raw`make(?:\s+(?:-[\w=-]+|[12]?>&[12]|[12]?>>?\s*\S+))*\s*$`,
   // Python.
   String.raw`(?:python[\d.]*\s+-m\s+)?(?:pytest|py\.test)(?![\w-])`,
   String.raw`python[\d.]*\s+-m\s+unittest(?![\w-])`,
@@ -122,6 +180,10 @@ export interface TryBestOptions {
   readonly editTools: ReadonlyArray<string>
   readonly editToolCommands: Readonly<Record<string, ReadonlyArray<string>>>
   readonly shellTools: ReadonlyArray<string>
+  /** Read-only tools (files, listings, searches): neither edits nor shell commands. */
+  readonly readTools: ReadonlyArray<string>
+  /** Bookkeeping tools (think, todo lists): transparent to the loop detectors. */
+  readonly bookkeepingTools: ReadonlyArray<string>
   /** A tool that is not an edit tool but has a string `command` input is a shell call. */
   readonly commandInputIsShell: boolean
   /** A finished tool part that carries a `diff` is an edit whatever its name (trace format v1). */
@@ -142,6 +204,8 @@ export const DEFAULT_TRY_BEST_OPTIONS: TryBestOptions = {
   editTools: DEFAULT_EDIT_TOOLS,
   editToolCommands: DEFAULT_EDIT_TOOL_COMMANDS,
   shellTools: DEFAULT_SHELL_TOOLS,
+  readTools: DEFAULT_READ_TOOLS,
+  bookkeepingTools: DEFAULT_BOOKKEEPING_TOOLS,
   commandInputIsShell: true,
   diffIsEdit: true,
   verificationPatterns: DEFAULT_VERIFICATION_PATTERNS,

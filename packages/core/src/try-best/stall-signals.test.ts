@@ -56,6 +56,12 @@ describe("no file change", () => {
     const steps = [quiet(0), quiet(1), quiet(2, { changedFiles: ["a.ts"] }), quiet(3), quiet(4), quiet(5)]
     expect(feed(m, steps)).toEqual(["5:stall-no-file-change"])
   })
+  test("a shell command that wrote files (paths unknown) restarts the count too, and names no artefact", () => {
+    const m = new StallMonitor(onlyRule("noFileChange", { noFileChange: { steps: 3 } }))
+    const steps = [quiet(0), quiet(1), quiet(2, { wroteFiles: true }), quiet(3), quiet(4), quiet(5)]
+    expect(feed(m, steps)).toEqual(["5:stall-no-file-change"])
+    expect(m.state.changed).toEqual([])
+  })
   test("off means off", () => {
     const m = new StallMonitor({ ...onlyRule("noFileChange"), noFileChange: { enabled: false, steps: 1 } })
     expect(feed(m, [quiet(0), quiet(1)])).toEqual([])

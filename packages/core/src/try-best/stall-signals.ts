@@ -23,6 +23,11 @@ export interface StepSummary {
   readonly step: number
   /** Files this step changed (edits, writes, deletions), as the caller spells them. */
   readonly changedFiles: ReadonlyArray<string>
+  /**
+   * A shell command of this step wrote files whose paths are not known (`sed -i`, `cat > f << EOF`,
+   * `cp`): a change for "no file change" and "spend flat", but no path for the artefact rule.
+   */
+  readonly wroteFiles?: boolean
   /** Tokens this step used (input + output). */
   readonly tokens: number
   /** Cost of this step in USD, when known. */
@@ -136,7 +141,7 @@ const fmtUsd = (x: number): string => `$${x.toFixed(2)}`
 
 /** Stall rule: too many steps in a row without a file change. */
 export const noFileChangeRule: Rule = (state, s, o) => {
-  if (s.changedFiles.length > 0) return { state: { ...state, stepsWithoutChange: 0, noFileChangeWarnings: 0 }, incident: null }
+  if (s.changedFiles.length > 0 || s.wroteFiles === true) return { state: { ...state, stepsWithoutChange: 0, noFileChangeWarnings: 0 }, incident: null }
   const idle = state.stepsWithoutChange + 1
   if (!o.noFileChange.enabled || idle < backedOff(o.noFileChange.steps, state.noFileChangeWarnings)) return { state: { ...state, stepsWithoutChange: idle }, incident: null }
   return {
@@ -209,7 +214,7 @@ export const artefactRule: Rule = (state, s, o, exists) => {
 /** Stall rule: tokens keep being spent while verification does not improve. */
 export const spendFlatRule: Rule = (state, s, o) => {
   // Real evidence only: tokens spent while neither a verification improved nor a file changed.
-  if (s.verificationImproved || s.changedFiles.length > 0) return { state: { ...state, flatTokens: [], flatVerifications: [], spendFlatWarnings: 0 }, incident: null }
+  if (s.verificationImproved || s.changedFiles.length > 0 || s.wroteFiles === true) return { state: { ...state, flatTokens: [], flatVerifications: [], spendFlatWarnings: 0 }, incident: null }
   const tokens = Number.isFinite(s.tokens) && s.tokens > 0 ? s.tokens : 0
   const window = backedOff(Math.max(1, o.spendFlat.window), state.spendFlatWarnings)
   const flat = [...state.flatTokens, tokens].slice(-window)

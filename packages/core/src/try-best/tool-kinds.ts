@@ -64,11 +64,108 @@ export const classifyTool = (part: ToolPart, options: TryBestOptions): ToolKind 
   return OTHER
 }
 
-/** A finished call failed: error state, or a non-zero exit code. */
-export const failed = (part: ToolPart): boolean =>
-  part.state === "error" || (typeof part.exitCode === "number" && part.exitCode !== 0)
+/** A finished call failed: error state, or a non-zero exit code (recorded, or printed by its harness). */
+export const failed = (part: ToolPart): boolean => {
+  if (part.state === "error") return true
+  const code = typeof part.exitCode === "number" ? part.exitCode : printedExitCode(part.output)
+  return code !== undefined && code !== 0
+}
 
 /** The text a call produced, for output comparison: its output and its error message. */
 export const resultText = (part: ToolPart): string =>
   [part.output, part.error].filter((s): s is string => typeof s === "string" && s !== "").join("\n")
 
+
+/**
+ * What a tool call is to a loop detector, across harnesses: a shell command, an edit (a file
+ * change), a read (files, listings, searches, pages), bookkeeping (think, todo lists: they say
+ * the same every time and learn nothing), or something else (finish, submit, unknown tools).
+ */
+export type ToolRole = "shell" | "edit" | "read" | "bookkeeping" | "other"
+
+/** Tools that run code given as `code` (OpenHands' IPython cell): shell-like for loop detection. */
+const CODE_TOOLS: ReadonlyArray<string> = ["execute_ipython_cell", "ipython", "python", "run_python", "jupyter"]
+
+const named = (list: ReadonlyArray<string>, name: string): boolean => list.some((t) => t.toLowerCase() === name)
+
+/**
+ * The role of a tool call, by name and input (tables in options.ts). Codex's `shell` with an argv
+ * that runs `apply_patch` is an edit; OpenHands' `str_replace_editor view` is a read.
+ */
+export const toolRole = (part: Pick<ToolPart, "name" | "input" | "diff">, options: TryBestOptions): ToolRole => {
+  const name = part.name.toLowerCase()
+  if (named(options.bookkeepingTools, name)) return "bookkeeping"
+  const kind = classifyTool(part as ToolPart, options)
+  if (kind.kind === "edit") return "edit"
+  if (kind.kind === "shell") return /^\s*apply_patch\b/.test(kind.command) ? "edit" : "shell"
+  if (name === "apply_patch") return "edit"
+  // An empty command to a shell tool reads a running process (OpenHands' `is_input`): a poll.
+  if (named(options.shellTools, name) && commandOf(part.input)?.trim() === "") return "shell"
+  if (named(CODE_TOOLS, name) && stringField(part.input, "code") !== undefined) return "shell"
+  if (named(options.readTools, name)) return "read"
+  // A multi-purpose editor's non-edit commands (view) read.
+  if (Object.keys(options.editToolCommands).some((t) => t.toLowerCase() === name)) return "read"
+  return "other"
+}
+
+/** The command a shell-role call runs: its command line, or the code of an IPython cell. */
+export const shellTextOf = (part: Pick<ToolPart, "input">): string | undefined => commandOf(part.input) ?? stringField(part.input, "code")
+
+/** The file an edit-role call names, under the spellings the harnesses use. */
+export const editPathOf = (part: Pick<ToolPart, "input" | "path">): string | undefined =>
+  part.path ?? stringField(part.input, "path", "file_path", "absolute_path", "filePath", "filename", "target_file")
+
+// How harnesses print a shell command's exit status into its output when they record none apart:
+// OpenHands "[The command completed with exit code 1.]" / "[Command finished with exit code 1]",
+// Codex / Gemini CLI "Exit code: 1", Go-style "exit status 1", SWE-agent "(exit code 1)".
+const PRINTED_EXIT =
+  /\[(?:The command|Command) (?:completed|finished)(?: with)? exit code (-?\d+)\.?\]|^\s*Exit [Cc]ode:\s*(-?\d+)\s*$|^\s*exit status (-?\d+)\s*$|\(exit code (-?\d+)\)\s*$/gm
+
+/**
+ * The exit code a harness printed into a tool's output, or undefined. The last one wins: a
+ * harness appends its status after the command's own output, which may quote older ones.
+ * Never throws.
+ */
+export const printedExitCode = (output: string | undefined): number | undefined => {
+  if (output === undefined || output === "") return undefined
+  // A harness puts its status line at the end, or (Codex) in a header: a long output is not scanned whole.
+  const tail = output.length > 2000 ? output.slice(-2000) : output
+  let code: number | undefined
+  for (const m of tail.matchAll(PRINTED_EXIT)) {
+    const text = m[1] ?? m[2] ?? m[3] ?? m[4]
+    if (text !== undefined) code = Number.parseInt(text, 10)
+  }
+  if (code !== undefined) return code
+  const header = CODEX_STATUS_HEADER.exec(output.slice(0, 200))
+  return header === null ? undefined : Number.parseInt(header[1]!, 10)
+}
+
+const CODEX_STATUS_HEADER = /^Exit code: (-?\d+)\s*\nWall time:/
+
+// Status lines harnesses add around a command's own output (see printedExitCode for the codes).
+const OPENHANDS_STATUS = /^\[(?:(?:The command|Command) (?:completed|finished)(?: with)? exit code -?\d+\.?|Current working directory: [^\]\n]*|Python interpreter: [^\]\n]*|Below is the output of the previous command\.)\]\s*$/gm
+const CODEX_HEADER = /^Exit code: -?\d+\s*\nWall time: [^\n]*\n(?:Total output lines: \d+\s*\n)?Output:\s*\n?/
+const GEMINI_REPORT = /^Command: [^\n]*\nDirectory: [^\n]*\n(?:Output|Stdout): ([\s\S]*?)\n(?:Stderr: ([\s\S]*?)\n)?Error: ([^\n]*)\nExit Code: [^\n]*(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*$/
+
+/**
+ * What a command itself printed, without the status its harness wraps around it (OpenHands'
+ * "[The command completed with exit code 0.]", Gemini CLI's Command/Directory/…/PGID report,
+ * Codex's "Exit code / Wall time / Output:" header). Two commands that print nothing then print
+ * the same: nothing. Never throws; an output in no known wrapping is returned as it is.
+ */
+export const commandContent = (output: string): string => {
+  const gemini = GEMINI_REPORT.exec(output)
+  if (gemini !== null) {
+    const parts = [gemini[1], gemini[2], gemini[3]].map((p) => (p ?? "").trim()).filter((p) => p !== "" && p !== "(empty)" && p !== "(none)")
+    return parts.join("\n")
+  }
+  return output.replace(CODEX_HEADER, "").replace(OPENHANDS_STATUS, "").trim()
+}
+
+// Shell commands that write files (the trace labels count them as changes too). Codex edits
+// through `apply_patch` run as a command.
+const WRITING_COMMAND =
+  /\bsed\s+(?:-[a-zA-Z]*\s+)*-i|(?:^|[^<>&2])>{1,2}\s*(?!&|\/dev\/null)[\w./~-]|\btee\b|(?:^|[;&|]\s*)(?:cp|mv|rm|touch|mkdir|patch)\b|\bgit\s+(?:apply|checkout|restore|stash|reset)\b|^\s*apply_patch\b|\bwrite_text\(|\.write\(|open\([^)]*['"][wa]\+?['"]/
+
+/** Does a shell command write files (so the step counts as a file change)? */
+export const isWritingCommand = (command: string): boolean => WRITING_COMMAND.test(command)

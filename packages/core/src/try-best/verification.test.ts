@@ -28,6 +28,8 @@ describe("isVerificationCommand", () => {
     "cargo build --release",
     "cargo check",
     "make test",
+    "make -j4",
+    "cd build && make -j8 2>&1 | tail -20",
     "make -C build check",
     "make lint",
     "pytest -x tests/test_a.py",

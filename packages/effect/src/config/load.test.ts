@@ -79,6 +79,25 @@ describe("loadConfig", () => {
     if (r._tag === "error") expect(r.errors.join("\n")).toContain("config field repeat.window (from lg.json:3)")
   })
 
+  test("other-harness loop knobs: varied retry, failure streak and the observation window from env; impossible ones are named", () => {
+    const ok = loadConfig({ env: { LOOPGUARD_VARIED_RETRY_REPEATS: "5", LOOPGUARD_FAILURE_STREAK_STEPS: "10", LOOPGUARD_REPEATED_OBSERVATION_WINDOW: "0" } })
+    expect(ok._tag).toBe("ok")
+    if (ok._tag === "ok") {
+      expect(ok.config.varied_retry).toEqual({ enabled: true, repeats: 5, window: 15 })
+      expect(ok.config.failure_streak.steps).toBe(10)
+      expect(ok.config.repeated_observation.window).toBe(0)
+    }
+    const bad = loadConfig({ env: { LOOPGUARD_VARIED_RETRY_REPEATS: "20" } })
+    expect(bad._tag).toBe("error")
+    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("varied_retry.repeats: 20 is above window (15)")
+    const badWindow = loadConfig({ file: { path: "lg.json", text: `{ "repeated_observation": { "windowRepeats": 12 } }` } })
+    expect(badWindow._tag).toBe("error")
+    if (badWindow._tag === "error") expect(badWindow.errors.join("\n")).toContain("repeated_observation.windowRepeats")
+    const badSteps = loadConfig({ env: { LOOPGUARD_FAILURE_STREAK_STEPS: "1" } })
+    expect(badSteps._tag).toBe("error")
+    if (badSteps._tag === "error") expect(badSteps.errors.join("\n")).toContain("LOOPGUARD_FAILURE_STREAK_STEPS")
+  })
+
   test("loop knobs: the long rule and the ladder come from env; a ladder that does not climb is named", () => {
     const ok = loadConfig({ env: { LOOPGUARD_REPEAT_LONG_COPIES: "5", LOOPGUARD_REPEATED_ACTION_STOP_AT: "null", LOOPGUARD_NO_PROGRESS_SPIN_WINDOW: "12" } })
     expect(ok._tag).toBe("ok")

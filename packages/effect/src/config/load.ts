@@ -290,6 +290,13 @@ const crossFieldErrors = (config: LoopguardConfig): Array<string> => {
   if (config.no_progress_spin.minRepeats > config.no_progress_spin.window) {
     errors.push(`config field no_progress_spin.minRepeats: ${config.no_progress_spin.minRepeats} is above window (${config.no_progress_spin.window}); it could never fire`)
   }
+  const o = config.repeated_observation
+  if (o.window > 0 && o.windowRepeats > o.window) {
+    errors.push(`config field repeated_observation.windowRepeats: ${o.windowRepeats} is above window (${o.window}); it could never fire`)
+  }
+  if (config.varied_retry.repeats > config.varied_retry.window) {
+    errors.push(`config field varied_retry.repeats: ${config.varied_retry.repeats} is above window (${config.varied_retry.window}); it could never fire`)
+  }
   if (r.long.minBlockChars > r.long.maxBlockChars) {
     errors.push(`config field repeat.long.minBlockChars: ${r.long.minBlockChars} is above repeat.long.maxBlockChars (${r.long.maxBlockChars})`)
   }

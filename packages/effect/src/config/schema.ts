@@ -96,7 +96,23 @@ export const RepeatedObservationSection = Schema.Struct({
   enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   /** When every one of those steps failed (the same error again), this many are enough. */
-  failedRepeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
+  failedRepeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  /** Window mode: the same answer on `windowRepeats` of the last `window` steps (0 = off). */
+  window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  windowRepeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
+})
+
+/** `steps` failing steps in a row (each command and error may differ), no file change between. */
+export const FailureStreakSection = Schema.Struct({
+  enabled: Schema.Boolean,
+  steps: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
+})
+
+/** One command skeleton with varied arguments, `repeats` tries with one masked answer within `window` steps. */
+export const VariedRetrySection = Schema.Struct({
+  enabled: Schema.Boolean,
+  repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
 /** One command failing `repeats` times with one masked error, edits between allowed, within `lookback` steps. */
@@ -341,6 +357,8 @@ export const LoopguardConfigSchema = Schema.Struct({
   action_cycle: ActionCycleSection,
   repeated_observation: RepeatedObservationSection,
   repeated_failure: RepeatedFailureSection,
+  varied_retry: VariedRetrySection,
+  failure_streak: FailureStreakSection,
   replayed_sequence: ReplayedSequenceSection,
   no_progress_spin: NoProgressSpinSection,
   doom_loop: DoomLoopSection,

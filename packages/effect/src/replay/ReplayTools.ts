@@ -6,6 +6,7 @@
  */
 import { type AssistantMessage, type ToolPart } from "@loopguard/core/model"
 import { inferFailure } from "@loopguard/core/trace"
+import { printedExitCode } from "@loopguard/core/try-best"
 import { Effect, Layer } from "effect"
 import type { ToolSpec } from "../llm/LLM.js"
 import { Tools, type ToolCall, type ToolResult, type ToolsShape } from "../tools/Tools.js"
@@ -24,13 +25,19 @@ export const EMPTY_TOOL_RESULT: ToolResult = { state: "completed", output: "" }
 
 const resultOf = (p: ToolPart, inferFailures: boolean): ToolResult | undefined => {
   if (p.state !== "completed" && p.state !== "error") return undefined
-  // No exit status recorded: read failure from the output (see core/trace/infer-failure.ts).
-  const sign = inferFailures && p.state === "completed" && p.exitCode === undefined && p.error === undefined ? inferFailure(p.output ?? "") : null
+  const unrecorded = inferFailures && p.state === "completed" && p.exitCode === undefined && p.error === undefined
+  // No exit status recorded: the one the harness printed ("[The command completed with exit code
+  // 1.]", "Exit code: 1") decides; without one, failure is read from the output's signs.
+  const printed = unrecorded ? printedExitCode(p.output) : undefined
+  const sign = unrecorded && printed === undefined ? inferFailure(p.output ?? "") : null
+  const exitCode = p.exitCode ?? printed
+  const failedPrinted = printed !== undefined && printed !== 0
   return {
-    state: sign ? "error" : p.state,
+    state: sign || failedPrinted ? "error" : p.state,
     ...(sign ? { error: `failure read from the output (${sign.id})` } : {}),
+    ...(failedPrinted ? { error: `exit code ${printed} (printed by the harness)` } : {}),
     output: p.output ?? "",
-    ...(p.exitCode !== undefined ? { exitCode: p.exitCode } : {}),
+    ...(exitCode !== undefined ? { exitCode } : {}),
     ...(p.error !== undefined ? { error: p.error } : {}),
     ...(p.path !== undefined ? { path: p.path } : {}),
     ...(p.diff !== undefined ? { diff: p.diff } : {})

@@ -95,6 +95,20 @@ describe("replay LLM and tools", () => {
     expect((await Effect.runPromise(tools.execute({ id: "c1", name: "open", input: {} }))).state).toBe("error")
   })
 
+  test("no exit code recorded: the one the harness printed decides, before any sign in the output", async () => {
+    const s = trace([
+      { type: "assistant", toolCalls: [{ id: "c1", name: "execute_bash", input: { command: "make" } }, { id: "c2", name: "execute_bash", input: { command: "grep -rn Traceback ." } }] },
+      { type: "tool-result", id: "c1", output: "make: *** [all] Error 2\n[The command completed with exit code 2.]" },
+      { type: "tool-result", id: "c2", output: "log.txt:3: Traceback (most recent call last):\n[The command completed with exit code 0.]" }
+    ])
+    const tools = makeReplayTools(recordedToolResults(s))
+    const failed = await Effect.runPromise(tools.execute({ id: "c1", name: "execute_bash", input: { command: "make" } }))
+    expect(failed).toMatchObject({ state: "error", exitCode: 2 })
+    // The harness said 0: a traceback quoted in the output is no failure.
+    const ok = await Effect.runPromise(tools.execute({ id: "c2", name: "execute_bash", input: { command: "grep -rn Traceback ." } }))
+    expect(ok).toMatchObject({ state: "completed", exitCode: 0 })
+  })
+
   test("layerReplay shares the cursor: the tool answer follows the step the LLM is streaming", async () => {
     const program = Effect.gen(function* () {
       const llm = yield* LLM

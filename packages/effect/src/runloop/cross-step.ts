@@ -18,6 +18,7 @@ import {
   toolPartsOf,
   type AssistantMessage,
   type CropMarker,
+  type ToolPart,
   type ExitReason,
   type Message,
   type ReminderKind
@@ -25,7 +26,13 @@ import {
 import {
   isVerificationCommand,
   commandOf,
+  editPathOf,
+  editRecords,
+  isWritingCommand,
+  printedExitCode,
   resolveTryBestOptions,
+  toolRole,
+  type TryBestOptions,
   StallMonitor,
   verificationMatcher,
   type StallOptionsInput
@@ -83,6 +90,7 @@ export class CrossStepDetectors {
   /** A crop was made for the request that produced the current reply (SPEC §3: skip the text loop then). */
   private croppedForThisStep = false
   private readonly verification: ReturnType<typeof verificationMatcher>
+  private readonly toolKinds: TryBestOptions
 
   constructor(
     private readonly config: LoopguardConfig,
@@ -93,7 +101,8 @@ export class CrossStepDetectors {
   ) {
     this.stall = config.stall.enabled || shadow ? new StallMonitor(stallOptionsOf(config)) : null
     this.loops = new LoopEpisodes(config, role)
-    this.verification = verificationMatcher(resolveTryBestOptions(tryBestOptionsOf(config)))
+    this.toolKinds = resolveTryBestOptions(tryBestOptionsOf(config))
+    this.verification = verificationMatcher(this.toolKinds)
   }
 
   /** The repeated-action note for the next request only (ephemeral: never stored). */
@@ -171,7 +180,8 @@ export class CrossStepDetectors {
       const options = { ...config.breaker, rerouteAvailable: this.rerouteAvailable }
       for (const part of toolPartsOf(reply)) {
         if (part.state !== "completed" && part.state !== "error") continue
-        const ok = part.state === "completed" && (part.exitCode === undefined || part.exitCode === 0)
+        // A harness that prints its exit status instead of returning it still failed.
+        const ok = part.state === "completed" && (part.exitCode ?? printedExitCode(part.output) ?? 0) === 0
         const d = recordToolResult(this.breaker, { ok, tool: part.name, ...(part.error !== undefined ? { error: part.error } : {}) }, options)
         this.breaker = d.state
         if (!d.action) continue
@@ -187,16 +197,17 @@ export class CrossStepDetectors {
 
     if (this.stall) {
       const parts = toolPartsOf(reply)
-      const changedFiles = parts.filter((p) => p.state === "completed" && p.path !== undefined && p.diff !== undefined).map((p) => p.path!)
+      const { changedFiles, wroteFiles } = fileChangesOf(parts, this.toolKinds)
       const verifications = parts.filter((p) => {
         const cmd = commandOf(p.input)
         return cmd !== undefined && isVerificationCommand(cmd, this.verification)
       })
-      const verificationImproved = verifications.some((p) => p.state === "completed" && (p.exitCode ?? 0) === 0)
+      // A harness that prints its exit status instead of returning it still says whether the run passed.
+      const verificationImproved = verifications.some((p) => p.state === "completed" && (p.exitCode ?? printedExitCode(p.output) ?? 0) === 0)
       const verificationRan = verifications.length > 0
       const usage = reply.usage
       const tokens = (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)
-      const summary = { step, changedFiles, tokens, verificationImproved, verificationRan, final: ctx.final, ...(ctx.compacted === true ? { compaction: true } : {}) }
+      const summary = { step, changedFiles, ...(wroteFiles ? { wroteFiles } : {}), tokens, verificationImproved, verificationRan, final: ctx.final, ...(ctx.compacted === true ? { compaction: true } : {}) }
       for (const s of this.stall.consume({ ...summary, ...(ctx.costUsd !== null ? { costUsd: ctx.costUsd } : {}) })) {
         incidents.push({ step, detector: s.kind, action: config.stall.enabled && !this.shadow ? "pause" : "warn", detail: { ...s } })
         if (config.stall.enabled) pause ??= { ...s }
@@ -206,3 +217,24 @@ export class CrossStepDetectors {
     return { incidents, crop, reminders, exit, pause, ...(breakerTrip !== undefined ? { breakerTrip } : {}) }
   }
 }
+
+/**
+ * The files a step's finished calls changed, for the stall signals: edits by any harness's
+ * vocabulary (an editor that records no diff still wrote) by path — a patch names its files inside
+ * (Codex's apply_patch) — and whether something wrote files whose paths are unknown (a shell
+ * command that writes, an edit without a path).
+ */
+const fileChangesOf = (parts: ReadonlyArray<ToolPart>, kinds: TryBestOptions): { readonly changedFiles: Array<string>; readonly wroteFiles: boolean } => {
+  const done = parts.filter((p) => p.state === "completed" && (p.exitCode ?? printedExitCode(p.output) ?? 0) === 0)
+  const edits = done.filter((p) => p.diff !== undefined || toolRole(p, kinds) === "edit")
+  const changedFiles = edits.flatMap((p) => {
+    const path = p.diff !== undefined ? p.path : (editPathOf(p) ?? editRecords(p).find((r) => r.path !== undefined)?.path)
+    return path === undefined ? [] : [path]
+  })
+  const shellWrote = done.some((p) => {
+    const command = toolRole(p, kinds) === "shell" ? commandOf(p.input) : undefined
+    return command !== undefined && isWritingCommand(command)
+  })
+  return { changedFiles, wroteFiles: shellWrote || edits.length > changedFiles.length }
+}
+

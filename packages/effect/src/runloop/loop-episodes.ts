@@ -1,7 +1,8 @@
 /**
  * The cross-step loop detectors that share one escalation ladder (docs/loops.md): repeated
- * action, action cycle, repeated observation, replayed sequence and no-progress spin. Each one's
- * episode raises an incident when it starts (a note for the next request), again when it has
+ * action, action cycle, repeated observation, repeated failure, varied retry, failure streak,
+ * replayed sequence and no-progress spin. Each one's episode raises an incident when it starts (a
+ * note for the next request), again when it has
  * gone on long enough for a firmer reminder, and once more when it must stop (exit `idle`, or a
  * pause when try-best is on). Plain state, no Effect: the RunLoop applies what is asked.
  */
@@ -15,7 +16,9 @@ import {
   repeatedObservation,
   replayedSequence,
   SpinPrefix,
+  failureStreak,
   stepRecords,
+  variedRetry,
   type LadderCounts,
   type StepRecord,
   type StepRecordLog,
@@ -54,6 +57,13 @@ const cut = (s: string, n = 120) => (s.length <= n ? s : `${s.slice(0, n - 1)}â€
 
 const allDifferent = (xs: ReadonlyArray<string>): boolean => new Set(xs).size === xs.length
 
+/**
+ * Every step of a run polls a running job and saw something its predecessor did not
+ * (`sleep 30 && tail log`, an empty `is_input`): waiting, not looping, however alike the calls.
+ */
+const pollingOnward = (run: ReturnType<typeof stepRecords>): boolean =>
+  run.length > 0 && run.every((r, i) => r.poll && (i === 0 || r.rawObservation !== run[i - 1]!.rawObservation))
+
 /** `k=v` pairs of a finding, for the one-line reason of a stop. */
 const summary = (detail: Readonly<Record<string, unknown>>): string =>
   Object.entries(detail)
@@ -88,6 +98,31 @@ const repeatedFailureDetector = (config: LoopguardConfig, note: string): Detecto
   }
 }
 
+/**
+ * Varied retry counts tries of one skeleton; the steps between them (an uninstall between two
+ * installs, a look at the file) keep its episode open, with the same key and count, so the
+ * ladder climbs across them instead of starting a new episode at every try.
+ */
+const variedRetryDetector = (config: LoopguardConfig, note: string): Detector => {
+  const { repeats, window } = config.varied_retry
+  let open: { readonly finding: LoopFinding; readonly skeleton: string; readonly since: number } | null = null
+  return (_, records) => {
+    const all = records()
+    const v = variedRetry(all, { repeats, window })
+    if (v !== null) {
+      // On the ladder by tries: the note at detection, then the same distances as repeated action.
+      const finding: LoopFinding = { detector: "varied-retry", key: v.skeleton, count: v.count - repeats + config.repeated_action.repeats, note, detail: { ...v } }
+      open = { finding, skeleton: v.skeleton, since: all.length }
+      return finding
+    }
+    const newest = all[all.length - 1]
+    // A try of the same skeleton with another answer ends the episode: something new came back.
+    const between = open !== null && newest !== undefined && !newest.changed && newest.skeleton !== open.skeleton && all.length - open.since < window
+    if (!between) open = null
+    return open?.finding ?? null
+  }
+}
+
 /** The enabled detectors, in the order their incidents are filed. */
 const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<Detector> => {
   const out: Array<Detector> = []
@@ -99,26 +134,44 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
       if (a === null) return null
       // The same call paging through something (scroll down, next page) learns something new each
       // time: while every result differs, the episode stays at the note and never stops the run.
-      const paging = allDifferent(records().slice(-a.count).map((r) => r.observation))
+      const run = records().slice(-a.count)
+      // Polling a running job (`sleep 30; tail log`) whose output moves on is waiting, not looping.
+      if (run.length === a.count && pollingOnward(run) && allDifferent(run.map((r) => r.rawObservation))) return null
+      const paging = allDifferent(run.map((r) => r.observation))
       const count = paging ? Math.min(a.count, repeats) : a.count
       return { detector: "repeated-action", key: a.signature, count, note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
     })
   }
   if (config.action_cycle.enabled) {
     const note = reminderText("action-cycle", role)
-    out.push((messages) => {
+    out.push((messages, records) => {
       const c = actionCycle(messages, { minPeriod: 2, maxPeriod: config.action_cycle.maxPeriod, replays: config.action_cycle.replays })
+      if (c !== null && pollingOnward(records().slice(-(c.period + c.replays)))) return null
       return c && { detector: "action-cycle", key: [...c.cycle].sort().join("\n"), note, detail: { period: c.period, replays: c.replays, cycle: c.cycle.map((s) => cut(s)) } }
     })
   }
   if (config.repeated_observation.enabled) {
     const note = reminderText("repeated-action", role)
     out.push((_, records) => {
-      const o = repeatedObservation(records(), { repeats: config.repeated_observation.repeats, failedRepeats: config.repeated_observation.failedRepeats })
-      return o && { detector: "repeated-observation", key: `${o.tool}\u0000${o.observation}`, note, detail: { tool: o.tool, count: o.count, observation: o.observation, ...(o.failed ? { failed: true } : {}) } }
+      const o = repeatedObservation(records(), config.repeated_observation)
+      return o && { detector: "repeated-observation", key: `${o.tool}\u0000${o.observation}`, note, detail: { tool: o.tool, count: o.count, observation: o.observation, ...(o.failed ? { failed: true } : {}), ...(o.window !== undefined ? { window: o.window } : {}) } }
     })
   }
   if (config.repeated_failure.enabled) out.push(repeatedFailureDetector(config, reminderText("repeated-action", role)))
+  if (config.varied_retry.enabled) out.push(variedRetryDetector(config, reminderText("repeated-action", role)))
+  if (config.failure_streak.enabled) {
+    const note = reminderText("repeated-action", role)
+    const steps = config.failure_streak.steps
+    out.push((_, records) => {
+      const f = failureStreak(records(), { steps })
+      if (f === null) return null
+      // On the ladder by failing steps: the note at detection, then the same distances as repeated
+      // action. A storm of failures is the error-storm breaker's to stop (it degrades, reroutes and
+      // hands back first): with the breaker on, this one reminds but never stops.
+      const count = f.count - steps + config.repeated_action.repeats
+      return { detector: "failure-streak", key: "failure-streak", count: config.breaker.enabled ? Math.min(count, config.repeated_action.remindAt) : count, note, detail: { ...f } }
+    })
+  }
   if (config.replayed_sequence.enabled) {
     const note = reminderText("action-cycle", role)
     out.push((_, records) => {

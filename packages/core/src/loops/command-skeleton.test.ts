@@ -1,0 +1,62 @@
+import { describe, expect, test } from "bun:test"
+import { commandArguments, commandSkeleton, isPollCommand } from "./command-skeleton.js"
+
+describe("commandSkeleton", () => {
+  test("varying arguments are masked: passwords, versions, package names, numbers, paths", () => {
+    const same = (a: string, b: string) => expect([a, commandSkeleton(a)]).toEqual([a, commandSkeleton(b)])
+    same("unzip -P guess1 f.zip", "unzip -P hunter2 f.zip")
+    same("unzip -o -P abc secret.zip", "unzip -o -P xyz secret.zip")
+    same("7z x -y -ppassword backup.7z", "7z x -y -pdragon backup.7z")
+    same("pip install torch==1.9.0", "pip install torch==2.0.1")
+    same("pip install --no-cache-dir flask==1.0", "pip install --no-cache-dir django==3.2")
+    same("python solve.py 17", "python solve.py 18")
+    same("python3 solve.py 17 --verbose", "python3 solve.py 999 --verbose")
+    same("cd /app && timeout 60 ./run.sh --seed 1", "cd /srv && timeout 30 ./run.sh --seed 2")
+    same("curl -s http://localhost:8080/health", "curl -s http://localhost:3000/api")
+    same("make -j8 2>&1 | tail -20", "make -j4 2>&1 | tail -5")
+    same("nohup python train.py --lr 0.1 > log 2>&1 &", "nohup python train.py --lr 0.3 > log 2>&1 &")
+    same("bash -lc pip install a==1", "pip install b==2")
+  })
+
+  test("the program, its subcommand, flags and the script keep commands apart", () => {
+    const differ = (a: string, b: string) => expect([a, commandSkeleton(a)]).not.toEqual([a, commandSkeleton(b)])
+    differ("pip install x", "pip uninstall x")
+    differ("python solve.py 1", "python check.py 1")
+    differ("unzip -P a f.zip", "unzip -l f.zip")
+    differ("git commit -m x", "git push origin main")
+    differ("curl -s localhost", "curl -v localhost")
+  })
+
+  test("inline code is the script: different snippets differ, the same snippet with other numbers does not", () => {
+    expect(commandSkeleton(`python3 -c "import numpy; print(1)"`)).not.toBe(commandSkeleton(`python3 -c "import pandas; print(1)"`))
+    expect(commandSkeleton(`python3 -c "print(solve(17))"`)).toBe(commandSkeleton(`python3 -c "print(solve(18))"`))
+  })
+
+  test("commands that only show something, or nothing at all, have no skeleton", () => {
+    for (const c of ["cat a.py", "ls -la src", "grep -rn foo . | head", "cd /app && cat x", "cat x 2>&1 | head -5", "ls &> out.txt", "", "   "]) expect([c, commandSkeleton(c)]).toEqual([c, ""])
+    expect(commandSkeleton("cat a.py | python check.py")).not.toBe("")
+  })
+
+  test("a heredoc body is not the command's shape; quotes do not split it", () => {
+    expect(commandSkeleton("python3 - <<'EOF'\nprint(1)\nEOF")).toBe(commandSkeleton("python3 - <<'EOF'\nimport os; os.system('x')\nEOF"))
+    expect(commandSkeleton(`git commit -m "fix: a; b && c"`)).toBe("git commit -m <a>")
+  })
+})
+
+describe("commandArguments", () => {
+  test("the values an output may echo back, flags' values included", () => {
+    expect(commandArguments("unzip -P hunter2 f.zip")).toEqual(["hunter2", "f.zip"])
+    expect(commandArguments("steghide extract -sf a.jpg --passphrase=abc")).toEqual(["extract", "a.jpg", "abc"])
+    expect(commandArguments("FOO=1 python solve.py 17")).toEqual(["solve.py", "17"])
+  })
+})
+
+describe("isPollCommand", () => {
+  test("waiting on or looking at a running job", () => {
+    for (const c of ["docker logs web | tail -n 5", "sleep 10 && kubectl get pods", "systemctl status nginx"]) expect([c, isPollCommand(c)]).toEqual([c, true])
+    for (const c of ["", "sleep 30 && tail -n 20 train.log", "sleep 5; tail log.txt", "tail -n 3 /tmp/job.log", "ps aux | grep node", "jobs", "wait", "sleep 60"]) expect([c, isPollCommand(c)]).toEqual([c, true])
+  })
+  test("doing something is no poll, even after a sleep", () => {
+    for (const c of ["sleep 2 && curl localhost:8000", "python train.py", "cat a.py", "ls", "sleep 1 && pip install x"]) expect([c, isPollCommand(c)]).toEqual([c, false])
+  })
+})

@@ -1,0 +1,149 @@
+/**
+ * The skeleton of a shell command line: program, subcommand and flags, with the arguments that
+ * vary from one try to the next masked (passwords, versions, package names, numbers, paths). A
+ * loop that changes its arguments — `unzip -P guess1 f.zip` … `unzip -P guess9 f.zip`, `pip
+ * install x==1.0` … `pip install x==1.3` — keeps one skeleton. Also: is a command a poll of a
+ * running job (`sleep 30; tail log`, an empty keystroke to a running process)? Pure, never throws.
+ */
+
+const QUOTED = /"(?:[^"\\\n]|\\.)*"|'[^'\n]*'/g
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/
+const REDIRECT = /^(?:\d*>>?|<<?|&>|\d*>&\d*|<<<)/
+/** Interpreters: their first argument (the script) names what runs, so it stays in the skeleton. */
+const INTERPRETERS = new Set(["python", "python2", "python3", "node", "bun", "deno", "ruby", "perl", "bash", "sh", "zsh", "php", "java", "go"])
+/** Wrappers that only change how the next command runs. */
+const WRAPPERS = new Set(["sudo", "env", "time", "nohup", "timeout", "nice", "stdbuf", "command", "exec", "xargs"])
+/**
+ * Programs that only show something. Showing different files is reading, not retrying, so a
+ * command line made of these alone has no skeleton (repeated observation still sees it).
+ */
+const VIEWERS = new Set([
+  "cat", "head", "tail", "less", "more", "file", "wc", "ls", "ll", "stat", "du", "df", "find", "grep", "egrep", "fgrep", "rg", "ag",
+  "which", "whereis", "type", "echo", "printf", "pwd", "whoami", "id", "strings", "xxd", "hexdump", "od", "md5sum", "sha1sum",
+  "sha256sum", "diff", "tree", "cd", "sort", "uniq", "cut", "awk", "sed", "tr", "nl", "jq", "true", "clear", "history", "man", "locate",
+  "readlink", "realpath", "basename", "dirname", "printenv", "uname", "hostname", "date", "column", "fold", "rev", "tac", "bat", "fd"
+])
+const SUBCOMMAND = /^[a-z][a-z0-9-]{1,24}$/
+const POLLERS = new Set(["sleep", "wait", "tail", "ps", "pgrep", "jobs", "watch", "squeue", "nvidia-smi", "uptime"])
+
+/** `&&`, `||`, `;`, `|`, a background `&` — not the `&` of a redirection (`2>&1`, `&>`). */
+const SEPARATOR = /&&|\|\||;|\|&?|(?<![<>&])&(?![>&])/
+
+/** A short hash of a quoted string, its digits masked: `python -c "…"` snippets stay apart. */
+const quotedToken = (quoted: string): string => {
+  let h = 5381
+  for (const ch of quoted.replace(/\d+/g, "0")) h = ((h * 33) ^ ch.charCodeAt(0)) >>> 0
+  return ` __quoted_${h.toString(36)}__ `
+}
+
+/** Simple commands of a command line's first line (`&&`, `||`, `;`, `|` split), quotes masked. */
+const simpleCommands = (command: string): Array<Array<string>> => {
+  // A heredoc body or a multi-line script is content, not the command's shape.
+  const firstLine = command.split("\n", 1)[0] ?? ""
+  return firstLine
+    .replace(QUOTED, quotedToken)
+    .split(SEPARATOR)
+    .map((part) => part.trim().split(/\s+/).filter((t) => t !== ""))
+    .filter((tokens) => tokens.length > 0)
+}
+
+/** Drop leading assignments and wrappers (with their numeric or flag arguments). */
+const unwrap = (tokens: ReadonlyArray<string>): ReadonlyArray<string> => {
+  let i = 0
+  while (i < tokens.length) {
+    const t = tokens[i]!
+    if (ASSIGNMENT.test(t)) i++
+    // Codex's argv `["bash", "-lc", "…"]` arrives joined: the shell wrapper is not the command.
+    else if (/^(?:ba|z|da)?sh$/.test(t) && /^-l?c$/.test(tokens[i + 1] ?? "")) i += 2
+    else if (WRAPPERS.has(t)) {
+      i++
+      while (i < tokens.length && (tokens[i]!.startsWith("-") || /^\d/.test(tokens[i]!))) i++
+    } else break
+  }
+  return tokens.slice(i)
+}
+
+const programOf = (token: string): string => token.replace(/^.*\//, "")
+
+/** One simple command's skeleton: program, subcommand, flags (values masked), `<a>` for arguments. */
+const simpleSkeleton = (raw: ReadonlyArray<string>): string => {
+  const tokens = unwrap(raw).filter((t) => !REDIRECT.test(t))
+  if (tokens.length === 0) return ""
+  const program = programOf(tokens[0]!)
+  const out = [program]
+  let rest = tokens.slice(1)
+  if (INTERPRETERS.has(program.replace(/[\d.]+$/, ""))) {
+    // `python solve.py 17`: the script stays, its arguments vary. `python -m pkg` keeps the module,
+    // `python -c "…"` its code (quoted, hashed with digits masked).
+    const script = rest.findIndex((t) => !t.startsWith("-"))
+    if (script >= 0) {
+      out.push(...rest.slice(0, script + 1).map((t) => (t.startsWith("-") ? t : t.replace(/\d+/g, "0"))))
+      rest = rest.slice(script + 1)
+    }
+  } else if (rest[0] !== undefined && SUBCOMMAND.test(rest[0])) {
+    out.push(rest[0])
+    rest = rest.slice(1)
+  }
+  for (const t of rest) {
+    if (t.startsWith("-")) out.push(t.replace(/=.*$/, "=").replace(/^(-[A-Za-z])(?!-).+$/, "$1").replace(/\d+/g, "0"))
+    else if (out[out.length - 1] !== "<a>") out.push("<a>")
+  }
+  return out.join(" ")
+}
+
+/**
+ * The skeleton of a command line, or "" when it has none worth comparing: empty, or made only of
+ * programs that show something (`cat`, `ls`, `grep` …), whose different arguments mean reading
+ * different things.
+ */
+export const commandSkeleton = (command: string): string => {
+  const parts = simpleCommands(command).map((tokens) => ({ tokens: unwrap(tokens), skeleton: simpleSkeleton(tokens) }))
+  const doing = parts.filter((p) => p.tokens.length > 0 && !VIEWERS.has(programOf(p.tokens[0]!)))
+  if (doing.length === 0) return ""
+  return parts.map((p) => p.skeleton).filter((s) => s !== "").join(" ; ")
+}
+
+/**
+ * The arguments of a command line as written (quotes removed), each at least 2 characters: an
+ * output that echoes them back (`Wrong answer: 17`, `incorrect password for guess3`) is masked
+ * with them before two tries are compared.
+ */
+export const commandArguments = (command: string): Array<string> => {
+  const firstLine = command.split("\n", 1)[0] ?? ""
+  const out: Array<string> = []
+  for (const part of firstLine.split(SEPARATOR)) {
+    const tokens = unwrap(part.trim().split(/\s+/).filter((t) => t !== ""))
+    for (const t of tokens.slice(1)) {
+      const value = t.startsWith("-") ? (t.includes("=") ? t.slice(t.indexOf("=") + 1) : "") : t
+      const bare = value.replace(/^["']|["']$/g, "")
+      if (bare.length >= 2 && !REDIRECT.test(bare)) out.push(bare)
+    }
+  }
+  return out
+}
+
+/**
+ * Does a command poll something that runs on its own (a build, a training job, a server)? An
+ * empty command (a keystroke-less read of a running process, OpenHands' `is_input`), or a line
+ * whose every simple command waits or looks (`sleep 30 && tail -n 20 train.log`, `ps aux | grep
+ * node`) with at least one that waits or follows a job.
+ */
+export const isPollCommand = (command: string): boolean => {
+  if (command.trim() === "") return true
+  const programs = simpleCommands(command).map((tokens) => {
+    const words = unwrap(tokens)
+    const program = programOf(words[0] ?? "")
+    // `docker logs web`, `kubectl get pods`, `systemctl status x`: looking at what runs on its own.
+    return POLLING_SUBCOMMANDS[program]?.includes(words[1] ?? "") === true ? "sleep" : program
+  })
+  if (programs.length === 0) return true
+  const waits = programs.some((p) => POLLERS.has(p))
+  return waits && programs.every((p) => p === "" || POLLERS.has(p) || VIEWERS.has(p))
+}
+
+const POLLING_SUBCOMMANDS: Readonly<Record<string, ReadonlyArray<string>>> = {
+  docker: ["logs", "ps", "stats", "inspect"],
+  kubectl: ["get", "logs", "describe", "top"],
+  systemctl: ["status", "is-active"],
+  journalctl: ["-u", "-n", "--since"]
+}

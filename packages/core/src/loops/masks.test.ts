@@ -1,0 +1,22 @@
+import { describe, expect, test } from "bun:test"
+import { maskArguments, maskVolatile } from "./masks.js"
+
+describe("maskVolatile", () => {
+  test("what changes between two runs of one command is masked; answers are kept", () => {
+    expect(maskVolatile("done in 0.42s at 2026-11-30T19:02:11Z (pid 4242)")).toBe(maskVolatile("done in 12 ms at 2026-12-01 08:00:00 (pid 99)"))
+    expect(maskVolatile("object at 0x7f3a2b1c commit 3f9a2c1d7e")).toBe(maskVolatile("object at 0x10 commit 0b1c2d3e4f5a"))
+    expect(maskVolatile("answer=122 steps=5")).not.toBe(maskVolatile("answer=129 steps=5"))
+    expect(maskVolatile("error: 'foo' undeclared")).not.toBe(maskVolatile("error: 'bar' undeclared"))
+  })
+})
+
+describe("maskArguments", () => {
+  test("an output that echoes the command's arguments is the same answer, whole words only", () => {
+    expect(maskArguments("Trying 17... Wrong answer.", "python solve.py 17")).toBe(maskArguments("Trying 18... Wrong answer.", "python solve.py 18"))
+    expect(maskArguments("No matching distribution found for torch==1.9.0", "pip install torch==1.9.0")).toBe(
+      maskArguments("No matching distribution found for torch==2.0.1", "pip install torch==2.0.1")
+    )
+    // The guess "flag" leaves "flag.txt" alone.
+    expect(maskArguments("skipping: flag.txt incorrect password", "unzip -P flag s.zip")).toBe(maskArguments("skipping: flag.txt incorrect password", "unzip -P admin s.zip"))
+  })
+})

@@ -1,0 +1,49 @@
+/**
+ * The masks that decide when two tool outputs are "the same answer", from loose to strict:
+ * `maskObservation` (quoted strings, hex ids, paths, numbers: the labels' sense), numbers only
+ * (see step-record's `namedObservation`), and `maskVolatile` (only what changes between two runs
+ * of the very same command). `maskArguments` also masks a command's own arguments where its
+ * output echoes them back. Pure, never throws.
+ */
+import { commandArguments } from "./command-skeleton.js"
+
+// Order matters: quoted strings first (they may hold paths and numbers), then hex ids before
+// the numbers inside them, then paths.
+const QUOTED = /"(?:[^"\\\n]|\\.){0,400}"|'(?:[^'\\\n]|\\.){0,400}'|`[^`\n]{0,400}`/g
+const HEX_ID = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi
+const PATH = /(?:~|\.{1,2})?(?:\/[\w.@+-]+)+\/?|\b[\w.@+-]+(?:\/[\w.@+-]+)+\/?/g
+/** Numbers, with their decimal or version dots (`1.37`, `2025.06.18`). */
+export const NUMBER = /\d+(?:\.\d+)*/g
+
+/**
+ * What stays of an output when the parts that change between otherwise identical results are
+ * masked: quoted strings, hex ids (commit hashes, object ids), paths and numbers. "No matches
+ * found for "foo" in /src" and "No matches found for "bar" in /lib" are one observation.
+ */
+export const maskObservation = (output: string): string =>
+  output
+    .replace(QUOTED, "<q>")
+    .replace(HEX_ID, "<hex>")
+    .replace(PATH, "<path>")
+    .replace(NUMBER, "0")
+    .replace(/\s+/g, " ")
+    .trim()
+
+// What changes between two runs of the very same command: clock times, dates, durations,
+// process ids, memory addresses, hex ids. Other numbers (an answer, a count) are kept.
+const VOLATILE = /\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\b\d\d:\d\d:\d\d(?:\.\d+)?|\b\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds|minutes|min)\b|\b(?:pid|PID|PGID|process)[:= ]\s*\d+|\b0x[0-9a-f]+\b|\[\d+\]\s\d+|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi
+
+/** Volatile numbers masked, quoted text, paths and other numbers kept: "the same answer" in the strict sense. */
+export const maskVolatile = (output: string): string => output.replace(VOLATILE, "<v>").replace(/\s+/g, " ").trim()
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** The output with the command's own arguments masked (an echo of them), and volatile numbers. */
+export const maskArguments = (output: string, command: string): string => {
+  const args = [...new Set(commandArguments(command))].sort((a, b) => b.length - a.length).slice(0, 20)
+  if (args.length === 0) return maskVolatile(output)
+  // Whole words only: the guess "flag" must not eat the "flag" of "flag.txt".
+  const echoed = new RegExp(`(?<![\\w./-])(?:${args.map(escapeRegExp).join("|")})(?![\\w/-]|\\.\\w)`, "g")
+  return maskVolatile(output.replace(echoed, "<a>"))
+}
+

@@ -1,0 +1,90 @@
+import { describe, expect, test } from "bun:test"
+import { DEFAULT_TRY_BEST_OPTIONS } from "./options.js"
+import { commandContent, editPathOf, printedExitCode, shellTextOf, toolRole } from "./tool-kinds.js"
+
+const role = (name: string, input: unknown, diff?: string) => toolRole({ name, input, ...(diff !== undefined ? { diff } : {}) }, DEFAULT_TRY_BEST_OPTIONS)
+
+describe("toolRole: every harness's vocabulary", () => {
+  test("OpenHands", () => {
+    expect(role("execute_bash", { command: "ls", is_input: "false", timeout: 30 })).toBe("shell")
+    expect(role("execute_bash", { command: "", is_input: "true" })).toBe("shell")
+    for (const c of ["create", "str_replace", "insert"]) expect([c, role("str_replace_editor", { command: c, path: "/a.py" })]).toEqual([c, "edit"])
+    expect(role("str_replace_editor", { command: "view", path: "/a.py" })).toBe("read")
+    expect(role("str_replace_editor", { command: "undo_edit", path: "/a.py" })).toBe("read")
+    expect(role("execute_ipython_cell", { code: "print(1)" })).toBe("shell")
+    expect(role("think", { thought: "hmm" })).toBe("bookkeeping")
+    expect(role("finish", { message: "done" })).toBe("other")
+    expect(role("browser", { code: "goto('http://x')" })).toBe("read")
+  })
+
+  test("Codex", () => {
+    expect(role("shell", { command: ["bash", "-lc", "npm test"] })).toBe("shell")
+    expect(role("shell", { command: ["apply_patch", "*** Begin Patch"] })).toBe("edit")
+    expect(role("apply_patch", { input: "*** Begin Patch" })).toBe("edit")
+    expect(role("update_plan", { plan: [] })).toBe("bookkeeping")
+    expect(shellTextOf({ input: { command: ["bash", "-lc", "npm test"] } })).toBe("bash -lc npm test")
+  })
+
+  test("Gemini CLI / Qwen Code", () => {
+    expect(role("run_shell_command", { command: "make" })).toBe("shell")
+    expect(role("replace", { file_path: "/a.py", old_string: "a", new_string: "b" })).toBe("edit")
+    expect(role("write_file", { file_path: "/a.py", content: "x" })).toBe("edit")
+    for (const t of ["read_file", "read_many_files", "glob", "search_file_content"]) expect([t, role(t, { pattern: "x" })]).toEqual([t, "read"])
+    expect(role("save_memory", { fact: "x" })).toBe("bookkeeping")
+  })
+
+  test("OpenCode and Claude Code", () => {
+    for (const t of ["bash", "Bash"]) expect(role(t, { command: "ls" })).toBe("shell")
+    for (const t of ["edit", "Edit", "MultiEdit", "write", "Write"]) expect([t, role(t, { file_path: "/a" })]).toEqual([t, "edit"])
+    for (const t of ["read", "Read", "grep", "Grep", "glob", "Glob"]) expect([t, role(t, { pattern: "x" })]).toEqual([t, "read"])
+    for (const t of ["todowrite", "TodoWrite"]) expect([t, role(t, { todos: [] })]).toEqual([t, "bookkeeping"])
+  })
+
+  test("SWE-agent and mini-SWE-agent", () => {
+    expect(role("bash", { command: "pytest" })).toBe("shell")
+    expect(role("edit", { path: "a.py", start: 1, end: 2, text: "x" }, "@@ -1 +1 @@")).toBe("edit")
+    for (const t of ["open", "goto", "scroll_down", "search_dir", "find_file"]) expect([t, role(t, { argv: ["x"] })]).toEqual([t, "read"])
+    expect(role("submit", {})).toBe("other")
+  })
+
+  test("editPathOf reads each harness's spelling of the path", () => {
+    expect(editPathOf({ input: { file_path: "/a" } })).toBe("/a")
+    expect(editPathOf({ input: { filePath: "/b" } })).toBe("/b")
+    expect(editPathOf({ input: { absolute_path: "/c" } })).toBe("/c")
+    expect(editPathOf({ input: { path: "/x" }, path: "/d" })).toBe("/d")
+    expect(editPathOf({ input: { text: "x" } })).toBeUndefined()
+  })
+})
+
+describe("printedExitCode", () => {
+  test("reads the status each harness prints", () => {
+    expect(printedExitCode("boom\n[The command completed with exit code 2.]")).toBe(2)
+    expect(printedExitCode("ok\n[Command finished with exit code 0]")).toBe(0)
+    expect(printedExitCode("Command: make\nOutput: x\nError: (none)\nExit Code: 1\nSignal: (none)")).toBe(1)
+    expect(printedExitCode("Exit code: 127\nWall time: 0.1 seconds\nOutput:\nbash: foo: command not found")).toBe(127)
+    expect(printedExitCode("FAIL\nexit status 1")).toBe(1)
+    expect(printedExitCode("ran (exit code 3)")).toBe(3)
+  })
+
+  test("nothing printed, or a code inside the program's own text, is no status", () => {
+    expect(printedExitCode(undefined)).toBeUndefined()
+    expect(printedExitCode("")).toBeUndefined()
+    expect(printedExitCode("the docs say: return exit code 1 on failure")).toBeUndefined()
+    expect(printedExitCode("x".repeat(5000) + "\n[The command completed with exit code 0.]")).toBe(0)
+    expect(printedExitCode("Exit code: 2\nWall time: 3.1 seconds\nOutput:\n" + "log line\n".repeat(1000))).toBe(2)
+  })
+})
+
+describe("commandContent", () => {
+  test("strips the harness's wrapping, keeps what the command printed", () => {
+    expect(commandContent("hello\n[The command completed with exit code 0.]")).toBe("hello")
+    expect(commandContent("[The command completed with exit code 0.]")).toBe("")
+    expect(commandContent("x\n[Current working directory: /app]\n[Command finished with exit code 1]")).toBe("x")
+    expect(commandContent("Exit code: 0\nWall time: 0.2 seconds\nOutput:\nabc")).toBe("abc")
+    const gemini = (out: string, err = "(none)") => `Command: ls\nDirectory: (root)\nOutput: ${out}\nError: ${err}\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4211`
+    expect(commandContent(gemini("(empty)"))).toBe("")
+    expect(commandContent(gemini("a.txt"))).toBe("a.txt")
+    expect(commandContent(gemini("(empty)", "boom"))).toBe("boom")
+    expect(commandContent("plain output")).toBe("plain output")
+  })
+})
