@@ -24,6 +24,8 @@ for (const [name, bench] of [
   ["guarded step", () => guardedStep(isQuick)],
   ["run vs bare", () => runVsBare(isQuick)],
   ["session scale", () => sessionScale(isQuick)],
+  // SQLite writes a transaction per write (synchronous = FULL): 2 000 steps keep this under a minute.
+  ["session scale (SQLite)", () => sessionScale(isQuick, "sqlite", isQuick ? 1_000 : 2_000)],
   ["audit and scan", () => auditScanScale(isQuick)],
   ["store writes", () => storeWrites()]
 ] as const) {

@@ -38,4 +38,14 @@ describe("SpinPrefix (the carried prefix of noProgressSpin)", () => {
     noProgressSpin(lone, { window: 10, minRepeats: 1 }, p)
     expect(noProgressSpin(lone.slice(1).concat([rec("b", "z")]), { window: 10, minRepeats: 1 }, p)).toEqual(noProgressSpin(lone.slice(1).concat([rec("b", "z")]), { window: 10, minRepeats: 1 }))
   })
+
+  test("with a StepRecordLog's version: trusted while it stays, rebuilt when it changes (a record went away)", () => {
+    const p = new SpinPrefix()
+    const first = [rec("gone", "x"), rec("b", "y"), rec("c", "z")]
+    expect([...p.seen(first, 3, 0).actions]).toEqual(["gone", "b", "c"])
+    const next = [rec("b", "y"), rec("c", "z"), rec("d", "w"), rec("e", "v")]
+    expect([...p.seen(next, 4, 1).actions].sort()).toEqual(["b", "c", "d", "e"])
+    // Same version, one more record: extended, not rebuilt.
+    expect([...p.seen([...next, rec("f", "u")], 5, 1).actions].sort()).toEqual(["b", "c", "d", "e", "f"])
+  })
 })

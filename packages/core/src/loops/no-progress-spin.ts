@@ -77,11 +77,18 @@ export interface SeenKeys extends Iterable<string> {
  */
 export class SpinPrefix {
   private held: Array<StepRecord> = []
+  private heldVersion: number | undefined
   private readonly actionSet = new CarriedKeys()
   private readonly outputSet = new CarriedKeys()
 
-  seen(records: ReadonlyArray<StepRecord>, end: number): { readonly actions: SeenKeys; readonly outputs: SeenKeys } {
-    if (!this.follows(records, end)) {
+  /**
+   * `version`: the records' `StepRecordLog.version`, which changes whenever a record went away or
+   * was replaced; while it stays the same the held prefix is known to be intact and is not compared.
+   */
+  seen(records: ReadonlyArray<StepRecord>, end: number, version?: number): { readonly actions: SeenKeys; readonly outputs: SeenKeys } {
+    const trusted = version !== undefined && version === this.heldVersion && this.held.length <= end
+    this.heldVersion = version
+    if (!trusted && !this.follows(records, end)) {
       this.held = []
       this.actionSet.clear()
       this.outputSet.clear()
@@ -105,17 +112,18 @@ export class SpinPrefix {
   }
 }
 
-/** A spin over the newest `window` records, or null. Pass the same `prefix` on every step of a run. */
+/** A spin over the newest `window` records, or null. Pass the same `prefix` (and the log's `version`, when the records come from a `StepRecordLog`) on every step of a run. */
 export const noProgressSpin = (
   records: ReadonlyArray<StepRecord>,
   opts: NoProgressSpinOptions = DEFAULT_NO_PROGRESS_SPIN,
-  prefix: SpinPrefix = new SpinPrefix()
+  prefix: SpinPrefix = new SpinPrefix(),
+  version?: number
 ): NoProgressSpin | null => {
   const n = records.length
   if (n < opts.window) return null
   const start = n - opts.window
   // Kept up to date at every step, changes or not: a windowed store may drop a record soon after.
-  const before = prefix.seen(records, start)
+  const before = prefix.seen(records, start, version)
   for (let i = start; i < n; i++) if (records[i]!.changed) return null
   // Seen in the window itself: kept apart so the carried sets only ever hold the prefix.
   const actions = new Set<string>()

@@ -125,3 +125,50 @@ export const stepRecords = (messages: ReadonlyArray<Message>): Array<StepRecord>
   }
   return out
 }
+
+/**
+ * The step records of a session kept one message at a time (state in, push, records out), for a
+ * caller that sees the session grow: the RunLoop's history view pushes each new message and pops
+ * or resets on the rare change to an earlier one, so no step walks the whole history. Holds the
+ * same records `stepRecords` would give for the same messages.
+ */
+export class StepRecordLog {
+  private list: Array<StepRecord> = []
+  /** The message each record was made from (same places as `list`). */
+  private from: Array<AssistantMessage> = []
+  private changes = 0
+
+  /** The records, oldest first; read-only, valid until the next push, pop or reset. */
+  get records(): ReadonlyArray<StepRecord> {
+    return this.list
+  }
+
+  /** Changes whenever a record went away or was replaced (never on a push): see `SpinPrefix.seen`. */
+  get version(): number {
+    return this.changes
+  }
+
+  /** A message added at the end of the session. */
+  push(m: Message): void {
+    if (!isFinishedReply(m)) return
+    this.list.push(recordOf(m))
+    this.from.push(m)
+  }
+
+  /** Takes back the newest message's record, when `m` (that message as it was) made one; false when it made none. */
+  popIf(m: Message): boolean {
+    if (this.from[this.from.length - 1] !== m) return false
+    this.list.pop()
+    this.from.pop()
+    this.changes++
+    return true
+  }
+
+  /** Starts again from a whole session. */
+  reset(messages: ReadonlyArray<Message>): void {
+    this.list = []
+    this.from = []
+    this.changes++
+    for (const m of messages) this.push(m)
+  }
+}

@@ -48,18 +48,28 @@ export interface StreakDetection {
  */
 export const detectStreak = (
   messages: ReadonlyArray<Message>,
-  opts: LoopStreakOptions = DEFAULT_LOOP_STREAK
+  opts: LoopStreakOptions = DEFAULT_LOOP_STREAK,
+  /** `persistedCrops(messages)` when the caller keeps it step by step (then a session without crops is never walked whole). */
+  crops: ReadonlyArray<CropMarker> = persistedCrops(messages),
+  /**
+   * The place in `messages` of the newest real (non-synthetic) user message, -1 for none, when the
+   * caller keeps it: a one-turn session's task is its first message, and finding it is a walk over
+   * the whole history otherwise. Used only when there are no crops (then places in the view are places in `messages`).
+   */
+  newestUserAt?: number
 ): StreakDetection | null => {
   if (!opts.enabled || opts.triggerCount < 2) return null
   const maxSpan = Math.max(opts.maxSpan, opts.triggerCount)
-  const view = dropCropped(messages, persistedCrops(messages)).kept
+  const view = dropCropped(messages, crops).kept
 
   let newestReply = -1
-  let newestUser = -1
-  for (let i = view.length - 1; i >= 0 && (newestReply < 0 || newestUser < 0); i--) {
+  let newestUser = crops.length === 0 && newestUserAt !== undefined ? newestUserAt : -1
+  // With the user's place known, the walk stops at the newest reply; a place of -1 means "none": no search either.
+  const searching = crops.length !== 0 || newestUserAt === undefined
+  for (let i = view.length - 1; i >= 0 && (newestReply < 0 || (searching && newestUser < 0)); i--) {
     const m = view[i]!
     if (newestReply < 0 && isFinishedReply(m)) newestReply = i
-    if (newestUser < 0 && isUser(m) && m.synthetic === undefined) newestUser = i
+    if (searching && newestUser < 0 && isUser(m) && m.synthetic === undefined) newestUser = i
   }
   const newest = view[newestReply]
   if (newest === undefined || !isFinishedReply(newest) || newestReply < newestUser) return null

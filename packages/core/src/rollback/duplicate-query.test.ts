@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { detectDuplicateQuery, executedCount, initDuplicateQueries, isDuplicate, queryFingerprint, recordExecuted } from "./duplicate-query.js"
+import fc from "fast-check"
+import { detectDuplicateQuery, executedCount, initDuplicateQueries, isDuplicate, queryFingerprint, recordExecuted, recordExecutedInPlace } from "./duplicate-query.js"
 
 describe("queryFingerprint", () => {
   test("search tools use their query: other arguments, key order, spacing and case do not matter", () => {
@@ -66,5 +67,25 @@ describe("duplicate-query record", () => {
     const state = recordExecuted(initDuplicateQueries(), search("x"))
     const back = JSON.parse(JSON.stringify(state))
     expect(isDuplicate(back, search("x"))).toBe(true)
+  })
+})
+
+describe("recordExecutedInPlace", () => {
+  test("the same counts, and so the same duplicate verdicts, as recordExecuted over any run of calls", () => {
+    const call = fc.record({ agent: fc.constantFrom("main", "sub"), tool: fc.constantFrom("search", "web_search", "bash", "Read"), arguments: fc.oneof(fc.record({ query: fc.constantFrom("a", " A ", "b") }), fc.record({ command: fc.constantFrom("ls", "ls  ") }), fc.constant("raw")) })
+    fc.assert(
+      fc.property(fc.array(call, { maxLength: 30 }), fc.constantFrom("all" as const, "none" as const), (calls, unlistedTools) => {
+        const options = { unlistedTools }
+        let copied = initDuplicateQueries()
+        const owned = { counts: Object.create(null) as Record<string, number> }
+        for (const c of calls) {
+          expect(detectDuplicateQuery(owned, c, options)).toEqual(detectDuplicateQuery(copied, c, options))
+          copied = recordExecuted(copied, c, options)
+          recordExecutedInPlace(owned, c, options)
+        }
+        expect({ ...owned.counts }).toEqual({ ...copied.counts })
+      }),
+      { numRuns: 100 }
+    )
   })
 })

@@ -112,6 +112,20 @@ export const recordExecuted = (
   return { counts: { ...state.counts, [key]: executedCount(state, call, options) + 1 } }
 }
 
+/**
+ * `recordExecuted` for a caller that owns its record and keeps it for a whole run: the count is
+ * bumped in place, so a run of n steps does not copy the record n times.
+ */
+export const recordExecutedInPlace = (
+  state: { readonly counts: Record<string, number> },
+  call: QueryCall,
+  options: Partial<DuplicateQueryOptions> = {}
+): void => {
+  const fp = queryFingerprint(call.tool, call.arguments, options)
+  if (fp === null) return
+  state.counts[slot(call.agent, call.tool, fp)] = executedCount(state, call, options) + 1
+}
+
 export interface DuplicateQuery {
   readonly agent: string
   readonly tool: string

@@ -8,7 +8,9 @@ import { initBreaker, recordToolResult } from "@loopguard/core/caps"
 import { reminderText, type AgentRole } from "@loopguard/core/classify"
 import {
   detectStreak,
+  persistedCrops,
   TextLoopDetector,
+  type StepRecordLog,
   TEXT_LOOP_MILD_PROMPT,
   TEXT_LOOP_STRONG_PROMPT
 } from "@loopguard/core/loops"
@@ -50,6 +52,16 @@ export interface AfterStep {
   readonly pause: Readonly<Record<string, unknown>> | null
   /** The error-storm breaker's rung when it tripped below hand-back (hand-back is `exit`). */
   readonly breakerTrip?: "degrade" | "reroute"
+}
+
+/** What a caller keeps of the session step by step, so the detectors need not walk it whole. */
+export interface KeptHistory {
+  /** The step records of the messages. */
+  readonly records: StepRecordLog
+  /** Every crop marker persisted on the messages (`persistedCrops`). */
+  readonly crops: ReadonlyArray<CropMarker>
+  /** The place of the newest real (non-synthetic) user message, -1 for none. */
+  readonly newestUserAt: number
 }
 
 const TEXT_LOOP_PREFIXES = ["let me ", "i'll ", "i will ", "let's "]
@@ -104,7 +116,9 @@ export class CrossStepDetectors {
     messages: ReadonlyArray<Message>,
     reply: AssistantMessage,
     step: number,
-    ctx: { readonly final: boolean; readonly costUsd: number | null; readonly toolsPaused?: boolean; readonly compacted?: boolean }
+    ctx: { readonly final: boolean; readonly costUsd: number | null; readonly toolsPaused?: boolean; readonly compacted?: boolean },
+    /** What the caller keeps of `messages` step by step (the RunLoop's history view); made from `messages` when absent. */
+    kept?: KeptHistory
   ): AfterStep {
     const config = this.config
     const incidents: Array<Incident> = []
@@ -119,12 +133,15 @@ export class CrossStepDetectors {
     this.croppedForThisStep = false
     if (config.loop_streak_recovery.enabled || this.shadow) {
       // Shadow mode stores nothing, so its would-be crops live here and only steer detection.
-      const seen = this.shadow ? withCrops(messages, this.shadowCrops) : messages
-      const streak = detectStreak(seen, {
-        enabled: true,
-        triggerCount: config.loop_streak_recovery.trigger_count,
-        maxSpan: config.loop_streak_recovery.max_span
-      })
+      // Markers are applied all at once, so the would-be ones can simply follow the stored ones.
+      const stored = kept?.crops ?? persistedCrops(messages)
+      const crops = this.shadowCrops.length === 0 ? stored : [...stored, ...this.shadowCrops.map((c) => c.crop)]
+      const streak = detectStreak(
+        messages,
+        { enabled: true, triggerCount: config.loop_streak_recovery.trigger_count, maxSpan: config.loop_streak_recovery.max_span },
+        crops,
+        kept?.newestUserAt
+      )
       if (streak) {
         this.croppedForThisStep = true
         incidents.push({ step, detector: "streak-crop", action: this.shadow ? "detect" : "crop", detail: { ...streak.marker, replies: streak.replyIds.length } })
@@ -138,7 +155,7 @@ export class CrossStepDetectors {
     }
 
     // Repeated action, cycles, observations, replays, spins: one escalation ladder (loop-episodes.ts).
-    const loops = this.loops.afterStep(messages, step)
+    const loops = this.loops.afterStep(messages, step, kept?.records)
     incidents.push(...loops.incidents)
     this.note = loops.note
     if (loops.remind !== null) reminders.push({ kind: "loop-remind", text: loops.remind })
@@ -221,10 +238,3 @@ const fileChangesOf = (parts: ReadonlyArray<ToolPart>, kinds: TryBestOptions): {
   return { changedFiles, wroteFiles: shellWrote || edits.length > changedFiles.length }
 }
 
-const withCrops = (messages: ReadonlyArray<Message>, crops: ReadonlyArray<{ on: string; crop: CropMarker }>) =>
-  crops.length === 0
-    ? messages
-    : messages.map((m) => {
-        const mine = crops.filter((c) => c.on === m.id).map((c) => c.crop)
-        return m.role === "user" && mine.length > 0 ? { ...m, crops: [...(m.crops ?? []), ...mine] } : m
-      })

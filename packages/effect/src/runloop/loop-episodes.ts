@@ -20,6 +20,8 @@ import {
   stepRecords,
   variedRetry,
   type LadderCounts,
+  type StepRecord,
+  type StepRecordLog,
   type LoopLevel
 } from "@loopguard/core/loops"
 import type { Message } from "@loopguard/core/model"
@@ -45,7 +47,11 @@ export interface LoopOutcome {
   readonly stop: Readonly<Record<string, unknown>> | null
 }
 
-type Detector = (messages: ReadonlyArray<Message>, records: () => ReturnType<typeof stepRecords>) => LoopFinding | null
+/**
+ * One detector of the ladder, called once per step: the session's messages (read from the newest
+ * end), its step records (made once, on demand) and the records' version (see `SpinPrefix`).
+ */
+type Detector = (messages: ReadonlyArray<Message>, records: () => ReadonlyArray<StepRecord>, version: number | undefined) => LoopFinding | null
 
 const cut = (s: string, n = 120) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`)
 
@@ -176,8 +182,8 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
   if (config.no_progress_spin.enabled) {
     const note = reminderText("action-cycle", role)
     const prefix = new SpinPrefix()
-    out.push((_, records) => {
-      const s = noProgressSpin(records(), { window: config.no_progress_spin.window, minRepeats: config.no_progress_spin.minRepeats }, prefix)
+    out.push((_, records, version) => {
+      const s = noProgressSpin(records(), { window: config.no_progress_spin.window, minRepeats: config.no_progress_spin.minRepeats }, prefix, version)
       return s && { detector: "no-progress-spin", key: "spin", note, detail: { ...s } }
     })
   }
@@ -205,15 +211,16 @@ export class LoopEpisodes {
     this.remindText = reminderText("loop-remind", role)
   }
 
-  afterStep(messages: ReadonlyArray<Message>, step: number): LoopOutcome {
-    let records: ReturnType<typeof stepRecords> | null = null
+  /** `log`: the records of `messages` kept by the caller step by step; without it they are made from `messages`. */
+  afterStep(messages: ReadonlyArray<Message>, step: number, log?: StepRecordLog): LoopOutcome {
+    let records: ReadonlyArray<StepRecord> | null = log?.records ?? null
     const lazyRecords = () => (records ??= stepRecords(messages))
     const incidents: Array<Incident> = []
     let note: string | null = null
     let remind: string | null = null
     let stop: LoopOutcome["stop"] = null
     for (const [index, detect] of this.detectors.entries()) {
-      const finding = detect(messages, lazyRecords)
+      const finding = detect(messages, lazyRecords, log?.version)
       // Every detector has its own ladder; finding nothing ends its episode.
       const level = this.ladderOf(index).observe(step, finding)
       if (finding === null) continue

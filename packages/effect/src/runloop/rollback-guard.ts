@@ -16,10 +16,9 @@ import {
   detectDuplicateCall,
   detectReplyTrigger,
   detectUselessResult,
-  initDuplicateQueries,
   initRollback,
   onSuccessfulTurn,
-  recordExecuted,
+  recordExecutedInPlace,
   DEFAULT_DUPLICATE_QUERY_OPTIONS,
   type DuplicateQueryOptions,
   type RollbackDecision
@@ -30,7 +29,8 @@ import type { MonitorFactory } from "../processor/monitors.js"
 /** The RunLoop's rollback triggers and cap for one run. */
 export class RollbackGuard {
   private state = initRollback()
-  private queries = initDuplicateQueries()
+  /** Owned for the whole run and counted in place: copying it per executed call made a step cost more than the last. */
+  private readonly queries: { readonly counts: Record<string, number> } = { counts: Object.create(null) as Record<string, number> }
   /** Which tools are deduplicated: the key-argument table, plus (when configured) every other tool. */
   private readonly dedupe: DuplicateQueryOptions
 
@@ -97,7 +97,7 @@ export class RollbackGuard {
 
   private record(parts: ReturnType<typeof toolPartsOf>): void {
     for (const p of parts) {
-      if (p.state === "completed") this.queries = recordExecuted(this.queries, { agent: this.agent, tool: p.name, arguments: p.input }, this.dedupe)
+      if (p.state === "completed") recordExecutedInPlace(this.queries, { agent: this.agent, tool: p.name, arguments: p.input }, this.dedupe)
     }
   }
 }

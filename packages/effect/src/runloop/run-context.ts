@@ -19,6 +19,7 @@ import type { SessionStore } from "../store/SessionStore.js"
 import type { MonitorFactory } from "../processor/monitors.js"
 import type { ToolResult, Tools } from "../tools/Tools.js"
 import { CrossStepDetectors } from "./cross-step.js"
+import { HistoryView } from "./history-view.js"
 import { makeFinishGates, type FinishGates } from "./finish-gates.js"
 import type { Incident } from "./report.js"
 import { RollbackGuard } from "./rollback-guard.js"
@@ -92,6 +93,8 @@ export interface RunContext {
   readonly subagents: Array<SubagentSummary>
   readonly nextId: (prefix: string) => string
   readonly detectors: CrossStepDetectors
+  /** The session as this run sees it, caught up step by step (history-view.ts). */
+  readonly history: HistoryView
   /** One incident per loop/stall episode: repeats of the same action are not filed again. */
   readonly throttle: IncidentThrottle
   readonly rollback: RollbackGuard
@@ -157,6 +160,8 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     subagents: [],
     nextId,
     detectors: new CrossStepDetectors(config, role, shadow, s.fallback !== null),
+    // Crops stay stored, but switching the feature off restores the full view (seed 000).
+    history: new HistoryView(s.store, input.sessionId, { enforce: !shadow, streakCrops: config.loop_streak_recovery.enabled }),
     throttle: new IncidentThrottle(DEFAULT_EPISODE_GAP, shadow),
     rollback,
     gates: makeFinishGates({

@@ -10,6 +10,9 @@
 import type { AssistantMessage, CropMarker, ExclusionReason, Message, UserMessage } from "@loopguard/core/model"
 import { Context, Effect, Layer } from "effect"
 import type { SessionStoreError } from "./SessionStoreError.js"
+import { SessionJournal, type SessionChanges, type StoreCursor } from "./session-journal.js"
+
+export type { SessionChanges, StoreCursor } from "./session-journal.js"
 
 export interface SessionSummary {
   readonly id: string
@@ -23,7 +26,14 @@ export interface SessionSummary {
 }
 
 export interface SessionStoreShape {
+  /** A copy of the whole session, oldest first. */
   readonly messages: (sessionId: string) => Effect.Effect<ReadonlyArray<Message>, SessionStoreError>
+  /**
+   * What was appended or replaced since `cursor` (null: everything), for a reader that comes back
+   * every step (the RunLoop's history view): its cost follows the changes, not the session's
+   * length. Optional: a store without it is read whole with `messages` instead.
+   */
+  readonly changes?: (sessionId: string, cursor: StoreCursor | null) => Effect.Effect<SessionChanges, SessionStoreError>
   readonly append: (sessionId: string, message: Message) => Effect.Effect<void, SessionStoreError>
   /** Replace an assistant message by id (parts grow while it streams; tool calls are written ahead). */
   readonly putAssistant: (sessionId: string, message: AssistantMessage) => Effect.Effect<void, SessionStoreError>
@@ -35,42 +45,26 @@ export interface SessionStoreShape {
   readonly location: (sessionId: string) => string
 }
 
-/** Searched from the newest: the message being replaced is nearly always the last one, so a step costs the same in a long session. */
-const lastIndexOfId = (messages: ReadonlyArray<Message>, id: string): number => {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i
-  return -1
-}
-
 /** An in-memory session store (append-only, per process). */
 export const makeMemoryStore = (): SessionStoreShape => {
-  const sessions = new Map<string, { messages: Array<Message>; updatedAt: number }>()
+  const sessions = new Map<string, { journal: SessionJournal; updatedAt: number }>()
   const get = (id: string) => {
     let s = sessions.get(id)
-    if (!s) sessions.set(id, (s = { messages: [], updatedAt: Date.now() }))
+    if (!s) sessions.set(id, (s = { journal: new SessionJournal(), updatedAt: Date.now() }))
     s.updatedAt = Date.now()
-    return s.messages
-  }
-  const replace = (sessionId: string, id: string, f: (m: Message) => Message) => {
-    const s = get(sessionId)
-    const i = lastIndexOfId(s, id)
-    if (i >= 0) s[i] = f(s[i]!)
+    return s.journal
   }
   return {
     location: (sessionId) => `in memory only (session ${sessionId})`,
-    messages: (sessionId) => Effect.sync(() => (sessions.get(sessionId)?.messages ?? []).slice()),
-    append: (sessionId, message) => Effect.sync(() => void get(sessionId).push(message)),
-    putAssistant: (sessionId, message) =>
-      Effect.sync(() => {
-        const s = get(sessionId)
-        const i = lastIndexOfId(s, message.id)
-        if (i >= 0) s[i] = message
-        else s.push(message)
-      }),
+    messages: (sessionId) => Effect.sync(() => (sessions.get(sessionId)?.journal.messages ?? []).slice()),
+    changes: (sessionId, cursor) => Effect.sync(() => (sessions.get(sessionId)?.journal ?? new SessionJournal()).since(cursor)),
+    append: (sessionId, message) => Effect.sync(() => get(sessionId).append(message)),
+    putAssistant: (sessionId, message) => Effect.sync(() => get(sessionId).put(message)),
     exclude: (sessionId, messageId, reason) =>
-      Effect.sync(() => replace(sessionId, messageId, (m) => (m.role === "assistant" ? { ...m, excluded: reason } : m))),
+      Effect.sync(() => get(sessionId).modify(messageId, (m) => (m.role === "assistant" ? { ...m, excluded: reason } : m))),
     addCrop: (sessionId, userMessageId, crop) =>
       Effect.sync(() =>
-        replace(sessionId, userMessageId, (m) =>
+        get(sessionId).modify(userMessageId, (m) =>
           m.role === "user" ? ({ ...m, crops: [...(m.crops ?? []), crop] } satisfies UserMessage) : m
         )
       ),
@@ -79,8 +73,8 @@ export const makeMemoryStore = (): SessionStoreShape => {
         [...sessions.entries()]
           .map(([id, s]) => ({
             id,
-            messages: s.messages.length,
-            steps: s.messages.filter((m) => m.role === "assistant").length,
+            messages: s.journal.messages.length,
+            steps: s.journal.messages.filter((m) => m.role === "assistant").length,
             updatedAt: s.updatedAt,
             writer: null
           }))

@@ -11,6 +11,7 @@ import { claimLease, holderLabel, makeOwner, releaseLease, renewLease } from "./
 import { parseMessageBody } from "./message-schema.js"
 import { checkSchema, migrate } from "./migrations.js"
 import type { SessionStoreShape, SessionSummary } from "./SessionStore.js"
+import { SessionJournal } from "./session-journal.js"
 import { describeCause, SessionStoreError } from "./SessionStoreError.js"
 
 export interface SqlStoreOptions {
@@ -54,9 +55,28 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
     yield* (options.readOnly === true ? checkSchema : migrate).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("prepare the session database")(e))))
     const owner = makeOwner()
     const held = new Set<string>()
+    /**
+     * The sessions this process holds the write lease of, mirrored in memory: nobody else may
+     * write them meanwhile, so `changes` answers from the mirror and a step's reads do not grow
+     * with the session. A committed write is applied to the mirror as the row reads back (its
+     * JSON decoded with the same Schema); a write that does not say how (`mirrored`), or that
+     * failed, drops the mirror, and the next read reloads it from the rows.
+     */
+    const mirrors = new Map<string, SessionJournal>()
+    /** `apply` of the stored body to a mirror; false when the body does not read back. */
+    const storedInto = (journal: SessionJournal, body: string, apply: (journal: SessionJournal, message: Message) => void): boolean => {
+      const parsed = parseMessageBody(body)
+      if (parsed.ok) apply(journal, parsed.message)
+      return parsed.ok
+    }
 
     /** One transaction: claim the lease, then `body`; any failure rolls the whole write back. */
-    const write = <A>(sessionId: string, doing: string, body: Effect.Effect<A, SessionStoreError | SqlError.SqlError>) =>
+    const write = <A>(
+      sessionId: string,
+      doing: string,
+      body: Effect.Effect<A, SessionStoreError | SqlError.SqlError>,
+      mirrored?: (result: A, journal: SessionJournal) => boolean
+    ) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
@@ -65,8 +85,15 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
           })
         )
         .pipe(
-          // Held only once the claim committed: a rolled-back first write holds nothing.
-          Effect.tap(() => Effect.sync(() => held.add(sessionId))),
+          Effect.tap((result) =>
+            Effect.sync(() => {
+              // Held only once the claim committed: a rolled-back first write holds nothing.
+              held.add(sessionId)
+              const journal = mirrors.get(sessionId)
+              if (journal !== undefined && (mirrored === undefined || !mirrored(result, journal))) mirrors.delete(sessionId)
+            })
+          ),
+          Effect.tapError(() => Effect.sync(() => mirrors.delete(sessionId))),
           Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(doing, sessionId)(e)))
         )
 
@@ -92,52 +119,76 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
         Effect.flatMap((rows) => decodeRows(sessionId, rows))
       )
 
-    const insert = (sessionId: string, message: Message) =>
+    const insert = (sessionId: string, message: Message, body: string) =>
       sql`INSERT INTO loopguard_messages (session_id, seq, id, role, body, updated_at)
           VALUES (${sessionId}, (SELECT COALESCE(MAX(seq) + 1, 0) FROM loopguard_messages WHERE session_id = ${sessionId}),
-                  ${message.id}, ${message.role}, ${JSON.stringify(message)}, ${Date.now()})`
+                  ${message.id}, ${message.role}, ${body}, ${Date.now()})`
 
     /** Read-modify-write of one stored message, inside the caller's transaction. */
     const modify = (sessionId: string, messageId: string, f: (m: Message) => Message) =>
       Effect.gen(function* () {
         const rows = yield* sql`SELECT seq, id, body FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${messageId}`
-        if (rows.length === 0) return
+        if (rows.length === 0) return null
         const [current] = yield* decodeRows(sessionId, rows)
-        yield* sql`UPDATE loopguard_messages SET body = ${JSON.stringify(f(current!))}, updated_at = ${Date.now()}
+        const body = JSON.stringify(f(current!))
+        yield* sql`UPDATE loopguard_messages SET body = ${body}, updated_at = ${Date.now()}
                    WHERE session_id = ${sessionId} AND id = ${messageId}`
+        return body
       })
+
+    /** A modification, then the same on the mirror. */
+    const modifyMirrored = (sessionId: string, doing: string, messageId: string, f: (m: Message) => Message) =>
+      write(sessionId, doing, modify(sessionId, messageId, f), (body, journal) => body === null || storedInto(journal, body, (j, stored) => j.put(stored)))
 
     const store: SessionStoreShape = {
       location: options.location,
       messages: (sessionId) => messages(sessionId).pipe(Effect.withSpan("SessionStore.messages")),
+      changes: (sessionId, cursor) =>
+        Effect.suspend(() => {
+          const journal = mirrors.get(sessionId)
+          if (journal !== undefined && held.has(sessionId)) return Effect.succeed(journal.since(cursor))
+          return Effect.map(messages(sessionId), (all) => {
+            const fresh = new SessionJournal(all)
+            if (held.has(sessionId)) mirrors.set(sessionId, fresh)
+            return fresh.since(null)
+          })
+        }).pipe(Effect.withSpan("SessionStore.changes")),
       append: (sessionId, message) =>
-        write(
-          sessionId,
-          "append a message",
-          Effect.gen(function* () {
-            const taken = yield* sql`SELECT 1 AS one FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${message.id}`
-            if (taken.length > 0) {
-              return yield* new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId}: a message with id ${message.id} is already stored` })
-            }
-            yield* insert(sessionId, message)
-          })
-        ).pipe(Effect.withSpan("SessionStore.append")),
+        Effect.suspend(() => {
+          const body = JSON.stringify(message)
+          return write(
+            sessionId,
+            "append a message",
+            Effect.gen(function* () {
+              const taken = yield* sql`SELECT 1 AS one FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${message.id}`
+              if (taken.length > 0) {
+                return yield* new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId}: a message with id ${message.id} is already stored` })
+              }
+              yield* insert(sessionId, message, body)
+            }),
+            (_, journal) => storedInto(journal, body, (j, stored) => j.append(stored))
+          )
+        }).pipe(Effect.withSpan("SessionStore.append")),
       putAssistant: (sessionId, message: AssistantMessage) =>
-        write(
-          sessionId,
-          "save the reply",
-          Effect.gen(function* () {
-            const updated = yield* sql`UPDATE loopguard_messages SET body = ${JSON.stringify(message)}, updated_at = ${Date.now()}
-                                       WHERE session_id = ${sessionId} AND id = ${message.id} AND role = 'assistant' RETURNING seq`
-            if (updated.length === 0) yield* insert(sessionId, message)
-          })
-        ).pipe(Effect.withSpan("SessionStore.putAssistant")),
+        Effect.suspend(() => {
+          const body = JSON.stringify(message)
+          return write(
+            sessionId,
+            "save the reply",
+            Effect.gen(function* () {
+              const updated = yield* sql`UPDATE loopguard_messages SET body = ${body}, updated_at = ${Date.now()}
+                                         WHERE session_id = ${sessionId} AND id = ${message.id} AND role = 'assistant' RETURNING seq`
+              if (updated.length === 0) yield* insert(sessionId, message, body)
+            }),
+            (_, journal) => storedInto(journal, body, (j, stored) => j.put(stored))
+          )
+        }).pipe(Effect.withSpan("SessionStore.putAssistant")),
       exclude: (sessionId, messageId, reason) =>
-        write(sessionId, "mark a reply excluded", modify(sessionId, messageId, (m) => (m.role === "assistant" ? { ...m, excluded: reason } : m))).pipe(
+        modifyMirrored(sessionId, "mark a reply excluded", messageId, (m) => (m.role === "assistant" ? { ...m, excluded: reason } : m)).pipe(
           Effect.withSpan("SessionStore.exclude")
         ),
       addCrop: (sessionId, userMessageId, crop) =>
-        write(sessionId, "record a crop", modify(sessionId, userMessageId, (m) => (m.role === "user" ? { ...m, crops: [...(m.crops ?? []), crop] } : m))).pipe(
+        modifyMirrored(sessionId, "record a crop", userMessageId, (m) => (m.role === "user" ? { ...m, crops: [...(m.crops ?? []), crop] } : m)).pipe(
           Effect.withSpan("SessionStore.addCrop")
         ),
       list: () =>
@@ -168,6 +219,11 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
         Effect.repeat(Schedule.spaced(Duration.millis(Math.max(50, Math.floor(options.leaseMs / 3)))))
       )
     )
-    yield* Effect.addFinalizer(() => Effect.forEach([...held], (id) => releaseLease(sql, owner, id).pipe(Effect.ignore), { discard: true }))
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach([...held], (id) => releaseLease(sql, owner, id).pipe(Effect.ignore), { discard: true }).pipe(
+        // A closed store holds no session: whatever still references it must not keep the mirrors alive.
+        Effect.andThen(Effect.sync(() => mirrors.clear()))
+      )
+    )
     return store
   })

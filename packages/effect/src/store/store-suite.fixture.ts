@@ -10,9 +10,46 @@ import { Effect, Exit, Scope } from "effect"
 import { spawnSync } from "node:child_process"
 import { hostname } from "node:os"
 import { makeDurableStore, openSqlClient } from "./durable.js"
-import type { SessionStoreShape } from "./SessionStore.js"
+import type { SessionStoreShape, StoreCursor } from "./SessionStore.js"
 import type { SessionStoreError } from "./SessionStoreError.js"
 import { exportTrace, importTrace } from "./trace-io.js"
+
+/**
+ * Plays writes on `writer` and after each one checks that its `changes` (and a second store's,
+ * which holds no lease and so reads the rows whole) rebuild exactly what `messages` returns.
+ * `refusesTakenIds`: the store refuses an append whose id is stored (the SQL stores; not the memory one).
+ */
+export const checkChanges = (writer: SessionStoreShape, reader: SessionStoreShape, refusesTakenIds = true) =>
+  Effect.gen(function* () {
+    const mirrors = [writer, reader].map((store) => ({ store, cursor: null as StoreCursor | null, all: [] as Array<Message> }))
+    const check = Effect.gen(function* () {
+      const whole = yield* writer.messages("c")
+      for (const m of mirrors) {
+        const changes = yield* m.store.changes!("c", m.cursor)
+        if (changes.reset) m.all = []
+        for (const c of changes.changed) m.all[c.index] = c.message
+        m.all.length = changes.length
+        m.cursor = changes.cursor
+        expect(m.all).toEqual([...whole])
+      }
+    })
+    yield* check
+    yield* writer.append("c", user("u0", "fix it"))
+    yield* check
+    for (let n = 1; n <= 4; n++) {
+      yield* writer.putAssistant("c", reply(`a${n}`, "u0", n, { finish: "unknown", parts: [{ type: "text", text: "partial" }] }))
+      yield* check
+      yield* writer.putAssistant("c", reply(`a${n}`, "u0", n))
+      yield* check
+    }
+    yield* writer.exclude("c", "a2", "rollback")
+    yield* writer.addCrop("c", "u0", { from: "a1", to: "a3", key: "k", truncated: false })
+    yield* check
+    // A refused write (the id is taken) leaves the session as it was, and the next read right.
+    if (refusesTakenIds) expect((yield* Effect.flip(writer.append("c", user("a1", "again")))).reason).toBe("invalid")
+    yield* writer.append("c", user("u5", "next"))
+    yield* check
+  })
 
 export interface SuiteTarget {
   /** A target no other test uses: a fresh folder or a fresh database URL. */
@@ -49,6 +86,19 @@ const raw = (target: string, statement: string) =>
   Effect.runPromise(Effect.scoped(Effect.flatMap(openSqlClient(target), ({ client }) => client.unsafe(statement))))
 
 export const storeSuite = (name: string, target: SuiteTarget) => {
+  test(`${name}: what changed since a cursor, applied in order, is the session a whole read gives (mirror, failed write, other reader)`, async () => {
+    const t = await target.fresh()
+    await withScope(
+      (open) =>
+        Effect.gen(function* () {
+          const a = yield* open()
+          const b = yield* open()
+          yield* checkChanges(a, b)
+        }),
+      t
+    )
+  }, TIMEOUT)
+
   test(`${name}: a session written by one store is read back whole by a fresh one`, async () => {
     const t = await target.fresh()
     const written = await withScope((open) =>

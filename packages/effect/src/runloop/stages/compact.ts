@@ -22,12 +22,15 @@ export const requestTokens = (request: LlmRequest): number =>
 
 const compactionOn = (s: RunServices, ctx: RunContext) => s.config.compaction.enabled && !ctx.shadow
 
-/** Before a request: compacts when its estimate passes the trigger; true when it did. */
-export const fitContext = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<boolean, SessionStoreError> =>
+/**
+ * Before a request: compacts when its estimate passes the trigger; true when it did. `estimate`
+ * gives `requestTokens(request)` (the history view tallies it without stringifying the history).
+ */
+export const fitContext = (s: RunServices, ctx: RunContext, request: LlmRequest, estimate: () => number = () => requestTokens(request)): Effect.Effect<boolean, SessionStoreError> =>
   Effect.gen(function* () {
     const limit = contextLimit(s, ctx)
     if (!compactionOn(s, ctx) || limit === null) return false
-    const estimatedTokens = requestTokens(request)
+    const estimatedTokens = estimate()
     if (estimatedTokens <= limit * s.config.compaction.triggerRatio) return false
     return yield* compact(s, ctx, { reason: "near-limit", estimatedTokens, contextTokens: limit })
   })

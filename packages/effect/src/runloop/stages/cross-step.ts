@@ -13,14 +13,20 @@ import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMessage, action: RecoveryAction): Effect.Effect<AfterStep, SessionStoreError> =>
   Effect.gen(function* () {
-    const messages = yield* s.store.messages(ctx.input.sessionId)
+    yield* ctx.history.refresh
     const price = activePrice(s, ctx)
-    const after = ctx.detectors.afterStep(messages, reply, ctx.step, {
-      final: action.type === "final",
-      costUsd: price === null ? null : costOf(reply.usage ?? {}, price),
-      toolsPaused: ctx.toolsPausedThisStep,
-      compacted: ctx.compactedSinceLastStep
-    })
+    const after = ctx.detectors.afterStep(
+      ctx.history.messages,
+      reply,
+      ctx.step,
+      {
+        final: action.type === "final",
+        costUsd: price === null ? null : costOf(reply.usage ?? {}, price),
+        toolsPaused: ctx.toolsPausedThisStep,
+        compacted: ctx.compactedSinceLastStep
+      },
+      ctx.history
+    )
     ctx.compactedSinceLastStep = false
     for (const i of after.incidents) yield* recordIncident(s, ctx, i)
     if (after.crop) yield* s.store.addCrop(ctx.input.sessionId, after.crop.on, after.crop.marker)

@@ -2,8 +2,7 @@
 import { capNotice, capUsageOf } from "@loopguard/core/caps"
 import { reminderText } from "@loopguard/core/classify"
 import { Effect } from "effect"
-import type { LlmRequest } from "../../llm/LLM.js"
-import { buildRequest } from "../request.js"
+import type { LlmRequest, RequestMessage } from "../../llm/LLM.js"
 import type { RunContext, RunServices } from "../run-context.js"
 import type { StepCap } from "./caps.js"
 import { fitContext } from "./compact.js"
@@ -20,21 +19,21 @@ export const ephemeralNotes = (ctx: RunContext, cap: StepCap): Array<string> => 
   return notes
 }
 
+/**
+ * The step's request from the run's history view (caught up with the store first): the same
+ * request `buildRequest` makes from the whole stored history, without rebuilding it every step.
+ */
 export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap, notes: ReadonlyArray<string>): Effect.Effect<LlmRequest, SessionStoreError> =>
   Effect.gen(function* () {
-    const built = buildRequest({
-      messages: yield* s.store.messages(ctx.input.sessionId),
+    yield* ctx.history.refresh
+    const messages = ctx.history.requestMessages((ctx.shadow ? [] : notes).map((text): RequestMessage => ({ role: "user", text })))
+    return {
       ...(ctx.input.system !== undefined ? { system: ctx.input.system } : {}),
-      tools: ctx.toolSpecs,
+      messages,
       // Any cap other than "proceed" means a tool-less request (soft-cap last step, summary). A replay
       // keeps its recorded tool calls: it enforces nothing, and a tool-less request would refuse them.
-      toolless: cap.decision !== "proceed" && !ctx.shadow,
-      ephemeral: ctx.shadow ? [] : notes,
-      applyCrops: !ctx.shadow,
-      // Crops stay stored, but switching the feature off restores the full view (seed 000).
-      streakCrops: s.config.loop_streak_recovery.enabled
-    })
-    return built.request
+      tools: cap.decision !== "proceed" && !ctx.shadow ? [] : ctx.toolSpecs
+    }
   })
 
 /** The step's request, compacting the history first when it would not fit the context. */
@@ -42,5 +41,7 @@ export const prepareRequest = (s: RunServices, ctx: RunContext, cap: StepCap): E
   Effect.gen(function* () {
     const notes = ephemeralNotes(ctx, cap)
     const request = yield* requestForStep(s, ctx, cap, notes)
-    return (yield* fitContext(s, ctx, request)) ? yield* requestForStep(s, ctx, cap, notes) : request
+    const viewed = ctx.history.viewMessages().length
+    const estimate = () => ctx.history.estimateTokens(request, request.messages.slice(viewed))
+    return (yield* fitContext(s, ctx, request, estimate)) ? yield* requestForStep(s, ctx, cap, notes) : request
   })

@@ -1,0 +1,98 @@
+/**
+ * The incremental history view (packages/effect/src/runloop/history-view.ts) sends the same
+ * requests as building each one from the whole stored history. One scripted session over HTTP
+ * — a reasoning-loop crop, a refusal rolled back, a context overflow compacted and its reply
+ * excluded — runs twice: over the memory store, which tells the view what changed since its last
+ * read, and over the same store without `changes`, which makes the view read and rebuild the whole
+ * history every time (the way requests were built before). The scripted server must receive
+ * byte-identical request bodies (compared as the JSON the client sent; key order is kept).
+ */
+import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import { layerSqliteStore, RunLoop, SessionStore, makeMemoryStore, type SessionStoreError, type SessionStoreShape, type ToolDefinition } from "@loopguard/effect"
+import { describe, expect, test } from "bun:test"
+import { Effect, Layer } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { makeHarness, noRetries } from "./harness.js"
+
+const lister: ToolDefinition = {
+  spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
+  run: async (input) => ({ state: "completed", output: `${String(input["command"])}:\n` + Array.from({ length: 5 }, (_, i) => `file-${i}.ts`).join("\n"), exitCode: 0 })
+}
+const LOOPING = "I should list the folder again to be sure"
+const overflow: ScriptedResponse = {
+  type: "error",
+  status: 400,
+  body: { error: { message: "This model's maximum context length is 4096 tokens.", type: "invalid_request_error", code: "context_length_exceeded" } }
+}
+const script = (): Array<ScriptedResponse> => [
+  toolCallStream("bash", { command: "ls src" }, { id: "c0", reasoning: LOOPING }),
+  toolCallStream("bash", { command: "ls lib" }, { id: "c1", reasoning: LOOPING }),
+  toolCallStream("bash", { command: "ls test" }, { id: "c2", reasoning: LOOPING }),
+  textStream("I'm sorry, but I can't help with that."),
+  toolCallStream("bash", { command: "cat README.md" }, { id: "c3" }),
+  toolCallStream("bash", { command: "cat package.json" }, { id: "c4" }),
+  toolCallStream("bash", { command: "ls docs" }, { id: "c6" }),
+  overflow,
+  textStream("SUMMARY: listed src, lib and test; read the README and package.json."),
+  toolCallStream("bash", { command: "grep -rn config src" }, { id: "c5" }),
+  textStream("The config is read in src/config.ts.")
+]
+
+/** The memory store without `changes`: every read of the view is a whole read. */
+const wholeReads = Layer.sync(SessionStore, (): SessionStoreShape => {
+  const { changes: _, ...store } = makeMemoryStore()
+  return store
+})
+
+const session = async (store: Layer.Layer<SessionStore, SessionStoreError>) => {
+  const h = await makeHarness(script(), {
+    tools: [lister],
+    store,
+    config: (c) => ({
+      ...noRetries(c),
+      compaction: { ...c.compaction, keepRecentSteps: 1 },
+      loop_streak_recovery: { ...c.loop_streak_recovery, enabled: true, trigger_count: 3 }
+    })
+  })
+  try {
+    const { result, stored } = await h.run(
+      Effect.gen(function* () {
+        const result = yield* (yield* RunLoop).run({ sessionId: "w", prompt: "Find where the config is read" })
+        return { result, stored: yield* (yield* SessionStore).messages("w") }
+      })
+    )
+    return { result, stored, bodies: h.server.requests.map((q) => JSON.stringify(q.body)) }
+  } finally {
+    await h.close()
+  }
+}
+
+describe("incremental request view on the wire", () => {
+  test("the same request bodies as rebuilding from the whole history, through a crop, a rollback, a compaction and an exclusion", async () => {
+    const incremental = await session(SessionStore.layerMemory)
+    const rebuilt = await session(wholeReads)
+    // The session really went through every change that invalidates the view.
+    const stored = incremental.stored
+    expect(stored.some((m) => m.role === "user" && (m.crops?.length ?? 0) > 0)).toBe(true)
+    expect(stored.some((m) => m.role === "assistant" && m.excluded === "rollback")).toBe(true)
+    expect(stored.some((m) => m.role === "assistant" && m.excluded === "replayed")).toBe(true)
+    expect(stored.some((m) => m.role === "user" && m.synthetic === "compaction")).toBe(true)
+    expect(incremental.result.report.reason).toBe("final")
+    expect(incremental.bodies).toHaveLength(script().length)
+    expect(incremental.bodies).toEqual(rebuilt.bodies)
+  }, 30_000)
+
+  test("the same over SQLite, whose view is fed from the store's mirror of the rows", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-wire-"))
+    try {
+      const mirrored = await session(layerSqliteStore(dir))
+      const rebuilt = await session(wholeReads)
+      expect(mirrored.result.report.reason).toBe("final")
+      expect(mirrored.bodies).toEqual(rebuilt.bodies)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 30_000)
+})
