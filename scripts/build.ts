@@ -48,13 +48,13 @@ const buildCli = async () => {
   const result = await Bun.build({
     entrypoints: [join(root, "packages/cli/src/main.ts")],
     outdir,
-    naming: { entry: "loopguard.mjs" },
+    naming: { entry: "loopguard.mjs", chunk: "chunks/[name]-[hash].mjs" },
     target: "node",
     format: "esm",
     // The workspace's own packages resolve to their TypeScript sources (the "bun" condition of their
     // exports), so the bundle never depends on a stale dist/.
     conditions: ["bun"],
-    splitting: false,
+    splitting: true,
     // No map for the bundle: it would be four times the bundle's size in every install.
     sourcemap: "none",
     // Whitespace and syntax only (names kept): a smaller file parses faster at every start-up.
