@@ -151,7 +151,10 @@ export class StepRecordLog {
   /** A message added at the end of the session. */
   push(m: Message): void {
     if (!isFinishedReply(m)) return
-    this.list.push(recordOf(m))
+    const r = recordOf(m)
+    // The same records `stepRecords` keeps: bookkeeping steps (think, todo lists) are left out.
+    if (r.role === "bookkeeping") return
+    this.list.push(r)
     this.from.push(m)
   }
 
