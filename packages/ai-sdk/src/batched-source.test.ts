@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Exit, Stream } from "effect"
-import { batchedStream } from "./batched-source.js"
+import { batchedStream, NOT_YET, Turn } from "./batched-source.js"
 
 const chunkSizes = <A>(s: Stream.Stream<A, string>) =>
   Effect.runPromiseExit(
@@ -45,5 +45,34 @@ describe("batchedStream", () => {
     expect(taken).toEqual([0, 1, 2])
     await new Promise((r) => setTimeout(r, 10))
     expect(cancelled).toBe(true)
+  })
+})
+
+describe("Turn", () => {
+  test("a read that settles before the turn wins; the turn has not passed yet", async () => {
+    const turn = new Turn()
+    expect(await turn.race(Promise.resolve("part"))).toBe("part")
+    expect(turn.passed).toBe(false)
+  })
+
+  test("a read still pending at the next turn gives NOT_YET and stays pending", async () => {
+    const turn = new Turn()
+    let settle: (v: string) => void = () => {}
+    const read = new Promise<string>((resolve) => (settle = resolve))
+    expect(await turn.race(read)).toBe(NOT_YET)
+    expect(turn.passed).toBe(true)
+    settle("later")
+    expect(await read).toBe("later")
+  })
+
+  test("many reads won before the turn, then one that waits for it", async () => {
+    const turn = new Turn()
+    for (let i = 0; i < 1000; i++) expect(await turn.race(Promise.resolve(i))).toBe(i)
+    expect(await turn.race(new Promise<number>(() => {}))).toBe(NOT_YET)
+  })
+
+  test("a read that fails before the turn fails the race", async () => {
+    const turn = new Turn()
+    await expect(turn.race(Promise.reject(new Error("reset")))).rejects.toThrow("reset")
   })
 })

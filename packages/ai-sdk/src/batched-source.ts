@@ -11,7 +11,8 @@ export const MAX_BATCH = 256
 
 type ReadResult<A> = Awaited<ReturnType<ReadableStreamDefaultReader<A>["read"]>>
 
-const NOT_YET: unique symbol = Symbol("not-yet")
+/** What `Turn.race` gives when the turn passed before the read settled. */
+export const NOT_YET: unique symbol = Symbol("not-yet")
 
 /**
  * The event loop's next turn, for one batch. A read goes through the SDK's chain of transform
@@ -21,7 +22,7 @@ const NOT_YET: unique symbol = Symbol("not-yet")
  * a reaction on that promise per read, and while a busy stream starves `setImmediate` those
  * reactions kept every part read since (about 10 000 of them, 9 MB of live heap mid-stream).
  */
-class Turn {
+export class Turn {
   passed = false
   private wake: ((v: typeof NOT_YET) => void) | null = null
 
