@@ -44,64 +44,41 @@ export class StreamTokenKeys {
 
   /** Calls `emit` with the key of each token the delta completed, in order. */
   each(delta: string, emit: (key: number) => void): void {
-    // The word's hashes and length live in locals across the loop (written back at the end):
-    // field stores per character were a good part of this loop's cost.
-    let h1 = this.h1
-    let h2 = this.h2
-    let length = this.length
     let wordStart = 0
     for (let i = 0; i < delta.length; i++) {
       const c = delta.charCodeAt(i)
       if (c < 128) {
         if (c <= 32 && isWhitespaceCode(c)) {
-          if (length > 0) {
-            emit(this.slow ? this.slowKey(delta, wordStart, i) : keyOf(h1, h2))
-            this.partial = ""
-            h1 = SEED1
-            h2 = SEED2
-            length = 0
-          }
+          if (this.length > 0) emit(this.end(delta, wordStart, i))
           wordStart = i + 1
           continue
         }
         const lower = c >= 65 && c <= 90 ? c | 0x20 : c
-        h1 = mix1(h1, lower)
-        h2 = mix2(h2, lower)
-        length++
-      } else if (isWhitespaceCode(c) || (c >= 0x3000 && isCjkCode(c))) {
-        // U+3000 is both: whitespace wins, as in the tokenizer.
-        if (length > 0) {
-          emit(this.slow ? this.slowKey(delta, wordStart, i) : keyOf(h1, h2))
-          this.partial = ""
-          h1 = SEED1
-          h2 = SEED2
-          length = 0
-        }
-        if (c > 0x3000 && isCjkCode(c)) {
-          // Lowercasing changes only the fullwidth capitals A–Z in these ranges.
-          const lower = c >= 0xff21 && c <= 0xff3a ? c + 0x20 : c
-          emit(keyOf(mix1(SEED1, lower), mix2(SEED2, lower)))
-        }
+        this.h1 = mix1(this.h1, lower)
+        this.h2 = mix2(this.h2, lower)
+        this.length++
+      } else if (isWhitespaceCode(c)) {
+        if (this.length > 0) emit(this.end(delta, wordStart, i))
+        wordStart = i + 1
+      } else if (c >= 0x3000 && isCjkCode(c)) {
+        if (this.length > 0) emit(this.end(delta, wordStart, i))
+        // Lowercasing changes only the fullwidth capitals A–Z in these ranges.
+        const lower = c >= 0xff21 && c <= 0xff3a ? c + 0x20 : c
+        emit(keyOf(mix1(SEED1, lower), mix2(SEED2, lower)))
         wordStart = i + 1
       } else {
         this.slow = true
-        length++
+        this.length++
       }
     }
-    this.h1 = h1
-    this.h2 = h2
-    this.length = length
     // One slice per delta at most: a non-ASCII character later in the word needs the whole word.
-    if (length > 0 && wordStart < delta.length) this.partial += delta.slice(wordStart)
+    if (this.length > 0 && wordStart < delta.length) this.partial += delta.slice(wordStart)
   }
 
   /** Ends the held word, if any: its key, or null. */
   flush(): number | null {
     if (this.length === 0) return null
-    if (this.slow) return this.slowKey("", 0, 0)
-    const key = keyOf(this.h1, this.h2)
-    this.reset()
-    return key
+    return this.end("", 0, 0)
   }
 
   reset(): void {
@@ -112,9 +89,9 @@ export class StreamTokenKeys {
     this.partial = ""
   }
 
-  /** Key of a word with a non-ASCII character, ending at `end` of `delta` (begun at `start`, or in an earlier delta), built and lowercased as the tokenizer does; clears the held word. */
-  private slowKey(delta: string, start: number, end: number): number {
-    const key = tokenKey((this.partial + delta.slice(start, end)).toLowerCase())
+  /** Key of the word ending at `end` of `delta` (begun at `start`, or in an earlier delta). */
+  private end(delta: string, start: number, end: number): number {
+    const key = this.slow ? tokenKey((this.partial + delta.slice(start, end)).toLowerCase()) : keyOf(this.h1, this.h2)
     this.reset()
     return key
   }

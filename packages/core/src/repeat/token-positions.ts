@@ -3,14 +3,11 @@
  * an open-addressing table in typed arrays, so a token costs a probe or two and no allocation.
  * Keys of tokens that left the ring are dropped by rebuilding the table from the ring every
  * `capacity` tokens (O(1) amortized per token): it never holds more than 2 × capacity keys, in a
- * table of at least 4 × capacity slots. A slot is live only if it carries the current epoch, so
- * `clear` is one increment instead of a fill of the whole table (which was 9 % of the guard).
+ * table of at least 4 × capacity slots.
  */
 export class TokenPositions {
   private readonly keys: Float64Array
   private readonly positions: Float64Array
-  private readonly epochs: Int32Array
-  private epoch = 1
   private readonly mask: number
   private readonly shift: number
   private used = 0
@@ -21,8 +18,7 @@ export class TokenPositions {
     this.mask = (1 << bits) - 1
     this.shift = 32 - bits
     this.keys = new Float64Array(1 << bits)
-    this.positions = new Float64Array(1 << bits)
-    this.epochs = new Int32Array(1 << bits)
+    this.positions = new Float64Array(1 << bits).fill(-1)
   }
 
   /** Keys held (live and not yet dropped). */
@@ -33,8 +29,7 @@ export class TokenPositions {
   /** Makes `position` the newest of `key`; returns the previous newest position, or -1. */
   record(key: number, position: number): number {
     let slot = Math.imul((key >>> 0) ^ ((key / 4294967296) | 0), 0x9e3779b1) >>> this.shift
-    const epoch = this.epoch
-    while (this.epochs[slot] === epoch) {
+    while (this.positions[slot] !== -1) {
       if (this.keys[slot] === key) {
         const previous = this.positions[slot]!
         this.positions[slot] = position
@@ -44,18 +39,12 @@ export class TokenPositions {
     }
     this.keys[slot] = key
     this.positions[slot] = position
-    this.epochs[slot] = epoch
     this.used++
     return -1
   }
 
   clear(): void {
-    // An epoch counter would wrap only after 2³¹ clears; start over with a zeroed table then.
-    if (this.epoch === 0x7fffffff) {
-      this.epochs.fill(0)
-      this.epoch = 0
-    }
-    this.epoch++
+    this.positions.fill(-1)
     this.used = 0
   }
 }
