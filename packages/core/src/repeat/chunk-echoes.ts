@@ -14,14 +14,14 @@
  * Int16Array, …) is new in every entry — and that holds `minBlockTokens` tokens and more distinct
  * words than numbers (and at least `minWords`).
  *
- * Cost: two map lookups per chunk, plus a distinct-word count over a copy at most once per copy
- * start and doubling of its words (O(1) amortized). Memory: a ring of 2·maxPeriod + 3 chunks and
- * two maps with one entry per kept chunk at most, like ChunkPeriods.
+ * Cost: a few steps along ChunkPeriods' chain of equal masked hashes per chunk, plus a distinct-word count over a copy at most once per copy
+ * start and doubling of its words (O(1) amortized). Memory: a ring of 2·maxPeriod + 3 chunks, like
+ * ChunkPeriods.
  */
 import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
-import type { PeriodHit } from "./chunk-periods.js"
+import type { ChunkPeriods, PeriodHit } from "./chunk-periods.js"
 
 /** Deep chunks must cover at least this share of a copy's characters (the varying part is the smaller one). */
 export const ECHO_SHARE = 0.6
@@ -46,11 +46,8 @@ export class ChunkEchoes {
   private readonly endDeep: Float64Array
   /** Chunks outside the steady repeat and not seen before exactly, up to the end of each kept chunk. */
   private readonly endFresh: Float64Array
-  private readonly newest = new Map<number, number>()
-  /** Newest position of each chunk's exact key (masked text and numbers), and each kept chunk's key. */
-  private readonly newestExact = new Map<number, number>()
-  private readonly exactKey: Int32Array
-  private readonly prevSame: Float64Array
+  /** Hash of each kept chunk's numbers: with equal masked hashes, an exact repeat. */
+  private readonly numbersHash: Int32Array
   /** A stretch whose words were counted without a trip, and its words then: counted again once they double. */
   private checkedStart = -1
   private checkedWords = 0
@@ -58,14 +55,14 @@ export class ChunkEchoes {
   private tokens = 0
   private tripped = false
 
-  constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker) {
+  constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker, private readonly periods: ChunkPeriods) {
     this.maxPeriod = Math.max(1, Math.ceil(options.maxBlockChars / minChunkChars))
     this.capacity = 2 * this.maxPeriod + 3
     const ring = () => new Float64Array(this.capacity)
     this.masked1 = new Int32Array(this.capacity)
     this.masked2 = new Int32Array(this.capacity)
     this.depth = new Int32Array(this.capacity)
-    this.exactKey = new Int32Array(this.capacity)
+    this.numbersHash = new Int32Array(this.capacity)
     this.distance = new Int32Array(this.capacity)
     this.endChars = ring()
     this.endTokens = ring()
@@ -73,7 +70,6 @@ export class ChunkEchoes {
     this.endNumbers = ring()
     this.endDeep = ring()
     this.endFresh = ring()
-    this.prevSame = ring()
   }
 
   /** Record the chunk the chunker just closed, after `charsSoFar` characters; a hit once, when it trips. */
@@ -81,14 +77,7 @@ export class ChunkEchoes {
     const c = this.chunker
     const j = this.chunks++
     const slot = j % this.capacity
-    if (j >= this.capacity) {
-      this.forget(this.newest, j - this.capacity, this.masked1[slot]!)
-      this.forget(this.newestExact, j - this.capacity, this.exactKey[slot]!)
-    }
-    const exactKey = c.lastMasked1 ^ Math.imul(c.lastNumbersHash, 0x9e3779b1)
-    const exactBefore = this.newestExact.get(exactKey) ?? -1
-    this.newestExact.set(exactKey, j)
-    this.exactKey[slot] = exactKey
+    this.numbersHash[slot] = c.lastNumbersHash
     this.tokens += c.lastTokens
     this.masked1[slot] = c.lastMasked1
     this.masked2[slot] = c.lastMasked2
@@ -97,14 +86,13 @@ export class ChunkEchoes {
     this.endWords[slot] = c.lastWordEnd
     this.endNumbers[slot] = c.lastNumberEnd
     const src = this.sourceOf(j)
-    this.link(j)
     this.distance[slot] = src < 0 ? 0 : j - src
     this.depth[slot] = src < 0 ? 0 : this.steady(j - src, src) ? Math.min(MAX_DEPTH, this.depth[src % this.capacity]! + 1) : 1
     const deep = this.depth[slot]! >= this.options.copies + ECHO_EXTRA_COPIES
     const chunkChars = charsSoFar - (j > 0 ? this.endChars[(j - 1) % this.capacity]! : 0)
     this.endDeep[slot] = (j > 0 ? this.endDeep[(j - 1) % this.capacity]! : 0) + (deep ? chunkChars : 0)
     // A chunk that is not part of the steady repeat must come back exactly, numbers too.
-    const fresh = !deep && (exactBefore < 0 || j - exactBefore > this.maxPeriod)
+    const fresh = !deep && !this.seenExactly(j)
     this.endFresh[slot] = (j > 0 ? this.endFresh[(j - 1) % this.capacity]! : 0) + (fresh ? 1 : 0)
     if (!deep || this.tripped) return null
     return this.judge(j, src)
@@ -112,8 +100,9 @@ export class ChunkEchoes {
 
   /** The newest earlier occurrence of chunk j within maxPeriod chunks (so depth counts back-to-back copies), or -1. */
   private sourceOf(j: number): number {
-    let pos = this.newest.get(this.masked1[j % this.capacity]!) ?? -1
-    for (let n = 0; n < 4 && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.prevSame[pos % this.capacity]!) {
+    // ChunkPeriods has linked chunk j into its chain of equal masked hashes already.
+    let pos = this.periods.previousSame(j)
+    for (let n = 0; n < 4 && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.periods.previousSame(pos)) {
       if (this.same(j, pos)) return pos
     }
     return -1
@@ -133,14 +122,14 @@ export class ChunkEchoes {
     return this.masked1[a % this.capacity] === this.masked1[b % this.capacity] && this.masked2[a % this.capacity] === this.masked2[b % this.capacity]
   }
 
-  private link(j: number): void {
-    const key = this.masked1[j % this.capacity]!
-    this.prevSame[j % this.capacity] = this.newest.get(key) ?? -1
-    this.newest.set(key, j)
-  }
-
-  private forget(map: Map<number, number>, j: number, key: number): void {
-    if (map.get(key) === j) map.delete(key)
+  /** An earlier chunk within maxPeriod has chunk j's masked text and numbers. */
+  private seenExactly(j: number): boolean {
+    const numbers = this.numbersHash[j % this.capacity]
+    let pos = this.periods.previousSame(j)
+    for (let n = 0; n < 8 && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.periods.previousSame(pos)) {
+      if (this.same(j, pos) && this.numbersHash[pos % this.capacity] === numbers) return true
+    }
+    return false
   }
 
   /** Chunk j is deep and repeats chunk `src`: is the copy between them mostly deep chunks, and prose? */

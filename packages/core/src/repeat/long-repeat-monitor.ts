@@ -59,7 +59,7 @@ export class LongRepeatMonitor {
   reset(): void {
     this.chunker = new ContentChunker(this.onChunk)
     this.periods = new ChunkPeriods(this.options, MIN_CHUNK, this.chunker)
-    this.echoes = new ChunkEchoes(this.options, MIN_CHUNK, this.chunker)
+    this.echoes = new ChunkEchoes(this.options, MIN_CHUNK, this.chunker, this.periods)
     this.trip = null
     this.tripped = false
   }
@@ -69,7 +69,8 @@ export class LongRepeatMonitor {
     const chunker = this.chunker
     // The character being read closed the chunk; it is counted once `feed` moves past it.
     const chars = chunker.chars + 1
-    // Both see every chunk, so each keeps its state whichever trips first.
+    // Both see every chunk, so each keeps its state whichever trips first; the echoes read the
+    // chain of equal hashes that ChunkPeriods has just extended.
     const periodHit = this.periods.push(chars)
     const echoHit = this.echoes.push(chars)
     const hit = periodHit ?? echoHit
