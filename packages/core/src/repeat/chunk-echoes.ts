@@ -92,7 +92,7 @@ export class ChunkEchoes {
     const chunkChars = charsSoFar - (j > 0 ? this.endChars[(j - 1) % this.capacity]! : 0)
     this.endDeep[slot] = (j > 0 ? this.endDeep[(j - 1) % this.capacity]! : 0) + (deep ? chunkChars : 0)
     // A chunk that is not part of the steady repeat must come back exactly, numbers too.
-    const fresh = !deep && !this.seenExactly(j)
+    const fresh = !deep && (src < 0 || !this.seenExactly(j, src))
     this.endFresh[slot] = (j > 0 ? this.endFresh[(j - 1) % this.capacity]! : 0) + (fresh ? 1 : 0)
     if (!deep || this.tripped) return null
     return this.judge(j, src)
@@ -122,10 +122,10 @@ export class ChunkEchoes {
     return this.masked1[a % this.capacity] === this.masked1[b % this.capacity] && this.masked2[a % this.capacity] === this.masked2[b % this.capacity]
   }
 
-  /** An earlier chunk within maxPeriod has chunk j's masked text and numbers. */
-  private seenExactly(j: number): boolean {
+  /** An earlier chunk within maxPeriod, from `src` (the newest with j's masked text) back, has j's numbers too. */
+  private seenExactly(j: number, src: number): boolean {
     const numbers = this.numbersHash[j % this.capacity]
-    let pos = this.periods.previousSame(j)
+    let pos = src
     for (let n = 0; n < 8 && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.periods.previousSame(pos)) {
       if (this.same(j, pos) && this.numbersHash[pos % this.capacity] === numbers) return true
     }
