@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import type { AssistantMessage, ToolPart } from "../model/message.js"
 import { call, reply, user } from "./fixtures.js"
-import { isWritingCommand, maskObservation, stepRecordOf, stepRecords } from "./step-record.js"
+import { isWritingCommand, maskObservation, StepRecordLog, stepRecordOf, stepRecords } from "./step-record.js"
 
 const withResult = (m: AssistantMessage, result: Partial<ToolPart>): AssistantMessage => ({
   ...m,
@@ -46,5 +46,24 @@ describe("stepRecordOf / stepRecords", () => {
 
   test("the action folds whitespace in the arguments", () => {
     expect(stepRecordOf(call("a", "bash", { command: "ls   -la" })).action).toBe(stepRecordOf(call("b", "bash", { command: "ls -la" })).action)
+  })
+})
+
+describe("StepRecordLog", () => {
+  test("holds the records stepRecords gives: bookkeeping steps (think, todo lists) left out, pops and resets alike", () => {
+    const think = call("a2", "think", { thought: "hmm" })
+    const todo = call("a4", "TodoWrite", { todos: [] })
+    const session = [user("u0"), call("a1", "bash", { command: "ls" }), think, call("a3", "bash", { command: "make" }), todo]
+    const log = new StepRecordLog()
+    session.forEach((m, i) => {
+      log.push(m)
+      expect(log.records).toEqual(stepRecords(session.slice(0, i + 1)))
+    })
+    // The newest message made no record: nothing to take back, and the records stay.
+    expect(log.popIf(todo)).toBe(false)
+    expect(log.records).toEqual(stepRecords(session))
+    log.reset(session.slice(0, 3))
+    expect(log.records).toEqual(stepRecords(session.slice(0, 3)))
+    expect(log.records.map((r) => r.role)).toEqual(["shell"])
   })
 })

@@ -76,6 +76,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const output = working.map((p) => commandContent(p.output ?? p.error ?? "")).join("\n")
   const single = working.length === 1 && commands.length === 1 ? commands[0]! : undefined
   const observation = maskObservation(output)
+  const volatile = maskVolatile(output)
   return {
     action: toolSignature(m).replace(/\s+/g, " "),
     tool: working.map((p) => p.name).join(";"),
@@ -85,8 +86,8 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     failed: working.some(failed),
     role,
     skeleton: single === undefined ? "" : commandSkeleton(single),
-    argObservation: single === undefined ? maskVolatile(output) : maskArguments(output, single),
-    namedObservation: maskVolatile(output).replace(NUMBER, "0"),
+    argObservation: single === undefined ? volatile : maskArguments(output, single),
+    namedObservation: volatile.replace(NUMBER, "0"),
     // Only commands that do something: a search or listing that prints nothing found nothing.
     silent: role === "shell" && output.trim() === "" && !working.some(failed) && commands.length > 0 && commands.every((c) => commandSkeleton(c) !== ""),
     poll: commands.length > 0 && commands.length === working.length && commands.every(isPollCommand),
@@ -151,7 +152,10 @@ export class StepRecordLog {
   /** A message added at the end of the session. */
   push(m: Message): void {
     if (!isFinishedReply(m)) return
-    this.list.push(recordOf(m))
+    const r = recordOf(m)
+    // The same records `stepRecords` keeps: bookkeeping steps (think, todo lists) are left out.
+    if (r.role === "bookkeeping") return
+    this.list.push(r)
     this.from.push(m)
   }
 

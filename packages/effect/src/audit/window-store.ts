@@ -9,6 +9,7 @@ import type { AssistantMessage, Message, UserMessage } from "@loopguard/core/mod
 import type { LoopguardConfig } from "../config/schema.js"
 import type { SessionStoreShape } from "../store/SessionStore.js"
 import { Effect } from "effect"
+import { SessionJournal } from "../store/session-journal.js"
 
 /** A window store, with the step of every reply it ever held (crop markers name replies by id). */
 export interface WindowStore extends SessionStoreShape {
@@ -38,62 +39,63 @@ export const auditWindow = (c: LoopguardConfig): number => Math.max(c.audit.wind
 
 const isRealUser = (m: Message): m is UserMessage => m.role === "user" && m.synthetic === undefined
 
-/** A store holding the newest `keepReplies` replies of each session (see the module comment). */
+/**
+ * A store holding at least the newest `keepReplies` replies of each session (see the module
+ * comment). It trims in batches, once the session holds twice that: between trims every write
+ * goes through a SessionJournal, so the RunLoop's history view reads only what changed (a
+ * trim starts a new journal, which the view reads whole once), and a step costs the same at
+ * step 70 000 as at step 700.
+ */
 export const makeWindowStore = (keepReplies: number): WindowStore => {
-  const sessions = new Map<string, { messages: Array<Message>; replies: number; updatedAt: number }>()
+  const sessions = new Map<string, { journal: SessionJournal; replies: number; updatedAt: number }>()
   const steps = new Map<string, number>()
   const get = (id: string) => {
     let s = sessions.get(id)
-    if (!s) sessions.set(id, (s = { messages: [], replies: 0, updatedAt: Date.now() }))
+    if (!s) sessions.set(id, (s = { journal: new SessionJournal(), replies: 0, updatedAt: Date.now() }))
     s.updatedAt = Date.now()
     return s
   }
-  const indexOf = (messages: ReadonlyArray<Message>, id: string): number => {
-    for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.id === id) return i
-    return -1
-  }
-  const trim = (s: { messages: Array<Message>; replies: number }) => {
-    if (s.replies <= keepReplies) return
-    const cut = s.messages.findIndex((m) => m.role === "assistant")
-    const dropped = s.messages.splice(0, cut + 1)
-    s.replies -= 1
+  const trim = (s: { journal: SessionJournal; replies: number }) => {
+    if (s.replies <= 2 * keepReplies) return
+    const messages = s.journal.messages
+    let drop = s.replies - keepReplies
+    let cut = 0
+    while (drop > 0) if (messages[cut++]!.role === "assistant") drop--
+    const kept = messages.slice(cut)
     // The goal of the turn stays: it is the newest real user message unless a newer one is kept.
-    const goal = dropped.filter(isRealUser).at(-1)
-    if (goal !== undefined && !s.messages.some(isRealUser)) s.messages.unshift(goal)
+    const goal = messages.slice(0, cut).filter(isRealUser).at(-1)
+    if (goal !== undefined && !kept.some(isRealUser)) kept.unshift(goal)
+    s.journal = new SessionJournal(kept)
+    s.replies = keepReplies
   }
   const add = (sessionId: string, message: Message) => {
     const s = get(sessionId)
-    s.messages.push(message)
+    s.journal.append(message)
     if (message.role !== "assistant") return
     s.replies += 1
     if (message.step !== undefined) steps.set(message.id, message.step)
     trim(s)
   }
-  const replace = (sessionId: string, id: string, f: (m: Message) => Message) => {
-    const s = get(sessionId).messages
-    const i = indexOf(s, id)
-    if (i >= 0) s[i] = f(s[i]!)
-  }
   return {
     stepOf: (replyId) => steps.get(replyId),
     location: (sessionId) => `in memory, newest ${keepReplies} replies only (session ${sessionId})`,
-    messages: (sessionId) => Effect.sync(() => (sessions.get(sessionId)?.messages ?? []).slice()),
+    messages: (sessionId) => Effect.sync(() => (sessions.get(sessionId)?.journal.messages ?? []).slice()),
+    changes: (sessionId, cursor) => Effect.sync(() => get(sessionId).journal.since(cursor)),
     append: (sessionId, message) => Effect.sync(() => add(sessionId, message)),
     putAssistant: (sessionId, message) =>
       Effect.sync(() => {
-        const s = get(sessionId).messages
-        const i = indexOf(s, message.id)
-        if (i < 0) return add(sessionId, message)
-        s[i] = message
+        const s = get(sessionId)
+        if (!s.journal.has(message.id)) return add(sessionId, message)
+        s.journal.put(message)
         if (message.step !== undefined) steps.set(message.id, message.step)
       }),
     exclude: (sessionId, messageId, reason) =>
-      Effect.sync(() => replace(sessionId, messageId, (m) => (m.role === "assistant" ? ({ ...m, excluded: reason } satisfies AssistantMessage) : m))),
+      Effect.sync(() => get(sessionId).journal.modify(messageId, (m) => (m.role === "assistant" ? ({ ...m, excluded: reason } satisfies AssistantMessage) : m))),
     addCrop: (sessionId, userMessageId, crop) =>
-      Effect.sync(() => replace(sessionId, userMessageId, (m) => (m.role === "user" ? ({ ...m, crops: [...(m.crops ?? []), crop] } satisfies UserMessage) : m))),
+      Effect.sync(() => get(sessionId).journal.modify(userMessageId, (m) => (m.role === "user" ? ({ ...m, crops: [...(m.crops ?? []), crop] } satisfies UserMessage) : m))),
     list: () =>
       Effect.sync(() =>
-        [...sessions.entries()].map(([id, s]) => ({ id, messages: s.messages.length, steps: s.replies, updatedAt: s.updatedAt, writer: null }))
+        [...sessions.entries()].map(([id, s]) => ({ id, messages: s.journal.messages.length, steps: s.replies, updatedAt: s.updatedAt, writer: null }))
       )
   }
 }

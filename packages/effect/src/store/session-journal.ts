@@ -49,6 +49,11 @@ export class SessionJournal {
     return this.list
   }
 
+  /** Whether a message with this id is held. */
+  has(id: string): boolean {
+    return this.place.has(id)
+  }
+
   append(message: Message): void {
     this.touched.push(this.list.length)
     this.place.set(message.id, this.list.length)
