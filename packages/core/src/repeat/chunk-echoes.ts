@@ -14,8 +14,8 @@
  * Int16Array, …) is new in every entry — and that holds `minBlockTokens` tokens and more distinct
  * words than numbers (and at least `minWords`).
  *
- * Cost: a few steps along ChunkPeriods' chain of equal masked hashes per chunk, plus a distinct-word count over a copy at most once per copy
- * start and doubling of its words (O(1) amortized). Memory: a ring of 2·maxPeriod + 3 chunks, like
+ * Cost: a few steps along ChunkPeriods' chain of equal masked hashes per chunk, plus a
+ * distinct-word count over a copy at most once per copy of a given length (O(1) amortized). Memory: a ring of 2·maxPeriod + 3 chunks, like
  * ChunkPeriods.
  */
 import type { ContentChunker } from "./content-chunker.js"
@@ -48,9 +48,9 @@ export class ChunkEchoes {
   private readonly endFresh: Float64Array
   /** Hash of each kept chunk's numbers: with equal masked hashes, an exact repeat. */
   private readonly numbersHash: Int32Array
-  /** A stretch whose words were counted without a trip, and its words then: counted again once they double. */
-  private checkedStart = -1
-  private checkedWords = 0
+  /** A copy length whose words were counted without a trip, and the chunk from which to count again. */
+  private checkedPeriod = 0
+  private checkedUntil = 0
   private chunks = 0
   private tokens = 0
   private tripped = false
@@ -142,12 +142,11 @@ export class ChunkEchoes {
     if (this.since(this.endFresh, from, j) > 0) return null
     if (this.since(this.endTokens, from, j) < this.options.minBlockTokens) return null
     const numbers = this.since(this.endNumbers, from, j)
-    const words = this.since(this.endWords, from, j)
-    // Counting distinct words is O(copy): again for the same copy start only once its words doubled (O(1) amortized).
-    if (from === this.checkedStart && words < 2 * this.checkedWords) return null
+    // Counting distinct words is O(copy): for the same copy length, once per copy (O(1) amortized).
+    if (j - src === this.checkedPeriod && j < this.checkedUntil) return null
     if (this.distinctWords(from, j, Math.max(this.options.minWords, numbers + 1)) <= Math.max(this.options.minWords - 1, numbers)) {
-      this.checkedStart = from
-      this.checkedWords = Math.max(1, words)
+      this.checkedPeriod = j - src
+      this.checkedUntil = j + (j - src)
       return null
     }
     this.tripped = true
