@@ -15,8 +15,8 @@
  * words than numbers (and at least `minWords`).
  *
  * Cost: a few steps along ChunkPeriods' chain of equal masked hashes per chunk, plus a
- * distinct-word count over a copy at most once per copy of a given length (O(1) amortized). Memory: a ring of 2·maxPeriod + 3 chunks, like
- * ChunkPeriods.
+ * distinct-word count over a copy at most once per copy of a given length (O(1) amortized).
+ * Memory: a ring of 2·maxPeriod + 3 chunks, like ChunkPeriods.
  */
 import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
@@ -42,7 +42,7 @@ export class ChunkEchoes {
   private readonly endTokens: Float64Array
   private readonly endWords: Float64Array
   private readonly endNumbers: Float64Array
-  /** Characters of deep chunks (depth ≥ copies) up to the end of each kept chunk. */
+  /** Characters of deep chunks (depth ≥ copies + ECHO_EXTRA_COPIES) up to the end of each kept chunk. */
   private readonly endDeep: Float64Array
   /** Chunks outside the steady repeat and not seen before exactly, up to the end of each kept chunk. */
   private readonly endFresh: Float64Array
