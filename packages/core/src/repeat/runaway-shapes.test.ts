@@ -10,17 +10,8 @@ import { describe, expect, test } from "bun:test"
 import { DEFAULT_LONG_REPEAT_OPTIONS } from "./long-repeat-options.js"
 import { LongRepeatMonitor, scanLongRepeat, type LongRepeatTrip } from "./long-repeat-monitor.js"
 import { RepeatGuard } from "./repeat-guard.js"
+import { prose, rng, words } from "./text.fixture.js"
 
-const rng = (seed: number) => () => {
-  seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) | 0
-  return ((seed ^ (seed >>> 13)) >>> 0) / 2 ** 32
-}
-const VOCAB = "the a file test value check output parser token we should look again at config module error line function result maybe because then so which expected actual return call element node tree render".split(" ")
-const words = (r: () => number, n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(r() * VOCAB.length)]!).join(" ")
-const prose = (seed: number, sentences: number) => {
-  const r = rng(seed)
-  return Array.from({ length: sentences }, () => words(r, 8 + Math.floor(r() * 12)) + ".").join(" ")
-}
 const hex = (r: () => number, n: number) => Array.from({ length: n }, () => "0123456789abcdef"[Math.floor(r() * 16)]).join("")
 
 const intro = prose(1, 12) + "\n\n"
