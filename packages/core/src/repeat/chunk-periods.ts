@@ -156,6 +156,14 @@ export class ChunkPeriods {
     return this.judgeReady(j, charsSoFar)
   }
 
+  /**
+   * The previous chunk, before kept chunk `pos`, with the same masked hash, or -1 (chunk echoes
+   * walk this chain instead of keeping a map of their own). Valid within maxPeriod of the newest.
+   */
+  previousSame(pos: number): number {
+    return this.prevSame[pos % this.capacity]!
+  }
+
   private nearSame(j: number, back: number): boolean {
     const a = j % this.capacity
     const b = back % this.capacity

@@ -3,18 +3,8 @@ import { LongRepeatMonitor, scanLongRepeat } from "./long-repeat-monitor.js"
 import { validateLongRepeatOptions, DEFAULT_LONG_REPEAT_OPTIONS } from "./long-repeat-options.js"
 import { RepeatGuard } from "./repeat-guard.js"
 import { scanRepetition, scanText } from "./scan.js"
+import { prose, rng, words } from "./text.fixture.js"
 
-/** Deterministic generator so each shape is built, not copied from a real trace. */
-const rng = (seed: number) => () => {
-  seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) | 0
-  return ((seed ^ (seed >>> 13)) >>> 0) / 2 ** 32
-}
-const VOCAB = "the a file test value check output parser token we should look again at config module error line function result maybe because then so which expected actual return call element node tree render".split(" ")
-const words = (r: () => number, n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(r() * VOCAB.length)]!).join(" ")
-const prose = (seed: number, sentences: number) => {
-  const r = rng(seed)
-  return Array.from({ length: sentences }, () => words(r, 8 + Math.floor(r() * 12)) + ".").join(" ")
-}
 const base64ish = (seed: number, n: number) => {
   const r = rng(seed)
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"

@@ -8,6 +8,7 @@
  * least MIN_CHUNK characters, i.e. a constant per character independent of the stream length.
  * Memory: O(maxBlockChars / MIN_CHUNK) integers.
  */
+import { ChunkEchoes } from "./chunk-echoes.js"
 import { ChunkPeriods } from "./chunk-periods.js"
 import { ContentChunker, MIN_CHUNK } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
@@ -31,6 +32,7 @@ export class LongRepeatMonitor {
   readonly options: LongRepeatOptions
   private chunker!: ContentChunker
   private periods!: ChunkPeriods
+  private echoes!: ChunkEchoes
   private trip: LongRepeatTrip | null = null
   private tripped = false
 
@@ -57,6 +59,7 @@ export class LongRepeatMonitor {
   reset(): void {
     this.chunker = new ContentChunker(this.onChunk)
     this.periods = new ChunkPeriods(this.options, MIN_CHUNK, this.chunker)
+    this.echoes = new ChunkEchoes(this.options, MIN_CHUNK, this.chunker, this.periods)
     this.trip = null
     this.tripped = false
   }
@@ -65,7 +68,12 @@ export class LongRepeatMonitor {
     if (this.tripped) return
     const chunker = this.chunker
     // The character being read closed the chunk; it is counted once `feed` moves past it.
-    const hit = this.periods.push(chunker.chars + 1)
+    const chars = chunker.chars + 1
+    // Both see every chunk, so each keeps its state whichever trips first; the echoes read the
+    // chain of equal hashes that ChunkPeriods has just extended.
+    const periodHit = this.periods.push(chars)
+    const echoHit = this.echoes.push(chars)
+    const hit = periodHit ?? echoHit
     if (hit === null) return
     this.tripped = true
     chunker.halted = true

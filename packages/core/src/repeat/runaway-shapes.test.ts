@@ -10,17 +10,8 @@ import { describe, expect, test } from "bun:test"
 import { DEFAULT_LONG_REPEAT_OPTIONS } from "./long-repeat-options.js"
 import { LongRepeatMonitor, scanLongRepeat, type LongRepeatTrip } from "./long-repeat-monitor.js"
 import { RepeatGuard } from "./repeat-guard.js"
+import { prose, rng, words } from "./text.fixture.js"
 
-const rng = (seed: number) => () => {
-  seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) | 0
-  return ((seed ^ (seed >>> 13)) >>> 0) / 2 ** 32
-}
-const VOCAB = "the a file test value check output parser token we should look again at config module error line function result maybe because then so which expected actual return call element node tree render".split(" ")
-const words = (r: () => number, n: number) => Array.from({ length: n }, () => VOCAB[Math.floor(r() * VOCAB.length)]!).join(" ")
-const prose = (seed: number, sentences: number) => {
-  const r = rng(seed)
-  return Array.from({ length: sentences }, () => words(r, 8 + Math.floor(r() * 12)) + ".").join(" ")
-}
 const hex = (r: () => number, n: number) => Array.from({ length: n }, () => "0123456789abcdef"[Math.floor(r() * 16)]).join("")
 
 const intro = prose(1, 12) + "\n\n"
@@ -34,6 +25,15 @@ interface Shape {
 }
 
 const paragraph = words(rng(41), 45)
+const paragraph2 = words(rng(43), 30)
+/** One of `values`, picked at random for copy i (seeded by `salt`). */
+const pickFor = <T,>(values: ReadonlyArray<T>, i: number, salt: number): T => values[Math.floor(rng(i * 31 + salt)() * values.length)]!
+const WORDINGS = [
+  "Let me check the parser output once more to be sure.",
+  "I should verify the parser result again before moving on.",
+  "Maybe the parser output is wrong, so I will look at it again."
+]
+const FILES = ["src/parser.ts", "src/render/tree.ts", "lib/config.js", "test/module.test.ts", "packages/core/index.ts"]
 const SHAPES: ReadonlyArray<Shape> = [
   { name: "a paragraph whose counter goes up each copy", block: (i) => `Attempt ${i + 3}: ${paragraph}.\n\n`, within: 5 },
   {
@@ -71,6 +71,21 @@ const SHAPES: ReadonlyArray<Shape> = [
     name: "a paragraph whose one word varies among a few values",
     block: (i) => `Wait, is it \`${["msup", "msub", "msubsup"][Math.floor(rng(i + 100)() * 3)]}\` here? ${paragraph}.\n`,
     within: 6
+  },
+  // Varying in 2–3 places per copy: the cuts move, so the copies differ in chunk count and only
+  // the echoes of their chunks (chunk-echoes.ts) line up; those need copies + 3 copies.
+  { name: "a paragraph whose middle sentence rotates among 3 wordings", block: (i) => `${paragraph}. ${WORDINGS[i % 3]} ${paragraph2}.\n\n`, within: 9 },
+  { name: "a paragraph whose middle sentence is one of 3 wordings at random", block: (i) => `${paragraph}. ${pickFor(WORDINGS, i, 5)} ${paragraph2}.\n\n`, within: 9 },
+  {
+    name: "a paragraph where two words each vary among 3 values",
+    block: (i) => `Wait, is it ${pickFor(["msup", "msub", "msubsup"], i, 1)} here? ${paragraph} or ${pickFor(["mrow", "mi", "mo"], i, 2)} there. ${paragraph2}.\n`,
+    within: 8
+  },
+  {
+    name: "a block where three words each vary among 3 values",
+    block: (i) =>
+      `Wait, is it ${pickFor(["msup", "msub", "msubsup"], i, 1)} here? ${paragraph.slice(0, 120)} or ${pickFor(["mrow", "mi", "mo"], i, 2)} there. ${paragraph2} and ${pickFor(["left", "right", "center"], i, 3)}.\n`,
+    within: 8
   },
   // A CJK paragraph has no spaces to tell one sentence from several copies of a short one
   // (SPEC's business), so it trips by length: exact over runChars, a counter over shortChars.
@@ -199,7 +214,41 @@ describe("short lines with one value at random", () => {
   })
 })
 
+describe("varying in several places: caught, but late (docs/repetition.md, known limits)", () => {
+  test("a file name among 5 and a random line number in a paragraph: within 30 copies", () => {
+    for (const block of [
+      (i: number) => `Looking at ${pickFor(FILES, i, 1)} line ${Math.floor(rng(i + 9)() * 900)}: ${paragraph}.\n\n`,
+      (i: number) => `The error is in ${pickFor(FILES, i, 1)}. ${paragraph} So line ${Math.floor(rng(i + 9)() * 900)} of ${pickFor(FILES, i, 2)} must change. ${paragraph2}.\n\n`
+    ]) {
+      const shape: Shape = { name: "file and line", block, within: 30 }
+      const trip = scanLongRepeat(textOf(shape, 400))
+      expect(trip).not.toBeNull()
+      expect(trip!.char - intro.length).toBeLessThanOrEqual(endOfCopy(shape, 30))
+    }
+  })
+})
+
 describe("near repeats that are not loops", () => {
+  test("near-identical entries whose varying part is new in each (typed arrays, is_dir / is_file …) do not trip", () => {
+    const typed = ["Int8", "Uint8", "Uint8Clamped", "Int16", "Uint16", "Int32", "Uint32", "Float32", "Float64", "BigInt64", "BigUint64"]
+    const includes = typed
+      .map(
+        (t) =>
+          `interface ${t}Array<TArrayBuffer extends ArrayBufferLike> {\n    /**\n     * Determines whether an array includes a certain element, returning true or false as appropriate.\n     * @param searchElement The element to search for.\n     * @param fromIndex The position in this array at which to begin searching for searchElement.\n     */\n    includes(searchElement: number, fromIndex?: number): boolean;\n}\n\n`
+      )
+      .join("")
+    expect(scanLongRepeat(prose(34, 3) + "\n" + includes + prose(35, 3))).toBeNull()
+    const methods = ["is_dir", "is_file", "is_mount", "is_symlink", "is_block_device", "is_char_device", "is_fifo", "is_socket", "exists", "is_junction", "is_reserved", "is_absolute"]
+    const listing = methods
+      .map(
+        (m) =>
+          `    def ${m}(self):\n        """\n        Whether this path is what ${m} asks about.\n        """\n        try:\n            return self._check_mode(self.stat().st_mode)\n        except OSError as e:\n            if not _ignore_error(e):\n                raise\n            # Path doesn't exist or is a broken symlink\n            return False\n        except ValueError:\n            # Non-encodable path\n            return False\n\n`
+      )
+      .join("")
+    expect(scanLongRepeat(prose(36, 3) + "\n" + listing + prose(37, 3))).toBeNull()
+  })
+
+
   test("an enumeration of near-identical declarations (SHA1 … SHA512, m11 … m44) does not trip", () => {
     const sha = (n: number) => `  class SHA${n} extends CryptoHasher<SHA${n}> {\n    /** The number of bytes the hash produces. */\n    static readonly byteLength: ${n / 8};\n  }\n`
     expect(scanLongRepeat(prose(30, 3) + [1, 224, 256, 384, 512].map(sha).join("") + prose(31, 3))).toBeNull()

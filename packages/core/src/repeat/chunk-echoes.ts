@@ -1,0 +1,171 @@
+/**
+ * Echoes of chunks, for a block that varies in a few places per copy (two or three words each
+ * picked from a few values, one of 3 wordings of a sentence). A variation that changes a word's
+ * length moves the cuts near it, so the copies do not all hold the same number of chunks and no
+ * fixed period (ChunkPeriods) lines them up. Here each chunk is matched, numbers masked, against
+ * the newest earlier occurrence of its hash within maxBlockChars, whatever the distance. Its
+ * *depth* counts the copies back to back: the source's depth + 1 when the source repeated its own
+ * source from about as far back (a steady distance), else 1.
+ *
+ * A chunk at depth ≥ copies + ECHO_EXTRA_COPIES is *deep*. It trips when a deep chunk ends a copy
+ * (from just after its source) that is at least ECHO_SHARE deep chunks by characters, whose other
+ * chunks all came back exactly (numbers too) within maxBlockChars — a loop's varying part is a
+ * few values written again and again, an enumeration's (is_dir, is_file, …; Int8Array,
+ * Int16Array, …) is new in every entry — and that holds `minBlockTokens` tokens and more distinct
+ * words than numbers (and at least `minWords`).
+ *
+ * Cost: a few steps along ChunkPeriods' chain of equal masked hashes per chunk, plus a
+ * distinct-word count over a copy at most once per copy of a given length (O(1) amortized).
+ * Memory: a ring of 2·maxPeriod + 3 chunks, like ChunkPeriods.
+ */
+import type { ContentChunker } from "./content-chunker.js"
+import { WORD_RING } from "./content-chunker.js"
+import type { LongRepeatOptions } from "./long-repeat-options.js"
+import type { ChunkPeriods, PeriodHit } from "./chunk-periods.js"
+
+/** Deep chunks must cover at least this share of a copy's characters (the varying part is the smaller one). */
+export const ECHO_SHARE = 0.6
+/** Copies beyond `copies` an echo needs: its evidence is weaker than a fixed period's. */
+export const ECHO_EXTRA_COPIES = 3
+/** Depth is counted up to here (enough for any `copies`). */
+const MAX_DEPTH = 1 << 20
+
+export class ChunkEchoes {
+  private readonly maxPeriod: number
+  private readonly capacity: number
+  private readonly masked1: Int32Array
+  private readonly masked2: Int32Array
+  private readonly depth: Int32Array
+  /** Chunks back to each kept chunk's source (0: none). */
+  private readonly distance: Int32Array
+  private readonly endChars: Float64Array
+  private readonly endTokens: Float64Array
+  private readonly endWords: Float64Array
+  private readonly endNumbers: Float64Array
+  /** Characters of deep chunks (depth ≥ copies + ECHO_EXTRA_COPIES) up to the end of each kept chunk. */
+  private readonly endDeep: Float64Array
+  /** Chunks outside the steady repeat and not seen before exactly, up to the end of each kept chunk. */
+  private readonly endFresh: Float64Array
+  /** Hash of each kept chunk's numbers: with equal masked hashes, an exact repeat. */
+  private readonly numbersHash: Int32Array
+  /** A copy length whose words were counted without a trip, and the chunk from which to count again. */
+  private checkedPeriod = 0
+  private checkedUntil = 0
+  private chunks = 0
+  private tokens = 0
+  private tripped = false
+
+  constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker, private readonly periods: ChunkPeriods) {
+    this.maxPeriod = Math.max(1, Math.ceil(options.maxBlockChars / minChunkChars))
+    this.capacity = 2 * this.maxPeriod + 3
+    const ring = () => new Float64Array(this.capacity)
+    this.masked1 = new Int32Array(this.capacity)
+    this.masked2 = new Int32Array(this.capacity)
+    this.depth = new Int32Array(this.capacity)
+    this.numbersHash = new Int32Array(this.capacity)
+    this.distance = new Int32Array(this.capacity)
+    this.endChars = ring()
+    this.endTokens = ring()
+    this.endWords = ring()
+    this.endNumbers = ring()
+    this.endDeep = ring()
+    this.endFresh = ring()
+  }
+
+  /** Record the chunk the chunker just closed, after `charsSoFar` characters; a hit once, when it trips. */
+  push(charsSoFar: number): PeriodHit | null {
+    const c = this.chunker
+    const j = this.chunks++
+    const slot = j % this.capacity
+    this.numbersHash[slot] = c.lastNumbersHash
+    this.tokens += c.lastTokens
+    this.masked1[slot] = c.lastMasked1
+    this.masked2[slot] = c.lastMasked2
+    this.endChars[slot] = charsSoFar
+    this.endTokens[slot] = this.tokens
+    this.endWords[slot] = c.lastWordEnd
+    this.endNumbers[slot] = c.lastNumberEnd
+    const src = this.sourceOf(j)
+    this.distance[slot] = src < 0 ? 0 : j - src
+    this.depth[slot] = src < 0 ? 0 : this.steady(j - src, src) ? Math.min(MAX_DEPTH, this.depth[src % this.capacity]! + 1) : 1
+    const deep = this.depth[slot]! >= this.options.copies + ECHO_EXTRA_COPIES
+    const chunkChars = charsSoFar - (j > 0 ? this.endChars[(j - 1) % this.capacity]! : 0)
+    this.endDeep[slot] = (j > 0 ? this.endDeep[(j - 1) % this.capacity]! : 0) + (deep ? chunkChars : 0)
+    // A chunk that is not part of the steady repeat must come back exactly, numbers too.
+    const fresh = !deep && (src < 0 || !this.seenExactly(j, src))
+    this.endFresh[slot] = (j > 0 ? this.endFresh[(j - 1) % this.capacity]! : 0) + (fresh ? 1 : 0)
+    if (!deep || this.tripped) return null
+    return this.judge(j, src)
+  }
+
+  /** The newest earlier occurrence of chunk j within maxPeriod chunks (so depth counts back-to-back copies), or -1. */
+  private sourceOf(j: number): number {
+    // ChunkPeriods has linked chunk j into its chain of equal masked hashes already.
+    let pos = this.periods.previousSame(j)
+    for (let n = 0; n < 4 && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.periods.previousSame(pos)) {
+      if (this.same(j, pos)) return pos
+    }
+    return -1
+  }
+
+  /**
+   * The copies come back to back: the source repeated its own source from about as far back
+   * (a varying part may add or drop a chunk or two per copy). The same example written in
+   * several doc comments, or a line every few entries of a listing, comes back at irregular gaps.
+   */
+  private steady(distance: number, src: number): boolean {
+    const before = this.distance[src % this.capacity]!
+    return before > 0 && Math.abs(distance - before) <= Math.max(2, distance >> 3)
+  }
+
+  private same(a: number, b: number): boolean {
+    return this.masked1[a % this.capacity] === this.masked1[b % this.capacity] && this.masked2[a % this.capacity] === this.masked2[b % this.capacity]
+  }
+
+  /** An earlier chunk within maxPeriod, from `src` (the newest with j's masked text) back, has j's numbers too. */
+  private seenExactly(j: number, src: number): boolean {
+    const numbers = this.numbersHash[j % this.capacity]
+    let pos = src
+    for (let n = 0; n < 8 && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.periods.previousSame(pos)) {
+      if (this.same(j, pos) && this.numbersHash[pos % this.capacity] === numbers) return true
+    }
+    return false
+  }
+
+  /** Chunk j is deep and repeats chunk `src`: is the copy between them mostly deep chunks, and prose? */
+  private judge(j: number, src: number): PeriodHit | null {
+    const from = src + 1
+    const copyChars = this.since(this.endChars, from, j)
+    if (copyChars > this.options.maxBlockChars || this.since(this.endDeep, from, j) < ECHO_SHARE * copyChars) return null
+    // A loop's varying part comes back exactly (a few file names, 3 wordings); an enumeration's
+    // (is_dir, is_file, …; Int8Array, Int16Array, …) is new in every entry.
+    if (this.since(this.endFresh, from, j) > 0) return null
+    if (this.since(this.endTokens, from, j) < this.options.minBlockTokens) return null
+    const numbers = this.since(this.endNumbers, from, j)
+    // Counting distinct words is O(copy): for the same copy length, once per copy (O(1) amortized).
+    if (j - src === this.checkedPeriod && j < this.checkedUntil) return null
+    if (this.distinctWords(from, j, Math.max(this.options.minWords, numbers + 1)) <= Math.max(this.options.minWords - 1, numbers)) {
+      this.checkedPeriod = j - src
+      this.checkedUntil = j + (j - src)
+      return null
+    }
+    this.tripped = true
+    return { view: "near", period: j - src, blockChars: copyChars, copies: this.depth[j % this.capacity]! + 1 }
+  }
+
+  /** Growth of a cumulative ring from the start of chunk `from` to the end of chunk j. */
+  private since(cumulative: Float64Array, from: number, j: number): number {
+    const before = from - 1 < 0 ? 0 : cumulative[(from - 1) % this.capacity]!
+    return cumulative[j % this.capacity]! - before
+  }
+
+  /** Distinct non-CJK words of chunks from..j, counted up to `need`. */
+  private distinctWords(from: number, j: number, need: number): number {
+    const last = this.endWords[j % this.capacity]!
+    const first = Math.max(from - 1 < 0 ? 0 : this.endWords[(from - 1) % this.capacity]!, last - WORD_RING)
+    const seen = new Set<number>()
+    const { words, wordIsCjk } = this.chunker
+    for (let w = last - 1; w >= first && seen.size < need; w--) if (wordIsCjk[w % WORD_RING] === 0) seen.add(words[w % WORD_RING]!)
+    return seen.size
+  }
+}
