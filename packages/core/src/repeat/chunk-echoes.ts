@@ -27,6 +27,8 @@ import type { ChunkPeriods, PeriodHit } from "./chunk-periods.js"
 export const ECHO_SHARE = 0.6
 /** Copies beyond `copies` an echo needs: its evidence is weaker than a fixed period's. */
 export const ECHO_EXTRA_COPIES = 3
+/** A varying part must have come back exactly within this many copies (a rotation among a few values). */
+export const ECHO_RECUR_COPIES = 4
 /** Depth is counted up to here (enough for any `copies`). */
 const MAX_DEPTH = 1 << 20
 
@@ -49,6 +51,8 @@ export class ChunkEchoes {
   /** Hash of each kept chunk's numbers: with equal masked hashes, an exact repeat. */
   private readonly numbersHash: Int32Array
   /** A copy length whose words were counted without a trip, and the chunk from which to count again. */
+  /** Chunks per copy of the newest steady repeat (a chunk at depth 2 or more): how far back "a few copies" reach. */
+  private period = 0
   private checkedPeriod = 0
   private checkedUntil = 0
   private chunks = 0
@@ -91,8 +95,11 @@ export class ChunkEchoes {
     const deep = this.depth[slot]! >= this.options.copies + ECHO_EXTRA_COPIES
     const chunkChars = charsSoFar - (j > 0 ? this.endChars[(j - 1) % this.capacity]! : 0)
     this.endDeep[slot] = (j > 0 ? this.endDeep[(j - 1) % this.capacity]! : 0) + (deep ? chunkChars : 0)
-    // A chunk that is not part of the steady repeat must come back exactly, numbers too.
-    const fresh = !deep && (src < 0 || !this.seenExactly(j, src))
+    if (this.depth[slot]! >= 2) this.period = j - src
+    // A chunk that is not part of the steady repeat must come back exactly, numbers too, and
+    // within a few copies: a loop rotates among a few values; a listing written out twice (a
+    // type that spells the same record of 8 keys in two places) comes back only after all of them.
+    const fresh = !deep && (src < 0 || !this.seenExactly(j, src, ECHO_RECUR_COPIES * this.period))
     this.endFresh[slot] = (j > 0 ? this.endFresh[(j - 1) % this.capacity]! : 0) + (fresh ? 1 : 0)
     if (!deep || this.tripped) return null
     return this.judge(j, src)
@@ -122,11 +129,12 @@ export class ChunkEchoes {
     return this.masked1[a % this.capacity] === this.masked1[b % this.capacity] && this.masked2[a % this.capacity] === this.masked2[b % this.capacity]
   }
 
-  /** An earlier chunk within maxPeriod, from `src` (the newest with j's masked text) back, has j's numbers too. */
-  private seenExactly(j: number, src: number): boolean {
+  /** An earlier chunk within `within` chunks (and maxPeriod), from `src` (the newest with j's masked text) back, has j's numbers too. */
+  private seenExactly(j: number, src: number, within: number): boolean {
     const numbers = this.numbersHash[j % this.capacity]
+    const reach = Math.min(this.maxPeriod, within)
     let pos = src
-    for (let n = 0; n < 8 && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.periods.previousSame(pos)) {
+    for (let n = 0; n < 8 && pos >= 0 && j - pos <= reach; n++, pos = this.periods.previousSame(pos)) {
       if (this.same(j, pos) && this.numbersHash[pos % this.capacity] === numbers) return true
     }
     return false

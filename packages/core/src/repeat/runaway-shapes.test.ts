@@ -249,6 +249,15 @@ describe("near repeats that are not loops", () => {
   })
 
 
+  test("a record type spelled under the same 8 keys in two places (a config type's input and output) does not trip", () => {
+    // The varying key comes back exactly, but only after all 8 others: a listing, not a rotation.
+    const keys = ["network", "server", "overloaded", "unknown", "rateLimit", "maxJudge", "timeout", "protocol"]
+    const record = (k: string) =>
+      `        readonly ${k}?: {\n            readonly mode?: "bounded" | "persistent" | undefined;\n            readonly maxRetries?: number | undefined;\n            readonly deadlineMs?: number | undefined;\n            readonly initialDelayMs?: number | undefined;\n            readonly maxDelayMs?: number | undefined;\n        } | undefined;\n`
+    const twice = ["retry", "fallback"].map((section) => `    readonly ${section}: {\n${keys.map(record).join("")}    };\n`).join("")
+    expect(scanLongRepeat("declare const config: {\n" + twice + "};\n")).toBeNull()
+  })
+
   test("an enumeration of near-identical declarations (SHA1 … SHA512, m11 … m44) does not trip", () => {
     const sha = (n: number) => `  class SHA${n} extends CryptoHasher<SHA${n}> {\n    /** The number of bytes the hash produces. */\n    static readonly byteLength: ${n / 8};\n  }\n`
     expect(scanLongRepeat(prose(30, 3) + [1, 224, 256, 384, 512].map(sha).join("") + prose(31, 3))).toBeNull()
