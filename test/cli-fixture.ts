@@ -36,3 +36,23 @@ export const scratch = (prefix: string) => {
     }
   }
 }
+
+/**
+ * A child's output read as it comes, so a test can wait for a line and then signal the child:
+ * `text` grows while the child runs, `done` settles when the stream ends.
+ */
+export const liveText = (stream: ReadableStream<Uint8Array>) => {
+  const out = { text: "", done: Promise.resolve() }
+  out.done = (async () => {
+    const reader = stream.getReader()
+    const decoder = new TextDecoder()
+    for (let c = await reader.read(); !c.done; c = await reader.read()) out.text += decoder.decode(c.value, { stream: true })
+  })()
+  return out
+}
+
+/** Waits until `ready()` holds, or the deadline passes (the test's assertions then say what was missing). */
+export const waitUntil = async (ready: () => boolean, ms = 30_000): Promise<void> => {
+  const deadline = Date.now() + ms
+  while (!ready() && Date.now() < deadline) await Bun.sleep(50)
+}

@@ -3,7 +3,7 @@
  * run it (output piped), against the scripted server over HTTP.
  */
 import { describe, expect, test } from "bun:test"
-import { cliEnv, scratch } from "./cli-fixture.js"
+import { cliEnv, liveText, scratch, waitUntil } from "./cli-fixture.js"
 import { textStream, toolCallStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { join, resolve } from "node:path"
 
@@ -77,20 +77,14 @@ describe("loopguard run", () => {
     const words = Array.from({ length: 300 }, (_, i) => `w${i}`).join(" ")
     const server = await serve([textStream(words, { chunkSize: 5, chunkDelayMs: 30 })])
     const proc = Bun.spawn([process.execPath, "run", "packages/cli/src/main.ts", "run", ...endpoint(server)], { cwd: ROOT, env: cleanEnv(), stdout: "pipe", stderr: "pipe" })
-    let stdout = ""
-    const reader = (async () => {
-      const r = proc.stdout.getReader()
-      const decoder = new TextDecoder()
-      for (let c = await r.read(); !c.done; c = await r.read()) stdout += decoder.decode(c.value, { stream: true })
-    })()
-    const deadline = Date.now() + 30_000
-    while (!stdout.includes("w10 ") && Date.now() < deadline) await Bun.sleep(50)
+    const out = liveText(proc.stdout)
+    await waitUntil(() => out.text.includes("w10 "))
     proc.kill("SIGINT")
     const code = await proc.exited
-    await reader
+    await out.done
     expect(code).toBe(130)
-    expect(stdout).toContain("── stopped: cancelled")
-    expect(stdout).not.toContain("w299")
+    expect(out.text).toContain("── stopped: cancelled")
+    expect(out.text).not.toContain("w299")
     await server.requests[0]!.done
     expect(server.requests[0]!.outcome).toBe("client-closed")
   }, 60_000)
@@ -183,20 +177,14 @@ describe("loopguard chat from a pipe", () => {
     // stdin stays open: only the signal can end this chat.
     proc.stdin.write("tell me a long story\n")
     proc.stdin.flush()
-    let stdout = ""
-    const reader = (async () => {
-      const r = proc.stdout.getReader()
-      const decoder = new TextDecoder()
-      for (let c = await r.read(); !c.done; c = await r.read()) stdout += decoder.decode(c.value, { stream: true })
-    })()
-    const deadline = Date.now() + 30_000
-    while (!stdout.includes("w10 ") && Date.now() < deadline) await Bun.sleep(50)
+    const out = liveText(proc.stdout)
+    await waitUntil(() => out.text.includes("w10 "))
     proc.kill("SIGTERM")
     const code = await proc.exited
-    await reader
+    await out.done
     expect(code).toBe(143)
-    expect(stdout).toContain("── stopped: cancelled")
-    expect(stdout).not.toContain("w299")
+    expect(out.text).toContain("── stopped: cancelled")
+    expect(out.text).not.toContain("w299")
   }, 60_000)
 
   test("--session without --session-dir, and an unknown session, are usage errors", async () => {
