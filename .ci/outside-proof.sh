@@ -69,6 +69,13 @@ judge='const l = require("fs").readFileSync(0, "utf8").trim().split("\n").map((x
 process.exit(l[0].repeat === true && l[0].token === 99 && l[0].period === 5 && l[1].repeat === false ? 0 : 1)'
 if printf '%s\n' "$verdict" | node -e "$judge" 2>/dev/null; then ok "npx loopguard scan"; else bad "npx loopguard scan"; fi
 
+# Under Bun the bin runs the bytecode build (dist/bun/ with its .jsc): it must be in the tarball.
+jsc="$app/node_modules/@loopguard/cli/dist/bun/loopguard.cjs.jsc"
+if [ -s "$jsc" ] && head -c 200 "$app/node_modules/@loopguard/cli/dist/bun/loopguard.cjs" | grep -q "@bytecode"; then
+  ok "the CLI tarball ships the Bun bytecode build"
+else
+  bad "the CLI tarball ships the Bun bytecode build"
+fi
 bun_verdict=$(cd "$app" && printf '"%s"\n"plain healthy text"\n' "$words" | bun node_modules/@loopguard/cli/dist/loopguard.mjs scan --jsonl 2>&1)
 if [ "$bun_verdict" = "$verdict" ]; then ok "the installed bin on Bun ($(bun --version)) gives the same scan"; else echo "$bun_verdict"; bad "the installed bin on Bun gives the same scan"; fi
 
