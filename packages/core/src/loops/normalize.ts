@@ -3,8 +3,19 @@
  * reasoning-streak key provably use the same folding (case, whitespace).
  */
 
+import { textHeads } from "../model/text-heads.js"
+
 /** Trim, lowercase, and collapse every whitespace run (newlines included) into one space. */
 export const foldText = (text: string): string => text.trim().toLowerCase().replace(/\s+/g, " ")
+
+/** A head of `foldText(text)` whose first `need` characters are the whole folded text's (or all of it). */
+export const foldTextHead = (text: string, need: number): string => {
+  for (const { head, whole } of textHeads(text, 2 * need)) {
+    const folded = foldText(head)
+    if (whole || folded.length >= need) return folded
+  }
+  return foldText(text)
+}
 
 /**
  * Drop at most ONE leading filler phrase (checked in list order). Applied to folded text, so the

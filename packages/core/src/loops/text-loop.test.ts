@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import fc from "fast-check"
 import { reply } from "./fixtures.js"
+import { dropLeadingPrefix, firstChars, foldText } from "./normalize.js"
 import { DEFAULT_TEXT_LOOP, TextLoopDetector, textLoopKey, type TextLoopState } from "./text-loop.js"
 
 const feed = (texts: ReadonlyArray<string>, state: TextLoopState = TextLoopDetector.init()) => {
@@ -14,6 +15,12 @@ const feed = (texts: ReadonlyArray<string>, state: TextLoopState = TextLoopDetec
 }
 
 describe("textLoopKey", () => {
+  test("a megabyte reply is keyed from a folded head, with the key of the whole fold", () => {
+    const text = `  Let me   CHECK the ${"Σα ".repeat(150)}file\n\n${"and so on ".repeat(100_000)}`
+    const key = textLoopKey(reply({ id: "a", text }))
+    expect(key).toBe(`${firstChars(dropLeadingPrefix(foldText(text), DEFAULT_TEXT_LOOP.prefixes), DEFAULT_TEXT_LOOP.keyChars)}\n`)
+  })
+
   test("case and whitespace variants share a key", () => {
     const a = textLoopKey(reply({ id: "a", text: "  Checking the\n\nfile   NOW " }))
     const b = textLoopKey(reply({ id: "b", text: "checking the file now" }))

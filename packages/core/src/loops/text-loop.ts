@@ -4,7 +4,7 @@
  * plain, serializable state so a RunLoop can persist it between steps.
  */
 import { textOf, toolSignature, type AssistantMessage } from "../model/message.js"
-import { dropLeadingPrefix, firstChars, foldText } from "./normalize.js"
+import { dropLeadingPrefix, firstChars, foldTextHead } from "./normalize.js"
 
 export interface TextLoopOptions {
   /** How many recent step keys are kept (never fewer than `repeats`). */
@@ -57,7 +57,9 @@ export interface TextLoopContext {
  * steps are not recorded. Reasoning is deliberately not part of the key.
  */
 export const textLoopKey = (step: AssistantMessage, opts: TextLoopOptions = DEFAULT_TEXT_LOOP): string | null => {
-  const folded = foldText(textOf(step))
+  // The key reads at most a filler prefix and `keyChars` code points (2 units each) of the folded text.
+  const longestPrefix = opts.prefixes.reduce((n, p) => Math.max(n, p.length), 0)
+  const folded = foldTextHead(textOf(step), longestPrefix + 2 * opts.keyChars)
   if (folded.length === 0) return null
   const text = firstChars(dropLeadingPrefix(folded, opts.prefixes), opts.keyChars)
   // Folded text holds no newline, so "\n" separates text from tools unambiguously.

@@ -122,36 +122,75 @@ export class ContentChunker {
 
   /** Feed a delta, char code by char code. */
   feed(delta: string): void {
-    for (let i = 0; i < delta.length && !this.halted; i++) {
+    let i = 0
+    while (i < delta.length && !this.halted) {
+      // Most characters are letters inside a word with nothing held back: a run of them is hashed
+      // in one tight loop.
+      if (this.inToken && this.pendingSpace === 0 && this.pendingCount === 0 && !this.inNumber) {
+        i = this.letterRun(delta, i)
+        if (i >= delta.length || this.halted) return
+      }
       const code = delta.charCodeAt(i)
-      // Most characters are letters g–z inside a word with nothing held back: hash them here.
-      const lower = code | 0x20
-      const letter = (lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && this.wordPlain)
-      if (letter && this.plain && this.inToken) this.letter(lower)
-      else if (code === SPACE) {
+      if (code === SPACE) {
         this.inToken = false
         if (this.pendingSpace === 0) this.pendingSpace = 1
       } else this.push(code)
       this.chars++
+      i++
     }
   }
 
-  /** Nothing held back: no pending space, hex letters or number. */
-  private get plain(): boolean {
-    return this.pendingSpace === 0 && this.pendingCount === 0 && !this.inNumber
-  }
-
-  /** `emit` for a letter (not a hex digit) continuing a word: the common case, inlined by hand. */
-  private letter(c: number): void {
-    const before = this.gear
-    const gear = ((before << 1) + GEAR[c]!) | 0
+  /**
+   * `emit` for a run of letters (not hex digits) continuing a word, from `from`: the common case,
+   * inlined by hand, with the state in locals (written back at a cut and at the run's end), since
+   * this loop runs once per character of every reply. Returns the index of the first character
+   * it did not take; `chars` counts the ones it took.
+   */
+  private letterRun(delta: string, from: number): number {
+    const base = this.chars - from
+    let gear = this.gear
+    let masked1 = this.masked1
+    let length = this.length
+    let wordLength = this.wordLength
+    let wordStartGear = this.wordStartGear
+    let wordPlain = this.wordPlain
+    let i = from
+    for (; i < delta.length; i++) {
+      const lower = delta.charCodeAt(i) | 0x20
+      if (!((lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && wordPlain))) break
+      const before = gear
+      gear = ((before << 1) + GEAR[lower]!) | 0
+      if (wordLength++ === 0) wordStartGear = before
+      wordPlain = true
+      masked1 = Math.imul(masked1 ^ lower, 0x01000193)
+      length++
+      const natural = length >= MIN_CHUNK && (gear & CUT_MASK) === 0
+      if (natural || length >= MAX_CHUNK) {
+        this.gear = gear
+        this.masked1 = masked1
+        this.length = length
+        this.wordLength = wordLength
+        this.wordStartGear = wordStartGear
+        this.wordPlain = wordPlain
+        // The sink reads `chars` as the characters before the one that closed the chunk.
+        this.chars = base + i
+        this.close(!natural)
+        masked1 = this.masked1
+        length = this.length
+        if (this.halted) {
+          i++
+          break
+        }
+      }
+    }
     this.gear = gear
-    if (this.wordLength++ === 0) this.wordStartGear = before
-    this.wordPlain = true
-    this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
-    const length = ++this.length
-    if (length >= MIN_CHUNK && (gear & CUT_MASK) === 0) this.close(false)
-    else if (length >= MAX_CHUNK) this.close(true)
+    this.masked1 = masked1
+    this.length = length
+    this.wordLength = wordLength
+    this.wordStartGear = wordStartGear
+    this.wordPlain = wordPlain
+    this.chars = base + i
+    return i
   }
 
   /** One UTF-16 code unit of the raw text. */

@@ -39,46 +39,77 @@ export class StreamTokenKeys {
   private length = 0
   /** The held word has a non-ASCII character: it is keyed from its string at the end. */
   private slow = false
-  /** The held word's text from earlier deltas (read only on the slow path). */
-  private partial = ""
+  /**
+   * The held word's pieces in earlier deltas, as the deltas and where the word began in each: read
+   * only when the word turns out slow, so an ASCII word that spans deltas costs no slice or copy.
+   */
+  private readonly heldDeltas: Array<string> = []
+  private readonly heldStarts: Array<number> = []
 
   /** Calls `emit` with the key of each token the delta completed, in order. */
   each(delta: string, emit: (key: number) => void): void {
+    // The hashes live in locals inside the loop (fields are written back at each token's end and
+    // at the delta's end): this loop runs once per character of every reply.
+    let h1 = this.h1
+    let h2 = this.h2
+    let length = this.length
     let wordStart = 0
     for (let i = 0; i < delta.length; i++) {
       const c = delta.charCodeAt(i)
       if (c < 128) {
         if (c <= 32 && isWhitespaceCode(c)) {
-          if (this.length > 0) emit(this.end(delta, wordStart, i))
+          if (length > 0) {
+            emit(this.end(h1, h2, delta, wordStart, i))
+            h1 = SEED1
+            h2 = SEED2
+            length = 0
+          }
           wordStart = i + 1
           continue
         }
         const lower = c >= 65 && c <= 90 ? c | 0x20 : c
-        this.h1 = mix1(this.h1, lower)
-        this.h2 = mix2(this.h2, lower)
-        this.length++
+        h1 = mix1(h1, lower)
+        h2 = mix2(h2, lower)
+        length++
       } else if (isWhitespaceCode(c)) {
-        if (this.length > 0) emit(this.end(delta, wordStart, i))
+        if (length > 0) {
+          emit(this.end(h1, h2, delta, wordStart, i))
+          h1 = SEED1
+          h2 = SEED2
+          length = 0
+        }
         wordStart = i + 1
       } else if (c >= 0x3000 && isCjkCode(c)) {
-        if (this.length > 0) emit(this.end(delta, wordStart, i))
+        if (length > 0) {
+          emit(this.end(h1, h2, delta, wordStart, i))
+          h1 = SEED1
+          h2 = SEED2
+          length = 0
+        }
         // Lowercasing changes only the fullwidth capitals A–Z in these ranges.
         const lower = c >= 0xff21 && c <= 0xff3a ? c + 0x20 : c
         emit(keyOf(mix1(SEED1, lower), mix2(SEED2, lower)))
         wordStart = i + 1
       } else {
         this.slow = true
-        this.length++
+        length++
       }
     }
-    // One slice per delta at most: a non-ASCII character later in the word needs the whole word.
-    if (this.length > 0 && wordStart < delta.length) this.partial += delta.slice(wordStart)
+    this.h1 = h1
+    this.h2 = h2
+    this.length = length
+    if (length > 0 && wordStart < delta.length) {
+      this.heldDeltas.push(delta)
+      this.heldStarts.push(wordStart)
+    }
   }
 
   /** Ends the held word, if any: its key, or null. */
   flush(): number | null {
     if (this.length === 0) return null
-    return this.end("", 0, 0)
+    const key = this.end(this.h1, this.h2, "", 0, 0)
+    this.reset()
+    return key
   }
 
   reset(): void {
@@ -86,13 +117,23 @@ export class StreamTokenKeys {
     this.h2 = SEED2
     this.length = 0
     this.slow = false
-    this.partial = ""
+    this.heldDeltas.length = 0
+    this.heldStarts.length = 0
   }
 
-  /** Key of the word ending at `end` of `delta` (begun at `start`, or in an earlier delta). */
-  private end(delta: string, start: number, end: number): number {
-    const key = this.slow ? tokenKey((this.partial + delta.slice(start, end)).toLowerCase()) : keyOf(this.h1, this.h2)
+  /**
+   * Key of the word ending at `end` of `delta` (begun at `start`, or in an earlier delta), hashed
+   * so far into `h1`/`h2`. Clears the held pieces; the caller resets the hashes.
+   */
+  private end(h1: number, h2: number, delta: string, start: number, end: number): number {
+    if (!this.slow) {
+      if (this.heldDeltas.length > 0) ((this.heldDeltas.length = 0), (this.heldStarts.length = 0))
+      return keyOf(h1, h2)
+    }
+    let word = ""
+    for (let k = 0; k < this.heldDeltas.length; k++) word += this.heldDeltas[k]!.slice(this.heldStarts[k])
+    word += delta.slice(start, end)
     this.reset()
-    return key
+    return tokenKey(word.toLowerCase())
   }
 }

@@ -9,6 +9,8 @@
  * - English contractions made canonical: cannot / can not → cant, i am → im, will not → wont.
  */
 
+import { textHeads } from "../model/text-heads.js"
+
 const QUOTES = /['‘’‚‛′`´ʼ"“”„‟″«»‹›「」『』]/g
 /** The CJK ranges of SPEC §1 (after NFKD, fullwidth forms are already ASCII). */
 const CJK = "\\u3000-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff00-\\uffef"
@@ -27,6 +29,19 @@ export const foldPhraseText = (text: string): string => {
   s = s.replace(QUOTES, "").replace(/[^\p{L}\p{N}]+/gu, " ").replace(CJK_GAP, "").trim()
   for (const [re, to] of CONTRACTIONS) s = s.replace(re, to)
   return s
+}
+
+/**
+ * `foldPhraseText` of a head of `text`, at least `need` characters once folded, or of all of it
+ * (`whole`). The head's fold is the start of the whole text's except for its last few characters:
+ * the cut, after whitespace, can change only the contraction its last words take (will | not).
+ */
+export const foldPhraseHead = (text: string, need: number): { readonly body: string; readonly whole: boolean } => {
+  for (const { head, whole } of textHeads(text, 2 * need)) {
+    const body = foldPhraseText(head)
+    if (whole || body.length >= need) return { body, whole }
+  }
+  return { body: foldPhraseText(text), whole: true }
 }
 
 /** A letter or digit of a space-separated script (a CJK character is a word on its own). */

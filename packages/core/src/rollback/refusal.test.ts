@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test"
+import fc from "fast-check"
 import { findPhrase, foldPhraseText } from "./fold-text.js"
-import { DEFAULT_REFUSAL_OPTIONS, detectRefusal } from "./refusal.js"
+import { DEFAULT_REFUSAL_OPTIONS, detectRefusal, type RefusalMatch } from "./refusal.js"
+import { DEFAULT_REFUSAL_PHRASES } from "./refusal-phrases.js"
 
 describe("foldPhraseText", () => {
   test("case, curly quotes, punctuation, whitespace and accents fold away", () => {
@@ -83,5 +85,37 @@ describe("detectRefusal", () => {
   test("a custom phrase table replaces the default", () => {
     expect(detectRefusal("Nope.", { phrases: [{ language: "en", phrase: "nope" }] })).toMatchObject({ phrase: "nope" })
     expect(detectRefusal("I'm sorry, but I can't", { phrases: [] })).toBeNull()
+  })
+
+  /** The rule read off the whole folded reply, as it was before long replies were folded by heads. */
+  const wholeFold = (text: string): RefusalMatch | null => {
+    const body = foldPhraseText(text)
+    const short = body.length <= DEFAULT_REFUSAL_OPTIONS.shortReplyChars
+    let best: RefusalMatch | null = null
+    for (const row of DEFAULT_REFUSAL_PHRASES) {
+      const at = findPhrase(body, foldPhraseText(row.phrase))
+      if (at === -1 || (!short && at > DEFAULT_REFUSAL_OPTIONS.leadChars)) continue
+      if (best === null || at < best.at) best = { phrase: row.phrase, language: row.language, at }
+    }
+    return best
+  }
+
+  test("a long reply is judged by a folded head, with the verdict of the whole fold", () => {
+    const phrases = DEFAULT_REFUSAL_PHRASES.map((p) => p.phrase)
+    const filler = fc.constantFrom("the", "build", "passes", ".", ", ", "\n", "  ", "I", "can", "not", "will", "'", "Σ", "字", "ok")
+    const piece = fc.oneof({ weight: 1, arbitrary: fc.constantFrom(...phrases) }, { weight: 12, arbitrary: filler })
+    const reply = fc.array(piece, { minLength: 1, maxLength: 1600 }).map((ps) => ps.join(" "))
+    fc.assert(
+      fc.property(reply, (text) => {
+        expect(detectRefusal(text)).toEqual(wholeFold(text))
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  test("a 600 kB reply: a refusal that opens it is found, one quoted 100 characters in is not", () => {
+    const tail = " and then the whole answer follows with every detail of the work done".repeat(8000)
+    expect(detectRefusal(`I'm sorry, but I can't do that${tail}`)).toMatchObject({ at: 0 })
+    expect(detectRefusal(`${"Here is the plan for the migration of the service. ".repeat(2)}I'm sorry, but I can't${tail}`)).toBeNull()
   })
 })

@@ -8,7 +8,7 @@
  * A long answer that merely quotes a refusal in its body is not one: rolling it back would throw
  * away real work. Lengths are UTF-16 units of the folded text. Never throws.
  */
-import { findPhrase, foldPhraseText } from "./fold-text.js"
+import { findPhrase, foldPhraseHead, foldPhraseText } from "./fold-text.js"
 import { DEFAULT_REFUSAL_PHRASES } from "./refusal-phrases.js"
 import type { RefusalPhrase } from "./refusal-phrases.js"
 
@@ -42,14 +42,25 @@ const foldedPhrases = (phrases: ReadonlyArray<RefusalPhrase>): ReadonlyArray<rea
   return rows
 }
 
+/**
+ * Characters at the end of a folded head that may differ from the whole reply's fold: a cut
+ * after whitespace can only change the contraction its last words take ("will" | "not" → "wont").
+ */
+const HEAD_MARGIN = 16
+
 /** The refusal phrase a reply's text matches (several languages), or null. */
 export const detectRefusal = (text: string, options: Partial<RefusalOptions> = {}): RefusalMatch | null => {
   const opts: RefusalOptions = { ...DEFAULT_REFUSAL_OPTIONS, ...options }
   if (typeof text !== "string" || text.length === 0) return null
-  const body = foldPhraseText(text)
-  const short = body.length <= opts.shortReplyChars
+  const rows = foldedPhrases(opts.phrases)
+  // A match counts when it starts within leadChars, or anywhere in a short reply: a folded head
+  // long enough to decide both is all a long reply needs (a refusal is not 500 kB).
+  const longest = rows.reduce((n, [, phrase]) => Math.max(n, phrase.length), 0)
+  const need = Math.max(opts.shortReplyChars, opts.leadChars + longest) + 1 + HEAD_MARGIN
+  const { body, whole } = foldPhraseHead(text, need)
+  const short = whole && body.length <= opts.shortReplyChars
   let best: RefusalMatch | null = null
-  for (const [row, phrase] of foldedPhrases(opts.phrases)) {
+  for (const [row, phrase] of rows) {
     const at = findPhrase(body, phrase)
     if (at === -1 || (!short && at > opts.leadChars)) continue
     if (best === null || at < best.at) best = { phrase: row.phrase, language: row.language, at }
