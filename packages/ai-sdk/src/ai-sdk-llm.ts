@@ -5,7 +5,7 @@
  */
 import { type StreamPart } from "@loopguard/core/model"
 import { LLM, type LlmRequest, type LlmShape } from "@loopguard/effect"
-import { llmRedaction } from "@loopguard/effect/llm"
+import { chunkTimeoutError, llmRedaction } from "@loopguard/effect/llm"
 import { Effect, Layer, Stream } from "effect"
 import { streamText, type LanguageModel } from "ai"
 import { toModelMessages, toToolSet } from "./messages.js"
@@ -28,6 +28,8 @@ export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
   return {
     providerId: options.providerId,
     modelId: options.modelId,
+    // The reads are timed in batchedStream: a timer per batch, no fibers.
+    timesChunks: true,
     stream: (request: LlmRequest) =>
       Stream.suspend(() => {
         const controller = new AbortController()
@@ -42,7 +44,9 @@ export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
           abortSignal: controller.signal,
           onError: () => {}
         })
-        return batchedStream(result.fullStream, (e) => redaction.error(normalizeProviderError(e))).pipe(
+        const ms = request.chunkTimeoutMs
+        const timeout = ms === undefined ? undefined : { ms, onTimeout: () => chunkTimeoutError(ms) }
+        return batchedStream(result.fullStream, (e) => redaction.error(normalizeProviderError(e)), timeout === undefined ? {} : { timeout }).pipe(
           Stream.map(makePartMapper()),
           Stream.filter((part): part is StreamPart => part !== null),
           redaction.parts,

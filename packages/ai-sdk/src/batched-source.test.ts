@@ -22,9 +22,9 @@ describe("batchedStream", () => {
 
   test("at most maxBatch parts per chunk, none lost, order kept", async () => {
     const source = new ReadableStream<number>({ start: (c) => { for (let i = 0; i < 25; i++) c.enqueue(i); c.close() } })
-    const all = await Effect.runPromise(Stream.runCollect(batchedStream(source, String, 10)))
+    const all = await Effect.runPromise(Stream.runCollect(batchedStream(source, String, { maxBatch: 10 })))
     expect(all).toEqual(Array.from({ length: 25 }, (_, i) => i))
-    const sizes = await chunkSizes(batchedStream(new ReadableStream<number>({ start: (c) => { for (let i = 0; i < 25; i++) c.enqueue(i); c.close() } }), String, 10))
+    const sizes = await chunkSizes(batchedStream(new ReadableStream<number>({ start: (c) => { for (let i = 0; i < 25; i++) c.enqueue(i); c.close() } }), String, { maxBatch: 10 }))
     expect(sizes).toEqual(Exit.succeed([10, 10, 5]))
   })
 
@@ -45,6 +45,56 @@ describe("batchedStream", () => {
     expect(taken).toEqual([0, 1, 2])
     await new Promise((r) => setTimeout(r, 10))
     expect(cancelled).toBe(true)
+  })
+})
+
+describe("batchedStream with a read timeout", () => {
+  const timeout = { ms: 60, onTimeout: () => "timed out" }
+
+  test("a first part that never comes fails the stream with onTimeout", async () => {
+    const started = Date.now()
+    const exit = await Effect.runPromiseExit(Stream.runCollect(batchedStream(new ReadableStream<number>(), String, { timeout })))
+    expect(exit).toEqual(Exit.fail("timed out"))
+    expect(Date.now() - started).toBeGreaterThanOrEqual(50)
+  })
+
+  test("a silence after some parts fails after those parts; gaps shorter than the limit do not", async () => {
+    const source = new ReadableStream<number>({
+      start: (c) => {
+        c.enqueue(1)
+        setTimeout(() => c.enqueue(2), 20)
+        setTimeout(() => c.enqueue(3), 40)
+      }
+    })
+    const seen: Array<number> = []
+    const exit = await Effect.runPromiseExit(Stream.runForEach(batchedStream(source, String, { timeout }), (n) => Effect.sync(() => void seen.push(n))))
+    expect(seen).toEqual([1, 2, 3])
+    expect(exit).toEqual(Exit.fail("timed out"))
+  })
+
+  test("a stream that ends in time does not time out, and no timer is left behind", async () => {
+    const live = new Set<unknown>()
+    const realSet = globalThis.setTimeout
+    const realClear = globalThis.clearTimeout
+    const spySet = ((fn: () => void, ms?: number) => {
+      const id = realSet(() => (live.delete(id), fn()), ms)
+      live.add(id)
+      return id
+    }) as unknown as typeof setTimeout
+    globalThis.setTimeout = spySet
+    globalThis.clearTimeout = ((id: ReturnType<typeof setTimeout>) => (live.delete(id), realClear(id))) as typeof clearTimeout
+    try {
+      const source = new ReadableStream<number>({ start: (c) => (c.enqueue(1), realSet(() => (c.enqueue(2), c.close()), 10)) })
+      expect(await Effect.runPromise(Stream.runCollect(batchedStream(source, String, { timeout: { ms: 10_000, onTimeout: () => "no" } })))).toEqual([1, 2])
+      // Interrupted while a timed read waits: the source is cancelled, which settles the read and clears its timer.
+      const stalled = Stream.runDrain(batchedStream(new ReadableStream<number>(), String, { timeout: { ms: 10_000, onTimeout: () => "no" } }))
+      await Effect.runPromise(Effect.timeoutOption(stalled, "20 millis"))
+    } finally {
+      globalThis.setTimeout = realSet
+      globalThis.clearTimeout = realClear
+    }
+    // Turn's setImmediate is not a timer; Effect's own 20 ms sleep was cleared or fired.
+    expect(live.size).toBe(0)
   })
 })
 

@@ -44,23 +44,55 @@ export class Turn {
   }
 }
 
-/** Reads `source` in batches: the first part of a chunk is awaited, the rest are the ones already queued. */
-export const batchedStream = <A, E>(source: ReadableStream<A>, onError: (error: unknown) => E, maxBatch = MAX_BATCH): Stream.Stream<A, E> =>
+/** What a read that waited too long settles with (the stream then fails with `onTimeout`). */
+const TIMED_OUT: unique symbol = Symbol("timed-out")
+
+/** Longest wait for a batch's first part, and the error a longer one fails the stream with. */
+export interface ReadTimeout<E> {
+  readonly ms: number
+  readonly onTimeout: () => E
+}
+
+export interface BatchedStreamOptions<E> {
+  readonly maxBatch?: number
+  readonly timeout?: ReadTimeout<E>
+}
+
+/**
+ * Reads `source` in batches: the first part of a chunk is awaited, the rest are the ones already
+ * queued. With `timeout`, a first part that takes longer than `timeout.ms` fails the stream: one
+ * timer per batch, cleared when the read settles or the stream ends.
+ */
+export const batchedStream = <A, E>(source: ReadableStream<A>, onError: (error: unknown) => E, options: BatchedStreamOptions<E> = {}): Stream.Stream<A, E> =>
   Stream.fromChannel(
     Channel.fromTransform((_, scope) =>
       Effect.gen(function* () {
+        const maxBatch = options.maxBatch ?? MAX_BATCH
+        const timeout = options.timeout
         const reader = source.getReader()
         // A read that lost the race is kept for the next pull (it may also hold an error).
         let pending: Promise<ReadResult<A>> | null = null
         let ended = false
+        let timer: ReturnType<typeof setTimeout> | undefined
         yield* Scope.addFinalizer(
           scope,
           Effect.sync(() => {
+            clearTimeout(timer)
             if (!ended) reader.cancel().catch(() => {})
           })
         )
+        const timed = (read: Promise<ReadResult<A>>, ms: number): Promise<ReadResult<A> | typeof TIMED_OUT> =>
+          new Promise((resolve, reject) => {
+            timer = setTimeout(() => resolve(TIMED_OUT), ms)
+            read.then(
+              (r) => (clearTimeout(timer), resolve(r)),
+              (e) => (clearTimeout(timer), reject(e))
+            )
+          })
         const readBatch = async (): Promise<Array<A> | null> => {
-          const first = await (pending ?? reader.read())
+          const read = pending ?? reader.read()
+          const first = timeout === undefined ? await read : await timed(read, timeout.ms)
+          if (first === TIMED_OUT) throw TIMED_OUT
           pending = null
           if (first.done) {
             ended = true
@@ -89,7 +121,8 @@ export const batchedStream = <A, E>(source: ReadableStream<A>, onError: (error: 
           }
           return batch
         }
-        return Effect.flatMap(Effect.tryPromise({ try: readBatch, catch: onError }), (batch) =>
+        const failure = (error: unknown): E => (error === TIMED_OUT && timeout !== undefined ? timeout.onTimeout() : onError(error))
+        return Effect.flatMap(Effect.tryPromise({ try: readBatch, catch: failure }), (batch) =>
           batch === null ? Cause.done() : Effect.succeed(batch as unknown as readonly [A, ...Array<A>])
         )
       })

@@ -22,6 +22,12 @@ export interface LlmRequest {
   /** Empty = a tool-less request (soft-cap last step, summary call, goal gate). */
   readonly tools: ReadonlyArray<ToolSpec>
   readonly maxOutputTokens?: number
+  /**
+   * The longest silence allowed before the next part, in ms (SPEC §5). A backend whose
+   * `timesChunks` is true fails its stream with `chunkTimeoutError` itself; around any other
+   * backend the processor times each pull.
+   */
+  readonly chunkTimeoutMs?: number
 }
 
 /** A failure of the request or of the stream, already normalized. */
@@ -31,10 +37,19 @@ export class LlmError extends Data.TaggedError("LlmError")<{ readonly error: Nor
   }
 }
 
+/** The stream error for a silence of `ms` between two parts (SPEC §5), whoever times it. */
+export const chunkTimeoutError = (ms: number): LlmError =>
+  new LlmError({ error: { message: `no stream chunk for ${ms} ms (chunkTimeout)`, name: "ChunkTimeoutError", code: "stream_read_error", phase: "stream" } })
+
 export interface LlmShape {
   readonly providerId: string
   readonly modelId: string
   readonly stream: (request: LlmRequest) => Stream.Stream<StreamPart, LlmError>
+  /**
+   * The stream enforces `request.chunkTimeoutMs` itself, with a timer on its own reads: cheaper
+   * than the processor's race of each pull against a sleep, which forks two fibers per pull.
+   */
+  readonly timesChunks?: boolean
 }
 
 /** The model: one request in, a Stream of loopguard stream parts out; interrupting it aborts the HTTP request. */

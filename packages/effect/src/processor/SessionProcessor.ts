@@ -167,10 +167,11 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           }
 
           // A provider's own chunk timeout wins (seed 000: `provider.<id>` chunkTimeout), else the global one.
-          const providerId = (input.llm ?? llm).providerId
+          const model = input.llm ?? llm
+          const providerId = model.providerId
           const chunkTimeoutMs = (Object.hasOwn(config.provider, providerId) ? config.provider[providerId]?.chunkTimeoutMs : undefined) ?? config.stream.chunkTimeoutMs
-          yield* (input.llm ?? llm).stream(request).pipe(
-            chunkTimeout(chunkTimeoutMs),
+          const parts = model.stream({ ...request, chunkTimeoutMs })
+          yield* (model.timesChunks === true ? parts : parts.pipe(chunkTimeout(chunkTimeoutMs))).pipe(
             Stream.mapArrayEffect((chunk) => onChunk(chunk, 0)),
             // The design card's shape: stop consuming the moment a monitor trips.
             Stream.takeUntil((stop) => stop),
