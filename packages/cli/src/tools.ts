@@ -82,11 +82,12 @@ const commandOf = (input: Record<string, unknown>): string => (typeof input["com
 
 const bashTool = (cwd: string, timeoutMs: number, options: BuiltinToolOptions, max: number): ToolDefinition => {
   const approve = options.approve
-  const env = scrubEnv(options.env ?? process.env, {
-    secretNames: options.secretEnvNames ?? [],
-    deny: options.envDeny ?? DEFAULT_ENV_DENY,
-    allow: options.envAllow ?? []
-  })
+  // The environment as it was when the tool was made, scrubbed at the first command: a run that
+  // never calls bash does not pay for matching every variable's name against the deny list.
+  const source = { ...(options.env ?? process.env) }
+  let scrubbed: Record<string, string> | undefined
+  const env = () =>
+    (scrubbed ??= scrubEnv(source, { secretNames: options.secretEnvNames ?? [], deny: options.envDeny ?? DEFAULT_ENV_DENY, allow: options.envAllow ?? [] }))
   return {
     spec: {
       name: "bash",
@@ -98,7 +99,7 @@ const bashTool = (cwd: string, timeoutMs: number, options: BuiltinToolOptions, m
     run: async (input, signal): Promise<ToolResult> => {
       const command = commandOf(input)
       if (command === "") return { state: "error", output: "", error: "no command given: pass the shell command as `command` (a string)" }
-      const r = await runShell(command, { cwd, timeoutMs, signal, env, maxOutputChars: max })
+      const r = await runShell(command, { cwd, timeoutMs, signal, env: env(), maxOutputChars: max })
       return r.failure === undefined
         ? { state: "completed", output: r.output, exitCode: r.exitCode ?? 0 }
         : { state: "error", output: r.output, error: r.failure }

@@ -20,7 +20,9 @@ interface Scene {
 const thinkOnly = (r: string): ScriptedResponse => ({ type: "stream", chunks: [{ reasoning: r }], finish: "stop" })
 const LOOP = "Let me look at the test file once more to understand why the assertion fails."
 
-const SCENES: ReadonlyArray<Scene> = [
+// Built when the demo runs: the scripted replies are text built at load time, and every other
+// command (`run` among them) starts from this same bundle.
+const scenes = (): ReadonlyArray<Scene> => [
   {
     title: "A healthy answer",
     expect: "final",
@@ -182,7 +184,8 @@ export const demoCommand = Command.make(
       const style = makeStyle(colourWanted(process.stdout.isTTY === true, process.env))
       const json = (value: unknown) => Console.log(JSON.stringify(value))
       let ok = 0
-      for (const [i, scene] of SCENES.entries()) {
+      const all = scenes()
+      for (const [i, scene] of all.entries()) {
         if (output === "json") yield* json({ type: "demo.scene", scene: i + 1, title: scene.title, expect: scene.expect })
         else renderer.line(style.bold(`\n=== ${i + 1}. ${scene.title}`))
         const got = yield* playScene(scene, i, output, renderer)
@@ -191,7 +194,7 @@ export const demoCommand = Command.make(
         if (output === "json") yield* json({ type: "demo.verdict", scene: i + 1, expected: scene.expect, got, asExpected })
         else if (output === "human") renderer.line(`verdict: ${asExpected ? style.green("as expected") : style.red("UNEXPECTED")} — ${exitWords(got)} (${got})`)
       }
-      if (output === "json") yield* json({ type: "demo.summary", scenes: SCENES.length, asExpected: ok })
-      else renderer.line(`\n${ok} of ${SCENES.length} scenes ended as expected (offline, scripted model over local HTTP).`)
+      if (output === "json") yield* json({ type: "demo.summary", scenes: all.length, asExpected: ok })
+      else renderer.line(`\n${ok} of ${all.length} scenes ended as expected (offline, scripted model over local HTTP).`)
     })
 ).pipe(Command.withDescription("Offline demo on the built-in scripted model: each mechanism firing"))
