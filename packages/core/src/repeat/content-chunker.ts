@@ -126,11 +126,19 @@ export class ContentChunker {
     while (i < delta.length && !this.halted) {
       // Most characters are letters inside a word with nothing held back: a run of them is hashed
       // in one tight loop.
-      if (this.inToken && this.pendingSpace === 0 && this.pendingCount === 0 && !this.inNumber) {
+      const code = delta.charCodeAt(i)
+      const lower = code | 0x20
+      if (
+        ((lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && this.wordPlain)) &&
+        this.inToken &&
+        this.pendingSpace === 0 &&
+        this.pendingCount === 0 &&
+        !this.inNumber
+      ) {
         i = this.letterRun(delta, i)
         if (i >= delta.length || this.halted) return
+        continue
       }
-      const code = delta.charCodeAt(i)
       if (code === SPACE) {
         this.inToken = false
         if (this.pendingSpace === 0) this.pendingSpace = 1

@@ -44,7 +44,8 @@ export class PartObserver {
   tokens = 0
   private announcedTokens = 0
   private announcedAt = Number.NEGATIVE_INFINITY
-  private pendingText: Array<string> = []
+  /** Text since the last progress event, appended as a rope (flattened once, when an event takes it). */
+  private pendingText = ""
 
   constructor(
     readonly reply: ReplyBuilder,
@@ -60,7 +61,7 @@ export class PartObserver {
     this.reply.push(part)
     if (part.type === "text-delta" || part.type === "reasoning-delta") {
       this.tokens += countWords(part.text)
-      this.pendingText.push(part.text)
+      this.pendingText += part.text
       for (const m of this.monitors) {
         const t = m.onPart?.(part) ?? null
         if (t) {
@@ -81,15 +82,15 @@ export class PartObserver {
   takeProgress(force: boolean): Progress | null {
     if (this.tokens === this.announcedTokens) return null
     if (!this.progress.listening()) {
-      this.pendingText = []
+      this.pendingText = ""
       return null
     }
     const now = this.progress.now()
     if (!force && now - this.announcedAt < this.progress.intervalMs) return null
     this.announcedAt = now
     this.announcedTokens = this.tokens
-    const text = this.pendingText.join("")
-    this.pendingText = []
+    const text = this.pendingText
+    this.pendingText = ""
     return { tokens: this.tokens, text }
   }
 
