@@ -33,7 +33,8 @@ export const main = async (isQuick = quick()): Promise<ReadonlyArray<RunFigure>>
   buildCliBundle()
   const server = await startScriptedServer(() => reply)
   const work = mkdtempSync(join(tmpdir(), "loopguard-bench-run-"))
-  const pairs = isQuick ? 4 : 6
+  // Ten pairs: with six, the median ratio under Bun moved by ±4 % between back-to-back runs.
+  const pairs = isQuick ? 4 : 10
   try {
     const bare = await bundleForNode(join(import.meta.dir, "bare-consumer.ts"), work, "bare.mjs")
     const figures: Array<RunFigure> = []

@@ -20,7 +20,6 @@ import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
 import { ChunkNumbers } from "./chunk-numbers.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
-import { TokenPositions } from "./token-positions.js"
 
 /** Copies beyond `copies` that a long repeat whose numbers change needs (verified on 3 copies at the default). */
 export const NEAR_EXTRA_COPIES = 1
@@ -103,12 +102,8 @@ export class ChunkPeriods {
   private readonly active: Array<number> = []
   private readonly isActive: Uint8Array
   private readonly ready: Array<number> = []
-  /**
-   * Masked hash → its newest position (rebuilt from the kept chunks every `capacity` chunks, so
-   * it holds no hash that left long ago), and per slot the previous position of the same hash. A
-   * position read from either may have left the ring: every walk stops past maxPeriod chunks back.
-   */
-  private readonly newest: TokenPositions
+  /** Masked hash → its newest position, and per slot the previous position of the same hash. */
+  private readonly newest = new Map<number, number>()
   private readonly prevSame: Float64Array
 
   constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker) {
@@ -119,7 +114,6 @@ export class ChunkPeriods {
     this.numbers = new ChunkNumbers(this.capacity, chunker)
     this.forced = new Uint8Array(this.capacity)
     this.prevSame = new Float64Array(this.capacity)
-    this.newest = new TokenPositions(this.capacity)
     this.endChars = new Float64Array(this.capacity)
     this.endTokens = new Float64Array(this.capacity)
     this.endWords = new Float64Array(this.capacity)
@@ -148,7 +142,7 @@ export class ChunkPeriods {
     const c = this.chunker
     const j = this.chunks++
     const slot = j % this.capacity
-    if (slot === 0 && j > 0) this.rebuildNewest(j)
+    if (j >= this.capacity) this.forget(j - this.capacity, this.masked1[slot]!)
     this.tokens += c.lastTokens
     this.masked1[slot] = c.lastMasked1
     this.masked2[slot] = c.lastMasked2
@@ -221,9 +215,11 @@ export class ChunkPeriods {
    * RECENT_PER_HASH of them, along the chain of earlier positions. Then j joins the chain.
    */
   private startRuns(j: number): void {
-    const newest = this.newest.record(this.chunker.lastMasked1, j)
-    this.prevSame[j % this.capacity] = newest
-    let pos = newest
+    const key = this.chunker.lastMasked1
+    const newest = this.newest.get(key)
+    this.prevSame[j % this.capacity] = newest ?? -1
+    this.newest.set(key, j)
+    let pos = newest ?? -1
     for (let n = 0; n < RECENT_PER_HASH && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.prevSame[pos % this.capacity]!) {
       const q = j - pos
       if (this.isActive[q] === 1 || !this.nearSame(j, pos)) continue
@@ -237,10 +233,9 @@ export class ChunkPeriods {
     }
   }
 
-  /** The newest-position table from the chunks still kept, before chunk j is recorded. */
-  private rebuildNewest(j: number): void {
-    this.newest.clear()
-    for (let k = Math.max(0, j - this.capacity + 1); k < j; k++) this.newest.record(this.masked1[k % this.capacity]!, k)
+  /** Chunk j leaves the ring: if it was its hash's newest occurrence, the hash is dropped. */
+  private forget(j: number, key: number): void {
+    if (this.newest.get(key) === j) this.newest.delete(key)
   }
 
   private extend(q: number, j: number): void {
