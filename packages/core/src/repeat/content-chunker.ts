@@ -156,49 +156,43 @@ export class ContentChunker {
    */
   private letterRun(delta: string, from: number): number {
     const base = this.chars - from
-    let gear = this.gear
-    let masked1 = this.masked1
-    let length = this.length
-    let wordLength = this.wordLength
-    let wordStartGear = this.wordStartGear
-    let wordPlain = this.wordPlain
     let i = from
-    for (; i < delta.length; i++) {
-      const lower = delta.charCodeAt(i) | 0x20
-      if (!((lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && wordPlain))) break
-      const before = gear
-      gear = ((before << 1) + GEAR[lower]!) | 0
-      if (wordLength++ === 0) wordStartGear = before
-      wordPlain = true
-      masked1 = Math.imul(masked1 ^ lower, 0x01000193)
-      length++
-      const natural = length >= MIN_CHUNK && (gear & CUT_MASK) === 0
-      if (natural || length >= MAX_CHUNK) {
-        this.gear = gear
-        this.masked1 = masked1
-        this.length = length
-        this.wordLength = wordLength
-        this.wordStartGear = wordStartGear
-        this.wordPlain = wordPlain
-        // The sink reads `chars` as the characters before the one that closed the chunk.
-        this.chars = base + i
-        this.close(!natural)
-        masked1 = this.masked1
-        length = this.length
-        if (this.halted) {
-          i++
-          break
-        }
+    for (;;) {
+      let gear = this.gear
+      let masked1 = this.masked1
+      let length = this.length
+      let wordLength = this.wordLength
+      let wordStartGear = this.wordStartGear
+      let wordPlain = this.wordPlain
+      // 0: the run ended; 1: a natural cut at character i; 2: a cut forced at MAX_CHUNK.
+      let cut = 0
+      for (; i < delta.length; i++) {
+        const lower = delta.charCodeAt(i) | 0x20
+        if (!((lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && wordPlain))) break
+        const before = gear
+        gear = ((before << 1) + GEAR[lower]!) | 0
+        if (wordLength++ === 0) wordStartGear = before
+        wordPlain = true
+        masked1 = Math.imul(masked1 ^ lower, 0x01000193)
+        length++
+        if (length >= MIN_CHUNK && (gear & CUT_MASK) === 0) cut = 1
+        else if (length >= MAX_CHUNK) cut = 2
+        if (cut !== 0) break
       }
+      this.gear = gear
+      this.masked1 = masked1
+      this.length = length
+      this.wordLength = wordLength
+      this.wordStartGear = wordStartGear
+      this.wordPlain = wordPlain
+      // The sink reads `chars` as the characters before the one that closed the chunk.
+      this.chars = base + i
+      if (cut === 0) return i
+      this.close(cut === 2)
+      i++
+      this.chars = base + i
+      if (this.halted) return i
     }
-    this.gear = gear
-    this.masked1 = masked1
-    this.length = length
-    this.wordLength = wordLength
-    this.wordStartGear = wordStartGear
-    this.wordPlain = wordPlain
-    this.chars = base + i
-    return i
   }
 
   /** One UTF-16 code unit of the raw text. */
