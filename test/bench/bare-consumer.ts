@@ -1,15 +1,29 @@
 /**
  * The baseline for `loopguard run`: what a user would write without loopguard — one `streamText`
  * call against the endpoint, the reply consumed and printed. Bundled for Node like the CLI.
+ * `--tools` offers the three tools `run` offers (same names and input schemas), so the request is
+ * the one `run` sends: the AI SDK adds a stage per part when tools are offered.
  *
- *   bare-consumer BASE_URL MODEL PROMPT
+ *   bare-consumer BASE_URL MODEL PROMPT [--tools]
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
-import { streamText } from "ai"
+import { jsonSchema, streamText, tool, type ToolSet } from "ai"
 
-const [baseURL, model, prompt] = process.argv.slice(2)
+const [baseURL, model, prompt, withTools] = process.argv.slice(2)
 const provider = createOpenAICompatible({ name: "bare", baseURL: baseURL!, includeUsage: true })
-const result = streamText({ model: provider.chatModel(model!), messages: [{ role: "user", content: prompt! }], maxRetries: 0, onError: () => {} })
+const schema = (properties: Record<string, unknown>, required: ReadonlyArray<string>) => jsonSchema({ type: "object", properties, required } as never)
+const runTools: ToolSet = {
+  read_file: tool({ description: "Read a file", inputSchema: schema({ path: { type: "string" } }, ["path"]) }),
+  list_dir: tool({ description: "List a folder", inputSchema: schema({ path: { type: "string" } }, []) }),
+  bash: tool({ description: "Run a shell command", inputSchema: schema({ command: { type: "string" } }, ["command"]) })
+}
+const result = streamText({
+  model: provider.chatModel(model!),
+  messages: [{ role: "user", content: prompt! }],
+  ...(withTools === "--tools" ? { tools: runTools } : {}),
+  maxRetries: 0,
+  onError: () => {}
+})
 let chars = 0
 for await (const part of result.fullStream) {
   if (part.type === "text-delta") chars += part.text.length

@@ -23,6 +23,9 @@ export interface RunFigure {
   readonly runRss: number
   readonly bareRss: number
   readonly rssRatio: number
+  /** The same, against a bare script that offers `run`'s three tools (the request `run` sends). */
+  readonly toolsBareMs: number
+  readonly toolsTimeRatio: number
 }
 
 export const main = async (isQuick = quick()): Promise<ReadonlyArray<RunFigure>> => {
@@ -44,12 +47,14 @@ export const main = async (isQuick = quick()): Promise<ReadonlyArray<RunFigure>>
     ] as const) {
       const run = () => timedChild(cmd, [cliBundle, "run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "go", "--json", "--cwd", work])
       const base = () => timedChild(cmd, [bare, server.baseURL, server.modelId, "go"])
-      await run(), await base() // warm the file cache
+      const toolsBase = () => timedChild(cmd, [bare, server.baseURL, server.modelId, "go", "--tools"])
+      await run(), await base(), await toolsBase() // warm the file cache
       const runs: Array<Timed> = []
       const bases: Array<Timed> = []
+      const toolsBases: Array<Timed> = []
       for (let i = 0; i < pairs; i++) {
-        if (i % 2 === 0) runs.push(await run()), bases.push(await base())
-        else bases.push(await base()), runs.push(await run())
+        if (i % 2 === 0) runs.push(await run()), bases.push(await base()), toolsBases.push(await toolsBase())
+        else toolsBases.push(await toolsBase()), bases.push(await base()), runs.push(await run())
       }
       if (!runs.every((r) => r.stdout.includes('"reason":"final"'))) throw new Error("a loopguard run did not end final")
       figures.push({
@@ -59,13 +64,16 @@ export const main = async (isQuick = quick()): Promise<ReadonlyArray<RunFigure>>
         timeRatio: median(runs.map((r, i) => r.ms / bases[i]!.ms)),
         runRss: median(runs.map((r) => r.peakRss)),
         bareRss: median(bases.map((r) => r.peakRss)),
-        rssRatio: median(runs.map((r, i) => r.peakRss / bases[i]!.peakRss))
+        rssRatio: median(runs.map((r, i) => r.peakRss / bases[i]!.peakRss)),
+        toolsBareMs: median(toolsBases.map((r) => r.ms)),
+        toolsTimeRatio: median(runs.map((r, i) => r.ms / toolsBases[i]!.ms))
       })
     }
     console.log(`loopguard run --json (bundle) vs a bare streamText script (bundle), ${words.toLocaleString()} words in ${chunks.toLocaleString()} chunks, ${pairs} paired runs`)
     for (const f of figures) {
       console.log(`  ${f.runtime.padEnd(14)} time: run ${f.runMs.toFixed(0)} ms, bare ${f.bareMs.toFixed(0)} ms, ratio ${f.timeRatio.toFixed(2)}x (target <= ${TIME_TARGET}x: ${verdict(f.timeRatio, TIME_TARGET)})`)
       console.log(`  ${"".padEnd(14)} peak RSS: run ${mb(f.runRss)}, bare ${mb(f.bareRss)}, ratio ${f.rssRatio.toFixed(2)}x (target <= ${RSS_TARGET}x: ${verdict(f.rssRatio, RSS_TARGET)})`)
+      console.log(`  ${"".padEnd(14)} for reference, a bare script offering run's three tools: ${f.toolsBareMs.toFixed(0)} ms, ratio ${f.toolsTimeRatio.toFixed(2)}x (the verdict above is against the script without tools)`)
     }
     return figures
   } finally {
