@@ -59,6 +59,8 @@ describe("batchedStream with a read timeout", () => {
   })
 
   test("a silence after some parts fails after those parts; gaps shorter than the limit do not", async () => {
+    // A wide margin between the gaps (20 ms) and the limit (400 ms): a loaded machine delays timers.
+    const timeout = { ms: 400, onTimeout: () => "timed out" }
     const source = new ReadableStream<number>({
       start: (c) => {
         c.enqueue(1)
