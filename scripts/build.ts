@@ -67,7 +67,7 @@ const bundleFailed = (what: string, result: Bun.BuildOutput): never => {
   throw new Error(`${what} failed`)
 }
 
-/** The ES module bundle that Node runs (and Bun, if the bytecode build is gone). */
+/** The ES module bundle that Node runs. */
 const buildNodeBundle = async (outdir: string) => {
   const result = await Bun.build({
     entrypoints: [cliEntry],
