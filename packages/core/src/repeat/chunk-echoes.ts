@@ -50,9 +50,9 @@ export class ChunkEchoes {
   private readonly endFresh: Float64Array
   /** Hash of each kept chunk's numbers: with equal masked hashes, an exact repeat. */
   private readonly numbersHash: Int32Array
-  /** A copy length whose words were counted without a trip, and the chunk from which to count again. */
   /** Chunks per copy of the newest steady repeat (a chunk at depth 2 or more): how far back "a few copies" reach. */
   private period = 0
+  /** A copy length whose words were counted without a trip, and the chunk from which to count again. */
   private checkedPeriod = 0
   private checkedUntil = 0
   private chunks = 0

@@ -57,6 +57,8 @@ const UNDERSCORE = 0x5f
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
 const isHexLetter = (c: number): boolean => c >= 0x61 && c <= 0x66
 const isLetter = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x80 && !isWhitespaceCode(c))
+/** `lower` (a code unit with bit 0x20 set) continues a word's run of letters: g–z, or a–f once the word has a non-hex letter. */
+const continuesLetters = (lower: number, wordPlain: boolean): boolean => (lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && wordPlain)
 const isLineBreak = (c: number): boolean => c === NEWLINE || c === 0x0d || c === 0x2028 || c === 0x2029
 
 /** Called once per chunk, while the chunker's `last*` fields describe it. */
@@ -128,13 +130,7 @@ export class ContentChunker {
       // in one tight loop.
       const code = delta.charCodeAt(i)
       const lower = code | 0x20
-      if (
-        ((lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && this.wordPlain)) &&
-        this.inToken &&
-        this.pendingSpace === 0 &&
-        this.pendingCount === 0 &&
-        !this.inNumber
-      ) {
+      if (continuesLetters(lower, this.wordPlain) && this.inToken && this.pendingSpace === 0 && this.pendingCount === 0 && !this.inNumber) {
         i = this.letterRun(delta, i)
         if (i >= delta.length || this.halted) return
         continue
@@ -168,7 +164,7 @@ export class ContentChunker {
       let cut = 0
       for (; i < delta.length; i++) {
         const lower = delta.charCodeAt(i) | 0x20
-        if (!((lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && wordPlain))) break
+        if (!continuesLetters(lower, wordPlain)) break
         const before = gear
         gear = ((before << 1) + GEAR[lower]!) | 0
         if (wordLength++ === 0) wordStartGear = before
