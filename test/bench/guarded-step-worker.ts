@@ -3,7 +3,9 @@
  * of (a) a bare AI SDK `streamText` consumer and (b) the full guarded step — SessionProcessor with
  * the default config (every default monitor), the real Events PubSub and the session store that
  * `loopguard run` uses by default (in memory; the SQLite store needs node:sqlite, Node >= 22.13) —
- * against the same HTTP stream served by the parent. Prints one JSON line with the times.
+ * against the same HTTP stream served by the parent, and (c) a bare consumer of the SDK's
+ * single-call primitive, which the guarded step calls itself (the floor of what it can cost).
+ * Prints one JSON line with the times.
  *
  *   <runtime> guarded-step-worker ts|mjs BASE_URL MODEL ROUNDS [repeat-off]
  *
@@ -13,7 +15,7 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import { ConfigService, DEFAULT_CONFIG, Events, loopguardLayer, Permission, SessionProcessor, SessionStore, Tools } from "@loopguard/effect"
-import { streamText } from "ai"
+import { experimental_streamLanguageModelCall, streamText } from "ai"
 import { Effect, Layer, ManagedRuntime } from "effect"
 
 const [baseURL, modelId, roundsArg, repeatArg] = process.argv.slice(2)
@@ -47,6 +49,17 @@ const bare = async (): Promise<void> => {
     else if (part.type === "error") throw part.error
   }
   if (chars === 0) throw new Error("bare consumer saw no text")
+}
+
+const bareCall = async (): Promise<void> => {
+  const provider = createOpenAICompatible({ name: "bench", baseURL: baseURL!, includeUsage: true })
+  const { stream } = await experimental_streamLanguageModelCall({ model: provider.chatModel(modelId!), messages: [{ role: "user", content: "go" }] })
+  let chars = 0
+  for await (const part of stream) {
+    if (part.type === "text-delta") chars += part.text.length
+    else if (part.type === "error") throw part.error
+  }
+  if (chars === 0) throw new Error("single-call consumer saw no text")
 }
 
 let session = 0
@@ -85,18 +98,22 @@ const guarded = async (): Promise<void> => {
 {
   await bare()
   await guarded()
+  await bareCall()
   const bareRuns: Array<Sample> = []
   const guardedRuns: Array<Sample> = []
+  const callRuns: Array<Sample> = []
   for (let i = 0; i < rounds; i++) {
-    // The order alternates within each pair, so drift on a loaded machine hits both sides alike.
+    // The order alternates within each round, so drift on a loaded machine hits every side alike.
     if (i % 2 === 0) {
       bareRuns.push(await timed(bare))
       guardedRuns.push(await timed(guarded))
+      callRuns.push(await timed(bareCall))
     } else {
+      callRuns.push(await timed(bareCall))
       guardedRuns.push(await timed(guarded))
       bareRuns.push(await timed(bare))
     }
   }
-  console.log(JSON.stringify({ bareRuns, guardedRuns }))
+  console.log(JSON.stringify({ bareRuns, guardedRuns, callRuns }))
   await runtime.dispose()
 }

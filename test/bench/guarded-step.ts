@@ -36,6 +36,9 @@ export interface PairedFigure {
   readonly ratio: number
   /** Median of the per-pair CPU-time ratios of the consumer process (steadier on a loaded machine). */
   readonly cpuRatio: number
+  /** A bare consumer of the SDK's single-call primitive (what the guarded step calls), and the guarded step's wall ratio to it. */
+  readonly callMs: number
+  readonly callRatio: number
 }
 
 interface Sample {
@@ -44,13 +47,15 @@ interface Sample {
 }
 
 const summarize = (runtime: string, stdout: string): PairedFigure => {
-  const { bareRuns, guardedRuns } = JSON.parse(stdout.trim().split("\n").at(-1)!) as { bareRuns: Array<Sample>; guardedRuns: Array<Sample> }
+  const { bareRuns, guardedRuns, callRuns } = JSON.parse(stdout.trim().split("\n").at(-1)!) as { bareRuns: Array<Sample>; guardedRuns: Array<Sample>; callRuns: Array<Sample> }
   return {
     runtime,
     bareMs: median(bareRuns.map((r) => r.wall)),
     guardedMs: median(guardedRuns.map((r) => r.wall)),
     ratio: median(guardedRuns.map((g, i) => g.wall / bareRuns[i]!.wall)),
-    cpuRatio: median(guardedRuns.map((g, i) => g.cpu / bareRuns[i]!.cpu))
+    cpuRatio: median(guardedRuns.map((g, i) => g.cpu / bareRuns[i]!.cpu)),
+    callMs: median(callRuns.map((r) => r.wall)),
+    callRatio: median(guardedRuns.map((g, i) => g.wall / callRuns[i]!.wall))
   }
 }
 
@@ -80,6 +85,7 @@ export const main = async (isQuick = quick(), repeatOff = process.argv.includes(
     )
     for (const f of figures) {
       console.log(`  ${f.runtime.padEnd(14)} bare ${f.bareMs.toFixed(0)} ms, guarded ${f.guardedMs.toFixed(0)} ms, wall ratio ${f.ratio.toFixed(3)}x (target <= ${TARGET}x: ${verdict(f.ratio, TARGET)}), CPU ratio ${f.cpuRatio.toFixed(3)}x`)
+      console.log(`  ${"".padEnd(14)} loopguard's own share: against a bare consumer of the single call the guarded step makes (${f.callMs.toFixed(0)} ms), ${f.callRatio.toFixed(3)}x`)
     }
     return figures
   } finally {

@@ -1,17 +1,18 @@
 /**
- * The LLM service from any AI SDK LanguageModel. The SDK's own retries are off (loopguard owns
- * retries), its error logging is silenced (errors arrive as parts), and interrupting the
- * Stream aborts the HTTP request so the server sees the client go away.
+ * The LLM service from any AI SDK LanguageModel: one model call per request (model-call.ts; the
+ * SDK retries nothing, loopguard owns retries), and interrupting the Stream aborts the HTTP
+ * request so the server sees the client go away.
  */
 import { type StreamPart } from "@loopguard/core/model"
 import { LLM, type LlmRequest, type LlmShape } from "@loopguard/effect"
 import { chunkTimeoutError, llmRedaction } from "@loopguard/effect/llm"
 import { Effect, Layer, Stream } from "effect"
-import { streamText, type LanguageModel } from "ai"
+import type { LanguageModel } from "ai"
 import { toModelMessages, toToolSet } from "./messages.js"
 import { normalizeProviderError } from "./http/response-limits.js"
 import { makePartMapper } from "./map-stream.js"
 import { batchedStream } from "./batched-source.js"
+import { openModelCall } from "./model-call.js"
 
 export interface AiSdkModelOptions {
   readonly model: LanguageModel
@@ -21,7 +22,7 @@ export interface AiSdkModelOptions {
   readonly secrets?: ReadonlyArray<string>
 }
 
-/** The LLM service over an AI SDK `LanguageModel`: `fullStream` mapped to loopguard's stream parts, with AI SDK retries off. */
+/** The LLM service over an AI SDK `LanguageModel`: one model call's parts mapped to loopguard's stream parts. */
 export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
   // This is where a server's words enter loopguard: redacted here.
   const redaction = llmRedaction(options.secrets)
@@ -33,20 +34,17 @@ export const makeAiSdkLlm = (options: AiSdkModelOptions): LlmShape => {
     stream: (request: LlmRequest) =>
       Stream.suspend(() => {
         const controller = new AbortController()
-        const tools = toToolSet(request.tools)
-        const result = streamText({
+        const opened = openModelCall({
           model: options.model,
           messages: toModelMessages(request),
           ...(request.system !== undefined && request.system !== "" ? { instructions: request.system } : {}),
-          ...(request.tools.length > 0 ? { tools } : {}),
+          ...(request.tools.length > 0 ? { tools: toToolSet(request.tools) } : {}),
           ...(request.maxOutputTokens !== undefined ? { maxOutputTokens: request.maxOutputTokens } : {}),
-          maxRetries: 0,
-          abortSignal: controller.signal,
-          onError: () => {}
+          abortSignal: controller.signal
         })
         const ms = request.chunkTimeoutMs
         const timeout = ms === undefined ? undefined : { ms, onTimeout: () => chunkTimeoutError(ms) }
-        return batchedStream(result.fullStream, (e) => redaction.error(normalizeProviderError(e)), timeout === undefined ? {} : { timeout }).pipe(
+        return batchedStream(opened, (e) => redaction.error(normalizeProviderError(e)), timeout === undefined ? {} : { timeout }).pipe(
           Stream.map(makePartMapper()),
           Stream.filter((part): part is StreamPart => part !== null),
           redaction.parts,

@@ -100,6 +100,35 @@ describe("batchedStream with a read timeout", () => {
   })
 })
 
+describe("batchedStream of a source still being opened", () => {
+  const numbers = (...ns: Array<number>) => new ReadableStream<number>({ start: (c) => (ns.forEach((n) => c.enqueue(n)), c.close()) })
+
+  test("the parts of a source that opens later come in order", async () => {
+    const opening = new Promise<ReadableStream<number>>((resolve) => setTimeout(() => resolve(numbers(1, 2, 3)), 20))
+    expect(await Effect.runPromise(Stream.runCollect(batchedStream(opening, String)))).toEqual([1, 2, 3])
+  })
+
+  test("an opening that fails fails the stream through onError", async () => {
+    const exit = await Effect.runPromiseExit(Stream.runCollect(batchedStream(Promise.reject(new Error("refused")), (e) => `wrapped: ${(e as Error).message}`)))
+    expect(exit).toEqual(Exit.fail("wrapped: refused"))
+  })
+
+  test("waiting for the opening counts against the first batch's time limit", async () => {
+    const exit = await Effect.runPromiseExit(Stream.runCollect(batchedStream(new Promise<ReadableStream<number>>(() => {}), String, { timeout: { ms: 40, onTimeout: () => "timed out" } })))
+    expect(exit).toEqual(Exit.fail("timed out"))
+  })
+
+  test("a source that opens after the stream was closed is cancelled (its request is released)", async () => {
+    let cancelled = false
+    let open: (s: ReadableStream<number>) => void = () => {}
+    const opening = new Promise<ReadableStream<number>>((resolve) => (open = resolve))
+    await Effect.runPromise(Effect.timeoutOption(Stream.runDrain(batchedStream(opening, String)), "10 millis"))
+    open(new ReadableStream<number>({ cancel: () => void (cancelled = true) }))
+    await new Promise((r) => setTimeout(r, 10))
+    expect(cancelled).toBe(true)
+  })
+})
+
 describe("Turn", () => {
   test("a read that settles before the turn wins; the turn has not passed yet", async () => {
     const turn = new Turn()

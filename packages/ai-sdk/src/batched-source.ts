@@ -61,26 +61,40 @@ export interface BatchedStreamOptions<E> {
 /**
  * Reads `source` in batches: the first part of a chunk is awaited, the rest are the ones already
  * queued. With `timeout`, a first part that takes longer than `timeout.ms` fails the stream: one
- * timer per batch, cleared when the read settles or the stream ends.
+ * timer per batch, cleared when the read settles or the stream ends. A source still being opened
+ * (a request waiting for its response headers) is awaited within the first batch's time limit.
  */
-export const batchedStream = <A, E>(source: ReadableStream<A>, onError: (error: unknown) => E, options: BatchedStreamOptions<E> = {}): Stream.Stream<A, E> =>
+export const batchedStream = <A, E>(
+  source: ReadableStream<A> | Promise<ReadableStream<A>>,
+  onError: (error: unknown) => E,
+  options: BatchedStreamOptions<E> = {}
+): Stream.Stream<A, E> =>
   Stream.fromChannel(
     Channel.fromTransform((_, scope) =>
       Effect.gen(function* () {
         const maxBatch = options.maxBatch ?? MAX_BATCH
         const timeout = options.timeout
-        const reader = source.getReader()
+        let reader = source instanceof ReadableStream ? source.getReader() : undefined
         // A read that lost the race is kept for the next pull (it may also hold an error).
         let pending: Promise<ReadResult<A>> | null = null
         let ended = false
+        let closed = false
         let timer: ReturnType<typeof setTimeout> | undefined
         yield* Scope.addFinalizer(
           scope,
           Effect.sync(() => {
+            closed = true
             clearTimeout(timer)
-            if (!ended) reader.cancel().catch(() => {})
+            if (!ended) reader?.cancel().catch(() => {})
           })
         )
+        const openAndRead = (opening: Promise<ReadableStream<A>>): Promise<ReadResult<A>> =>
+          opening.then((opened) => {
+            // Opened after the stream was closed: nobody will read it, so it is released.
+            if (closed) return opened.cancel().then(() => ({ done: true, value: undefined }) as ReadResult<A>)
+            reader = opened.getReader()
+            return reader.read()
+          })
         const timed = (read: Promise<ReadResult<A>>, ms: number): Promise<ReadResult<A> | typeof TIMED_OUT> =>
           new Promise((resolve, reject) => {
             timer = setTimeout(() => resolve(TIMED_OUT), ms)
@@ -90,7 +104,7 @@ export const batchedStream = <A, E>(source: ReadableStream<A>, onError: (error: 
             )
           })
         const readBatch = async (): Promise<Array<A> | null> => {
-          const read = pending ?? reader.read()
+          const read = pending ?? (reader === undefined ? openAndRead(source as Promise<ReadableStream<A>>) : reader.read())
           const first = timeout === undefined ? await read : await timed(read, timeout.ms)
           if (first === TIMED_OUT) throw TIMED_OUT
           pending = null
@@ -99,9 +113,10 @@ export const batchedStream = <A, E>(source: ReadableStream<A>, onError: (error: 
             return null
           }
           const batch: Array<A> = [first.value]
+          const more = reader!
           const turn = new Turn()
           while (batch.length < maxBatch && !turn.passed) {
-            const next = reader.read()
+            const next = more.read()
             let r: ReadResult<A> | typeof NOT_YET
             try {
               r = await turn.race(next)

@@ -1,10 +1,12 @@
 /**
- * AI SDK `fullStream` parts → loopguard StreamParts. Anything loopguard does not act on
- * (start-step, text-start/end, sources, raw, ping) is dropped here so monitors see one shape.
+ * AI SDK parts (a single model call's, or `streamText`'s `fullStream`) → loopguard StreamParts.
+ * Anything loopguard does not act on (start-step, text-start/end, sources, raw, ping, response
+ * metadata) is dropped here so monitors see one shape.
  */
 import { FINISH_REASONS, toolCallPart, type FinishReason, type StreamPart, type Usage } from "@loopguard/core/model"
 import { normalizeProviderError } from "./http/response-limits.js"
-import type { LanguageModelUsage, TextStreamPart, ToolSet } from "ai"
+import type { LanguageModelUsage } from "ai"
+import type { ModelCallPart } from "./model-call.js"
 
 /** An AI SDK finish reason as loopguard's (`unknown` for anything it does not know). */
 export const toFinishReason = (reason: string | undefined): FinishReason =>
@@ -25,6 +27,12 @@ export const toUsage = (u: LanguageModelUsage | undefined): Usage | undefined =>
 }
 
 
+const finishPart = (reason: string, total: LanguageModelUsage | undefined): StreamPart => {
+  const usage = toUsage(total)
+  const finish = toFinishReason(reason)
+  return usage ? { type: "finish", finish, usage } : { type: "finish", finish }
+}
+
 /** The provider's "stream ended without a finish reason" error: a missing finish, not a failure. */
 export const isMissingFinish = (error: unknown): boolean =>
   error instanceof Error && /ended without a finish reason/i.test(error.message)
@@ -36,20 +44,21 @@ export const isMissingFinish = (error: unknown): boolean =>
  */
 export const makePartMapper = () => {
   let missingFinish = false
-  return (part: TextStreamPart<ToolSet>): StreamPart | null => {
+  return (part: ModelCallPart): StreamPart | null => {
     if (part.type === "error" && isMissingFinish(part.error)) {
       missingFinish = true
       return { type: "finish", finish: "unknown" }
     }
-    if (missingFinish && (part.type === "finish" || part.type === "finish-step")) return null
+    if (missingFinish && (part.type === "finish" || part.type === "finish-step" || part.type === "model-call-end")) return null
     return mapPart(part)
   }
 }
 
-/** One AI SDK `fullStream` part as a loopguard stream part, or null for parts loopguard does not use. */
-export const mapPart = (part: TextStreamPart<ToolSet>): StreamPart | null => {
+/** One AI SDK part as a loopguard stream part, or null for parts loopguard does not use. */
+export const mapPart = (part: ModelCallPart): StreamPart | null => {
   switch (part.type) {
     case "start":
+    case "model-call-start":
       return { type: "start" }
     case "text-delta":
       return part.text === "" ? null : { type: "text-delta", text: part.text }
@@ -61,11 +70,10 @@ export const mapPart = (part: TextStreamPart<ToolSet>): StreamPart | null => {
       return { type: "tool-input-delta", id: part.id, delta: part.delta }
     case "tool-call":
       return toolCallPart(part.toolCallId, part.toolName, (part as { input: unknown }).input)
-    case "finish": {
-      const usage = toUsage(part.totalUsage)
-      const finish = toFinishReason(part.finishReason)
-      return usage ? { type: "finish", finish, usage } : { type: "finish", finish }
-    }
+    case "finish":
+      return finishPart(part.finishReason, part.totalUsage)
+    case "model-call-end":
+      return finishPart(part.finishReason, part.usage)
     case "error":
       return { type: "error", error: { ...normalizeProviderError(part.error), phase: "request" } }
     case "abort":
