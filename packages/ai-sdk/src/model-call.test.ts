@@ -6,7 +6,7 @@ import { makePartMapper } from "./map-stream.js"
 import { openModelCall, singleCall, type ModelCallInput, type SingleCall } from "./model-call.js"
 import { normalizeProviderError } from "./http/response-limits.js"
 import { toToolSet } from "./messages.js"
-import { scriptedChatModel, startScriptedServer, textStream, toolCallStream, type ScriptedResponse, type ScriptedServer } from "./testing.js"
+import { scriptedChatModel, startScriptedServer, textStream, toolCallStream, type ScriptedProvider, type ScriptedResponse, type ScriptedServer } from "./testing.js"
 
 /** Each reply a provider may give, named; every one is played to both ways of calling the model. */
 const replies: ReadonlyArray<readonly [string, ScriptedResponse]> = [
@@ -35,9 +35,9 @@ interface Outcome {
 const withoutDates = (outcome: Outcome): Outcome => JSON.parse(JSON.stringify(outcome, (key, value: unknown) => (key === "date" ? undefined : value)))
 
 /** What loopguard's LLM stream yields for one call: the mapped parts, and the error it failed with, if any. */
-const play = async (server: ScriptedServer, call: SingleCall | null): Promise<Outcome> => {
+const play = async (server: ScriptedServer, provider: ScriptedProvider, call: SingleCall | null): Promise<Outcome> => {
   const input: ModelCallInput = {
-    model: scriptedChatModel(server),
+    model: scriptedChatModel(server, provider),
     messages: [{ role: "user", content: "go" }],
     instructions: "be brief",
     tools: toToolSet([{ name: "bash", description: "Run a shell command", inputSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } }]),
@@ -58,11 +58,12 @@ describe("one model call: the SDK's single-call primitive and the streamText fal
     expect(singleCall()).not.toBeNull()
   })
 
-  test.each(replies)("%s", async (_name, reply) => {
+  const cases = (["openai-compatible", "openai"] as const).flatMap((provider) => replies.map(([name, reply]) => [name, provider, reply] as const))
+  test.each(cases)("%s (%s provider)", async (_name, provider, reply) => {
     const server = await startScriptedServer([reply, reply])
     try {
-      const direct = await play(server, singleCall())
-      const fallback = await play(server, null)
+      const direct = await play(server, provider, singleCall())
+      const fallback = await play(server, provider, null)
       expect(direct).toEqual(fallback)
       expect(direct.parts.length + (direct.failure === undefined ? 0 : 1)).toBeGreaterThan(0)
       // The same request went out: instructions, tools, messages and settings.
