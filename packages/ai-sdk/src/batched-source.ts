@@ -74,7 +74,10 @@ export const batchedStream = <A, E>(
       Effect.gen(function* () {
         const maxBatch = options.maxBatch ?? MAX_BATCH
         const timeout = options.timeout
-        let reader = source instanceof ReadableStream ? source.getReader() : undefined
+        let reader: ReadableStreamDefaultReader<A> | undefined
+        let opening: Promise<ReadableStream<A>> | undefined
+        if (source instanceof ReadableStream) reader = source.getReader()
+        else opening = source
         // A read that lost the race is kept for the next pull (it may also hold an error).
         let pending: Promise<ReadResult<A>> | null = null
         let ended = false
@@ -88,8 +91,8 @@ export const batchedStream = <A, E>(
             if (!ended) reader?.cancel().catch(() => {})
           })
         )
-        const openAndRead = (opening: Promise<ReadableStream<A>>): Promise<ReadResult<A>> =>
-          opening.then((opened) => {
+        const openAndRead = (): Promise<ReadResult<A>> =>
+          opening!.then((opened) => {
             // Opened after the stream was closed: nobody will read it, so it is released.
             if (closed) return opened.cancel().then(() => ({ done: true, value: undefined }) as ReadResult<A>)
             reader = opened.getReader()
@@ -104,7 +107,7 @@ export const batchedStream = <A, E>(
             )
           })
         const readBatch = async (): Promise<Array<A> | null> => {
-          const read = pending ?? (reader === undefined ? openAndRead(source as Promise<ReadableStream<A>>) : reader.read())
+          const read = pending ?? (reader === undefined ? openAndRead() : reader.read())
           const first = timeout === undefined ? await read : await timed(read, timeout.ms)
           if (first === TIMED_OUT) throw TIMED_OUT
           pending = null

@@ -26,7 +26,7 @@ export const toUsage = (u: LanguageModelUsage | undefined): Usage | undefined =>
   return out
 }
 
-
+/** loopguard's finish from the SDK's reason and usage (a `finish` part's total, or a single call's). */
 const finishPart = (reason: string, total: LanguageModelUsage | undefined): StreamPart => {
   const usage = toUsage(total)
   const finish = toFinishReason(reason)

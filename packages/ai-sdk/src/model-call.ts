@@ -44,7 +44,7 @@ const failedCall = (error: unknown): ReadableStream<ModelCallPart> =>
 
 /**
  * Opens one model call. The promise settles when the response headers arrive; a call that fails
- * before that settles with a stream of one error part, as `streamText` reports it.
+ * before that settles with a stream of a start and an error part, as `streamText` reports it.
  */
 export const openModelCall = (input: ModelCallInput, call: SingleCall | null = singleCall()): Promise<ReadableStream<ModelCallPart>> => {
   if (call === null) return Promise.resolve(viaStreamText(input))
