@@ -66,8 +66,9 @@ describe("one model call: the SDK's single-call primitive and the streamText fal
       const fallback = await play(server, provider, null)
       expect(direct).toEqual(fallback)
       expect(direct.parts.length + (direct.failure === undefined ? 0 : 1)).toBeGreaterThan(0)
-      // The same request went out: instructions, tools, messages and settings.
+      // The same request went out: instructions, tools, messages and settings, with the same headers.
       expect(server.requests.map((r) => r.body)).toEqual([server.requests[1]!.body, server.requests[0]!.body])
+      expect(server.requests[0]!.headers).toEqual(server.requests[1]!.headers)
       expect(JSON.stringify(server.requests[0]!.body)).toContain("be brief")
     } finally {
       await server.close()
