@@ -32,6 +32,9 @@ export const singleCall = (): SingleCall | null => {
   return typeof candidate === "function" ? (candidate as SingleCall) : null
 }
 
+/** Looked up once: the installed `ai` does not change while loopguard runs. */
+const INSTALLED_SINGLE_CALL = singleCall()
+
 /** A call that failed before streaming (HTTP 429, a bad prompt), told the way `streamText` tells it: a start, then the error. */
 const failedCall = (error: unknown): ReadableStream<ModelCallPart> =>
   new ReadableStream({
@@ -46,7 +49,7 @@ const failedCall = (error: unknown): ReadableStream<ModelCallPart> =>
  * Opens one model call. The promise settles when the response headers arrive; a call that fails
  * before that settles with a stream of a start and an error part, as `streamText` reports it.
  */
-export const openModelCall = (input: ModelCallInput, call: SingleCall | null = singleCall()): Promise<ReadableStream<ModelCallPart>> => {
+export const openModelCall = (input: ModelCallInput, call: SingleCall | null = INSTALLED_SINGLE_CALL): Promise<ReadableStream<ModelCallPart>> => {
   if (call === null) return Promise.resolve(viaStreamText(input))
   try {
     return call(input).then(
