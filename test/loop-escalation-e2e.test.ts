@@ -137,12 +137,24 @@ describe("action cycle over HTTP", () => {
 })
 
 describe("repeated observation over HTTP", () => {
-  test("different searches, the same empty answer: noted at the 5th, stopped 5 steps later", async () => {
-    const { r, server, executions } = await runLoop((i) => bash(`grep -rn "setting_${i}" . || echo "No matches found for setting_${i}"`, i))
+  test("different commands, the same answer each time: noted at the 5th, stopped 5 steps later", async () => {
+    // Four command lines in turn, so no one of them is retried four times with new arguments (varied retry).
+    const probes = [`python3 -c "print('service: not ready')"`, `perl -e "print qq(service: not ready\\n)"`, `python3 -S -c "print('service: not ready')"`, `perl -w -e "print qq(service: not ready\\n)"`]
+    const { r, server, executions } = await runLoop((i) => bash(probes[i % probes.length]!, i))
     expect(actions(r, "repeated-observation")).toEqual(["note", "remind", "stop"])
     expect(r.report.reason).toBe("idle")
     expect(executions).toBe(10)
     expect(server.requests).toHaveLength(10)
+  }, 60_000)
+
+  test("different searches, each answering no matches, are exploration: no note, no stop, the run answers", async () => {
+    // Before, this very run was stopped as a repeated observation (issue: exploration is no spin).
+    const { r, executions } = await runLoop((i) =>
+      i < 12 ? bash(`grep -rn "setting_${i}" . || echo "No matches found for setting_${i}"`, i) : textStream("The app reads no settings file.")
+    )
+    expect(executions).toBe(12)
+    expect(r.report.reason).toBe("final")
+    expect(r.incidents.filter((x) => x.kind === "loop")).toEqual([])
   }, 60_000)
 })
 

@@ -246,8 +246,11 @@ const developmentTraces = (dir: string): Array<LabelledTrace> | null => {
   return traces
 }
 
-/** Whether a set meets the bar: recall ≥ 0.9 at ≤ 0.1 false alarms per 100 clean steps, no false halt. */
-export const meetsBar = (e: Evaluation): boolean => e.recall >= 0.9 && e.falseAlarmsPer100 <= 0.1 && e.falseHalts.length === 0
+/** Whether a set meets the bar: recall ≥ 0.9 (when it has episodes) at ≤ 0.1 false alarms per 100 clean steps, no false halt. */
+export const meetsBar = (e: Evaluation): boolean => {
+  const episodes = e.rows.find((r) => r.detector === ANY)?.episodes ?? 0
+  return (episodes === 0 || e.recall >= 0.9) && e.falseAlarmsPer100 <= 0.1 && e.falseHalts.length === 0
+}
 
 const main = async () => {
   const args = process.argv.slice(2)

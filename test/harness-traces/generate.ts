@@ -6,7 +6,7 @@
 import { HARNESSES, PRECISION_HARNESSES, STYLES, type HarnessName } from "./harness-style.js"
 import { actionCycle, PRECISION_HEALTHY, refusedEditResent, spinOverDone } from "./precision-scenarios.js"
 import { HEALTHY, rng, type Scenario } from "./scenarios.js"
-import { STUCK } from "./stuck-scenarios.js"
+import { emptySearches, STUCK } from "./stuck-scenarios.js"
 
 export interface GeneratedEpisode {
   readonly start_step: number
@@ -97,6 +97,8 @@ export const generatePrecisionSet = (seed = 1, perShape = 2): { readonly healthy
     )
   return {
     healthy: render([...PRECISION_HEALTHY, ...HEALTHY], 0),
-    looping: render([...STUCK, actionCycle, refusedEditResent, spinOverDone], 100_000)
+    // Different searches that all find nothing are exploration, not a loop (docs/loops.md): the
+    // terminal set's `empty-searches` is left out here; `no-match-exploration` is its healthy twin.
+    looping: render([...STUCK.filter((make) => make !== emptySearches), actionCycle, refusedEditResent, spinOverDone], 100_000)
   }
 }

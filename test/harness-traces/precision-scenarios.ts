@@ -41,14 +41,17 @@ const testRun = (r: Rng, failures: number): Act =>
 
 // ---- healthy ----
 
-/** Two or three refused `str_replace` attempts, a view of the file, then the edit that works; the tests pass. */
+/** One or two refused `str_replace` attempts, a view of the file, then the edit that works; the tests pass. */
 export const refusedThenEdit = (r: Rng): Scenario => {
   const acts = reads(r, r.int(5, 12))
   for (const m of shuffled(r, MODULES).slice(0, r.int(1, 2))) {
-    const target = `        return ${r.pick(NAMES)}(value)`
-    for (let i = 0; i < r.int(2, 3); i++) acts.push({ kind: "edit", path: pathOf(m), before: `${target}${" ".repeat(i)}`.replace("return", i % 2 === 0 ? "return" : "return  "), after: `        return ${r.pick(NAMES)}(value, connection)`, ok: false })
+    const name = r.pick(NAMES)
+    const target = `        return ${name}(value)`
+    // The same change each time: only the text to replace is corrected after the file is viewed.
+    const after = `        return ${name}(value, connection)`
+    for (let i = 0; i < r.int(1, 2); i++) acts.push({ kind: "edit", path: pathOf(m), before: i % 2 === 0 ? `    ${target}` : `${target} `, after, ok: false })
     acts.push({ kind: "read", path: pathOf(m), content: sourceOf(r, m) })
-    acts.push({ kind: "edit", path: pathOf(m), before: target.trim(), after: "return self.to_python(value, connection)" })
+    acts.push({ kind: "edit", path: pathOf(m), before: target, after })
   }
   acts.push(testRun(r, 0), { kind: "finish", message: "Fixed." })
   return { name: "refused-then-edit", acts, episodes: [] }

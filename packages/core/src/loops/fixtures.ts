@@ -60,5 +60,6 @@ export const stepRecord = (fields: Partial<StepRecord> & Pick<StepRecord, "actio
   silent: false,
   rawObservation: fields.observation,
   verified: false,
+  lookup: false,
   ...fields
 })
