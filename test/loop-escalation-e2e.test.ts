@@ -62,6 +62,9 @@ describe("repeated tool call over HTTP", () => {
     expect(server.requests).toHaveLength(8)
     expect(r.report.reason).toBe("idle")
     expect(r.report.error?.message).toContain("repeated-action")
+    // The stop words name the evidence: the call, how often, the steps.
+    expect(r.report.blockedAt).toContain("ran 8 times in a row (steps 0-7)")
+    expect(r.report.blockedAt).toContain("grep -rn settings . || true")
     expect(actions(r, "repeated-action")).toEqual(["note", "remind", "stop"])
     // The note is ephemeral: the 4th request carries it (after 3 identical calls), it is not stored.
     expect(userTexts(server, 3).some((t) => t.includes(NOTE))).toBe(true)

@@ -12,6 +12,8 @@ import { maskArguments, maskObservation, maskVolatile, NUMBER } from "./masks.js
 import { isFinishedReply } from "./repeated-action.js"
 
 export interface StepRecord {
+  /** The step of the reply (its `step`), for the evidence a stop names. */
+  readonly step: number
   /** Tool calls with whitespace-normalised arguments; "" for a step without tool calls. */
   readonly action: string
   /** Tool names of the step, in call order. */
@@ -84,6 +86,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const observation = maskObservation(output)
   const volatile = maskVolatile(output)
   return {
+    step: m.step,
     action: toolSignature(m).replace(/\s+/g, " "),
     tool: working.map((p) => p.name).join(";"),
     observation,
