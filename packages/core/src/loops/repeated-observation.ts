@@ -8,10 +8,10 @@
  * each time, even when the masked output looks the same: such a poll never counts.
  *
  * Evidence, not likeness: a failing step is compared in the loose sense (the same error, names and
- * numbers masked); a step that worked only in the strict sense (the very same output, or the same
- * once its own arguments and volatile numbers are masked: `wc -l a.py` → `120 a.py` and
- * `wc -l b.py` → `87 b.py` differ). Exploration —
- * a lookup asking something new, such as one more search that finds nothing — never counts.
+ * numbers masked); a step that worked is compared only in the strict sense (the very same output,
+ * or the same once its own arguments and volatile numbers are masked), so `wc -l a.py` → `120 a.py`
+ * and `wc -l b.py` → `87 b.py` differ. Exploration — a lookup asking something new, such as one
+ * more search that finds nothing — never counts.
  */
 import { isExploration, type StepRecord } from "./step-record.js"
 

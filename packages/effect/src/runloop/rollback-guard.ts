@@ -45,7 +45,7 @@ export class RollbackGuard {
   constructor(
     private readonly config: LoopguardConfig,
     private readonly agent: string,
-    /** Whether a loop episode is open (the cross-step detectors noted one): an empty search pops only then. */
+    /** Whether a loop episode is open (the cross-step detectors noted one): a duplicate query pops at its second run then. */
     private readonly inLoop: () => boolean = () => false
   ) {
     this.dedupe = { ...DEFAULT_DUPLICATE_QUERY_OPTIONS, unlistedTools: config.rollback.dedupe_unlisted_tools ? "all" : "none" }
