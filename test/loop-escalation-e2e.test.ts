@@ -84,6 +84,7 @@ describe("repeated tool call over HTTP", () => {
     expect(executions).toBe(8)
     expect(r.report.reason).toBe("try_best_paused")
     expect(actions(r, "repeated-action")).toEqual(["note", "remind", "pause"])
+    expect(r.report.blockedAt).toContain("paused: `ls` ran 8 times in a row (steps 0-7)")
   }, 60_000)
 
   test("two identical calls are a legitimate retry: nothing is raised", async () => {

@@ -47,6 +47,9 @@ describe("Try-Best counters persist across the user turns of a session (issue 11
       // The note on the third failure went out with the request after it, before the pause.
       expect(JSON.stringify(h.server.requests[4]!.body.messages)).toContain("`make build` has failed 3 times")
       expect(second.incidents).toContainEqual(expect.objectContaining({ detector: "bash-retry", action: "note" }))
+      // The report names the evidence: the command, how often, the note's step and the step after it.
+      expect(second.report.blockedAt).toContain("`make build` has failed 4 times (exit 2)")
+      expect(second.report.blockedAt).toContain("Noted at step 3; it failed again at step 4")
       const detected = h.events.find((x) => x.type === "session.try_best.detected")
       expect(detected).toMatchObject({ sessionId: "t", agent: "main", model: "scripted-coder-1", incident: expect.objectContaining({ kind: "bash_retry", evidence: expect.objectContaining({ count: 4 }) }) })
     } finally {

@@ -44,7 +44,8 @@ export class TryBestLadder {
     }
     // Evidence from the note's own step: the model has not seen the note yet. Edits and streaks never pause.
     if (incident.step === notedAt || incident.kind !== "bash_retry") return null
-    return { incident, level: "pause" }
+    // The pause names its evidence: the note's step and the step that went on after it.
+    return { incident: { ...incident, detail: `${incident.detail} Noted at step ${notedAt}; it failed again at step ${incident.step}.` }, level: "pause" }
   }
 
   /** The notes raised since the last call, oldest first (for the next request and the report). */

@@ -28,10 +28,18 @@ export interface ReportInput {
   readonly subagents?: ReadonlyArray<SubagentSummary>
 }
 
-/** "step 4: <what stopped the run>; last failure: step 3, tool bash (`npm test`): exit 1: …" */
+/** The evidence a pause named (the newest pause incident's sentence), when the run ended paused. */
+const pauseEvidence = (input: ReportInput, reason: ExitReason): string | undefined => {
+  if (reason !== "try_best_paused") return undefined
+  const pause = [...input.incidents].reverse().find((i) => i.action === "pause")
+  const said = pause?.detail?.["detail"]
+  return typeof said === "string" && said !== "" ? said : undefined
+}
+
+/** "step 4: <what stopped the run, with the evidence it saw>; last failure: step 3, tool bash (`npm test`): exit 1: …" */
 export const blockedAtOf = (input: ReportInput, reason: ExitReason, kinds: TryBestOptions): string | null => {
   if (EXIT_OUTCOMES[reason].status === "completed") return null
-  const what = (input.exit?.error?.message ?? EXIT_OUTCOMES[reason].summary).replace(/\.$/, "")
+  const what = (input.exit?.error?.message ?? pauseEvidence(input, reason) ?? EXIT_OUTCOMES[reason].summary).replace(/\.$/, "")
   const where = input.exit !== null ? `step ${input.exit.step}: ` : ""
   const failure = lastToolFailure(input.messages, kinds)
   return `${where}${what}${failure !== null ? `; last failure: ${formatToolFailure(failure)}` : ""}`
