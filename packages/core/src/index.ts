@@ -34,3 +34,5 @@ export * as Rollback from "./rollback/index.js"
 export * as ToolCallParsing from "./toolcall/index.js"
 /** Context windows: model context sizes, token estimates and context compaction. */
 export * as ContextWindow from "./context/index.js"
+/** Partial settings laid over defaults and checked without a schema library. */
+export * as Settings from "./settings/index.js"
