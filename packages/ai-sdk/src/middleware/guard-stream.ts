@@ -8,7 +8,7 @@
  */
 import { tallyChars, tokensOfTally } from "@loopguard/core/context"
 import { RepeatGuard } from "@loopguard/core/repeat"
-import type { LoopguardTrip, ResolvedMiddlewareOptions } from "./options.js"
+import type { LoopguardTrip, ResolvedMiddlewareOptions, TripIds } from "./options.js"
 import type { FinishPart, StreamPart } from "./model-types.js"
 
 export interface GuardStreamInput {
@@ -16,6 +16,8 @@ export interface GuardStreamInput {
   readonly options: ResolvedMiddlewareOptions
   /** Aborts the upstream request; called once, when the guard trips. */
   readonly cut: (reason: LoopguardTrip) => void
+  /** Whose call this is: on `providerMetadata.loopguard` and the `onTrip` event. */
+  readonly ids: TripIds
 }
 
 const EMPTY_USAGE: FinishPart["usage"] = {
@@ -33,11 +35,11 @@ const usageOf = (streamed: StreamedUsage | undefined): FinishPart["usage"] =>
   streamed === undefined ? EMPTY_USAGE : { ...EMPTY_USAGE, outputTokens: { total: streamed.outputTokens, text: undefined, reasoning: undefined } }
 
 /** The `finish` part that replaces the upstream one after a trip. */
-export const tripFinish = (trip: LoopguardTrip, streamed?: StreamedUsage): FinishPart => ({
+export const tripFinish = (trip: LoopguardTrip, ids: TripIds, streamed?: StreamedUsage): FinishPart => ({
   type: "finish",
   finishReason: { unified: trip.tripped === "chunk-timeout" ? "error" : "other", raw: `loopguard:${trip.tripped}` },
   usage: usageOf(streamed),
-  providerMetadata: { loopguard: { ...trip, ...(streamed !== undefined ? { usage: streamed } : {}) } }
+  providerMetadata: { loopguard: { ...trip, ...ids, ...(streamed !== undefined ? { usage: { ...streamed } } : {}) } }
 })
 
 /** The characters the model streamed (text, reasoning, tool arguments), for the estimate after a cut. */
@@ -99,7 +101,7 @@ const trackOpenBlocks = () => {
 }
 
 /** `source` passed through part by part until a guard trips; then one closing `finish` part. */
-export const guardStream = ({ source, options, cut }: GuardStreamInput): ReadableStream<StreamPart> => {
+export const guardStream = ({ source, options, cut, ids }: GuardStreamInput): ReadableStream<StreamPart> => {
   const reader = source.getReader()
   const deltas = makeDeltaGuard(options)
   const blocks = trackOpenBlocks()
@@ -112,10 +114,10 @@ export const guardStream = ({ source, options, cut }: GuardStreamInput): Readabl
     cut(trip)
     reader.cancel().catch(() => {})
     for (const part of blocks.closing()) controller.enqueue(part)
-    controller.enqueue(tripFinish(trip, streamed.usage(finish)))
+    controller.enqueue(tripFinish(trip, ids, streamed.usage(finish)))
     controller.close()
     try {
-      options.onTrip(trip)
+      options.onTrip({ ...trip, ...ids })
     } catch {
       // A logging hook must not break the caller's stream.
     }

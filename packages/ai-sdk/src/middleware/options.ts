@@ -29,14 +29,27 @@ export interface LoopguardMiddlewareOptions {
   readonly repeat?: SectionPatch<RepeatSettings>
   /** Longest silence allowed before the first part and between two parts (config `stream.chunkTimeoutMs`). */
   readonly stream?: SectionPatch<StreamSettings>
-  /** Told once per call that the middleware cut (logging, metrics). Errors it throws are ignored. */
-  readonly onTrip?: (trip: LoopguardTrip) => void
+  /** Told once per call that the middleware cut (logging, metrics), with the call's ids. Errors it throws are ignored. */
+  readonly onTrip?: (trip: LoopguardTripEvent) => void
+  /** Named on every trip the middleware reports (`onTrip`, `providerMetadata.loopguard`). */
+  readonly sessionId?: string
 }
+
+/** The ids every trip carries: the model's provider and id, and the session when one was given. */
+export interface TripIds {
+  readonly provider: string
+  readonly modelId: string
+  readonly sessionId?: string
+}
+
+/** What `onTrip` is told: the trip and whose call it was. */
+export type LoopguardTripEvent = LoopguardTrip & TripIds
 
 export interface ResolvedMiddlewareOptions {
   readonly repeat: RepeatSettings
   readonly chunkTimeoutMs: number
-  readonly onTrip: (trip: LoopguardTrip) => void
+  readonly onTrip: (trip: LoopguardTripEvent) => void
+  readonly sessionId?: string
 }
 
 /** A bad option, named by its path: thrown by `loopguardMiddleware(...)` itself, never mid-stream. */
@@ -86,6 +99,7 @@ export const resolveMiddlewareOptions = (options: LoopguardMiddlewareOptions = {
     for (const e of validateRepeatOptions(repeat.value)) errors.push(`repeat.${e.field}: ${e.message}`)
   }
   if (options.onTrip !== undefined && typeof options.onTrip !== "function") errors.push("onTrip: must be a function")
+  if (options.sessionId !== undefined && (typeof options.sessionId !== "string" || options.sessionId === "")) errors.push("sessionId: must be a non-empty string")
   if (errors.length > 0) throw new LoopguardMiddlewareOptionsError(errors)
-  return { repeat: repeat.value, chunkTimeoutMs: stream.value.chunkTimeoutMs, onTrip: options.onTrip ?? (() => {}) }
+  return { repeat: repeat.value, chunkTimeoutMs: stream.value.chunkTimeoutMs, onTrip: options.onTrip ?? (() => {}), ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) }
 }

@@ -14,6 +14,8 @@ export interface NumberRule {
   readonly atLeast?: number
   /** Inclusive upper bound. */
   readonly atMost?: number
+  /** Null is allowed too (e.g. "no limit"). */
+  readonly nullable?: boolean
 }
 
 /** Numeric rules by field name, nested like the section. */
@@ -27,7 +29,7 @@ export interface CheckedPatch<T> {
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v)
 
 const isNumberRule = (r: NumberRule | NumberRules | undefined): r is NumberRule =>
-  r !== undefined && ["int", "greaterThan", "atLeast", "atMost"].some((k) => k in r)
+  r !== undefined && ["int", "greaterThan", "atLeast", "atMost", "nullable"].some((k) => k in r)
 
 /** Non-negative integers unless a rule says otherwise: every count, limit and time in the config is one. */
 const DEFAULT_RULE: NumberRule = { atLeast: 0 }
@@ -44,11 +46,10 @@ const numberProblem = (value: number, rule: NumberRule): string | null => {
 
 /** What is wrong with `value` where the default is `base`, or null. */
 const fieldProblem = (base: unknown, value: unknown, rule: NumberRule): string | null => {
-  if (typeof base === "number" || (base === null && typeof value === "number")) {
-    if (value === null && base === null) return null
-    return typeof value === "number" ? numberProblem(value, rule) : "Expected number"
-  }
-  if (base === null) return value === null ? null : "Expected number or null"
+  // A field whose default is null ("none") takes a number or a name, or null again.
+  if (value === null) return base === null || rule.nullable === true ? null : typeof base === "number" ? "Expected number" : `Expected ${typeof base}`
+  if (typeof base === "number" || (base === null && typeof value === "number")) return typeof value === "number" ? numberProblem(value, rule) : "Expected number"
+  if (base === null) return typeof value === "string" ? null : "Expected number, string or null"
   if (typeof base === "boolean") return typeof value === "boolean" ? null : "Expected boolean"
   if (typeof base === "string") return typeof value === "string" ? null : "Expected string"
   if (Array.isArray(base)) return Array.isArray(value) && value.every((x) => typeof x === "string") ? null : "Expected an array of strings"

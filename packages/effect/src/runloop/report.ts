@@ -5,7 +5,7 @@
  */
 import { type UsageMeter } from "@loopguard/core/caps"
 import { type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
-import { buildReport, changedFiles, EXIT_OUTCOMES, formatToolFailure, lastToolFailure, summarizeWork, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
+import { blockedAtOf as coreBlockedAt, buildReport, changedFiles, summarizeWork, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
 import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "@loopguard/core/try-best"
 
 export type { Incident, RunReport }
@@ -29,13 +29,7 @@ export interface ReportInput {
 }
 
 /** "step 4: <what stopped the run>; last failure: step 3, tool bash (`npm test`): exit 1: …" */
-export const blockedAtOf = (input: ReportInput, reason: ExitReason, kinds: TryBestOptions): string | null => {
-  if (EXIT_OUTCOMES[reason].status === "completed") return null
-  const what = (input.exit?.error?.message ?? EXIT_OUTCOMES[reason].summary).replace(/\.$/, "")
-  const where = input.exit !== null ? `step ${input.exit.step}: ` : ""
-  const failure = lastToolFailure(input.messages, kinds)
-  return `${where}${what}${failure !== null ? `; last failure: ${formatToolFailure(failure)}` : ""}`
-}
+export const blockedAtOf = (input: ReportInput, reason: ExitReason, kinds: TryBestOptions): string | null => coreBlockedAt(input.exit, reason, input.messages, kinds)
 
 /** The session's place and, when known, the workspace with the files the run changed. */
 export const savedAtOf = (input: ReportInput, kinds: TryBestOptions): string => {
