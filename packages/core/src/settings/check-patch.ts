@@ -63,7 +63,7 @@ const fieldProblem = (base: unknown, value: unknown, rule: NumberRule): string |
 export const checkPatch = <T extends object>(defaults: T, patch: unknown, path: string, rules: NumberRules = {}): CheckedPatch<T> => {
   if (patch === undefined) return { value: defaults, errors: [] }
   if (!isPlainObject(patch)) return { value: defaults, errors: [`${path}: Expected an object`] }
-  const out: Record<string, unknown> = { ...defaults }
+  const out: Record<string, unknown> = { ...(defaults as Record<string, unknown>) }
   const errors: Array<string> = []
   for (const [key, value] of Object.entries(patch)) {
     const at = `${path}.${key}`
