@@ -75,3 +75,156 @@ describe("loopguardAgent in a ToolLoopAgent", () => {
     TIMEOUT
   )
 })
+
+/** The text of the reminder events of `kind`, each with the step it followed. */
+const remindersOf = (events: ReadonlyArray<LoopguardAgentEvent>, kind: string) =>
+  events.flatMap((e) => (e.type === "reminder" && e.kind === kind ? [{ step: e.step, text: e.text }] : []))
+
+const PASSWORDS = ["apple", "banana", "cherry", "damson", "elder", "fig", "grape", "hazel", "iris", "juniper", "kiwi", "lemon", "mango", "nectar"]
+
+describe("loopguardAgent with generateText and streamText", () => {
+  test(
+    "a varied retry (generateText): noted, reminded in the next request the server receives, then stopped",
+    async () => {
+      const server = await serve((_, i) => toolCallStream("bash", { command: `unzip -P ${PASSWORDS[i % PASSWORDS.length]} secret.zip` }))
+      // The password comes back in the answer: only the varied-retry rule sees one answer in all of them.
+      const { tools, ran } = shell((command) => ({ output: `${command.split(" ")[2]}: incorrect password`, exitCode: 82 }))
+      // The error-storm breaker would hand the work back after a few failures first; this test is about the loop ladder.
+      const { guard, events } = withEvents({ breaker: { enabled: false } })
+      await generateText(guard.wrap({ model: scriptedChatModel(server), tools, prompt: "open secret.zip", stopWhen: stepCountIs(30), maxRetries: 0 }))
+      const report = guard.report()
+      expect(report.incidents.filter((i) => i.detector === "varied-retry").map((i) => i.action)).toEqual(["note", "remind", "stop"])
+      expect(report.reason).toBe("idle")
+      expect(ran.length).toBe(9)
+      expect(server.requests.length).toBe(9)
+      const [remind] = remindersOf(events, "loop-remind")
+      expect(remind).toBeDefined()
+      expect(userTexts(server, remind!.step + 1)).toContain(remind!.text)
+      expect(userTexts(server, remind!.step)).not.toContain(remind!.text)
+    },
+    TIMEOUT
+  )
+
+  test(
+    "a repeated observation (streamText): different searches, one answer; reminded, then stopped",
+    async () => {
+      const server = await serve((_, i) => toolCallStream("search", { query: `where is ${PASSWORDS[i % PASSWORDS.length]} defined` }))
+      const ran: Array<string> = []
+      const tools: ToolSet = {
+        search: tool({
+          inputSchema: jsonSchema<{ query: string }>({ type: "object", properties: { query: { type: "string" } } }),
+          execute: async ({ query }) => (ran.push(query), "No matches found")
+        })
+      }
+      const { guard, events } = withEvents()
+      const result = streamText(guard.wrap({ model: scriptedChatModel(server), tools, prompt: "find the definition", stopWhen: stepCountIs(30), maxRetries: 0, onError: () => {} }))
+      await result.consumeStream()
+      const steps = await result.steps
+      const report = guard.report()
+      expect(report.incidents.filter((i) => i.detector === "repeated-observation").map((i) => i.action)).toEqual(["note", "remind", "stop"])
+      expect(report.reason).toBe("idle")
+      expect(ran.length).toBe(server.requests.length)
+      expect(ran.length).toBeLessThan(30)
+      const [remind] = remindersOf(events, "loop-remind")
+      expect(userTexts(server, remind!.step + 1)).toContain(remind!.text)
+      const last = steps[steps.length - 1]!.providerMetadata?.["loopguard"] as { stop?: { reason: string } } | undefined
+      expect(last?.stop?.reason).toBe("idle")
+    },
+    TIMEOUT
+  )
+
+  const HEALTHY: ReadonlyArray<StreamResponse> = [
+    toolCallStream("bash", { command: "cat package.json" }, { usage: { prompt_tokens: 40, completion_tokens: 9 } }),
+    toolCallStream("bash", { command: "npm test" }, { usage: { prompt_tokens: 60, completion_tokens: 7 } }),
+    toolCallStream("bash", { command: "git diff" }, { usage: { prompt_tokens: 80, completion_tokens: 7 } }),
+    textStream("All tests pass and the diff is clean.", { usage: { prompt_tokens: 100, completion_tokens: 10 } })
+  ]
+
+  /** One healthy task, with or without the helpers; what the server received and what the caller got. */
+  const healthyRun = async (guarded: boolean, mode: "stream" | "generate") => {
+    const server = await serve([...HEALTHY])
+    const { tools, ran } = shell((command) => ({ output: `ran ${command}`, exitCode: 0 }))
+    const settings = { model: scriptedChatModel(server), tools, stopWhen: stepCountIs(10), maxRetries: 0 }
+    const guard = withEvents().guard
+    const agent = new ToolLoopAgent(guarded ? guard.wrap(settings) : settings)
+    const text = mode === "generate" ? (await agent.generate({ prompt: "check the project" })).text : await (await agent.stream({ prompt: "check the project" })).text
+    return { bodies: server.requests.map((r) => r.body as Record<string, unknown>), text, ran, report: guard.report() }
+  }
+
+  test(
+    "a healthy multi-step task (ToolLoopAgent.stream) runs to its end; the server receives byte-identical requests with and without the helpers",
+    async () => {
+      const plain = await healthyRun(false, "stream")
+      const guarded = await healthyRun(true, "stream")
+      expect(guarded.bodies.length).toBe(4)
+      expect(guarded.bodies.map((b) => JSON.stringify(b))).toEqual(plain.bodies.map((b) => JSON.stringify(b)))
+      expect(guarded.text).toBe(plain.text)
+      expect(guarded.ran).toEqual(["cat package.json", "npm test", "git diff"])
+      expect([guarded.report.status, guarded.report.reason, guarded.report.incidents.length]).toEqual(["completed", "final", 0])
+      expect(guarded.report.tokens).toEqual({ input: 280, output: 33, total: 313 })
+      expect(guarded.report.tokensEstimated).toBe(false)
+    },
+    TIMEOUT
+  )
+
+  test(
+    "ToolLoopAgent.generate: the same messages and tools; the middleware streams the call so its guards see every delta",
+    async () => {
+      const plain = await healthyRun(false, "generate")
+      const guarded = await healthyRun(true, "generate")
+      const { stream, stream_options, ...rest } = guarded.bodies[0]!
+      expect([stream, stream_options]).toEqual([true, { include_usage: true }])
+      expect(guarded.bodies.map(({ stream: _s, stream_options: _o, ...b }) => JSON.stringify(b))).toEqual(plain.bodies.map((b) => JSON.stringify(b)))
+      expect(Object.keys(rest).length).toBeGreaterThan(0)
+      expect([guarded.text, guarded.report.reason]).toEqual([plain.text, "final"])
+    },
+    TIMEOUT
+  )
+
+  test(
+    "a budget of 100 tokens stops a run of two cut loops of about 200 tokens each after the first (cut steps count what they streamed)",
+    async () => {
+      const SENTENCE = "the build failed so I will run the tests again now"
+      /** A tool call, then the model loops in text until the middleware cuts it (no usage: the finish never comes). */
+      const cutLoop = (id: string): StreamResponse => ({ ...repeatLoop(SENTENCE, 60, { chunkDelayMs: 1 }), chunks: [{ toolCall: { id, name: "bash", arguments: JSON.stringify({ command: `make ${id}` }) } }, ...repeatLoop(SENTENCE, 60).chunks] })
+      const run = async (options: LoopguardAgentOptions) => {
+        const server = await serve([cutLoop("a"), cutLoop("b"), textStream("done")])
+        const { tools, ran } = shell(() => ({ output: "built", exitCode: 0 }))
+        const { guard } = withEvents(options)
+        const result = await generateText(guard.wrap({ model: scriptedChatModel(server), tools, prompt: "build it", stopWhen: stepCountIs(10), maxRetries: 0 }))
+        return { server, ran, report: guard.report(), result }
+      }
+      const budgeted = await run({ loop: { tokenBudget: 100 } })
+      expect(budgeted.server.requests.length).toBe(1)
+      await budgeted.server.requests[0]!.done
+      expect(budgeted.server.requests[0]!.outcome).toBe("client-closed")
+      expect([budgeted.report.status, budgeted.report.reason]).toEqual(["aborted", "budget_tokens"])
+      expect(budgeted.report.tokensEstimated).toBe(true)
+      expect(budgeted.report.tokens.output).toBeGreaterThanOrEqual(100)
+      expect(budgeted.report.tokens.output).toBeLessThan(400)
+      const cut = budgeted.result.steps[0]!.providerMetadata?.["loopguard"] as { tripped?: string; usage?: { estimated: boolean }; stop?: { reason: string } }
+      expect([cut.tripped, cut.usage?.estimated, cut.stop?.reason]).toEqual(["text-repeat", true, "budget_tokens"])
+      // Without a budget the same script runs both cut loops: each was cut and reminded, and the run goes on.
+      const free = await run({})
+      expect(free.server.requests.length).toBe(3)
+      expect(free.report.incidents.filter((i) => i.detector === "text-repeat").map((i) => i.action)).toEqual(["cut", "cut"])
+      expect(free.report.tokens.output).toBeGreaterThanOrEqual(2 * budgeted.report.tokens.output - 20)
+    },
+    TIMEOUT
+  )
+
+  test(
+    "one guard over two runs: the second run starts from nothing (a shorter step list is a new run)",
+    async () => {
+      const server = await serve((_, i) => (i % 2 === 0 ? toolCallStream("bash", { command: "ls" }) : textStream("done")))
+      const { tools } = shell(() => ({ output: "a.txt", exitCode: 0 }))
+      const { guard } = withEvents()
+      const settings = guard.wrap({ model: scriptedChatModel(server), tools, stopWhen: stepCountIs(10), maxRetries: 0 })
+      await generateText({ ...settings, prompt: "first" })
+      await generateText({ ...settings, prompt: "second" })
+      const report = guard.report()
+      expect([report.stepsUsed, report.reason, report.incidents.length]).toEqual([2, "final", 0])
+    },
+    TIMEOUT
+  )
+})

@@ -21,9 +21,21 @@ const FINISH: Readonly<Record<string, FinishReason>> = {
   other: "other"
 }
 
-/** A tool's output as the detectors compare it: text as it is, anything else as JSON. */
+/** Fields a shell-like tool's result object carries its printed text in, in the order they are read. */
+const PRINTED = ["output", "stdout", "stderr", "result", "text", "content"]
+
+/**
+ * A tool's output as the detectors compare it: text as it is; a result object by the text it
+ * printed (`{ stdout, exitCode }` compared as JSON would make every such result look alike once
+ * strings are masked); anything else as JSON.
+ */
 const outputText = (output: unknown): string => {
   if (typeof output === "string") return output
+  if (output !== null && typeof output === "object" && !Array.isArray(output)) {
+    const o = output as Record<string, unknown>
+    const printed = PRINTED.flatMap((k) => (typeof o[k] === "string" ? [o[k] as string] : []))
+    if (printed.length > 0) return printed.join("\n")
+  }
   try {
     return JSON.stringify(output) ?? String(output)
   } catch {
