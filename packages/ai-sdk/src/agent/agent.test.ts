@@ -185,14 +185,15 @@ describe("loopguardAgent with generateText and streamText", () => {
     "a budget of 100 tokens stops a run of two cut loops of about 200 tokens each after the first (cut steps count what they streamed)",
     async () => {
       const SENTENCE = "the build failed so I will run the tests again now"
-      /** A tool call, then the model loops in text until the middleware cuts it (no usage: the finish never comes). */
-      const cutLoop = (id: string): StreamResponse => ({ ...repeatLoop(SENTENCE, 60, { chunkDelayMs: 1 }), chunks: [{ toolCall: { id, name: "bash", arguments: JSON.stringify({ command: `make ${id}` }) } }, ...repeatLoop(SENTENCE, 60).chunks] })
+      /** The model loops in text until the middleware cuts it (no usage: the finish never comes). */
+      const cutLoop = (): StreamResponse => repeatLoop(SENTENCE, 300, { chunkDelayMs: 1 })
       const run = async (options: LoopguardAgentOptions) => {
-        const server = await serve([cutLoop("a"), cutLoop("b"), textStream("done")])
+        const server = await serve([cutLoop(), cutLoop(), textStream("done")])
         const { tools, ran } = shell(() => ({ output: "built", exitCode: 0 }))
-        const { guard } = withEvents(options)
-        const result = await generateText(guard.wrap({ model: scriptedChatModel(server), tools, prompt: "build it", stopWhen: stepCountIs(10), maxRetries: 0 }))
-        return { server, ran, report: guard.report(), result }
+        const { guard, events } = withEvents(options)
+        const settings = guard.wrap({ model: scriptedChatModel(server), tools, prompt: "build it", stopWhen: stepCountIs(10), maxRetries: 0 })
+        const result = await generateText({ ...settings, experimental_steering: guard.steering() })
+        return { server, ran, report: guard.report(), result, events }
       }
       const budgeted = await run({ loop: { tokenBudget: 100 } })
       expect(budgeted.server.requests.length).toBe(1)
@@ -204,11 +205,17 @@ describe("loopguardAgent with generateText and streamText", () => {
       expect(budgeted.report.tokens.output).toBeLessThan(400)
       const cut = budgeted.result.steps[0]!.providerMetadata?.["loopguard"] as { tripped?: string; usage?: { estimated: boolean }; stop?: { reason: string } }
       expect([cut.tripped, cut.usage?.estimated, cut.stop?.reason]).toEqual(["text-repeat", true, "budget_tokens"])
-      // Without a budget the same script runs both cut loops: each was cut and reminded, and the run goes on.
+      // Without a budget the same script runs both cut loops: each is cut and reminded (REMIND, then REPLAN), and the run goes on.
       const free = await run({})
       expect(free.server.requests.length).toBe(3)
       expect(free.report.incidents.filter((i) => i.detector === "text-repeat").map((i) => i.action)).toEqual(["cut", "cut"])
+      expect(free.report.retries).toEqual({ "text-repeat-remind": 1, "text-repeat-replan": 1 })
       expect(free.report.tokens.output).toBeGreaterThanOrEqual(2 * budgeted.report.tokens.output - 20)
+      expect([free.report.reason, free.result.text]).toEqual(["final", "done"])
+      // The reminder went to the next request, and the looping reply was cropped from it.
+      const [remind] = remindersOf(free.events, "text-repeat-remind")
+      expect(userTexts(free.server, 1)).toEqual(["build it", remind!.text])
+      expect(JSON.stringify(free.server.requests[1]!.body.messages)).not.toContain(SENTENCE)
     },
     TIMEOUT
   )

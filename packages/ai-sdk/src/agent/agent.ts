@@ -5,7 +5,7 @@
  * `wrap(settings)` puts all three plus the middleware into a `ToolLoopAgent`, `generateText` or
  * `streamText` settings object. `report()` gives the same report as the RunLoop's.
  */
-import { wrapLanguageModel, type LanguageModel, type LanguageModelMiddleware, type ModelMessage, type PrepareStepFunction, type StopCondition, type ToolSet } from "ai"
+import { experimental_createSteering as createSteering, wrapLanguageModel, type Experimental_Steering as Steering, type LanguageModel, type LanguageModelMiddleware, type ModelMessage, type PrepareStepFunction, type StopCondition, type ToolSet } from "ai"
 import { loopguardMiddleware } from "../middleware/middleware.js"
 import { GuardedRun, type StepActions } from "./guarded-run.js"
 import { resolveAgentOptions, type LoopguardAgentOptions, type ResolvedAgentOptions } from "./options.js"
@@ -26,7 +26,7 @@ const lastUserText = (messages: ReadonlyArray<ModelMessage>): string => {
   return ""
 }
 
-const acted = (a: StepActions): boolean => a.incidents.length > 0 || a.reminders.length > 0 || a.note !== null || a.exit !== null
+const acted = (a: StepActions): boolean => a.incidents.length > 0 || a.reminders.length > 0 || a.steer !== null || a.note !== null || a.exit !== null
 
 export class LoopguardAgent {
   readonly options: ResolvedAgentOptions
@@ -36,6 +36,7 @@ export class LoopguardAgent {
   private userText = ""
   private readonly notes = new WeakSet<object>()
   private readonly stepTags = new WeakMap<object, number>()
+  private steered: Steering | null = null
 
   constructor(options: LoopguardAgentOptions = {}) {
     this.options = resolveAgentOptions(options)
@@ -50,7 +51,7 @@ export class LoopguardAgent {
     if (input.steps.length === 0) this.startRun(lastUserText(input.initialMessages ?? input.messages))
     const run = this.catchUp(input.steps)
     if (input.steps.length > 0) tagNewestStep(input.messages, input.steps.length - 1, this.stepTags)
-    const cropped = croppedSteps(run.messages, run.crops)
+    const cropped = new Set([...croppedSteps(run.messages, run.crops), ...run.cutSteps])
     const { reminders, note } = run.pending
     const hadNote = input.messages.some((m) => this.notes.has(m))
     if (!hadNote && cropped.size === 0 && reminders.length === 0 && note === null) return undefined
@@ -70,6 +71,16 @@ export class LoopguardAgent {
     if (step.stepNumber === 0 && (this.run === null || this.run.fed[0] !== step)) this.startRun(this.userText)
     const run = this.run!
     if (step.stepNumber === run.fed.length) this.feed(run, step)
+  }
+
+  /**
+   * A steering object for one call (`experimental_steering` of `generate`, `stream`, `generateText`
+   * or `streamText`): with it, a reply the repetition guard cut is followed by the RunLoop's REMIND,
+   * then REPLAN, instead of ending the run (the AI SDK ends a run on a reply without tool calls).
+   */
+  steering(): Steering {
+    this.steered = createSteering()
+    return this.steered
   }
 
   /** The run's report: status, reason, tokens (cut and failed steps included), incidents, the suggested next step. */
@@ -120,6 +131,8 @@ export class LoopguardAgent {
   private feed(run: GuardedRun, step: AnyStep): void {
     const actions = run.feed(step)
     if (acted(actions)) markStep(step, actions, run.ids.sessionId)
+    // Not awaited: it settles when the next step takes the message, after this callback returns.
+    if (actions.steer !== null && run.exit === null) void this.steered?.steer(actions.steer.text)
   }
 }
 
@@ -139,7 +152,7 @@ const markStep = (step: AnyStep, actions: StepActions, sessionId: string): void 
     ...before,
     sessionId,
     incidents: actions.incidents.map((i) => ({ detector: i.detector, action: i.action })),
-    ...(actions.reminders.length > 0 ? { reminders: actions.reminders.map((r) => r.kind) } : {}),
+    ...(actions.reminders.length > 0 || actions.steer !== null ? { reminders: [...(actions.steer !== null ? [actions.steer.kind] : []), ...actions.reminders.map((r) => r.kind)] } : {}),
     ...(actions.note !== null ? { note: actions.note } : {}),
     ...(actions.exit !== null ? { stop: { reason: actions.exit.reason, message: actions.exit.error?.message ?? actions.exit.reason } } : {})
   }

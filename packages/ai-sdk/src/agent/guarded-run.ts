@@ -39,6 +39,8 @@ const meteredUsage = (reply: AssistantMessage, cut: CutMetadata | null): { reado
 export interface StepActions {
   readonly incidents: ReadonlyArray<Incident>
   readonly reminders: ReadonlyArray<{ readonly kind: ReminderKind; readonly text: string }>
+  /** The REMIND / REPLAN after a cut reply: the AI SDK ends a run on a reply without tool calls, so it goes by steering. */
+  readonly steer: { readonly kind: ReminderKind; readonly text: string } | null
   readonly note: string | null
   readonly exit: RunExit | null
 }
@@ -54,6 +56,8 @@ export class GuardedRun {
   /** Reminders and the note waiting for the next request. */
   pending: { reminders: Array<{ kind: ReminderKind; text: string }>; note: string | null } = { reminders: [], note: null }
   readonly crops: Array<CropMarker> = []
+  /** Steps whose reply the repetition guard cut: left out of later requests, so the loop is not read back to the model. */
+  readonly cutSteps = new Set<number>()
   readonly retries: Record<string, number> = {}
   ids: LoopguardEventIds
   private readonly records = new StepRecordLog()
@@ -97,10 +101,12 @@ export class GuardedRun {
     const incidents: Array<Incident> = []
     const reminders: Array<{ kind: ReminderKind; text: string }> = []
     let exit: RunExit | null = null
+    let steer: StepActions["steer"] = null
     if (cut?.tripped === "text-repeat") {
       incidents.push({ step, detector: "text-repeat", action: "cut", detail: { ...cut } })
+      this.cutSteps.add(step)
       const decided = this.textRepeatRecovery(reply)
-      if (decided.type === "remind") reminders.push(decided)
+      if (decided.type === "remind") steer = { kind: decided.kind, text: decided.text }
       else exit = decided.exit
     }
     exit ??= this.doomLoop(reply, incidents)
@@ -114,7 +120,7 @@ export class GuardedRun {
     if (after.exit !== null) exit ??= { reason: after.exit.reason, step, error: after.exit.error }
     if (after.pause !== null) exit ??= { reason: "try_best_paused", step, error: { tag: "TryBestPause", message: String(after.pause["detail"] ?? after.pause["kind"] ?? "paused") } }
     exit ??= this.budget(step)
-    return { incidents, reminders, note: this.judge.takeNote(), exit }
+    return { incidents, reminders, steer, note: this.judge.takeNote(), exit }
   }
 
   /** REMIND, then REPLAN, then the exit: the RunLoop's recovery for a reply the repetition guard cut. */
@@ -165,15 +171,16 @@ export class GuardedRun {
       this.publish({ type: "incident", step: i.step, detector: i.detector, action: i.action, kind: incidentKind(i.detector, i.action), ...(i.detail !== undefined ? { detail: i.detail } : {}), ...this.ids })
     }
     if (actions.exit !== null) {
-      this.exit ??= actions.exit
+      if (this.exit !== null) return
+      this.exit = actions.exit
       this.publish({ type: "stop", step, reason: actions.exit.reason, message: actions.exit.error?.message ?? actions.exit.reason, ...this.ids })
       return
     }
-    for (const r of actions.reminders) {
+    for (const r of [...(actions.steer !== null ? [actions.steer] : []), ...actions.reminders]) {
       this.retries[r.kind] = (this.retries[r.kind] ?? 0) + 1
       // Stored in the judge's history as the RunLoop stores its reminders: a synthetic user turn.
       this.messages.push({ role: "user", id: `reminder-${step}-${this.retries[r.kind]}`, text: r.text, synthetic: r.kind })
-      this.pending.reminders.push(r)
+      if (r !== actions.steer) this.pending.reminders.push(r)
       this.publish({ type: "reminder", step, kind: r.kind, text: r.text, ...this.ids })
     }
     this.pending.note = actions.note

@@ -20,7 +20,10 @@ export const croppedSteps = (messages: ReadonlyArray<Message>, crops: ReadonlyAr
  * messages, so the untagged assistant and tool messages at the end are the newest step's.
  */
 export const tagNewestStep = (messages: ReadonlyArray<ModelMessage>, step: number, tags: WeakMap<object, number>): void => {
-  for (let i = messages.length - 1; i >= 0; i--) {
+  // Steering messages (a reminder after a cut reply) are appended after the step's own messages.
+  let end = messages.length - 1
+  while (end >= 0 && messages[end]!.role === "user" && !tags.has(messages[end]!)) end--
+  for (let i = end; i >= 0; i--) {
     const m = messages[i]!
     if (tags.has(m) || (m.role !== "assistant" && m.role !== "tool")) return
     tags.set(m, step)
