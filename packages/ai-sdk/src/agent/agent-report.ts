@@ -52,5 +52,5 @@ export const buildAgentReport = (run: GuardedRun, options: ResolvedAgentOptions)
     incidents: run.incidents,
     finalText: lastReply === undefined ? "" : textOf(lastReply)
   })
-  return { ...report, sessionId: run.ids.sessionId, provider: run.ids.provider, modelId: run.ids.modelId, tokensEstimated: run.tokensEstimated }
+  return { ...report, sessionId: run.ids.sessionId, provider: run.ids.provider, modelId: run.ids.modelId, tokensEstimated: run.meter.tokens.estimated === true }
 }

@@ -5,12 +5,11 @@
  * the doom-loop check. What the judge asks for is kept for the hosts: reminders and the note for
  * the next request, crops, and the exit.
  */
-import { capUsageOf, initUsageMeter, priceFor, recordStep, spentBudget, type UsageMeter } from "@loopguard/core/caps"
+import { capUsageOf, initUsageMeter, priceFor, recordStep, spentBudget, streamedUsage, type UsageMeter } from "@loopguard/core/caps"
 import { classifyStep, decideRecovery, initRecovery, type RecoveryState } from "@loopguard/core/classify"
-import { tallyChars, tokensOfTally } from "@loopguard/core/context"
 import { CrossStepDetectors, tryBestOptionsOf } from "@loopguard/core/judge"
 import { doomLoop, StepRecordLog } from "@loopguard/core/loops"
-import { reasoningOf, stableJson, textOf, toolPartsOf, type AssistantMessage, type CropMarker, type Message, type ReminderKind, type Usage } from "@loopguard/core/model"
+import { toolPartsOf, type AssistantMessage, type CropMarker, type Message, type ReminderKind } from "@loopguard/core/model"
 import { incidentKind, type Incident, type RunExit } from "@loopguard/core/report"
 import { TryBestMonitor } from "@loopguard/core/try-best"
 import { publishTo, type LoopguardEventIds } from "./events.js"
@@ -26,15 +25,6 @@ interface CutMetadata {
 }
 
 const cutOf = (step: AnyStep): CutMetadata | null => (step.providerMetadata?.["loopguard"] as CutMetadata | undefined) ?? null
-
-/** The tokens a step used: the server's count, else (a cut or failed step) an estimate of what it streamed. */
-const meteredUsage = (reply: AssistantMessage, cut: CutMetadata | null): { readonly usage: Usage; readonly estimated: boolean } => {
-  const usage = reply.usage ?? {}
-  if (usage.outputTokens !== undefined) return { usage, estimated: cut?.usage?.estimated === true }
-  const streamed = textOf(reply) + reasoningOf(reply) + toolPartsOf(reply).map((p) => stableJson(p.input)).join("")
-  const outputTokens = tokensOfTally(tallyChars(streamed))
-  return { usage: { ...usage, outputTokens, totalTokens: (usage.inputTokens ?? 0) + outputTokens }, estimated: true }
-}
 
 export interface StepActions {
   readonly incidents: ReadonlyArray<Incident>
@@ -52,7 +42,6 @@ export class GuardedRun {
   readonly fed: Array<AnyStep> = []
   exit: RunExit | null = null
   meter: UsageMeter = initUsageMeter()
-  tokensEstimated = false
   /** Reminders and the note waiting for the next request. */
   pending: { reminders: Array<{ kind: ReminderKind; text: string }>; note: string | null } = { reminders: [], note: null }
   readonly crops: Array<CropMarker> = []
@@ -84,13 +73,15 @@ export class GuardedRun {
     this.ids = { sessionId: this.options.sessionId, provider: step.model.provider, modelId: step.model.modelId }
     const cut = cutOf(step)
     const built = replyOfStep(step, index, USER_ID)
-    const metered = meteredUsage(built, cut)
-    const reply: AssistantMessage = { ...built, usage: metered.usage }
+    // A cut or failed step's tokens, estimated from what it streamed when the server sent none.
+    const streamed = streamedUsage(built)
+    const usage = cut?.usage?.estimated === true ? { ...streamed, estimated: true } : streamed
+    const estimated = usage.estimated === true
+    const reply: AssistantMessage = { ...built, usage }
     this.messages.push(reply)
     this.records.push(reply)
-    this.meter = recordStep(this.meter, metered.usage, priceFor(reply.model ?? ""))
-    this.tokensEstimated ||= metered.estimated
-    this.publish({ type: "step.finished", step: index, finish: step.finishReason, tokens: { input: metered.usage.inputTokens ?? 0, output: metered.usage.outputTokens ?? 0, estimated: metered.estimated }, ...this.ids })
+    this.meter = recordStep(this.meter, usage, priceFor(reply.model ?? ""))
+    this.publish({ type: "step.finished", step: index, finish: step.finishReason, tokens: { input: usage.inputTokens ?? 0, output: usage.outputTokens ?? 0, estimated }, ...this.ids })
     const actions = this.judgeStep(reply, cut)
     this.apply(index, actions)
     return actions
@@ -160,7 +151,7 @@ export class GuardedRun {
   private budget(step: number): RunExit | null {
     const spent = spentBudget({ mode: "none", maxSteps: Number.MAX_SAFE_INTEGER, toolTimeoutMs: 0, stepTimeoutMs: null, ...this.options.budgets }, capUsageOf(this.meter))
     if (spent === null) return null
-    const used = spent === "budget_tokens" ? `${this.meter.tokens.total} tokens${this.tokensEstimated ? " (some estimated)" : ""} of ${this.options.budgets.tokenBudget}` : `$${this.meter.costUsd} of $${this.options.budgets.costBudgetUsd}`
+    const used = spent === "budget_tokens" ? `${this.meter.tokens.total} tokens${this.meter.tokens.estimated === true ? " (some estimated)" : ""} of ${this.options.budgets.tokenBudget}` : `$${this.meter.costUsd} of $${this.options.budgets.costBudgetUsd}`
     return { reason: spent, step, error: { tag: "BudgetError", message: `budget spent: ${used}` } }
   }
 
