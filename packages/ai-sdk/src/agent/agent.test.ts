@@ -203,8 +203,9 @@ describe("loopguardAgent with generateText and streamText", () => {
       expect(budgeted.report.tokensEstimated).toBe(true)
       expect(budgeted.report.tokens.output).toBeGreaterThanOrEqual(100)
       expect(budgeted.report.tokens.output).toBeLessThan(400)
-      const cut = budgeted.result.steps[0]!.providerMetadata?.["loopguard"] as { tripped?: string; usage?: { estimated: boolean }; stop?: { reason: string } }
+      const cut = budgeted.result.steps[0]!.providerMetadata?.["loopguard"] as { tripped?: string; usage?: { estimated: boolean }; stop?: { reason: string }; sessionId?: string; provider?: string; modelId?: string }
       expect([cut.tripped, cut.usage?.estimated, cut.stop?.reason]).toEqual(["text-repeat", true, "budget_tokens"])
+      expect([cut.sessionId, cut.provider, cut.modelId]).toEqual(["s-test", "scripted.chat", "scripted-model"])
       // Without a budget the same script runs both cut loops: each is cut and reminded (REMIND, then REPLAN), and the run goes on.
       const free = await run({})
       expect(free.server.requests.length).toBe(3)
@@ -231,6 +232,28 @@ describe("loopguardAgent with generateText and streamText", () => {
       await generateText({ ...settings, prompt: "second" })
       const report = guard.report()
       expect([report.stepsUsed, report.reason, report.incidents.length]).toEqual([2, "final", 0])
+    },
+    TIMEOUT
+  )
+})
+
+describe("ids on the agent helpers' events", () => {
+  test(
+    "two providers in one process, one event callback: every event names its session, provider and model",
+    async () => {
+      const one = await startScriptedServer(() => toolCallStream("bash", { command: "ls" }), { modelId: "model-one" })
+      const two = await startScriptedServer(() => toolCallStream("bash", { command: "ls" }), { modelId: "model-two" })
+      open.push(one, two)
+      const events: Array<LoopguardAgentEvent> = []
+      const { tools } = shell(() => ({ output: "a.txt", exitCode: 0 }))
+      const run = (server: ScriptedServer, sessionId: string) => {
+        const guard = loopguardAgent({ sessionId, onEvent: (e) => events.push(e) })
+        return generateText(guard.wrap({ model: scriptedChatModel(server), tools, prompt: "go", stopWhen: stepCountIs(12), maxRetries: 0 }))
+      }
+      await Promise.all([run(one, "s-one"), run(two, "s-two")])
+      const ids = new Set(events.map((e) => `${e.sessionId}|${e.provider}|${e.modelId}`))
+      expect([...ids].sort()).toEqual(["s-one|scripted.chat|model-one", "s-two|scripted.chat|model-two"])
+      expect(events.filter((e) => e.type === "stop").length).toBe(2)
     },
     TIMEOUT
   )
