@@ -7,6 +7,7 @@ import { main as repeatMonitor } from "./repeat-monitor.js"
 import { main as processorOverhead } from "./processor-overhead.js"
 import { main as longRepeat } from "./long-repeat.js"
 import { main as cliStartup } from "./cli-startup.js"
+import { main as agentEntry } from "./agent-entry.js"
 import { main as guardedStep } from "./guarded-step.js"
 import { main as runVsBare } from "./run-vs-bare.js"
 import { main as sessionScale } from "./session-scale.js"
@@ -21,6 +22,7 @@ for (const [name, bench] of [
   ["long-period repeat", async () => longRepeat()],
   ["processor overhead", () => processorOverhead(isQuick ? 3 : 5)],
   ["CLI start-up", () => cliStartup(isQuick ? 7 : 15)],
+  ["AI SDK agent entry import", () => agentEntry(isQuick ? 7 : 15)],
   ["guarded step", () => guardedStep(isQuick)],
   ["run vs bare", () => runVsBare(isQuick)],
   ["session scale", () => sessionScale(isQuick)],
