@@ -151,7 +151,7 @@ describe("loopguardMiddleware with streamText", () => {
       const server = await serve(() => new Promise((resolve) => setTimeout(() => resolve(textStream("late")), 5_000)))
       const result = stream(guarded(server, { stream: { chunkTimeoutMs: 200 } }))
       expect(await result.finishReason).toBe("error")
-      expect((await result.providerMetadata)?.["loopguard"]).toEqual({ tripped: "chunk-timeout", timeoutMs: 200, partsBefore: 0 })
+      expect((await result.providerMetadata)?.["loopguard"]).toEqual({ tripped: "chunk-timeout", timeoutMs: 200, partsBefore: 0, provider: "scripted.chat", modelId: "scripted-model" })
       expect(await ended(server)).toBe("client-closed")
     },
     TIMEOUT

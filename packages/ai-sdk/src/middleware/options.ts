@@ -3,7 +3,7 @@
  * config file (SPEC §1 and §5 defaults), validated once when the middleware is made. Nothing here
  * loads Effect, so the middleware runs in an app that does not install it.
  */
-import { DEFAULT_CHUNK_TIMEOUT_MS, DEFAULT_REPEAT_SETTINGS, MAX_TIMER_MS, validateRepeatOptions, type RepeatGuard, type RepeatSettings } from "@loopguard/core/repeat"
+import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_SETTINGS, MAX_TIMER_MS, validateRepeatOptions, type RepeatGuard, type RepeatSettings, type StreamSettings } from "@loopguard/core/repeat"
 import { checkPatch, type NumberRules } from "@loopguard/core/settings"
 
 /** What core's repetition guard reports (its fields follow the guard, whatever rules it has). */
@@ -62,11 +62,6 @@ export class LoopguardMiddlewareOptionsError extends Error {
   }
 }
 
-/** The `stream` section's field the middleware reads (the RunLoop's other stream knobs do not apply to it). */
-export interface StreamSettings {
-  readonly chunkTimeoutMs: number
-}
-
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v)
 
 const positive: NumberRules[string] = { int: true, greaterThan: 0 }
@@ -86,13 +81,18 @@ const REPEAT_RULES: NumberRules = {
     shortChars: positive
   }
 }
-const STREAM_RULES: NumberRules = { chunkTimeoutMs: { int: true, greaterThan: 0, atMost: MAX_TIMER_MS } }
+const STREAM_RULES: NumberRules = {
+  chunkTimeoutMs: { int: true, greaterThan: 0, atMost: MAX_TIMER_MS },
+  progressIntervalMs: { int: true, atLeast: 0, atMost: MAX_TIMER_MS },
+  maxResponseBytes: positive,
+  maxEventBytes: positive
+}
 
 /** Defaults filled in field by field, then checked; throws LoopguardMiddlewareOptionsError. */
 export const resolveMiddlewareOptions = (options: LoopguardMiddlewareOptions = {}): ResolvedMiddlewareOptions => {
   if (!isPlainObject(options as unknown)) throw new LoopguardMiddlewareOptionsError(["options must be an object"])
   const repeat = checkPatch(DEFAULT_REPEAT_SETTINGS, options.repeat, "repeat", REPEAT_RULES)
-  const stream = checkPatch<StreamSettings>({ chunkTimeoutMs: DEFAULT_CHUNK_TIMEOUT_MS }, options.stream, "stream", STREAM_RULES)
+  const stream = checkPatch<StreamSettings>(DEFAULT_STREAM_SETTINGS, options.stream, "stream", STREAM_RULES)
   const errors = [...repeat.errors, ...stream.errors]
   if (errors.length > 0) throw new LoopguardMiddlewareOptionsError(errors)
   if (repeat.value.enabled) {

@@ -17,5 +17,20 @@ export const DEFAULT_REPEAT_SETTINGS: RepeatSettings = { enabled: true, ...DEFAU
 /** Longest silence allowed before a stream's first part and between two parts (config `stream.chunkTimeoutMs`). */
 export const DEFAULT_CHUNK_TIMEOUT_MS = 480_000
 
+/** The `stream` config section; the middleware reads its chunk timeout and accepts the rest (a loaded config passes as it is). */
+export interface StreamSettings {
+  readonly chunkTimeoutMs: number
+  readonly progressIntervalMs: number
+  readonly maxResponseBytes: number
+  readonly maxEventBytes: number
+}
+
+export const DEFAULT_STREAM_SETTINGS: StreamSettings = {
+  chunkTimeoutMs: DEFAULT_CHUNK_TIMEOUT_MS,
+  progressIntervalMs: 100,
+  maxResponseBytes: 64 * 1024 * 1024,
+  maxEventBytes: 4 * 1024 * 1024
+}
+
 /** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: longer timeouts are refused. */
 export const MAX_TIMER_MS = 2_147_483_647

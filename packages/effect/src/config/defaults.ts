@@ -1,12 +1,12 @@
 import { DEFAULT_JUDGE_CONFIG as J } from "@loopguard/core/judge"
-import { DEFAULT_CHUNK_TIMEOUT_MS, DEFAULT_REPEAT_SETTINGS } from "@loopguard/core/repeat"
+import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_SETTINGS } from "@loopguard/core/repeat"
 import { DEFAULT_ENV_DENY } from "../tools/tool-env.js"
 import type { LoopguardConfig } from "./schema.js"
 
 /** SPEC.md defaults. The env-variable names are derived from this object's shape. */
 export const DEFAULT_CONFIG: LoopguardConfig = {
   repeat: { ...DEFAULT_REPEAT_SETTINGS, long: { ...DEFAULT_REPEAT_SETTINGS.long } },
-  stream: { chunkTimeoutMs: DEFAULT_CHUNK_TIMEOUT_MS, progressIntervalMs: 100, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024 },
+  stream: { ...DEFAULT_STREAM_SETTINGS },
   loop: {
     role: "main",
     interactive: false,
