@@ -6,7 +6,7 @@
 import { resolveTryBestOptions } from "@loopguard/core/try-best"
 import { tryBestOptionsOf } from "@loopguard/core/judge"
 import { textOf, type AssistantMessage } from "@loopguard/core/model"
-import { blockedAtOf, buildReport, summarizeWork, type RunExit, type RunReport } from "@loopguard/core/report"
+import { blockedAtOf, buildReport, summarizeWork, type ExitPoint, type RunReport } from "@loopguard/core/report"
 import type { GuardedRun } from "./guarded-run.js"
 import type { ResolvedAgentOptions } from "./options.js"
 import type { AnyStep } from "./step-reply.js"
@@ -20,7 +20,7 @@ export interface LoopguardAgentReport extends RunReport {
 }
 
 /** How a run ended that loopguard did not stop, read from its last step; null = an answer. */
-export const endOfRun = (last: AnyStep | undefined, step: number): RunExit | null => {
+export const endOfRun = (last: AnyStep | undefined, step: number): ExitPoint | null => {
   if (last === undefined) return null
   const cut = last.providerMetadata?.["loopguard"] as { tripped?: string; timeoutMs?: number } | undefined
   if (cut?.tripped === "text-repeat") return { reason: "text_repeat", step, error: { tag: "TextRepeatError", message: "the repetition guard cut the reply" } }

@@ -28,6 +28,7 @@ const lastUserText = (messages: ReadonlyArray<ModelMessage>): string => {
 
 const acted = (a: StepActions): boolean => a.incidents.length > 0 || a.reminders.length > 0 || a.steer !== null || a.note !== null || a.exit !== null
 
+/** The agent helpers' shared state: one judge per run, fed step by step; see `loopguardAgent`. */
 export class LoopguardAgent {
   readonly options: ResolvedAgentOptions
   /** The repetition guard and chunk timeout on every model call (`wrapLanguageModel`). */

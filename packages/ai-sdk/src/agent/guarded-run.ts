@@ -10,7 +10,7 @@ import { classifyStep, decideRecovery, initRecovery, type RecoveryState } from "
 import { CrossStepDetectors, tryBestOptionsOf } from "@loopguard/core/judge"
 import { doomLoop, StepRecordLog } from "@loopguard/core/loops"
 import { toolPartsOf, type AssistantMessage, type CropMarker, type Message, type ReminderKind } from "@loopguard/core/model"
-import { incidentKind, type Incident, type RunExit } from "@loopguard/core/report"
+import { incidentKind, type Incident, type ExitPoint } from "@loopguard/core/report"
 import { TryBestMonitor } from "@loopguard/core/try-best"
 import { publishTo, type LoopguardEventIds } from "./events.js"
 import type { ResolvedAgentOptions } from "./options.js"
@@ -32,7 +32,7 @@ export interface StepActions {
   /** The REMIND / REPLAN after a cut reply: the AI SDK ends a run on a reply without tool calls, so it goes by steering. */
   readonly steer: { readonly kind: ReminderKind; readonly text: string } | null
   readonly note: string | null
-  readonly exit: RunExit | null
+  readonly exit: ExitPoint | null
 }
 
 export class GuardedRun {
@@ -40,7 +40,7 @@ export class GuardedRun {
   readonly incidents: Array<Incident> = []
   /** The step objects fed so far, in order (a new run is told by a different first step). */
   readonly fed: Array<AnyStep> = []
-  exit: RunExit | null = null
+  exit: ExitPoint | null = null
   meter: UsageMeter = initUsageMeter()
   /** Reminders and the note waiting for the next request. */
   pending: { reminders: Array<{ kind: ReminderKind; text: string }>; note: string | null } = { reminders: [], note: null }
@@ -91,7 +91,7 @@ export class GuardedRun {
     const step = reply.step
     const incidents: Array<Incident> = []
     const reminders: Array<{ kind: ReminderKind; text: string }> = []
-    let exit: RunExit | null = null
+    let exit: ExitPoint | null = null
     let steer: StepActions["steer"] = null
     if (cut?.tripped === "text-repeat") {
       incidents.push({ step, detector: "text-repeat", action: "cut", detail: { ...cut } })
@@ -115,7 +115,7 @@ export class GuardedRun {
   }
 
   /** REMIND, then REPLAN, then the exit: the RunLoop's recovery for a reply the repetition guard cut. */
-  private textRepeatRecovery(reply: AssistantMessage): { type: "remind"; kind: ReminderKind; text: string } | { type: "exit"; exit: RunExit } {
+  private textRepeatRecovery(reply: AssistantMessage): { type: "remind"; kind: ReminderKind; text: string } | { type: "exit"; exit: ExitPoint } {
     const classification = classifyStep({ reply, currentUserId: USER_ID })
     const decision = decideRecovery(this.recovery, { classification, pendingClientTool: false, outcome: "text-repeat", structuredOutput: false, role: this.options.role })
     this.recovery = decision.state
@@ -126,7 +126,7 @@ export class GuardedRun {
   }
 
   /** The same call repeated within one reply (SPEC §3's doom loop): an agent helper has nobody to ask, so it stops. */
-  private doomLoop(reply: AssistantMessage, incidents: Array<Incident>): RunExit | null {
+  private doomLoop(reply: AssistantMessage, incidents: Array<Incident>): ExitPoint | null {
     const judge = this.options.judge.doom_loop
     if (!judge.enabled) return null
     const loop = doomLoop(reply, { repeats: judge.repeats })
@@ -136,7 +136,7 @@ export class GuardedRun {
   }
 
   /** Try-Best (edit repeat, bash retry, action streak) on the step's finished calls: reported always, a pause when `try_best.enabled`. */
-  private editRepeat(reply: AssistantMessage, incidents: Array<Incident>): RunExit | null {
+  private editRepeat(reply: AssistantMessage, incidents: Array<Incident>): ExitPoint | null {
     const enabled = this.options.judge.try_best.enabled
     for (const part of toolPartsOf(reply)) {
       const found = this.tryBest.consume({ part, step: reply.step })
@@ -148,7 +148,7 @@ export class GuardedRun {
     return null
   }
 
-  private budget(step: number): RunExit | null {
+  private budget(step: number): ExitPoint | null {
     const spent = spentBudget({ mode: "none", maxSteps: Number.MAX_SAFE_INTEGER, toolTimeoutMs: 0, stepTimeoutMs: null, ...this.options.budgets }, capUsageOf(this.meter))
     if (spent === null) return null
     const used = spent === "budget_tokens" ? `${this.meter.tokens.total} tokens${this.meter.tokens.estimated === true ? " (some estimated)" : ""} of ${this.options.budgets.tokenBudget}` : `$${this.meter.costUsd} of $${this.options.budgets.costBudgetUsd}`

@@ -3,7 +3,7 @@
  * config file (SPEC §1 and §5 defaults), validated once when the middleware is made. Nothing here
  * loads Effect, so the middleware runs in an app that does not install it.
  */
-import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_SETTINGS, MAX_TIMER_MS, validateRepeatOptions, type RepeatGuard, type RepeatSettings, type StreamSettings } from "@loopguard/core/repeat"
+import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_LIMITS, MAX_TIMER_MS, validateRepeatOptions, type RepeatGuard, type RepeatSettings, type StreamLimits } from "@loopguard/core/repeat"
 import { checkPatch, type NumberRules } from "@loopguard/core/settings"
 
 /** What core's repetition guard reports (its fields follow the guard, whatever rules it has). */
@@ -28,7 +28,7 @@ export interface LoopguardMiddlewareOptions {
   /** In-stream repetition guard (config `repeat`, every field of it); `enabled: false` turns it off. */
   readonly repeat?: SectionPatch<RepeatSettings>
   /** Longest silence allowed before the first part and between two parts (config `stream.chunkTimeoutMs`). */
-  readonly stream?: SectionPatch<StreamSettings>
+  readonly stream?: SectionPatch<StreamLimits>
   /** Told once per call that the middleware cut (logging, metrics), with the call's ids. Errors it throws are ignored. */
   readonly onTrip?: (trip: LoopguardTripEvent) => void
   /** Named on every trip the middleware reports (`onTrip`, `providerMetadata.loopguard`). */
@@ -92,7 +92,7 @@ const STREAM_RULES: NumberRules = {
 export const resolveMiddlewareOptions = (options: LoopguardMiddlewareOptions = {}): ResolvedMiddlewareOptions => {
   if (!isPlainObject(options as unknown)) throw new LoopguardMiddlewareOptionsError(["options must be an object"])
   const repeat = checkPatch(DEFAULT_REPEAT_SETTINGS, options.repeat, "repeat", REPEAT_RULES)
-  const stream = checkPatch<StreamSettings>(DEFAULT_STREAM_SETTINGS, options.stream, "stream", STREAM_RULES)
+  const stream = checkPatch<StreamLimits>(DEFAULT_STREAM_LIMITS, options.stream, "stream", STREAM_RULES)
   const errors = [...repeat.errors, ...stream.errors]
   if (errors.length > 0) throw new LoopguardMiddlewareOptionsError(errors)
   if (repeat.value.enabled) {

@@ -18,14 +18,14 @@ export const DEFAULT_REPEAT_SETTINGS: RepeatSettings = { enabled: true, ...DEFAU
 export const DEFAULT_CHUNK_TIMEOUT_MS = 480_000
 
 /** The `stream` config section; the middleware reads its chunk timeout and accepts the rest (a loaded config passes as it is). */
-export interface StreamSettings {
+export interface StreamLimits {
   readonly chunkTimeoutMs: number
   readonly progressIntervalMs: number
   readonly maxResponseBytes: number
   readonly maxEventBytes: number
 }
 
-export const DEFAULT_STREAM_SETTINGS: StreamSettings = {
+export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   chunkTimeoutMs: DEFAULT_CHUNK_TIMEOUT_MS,
   progressIntervalMs: 100,
   maxResponseBytes: 64 * 1024 * 1024,

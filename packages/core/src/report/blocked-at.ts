@@ -7,7 +7,7 @@ import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "../try-best/optio
 import { EXIT_OUTCOMES } from "./exit-outcomes.js"
 import { formatToolFailure, lastToolFailure } from "./work-summary.js"
 
-export interface RunExit {
+export interface ExitPoint {
   readonly reason: ExitReason
   readonly step: number
   readonly error?: { readonly tag: string; readonly message: string }
@@ -15,7 +15,7 @@ export interface RunExit {
 
 /** "step 4: <what stopped the run>; last failure: step 3, tool bash (`npm test`): exit 1: …"; null when completed. */
 export const blockedAtOf = (
-  exit: RunExit | null,
+  exit: ExitPoint | null,
   reason: ExitReason,
   messages: ReadonlyArray<Message>,
   kinds: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS

@@ -1,12 +1,12 @@
 import { DEFAULT_JUDGE_CONFIG as J } from "@loopguard/core/judge"
-import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_SETTINGS } from "@loopguard/core/repeat"
+import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_LIMITS } from "@loopguard/core/repeat"
 import { DEFAULT_ENV_DENY } from "../tools/tool-env.js"
 import type { LoopguardConfig } from "./schema.js"
 
 /** SPEC.md defaults. The env-variable names are derived from this object's shape. */
 export const DEFAULT_CONFIG: LoopguardConfig = {
   repeat: { ...DEFAULT_REPEAT_SETTINGS, long: { ...DEFAULT_REPEAT_SETTINGS.long } },
-  stream: { ...DEFAULT_STREAM_SETTINGS },
+  stream: { ...DEFAULT_STREAM_LIMITS },
   loop: {
     role: "main",
     interactive: false,
