@@ -3,23 +3,15 @@
  * `stopWhen`) through the real OpenAI-compatible provider against the scripted server; what the
  * guard did is judged from the server's request log and from the tools' own execution counts.
  */
-import { afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { generateText, jsonSchema, stepCountIs, streamText, tool, ToolLoopAgent, type ModelMessage, type ToolSet } from "ai"
-import { repeatLoop, scriptedChatModel, startScriptedServer, textStream, toolCallStream } from "../scripted-server/index.js"
-import type { Script, ScriptedServer, StreamResponse } from "../scripted-server/index.js"
+import { repeatLoop, scriptedChatModel, textStream, toolCallStream } from "../scripted-server/index.js"
+import type { ScriptedServer, StreamResponse } from "../scripted-server/index.js"
+import { scriptedServersPerTest } from "../scripted-server/per-test.fixture.js"
 import { loopguardAgent, type LoopguardAgentEvent, type LoopguardAgentOptions } from "./index.js"
 
 const TIMEOUT = 60_000
-const open: Array<ScriptedServer> = []
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()))
-})
-
-const serve = async (script: Script) => {
-  const server = await startScriptedServer(script)
-  open.push(server)
-  return server
-}
+const { serve } = scriptedServersPerTest()
 
 /** A shell-like tool answering from `answer`, counting its executions. */
 const shell = (answer: (command: string) => { output: string; exitCode: number }) => {
@@ -241,9 +233,8 @@ describe("ids on the agent helpers' events", () => {
   test(
     "two providers in one process, one event callback: every event names its session, provider and model",
     async () => {
-      const one = await startScriptedServer(() => toolCallStream("bash", { command: "ls" }), { modelId: "model-one" })
-      const two = await startScriptedServer(() => toolCallStream("bash", { command: "ls" }), { modelId: "model-two" })
-      open.push(one, two)
+      const one = await serve(() => toolCallStream("bash", { command: "ls" }), { modelId: "model-one" })
+      const two = await serve(() => toolCallStream("bash", { command: "ls" }), { modelId: "model-two" })
       const events: Array<LoopguardAgentEvent> = []
       const { tools } = shell(() => ({ output: "a.txt", exitCode: 0 }))
       const run = (server: ScriptedServer, sessionId: string) => {
