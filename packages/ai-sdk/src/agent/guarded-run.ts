@@ -5,7 +5,7 @@
  * the doom-loop check. What the judge asks for is kept for the hosts: reminders and the note for
  * the next request, crops, and the exit.
  */
-import { capUsageOf, initUsageMeter, priceFor, recordStep, spentBudget, streamedUsage, type UsageMeter } from "@loopguard/core/caps"
+import { capUsageOf, costOf, initUsageMeter, priceFor, recordStep, spentBudget, streamedUsage, type UsageMeter } from "@loopguard/core/caps"
 import { classifyStep, decideRecovery, initRecovery, type RecoveryState } from "@loopguard/core/classify"
 import { CrossStepDetectors, tryBestOptionsOf } from "@loopguard/core/judge"
 import { doomLoop, StepRecordLog } from "@loopguard/core/loops"
@@ -102,8 +102,9 @@ export class GuardedRun {
     }
     exit ??= this.doomLoop(reply, incidents)
     exit ??= this.editRepeat(reply, incidents)
+    // The step's own cost, as the RunLoop gives it (null when the model's price is unknown).
     const price = priceFor(reply.model ?? "")
-    const costUsd = price === null ? null : this.meter.costUsd
+    const costUsd = price === null ? null : costOf(reply.usage ?? {}, price)
     const after = this.judge.afterStep(this.messages, reply, step, { final: toolPartsOf(reply).length === 0, costUsd }, { records: this.records, crops: this.crops, newestUserAt: 0 })
     incidents.push(...after.incidents)
     if (after.crop !== null) this.crops.push(after.crop.marker)
