@@ -37,9 +37,11 @@ const timedImport = (cmd: string, specifier: string): number => {
 }
 
 /** Node: every module URL the loader resolved, counted by package (a resolve hook in the same process). */
-const NODE_COUNTER = `import { registerHooks } from "node:module"
+const NODE_COUNTER = `import * as nodeModule from "node:module"
+// Synchronous resolve hooks arrived in Node 22.15; an older Node says it cannot count.
+if (typeof nodeModule.registerHooks !== "function") { console.log("null"); process.exit(0) }
 const seen = new Set()
-registerHooks({ resolve(s, c, next) { const r = next(s, c); seen.add(r.url); return r } })
+nodeModule.registerHooks({ resolve(s, c, next) { const r = next(s, c); seen.add(r.url); return r } })
 await import(process.argv[2])
 console.log(JSON.stringify([...seen]))`
 
@@ -51,11 +53,14 @@ const packageOf = (url: string): string => {
   return m ? m[1]!.replace(/^(core|ai-sdk|effect)$/, "@loopguard/$1") : url.startsWith("node:") ? "node:" : "other"
 }
 
-const modulesLoaded = (cmd: string, counter: string, specifier: string): Map<string, number> => {
+/** Modules by package; null when the runtime cannot list them. */
+const modulesLoaded = (cmd: string, counter: string, specifier: string): Map<string, number> | null => {
   const r = spawnSync(cmd, [counter, specifier], { cwd: root, encoding: "utf8" })
   if (r.status !== 0) throw new Error(`counting modules of ${specifier} failed: ${r.stderr}`)
+  const urls = JSON.parse(r.stdout.trim().split("\n").pop()!) as Array<string> | null
+  if (urls === null) return null
   const byPackage = new Map<string, number>()
-  for (const url of JSON.parse(r.stdout.trim().split("\n").pop()!) as Array<string>) byPackage.set(packageOf(url), (byPackage.get(packageOf(url)) ?? 0) + 1)
+  for (const url of urls) byPackage.set(packageOf(url), (byPackage.get(packageOf(url)) ?? 0) + 1)
   return byPackage
 }
 
@@ -64,8 +69,9 @@ export interface AgentEntryResult {
   readonly entryMs: number
   readonly aiMs: number
   readonly ratio: number
-  readonly modules: number
-  readonly effectModules: number
+  /** Null when the runtime cannot list its modules (Node before 22.15). */
+  readonly modules: number | null
+  readonly effectModules: number | null
   readonly targetMet: boolean
 }
 
@@ -82,15 +88,15 @@ const measure = (runtime: string, cmd: string, counter: string, pairs: number, E
   }
   const loaded = modulesLoaded(cmd, counter, ENTRY)
   const aiLoaded = modulesLoaded(cmd, counter, "ai")
-  const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0)
-  const effectModules = (loaded.get("effect") ?? 0) + (loaded.get("@loopguard/effect") ?? 0)
-  const result: AgentEntryResult = { runtime, entryMs: median(entry), aiMs: median(ai), ratio: median(ratios), modules: total(loaded), effectModules, targetMet: median(ratios) <= TARGET_RATIO && effectModules === 0 }
+  const total = (m: Map<string, number> | null) => (m === null ? null : [...m.values()].reduce((a, b) => a + b, 0))
+  const effectModules = loaded === null ? null : (loaded.get("effect") ?? 0) + (loaded.get("@loopguard/effect") ?? 0)
+  const result: AgentEntryResult = { runtime, entryMs: median(entry), aiMs: median(ai), ratio: median(ratios), modules: total(loaded), effectModules, targetMet: median(ratios) <= TARGET_RATIO && effectModules !== null && effectModules === 0 }
   console.log(`Importing ${ENTRY.replace(root + "/", "")} vs ai alone, on ${runtime} (${pairs} paired whole-process runs, medians)`)
   const row = (label: string, value: string) => console.log(`  ${label.padEnd(40)}${value}`)
-  row("import the agent entry:", `${result.entryMs.toFixed(0)} ms, ${result.modules} modules (ai alone: ${total(aiLoaded)})`)
+  row("import the agent entry:", `${result.entryMs.toFixed(0)} ms${result.modules === null ? "" : `, ${result.modules} modules (ai alone: ${total(aiLoaded)})`}`)
   row("import ai:", `${result.aiMs.toFixed(0)} ms`)
-  row("loopguard's own modules:", [...loaded].filter(([p]) => p.startsWith("@loopguard/") || p === "@noble/hashes" || p === "jsonrepair").map(([p, n]) => `${p} ${n}`).join(", "))
-  row("modules from effect:", `${effectModules} (target 0: ${effectModules === 0 ? "met" : "NOT met"})`)
+  row("loopguard's own modules:", loaded === null ? "not counted (this Node has no module.registerHooks; Node >= 22.15 does)" : [...loaded].filter(([p]) => p.startsWith("@loopguard/") || p === "@noble/hashes" || p === "jsonrepair").map(([p, n]) => `${p} ${n}`).join(", "))
+  row("modules from effect:", effectModules === null ? "not counted" : `${effectModules} (target 0: ${effectModules === 0 ? "met" : "NOT met"})`)
   row("ratio (median of pairs):", `${result.ratio.toFixed(2)}x  (target <= ${TARGET_RATIO}x: ${verdict(result.ratio, TARGET_RATIO)})`)
   return result
 }
