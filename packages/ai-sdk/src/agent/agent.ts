@@ -69,7 +69,8 @@ export class LoopguardAgent {
 
   /** For `onStepEnd`: feeds the step the moment it ends (the loop's own stop condition may not run after the last one). */
   readonly onStepEnd = (step: AnyStep): void => {
-    const run = this.run === null || (step.stepNumber === 0 && this.run.fed[0] !== step) ? this.startRun(this.userText) : this.run
+    const fresh = this.run === null || (step.stepNumber === 0 && this.run.fed.length > 0 && this.run.fed[0] !== step)
+    const run = fresh ? this.startRun(this.userText) : this.run!
     if (step.stepNumber === run.fed.length) this.feed(run, step)
   }
 
