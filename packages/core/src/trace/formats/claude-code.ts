@@ -1,0 +1,156 @@
+/**
+ * Claude Code session files (~/.claude/projects/<project>/<session>.jsonl): one JSON object per
+ * line. `user` and `assistant` lines carry an Anthropic message; one reply is often written as
+ * several lines (one per content block) sharing `message.id`, which make one step. Tool results
+ * are `tool_result` blocks of the next user line, with the tool's own record in `toolUseResult`
+ * (an edit's `structuredPatch` becomes the result's diff). Sub-agent lines (`isSidechain`) belong
+ * to another agent's run: a file of the main agent leaves them out (noted once), a sub-agent's
+ * own file is read from them.
+ */
+import type { JsonObject } from "../fields.js"
+import { isJsonObject } from "../fields.js"
+import type { LineCut } from "../parse.js"
+import type { TraceFinish } from "../types.js"
+import { newDraft, joinText, TraceBuilder, type StepDraft } from "./builder.js"
+import { arr, exitCodeIn, num, obj, readJsonLine, str, textOf } from "./json-line.js"
+import type { ReadOut, TraceReader } from "./reader.js"
+import { structuredPatchDiff } from "./unified-diff.js"
+
+/** Line types that hold no conversation (titles, file snapshots, queue bookkeeping). */
+const SILENT_TYPES = new Set(["summary", "system", "file-history-snapshot", "queue-operation", "progress", "custom-title", "tag"])
+
+const FINISH: Readonly<Record<string, TraceFinish>> = { end_turn: "stop", stop_sequence: "stop", tool_use: "tool-calls", max_tokens: "length", refusal: "content-filter", pause_turn: "other" }
+
+const usageOf = (u: JsonObject | undefined) => {
+  if (u === undefined) return undefined
+  const input = num(u, "input_tokens") ?? 0
+  const cacheRead = num(u, "cache_read_input_tokens") ?? 0
+  const cacheWrite = num(u, "cache_creation_input_tokens") ?? 0
+  const output = num(u, "output_tokens") ?? 0
+  return { inputTokens: input + cacheRead + cacheWrite, outputTokens: output, totalTokens: input + cacheRead + cacheWrite + output, cachedInputTokens: cacheRead }
+}
+
+class ClaudeCodeReader implements TraceReader {
+  private readonly b: TraceBuilder
+  private draft: StepDraft | null = null
+  private draftId: string | undefined
+  private sidechainFile: boolean | undefined
+  private skipped = { count: 0, first: 0 }
+  private readonly toolNames = new Map<string, string>()
+
+  constructor(file: string) {
+    this.b = new TraceBuilder(file)
+  }
+
+  push(raw: string, lineNo: number, cut?: LineCut): ReadOut {
+    if (raw.trim() === "") return this.b.take()
+    const parsed = readJsonLine(lineNo === 1 ? raw.replace(/^\uFEFF/, "") : raw, cut)
+    if (!parsed.ok) this.b.note(lineNo, `${parsed.why}; line skipped`)
+    else this.record(parsed.value, lineNo)
+    return this.b.take()
+  }
+
+  end(): ReadOut {
+    this.flush()
+    if (this.skipped.count > 0) {
+      this.b.note(this.skipped.first, `${this.skipped.count} sub-agent (isSidechain) lines left out: they are another agent's run (its Task call's result stands for it here)`)
+    }
+    return this.b.take(true)
+  }
+
+  private record(o: JsonObject, line: number): void {
+    const type = str(o, "type")
+    if (type === "user" || type === "assistant") {
+      if (!this.inRun(o, line) || o["isMeta"] === true) return
+      this.b.session(line, { id: str(o, "sessionId"), agent: o["isSidechain"] === true ? "sidechain" : undefined })
+      if (type === "assistant") this.assistantLine(o, line)
+      else this.userLine(o, line)
+      return
+    }
+    if (type !== undefined && SILENT_TYPES.has(type)) return
+    this.b.note(line, type === undefined ? `no "type": not a Claude Code record; line skipped` : `line type "${type}" is not part of the conversation; skipped`)
+  }
+
+  /** Whether the line belongs to the run this file is read as (the first message decides). */
+  private inRun(o: JsonObject, line: number): boolean {
+    const side = o["isSidechain"] === true
+    this.sidechainFile ??= side
+    if (side === this.sidechainFile) return true
+    if (this.skipped.count++ === 0) this.skipped.first = line
+    return false
+  }
+
+  private assistantLine(o: JsonObject, line: number): void {
+    const m = obj(o, "message")
+    const id = str(m, "id")
+    if (this.draft === null || id === undefined || id !== this.draftId) {
+      this.flush()
+      this.draft = newDraft(line)
+      this.draftId = id
+    }
+    const d = this.draft
+    this.b.session(line, { model: str(m, "model") })
+    const content = m?.["content"]
+    if (typeof content === "string") d.text = joinText(d.text, content)
+    else for (const block of Array.isArray(content) ? content : []) this.assistantBlock(d, block, line)
+    const stop = str(m, "stop_reason")
+    if (stop !== undefined) d.finish = FINISH[stop] ?? "other"
+    const usage = usageOf(obj(m, "usage"))
+    if (usage !== undefined) d.usage = usage
+    if (o["isApiErrorMessage"] === true) d.error = { message: textOf(content) || "API error" }
+  }
+
+  private assistantBlock(d: StepDraft, block: unknown, line: number): void {
+    if (!isJsonObject(block)) return
+    const type = str(block, "type")
+    if (type === "text") d.text = joinText(d.text, str(block, "text") ?? "")
+    else if (type === "thinking") d.reasoning = joinText(d.reasoning, str(block, "thinking") ?? "")
+    else if (type === "redacted_thinking") return
+    else if (type === "tool_use" || type === "server_tool_use") {
+      const id = str(block, "id")
+      const name = str(block, "name")
+      if (id === undefined || name === undefined) return this.b.note(line, `tool_use block without "id" or "name"; call skipped`)
+      this.toolNames.set(id, name)
+      d.toolCalls.push({ id, name, input: block["input"] ?? {} })
+    } else this.b.note(line, `assistant content block "${type ?? "?"}" has no trace v1 counterpart; skipped`)
+  }
+
+  private userLine(o: JsonObject, line: number): void {
+    this.flush()
+    const content = obj(o, "message")?.["content"]
+    if (typeof content === "string") return this.b.user(line, content)
+    const blocks = Array.isArray(content) ? content : []
+    const results = blocks.filter((b) => isJsonObject(b) && b["type"] === "tool_result")
+    const text = blocks.filter((b) => isJsonObject(b) && b["type"] === "text").map(textOf).join("\n")
+    for (const r of results) this.toolResult(r as JsonObject, line, results.length === 1 ? o["toolUseResult"] : undefined)
+    this.b.user(line, text)
+  }
+
+  private toolResult(r: JsonObject, line: number, record: unknown): void {
+    const id = str(r, "tool_use_id")
+    if (id === undefined) return this.b.note(line, `tool_result block without "tool_use_id"; skipped`)
+    const name = this.toolNames.get(id)
+    const output = textOf(r["content"])
+    const error = r["is_error"] === true
+    const exitCode = name === "Bash" ? (error ? exitCodeIn(output) : 0) : undefined
+    const rec = isJsonObject(record) ? record : undefined
+    const diff = rec === undefined ? undefined : structuredPatchDiff(str(rec, "filePath"), arr(rec, "structuredPatch"))
+    this.b.result({
+      line,
+      id,
+      output,
+      error,
+      ...(name !== undefined ? { name } : {}),
+      ...(exitCode !== undefined ? { exitCode } : {}),
+      ...(diff !== undefined && str(rec, "filePath") !== undefined ? { diff, path: str(rec, "filePath")! } : {})
+    })
+  }
+
+  private flush(): void {
+    if (this.draft !== null) this.b.assistant(this.draft)
+    this.draft = null
+    this.draftId = undefined
+  }
+}
+
+export const claudeCodeReader = (file: string): TraceReader => new ClaudeCodeReader(file)
