@@ -31,6 +31,7 @@ export class TraceBuilder {
   private out: Array<TraceLine> = []
   private notes: Array<TraceProblem> = []
   private sessionDone = false
+  private heldUsers: Array<TraceLine> = []
   private pendingSession: { id?: string | undefined; model?: string | undefined; agent?: string | undefined; line: number } | null = null
 
   constructor(readonly file: string) {}
@@ -54,12 +55,15 @@ export class TraceBuilder {
     this.sessionDone = true
     const p = this.pendingSession
     if (p !== null) this.out.push(defined({ type: "session" as const, line: p.line, id: p.id, model: p.model, agent: p.agent }))
+    this.out.push(...this.heldUsers)
+    this.heldUsers = []
   }
 
+  /** User lines before the first step wait for it: the model is often named only by the first reply. */
   user(line: number, text: string): void {
     if (text.trim() === "") return
-    this.flushSession()
-    this.out.push({ type: "user", line, text })
+    if (this.sessionDone) this.out.push({ type: "user", line, text })
+    else this.heldUsers.push({ type: "user", line, text })
   }
 
   /** Emits a step from its draft (given the next number), unless it holds nothing. */
@@ -81,6 +85,7 @@ export class TraceBuilder {
   }
 
   result(r: Omit<TraceToolResult, "type">): void {
+    this.flushSession()
     this.out.push({ type: "tool-result", ...r })
   }
 
