@@ -21,14 +21,19 @@ import { auditWindow, makeWindowStore } from "./window-store.js"
 const failed = (file: string, errors: ReadonlyArray<string>): FailedFile => ({ _tag: "failed", file, errors })
 
 /** The replay pass over a file that checked clean. */
-const replayFile = (source: TraceSource, check: TraceCheck, config: LoopguardConfig) =>
+const replayFile = (source: TraceSource, check: TraceCheck, config: LoopguardConfig, progress?: AuditProgress) =>
   Effect.scoped(
     Effect.gen(function* () {
       const lines = yield* openTraceLines(source, config.input.maxLineBytes)
       const feed = new StepFeed(lines, source.name, source.format)
       yield* Effect.promise(() => feed.fill(0))
       const store = makeWindowStore(auditWindow(config))
-      const replay = layerStreamedReplay(feed, { steps: check.steps, toolNames: check.toolNames, ...(check.model !== undefined ? { modelId: check.model } : {}) })
+      const replay = layerStreamedReplay(feed, {
+        steps: check.steps,
+        toolNames: check.toolNames,
+        ...(check.model !== undefined ? { modelId: check.model } : {}),
+        ...(progress !== undefined ? { onStep: (i: number) => progress(i, check.steps) } : {})
+      })
       const run = yield* shadowReplay(
         { replay, store, steps: check.steps, prompt: feed.promptMessage?.text, userTurnsBefore: (step) => feed.usersBefore(step) },
         config
@@ -38,6 +43,9 @@ const replayFile = (source: TraceSource, check: TraceCheck, config: LoopguardCon
       return { format: source.format, steps: check.steps, incidents: run.incidents.map((i) => withReplyStepsBy(i, store.stepOf)), exit: run.exit, notes: feed.problems().map(formatTraceProblem) }
     })
   )
+
+/** Told, as a file's replay goes, the step it is at and how many the file holds. */
+export type AuditProgress = (step: number, steps: number) => void
 
 /** A file to audit: its path, the name messages give it, and its format (detected when absent). */
 export interface AuditInput {
@@ -51,14 +59,14 @@ export interface AuditInput {
  * (default: `auditConfig()`, every detector on). `file` is a path, or a path with the name
  * messages should give it (a pipe spooled to a file) and, optionally, its format.
  */
-export const auditFile = Effect.fn("audit.auditFile")(function* (file: string | AuditInput, config: LoopguardConfig = auditConfig()) {
+export const auditFile = Effect.fn("audit.auditFile")(function* (file: string | AuditInput, config: LoopguardConfig = auditConfig(), progress?: AuditProgress) {
   const input: AuditInput = typeof file === "string" ? { path: file, name: file } : file
   const source: TraceSource = { path: input.path, name: input.name, format: input.format ?? (yield* detectFileFormat(input.path)) }
   const check = yield* Effect.result(checkTrace(source, config.input.maxLineBytes))
   const name = source.name
   if (check._tag === "Failure") return failed(name, [check.failure])
   if (check.success.errors.length > 0) return failed(name, check.success.errors.map(formatTraceProblem))
-  const exit = yield* Effect.exit(replayFile(source, check.success, config))
+  const exit = yield* Effect.exit(replayFile(source, check.success, config, progress))
   if (Exit.isFailure(exit)) {
     const reason = Cause.squash(exit.cause)
     return failed(name, [typeof reason === "string" ? reason : `${name}: replay failed: ${Cause.pretty(exit.cause).split("\n")[0]}`])
