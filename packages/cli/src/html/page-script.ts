@@ -1,6 +1,8 @@
 /**
- * The run page's script: draws the timeline from the embedded JSON, in slices so a long run
- * shows its top at once (the whole timeline is there once `body[data-ready]` is set). Log text
+ * The run page's script: draws the timeline from the embedded JSON. A run of up to 1,000 steps
+ * is drawn whole at once; a longer one draws its first 200 steps and the rest as the reader
+ * scrolls near the end or jumps to a step (`body[data-ready]` once the first are drawn,
+ * `body[data-drawn]` counts the steps drawn). Log text
  * only ever enters the page as text nodes (`textContent`), never as markup. Folds fill their
  * contents when first opened. Keys: j / k next / previous step with incidents.
  */
@@ -96,17 +98,32 @@ export const PAGE_SCRIPT = String.raw`
     }
     return a;
   }
-  var drawn = 0, SLICE = 400;
+  // A long run draws its first steps at once and the rest as the reader scrolls or jumps:
+  // a page of 10,000 steps opens as fast as one of 200.
+  var drawn = 0, SLICE = 200, FIRST = steps.length <= 1000 ? steps.length : SLICE;
   function drawUpTo(n) {
     var frag = document.createDocumentFragment();
     for (; drawn < steps.length && drawn <= n; drawn++) frag.appendChild(stepNode(steps[drawn]));
     timeline.appendChild(frag);
+    document.body.setAttribute("data-drawn", String(drawn));
+    more.hidden = drawn >= steps.length;
   }
-  function drawSlice() {
-    drawUpTo(drawn + SLICE - 1);
-    if (drawn < steps.length) setTimeout(drawSlice, 0);
-    else { document.body.setAttribute("data-ready", "1"); if (location.hash) reveal(location.hash.slice(1)); }
+  var more = el("p", "muted", "");
+  more.id = "more";
+  timeline.parentNode.insertBefore(more, timeline.nextSibling);
+  function drawFirst() {
+    drawUpTo(FIRST - 1);
+    more.textContent = "Later steps are drawn as you scroll; go to any step with the box above.";
+    if ("IntersectionObserver" in window) new IntersectionObserver(function (es) { if (es[0].isIntersecting) drawUpTo(drawn + SLICE - 1); }, { rootMargin: "1500px" }).observe(more);
+    document.body.setAttribute("data-ready", "1");
+    if (location.hash) reveal(location.hash.slice(1));
   }
+  var go = document.getElementById("goto");
+  if (go) go.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var n = parseInt(go.elements.namedItem("step").value, 10);
+    if (n >= 0 && n < steps.length) { history.replaceState(null, "", "#step-" + n); reveal("step-" + n); }
+  });
   function reveal(id) {
     var m = /^step-(\d+)$/.exec(id) || /^incident-(\d+)$/.exec(id);
     if (!m) return;
@@ -138,6 +155,6 @@ export const PAGE_SCRIPT = String.raw`
     var next = e.key === "j" ? incidentSteps.find(function (s) { return s > at; }) : incidentSteps.filter(function (s) { return s < at; }).pop();
     if (next !== undefined) reveal("step-" + next);
   });
-  drawSlice();
+  drawFirst();
 })();
 `

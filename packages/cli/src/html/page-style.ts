@@ -9,10 +9,10 @@ a{color:var(--link)}
 :focus-visible{outline:2px solid var(--focus);outline-offset:2px}
 h1{font-size:1.3rem;margin:0 0 4px;overflow-wrap:anywhere}
 h2{font-size:1.05rem;margin:20px 0 8px}
-.muted{color:var(--muted)}
+.muted{color:var(--muted);overflow-wrap:anywhere}
 .cards{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0}
 .card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:8px 12px;min-width:140px;flex:1 1 140px}
-.card b{display:block;font-size:1.25rem}
+.card{min-width:0}.card b{display:block;font-size:1.25rem;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;font-size:.92rem}
 th,td{text-align:left;padding:4px 8px;border-bottom:1px solid var(--line);vertical-align:top}
 th button{font:inherit;font-weight:600;background:none;border:0;color:inherit;cursor:pointer;padding:0}
@@ -42,5 +42,7 @@ pre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);border:1p
 .step-incidents li{margin:2px 0;overflow-wrap:anywhere}
 .notes li{overflow-wrap:anywhere}
 .keys{font-size:.85rem}
-@media (max-width:600px){main{padding:8px}.card{min-width:120px}body{font-size:14px}}
+#goto{margin:6px 0}#goto input{width:7em;font:inherit;background:var(--card);color:var(--fg);border:1px solid var(--line);border-radius:4px;padding:1px 4px}
+#goto button{font:inherit;background:var(--card);color:var(--fg);border:1px solid var(--line);border-radius:4px}
+@media (max-width:600px){main{padding:8px}.card{flex-basis:45%}body{font-size:14px}}
 `

@@ -71,6 +71,7 @@ export const renderRunPage = (page: RunPage): string => {
     summaryCards(page, s) +
     `<h2>Incidents by detector</h2>${detectorTable(s)}${eventList(page.incidents)}${noteList(page.notes)}` +
     `<h2>Timeline</h2><p class="muted keys">Steps in a repeated span are shaded; repeated calls are highlighted. Keys: j / k next / previous step with incidents; Enter or Space opens a fold.</p>` +
+    `<form id="goto" class="keys"><label>Go to step <input name="step" type="number" min="0" max="${Math.max(0, page.steps.length - 1)}" inputmode="numeric"></label> <button type="submit">Go</button></form>` +
     `<div id="timeline"></div></main>` +
     `<script type="application/json" id="run-data">${jsonForScript(data)}</script><script>${PAGE_SCRIPT}</script></body></html>`
   )
