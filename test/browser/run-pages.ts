@@ -7,10 +7,10 @@ import { collectRunPage } from "../../packages/cli/src/html/collect-page.js"
 import { renderRunPage } from "../../packages/cli/src/html/run-page.js"
 import type { RunPage } from "../../packages/cli/src/html/page-model.js"
 
-/** Audits `path` and writes its page to `out`; the page's data. */
-export const writePageOf = async (path: string, out: string): Promise<RunPage> => {
+/** Audits `path` (named `name` on the page) and writes its page to `out`; the page's data. */
+export const writePageOf = async (path: string, out: string, name: string = path): Promise<RunPage> => {
   const config = auditConfig()
-  const r = await Effect.runPromise(auditFile(path, config))
+  const r = await Effect.runPromise(auditFile({ path, name }, config))
   if (r._tag !== "audited") throw new Error(r.errors.join("\n"))
   const page = await Effect.runPromise(collectRunPage(r, path, config.input.maxLineBytes))
   writeFileSync(out, renderRunPage(page))

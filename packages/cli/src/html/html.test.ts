@@ -54,6 +54,9 @@ describe("summary", () => {
     expect(spanOf(incident(9, "breaker", "degrade", "fault"))).toBeNull()
     const s = summarize([incident(3, "breaker", "degrade", "fault"), incident(4, "repeated-action", "note", "loop", { count: 3 }), incident(4, "bash-retry", "pause", "loop")])
     expect(s.firstLoop).toEqual({ step: 2, detector: "repeated-action", firedAt: 4 })
+    // Of the loops filed together, the one that reaches back furthest says where the loop began.
+    const together = summarize([incident(4, "bash-retry", "pause", "loop"), incident(4, "streak-crop", "detect", "loop", { fromStep: 1, toStep: 4 })])
+    expect(together.firstLoop).toEqual({ step: 1, detector: "streak-crop", firedAt: 4 })
     expect(s.firstAction?.detector).toBe("breaker")
     expect(s.byKind).toEqual([{ kind: "loop", count: 2 }, { kind: "fault", count: 1 }])
     expect(s.byDetector).toContainEqual({ detector: "bash-retry", kind: "loop", count: 1 })

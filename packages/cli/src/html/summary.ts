@@ -45,7 +45,14 @@ const counts = <K extends string>(items: ReadonlyArray<K>): Array<[K, number]> =
 export const summarize = (incidents: ReadonlyArray<AuditIncident>): RunSummary => {
   const spans = incidents.flatMap((i) => spanOf(i) ?? [])
   const firstLoopIncident = incidents.find((i) => i.kind === "loop")
-  const firstSpan = firstLoopIncident === undefined ? null : spanOf(firstLoopIncident)
+  // Of the loop incidents filed with the first, the one whose repeats reach back furthest.
+  const firstSpan =
+    firstLoopIncident === undefined
+      ? null
+      : (incidents
+          .filter((i) => i.kind === "loop" && i.step === firstLoopIncident.step)
+          .flatMap((i) => spanOf(i) ?? [])
+          .sort((a, b) => a.from - b.from)[0] ?? null)
   const byDetector = counts(incidents.map((i) => `${i.detector}\u0000${i.kind}`)).map(([k, count]) => {
     const [detector, kind] = k.split("\u0000") as [string, string]
     return { detector, kind, count }
@@ -53,7 +60,7 @@ export const summarize = (incidents: ReadonlyArray<AuditIncident>): RunSummary =
   return {
     byDetector,
     byKind: counts(incidents.map((i) => i.kind)).map(([kind, count]) => ({ kind, count })),
-    firstLoop: firstLoopIncident === undefined ? null : { step: firstSpan?.from ?? firstLoopIncident.step, detector: firstLoopIncident.detector, firedAt: firstLoopIncident.step },
+    firstLoop: firstLoopIncident === undefined ? null : { step: firstSpan?.from ?? firstLoopIncident.step, detector: firstSpan?.detector ?? firstLoopIncident.detector, firedAt: firstLoopIncident.step },
     firstAction: incidents.find((i) => !RECORD_ONLY.has(i.action)) ?? null,
     spans
   }
