@@ -24,7 +24,7 @@ describe("audit of agents' logs from the command line", () => {
     const objects = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>)
     expect(objects.map((o) => Object.keys(o))).toEqual([["file", "steps", "incidents", "exit"], ["file", "steps", "incidents", "exit"]])
     expect(objects.map((o) => o["steps"])).toEqual([6, 6])
-    expect(r.stderr).toContain(`codex.jsonl:19: response item "ghost_snapshot" has no trace v1 counterpart; skipped`)
+    expect(r.stderr).toContain(`codex.jsonl:20: response item "image_generation_call" has no trace v1 counterpart; skipped`)
     const forced = await run(["audit", "--json", "--format", "trace", join(FIXTURES, "codex.jsonl")])
     expect(forced.code).toBe(1)
     const bad = await run(["audit", "--format", "cursor", join(FIXTURES, "codex.jsonl")])

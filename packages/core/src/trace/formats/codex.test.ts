@@ -24,13 +24,14 @@ describe("Codex CLI rollout files", () => {
     expect(results[0]!.output).toBe("FAIL src/sum.test.ts\n  sum adds two numbers\n    expected 3, received 4\n")
     expect(results[1]).toMatchObject({ name: "apply_patch", path: "src/sum.ts" })
     expect(results[1]!.diff).toContain("*** Update File: src/sum.ts")
-    expect(r.notes.map((n) => [n.line, n.message])).toEqual([[19, `response item "ghost_snapshot" has no trace v1 counterpart; skipped`]])
+    expect(r.notes.map((n) => [n.line, n.message])).toEqual([[20, `response item "image_generation_call" has no trace v1 counterpart; skipped`]])
   })
 
   test("older rollouts (bare items, no payload) and local shell calls read the same way", () => {
     const text = [
       { id: "old-1", timestamp: "2025-05-01T00:00:00Z", instructions: null },
       { record_type: "state" },
+      { type: "message", role: "user", content: [{ type: "input_text", text: "# AGENTS.md instructions for /repo\n\nUse pnpm." }] },
       { type: "message", role: "user", content: [{ type: "input_text", text: "list files" }] },
       { type: "local_shell_call", call_id: "c1", status: "completed", action: { type: "exec", command: ["ls", "-la"] } },
       { type: "function_call_output", call_id: "c1", output: { content: "ls: cannot access", success: false } }
@@ -38,6 +39,7 @@ describe("Codex CLI rollout files", () => {
     const old = readTraceText(text, "old.jsonl")
     expect(old.format).toBe("codex")
     expect(old.session).toMatchObject({ id: "old-1" })
+    expect(old.lines.filter((l) => l.type === "user").map((l) => (l.type === "user" ? l.text : ""))).toEqual(["list files"])
     expect(stepsOf(old.lines)[0]!.toolCalls).toEqual([{ id: "c1", name: "local_shell", input: { command: ["ls", "-la"] } }])
     expect(resultsOf(old.lines)[0]).toMatchObject({ id: "c1", output: "ls: cannot access", error: true })
   })

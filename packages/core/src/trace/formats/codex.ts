@@ -21,9 +21,11 @@ const REPLY_ITEMS = new Set(["reasoning", "function_call", "custom_tool_call", "
 const OUTPUT_ITEMS = new Set(["function_call_output", "custom_tool_call_output"])
 /** Records with nothing to replay: events echo the response items, compaction is bookkeeping. */
 const SILENT_TYPES = new Set(["event_msg", "compacted", "state"])
+/** Response items that are bookkeeping of the harness (its undo snapshots), not the conversation. */
+const SILENT_ITEMS = new Set(["ghost_snapshot"])
 
 /** User-role messages Codex writes itself (the environment, AGENTS.md): context, not a turn. */
-const HARNESS_CONTEXT = /^\s*<(?:environment_context|user_instructions)>/
+const HARNESS_CONTEXT = /^\s*(?:<(?:environment_context|user_instructions)>|# AGENTS\.md instructions for )/
 
 /** A call whose result is yet to come: what the result needs to know about it. */
 interface OpenCall {
@@ -59,7 +61,7 @@ class CodexReader implements TraceReader {
     if (type === "session_meta") return this.b.session(line, { id: str(payload, "id"), agent: str(payload, "originator") })
     if (type === "turn_context") return this.b.session(line, { model: str(payload, "model") })
     if (type === "response_item" && payload !== undefined) return this.item(payload, line)
-    if (type === "event_msg") return this.event(payload, line)
+    if (type === "event_msg") return this.event(payload)
     if (type === undefined && o["record_type"] === undefined && str(o, "id") !== undefined) return this.b.session(line, { id: str(o, "id") })
     if (type !== undefined && SILENT_TYPES.has(type)) return
     if (o["record_type"] !== undefined) return
@@ -68,7 +70,7 @@ class CodexReader implements TraceReader {
     this.b.note(line, `record "${type ?? "?"}" is not part of a Codex rollout's conversation; skipped`)
   }
 
-  private event(payload: JsonObject | undefined, line: number): void {
+  private event(payload: JsonObject | undefined): void {
     if (str(payload, "type") !== "token_count" || this.draft === null || this.draft.usage !== undefined) return
     const u = obj(obj(payload, "info"), "last_token_usage")
     if (u === undefined) return
@@ -80,13 +82,13 @@ class CodexReader implements TraceReader {
       ...(num(u, "reasoning_output_tokens") !== undefined ? { reasoningTokens: num(u, "reasoning_output_tokens")! } : {}),
       ...(num(u, "cached_input_tokens") !== undefined ? { cachedInputTokens: num(u, "cached_input_tokens")! } : {})
     }
-    void line
   }
 
   private item(p: JsonObject, line: number): void {
     const type = str(p, "type") ?? "?"
     if (type === "message") return this.message(p, line)
     if (OUTPUT_ITEMS.has(type)) return this.output(p, line)
+    if (SILENT_ITEMS.has(type)) return
     if (!REPLY_ITEMS.has(type)) return this.b.note(line, `response item "${type}" has no trace v1 counterpart; skipped`)
     const d = this.replyDraft(line, type === "reasoning")
     if (type === "reasoning") d.reasoning = joinText(d.reasoning, reasoningText(p))

@@ -8,6 +8,7 @@ import type { ReadOut, TraceFormat, TraceReader } from "./reader.js"
 import { traceV1Reader } from "./trace-v1.js"
 import type { ParsedTrace, TraceLine, TraceProblem, TraceSession } from "../types.js"
 
+/** The reader of `format`, naming `file` in its notes and errors. */
 export const readerFor = (format: TraceFormat, file: string): TraceReader => {
   switch (format) {
     case "trace":

@@ -29,4 +29,5 @@ export const EMPTY_OUT: ReadOut = { lines: [], errors: [], notes: [] }
 export const TRACE_FORMATS = ["trace", "claude-code", "codex", "opencode", "gemini"] as const
 export type TraceFormat = (typeof TRACE_FORMATS)[number]
 
+/** Whether a string names one of TRACE_FORMATS (a `--format` value). */
 export const isTraceFormat = (s: string): s is TraceFormat => (TRACE_FORMATS as ReadonlyArray<string>).includes(s)
