@@ -3,16 +3,16 @@
  * log of the reader tests, audited, drawn by headless Chromium (Debian's chromium, .ci/chromium.sh)
  * at 1000 × 1000, top of the page.
  *
- *   bun run scripts/page-screenshot.ts
+ *   bun run test/browser/page-screenshot.ts
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
-import { chromiumPath, launchChromium } from "../test/browser/chromium.js"
-import { writePageOf } from "../test/browser/run-pages.js"
+import { chromiumPath, launchChromium } from "./chromium.js"
+import { writePageOf } from "./run-pages.js"
 
-const root = resolve(import.meta.dir, "..")
+const root = resolve(import.meta.dir, "../..")
 const chromium = chromiumPath()
 if (chromium === null) throw new Error("no chromium: run .ci/chromium.sh")
 const dir = mkdtempSync(join(tmpdir(), "lg-shot-"))
