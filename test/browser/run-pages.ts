@@ -19,12 +19,12 @@ export const writePageOf = async (path: string, out: string, name: string = path
 
 /**
  * A generated trace v1 run of `steps` steps that goes round in circles in places: a test command
- * failing the same way a few times in a row every 50 steps, between varied reads and edits.
+ * failing the same way a few times in a row every 250 steps, between varied reads and edits.
  */
 export const writeLongTrace = (dir: string, steps: number): string => {
   const lines: Array<string> = [JSON.stringify({ type: "session", id: "long", model: "gpt-4o" }), JSON.stringify({ type: "user", text: "Make the test suite pass" })]
   for (let i = 0; i < steps; i++) {
-    const looping = i % 50 >= 45
+    const looping = i % 250 >= 245
     const call = looping ? { id: `c${i}`, name: "bash", input: { command: "npm test" } } : i % 3 === 0 ? { id: `c${i}`, name: "edit", input: { path: `src/f${i}.ts` } } : { id: `c${i}`, name: "bash", input: { command: `cat src/f${i}.ts` } }
     lines.push(JSON.stringify({ type: "assistant", reasoning: `Step ${i}: looking at f${i}.`, text: `Working on file ${i}.`, toolCalls: [call], finish: "tool-calls", usage: { inputTokens: 1000 + i, outputTokens: 50 } }))
     const result = looping
