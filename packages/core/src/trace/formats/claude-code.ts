@@ -9,11 +9,11 @@
  */
 import type { JsonObject } from "../fields.js"
 import { isJsonObject } from "../fields.js"
-import type { LineCut } from "../parse.js"
 import type { TraceFinish } from "../types.js"
-import { newDraft, joinText, TraceBuilder, type StepDraft } from "./builder.js"
-import { arr, exitCodeIn, num, obj, readJsonLine, str, textOf } from "./json-line.js"
-import type { ReadOut, TraceReader } from "./reader.js"
+import { newDraft, joinText, type StepDraft } from "./builder.js"
+import { arr, exitCodeIn, num, obj, str, textOf } from "./json-line.js"
+import { JsonLinesReader } from "./json-lines-reader.js"
+import type { TraceReader } from "./reader.js"
 import { structuredPatchDiff } from "./unified-diff.js"
 
 /** Line types that hold no conversation (titles, file snapshots, queue bookkeeping). */
@@ -30,35 +30,21 @@ const usageOf = (u: JsonObject | undefined) => {
   return { inputTokens: input + cacheRead + cacheWrite, outputTokens: output, totalTokens: input + cacheRead + cacheWrite + output, cachedInputTokens: cacheRead }
 }
 
-class ClaudeCodeReader implements TraceReader {
-  private readonly b: TraceBuilder
+class ClaudeCodeReader extends JsonLinesReader {
   private draft: StepDraft | null = null
   private draftId: string | undefined
   private sidechainFile: boolean | undefined
   private skipped = { count: 0, first: 0 }
   private readonly toolNames = new Map<string, string>()
 
-  constructor(file: string) {
-    this.b = new TraceBuilder(file)
-  }
-
-  push(raw: string, lineNo: number, cut?: LineCut): ReadOut {
-    if (raw.trim() === "") return this.b.take()
-    const parsed = readJsonLine(lineNo === 1 ? raw.replace(/^\uFEFF/, "") : raw, cut)
-    if (!parsed.ok) this.b.note(lineNo, `${parsed.why}; line skipped`)
-    else this.record(parsed.value, lineNo)
-    return this.b.take()
-  }
-
-  end(): ReadOut {
+  protected finish(): void {
     this.flush()
     if (this.skipped.count > 0) {
       this.b.note(this.skipped.first, `${this.skipped.count} sub-agent (isSidechain) lines left out: they are another agent's run (its Task call's result stands for it here)`)
     }
-    return this.b.take(true)
   }
 
-  private record(o: JsonObject, line: number): void {
+  protected record(o: JsonObject, line: number): void {
     const type = str(o, "type")
     if (type === "user" || type === "assistant") {
       if (!this.inRun(o, line) || o["isMeta"] === true) return

@@ -8,12 +8,12 @@
  * per line, after a first line of session fields; they read the same.
  */
 import type { JsonObject } from "../fields.js"
-import type { LineCut } from "../parse.js"
 import type { TraceToolResult } from "../types.js"
-import { newDraft, joinText, TraceBuilder, type StepDraft } from "./builder.js"
-import { arr, num, obj, parseArguments, readJsonLine, str, textOf } from "./json-line.js"
+import { newDraft, joinText, type StepDraft } from "./builder.js"
+import { arr, num, obj, parseArguments, str, textOf } from "./json-line.js"
 import { codexCallOutput } from "./codex-output.js"
-import type { ReadOut, TraceReader } from "./reader.js"
+import { JsonLinesReader } from "./json-lines-reader.js"
+import type { TraceReader } from "./reader.js"
 import { patchFiles } from "./unified-diff.js"
 
 /** Items a model reply is made of; any other item ends the reply. */
@@ -33,29 +33,15 @@ interface OpenCall {
   readonly patch?: string
 }
 
-class CodexReader implements TraceReader {
-  private readonly b: TraceBuilder
+class CodexReader extends JsonLinesReader {
   private draft: StepDraft | null = null
   private readonly calls = new Map<string, OpenCall>()
 
-  constructor(file: string) {
-    this.b = new TraceBuilder(file)
-  }
-
-  push(raw: string, lineNo: number, cut?: LineCut): ReadOut {
-    if (raw.trim() === "") return this.b.take()
-    const parsed = readJsonLine(lineNo === 1 ? raw.replace(/^\uFEFF/, "") : raw, cut)
-    if (!parsed.ok) this.b.note(lineNo, `${parsed.why}; line skipped`)
-    else this.record(parsed.value, lineNo)
-    return this.b.take()
-  }
-
-  end(): ReadOut {
+  protected finish(): void {
     this.flush()
-    return this.b.take(true)
   }
 
-  private record(o: JsonObject, line: number): void {
+  protected record(o: JsonObject, line: number): void {
     const type = str(o, "type")
     const payload = obj(o, "payload")
     if (type === "session_meta") return this.b.session(line, { id: str(payload, "id"), agent: str(payload, "originator") })
