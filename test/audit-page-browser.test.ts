@@ -35,6 +35,7 @@ afterAll(() => {
 let browser: Browser | undefined
 beforeAll(async () => {
   if (CHROMIUM !== null) browser = await launchChromium(CHROMIUM)
+  else if (IN_CI) throw new Error("chromium is missing on CI: .ci/chromium.sh should have installed it")
 }, 60_000)
 afterAll(async () => {
   await browser?.close()
