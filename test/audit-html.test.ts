@@ -44,6 +44,24 @@ describe("audit of agents' logs from the command line", () => {
     expect(data.incidents.length).toBeGreaterThan(3)
   }, 120_000)
 
+  test("no secret from the log reaches the page, in the steps or in the incidents' details", async () => {
+    const dir = workdir()
+    const key = "sk-proj-Q7vXk2mN9pLr4sT8wYz1aB3cD5eF6gH0"
+    const lines: Array<object> = [{ type: "user", text: `use the key ${key}` }]
+    for (let i = 0; i < 4; i++) {
+      lines.push({ type: "assistant", toolCalls: [{ id: `c${i}`, name: "bash", input: { command: `curl -H "x-api-key: ${key}" http://127.0.0.1:9/v1` } }] })
+      lines.push({ type: "tool-result", id: `c${i}`, name: "bash", output: `curl: (7) Failed to connect (key ${key})`, exitCode: 7 })
+    }
+    writeFileSync(join(dir, "leak.jsonl"), lines.map((l) => JSON.stringify(l)).join("\n"))
+    const out = join(dir, "leak.html")
+    const r = await run(["audit", join(dir, "leak.jsonl"), "--html", out])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain("repeated-action")
+    const html = readFileSync(out, "utf8")
+    expect(html).toContain("[REDACTED]")
+    expect(html).not.toContain(key)
+  }, 120_000)
+
   test("a folder of logs: a folder of pages and an index with a row per run; a bad OUT is exit 2", async () => {
     const out = join(workdir(), "pages")
     const r = await run(["audit", FIXTURES, "--html", out])

@@ -84,6 +84,7 @@ export const auditCommand = Command.make(
         progress?.clear()
         results.push(one.result)
         if (one.row !== undefined) rows.push(one.row)
+        if (html !== undefined && one.result._tag === "failed") yield* Console.error(`--html: no page for ${one.result.file}: its audit failed`)
         // Print as each file finishes, so a long batch shows where it is.
         yield* printResult(one.result, flags.json)
       }

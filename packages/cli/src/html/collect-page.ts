@@ -1,5 +1,5 @@
 /** A run's page data from its audit: the file's steps read once more, each cut to its view. */
-import { redactSecrets } from "@loopguard/core/try-best"
+import { redactDeep, redactSecrets } from "@loopguard/core/try-best"
 import { redactText, secretValues } from "../render/env-secrets.js"
 import { forEachStep, type AuditedFile } from "@loopguard/effect/audit"
 import { Effect } from "effect"
@@ -21,5 +21,5 @@ export const collectRunPage = (r: AuditedFile, path: string, maxLineBytes: numbe
   Effect.gen(function* () {
     const steps: Array<StepView> = []
     yield* forEachStep({ path, name: r.file, format: r.format }, maxLineBytes, (s) => void steps.push(stepView(s.step, s.line, s.users, s.reply, redact)))
-    return { title: basename(r.file), file: redact(r.file), format: r.format, steps, incidents: r.incidents, exit: r.exit, notes: r.notes.map(redact) }
+    return { title: redact(basename(r.file)), file: redact(r.file), format: r.format, steps, incidents: redactDeep(r.incidents, redact), exit: r.exit, notes: r.notes.map(redact) }
   })

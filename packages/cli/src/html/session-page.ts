@@ -6,6 +6,7 @@ import type { AssistantMessage, Message, UserMessage } from "@loopguard/core/mod
 import type { LoopguardConfig } from "@loopguard/effect"
 import { auditConfig, auditTrace } from "@loopguard/effect/audit"
 import { exportTrace } from "@loopguard/effect/store"
+import { redactDeep } from "@loopguard/core/try-best"
 import { Effect } from "effect"
 import { pageRedactor } from "./collect-page.js"
 import { stepView, type RunPage, type StepView } from "./page-model.js"
@@ -29,5 +30,5 @@ export const sessionRunPage = (id: string, messages: ReadonlyArray<Message>, con
     const redact = pageRedactor()
     const audit = yield* auditTrace(`session ${id}`, exportTrace(id, messages), auditConfig(config), "trace")
     if (audit._tag === "failed") return yield* Effect.fail(audit.errors.join("\n"))
-    return { title: redact(`session ${id}`), file: redact(`session ${id}`), format: "stored session", steps: sessionSteps(messages, redact), incidents: audit.incidents, exit: audit.exit, notes: audit.notes.map(redact) }
+    return { title: redact(`session ${id}`), file: redact(`session ${id}`), format: "stored session", steps: sessionSteps(messages, redact), incidents: redactDeep(audit.incidents, redact), exit: audit.exit, notes: audit.notes.map(redact) }
   })
