@@ -12,7 +12,9 @@ export const PAGE_SCRIPT = String.raw`
   var data = JSON.parse(document.getElementById("run-data").textContent);
   var steps = data.steps, timeline = document.getElementById("timeline");
   var byStep = {}, inSpan = {}, repeatedSig = {};
-  data.incidents.forEach(function (inc, i) { (byStep[inc.step] = byStep[inc.step] || []).push(i); });
+  // An incident filed after the last recorded step (a check at the end) is shown on the last one.
+  function stepOfIncident(inc) { return Math.max(0, Math.min(inc.step, steps.length - 1)); }
+  data.incidents.forEach(function (inc, i) { (byStep[stepOfIncident(inc)] = byStep[stepOfIncident(inc)] || []).push(i); });
   function sig(c) { return c.name + "\u0000" + c.input; }
   data.spans.forEach(function (s) {
     for (var k = s.from; k <= s.to; k++) inSpan[k] = true;
@@ -127,7 +129,8 @@ export const PAGE_SCRIPT = String.raw`
   function reveal(id) {
     var m = /^step-(\d+)$/.exec(id) || /^incident-(\d+)$/.exec(id);
     if (!m) return;
-    var n = id.indexOf("step-") === 0 ? +m[1] : (data.incidents[+m[1]] || {}).step;
+    var inc = data.incidents[+m[1]];
+    var n = id.indexOf("step-") === 0 ? +m[1] : inc ? stepOfIncident(inc) : undefined;
     if (n === undefined) return;
     drawUpTo(n);
     var a = document.getElementById("step-" + n);
