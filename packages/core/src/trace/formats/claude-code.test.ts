@@ -46,4 +46,20 @@ describe("Claude Code session files", () => {
     expect(sub.notes[0]).toMatchObject({ file: "agent.jsonl", line: 2 })
     expect(sub.notes[0]!.message).toStartWith("bad JSON")
   })
+
+  test("the stream-json output of claude -p reads the same: session and model from its init line, sub-agent lines left out", () => {
+    const text = [
+      { type: "system", subtype: "init", session_id: "sj-1", model: "claude-sonnet-4-5", tools: ["Bash"] },
+      { type: "assistant", session_id: "sj-1", parent_tool_use_id: null, message: { id: "m1", role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "ls" } }], stop_reason: "tool_use" } },
+      { type: "assistant", session_id: "sj-1", parent_tool_use_id: "t0", message: { id: "m9", role: "assistant", content: [{ type: "text", text: "sub-agent" }] } },
+      { type: "user", session_id: "sj-1", parent_tool_use_id: null, message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "a.ts", is_error: false }] } },
+      { type: "result", subtype: "success", session_id: "sj-1", is_error: false, num_turns: 1 }
+    ].map((o) => JSON.stringify(o)).join("\n")
+    const r = readTraceText(text, "stream.jsonl")
+    expect(r.format).toBe("claude-code")
+    expect(r.session).toMatchObject({ id: "sj-1", model: "claude-sonnet-4-5" })
+    expect(stepsOf(r.lines).map((s) => s.toolCalls.map((c) => c.name))).toEqual([["Bash"]])
+    expect(resultsOf(r.lines)[0]).toMatchObject({ id: "t1", exitCode: 0, error: false, output: "a.ts" })
+    expect(r.notes.map((n) => n.line)).toEqual([3])
+  })
 })

@@ -5,7 +5,9 @@
  * are `tool_result` blocks of the next user line, with the tool's own record in `toolUseResult`
  * (an edit's `structuredPatch` becomes the result's diff). Sub-agent lines (`isSidechain`) belong
  * to another agent's run: a file of the main agent leaves them out (noted once), a sub-agent's
- * own file is read from them.
+ * own file is read from them. The stream `claude -p --output-format stream-json` prints reads the
+ * same (its `system` init line names the session and model; sub-agent lines carry a
+ * `parent_tool_use_id`).
  */
 import type { JsonObject } from "../fields.js"
 import { isJsonObject } from "../fields.js"
@@ -17,7 +19,10 @@ import type { TraceReader } from "./reader.js"
 import { structuredPatchDiff } from "./unified-diff.js"
 
 /** Line types that hold no conversation (titles, file snapshots, queue bookkeeping). */
-const SILENT_TYPES = new Set(["summary", "system", "file-history-snapshot", "queue-operation", "progress", "custom-title", "tag"])
+const SILENT_TYPES = new Set(["summary", "system", "file-history-snapshot", "queue-operation", "progress", "custom-title", "tag", "result"])
+
+/** A sub-agent's line: marked in session files, named by its parent call in the stream-json output. */
+const isSidechain = (o: JsonObject): boolean => o["isSidechain"] === true || typeof o["parent_tool_use_id"] === "string"
 
 const FINISH: Readonly<Record<string, TraceFinish>> = { end_turn: "stop", stop_sequence: "stop", tool_use: "tool-calls", max_tokens: "length", refusal: "content-filter", pause_turn: "other" }
 
@@ -48,18 +53,19 @@ class ClaudeCodeReader extends JsonLinesReader {
     const type = str(o, "type")
     if (type === "user" || type === "assistant") {
       if (!this.inRun(o, line) || o["isMeta"] === true) return
-      this.b.session(line, { id: str(o, "sessionId"), agent: o["isSidechain"] === true ? "sidechain" : undefined })
+      this.b.session(line, { id: str(o, "sessionId") ?? str(o, "session_id"), agent: isSidechain(o) ? "sidechain" : undefined })
       if (type === "assistant") this.assistantLine(o, line)
       else this.userLine(o, line)
       return
     }
+    if (type === "system" && str(o, "subtype") === "init") return this.b.session(line, { id: str(o, "session_id"), model: str(o, "model") })
     if (type !== undefined && SILENT_TYPES.has(type)) return
     this.b.note(line, type === undefined ? `no "type": not a Claude Code record; line skipped` : `line type "${type}" is not part of the conversation; skipped`)
   }
 
   /** Whether the line belongs to the run this file is read as (the first message decides). */
   private inRun(o: JsonObject, line: number): boolean {
-    const side = o["isSidechain"] === true
+    const side = isSidechain(o)
     this.sidechainFile ??= side
     if (side === this.sidechainFile) return true
     if (this.skipped.count++ === 0) this.skipped.first = line

@@ -20,6 +20,7 @@ const formatOfRecord = (o: JsonObject): TraceFormat | undefined => {
   if (typeof type === "string" && CLAUDE_TYPES.has(type)) return "claude-code"
   if ((type === "user" || type === "assistant") && (isJsonObject(o["message"]) || "uuid" in o)) return "claude-code"
   if (typeof type === "string" && "uuid" in o && "sessionId" in o) return "claude-code"
+  if (type === "system" && o["subtype"] === "init" && "session_id" in o) return "claude-code"
   if (typeof type === "string" && TRACE_TYPES.has(type)) return "trace"
   if (typeof type === "string" && CODEX_ITEMS.has(type)) return "codex"
   return undefined
