@@ -79,6 +79,23 @@ describe("audit of agents' logs from the command line", () => {
     expect(existsSync(join(file, "sub"))).toBe(false)
   }, 120_000)
 
+  test("sessions import reads an agent's log; sessions show --html writes the stored session as a page", async () => {
+    const dir = workdir()
+    const imported = await run(["sessions", "import", join(FIXTURES, "opencode.json"), "--session-dir", dir])
+    expect(imported.code).toBe(0)
+    expect(imported.stdout).toContain("as session ses_6a1f0c2e9ffeR1")
+    expect(imported.stderr).toContain(`opencode.json:56: part "canvas" has no trace v1 counterpart; skipped`)
+    const out = join(dir, "session.html")
+    const shown = await run(["sessions", "show", "ses_6a1f0c2e9ffeR1", "--session-dir", dir, "--html", out])
+    expect(shown.code).toBe(0)
+    expect(shown.stdout).toMatch(/^wrote .*session\.html: 6 steps, \d+ incidents/)
+    const html = readFileSync(out, "utf8")
+    expect(html).toContain("stored session")
+    expect(html).toContain("repeated-action")
+    const missing = await run(["sessions", "show", "nope", "--session-dir", dir, "--html", out])
+    expect(missing.code).toBe(2)
+  }, 120_000)
+
   test("a progress line on a terminal's stderr, none with --json or without a terminal", async () => {
     const cmd = (json: boolean) => `bun run packages/cli/src/main.ts audit ${json ? "--json " : ""}${join(FIXTURES, "codex.jsonl")} ${join(FIXTURES, "opencode.json")}`
     const tty = async (json: boolean) => {
