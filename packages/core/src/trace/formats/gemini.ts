@@ -30,6 +30,8 @@ export const responseText = (result: unknown): string => {
 }
 
 const SHELL = "run_shell_command"
+/** Tool call states of a call that had no result yet when the chat was saved. */
+const UNFINISHED = new Set(["validating", "scheduled", "executing", "awaiting_approval"])
 
 const toolCall = (b: TraceBuilder, d: StepDraft, c: JsonObject, line: number, results: Array<() => void>): void => {
   const id = str(c, "id") ?? `g${line}-${d.toolCalls.length}`
@@ -37,7 +39,7 @@ const toolCall = (b: TraceBuilder, d: StepDraft, c: JsonObject, line: number, re
   const args = obj(c, "args") ?? {}
   d.toolCalls.push({ id, name, input: args })
   const status = str(c, "status")
-  if (status === undefined || status === "scheduled" || status === "executing" || status === "validating") return
+  if (status === undefined || UNFINISHED.has(status)) return
   const output = responseText(c["result"]) || (typeof c["resultDisplay"] === "string" ? c["resultDisplay"] : "")
   const display = obj(c, "resultDisplay")
   const diff = str(display, "fileDiff")
