@@ -75,6 +75,10 @@ describe.skipIf(skip)("the run page in Chromium", () => {
     // Each incident is marked on the step where it fired.
     for (const [i, inc] of data.incidents.entries()) expect(await page.$eval(`#incident-${i}`, (li) => li.closest("article")!.id)).toBe(`step-${inc.step}`)
     expect(requests).toEqual([])
+    // Where the loop began and where loopguard would have stopped are marked on their steps.
+    expect(await page.$eval("#step-2 .chip.mark", (c) => c.textContent)).toBe("first loop began here")
+    expect(data.exit).toEqual({ reason: "try_best_paused", step: 4 })
+    expect(await page.$eval("#step-4 header", (h) => h.textContent)).toContain("loopguard would stop here: try_best_paused")
     await page.close()
   }, 60_000)
 

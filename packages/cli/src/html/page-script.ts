@@ -72,6 +72,8 @@ export const PAGE_SCRIPT = String.raw`
       h.appendChild(el("span", "chip" + (bad ? " bad" : c.exit === 0 ? " ok" : ""), c.name + (c.exit !== undefined ? " exit " + c.exit : bad ? " error" : "") + (c.diff ? " edit" : "")));
     });
     if (s.error) h.appendChild(el("span", "chip bad", "model error"));
+    if (data.firstLoop === s.n) h.appendChild(el("span", "chip mark", "first loop began here"));
+    if (data.stop && Math.min(data.stop.step, steps.length - 1) === s.n) h.appendChild(el("span", "chip mark", "loopguard would stop here: " + data.stop.reason));
     incs.forEach(function (i) { var inc = data.incidents[i]; h.appendChild(el("span", "kind kind-" + inc.kind, inc.detector + " \u00b7 " + inc.action)); });
     return h;
   }

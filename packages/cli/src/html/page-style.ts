@@ -30,7 +30,7 @@ th button{font:inherit;font-weight:600;background:none;border:0;color:inherit;cu
 .step header{display:flex;flex-wrap:wrap;gap:6px;align-items:baseline}
 .step .n{font-weight:700;text-decoration:none}
 .chip{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;border:1px solid var(--line);border-radius:5px;padding:0 5px;background:var(--card)}
-.chip.bad{color:var(--bad);border-color:var(--bad)}.chip.ok{color:var(--ok)}
+.chip.bad{color:var(--bad);border-color:var(--bad)}.chip.ok{color:var(--ok)}.chip.mark{color:var(--fault);border-color:var(--fault);font-weight:600}
 .user{border-left:3px solid var(--muted);padding-left:8px;margin:6px 0;white-space:pre-wrap;overflow-wrap:anywhere}
 .text{white-space:pre-wrap;overflow-wrap:anywhere;margin:6px 0}
 details{margin:4px 0;border-radius:6px}

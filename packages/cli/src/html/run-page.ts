@@ -64,7 +64,8 @@ const noteList = (notes: ReadonlyArray<string>): string =>
 /** The page of one run. */
 export const renderRunPage = (page: RunPage): string => {
   const s = summarize(page.incidents)
-  const data = { steps: page.steps, incidents: page.incidents, spans: s.spans }
+  const stop = page.exit !== null && page.exit.reason !== "final" ? page.exit : null
+  const data = { steps: page.steps, incidents: page.incidents, spans: s.spans, stop, firstLoop: s.firstLoop?.step ?? null }
   return (
     pageHead(`${page.title} · loopguard audit`) +
     `<body><main><h1>${h(page.title)}</h1><div class="muted">${h(page.file)} · ${h(page.format)} · ${page.steps.length} steps</div>` +

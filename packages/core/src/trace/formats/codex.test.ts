@@ -27,6 +27,17 @@ describe("Codex CLI rollout files", () => {
     expect(r.notes.map((n) => [n.line, n.message])).toEqual([[20, `response item "image_generation_call" has no trace v1 counterpart; skipped`]])
   })
 
+  test("exec_command's output header gives its exit code; text after Output: is not read for it", () => {
+    const text = [
+      { type: "session_meta", payload: { id: "x" } },
+      { type: "response_item", payload: { type: "function_call", name: "exec_command", arguments: '{"cmd":"make"}', call_id: "e1" } },
+      { type: "response_item", payload: { type: "function_call_output", call_id: "e1", output: "Chunk ID: 1\nWall time: 0.2 seconds\nProcess exited with code 2\nOutput:\nmake: *** [all] Error 2" } },
+      { type: "response_item", payload: { type: "function_call", name: "exec_command", arguments: '{"cmd":"cat log"}', call_id: "e2" } },
+      { type: "response_item", payload: { type: "function_call_output", call_id: "e2", output: "Chunk ID: 2\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nProcess exited with code 9" } }
+    ].map((o) => JSON.stringify(o)).join("\n")
+    expect(resultsOf(readTraceText(text, "exec.jsonl").lines).map((r) => r.exitCode)).toEqual([2, 0])
+  })
+
   test("older rollouts (bare items, no payload) and local shell calls read the same way", () => {
     const text = [
       { id: "old-1", timestamp: "2025-05-01T00:00:00Z", instructions: null },
