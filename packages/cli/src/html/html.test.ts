@@ -52,6 +52,10 @@ describe("summary", () => {
     expect(spanOf(incident(9, "streak-crop", "detect", "loop", { fromStep: 5, toStep: 9 }))).toEqual({ from: 5, to: 9, detector: "streak-crop" })
     expect(spanOf(incident(9, "repeated-action", "note", "loop", { count: 3 }))).toEqual({ from: 7, to: 9, detector: "repeated-action" })
     expect(spanOf(incident(9, "breaker", "degrade", "fault"))).toBeNull()
+    // Known calls: the repeats are found by walking back over the steps that made the same call.
+    const calls: Record<number, string> = { 9: "bash npm test", 8: "edit a.ts", 7: "bash npm test", 6: "bash npm test", 5: "bash ls" }
+    const sigs = (n: number) => new Set(calls[n] === undefined ? [] : [calls[n]!])
+    expect(spanOf(incident(9, "repeated-failure", "note", "loop", { count: 3 }), sigs)).toEqual({ from: 6, to: 9, detector: "repeated-failure" })
     const s = summarize([incident(3, "breaker", "degrade", "fault"), incident(4, "repeated-action", "note", "loop", { count: 3 }), incident(4, "bash-retry", "pause", "loop")])
     expect(s.firstLoop).toEqual({ step: 2, detector: "repeated-action", firedAt: 4 })
     // Of the loops filed together, the one that reaches back furthest says where the loop began.

@@ -63,7 +63,9 @@ const noteList = (notes: ReadonlyArray<string>): string =>
 
 /** The page of one run. */
 export const renderRunPage = (page: RunPage): string => {
-  const s = summarize(page.incidents)
+  const signatures = page.steps.map((st) => new Set(st.calls.map((c) => `${c.name}\u0000${c.input}`)))
+  const none: ReadonlySet<string> = new Set()
+  const s = summarize(page.incidents, (n) => signatures[n] ?? none)
   const stop = page.exit !== null && page.exit.reason !== "final" ? page.exit : null
   const data = { steps: page.steps, incidents: page.incidents, spans: s.spans, stop, firstLoop: s.firstLoop?.step ?? null }
   return (
