@@ -67,6 +67,7 @@ export const PAGE_SCRIPT = String.raw`
     a.href = "#step-" + s.n;
     h.appendChild(a);
     if (s.line) h.appendChild(el("span", "muted", "line " + s.line));
+    if (s.tokens) h.appendChild(el("span", "muted", s.tokens + " tokens"));
     s.calls.forEach(function (c) {
       var bad = c.state === "error" || (c.exit !== undefined && c.exit !== 0);
       h.appendChild(el("span", "chip" + (bad ? " bad" : c.exit === 0 ? " ok" : ""), c.name + (c.exit !== undefined ? " exit " + c.exit : bad ? " error" : "") + (c.diff ? " edit" : "")));
