@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import { traceToSteps } from "../to-steps.js"
 import { readTraceText } from "./read-text.js"
 import { readFixture, resultsOf, stepsOf } from "./fixtures.fixture.js"
 
@@ -61,5 +62,22 @@ describe("Claude Code session files", () => {
     expect(stepsOf(r.lines).map((s) => s.toolCalls.map((c) => c.name))).toEqual([["Bash"]])
     expect(resultsOf(r.lines)[0]).toMatchObject({ id: "t1", exitCode: 0, error: false, output: "a.ts" })
     expect(r.notes.map((n) => n.line)).toEqual([3])
+  })
+
+  test("a reply whose second call is written after the first call's result is still one step", () => {
+    const msg = (content: Array<object>) => ({ type: "assistant", sessionId: "s", uuid: "x", message: { id: "m1", role: "assistant", content, stop_reason: "tool_use" } })
+    const result = (id: string) => ({ type: "user", sessionId: "s", uuid: "y", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: "ok" }] } })
+    const text = [
+      { type: "user", sessionId: "s", uuid: "u", message: { role: "user", content: "read both" } },
+      msg([{ type: "tool_use", id: "a", name: "Read", input: { file_path: "a" } }]),
+      result("a"),
+      msg([{ type: "tool_use", id: "b", name: "Read", input: { file_path: "b" } }]),
+      result("b"),
+      { type: "assistant", sessionId: "s", uuid: "z", message: { id: "m2", role: "assistant", content: [{ type: "text", text: "done" }], stop_reason: "end_turn" } }
+    ].map((o) => JSON.stringify(o)).join("\n")
+    const r = readTraceText(text, "parallel.jsonl")
+    expect(stepsOf(r.lines).map((s) => s.toolCalls.map((c) => c.id))).toEqual([["a", "b"], []])
+    expect(resultsOf(r.lines).map((x) => x.id)).toEqual(["a", "b"])
+    expect(traceToSteps(r.lines).problems).toEqual([])
   })
 })

@@ -41,6 +41,7 @@ class ClaudeCodeReader extends JsonLinesReader {
   private sidechainFile: boolean | undefined
   private skipped = { count: 0, first: 0 }
   private readonly toolNames = new Map<string, string>()
+  private readonly heldResults: Array<() => void> = []
 
   protected finish(): void {
     this.flush()
@@ -107,15 +108,21 @@ class ClaudeCodeReader extends JsonLinesReader {
     } else this.b.note(line, `assistant content block "${type ?? "?"}" has no trace v1 counterpart; skipped`)
   }
 
+  /**
+   * Tool results are held with the reply they answer until that reply is done: Claude Code may
+   * write a reply's next block (another call of the same message) after a result of its first.
+   */
   private userLine(o: JsonObject, line: number): void {
-    this.flush()
     const content = obj(o, "message")?.["content"]
-    if (typeof content === "string") return this.b.user(line, content)
     const blocks = Array.isArray(content) ? content : []
     const results = blocks.filter((b) => isJsonObject(b) && b["type"] === "tool_result")
-    const text = blocks.filter((b) => isJsonObject(b) && b["type"] === "text").map(textOf).join("\n")
-    for (const r of results) this.toolResult(r as JsonObject, line, results.length === 1 ? o["toolUseResult"] : undefined)
-    this.b.user(line, text)
+    const text = typeof content === "string" ? content : blocks.filter((b) => isJsonObject(b) && b["type"] === "text").map(textOf).join("\n")
+    const record = results.length === 1 ? o["toolUseResult"] : undefined
+    for (const r of results) this.heldResults.push(() => this.toolResult(r as JsonObject, line, record))
+    if (text.trim() !== "") {
+      this.flush()
+      this.b.user(line, text)
+    }
   }
 
   private toolResult(r: JsonObject, line: number, record: unknown): void {
@@ -140,6 +147,7 @@ class ClaudeCodeReader extends JsonLinesReader {
 
   private flush(): void {
     if (this.draft !== null) this.b.assistant(this.draft)
+    for (const emit of this.heldResults.splice(0)) emit()
     this.draft = null
     this.draftId = undefined
   }
