@@ -62,8 +62,8 @@ export interface Protocol {
   conversation(body: any): Conversation
   /** The body with every assistant text passed through `f` (`null`: unchanged); reasoning of a changed reply is dropped. */
   mapAssistantText(body: any, f: (text: string) => string | null): any
-  /** The body with one more user text at the end (a reminder for the upstream only). */
-  appendUserText(body: any, text: string): any
+  /** The body with one more user text before wire message `before` (null: at the end): a reminder for the upstream only. */
+  insertUserText(body: any, before: number | null, text: string): any
   watch(body: any): StreamWatch
   /** A whole non-streamed reply: its text, and the body with the text replaced (a cut). */
   replyText(json: any): string

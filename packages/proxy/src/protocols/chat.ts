@@ -4,6 +4,10 @@ import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
 import { parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
 import type { SseEvent } from "../sse.js"
 
+/** `list` with `item` inserted before position `before` (null: at the end). */
+export const spliced = <A>(list: ReadonlyArray<A>, before: number | null, item: A): Array<A> =>
+  before === null ? [...list, item] : [...list.slice(0, before), item, ...list.slice(before)]
+
 const DONE = "data: [DONE]\n\n"
 const data = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`
 
@@ -110,7 +114,7 @@ export const chatProtocol: Protocol = {
     })
     return { ...body, messages }
   },
-  appendUserText: (body, text) => ({ ...body, messages: [...(Array.isArray(body?.messages) ? body.messages : []), { role: "user", content: text }] }),
+  insertUserText: (body, before, text) => ({ ...body, messages: spliced(Array.isArray(body?.messages) ? body.messages : [], before, { role: "user", content: text }) }),
   watch: (body) => new ChatWatch(body),
   replyText: (json) => textOfContent(json?.choices?.[0]?.message?.content),
   withReplyText: (json, text) => {

@@ -147,12 +147,13 @@ export const messagesProtocol: Protocol = {
     })
     return { ...body, messages }
   },
-  appendUserText: (body, text) => {
+  insertUserText: (body, before, text) => {
     const messages: Array<any> = Array.isArray(body?.messages) ? [...body.messages] : []
-    const last = messages[messages.length - 1]
-    // Roles must alternate: the reminder joins the last user message as one more text block.
-    if (last?.role === "user") messages[messages.length - 1] = { ...last, content: [...blocksOf(last.content), { type: "text", text }] }
-    else messages.push({ role: "user", content: [{ type: "text", text }] })
+    const at = before === null ? messages.length - 1 : before - 1
+    const host = messages[at]
+    // Roles must alternate: the reminder joins the user message it follows as one more text block.
+    if (host?.role === "user") messages[at] = { ...host, content: [...blocksOf(host.content), { type: "text", text }] }
+    else messages.splice(at + 1, 0, { role: "user", content: [{ type: "text", text }] })
     return { ...body, messages }
   },
   watch: (body) => new MessagesWatch(body),

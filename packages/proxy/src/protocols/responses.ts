@@ -1,5 +1,6 @@
 /** OpenAI Responses (`POST /v1/responses`), streamed and not: what Codex CLI speaks. */
 import { estimateTokens } from "@loopguard/core/context"
+import { spliced } from "./chat.js"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
 import { parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
 import { sseText } from "../sse.js"
@@ -218,7 +219,7 @@ export const responsesProtocol: Protocol = {
     // The reasoning item just before a cropped reply belonged to the repeating step: left out with it.
     return { ...body, input: input.filter((item: any, at: number) => !(item?.type === "reasoning" && changed.has(at + 1))) }
   },
-  appendUserText: (body, text) => ({ ...body, input: [...itemsOf(body), { type: "message", role: "user", content: [{ type: "input_text", text }] }] }),
+  insertUserText: (body, before, text) => ({ ...body, input: spliced(itemsOf(body), before, { type: "message", role: "user", content: [{ type: "input_text", text }] }) }),
   watch: (body) => new ResponsesWatch(body),
   replyText: (json) =>
     (Array.isArray(json?.output) ? json.output : [])
