@@ -125,6 +125,7 @@ export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> =
   }
 }
 
+/** The proxy could not listen (the address is taken, or not one this machine has). */
 export class ProxyStartError extends Data.TaggedError("ProxyStartError")<{ readonly message: string }> {}
 
 /** The proxy for the life of a scope: listening once acquired, closed (writes flushed) on release. */
