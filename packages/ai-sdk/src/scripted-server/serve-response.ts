@@ -109,6 +109,7 @@ async function pumpStream(
     if (!(await send(opening + content[i]!))) return;
     opening = "";
     flight.record.chunksWritten++;
+    flight.record.sentAt.push(performance.now());
   }
   for (const frame of trailer) {
     if (!(await send(opening + frame))) return;

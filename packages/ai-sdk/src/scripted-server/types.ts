@@ -104,6 +104,8 @@ export interface RecordedRequest {
   closedEarly: boolean;
   /** Content events (see `StreamResponse`) handed to the socket so far. */
   chunksWritten: number;
+  /** When each content event was handed to the socket (`performance.now()` of this process): benches measure delays from it. */
+  readonly sentAt: Array<number>;
   /** Set once `done` resolves; `undefined` while the response is in flight. */
   outcome: RequestOutcome | undefined;
   /** Resolves when the response ended or the connection closed, whichever comes first. */
