@@ -8,7 +8,7 @@ import type { Incident } from "@loopguard/core/report"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { BackoffBoard } from "./backoff.js"
 import { authorized, BodyTooLarge, clientHeaders, readBody, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
-import { cutNotice, stopAnswer } from "./notices.js"
+import { cutCallNotice, cutNotice, stopAnswer } from "./notices.js"
 import type { Message } from "@loopguard/core/model"
 import { parseJson, type Protocol, type StreamWatch } from "./protocol.js"
 import { reminderMessages, replyMessage } from "./reply-record.js"
@@ -117,18 +117,34 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
     return record(status.cut !== undefined ? "cut" : "completed", status.code, null, status.cut)
   }
   res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, headersOf(session, verdict.action), false))
-  const end: RelayEnd = await relayStream({
-    protocol,
-    watch,
-    upstream: opened.res,
-    first: opened.first,
-    abortUpstream: opened.abort,
-    client: res,
-    guard: settings.guard,
-    limits: { maxResponseBytes: settings.maxResponseBytes, maxEventBytes: settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }
-  })
-  if (end.type === "cut") return record("cut", 200, watch, describeGuardTrip(end.trip), end.notice)
-  record(end.type, 200, watch, end.type === "failed" ? end.reason : undefined)
+  const relay = (o: typeof opened, w: StreamWatch) =>
+    relayStream({
+      protocol,
+      watch: w,
+      upstream: o.res,
+      first: o.first,
+      abortUpstream: o.abort,
+      client: res,
+      guard: settings.guard,
+      limits: { maxResponseBytes: settings.maxResponseBytes, maxEventBytes: settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }
+    })
+  let end: RelayEnd = await relay(opened, watch)
+  let shown = watch
+  if (end.type === "cut-call" && !end.wrote) {
+    // Nothing of the step reached the client yet: the step is asked for once more.
+    const again = await callWithRetries(target, deps.board, () => attempt(target, "POST", headers, rewritten, gone.signal), gone.signal, () => {})
+    if (again.ok) {
+      shown = protocol.watch(body)
+      end = await relay(again, shown)
+    }
+  }
+  if (end.type === "cut-call") {
+    const notice = cutCallNotice(end.name)
+    if (!res.destroyed) res.end(end.opening + shown.close(notice))
+    return record("cut", 200, shown, `the arguments of a call to ${end.name} were cut off`, notice)
+  }
+  if (end.type === "cut") return record("cut", 200, shown, describeGuardTrip(end.trip), end.notice)
+  record(end.type, 200, shown, end.type === "failed" ? end.reason : undefined)
 }
 
 /** A reply that is not a stream: read whole (within the limit), guarded, then sent. */

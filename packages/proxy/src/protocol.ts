@@ -87,3 +87,10 @@ export const parseJson = (text: string): any => {
     return undefined
   }
 }
+
+/** Whether a call's argument text is whole: empty (no arguments) or a JSON object. Cut-off arguments are neither. */
+export const wholeArguments = (args: string): boolean => {
+  if (args.trim() === "") return true
+  const parsed: unknown = parseJson(args)
+  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+}

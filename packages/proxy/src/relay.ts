@@ -7,7 +7,7 @@
 import { describeGuardTrip, RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { cutNotice } from "./notices.js"
-import type { Protocol, StreamWatch } from "./protocol.js"
+import { wholeArguments, type Protocol, type StreamWatch } from "./protocol.js"
 import { SseSplitter } from "./sse.js"
 
 export interface RelayLimits {
@@ -20,6 +20,8 @@ export type RelayEnd =
   | { readonly type: "completed" }
   | { readonly type: "cut"; readonly trip: GuardTrip; readonly notice: string }
   | { readonly type: "failed"; readonly reason: string }
+  /** A tool call's arguments were cut off: nothing of it reached the client, and the client's response is still open. */
+  | { readonly type: "cut-call"; readonly name: string; readonly wrote: boolean; readonly opening: string }
   | { readonly type: "client-gone" }
 
 export interface RelayInput {
@@ -47,7 +49,16 @@ const deltaGuard = (options: RepeatGuardOptions | null) => {
   }
 }
 
-/** Relays until the upstream ends, the guard trips, a limit or the chunk timeout is passed, or the client leaves. */
+/** The name of a call whose arguments are not whole (neither empty nor a JSON object), or null when every one is. */
+export const callsComplete = (watch: StreamWatch): string | null => watch.calls.find((c) => !wholeArguments(c.args))?.name ?? null
+
+/**
+ * Relays until the upstream ends, the guard trips, a limit or the chunk timeout is passed, or the
+ * client leaves. The protocol's opening events wait for the first text or reasoning, and from the
+ * first tool-call event on, events are held back until the reply ends: a call whose arguments were
+ * cut off never reaches the client (`cut-call`, the response left open for the caller to ask again
+ * when nothing was written, or to end with a notice).
+ */
 export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
   new Promise((resolve) => {
     const { upstream, client, watch, limits } = input
@@ -55,6 +66,17 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
     const push = deltaGuard(input.guard)
     let bytes = 0
     let ended = false
+    let wrote = false
+    /** Events from the first tool call on, held until the reply ends whole. */
+    let held: string | null = null
+    /** Opening events (response.created, message_start…) not yet written: they go with the first content. */
+    let opening = ""
+    /** The opening events that went into `held` (written before a notice when the held events are dropped). */
+    let heldOpening = ""
+    const write = (text: string): boolean => {
+      wrote = true
+      return client.write(text)
+    }
     let timer: ReturnType<typeof setTimeout> | undefined
 
     const finish = (end: RelayEnd, tail: string | null) => {
@@ -64,13 +86,25 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
       upstream.off("data", onData)
       if (end.type !== "completed") input.abortUpstream()
       if (tail !== null && !client.destroyed) client.write(tail)
-      client.end()
+      if (end.type !== "cut-call") client.end()
       resolve(end)
+    }
+    /** The reply ended (or broke) while calls were held: pass them on only when whole. */
+    const release = (): boolean => {
+      if (held === null) return true
+      const broken = callsComplete(watch)
+      if (broken !== null) {
+        finish({ type: "cut-call", name: broken, wrote, opening: heldOpening }, null)
+        return false
+      }
+      write(held)
+      held = null
+      return true
     }
     const fail = (reason: string) => finish({ type: "failed", reason }, input.protocol.streamError(reason))
     const arm = () => {
       clearTimeout(timer)
-      timer = setTimeout(() => fail(`the upstream went silent for ${limits.chunkTimeoutMs} ms`), limits.chunkTimeoutMs)
+      timer = setTimeout(() => broke(`the upstream went silent for ${limits.chunkTimeoutMs} ms`), limits.chunkTimeoutMs)
     }
 
     const onData = (chunk: Buffer) => {
@@ -80,17 +114,26 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
       if (bytes > limits.maxResponseBytes) return fail(`the reply passed stream.maxResponseBytes (${limits.maxResponseBytes} bytes)`)
       let out = ""
       for (const event of splitter.push(chunk)) {
-        out += event.raw
-        const trip = push(watch.see(event))
+        const seen = watch.see(event)
+        if (held !== null || seen.toolCall === true) {
+          if (held === null) heldOpening = opening
+          held = (held ?? opening) + event.raw
+          opening = ""
+        } else if (!wrote && out === "" && seen.text === undefined && seen.reasoning === undefined && seen.end !== true) opening += event.raw
+        else {
+          out += opening + event.raw
+          opening = ""
+        }
+        const trip = push(seen)
         if (trip !== null) {
-          if (out !== "") client.write(out)
+          if (out !== "") write(out)
           const notice = cutNotice(describeGuardTrip(trip))
           return finish({ type: "cut", trip, notice }, watch.close(notice))
         }
       }
       if (splitter.buffered > limits.maxEventBytes) return fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
       // Backpressure: a slow client holds the upstream instead of filling memory.
-      if (out !== "" && !client.write(out)) {
+      if (out !== "" && !write(out)) {
         upstream.pause()
         client.once("drain", () => upstream.resume())
       }
@@ -104,12 +147,18 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
       const rest = splitter.rest()
       if (rest !== null) {
         watch.see(rest)
-        client.write(rest.raw)
+        if (held !== null) held += rest.raw
+        else write(rest.raw)
       }
+      if (!release()) return
+      if (opening !== "") write(opening)
       finish({ type: "completed" }, null)
     })
-    upstream.on("error", (e) => fail(`the upstream connection failed mid-reply (${e.message})`))
-    upstream.on("aborted", () => fail("the upstream connection was cut mid-reply"))
+    const broke = (reason: string) => {
+      if (release()) fail(reason)
+    }
+    upstream.on("error", (e) => broke(`the upstream connection failed mid-reply (${e.message})`))
+    upstream.on("aborted", () => broke("the upstream connection was cut mid-reply"))
     arm()
     if (input.first !== null) onData(input.first)
     upstream.resume()
