@@ -113,8 +113,10 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
       bytes += chunk.length
       if (bytes > limits.maxResponseBytes) return fail(`the reply passed stream.maxResponseBytes (${limits.maxResponseBytes} bytes)`)
       let out = ""
+      let endSeen = false
       for (const event of splitter.push(chunk)) {
         const seen = watch.see(event)
+        if (seen.end === true) endSeen = true
         if (held !== null || seen.toolCall === true) {
           if (held === null) heldOpening = opening
           held = (held ?? opening) + event.raw
@@ -130,6 +132,12 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
           const notice = cutNotice(describeGuardTrip(trip))
           return finish({ type: "cut", trip, notice }, watch.close(notice))
         }
+      }
+      // The protocol's own end event: held calls are judged now, not when the connection closes.
+      if (endSeen && held !== null) {
+        if (out !== "") write(out)
+        out = ""
+        if (!release()) return
       }
       if (splitter.buffered > limits.maxEventBytes) return fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
       // Backpressure: a slow client holds the upstream instead of filling memory.
