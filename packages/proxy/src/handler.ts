@@ -16,7 +16,8 @@ import { relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
 import { routeFor, upstreamUrl, type RoutingConfig } from "./routes.js"
 import { sessionIdOf } from "./session-id.js"
-import { attempt, callWithRetries, type RetryEvent } from "./upstream.js"
+import { errorBeforeContent } from "./early-error.js"
+import { attempt, callWithRetries, type Attempt, type RetryEvent } from "./upstream.js"
 import { judgeRequest, type ProxyAction, type Verdict, type VerdictConfig } from "./verdict.js"
 
 export interface ProxySettings {
@@ -93,7 +94,14 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
   const gone = new AbortController()
   res.on("close", () => gone.abort())
   let retries = 0
-  const opened = await callWithRetries(target, deps.board, () => attempt(target, "POST", headers, rewritten, gone.signal), gone.signal, (e) => {
+  const send = () =>
+    attempt(target, "POST", headers, rewritten, gone.signal).then((a): Attempt => {
+      const early = a.ok && a.first !== null ? errorBeforeContent(protocol, body, a.first) : null
+      if (!a.ok || early === null) return a
+      a.abort()
+      return { ok: false, error: early, body: null, res: null }
+    })
+  const opened = await callWithRetries(target, deps.board, send, gone.signal, (e) => {
     retries = e.attempt
     deps.onRetry(session, e)
   })
@@ -132,7 +140,7 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
   let shown = watch
   if (end.type === "cut-call" && !end.wrote) {
     // Nothing of the step reached the client yet: the step is asked for once more.
-    const again = await callWithRetries(target, deps.board, () => attempt(target, "POST", headers, rewritten, gone.signal), gone.signal, () => {})
+    const again = await callWithRetries(target, deps.board, send, gone.signal, () => {})
     if (again.ok) {
       shown = protocol.watch(body)
       end = await relay(again, shown)

@@ -65,6 +65,19 @@ describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
     expect(rig.events.filter((e) => e.type === "retry").length).toBe(2)
   }, 60_000)
 
+  test("an overloaded error event before any content is retried like a 503: the client sees one clean answer", async () => {
+    const raw = {
+      chat: '{"error":{"message":"Overloaded","type":"server_error","code":"overloaded"}}',
+      responses: '{"type":"error","code":"server_is_overloaded","message":"Overloaded"}',
+      messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+    }[protocol]
+    rig = await startRig([{ type: "stream", chunks: [{ raw }], finish: null }, textStream("Back to work.")])
+    const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
+    expect(await result.text).toBe("Back to work.")
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.retries).toBe(1)
+  }, 60_000)
+
   test("after a stop, a new user message lets the conversation go on upstream", async () => {
     rig = await startRig((body, index) => (index < 30 && !JSON.stringify(body).includes("summarise what you did") ? toolCallStream("bash", { command: "ls -la" }) : textStream("Here is the summary.")))
     const runs = { count: 0 }

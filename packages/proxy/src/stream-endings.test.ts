@@ -1,5 +1,6 @@
 /**
- * A tool call whose arguments were cut off is never passed on as a call: the step is asked for
+ * How a reply ends when the upstream breaks it. A tool call whose arguments were cut off is
+ * never passed on as a call: the step is asked for
  * once more when nothing of it reached the client yet, else the client is told in a notice. Per
  * protocol, raw streams (what an agent's parser would get).
  */
@@ -42,6 +43,16 @@ describe.each(PROTOCOLS)("%s", (protocol) => {
     expect(reply.text).toMatch(protocol === "chat" ? /data: \[DONE\]\n\n$/ : protocol === "responses" ? /^event: response\.created[\s\S]*response\.completed/ : /^event: message_start[\s\S]*message_stop/)
     expect(rig.server.requests.length).toBe(2)
     expect(records(rig.events)[0]?.outcome).toBe("cut")
+  }, 60_000)
+
+  test("a connection reset after the first byte reached the client ends the stream with the protocol's error event", async () => {
+    rig = await startRig([textStream("Some words come first, then the line drops.", { chunkSize: 4, resetAfterChunks: 3 })])
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.status).toBe(200)
+    expect(reply.text).toContain("Some")
+    expect(reply.text).toMatch(protocol === "chat" ? /data: \{"error":\{"message":"the upstream connection/ : /event: error\ndata: /)
+    expect(records(rig.events)[0]?.outcome).toBe("failed")
+    expect(rig.server.requests.length).toBe(1)
   }, 60_000)
 
   test("cut-off arguments after text reached the client: not asked again, the client is told", async () => {
