@@ -1,8 +1,8 @@
 /**
- * How a reply ends when the upstream breaks it. A tool call whose arguments were cut off is
- * never passed on as a call: the step is asked for
- * once more when nothing of it reached the client yet, else the client is told in a notice. Per
- * protocol, raw streams (what an agent's parser would get).
+ * How a reply ends when the upstream breaks it, per protocol, as raw streams (what an agent's
+ * parser gets). A tool call whose arguments were cut off is never passed on as a call: the step is
+ * asked for once more when nothing of it reached the client yet, else the client is told in a
+ * notice. A connection that drops after the first byte ends in the protocol's error event.
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { afterEach, describe, expect, test } from "bun:test"
