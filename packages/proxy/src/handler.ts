@@ -17,6 +17,7 @@ import { upstreamBody } from "./rewrite.js"
 import { routeFor, upstreamUrl, type RoutingConfig } from "./routes.js"
 import { sessionIdOf } from "./session-id.js"
 import { errorBeforeContent } from "./early-error.js"
+import { textCallsIn } from "./text-calls.js"
 import { attempt, callWithRetries, type Attempt, type RetryEvent } from "./upstream.js"
 import { judgeRequest, type ProxyAction, type Verdict, type VerdictConfig } from "./verdict.js"
 
@@ -25,6 +26,8 @@ export interface ProxySettings {
   readonly routing: RoutingConfig
   readonly guard: RepeatGuardOptions | null
   readonly sessionHeader: string
+  /** Tool calls written as text become structured calls when the request offered the tool. */
+  readonly textToolCalls: boolean
   readonly maxRequestBytes: number
   readonly maxResponseBytes: number
   readonly maxEventBytes: number
@@ -121,19 +124,22 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
   const streamed = String(opened.res.headers["content-type"] ?? "").includes("text/event-stream")
   const watch = protocol.watch(body)
   if (!streamed) {
-    const status = await relayWhole(res, protocol, body, opened, settings, headersOf(session, verdict.action))
+    const status = await relayWhole(res, protocol, opened, settings, conversation.tools, headersOf(session, verdict.action))
     return record(status.cut !== undefined ? "cut" : "completed", status.code, null, status.cut)
   }
   res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, headersOf(session, verdict.action), false))
+  const textCalls = textCallsFor(protocol, settings, conversation.tools)
   const relay = (o: typeof opened, w: StreamWatch) =>
     relayStream({
       protocol,
       watch: w,
       upstream: o.res,
       first: o.first,
+      ended: o.ended,
       abortUpstream: o.abort,
       client: res,
       guard: settings.guard,
+      textCalls,
       limits: { maxResponseBytes: settings.maxResponseBytes, maxEventBytes: settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }
     })
   let end: RelayEnd = await relay(opened, watch)
@@ -159,9 +165,9 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
 const relayWhole = async (
   res: ServerResponse,
   protocol: Protocol,
-  body: any,
   opened: Extract<Awaited<ReturnType<typeof attempt>>, { ok: true }>,
   settings: ProxySettings,
+  offered: ReadonlyArray<string>,
   extra: Record<string, string>
 ): Promise<{ code: number; cut?: string }> => {
   const parts: Array<Buffer> = opened.first === null ? [] : [opened.first]
@@ -176,7 +182,8 @@ const relayWhole = async (
     })
     opened.res.on("end", () => resolve(Buffer.concat(parts)))
     opened.res.on("error", () => resolve(null))
-    opened.res.resume()
+    if (opened.ended()) resolve(Buffer.concat(parts))
+    else opened.res.resume()
   })
   if (whole === null) {
     sendError(res, protocol.name, 502, `loopguard proxy: the reply failed or passed stream.maxResponseBytes (${settings.maxResponseBytes} bytes)`, extra)
@@ -186,6 +193,14 @@ const relayWhole = async (
   const json = parseJson(whole.toString("utf8"))
   const text = json === undefined ? "" : protocol.replyText(json)
   const trip = settings.guard === null || text === "" ? null : firstTrip(text, settings.guard)
+  const found = trip === null && settings.textToolCalls && protocol.textCalls !== undefined && text !== "" ? textCallsIn(text, offered) : null
+  const structured = found !== null && found.calls.length > 0 ? protocol.textCalls!.json(json, found.calls, found.prose) : null
+  if (structured !== null) {
+    const made = Buffer.from(JSON.stringify(structured))
+    res.writeHead(code, { ...clientHeaders(opened.res.headers, extra, false), "content-length": String(made.length) })
+    res.end(made)
+    return { code }
+  }
   if (trip === null) {
     res.writeHead(code, clientHeaders(opened.res.headers, extra, true))
     res.end(whole)
@@ -195,6 +210,17 @@ const relayWhole = async (
   res.writeHead(code, { ...clientHeaders(opened.res.headers, extra, false), "content-length": String(cut.length) })
   res.end(cut)
   return { code, cut: trip.what }
+}
+
+/** The relay's text-call hook: only with the switch on, a protocol that has it, and offered tools. */
+const textCallsFor = (protocol: Protocol, settings: ProxySettings, offered: ReadonlyArray<string>) => {
+  const made = protocol.textCalls
+  if (!settings.textToolCalls || made === undefined || offered.length === 0) return null
+  return (watch: StreamWatch, tail: string): string | null => {
+    if (watch.calls.length > 0) return null
+    const found = textCallsIn(watch.text, offered)
+    return found.calls.length === 0 ? null : made.streamEnd(watch, tail, found.calls)
+  }
 }
 
 /** Where in `text` the guard trips (fed in stream-sized pieces), or null. */

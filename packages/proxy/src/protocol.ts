@@ -31,6 +31,8 @@ export interface Seen {
   readonly toolCall?: boolean
   /** The upstream said the reply is complete. */
   readonly end?: boolean
+  /** The event that names the reply's finish (the events from here on end the reply). */
+  readonly finishing?: boolean
   /** The upstream sent an error event. */
   readonly error?: boolean
 }
@@ -74,6 +76,22 @@ export interface Protocol {
   answer(body: any, text: string): ProxyAnswer
   /** A failure after the stream began, as this protocol's error event. */
   streamError(message: string): string
+  /**
+   * Tool calls the model wrote as text, made structured: the events that end the streamed reply
+   * with them (in place of the upstream's finish), and the same for a whole JSON reply. Only the
+   * protocols that have it (`proxy.textToolCalls`).
+   */
+  readonly textCalls?: {
+    readonly streamEnd: (watch: StreamWatch, held: string, calls: ReadonlyArray<TextCall>) => string
+    /** The whole reply with the calls made structured; null when it already has structured calls. */
+    readonly json: (json: any, calls: ReadonlyArray<TextCall>, prose: string) => any
+  }
+}
+
+/** A tool call found in reply text, with whole arguments. */
+export interface TextCall {
+  readonly name: string
+  readonly arguments: Readonly<Record<string, unknown>>
 }
 
 /** The streaming-response content type. */

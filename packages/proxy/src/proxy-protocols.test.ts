@@ -5,7 +5,7 @@
  * and a conversation the proxy stopped goes on once the user writes again.
  */
 import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
-import { jsonSchema, stepCountIs, streamText, tool } from "ai"
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { afterEach, describe, expect, test } from "bun:test"
 import { CUT_MARK, STOP_MARK } from "./notices.js"
 import { modelFor, PROTOCOLS, records, startRig, type Rig } from "./proxy.fixture.js"
@@ -38,6 +38,18 @@ describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
     expect(rig.server.requests[0]!.outcome).toBe("client-closed")
     const [record] = records(rig.events)
     expect(record?.outcome).toBe("cut")
+  }, 60_000)
+
+  test("not streamed: a repeating reply is cut in the JSON reply; a healthy one passes whole", async () => {
+    rig = await startRig([repeatLoop("the same sentence comes back once more", 400, { finish: "stop" }), textStream("A short healthy answer.")])
+    const model = modelFor(protocol, `${rig.proxy.url}/v1`)
+    const cut = await generateText({ model, prompt: "write" })
+    expect(cut.text).toContain(CUT_MARK)
+    expect(cut.text.length).toBeLessThan(400 * 20)
+    expect(cut.finishReason).toBe("stop")
+    const healthy = await generateText({ model, prompt: "answer" })
+    expect(healthy.text).toBe("A short healthy answer.")
+    expect(records(rig.events).map((r) => r.outcome)).toEqual(["cut", "completed"])
   }, 60_000)
 
   test("an agent loop repeating one tool call is stopped by its 8th run, with a stop answer and no tool call", async () => {

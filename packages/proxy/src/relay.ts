@@ -29,10 +29,17 @@ export interface RelayInput {
   readonly watch: StreamWatch
   readonly upstream: IncomingMessage
   readonly first: Buffer | null
+  /** Whether the upstream body already ended before the relay began listening. */
+  readonly ended: () => boolean
   readonly abortUpstream: () => void
   readonly client: ServerResponse
   readonly guard: RepeatGuardOptions | null
   readonly limits: RelayLimits
+  /**
+   * With `proxy.textToolCalls`: the events that end the reply with the calls it wrote as text made
+   * structured, in place of the upstream's finish events (`tail`); null: the tail as it came.
+   */
+  readonly textCalls: ((watch: StreamWatch, tail: string) => string | null) | null
 }
 
 /** Text and reasoning feed one guard; a switch between the two ends the word in progress. */
@@ -73,6 +80,13 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
     let opening = ""
     /** The opening events that went into `held` (written before a notice when the held events are dropped). */
     let heldOpening = ""
+    /** From the finish event on, when text calls may replace the finish (`textCalls`). */
+    let tail: string | null = null
+    const endTail = () => {
+      if (tail === null) return
+      write(input.textCalls?.(watch, tail) ?? tail)
+      tail = null
+    }
     const write = (text: string): boolean => {
       wrote = true
       return client.write(text)
@@ -121,6 +135,9 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
           if (held === null) heldOpening = opening
           held = (held ?? opening) + event.raw
           opening = ""
+        } else if (tail !== null || (input.textCalls !== null && seen.finishing === true)) {
+          tail = (tail ?? opening) + event.raw
+          opening = ""
         } else if (!wrote && out === "" && seen.text === undefined && seen.reasoning === undefined && seen.end !== true) opening += event.raw
         else {
           out += opening + event.raw
@@ -134,10 +151,11 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
         }
       }
       // The protocol's own end event: held calls are judged now, not when the connection closes.
-      if (endSeen && held !== null) {
+      if (endSeen && (held !== null || tail !== null)) {
         if (out !== "") write(out)
         out = ""
         if (!release()) return
+        endTail()
       }
       if (splitter.buffered > limits.maxEventBytes) return fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
       // Backpressure: a slow client holds the upstream instead of filling memory.
@@ -151,23 +169,30 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
       if (!client.writableFinished) finish({ type: "client-gone" }, null)
     })
     upstream.on("data", onData)
-    upstream.on("end", () => {
+    const onEnd = () => {
+      if (ended) return
       const rest = splitter.rest()
       if (rest !== null) {
         watch.see(rest)
         if (held !== null) held += rest.raw
+        else if (tail !== null) tail += rest.raw
         else write(rest.raw)
       }
       if (!release()) return
+      endTail()
       if (opening !== "") write(opening)
       finish({ type: "completed" }, null)
-    })
+    }
+    upstream.on("end", onEnd)
     const broke = (reason: string) => {
-      if (release()) fail(reason)
+      if (!release()) return
+      endTail()
+      fail(reason)
     }
     upstream.on("error", (e) => broke(`the upstream connection failed mid-reply (${e.message})`))
     upstream.on("aborted", () => broke("the upstream connection was cut mid-reply"))
     arm()
     if (input.first !== null) onData(input.first)
-    upstream.resume()
+    if (input.ended()) onEnd()
+    else upstream.resume()
   })

@@ -57,6 +57,7 @@ export const settingsOf = (config: LoopguardConfig): ProxySettings => ({
   routing: { upstream: config.proxy.upstream, routes: config.proxy.routes, retry: config.retry, provider: config.provider, chunkTimeoutMs: config.stream.chunkTimeoutMs },
   guard: config.repeat.enabled ? repeatGuardOptionsOf(config.repeat) : null,
   sessionHeader: config.proxy.sessionHeader,
+  textToolCalls: config.proxy.textToolCalls,
   maxRequestBytes: config.proxy.maxRequestBytes,
   maxResponseBytes: config.stream.maxResponseBytes,
   maxEventBytes: config.stream.maxEventBytes
