@@ -8,22 +8,13 @@ import { repeatLoop, startScriptedServer, textStream } from "@loopguard/ai-sdk/t
 import { expect, test } from "bun:test"
 import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { cliEnv, waitUntil } from "./cli-fixture.js"
+import { freePort } from "./free-port.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 
-/** A port nothing listens on right now. */
-const freePort = (): Promise<number> =>
-  new Promise((done) => {
-    const s = createServer()
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => done(port))
-    })
-  })
 
 test("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM ends it with 143", async () => {
   const server = await startScriptedServer([repeatLoop("round and round the same few words we go", 300, { finish: "stop", chunkDelayMs: 1 }), textStream("fine")])

@@ -23,6 +23,20 @@ export interface Conversation {
   readonly tools: ReadonlyArray<string>
 }
 
+/** A conversation from what every protocol has: the system prompt, the first user turn, the built history, the wire length, the offered tools' names. */
+export const conversationOf = (
+  body: any,
+  parts: { readonly system: string; readonly firstUser: string | undefined; readonly messages: ReadonlyArray<Message>; readonly wireLength: number; readonly tools: ReadonlyArray<string> }
+): Conversation => ({
+  system: parts.system,
+  firstUser: parts.firstUser ?? "",
+  messages: parts.messages,
+  wireLength: parts.wireLength,
+  model: typeof body?.model === "string" ? body.model : undefined,
+  stream: body?.stream === true,
+  tools: parts.tools
+})
+
 /** What one upstream event carried. */
 export interface Seen {
   readonly text?: string

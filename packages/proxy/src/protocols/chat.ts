@@ -1,7 +1,7 @@
 /** OpenAI Chat Completions (`POST /v1/chat/completions`), streamed and not. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
 import type { SseEvent } from "../sse.js"
 
 /** `list` with `item` inserted before position `before` (null: at the end). */
@@ -41,15 +41,13 @@ const conversation: Protocol["conversation"] = (body) => {
       history.assistant(at, { text: textOfContent(m.content), ...(reasoning !== undefined ? { reasoning } : {}), calls })
     } else if (role === "tool") history.toolResult(String(m.tool_call_id ?? ""), textOfContent(m.content))
   })
-  return {
+  return conversationOf(body, {
     system,
-    firstUser: firstUser ?? "",
+    firstUser,
     messages: history.messages,
     wireLength: wire.length,
-    model: typeof body?.model === "string" ? body.model : undefined,
-    stream: body?.stream === true,
     tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.function?.name ?? t?.name ?? ""))
-  }
+  })
 }
 
 class ChatWatch implements StreamWatch {

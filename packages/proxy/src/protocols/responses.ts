@@ -2,7 +2,7 @@
 import { estimateTokens } from "@loopguard/core/context"
 import { spliced } from "./chat.js"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
 import { sseText } from "../sse.js"
 import type { SseEvent } from "../sse.js"
 
@@ -56,15 +56,13 @@ const conversation: Protocol["conversation"] = (body) => {
       inStep = false
     }
   })
-  return {
+  return conversationOf(body, {
     system,
-    firstUser: firstUser ?? "",
+    firstUser,
     messages: history.messages,
     wireLength: itemsOf(body).length,
-    model: typeof body?.model === "string" ? body.model : undefined,
-    stream: body?.stream === true,
     tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.name ?? t?.type ?? ""))
-  }
+  })
 }
 
 const usageOf = (body: any, completion: string) => {
