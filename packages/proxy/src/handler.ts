@@ -21,10 +21,16 @@ import { textCallsIn } from "./text-calls.js"
 import { attempt, callWithRetries, type Attempt, type RetryEvent } from "./upstream.js"
 import { judgeRequest, type ProxyAction, type Verdict, type VerdictConfig } from "./verdict.js"
 
-export interface ProxySettings {
+/** The detector settings a request is judged and guarded with. */
+export interface DetectorSettings {
   readonly verdict: VerdictConfig
-  readonly routing: RoutingConfig
   readonly guard: RepeatGuardOptions | null
+}
+
+export interface ProxySettings extends DetectorSettings {
+  readonly routing: RoutingConfig
+  /** Routes (by their `proxy.routes` key) with detector settings of their own. */
+  readonly routeDetectors: ReadonlyMap<string, DetectorSettings>
   readonly sessionHeader: string
   /** Tool calls written as text become structured calls when the request offered the tool. */
   readonly textToolCalls: boolean
@@ -80,8 +86,9 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
   const session = sessionIdOf(req.headers, settings.sessionHeader, conversation)
   const route = routeFor(settings.routing, conversation.model, req.url ?? "/")
   if (route === null) return sendError(res, protocol.name, 502, `loopguard proxy: no upstream for model ${conversation.model ?? "(none)"}`)
+  const detectors = (route.prefix !== null ? settings.routeDetectors.get(route.prefix) : undefined) ?? settings
   // A body that is not JSON is not ours to judge: the upstream answers it.
-  const verdict: Verdict = body === undefined ? { action: "pass", inserts: [], cropCuts: false, stop: null, incidents: [] } : judgeRequest(conversation.messages, settings.verdict)
+  const verdict: Verdict = body === undefined ? { action: "pass", inserts: [], cropCuts: false, stop: null, incidents: [] } : judgeRequest(conversation.messages, detectors.verdict)
   const base = { session, protocol: protocol.name, model: conversation.model, action: verdict.action, incidents: verdict.incidents }
   if (verdict.stop !== null) {
     const answer = protocol.answer(body, stopText(verdict))
@@ -124,7 +131,7 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
   const streamed = String(opened.res.headers["content-type"] ?? "").includes("text/event-stream")
   const watch = protocol.watch(body)
   if (!streamed) {
-    const status = await relayWhole(res, protocol, opened, settings, conversation.tools, headersOf(session, verdict.action))
+    const status = await relayWhole(res, protocol, opened, { ...settings, guard: detectors.guard }, conversation.tools, headersOf(session, verdict.action))
     return record(status.cut !== undefined ? "cut" : "completed", status.code, null, status.cut)
   }
   res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, headersOf(session, verdict.action), false))
@@ -138,7 +145,7 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
       ended: o.ended,
       abortUpstream: o.abort,
       client: res,
-      guard: settings.guard,
+      guard: detectors.guard,
       textCalls,
       limits: { maxResponseBytes: settings.maxResponseBytes, maxEventBytes: settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }
     })

@@ -2,9 +2,10 @@
  * Safe by default: when the proxy holds the upstream key, a client without the proxy token is
  * refused and the upstream gets the proxy's key, never the client's; a request body past the
  * limit is refused with 413; the upstream a request reaches comes from the routes, by model name
- * or path prefix, never from the request.
+ * or path prefix, never from the request, and a route may bring its own detector settings.
  */
-import { startScriptedServer, textStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
+import { repeatLoop, startScriptedServer, textStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
+import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { afterEach, expect, test } from "bun:test"
 import { post, records, startRig, type Rig } from "./proxy.fixture.js"
 
@@ -59,4 +60,18 @@ test("routes: a model-name prefix picks its upstream, the rest go to proxy.upstr
   expect(rig.server.requests[0]!.body.model).toBe("gpt-x")
   expect(b.status).toBe(200)
   expect(records(rig.events).map((r) => r.model)).toEqual(["claude-x", "gpt-x"])
+}, 60_000)
+
+test("a route with its own config is guarded with its detector settings; the others with the main ones", async () => {
+  const loop = repeatLoop("the same words over and over again here", 200, { finish: "stop" })
+  const quiet = { ...DEFAULT_CONFIG, repeat: { ...DEFAULT_CONFIG.repeat, enabled: false } }
+  rig = await startRig(() => loop, {
+    config: (c) => ({ ...c, proxy: { ...c.proxy, routes: { "raw-": { upstream: c.proxy.upstream!, config: "raw.jsonc" } } } }),
+    proxy: { routeConfigs: { "raw-": quiet } }
+  })
+  const guarded = await post(`${rig.proxy.url}/v1/chat/completions`, { ...chat, model: "gpt-x" })
+  const unguarded = await post(`${rig.proxy.url}/v1/chat/completions`, { ...chat, model: "raw-model" })
+  expect(guarded.text).toContain("[loopguard: this reply started repeating itself")
+  expect(unguarded.text).not.toContain("[loopguard:")
+  expect(records(rig.events).map((r) => r.outcome)).toEqual(["cut", "completed"])
 }, 60_000)
