@@ -20,6 +20,7 @@ import { errorBeforeContent } from "./early-error.js"
 import { textCallsIn } from "./text-calls.js"
 import { relayWhole } from "./whole-reply.js"
 import { attempt, callWithRetries, type Attempt, type RetryEvent, type UpstreamRoute } from "./upstream.js"
+import type { TurnMemo } from "./turn-judge.js"
 import { judgeRequest, type ProxyAction, type StopVerdict, type Verdict, type VerdictConfig } from "./verdict.js"
 
 /** The detector settings a request is judged and guarded with. */
@@ -57,6 +58,8 @@ export interface RequestRecord {
 
 export interface HandlerDeps {
   readonly settings: ProxySettings
+  /** This process's judged turns, taken up by the next request of each conversation. */
+  readonly memo: TurnMemo
   readonly board: BackoffBoard
   readonly auth: AuthPolicy
   readonly onRetry: (session: string, e: RetryEvent) => void
@@ -104,9 +107,10 @@ const judge = async (req: IncomingMessage, res: ServerResponse, protocol: Protoc
   const route = routeFor(settings.routing, conversation.model, req.url ?? "/")
   if (route === null) return (sendError(res, protocol.name, 502, `loopguard proxy: no upstream for model ${conversation.model ?? "(none)"}`), null)
   const detectors = (route.prefix !== null ? settings.routeDetectors.get(route.prefix) : undefined) ?? settings
+  const session = sessionIdOf(req.headers, settings.sessionHeader, conversation)
   // A body that is not JSON is not ours to judge: the upstream answers it.
-  const verdict = body === undefined ? PASS : judgeRequest(conversation.messages, detectors.verdict)
-  return { req, res, protocol, deps, started, raw, body, conversation, session: sessionIdOf(req.headers, settings.sessionHeader, conversation), route, detectors, verdict }
+  const verdict = body === undefined ? PASS : judgeRequest(conversation.messages, detectors.verdict, { memo: deps.memo, session })
+  return { req, res, protocol, deps, started, raw, body, conversation, session, route, detectors, verdict }
 }
 
 /** The record of a request, and what the session store keeps of it. */

@@ -20,6 +20,7 @@ import { sendError, type AuthPolicy } from "./http-util.js"
 import { passThrough } from "./passthrough.js"
 import { makeRecorder, type Recorder } from "./recorder.js"
 import { protocolOf } from "./routes.js"
+import { TurnMemo } from "./turn-judge.js"
 import type { RetryEvent } from "./upstream.js"
 
 /** Where the proxy reports what it did (log lines for people, JSON lines for machines). */
@@ -75,6 +76,7 @@ const route = (options: ProxyOptions, recorder: Recorder | null, board: BackoffB
   const emit = options.onEvent ?? (() => {})
   const deps = {
     settings,
+    memo: new TurnMemo(),
     board,
     auth,
     onRetry: (session: string, retry: RetryEvent) => emit({ type: "retry", session, retry }),
