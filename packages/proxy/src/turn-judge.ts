@@ -8,7 +8,7 @@
 import { CrossStepDetectors } from "@loopguard/core/judge"
 import { doomLoop, StepRecordLog } from "@loopguard/core/loops"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
-import type { Incident } from "@loopguard/core/report"
+import { blockedAtOf, type ExitPoint, type Incident } from "@loopguard/core/report"
 import type { StopVerdict, VerdictConfig } from "./verdict.js"
 
 /** A text for the upstream, asked for after the turn's message at `after`. */
@@ -21,15 +21,18 @@ export interface TurnReminder {
 const doomText = (tool: string, repeats: number): string =>
   `You called ${tool} ${repeats} times with the same input in one reply. Do not repeat a call whose result you already have; use it, or try something different.`
 
-/** The stop's words from the incident that raised it. */
-const stopOf = (incidents: ReadonlyArray<Incident>, message: string): StopVerdict => {
+/**
+ * The stop's words: which detector raised it, and the evidence in the words every host's report
+ * uses (`blockedAtOf`: the step, why, and the last tool failure before it).
+ */
+const stopOf = (incidents: ReadonlyArray<Incident>, exit: ExitPoint, history: ReadonlyArray<Message>): StopVerdict => {
   const raised = incidents.find((i) => i.action === "stop" || i.action === "terminate" || i.action === "hand-back" || i.action === "pause") ?? incidents[incidents.length - 1]
   const detector = raised?.detector ?? "loop"
   const detail = raised?.detail?.["detail"]
   return {
     detector,
     loop: detector === "breaker" ? "the tool calls keep failing (error-storm breaker)" : `the agent is stuck in a loop (${detector})`,
-    evidence: typeof detail === "string" ? detail : message,
+    evidence: blockedAtOf(exit, exit.reason, history, undefined, incidents) ?? (typeof detail === "string" ? detail : exit.error?.message ?? detector),
     next: "stop repeating this; summarise what was tried and what failed, then ask the user how to go on or take a clearly different approach"
   }
 }
@@ -91,8 +94,9 @@ export class TurnJudge {
       incidents.push({ step, detector: "doom-loop", action: "remind", kind: "loop", detail: { tool: doom.tool } })
       this.reminders.push({ after: i, kind: "doom-loop", text: doomText(doom.tool, doom_loop.repeats) })
     }
-    const ended = after.exit ?? (after.pause !== null ? { error: { message: String(after.pause["detail"] ?? "") } } : null)
-    this.stop = ended === null ? null : stopOf(after.incidents, ended.error.message)
+    const exit: ExitPoint | null =
+      after.exit !== null ? { reason: after.exit.reason, step, error: after.exit.error } : after.pause !== null ? { reason: "try_best_paused", step } : null
+    this.stop = exit === null ? null : stopOf(after.incidents, exit, this.fed)
     this.newestIncidents = incidents
     this.note = this.judge.takeNote()
     this.steps += 1
