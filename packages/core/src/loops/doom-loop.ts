@@ -18,7 +18,7 @@ export interface DoomLoop {
 }
 
 /**
- * The newest `repeats` parts must all be tool parts (SPEC: "the last 3 parts"), so a text or
+ * The newest `repeats` parts must all be tool parts (OpenCode's rule: "the last 3 parts"), so a text or
  * reasoning part between two calls breaks the run. Inputs are compared as sorted-key JSON, and the
  * tool state is ignored: the check runs while the newest call is still pending.
  */

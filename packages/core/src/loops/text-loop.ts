@@ -48,7 +48,7 @@ export interface TextLoopStep {
 }
 
 export interface TextLoopContext {
-  /** True when reasoning-loop cropping (§4) cropped in this turn: the step is not recorded. */
+  /** True when reasoning-loop cropping (docs/loops.md) cropped in this turn: the step is not recorded. */
   readonly cropped: boolean
 }
 

@@ -16,7 +16,7 @@ import { HANDOFF_COMMANDS, HANDOFF_HARNESS_NAMES, HANDOFF_TOOL_NAMES, type Hando
 export type SkillMode = "sandboxed" | "isolated"
 
 export interface HandoffSkill {
-  /** The skill's name as the seed spells it. */
+  /** The skill's name as MiMo Code's hand-off skills spell it. */
   readonly name: "codex" | "claude-code"
   readonly target: HandoffTarget
   /** The executable that must resolve on PATH. */
