@@ -1,5 +1,5 @@
 /**
- * doom_loop (upstream OpenCode, SPEC §3): within ONE assistant message, the newest parts are all
+ * doom_loop (upstream OpenCode's rule, docs/loops.md): within ONE assistant message, the newest parts are all
  * calls of the same tool with the same input. Checked as each tool call arrives; the Effect layer
  * then asks a Permission service (or fails, for a non-interactive agent).
  */
