@@ -79,6 +79,27 @@ describe("public API", () => {
     expect(twoThings).toEqual([])
   })
 
+  test("@loopguard/ai-sdk's root exports what users call, not the Layers' internals", () => {
+    // The stream/message mapping and the HTTP response limits stay importable by file inside the
+    // workspace; a user builds on the Layers, the middleware and their option types.
+    const root = exported.filter((e) => e.spec === "@loopguard/ai-sdk").map((e) => e.name).sort()
+    expect(root).toEqual([
+      "AiSdkModelOptions",
+      "EndpointOptions",
+      "LoopguardMiddlewareOptions",
+      "LoopguardMiddlewareOptionsError",
+      "LoopguardTrip",
+      "LoopguardTripEvent",
+      "TripIds",
+      "layerFromModel",
+      "layerOpenAI",
+      "layerOpenAICompatible",
+      "layerOpenAICompatibleFromEnv",
+      "loopguardMiddleware",
+      "makeAiSdkLlm"
+    ])
+  })
+
   test("no export shadows a module of effect", () => {
     expect(effectModules.has("Config")).toBe(true) // the list is real
     // Message (effect/cluster) and Model (effect/ai, effect/schema) are not in `effect`'s main entry.

@@ -89,7 +89,7 @@ export class CrossStepDetectors {
   private readonly shadowCrops: Array<{ on: string; crop: CropMarker }> = []
   private note: string | null = null
   private loopOpenAfter = false
-  /** A crop was made for the request that produced the current reply (SPEC §3: skip the text loop then). */
+  /** A crop was made for the request that produced the current reply (the text loop is skipped then, docs/loops.md). */
   private croppedForThisStep = false
   private readonly verification: ReturnType<typeof verificationMatcher>
   private readonly toolKinds: TryBestOptions

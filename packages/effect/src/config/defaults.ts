@@ -3,7 +3,7 @@ import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_LIMITS } from "@loopguard/core/
 import { DEFAULT_ENV_DENY } from "../tools/tool-env.js"
 import type { LoopguardConfig } from "./schema.js"
 
-/** SPEC.md defaults. The env-variable names are derived from this object's shape. */
+/** The defaults (docs/config.md lists each). The env-variable names are derived from this object's shape. */
 export const DEFAULT_CONFIG: LoopguardConfig = {
   repeat: { ...DEFAULT_REPEAT_SETTINGS, long: { ...DEFAULT_REPEAT_SETTINGS.long } },
   stream: { ...DEFAULT_STREAM_LIMITS },

@@ -10,7 +10,7 @@ const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Ratio = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 const Names = Schema.Array(Schema.String)
 
-/** The long-period rule beside SPEC §1's (docs/repetition.md). */
+/** The long-period rule beside the short-period rule (docs/repetition.md). */
 export const LongRepeatSection = Schema.Struct({
   enabled: Schema.Boolean,
   copies: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
@@ -137,7 +137,7 @@ export const NoProgressSpinSection = Schema.Struct({
   minRepeats: PosInt
 })
 
-/** Beyond SPEC §3: A B A B … cycles that repeated action (A A A) cannot see. */
+/** Beyond exact repeats: A B A B … cycles that repeated action (A A A) cannot see. */
 export const ActionCycleSection = Schema.Struct({
   enabled: Schema.Boolean,
   maxPeriod: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
@@ -150,7 +150,7 @@ export const DoomLoopSection = Schema.Struct({
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
-/** SPEC §4 names these keys in snake_case; kept so config files match the spec. */
+/** These keys keep their original snake_case names (as MiMo Code spells them). */
 export const StreakRecoverySection = Schema.Struct({
   enabled: Schema.Boolean,
   trigger_count: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
@@ -182,7 +182,7 @@ export const RetrySection = Schema.Struct({
   unknown: Schema.optional(RetryBudgetPatch),
   rateLimit: Schema.optional(RetryBudgetPatch),
   overloadedImmediateRetries: Schema.optional(NonNegInt),
-  /** Jitter for every budget of this section that sets none (seed 000's top-level `retry.jitterRatio`). */
+  /** Jitter for every budget of this section that sets none (like MiMo Code's top-level `retry.jitterRatio`). */
   jitterRatio: Schema.optional(Ratio),
   /** HTTP statuses retried as server errors for this provider's adapter (404 for some). */
   retryableStatuses: Schema.optional(Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))))
@@ -191,11 +191,11 @@ export const RetrySection = Schema.Struct({
 /** Config section `provider.<id>`: per-provider overrides. */
 export const ProviderSection = Schema.Struct({
   retry: Schema.optional(RetrySection),
-  /** This provider's longest silence between two stream chunks (seed 000's per-provider chunkTimeout); default `stream.chunkTimeoutMs`. */
+  /** This provider's longest silence between two stream chunks (like MiMo Code's per-provider chunkTimeout); default `stream.chunkTimeoutMs`. */
   chunkTimeoutMs: Schema.optional(TimerMs)
 })
 
-/** SPEC §6 names these keys in snake_case; kept so config files match the spec. */
+/** These keys keep their original snake_case names (as MiMo Code spells them). */
 export const TryBestSection = Schema.Struct({
   enabled: Schema.Boolean,
   edit_window: PosInt,
@@ -240,7 +240,7 @@ export const BreakerSection = Schema.Struct({
   fallback: Schema.NullOr(Schema.String.check(Schema.isMinLength(1)))
 })
 
-/** Context compaction near the model's limit (seed 003). */
+/** Context compaction near the model's limit (docs/run-loop.md). */
 export const CompactionSection = Schema.Struct({
   enabled: Schema.Boolean,
   /** The model's context in tokens; null = from `contextSizes`, then the built-in table. */
@@ -295,7 +295,7 @@ export const ModelPriceSchema = Schema.Struct({
   cachedInputPerMTok: Schema.optional(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 
-/** SPEC §7 in-place repair: the alias/default table is data, merged over the built-in one. */
+/** In-place repair (docs/rollback.md): the alias/default table is data, merged over the built-in one. */
 export const RepairSection = Schema.Struct({
   enabled: Schema.Boolean,
   tool_name_aliases: Schema.Record(Schema.String, Schema.String),
@@ -310,7 +310,7 @@ export const RepairSection = Schema.Struct({
   fix_server_names: Schema.Boolean
 })
 
-/** SPEC §7 names `max_consecutive_rollbacks`; kept as written there. */
+/** `max_consecutive_rollbacks` keeps MiroThinker's snake_case name. */
 export const RollbackSection = Schema.Struct({
   enabled: Schema.Boolean,
   max_consecutive_rollbacks: PosInt,
