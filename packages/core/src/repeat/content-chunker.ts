@@ -23,6 +23,12 @@ import { isCjkCode, isWhitespaceCode } from "./tokenizer.js"
 
 /** No cut before this many masked characters (short lines merge with the next). */
 export const MIN_CHUNK = 16
+/**
+ * A CJK full stop, exclamation or question mark cuts from this many masked characters on: a CJK
+ * character is about a word, so a short CJK sentence is a chunk of its own and short lines that
+ * rotate at random recur as chunks instead of as random pairs of lines.
+ */
+export const MIN_CJK_CHUNK = 4
 /** A cut is forced here, so a run with no natural cut (`!!!!…`) still makes chunks. */
 export const MAX_CHUNK = 96
 /** Word hashes kept (ring): enough for any block the rule looks at (≤ 8 000 characters by default). */
@@ -36,6 +42,12 @@ const CUT_MASK = 0x78000000
 const MAX_PENDING_LETTERS = 16
 /** Past this many digits a number's value is a hash: equal text still gives an equal value. */
 const EXACT_DIGITS = 15
+/**
+ * Past this many digits a number's further digits are emitted as they are, not masked: a number
+ * this long is not a count or an id but a digit run (`0.4444…`, `0101…`), which the rule must see
+ * repeat. A SHA-256 in hex (64) still masks its first 32; its tail is random and never repeats.
+ */
+export const RAW_DIGITS = 32
 
 const GEAR: Int32Array = (() => {
   const table = new Int32Array(256)
@@ -59,10 +71,19 @@ const isHexLetter = (c: number): boolean => c >= 0x61 && c <= 0x66
 const isLetter = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x80 && !isWhitespaceCode(c))
 /** `lower` (a code unit with bit 0x20 set) continues a word's run of letters: g–z, or a–f once the word has a non-hex letter. */
 const continuesLetters = (lower: number, wordPlain: boolean): boolean => (lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && wordPlain)
+/** Characters of code and markup, rare in prose: braces, brackets, angle brackets, = ; | backslash / * @ # $ % ^ & ~ + and the backtick. */
+const CODE_SYMBOLS: Uint8Array = (() => {
+  const table = new Uint8Array(128)
+  for (const c of "{}[]<>=;|\\/*@#$%^&~+`") table[c.charCodeAt(0)] = 1
+  return table
+})()
+const isCjkStop = (c: number): boolean => c === 0x3002 || c === 0xff01 || c === 0xff1f
 const isLineBreak = (c: number): boolean => c === NEWLINE || c === 0x0d || c === 0x2028 || c === 0x2029
 
 /** Called once per chunk, while the chunker's `last*` fields describe it. */
 export type ChunkSink = () => void
+/** Called when a run of whitespace reaches the chunker's limit, with `chars` at the character that reached it. */
+export type BlankSink = () => void
 
 export class ContentChunker {
   // The chunk that just closed (valid inside `onChunk`).
@@ -74,6 +95,8 @@ export class ContentChunker {
   /** Running counts of words and numbers at the chunk's end (indexes into the rings). */
   lastWordEnd = 0
   lastNumberEnd = 0
+  /** Running count of code and markup symbols (CODE_SYMBOLS) at the chunk's end. */
+  lastSymbolEnd = 0
   /** The chunk was cut at MAX_CHUNK, not by its content (a run like `!!!!…` or `////…`). */
   lastForced = false
 
@@ -83,6 +106,7 @@ export class ContentChunker {
   readonly numbers = new Float64Array(NUMBER_RING)
   wordCount = 0
   numberCount = 0
+  symbolCount = 0
   /** Characters consumed so far, and SPEC tokens begun so far. */
   chars = 0
   private tokensClosed = 0
@@ -117,7 +141,19 @@ export class ContentChunker {
   private readonly pending = new Int32Array(MAX_PENDING_LETTERS)
   private pendingCount = 0
 
-  constructor(private readonly onChunk: ChunkSink) {}
+  /** Where the current run of whitespace began (valid while `pendingSpace` is set). */
+  private blankStart = 0
+  /** Whitespace characters in a row, less one, that call `onBlank`. */
+  private readonly blankLimit: number
+
+  /** `blankChars`: a run of this many whitespace characters calls `onBlank` (a flood: spaces, line breaks, tabs). */
+  constructor(
+    private readonly onChunk: ChunkSink,
+    blankChars = Infinity,
+    private readonly onBlank: BlankSink = () => {}
+  ) {
+    this.blankLimit = blankChars - 1
+  }
 
   /** Set (by the sink) to stop reading: the rest of the delta is ignored. */
   halted = false
@@ -137,7 +173,10 @@ export class ContentChunker {
       }
       if (code === SPACE) {
         this.inToken = false
-        if (this.pendingSpace === 0) this.pendingSpace = 1
+        if (this.pendingSpace === 0) {
+          this.pendingSpace = 1
+          this.blankStart = this.chars
+        } else if (this.chars - this.blankStart >= this.blankLimit) this.onBlank()
       } else this.push(code)
       this.chars++
       i++
@@ -195,6 +234,8 @@ export class ContentChunker {
   push(code: number): void {
     if (code <= SPACE ? isWhitespaceCode(code) : code >= 0x85 && isWhitespaceCode(code)) {
       this.inToken = false
+      if (this.pendingSpace === 0) this.blankStart = this.chars
+      else if (this.chars - this.blankStart >= this.blankLimit) this.onBlank()
       if (isLineBreak(code)) this.pendingSpace = 2
       else if (this.pendingSpace === 0) this.pendingSpace = 1
       return
@@ -243,11 +284,13 @@ export class ContentChunker {
     const d = c - ZERO
     this.decimal = this.digits < EXACT_DIGITS ? this.decimal * 10 + d : (this.decimal * 31 + d) % 2147483647
     this.addHexDigit(d)
+    if (this.digits > RAW_DIGITS) this.emit(c)
   }
 
   private hexLetter(c: number): void {
     this.numberHex = true
     this.addHexDigit(c - 0x57)
+    if (this.digits > RAW_DIGITS) this.emit(c)
   }
 
   private addHexDigit(d: number): void {
@@ -296,10 +339,13 @@ export class ContentChunker {
       if (this.wordLength++ === 0) this.wordStartGear = before
       if (c === ZERO) this.wordHasNumber = true
       else if (c !== UNDERSCORE && !isHexLetter(c)) this.wordPlain = true
-    } else if (this.wordLength > 0) this.endWord(before)
+    } else {
+      if (this.wordLength > 0) this.endWord(before)
+      if (c < 0x80 && CODE_SYMBOLS[c] === 1) this.symbolCount++
+    }
     this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
     this.length++
-    if (this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0)) this.close(false)
+    if ((this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0)) || (this.length >= MIN_CJK_CHUNK && isCjkStop(c))) this.close(false)
     else if (this.length >= MAX_CHUNK) this.close(true)
   }
 
@@ -324,6 +370,7 @@ export class ContentChunker {
     this.lastTokens = this.tokens
     this.lastWordEnd = this.wordCount
     this.lastNumberEnd = this.numberCount
+    this.lastSymbolEnd = this.symbolCount
     this.tokensClosed += this.tokens
     this.tokens = 0
     this.length = 0
