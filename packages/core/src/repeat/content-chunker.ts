@@ -71,10 +71,15 @@ const isHexLetter = (c: number): boolean => c >= 0x61 && c <= 0x66
 const isLetter = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x80 && !isWhitespaceCode(c))
 /** `lower` (a code unit with bit 0x20 set) continues a word's run of letters: g–z, or a–f once the word has a non-hex letter. */
 const continuesLetters = (lower: number, wordPlain: boolean): boolean => (lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && wordPlain)
-/** Characters of code and markup, rare in prose: braces, brackets, angle brackets, = ; | backslash / * @ # $ % ^ & ~ + and the backtick. */
+/**
+ * Weight of each character of code and markup, rare in prose: 2 for `{ } [ ] < > = ; | \ @`, 1
+ * for `( * # / + $ % ^ & ~` (prose has some: a parenthesis, a call `f()`, a path, a bullet). Backticks
+ * are left out: reasoning about code quotes identifiers.
+ */
 const CODE_SYMBOLS: Uint8Array = (() => {
   const table = new Uint8Array(128)
-  for (const c of "{}[]<>=;|\\/*@#$%^&~+`") table[c.charCodeAt(0)] = 1
+  for (const c of "{}[]<>=;|\\@") table[c.charCodeAt(0)] = 2
+  for (const c of "(*#/+$%^&~") table[c.charCodeAt(0)] = 1
   return table
 })()
 const isCjkStop = (c: number): boolean => c === 0x3002 || c === 0xff01 || c === 0xff1f
@@ -94,9 +99,13 @@ export class ContentChunker {
   lastTokens = 0
   /** Running counts of words and numbers at the chunk's end (indexes into the rings). */
   lastWordEnd = 0
+  /** Running count of `terms` at the chunk's end. */
+  lastTermEnd = 0
   lastNumberEnd = 0
-  /** Running count of code and markup symbols (CODE_SYMBOLS) at the chunk's end. */
+  /** Running weight of code and markup symbols (CODE_SYMBOLS) at the chunk's end. */
   lastSymbolEnd = 0
+  /** Masked characters (whitespace runs as one) up to the chunk's end. */
+  lastMaskedEnd = 0
   /** The chunk was cut at MAX_CHUNK, not by its content (a run like `!!!!…` or `////…`). */
   lastForced = false
 
@@ -105,6 +114,13 @@ export class ContentChunker {
   readonly wordIsCjk = new Uint8Array(WORD_RING)
   readonly numbers = new Float64Array(NUMBER_RING)
   wordCount = 0
+  /**
+   * Every word of 2+ characters, identifiers with a number included (masked: `x0_req_new`), and
+   * every CJK character: what the word-shingle recurrence reads, so a list of identifiers that
+   * differ only past a number is not one shingle repeated.
+   */
+  readonly terms = new Int32Array(WORD_RING)
+  termCount = 0
   numberCount = 0
   symbolCount = 0
   /** Characters consumed so far, and SPEC tokens begun so far. */
@@ -335,13 +351,14 @@ export class ContentChunker {
       this.wordPlain = false
       this.wordIsCjk[this.wordCount % WORD_RING] = 1
       this.words[this.wordCount++ % WORD_RING] = c
+      this.terms[this.termCount++ % WORD_RING] = c
     } else if (isLetter(c) || c === ZERO || c === UNDERSCORE) {
       if (this.wordLength++ === 0) this.wordStartGear = before
       if (c === ZERO) this.wordHasNumber = true
       else if (c !== UNDERSCORE && !isHexLetter(c)) this.wordPlain = true
     } else {
       if (this.wordLength > 0) this.endWord(before)
-      if (c < 0x80 && CODE_SYMBOLS[c] === 1) this.symbolCount++
+      if (c < 0x80) this.symbolCount += CODE_SYMBOLS[c]!
     }
     this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
     this.length++
@@ -351,11 +368,15 @@ export class ContentChunker {
 
   /** `gearAtEnd`: the gear hash right after the word's last character. */
   private endWord(gearAtEnd: number): void {
-    // Identifiers with a number in them (`u0`, `x0`, `step_0`) are codes, not words.
-    if (this.wordLength >= 2 && !this.wordHasNumber) {
-      const length = this.wordLength
-      this.wordIsCjk[this.wordCount % WORD_RING] = 0
-      this.words[this.wordCount++ % WORD_RING] = length >= 32 ? gearAtEnd : (gearAtEnd - (this.wordStartGear << length)) | 0
+    const length = this.wordLength
+    if (length >= 2) {
+      const hash = length >= 32 ? gearAtEnd : (gearAtEnd - (this.wordStartGear << length)) | 0
+      this.terms[this.termCount++ % WORD_RING] = hash
+      // Identifiers with a number in them (`u0`, `x0`, `step_0`) are codes, not words.
+      if (!this.wordHasNumber) {
+        this.wordIsCjk[this.wordCount % WORD_RING] = 0
+        this.words[this.wordCount++ % WORD_RING] = hash
+      }
     }
     this.wordLength = 0
     this.wordHasNumber = false
@@ -369,8 +390,10 @@ export class ContentChunker {
     this.lastNumbersHash = this.numbersHash
     this.lastTokens = this.tokens
     this.lastWordEnd = this.wordCount
+    this.lastTermEnd = this.termCount
     this.lastNumberEnd = this.numberCount
     this.lastSymbolEnd = this.symbolCount
+    this.lastMaskedEnd += this.length
     this.tokensClosed += this.tokens
     this.tokens = 0
     this.length = 0

@@ -10,7 +10,7 @@
  */
 import { ChunkEchoes } from "./chunk-echoes.js"
 import { ChunkPeriods } from "./chunk-periods.js"
-import { ChunkRecurrence } from "./chunk-recurrence.js"
+import { WordRecurrence } from "./word-recurrence.js"
 import { ContentChunker, MIN_CHUNK } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 import { checkedLongRepeatOptions } from "./long-repeat-options.js"
@@ -41,7 +41,7 @@ export class LongRepeatMonitor {
   private chunker!: ContentChunker
   private periods!: ChunkPeriods
   private echoes!: ChunkEchoes
-  private recurrence!: ChunkRecurrence
+  private recurrence!: WordRecurrence
   private trip: LongRepeatTrip | null = null
   private tripped = false
 
@@ -69,7 +69,7 @@ export class LongRepeatMonitor {
     this.chunker = new ContentChunker(this.onChunk, this.options.whitespaceChars, this.onBlank)
     this.periods = new ChunkPeriods(this.options, MIN_CHUNK, this.chunker)
     this.echoes = new ChunkEchoes(this.options, MIN_CHUNK, this.chunker, this.periods)
-    this.recurrence = new ChunkRecurrence(this.options, MIN_CHUNK, this.chunker, this.periods)
+    this.recurrence = new WordRecurrence(this.options, this.chunker)
     this.trip = null
     this.tripped = false
   }
@@ -86,7 +86,7 @@ export class LongRepeatMonitor {
     const recurHit = this.recurrence.push(chars)
     const hit = periodHit ?? echoHit
     if (hit !== null) this.halt({ kind: "repeat", view: hit.view, blockChars: hit.blockChars, copies: hit.copies })
-    else if (recurHit !== null) this.halt({ kind: "recurrence", view: "near", blockChars: recurHit.stretchChars, copies: recurHit.occurrences })
+    else if (recurHit !== null) this.halt({ kind: "recurrence", view: "near", blockChars: recurHit.stretchChars, copies: recurHit.hotWords })
   }
 
   /** The first trip: the chunker stops reading; `char` is the character being read. */

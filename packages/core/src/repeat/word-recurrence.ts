@@ -1,0 +1,141 @@
+/**
+ * Recurrence of word shingles, for a runaway that repeats its sentences in no fixed order or with
+ * gaps: reasoning that restarts with a different opener and a slightly reworded body, a paragraph
+ * started again and cut off at a different point each time, a counter line whose number moves in
+ * irregular steps, short lines that rotate at random. No period lines such copies up
+ * (ChunkPeriods) and no steady distance either (ChunkEchoes), and a reworded word moves the
+ * chunk cuts around it; but nearly every run of SHINGLE_WORDS words is one written several times
+ * in the last few thousand characters.
+ *
+ * Each word (2+ letters with no number in it, or a CJK character: the chunker's word ring)
+ * closes a shingle of the last SHINGLE_WORDS words. A shingle is *seen* when it occurred within
+ * RECENT_WORDS words before, and *hot* from its HOT_OCCURRENCES-th occurrence in such a chain.
+ * The stretch is the newest run of words in which seen shingles keep at least SEEN_SHARE of the
+ * words (a maximum-sum segment: a seen shingle adds 1 − SEEN_SHARE, another takes away
+ * SEEN_SHARE; the stretch restarts when the sum falls to 0). It trips once it covers
+ * `recurChars` characters, at least HOT_SHARE of its words are hot, and it reads as prose: at most
+ * MAX_SYMBOL_SHARE symbol weight per masked character (code that repeats its lines in place is
+ * the period rules' business, and declaration files full of near-identical doc comments are not
+ * loops), twice as many words as numbers, and `minWords` distinct words.
+ *
+ * Cost: the words are read at each chunk's end, one shingle hash and one table slot per word;
+ * the distinct-word count is made when the stretch's length reaches `recurChars`, then at each
+ * doubling (O(1) amortized). Memory: a table of TABLE_SIZE shingles, independent of the stream.
+ */
+import type { ContentChunker } from "./content-chunker.js"
+import { WORD_RING } from "./content-chunker.js"
+import type { LongRepeatOptions } from "./long-repeat-options.js"
+
+/** Words per shingle. */
+export const SHINGLE_WORDS = 3
+/** A shingle seen within this many words before recurs (about 8 000 characters of prose). */
+export const RECENT_WORDS = 1_500
+/** Occurrences (this one included) that make a shingle hot. */
+export const HOT_OCCURRENCES = 3
+/** Share of a stretch's words whose shingle was seen before. */
+export const SEEN_SHARE = 0.7
+/** Share of a stretch's words whose shingle is hot when it trips. */
+export const HOT_SHARE = 0.8
+/** Largest symbol weight (a brace 2, a parenthesis 1; content-chunker.ts) per masked character of a stretch that still reads as prose. */
+export const MAX_SYMBOL_SHARE = 0.02
+/** Shingles remembered (a power of two); a newer shingle takes an older one's slot. */
+const TABLE_SIZE = 8_192
+
+export interface RecurrenceHit {
+  /** Characters of the recurring stretch when it tripped. */
+  readonly stretchChars: number
+  /** Words of the stretch whose shingle is hot. */
+  readonly hotWords: number
+}
+
+export class WordRecurrence {
+  private readonly keys = new Int32Array(TABLE_SIZE)
+  private readonly lastWord = new Int32Array(TABLE_SIZE).fill(-RECENT_WORDS - 1)
+  private readonly occurrences = new Int32Array(TABLE_SIZE)
+  /** Next term of the chunker's ring to read. */
+  private nextTerm = 0
+  // The stretch: its score and word counts, and the running totals where it began.
+  private score = 0
+  private restarted = false
+  private stretchWords = 0
+  private hotWords = 0
+  private startChars = 0
+  private startWords = 0
+  private startNumbers = 0
+  private startSymbols = 0
+  private startMasked = 0
+  /** Stretch length (characters) at which it is judged next. */
+  private nextCheck: number
+
+  constructor(private readonly options: LongRepeatOptions, private readonly chunker: ContentChunker) {
+    this.nextCheck = options.recurChars
+  }
+
+  /** Read the words of the chunk the chunker just closed (after `charsSoFar` characters); a hit when the stretch trips. */
+  push(charsSoFar: number): RecurrenceHit | null {
+    const end = this.chunker.lastTermEnd
+    this.restarted = false
+    for (let w = Math.max(this.nextTerm, end - WORD_RING + SHINGLE_WORDS); w < end; w++) this.term(w)
+    this.nextTerm = end
+    if (this.restarted) this.restart(charsSoFar)
+    const chars = charsSoFar - this.startChars
+    if (this.score <= 0 || chars < this.options.recurChars || this.hotWords < HOT_SHARE * this.stretchWords || !this.readsAsProse()) return null
+    // Counting distinct words is O(stretch): at recurChars, then at each doubling (O(1) amortized).
+    if (chars < this.nextCheck) return null
+    this.nextCheck = 2 * chars
+    return this.distinctWords(this.options.minWords) >= this.options.minWords ? { stretchChars: chars, hotWords: this.hotWords } : null
+  }
+
+  private term(w: number): void {
+    if (w < SHINGLE_WORDS - 1) return
+    const words = this.chunker.terms
+    let h = 0x2545f491
+    for (let k = w - SHINGLE_WORDS + 1; k <= w; k++) h = Math.imul(h ^ words[k % WORD_RING]!, 0x5bd1e995) ^ (h >>> 15)
+    const slot = (h ^ (h >>> 13)) & (TABLE_SIZE - 1)
+    const occurrences = this.keys[slot] === h && w - this.lastWord[slot]! <= RECENT_WORDS ? this.occurrences[slot]! + 1 : 1
+    this.keys[slot] = h
+    this.lastWord[slot] = w
+    this.occurrences[slot] = Math.min(occurrences, 1 << 20)
+    this.score += occurrences >= 2 ? 1 - SEEN_SHARE : -SEEN_SHARE
+    if (this.score <= 0) {
+      this.score = 0
+      this.restarted = true
+      this.stretchWords = 0
+      this.hotWords = 0
+      return
+    }
+    // The share is counted from the stretch's first hot word on: the copy before it is seen but
+    // cannot be hot yet, and a loop should not pay for its own warm-up.
+    if (occurrences >= HOT_OCCURRENCES) this.hotWords++
+    if (this.hotWords > 0) this.stretchWords++
+  }
+
+  /** The stretch (re)starts at the end of the current chunk. */
+  private restart(charsSoFar: number): void {
+    const c = this.chunker
+    this.nextCheck = this.options.recurChars
+    this.startChars = charsSoFar
+    this.startWords = c.lastWordEnd
+    this.startNumbers = c.lastNumberEnd
+    this.startSymbols = c.lastSymbolEnd
+    this.startMasked = c.lastMaskedEnd
+  }
+
+  private readsAsProse(): boolean {
+    const c = this.chunker
+    // Against the masked characters: indentation would dilute the symbols of code.
+    if (process.env.DBG) console.error(`DENS ${((c.lastSymbolEnd - this.startSymbols) / (c.lastMaskedEnd - this.startMasked)).toFixed(4)} seen=${this.stretchWords} hot=${this.hotWords}`)
+    if (c.lastSymbolEnd - this.startSymbols > MAX_SYMBOL_SHARE * (c.lastMaskedEnd - this.startMasked)) return false
+    return c.lastWordEnd - this.startWords >= 2 * (c.lastNumberEnd - this.startNumbers)
+  }
+
+  /** Distinct words of the stretch (the newest WORD_RING at most), counted up to `need`. */
+  private distinctWords(need: number): number {
+    const last = this.chunker.lastWordEnd
+    const first = Math.max(this.startWords, last - WORD_RING)
+    const seen = new Set<number>()
+    const words = this.chunker.words
+    for (let w = last - 1; w >= first && seen.size < need; w--) seen.add(words[w % WORD_RING]!)
+    return seen.size
+  }
+}
