@@ -74,7 +74,8 @@ const continuesLetters = (lower: number, wordPlain: boolean): boolean => (lower 
 /**
  * Weight of each character of code and markup, rare in prose: 2 for `{ } [ ] < > = ; | \ @`, 1
  * for `( * # / + $ % ^ & ~` (prose has some: a parenthesis, a call `f()`, a path, a bullet). Backticks
- * are left out: reasoning about code quotes identifiers.
+ * are left out: reasoning about code quotes identifiers. A line indented by INDENT_CHARS or more
+ * weighs 2 as well.
  */
 const CODE_SYMBOLS: Uint8Array = (() => {
   const table = new Uint8Array(128)
@@ -82,6 +83,8 @@ const CODE_SYMBOLS: Uint8Array = (() => {
   for (const c of "(*#/+$%^&~") table[c.charCodeAt(0)] = 1
   return table
 })()
+/** Spaces or tabs before a line's first character that make it an indented (code) line. */
+const INDENT_CHARS = 4
 const isCjkStop = (c: number): boolean => c === 0x3002 || c === 0xff01 || c === 0xff1f
 const isLineBreak = (c: number): boolean => c === NEWLINE || c === 0x0d || c === 0x2028 || c === 0x2029
 
@@ -157,6 +160,8 @@ export class ContentChunker {
   private readonly pending = new Int32Array(MAX_PENDING_LETTERS)
   private pendingCount = 0
 
+  /** Where the newest line began (just after its line break). */
+  private lineStart = 0
   /** Where the current run of whitespace began (valid while `pendingSpace` is set). */
   private blankStart = 0
   /** Whitespace characters in a row, less one, that call `onBlank`. */
@@ -252,8 +257,10 @@ export class ContentChunker {
       this.inToken = false
       if (this.pendingSpace === 0) this.blankStart = this.chars
       else if (this.chars - this.blankStart >= this.blankLimit) this.onBlank()
-      if (isLineBreak(code)) this.pendingSpace = 2
-      else if (this.pendingSpace === 0) this.pendingSpace = 1
+      if (isLineBreak(code)) {
+        this.pendingSpace = 2
+        this.lineStart = this.chars + 1
+      } else if (this.pendingSpace === 0) this.pendingSpace = 1
       return
     }
     this.countToken(code)
@@ -331,6 +338,8 @@ export class ContentChunker {
 
   private flushSpace(): void {
     if (this.pendingSpace === 0) return
+    // A line indented by 4 or more is code (or a quoted block): it weighs as a code symbol.
+    if (this.pendingSpace === 2 && this.chars - this.lineStart >= INDENT_CHARS) this.symbolCount += 2
     const mark = this.pendingSpace === 2 ? NEWLINE : SPACE
     this.pendingSpace = 0
     if (this.started) this.emit(mark)

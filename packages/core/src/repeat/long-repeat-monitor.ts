@@ -86,7 +86,7 @@ export class LongRepeatMonitor {
     const recurHit = this.recurrence.push(chars)
     const hit = periodHit ?? echoHit
     if (hit !== null) this.halt({ kind: "repeat", view: hit.view, blockChars: hit.blockChars, copies: hit.copies })
-    else if (recurHit !== null) this.halt({ kind: "recurrence", view: "near", blockChars: recurHit.stretchChars, copies: recurHit.hotWords })
+    else if (recurHit !== null) this.halt({ kind: "recurrence", view: "near", blockChars: recurHit.stretchChars, copies: recurHit.occurrences })
   }
 
   /** The first trip: the chunker stops reading; `char` is the character being read. */

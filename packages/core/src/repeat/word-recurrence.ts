@@ -44,8 +44,8 @@ const TABLE_SIZE = 8_192
 export interface RecurrenceHit {
   /** Characters of the recurring stretch when it tripped. */
   readonly stretchChars: number
-  /** Words of the stretch whose shingle is hot. */
-  readonly hotWords: number
+  /** Occurrences of the newest shingle (in its chain of recurrences) when it tripped. */
+  readonly occurrences: number
 }
 
 export class WordRecurrence {
@@ -59,6 +59,7 @@ export class WordRecurrence {
   private restarted = false
   private stretchWords = 0
   private hotWords = 0
+  private lastOccurrences = 0
   private startChars = 0
   private startWords = 0
   private startNumbers = 0
@@ -83,7 +84,7 @@ export class WordRecurrence {
     // Counting distinct words is O(stretch): at recurChars, then at each doubling (O(1) amortized).
     if (chars < this.nextCheck) return null
     this.nextCheck = 2 * chars
-    return this.distinctWords(this.options.minWords) >= this.options.minWords ? { stretchChars: chars, hotWords: this.hotWords } : null
+    return this.distinctWords(this.options.minWords) >= this.options.minWords ? { stretchChars: chars, occurrences: this.lastOccurrences } : null
   }
 
   private term(w: number): void {
@@ -96,6 +97,7 @@ export class WordRecurrence {
     this.keys[slot] = h
     this.lastWord[slot] = w
     this.occurrences[slot] = Math.min(occurrences, 1 << 20)
+    this.lastOccurrences = occurrences
     this.score += occurrences >= 2 ? 1 - SEEN_SHARE : -SEEN_SHARE
     if (this.score <= 0) {
       this.score = 0
@@ -124,7 +126,6 @@ export class WordRecurrence {
   private readsAsProse(): boolean {
     const c = this.chunker
     // Against the masked characters: indentation would dilute the symbols of code.
-    if (process.env.DBG) console.error(`DENS ${((c.lastSymbolEnd - this.startSymbols) / (c.lastMaskedEnd - this.startMasked)).toFixed(4)} seen=${this.stretchWords} hot=${this.hotWords}`)
     if (c.lastSymbolEnd - this.startSymbols > MAX_SYMBOL_SHARE * (c.lastMaskedEnd - this.startMasked)) return false
     return c.lastWordEnd - this.startWords >= 2 * (c.lastNumberEnd - this.startNumbers)
   }
