@@ -3,23 +3,24 @@
  * gaps: reasoning that restarts with a different opener and a slightly reworded body, a paragraph
  * started again and cut off at a different point each time, a counter line whose number moves in
  * irregular steps, short lines that rotate at random. No period lines such copies up
- * (ChunkPeriods) and no steady distance either (ChunkEchoes), and a reworded word moves the
- * chunk cuts around it; but nearly every run of SHINGLE_WORDS words is one written several times
- * in the last few thousand characters.
+ * (ChunkPeriods), no steady distance either (ChunkEchoes), and a reworded word moves the chunk
+ * cuts around it; but nearly every run of SHINGLE_WORDS words is one written several times in
+ * the last few thousand characters.
  *
- * Each word (2+ letters with no number in it, or a CJK character: the chunker's word ring)
- * closes a shingle of the last SHINGLE_WORDS words. A shingle is *seen* when it occurred within
- * RECENT_WORDS words before, and *hot* from its HOT_OCCURRENCES-th occurrence in such a chain.
- * The stretch is the newest run of words in which seen shingles keep at least SEEN_SHARE of the
- * words (a maximum-sum segment: a seen shingle adds 1 − SEEN_SHARE, another takes away
- * SEEN_SHARE; the stretch restarts when the sum falls to 0). It trips once it covers
- * `recurChars` characters, at least HOT_SHARE of its words are hot, and it reads as prose: at most
+ * Each term (a word of 2+ characters, identifiers with masked numbers included, or a CJK
+ * character: the chunker's `terms`) closes a shingle of the last SHINGLE_WORDS terms. A shingle
+ * is *seen* when it occurred within RECENT_WORDS terms before, and *hot* from its
+ * HOT_OCCURRENCES-th occurrence in such a chain. The stretch is the newest run of terms in which
+ * seen shingles keep at least SEEN_SHARE of the terms (a maximum-sum segment: a seen shingle adds
+ * 1 − SEEN_SHARE, another takes away SEEN_SHARE; the stretch restarts when the sum falls to 0).
+ * It trips once it covers `recurChars` characters, at least HOT_SHARE of its terms from its first
+ * hot one on are hot (LONG_HOT_SHARE from twice `recurChars` on), and it reads as prose: at most
  * MAX_SYMBOL_SHARE symbol weight per masked character (code that repeats its lines in place is
- * the period rules' business, and declaration files full of near-identical doc comments are not
- * loops), twice as many words as numbers, and `minWords` distinct words.
+ * the period rules' business; declaration files and code listings full of near-identical entries
+ * are not loops), twice as many words as numbers, and `minWords` distinct words.
  *
- * Cost: the words are read at each chunk's end, one shingle hash and one table slot per word;
- * the distinct-word count is made when the stretch's length reaches `recurChars`, then at each
+ * Cost: the terms are read at each chunk's end, one shingle hash and one table slot per term;
+ * the distinct-word count is made when the stretch reaches `recurChars` characters, then at each
  * doubling (O(1) amortized). Memory: a table of TABLE_SIZE shingles, independent of the stream.
  */
 import type { ContentChunker } from "./content-chunker.js"
@@ -34,8 +35,10 @@ export const RECENT_WORDS = 1_500
 export const HOT_OCCURRENCES = 3
 /** Share of a stretch's words whose shingle was seen before. */
 export const SEEN_SHARE = 0.7
-/** Share of a stretch's words whose shingle is hot when it trips. */
+/** Share of a stretch's words (from its first hot one) whose shingle is hot when it trips. */
 export const HOT_SHARE = 0.8
+/** The same share once the stretch covers twice `recurChars`: a loop reworded in every copy gets there later. */
+export const LONG_HOT_SHARE = 0.75
 /** Largest symbol weight (a brace 2, a parenthesis 1; content-chunker.ts) per masked character of a stretch that still reads as prose. */
 export const MAX_SYMBOL_SHARE = 0.02
 /** Shingles remembered (a power of two); a newer shingle takes an older one's slot. */
@@ -50,15 +53,15 @@ export interface RecurrenceHit {
 
 export class WordRecurrence {
   private readonly keys = new Int32Array(TABLE_SIZE)
-  private readonly lastWord = new Int32Array(TABLE_SIZE).fill(-RECENT_WORDS - 1)
+  private readonly lastTerm = new Int32Array(TABLE_SIZE).fill(-RECENT_WORDS - 1)
   private readonly occurrences = new Int32Array(TABLE_SIZE)
   /** Next term of the chunker's ring to read. */
   private nextTerm = 0
-  // The stretch: its score and word counts, and the running totals where it began.
+  // The stretch: its score and term counts, and the running totals where it began.
   private score = 0
   private restarted = false
-  private stretchWords = 0
-  private hotWords = 0
+  private stretchTerms = 0
+  private hotTerms = 0
   private lastOccurrences = 0
   private startChars = 0
   private startWords = 0
@@ -80,36 +83,41 @@ export class WordRecurrence {
     this.nextTerm = end
     if (this.restarted) this.restart(charsSoFar)
     const chars = charsSoFar - this.startChars
-    if (this.score <= 0 || chars < this.options.recurChars || this.hotWords < HOT_SHARE * this.stretchWords || !this.readsAsProse()) return null
+    if (this.score <= 0 || chars < this.options.recurChars || !this.hotEnough(chars) || !this.readsAsProse()) return null
     // Counting distinct words is O(stretch): at recurChars, then at each doubling (O(1) amortized).
     if (chars < this.nextCheck) return null
     this.nextCheck = 2 * chars
     return this.distinctWords(this.options.minWords) >= this.options.minWords ? { stretchChars: chars, occurrences: this.lastOccurrences } : null
   }
 
+  private hotEnough(chars: number): boolean {
+    const share = chars >= 2 * this.options.recurChars ? LONG_HOT_SHARE : HOT_SHARE
+    return this.hotTerms >= share * this.stretchTerms
+  }
+
   private term(w: number): void {
     if (w < SHINGLE_WORDS - 1) return
-    const words = this.chunker.terms
+    const terms = this.chunker.terms
     let h = 0x2545f491
-    for (let k = w - SHINGLE_WORDS + 1; k <= w; k++) h = Math.imul(h ^ words[k % WORD_RING]!, 0x5bd1e995) ^ (h >>> 15)
+    for (let k = w - SHINGLE_WORDS + 1; k <= w; k++) h = Math.imul(h ^ terms[k % WORD_RING]!, 0x5bd1e995) ^ (h >>> 15)
     const slot = (h ^ (h >>> 13)) & (TABLE_SIZE - 1)
-    const occurrences = this.keys[slot] === h && w - this.lastWord[slot]! <= RECENT_WORDS ? this.occurrences[slot]! + 1 : 1
+    const occurrences = this.keys[slot] === h && w - this.lastTerm[slot]! <= RECENT_WORDS ? this.occurrences[slot]! + 1 : 1
     this.keys[slot] = h
-    this.lastWord[slot] = w
+    this.lastTerm[slot] = w
     this.occurrences[slot] = Math.min(occurrences, 1 << 20)
     this.lastOccurrences = occurrences
     this.score += occurrences >= 2 ? 1 - SEEN_SHARE : -SEEN_SHARE
     if (this.score <= 0) {
       this.score = 0
       this.restarted = true
-      this.stretchWords = 0
-      this.hotWords = 0
+      this.stretchTerms = 0
+      this.hotTerms = 0
       return
     }
-    // The share is counted from the stretch's first hot word on: the copy before it is seen but
+    // The share is counted from the stretch's first hot term on: the copy before it is seen but
     // cannot be hot yet, and a loop should not pay for its own warm-up.
-    if (occurrences >= HOT_OCCURRENCES) this.hotWords++
-    if (this.hotWords > 0) this.stretchWords++
+    if (occurrences >= HOT_OCCURRENCES) this.hotTerms++
+    if (this.hotTerms > 0) this.stretchTerms++
   }
 
   /** The stretch (re)starts at the end of the current chunk. */
