@@ -27,7 +27,7 @@ import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 
-/** Words per shingle. */
+/** Terms per shingle (`term` hashes exactly this many). */
 export const SHINGLE_WORDS = 3
 /** A shingle seen within this many words before recurs (about 8 000 characters of prose). */
 export const RECENT_WORDS = 1_500
@@ -41,8 +41,17 @@ export const HOT_SHARE = 0.8
 export const LONG_HOT_SHARE = 0.75
 /** Largest symbol weight (a brace 2, a parenthesis 1; content-chunker.ts) per masked character of a stretch that still reads as prose. */
 export const MAX_SYMBOL_SHARE = 0.02
-/** Shingles remembered (a power of two); a newer shingle takes an older one's slot. */
-const TABLE_SIZE = 8_192
+/**
+ * Shingles remembered (a power of two; 32 KB, so the table stays in the fastest cache); a newer
+ * shingle takes an older one's slot, which only ever loses a recurrence.
+ */
+const TABLE_SIZE = 4_096
+/** Low bits of a slot's second field holding the occurrences (capped); the term index is above them. */
+const OCCURRENCE_BITS = 7
+const OCCURRENCE_CAP = (1 << OCCURRENCE_BITS) - 1
+/** Term indexes are kept modulo 2^24: far more than RECENT_WORDS, so distances stay exact. */
+const POSITION_MASK = (1 << 24) - 1
+const RING_MASK = WORD_RING - 1
 
 export interface RecurrenceHit {
   /** Characters of the recurring stretch when it tripped. */
@@ -52,14 +61,12 @@ export interface RecurrenceHit {
 }
 
 export class WordRecurrence {
-  private readonly keys = new Int32Array(TABLE_SIZE)
-  private readonly lastTerm = new Int32Array(TABLE_SIZE).fill(-RECENT_WORDS - 1)
-  private readonly occurrences = new Int32Array(TABLE_SIZE)
+  /** Per slot: a shingle's hash, then the term that last closed it and its occurrences, packed. */
+  private readonly table = new Int32Array(2 * TABLE_SIZE)
   /** Next term of the chunker's ring to read. */
   private nextTerm = 0
   // The stretch: its score and term counts, and the running totals where it began.
   private score = 0
-  private restarted = false
   private stretchTerms = 0
   private hotTerms = 0
   private lastOccurrences = 0
@@ -73,15 +80,13 @@ export class WordRecurrence {
 
   constructor(private readonly options: LongRepeatOptions, private readonly chunker: ContentChunker) {
     this.nextCheck = options.recurChars
+    // No shingle has been seen: every slot's newest term is out of reach of the first terms.
+    for (let slot = 0; slot < TABLE_SIZE; slot++) this.table[2 * slot + 1] = ((POSITION_MASK - RECENT_WORDS) & POSITION_MASK) << OCCURRENCE_BITS
   }
 
   /** Read the words of the chunk the chunker just closed (after `charsSoFar` characters); a hit when the stretch trips. */
   push(charsSoFar: number): RecurrenceHit | null {
-    const end = this.chunker.lastTermEnd
-    this.restarted = false
-    for (let w = Math.max(this.nextTerm, end - WORD_RING + SHINGLE_WORDS); w < end; w++) this.term(w)
-    this.nextTerm = end
-    if (this.restarted) this.restart(charsSoFar)
+    if (this.readTerms()) this.restart(charsSoFar)
     const chars = charsSoFar - this.startChars
     if (this.score <= 0 || chars < this.options.recurChars || !this.hotEnough(chars) || !this.readsAsProse()) return null
     // Counting distinct words is O(stretch): at recurChars, then at each doubling (O(1) amortized).
@@ -90,34 +95,52 @@ export class WordRecurrence {
     return this.distinctWords(this.options.minWords) >= this.options.minWords ? { stretchChars: chars, occurrences: this.lastOccurrences } : null
   }
 
+  /**
+   * Each new term's shingle: its occurrences, then the stretch's score and counts. Runs once per
+   * term of every reply, so the state lives in locals and the table is one array (key, newest
+   * term and occurrences per slot). Returns whether the stretch restarted among these terms.
+   */
+  private readTerms(): boolean {
+    const end = this.chunker.lastTermEnd
+    const terms = this.chunker.terms
+    const table = this.table
+    let score = this.score
+    let stretch = this.stretchTerms
+    let hot = this.hotTerms
+    let occurrences = this.lastOccurrences
+    let restarted = false
+    for (let w = Math.max(this.nextTerm, SHINGLE_WORDS - 1); w < end; w++) {
+      // The shingle's hash: each of its 3 terms multiplied by its own constant (order matters).
+      const h = Math.imul(terms[(w - 2) & RING_MASK]!, 0x5bd1e995) ^ Math.imul(terms[(w - 1) & RING_MASK]! ^ 0x2545f491, 0x01000193) ^ terms[w & RING_MASK]!
+      const slot = ((h ^ (h >>> 13)) & (TABLE_SIZE - 1)) * 2
+      const kept = table[slot + 1]!
+      occurrences = table[slot] === h && ((w - (kept >>> OCCURRENCE_BITS)) & POSITION_MASK) <= RECENT_WORDS ? (kept & OCCURRENCE_CAP) + 1 : 1
+      table[slot] = h
+      table[slot + 1] = ((w & POSITION_MASK) << OCCURRENCE_BITS) | Math.min(occurrences, OCCURRENCE_CAP)
+      score += occurrences >= 2 ? 1 - SEEN_SHARE : -SEEN_SHARE
+      if (score <= 0) {
+        score = 0
+        stretch = 0
+        hot = 0
+        restarted = true
+        continue
+      }
+      // The share is counted from the stretch's first hot term on: the copy before it is seen
+      // but cannot be hot yet, and a loop should not pay for its own warm-up.
+      if (occurrences >= HOT_OCCURRENCES) hot++
+      if (hot > 0) stretch++
+    }
+    this.nextTerm = end
+    this.score = score
+    this.stretchTerms = stretch
+    this.hotTerms = hot
+    this.lastOccurrences = occurrences
+    return restarted
+  }
+
   private hotEnough(chars: number): boolean {
     const share = chars >= 2 * this.options.recurChars ? LONG_HOT_SHARE : HOT_SHARE
     return this.hotTerms >= share * this.stretchTerms
-  }
-
-  private term(w: number): void {
-    if (w < SHINGLE_WORDS - 1) return
-    const terms = this.chunker.terms
-    let h = 0x2545f491
-    for (let k = w - SHINGLE_WORDS + 1; k <= w; k++) h = Math.imul(h ^ terms[k % WORD_RING]!, 0x5bd1e995) ^ (h >>> 15)
-    const slot = (h ^ (h >>> 13)) & (TABLE_SIZE - 1)
-    const occurrences = this.keys[slot] === h && w - this.lastTerm[slot]! <= RECENT_WORDS ? this.occurrences[slot]! + 1 : 1
-    this.keys[slot] = h
-    this.lastTerm[slot] = w
-    this.occurrences[slot] = Math.min(occurrences, 1 << 20)
-    this.lastOccurrences = occurrences
-    this.score += occurrences >= 2 ? 1 - SEEN_SHARE : -SEEN_SHARE
-    if (this.score <= 0) {
-      this.score = 0
-      this.restarted = true
-      this.stretchTerms = 0
-      this.hotTerms = 0
-      return
-    }
-    // The share is counted from the stretch's first hot term on: the copy before it is seen but
-    // cannot be hot yet, and a loop should not pay for its own warm-up.
-    if (occurrences >= HOT_OCCURRENCES) this.hotTerms++
-    if (this.hotTerms > 0) this.stretchTerms++
   }
 
   /** The stretch (re)starts at the end of the current chunk. */
