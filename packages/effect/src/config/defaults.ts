@@ -10,7 +10,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     threshold: 20,
     minBlock: 4,
     minDistinct: 3,
-    long: { enabled: true, copies: 4, minBlockTokens: 20, minBlockChars: 64, maxBlockChars: 8_000, minWords: 4, runChars: 1_024, shortChars: 4_096 }
+    long: { enabled: true, copies: 4, minBlockTokens: 20, minBlockChars: 64, maxBlockChars: 8_000, minWords: 4, runChars: 1_024, shortChars: 4_096, recurChars: 2_048, whitespaceChars: 1_024 }
   },
   stream: { chunkTimeoutMs: 480_000, progressIntervalMs: 100, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024 },
   loop: {
