@@ -45,8 +45,8 @@ export const runShapes = (instances = 200, deltaSize = 64): Array<ShapeRow> =>
     return { shape: shape.name, instances, caught: at.length, early, medianChars: at.length === 0 ? null : at[Math.floor(at.length / 2)]! }
   })
 
-export const main = (): Array<ShapeRow> => {
-  const n = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 200)
+export const main = (instances?: number): Array<ShapeRow> => {
+  const n = instances ?? Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 200)
   const rows = runShapes(n)
   console.log(`| shape | caught within ${CATCH_WITHIN} chars | median chars to catch | trips before onset |`)
   console.log("| --- | ---: | ---: | ---: |")

@@ -351,6 +351,23 @@ describe("generated runaway shapes: every instance caught within 6 000 character
     })
   }
 
+  test("a loop that starts in reasoning and goes on in the text (a flush between the parts) is caught the same way", () => {
+    for (const shape of RUNAWAY_SHAPES) {
+      const instance = shape.generate(11, CATCH_WITHIN + 1_000)
+      const split = instance.onset + 1_500
+      const guard = new RepeatGuard()
+      let trip: GuardTrip | null = null
+      let end = 0
+      for (let at = 0; at < instance.text.length && trip === null; at += 17) {
+        if (at <= split && split < at + 17) trip = guard.flush()
+        end = Math.min(instance.text.length, at + 17)
+        trip ??= guard.push(instance.text.slice(at, end))
+      }
+      expect(trip).not.toBeNull()
+      expect((trip!.rule === "long" ? trip!.char : end) - instance.onset).toBeLessThanOrEqual(CATCH_WITHIN)
+    }
+  })
+
   test("the new shapes trip the long rule with the kind that saw them", () => {
     const kinds = RUNAWAY_SHAPES.map((shape) => {
       const { trip } = guardOver(shape.generate(7, CATCH_WITHIN + 1_000).text, 64)
