@@ -50,7 +50,7 @@ export const main = (instances?: number): Array<ShapeRow> => {
   const rows = runShapes(n)
   console.log(`| shape | caught within ${CATCH_WITHIN} chars | median chars to catch | trips before onset |`)
   console.log("| --- | ---: | ---: | ---: |")
-  for (const r of rows) console.log(`| ${r.shape} | ${r.caught}/${r.instances} (${((100 * r.caught) / r.instances).toFixed(0)} %) | ${r.medianChars ?? "-"} | ${r.early} |`)
+  for (const r of rows) console.log(`| ${r.shape} | ${r.caught}/${r.instances} (${((100 * r.caught) / r.instances).toFixed(1)} %) | ${r.medianChars ?? "-"} | ${r.early} |`)
   return rows
 }
 
