@@ -371,7 +371,7 @@ export class ContentChunker {
     }
     this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
     this.length++
-    if ((this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0)) || (this.length >= MIN_CJK_CHUNK && isCjkStop(c))) this.close(false)
+    if ((this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0)) || (c >= 0x3002 && isCjkStop(c) && this.length >= MIN_CJK_CHUNK)) this.close(false)
     else if (this.length >= MAX_CHUNK) this.close(true)
   }
 

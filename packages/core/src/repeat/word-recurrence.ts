@@ -33,8 +33,9 @@ export const SHINGLE_WORDS = 3
 export const RECENT_WORDS = 1_500
 /** Occurrences (this one included) that make a shingle hot. */
 export const HOT_OCCURRENCES = 3
-/** Share of a stretch's words whose shingle was seen before. */
-export const SEEN_SHARE = 0.7
+/** Share of a stretch's terms whose shingle was seen before, in tenths (the score is kept in integers). */
+const SEEN_TENTHS = 7
+export const SEEN_SHARE = SEEN_TENTHS / 10
 /** Share of a stretch's words (from its first hot one) whose shingle is hot when it trips. */
 export const HOT_SHARE = 0.8
 /** The same share once the stretch covers twice `recurChars`: a loop reworded in every copy gets there later. */
@@ -116,8 +117,8 @@ export class WordRecurrence {
       const kept = table[slot + 1]!
       occurrences = table[slot] === h && ((w - (kept >>> OCCURRENCE_BITS)) & POSITION_MASK) <= RECENT_WORDS ? (kept & OCCURRENCE_CAP) + 1 : 1
       table[slot] = h
-      table[slot + 1] = ((w & POSITION_MASK) << OCCURRENCE_BITS) | Math.min(occurrences, OCCURRENCE_CAP)
-      score += occurrences >= 2 ? 1 - SEEN_SHARE : -SEEN_SHARE
+      table[slot + 1] = ((w & POSITION_MASK) << OCCURRENCE_BITS) | (occurrences < OCCURRENCE_CAP ? occurrences : OCCURRENCE_CAP)
+      score += occurrences >= 2 ? 10 - SEEN_TENTHS : -SEEN_TENTHS
       if (score <= 0) {
         score = 0
         stretch = 0
