@@ -164,8 +164,7 @@ export class ChunkPeriods {
     return this.prevSame[pos % this.capacity]!
   }
 
-  /** Kept chunks j and back have the same masked text (both hashes equal). */
-  nearSame(j: number, back: number): boolean {
+  private nearSame(j: number, back: number): boolean {
     const a = j % this.capacity
     const b = back % this.capacity
     return this.masked1[a] === this.masked1[b] && this.masked2[a] === this.masked2[b]
