@@ -103,5 +103,9 @@ describe("ContentChunker", () => {
     expect(weight("Wait, is it `msubsup` here? Let me check the parser's output again.")).toBe(0)
     expect(weight("if (a[i] <= b) { return c; }")).toBe(1 + 2 * 7)
     expect(weight("first line\n    indented\n  two spaces\n\tone tab")).toBe(2)
+    // Quoted names in inline code weigh nothing; in a fenced block, or past a stray backtick's word, they do.
+    expect(weight("Wait, `render()` calls `walk(node)` in `src/render/tree.ts` again.")).toBe(0)
+    expect(weight("```\nrender()\n```")).toBe(1)
+    expect(weight("`stray render() again")).toBe(1)
   })
 })

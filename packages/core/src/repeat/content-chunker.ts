@@ -65,6 +65,9 @@ const SPACE = 0x20
 const NEWLINE = 0x0a
 const ZERO = 0x30
 const UNDERSCORE = 0x5f
+const BACKTICK = 0x60
+/** Longest inline code span (characters) whose symbols are discounted. */
+const MAX_INLINE_CODE = 80
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
 const isHexLetter = (c: number): boolean => c >= 0x61 && c <= 0x66
@@ -74,8 +77,8 @@ const continuesLetters = (lower: number, wordPlain: boolean): boolean => (lower 
 /**
  * Weight of each character of code and markup, rare in prose: 2 for `{ } [ ] < > = ; | \ @`, 1
  * for `( * # / + $ % ^ & ~` (prose has some: a parenthesis, a call `f()`, a path, a bullet). Backticks
- * are left out: reasoning about code quotes identifiers. A line indented by INDENT_CHARS or more
- * weighs 2 as well.
+ * are left out, and so is everything inside inline code (`endBackticks`): reasoning about code quotes
+ * identifiers, calls and paths. A line indented by INDENT_CHARS or more weighs 2 as well.
  */
 const CODE_SYMBOLS: Uint8Array = (() => {
   const table = new Uint8Array(128)
@@ -160,6 +163,11 @@ export class ContentChunker {
   private readonly pending = new Int32Array(MAX_PENDING_LETTERS)
   private pendingCount = 0
 
+  // Markdown code spans (`endBackticks`): backticks in the current run, and where the text is.
+  private backticks = 0
+  private inFence = false
+  /** Symbols before this character are inside inline code (0: none open). */
+  private inlineCodeUntil = 0
   /** Where the newest line began (just after its line break). */
   private lineStart = 0
   /** Where the current run of whitespace began (valid while `pendingSpace` is set). */
@@ -367,12 +375,32 @@ export class ContentChunker {
       else if (c !== UNDERSCORE && !isHexLetter(c)) this.wordPlain = true
     } else {
       if (this.wordLength > 0) this.endWord(before)
-      if (c < 0x80) this.symbolCount += CODE_SYMBOLS[c]!
+      if (c === BACKTICK) this.backticks++
+      else {
+        if (this.backticks > 0) this.endBackticks()
+        // Inline code is taken to end at whitespace: a stray backtick (a reply cut off inside a
+        // span) then cannot turn the rest of the text inside out.
+        if (c === NEWLINE || c === SPACE) this.inlineCodeUntil = 0
+        else if (c < 0x80 && this.chars >= this.inlineCodeUntil) this.symbolCount += CODE_SYMBOLS[c]!
+      }
     }
     this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
     this.length++
     if ((this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0)) || (c >= 0x3002 && isCjkStop(c) && this.length >= MIN_CJK_CHUNK)) this.close(false)
     else if (this.length >= MAX_CHUNK) this.close(true)
+  }
+
+  /**
+   * A run of backticks ended at `c`: three or more open or close a fenced block, fewer open or
+   * close inline code outside one. Symbols inside inline code are quoted, not written: reasoning
+   * about code names `render()` and `src/a.ts`. An inline span counts up to whitespace and for
+   * MAX_INLINE_CODE characters at most: a template literal on a long line of minified code is not a
+   * quoted name.
+   */
+  private endBackticks(): void {
+    if (this.backticks >= 3) this.inFence = !this.inFence
+    else if (!this.inFence) this.inlineCodeUntil = this.chars < this.inlineCodeUntil ? 0 : this.chars + MAX_INLINE_CODE
+    this.backticks = 0
   }
 
   /** `gearAtEnd`: the gear hash right after the word's last character. */

@@ -41,6 +41,18 @@ const sentence = (r: Rand): string => {
   return s[0]!.toUpperCase() + s.slice(1) + pick(r, [".", ".", ".", "?"])
 }
 
+const MENTIONS = ["`render()`", "`src/render/tree.ts`", "`parse(value)`", "`config.keys`", "the `walk(node)` call", "`tests/test_parser.py`", "`self.total`", "`items[0]`", "`--max-depth`"]
+
+/**
+ * For half the instances, reasoning about code: a few vocabulary words stand for quoted names,
+ * calls and paths (the same mention for the same word in every copy).
+ */
+const aboutCode = (r: Rand): ((text: string) => string) => {
+  if (r() < 0.5) return (text) => text
+  const named = new Map(["file", "parser", "config", "node", "tree", "function", "module", "value"].map((w) => [w, pick(r, MENTIONS)]))
+  return (text) => text.replace(/\b(file|parser|config|node|tree|function|module|value)\b/g, (w) => named.get(w)!)
+}
+
 /** `text` with one word swapped for another vocabulary word, or dropped. */
 const nudge = (r: Rand, text: string): string => {
   const parts = text.split(" ")
@@ -53,14 +65,15 @@ const nudge = (r: Rand, text: string): string => {
 /**
  * Reasoning that restarts with a different opener each time, the body a few sentences where
  * each copy rewords a little: a sentence nudged (one word swapped or dropped), now and then a
- * sentence left out or swapped for its alternative wording.
+ * sentence left out or swapped for its alternative wording. Half the instances reason about code.
  */
 const restartOpeners: RunawayShape = {
   name: "restarts with a varying opener and a slightly different body",
   generate: (seed, loopChars = 20_000) => {
     const r = rng(seed)
     const prefix = prefixOf(r)
-    const body = Array.from({ length: between(r, 2, 5) }, () => sentence(r))
+    const code = aboutCode(r)
+    const body = Array.from({ length: between(r, 2, 5) }, () => code(sentence(r)))
     const alternatives = body.map((s) => nudge(r, s))
     const separator = pick(r, [" ", "\n\n", "\n"])
     return grow(prefix, loopChars, () => {
@@ -72,13 +85,14 @@ const restartOpeners: RunawayShape = {
   }
 }
 
-/** A paragraph started again and again, each time cut off at 50–90 % of its length. */
+/** A paragraph started again and again, each time cut off at 50–90 % of its length (half of them about code). */
 const restartCutShort: RunawayShape = {
   name: "a paragraph restarted and cut off at 50-90% of its length",
   generate: (seed, loopChars = 20_000) => {
     const r = rng(seed)
     const prefix = prefixOf(r)
-    const paragraph = Array.from({ length: between(r, 3, 9) }, () => sentence(r)).join(" ")
+    const code = aboutCode(r)
+    const paragraph = Array.from({ length: between(r, 3, 9) }, () => code(sentence(r))).join(" ")
     const separator = pick(r, ["\n\n", "\n", " ", "... ", " — "])
     return grow(prefix, loopChars, () => {
       const cut = Math.floor(paragraph.length * (0.5 + 0.4 * r()))
