@@ -60,5 +60,15 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   tools: { maxOutputChars: 20_000, envDeny: DEFAULT_ENV_DENY, envAllow: [], approveCommands: false },
   input: { maxLineBytes: 8 * 1024 * 1024 },
   audit: { windowSteps: 256 },
+  proxy: {
+    listen: "127.0.0.1:4477",
+    upstream: null,
+    sessionHeader: "x-loopguard-session",
+    maxRequestBytes: 32 * 1024 * 1024,
+    textToolCalls: false,
+    upstreamKeyEnv: null,
+    tokenEnv: "LOOPGUARD_PROXY_TOKEN",
+    routes: {}
+  },
   prices: {}
 }
