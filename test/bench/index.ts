@@ -6,6 +6,7 @@
 import { main as repeatMonitor } from "./repeat-monitor.js"
 import { main as processorOverhead } from "./processor-overhead.js"
 import { main as longRepeat } from "./long-repeat.js"
+import { main as runawayShapes } from "./runaway-shapes.js"
 import { main as cliStartup } from "./cli-startup.js"
 import { main as agentEntry } from "./agent-entry.js"
 import { main as guardedStep } from "./guarded-step.js"
@@ -22,6 +23,7 @@ const started = performance.now()
 for (const [name, bench] of [
   ["repeat monitor", () => repeatMonitor()],
   ["long-period repeat", async () => longRepeat()],
+  ["runaway shapes", async () => runawayShapes(isQuick ? 50 : 200)],
   ["processor overhead", () => processorOverhead(isQuick ? 3 : 5)],
   ["CLI start-up", () => cliStartup(isQuick ? 7 : 15)],
   ["AI SDK agent entry import", () => agentEntry(isQuick ? 7 : 15)],

@@ -78,7 +78,9 @@ const REPEAT_RULES: NumberRules = {
     maxBlockChars: { int: true, atLeast: 1, atMost: 100_000 },
     minWords: { int: true, atLeast: 0 },
     runChars: positive,
-    shortChars: positive
+    shortChars: positive,
+    recurChars: positive,
+    whitespaceChars: { int: true, atLeast: 2 }
   }
 }
 const STREAM_RULES: NumberRules = {

@@ -29,11 +29,17 @@ export interface RepeatGuardOptions extends Partial<RepeatOptions> {
   readonly long?: Partial<LongRepeatOptions>
 }
 
+/** What the long rule saw, in words (its kind decides). */
+const describeLongTrip = (trip: LongGuardTrip): string => {
+  const at = `(character ${trip.char}, token ${trip.token})`
+  if (trip.kind === "whitespace") return `a run of ${trip.copies} whitespace characters ${at}`
+  if (trip.kind === "recurrence") return `the same phrases written over and over for ${trip.blockChars} characters, one of them ${trip.copies} times ${at}`
+  return `a block of ${trip.blockChars} characters repeated ${trip.copies} times${trip.view === "near" ? " (numbers masked)" : ""} ${at}`
+}
+
 /** One line for logs and notices, for either rule. */
 export const describeGuardTrip = (trip: GuardTrip): string =>
-  trip.rule === "short"
-    ? `a block of ${trip.period} tokens repeated ${trip.repeats} times (token ${trip.token})`
-    : `a block of ${trip.blockChars} characters repeated ${trip.copies} times${trip.view === "near" ? " (numbers masked)" : ""} (character ${trip.char}, token ${trip.token})`
+  trip.rule === "short" ? `a block of ${trip.period} tokens repeated ${trip.repeats} times (token ${trip.token})` : describeLongTrip(trip)
 
 /** Text deltas in, repetition verdict out: the stream tokenizer feeding the short-period monitor, and the long-period monitor. */
 export class RepeatGuard {

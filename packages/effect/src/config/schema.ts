@@ -19,7 +19,9 @@ export const LongRepeatSection = Schema.Struct({
   maxBlockChars: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000 })),
   minWords: NonNegInt,
   runChars: PosInt,
-  shortChars: PosInt
+  shortChars: PosInt,
+  recurChars: PosInt,
+  whitespaceChars: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
 /** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: reject such values. */
