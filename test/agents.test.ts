@@ -1,0 +1,128 @@
+/**
+ * Real agent CLIs from npm (pinned), each pointed at `loopguard proxy` in front of the scripted
+ * server, on the three faults an agent cannot get out of alone: a reply that repeats one paragraph
+ * hundreds of times, a model that asks for the same shell call every step, and (as the control)
+ * a healthy task that must come out the same through the proxy as direct. Judged from the server's
+ * request log, the marker file in the agent's workspace and how the agent exited.
+ *
+ * Each run is bounded and its process group is killed whatever happens. An agent that cannot be
+ * installed is skipped by name with npm's reason.
+ */
+import { afterAll, describe, expect, test } from "bun:test"
+import { AGENTS, type AgentSpec } from "./agents/agents.js"
+import {
+  HEALTHY_ANSWER,
+  healthyTaskScript,
+  LOOP_PARAGRAPH,
+  paragraphLoopScript,
+  repeatedShellScript
+} from "./agents/agent-scripts.js"
+import { installFromNpm, installKey } from "./agents/install.js"
+import { killAllGroups } from "./agents/processes.js"
+import { agentSteps, cleanCase, markerLines, normalisedBody, runCase, type CaseResult } from "./agents/run-case.js"
+
+/** One agent run: generous for a loaded 2-core machine (a healthy run takes 3-15 s unloaded). */
+const RUN_DEADLINE_MS = 150_000
+/** One test: up to two runs plus proxy and server start-up. */
+const CASE_TIMEOUT_MS = 2 * RUN_DEADLINE_MS + 120_000
+const LOOP_TIMES = 400
+/** The paragraph's first words: counted in what the agent printed. */
+const LOOP_PROBE = LOOP_PARAGRAPH.slice(0, 60)
+const MAX_EXECUTIONS = 8
+/** The control without the proxy is stopped once the call ran this often: the agent did not stop itself. */
+const CONTROL_EXECUTIONS = 12
+
+afterAll(killAllGroups)
+
+const occurrences = (text: string, probe: string): number => text.split(probe).length - 1
+
+/** Everything a failed expectation should show about a run. */
+const describeRun = (r: CaseResult): string =>
+  `exit=${r.outcome.exitCode} signal=${r.outcome.signal} killed=${r.outcome.killed} ${r.outcome.elapsedMs}ms ` +
+  `requests=${r.requests.length} marker=${JSON.stringify(r.marker.slice(0, 200))}\n` +
+  `stdout: ${r.outcome.stdout.slice(-1500)}\nstderr: ${r.outcome.stderr.slice(-1500)}\nproxy: ${r.proxyLog.slice(-1500)}`
+
+const expectEndedOnItsOwn = (r: CaseResult): void => {
+  expect({ killed: r.outcome.killed, exitCode: r.outcome.exitCode, run: r.outcome.killed || r.outcome.exitCode !== 0 ? describeRun(r) : "" })
+    .toEqual({ killed: false, exitCode: 0, run: "" })
+}
+
+const agentCases = (agent: AgentSpec, installDir: string) => {
+  const run = (script: Parameters<typeof runCase>[0]["script"], prompt: string, viaProxy: boolean, stopAtMarkerLines?: number) =>
+    runCase({ agent, installDir, script, prompt, viaProxy, deadlineMs: RUN_DEADLINE_MS, ...(stopAtMarkerLines ? { stopAtMarkerLines } : {}) })
+
+  test(`${agent.name}: (a) a paragraph repeated ${LOOP_TIMES} times is cut by the proxy and the agent ends its turn`, async () => {
+    const script = paragraphLoopScript(LOOP_TIMES)
+    const direct = await run(script, "Check the configuration.", false)
+    const proxied = await run(script, "Check the configuration.", true)
+    try {
+      // Control: without the proxy the agent takes the whole runaway reply.
+      expectEndedOnItsOwn(direct)
+      expect(agentSteps(direct.requests)[0]?.outcome).toBe("completed")
+      expect(occurrences(direct.outcome.stdout, LOOP_PROBE)).toBeGreaterThanOrEqual(LOOP_TIMES / 2)
+
+      expectEndedOnItsOwn(proxied)
+      const steps = agentSteps(proxied.requests)
+      expect(steps.length).toBe(1)
+      // The proxy closed the upstream request part-way.
+      expect(steps[0]?.outcome).toBe("client-closed")
+      expect(occurrences(proxied.outcome.stdout, LOOP_PROBE)).toBeLessThan(LOOP_TIMES / 4)
+    } finally {
+      cleanCase(direct)
+      cleanCase(proxied)
+    }
+  }, CASE_TIMEOUT_MS)
+
+  test(`${agent.name}: (b) the same shell call asked for every step runs at most ${MAX_EXECUTIONS} times and the agent ends`, async () => {
+    const prompt = "Append x to marker.txt."
+    const direct = await run(repeatedShellScript, prompt, false, CONTROL_EXECUTIONS)
+    const proxied = await run(repeatedShellScript, prompt, true)
+    try {
+      // Control: without the proxy the agent keeps running the call until we kill it.
+      expect({ executions: markerLines(direct.marker) >= CONTROL_EXECUTIONS, killed: direct.outcome.killed, run: describeRun(direct) })
+        .toMatchObject({ executions: true, killed: true })
+
+      expectEndedOnItsOwn(proxied)
+      const executions = markerLines(proxied.marker)
+      expect(executions).toBeGreaterThanOrEqual(1)
+      expect(executions).toBeLessThanOrEqual(MAX_EXECUTIONS)
+      // The stop answer came from the proxy: upstream saw no more steps than calls ran, plus the one refused.
+      expect(agentSteps(proxied.requests).length).toBeLessThanOrEqual(executions + 1)
+    } finally {
+      cleanCase(direct)
+      cleanCase(proxied)
+    }
+  }, CASE_TIMEOUT_MS)
+
+  test(`${agent.name}: (c) a healthy task gives the same marker and the same upstream requests through the proxy as direct`, async () => {
+    const prompt = "Write healthy into marker.txt, then say you are done."
+    const direct = await run(healthyTaskScript, prompt, false)
+    const proxied = await run(healthyTaskScript, prompt, true)
+    try {
+      for (const r of [direct, proxied]) {
+        expectEndedOnItsOwn(r)
+        expect(r.marker).toBe("healthy\n")
+        expect(r.outcome.stdout).toContain(HEALTHY_ANSWER)
+      }
+      // Side requests (a title) run concurrently with the steps: compared as a sorted list.
+      const bodies = (r: CaseResult) => r.requests.map((q) => JSON.stringify(normalisedBody(q.body, r))).sort()
+      expect(bodies(proxied)).toEqual(bodies(direct))
+      expect(agentSteps(direct.requests).length).toBe(2)
+    } finally {
+      cleanCase(direct)
+      cleanCase(proxied)
+    }
+  }, CASE_TIMEOUT_MS)
+}
+
+for (const agent of AGENTS) {
+  const installed = await installFromNpm(installKey(agent), agent.packages)
+  describe(`real agent ${agent.name} behind loopguard proxy`, () => {
+    if (installed.ok) agentCases(agent, installed.dir)
+    else {
+      // A visible skip, by name and reason: the package could not be installed here.
+      console.warn(`agent ${agent.name} skipped: ${installed.reason}`)
+      test.skip(`${agent.name}: skipped, cannot install (${installed.reason})`, () => {})
+    }
+  })
+}

@@ -1,0 +1,130 @@
+/**
+ * The real agent CLIs the proxy is tested with: the pinned npm package, and how each one is pointed
+ * at an OpenAI-compatible base URL and run once, headless, with its tools allowed, in a workspace of
+ * its own. Every agent gets a fresh home directory and a minimal environment, so nothing of the
+ * machine's own configuration or keys reaches it and nothing it writes outlives the test.
+ */
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+
+export interface AgentRunContext {
+  /** `http://HOST:PORT/v1`: the scripted server direct, or the proxy in front of it. */
+  readonly baseURL: string
+  readonly modelId: string
+  readonly workspace: string
+  /** A fresh directory used as HOME and for the agent's config and state. */
+  readonly home: string
+  readonly prompt: string
+}
+
+export interface AgentInvocation {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Record<string, string>
+}
+
+export interface AgentSpec {
+  readonly name: string
+  /** npm package specs installed together (pinned). */
+  readonly packages: ReadonlyArray<string>
+  /** Prepares config files under `home` and returns the command line. */
+  readonly invocation: (installDir: string, ctx: AgentRunContext) => AgentInvocation
+}
+
+/** What every agent gets: no inherited variables beyond PATH and locale, a throwaway HOME. */
+const baseEnv = (home: string): Record<string, string> => ({
+  PATH: process.env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
+  HOME: home,
+  LANG: "C.UTF-8",
+  TERM: "dumb",
+  NO_COLOR: "1",
+  TMPDIR: join(home, "tmp"),
+  XDG_CONFIG_HOME: join(home, ".config"),
+  XDG_DATA_HOME: join(home, ".local", "share"),
+  XDG_CACHE_HOME: join(home, ".cache"),
+  XDG_STATE_HOME: join(home, ".local", "state")
+})
+
+const writeJson = (path: string, value: unknown): void => {
+  mkdirSync(join(path, ".."), { recursive: true })
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`)
+}
+
+/** A key the scripted server ignores: the agents refuse to start without one. */
+export const TEST_API_KEY = "test-key-not-secret"
+
+export const PI_VERSION = "0.73.1"
+
+/** pi: a custom provider in `$PI_CODING_AGENT_DIR/models.json`, `pi -p` for one prompt. */
+export const pi: AgentSpec = {
+  name: "pi",
+  packages: [`@mariozechner/pi-coding-agent@${PI_VERSION}`],
+  invocation: (installDir, ctx) => {
+    const agentDir = join(ctx.home, "pi-agent")
+    writeJson(join(agentDir, "models.json"), {
+      providers: {
+        loopguard: {
+          baseUrl: ctx.baseURL,
+          api: "openai-completions",
+          apiKey: TEST_API_KEY,
+          compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+          models: [{ id: ctx.modelId, reasoning: false }]
+        }
+      }
+    })
+    return {
+      command: join(installDir, "node_modules", ".bin", "pi"),
+      args: ["-p", "--provider", "loopguard", "--model", ctx.modelId, "--no-session", "--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes", "--no-context-files", ctx.prompt],
+      env: { ...baseEnv(ctx.home), PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_TELEMETRY: "0", PI_SKIP_VERSION_CHECK: "1" }
+    }
+  }
+}
+
+export const OPENCODE_VERSION = "1.18.33"
+
+/**
+ * OpenCode: a provider on the bundled `@ai-sdk/openai-compatible` in the file `OPENCODE_CONFIG`
+ * names, `opencode run` for one prompt. Network start-up work (model list, updates, default
+ * plugins, language-server downloads, sharing) is switched off by its own variables.
+ */
+export const opencode: AgentSpec = {
+  name: "opencode",
+  packages: [`opencode-ai@${OPENCODE_VERSION}`],
+  invocation: (installDir, ctx) => {
+    const configPath = join(ctx.home, "opencode.json")
+    writeJson(configPath, {
+      $schema: "https://opencode.ai/config.json",
+      autoupdate: false,
+      share: "disabled",
+      model: `loopguard/${ctx.modelId}`,
+      small_model: `loopguard/${ctx.modelId}`,
+      permission: { edit: "allow", bash: "allow", webfetch: "deny", external_directory: "deny" },
+      provider: {
+        loopguard: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "loopguard",
+          options: { baseURL: ctx.baseURL, apiKey: TEST_API_KEY },
+          models: { [ctx.modelId]: { name: ctx.modelId, tool_call: true } }
+        }
+      }
+    })
+    return {
+      // The platform package's binary itself: the wrapper's launcher is only put in place by an
+      // install script, which the tests do not run.
+      command: join(installDir, "node_modules", `opencode-${process.platform}-${process.arch}`, "bin", "opencode"),
+      args: ["run", ctx.prompt],
+      env: {
+        ...baseEnv(ctx.home),
+        OPENCODE_CONFIG: configPath,
+        OPENCODE_DISABLE_MODELS_FETCH: "1",
+        OPENCODE_DISABLE_AUTOUPDATE: "1",
+        OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+        OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+        OPENCODE_DISABLE_SHARE: "1",
+        OPENCODE_DISABLE_CLAUDE_CODE: "1"
+      }
+    }
+  }
+}
+
+export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode]
