@@ -127,4 +127,36 @@ export const opencode: AgentSpec = {
   }
 }
 
-export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode]
+export const QWEN_CODE_VERSION = "0.24.4"
+/** Qwen Code needs Node 22; the machines may have only Node 20, so npm's Node 22 binary package runs it. */
+export const QWEN_NODE_VERSION = "22.23.3"
+
+/**
+ * Qwen Code: the OpenAI auth type with base URL, key and model as flags, one positional prompt,
+ * `--yolo` to allow its tools; telemetry, usage statistics and update checks off in
+ * `$HOME/.qwen/settings.json`.
+ */
+export const qwenCode: AgentSpec = {
+  name: "qwen-code",
+  packages: [`@qwen-code/qwen-code@${QWEN_CODE_VERSION}`, `node-${process.platform}-${process.arch}@${QWEN_NODE_VERSION}`],
+  invocation: (installDir, ctx) => {
+    writeJson(join(ctx.home, ".qwen", "settings.json"), {
+      telemetry: { enabled: false },
+      privacy: { usageStatisticsEnabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      security: { auth: { selectedType: "openai" } }
+    })
+    const modules = join(installDir, "node_modules")
+    return {
+      command: join(modules, `node-${process.platform}-${process.arch}`, "bin", "node"),
+      args: [
+        join(modules, "@qwen-code", "qwen-code", "cli-entry.js"),
+        "--auth-type", "openai", "--openai-base-url", ctx.baseURL, "--openai-api-key", TEST_API_KEY,
+        "--model", ctx.modelId, "--yolo", "--bare", ctx.prompt
+      ],
+      env: { ...baseEnv(ctx.home), QWEN_CODE_SUPPRESS_YOLO_WARNING: "1" }
+    }
+  }
+}
+
+export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, qwenCode]
