@@ -358,6 +358,34 @@ export const AuditSection = Schema.Struct({
   windowSteps: PosInt
 })
 
+/** One route of `loopguard proxy`: where requests for a model (or a path prefix) go, and whose retry budgets they use. */
+export const ProxyRoute = Schema.Struct({
+  /** The upstream base URL as an agent would be given it (`http://host:port/v1`). */
+  upstream: Schema.String,
+  /** A `provider.<id>` section whose retry budgets (and chunk timeout) apply to this upstream. */
+  provider: Schema.optional(Schema.String)
+})
+
+/** Config section `proxy`: `loopguard proxy` (docs/proxy.md). */
+export const ProxySection = Schema.Struct({
+  /** HOST:PORT the proxy listens on (`--listen`). */
+  listen: Schema.String,
+  /** The default upstream base URL (`--upstream`); null: only the routes. */
+  upstream: Schema.NullOr(Schema.String),
+  /** The request header that names a conversation's session; without it, a hash of the system prompt and first user message does. */
+  sessionHeader: Schema.String,
+  /** Bytes of one request body the proxy reads; a larger one is refused with 413. */
+  maxRequestBytes: PosInt,
+  /** Tool calls written as text (in a form loopguard parses) become structured calls when the request offered that tool. */
+  textToolCalls: Schema.Boolean,
+  /** The environment variable holding an upstream key the proxy adds itself (null: clients send their own). */
+  upstreamKeyEnv: Schema.NullOr(Schema.String),
+  /** The environment variable holding the token clients must present when the proxy holds the upstream key. */
+  tokenEnv: Schema.String,
+  /** Model name prefix (or a path prefix starting with `/`) → route; the longest match wins, else `upstream`. */
+  routes: Schema.Record(Schema.String, ProxyRoute)
+})
+
 /** The whole config as one Schema; `LoopguardConfig` is its type. */
 export const LoopguardConfigSchema = Schema.Struct({
   repeat: RepeatSection,
@@ -393,6 +421,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   tools: ToolsSection,
   input: InputSection,
   audit: AuditSection,
+  proxy: ProxySection,
   /** Merged over the built-in list prices; used for the cost cap and the report. */
   prices: Schema.Record(Schema.String, ModelPriceSchema)
 })

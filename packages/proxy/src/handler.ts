@@ -1,0 +1,180 @@
+/**
+ * One guarded request (`POST …/chat/completions`, `…/responses`, `…/messages`): the verdict from
+ * the history, then either the proxy's own answer (a stop) or the upstream call with the request
+ * rewritten for the upstream only, its retries, and the reply relayed through the guard.
+ */
+import { describeGuardTrip, RepeatGuard, type RepeatGuardOptions } from "@loopguard/core/repeat"
+import type { Incident } from "@loopguard/core/report"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { BackoffBoard } from "./backoff.js"
+import { authorized, BodyTooLarge, clientHeaders, readBody, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
+import { cutNotice, stopAnswer } from "./notices.js"
+import { parseJson, type Conversation, type Protocol, type StreamWatch } from "./protocol.js"
+import { relayStream, type RelayEnd } from "./relay.js"
+import { upstreamBody } from "./rewrite.js"
+import { routeFor, upstreamUrl, type RoutingConfig } from "./routes.js"
+import { sessionIdOf } from "./session-id.js"
+import { attempt, callWithRetries, type RetryEvent } from "./upstream.js"
+import { judgeRequest, type ProxyAction, type Verdict, type VerdictConfig } from "./verdict.js"
+
+export interface ProxySettings {
+  readonly verdict: VerdictConfig
+  readonly routing: RoutingConfig
+  readonly guard: RepeatGuardOptions | null
+  readonly sessionHeader: string
+  readonly maxRequestBytes: number
+  readonly maxResponseBytes: number
+  readonly maxEventBytes: number
+}
+
+/** What the proxy did with one request: a log line, a JSON line, a store record. */
+export interface RequestRecord {
+  readonly session: string
+  readonly protocol: Protocol["name"]
+  readonly model: string | undefined
+  readonly action: ProxyAction
+  readonly incidents: ReadonlyArray<Incident>
+  /** How the reply ended: passed whole, cut by the guard (with why), answered by the proxy, failed. */
+  readonly outcome: "completed" | "cut" | "answered" | "failed" | "client-gone" | "upstream-error"
+  readonly detail?: string
+  readonly status: number
+  readonly retries: number
+  readonly ms: number
+}
+
+export interface HandlerDeps {
+  readonly settings: ProxySettings
+  readonly board: BackoffBoard
+  readonly auth: AuthPolicy
+  readonly onRetry: (session: string, e: RetryEvent) => void
+  /** Called once per request, after the reply ended; `conversation` for the session store. */
+  readonly onRecord: (record: RequestRecord, conversation: Conversation, reply: StreamWatch | null) => void
+}
+
+const headersOf = (session: string, action: ProxyAction): Record<string, string> => ({ "x-loopguard-session": session, "x-loopguard-action": action })
+
+/** The stop answer's words from the verdict. */
+const stopText = (verdict: Verdict): string => {
+  const s = verdict.stop!
+  return stopAnswer(s.loop, s.evidence, s.next)
+}
+
+export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, protocol: Protocol, deps: HandlerDeps): Promise<void> => {
+  const started = Date.now()
+  const { settings } = deps
+  if (!authorized(req.headers, deps.auth)) return sendError(res, protocol.name, 401, "loopguard proxy: present the proxy token as your API key")
+  let raw: Buffer
+  try {
+    raw = await readBody(req, settings.maxRequestBytes)
+  } catch (e) {
+    return sendError(res, protocol.name, e instanceof BodyTooLarge ? 413 : 400, e instanceof Error ? e.message : "unreadable request body")
+  }
+  const body = parseJson(raw.toString("utf8"))
+  const conversation = protocol.conversation(body)
+  const session = sessionIdOf(req.headers, settings.sessionHeader, conversation)
+  const route = routeFor(settings.routing, conversation.model, req.url ?? "/")
+  if (route === null) return sendError(res, protocol.name, 502, `loopguard proxy: no upstream for model ${conversation.model ?? "(none)"}`)
+  // A body that is not JSON is not ours to judge: the upstream answers it.
+  const verdict: Verdict = body === undefined ? { action: "pass", inserts: [], cropCuts: false, stop: null, incidents: [] } : judgeRequest(conversation.messages, settings.verdict)
+  const base = { session, protocol: protocol.name, model: conversation.model, action: verdict.action, incidents: verdict.incidents }
+  if (verdict.stop !== null) {
+    const answer = protocol.answer(body, stopText(verdict))
+    res.writeHead(200, { "content-type": answer.contentType, ...headersOf(session, "stop") })
+    res.end(answer.body)
+    deps.onRecord({ ...base, outcome: "answered", detail: verdict.stop.detector, status: 200, retries: 0, ms: Date.now() - started }, conversation, null)
+    return
+  }
+  const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts ? raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict.inserts, verdict.cropCuts)))
+  const target = { url: upstreamUrl(route.base, req.url ?? "/"), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs }
+  const headers = { ...upstreamHeaders(req.headers, [settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
+  const gone = new AbortController()
+  res.on("close", () => gone.abort())
+  let retries = 0
+  const opened = await callWithRetries(target, deps.board, () => attempt(target, "POST", headers, rewritten, gone.signal), gone.signal, (e) => {
+    retries = e.attempt
+    deps.onRetry(session, e)
+  })
+  const record = (outcome: RequestRecord["outcome"], status: number, watch: StreamWatch | null, detail?: string) =>
+    deps.onRecord({ ...base, outcome, status, retries, ms: Date.now() - started, ...(detail !== undefined ? { detail } : {}) }, conversation, watch)
+  if (!opened.ok) {
+    if (opened.res !== null && opened.body !== null) {
+      // The upstream's own answer, as it gave it, once the retries are spent.
+      res.writeHead(opened.error.status ?? 502, clientHeaders(opened.res.headers, headersOf(session, verdict.action), false))
+      res.end(opened.body)
+    } else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${opened.error.message}`, headersOf(session, verdict.action))
+    return record(gone.signal.aborted ? "client-gone" : "upstream-error", opened.error.status ?? 502, null, opened.error.message)
+  }
+  const streamed = String(opened.res.headers["content-type"] ?? "").includes("text/event-stream")
+  const watch = protocol.watch(body)
+  if (!streamed) {
+    const status = await relayWhole(res, protocol, body, opened, settings, headersOf(session, verdict.action))
+    return record(status.cut !== undefined ? "cut" : "completed", status.code, null, status.cut)
+  }
+  res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, headersOf(session, verdict.action), false))
+  const end: RelayEnd = await relayStream({
+    protocol,
+    watch,
+    upstream: opened.res,
+    first: opened.first,
+    abortUpstream: opened.abort,
+    client: res,
+    guard: settings.guard,
+    limits: { maxResponseBytes: settings.maxResponseBytes, maxEventBytes: settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }
+  })
+  if (end.type === "cut") return record("cut", 200, watch, describeGuardTrip(end.trip))
+  record(end.type, 200, watch, end.type === "failed" ? end.reason : undefined)
+}
+
+/** A reply that is not a stream: read whole (within the limit), guarded, then sent. */
+const relayWhole = async (
+  res: ServerResponse,
+  protocol: Protocol,
+  body: any,
+  opened: Extract<Awaited<ReturnType<typeof attempt>>, { ok: true }>,
+  settings: ProxySettings,
+  extra: Record<string, string>
+): Promise<{ code: number; cut?: string }> => {
+  const parts: Array<Buffer> = opened.first === null ? [] : [opened.first]
+  let size = parts[0]?.length ?? 0
+  const whole = await new Promise<Buffer | null>((resolve) => {
+    opened.res.on("data", (b: Buffer) => {
+      size += b.length
+      if (size > settings.maxResponseBytes) {
+        opened.abort()
+        resolve(null)
+      } else parts.push(b)
+    })
+    opened.res.on("end", () => resolve(Buffer.concat(parts)))
+    opened.res.on("error", () => resolve(null))
+    opened.res.resume()
+  })
+  if (whole === null) {
+    sendError(res, protocol.name, 502, `loopguard proxy: the reply failed or passed stream.maxResponseBytes (${settings.maxResponseBytes} bytes)`, extra)
+    return { code: 502 }
+  }
+  const code = opened.res.statusCode ?? 200
+  const json = parseJson(whole.toString("utf8"))
+  const text = json === undefined ? "" : protocol.replyText(json)
+  const trip = settings.guard === null || text === "" ? null : firstTrip(text, settings.guard)
+  if (trip === null) {
+    res.writeHead(code, clientHeaders(opened.res.headers, extra, true))
+    res.end(whole)
+    return { code }
+  }
+  const cut = Buffer.from(JSON.stringify(protocol.withReplyText(json, text.slice(0, trip.at) + cutNotice(trip.what))))
+  res.writeHead(code, { ...clientHeaders(opened.res.headers, extra, false), "content-length": String(cut.length) })
+  res.end(cut)
+  return { code, cut: trip.what }
+}
+
+/** Where in `text` the guard trips (fed in stream-sized pieces), or null. */
+const firstTrip = (text: string, options: RepeatGuardOptions): { at: number; what: string } | null => {
+  const guard = new RepeatGuard(options)
+  const piece = 16
+  for (let at = 0; at < text.length; at += piece) {
+    const trip = guard.push(text.slice(at, at + piece))
+    if (trip !== null) return { at: Math.min(text.length, at + piece), what: describeGuardTrip(trip) }
+  }
+  const last = guard.flush()
+  return last === null ? null : { at: text.length, what: describeGuardTrip(last) }
+}
