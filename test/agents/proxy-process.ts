@@ -34,12 +34,12 @@ const freePort = (): Promise<number> =>
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** Starts the proxy and waits until it forwards `GET /v1/models` to the upstream. */
+/** Starts the proxy in front of `upstreamURL` (a base URL as an agent is given it, `…/v1`) and waits until it forwards `GET /v1/models` to the upstream. */
 export const startProxy = async (upstreamURL: string): Promise<ProxyProcess> => {
   const state = mkdtempSync(join(tmpdir(), "lg-proxy-state-"))
   const port = await freePort()
   const listen = `127.0.0.1:${port}`
-  const group = startGroup(process.execPath, ["run", CLI_MAIN, "proxy", "--upstream", upstreamURL, "--listen", listen], {
+  const group = startGroup(process.execPath, ["run", CLI_MAIN, "proxy", "--upstream", upstreamURL, "--listen", listen, "--session-dir", state], {
     cwd: state,
     env: { ...(process.env as Record<string, string>), HOME: state }
   })

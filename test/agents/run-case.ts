@@ -49,7 +49,7 @@ export const runCase = async (options: CaseOptions): Promise<CaseResult> => {
   const home = join(root, "home")
   for (const dir of [workspace, home, join(home, "tmp")]) mkdirSync(dir, { recursive: true })
   const server = await startScriptedServer(options.script, { modelId: MODEL_ID })
-  const proxy = options.viaProxy ? await startProxy(server.url).catch(async (e) => {
+  const proxy = options.viaProxy ? await startProxy(server.baseURL).catch(async (e) => {
     await server.close()
     throw e
   }) : undefined
