@@ -73,16 +73,27 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
     }
   }, CASE_TIMEOUT_MS)
 
-  test(`${agent.name}: (b) the same shell call asked for every step runs at most ${MAX_EXECUTIONS} times and the agent ends`, async () => {
+  const guard = agent.ownRepeatGuard
+  const bTitle = guard === undefined
+    ? `${agent.name}: (b) the same shell call asked for every step runs at most ${MAX_EXECUTIONS} times and the agent ends`
+    : `${agent.name}: (b) the same shell call asked for every step: the agent's own guard halts it after ${guard.executions} runs, before the proxy's stop, direct and through the proxy alike`
+  test(bTitle, async () => {
     const prompt = "Append x to marker.txt."
     const direct = await run(repeatedShellScript, prompt, false, CONTROL_EXECUTIONS)
     const proxied = await run(repeatedShellScript, prompt, true)
     try {
-      // Control: without the proxy the agent keeps running the call until we kill it.
-      expect({ executions: markerLines(direct.marker) >= CONTROL_EXECUTIONS, killed: direct.outcome.killed, run: describeRun(direct) })
-        .toMatchObject({ executions: true, killed: true })
-
-      expectEndedOnItsOwn(proxied)
+      if (guard === undefined) {
+        // Control: without the proxy the agent keeps running the call until we kill it.
+        expect({ executions: markerLines(direct.marker) >= CONTROL_EXECUTIONS, killed: direct.outcome.killed, run: describeRun(direct) })
+          .toMatchObject({ executions: true, killed: true })
+        expectEndedOnItsOwn(proxied)
+      } else {
+        // The agent stops itself before the proxy's ladder reaches its stop; the proxy changes nothing.
+        for (const r of [direct, proxied]) {
+          expect({ executions: markerLines(r.marker), killed: r.outcome.killed, exitCode: r.outcome.exitCode, run: describeRun(r) })
+            .toMatchObject({ executions: guard.executions, killed: false, exitCode: guard.exitCode })
+        }
+      }
       const executions = markerLines(proxied.marker)
       expect(executions).toBeGreaterThanOrEqual(1)
       expect(executions).toBeLessThanOrEqual(MAX_EXECUTIONS)

@@ -50,7 +50,7 @@ export const LOOP_PARAGRAPH =
 
 /** (a) The reply is one paragraph repeated `times` times: a degenerate loop inside one stream. */
 export const paragraphLoopScript = (times: number): Script => (body) =>
-  sideRequest(body) ?? repeatLoop(LOOP_PARAGRAPH, times, { chunkSize: 24, chunkDelayMs: 3, finish: "stop" })
+  sideRequest(body) ?? repeatLoop(LOOP_PARAGRAPH, times, { chunkSize: 48, chunkDelayMs: 4, finish: "stop" })
 
 export const REPEATED_COMMAND = "echo x >> marker.txt"
 

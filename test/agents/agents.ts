@@ -27,6 +27,11 @@ export interface AgentSpec {
   readonly name: string
   /** npm package specs installed together (pinned). */
   readonly packages: ReadonlyArray<string>
+  /**
+   * The agent's own guard against one identical tool call repeated: how many times the call runs
+   * before the agent halts the run by itself (and with which exit code). Absent: it never stops.
+   */
+  readonly ownRepeatGuard?: { readonly executions: number; readonly exitCode: number }
   /** Prepares config files under `home` and returns the command line. */
   readonly invocation: (installDir: string, ctx: AgentRunContext) => AgentInvocation
 }
@@ -138,6 +143,9 @@ export const QWEN_NODE_VERSION = "22.23.3"
  */
 export const qwenCode: AgentSpec = {
   name: "qwen-code",
+  // "Loop detection halted the run (consecutive_identical_tool_calls …)": on the 5th identical
+  // call, before it runs; always on.
+  ownRepeatGuard: { executions: 4, exitCode: 1 },
   packages: [`@qwen-code/qwen-code@${QWEN_CODE_VERSION}`, `node-${process.platform}-${process.arch}@${QWEN_NODE_VERSION}`],
   invocation: (installDir, ctx) => {
     writeJson(join(ctx.home, ".qwen", "settings.json"), {
