@@ -9,7 +9,7 @@ import { join, resolve } from "node:path"
 import * as ts from "typescript"
 
 const root = resolve(import.meta.dir, "..")
-const PACKAGES = ["core", "effect", "ai-sdk"] as const
+const PACKAGES = ["core", "effect", "ai-sdk", "proxy"] as const
 
 const entries = PACKAGES.flatMap((pkg) => {
   const manifest = JSON.parse(readFileSync(join(root, "packages", pkg, "package.json"), "utf8")) as {

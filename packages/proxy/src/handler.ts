@@ -9,7 +9,9 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type { BackoffBoard } from "./backoff.js"
 import { authorized, BodyTooLarge, clientHeaders, readBody, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
 import { cutNotice, stopAnswer } from "./notices.js"
-import { parseJson, type Conversation, type Protocol, type StreamWatch } from "./protocol.js"
+import type { Message } from "@loopguard/core/model"
+import { parseJson, type Protocol, type StreamWatch } from "./protocol.js"
+import { reminderMessages, replyMessage } from "./reply-record.js"
 import { relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
 import { routeFor, upstreamUrl, type RoutingConfig } from "./routes.js"
@@ -47,8 +49,8 @@ export interface HandlerDeps {
   readonly board: BackoffBoard
   readonly auth: AuthPolicy
   readonly onRetry: (session: string, e: RetryEvent) => void
-  /** Called once per request, after the reply ended; `conversation` for the session store. */
-  readonly onRecord: (record: RequestRecord, conversation: Conversation, reply: StreamWatch | null) => void
+  /** Called once per request, after the reply ended, with what the session store keeps of it. */
+  readonly onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>) => void
 }
 
 const headersOf = (session: string, action: ProxyAction): Record<string, string> => ({ "x-loopguard-session": session, "x-loopguard-action": action })
@@ -81,7 +83,8 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
     const answer = protocol.answer(body, stopText(verdict))
     res.writeHead(200, { "content-type": answer.contentType, ...headersOf(session, "stop") })
     res.end(answer.body)
-    deps.onRecord({ ...base, outcome: "answered", detail: verdict.stop.detector, status: 200, retries: 0, ms: Date.now() - started }, conversation, null)
+    const kept = [...conversation.messages, replyMessage(conversation, null, stopText(verdict), false)]
+    deps.onRecord({ ...base, outcome: "answered", detail: verdict.stop.detector, status: 200, retries: 0, ms: Date.now() - started }, kept)
     return
   }
   const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts ? raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict.inserts, verdict.cropCuts)))
@@ -94,8 +97,11 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
     retries = e.attempt
     deps.onRetry(session, e)
   })
-  const record = (outcome: RequestRecord["outcome"], status: number, watch: StreamWatch | null, detail?: string) =>
-    deps.onRecord({ ...base, outcome, status, retries, ms: Date.now() - started, ...(detail !== undefined ? { detail } : {}) }, conversation, watch)
+  const record = (outcome: RequestRecord["outcome"], status: number, watch: StreamWatch | null, detail?: string, notice?: string) => {
+    const reply = watch === null ? [] : [replyMessage(conversation, watch, notice ?? null, outcome === "cut")]
+    const kept = [...conversation.messages, ...reminderMessages(conversation, verdict.inserts), ...reply]
+    deps.onRecord({ ...base, outcome, status, retries, ms: Date.now() - started, ...(detail !== undefined ? { detail } : {}) }, kept)
+  }
   if (!opened.ok) {
     if (opened.res !== null && opened.body !== null) {
       // The upstream's own answer, as it gave it, once the retries are spent.
@@ -121,7 +127,7 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
     guard: settings.guard,
     limits: { maxResponseBytes: settings.maxResponseBytes, maxEventBytes: settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }
   })
-  if (end.type === "cut") return record("cut", 200, watch, describeGuardTrip(end.trip))
+  if (end.type === "cut") return record("cut", 200, watch, describeGuardTrip(end.trip), end.notice)
   record(end.type, 200, watch, end.type === "failed" ? end.reason : undefined)
 }
 

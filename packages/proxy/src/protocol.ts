@@ -15,6 +15,8 @@ export interface Conversation {
   /** The first user turn's text, for the session id. */
   readonly firstUser: string
   readonly messages: ReadonlyArray<Message>
+  /** Wire messages (items) in the request: the reply will sit at this position in the next one. */
+  readonly wireLength: number
   readonly model: string | undefined
   readonly stream: boolean
   /** Names of the tools the request offers. */

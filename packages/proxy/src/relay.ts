@@ -18,7 +18,7 @@ export interface RelayLimits {
 
 export type RelayEnd =
   | { readonly type: "completed" }
-  | { readonly type: "cut"; readonly trip: GuardTrip }
+  | { readonly type: "cut"; readonly trip: GuardTrip; readonly notice: string }
   | { readonly type: "failed"; readonly reason: string }
   | { readonly type: "client-gone" }
 
@@ -84,7 +84,8 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
         const trip = push(watch.see(event))
         if (trip !== null) {
           if (out !== "") client.write(out)
-          return finish({ type: "cut", trip }, watch.close(cutNotice(describeGuardTrip(trip))))
+          const notice = cutNotice(describeGuardTrip(trip))
+          return finish({ type: "cut", trip, notice }, watch.close(notice))
         }
       }
       if (splitter.buffered > limits.maxEventBytes) return fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)

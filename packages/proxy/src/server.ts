@@ -7,6 +7,7 @@
  * upstream when a client reads slowly; node's request/response objects give all three without a
  * body stream in between (see docs/proxy.md).
  */
+import type { Message } from "@loopguard/core/model"
 import type { LoopguardConfig } from "@loopguard/effect/config"
 import { repeatGuardOptionsOf } from "@loopguard/effect/config"
 import type { SessionStoreShape } from "@loopguard/effect/store"
@@ -72,9 +73,9 @@ const route = (options: ProxyOptions, recorder: Recorder | null, board: BackoffB
     board,
     auth,
     onRetry: (session: string, retry: RetryEvent) => emit({ type: "retry", session, retry }),
-    onRecord: (record: RequestRecord, conversation: { readonly messages: ReadonlyArray<import("@loopguard/core/model").Message> }) => {
+    onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>) => {
       emit({ type: "request", record })
-      recorder?.record(record.session, conversation.messages)
+      recorder?.record(record.session, messages)
     }
   }
   return (req: IncomingMessage, res: ServerResponse) => {
@@ -124,6 +125,7 @@ export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> =
   }
 }
 
+/** The proxy could not listen (the address is taken, or not one this machine has). */
 export class ProxyStartError extends Data.TaggedError("ProxyStartError")<{ readonly message: string }> {}
 
 /** The proxy for the life of a scope: listening once acquired, closed (writes flushed) on release. */

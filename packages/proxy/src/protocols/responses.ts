@@ -60,6 +60,7 @@ const conversation: Protocol["conversation"] = (body) => {
     system,
     firstUser: firstUser ?? "",
     messages: history.messages,
+    wireLength: itemsOf(body).length,
     model: typeof body?.model === "string" ? body.model : undefined,
     stream: body?.stream === true,
     tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.name ?? t?.type ?? ""))
