@@ -59,14 +59,14 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
       // Control: without the proxy the agent takes the whole runaway reply.
       expectEndedOnItsOwn(direct)
       expect(agentSteps(direct.requests)[0]?.outcome).toBe("completed")
-      expect(occurrences(direct.outcome.stdout, LOOP_PROBE)).toBeGreaterThanOrEqual(LOOP_TIMES / 2)
+      expect(occurrences(direct.outcome.stdout + direct.outcome.stderr, LOOP_PROBE)).toBeGreaterThanOrEqual(LOOP_TIMES / 2)
 
       expectEndedOnItsOwn(proxied)
       const steps = agentSteps(proxied.requests)
       expect(steps.length).toBe(1)
       // The proxy closed the upstream request part-way.
       expect(steps[0]?.outcome).toBe("client-closed")
-      expect(occurrences(proxied.outcome.stdout, LOOP_PROBE)).toBeLessThan(LOOP_TIMES / 4)
+      expect(occurrences(proxied.outcome.stdout + proxied.outcome.stderr, LOOP_PROBE)).toBeLessThan(LOOP_TIMES / 4)
     } finally {
       cleanCase(direct)
       cleanCase(proxied)
@@ -77,7 +77,10 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
   const bTitle = guard === undefined
     ? `${agent.name}: (b) the same shell call asked for every step runs at most ${MAX_EXECUTIONS} times and the agent ends`
     : `${agent.name}: (b) the same shell call asked for every step: the agent's own guard halts it after ${guard.executions} runs, before the proxy's stop, direct and through the proxy alike`
-  test(bTitle, async () => {
+  const bName = agent.repeatCaseKnownBug === undefined ? bTitle : `${bTitle} [KNOWN BUG: ${agent.repeatCaseKnownBug}]`
+  // A known defect stays visible as a todo (run its assertions with `bun test --todo`), never silently skipped.
+  const bTest = agent.repeatCaseKnownBug === undefined ? test : test.todo
+  bTest(bName, async () => {
     const prompt = "Append x to marker.txt."
     const direct = await run(repeatedShellScript, prompt, false, CONTROL_EXECUTIONS)
     const proxied = await run(repeatedShellScript, prompt, true)
@@ -116,7 +119,7 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
         expect(r.outcome.stdout).toContain(HEALTHY_ANSWER)
       }
       // Side requests (a title) run concurrently with the steps: compared as a sorted list.
-      const bodies = (r: CaseResult) => r.requests.map((q) => JSON.stringify(normalisedBody(q.body, r))).sort()
+      const bodies = (r: CaseResult) => r.requests.map((q) => JSON.stringify(normalisedBody(q.body, r, agent.volatile))).sort()
       expect(bodies(proxied)).toEqual(bodies(direct))
       expect(agentSteps(direct.requests).length).toBe(2)
     } finally {

@@ -1,7 +1,8 @@
 /**
  * Scripts a real agent's requests can follow whatever tools it declares: the scripted model finds the
- * agent's own shell tool in the request and calls it, so one script serves pi, OpenCode or any
- * Chat Completions agent. Requests without tools (OpenCode's title request) get a short title.
+ * agent's own shell tool in the request and calls it, so one script serves every agent, in each of
+ * the three wire protocols (Chat Completions, Responses, Messages: the scripted server frames the
+ * same reply for each). Requests without tools (a title request) get a short title.
  */
 import { repeatLoop, textStream, toolCallStream, type Script, type StreamResponse } from "@loopguard/ai-sdk/testing"
 
@@ -12,9 +13,13 @@ interface DeclaredTool {
   readonly parameters: { readonly properties?: Record<string, { readonly type?: unknown }>; readonly required?: ReadonlyArray<string> }
 }
 
+// Chat Completions nests a tool under `function`; Responses has it flat; Messages calls the schema `input_schema`.
 const declaredTools = (body: any): Array<DeclaredTool> =>
   (Array.isArray(body?.tools) ? body.tools : [])
-    .map((t: any) => ({ name: t?.function?.name, parameters: t?.function?.parameters ?? {} }))
+    .map((t: any) => {
+      const fn = t?.function ?? t
+      return { name: fn?.name, parameters: fn?.parameters ?? fn?.input_schema ?? {} }
+    })
     .filter((t: DeclaredTool) => typeof t.name === "string")
 
 /** The agent's shell tool: a known name first, else any tool taking a `command` string. */
@@ -22,19 +27,29 @@ export const shellToolOf = (body: any): DeclaredTool | undefined => {
   const tools = declaredTools(body)
   return (
     SHELL_TOOL_NAMES.map((name) => tools.find((t) => t.name === name)).find((t) => t !== undefined) ??
-    tools.find((t) => t.parameters.properties?.["command"] !== undefined)
+    tools.find((t) => t.parameters.properties?.["command"] !== undefined || t.parameters.properties?.["cmd"] !== undefined)
   )
 }
 
+const isToolResult = (entry: any): boolean =>
+  entry?.role === "tool" || // Chat Completions
+  entry?.type === "function_call_output" || // Responses input item
+  (Array.isArray(entry?.content) && entry.content.some((block: any) => block?.type === "tool_result")) // Messages
+
 /** Tool results already in the conversation: the step number of the agent's loop. */
-export const toolResultsIn = (body: any): number =>
-  (Array.isArray(body?.messages) ? body.messages : []).filter((m: any) => m?.role === "tool").length
+export const toolResultsIn = (body: any): number => {
+  const history = Array.isArray(body?.messages) ? body.messages : Array.isArray(body?.input) ? body.input : []
+  return history.filter(isToolResult).length
+}
 
 /** A call of the agent's shell tool running `command`; other required string fields get a short filler. */
 export const shellCall = (body: any, command: string, step: number): StreamResponse => {
   const tool = shellToolOf(body)
   if (tool === undefined) return textStream("The request offered no shell tool.")
-  const args: Record<string, unknown> = { command }
+  const properties = tool.parameters.properties ?? {}
+  const commandField = "command" in properties ? "command" : "cmd" in properties ? "cmd" : "command"
+  // Some shells take argv (`["bash", "-lc", "…"]`) rather than a command line.
+  const args: Record<string, unknown> = { [commandField]: properties[commandField]?.type === "array" ? ["bash", "-lc", command] : command }
   for (const field of tool.parameters.required ?? []) {
     if (!(field in args) && tool.parameters.properties?.[field]?.type === "string") args[field] = "scripted step"
   }

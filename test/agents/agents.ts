@@ -32,6 +32,16 @@ export interface AgentSpec {
    * before the agent halts the run by itself (and with which exit code). Absent: it never stops.
    */
   readonly ownRepeatGuard?: { readonly executions: number; readonly exitCode: number }
+  /**
+   * Removes what differs between two runs of the same task whoever is in between (ids, random
+   * tool-output labels), so a direct and a proxied run compare equal when the proxy changed nothing.
+   */
+  readonly volatile?: (body: any) => any
+  /**
+   * A known defect of the proxy with this agent on case (b): the test is registered as a visible
+   * `todo` (its assertions run with `bun test --todo`) and this says what goes wrong.
+   */
+  readonly repeatCaseKnownBug?: string
   /** Prepares config files under `home` and returns the command line. */
   readonly invocation: (installDir: string, ctx: AgentRunContext) => AgentInvocation
 }
@@ -167,4 +177,65 @@ export const qwenCode: AgentSpec = {
   }
 }
 
-export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, qwenCode]
+export const CODEX_VERSION = "0.171.0"
+
+/**
+ * Codex CLI (OpenAI Responses): a model provider with `wire_api = "responses"` in
+ * `$CODEX_HOME/config.toml`, its key read from the variable `env_key` names; `codex exec` for one
+ * prompt, approvals and the sandbox off (the workspace is a throwaway folder).
+ */
+const CODEX_RANDOM_ID = /^(msg|fco|rs)_[0-9a-f-]{20,}$/
+
+export const codex: AgentSpec = {
+  name: "codex",
+  packages: [`@openai/codex@${CODEX_VERSION}`],
+  // Per run: a session and installation id, turn ids, item ids; per tool call: a random chunk label.
+  volatile: (body) => {
+    const { prompt_cache_key: _key, client_metadata: _meta, ...rest } = body ?? {}
+    const input = Array.isArray(rest.input)
+      ? rest.input.map((item: any) => {
+          const { id, ...fields } = item ?? {}
+          const kept = typeof id === "string" && CODEX_RANDOM_ID.test(id) ? fields : item
+          return typeof kept?.output === "string"
+            ? { ...kept, output: kept.output.replace(/^Chunk ID: \w+\nWall time: [\d.]+ seconds\n/, "") }
+            : kept
+        })
+      : rest.input
+    return { ...rest, input }
+  },
+  repeatCaseKnownBug:
+    "Codex's exec_command output starts with a random 'Chunk ID: <6 hex>' label, which the observation mask keeps, " +
+    "so every result of the identical call looks new; the repeated-action rule takes that for paging and stays at the note: " +
+    "the call ran 20 times with no stop (and on other runs stopped after 11, when two labels masked alike)",
+  invocation: (installDir, ctx) => {
+    const codexHome = join(ctx.home, ".codex")
+    mkdirSync(codexHome, { recursive: true })
+    writeFileSync(
+      join(codexHome, "config.toml"),
+      [
+        `model = ${JSON.stringify(ctx.modelId)}`,
+        `model_provider = "loopguard"`,
+        `approval_policy = "never"`,
+        `sandbox_mode = "danger-full-access"`,
+        `check_for_update_on_startup = false`,
+        ``,
+        `[analytics]`,
+        `enabled = false`,
+        ``,
+        `[model_providers.loopguard]`,
+        `name = "loopguard"`,
+        `base_url = ${JSON.stringify(ctx.baseURL)}`,
+        `env_key = "SCRIPTED_API_KEY"`,
+        `wire_api = "responses"`,
+        ``
+      ].join("\n")
+    )
+    return {
+      command: join(installDir, "node_modules", ".bin", "codex"),
+      args: ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--color", "never", ctx.prompt],
+      env: { ...baseEnv(ctx.home), CODEX_HOME: codexHome, SCRIPTED_API_KEY: TEST_API_KEY }
+    }
+  }
+}
+
+export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, qwenCode, codex]
