@@ -238,4 +238,35 @@ export const codex: AgentSpec = {
   }
 }
 
-export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, qwenCode, codex]
+export const CLAUDE_CODE_VERSION = "2.1.332"
+
+/**
+ * Claude Code (Anthropic Messages): `ANTHROPIC_BASE_URL` is the server root (it appends
+ * `/v1/messages` itself), `ANTHROPIC_API_KEY` a key; `claude -p` for one prompt with the shell and
+ * write tools allowed; non-essential traffic (telemetry, update checks, error reports) off.
+ */
+export const claudeCode: AgentSpec = {
+  name: "claude-code",
+  packages: [`@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`],
+  // A device id made at first start (the home is new each run) and a session id.
+  volatile: (body) => {
+    const { metadata: _metadata, ...rest } = body ?? {}
+    return rest
+  },
+  invocation: (installDir, ctx) => ({
+    // The platform package's binary: the wrapper's launcher is put in place by an install script.
+    command: join(installDir, "node_modules", "@anthropic-ai", `claude-code-${process.platform}-${process.arch}`, "claude"),
+    args: ["-p", "--model", ctx.modelId, "--allowedTools", "Bash,Write,Edit,Read", "--output-format", "text", ctx.prompt],
+    env: {
+      ...baseEnv(ctx.home),
+      ANTHROPIC_BASE_URL: ctx.baseURL.replace(/\/v1\/?$/, ""),
+      ANTHROPIC_API_KEY: TEST_API_KEY,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_ERROR_REPORTING: "1"
+    }
+  })
+}
+
+export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, qwenCode, codex, claudeCode]

@@ -6,7 +6,7 @@
 import { startScriptedServer, type RecordedRequest, type Script } from "@loopguard/ai-sdk/testing"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import type { AgentSpec } from "./agents.js"
 import { runBounded, type RunOutcome } from "./processes.js"
 import { startProxy } from "./proxy-process.js"
@@ -78,8 +78,9 @@ export const agentSteps = (requests: ReadonlyArray<RecordedRequest>): ReadonlyAr
   requests.filter((r) => Array.isArray(r.body?.tools) && r.body.tools.length > 0)
 
 /**
- * A request body with run-specific paths replaced, so a direct run and a proxied run of the same
- * task compare equal when the proxy changed nothing.
+ * A request body with the run's own folder name replaced (it appears in paths, and in names agents
+ * derive from paths), then the agent's volatile fields dropped, so a direct run and a proxied run
+ * of the same task compare equal when the proxy changed nothing.
  */
 export const normalisedBody = (body: unknown, result: CaseResult, volatile: (body: any) => any = (b) => b): unknown =>
-  volatile(JSON.parse(JSON.stringify(body).split(result.workspace).join("<workspace>").split(result.home).join("<home>")))
+  volatile(JSON.parse(JSON.stringify(body).split(basename(join(result.workspace, ".."))).join("<run>")))
