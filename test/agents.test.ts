@@ -8,6 +8,7 @@
  * Each run is bounded and its process group is killed whatever happens. An agent that cannot be
  * installed is skipped by name with npm's reason.
  */
+import type { Script } from "@loopguard/ai-sdk/testing"
 import { afterAll, describe, expect, test } from "bun:test"
 import { AGENTS, type AgentSpec } from "./agents/agents.js"
 import {
@@ -19,6 +20,7 @@ import {
 } from "./agents/agent-scripts.js"
 import { installFromNpm, installKey } from "./agents/install.js"
 import { killAllGroups } from "./agents/processes.js"
+import { leftoversOf } from "./process-table.js"
 import { agentSteps, cleanCase, markerLines, normalisedBody, runCase, type CaseResult } from "./agents/run-case.js"
 
 /** One agent run: generous for a loaded 2-core machine (a healthy run takes 3-15 s unloaded). */
@@ -48,14 +50,32 @@ const expectEndedOnItsOwn = (r: CaseResult): void => {
 }
 
 const agentCases = (agent: AgentSpec, installDir: string) => {
-  const run = (script: Parameters<typeof runCase>[0]["script"], prompt: string, viaProxy: boolean, stopAtMarkerLines?: number) =>
-    runCase({ agent, installDir, script, prompt, viaProxy, deadlineMs: RUN_DEADLINE_MS, ...(stopAtMarkerLines ? { stopAtMarkerLines } : {}) })
+  /**
+   * The task direct (the control), then through the proxy; `judge` reads both. Afterwards no
+   * process of the agent is left, and the runs' folders are removed whatever happened.
+   */
+  const directThenProxied = async (
+    task: { readonly script: Script; readonly prompt: string; readonly directStopAtMarkerLines?: number },
+    judge: (direct: CaseResult, proxied: CaseResult) => void
+  ): Promise<void> => {
+    const runs: Array<CaseResult> = []
+    const run = async (viaProxy: boolean, stopAtMarkerLines: number | undefined) => {
+      const result = await runCase({ agent, installDir, script: task.script, prompt: task.prompt, viaProxy, deadlineMs: RUN_DEADLINE_MS, ...(stopAtMarkerLines !== undefined ? { stopAtMarkerLines } : {}) })
+      runs.push(result)
+      return result
+    }
+    try {
+      const direct = await run(false, task.directStopAtMarkerLines)
+      const proxied = await run(true, undefined)
+      judge(direct, proxied)
+      expect(await leftoversOf(installDir)).toEqual([])
+    } finally {
+      runs.forEach(cleanCase)
+    }
+  }
 
   test(`${agent.name}: (a) a paragraph repeated ${LOOP_TIMES} times is cut by the proxy and the agent ends its turn`, async () => {
-    const script = paragraphLoopScript(LOOP_TIMES)
-    const direct = await run(script, "Check the configuration.", false)
-    const proxied = await run(script, "Check the configuration.", true)
-    try {
+    await directThenProxied({ script: paragraphLoopScript(LOOP_TIMES), prompt: "Check the configuration." }, (direct, proxied) => {
       // Control: without the proxy the agent takes the whole runaway reply.
       expectEndedOnItsOwn(direct)
       expect(agentSteps(direct.requests)[0]?.outcome).toBe("completed")
@@ -67,10 +87,7 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
       // The proxy closed the upstream request part-way.
       expect(steps[0]?.outcome).toBe("client-closed")
       expect(occurrences(proxied.outcome.stdout + proxied.outcome.stderr, LOOP_PROBE)).toBeLessThan(LOOP_TIMES / 4)
-    } finally {
-      cleanCase(direct)
-      cleanCase(proxied)
-    }
+    })
   }, CASE_TIMEOUT_MS)
 
   const guard = agent.ownRepeatGuard
@@ -81,10 +98,8 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
   // A known defect stays visible as a todo (run its assertions with `bun test --todo`), never silently skipped.
   const bTest = agent.repeatCaseKnownBug === undefined ? test : test.todo
   bTest(bName, async () => {
-    const prompt = "Append x to marker.txt."
-    const direct = await run(repeatedShellScript, prompt, false, CONTROL_EXECUTIONS)
-    const proxied = await run(repeatedShellScript, prompt, true)
-    try {
+    const task = { script: repeatedShellScript, prompt: "Append x to marker.txt.", directStopAtMarkerLines: CONTROL_EXECUTIONS }
+    await directThenProxied(task, (direct, proxied) => {
       if (guard === undefined) {
         // Control: without the proxy the agent keeps running the call until we kill it.
         expect({ executions: markerLines(direct.marker) >= CONTROL_EXECUTIONS, killed: direct.outcome.killed, run: describeRun(direct) })
@@ -102,17 +117,11 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
       expect(executions).toBeLessThanOrEqual(MAX_EXECUTIONS)
       // The stop answer came from the proxy: upstream saw no more steps than calls ran, plus the one refused.
       expect(agentSteps(proxied.requests).length).toBeLessThanOrEqual(executions + 1)
-    } finally {
-      cleanCase(direct)
-      cleanCase(proxied)
-    }
+    })
   }, CASE_TIMEOUT_MS)
 
   test(`${agent.name}: (c) a healthy task gives the same marker and the same upstream requests through the proxy as direct`, async () => {
-    const prompt = "Write healthy into marker.txt, then say you are done."
-    const direct = await run(healthyTaskScript, prompt, false)
-    const proxied = await run(healthyTaskScript, prompt, true)
-    try {
+    await directThenProxied({ script: healthyTaskScript, prompt: "Write healthy into marker.txt, then say you are done." }, (direct, proxied) => {
       for (const r of [direct, proxied]) {
         expectEndedOnItsOwn(r)
         expect(r.marker).toBe("healthy\n")
@@ -122,10 +131,7 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
       const bodies = (r: CaseResult) => r.requests.map((q) => JSON.stringify(normalisedBody(q.body, r, agent.volatile))).sort()
       expect(bodies(proxied)).toEqual(bodies(direct))
       expect(agentSteps(direct.requests).length).toBe(2)
-    } finally {
-      cleanCase(direct)
-      cleanCase(proxied)
-    }
+    })
   }, CASE_TIMEOUT_MS)
 }
 
