@@ -7,23 +7,14 @@
 import { repeatLoop, startScriptedServer, textStream } from "@loopguard/ai-sdk/testing"
 import { expect, test } from "bun:test"
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { cliEnv, waitUntil } from "./cli-fixture.js"
+import { freePort } from "./free-port.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 
-/** A port nothing listens on right now. */
-const freePort = (): Promise<number> =>
-  new Promise((done) => {
-    const s = createServer()
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => done(port))
-    })
-  })
 
 test("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM ends it with 143", async () => {
   const server = await startScriptedServer([repeatLoop("round and round the same few words we go", 300, { finish: "stop", chunkDelayMs: 1 }), textStream("fine")])
@@ -78,5 +69,24 @@ test("loopguard proxy with a bad flag: one line, exit 2", () => {
     expect(r.status).toBe(2)
     expect(r.stderr.trim().split("\n").length).toBe(1)
     expect(r.stderr).toMatch(/--upstream|--listen/)
+  }
+}, 90_000)
+
+test("loopguard proxy: a route's missing config file, or holding the upstream key without a token: one line, exit 2", () => {
+  const dir = mkdtempSync(join(tmpdir(), "lg-proxy-cfg-"))
+  try {
+    const config = join(dir, "loopguard.json")
+    writeFileSync(config, JSON.stringify({ proxy: { upstream: "http://127.0.0.1:1/v1", routes: { "raw-": { upstream: "http://127.0.0.1:2/v1", config: join(dir, "missing.jsonc") } } } }))
+    const route = spawnSync(process.execPath, ["packages/cli/src/main.ts", "proxy", "--config", config], { cwd: ROOT, env: cliEnv(), encoding: "utf8", timeout: 60_000 })
+    expect(route.status).toBe(2)
+    expect(route.stderr.trim().split("\n").length).toBe(1)
+    expect(route.stderr).toContain("proxy.routes.raw-.config")
+    const env = { ...cliEnv(), LOOPGUARD_PROXY_UPSTREAM_KEY_ENV: "LG_TEST_UPSTREAM_KEY", LG_TEST_UPSTREAM_KEY: "sk-upstream-secret-value" }
+    const keyed = spawnSync(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", "http://127.0.0.1:1/v1"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 })
+    expect(keyed.status).toBe(2)
+    expect(keyed.stderr).toContain("LOOPGUARD_PROXY_TOKEN")
+    expect(keyed.stderr).not.toContain("sk-upstream-secret-value")
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }, 90_000)

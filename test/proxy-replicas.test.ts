@@ -9,24 +9,16 @@ import { startScriptedServer, textStream, toolCallStream, type ScriptedResponse 
 import { startProxy } from "@loopguard/proxy"
 import { describe, expect, test } from "bun:test"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
-import { createServer } from "node:net"
 import { resolve } from "node:path"
 import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { openSqlClient } from "@loopguard/effect/store"
 import { Effect } from "effect"
 import { cliEnv, waitUntil } from "./cli-fixture.js"
+import { freePort } from "./free-port.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const url = process.env["TEST_POSTGRES_URL"]
 
-const freePort = (): Promise<number> =>
-  new Promise((done) => {
-    const s = createServer()
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => done(port))
-    })
-  })
 
 const freshDatabase = async (base: string): Promise<string> => {
   const name = `lg_proxy_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`

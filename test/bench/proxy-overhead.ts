@@ -13,8 +13,8 @@
 import { startScriptedServer, textStream, type RecordedRequest, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { spawn, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { createServer } from "node:net"
 import { median, root, verdict } from "./lib/measure.js"
+import { freePort } from "../free-port.js"
 
 const WORDS = "alpha beta gamma delta river stone cloud paper engine window garden copper silver yellow orange violet marble thunder forest meadow harbor castle rocket planet".split(" ")
 
@@ -34,14 +34,6 @@ const percentile = (xs: ReadonlyArray<number>, p: number): number => {
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!
 }
 
-const freePort = (): Promise<number> =>
-  new Promise((done) => {
-    const s = createServer()
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => done(port))
-    })
-  })
 
 const startProxyProcess = async (upstream: string): Promise<{ child: ChildProcess; base: string }> => {
   const port = await freePort()

@@ -8,7 +8,7 @@ import type { Incident } from "@loopguard/core/report"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { BackoffBoard } from "./backoff.js"
 import { authorized, BodyTooLarge, clientHeaders, readBody, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
-import { cutNotice, stopAnswer } from "./notices.js"
+import { cutCallNotice, cutNotice, stopAnswer } from "./notices.js"
 import type { Message } from "@loopguard/core/model"
 import { parseJson, type Protocol, type StreamWatch } from "./protocol.js"
 import { reminderMessages, replyMessage } from "./reply-record.js"
@@ -16,14 +16,24 @@ import { relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
 import { routeFor, upstreamUrl, type RoutingConfig } from "./routes.js"
 import { sessionIdOf } from "./session-id.js"
-import { attempt, callWithRetries, type RetryEvent } from "./upstream.js"
+import { errorBeforeContent } from "./early-error.js"
+import { textCallsIn } from "./text-calls.js"
+import { attempt, callWithRetries, type Attempt, type RetryEvent } from "./upstream.js"
 import { judgeRequest, type ProxyAction, type Verdict, type VerdictConfig } from "./verdict.js"
 
-export interface ProxySettings {
+/** The detector settings a request is judged and guarded with. */
+export interface DetectorSettings {
   readonly verdict: VerdictConfig
-  readonly routing: RoutingConfig
   readonly guard: RepeatGuardOptions | null
+}
+
+export interface ProxySettings extends DetectorSettings {
+  readonly routing: RoutingConfig
+  /** Routes (by their `proxy.routes` key) with detector settings of their own. */
+  readonly routeDetectors: ReadonlyMap<string, DetectorSettings>
   readonly sessionHeader: string
+  /** Tool calls written as text become structured calls when the request offered the tool. */
+  readonly textToolCalls: boolean
   readonly maxRequestBytes: number
   readonly maxResponseBytes: number
   readonly maxEventBytes: number
@@ -76,8 +86,9 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
   const session = sessionIdOf(req.headers, settings.sessionHeader, conversation)
   const route = routeFor(settings.routing, conversation.model, req.url ?? "/")
   if (route === null) return sendError(res, protocol.name, 502, `loopguard proxy: no upstream for model ${conversation.model ?? "(none)"}`)
+  const detectors = (route.prefix !== null ? settings.routeDetectors.get(route.prefix) : undefined) ?? settings
   // A body that is not JSON is not ours to judge: the upstream answers it.
-  const verdict: Verdict = body === undefined ? { action: "pass", inserts: [], cropCuts: false, stop: null, incidents: [] } : judgeRequest(conversation.messages, settings.verdict)
+  const verdict: Verdict = body === undefined ? { action: "pass", inserts: [], cropCuts: false, stop: null, incidents: [] } : judgeRequest(conversation.messages, detectors.verdict)
   const base = { session, protocol: protocol.name, model: conversation.model, action: verdict.action, incidents: verdict.incidents }
   if (verdict.stop !== null) {
     const answer = protocol.answer(body, stopText(verdict))
@@ -93,7 +104,14 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
   const gone = new AbortController()
   res.on("close", () => gone.abort())
   let retries = 0
-  const opened = await callWithRetries(target, deps.board, () => attempt(target, "POST", headers, rewritten, gone.signal), gone.signal, (e) => {
+  const send = () =>
+    attempt(target, "POST", headers, rewritten, gone.signal).then((a): Attempt => {
+      const early = a.ok && a.first !== null ? errorBeforeContent(protocol, body, a.first) : null
+      if (!a.ok || early === null) return a
+      a.abort()
+      return { ok: false, error: early, body: null, res: null }
+    })
+  const opened = await callWithRetries(target, deps.board, send, gone.signal, (e) => {
     retries = e.attempt
     deps.onRetry(session, e)
   })
@@ -113,31 +131,50 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
   const streamed = String(opened.res.headers["content-type"] ?? "").includes("text/event-stream")
   const watch = protocol.watch(body)
   if (!streamed) {
-    const status = await relayWhole(res, protocol, body, opened, settings, headersOf(session, verdict.action))
+    const status = await relayWhole(res, protocol, opened, { ...settings, guard: detectors.guard }, conversation.tools, headersOf(session, verdict.action))
     return record(status.cut !== undefined ? "cut" : "completed", status.code, null, status.cut)
   }
   res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, headersOf(session, verdict.action), false))
-  const end: RelayEnd = await relayStream({
-    protocol,
-    watch,
-    upstream: opened.res,
-    first: opened.first,
-    abortUpstream: opened.abort,
-    client: res,
-    guard: settings.guard,
-    limits: { maxResponseBytes: settings.maxResponseBytes, maxEventBytes: settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }
-  })
-  if (end.type === "cut") return record("cut", 200, watch, describeGuardTrip(end.trip), end.notice)
-  record(end.type, 200, watch, end.type === "failed" ? end.reason : undefined)
+  const textCalls = textCallsFor(protocol, settings, conversation.tools)
+  const relay = (o: typeof opened, w: StreamWatch) =>
+    relayStream({
+      protocol,
+      watch: w,
+      upstream: o.res,
+      first: o.first,
+      ended: o.ended,
+      abortUpstream: o.abort,
+      client: res,
+      guard: detectors.guard,
+      textCalls,
+      limits: { maxResponseBytes: settings.maxResponseBytes, maxEventBytes: settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }
+    })
+  let end: RelayEnd = await relay(opened, watch)
+  let shown = watch
+  if (end.type === "cut-call" && !end.wrote) {
+    // Nothing of the step reached the client yet: the step is asked for once more.
+    const again = await callWithRetries(target, deps.board, send, gone.signal, () => {})
+    if (again.ok) {
+      shown = protocol.watch(body)
+      end = await relay(again, shown)
+    }
+  }
+  if (end.type === "cut-call") {
+    const notice = cutCallNotice(end.name)
+    if (!res.destroyed) res.end(end.opening + shown.close(notice))
+    return record("cut", 200, shown, `the arguments of a call to ${end.name} were cut off`, notice)
+  }
+  if (end.type === "cut") return record("cut", 200, shown, describeGuardTrip(end.trip), end.notice)
+  record(end.type, 200, shown, end.type === "failed" ? end.reason : undefined)
 }
 
 /** A reply that is not a stream: read whole (within the limit), guarded, then sent. */
 const relayWhole = async (
   res: ServerResponse,
   protocol: Protocol,
-  body: any,
   opened: Extract<Awaited<ReturnType<typeof attempt>>, { ok: true }>,
   settings: ProxySettings,
+  offered: ReadonlyArray<string>,
   extra: Record<string, string>
 ): Promise<{ code: number; cut?: string }> => {
   const parts: Array<Buffer> = opened.first === null ? [] : [opened.first]
@@ -152,7 +189,8 @@ const relayWhole = async (
     })
     opened.res.on("end", () => resolve(Buffer.concat(parts)))
     opened.res.on("error", () => resolve(null))
-    opened.res.resume()
+    if (opened.ended()) resolve(Buffer.concat(parts))
+    else opened.res.resume()
   })
   if (whole === null) {
     sendError(res, protocol.name, 502, `loopguard proxy: the reply failed or passed stream.maxResponseBytes (${settings.maxResponseBytes} bytes)`, extra)
@@ -162,6 +200,14 @@ const relayWhole = async (
   const json = parseJson(whole.toString("utf8"))
   const text = json === undefined ? "" : protocol.replyText(json)
   const trip = settings.guard === null || text === "" ? null : firstTrip(text, settings.guard)
+  const found = trip === null && settings.textToolCalls && protocol.textCalls !== undefined && text !== "" ? textCallsIn(text, offered) : null
+  const structured = found !== null && found.calls.length > 0 ? protocol.textCalls!.json(json, found.calls, found.prose) : null
+  if (structured !== null) {
+    const made = Buffer.from(JSON.stringify(structured))
+    res.writeHead(code, { ...clientHeaders(opened.res.headers, extra, false), "content-length": String(made.length) })
+    res.end(made)
+    return { code }
+  }
   if (trip === null) {
     res.writeHead(code, clientHeaders(opened.res.headers, extra, true))
     res.end(whole)
@@ -171,6 +217,17 @@ const relayWhole = async (
   res.writeHead(code, { ...clientHeaders(opened.res.headers, extra, false), "content-length": String(cut.length) })
   res.end(cut)
   return { code, cut: trip.what }
+}
+
+/** The relay's text-call hook: only with the switch on, a protocol that has it, and offered tools. */
+const textCallsFor = (protocol: Protocol, settings: ProxySettings, offered: ReadonlyArray<string>) => {
+  const made = protocol.textCalls
+  if (!settings.textToolCalls || made === undefined || offered.length === 0) return null
+  return (watch: StreamWatch, tail: string): string | null => {
+    if (watch.calls.length > 0) return null
+    const found = textCallsIn(watch.text, offered)
+    return found.calls.length === 0 ? null : made.streamEnd(watch, tail, found.calls)
+  }
 }
 
 /** Where in `text` the guard trips (fed in stream-sized pieces), or null. */

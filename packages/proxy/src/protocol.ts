@@ -23,6 +23,20 @@ export interface Conversation {
   readonly tools: ReadonlyArray<string>
 }
 
+/** A conversation from what every protocol has: the system prompt, the first user turn, the built history, the wire length, the offered tools' names. */
+export const conversationOf = (
+  body: any,
+  parts: { readonly system: string; readonly firstUser: string | undefined; readonly messages: ReadonlyArray<Message>; readonly wireLength: number; readonly tools: ReadonlyArray<string> }
+): Conversation => ({
+  system: parts.system,
+  firstUser: parts.firstUser ?? "",
+  messages: parts.messages,
+  wireLength: parts.wireLength,
+  model: typeof body?.model === "string" ? body.model : undefined,
+  stream: body?.stream === true,
+  tools: parts.tools
+})
+
 /** What one upstream event carried. */
 export interface Seen {
   readonly text?: string
@@ -31,6 +45,8 @@ export interface Seen {
   readonly toolCall?: boolean
   /** The upstream said the reply is complete. */
   readonly end?: boolean
+  /** The event that names the reply's finish (the events from here on end the reply). */
+  readonly finishing?: boolean
   /** The upstream sent an error event. */
   readonly error?: boolean
 }
@@ -74,6 +90,22 @@ export interface Protocol {
   answer(body: any, text: string): ProxyAnswer
   /** A failure after the stream began, as this protocol's error event. */
   streamError(message: string): string
+  /**
+   * Tool calls the model wrote as text, made structured: the events that end the streamed reply
+   * with them (in place of the upstream's finish), and the same for a whole JSON reply. Only the
+   * protocols that have it (`proxy.textToolCalls`).
+   */
+  readonly textCalls?: {
+    readonly streamEnd: (watch: StreamWatch, held: string, calls: ReadonlyArray<TextCall>) => string
+    /** The whole reply with the calls made structured; null when it already has structured calls. */
+    readonly json: (json: any, calls: ReadonlyArray<TextCall>, prose: string) => any
+  }
+}
+
+/** A tool call found in reply text, with whole arguments. */
+export interface TextCall {
+  readonly name: string
+  readonly arguments: Readonly<Record<string, unknown>>
 }
 
 /** The streaming-response content type. */
@@ -86,4 +118,11 @@ export const parseJson = (text: string): any => {
   } catch {
     return undefined
   }
+}
+
+/** Whether a call's argument text is whole: empty (no arguments) or a JSON object. Cut-off arguments are neither. */
+export const wholeArguments = (args: string): boolean => {
+  if (args.trim() === "") return true
+  const parsed: unknown = parseJson(args)
+  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
 }

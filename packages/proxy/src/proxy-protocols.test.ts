@@ -5,7 +5,7 @@
  * and a conversation the proxy stopped goes on once the user writes again.
  */
 import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
-import { jsonSchema, stepCountIs, streamText, tool } from "ai"
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { afterEach, describe, expect, test } from "bun:test"
 import { CUT_MARK, STOP_MARK } from "./notices.js"
 import { modelFor, PROTOCOLS, records, startRig, type Rig } from "./proxy.fixture.js"
@@ -40,6 +40,18 @@ describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
     expect(record?.outcome).toBe("cut")
   }, 60_000)
 
+  test("not streamed: a repeating reply is cut in the JSON reply; a healthy one passes whole", async () => {
+    rig = await startRig([repeatLoop("the same sentence comes back once more", 400, { finish: "stop" }), textStream("A short healthy answer.")])
+    const model = modelFor(protocol, `${rig.proxy.url}/v1`)
+    const cut = await generateText({ model, prompt: "write" })
+    expect(cut.text).toContain(CUT_MARK)
+    expect(cut.text.length).toBeLessThan(400 * 20)
+    expect(cut.finishReason).toBe("stop")
+    const healthy = await generateText({ model, prompt: "answer" })
+    expect(healthy.text).toBe("A short healthy answer.")
+    expect(records(rig.events).map((r) => r.outcome)).toEqual(["cut", "completed"])
+  }, 60_000)
+
   test("an agent loop repeating one tool call is stopped by its 8th run, with a stop answer and no tool call", async () => {
     rig = await startRig(() => toolCallStream("bash", { command: "ls -la" }))
     const runs = { count: 0 }
@@ -63,6 +75,19 @@ describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
     expect(rig.server.requests.length).toBe(3)
     expect(records(rig.events)[0]?.retries).toBe(2)
     expect(rig.events.filter((e) => e.type === "retry").length).toBe(2)
+  }, 60_000)
+
+  test("an overloaded error event before any content is retried like a 503: the client sees one clean answer", async () => {
+    const raw = {
+      chat: '{"error":{"message":"Overloaded","type":"server_error","code":"overloaded"}}',
+      responses: '{"type":"error","code":"server_is_overloaded","message":"Overloaded"}',
+      messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+    }[protocol]
+    rig = await startRig([{ type: "stream", chunks: [{ raw }], finish: null }, textStream("Back to work.")])
+    const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
+    expect(await result.text).toBe("Back to work.")
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.retries).toBe(1)
   }, 60_000)
 
   test("after a stop, a new user message lets the conversation go on upstream", async () => {

@@ -28,9 +28,12 @@ export const protocolOf = (path: string): Protocol | null => {
 export interface RouteConfig {
   readonly upstream: string
   readonly provider?: string | undefined
+  readonly config?: string | undefined
 }
 
 export interface ResolvedRoute {
+  /** The `proxy.routes` key that matched (null: the default upstream). */
+  readonly prefix: string | null
   /** The upstream base URL, without a trailing slash. */
   readonly base: string
   readonly budgets: RetryBudgets
@@ -49,12 +52,13 @@ export interface RoutingConfig {
 /** The route for a model name and a path: the longest matching prefix, else the default upstream; null when neither. */
 export const routeFor = (config: RoutingConfig, model: string | undefined, path: string): ResolvedRoute | null => {
   const matches = Object.entries(config.routes).filter(([prefix]) => (prefix.startsWith("/") ? path.startsWith(prefix) : model !== undefined && model.startsWith(prefix)))
-  const best = matches.sort((a, b) => b[0].length - a[0].length)[0]?.[1]
+  const [prefix, best] = matches.sort((a, b) => b[0].length - a[0].length)[0] ?? [null, undefined]
   const upstream = best?.upstream ?? config.upstream
   if (upstream === null) return null
   const provider = best?.provider
   const retry = resolveRetryBudgets({ retry: config.retry, provider: config.provider }, provider)
   return {
+    prefix: best === undefined ? null : prefix,
     base: upstream.replace(/\/+$/, ""),
     budgets: retry.ok ? retry.budgets : DEFAULT_RETRY_BUDGETS,
     retryableStatuses: retry.ok ? retry.retryableStatuses : [],

@@ -15,7 +15,7 @@ import { Context, Data, Effect, Layer, type Scope } from "effect"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import { memoryBackoff, type BackoffBoard } from "./backoff.js"
-import { handleGuarded, type ProxySettings, type RequestRecord } from "./handler.js"
+import { handleGuarded, type DetectorSettings, type ProxySettings, type RequestRecord } from "./handler.js"
 import { sendError, type AuthPolicy } from "./http-util.js"
 import { passThrough } from "./passthrough.js"
 import { makeRecorder, type Recorder } from "./recorder.js"
@@ -39,6 +39,8 @@ export interface ProxyOptions {
   readonly board?: BackoffBoard
   readonly auth?: AuthPolicy
   readonly onEvent?: (event: ProxyEvent) => void
+  /** Per route (its `proxy.routes` key): a whole config whose detector settings apply to that route. */
+  readonly routeConfigs?: Readonly<Record<string, LoopguardConfig>>
 }
 
 export interface RunningProxy {
@@ -51,12 +53,15 @@ export interface RunningProxy {
   readonly close: () => Promise<void>
 }
 
-/** The handler's settings from the config. */
-export const settingsOf = (config: LoopguardConfig): ProxySettings => ({
-  verdict: config,
+const detectorsOf = (config: LoopguardConfig): DetectorSettings => ({ verdict: config, guard: config.repeat.enabled ? repeatGuardOptionsOf(config.repeat) : null })
+
+/** The handler's settings from the config (and the routes' own configs). */
+export const settingsOf = (config: LoopguardConfig, routeConfigs: Readonly<Record<string, LoopguardConfig>> = {}): ProxySettings => ({
+  ...detectorsOf(config),
+  routeDetectors: new Map(Object.entries(routeConfigs).map(([prefix, c]) => [prefix, detectorsOf(c)])),
   routing: { upstream: config.proxy.upstream, routes: config.proxy.routes, retry: config.retry, provider: config.provider, chunkTimeoutMs: config.stream.chunkTimeoutMs },
-  guard: config.repeat.enabled ? repeatGuardOptionsOf(config.repeat) : null,
   sessionHeader: config.proxy.sessionHeader,
+  textToolCalls: config.proxy.textToolCalls,
   maxRequestBytes: config.proxy.maxRequestBytes,
   maxResponseBytes: config.stream.maxResponseBytes,
   maxEventBytes: config.stream.maxEventBytes
@@ -65,7 +70,7 @@ export const settingsOf = (config: LoopguardConfig): ProxySettings => ({
 export const HEALTH_PATH = "/loopguard/health"
 
 const route = (options: ProxyOptions, recorder: Recorder | null, board: BackoffBoard) => {
-  const settings = settingsOf(options.config)
+  const settings = settingsOf(options.config, options.routeConfigs)
   const auth = options.auth ?? { token: null, upstreamKey: null }
   const emit = options.onEvent ?? (() => {})
   const deps = {

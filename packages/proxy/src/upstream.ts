@@ -22,7 +22,15 @@ export interface UpstreamRoute {
 }
 
 export type Attempt =
-  | { readonly ok: true; readonly res: IncomingMessage; readonly first: Buffer | null; readonly abort: () => void }
+  | {
+      readonly ok: true
+      readonly res: IncomingMessage
+      /** The first body chunk, already read (null: the body was empty). */
+      readonly first: Buffer | null
+      /** Whether the body already ended (its `end` event may have passed before the caller listened). */
+      readonly ended: () => boolean
+      readonly abort: () => void
+    }
   | { readonly ok: false; readonly error: NormalizedError; readonly body: Buffer | null; readonly res: IncomingMessage | null }
 
 export interface RetryEvent {
@@ -83,15 +91,17 @@ export const attempt = (route: UpstreamRoute, method: string, headers: OutgoingH
         )
         return
       }
+      let ended = false
       const onData = (first: Buffer) => {
         res.pause()
-        res.off("end", onEnd)
         res.off("data", onData)
-        settle({ ok: true, res, first, abort: () => req.destroy() })
+        settle({ ok: true, res, first, ended: () => ended, abort: () => req.destroy() })
       }
-      const onEnd = () => settle({ ok: true, res, first: null, abort: () => req.destroy() })
+      res.once("end", () => {
+        ended = true
+        settle({ ok: true, res, first: null, ended: () => true, abort: () => req.destroy() })
+      })
       res.on("data", onData)
-      res.once("end", onEnd)
       res.once("error", (e: NodeJS.ErrnoException) => settle(failure(e.message, e.code ?? "ECONNRESET")))
     })
     req.end(body ?? undefined)

@@ -134,7 +134,7 @@ const stopOf = (incidents: ReadonlyArray<Incident>, message: string): StopVerdic
   const detail = raised?.detail?.["detail"]
   return {
     detector,
-    loop: `the agent is stuck in a loop (${detector})`,
+    loop: detector === "breaker" ? "the tool calls keep failing (error-storm breaker)" : `the agent is stuck in a loop (${detector})`,
     evidence: typeof detail === "string" ? detail : message,
     next: "stop repeating this; summarise what was tried and what failed, then ask the user how to go on or take a clearly different approach"
   }

@@ -6,6 +6,7 @@
  */
 import type { ProxyEvent } from "@loopguard/proxy"
 import { makeProxyServer } from "@loopguard/proxy"
+import type { LoopguardConfig } from "@loopguard/effect/config"
 import { redactUrl } from "@loopguard/effect/store"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
@@ -66,7 +67,16 @@ export const proxyCommand = Command.make(
         return yield* new UsageError({ message: "--upstream is required (or proxy.upstream / proxy.routes in the config)" })
       }
       if (config.proxy.upstream !== null) yield* checkUpstream(config.proxy.upstream, "proxy.upstream")
-      for (const [prefix, r] of Object.entries(config.proxy.routes)) yield* checkUpstream(r.upstream, `proxy.routes.${prefix}.upstream`)
+      const routeConfigs: Record<string, LoopguardConfig> = {}
+      for (const [prefix, r] of Object.entries(config.proxy.routes)) {
+        yield* checkUpstream(r.upstream, `proxy.routes.${prefix}.upstream`)
+        // A route's own config file: its detector settings apply to that route (validated like any config).
+        if (r.config !== undefined) {
+          routeConfigs[prefix] = yield* loadCliConfig({ configPath: r.config }).pipe(
+            Effect.mapError((e) => new UsageError({ message: `proxy.routes.${prefix}.config: ${e.message}` }))
+          )
+        }
+      }
       const upstreamKey = config.proxy.upstreamKeyEnv === null ? undefined : process.env[config.proxy.upstreamKeyEnv]
       const token = process.env[config.proxy.tokenEnv]
       if (upstreamKey !== undefined && upstreamKey !== "" && (token === undefined || token === "")) {
@@ -86,7 +96,8 @@ export const proxyCommand = Command.make(
         ...(store !== undefined ? { store } : {}),
         ...(board !== undefined ? { board } : {}),
         ...(upstreamKey !== undefined && upstreamKey !== "" ? { auth: { token: token ?? null, upstreamKey } } : {}),
-        onEvent: print
+        onEvent: print,
+        routeConfigs
       }).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
       const upstreams = [config.proxy.upstream, ...Object.values(config.proxy.routes).map((r) => r.upstream)].filter((u): u is string => u !== null)
       process.stderr.write(`loopguard proxy: listening on ${proxy.url} (agents: base URL ${proxy.url}/v1) → ${upstreams.map(redactUrl).join(", ")}\n`)

@@ -363,7 +363,9 @@ export const ProxyRoute = Schema.Struct({
   /** The upstream base URL as an agent would be given it (`http://host:port/v1`). */
   upstream: Schema.String,
   /** A `provider.<id>` section whose retry budgets (and chunk timeout) apply to this upstream. */
-  provider: Schema.optional(Schema.String)
+  provider: Schema.optional(Schema.String),
+  /** A config file whose detector settings (`repeat`, `repeated_action`, …) apply to this route instead of this file's. */
+  config: Schema.optional(Schema.String)
 })
 
 /** Config section `proxy`: `loopguard proxy` (docs/proxy.md). */

@@ -1,7 +1,7 @@
 /** OpenAI Chat Completions (`POST /v1/chat/completions`), streamed and not. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
 import type { SseEvent } from "../sse.js"
 
 /** `list` with `item` inserted before position `before` (null: at the end). */
@@ -41,15 +41,13 @@ const conversation: Protocol["conversation"] = (body) => {
       history.assistant(at, { text: textOfContent(m.content), ...(reasoning !== undefined ? { reasoning } : {}), calls })
     } else if (role === "tool") history.toolResult(String(m.tool_call_id ?? ""), textOfContent(m.content))
   })
-  return {
+  return conversationOf(body, {
     system,
-    firstUser: firstUser ?? "",
+    firstUser,
     messages: history.messages,
     wireLength: wire.length,
-    model: typeof body?.model === "string" ? body.model : undefined,
-    stream: body?.stream === true,
     tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.function?.name ?? t?.name ?? ""))
-  }
+  })
 }
 
 class ChatWatch implements StreamWatch {
@@ -57,7 +55,7 @@ class ChatWatch implements StreamWatch {
   reasoning = ""
   finish: string | undefined
   private readonly byIndex = new Map<number, { id: string; name: string; args: string }>()
-  private identity: { id: string; created: number; model: string } | undefined
+  private seenIdentity: { id: string; created: number; model: string } | undefined
 
   constructor(private readonly body: any) {}
 
@@ -70,10 +68,11 @@ class ChatWatch implements StreamWatch {
     const chunk = parseJson(event.data)
     if (chunk === undefined || chunk === null) return {}
     if (chunk.error !== undefined) return { error: true }
-    this.identity ??= { id: String(chunk.id ?? "chatcmpl-loopguard"), created: Number(chunk.created ?? Math.floor(Date.now() / 1000)), model: String(chunk.model ?? this.body?.model ?? "") }
+    this.seenIdentity ??= { id: String(chunk.id ?? "chatcmpl-loopguard"), created: Number(chunk.created ?? Math.floor(Date.now() / 1000)), model: String(chunk.model ?? this.body?.model ?? "") }
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined
     if (choice === undefined) return {}
-    if (typeof choice.finish_reason === "string") this.finish = choice.finish_reason
+    const finishing = typeof choice.finish_reason === "string"
+    if (finishing) this.finish = choice.finish_reason
     const delta = choice.delta ?? {}
     const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : ""
     const text = typeof delta.content === "string" ? delta.content : ""
@@ -89,11 +88,16 @@ class ChatWatch implements StreamWatch {
     }
     this.text += text
     this.reasoning += reasoning
-    return { ...(text !== "" ? { text } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(toolCall ? { toolCall } : {}) }
+    return { ...(text !== "" ? { text } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(toolCall ? { toolCall } : {}), ...(finishing ? { finishing } : {}) }
+  }
+
+  /** The upstream's completion id, time and model (the proxy's own when none arrived yet). */
+  get identity(): { id: string; created: number; model: string } {
+    return this.seenIdentity ?? { id: "chatcmpl-loopguard", created: Math.floor(Date.now() / 1000), model: String(this.body?.model ?? "") }
   }
 
   close(notice: string): string {
-    const who = this.identity ?? { id: "chatcmpl-loopguard", created: Math.floor(Date.now() / 1000), model: String(this.body?.model ?? "") }
+    const who = this.identity
     const chunk = (delta: object, finish: string | null) => data({ ...who, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
     let out = chunk({ content: notice }, null) + chunk({}, "stop")
     if (wantsUsage(this.body)) out += data({ ...who, object: "chat.completion.chunk", choices: [], usage: usageOf(this.body, this.reasoning + this.text + notice) })
@@ -133,5 +137,24 @@ export const chatProtocol: Protocol = {
     if (wantsUsage(body)) out += data({ ...who, object: "chat.completion.chunk", choices: [], usage: usageOf(body, text) })
     return { contentType: SSE_CONTENT_TYPE, body: out + DONE }
   },
-  streamError: (message) => data({ error: { message, type: "server_error", code: "upstream_failed" } }) + DONE
+  streamError: (message) => data({ error: { message, type: "server_error", code: "upstream_failed" } }) + DONE,
+  textCalls: {
+    streamEnd: (watch, held, calls) => {
+      const who = (watch as ChatWatch).identity
+      const chunk = (delta: object, finish: string | null) => data({ ...who, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
+      const callChunks = calls.map((c, index) => chunk({ tool_calls: [{ index, id: textCallId(index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }] }, null))
+      // The upstream's usage chunk, when it sent one, still closes the reply.
+      const usage = held.split("\n\n").filter((e) => e.startsWith("data: ") && parseJson(e.slice(6))?.usage != null && parseJson(e.slice(6))?.choices?.length === 0)
+      return callChunks.join("") + chunk({}, "tool_calls") + usage.map((e) => `${e}\n\n`).join("") + DONE
+    },
+    json: (json, calls, prose) => {
+      const [first, ...others] = json.choices
+      if (Array.isArray(first?.message?.tool_calls) && first.message.tool_calls.length > 0) return null
+      const tool_calls = calls.map((c, index) => ({ id: textCallId(index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }))
+      return { ...json, choices: [{ ...first, message: { ...first.message, content: prose === "" ? null : prose, tool_calls }, finish_reason: "tool_calls" }, ...others] }
+    }
+  }
 }
+
+/** Ids of calls the proxy made structured out of reply text. */
+const textCallId = (index: number): string => `call_loopguard_text_${index}`

@@ -1,7 +1,7 @@
 /** Anthropic Messages (`POST /v1/messages`), streamed and not: what Claude Code speaks. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, textOfContent } from "../history.js"
-import { parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
 import { sseText } from "../sse.js"
 import type { SseEvent } from "../sse.js"
 
@@ -33,15 +33,13 @@ const conversation: Protocol["conversation"] = (body) => {
       history.assistant(at, { text: textOfContent(blocks), reasoning, calls })
     }
   })
-  return {
+  return conversationOf(body, {
     system,
-    firstUser: firstUser ?? "",
+    firstUser,
     messages: history.messages,
     wireLength: wire.length,
-    model: typeof body?.model === "string" ? body.model : undefined,
-    stream: body?.stream === true,
     tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.name ?? ""))
-  }
+  })
 }
 
 const usageOf = (body: any, completion: string) => ({

@@ -2,7 +2,7 @@
 import { estimateTokens } from "@loopguard/core/context"
 import { spliced } from "./chat.js"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
 import { sseText } from "../sse.js"
 import type { SseEvent } from "../sse.js"
 
@@ -56,15 +56,13 @@ const conversation: Protocol["conversation"] = (body) => {
       inStep = false
     }
   })
-  return {
+  return conversationOf(body, {
     system,
-    firstUser: firstUser ?? "",
+    firstUser,
     messages: history.messages,
     wireLength: itemsOf(body).length,
-    model: typeof body?.model === "string" ? body.model : undefined,
-    stream: body?.stream === true,
     tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.name ?? t?.type ?? ""))
-  }
+  })
 }
 
 const usageOf = (body: any, completion: string) => {
@@ -172,7 +170,10 @@ class ResponsesWatch implements StreamWatch {
     const output: Array<unknown> = []
     let textItem: { index: number; id: string; text: string } | undefined
     for (const [index, entry] of [...this.items].sort((a, b) => a[0] - b[0])) {
-      if (entry.done) output.push(entry.item)
+      // A call whose arguments were cut off is left out: it must not run.
+      if (entry.done) {
+        if (!CALL_TYPES.has(entry.item?.type) || wholeArguments(String(entry.item.arguments ?? ""))) output.push(entry.item)
+      }
       else if (entry.item?.type === "message") textItem = { index, id: String(entry.item.id ?? `msg_loopguard_${index}`), text: entry.text }
       else if (entry.item?.type === "reasoning") {
         const item = { ...entry.item, summary: [{ type: "summary_text", text: entry.text }] }
