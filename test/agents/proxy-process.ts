@@ -4,10 +4,10 @@
  * directory.
  */
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { freePort } from "../free-port.js"
 import { startGroup, stopGroup } from "./processes.js"
 
 const CLI_MAIN = fileURLToPath(new URL("../../packages/cli/src/main.ts", import.meta.url))
@@ -20,17 +20,6 @@ export interface ProxyProcess {
   readonly log: () => string
   readonly stop: () => Promise<void>
 }
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
