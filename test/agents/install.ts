@@ -10,7 +10,7 @@ import { join } from "node:path"
 
 export const AGENTS_CACHE = process.env["AGENT_TESTS_CACHE"] ?? join(homedir(), ".cache", "loopguard-agents")
 
-const INSTALL_TIMEOUT_MS = 6 * 60_000
+const INSTALL_TIMEOUT_MS = 4 * 60_000
 const LOCK_STALE_MS = INSTALL_TIMEOUT_MS + 60_000
 
 export type Installed = { readonly ok: true; readonly dir: string } | { readonly ok: false; readonly reason: string }
@@ -51,10 +51,10 @@ export const installKey = (agent: { readonly packages: ReadonlyArray<string> }):
 const lastLines = (text: string): string => text.trim().split("\n").slice(-3).join(" | ")
 
 /**
- * `npm install --prefix <cache>/<key> <spec>` unless `<key>/done` says it already succeeded. The
+ * `npm install --prefix <cache>/<key> <specs>` unless `<key>/done` says it already succeeded. The
  * `done` stamp is written last, so a half-finished install is redone.
  */
-export const installFromNpm = async (key: string, specs: ReadonlyArray<string>, allowScripts = false): Promise<Installed> => {
+export const installFromNpm = async (key: string, specs: ReadonlyArray<string>): Promise<Installed> => {
   const dir = join(AGENTS_CACHE, key)
   const stamp = join(dir, "done")
   if (existsSync(stamp)) return { ok: true, dir }
@@ -64,8 +64,8 @@ export const installFromNpm = async (key: string, specs: ReadonlyArray<string>, 
     if (existsSync(stamp)) return { ok: true, dir }
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
-    const scripts = allowScripts ? [] : ["--ignore-scripts"]
-    const result = await npm(["install", "--no-audit", "--no-fund", "--no-save", "--prefix", dir, ...scripts, ...specs], dir)
+    // No install scripts: the agents run from their platform packages' binaries directly.
+    const result = await npm(["install", "--no-audit", "--no-fund", "--no-save", "--ignore-scripts", "--prefix", dir, ...specs], dir)
     if (!result.ok) return { ok: false, reason: `npm install ${specs.join(" ")} failed: ${lastLines(result.output)}` }
     await Bun.write(stamp, `${specs.join(" ")}\n`)
     return { ok: true, dir }
