@@ -204,9 +204,9 @@ export const codex: AgentSpec = {
     return { ...rest, input }
   },
   repeatCaseKnownBug:
-    "Codex's exec_command output starts with a random 'Chunk ID: <6 hex>' label, which the observation mask keeps, " +
-    "so every result of the identical call looks new; the repeated-action rule takes that for paging and stays at the note: " +
-    "the call ran 20 times with no stop (and on other runs stopped after 11, when two labels masked alike)",
+    "Codex's exec_command result starts with a random 6-hex-digit 'Chunk ID'; the observation mask takes hex ids from 7 digits, " +
+    "so the labels stay apart and the identical call's results look like paging: the repeated-action episode is held at the note " +
+    "until two labels happen to mask alike (measured: stopped after 8, 11, 12, 14 or 51 runs, or not within 20)",
   invocation: (installDir, ctx) => {
     const codexHome = join(ctx.home, ".codex")
     mkdirSync(codexHome, { recursive: true })
