@@ -4,7 +4,10 @@
  * the three wire protocols (Chat Completions, Responses, Messages: the scripted server frames the
  * same reply for each). Requests without tools (a title request) get a short title.
  */
-import { repeatLoop, textStream, toolCallStream, type Script, type StreamResponse } from "@loopguard/ai-sdk/testing"
+import { repeatLoop, textStream, toolCallStream, type StreamResponse } from "@loopguard/ai-sdk/testing"
+
+/** A script that answers each request from its body alone (so any order of side requests is fine). */
+export type BodyScript = (body: any) => StreamResponse
 
 const SHELL_TOOL_NAMES = ["bash", "shell", "run_shell_command", "Bash", "exec_command"]
 
@@ -64,18 +67,18 @@ export const LOOP_PARAGRAPH =
   "I will now check the configuration file again to make sure that every setting is right before I continue with the task. "
 
 /** (a) The reply is one paragraph repeated `times` times: a degenerate loop inside one stream. */
-export const paragraphLoopScript = (times: number): Script => (body) =>
+export const paragraphLoopScript = (times: number): BodyScript => (body) =>
   sideRequest(body) ?? repeatLoop(LOOP_PARAGRAPH, times, { chunkSize: 48, chunkDelayMs: 4, finish: "stop" })
 
 export const REPEATED_COMMAND = "echo x >> marker.txt"
 
 /** (b) Every step asks for the same shell call: the agent never gets an answer that ends its turn. */
-export const repeatedShellScript: Script = (body) =>
+export const repeatedShellScript: BodyScript = (body) =>
   sideRequest(body) ?? shellCall(body, REPEATED_COMMAND, toolResultsIn(body))
 
 export const HEALTHY_COMMAND = "printf 'healthy\\n' > marker.txt"
 export const HEALTHY_ANSWER = "I wrote marker.txt; the task is done."
 
 /** (c) A short healthy task: write the marker with the shell tool, then answer. */
-export const healthyTaskScript: Script = (body) =>
+export const healthyTaskScript: BodyScript = (body) =>
   sideRequest(body) ?? (toolResultsIn(body) === 0 ? shellCall(body, HEALTHY_COMMAND, 0) : textStream(HEALTHY_ANSWER))
