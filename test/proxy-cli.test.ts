@@ -11,6 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { cliEnv, waitUntil } from "./cli-fixture.js"
+import { openSqlClient } from "@loopguard/effect/store"
+import { Effect } from "effect"
 import { freePort } from "./free-port.js"
 
 const ROOT = resolve(import.meta.dir, "..")
@@ -56,6 +58,11 @@ test("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM ends 
     const lines = exported.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; text?: string })
     expect(lines.filter((l) => l.type === "user").map((l) => l.text)).toEqual(["write"])
     expect(lines.find((l) => l.type === "assistant")?.text).toContain("round and round")
+    // What the proxy did with the request is kept beside the session.
+    const rows = await Effect.runPromise(
+      Effect.scoped(Effect.flatMap(openSqlClient(dir), ({ client }) => client.unsafe<{ session_id: string; record: string }>("SELECT session_id, record FROM loopguard_proxy_requests")))
+    )
+    expect(rows.map((r) => [r.session_id, JSON.parse(r.record).outcome])).toEqual([["cli-run", "cut"]])
   } finally {
     if (child.exitCode === null) child.kill("SIGKILL")
     await server.close()

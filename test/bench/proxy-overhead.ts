@@ -14,6 +14,8 @@ import { startScriptedServer, textStream, type RecordedRequest, type ScriptedSer
 import { spawn, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { median, root, verdict } from "./lib/measure.js"
+import { judgeRequest } from "@loopguard/proxy"
+import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { freePort } from "../free-port.js"
 
 const WORDS = "alpha beta gamma delta river stone cloud paper engine window garden copper silver yellow orange violet marble thunder forest meadow harbor castle rocket planet".split(" ")
@@ -47,6 +49,12 @@ const startProxyProcess = async (upstream: string): Promise<{ child: ChildProces
     await Bun.sleep(20)
   }
   return { child, base: `http://127.0.0.1:${port}/v1` }
+}
+
+/** CPU time (user + system) the process used so far, in ms (Linux clock ticks of 10 ms). */
+const cpuMsOf = (pid: number): number => {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * 10
 }
 
 const rssOf = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) * 1024
@@ -124,6 +132,27 @@ const holdOpen = async (server: ScriptedServer, base: string, streams: number): 
   return controllers
 }
 
+/** CPU per verdict on a turn of `steps` tool steps: the proxy judges the whole turn on every request. */
+const verdictCpuMs = (steps: number): number => {
+  const user = { role: "user" as const, id: "m0", text: "fix the build" }
+  const history = [
+    user,
+    ...Array.from({ length: steps }, (_, i) => ({
+      role: "assistant" as const,
+      id: `m${i + 1}`,
+      parentId: "m0",
+      step: i,
+      finish: "tool-calls" as const,
+      parts: [{ type: "tool" as const, callId: `c${i}`, name: i % 3 === 0 ? "bash" : "read", input: { command: `cat src/f${i}.ts`, path: `src/f${i}.ts` }, state: "completed" as const, output: `line ${i}\n`.repeat(50) }]
+    }))
+  ]
+  judgeRequest(history, DEFAULT_CONFIG)
+  const before = process.cpuUsage()
+  for (let k = 0; k < 5; k++) judgeRequest(history, DEFAULT_CONFIG)
+  const used = process.cpuUsage(before)
+  return (used.user + used.system) / 5000
+}
+
 export const main = async (quick = false): Promise<void> => {
   const streams = 200
   const runs = quick ? 3 : 6
@@ -146,8 +175,13 @@ export const main = async (quick = false): Promise<void> => {
     }
     compare("1 stream", summary(direct1), summary(proxied1), 1)
     const directN = await Promise.all(Array.from({ length: streams }, () => readStream(server, server.baseURL)))
+    const cpuBefore = cpuMsOf(proxy.child.pid!)
     const proxiedN = await Promise.all(Array.from({ length: streams }, () => readStream(server, proxy.base)))
+    const cpuUsed = cpuMsOf(proxy.child.pid!) - cpuBefore
     compare(`${streams} concurrent streams`, summary(directN), summary(proxiedN), streams)
+    const chunksN = summary(proxiedN).chunks
+    // The proxy's own work, which the machine's load does not inflate the way it inflates delays.
+    console.log(`    proxy CPU for the ${streams} streams: ${cpuUsed} ms, ${((cpuUsed / chunksN) * 1000).toFixed(0)} µs per chunk (requests, verdicts and relaying included)`)
     await Bun.sleep(500)
     const idle = rssOf(proxy.child.pid!)
     const held = await holdOpen(server, proxy.base, streams)
@@ -157,6 +191,8 @@ export const main = async (quick = false): Promise<void> => {
     console.log(`  memory: proxy RSS ${(idle / 1048576).toFixed(1)} MB idle, ${(open / 1048576).toFixed(1)} MB with ${streams} streams open mid-reply`)
     console.log(`    per open stream ${(perStream / 1024).toFixed(0)} KB (target ≤ 256 KB: ${verdict(perStream, 256 * 1024)})`)
     for (const c of held) c.abort()
+    const turns = quick ? [10, 50] : [10, 50, 200]
+    console.log(`  verdict per request (CPU, this process): ${turns.map((n) => `${n} steps ${verdictCpuMs(n).toFixed(1)} ms`).join(", ")} (the whole turn is judged on every request)`)
   } finally {
     proxy.child.kill("SIGTERM")
     await server.close()

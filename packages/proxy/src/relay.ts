@@ -93,13 +93,13 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
     }
     let timer: ReturnType<typeof setTimeout> | undefined
 
-    const finish = (end: RelayEnd, tail: string | null) => {
+    const finish = (end: RelayEnd, closing: string | null) => {
       if (ended) return
       ended = true
       clearTimeout(timer)
       upstream.off("data", onData)
       if (end.type !== "completed") input.abortUpstream()
-      if (tail !== null && !client.destroyed) client.write(tail)
+      if (closing !== null && !client.destroyed) client.write(closing)
       if (end.type !== "cut-call") client.end()
       resolve(end)
     }
@@ -145,7 +145,10 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
         }
         const trip = push(seen)
         if (trip !== null) {
-          if (out !== "") write(out)
+          // Calls held back that are whole were the model's before the loop: they pass, so the client sees what the
+          // watch saw. One still cut off is dropped; the opening events held with it still start the reply.
+          const passed = held !== null && callsComplete(watch) === null ? held : wrote ? "" : heldOpening
+          if (out + passed !== "") write(out + passed)
           const notice = cutNotice(describeGuardTrip(trip))
           return finish({ type: "cut", trip, notice }, watch.close(notice))
         }

@@ -4,7 +4,7 @@
  * asked for once more when nothing of it reached the client yet, else the client is told in a
  * notice. A connection that drops after the first byte ends in the protocol's error event.
  */
-import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { afterEach, describe, expect, test } from "bun:test"
 import { PATHS, post, PROTOCOLS, records, startRig, type Rig } from "./proxy.fixture.js"
 import type { ProtocolName } from "./protocol.js"
@@ -53,6 +53,18 @@ describe.each(PROTOCOLS)("%s", (protocol) => {
     expect(reply.text).toMatch(protocol === "chat" ? /data: \{"error":\{"message":"the upstream connection/ : /event: error\ndata: /)
     expect(records(rig.events)[0]?.outcome).toBe("failed")
     expect(rig.server.requests.length).toBe(1)
+  }, 60_000)
+
+  test("a reply that loops after a whole call (held back) is cut: the call passes, the reply opens and ends well-formed", async () => {
+    const loop = repeatLoop("and then the same words again and again here", 200, { finish: "stop" })
+    rig = await startRig([{ ...loop, chunks: [{ toolCall: { id: "call_x", name: "bash", arguments: '{"command":"ls"}' } }, ...loop.chunks] }])
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.text).toContain("[loopguard: this reply started repeating itself")
+    expect(reply.text).toContain("call_x")
+    expect(reply.text).toMatch(protocol === "chat" ? /data: \[DONE\]\n\n$/ : protocol === "responses" ? /^event: response\.created[\s\S]*response\.completed/ : /^event: message_start[\s\S]*message_stop/)
+    // Every item the end names was opened before it (Responses), every block started before it stops (Messages).
+    if (protocol === "responses") expect(reply.text.indexOf('"type":"response.output_item.added","sequence_number":2')).toBeGreaterThan(-1)
+    if (protocol === "messages") expect(reply.text.indexOf('"content_block_start","index":1')).toBeGreaterThan(-1)
   }, 60_000)
 
   test("cut-off arguments after text reached the client: not asked again, the client is told", async () => {

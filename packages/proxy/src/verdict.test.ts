@@ -3,6 +3,7 @@ import type { AssistantMessage, Message } from "@loopguard/core/model"
 import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { describe, expect, test } from "bun:test"
 import { cutNotice, stopAnswer } from "./notices.js"
+import { responsesProtocol } from "./protocols/responses.js"
 import { judgeRequest } from "./verdict.js"
 
 const user = (at: number, text: string): Message => ({ role: "user", id: `m${at}`, text })
@@ -65,4 +66,15 @@ describe("judgeRequest", () => {
     expect(v.inserts.map((i) => i.kind)).toContain("doom-loop")
     expect(v.incidents.map((i) => i.detector)).toContain("doom-loop")
   })
+})
+
+test("Codex's exec results, the same call each time under a fresh random label, are one repeated action: stopped by the 8th", () => {
+  const label = (i: number) => (0x5f1305 + i * 0x1a2b3).toString(16).slice(0, 6)
+  const step = (i: number) => [
+    { type: "function_call", call_id: `c${i}`, name: "exec_command", arguments: '{"cmd":"echo x >> marker.txt"}' },
+    { type: "function_call_output", call_id: `c${i}`, output: `Chunk ID: ${label(i)}\nWall time: 0.00${i} seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n` }
+  ]
+  const body = (n: number) => ({ model: "m", input: [{ type: "message", role: "user", content: "append x" }, ...Array.from({ length: n }, (_, i) => step(i)).flat()] })
+  const actions = [3, 4, 5, 6, 7, 8].map((n) => judgeRequest(responsesProtocol.conversation(body(n)).messages, DEFAULT_CONFIG).action)
+  expect(actions).toContain("stop")
 })

@@ -7,7 +7,7 @@
  */
 import { decideRecovery, initRecovery, type AgentRole } from "@loopguard/core/classify"
 import { CrossStepDetectors, type JudgeConfig } from "@loopguard/core/judge"
-import { doomLoop } from "@loopguard/core/loops"
+import { doomLoop, StepRecordLog } from "@loopguard/core/loops"
 import { textOf, toolPartsOf, type AssistantMessage, type Message } from "@loopguard/core/model"
 import type { Incident } from "@loopguard/core/report"
 import { isCutReply, isStopAnswer } from "./notices.js"
@@ -105,11 +105,16 @@ const judgeTurn = (messages: ReadonlyArray<Message>, from: number, config: Verdi
   const incidents: Array<Incident> = []
   let stop: StopVerdict | null = null
   const turn = messages.slice(from)
+  // The step records kept as the turn grows, as the RunLoop's history view keeps them: no step walks the whole turn again.
+  const records = new StepRecordLog()
+  let newestUserAt = -1
   let step = 0
   turn.forEach((m, i) => {
+    records.push(m)
+    if (m.role === "user") newestUserAt = i
     if (m.role !== "assistant") return
     const final = toolPartsOf(m).length === 0
-    const after = judge.afterStep(turn.slice(0, i + 1), m, step, { final, costUsd: null })
+    const after = judge.afterStep(turn.slice(0, i + 1), m, step, { final, costUsd: null }, { records, crops: [], newestUserAt })
     const before = nextStepAt(turn, i)
     incidents.push(...after.incidents)
     for (const r of after.reminders) inserts.push({ before, kind: r.kind, text: r.text })

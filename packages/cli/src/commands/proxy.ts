@@ -15,7 +15,7 @@ import { loadCliConfig } from "../session.js"
 import { ensureWritableDir } from "../session-dir.js"
 import { openCliStore, storeTargetOf } from "../store-target.js"
 import { resolve } from "node:path"
-import { sharedBackoff } from "@loopguard/proxy/store"
+import { sharedState } from "@loopguard/proxy/store"
 
 /** `HOST:PORT` (IPv6 as `[::1]:PORT`) as its two parts, or null when it is not one. */
 export const parseListen = (text: string): { readonly host: string; readonly port: number } | null => {
@@ -85,16 +85,21 @@ export const proxyCommand = Command.make(
       const target = yield* storeTargetOf(flags)
       if (Option.isSome(flags.sessionDir)) yield* ensureWritableDir(resolve(flags.sessionDir.value), "--session-dir")
       const store = target === null ? undefined : yield* openCliStore(target, config)
-      const board = target === null ? undefined : yield* sharedBackoff(target, config).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
-      const print = flags.json
+      const shared = target === null ? undefined : yield* sharedState(target, config).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+      const show = flags.json
         ? (e: ProxyEvent) => process.stdout.write(`${JSON.stringify(e)}\n`)
         : (e: ProxyEvent) => process.stderr.write(`loopguard proxy: ${describeEvent(e)}\n`)
+      // Each request's record (action, incidents, outcome) also goes to the store, beside the session.
+      const print = (e: ProxyEvent) => {
+        show(e)
+        if (e.type === "request" && shared !== undefined) void shared.logRequest(e.record).then((failed) => failed !== null && show({ type: "store-error", message: failed }))
+      }
       const proxy = yield* makeProxyServer({
         config,
         host: listen.host,
         port: listen.port,
         ...(store !== undefined ? { store } : {}),
-        ...(board !== undefined ? { board } : {}),
+        ...(shared !== undefined ? { board: shared.board } : {}),
         ...(upstreamKey !== undefined && upstreamKey !== "" ? { auth: { token: token ?? null, upstreamKey } } : {}),
         onEvent: print,
         routeConfigs
