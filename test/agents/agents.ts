@@ -1,6 +1,6 @@
 /**
  * The real agent CLIs the proxy is tested with: the pinned npm package, and how each one is pointed
- * at an OpenAI-compatible base URL and run once, headless, with its tools allowed, in a workspace of
+ * at a base URL (OpenAI Chat Completions, OpenAI Responses or Anthropic Messages) and run once, headless, with its tools allowed, in a workspace of
  * its own. Every agent gets a fresh home directory and a minimal environment, so nothing of the
  * machine's own configuration or keys reaches it and nothing it writes outlives the test.
  */
