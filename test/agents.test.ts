@@ -99,10 +99,7 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
   const bTitle = guard === undefined
     ? `${agent.name}: (b) the same shell call asked for every step runs at most ${MAX_EXECUTIONS} times and the agent ends`
     : `${agent.name}: (b) the same shell call asked for every step: the agent's own guard halts it after ${guard.executions} runs, before the proxy's stop, direct and through the proxy alike`
-  const bName = agent.repeatCaseKnownBug === undefined ? bTitle : `${bTitle} [KNOWN BUG: ${agent.repeatCaseKnownBug}]`
-  // A known defect stays visible as a todo (run its assertions with `bun test --todo`), never silently skipped.
-  const bTest = agent.repeatCaseKnownBug === undefined ? test : test.todo
-  bTest(bName, async () => {
+  test(bTitle, async () => {
     const task = { script: repeatedShellScript, prompt: "Append x to marker.txt.", directStopAtMarkerLines: CONTROL_EXECUTIONS }
     await directThenProxied(task, (direct, proxied) => {
       if (guard === undefined) {

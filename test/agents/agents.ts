@@ -37,11 +37,6 @@ export interface AgentSpec {
    * tool-output labels), so a direct and a proxied run compare equal when the proxy changed nothing.
    */
   readonly volatile?: (body: any) => any
-  /**
-   * A known defect of the proxy with this agent on case (b): the test is registered as a visible
-   * `todo` (its assertions run with `bun test --todo`) and this says what goes wrong.
-   */
-  readonly repeatCaseKnownBug?: string
   /** Prepares config files under `home` and returns the command line. */
   readonly invocation: (installDir: string, ctx: AgentRunContext) => AgentInvocation
 }
@@ -203,10 +198,6 @@ export const codex: AgentSpec = {
       : rest.input
     return { ...rest, input }
   },
-  repeatCaseKnownBug:
-    "Codex's exec_command result starts with a random 6-hex-digit 'Chunk ID'; the observation mask takes hex ids from 7 digits, " +
-    "so the labels stay apart and the identical call's results look like paging: the repeated-action episode is held at the note " +
-    "until two labels happen to mask alike (measured: stopped after 8, 11, 12, 14 or 51 runs, or not within 20)",
   invocation: (installDir, ctx) => {
     const codexHome = join(ctx.home, ".codex")
     mkdirSync(codexHome, { recursive: true })
