@@ -14,7 +14,7 @@ import { startScriptedServer, textStream, type RecordedRequest, type ScriptedSer
 import { spawn, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { median, root, verdict } from "./lib/measure.js"
-import { judgeRequest } from "@loopguard/proxy"
+import { judgeRequest, TurnMemo } from "@loopguard/proxy"
 import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { freePort } from "../free-port.js"
 
@@ -132,8 +132,8 @@ const holdOpen = async (server: ScriptedServer, base: string, streams: number): 
   return controllers
 }
 
-/** CPU per verdict on a turn of `steps` tool steps: the proxy judges the whole turn on every request. */
-const verdictCpuMs = (steps: number): number => {
+/** CPU per verdict on a turn of `steps` tool steps, judged whole (a fresh process, any replica) and taken up from the memo. */
+const verdictCpuMs = (steps: number): { readonly fresh: number; readonly kept: number } => {
   const user = { role: "user" as const, id: "m0", text: "fix the build" }
   const history = [
     user,
@@ -150,7 +150,17 @@ const verdictCpuMs = (steps: number): number => {
   const before = process.cpuUsage()
   for (let k = 0; k < 5; k++) judgeRequest(history, DEFAULT_CONFIG)
   const used = process.cpuUsage(before)
-  return (used.user + used.system) / 5000
+  // The same request with the turn of the request before kept (a proxy process's memo): only the new step is judged.
+  let memoUs = 0
+  for (let k = 0; k < 5; k++) {
+    const memo = new TurnMemo()
+    judgeRequest(history.slice(0, -1), DEFAULT_CONFIG, { memo, session: "bench" })
+    const t = process.cpuUsage()
+    judgeRequest(history, DEFAULT_CONFIG, { memo, session: "bench" })
+    const d = process.cpuUsage(t)
+    memoUs += d.user + d.system
+  }
+  return { fresh: (used.user + used.system) / 5000, kept: memoUs / 5000 }
 }
 
 export const main = async (quick = false): Promise<void> => {
@@ -192,7 +202,8 @@ export const main = async (quick = false): Promise<void> => {
     console.log(`    per open stream ${(perStream / 1024).toFixed(0)} KB (target ≤ 256 KB: ${verdict(perStream, 256 * 1024)})`)
     for (const c of held) c.abort()
     const turns = quick ? [10, 50] : [10, 50, 200]
-    console.log(`  verdict per request (CPU, this process): ${turns.map((n) => `${n} steps ${verdictCpuMs(n).toFixed(1)} ms`).join(", ")} (the whole turn is judged on every request)`)
+    const verdicts = turns.map((n) => ({ n, ...verdictCpuMs(n) }))
+    console.log(`  verdict per request (CPU): the whole turn judged ${verdicts.map((v) => `${v.n} steps ${v.fresh.toFixed(1)} ms`).join(", ")}; the turn before kept ${verdicts.map((v) => `${v.n} steps ${v.kept.toFixed(2)} ms`).join(", ")}`)
   } finally {
     proxy.child.kill("SIGTERM")
     await server.close()

@@ -9,7 +9,8 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type { BackoffBoard } from "./backoff.js"
 import { authorized, BodyTooLarge, clientHeaders, readBody, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
 import { cutCallNotice, stopAnswer } from "./notices.js"
-import type { Message } from "@loopguard/core/model"
+import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
+import { toolPartsOf, type Message } from "@loopguard/core/model"
 import { parseJson, type Conversation, type Protocol, type StreamWatch } from "./protocol.js"
 import { reminderMessages, replyMessage } from "./reply-record.js"
 import { relayStream, type RelayEnd } from "./relay.js"
@@ -20,6 +21,7 @@ import { errorBeforeContent } from "./early-error.js"
 import { textCallsIn } from "./text-calls.js"
 import { relayWhole } from "./whole-reply.js"
 import { attempt, callWithRetries, type Attempt, type RetryEvent, type UpstreamRoute } from "./upstream.js"
+import type { TurnMemo } from "./turn-judge.js"
 import { judgeRequest, type ProxyAction, type StopVerdict, type Verdict, type VerdictConfig } from "./verdict.js"
 
 /** The detector settings a request is judged and guarded with. */
@@ -35,6 +37,8 @@ export interface ProxySettings extends DetectorSettings {
   readonly sessionHeader: string
   /** Tool calls written as text become structured calls when the request offered the tool. */
   readonly textToolCalls: boolean
+  /** Calls per tool in one user turn (`toolCaps`). */
+  readonly toolCaps: ToolCallCaps
   readonly maxRequestBytes: number
   readonly maxResponseBytes: number
   readonly maxEventBytes: number
@@ -57,6 +61,8 @@ export interface RequestRecord {
 
 export interface HandlerDeps {
   readonly settings: ProxySettings
+  /** This process's judged turns, taken up by the next request of each conversation. */
+  readonly memo: TurnMemo
   readonly board: BackoffBoard
   readonly auth: AuthPolicy
   readonly onRetry: (session: string, e: RetryEvent) => void
@@ -104,9 +110,10 @@ const judge = async (req: IncomingMessage, res: ServerResponse, protocol: Protoc
   const route = routeFor(settings.routing, conversation.model, req.url ?? "/")
   if (route === null) return (sendError(res, protocol.name, 502, `loopguard proxy: no upstream for model ${conversation.model ?? "(none)"}`), null)
   const detectors = (route.prefix !== null ? settings.routeDetectors.get(route.prefix) : undefined) ?? settings
+  const session = sessionIdOf(req.headers, settings.sessionHeader, conversation)
   // A body that is not JSON is not ours to judge: the upstream answers it.
-  const verdict = body === undefined ? PASS : judgeRequest(conversation.messages, detectors.verdict)
-  return { req, res, protocol, deps, started, raw, body, conversation, session: sessionIdOf(req.headers, settings.sessionHeader, conversation), route, detectors, verdict }
+  const verdict = body === undefined ? PASS : judgeRequest(conversation.messages, detectors.verdict, { memo: deps.memo, session })
+  return { req, res, protocol, deps, started, raw, body, conversation, session, route, detectors, verdict }
 }
 
 /** The record of a request, and what the session store keeps of it. */
@@ -182,9 +189,9 @@ export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, p
   const { end, watch } = await serveStream(j, opened, () => callWithRetries(target, deps.board, send, gone.signal, () => {}))
   const reply = (notice: string | null) => replyMessage(j.conversation, watch, notice, end.type === "cut" || end.type === "cut-call")
   if (end.type === "cut-call") {
-    const notice = cutCallNotice(end.name)
+    const notice = end.refusal !== undefined ? `\n\n[loopguard: ${end.refusal}]` : cutCallNotice(end.name)
     if (!res.destroyed) res.end(end.opening + watch.close(notice))
-    return record("cut", 200, reply(notice), `the arguments of a call to ${end.name} were cut off`)
+    return record("cut", 200, reply(notice), end.refusal ?? `the arguments of a call to ${end.name} were cut off`)
   }
   if (end.type === "cut") return record("cut", 200, reply(end.notice), describeGuardTrip(end.trip))
   record(end.type, 200, reply(null), end.type === "failed" ? end.reason : undefined)
@@ -208,6 +215,7 @@ const serveStream = async (j: Judged, opened: OpenAttempt, again: () => Promise<
       client: j.res,
       guard: j.detectors.guard,
       textCalls,
+      refuseCalls: capsFor(j.conversation, deps.settings.toolCaps),
       limits: { maxResponseBytes: deps.settings.maxResponseBytes, maxEventBytes: deps.settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }
     })
   const watch = protocol.watch(j.body)
@@ -217,6 +225,29 @@ const serveStream = async (j: Judged, opened: OpenAttempt, again: () => Promise<
   if (!second.ok) return { end, watch }
   const secondWatch = protocol.watch(j.body)
   return { end: await relay(second, secondWatch), watch: secondWatch }
+}
+
+/**
+ * The relay's cap check (`toolCaps`): the turn's calls so far, then the reply's; the first one past
+ * its tool's cap is refused (the agent gets the refusal, never the call).
+ */
+const capsFor = (conversation: Conversation, caps: ToolCallCaps) => {
+  const counts: Record<string, number> = {}
+  // The turn's calls so far: from the newest user message on, as the run loop counts them per run.
+  for (let i = conversation.messages.length - 1; i >= 0 && conversation.messages[i]!.role !== "user"; i--) {
+    const m = conversation.messages[i]!
+    if (m.role === "assistant") for (const p of toolPartsOf(m)) counts[p.name] = (counts[p.name] ?? 0) + 1
+  }
+  return (watch: StreamWatch): { readonly name: string; readonly refusal: string } | null => {
+    if (caps.maxCallsPerTool === null && Object.keys(caps.perTool).length === 0) return null
+    let now: ToolCallCounts = counts
+    for (const call of watch.calls) {
+      const admitted = admitToolCall(now, call.name, caps)
+      if (admitted.refusal !== null) return { name: call.name, refusal: admitted.refusal }
+      now = admitted.counts
+    }
+    return null
+  }
 }
 
 /** The relay's text-call hook: only with the switch on, a protocol that has it, and offered tools. */

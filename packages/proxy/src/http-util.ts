@@ -88,7 +88,10 @@ export const errorBody = (protocol: ProtocolName | null, status: number, message
     ? JSON.stringify({ type: "error", error: { type: status === 401 ? "authentication_error" : status === 413 ? "request_too_large" : "api_error", message } })
     : JSON.stringify({ error: { message, type: status === 401 ? "invalid_request_error" : "server_error", code: status === 401 ? "invalid_api_key" : null } })
 
+/** An error answer in the client's protocol; a response already under way is just ended. */
 export const sendError = (res: ServerResponse, protocol: ProtocolName | null, status: number, message: string, extra: Readonly<Record<string, string>> = {}): void => {
+  // The client left: there is nobody to tell.
+  if (res.destroyed) return
   if (res.headersSent) {
     res.end()
     return

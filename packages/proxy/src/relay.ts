@@ -20,8 +20,11 @@ export type RelayEnd =
   | { readonly type: "completed" }
   | { readonly type: "cut"; readonly trip: GuardTrip; readonly notice: string }
   | { readonly type: "failed"; readonly reason: string }
-  /** A tool call's arguments were cut off: nothing of it reached the client, and the client's response is still open. */
-  | { readonly type: "cut-call"; readonly name: string; readonly wrote: boolean; readonly opening: string }
+  /**
+   * A held call is not passed on: its arguments were cut off, or (`refusal`) its tool is past its
+   * cap. Nothing of it reached the client, and the client's response is still open.
+   */
+  | { readonly type: "cut-call"; readonly name: string; readonly wrote: boolean; readonly opening: string; readonly refusal?: string }
   | { readonly type: "client-gone" }
 
 export interface RelayInput {
@@ -40,6 +43,8 @@ export interface RelayInput {
    * structured, in place of the upstream's finish events (`tail`); null: the tail as it came.
    */
   readonly textCalls: ((watch: StreamWatch, tail: string) => string | null) | null
+  /** Why the reply's calls must not be passed on (a tool past its cap: `toolCaps`), or null. */
+  readonly refuseCalls: (watch: StreamWatch) => { readonly name: string; readonly refusal: string } | null
 }
 
 /** Text and reasoning feed one guard; a switch between the two ends the word in progress. */
@@ -109,6 +114,11 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
       const broken = callsComplete(watch)
       if (broken !== null) {
         finish({ type: "cut-call", name: broken, wrote, opening: heldOpening }, null)
+        return false
+      }
+      const refused = input.refuseCalls(watch)
+      if (refused !== null) {
+        finish({ type: "cut-call", name: refused.name, wrote: true, opening: heldOpening, refusal: refused.refusal }, null)
         return false
       }
       write(held)

@@ -4,7 +4,7 @@
  * limit is refused with 413; the upstream a request reaches comes from the routes, by model name
  * or path prefix, never from the request, and a route may bring its own detector settings.
  */
-import { repeatLoop, startScriptedServer, textStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
+import { repeatLoop, startScriptedServer, textStream, toolCallStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { afterEach, expect, test } from "bun:test"
 import { post, records, startRig, type Rig } from "./proxy.fixture.js"
@@ -74,4 +74,18 @@ test("a route with its own config is guarded with its detector settings; the oth
   expect(guarded.text).toContain("[loopguard: this reply started repeating itself")
   expect(unguarded.text).not.toContain("[loopguard:")
   expect(records(rig.events).map((r) => r.outcome)).toEqual(["cut", "completed"])
+}, 60_000)
+
+test("toolCaps: a call past its tool's cap in the turn is not passed on; the agent gets the refusal", async () => {
+  rig = await startRig(() => toolCallStream("bash", { command: "ls" }), { config: (c) => ({ ...c, toolCaps: { maxCallsPerTool: null, perTool: { bash: 2 } } }) })
+  const step = (i: number) => [
+    { role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "bash", arguments: '{"command":"ls"}' } }] },
+    { role: "tool", tool_call_id: `c${i}`, content: `run ${i}` }
+  ]
+  const ask = (n: number) => post(`${rig!.proxy.url}/v1/chat/completions`, { ...chat, messages: [chat.messages[0], ...Array.from({ length: n }, (_, i) => step(i)).flat()] })
+  expect((await ask(1)).text).toContain('"tool_calls"')
+  const refused = await ask(2)
+  expect(refused.text).not.toContain('"tool_calls"')
+  expect(refused.text).toContain("[loopguard: not run: bash reached its cap of 2 calls")
+  expect(refused.text.endsWith("data: [DONE]\n\n")).toBe(true)
 }, 60_000)

@@ -20,6 +20,7 @@ import { sendError, type AuthPolicy } from "./http-util.js"
 import { passThrough } from "./passthrough.js"
 import { makeRecorder, type Recorder } from "./recorder.js"
 import { protocolOf } from "./routes.js"
+import { TurnMemo } from "./turn-judge.js"
 import type { RetryEvent } from "./upstream.js"
 
 /** Where the proxy reports what it did (log lines for people, JSON lines for machines). */
@@ -62,6 +63,7 @@ export const settingsOf = (config: LoopguardConfig, routeConfigs: Readonly<Recor
   routing: { upstream: config.proxy.upstream, routes: config.proxy.routes, retry: config.retry, provider: config.provider, chunkTimeoutMs: config.stream.chunkTimeoutMs },
   sessionHeader: config.proxy.sessionHeader,
   textToolCalls: config.proxy.textToolCalls,
+  toolCaps: config.toolCaps,
   maxRequestBytes: config.proxy.maxRequestBytes,
   maxResponseBytes: config.stream.maxResponseBytes,
   maxEventBytes: config.stream.maxEventBytes
@@ -75,6 +77,7 @@ const route = (options: ProxyOptions, recorder: Recorder | null, board: BackoffB
   const emit = options.onEvent ?? (() => {})
   const deps = {
     settings,
+    memo: new TurnMemo(),
     board,
     auth,
     onRetry: (session: string, retry: RetryEvent) => emit({ type: "retry", session, retry }),

@@ -6,11 +6,11 @@
  * request only, the cut replies cropped to their notice, or a stop answered by the proxy itself.
  */
 import { decideRecovery, initRecovery, type AgentRole } from "@loopguard/core/classify"
-import { CrossStepDetectors, type JudgeConfig } from "@loopguard/core/judge"
-import { doomLoop, StepRecordLog } from "@loopguard/core/loops"
-import { textOf, toolPartsOf, type AssistantMessage, type Message } from "@loopguard/core/model"
+import type { JudgeConfig } from "@loopguard/core/judge"
+import { textOf, type AssistantMessage, type Message } from "@loopguard/core/model"
 import type { Incident } from "@loopguard/core/report"
 import { isCutReply, isStopAnswer } from "./notices.js"
+import { TurnJudge, type TurnMemo } from "./turn-judge.js"
 
 export interface VerdictConfig extends JudgeConfig {
   readonly loop: JudgeConfig["loop"] & { readonly role: AgentRole }
@@ -98,61 +98,24 @@ const cutEscalation = (messages: ReadonlyArray<Message>, from: number, role: Age
   return { inserts, incidents, stop, cuts }
 }
 
-/** The judge over the current turn, one step at a time, as the RunLoop runs it after each step. */
-const judgeTurn = (messages: ReadonlyArray<Message>, from: number, config: VerdictConfig) => {
-  const judge = new CrossStepDetectors(config, config.loop.role, false, false)
-  const inserts: Array<Insert> = []
-  const incidents: Array<Incident> = []
-  let stop: StopVerdict | null = null
+/** The judge over the current turn (taken up from `memo` when it holds this conversation's earlier turn). */
+const judgeTurn = (messages: ReadonlyArray<Message>, from: number, config: VerdictConfig, memo?: { readonly memo: TurnMemo; readonly session: string }) => {
   const turn = messages.slice(from)
-  // The step records kept as the turn grows, as the RunLoop's history view keeps them: no step walks the whole turn again.
-  const records = new StepRecordLog()
-  let newestUserAt = -1
-  let step = 0
-  turn.forEach((m, i) => {
-    records.push(m)
-    if (m.role === "user") newestUserAt = i
-    if (m.role !== "assistant") return
-    const final = toolPartsOf(m).length === 0
-    const after = judge.afterStep(turn.slice(0, i + 1), m, step, { final, costUsd: null }, { records, crops: [], newestUserAt })
-    const before = nextStepAt(turn, i)
-    incidents.push(...after.incidents)
-    for (const r of after.reminders) inserts.push({ before, kind: r.kind, text: r.text })
-    const doom = config.doom_loop.enabled ? doomLoop(m, { repeats: config.doom_loop.repeats }) : null
-    if (doom !== null) {
-      incidents.push({ step, detector: "doom-loop", action: "remind", kind: "loop", detail: { tool: doom.tool } })
-      inserts.push({ before, kind: "doom-loop", text: `You called ${doom.tool} ${config.doom_loop.repeats} times with the same input in one reply. Do not repeat a call whose result you already have; use it, or try something different.` })
-    }
-    const ended = after.exit ?? (after.pause !== null ? { reason: "try_best_paused", error: { tag: "Paused", message: String(after.pause["detail"] ?? "") } } : null)
-    stop = ended === null ? null : stopOf(after.incidents, ended.error.message)
-    step += 1
-  })
-  const note = judge.takeNote()
-  if (note !== null) inserts.push({ before: null, kind: "note", text: note })
-  return { inserts, incidents, stop, steps: step }
-}
-
-/** The stop's words from the incident that raised it. */
-const stopOf = (incidents: ReadonlyArray<Incident>, message: string): StopVerdict => {
-  const raised = incidents.find((i) => i.action === "stop" || i.action === "terminate" || i.action === "hand-back" || i.action === "pause") ?? incidents[incidents.length - 1]
-  const detector = raised?.detector ?? "loop"
-  const detail = raised?.detail?.["detail"]
-  return {
-    detector,
-    loop: detector === "breaker" ? "the tool calls keep failing (error-storm breaker)" : `the agent is stuck in a loop (${detector})`,
-    evidence: typeof detail === "string" ? detail : message,
-    next: "stop repeating this; summarise what was tried and what failed, then ask the user how to go on or take a clearly different approach"
-  }
+  const judge = memo !== undefined ? memo.memo.judged(memo.session, turn, config) : new TurnJudge(config)
+  if (memo === undefined) judge.feedFrom(turn)
+  const inserts: Array<Insert> = judge.reminders.map((r) => ({ before: nextStepAt(turn, r.after), kind: r.kind, text: r.text }))
+  if (judge.pendingNote !== null) inserts.push({ before: null, kind: "note", text: judge.pendingNote })
+  return { inserts, incidents: judge.newestIncidents, stop: judge.stop }
 }
 
 /** The verdict on a request whose history is `messages`. */
-export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictConfig): Verdict => {
+export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictConfig, memo?: { readonly memo: TurnMemo; readonly session: string }): Verdict => {
   const lastUser = lastIndex(messages, (m) => m.role === "user")
   const lastStop = lastIndex(messages, isStop)
   // A stop the agent came back to without a new user message: the turn stays stopped.
   if (lastStop > lastUser) return { action: "stop", inserts: [], cropCuts: false, stop: STOPPED_BEFORE, incidents: [] }
   const cuts = cutEscalation(messages, lastStop + 1, config.loop.role)
-  const turn = judgeTurn(messages, Math.max(0, lastUser), config)
+  const turn = judgeTurn(messages, Math.max(0, lastUser), config, memo)
   const inserts = [...cuts.inserts, ...turn.inserts]
   const newestAt = lastIndex(messages, (m) => m.role === "assistant")
   const newest = newestAt === -1 ? null : (messages[newestAt] as AssistantMessage)
@@ -161,7 +124,7 @@ export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictCo
   // What the newest step raised: older steps' incidents were reported with their own requests.
   const incidents = [
     ...(newestIsCut ? cuts.incidents.slice(-1) : []),
-    ...(newestAt > lastUser ? turn.incidents.filter((i) => i.step === turn.steps - 1) : [])
+    ...(newestAt > lastUser ? turn.incidents : [])
   ]
   // Reminders of earlier steps keep their places (as stored reminders would); the ones at the end are this request's news.
   const fresh = inserts.filter((x) => x.before === null)

@@ -200,8 +200,10 @@ export const TryBestSection = Schema.Struct({
   enabled: Schema.Boolean,
   edit_window: PosInt,
   edit_similarity: Ratio,
-  edit_matches: PosInt,
-  action_streak: PosInt,
+  /** 0: near-identical edits are not reported. */
+  edit_matches: NonNegInt,
+  /** 0: edit streaks are not reported. */
+  action_streak: NonNegInt,
   failed_command_retries: PosInt,
   edit_tools: Names,
   shell_tools: Names,
