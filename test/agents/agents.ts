@@ -1,0 +1,263 @@
+/**
+ * The real agent CLIs the proxy is tested with: the pinned npm package, and how each one is pointed
+ * at a base URL (OpenAI Chat Completions, OpenAI Responses or Anthropic Messages) and run once, headless, with its tools allowed, in a workspace of
+ * its own. Every agent gets a fresh home directory and a minimal environment, so nothing of the
+ * machine's own configuration or keys reaches it and nothing it writes outlives the test.
+ */
+import { mkdirSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+
+export interface AgentRunContext {
+  /** `http://HOST:PORT/v1`: the scripted server direct, or the proxy in front of it. */
+  readonly baseURL: string
+  readonly modelId: string
+  readonly workspace: string
+  /** A fresh directory used as HOME and for the agent's config and state. */
+  readonly home: string
+  readonly prompt: string
+}
+
+export interface AgentInvocation {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly env: Record<string, string>
+}
+
+export interface AgentSpec {
+  readonly name: string
+  /** npm package specs installed together (pinned). */
+  readonly packages: ReadonlyArray<string>
+  /**
+   * The agent's own guard against one identical tool call repeated: how many times the call runs
+   * before the agent halts the run by itself (and with which exit code). Absent: it never stops.
+   */
+  readonly ownRepeatGuard?: { readonly executions: number; readonly exitCode: number }
+  /**
+   * Removes what differs between two runs of the same task whoever is in between (ids, random
+   * tool-output labels), so a direct and a proxied run compare equal when the proxy changed nothing.
+   */
+  readonly volatile?: (body: any) => any
+  /** Prepares config files under `home` and returns the command line. */
+  readonly invocation: (installDir: string, ctx: AgentRunContext) => AgentInvocation
+}
+
+/** What every agent gets: no inherited variables beyond PATH and locale, a throwaway HOME. */
+const baseEnv = (home: string): Record<string, string> => ({
+  PATH: process.env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
+  HOME: home,
+  LANG: "C.UTF-8",
+  TERM: "dumb",
+  NO_COLOR: "1",
+  TMPDIR: join(home, "tmp"),
+  XDG_CONFIG_HOME: join(home, ".config"),
+  XDG_DATA_HOME: join(home, ".local", "share"),
+  XDG_CACHE_HOME: join(home, ".cache"),
+  XDG_STATE_HOME: join(home, ".local", "state")
+})
+
+const writeJson = (path: string, value: unknown): void => {
+  mkdirSync(join(path, ".."), { recursive: true })
+  writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`)
+}
+
+/** A key the scripted server ignores: the agents refuse to start without one. */
+export const TEST_API_KEY = "test-key-not-secret"
+
+export const PI_VERSION = "0.73.1"
+
+/** pi: a custom provider in `$PI_CODING_AGENT_DIR/models.json`, `pi -p` for one prompt. */
+export const pi: AgentSpec = {
+  name: "pi",
+  packages: [`@mariozechner/pi-coding-agent@${PI_VERSION}`],
+  invocation: (installDir, ctx) => {
+    const agentDir = join(ctx.home, "pi-agent")
+    writeJson(join(agentDir, "models.json"), {
+      providers: {
+        loopguard: {
+          baseUrl: ctx.baseURL,
+          api: "openai-completions",
+          apiKey: TEST_API_KEY,
+          compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
+          models: [{ id: ctx.modelId, reasoning: false }]
+        }
+      }
+    })
+    return {
+      command: join(installDir, "node_modules", ".bin", "pi"),
+      args: ["-p", "--provider", "loopguard", "--model", ctx.modelId, "--no-session", "--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes", "--no-context-files", ctx.prompt],
+      env: { ...baseEnv(ctx.home), PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_TELEMETRY: "0", PI_SKIP_VERSION_CHECK: "1" }
+    }
+  }
+}
+
+export const OPENCODE_VERSION = "1.18.33"
+
+/**
+ * OpenCode: a provider on the bundled `@ai-sdk/openai-compatible` in the file `OPENCODE_CONFIG`
+ * names, `opencode run` for one prompt. Network start-up work (model list, updates, default
+ * plugins, language-server downloads, sharing) is switched off by its own variables.
+ */
+export const opencode: AgentSpec = {
+  name: "opencode",
+  packages: [`opencode-ai@${OPENCODE_VERSION}`],
+  invocation: (installDir, ctx) => {
+    const configPath = join(ctx.home, "opencode.json")
+    writeJson(configPath, {
+      $schema: "https://opencode.ai/config.json",
+      autoupdate: false,
+      share: "disabled",
+      model: `loopguard/${ctx.modelId}`,
+      small_model: `loopguard/${ctx.modelId}`,
+      permission: { edit: "allow", bash: "allow", webfetch: "deny", external_directory: "deny" },
+      provider: {
+        loopguard: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "loopguard",
+          options: { baseURL: ctx.baseURL, apiKey: TEST_API_KEY },
+          models: { [ctx.modelId]: { name: ctx.modelId, tool_call: true } }
+        }
+      }
+    })
+    return {
+      // The platform package's binary itself: the wrapper's launcher is only put in place by an
+      // install script, which the tests do not run.
+      command: join(installDir, "node_modules", `opencode-${process.platform}-${process.arch}`, "bin", "opencode"),
+      args: ["run", ctx.prompt],
+      env: {
+        ...baseEnv(ctx.home),
+        OPENCODE_CONFIG: configPath,
+        OPENCODE_DISABLE_MODELS_FETCH: "1",
+        OPENCODE_DISABLE_AUTOUPDATE: "1",
+        OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+        OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+        OPENCODE_DISABLE_SHARE: "1",
+        OPENCODE_DISABLE_CLAUDE_CODE: "1"
+      }
+    }
+  }
+}
+
+export const QWEN_CODE_VERSION = "0.24.4"
+/** Qwen Code needs Node 22; the machines may have only Node 20, so npm's Node 22 binary package runs it. */
+export const QWEN_NODE_VERSION = "22.23.3"
+
+/**
+ * Qwen Code: the OpenAI auth type with base URL, key and model as flags, one positional prompt,
+ * `--yolo` to allow its tools; telemetry, usage statistics and update checks off in
+ * `$HOME/.qwen/settings.json`.
+ */
+export const qwenCode: AgentSpec = {
+  name: "qwen-code",
+  // "Loop detection halted the run (consecutive_identical_tool_calls …)": on the 5th identical
+  // call, before it runs; always on.
+  ownRepeatGuard: { executions: 4, exitCode: 1 },
+  packages: [`@qwen-code/qwen-code@${QWEN_CODE_VERSION}`, `node-${process.platform}-${process.arch}@${QWEN_NODE_VERSION}`],
+  invocation: (installDir, ctx) => {
+    writeJson(join(ctx.home, ".qwen", "settings.json"), {
+      telemetry: { enabled: false },
+      privacy: { usageStatisticsEnabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      security: { auth: { selectedType: "openai" } }
+    })
+    const modules = join(installDir, "node_modules")
+    return {
+      command: join(modules, `node-${process.platform}-${process.arch}`, "bin", "node"),
+      args: [
+        join(modules, "@qwen-code", "qwen-code", "cli-entry.js"),
+        "--auth-type", "openai", "--openai-base-url", ctx.baseURL, "--openai-api-key", TEST_API_KEY,
+        "--model", ctx.modelId, "--yolo", "--bare", ctx.prompt
+      ],
+      env: { ...baseEnv(ctx.home), QWEN_CODE_SUPPRESS_YOLO_WARNING: "1" }
+    }
+  }
+}
+
+export const CODEX_VERSION = "0.171.0"
+
+/**
+ * Codex CLI (OpenAI Responses): a model provider with `wire_api = "responses"` in
+ * `$CODEX_HOME/config.toml`, its key read from the variable `env_key` names; `codex exec` for one
+ * prompt, approvals and the sandbox off (the workspace is a throwaway folder).
+ */
+const CODEX_RANDOM_ID = /^(msg|fco|rs)_[0-9a-f-]{20,}$/
+
+export const codex: AgentSpec = {
+  name: "codex",
+  packages: [`@openai/codex@${CODEX_VERSION}`],
+  // Per run: a session and installation id, turn ids, item ids; per tool call: a random chunk label.
+  volatile: (body) => {
+    const { prompt_cache_key: _key, client_metadata: _meta, ...rest } = body ?? {}
+    const input = Array.isArray(rest.input)
+      ? rest.input.map((item: any) => {
+          const { id, ...fields } = item ?? {}
+          const kept = typeof id === "string" && CODEX_RANDOM_ID.test(id) ? fields : item
+          return typeof kept?.output === "string"
+            ? { ...kept, output: kept.output.replace(/^Chunk ID: \w+\nWall time: [\d.]+ seconds\n/, "") }
+            : kept
+        })
+      : rest.input
+    return { ...rest, input }
+  },
+  invocation: (installDir, ctx) => {
+    const codexHome = join(ctx.home, ".codex")
+    mkdirSync(codexHome, { recursive: true })
+    writeFileSync(
+      join(codexHome, "config.toml"),
+      [
+        `model = ${JSON.stringify(ctx.modelId)}`,
+        `model_provider = "loopguard"`,
+        `approval_policy = "never"`,
+        `sandbox_mode = "danger-full-access"`,
+        `check_for_update_on_startup = false`,
+        ``,
+        `[analytics]`,
+        `enabled = false`,
+        ``,
+        `[model_providers.loopguard]`,
+        `name = "loopguard"`,
+        `base_url = ${JSON.stringify(ctx.baseURL)}`,
+        `env_key = "SCRIPTED_API_KEY"`,
+        `wire_api = "responses"`,
+        ``
+      ].join("\n")
+    )
+    return {
+      command: join(installDir, "node_modules", ".bin", "codex"),
+      args: ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "--color", "never", ctx.prompt],
+      env: { ...baseEnv(ctx.home), CODEX_HOME: codexHome, SCRIPTED_API_KEY: TEST_API_KEY }
+    }
+  }
+}
+
+export const CLAUDE_CODE_VERSION = "2.1.332"
+
+/**
+ * Claude Code (Anthropic Messages): `ANTHROPIC_BASE_URL` is the server root (it appends
+ * `/v1/messages` itself), `ANTHROPIC_API_KEY` a key; `claude -p` for one prompt with the shell and
+ * write tools allowed; non-essential traffic (telemetry, update checks, error reports) off.
+ */
+export const claudeCode: AgentSpec = {
+  name: "claude-code",
+  packages: [`@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`],
+  // A device id made at first start (the home is new each run) and a session id.
+  volatile: (body) => {
+    const { metadata: _metadata, ...rest } = body ?? {}
+    return rest
+  },
+  invocation: (installDir, ctx) => ({
+    // The platform package's binary: the wrapper's launcher is put in place by an install script.
+    command: join(installDir, "node_modules", "@anthropic-ai", `claude-code-${process.platform}-${process.arch}`, "claude"),
+    args: ["-p", "--model", ctx.modelId, "--allowedTools", "Bash,Write,Edit,Read", "--output-format", "text", ctx.prompt],
+    env: {
+      ...baseEnv(ctx.home),
+      ANTHROPIC_BASE_URL: ctx.baseURL.replace(/\/v1\/?$/, ""),
+      ANTHROPIC_API_KEY: TEST_API_KEY,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      DISABLE_AUTOUPDATER: "1",
+      DISABLE_TELEMETRY: "1",
+      DISABLE_ERROR_REPORTING: "1"
+    }
+  })
+}
+
+export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, qwenCode, codex, claudeCode]

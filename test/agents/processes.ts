@@ -1,0 +1,119 @@
+/**
+ * Child processes of the agent tests: each runs in a process group of its own, so the agent and
+ * everything it spawned (its shell tool, its language servers) is killed together, by the group's
+ * id, when the run ends, times out or the test fails.
+ */
+import { spawn, type ChildProcess } from "node:child_process"
+
+const liveGroups = new Set<number>()
+
+const signalGroup = (pgid: number, signal: NodeJS.Signals): void => {
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+/** Kills every group still registered: the last resort of `afterAll` and of this process's exit. */
+export const killAllGroups = (): void => {
+  for (const pgid of liveGroups) signalGroup(pgid, "SIGKILL")
+  liveGroups.clear()
+}
+process.once("exit", killAllGroups)
+
+const exited = (child: ChildProcess): Promise<void> =>
+  child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once("exit", () => resolve()))
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** SIGTERM to the group, then SIGKILL after `graceMs`; resolves once the leader is gone. */
+export const stopGroup = async (child: ChildProcess, graceMs = 3000): Promise<void> => {
+  const pgid = child.pid
+  if (pgid === undefined) return
+  signalGroup(pgid, "SIGTERM")
+  await Promise.race([exited(child), pause(graceMs)])
+  // Children of the group may outlive a leader that obeyed SIGTERM: the whole group goes.
+  signalGroup(pgid, "SIGKILL")
+  await exited(child)
+  liveGroups.delete(pgid)
+}
+
+export interface StartedGroup {
+  readonly child: ChildProcess
+  /** Everything the process wrote so far (each stream capped at 1 MB). */
+  readonly output: () => { readonly stdout: string; readonly stderr: string }
+}
+
+const OUTPUT_CAP = 1_000_000
+
+/** Starts `command` as the leader of a new process group, its output captured. */
+export const startGroup = (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env: Record<string, string> }
+): StartedGroup => {
+  // Bun throws a failed exec (ENOEXEC, EACCES) synchronously: it comes back as the run's output.
+  const child = (() => {
+    try {
+      return spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+    } catch (cause) {
+      return spawn(process.execPath, ["-e", `console.error(${JSON.stringify(`spawn ${command} failed: ${String(cause)}`)}); process.exit(127)`], {
+        cwd: options.cwd, detached: true, stdio: ["ignore", "pipe", "pipe"]
+      })
+    }
+  })()
+  if (child.pid !== undefined) liveGroups.add(child.pid)
+  const out = { stdout: "", stderr: "" }
+  const collect = (key: "stdout" | "stderr") => (part: Buffer) => {
+    if (out[key].length < OUTPUT_CAP) out[key] += part.toString("utf8")
+  }
+  child.stdout?.on("data", collect("stdout"))
+  child.stderr?.on("data", collect("stderr"))
+  child.once("error", (cause) => (out.stderr += `\nspawn failed: ${cause.message}`))
+  child.once("exit", () => {
+    // The leader is gone; its group may not be (a detached grandchild). Kill what is left now.
+    if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL")
+    if (child.pid !== undefined) liveGroups.delete(child.pid)
+  })
+  return { child, output: () => ({ ...out }) }
+}
+
+export interface RunOutcome {
+  readonly exitCode: number | null
+  readonly signal: NodeJS.Signals | null
+  /** The run hit its deadline (or `stopWhen`) and was killed by us. */
+  readonly killed: boolean
+  readonly elapsedMs: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/**
+ * Runs a process to its end, killing its group at `deadlineMs` or as soon as `stopWhen` holds
+ * (polled every 200 ms). The group is always gone when this resolves.
+ */
+export const runBounded = async (
+  command: string,
+  args: ReadonlyArray<string>,
+  options: { readonly cwd: string; readonly env: Record<string, string>; readonly deadlineMs: number; readonly stopWhen?: () => boolean }
+): Promise<RunOutcome> => {
+  const started = Date.now()
+  const group = startGroup(command, args, options)
+  let killed = false
+  const done = exited(group.child)
+  try {
+    while (Date.now() - started < options.deadlineMs) {
+      const finished = await Promise.race([done.then(() => true), pause(200).then(() => false)])
+      if (finished) break
+      if (options.stopWhen?.() === true) break
+    }
+  } finally {
+    if (group.child.exitCode === null && group.child.signalCode === null) killed = true
+    await stopGroup(group.child)
+  }
+  const { stdout, stderr } = group.output()
+  return { exitCode: group.child.exitCode, signal: group.child.signalCode, killed, elapsedMs: Date.now() - started, stdout, stderr }
+}
