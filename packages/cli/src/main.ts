@@ -38,7 +38,7 @@ const program = Command.run(root, { version: VERSION }).pipe(
   Effect.catchTag("SessionStoreError", (e: SessionStoreError) =>
     Effect.sync(() => {
       process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
-      process.exitCode = e.reason === "unavailable" ? 1 : 2
+      process.exitCode = e.reason === "unavailable" || e.reason === "lease-lost" ? 1 : 2
     })
   ),
   Effect.catchTag("RunFailed", (e: RunFailed) =>

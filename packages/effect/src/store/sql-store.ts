@@ -54,7 +54,8 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
     const sql = yield* SqlClient.SqlClient
     yield* (options.readOnly === true ? checkSchema : migrate).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("prepare the session database")(e))))
     const owner = makeOwner()
-    const held = new Set<string>()
+    /** The sessions this store holds the write lease of, with the fencing token it acquired. */
+    const held = new Map<string, number>()
     /**
      * The sessions this process holds the write lease of, mirrored in memory: nobody else may
      * write them meanwhile, so `changes` answers from the mirror and a step's reads do not grow
@@ -80,15 +81,19 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
       sql
         .withTransaction(
           Effect.gen(function* () {
-            yield* claimLease(sql, owner, sessionId, { now: Date.now(), leaseMs: options.leaseMs, held: held.has(sessionId) })
-            return yield* body
+            const token = yield* claimLease(sql, owner, sessionId, { now: Date.now(), leaseMs: options.leaseMs, token: held.get(sessionId) })
+            return [yield* body, token] as const
           })
         )
         .pipe(
+          Effect.map(([result, token]) => {
+            // Held only once the claim committed: a rolled-back first write holds nothing. A lost
+            // lease keeps its stale token, so every later write of this store is refused too.
+            held.set(sessionId, token)
+            return result
+          }),
           Effect.tap((result) =>
             Effect.sync(() => {
-              // Held only once the claim committed: a rolled-back first write holds nothing.
-              held.add(sessionId)
               const journal = mirrors.get(sessionId)
               if (journal !== undefined && (mirrored === undefined || !mirrored(result, journal))) mirrors.delete(sessionId)
             })
@@ -215,12 +220,12 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
 
     // Heartbeat: a lease this process holds stays fresh while it lives, however long a step runs.
     yield* Effect.forkScoped(
-      Effect.suspend(() => Effect.forEach([...held], (id) => renewLease(sql, owner, id, Date.now(), options.leaseMs).pipe(Effect.ignore), { discard: true })).pipe(
+      Effect.suspend(() => Effect.forEach([...held], ([id, token]) => renewLease(sql, owner, id, token, Date.now(), options.leaseMs).pipe(Effect.ignore), { discard: true })).pipe(
         Effect.repeat(Schedule.spaced(Duration.millis(Math.max(50, Math.floor(options.leaseMs / 3)))))
       )
     )
     yield* Effect.addFinalizer(() =>
-      Effect.forEach([...held], (id) => releaseLease(sql, owner, id).pipe(Effect.ignore), { discard: true }).pipe(
+      Effect.forEach([...held], ([id, token]) => releaseLease(sql, owner, id, token).pipe(Effect.ignore), { discard: true }).pipe(
         // A closed store holds no session: whatever still references it must not keep the mirrors alive.
         Effect.andThen(Effect.sync(() => mirrors.clear()))
       )

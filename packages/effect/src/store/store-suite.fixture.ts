@@ -188,6 +188,34 @@ export const storeSuite = (name: string, target: SuiteTarget) => {
       }), t)
   }, TIMEOUT)
 
+  test(`${name}: a writer paused past its lease is fenced off even after the next writer released the session`, async () => {
+    const t = await target.fresh()
+    await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open({ leaseMs: 60_000 })
+        yield* a.append("p", user("u0", "a's turn"))
+        // A is paused past its lease: nothing renews it, it runs out.
+        yield* Effect.promise(() => raw(t, `UPDATE loopguard_sessions SET lease_until = 1 WHERE id = 'p'`))
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const b = yield* makeDurableStore(t, {})
+            yield* b.append("p", user("u1", "b's turn"))
+            yield* b.putAssistant("p", reply("a2", "u1", 0))
+          })
+        )
+        // B closed: the lease is free. A resumes and writes what it had in hand.
+        const fenced = yield* Effect.promise(() => failure(a.putAssistant("p", reply("a2", "u0", 0, { parts: [{ type: "text", text: "stale" }] }))))
+        expect(fenced.reason).toBe("lease-lost")
+        expect(fenced.message).toMatch(/^session p: this process's write lease \(token 1\) was taken over .*already finished .*nothing more was written/)
+        expect(fenced.message).not.toContain("\n")
+        // Every later write of the stale store is refused too, not only the first.
+        expect((yield* Effect.promise(() => failure(a.append("p", user("u9", "again"))))).reason).toBe("lease-lost")
+        const kept = yield* a.messages("p")
+        expect(kept.map((m) => m.id)).toEqual(["u0", "u1", "a2"])
+        expect(kept[2]).toMatchObject({ parts: [{ type: "text", text: "reply a2" }] })
+      }), t)
+  }, TIMEOUT)
+
   test(`${name}: a corrupt record is an error naming the session and the record`, async () => {
     const t = await target.fresh()
     await withScope((open) =>
