@@ -34,6 +34,6 @@ export const storeFailure = (e: SessionStoreError): UsageError | RunFailed =>
 
 /** Opening a store that is not there or refuses us is a usage problem: exit 2. */
 export const openCliStore = (target: string, config: LoopguardConfig): Effect.Effect<SessionStoreShape, UsageError, Scope.Scope> =>
-  makeDurableStore(target, { leaseMs: config.store.leaseMs, busyTimeoutMs: config.store.busyTimeoutMs }).pipe(
+  makeDurableStore(target, { leaseMs: config.store.leaseMs, busyTimeoutMs: config.store.busyTimeoutMs, timeoutMs: config.store.timeoutMs }).pipe(
     Effect.mapError((e) => new UsageError({ message: e.message }))
   )

@@ -17,7 +17,7 @@ import { openCliStore, storeFailure, storeTargetOf, type StoreFlags } from "../s
 const storeFlags = {
   sessionDir: Flag.String("session-dir").pipe(Flag.optional, Flag.withDescription("the SQLite store in this folder (<dir>/sessions.db)")),
   store: Flag.String("store").pipe(Flag.optional, Flag.withDescription("a Postgres store (postgres://…)")),
-  config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (store.leaseMs, store.busyTimeoutMs)"))
+  config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (store.leaseMs, store.busyTimeoutMs, store.timeoutMs)"))
 }
 
 /** Opens the store the flags name for the length of `use`; a store is required here. */

@@ -331,7 +331,9 @@ export const TextToolCallsSection = Schema.Struct({
 /** Config section `store`: the durable SessionStore (docs/store.md), one writer per session by lease. */
 export const StoreSection = Schema.Struct({
   leaseMs: TimerMs.check(Schema.isGreaterThanOrEqualTo(1000)),
-  busyTimeoutMs: DelayMs
+  busyTimeoutMs: DelayMs,
+  /** Deadline of one store call (read, write, lease renewal): a store that went away fails the run instead of hanging it. */
+  timeoutMs: TimerMs.check(Schema.isGreaterThanOrEqualTo(1000))
 })
 
 /** The built-in tools of `loopguard run` (the shell is not a sandbox: see docs/security.md). */

@@ -8,6 +8,7 @@ import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { mkdirSync } from "node:fs"
 import { join, resolve } from "node:path"
+import { boundedScope, detachedTimeout } from "./deadline.js"
 import { openSqlite } from "./sqlite-client.js"
 import { makeSqlStore } from "./sql-store.js"
 import { SessionStore, type SessionStoreShape } from "./SessionStore.js"
@@ -15,12 +16,15 @@ import { describeCause, SessionStoreError } from "./SessionStoreError.js"
 
 export const DEFAULT_LEASE_MS = 30_000
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000
+export const DEFAULT_STORE_TIMEOUT_MS = 30_000
 
 export interface DurableStoreOptions {
   /** How long a writer's lease lasts without a heartbeat (config `store.leaseMs`). */
   readonly leaseMs?: number
   /** SQLite only: how long a write waits for another process's transaction (config `store.busyTimeoutMs`). */
   readonly busyTimeoutMs?: number
+  /** The deadline of one store call (config `store.timeoutMs`): a store that stopped answering fails as `unavailable`. */
+  readonly timeoutMs?: number
 }
 
 /** The database file inside a session folder. */
@@ -54,12 +58,18 @@ export const openSqlClient = (
     if (isPostgresUrl(target)) {
       const shown = redactUrl(target)
       const { PgClient } = yield* loadPgDriver
+      const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS
+      // A server gone mid-run must not hold the end of the run: the pool's goodbye is bounded too.
+      const clientScope = yield* boundedScope(timeoutMs)
       const client = yield* PgClient.make({ url: Redacted.make(target), maxConnections: 4, connectTimeout: "10 seconds" }).pipe(
         Effect.provide(Reactivity.layer),
-        Effect.mapError(failOpen(shown))
+        Effect.mapError(failOpen(shown)),
+        Scope.provide(clientScope)
       )
       // Fail here, at open, rather than at the first write: a wrong URL is a usage problem.
-      yield* client`SELECT 1`.pipe(Effect.mapError(failOpen(shown)))
+      yield* detachedTimeout(client`SELECT 1`.pipe(Effect.mapError(failOpen(shown))), timeoutMs, () =>
+        Effect.fail(failOpen(shown)(`no answer within ${timeoutMs / 1000}s (store.timeoutMs)`))
+      )
       return { client, shown, readOnly: false }
     }
     const file = sqliteFile(target)
@@ -75,7 +85,7 @@ export const openSqlClient = (
 export const makeDurableStore = (target: string, options: DurableStoreOptions = {}): Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope> =>
   Effect.gen(function* () {
     const { client, shown, readOnly } = yield* openSqlClient(target, options)
-    return yield* makeSqlStore({ leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, readOnly, location: (id) => `${shown} (session ${id})` }).pipe(
+    return yield* makeSqlStore({ leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, timeoutMs: options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, readOnly, location: (id) => `${shown} (session ${id})` }).pipe(
       Effect.provideService(SqlClient.SqlClient, client)
     )
   })

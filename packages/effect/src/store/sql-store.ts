@@ -7,6 +7,7 @@
 import type { AssistantMessage, Message } from "@loopguard/core/model"
 import { Duration, Effect, Schedule, Schema, Scope } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
+import { detachedTimeout } from "./deadline.js"
 import { claimLease, holderLabel, makeOwner, releaseLease, renewLease } from "./lease.js"
 import { parseMessageBody } from "./message-schema.js"
 import { checkSchema, migrate } from "./migrations.js"
@@ -18,6 +19,8 @@ export interface SqlStoreOptions {
   /** What the run report prints as "saved at" for a session. */
   readonly location: (sessionId: string) => string
   readonly leaseMs: number
+  /** The deadline of one call (config `store.timeoutMs`); past it the call fails as `unavailable`. */
+  readonly timeoutMs: number
   /** Opened from a read-only medium: the schema is checked, not migrated; writes fail as `unavailable`. */
   readonly readOnly?: boolean
 }
@@ -46,13 +49,29 @@ const unavailable = (doing: string, sessionId?: string) => (e: SqlError.SqlError
     cause: e
   })
 
+/** `self` under the store's deadline (config `store.timeoutMs`): past it, `unavailable` in one line. */
+export const withDeadline = (timeoutMs: number, doing: string, sessionId?: string) =>
+  <A, R>(self: Effect.Effect<A, SessionStoreError, R>): Effect.Effect<A, SessionStoreError, R> =>
+    detachedTimeout(self, timeoutMs, () =>
+      Effect.fail(
+        new SessionStoreError({
+          reason: "unavailable",
+          ...(sessionId !== undefined ? { sessionId } : {}),
+          message: `${sessionId !== undefined ? `session ${sessionId}: ` : ""}could not ${doing}: the session store did not answer within ${timeoutMs / 1000}s (store.timeoutMs); is the database still running?`
+        })
+      )
+    )
+
 const corrupt = (sessionId: string, record: string, problem: string) =>
   new SessionStoreError({ reason: "corrupt", sessionId, message: `session ${sessionId}, record ${record}: ${problem}; the session cannot be loaded` })
 
 export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionStoreShape, SessionStoreError, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    yield* (options.readOnly === true ? checkSchema : migrate).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("prepare the session database")(e))))
+    yield* (options.readOnly === true ? checkSchema : migrate).pipe(
+      Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("prepare the session database")(e))),
+      withDeadline(options.timeoutMs, "prepare the session database")
+    )
     const owner = makeOwner()
     /** The sessions this store holds the write lease of, with the fencing token it acquired. */
     const held = new Map<string, number>()
@@ -98,8 +117,10 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
               if (journal !== undefined && (mirrored === undefined || !mirrored(result, journal))) mirrors.delete(sessionId)
             })
           ),
-          Effect.tapError(() => Effect.sync(() => mirrors.delete(sessionId))),
-          Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(doing, sessionId)(e)))
+          Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(doing, sessionId)(e))),
+          withDeadline(options.timeoutMs, doing, sessionId),
+          // Failed or past its deadline (committed or not): the mirror is reloaded from the rows.
+          Effect.tapError(() => Effect.sync(() => mirrors.delete(sessionId)))
         )
 
     const decodeRows = (sessionId: string, rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Message>, SessionStoreError> =>
@@ -121,7 +142,8 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
     const messages = (sessionId: string) =>
       sql`SELECT seq, id, body FROM loopguard_messages WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
         Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("read the session", sessionId)(e))),
-        Effect.flatMap((rows) => decodeRows(sessionId, rows))
+        Effect.flatMap((rows) => decodeRows(sessionId, rows)),
+        withDeadline(options.timeoutMs, "read the session", sessionId)
       )
 
     const insert = (sessionId: string, message: Message, body: string) =>
@@ -202,6 +224,7 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
                    (SELECT COUNT(*) FROM loopguard_messages m WHERE m.session_id = s.id AND m.role = 'assistant') AS steps
             FROM loopguard_sessions s ORDER BY s.updated_at DESC, s.id`.pipe(
           Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("list sessions")(e))),
+          withDeadline(options.timeoutMs, "list sessions"),
           Effect.flatMap((rows) =>
             Effect.forEach(rows, (raw, i) => {
               const decoded = decodeSummary(raw)
@@ -220,12 +243,12 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
 
     // Heartbeat: a lease this process holds stays fresh while it lives, however long a step runs.
     yield* Effect.forkScoped(
-      Effect.suspend(() => Effect.forEach([...held], ([id, token]) => renewLease(sql, owner, id, token, Date.now(), options.leaseMs).pipe(Effect.ignore), { discard: true })).pipe(
+      Effect.suspend(() => Effect.forEach([...held], ([id, token]) => renewLease(sql, owner, id, token, Date.now(), options.leaseMs).pipe(Effect.mapError(unavailable("renew the lease", id)), withDeadline(options.timeoutMs, "renew the lease", id), Effect.ignore), { discard: true })).pipe(
         Effect.repeat(Schedule.spaced(Duration.millis(Math.max(50, Math.floor(options.leaseMs / 3)))))
       )
     )
     yield* Effect.addFinalizer(() =>
-      Effect.forEach([...held], ([id, token]) => releaseLease(sql, owner, id, token).pipe(Effect.ignore), { discard: true }).pipe(
+      Effect.forEach([...held], ([id, token]) => releaseLease(sql, owner, id, token).pipe(Effect.mapError(unavailable("release the lease", id)), withDeadline(options.timeoutMs, "release the lease", id), Effect.ignore), { discard: true }).pipe(
         // A closed store holds no session: whatever still references it must not keep the mirrors alive.
         Effect.andThen(Effect.sync(() => mirrors.clear()))
       )
