@@ -19,8 +19,17 @@ import { fsErrorWords } from "./session-dir.js"
 import { runMainWithSignals } from "./signals.js"
 import { VERSION } from "./version.js"
 import { makeRedactor } from "@loopguard/core/try-best"
+import { pgSecrets, redactUrl } from "@loopguard/effect/store"
 
-const redactForStderr = makeRedactor([process.env["OPENAI_API_KEY"], process.env["LOOPGUARD_API_KEY"]])
+/** The value given to `--store` (`--store URL` or `--store=URL`), whose password must not be printed. */
+const storeArgument = (argv: ReadonlyArray<string>): string => {
+  const i = argv.indexOf("--store")
+  if (i >= 0) return argv[i + 1] ?? ""
+  return argv.find((a) => a.startsWith("--store="))?.slice("--store=".length) ?? ""
+}
+
+const redactLine = makeRedactor([process.env["OPENAI_API_KEY"], process.env["LOOPGUARD_API_KEY"], ...pgSecrets(storeArgument(process.argv), process.env)])
+const redactForStderr = (line: string): string => redactUrl(redactLine(line))
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
@@ -43,7 +52,7 @@ const program = Command.run(root, { version: VERSION }).pipe(
   ),
   Effect.catchTag("RunFailed", (e: RunFailed) =>
     Effect.sync(() => {
-      if (e.message) process.stderr.write(`loopguard: ${e.message}\n`)
+      if (e.message) process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
       process.exitCode = e.exitCode
     })
   ),

@@ -21,7 +21,8 @@ export const storeTargetOf = (flags: StoreFlags): Effect.Effect<string | null, U
   }
   if (Option.isSome(flags.store)) {
     const url = flags.store.value
-    if (!/^postgres(ql)?:\/\/[^/]/i.test(url)) {
+    // `postgres://` alone is whole when the libpq variables (PGHOST, PGUSER, …) say the rest.
+    if (!/^postgres(ql)?:\/\//i.test(url)) {
       return Effect.fail(new UsageError({ message: `--store: expected a postgres://… URL, got ${redactUrl(url)} (for SQLite use --session-dir DIR)` }))
     }
     return Effect.succeed(url)

@@ -4,7 +4,7 @@
  * v1 (audit reads it); `import` takes trace v1 back, refusing to write over an existing session.
  */
 import type { SessionStoreShape } from "@loopguard/effect"
-import { exportTrace, importTrace } from "@loopguard/effect/store"
+import { exportTrace, importTrace, redactUrl } from "@loopguard/effect/store"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { readFile, writeFile } from "node:fs/promises"
@@ -27,7 +27,8 @@ const withStore = <A, E>(flags: StoreFlags & { readonly config: Option.Option<st
     if (target === null) return yield* new UsageError({ message: "name the store: --session-dir DIR (SQLite) or --store postgres://…" })
     const config = yield* loadCliConfig(Option.isSome(flags.config) ? { configPath: flags.config.value } : {})
     const store = yield* openCliStore(target, config)
-    return yield* use(store, target)
+    // What is printed of the target: never a password it holds.
+    return yield* use(store, redactUrl(target))
   }).pipe(Effect.scoped)
 
 const existing = (store: SessionStoreShape, id: string, target: string) =>

@@ -8,7 +8,9 @@ import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { mkdirSync } from "node:fs"
 import { join, resolve } from "node:path"
+import { makeRedactor } from "@loopguard/core/try-best"
 import { boundedScope, detachedTimeout } from "./deadline.js"
+import { libpqOptions, pgSecrets, redactUrl } from "./pg-target.js"
 import { openSqlite } from "./sqlite-client.js"
 import { makeSqlStore } from "./sql-store.js"
 import { SessionStore, type SessionStoreShape } from "./SessionStore.js"
@@ -30,11 +32,10 @@ export interface DurableStoreOptions {
 /** The database file inside a session folder. */
 export const sqliteFile = (dir: string): string => join(resolve(dir), "sessions.db")
 
-/** A URL with its password (and user) removed: safe to print, log or put in a report. */
-export const redactUrl = (url: string): string => url.replace(/\/\/[^/@]*@/, "//")
+export { redactUrl } from "./pg-target.js"
 
-const failOpen = (what: string) => (cause: unknown) =>
-  new SessionStoreError({ reason: "unavailable", message: `could not open ${what}: ${redactUrl(describeCause(cause))}`, cause })
+const failOpen = (what: string, secrets: ReadonlyArray<string> = []) => (cause: unknown) =>
+  new SessionStoreError({ reason: "unavailable", message: `could not open ${what}: ${makeRedactor(secrets)(redactUrl(describeCause(cause)))}`, cause })
 
 // Loaded on first use: a runtime that keeps sessions in SQLite (or its own store) never loads the
 // Postgres driver, and need not install it (an optional peer dependency).
@@ -57,18 +58,19 @@ export const openSqlClient = (
   Effect.gen(function* () {
     if (isPostgresUrl(target)) {
       const shown = redactUrl(target)
+      const secrets = pgSecrets(target, process.env)
       const { PgClient } = yield* loadPgDriver
       const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS
       // A server gone mid-run must not hold the end of the run: the pool's goodbye is bounded too.
       const clientScope = yield* boundedScope(timeoutMs)
-      const client = yield* PgClient.make({ url: Redacted.make(target), maxConnections: 4, connectTimeout: "10 seconds" }).pipe(
+      const client = yield* PgClient.make({ url: Redacted.make(target), ...libpqOptions(target, process.env), maxConnections: 4, connectTimeout: "10 seconds" }).pipe(
         Effect.provide(Reactivity.layer),
-        Effect.mapError(failOpen(shown)),
+        Effect.mapError(failOpen(shown, secrets)),
         Scope.provide(clientScope)
       )
       // Fail here, at open, rather than at the first write: a wrong URL is a usage problem.
-      yield* detachedTimeout(client`SELECT 1`.pipe(Effect.mapError(failOpen(shown))), timeoutMs, () =>
-        Effect.fail(failOpen(shown)(`no answer within ${timeoutMs / 1000}s (store.timeoutMs)`))
+      yield* detachedTimeout(client`SELECT 1`.pipe(Effect.mapError(failOpen(shown, secrets))), timeoutMs, () =>
+        Effect.fail(failOpen(shown, secrets)(`no answer within ${timeoutMs / 1000}s (store.timeoutMs)`))
       )
       return { client, shown, readOnly: false }
     }
