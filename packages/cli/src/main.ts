@@ -20,6 +20,7 @@ import { runMainWithSignals } from "./signals.js"
 import { VERSION } from "./version.js"
 import { makeRedactor } from "@loopguard/core/try-best"
 import { pgSecrets, redactUrl } from "@loopguard/effect/store"
+import { terminalSafe } from "./render/terminal-safe.js"
 
 /** The value given to `--store` (`--store URL` or `--store=URL`), whose password must not be printed. */
 const storeArgument = (argv: ReadonlyArray<string>): string => {
@@ -29,7 +30,8 @@ const storeArgument = (argv: ReadonlyArray<string>): string => {
 }
 
 const redactLine = makeRedactor([process.env["OPENAI_API_KEY"], process.env["LOOPGUARD_API_KEY"], ...pgSecrets(storeArgument(process.argv), process.env)])
-const redactForStderr = (line: string): string => redactUrl(redactLine(line))
+/** Every error line: no secret, no store password, nothing the terminal would take as a command (ids and paths are the user's or the store's). */
+const redactForStderr = (line: string): string => terminalSafe(redactUrl(redactLine(line)))
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),

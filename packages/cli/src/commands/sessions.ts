@@ -11,6 +11,7 @@ import { readFile, writeFile } from "node:fs/promises"
 import { basename, extname } from "node:path"
 import { UsageError } from "../errors.js"
 import { loadCliConfig } from "../session.js"
+import { terminalSafe } from "../render/terminal-safe.js"
 import { formatList, formatSession } from "../sessions-format.js"
 import { openCliStore, storeFailure, storeTargetOf, type StoreFlags } from "../store-target.js"
 
@@ -80,7 +81,7 @@ const importCommand = Command.make(
         const before = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
         if (before.length > 0) return yield* new UsageError({ message: `session ${id} already exists (${before.length} messages); import it under another id with --as ID` })
         for (const m of parsed.messages) yield* (m.role === "user" ? store.append(id, m) : store.putAssistant(id, m)).pipe(Effect.mapError(storeFailure))
-        yield* Console.log(`imported ${parsed.messages.length} messages as session ${id}`)
+        yield* Console.log(`imported ${parsed.messages.length} messages as session ${terminalSafe(id)}`)
       })
     )
 ).pipe(Command.withDescription("Store a trace v1 file as a session"))
