@@ -41,6 +41,9 @@ describe("escape sequences never reach the terminal", () => {
     const r = await cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "go", "--cwd", dir, "--session-dir", join(dir, "s")])
     expect(r.out).toContain("really")
     expectClean(r.all)
+    const json = await cli(["run", "--base-url", (await serve([textStream(`x ${HOSTILE} y`)])).baseURL, "--model", "m", "--prompt", "go", "--cwd", dir, "--json"])
+    expect(json.code).toBe(0)
+    expectClean(json.all)
   }, TIMEOUT)
 
   test("sessions list, show and import: stored ids and text", async () => {
@@ -53,6 +56,10 @@ describe("escape sequences never reach the terminal", () => {
     expect(list.code).toBe(0)
     expect(list.out).toContain("id")
     expectClean(list.all)
+    // JSON keeps the id exactly, escaped.
+    const listJson = await cli(["sessions", "list", "--session-dir", store, "--json"])
+    expectClean(listJson.all)
+    expect(JSON.parse(listJson.out.trim()).id).toBe(`id${HOSTILE}`)
     const show = await cli(["sessions", "show", `id${HOSTILE}`, "--session-dir", store])
     expect(show.code).toBe(0)
     expect(show.out).toContain("answer")

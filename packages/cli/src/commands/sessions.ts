@@ -11,7 +11,7 @@ import { readFile, writeFile } from "node:fs/promises"
 import { basename, extname } from "node:path"
 import { UsageError } from "../errors.js"
 import { loadCliConfig } from "../session.js"
-import { terminalSafe } from "../render/terminal-safe.js"
+import { jsonLine, terminalSafe } from "../render/terminal-safe.js"
 import { formatList, formatSession } from "../sessions-format.js"
 import { openCliStore, storeFailure, storeTargetOf, type StoreFlags } from "../store-target.js"
 
@@ -43,7 +43,7 @@ const listCommand = Command.make("list", { ...storeFlags, json: Flag.Boolean("js
   withStore(flags, (store, target) =>
     Effect.gen(function* () {
       const sessions = yield* store.list().pipe(Effect.mapError(storeFailure))
-      if (flags.json) for (const s of sessions) yield* Console.log(JSON.stringify(s))
+      if (flags.json) for (const s of sessions) yield* Console.log(jsonLine(s))
       else yield* Console.log(formatList(sessions, target))
     })
   )

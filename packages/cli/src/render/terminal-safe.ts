@@ -13,6 +13,17 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202
 
 export const terminalSafe = (text: string): string => text.replace(CONTROL, "")
 
+/** What JSON.stringify leaves raw of CONTROL: DEL, the C1 range and the bidi controls. */
+const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+
+/**
+ * A value as one JSON line for stdout. The encoder escapes the C0 controls; what it leaves raw
+ * (DEL, C1, the bidi controls) is escaped too (`\u202e`): the same JSON value, nothing a terminal
+ * showing the line would act on.
+ */
+export const jsonLine = (value: unknown): string =>
+  (JSON.stringify(value) ?? "null").replace(RAW_IN_JSON, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+
 /** `https://user:pw@host/v1?key=x` → `https://host/v1`; anything that is not a URL is made terminal-safe. */
 export const displayUrl = (url: string): string => {
   try {
