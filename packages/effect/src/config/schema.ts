@@ -344,6 +344,8 @@ export const ToolsSection = Schema.Struct({
   envDeny: Names,
   /** When not empty, only these names reach the shell. */
   envAllow: Names,
+  /** Variables that look like credentials (by name or a URL with a password) but must reach the shell. */
+  envPass: Names,
   /** Ask on the terminal before each shell command; without a terminal every command is refused. */
   approveCommands: Schema.Boolean
 })
