@@ -12,6 +12,7 @@ import { main as runVsBare } from "./run-vs-bare.js"
 import { main as sessionScale } from "./session-scale.js"
 import { main as auditScanScale } from "./audit-scan-scale.js"
 import { main as storeWrites } from "./store-writes.js"
+import { main as manyCalls } from "./many-calls.js"
 import { quick } from "./lib/measure.js"
 
 const isQuick = quick()
@@ -27,7 +28,8 @@ for (const [name, bench] of [
   // SQLite writes a transaction per write (synchronous = FULL): 2 000 steps keep this under a minute.
   ["session scale (SQLite)", () => sessionScale(isQuick, "sqlite", isQuick ? 1_000 : 2_000)],
   ["audit and scan", () => auditScanScale(isQuick)],
-  ["store writes", () => storeWrites()]
+  ["store writes", () => storeWrites()],
+  ["many tool calls in one reply", () => manyCalls(isQuick ? 250 : 1_000)]
 ] as const) {
   const t0 = performance.now()
   await bench()
