@@ -72,7 +72,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     spendFlatWindow: 10
   },
   breaker: { enabled: true, consecutiveFailures: 3, window: 10, failureRate: 0.6, minSamples: 5, recoverySuccesses: 3, cooldownSteps: 2, fallback: null },
-  compaction: { enabled: true, contextTokens: null, triggerRatio: 0.8, keepRecentSteps: 4, maxCompactions: 3, contextSizes: {} },
+  compaction: { enabled: true, contextTokens: null, triggerRatio: 0.8, keepRecentSteps: 4, maxCompactions: 3, contextSizes: {}, maxSummaryChars: 20_000 },
   subagents: { enabled: false, maxDepth: 2, maxSteps: 20, tokenBudget: null, costBudgetUsd: null, shareOfRemaining: 0.5 },
   toolCaps: { maxCallsPerTool: null, perTool: {} },
   goal_gate: { enabled: false, maxChecks: 20 },

@@ -249,7 +249,9 @@ export const CompactionSection = Schema.Struct({
   /** Compactions allowed in one run. */
   maxCompactions: NonNegInt,
   /** Model id (or id prefix) → context tokens, merged over the built-in table (config file only). */
-  contextSizes: Schema.Record(Schema.String, PosInt)
+  contextSizes: Schema.Record(Schema.String, PosInt),
+  /** Characters of a summary kept: it is sent with every later request, so a runaway one is cut. */
+  maxSummaryChars: PosInt
 })
 
 /** Child runs (the `task` tool, or a library call with `RunInput.depth`). */
