@@ -32,6 +32,14 @@ const withStore = <A, E>(flags: StoreFlags & { readonly config: Option.Option<st
     return yield* use(store, redactUrl(target))
   }).pipe(Effect.scoped)
 
+/** Why `id` cannot name a session (empty, too long, spaces or control characters), or null. */
+export const sessionIdProblem = (id: string): string | null => {
+  if (id === "") return "is empty"
+  if (id.length > 128) return `is ${id.length} characters long (at most 128)`
+  if (/[\s\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(id)) return "holds spaces or control characters"
+  return null
+}
+
 const existing = (store: SessionStoreShape, id: string, target: string) =>
   Effect.gen(function* () {
     const messages = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
@@ -78,9 +86,15 @@ const importCommand = Command.make(
         if (!parsed.ok) return yield* new UsageError({ message: parsed.problems.join("\n") })
         if (parsed.messages.length === 0) return yield* new UsageError({ message: `${flags.file}: no user or assistant lines to import` })
         const id = Option.isSome(flags.as) ? flags.as.value : (parsed.sessionId ?? basename(flags.file, extname(flags.file)))
+        const bad = sessionIdProblem(id)
+        if (bad !== null) return yield* new UsageError({ message: `${Option.isSome(flags.as) ? "--as" : `${flags.file}: the session id`} ${JSON.stringify(id)}: ${bad}; give one with --as ID` })
         const before = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
         if (before.length > 0) return yield* new UsageError({ message: `session ${id} already exists (${before.length} messages); import it under another id with --as ID` })
-        for (const m of parsed.messages) yield* (m.role === "user" ? store.append(id, m) : store.putAssistant(id, m)).pipe(Effect.mapError(storeFailure))
+        // All or nothing: a failure half-way (a repeated id, a full disk) leaves no half session.
+        yield* (store.importSession !== undefined
+          ? store.importSession(id, parsed.messages)
+          : Effect.forEach(parsed.messages, (m) => (m.role === "user" ? store.append(id, m) : store.putAssistant(id, m)), { discard: true })
+        ).pipe(Effect.mapError(storeFailure))
         yield* Console.log(`imported ${parsed.messages.length} messages as session ${terminalSafe(id)}`)
       })
     )

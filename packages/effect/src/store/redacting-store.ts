@@ -21,6 +21,9 @@ export const redactingStore = <S extends SessionStoreShape>(store: S, redact: (t
   }
   const writes: Partial<SessionStoreShape> = {
     append: (sessionId, message) => store.append(sessionId, redactDeep(message, redact)),
+    ...(store.importSession !== undefined
+      ? { importSession: (sessionId, messages) => store.importSession!(sessionId, messages.map((m) => redactDeep(m, redact))) }
+      : {}),
     putAssistant: (sessionId, message) => {
       const { parts, ...rest } = message
       return store.putAssistant(sessionId, { ...redactDeep(rest, redact), parts: parts.map(redactPart) })

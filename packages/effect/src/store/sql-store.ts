@@ -11,7 +11,7 @@ import { detachedTimeout } from "./deadline.js"
 import { claimLease, holderLabel, makeOwner, releaseLease, renewLease } from "./lease.js"
 import { parseMessageBody } from "./message-schema.js"
 import { checkSchema, migrate } from "./migrations.js"
-import type { SessionStoreShape, SessionSummary } from "./SessionStore.js"
+import { importProblem, type SessionStoreShape, type SessionSummary } from "./SessionStore.js"
 import { SessionJournal } from "./session-journal.js"
 import { describeCause, SessionStoreError } from "./SessionStoreError.js"
 
@@ -218,6 +218,17 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
         modifyMirrored(sessionId, "record a crop", userMessageId, (m) => (m.role === "user" ? { ...m, crops: [...(m.crops ?? []), crop] } : m)).pipe(
           Effect.withSpan("SessionStore.addCrop")
         ),
+      importSession: (sessionId, messages) =>
+        write(
+          sessionId,
+          "import the session",
+          Effect.gen(function* () {
+            const stored = yield* sql`SELECT 1 AS one FROM loopguard_messages WHERE session_id = ${sessionId} LIMIT 1`
+            const problem = importProblem(sessionId, stored.length > 0, messages)
+            if (problem !== null) return yield* problem
+            for (const m of messages) yield* insert(sessionId, m, JSON.stringify(m))
+          })
+        ).pipe(Effect.withSpan("SessionStore.importSession")),
       list: () =>
         sql`SELECT s.id, s.updated_at, s.owner_host, s.owner_pid, s.lease_until,
                    (SELECT COUNT(*) FROM loopguard_messages m WHERE m.session_id = s.id) AS messages,

@@ -216,6 +216,21 @@ export const storeSuite = (name: string, target: SuiteTarget) => {
       }), t)
   }, TIMEOUT)
 
+  test(`${name}: importSession writes a whole session or nothing`, async () => {
+    const t = await target.fresh()
+    await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open()
+        const repeated = yield* Effect.promise(() => failure(a.importSession!("imp", [user("u0", "a"), reply("a1", "u0", 0), user("u0", "again")])))
+        expect(repeated.reason).toBe("invalid")
+        expect(repeated.message).toBe("session imp: message #2 repeats the id u0; nothing was imported")
+        expect(yield* a.messages("imp")).toEqual([])
+        yield* a.importSession!("imp", [user("u0", "a"), reply("a1", "u0", 0)])
+        expect((yield* a.messages("imp")).map((m) => m.id)).toEqual(["u0", "a1"])
+        expect((yield* Effect.promise(() => failure(a.importSession!("imp", [user("v0", "b")])))).message).toContain("already exists")
+      }), t)
+  }, TIMEOUT)
+
   test(`${name}: a corrupt record is an error naming the session and the record`, async () => {
     const t = await target.fresh()
     await withScope((open) =>
