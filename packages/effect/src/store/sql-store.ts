@@ -27,7 +27,7 @@ export interface SqlStoreOptions {
 
 /** SQLite gives numbers; Postgres gives BIGINT as bigint and COUNT(*) as bigint or string. */
 const Num = Schema.Union([Schema.Number, Schema.NumberFromString, Schema.BigInt])
-const MessageRow = Schema.Struct({ seq: Num, id: Schema.String, body: Schema.String })
+const MessageRow = Schema.Struct({ seq: Num, id: Schema.String, role: Schema.String, body: Schema.String })
 const SummaryRow = Schema.Struct({
   id: Schema.String,
   updated_at: Num,
@@ -64,6 +64,18 @@ export const withDeadline = (timeoutMs: number, doing: string, sessionId?: strin
 
 const corrupt = (sessionId: string, record: string, problem: string) =>
   new SessionStoreError({ reason: "corrupt", sessionId, message: `session ${sessionId}, record ${record}: ${problem}; the session cannot be loaded` })
+
+/**
+ * What stands in for a stored message that cannot be read: the rest of the session stays usable,
+ * and the stand-in keeps the record's id (never issued again) and says which record was dropped
+ * and why. A reply's stand-in is left out of requests (`excluded`); a user message's tells the model.
+ */
+export const unreadableRecord = (sessionId: string, row: { readonly seq: unknown; readonly id: string; readonly role: string }, problem: string): Message => {
+  const note = `[loopguard: session ${sessionId}, record #${String(row.seq)} (${row.id}) could not be read and was left out: ${problem}]`
+  return row.role === "assistant"
+    ? { role: "assistant", id: row.id, parentId: "", step: 0, parts: [{ type: "text", text: note, synthetic: true }], finish: "error", excluded: "replayed" }
+    : { role: "user", id: row.id, text: note, synthetic: "unreadable-record" }
+}
 
 export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionStoreShape, SessionStoreError, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function* () {
@@ -129,18 +141,17 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
         for (const [i, raw] of rows.entries()) {
           const row = decodeRow(raw)
           if (row._tag === "Failure") return Effect.fail(corrupt(sessionId, `#${i}`, `unreadable row (${row.failure.message})`))
+          // One damaged record does not make the session unusable: it is replaced by a stand-in naming it.
           const parsed = parseMessageBody(row.success.body)
-          if (!parsed.ok) return Effect.fail(corrupt(sessionId, `#${row.success.seq} (${row.success.id})`, parsed.problem))
-          if (parsed.message.id !== row.success.id) {
-            return Effect.fail(corrupt(sessionId, `#${row.success.seq} (${row.success.id})`, `holds message ${parsed.message.id}`))
-          }
-          out.push(parsed.message)
+          if (!parsed.ok) out.push(unreadableRecord(sessionId, row.success, parsed.problem))
+          else if (parsed.message.id !== row.success.id) out.push(unreadableRecord(sessionId, row.success, `holds message ${parsed.message.id}`))
+          else out.push(parsed.message)
         }
         return Effect.succeed(out)
       })
 
     const messages = (sessionId: string) =>
-      sql`SELECT seq, id, body FROM loopguard_messages WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
+      sql`SELECT seq, id, role, body FROM loopguard_messages WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
         Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("read the session", sessionId)(e))),
         Effect.flatMap((rows) => decodeRows(sessionId, rows)),
         withDeadline(options.timeoutMs, "read the session", sessionId)
@@ -154,7 +165,7 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
     /** Read-modify-write of one stored message, inside the caller's transaction. */
     const modify = (sessionId: string, messageId: string, f: (m: Message) => Message) =>
       Effect.gen(function* () {
-        const rows = yield* sql`SELECT seq, id, body FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${messageId}`
+        const rows = yield* sql`SELECT seq, id, role, body FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${messageId}`
         if (rows.length === 0) return null
         const [current] = yield* decodeRows(sessionId, rows)
         const body = JSON.stringify(f(current!))
