@@ -12,7 +12,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     minDistinct: 3,
     long: { enabled: true, copies: 4, minBlockTokens: 20, minBlockChars: 64, maxBlockChars: 8_000, minWords: 4, runChars: 1_024, shortChars: 4_096 }
   },
-  stream: { chunkTimeoutMs: 480_000, progressIntervalMs: 100, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024 },
+  stream: { chunkTimeoutMs: 480_000, progressIntervalMs: 100, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024, persistIntervalMs: 2_000 },
   loop: {
     role: "main",
     interactive: false,

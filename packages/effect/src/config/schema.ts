@@ -44,7 +44,9 @@ export const StreamSection = Schema.Struct({
   /** Bytes of one response body after decompression; past it the step ends as a protocol error. */
   maxResponseBytes: PosInt,
   /** Bytes of one server-sent event (one `data:` record). */
-  maxEventBytes: PosInt
+  maxEventBytes: PosInt,
+  /** Least time between two saves of a reply's text while it streams (0 = only when the step ends). */
+  persistIntervalMs: DelayMs
 })
 
 /** Config section `loop`: role, interactivity, caps, steps and timeouts. */
