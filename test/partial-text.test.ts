@@ -7,7 +7,7 @@
 import { textStream } from "@loopguard/ai-sdk/testing"
 import { expect, test } from "bun:test"
 import { join, resolve } from "node:path"
-import { cliEnv, scratch, waitUntil } from "./cli-fixture.js"
+import { cliEnv, liveText, scratch, waitUntil } from "./cli-fixture.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const { serve, workdir } = scratch("lg-partial-")
@@ -26,12 +26,9 @@ test("kill -9 mid-reply: the text streamed so far is in the store, marked interr
     stdout: "pipe",
     stderr: "pipe"
   })
-  let out = ""
-  void (async () => {
-    for await (const c of child.stdout) out += new TextDecoder().decode(c)
-  })()
+  const out = liveText(child.stdout)
   // The whole reply has streamed and the server went silent: give the saver a few intervals.
-  await waitUntil(() => out.includes("word39"))
+  await waitUntil(() => out.text.includes("word39"))
   await Bun.sleep(1_500)
   child.kill("SIGKILL")
   await child.exited

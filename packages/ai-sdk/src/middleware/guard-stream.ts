@@ -3,15 +3,17 @@
  * repetition guard trips or the stream goes silent for longer than the chunk timeout. Then the
  * upstream call is cut (`cut` aborts the HTTP request), open text and reasoning blocks are
  * closed, and one `finish` part says what happened in its finish reason and in
- * `providerMetadata.loopguard`.
+ * `providerMetadata.loopguard`. Its usage counts what was streamed before the cut (the server's own
+ * count when it sent one, else an estimate marked `estimated`), so a budget sees what a cut cost.
  *
  * A large delta is fed to the guard (and passed on) in slices of DELTA_SLICE characters, so what
  * follows a trip inside one 10 MB delta is cut with the rest. Silence is counted from the last
  * part that carried content: a stream that keeps sending empty deltas or metadata forever is cut
  * at the chunk timeout like one that sends nothing.
  */
+import { tallyChars, tokensOfTally } from "@loopguard/core/context"
 import { RepeatGuard } from "@loopguard/core/repeat"
-import type { LoopguardTrip, ResolvedMiddlewareOptions } from "./options.js"
+import type { LoopguardTrip, ResolvedMiddlewareOptions, TripIds } from "./options.js"
 import type { FinishPart, StreamPart } from "./model-types.js"
 
 export interface GuardStreamInput {
@@ -19,6 +21,8 @@ export interface GuardStreamInput {
   readonly options: ResolvedMiddlewareOptions
   /** Aborts the upstream request; called once, when the guard trips. */
   readonly cut: (reason: LoopguardTrip) => void
+  /** Whose call this is: on `providerMetadata.loopguard` and the `onTrip` event. */
+  readonly ids: TripIds
 }
 
 const EMPTY_USAGE: FinishPart["usage"] = {
@@ -26,13 +30,40 @@ const EMPTY_USAGE: FinishPart["usage"] = {
   outputTokens: { total: undefined, text: undefined, reasoning: undefined }
 }
 
+/** What a cut call used: the server's usage when it arrived, else the streamed output estimated. */
+export interface StreamedUsage {
+  readonly outputTokens: number
+  readonly estimated: boolean
+}
+
+const usageOf = (streamed: StreamedUsage | undefined): FinishPart["usage"] =>
+  streamed === undefined ? EMPTY_USAGE : { ...EMPTY_USAGE, outputTokens: { total: streamed.outputTokens, text: undefined, reasoning: undefined } }
+
 /** The `finish` part that replaces the upstream one after a trip. */
-export const tripFinish = (trip: LoopguardTrip): FinishPart => ({
+export const tripFinish = (trip: LoopguardTrip, ids: TripIds, streamed?: StreamedUsage): FinishPart => ({
   type: "finish",
   finishReason: { unified: trip.tripped === "chunk-timeout" ? "error" : "other", raw: `loopguard:${trip.tripped}` },
-  usage: EMPTY_USAGE,
-  providerMetadata: { loopguard: { ...trip } }
+  usage: usageOf(streamed),
+  providerMetadata: { loopguard: { ...trip, ...ids, ...(streamed !== undefined ? { usage: { ...streamed } } : {}) } }
 })
+
+/** The characters the model streamed (text, reasoning, tool arguments), for the estimate after a cut. */
+const streamedChars = () => {
+  let cjk = 0
+  let other = 0
+  return {
+    see: (part: StreamPart) => {
+      if (part.type !== "text-delta" && part.type !== "reasoning-delta" && part.type !== "tool-input-delta") return
+      const t = tallyChars(part.delta)
+      cjk += t.cjk
+      other += t.other
+    },
+    usage: (finish?: FinishPart): StreamedUsage => {
+      const counted = finish?.usage.outputTokens.total
+      return counted !== undefined ? { outputTokens: counted, estimated: false } : { outputTokens: tokensOfTally({ cjk, other }), estimated: true }
+    }
+  }
+}
 
 /** Text and reasoning deltas feed one guard; a switch between the two ends the word in progress. */
 const makeDeltaGuard = (options: ResolvedMiddlewareOptions) => {
@@ -106,23 +137,24 @@ const trackOpenBlocks = () => {
 }
 
 /** `source` passed through part by part until a guard trips; then one closing `finish` part. */
-export const guardStream = ({ source, options, cut }: GuardStreamInput): ReadableStream<StreamPart> => {
+export const guardStream = ({ source, options, cut, ids }: GuardStreamInput): ReadableStream<StreamPart> => {
   const reader = source.getReader()
   const deltas = makeDeltaGuard(options)
   const blocks = trackOpenBlocks()
+  const streamed = streamedChars()
   let parts = 0
   let done = false
   let lastContent = Date.now()
 
-  const stop = (controller: ReadableStreamDefaultController<StreamPart>, trip: LoopguardTrip) => {
+  const stop = (controller: ReadableStreamDefaultController<StreamPart>, trip: LoopguardTrip, finish?: FinishPart) => {
     done = true
     cut(trip)
     reader.cancel().catch(() => {})
     for (const part of blocks.closing()) controller.enqueue(part)
-    controller.enqueue(tripFinish(trip))
+    controller.enqueue(tripFinish(trip, ids, streamed.usage(finish)))
     controller.close()
     try {
-      options.onTrip(trip)
+      options.onTrip({ ...trip, ...ids })
     } catch {
       // A logging hook must not break the caller's stream.
     }
@@ -144,11 +176,12 @@ export const guardStream = ({ source, options, cut }: GuardStreamInput): Readabl
       // A loop completed by the last held word still counts before the model's own finish.
       if (part.type === "finish") {
         const trip = deltas.end()
-        if (trip !== null) return stop(controller, trip)
+        if (trip !== null) return stop(controller, trip, part)
       }
       blocks.see(part)
       for (const slice of slices(part)) {
         const trip = part.type === "finish" ? null : deltas.push(slice)
+        streamed.see(slice)
         controller.enqueue(slice)
         if (trip !== null) return stop(controller, trip)
       }

@@ -47,7 +47,7 @@ export const humanBlock = (r: AuditResult): Array<string> => {
   const exit = r.exit === null ? "none" : `${r.exit.reason} at step ${r.exit.step}`
   const incidents = r.incidents.length === 0 ? "no incidents" : `${r.incidents.length} incident${r.incidents.length === 1 ? "" : "s"} (${countBy(r.incidents)})`
   return [
-    `${r.file} (${r.steps} steps)`,
+    `${r.file} (${r.format === "trace" ? "" : `${r.format}, `}${r.steps} steps)`,
     ...r.incidents.map(timelineLine),
     ...r.notes.map((n) => `  note: ${n}`),
     `  first exit: ${exit}`,

@@ -1,18 +1,12 @@
-import { DEFAULT_EDIT_TOOLS, DEFAULT_SHELL_TOOLS, DEFAULT_VERIFICATION_PATTERNS } from "@loopguard/core/try-best"
+import { DEFAULT_JUDGE_CONFIG as J } from "@loopguard/core/judge"
+import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_LIMITS } from "@loopguard/core/repeat"
 import { DEFAULT_ENV_DENY } from "../tools/tool-env.js"
 import type { LoopguardConfig } from "./schema.js"
 
 /** SPEC.md defaults. The env-variable names are derived from this object's shape. */
 export const DEFAULT_CONFIG: LoopguardConfig = {
-  repeat: {
-    enabled: true,
-    window: 500,
-    threshold: 20,
-    minBlock: 4,
-    minDistinct: 3,
-    long: { enabled: true, copies: 4, minBlockTokens: 20, minBlockChars: 64, maxBlockChars: 8_000, minWords: 4, runChars: 1_024, shortChars: 4_096 }
-  },
-  stream: { chunkTimeoutMs: 480_000, progressIntervalMs: 100, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024, persistIntervalMs: 2_000 },
+  repeat: { ...DEFAULT_REPEAT_SETTINGS, long: { ...DEFAULT_REPEAT_SETTINGS.long } },
+  stream: { ...DEFAULT_STREAM_LIMITS },
   loop: {
     role: "main",
     interactive: false,
@@ -31,47 +25,32 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     droppedToolCallRetries: 2,
     structuredRetries: 2
   },
-  text_loop: { enabled: true, bufferSize: 5, repeats: 3, keyChars: 200 },
-  repeated_action: { enabled: true, repeats: 3, remindAt: 5, stopAt: 8 },
-  action_cycle: { enabled: true, maxPeriod: 20, replays: 4 },
-  repeated_observation: { enabled: true, repeats: 5, failedRepeats: 3, window: 10, windowRepeats: 7 },
-  repeated_failure: { enabled: true, repeats: 3, lookback: 20 },
-  varied_retry: { enabled: true, repeats: 4, window: 15 },
-  failure_streak: { enabled: true, steps: 8 },
-  replayed_sequence: { enabled: true, minLength: 6, lookback: 60 },
-  no_progress_spin: { enabled: true, window: 10, minRepeats: 6 },
-  doom_loop: { enabled: true, repeats: 3 },
+  text_loop: J.text_loop,
+  repeated_action: J.repeated_action,
+  action_cycle: J.action_cycle,
+  repeated_observation: J.repeated_observation,
+  repeated_failure: J.repeated_failure,
+  varied_retry: J.varied_retry,
+  failure_streak: J.failure_streak,
+  replayed_sequence: J.replayed_sequence,
+  no_progress_spin: J.no_progress_spin,
+  doom_loop: J.doom_loop,
   rollback: { enabled: true, max_consecutive_rollbacks: 5, dedupe_unlisted_tools: false },
   repair: { enabled: true, tool_name_aliases: {}, tools: {}, drop_null_arguments: true, fix_server_names: true },
   text_tool_calls: { mode: "execute" },
   failure_summary: { enabled: false, max_retries: 1 },
-  loop_streak_recovery: { enabled: false, trigger_count: 3, max_span: 64, cache_risk_blocks: 20 },
+  loop_streak_recovery: J.loop_streak_recovery,
   retry: {},
   provider: {},
   try_best: {
-    enabled: false,
-    edit_window: 12,
-    edit_similarity: 0.8,
-    edit_matches: 2,
-    action_streak: 4,
-    failed_command_retries: 3,
-    edit_tools: DEFAULT_EDIT_TOOLS,
-    shell_tools: DEFAULT_SHELL_TOOLS,
-    verification_patterns: DEFAULT_VERIFICATION_PATTERNS,
+    ...J.try_best,
     on_pause: "stop",
     max_resumes: 2,
     handoff_mode: "sandboxed",
     handoff_timeout_ms: 1_800_000
   },
-  stall: {
-    enabled: false,
-    noFileChangeSteps: 30,
-    maxCompactions: 5,
-    costRatio: 0.8,
-    requiredArtefacts: [],
-    spendFlatWindow: 10
-  },
-  breaker: { enabled: true, consecutiveFailures: 3, window: 10, failureRate: 0.6, minSamples: 5, recoverySuccesses: 3, cooldownSteps: 2, fallback: null },
+  stall: J.stall,
+  breaker: J.breaker,
   compaction: { enabled: true, contextTokens: null, triggerRatio: 0.8, keepRecentSteps: 4, maxCompactions: 3, contextSizes: {}, maxSummaryChars: 20_000 },
   subagents: { enabled: false, maxDepth: 2, maxSteps: 20, tokenBudget: null, costBudgetUsd: null, shareOfRemaining: 0.5 },
   toolCaps: { maxCallsPerTool: null, perTool: {} },

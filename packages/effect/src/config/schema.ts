@@ -2,6 +2,7 @@
  * One Schema for every knob. Defaults come from SPEC.md; `defaults.ts` holds them as a plain
  * object so the env-variable mapping can be derived from its shape.
  */
+import { MAX_TIMER_MS } from "@loopguard/core/repeat"
 import { Schema } from "effect"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThan(0))
@@ -22,7 +23,7 @@ export const LongRepeatSection = Schema.Struct({
 })
 
 /** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: reject such values. */
-export const MAX_TIMER_MS = 2_147_483_647
+export { MAX_TIMER_MS }
 const TimerMs = PosInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
 const DelayMs = NonNegInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
 

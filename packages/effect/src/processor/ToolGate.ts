@@ -7,7 +7,7 @@ import { doomLoop } from "@loopguard/core/loops"
 import { type AssistantMessage } from "@loopguard/core/model"
 import { Context, Effect, Layer } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
-import { Events } from "../events/Events.js"
+import { Events, stampIds } from "../events/Events.js"
 import type { ToolCall } from "../tools/Tools.js"
 
 export type PermissionAnswer = "allow" | "deny"
@@ -43,7 +43,7 @@ export class ToolGate extends Context.Service<
     Effect.gen(function* () {
       const config = yield* ConfigService
       const permission = yield* Permission
-      const events = yield* Events
+      const events = stampIds(yield* Events)
       const allow: ToolGateVerdict = { _tag: "allow" }
       return ToolGate.of({
         beforeCall: Effect.fn("ToolGate.beforeCall")(function* (reply, call, step) {

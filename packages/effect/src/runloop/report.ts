@@ -5,7 +5,7 @@
  */
 import { type UsageMeter } from "@loopguard/core/caps"
 import { type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
-import { buildReport, changedFiles, EXIT_OUTCOMES, formatToolFailure, lastToolFailure, summarizeWork, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
+import { blockedAtOf, buildReport, changedFiles, summarizeWork, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
 import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "@loopguard/core/try-best"
 
 export type { Incident, RunReport }
@@ -28,15 +28,6 @@ export interface ReportInput {
   readonly subagents?: ReadonlyArray<SubagentSummary>
 }
 
-/** "step 4: <what stopped the run>; last failure: step 3, tool bash (`npm test`): exit 1: …" */
-export const blockedAtOf = (input: ReportInput, reason: ExitReason, kinds: TryBestOptions): string | null => {
-  if (EXIT_OUTCOMES[reason].status === "completed") return null
-  const what = (input.exit?.error?.message ?? EXIT_OUTCOMES[reason].summary).replace(/\.$/, "")
-  const where = input.exit !== null ? `step ${input.exit.step}: ` : ""
-  const failure = lastToolFailure(input.messages, kinds)
-  return `${where}${what}${failure !== null ? `; last failure: ${formatToolFailure(failure)}` : ""}`
-}
-
 /** The session's place and, when known, the workspace with the files the run changed. */
 export const savedAtOf = (input: ReportInput, kinds: TryBestOptions): string => {
   if (input.workspace === undefined) return input.savedAt
@@ -55,7 +46,7 @@ export const makeReport = (input: ReportInput): RunReport => {
     tokens: input.meter.tokens,
     costUsd: input.meter.costUsd,
     completed: summarizeWork(input.messages, kinds),
-    blockedAt: blockedAtOf(input, reason, kinds),
+    blockedAt: blockedAtOf(input.exit, reason, input.messages, kinds),
     savedAt: savedAtOf(input, kinds),
     ...(input.exit?.error ? { error: input.exit.error } : {}),
     retries: input.retries,
