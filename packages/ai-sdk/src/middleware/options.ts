@@ -1,6 +1,6 @@
 /**
  * Options of `loopguardMiddleware`: the same `repeat` and `stream` sections as the loopguard
- * config file (SPEC §1 and §5 defaults), validated once when the middleware is made. Nothing here
+ * config file (with the defaults docs/config.md lists), validated once when the middleware is made. Nothing here
  * loads Effect, so the middleware runs in an app that does not install it.
  */
 import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_LIMITS, MAX_TIMER_MS, validateRepeatOptions, type RepeatGuard, type RepeatSettings, type StreamLimits } from "@loopguard/core/repeat"

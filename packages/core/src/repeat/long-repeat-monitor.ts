@@ -15,7 +15,7 @@ import type { LongRepeatOptions } from "./long-repeat-options.js"
 import { checkedLongRepeatOptions } from "./long-repeat-options.js"
 
 export interface LongRepeatTrip {
-  /** 0-based index (in SPEC §1's token sequence) of the token holding the character that tripped. */
+  /** 0-based index (in the short-period rule's token sequence) of the token holding the character that tripped. */
   readonly token: number
   /** 0-based UTF-16 offset, in everything pushed since the last reset, of that character. */
   readonly char: number

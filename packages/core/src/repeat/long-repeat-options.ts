@@ -1,6 +1,6 @@
 /**
  * Thresholds of the long-period in-stream rule (docs/repetition.md, "The long-period rule"),
- * which runs beside SPEC §1's token rule and catches what that rule cannot: blocks longer than
+ * which runs beside the short-period token rule and catches what that rule cannot: blocks longer than
  * floor(window / threshold) tokens, blocks whose numbers change from copy to copy, and
  * whitespace-free runs that are a single token.
  */
@@ -9,7 +9,7 @@ export interface LongRepeatOptions {
   readonly enabled: boolean
   /** Back-to-back copies of a block (numbers masked) that trip. */
   readonly copies: number
-  /** A block of fewer tokens is SPEC §1's business (it trips on those at 20 copies), unless it holds few words. */
+  /** A block of fewer tokens is the short-period rule's business (it trips on those at 20 copies), unless it holds few words. */
   readonly minBlockTokens: number
   /** A whitespace-free block (one token) this long trips at `copies` when it repeats exactly. */
   readonly minBlockChars: number

@@ -13,15 +13,32 @@ export interface ExitPoint {
   readonly error?: { readonly tag: string; readonly message: string }
 }
 
-/** "step 4: <what stopped the run>; last failure: step 3, tool bash (`npm test`): exit 1: …"; null when completed. */
+/** An incident as far as `blockedAt` reads it. */
+export interface PauseIncident {
+  readonly action: string
+  readonly detail?: Readonly<Record<string, unknown>>
+}
+
+/** The evidence a pause named (the newest pause incident's sentence), when the run ended paused. */
+const pauseEvidence = (reason: ExitReason, incidents: ReadonlyArray<PauseIncident>): string | undefined => {
+  if (reason !== "try_best_paused") return undefined
+  const said = [...incidents].reverse().find((i) => i.action === "pause")?.detail?.["detail"]
+  return typeof said === "string" && said !== "" ? said : undefined
+}
+
+/**
+ * "step 4: <what stopped the run, with the evidence a pause named>; last failure: step 3, tool bash
+ * (`npm test`): exit 1: …"; null when completed.
+ */
 export const blockedAtOf = (
   exit: ExitPoint | null,
   reason: ExitReason,
   messages: ReadonlyArray<Message>,
-  kinds: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS
+  kinds: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS,
+  incidents: ReadonlyArray<PauseIncident> = []
 ): string | null => {
   if (EXIT_OUTCOMES[reason].status === "completed") return null
-  const what = (exit?.error?.message ?? EXIT_OUTCOMES[reason].summary).replace(/\.$/, "")
+  const what = (exit?.error?.message ?? pauseEvidence(reason, incidents) ?? EXIT_OUTCOMES[reason].summary).replace(/\.$/, "")
   const where = exit !== null ? `step ${exit.step}: ` : ""
   const failure = lastToolFailure(messages, kinds)
   return `${where}${what}${failure !== null ? `; last failure: ${formatToolFailure(failure)}` : ""}`

@@ -12,13 +12,13 @@ import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamP
 import type { GuardTrip } from "@loopguard/core/repeat"
 import type { Incident } from "@loopguard/core/report"
 import { isPrefillRejection } from "@loopguard/core/retry"
-import { Context, Data, Effect, Layer, Stream } from "effect"
+import { Context, Data, Effect, Filter, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
 import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
 import { Events, stampIds, withEventIds } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
-import type { RetryStop } from "../retry/schedule.js"
+import { retryOnly, type RetryExhausted } from "../retry/retry-only.js"
 import { SessionStore } from "../store/SessionStore.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 import { Tools, type ToolResult } from "../tools/Tools.js"
@@ -49,9 +49,9 @@ export type StepOutcome =
   | { readonly type: "continue" }
   | {
       readonly type: "text-repeat"
-      /** Which rule tripped and where (SPEC §1's `short`, or the long-period rule). */
+      /** Which rule tripped and where (the short-period rule, `short`, or the long-period rule). */
       readonly trip: GuardTrip
-      /** SPEC §1's block length in tokens; null when the long rule tripped. */
+      /** The short-period rule's block length in tokens; null when the long rule tripped. */
       readonly period: number | null
       readonly token: number
       /** Back-to-back copies when it tripped. */
@@ -185,7 +185,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             return reply.hasContent ? Effect.flatMap(persist(), () => stopWith(false)) : stopWith(false)
           }
 
-          // A provider's own chunk timeout wins (seed 000: `provider.<id>` chunkTimeout), else the global one.
+          // A provider's own chunk timeout wins (like MiMo Code's `provider.<id>` chunkTimeout), else the global one.
           const model = input.llm ?? llm
           const providerId = model.providerId
           const chunkTimeoutMs = (Object.hasOwn(config.provider, providerId) ? config.provider[providerId]?.chunkTimeoutMs : undefined) ?? config.stream.chunkTimeoutMs
@@ -218,7 +218,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             if (t !== null) ((observer.trip = t), (observer.toolCalled = true))
           }
           observer.onEnd()
-          // The stream ended without saying why: never taken as done (SPEC §8).
+          // The stream ended without saying why: never taken as done (docs/run-loop.md).
           if (observer.trip === null && observer.streamError === null && reply.finish === undefined) reply.setFinish("unknown")
           return { reply, trip: observer.trip, error: observer.streamError, toolCalled: observer.toolCalled, incidents } satisfies AttemptResult
         })
@@ -228,33 +228,19 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         let n = 0
         let last: AttemptResult | null = null
         let prefillDropped = false
-        let stopped: RetryStop | null = null
         let stepRetries = 0
         const nextStatusAttempt = input.nextStatusAttempt ?? (() => ++stepRetries)
-        let storeFailure: SessionStoreError | null = null
-        /** A store failure leaves the retry loop as a success marker, then fails the step as itself. */
-        const storeFailed = <A>(e: Effect.Effect<A, SessionStoreError>) =>
-          e.pipe(
-            Effect.catchTag("SessionStoreError", (err) =>
-              Effect.sync(() => {
-                storeFailure = err
-                return "store-failed" as const
-              })
-            )
-          )
 
         /** One attempt; a failure that the schedule may retry fails the effect with AttemptFailed. */
         const once = Effect.gen(function* () {
           while (true) {
             // A retried attempt stays in the store, excluded, so nothing it wrote is sent or shown twice.
             if (last !== null && last.error !== null && last.reply.hasContent) {
-              const saved = yield* storeFailed(store.putAssistant(input.sessionId, { ...last.reply.build(), error: last.error, excluded: "replayed" }))
-              if (saved === "store-failed") return saved
+              yield* store.putAssistant(input.sessionId, { ...last.reply.build(), error: last.error, excluded: "replayed" })
             }
             n += 1
             yield* events.publish({ type: "step.started", step: input.step, attempt: n })
-            const r = yield* storeFailed(attempt(input, request, n))
-            if (r === "store-failed") return r
+            const r = yield* attempt(input, request, n)
             last = r
             if (r.trip !== null || r.error === null) return r
             // A backend that rejects assistant prefill: once, at once, without the trailing assistant message.
@@ -296,13 +282,12 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 message: info.error.message
               })
               yield* events.publish({ type: "session.status", status: "retry", attempt: nextStatusAttempt(), delayMs: info.delayMs })
-            }),
-          onStop: (stop) => Effect.sync(() => void (stopped = stop))
+            })
         })
 
         const outcome: StepOutcome = yield* once.pipe(
-          Effect.retry(policy),
-          Effect.flatMap((r) => (r === "store-failed" ? Effect.fail(storeFailure as unknown as SessionStoreError) : Effect.succeed(r))),
+          // Only the attempt's own failure is retried; a store failure fails the step as itself.
+          retryOnly(Filter.tagged<AttemptFailed | SessionStoreError>()("AttemptFailed"), policy),
           Effect.map((r): StepOutcome => {
             const t = r.trip
             if (t === null) return { type: "continue" }
@@ -318,14 +303,13 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               ? { type: "text-repeat", trip: g, period: g.period, token: g.token, repeats: g.repeats }
               : { type: "text-repeat", trip: g, period: null, token: g.token, repeats: g.copies }
           }),
-          Effect.catchTag("AttemptFailed", (failed: AttemptFailed) =>
+          Effect.catchTag("RetryExhausted", ({ failure, stop }: RetryExhausted<AttemptFailed>) =>
             Effect.gen(function* () {
-              const why = stopped as RetryStop | null
-              const recorded = why === null ? failed.error : giveUpError(failed.error, why.reason, why.attempt)
+              const recorded = giveUpError(failure.error, stop.reason, stop.attempt)
               last!.reply.setError(recorded)
               if (last!.reply.finish === undefined) last!.reply.setFinish("error")
-              if (why === null || why.reason === "not-retryable") {
-                yield* events.publish({ type: "session.retry.terminal", kind: why?.decision.kind ?? "terminal", message: failed.error.message })
+              if (stop.reason === "not-retryable") {
+                yield* events.publish({ type: "session.retry.terminal", kind: stop.decision.kind, message: failure.error.message })
               }
               return { type: "error", error: recorded } satisfies StepOutcome
             })

@@ -46,7 +46,7 @@ export const makeReport = (input: ReportInput): RunReport => {
     tokens: input.meter.tokens,
     costUsd: input.meter.costUsd,
     completed: summarizeWork(input.messages, kinds),
-    blockedAt: blockedAtOf(input.exit, reason, input.messages, kinds),
+    blockedAt: blockedAtOf(input.exit, reason, input.messages, kinds, input.incidents),
     savedAt: savedAtOf(input, kinds),
     ...(input.exit?.error ? { error: input.exit.error } : {}),
     retries: input.retries,

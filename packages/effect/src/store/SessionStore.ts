@@ -45,6 +45,12 @@ export interface SessionStoreShape {
    * one by one.
    */
   readonly importSession?: (sessionId: string, messages: ReadonlyArray<Message>) => Effect.Effect<void, SessionStoreError>
+  /**
+   * Give up this writer's lease on a session now (the durable stores; optional): a host that
+   * serves one conversation from several processes in turn (the proxy's replicas) lets go after
+   * each write, so the next request's process can write it.
+   */
+  readonly release?: (sessionId: string) => Effect.Effect<void, SessionStoreError>
   /** Every session, most recently written first. */
   readonly list: () => Effect.Effect<ReadonlyArray<SessionSummary>, SessionStoreError>
   /** Where a session is kept, for the run report ("where the work is saved"). */

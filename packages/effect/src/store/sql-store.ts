@@ -240,6 +240,15 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
             for (const m of messages) yield* insert(sessionId, m, JSON.stringify(m))
           })
         ).pipe(Effect.withSpan("SessionStore.importSession")),
+      release: (sessionId) =>
+        Effect.suspend(() => {
+          const token = held.get(sessionId)
+          if (token === undefined) return Effect.void
+          // Let go for good: a later write acquires the lease again, with a new fencing token.
+          held.delete(sessionId)
+          mirrors.delete(sessionId)
+          return releaseLease(sql, owner, sessionId, token).pipe(Effect.asVoid, Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("release the session", sessionId)(e))))
+        }).pipe(Effect.withSpan("SessionStore.release")),
       list: () =>
         sql`SELECT s.id, s.updated_at, s.owner_host, s.owner_pid, s.lease_until,
                    (SELECT COUNT(*) FROM loopguard_messages m WHERE m.session_id = s.id) AS messages,
