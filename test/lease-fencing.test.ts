@@ -6,11 +6,12 @@
  */
 import type { Message } from "@loopguard/core/model"
 import { textStream } from "@loopguard/ai-sdk/testing"
-import { makeDurableStore, openSqlClient } from "@loopguard/effect/store"
+import { makeDurableStore } from "@loopguard/effect/store"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { join, resolve } from "node:path"
 import { cliEnv, liveText, scratch, waitUntil } from "./cli-fixture.js"
+import { freshPostgresDatabase } from "./pg-fixture.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const TIMEOUT = 120_000
@@ -66,10 +67,6 @@ describe("a writer paused past its lease", () => {
 
   const pg = process.env["TEST_POSTGRES_URL"]
   test.skipIf(pg === undefined || pg === "")("Postgres: the same, on a fresh database", async () => {
-    const name = `lg_fence_${Date.now().toString(36)}`
-    await Effect.runPromise(Effect.scoped(Effect.flatMap(openSqlClient(pg!), ({ client }) => client.unsafe(`CREATE DATABASE ${name}`))))
-    const u = new URL(pg!)
-    u.pathname = `/${name}`
-    await pausedWriter(u.toString())
+    await pausedWriter((await freshPostgresDatabase(pg!, "fence")).toString())
   }, TIMEOUT)
 })

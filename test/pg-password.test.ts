@@ -5,12 +5,11 @@
  * variables (PGHOST, PGPORT, PGUSER, PGDATABASE, PGPASSWORD) are taken for what the URL leaves
  * out. The tests that need a live database run with TEST_POSTGRES_URL (.ci/run).
  */
-import { openSqlClient } from "@loopguard/effect/store"
 import { describe, expect, test } from "bun:test"
-import { Effect } from "effect"
 import { createServer } from "node:net"
 import { resolve } from "node:path"
 import { cliEnv } from "./cli-fixture.js"
+import { freshPostgresDatabase } from "./pg-fixture.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const TIMEOUT = 60_000
@@ -67,13 +66,7 @@ describe("connection errors", () => {
 })
 
 describe.skipIf((pg === undefined || pg === "") && process.env["CI"] !== "true")("an empty store on a live server", () => {
-  const fresh = async (): Promise<URL> => {
-    const name = `lg_pw_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`
-    await Effect.runPromise(Effect.scoped(Effect.flatMap(openSqlClient(pg!), ({ client }) => client.unsafe(`CREATE DATABASE ${name}`))))
-    const u = new URL(pg!)
-    u.pathname = `/${name}`
-    return u
-  }
+  const fresh = () => freshPostgresDatabase(pg!, "pw")
 
   test("sessions list names the store without its password (in the URL, or as ?password=)", async () => {
     const u = await fresh()

@@ -5,11 +5,10 @@
  * end on its own with one line and exit 1 (store.timeoutMs), and a SIGTERM meanwhile must get
  * its report and exit 143 — not hang. Needs TEST_POSTGRES_URL (.ci/run); fails without it under CI=true.
  */
-import { openSqlClient } from "@loopguard/effect/store"
 import { describe, expect, test } from "bun:test"
-import { Effect } from "effect"
 import { resolve } from "node:path"
 import { cliEnv, liveText, scratch, waitUntil } from "./cli-fixture.js"
+import { freshPostgresDatabase } from "./pg-fixture.js"
 import { startTcpProxy } from "./tcp-proxy.js"
 
 const ROOT = resolve(import.meta.dir, "..")
@@ -20,17 +19,10 @@ const STORE_TIMEOUT_MS = 2000
 const { serve, workdir } = scratch("lg-store-lost-")
 const pg = process.env["TEST_POSTGRES_URL"]
 
-const freshDatabase = async (base: string): Promise<string> => {
-  const name = `lg_lost_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`
-  await Effect.runPromise(Effect.scoped(Effect.flatMap(openSqlClient(base), ({ client }) => client.unsafe(`CREATE DATABASE ${name}`))))
-  const u = new URL(base)
-  u.pathname = `/${name}`
-  return u.toString()
-}
 
 /** `loopguard run` on a store behind a relay that freezes once the model request arrived; `signal` is sent 500 ms later. */
 const runWhileStoreFreezes = async (signal?: "SIGTERM") => {
-  const proxy = await startTcpProxy(await freshDatabase(pg!))
+  const proxy = await startTcpProxy((await freshPostgresDatabase(pg!, "lost")).toString())
   const server = await serve(() => ({ type: "stream", chunks: [{ text: "working" }, { text: " and done" }], stallAfterChunks: 1, stallMs: 1500 }))
   const child = Bun.spawn(
     [process.execPath, "run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", "hi", "--cwd", workdir(), "--store", proxy.url],
