@@ -67,6 +67,32 @@ describe("context compaction over HTTP", () => {
     }
   }, 30_000)
 
+  test("a runaway summary (300 KB) is cut at compaction.maxSummaryChars before it is stored and sent again", async () => {
+    const huge = textStream("SUMMARY " + "so much detail ".repeat(20_000))
+    const script: Array<ScriptedResponse> = [listing(0), listing(1), listing(2), listing(3), listing(4), huge, listing(5), textStream("Found it.")]
+    const h = await makeHarness(script, {
+      tools: [lister],
+      config: (c) => ({
+        ...c,
+        compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2, maxSummaryChars: 400 },
+        repeated_observation: { ...c.repeated_observation, enabled: false }
+      })
+    })
+    try {
+      const { result, stored } = await h.run(run)
+      const summary = stored.find((m) => m.role === "user" && m.synthetic === "compaction")
+      expect(summary?.role === "user" ? summary.text.length : 0).toBeLessThan(700)
+      expect(summary?.role === "user" ? summary.text : "").toEndWith("[summary cut at 400 characters (compaction.maxSummaryChars)]")
+      const bodies = h.server.requests.map((q) => q.body)
+      const summaryAt = bodies.findIndex((b) => lastUser(b) === COMPACTION_REQUEST)
+      // Every later request carries the cut summary, not the megabyte.
+      for (const body of bodies.slice(summaryAt + 1)) expect(JSON.stringify(body).length).toBeLessThan(40_000)
+      expect([result.report.reason, result.report.error?.message]).toEqual(["final", undefined])
+    } finally {
+      await h.close()
+    }
+  }, 60_000)
+
   test("the provider says the context is exceeded: compact, then the same step again", async () => {
     const overflow: ScriptedResponse = {
       type: "error",

@@ -6,7 +6,8 @@
  */
 import { textStream, startScriptedServer } from "@loopguard/ai-sdk/testing"
 import type { SessionStoreError, SessionStoreShape } from "@loopguard/effect"
-import { makeSqliteStore } from "@loopguard/effect/store"
+import type { Message } from "@loopguard/core/model"
+import { exportTrace, makeSqliteStore } from "@loopguard/effect/store"
 import { afterAll, describe, expect, test } from "bun:test"
 import { Effect, Exit, Scope } from "effect"
 import { spawn, spawnSync } from "node:child_process"
@@ -135,6 +136,24 @@ describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
     const show = await cli(["sessions", "show", "run", "--session-dir", mount.dir])
     expect(show.code).toBe(0)
     expect(show.out).toContain("#0 user: write a lot")
+  }, TIMEOUT)
+
+  test("sessions import onto a disk that fills up half-way: all or nothing — no half session is left", async () => {
+    const mount = mountSmallFs("192k")
+    if (!("dir" in mount)) throw new Error(mount.reason)
+    // A trace of 60 replies of 6 KB each: more than the filesystem holds.
+    const messages: Array<Message> = [{ role: "user", id: "u0", text: "start" }]
+    for (let i = 0; i < 60; i++) messages.push({ role: "assistant", id: `a${i}`, parentId: "u0", step: i, parts: [{ type: "text", text: `${i} ${big(6000)}` }], finish: "stop" })
+    const file = join(mkdtempSync(join(tmpdir(), "lg-import-src-")), "big.jsonl")
+    writeFileSync(file, exportTrace("big", messages))
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_")))
+    const cli = (args: ReadonlyArray<string>) => spawnSync(process.execPath, ["run", "packages/cli/src/main.ts", ...args], { cwd: ROOT, env, encoding: "utf8" })
+    const imported = cli(["sessions", "import", file, "--session-dir", mount.dir, "--as", "big"])
+    expect(imported.status).toBe(1)
+    expect(imported.stderr.trim().split("\n")).toHaveLength(1)
+    expect(imported.stderr).toMatch(/^loopguard: session big: could not import the session: .*(disk is full|SQLITE_FULL)/i)
+    const listed = cli(["sessions", "list", "--session-dir", mount.dir])
+    expect(listed.stdout.trim()).toBe(`no sessions in ${mount.dir}`)
   }, TIMEOUT)
 
   test("read-only: a write fails with a clear typed error and the session still loads", async () => {

@@ -14,6 +14,7 @@ import { main as runVsBare } from "./run-vs-bare.js"
 import { main as sessionScale } from "./session-scale.js"
 import { main as auditScanScale } from "./audit-scan-scale.js"
 import { main as storeWrites } from "./store-writes.js"
+import { main as manyCalls } from "./many-calls.js"
 import { main as proxyOverhead } from "./proxy-overhead.js"
 import { main as auditPage } from "./audit-page.js"
 import { quick } from "./lib/measure.js"
@@ -34,6 +35,7 @@ for (const [name, bench] of [
   ["session scale (SQLite)", () => sessionScale(isQuick, "sqlite", isQuick ? 1_000 : 2_000)],
   ["audit and scan", () => auditScanScale(isQuick)],
   ["store writes", () => storeWrites()],
+  ["many tool calls in one reply", () => manyCalls(isQuick ? 250 : 1_000)],
   ["proxy overhead", () => proxyOverhead(isQuick)],
   ["audit page", () => auditPage(isQuick ? 2_500 : 10_000)]
 ] as const) {

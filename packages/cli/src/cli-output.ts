@@ -2,6 +2,7 @@
  * How the command-line parser speaks: help only when `--help` asks for it; a parse error is one
  * line on stderr naming the flag (and the nearest known flag when there is one), and exit status 2.
  */
+import { terminalSafe } from "./render/terminal-safe.js"
 import { Effect } from "effect"
 import { CliError, CliOutput } from "effect/cli"
 
@@ -25,7 +26,7 @@ export const oneLinePresenter: CliOutput.Presenter = {
   present: (event) => {
     switch (event._tag) {
       case "InvalidInvocation":
-        return Effect.sync(() => void process.stderr.write(parseErrorLine(event.commandPath, event.errors) + "\n"))
+        return Effect.sync(() => void process.stderr.write(terminalSafe(parseErrorLine(event.commandPath, event.errors)) + "\n"))
       case "Help":
         return event.reason === "Requested"
           ? CliOutput.defaultPresenter.present(event)

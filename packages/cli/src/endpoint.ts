@@ -5,8 +5,9 @@
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import type { LLM, LoopguardConfig, SessionStoreShape, ToolDefinition } from "@loopguard/effect"
-import { redactUrl } from "@loopguard/effect/store"
+import { pgSecrets, redactUrl } from "@loopguard/effect/store"
 import { FallbackLLM } from "@loopguard/effect/llm"
+import { credentialValues } from "@loopguard/effect/tools"
 import { Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { Flag } from "effect/cli"
 import { statSync } from "node:fs"
@@ -130,7 +131,14 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
       modelId: flags.model,
       baseURL: base,
       apiKeyEnv: flags.apiKeyEnv,
-      secrets: key !== undefined && key !== "" ? [key] : [],
+      // The store's password too (its URL, PGPASSWORD): kept from every line, event and stored message.
+      secrets: [
+        ...(key !== undefined && key !== "" ? [key] : []),
+        ...(target === null ? [] : pgSecrets(target, process.env)),
+        // Every variable that looks like a credential (STRIPE_KEY, PGPASSWORD, DATABASE_URL …):
+        // kept from the model and the store even where a tool prints it from a file.
+        ...credentialValues(process.env)
+      ],
       cwd,
       tools: runTools(cwd, config, flags.apiKeyEnv),
       system: `You are a coding agent working in ${cwd}. Use the tools to inspect and change files; answer in text when done.`,

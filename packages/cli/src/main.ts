@@ -20,8 +20,19 @@ import { fsErrorWords } from "./session-dir.js"
 import { runMainWithSignals } from "./signals.js"
 import { VERSION } from "./version.js"
 import { makeRedactor } from "@loopguard/core/try-best"
+import { pgSecrets, redactUrl } from "@loopguard/effect/store"
+import { terminalSafe } from "./render/terminal-safe.js"
 
-const redactForStderr = makeRedactor([process.env["OPENAI_API_KEY"], process.env["LOOPGUARD_API_KEY"]])
+/** The value given to `--store` (`--store URL` or `--store=URL`), whose password must not be printed. */
+const storeArgument = (argv: ReadonlyArray<string>): string => {
+  const i = argv.indexOf("--store")
+  if (i >= 0) return argv[i + 1] ?? ""
+  return argv.find((a) => a.startsWith("--store="))?.slice("--store=".length) ?? ""
+}
+
+const redactLine = makeRedactor([process.env["OPENAI_API_KEY"], process.env["LOOPGUARD_API_KEY"], ...pgSecrets(storeArgument(process.argv), process.env)])
+/** Every error line: no secret, no store password, nothing the terminal would take as a command (ids and paths are the user's or the store's). */
+const redactForStderr = (line: string): string => terminalSafe(redactUrl(redactLine(line)))
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
@@ -39,12 +50,12 @@ const program = Command.run(root, { version: VERSION }).pipe(
   Effect.catchTag("SessionStoreError", (e: SessionStoreError) =>
     Effect.sync(() => {
       process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
-      process.exitCode = e.reason === "unavailable" ? 1 : 2
+      process.exitCode = e.reason === "unavailable" || e.reason === "lease-lost" ? 1 : 2
     })
   ),
   Effect.catchTag("RunFailed", (e: RunFailed) =>
     Effect.sync(() => {
-      if (e.message) process.stderr.write(`loopguard: ${e.message}\n`)
+      if (e.message) process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
       process.exitCode = e.exitCode
     })
   ),

@@ -25,7 +25,7 @@ import { Effect, Layer } from "effect"
 import { existsSync, readFileSync } from "node:fs"
 import { UsageError } from "./errors.js"
 import { cliPermission } from "./permission.js"
-import { rendererFor, tapLlm, type OutputMode, type Renderer } from "./render/index.js"
+import { jsonLine, rendererFor, tapLlm, type OutputMode, type Renderer } from "./render/index.js"
 
 export interface ConfigSourceFlags {
   readonly configPath?: string
@@ -116,7 +116,7 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
     Events.layerCallback((event) => {
       const e = redactDeep(event, redact)
       options.onEvent?.(e)
-      if (mode === "json") write(JSON.stringify(e))
+      if (mode === "json") write(jsonLine(e))
       else renderer.onEvent(e)
     }),
     cliPermission(options.config.loop.interactive, process.stdin.isTTY === true && process.stderr.isTTY === true),
@@ -130,7 +130,7 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
       renderer.startTurn()
       const r: RunResult = yield* loop.run(input)
       const report = redactDeep(r.report, redact)
-      if (mode === "json") write(JSON.stringify({ type: "report", report }))
+      if (mode === "json") write(jsonLine({ type: "report", report }))
       else renderer.onReport(report)
       results.push(r)
       input = yield* next(r, results)

@@ -4,6 +4,11 @@
  * interrupted and the report printed — and any other command is interrupted. The process then
  * exits 130 (SIGINT) or 143 (SIGTERM) whatever the command's own status. A second signal quits
  * at once.
+ *
+ * Once the command has ended (its report printed, its finalizers run) the process exits, once
+ * stdout and stderr have been flushed: nothing left behind keeps it alive — a detached process
+ * the shell tool started (`setsid cmd &`, which belongs to the user), a socket to a database
+ * that stopped answering.
  */
 import { Runtime } from "effect"
 
@@ -18,6 +23,11 @@ export const onFirstSignal = (cancel: (signal: HandledSignal) => void): (() => v
   return () => {
     if (canceller === cancel) canceller = null
   }
+}
+
+/** Exits with `status` once everything written to stdout and stderr so far has been handed on. */
+const exitAfterFlush = (status: number): void => {
+  process.stdout.write("", () => process.stderr.write("", () => process.exit(status)))
 }
 
 export const runMainWithSignals = Runtime.makeRunMain(({ fiber, teardown }) => {
@@ -37,7 +47,8 @@ export const runMainWithSignals = Runtime.makeRunMain(({ fiber, teardown }) => {
     process.removeListener("SIGTERM", onTerm)
     teardown(exit, (code) => {
       if (received !== null) process.exit(SIGNAL_EXIT_CODES[received])
-      if (code !== 0) process.exit(code)
+      const status = code !== 0 ? code : Number(process.exitCode ?? 0)
+      exitAfterFlush(status)
     })
   })
 })

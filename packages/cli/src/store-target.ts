@@ -1,7 +1,8 @@
 /**
  * Where the CLI keeps sessions: `--session-dir DIR` (SQLite in DIR/sessions.db) or `--store URL`
  * (postgres://…). Store failures become one line and an exit status: another writer, a corrupt
- * record or a bad target is the user's to fix (2); a disk that refuses a write ends the run (1).
+ * record or a bad target is the user's to fix (2); a disk that refuses a write, or a lease lost
+ * while this process was paused, ends the run (1).
  */
 import type { LoopguardConfig, SessionStoreError, SessionStoreShape } from "@loopguard/effect"
 import { makeDurableStore, redactUrl } from "@loopguard/effect/store"
@@ -20,7 +21,8 @@ export const storeTargetOf = (flags: StoreFlags): Effect.Effect<string | null, U
   }
   if (Option.isSome(flags.store)) {
     const url = flags.store.value
-    if (!/^postgres(ql)?:\/\/[^/]/i.test(url)) {
+    // `postgres://` alone is whole when the libpq variables (PGHOST, PGUSER, …) say the rest.
+    if (!/^postgres(ql)?:\/\//i.test(url)) {
       return Effect.fail(new UsageError({ message: `--store: expected a postgres://… URL, got ${redactUrl(url)} (for SQLite use --session-dir DIR)` }))
     }
     return Effect.succeed(url)
@@ -29,10 +31,10 @@ export const storeTargetOf = (flags: StoreFlags): Effect.Effect<string | null, U
 }
 
 export const storeFailure = (e: SessionStoreError): UsageError | RunFailed =>
-  e.reason === "unavailable" ? new RunFailed({ message: e.message, exitCode: 1 }) : new UsageError({ message: e.message })
+  e.reason === "unavailable" || e.reason === "lease-lost" ? new RunFailed({ message: e.message, exitCode: 1 }) : new UsageError({ message: e.message })
 
 /** Opening a store that is not there or refuses us is a usage problem: exit 2. */
 export const openCliStore = (target: string, config: LoopguardConfig): Effect.Effect<SessionStoreShape, UsageError, Scope.Scope> =>
-  makeDurableStore(target, { leaseMs: config.store.leaseMs, busyTimeoutMs: config.store.busyTimeoutMs }).pipe(
+  makeDurableStore(target, { leaseMs: config.store.leaseMs, busyTimeoutMs: config.store.busyTimeoutMs, timeoutMs: config.store.timeoutMs }).pipe(
     Effect.mapError((e) => new UsageError({ message: e.message }))
   )

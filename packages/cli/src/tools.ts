@@ -19,6 +19,8 @@ export interface BuiltinToolOptions {
   readonly envDeny?: ReadonlyArray<string>
   /** When not empty, only these names reach the shell (tools.envAllow). */
   readonly envAllow?: ReadonlyArray<string>
+  /** Credential-looking names that do reach the shell (tools.envPass). */
+  readonly envPass?: ReadonlyArray<string>
   /** Variables that hold secrets of this run (the API key's variable): always removed. */
   readonly secretEnvNames?: ReadonlyArray<string>
   /** When set, asked before each shell command; false means the command is not run. */
@@ -87,7 +89,7 @@ const bashTool = (cwd: string, timeoutMs: number, options: BuiltinToolOptions, m
   const source = { ...(options.env ?? process.env) }
   let scrubbed: Record<string, string> | undefined
   const env = () =>
-    (scrubbed ??= scrubEnv(source, { secretNames: options.secretEnvNames ?? [], deny: options.envDeny ?? DEFAULT_ENV_DENY, allow: options.envAllow ?? [] }))
+    (scrubbed ??= scrubEnv(source, { secretNames: options.secretEnvNames ?? [], deny: options.envDeny ?? DEFAULT_ENV_DENY, allow: options.envAllow ?? [], pass: options.envPass ?? [] }))
   return {
     spec: {
       name: "bash",

@@ -1,7 +1,7 @@
 /** The guarded stream and the generate fold on hand-made part streams (no HTTP). */
 import { describe, expect, test } from "bun:test"
 import { collectGenerateResult } from "./collect.js"
-import { guardStream } from "./guard-stream.js"
+import { DELTA_SLICE, guardStream } from "./guard-stream.js"
 import type { StreamPart } from "./model-types.js"
 import { resolveMiddlewareOptions, type LoopguardTrip } from "./options.js"
 
@@ -134,4 +134,36 @@ describe("collectGenerateResult", () => {
     const boom = new Error("upstream said no")
     await expect(collectGenerateResult({ stream: from([text("t", "x"), { type: "error", error: boom }]) })).rejects.toBe(boom)
   })
+})
+
+describe("guardStream against a hostile stream", () => {
+  test("a 10 MB delta that loops from its start is cut inside the delta, not passed whole", async () => {
+    const huge = SENTENCE.repeat(Math.ceil(10_000_000 / SENTENCE.length))
+    const { stream, cuts } = guarded([{ type: "text-start", id: "t" }, text("t", huge), { type: "text-end", id: "t" }, finish()] as Array<StreamPart>)
+    const out = await drain(stream)
+    const passed = out.reduce((n, p) => n + (p.type === "text-delta" ? p.delta.length : 0), 0)
+    expect(cuts).toHaveLength(1)
+    expect(cuts[0]!.tripped).toBe("text-repeat")
+    expect(passed).toBeLessThanOrEqual(2 * DELTA_SLICE)
+    expect(out.at(-1)).toMatchObject({ type: "finish", finishReason: { raw: "loopguard:text-repeat" } })
+  })
+
+  test("a stream that sends empty deltas for ever is cut at the chunk timeout", async () => {
+    let timer: ReturnType<typeof setInterval> | undefined
+    const endless = new ReadableStream<StreamPart>({
+      start(c) {
+        c.enqueue({ type: "text-start", id: "t" })
+        c.enqueue(text("t", "hello "))
+        timer = setInterval(() => c.enqueue(text("t", "")), 20)
+      },
+      cancel() {
+        clearInterval(timer)
+      }
+    })
+    const { stream, cuts } = guarded(endless, { stream: { chunkTimeoutMs: 1_000 } })
+    const ended = await Promise.race([drain(stream).then((parts) => parts.at(-1)), Bun.sleep(20_000).then(() => "still streaming" as const)])
+    clearInterval(timer)
+    expect(ended).toMatchObject({ type: "finish", finishReason: { raw: "loopguard:chunk-timeout" } })
+    expect(cuts.map((c) => c.tripped)).toEqual(["chunk-timeout"])
+  }, 30_000)
 })

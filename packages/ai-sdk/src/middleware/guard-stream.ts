@@ -5,6 +5,11 @@
  * closed, and one `finish` part says what happened in its finish reason and in
  * `providerMetadata.loopguard`. Its usage counts what was streamed before the cut (the server's own
  * count when it sent one, else an estimate marked `estimated`), so a budget sees what a cut cost.
+ *
+ * A large delta is fed to the guard (and passed on) in slices of DELTA_SLICE characters, so what
+ * follows a trip inside one 10 MB delta is cut with the rest. Silence is counted from the last
+ * part that carried content: a stream that keeps sending empty deltas or metadata forever is cut
+ * at the chunk timeout like one that sends nothing.
  */
 import { tallyChars, tokensOfTally } from "@loopguard/core/context"
 import { RepeatGuard } from "@loopguard/core/repeat"
@@ -77,6 +82,37 @@ const makeDeltaGuard = (options: ResolvedMiddlewareOptions) => {
   }
 }
 
+/** The most of one delta passed on before the guard has seen it. */
+export const DELTA_SLICE = 4096
+
+/** A part that shows the model is producing something (not an empty delta or metadata). */
+const carriesContent = (part: StreamPart): boolean => {
+  switch (part.type) {
+    case "text-delta":
+    case "reasoning-delta":
+      return part.delta !== ""
+    case "tool-input-delta":
+      return part.delta !== ""
+    case "tool-call":
+    case "finish":
+    case "error":
+    case "file":
+    case "source":
+    case "tool-result":
+      return true
+    default:
+      return false
+  }
+}
+
+/** A text or reasoning delta in slices of at most DELTA_SLICE characters (the part itself when small). */
+const slices = (part: StreamPart): ReadonlyArray<StreamPart> => {
+  if ((part.type !== "text-delta" && part.type !== "reasoning-delta") || part.delta.length <= DELTA_SLICE) return [part]
+  const out: Array<StreamPart> = []
+  for (let at = 0; at < part.delta.length; at += DELTA_SLICE) out.push({ ...part, delta: part.delta.slice(at, at + DELTA_SLICE) })
+  return out
+}
+
 type Read = Awaited<ReturnType<ReadableStreamDefaultReader<StreamPart>["read"]>> | "timeout"
 
 /** The next part, or "timeout" when none arrives within `ms`. */
@@ -108,6 +144,7 @@ export const guardStream = ({ source, options, cut, ids }: GuardStreamInput): Re
   const streamed = streamedChars()
   let parts = 0
   let done = false
+  let lastContent = Date.now()
 
   const stop = (controller: ReadableStreamDefaultController<StreamPart>, trip: LoopguardTrip, finish?: FinishPart) => {
     done = true
@@ -126,7 +163,7 @@ export const guardStream = ({ source, options, cut, ids }: GuardStreamInput): Re
   return new ReadableStream<StreamPart>({
     async pull(controller) {
       if (done) return
-      const next = await readWithin(reader, options.chunkTimeoutMs)
+      const next = await readWithin(reader, Math.max(0, lastContent + options.chunkTimeoutMs - Date.now()))
       if (next === "timeout") return stop(controller, { tripped: "chunk-timeout", timeoutMs: options.chunkTimeoutMs, partsBefore: parts })
       if (next.done) {
         done = true
@@ -135,13 +172,19 @@ export const guardStream = ({ source, options, cut, ids }: GuardStreamInput): Re
       }
       const part = next.value
       parts += 1
+      if (carriesContent(part)) lastContent = Date.now()
       // A loop completed by the last held word still counts before the model's own finish.
-      const trip = part.type === "finish" ? deltas.end() : deltas.push(part)
-      if (trip !== null && part.type === "finish") return stop(controller, trip, part)
+      if (part.type === "finish") {
+        const trip = deltas.end()
+        if (trip !== null) return stop(controller, trip, part)
+      }
       blocks.see(part)
-      streamed.see(part)
-      controller.enqueue(part)
-      if (trip !== null) stop(controller, trip)
+      for (const slice of slices(part)) {
+        const trip = part.type === "finish" ? null : deltas.push(slice)
+        streamed.see(slice)
+        controller.enqueue(slice)
+        if (trip !== null) return stop(controller, trip)
+      }
     },
     cancel(reason) {
       done = true

@@ -87,7 +87,8 @@ const STREAM_RULES: NumberRules = {
   chunkTimeoutMs: { int: true, greaterThan: 0, atMost: MAX_TIMER_MS },
   progressIntervalMs: { int: true, atLeast: 0, atMost: MAX_TIMER_MS },
   maxResponseBytes: positive,
-  maxEventBytes: positive
+  maxEventBytes: positive,
+  persistIntervalMs: { int: true, atLeast: 0, atMost: MAX_TIMER_MS }
 }
 
 /** Defaults filled in field by field, then checked; throws LoopguardMiddlewareOptionsError. */

@@ -8,6 +8,7 @@
  */
 import { createInterface, type Interface } from "node:readline"
 import type { Readable, Writable } from "node:stream"
+import { terminalSafe } from "../render/terminal-safe.js"
 
 export type LineRead = { readonly type: "line"; readonly text: string } | { readonly type: "interrupt" } | { readonly type: "end" }
 
@@ -100,7 +101,8 @@ export const streamLines = (input: Readable, output: Writable): LineSource => {
     read: (prompt) => {
       const next = queue.shift()
       const answer = (r: LineRead): LineRead => {
-        output.write(r.type === "line" ? `${prompt}${r.text}\n` : prompt === "" ? "" : `${prompt}\n`)
+        // The piped line is echoed as shown, never as escape sequences for the terminal.
+        output.write(r.type === "line" ? `${prompt}${terminalSafe(r.text)}\n` : prompt === "" ? "" : `${prompt}\n`)
         return r
       }
       if (next !== undefined) return Promise.resolve(answer({ type: "line", text: next }))

@@ -4,7 +4,7 @@
  * v1 (audit reads it); `import` takes trace v1 back, refusing to write over an existing session.
  */
 import type { SessionStoreShape } from "@loopguard/effect"
-import { exportTrace, importTrace } from "@loopguard/effect/store"
+import { exportTrace, importTrace, redactUrl } from "@loopguard/effect/store"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { Message } from "@loopguard/core/model"
@@ -16,13 +16,14 @@ import { renderRunPage } from "../html/run-page.js"
 import { sessionRunPage } from "../html/session-page.js"
 import { formatFlag } from "../audit/format-flag.js"
 import { loadCliConfig } from "../session.js"
+import { jsonLine, terminalSafe } from "../render/terminal-safe.js"
 import { formatList, formatSession } from "../sessions-format.js"
 import { openCliStore, storeFailure, storeTargetOf, type StoreFlags } from "../store-target.js"
 
 const storeFlags = {
   sessionDir: Flag.String("session-dir").pipe(Flag.optional, Flag.withDescription("the SQLite store in this folder (<dir>/sessions.db)")),
   store: Flag.String("store").pipe(Flag.optional, Flag.withDescription("a Postgres store (postgres://…)")),
-  config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (store.leaseMs, store.busyTimeoutMs)"))
+  config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (store.leaseMs, store.busyTimeoutMs, store.timeoutMs)"))
 }
 
 /** Opens the store the flags name for the length of `use`; a store is required here. */
@@ -32,8 +33,17 @@ const withStore = <A, E>(flags: StoreFlags & { readonly config: Option.Option<st
     if (target === null) return yield* new UsageError({ message: "name the store: --session-dir DIR (SQLite) or --store postgres://…" })
     const config = yield* loadCliConfig(Option.isSome(flags.config) ? { configPath: flags.config.value } : {})
     const store = yield* openCliStore(target, config)
-    return yield* use(store, target)
+    // What is printed of the target: never a password it holds.
+    return yield* use(store, redactUrl(target))
   }).pipe(Effect.scoped)
+
+/** Why `id` cannot name a session (empty, too long, spaces or control characters), or null. */
+export const sessionIdProblem = (id: string): string | null => {
+  if (id === "") return "is empty"
+  if (id.length > 128) return `is ${id.length} characters long (at most 128)`
+  if (/[\s\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(id)) return "holds spaces or control characters"
+  return null
+}
 
 const existing = (store: SessionStoreShape, id: string, target: string) =>
   Effect.gen(function* () {
@@ -46,7 +56,7 @@ const listCommand = Command.make("list", { ...storeFlags, json: Flag.Boolean("js
   withStore(flags, (store, target) =>
     Effect.gen(function* () {
       const sessions = yield* store.list().pipe(Effect.mapError(storeFailure))
-      if (flags.json) for (const s of sessions) yield* Console.log(JSON.stringify(s))
+      if (flags.json) for (const s of sessions) yield* Console.log(jsonLine(s))
       else yield* Console.log(formatList(sessions, target))
     })
   )
@@ -108,10 +118,16 @@ const importCommand = Command.make(
         for (const n of parsed.notes ?? []) yield* Console.error(`note: ${n}`)
         if (parsed.messages.length === 0) return yield* new UsageError({ message: `${flags.file}: no user or assistant lines to import` })
         const id = Option.isSome(flags.as) ? flags.as.value : (parsed.sessionId ?? basename(flags.file, extname(flags.file)))
+        const bad = sessionIdProblem(id)
+        if (bad !== null) return yield* new UsageError({ message: `${Option.isSome(flags.as) ? "--as" : `${flags.file}: the session id`} ${JSON.stringify(id)}: ${bad}; give one with --as ID` })
         const before = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
         if (before.length > 0) return yield* new UsageError({ message: `session ${id} already exists (${before.length} messages); import it under another id with --as ID` })
-        for (const m of parsed.messages) yield* (m.role === "user" ? store.append(id, m) : store.putAssistant(id, m)).pipe(Effect.mapError(storeFailure))
-        yield* Console.log(`imported ${parsed.messages.length} messages as session ${id}`)
+        // All or nothing: a failure half-way (a repeated id, a full disk) leaves no half session.
+        yield* (store.importSession !== undefined
+          ? store.importSession(id, parsed.messages)
+          : Effect.forEach(parsed.messages, (m) => (m.role === "user" ? store.append(id, m) : store.putAssistant(id, m)), { discard: true })
+        ).pipe(Effect.mapError(storeFailure))
+        yield* Console.log(`imported ${parsed.messages.length} messages as session ${terminalSafe(id)}`)
       })
     )
 ).pipe(Command.withDescription("Store a trace v1 file (or an agent's own log) as a session"))

@@ -4,7 +4,7 @@
  * text, or into nothing when the session stops here. Counts resumes against the limit.
  */
 import type { LoopguardConfig, RunResult } from "@loopguard/effect"
-import { terminalSafe } from "../render/terminal-safe.js"
+import { jsonLine, terminalSafe } from "../render/terminal-safe.js"
 import { Effect } from "effect"
 import { handoffTargetOf, pauseChoices, refusalOf, type OnPausePolicy, type PauseChoice, type PauseChoices } from "./choices.js"
 import { askChoice, askOnTerminal, formatPause, type AskLine } from "./pause-prompt.js"
@@ -67,7 +67,7 @@ export const makePauseHandler = (options: PauseHandlerOptions): PauseHandler => 
 
   const record = (incident: PausedIncident, offered: ReadonlyArray<PauseChoice>, choice: PauseChoice, resumed: boolean, note?: string) => {
     pauses.push({ incident, offered, choice, resumed, ...(note !== undefined ? { note } : {}) })
-    if (json) write(JSON.stringify({ type: "pause.decision", choice, resumed, ...(note !== undefined ? { note } : {}) }))
+    if (json) write(jsonLine({ type: "pause.decision", choice, resumed, ...(note !== undefined ? { note } : {}) }))
     else say(`  → ${choice}${note !== undefined ? ` (${note})` : ""}`)
   }
 
@@ -101,7 +101,7 @@ export const makePauseHandler = (options: PauseHandlerOptions): PauseHandler => 
       const incident = pausedIncidentOf(last)
       if (incident === null) return null
       const choices = pauseChoices(options.modelId, options.hasCommand)
-      if (json) write(JSON.stringify({ type: "pause", incident, offered: choices.offered, unavailable: choices.unavailable }))
+      if (json) write(jsonLine({ type: "pause", incident, offered: choices.offered, unavailable: choices.unavailable }))
       // The incident quotes the model's own command: shown terminal-safe.
       else for (const line of formatPause(incident, choices)) say(terminalSafe(line))
 

@@ -32,7 +32,8 @@ export const banner = (style: Style, tone: Tone, text: string): string => {
 export const eventLine = (e: LoopguardEvent, style: Style): string | null => {
   switch (e.type) {
     case "tool.started":
-      return `  ${style.bold("⚙")} ${e.name} ${style.dim(describeInput(e.input))}`
+      // The tool's name is the model's choice too: it could carry an escape sequence.
+      return `  ${style.bold("⚙")} ${short(e.name, 60)} ${style.dim(describeInput(e.input))}`
     case "tool.finished": {
       const ok = e.state === "completed" && (e.exitCode === undefined || e.exitCode === 0)
       const what = e.state === "error" ? "error" : e.exitCode !== undefined ? `exit ${e.exitCode}` : "done"

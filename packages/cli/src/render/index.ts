@@ -4,5 +4,5 @@ export { answerOf, exitLine, formatCost, formatElapsed, formatTotals, reportDeta
 export { makeRenderer, type OutputMode, type Renderer, type RendererOptions } from "./renderer.js"
 export { tapLlm } from "./llm-tap.js"
 export { lineSink, priceOf, rendererFor, type RendererSetup } from "./setup.js"
-export { displayUrl, terminalSafe } from "./terminal-safe.js"
+export { displayUrl, jsonLine, terminalSafe } from "./terminal-safe.js"
 export { makeStreamRedactor, redactText, redactValues, secretValues, REDACTED_VALUE } from "./env-secrets.js"

@@ -125,7 +125,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
       step = e.step
       waitingFor = "waiting for the model"
       startTimer()
-    } else if (e.type === "tool.started") waitingFor = `running ${e.name}`
+    } else if (e.type === "tool.started") waitingFor = `running ${terminalSafe(e.name)}`
     else if (e.type === "tool.finished") waitingFor = "waiting for the model"
     else if (e.type === "step.finished") {
       inStep = false
@@ -155,7 +155,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     if (p.type === "text-delta" || p.type === "reasoning-delta") {
       waitingFor = null
       sink.stream(p.type === "text-delta" ? "text" : "reasoning", p.text)
-    } else if (p.type === "tool-input-start") waitingFor = `writing a ${p.name} call`
+    } else if (p.type === "tool-input-start") waitingFor = `writing a ${terminalSafe(p.name)} call`
   }
 
   // Nothing stays held past the chunk: whatever else writes (events, the live line) comes after it.

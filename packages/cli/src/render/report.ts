@@ -60,7 +60,7 @@ export const reportDetails = (r: RunReport, style: Style): ReadonlyArray<string>
   else if (r.error) lines.push(`   what went wrong: ${terminalSafe(r.error.message)}${tag}`)
   if (r.status !== "completed") {
     if (r.completed.length > 0) lines.push(`   done so far: ${terminalSafe(r.completed.slice(-5).join("; "))}`)
-    lines.push(`   next: ${r.suggestedNextStep}`)
+    lines.push(`   next: ${terminalSafe(r.suggestedNextStep)}`)
   }
   if (r.savedAt) lines.push(style.dim(`   saved: ${terminalSafe(r.savedAt)}`))
   for (const sub of r.subagents ?? []) {

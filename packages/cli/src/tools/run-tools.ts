@@ -18,6 +18,7 @@ export const runTools = (cwd: string, config: LoopguardConfig, apiKeyEnv: string
     maxOutputChars: config.tools.maxOutputChars,
     envDeny: config.tools.envDeny,
     envAllow: config.tools.envAllow,
+    envPass: config.tools.envPass,
     secretEnvNames: [apiKeyEnv],
     ...approval
   }),
@@ -30,6 +31,7 @@ export const runTools = (cwd: string, config: LoopguardConfig, apiKeyEnv: string
         env: process.env,
         envDeny: config.tools.envDeny,
         envAllow: config.tools.envAllow,
+        envPass: config.tools.envPass,
         secretEnvNames: [apiKeyEnv],
         ...approval
       })

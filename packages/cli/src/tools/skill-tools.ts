@@ -18,6 +18,7 @@ export interface SkillToolOptions {
   readonly env: Readonly<Record<string, string | undefined>>
   readonly envDeny?: ReadonlyArray<string>
   readonly envAllow?: ReadonlyArray<string>
+  readonly envPass?: ReadonlyArray<string>
   readonly secretEnvNames?: ReadonlyArray<string>
   /** Default: the PATH of `env`. */
   readonly hasCommand?: CommandLookup
@@ -50,6 +51,6 @@ const skillTool = (skill: HandoffSkill, cwd: string, o: SkillToolOptions, env: R
 
 /** One tool per installed harness skill; none when neither command resolves. */
 export const handoffSkillTools = (cwd: string, o: SkillToolOptions): ReadonlyArray<ToolDefinition> => {
-  const env = scrubEnv(o.env, { secretNames: o.secretEnvNames ?? [], deny: o.envDeny ?? DEFAULT_ENV_DENY, allow: o.envAllow ?? [] })
+  const env = scrubEnv(o.env, { secretNames: o.secretEnvNames ?? [], deny: o.envDeny ?? DEFAULT_ENV_DENY, allow: o.envAllow ?? [], pass: o.envPass ?? [] })
   return availableSkills(o.hasCommand ?? commandOnPath(o.env)).map((skill) => skillTool(skill, cwd, o, env))
 }

@@ -2,7 +2,7 @@
  * What every backend (AI SDK, Effect AI) does the same way when it maps loopguard's model to a
  * provider's and back, so a run reads the same whichever backend carried it.
  */
-import { parseToolArguments } from "../toolcall/parse-arguments.js"
+import { MAX_ARGUMENT_DEPTH, parseToolArguments, TOO_DEEP, valueNestsDeeperThan } from "../toolcall/parse-arguments.js"
 import type { AssistantPart, ToolPart } from "./message.js"
 import type { StreamPart } from "./stream.js"
 
@@ -27,7 +27,12 @@ ${out}`
  * raw text as input and carry `argumentsError`, so the call is refused instead of guessed at.
  */
 export const toolCallPart = (id: string, name: string, rawInput: unknown): Extract<StreamPart, { type: "tool-call" }> => {
-  if (typeof rawInput !== "string") return { type: "tool-call", id, name, input: rawInput ?? {} }
+  if (typeof rawInput !== "string") {
+    // Already parsed by the provider: arguments nested past any tool's need are refused here,
+    // before a walk over them (redaction, fingerprints) recurses that deep.
+    if (valueNestsDeeperThan(rawInput, MAX_ARGUMENT_DEPTH)) return { type: "tool-call", id, name, input: {}, argumentsError: TOO_DEEP }
+    return { type: "tool-call", id, name, input: rawInput ?? {} }
+  }
   const parsed = parseToolArguments(rawInput)
   if (!parsed.ok) return { type: "tool-call", id, name, input: rawInput, inputText: rawInput, argumentsError: parsed.value.error }
   return { type: "tool-call", id, name, input: parsed.value, inputText: rawInput, ...(parsed.repaired ? { argumentsRepaired: true } : {}) }

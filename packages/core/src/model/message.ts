@@ -87,6 +87,8 @@ export type ReminderKind =
   | "breaker-reroute"
   | "compaction"
   | "continue"
+  /** Stands in for a stored message that could not be read (the store salvaged the rest). */
+  | "unreadable-record"
 
 export interface UserMessage {
   readonly role: "user"

@@ -64,7 +64,9 @@ export class ReplyBuilder {
   }
 
   updateTool(callId: string, f: (p: ToolPart) => ToolPart): ToolPart | undefined {
-    for (const p of this.parts) {
+    // Newest first: the call being run is almost always the last one (a reply of N calls is N lookups, not N²/2).
+    for (let i = this.parts.length - 1; i >= 0; i--) {
+      const p = this.parts[i]!
       if (p.type === "tool" && p.part.callId === callId) {
         p.part = f(p.part)
         return p.part

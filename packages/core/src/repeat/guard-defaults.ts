@@ -23,13 +23,16 @@ export interface StreamLimits {
   readonly progressIntervalMs: number
   readonly maxResponseBytes: number
   readonly maxEventBytes: number
+  /** Least time between two saves of a reply's text while it streams (0: only when the step ends). */
+  readonly persistIntervalMs: number
 }
 
 export const DEFAULT_STREAM_LIMITS: StreamLimits = {
   chunkTimeoutMs: DEFAULT_CHUNK_TIMEOUT_MS,
   progressIntervalMs: 100,
   maxResponseBytes: 64 * 1024 * 1024,
-  maxEventBytes: 4 * 1024 * 1024
+  maxEventBytes: 4 * 1024 * 1024,
+  persistIntervalMs: 2_000
 }
 
 /** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: longer timeouts are refused. */

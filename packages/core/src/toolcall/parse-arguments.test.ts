@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { parseToolArguments } from "./parse-arguments.js"
+import { toolCallPart } from "../model/backend-helpers.js"
+import { MAX_ARGUMENT_DEPTH, nestsDeeperThan, parseToolArguments, TOO_DEEP, valueNestsDeeperThan } from "./parse-arguments.js"
 
 describe("parseToolArguments", () => {
   test("valid JSON passes through", () => {
@@ -40,5 +41,24 @@ describe("parseToolArguments", () => {
       expect(r.ok).toBe(false)
       if (!r.ok) expect(r.value.raw).toBe(raw)
     }
+  })
+})
+
+describe("arguments nested past any tool's need", () => {
+  const deep = (n: number) => `{"command":${"[".repeat(n)}${"]".repeat(n)}}`
+  test("text nested 20,000 deep is refused before it is parsed; never throws", () => {
+    const r = parseToolArguments(deep(20_000))
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect(r.value.error).toBe(TOO_DEEP)
+    expect(parseToolArguments(deep(MAX_ARGUMENT_DEPTH - 1)).ok).toBe(true)
+    // Brackets inside strings are text, not nesting.
+    expect(nestsDeeperThan(`{"a":"${"[".repeat(500)}"}`, MAX_ARGUMENT_DEPTH)).toBe(false)
+  })
+  test("an already parsed value nested 20,000 deep is measured without recursion", () => {
+    let v: unknown = []
+    for (let i = 0; i < 20_000; i++) v = [v]
+    expect(valueNestsDeeperThan({ command: v }, MAX_ARGUMENT_DEPTH)).toBe(true)
+    expect(valueNestsDeeperThan({ a: { b: [1, 2, { c: "x" }] } }, MAX_ARGUMENT_DEPTH)).toBe(false)
+    expect(toolCallPart("c1", "bash", { command: v })).toEqual({ type: "tool-call", id: "c1", name: "bash", input: {}, argumentsError: TOO_DEEP })
   })
 })

@@ -7,6 +7,10 @@
  * repair would have to invent the end of a command the model never wrote (`echo hi >> marker.txt`
  * becomes a finished command), so it is `{ error, raw }` with `cutOff: true`. Only slips in text
  * that is structurally complete are repaired.
+ *
+ * Arguments nested deeper than MAX_ARGUMENT_DEPTH are refused before anything parses them: no
+ * tool takes such input, and every later walk over it (redaction, fingerprints, events) would
+ * recurse that deep.
  */
 import { jsonrepair } from "jsonrepair"
 
@@ -70,12 +74,50 @@ export const cutOffAt = (text: string): "string" | "brackets" | null => {
   return quote !== null ? "string" : depth > 0 ? "brackets" : null
 }
 
+/** Objects and arrays inside one another, at most, in a tool call's arguments. */
+export const MAX_ARGUMENT_DEPTH = 64
+
+/** Whether brackets outside strings nest deeper than `limit` (a linear scan; never throws). */
+export const nestsDeeperThan = (text: string, limit: number): boolean => {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (inString) {
+      if (c === "\\") i++
+      else if (c === '"') inString = false
+    } else if (c === '"') inString = true
+    else if (c === "{" || c === "[") {
+      if (++depth > limit) return true
+    } else if (c === "}" || c === "]") depth = Math.max(0, depth - 1)
+  }
+  return false
+}
+
+/** Whether a parsed value nests objects and arrays deeper than `limit` (iterative: no recursion to overflow). */
+export const valueNestsDeeperThan = (value: unknown, limit: number): boolean => {
+  const stack: Array<readonly [unknown, number]> = [[value, 0]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (v === null || typeof v !== "object") continue
+    if (depth + 1 > limit) return true
+    for (const item of Object.values(v as object)) stack.push([item, depth + 1])
+  }
+  return false
+}
+
+/** The refusal of arguments nested too deep. */
+export const TOO_DEEP = `tool arguments nest deeper than ${MAX_ARGUMENT_DEPTH} levels; the call was not run`
+
 const refused = (raw: string, error: string, cutOff: boolean): ParsedArguments => ({ ok: false, value: { error, raw }, repaired: false, cutOff })
 
 /** A tool call's argument string as an object, repairing slips in complete text; `{ error, raw }` when cut off or hopeless; never throws. */
 export const parseToolArguments = (raw: string): ParsedArguments => {
   const text = raw.trim()
   if (text === "") return { ok: true, value: {}, repaired: false }
+  if (nestsDeeperThan(text, MAX_ARGUMENT_DEPTH)) {
+    return refused(raw.slice(0, 200), TOO_DEEP, false)
+  }
   const direct = tryParse(text)
   if (direct) return { ok: true, value: direct, repaired: false }
   const cut = cutOffAt(text)

@@ -36,8 +36,14 @@ export const toRequestMessages = (messages: ReadonlyArray<Message>): Array<Reque
     return r
   })
 
-/** The summary's text and usage; a silence of `chunkTimeoutMs` between chunks fails it like a step's stream. */
-const collect = (llm: LlmShape, older: ReadonlyArray<Message>, chunkTimeoutMs: number) =>
+/** The note a summary cut at `compaction.maxSummaryChars` ends with. */
+export const summaryCutNote = (maxChars: number): string => `\n[summary cut at ${maxChars} characters (compaction.maxSummaryChars)]`
+
+/**
+ * The summary's text (at most `maxChars`: text past it is not even kept in memory) and usage; a
+ * silence of `chunkTimeoutMs` between chunks fails it like a step's stream.
+ */
+const collect = (llm: LlmShape, older: ReadonlyArray<Message>, chunkTimeoutMs: number, maxChars: number) =>
   llm.stream({ messages: [...toRequestMessages(older), { role: "user", text: COMPACTION_REQUEST }], tools: [] }).pipe(
     Stream.timeoutOrElse({
       duration: Duration.millis(chunkTimeoutMs),
@@ -47,7 +53,9 @@ const collect = (llm: LlmShape, older: ReadonlyArray<Message>, chunkTimeoutMs: n
       (): { text: string; usage?: Usage; error?: string } => ({ text: "" }),
       (acc, part) =>
         part.type === "text-delta"
-          ? { ...acc, text: acc.text + part.text }
+          ? acc.text.length > maxChars
+            ? acc
+            : { ...acc, text: acc.text + part.text }
           : part.type === "finish" && part.usage !== undefined
             ? { ...acc, usage: part.usage }
             : part.type === "error"
@@ -66,10 +74,12 @@ export class Compactor extends Context.Service<Compactor, CompactorShape>()("loo
       const config = yield* ConfigService
       return Compactor.of({
         summarise: Effect.fn("Compactor.summarise")(function* (older: ReadonlyArray<Message>, llm?: LlmShape) {
-          const r = yield* collect(llm ?? session, older, config.stream.chunkTimeoutMs)
+          const max = config.compaction.maxSummaryChars
+          const r = yield* collect(llm ?? session, older, config.stream.chunkTimeoutMs, max)
           if (r.error !== undefined) return yield* new CompactionError({ message: r.error })
           if (r.text.trim() === "") return yield* new CompactionError({ message: "the summary request returned no text" })
-          return { summary: r.text, ...(r.usage !== undefined ? { usage: r.usage } : {}) }
+          const summary = r.text.length > max ? r.text.slice(0, max) + summaryCutNote(max) : r.text
+          return { summary, ...(r.usage !== undefined ? { usage: r.usage } : {}) }
         })
       })
     })

@@ -47,7 +47,9 @@ export const StreamSection = Schema.Struct({
   /** Bytes of one response body after decompression; past it the step ends as a protocol error. */
   maxResponseBytes: PosInt,
   /** Bytes of one server-sent event (one `data:` record). */
-  maxEventBytes: PosInt
+  maxEventBytes: PosInt,
+  /** Least time between two saves of a reply's text while it streams (0 = only when the step ends). */
+  persistIntervalMs: DelayMs
 })
 
 /** Config section `loop`: role, interactivity, caps, steps and timeouts. */
@@ -254,7 +256,9 @@ export const CompactionSection = Schema.Struct({
   /** Compactions allowed in one run. */
   maxCompactions: NonNegInt,
   /** Model id (or id prefix) → context tokens, merged over the built-in table (config file only). */
-  contextSizes: Schema.Record(Schema.String, PosInt)
+  contextSizes: Schema.Record(Schema.String, PosInt),
+  /** Characters of a summary kept: it is sent with every later request, so a runaway one is cut. */
+  maxSummaryChars: PosInt
 })
 
 /** Child runs (the `task` tool, or a library call with `RunInput.depth`). */
@@ -336,7 +340,9 @@ export const TextToolCallsSection = Schema.Struct({
 /** Config section `store`: the durable SessionStore (docs/store.md), one writer per session by lease. */
 export const StoreSection = Schema.Struct({
   leaseMs: TimerMs.check(Schema.isGreaterThanOrEqualTo(1000)),
-  busyTimeoutMs: DelayMs
+  busyTimeoutMs: DelayMs,
+  /** Deadline of one store call (read, write, lease renewal): a store that went away fails the run instead of hanging it. */
+  timeoutMs: TimerMs.check(Schema.isGreaterThanOrEqualTo(1000))
 })
 
 /** The built-in tools of `loopguard run` (the shell is not a sandbox: see docs/security.md). */
@@ -347,6 +353,8 @@ export const ToolsSection = Schema.Struct({
   envDeny: Names,
   /** When not empty, only these names reach the shell. */
   envAllow: Names,
+  /** Variables that look like credentials (by name or a URL with a password) but must reach the shell. */
+  envPass: Names,
   /** Ask on the terminal before each shell command; without a terminal every command is refused. */
   approveCommands: Schema.Boolean
 })

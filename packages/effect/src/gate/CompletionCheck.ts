@@ -31,7 +31,7 @@ export class CompletionCheck extends Context.Service<
         const tools = config._tag === "Some" ? config.value.tools : undefined
         const env = scrubEnv(process.env, {
           secretNames: options.secretEnvNames ?? [],
-          ...(tools !== undefined ? { deny: tools.envDeny, allow: tools.envAllow } : {})
+          ...(tools !== undefined ? { deny: tools.envDeny, allow: tools.envAllow, pass: tools.envPass } : {})
         })
         const maxOutputChars = tools?.maxOutputChars
         return CompletionCheck.of({

@@ -99,6 +99,22 @@ export interface ProcessResult {
   readonly incidents: ReadonlyArray<Incident>
 }
 
+/**
+ * What a reply saved while it still streams carries: read after a crash it is a reply cut off by
+ * the interruption (asked again on resume); the step's own save at its end replaces it.
+ */
+const STILL_STREAMING = { message: "interrupted: the reply was still streaming when it was last saved", name: "CancelledError", aborted: true } as const
+
+/** Saves the partial reply at most once per `intervalMs` (never when 0); a step's save at its end is separate. */
+export const partialSaver = (intervalMs: number, save: () => Effect.Effect<void, SessionStoreError>) => {
+  let last = Date.now()
+  return (): Effect.Effect<void, SessionStoreError> => {
+    if (intervalMs <= 0 || Date.now() - last < intervalMs) return Effect.void
+    last = Date.now()
+    return save()
+  }
+}
+
 export interface SessionProcessorShape {
   readonly process: (input: ProcessInput) => Effect.Effect<ProcessResult, SessionStoreError>
 }
@@ -146,6 +162,9 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             ...(input.admitTool !== undefined ? { admitTool: input.admitTool } : {})
           }
           const runTool = (called: ToolCallPart) => runToolCall(toolDeps, toolCtx, called)
+          const persist = partialSaver(config.stream.persistIntervalMs, () =>
+            store.putAssistant(input.sessionId, { ...reply.build(), finish: "unknown", error: STILL_STREAMING })
+          )
 
           /** One chunk of parts in a plain loop; an Effect only for a tool call or a due progress event. */
           const onChunk = (chunk: ReadonlyArray<StreamPart>, from: number): Effect.Effect<readonly [boolean], SessionStoreError> => {
@@ -163,7 +182,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
                 )
               }
             }
-            return stopWith(false)
+            return reply.hasContent ? Effect.flatMap(persist(), () => stopWith(false)) : stopWith(false)
           }
 
           // A provider's own chunk timeout wins (like MiMo Code's `provider.<id>` chunkTimeout), else the global one.

@@ -9,7 +9,7 @@
  */
 import type { AssistantMessage, CropMarker, ExclusionReason, Message, UserMessage } from "@loopguard/core/model"
 import { Context, Effect, Layer } from "effect"
-import type { SessionStoreError } from "./SessionStoreError.js"
+import { SessionStoreError } from "./SessionStoreError.js"
 import { SessionJournal, type SessionChanges, type StoreCursor } from "./session-journal.js"
 
 export type { SessionChanges, StoreCursor } from "./session-journal.js"
@@ -40,6 +40,12 @@ export interface SessionStoreShape {
   readonly exclude: (sessionId: string, messageId: string, reason: ExclusionReason) => Effect.Effect<void, SessionStoreError>
   readonly addCrop: (sessionId: string, userMessageId: string, crop: CropMarker) => Effect.Effect<void, SessionStoreError>
   /**
+   * A whole session written at once (`sessions import`): all of `messages` or, on any failure (the
+   * session exists, an id repeats, the disk refuses), none. Optional: without it a caller appends
+   * one by one.
+   */
+  readonly importSession?: (sessionId: string, messages: ReadonlyArray<Message>) => Effect.Effect<void, SessionStoreError>
+  /**
    * Give up this writer's lease on a session now (the durable stores; optional): a host that
    * serves one conversation from several processes in turn (the proxy's replicas) lets go after
    * each write, so the next request's process can write it.
@@ -49,6 +55,17 @@ export interface SessionStoreShape {
   readonly list: () => Effect.Effect<ReadonlyArray<SessionSummary>, SessionStoreError>
   /** Where a session is kept, for the run report ("where the work is saved"). */
   readonly location: (sessionId: string) => string
+}
+
+/** Why `messages` cannot be imported as `sessionId` (it exists, or an id repeats), or null. */
+export const importProblem = (sessionId: string, exists: boolean, messages: ReadonlyArray<Message>): SessionStoreError | null => {
+  if (exists) return new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId} already exists; import it under another id` })
+  const seen = new Set<string>()
+  for (const [i, m] of messages.entries()) {
+    if (seen.has(m.id)) return new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId}: message #${i} repeats the id ${m.id}; nothing was imported` })
+    seen.add(m.id)
+  }
+  return null
 }
 
 /** An in-memory session store (append-only, per process). */
@@ -74,6 +91,14 @@ export const makeMemoryStore = (): SessionStoreShape => {
           m.role === "user" ? ({ ...m, crops: [...(m.crops ?? []), crop] } satisfies UserMessage) : m
         )
       ),
+    importSession: (sessionId, messages) =>
+      Effect.suspend(() => {
+        const problem = importProblem(sessionId, (sessions.get(sessionId)?.journal.messages.length ?? 0) > 0, messages)
+        if (problem !== null) return Effect.fail(problem)
+        const journal = get(sessionId)
+        for (const m of messages) journal.append(m)
+        return Effect.void
+      }),
     list: () =>
       Effect.sync(() =>
         [...sessions.entries()]

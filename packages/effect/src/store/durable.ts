@@ -8,6 +8,9 @@ import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { mkdirSync } from "node:fs"
 import { join, resolve } from "node:path"
+import { makeRedactor } from "@loopguard/core/try-best"
+import { boundedScope, detachedTimeout } from "./deadline.js"
+import { libpqOptions, pgSecrets, redactUrl } from "./pg-target.js"
 import { openSqlite } from "./sqlite-client.js"
 import { makeSqlStore } from "./sql-store.js"
 import { SessionStore, type SessionStoreShape } from "./SessionStore.js"
@@ -15,22 +18,24 @@ import { describeCause, SessionStoreError } from "./SessionStoreError.js"
 
 export const DEFAULT_LEASE_MS = 30_000
 export const DEFAULT_BUSY_TIMEOUT_MS = 5_000
+export const DEFAULT_STORE_TIMEOUT_MS = 30_000
 
 export interface DurableStoreOptions {
   /** How long a writer's lease lasts without a heartbeat (config `store.leaseMs`). */
   readonly leaseMs?: number
   /** SQLite only: how long a write waits for another process's transaction (config `store.busyTimeoutMs`). */
   readonly busyTimeoutMs?: number
+  /** The deadline of one store call (config `store.timeoutMs`): a store that stopped answering fails as `unavailable`. */
+  readonly timeoutMs?: number
 }
 
 /** The database file inside a session folder. */
 export const sqliteFile = (dir: string): string => join(resolve(dir), "sessions.db")
 
-/** A URL with its password (and user) removed: safe to print, log or put in a report. */
-export const redactUrl = (url: string): string => url.replace(/\/\/[^/@]*@/, "//")
+export { redactUrl } from "./pg-target.js"
 
-const failOpen = (what: string) => (cause: unknown) =>
-  new SessionStoreError({ reason: "unavailable", message: `could not open ${what}: ${redactUrl(describeCause(cause))}`, cause })
+const failOpen = (what: string, secrets: ReadonlyArray<string> = []) => (cause: unknown) =>
+  new SessionStoreError({ reason: "unavailable", message: `could not open ${what}: ${makeRedactor(secrets)(redactUrl(describeCause(cause)))}`, cause })
 
 // Loaded on first use: a runtime that keeps sessions in SQLite (or its own store) never loads the
 // Postgres driver, and need not install it (an optional peer dependency).
@@ -53,13 +58,20 @@ export const openSqlClient = (
   Effect.gen(function* () {
     if (isPostgresUrl(target)) {
       const shown = redactUrl(target)
+      const secrets = pgSecrets(target, process.env)
       const { PgClient } = yield* loadPgDriver
-      const client = yield* PgClient.make({ url: Redacted.make(target), maxConnections: 4, connectTimeout: "10 seconds" }).pipe(
+      const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS
+      // A server gone mid-run must not hold the end of the run: the pool's goodbye is bounded too.
+      const clientScope = yield* boundedScope(timeoutMs)
+      const client = yield* PgClient.make({ url: Redacted.make(target), ...libpqOptions(target, process.env), maxConnections: 4, connectTimeout: "10 seconds" }).pipe(
         Effect.provide(Reactivity.layer),
-        Effect.mapError(failOpen(shown))
+        Effect.mapError(failOpen(shown, secrets)),
+        Scope.provide(clientScope)
       )
       // Fail here, at open, rather than at the first write: a wrong URL is a usage problem.
-      yield* client`SELECT 1`.pipe(Effect.mapError(failOpen(shown)))
+      yield* detachedTimeout(client`SELECT 1`.pipe(Effect.mapError(failOpen(shown, secrets))), timeoutMs, () =>
+        Effect.fail(failOpen(shown, secrets)(`no answer within ${timeoutMs / 1000}s (store.timeoutMs)`))
+      )
       return { client, shown, readOnly: false }
     }
     const file = sqliteFile(target)
@@ -75,7 +87,7 @@ export const openSqlClient = (
 export const makeDurableStore = (target: string, options: DurableStoreOptions = {}): Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope> =>
   Effect.gen(function* () {
     const { client, shown, readOnly } = yield* openSqlClient(target, options)
-    return yield* makeSqlStore({ leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, readOnly, location: (id) => `${shown} (session ${id})` }).pipe(
+    return yield* makeSqlStore({ leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, timeoutMs: options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, readOnly, location: (id) => `${shown} (session ${id})` }).pipe(
       Effect.provideService(SqlClient.SqlClient, client)
     )
   })

@@ -1,6 +1,7 @@
 export * from "./SessionStore.js"
 export * from "./SessionStoreError.js"
 export * from "./durable.js"
+export { LIBPQ_VARIABLES, libpqOptions, pgSecrets } from "./pg-target.js"
 export * from "./trace-io.js"
 export { layerSqliteClient, makeSqliteClient, openSqlite, type OpenedSqlite, type SqliteClientOptions } from "./sqlite-client.js"
 export * from "./redacting-store.js"

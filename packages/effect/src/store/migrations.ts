@@ -30,7 +30,9 @@ export const MIGRATIONS: ReadonlyArray<ReadonlyArray<string>> = [
       PRIMARY KEY (session_id, seq),
       UNIQUE (session_id, id)
     )`
-  ]
+  ],
+  // The lease's fencing token, bumped at every acquisition (lease.ts).
+  [`ALTER TABLE loopguard_sessions ADD COLUMN lease_token BIGINT NOT NULL DEFAULT 0`]
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import type { AssistantMessage } from "@loopguard/core/model"
 import { makeRedactor } from "@loopguard/core/try-best"
 import { Effect } from "effect"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -62,4 +63,29 @@ describe("redactingStore", () => {
     expect(store.writes()).toBe(1)
     expect(await Effect.runPromise(store.messages("s"))).toEqual([{ role: "user", id: "u1", text: "[REDACTED]" }])
   })
+})
+
+test("a reply rewritten after each of its N tool calls is redacted part by part once, not N² times", async () => {
+  let calls = 0
+  const counting = (text: string) => {
+    calls += 1
+    return redact(text)
+  }
+  const store = redactingStore(makeMemoryStore(), counting)
+  const n = 400
+  const parts: Array<AssistantMessage["parts"][number]> = []
+  await Effect.runPromise(
+    Effect.gen(function* () {
+      for (let i = 0; i < n; i++) {
+        // As the reply builder does: earlier parts are the same objects, the new one is new.
+        parts.push({ type: "tool", callId: `c${i}`, name: "bash", input: { command: `echo ${i} ${KEY}` }, state: "completed", output: `out ${i}` })
+        yield* store.putAssistant("s", { role: "assistant", id: "a1", parentId: "u0", step: 0, parts: [...parts], finish: "tool-calls" })
+      }
+    })
+  )
+  // Each part holds a few strings: linear in N (the reply's own fields and the new part each write: about 10 N), where redacting every write whole took about 3 N².
+  expect(calls).toBeLessThan(20 * n)
+  const [stored] = await Effect.runPromise(store.messages("s"))
+  expect(JSON.stringify(stored)).not.toContain(KEY)
+  expect((stored as AssistantMessage).parts).toHaveLength(n)
 })

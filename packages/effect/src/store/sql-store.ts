@@ -7,10 +7,11 @@
 import type { AssistantMessage, Message } from "@loopguard/core/model"
 import { Duration, Effect, Schedule, Schema, Scope } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
+import { detachedTimeout } from "./deadline.js"
 import { claimLease, holderLabel, makeOwner, releaseLease, renewLease } from "./lease.js"
 import { parseMessageBody } from "./message-schema.js"
 import { checkSchema, migrate } from "./migrations.js"
-import type { SessionStoreShape, SessionSummary } from "./SessionStore.js"
+import { importProblem, type SessionStoreShape, type SessionSummary } from "./SessionStore.js"
 import { SessionJournal } from "./session-journal.js"
 import { describeCause, SessionStoreError } from "./SessionStoreError.js"
 
@@ -18,13 +19,15 @@ export interface SqlStoreOptions {
   /** What the run report prints as "saved at" for a session. */
   readonly location: (sessionId: string) => string
   readonly leaseMs: number
+  /** The deadline of one call (config `store.timeoutMs`); past it the call fails as `unavailable`. */
+  readonly timeoutMs: number
   /** Opened from a read-only medium: the schema is checked, not migrated; writes fail as `unavailable`. */
   readonly readOnly?: boolean
 }
 
 /** SQLite gives numbers; Postgres gives BIGINT as bigint and COUNT(*) as bigint or string. */
 const Num = Schema.Union([Schema.Number, Schema.NumberFromString, Schema.BigInt])
-const MessageRow = Schema.Struct({ seq: Num, id: Schema.String, body: Schema.String })
+const MessageRow = Schema.Struct({ seq: Num, id: Schema.String, role: Schema.String, body: Schema.String })
 const SummaryRow = Schema.Struct({
   id: Schema.String,
   updated_at: Num,
@@ -46,15 +49,44 @@ const unavailable = (doing: string, sessionId?: string) => (e: SqlError.SqlError
     cause: e
   })
 
+/** `self` under the store's deadline (config `store.timeoutMs`): past it, `unavailable` in one line. */
+export const withDeadline = (timeoutMs: number, doing: string, sessionId?: string) =>
+  <A, R>(self: Effect.Effect<A, SessionStoreError, R>): Effect.Effect<A, SessionStoreError, R> =>
+    detachedTimeout(self, timeoutMs, () =>
+      Effect.fail(
+        new SessionStoreError({
+          reason: "unavailable",
+          ...(sessionId !== undefined ? { sessionId } : {}),
+          message: `${sessionId !== undefined ? `session ${sessionId}: ` : ""}could not ${doing}: the session store did not answer within ${timeoutMs / 1000}s (store.timeoutMs); is the database still running?`
+        })
+      )
+    )
+
 const corrupt = (sessionId: string, record: string, problem: string) =>
   new SessionStoreError({ reason: "corrupt", sessionId, message: `session ${sessionId}, record ${record}: ${problem}; the session cannot be loaded` })
+
+/**
+ * What stands in for a stored message that cannot be read: the rest of the session stays usable,
+ * and the stand-in keeps the record's id (never issued again) and says which record was dropped
+ * and why. A reply's stand-in is left out of requests (`excluded`); a user message's tells the model.
+ */
+export const unreadableRecord = (sessionId: string, row: { readonly seq: unknown; readonly id: string; readonly role: string }, problem: string): Message => {
+  const note = `[loopguard: session ${sessionId}, record #${String(row.seq)} (${row.id}) could not be read and was left out: ${problem}]`
+  return row.role === "assistant"
+    ? { role: "assistant", id: row.id, parentId: "", step: 0, parts: [{ type: "text", text: note, synthetic: true }], finish: "error", excluded: "replayed" }
+    : { role: "user", id: row.id, text: note, synthetic: "unreadable-record" }
+}
 
 export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionStoreShape, SessionStoreError, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    yield* (options.readOnly === true ? checkSchema : migrate).pipe(Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("prepare the session database")(e))))
+    yield* (options.readOnly === true ? checkSchema : migrate).pipe(
+      Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("prepare the session database")(e))),
+      withDeadline(options.timeoutMs, "prepare the session database")
+    )
     const owner = makeOwner()
-    const held = new Set<string>()
+    /** The sessions this store holds the write lease of, with the fencing token it acquired. */
+    const held = new Map<string, number>()
     /**
      * The sessions this process holds the write lease of, mirrored in memory: nobody else may
      * write them meanwhile, so `changes` answers from the mirror and a step's reads do not grow
@@ -80,21 +112,27 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
       sql
         .withTransaction(
           Effect.gen(function* () {
-            yield* claimLease(sql, owner, sessionId, { now: Date.now(), leaseMs: options.leaseMs, held: held.has(sessionId) })
-            return yield* body
+            const token = yield* claimLease(sql, owner, sessionId, { now: Date.now(), leaseMs: options.leaseMs, token: held.get(sessionId) })
+            return [yield* body, token] as const
           })
         )
         .pipe(
+          Effect.map(([result, token]) => {
+            // Held only once the claim committed: a rolled-back first write holds nothing. A lost
+            // lease keeps its stale token, so every later write of this store is refused too.
+            held.set(sessionId, token)
+            return result
+          }),
           Effect.tap((result) =>
             Effect.sync(() => {
-              // Held only once the claim committed: a rolled-back first write holds nothing.
-              held.add(sessionId)
               const journal = mirrors.get(sessionId)
               if (journal !== undefined && (mirrored === undefined || !mirrored(result, journal))) mirrors.delete(sessionId)
             })
           ),
-          Effect.tapError(() => Effect.sync(() => mirrors.delete(sessionId))),
-          Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(doing, sessionId)(e)))
+          Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(doing, sessionId)(e))),
+          withDeadline(options.timeoutMs, doing, sessionId),
+          // Failed or past its deadline (committed or not): the mirror is reloaded from the rows.
+          Effect.tapError(() => Effect.sync(() => mirrors.delete(sessionId)))
         )
 
     const decodeRows = (sessionId: string, rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<Message>, SessionStoreError> =>
@@ -103,20 +141,20 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
         for (const [i, raw] of rows.entries()) {
           const row = decodeRow(raw)
           if (row._tag === "Failure") return Effect.fail(corrupt(sessionId, `#${i}`, `unreadable row (${row.failure.message})`))
+          // One damaged record does not make the session unusable: it is replaced by a stand-in naming it.
           const parsed = parseMessageBody(row.success.body)
-          if (!parsed.ok) return Effect.fail(corrupt(sessionId, `#${row.success.seq} (${row.success.id})`, parsed.problem))
-          if (parsed.message.id !== row.success.id) {
-            return Effect.fail(corrupt(sessionId, `#${row.success.seq} (${row.success.id})`, `holds message ${parsed.message.id}`))
-          }
-          out.push(parsed.message)
+          if (!parsed.ok) out.push(unreadableRecord(sessionId, row.success, parsed.problem))
+          else if (parsed.message.id !== row.success.id) out.push(unreadableRecord(sessionId, row.success, `holds message ${parsed.message.id}`))
+          else out.push(parsed.message)
         }
         return Effect.succeed(out)
       })
 
     const messages = (sessionId: string) =>
-      sql`SELECT seq, id, body FROM loopguard_messages WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
+      sql`SELECT seq, id, role, body FROM loopguard_messages WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
         Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("read the session", sessionId)(e))),
-        Effect.flatMap((rows) => decodeRows(sessionId, rows))
+        Effect.flatMap((rows) => decodeRows(sessionId, rows)),
+        withDeadline(options.timeoutMs, "read the session", sessionId)
       )
 
     const insert = (sessionId: string, message: Message, body: string) =>
@@ -127,7 +165,7 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
     /** Read-modify-write of one stored message, inside the caller's transaction. */
     const modify = (sessionId: string, messageId: string, f: (m: Message) => Message) =>
       Effect.gen(function* () {
-        const rows = yield* sql`SELECT seq, id, body FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${messageId}`
+        const rows = yield* sql`SELECT seq, id, role, body FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${messageId}`
         if (rows.length === 0) return null
         const [current] = yield* decodeRows(sessionId, rows)
         const body = JSON.stringify(f(current!))
@@ -191,12 +229,25 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
         modifyMirrored(sessionId, "record a crop", userMessageId, (m) => (m.role === "user" ? { ...m, crops: [...(m.crops ?? []), crop] } : m)).pipe(
           Effect.withSpan("SessionStore.addCrop")
         ),
+      importSession: (sessionId, messages) =>
+        write(
+          sessionId,
+          "import the session",
+          Effect.gen(function* () {
+            const stored = yield* sql`SELECT 1 AS one FROM loopguard_messages WHERE session_id = ${sessionId} LIMIT 1`
+            const problem = importProblem(sessionId, stored.length > 0, messages)
+            if (problem !== null) return yield* problem
+            for (const m of messages) yield* insert(sessionId, m, JSON.stringify(m))
+          })
+        ).pipe(Effect.withSpan("SessionStore.importSession")),
       release: (sessionId) =>
         Effect.suspend(() => {
-          if (!held.has(sessionId)) return Effect.void
+          const token = held.get(sessionId)
+          if (token === undefined) return Effect.void
+          // Let go for good: a later write acquires the lease again, with a new fencing token.
           held.delete(sessionId)
           mirrors.delete(sessionId)
-          return releaseLease(sql, owner, sessionId).pipe(Effect.asVoid, Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("release the session", sessionId)(e))))
+          return releaseLease(sql, owner, sessionId, token).pipe(Effect.asVoid, Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("release the session", sessionId)(e))))
         }).pipe(Effect.withSpan("SessionStore.release")),
       list: () =>
         sql`SELECT s.id, s.updated_at, s.owner_host, s.owner_pid, s.lease_until,
@@ -204,6 +255,7 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
                    (SELECT COUNT(*) FROM loopguard_messages m WHERE m.session_id = s.id AND m.role = 'assistant') AS steps
             FROM loopguard_sessions s ORDER BY s.updated_at DESC, s.id`.pipe(
           Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("list sessions")(e))),
+          withDeadline(options.timeoutMs, "list sessions"),
           Effect.flatMap((rows) =>
             Effect.forEach(rows, (raw, i) => {
               const decoded = decodeSummary(raw)
@@ -222,12 +274,12 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
 
     // Heartbeat: a lease this process holds stays fresh while it lives, however long a step runs.
     yield* Effect.forkScoped(
-      Effect.suspend(() => Effect.forEach([...held], (id) => renewLease(sql, owner, id, Date.now(), options.leaseMs).pipe(Effect.ignore), { discard: true })).pipe(
+      Effect.suspend(() => Effect.forEach([...held], ([id, token]) => renewLease(sql, owner, id, token, Date.now(), options.leaseMs).pipe(Effect.mapError(unavailable("renew the lease", id)), withDeadline(options.timeoutMs, "renew the lease", id), Effect.ignore), { discard: true })).pipe(
         Effect.repeat(Schedule.spaced(Duration.millis(Math.max(50, Math.floor(options.leaseMs / 3)))))
       )
     )
     yield* Effect.addFinalizer(() =>
-      Effect.forEach([...held], (id) => releaseLease(sql, owner, id).pipe(Effect.ignore), { discard: true }).pipe(
+      Effect.forEach([...held], ([id, token]) => releaseLease(sql, owner, id, token).pipe(Effect.mapError(unavailable("release the lease", id)), withDeadline(options.timeoutMs, "release the lease", id), Effect.ignore), { discard: true }).pipe(
         // A closed store holds no session: whatever still references it must not keep the mirrors alive.
         Effect.andThen(Effect.sync(() => mirrors.clear()))
       )

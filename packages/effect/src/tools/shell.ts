@@ -3,6 +3,8 @@
  * `bash -c` in a directory, in a process group of its own, stdout and stderr interleaved and
  * capped while they stream. At the timeout, on abort, and as soon as the command itself exits,
  * the whole group is killed, so background jobs and grandchildren never outlive the call.
+ * A process that left the group (`setsid cmd &`, a daemon) is the user's: it is not killed, and
+ * the call does not wait for the output pipes it may hold open (PIPE_GRACE_MS after the exit).
  * This is not a sandbox: the command runs with the user's rights.
  */
 import { spawn } from "node:child_process"
@@ -30,6 +32,8 @@ export interface ShellOptions {
 }
 
 export const DEFAULT_MAX_OUTPUT_CHARS = 20_000
+/** How long output may still arrive after the command exited before its pipes are closed. */
+export const PIPE_GRACE_MS = 500
 
 /** Runs a shell command in `cwd` with a timeout and abort signal; the child never outlives it. */
 export const runShell = (command: string, options: ShellOptions): Promise<ShellOutcome> =>
@@ -53,7 +57,10 @@ export const runShell = (command: string, options: ShellOptions): Promise<ShellO
     const timer = setTimeout(() => stop(`timed out after ${options.timeoutMs} ms`), Math.min(options.timeoutMs, MAX_TIMER_MS))
     const onAbort = () => stop("cancelled")
     options.signal?.addEventListener("abort", onAbort, { once: true })
+    let finished = false
     const finish = (outcome: ShellOutcome) => {
+      if (finished) return
+      finished = true
       clearTimeout(timer)
       options.signal?.removeEventListener("abort", onAbort)
       if (pgid !== undefined) releaseGroup(pgid)
@@ -63,13 +70,21 @@ export const runShell = (command: string, options: ShellOptions): Promise<ShellO
     child.stderr.setEncoding("utf8").on("data", output.push)
     // The leader is done: whatever it left in its group (`cmd &`) goes too, which also closes
     // the pipes such jobs hold open.
-    child.on("exit", () => {
-      if (pgid !== undefined) releaseGroup(pgid)
-    })
-    child.on("error", (e) => finish({ exitCode: null, output: output.text(), failure: e.message }))
-    child.on("close", (code, sig) => {
+    const settle = (code: number | null, sig: NodeJS.Signals | null) => {
       if (stopped !== undefined) return finish({ exitCode: null, output: output.text(), failure: stopped })
       if (sig === null) return finish({ exitCode: code, output: output.text() })
       finish({ exitCode: null, output: output.text(), failure: `killed by ${sig}` })
+    }
+    child.on("exit", (code, sig) => {
+      if (pgid !== undefined) releaseGroup(pgid)
+      // Only a process outside the group can still hold the pipes now: the call does not wait for it.
+      setTimeout(() => {
+        if (finished) return
+        child.stdout.destroy()
+        child.stderr.destroy()
+        settle(code, sig)
+      }, PIPE_GRACE_MS).unref?.()
     })
+    child.on("error", (e) => finish({ exitCode: null, output: output.text(), failure: e.message }))
+    child.on("close", settle)
   })
