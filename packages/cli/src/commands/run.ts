@@ -35,8 +35,9 @@ export const runCommand = Command.make(
       // printed, exit 130/143); a second one quits at once (signals.ts).
       const controller = new AbortController()
       const release = onFirstSignal((signal) => {
-        process.stderr.write(`\nloopguard: ${signal}: cancelling the run (send it again to quit at once)\n`)
-        controller.abort()
+        // A closed stdout (SIGPIPE) has no one to tell: the run just ends.
+        if (signal !== "SIGPIPE") process.stderr.write(`\nloopguard: ${signal}: cancelling the run (send it again to quit at once)\n`)
+        controller.abort(signal)
       })
       const outcome = yield* runWithPausePolicy({
         signal: controller.signal,
