@@ -90,8 +90,8 @@ export const chatCommand = Command.make(
       }
       // SIGTERM (SIGINT is chat's own, above): end the running turn with its report, then the chat;
       // the process exits 143 (signals.ts).
-      const release = onFirstSignal(() => {
-        state.controller?.abort()
+      const release = onFirstSignal((signal) => {
+        state.controller?.abort(signal)
         lines.close()
       })
       const end = yield* Effect.scoped(Effect.andThen(takeOverSigint(onSigint), runChat(ctx, state))).pipe(
