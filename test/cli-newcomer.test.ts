@@ -48,3 +48,53 @@ describe("a reader of stdout that goes away (| head)", () => {
     expect(r.code).toBe(141)
   }, 60_000)
 })
+
+/** `loopguard` as a subprocess with extra environment; stdout, stderr and exit status. */
+const cli = async (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const child = Bun.spawn([process.execPath, MAIN, ...args], { cwd: ROOT, env: { ...cliEnv(), ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" })
+  const killer = setTimeout(() => child.kill(), 50_000)
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+  clearTimeout(killer)
+  return { stdout, stderr, code }
+}
+
+const jsonLines = (stdout: string): Array<Record<string, unknown>> =>
+  stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as Record<string, unknown>)
+
+describe("the retry knob a user sets for a kind of failure governs it in every phase", () => {
+  const tooMany = { type: "error", status: 429, headers: { "retry-after-ms": "10" } } as const
+
+  test("retry.rateLimit.maxRetries 1: three request-phase 429s get two requests, not four", async () => {
+    const server = await serve([tooMany, tooMany, tooMany, textStream("too late")])
+    const r = await cli(["run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "go", "--cwd", workdir(), "--json"], {
+      LOOPGUARD_RETRY_RATE_LIMIT_MAX_RETRIES: "1"
+    })
+    expect(server.requests.length).toBe(2)
+    const attempts = jsonLines(r.stdout).filter((e) => e["type"] === "session.retry.attempt")
+    expect(attempts.map((a) => [a["kind"], a["maxRetries"]])).toEqual([["rate_limit", 1]])
+    expect(r.code).toBe(1)
+  }, 60_000)
+
+  test("without a rateLimit setting, request-phase 429s keep the request budget (4 retries)", async () => {
+    const server = await serve([tooMany, tooMany, tooMany, textStream("answered")])
+    const r = await cli(["run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "go", "--cwd", workdir(), "--quiet"])
+    expect(server.requests.length).toBe(4)
+    expect(r.stdout).toContain("answered")
+    expect(r.code).toBe(0)
+  }, 60_000)
+
+  test("retry.network set: a refused connection is retried as many times as it says, not the request budget's 4", async () => {
+    const closed = await serve([])
+    const url = closed.baseURL
+    await closed.close()
+    const r = await cli(["run", "--base-url", url, "--model", "m", "--prompt", "go", "--cwd", workdir(), "--json"], {
+      LOOPGUARD_RETRY_NETWORK_MODE: "bounded",
+      LOOPGUARD_RETRY_NETWORK_MAX_RETRIES: "6",
+      LOOPGUARD_RETRY_NETWORK_INITIAL_DELAY_MS: "10",
+      LOOPGUARD_RETRY_NETWORK_MAX_DELAY_MS: "20"
+    })
+    const attempts = jsonLines(r.stdout).filter((e) => e["type"] === "session.retry.attempt")
+    expect(attempts.map((a) => a["kind"])).toEqual(Array(6).fill("network"))
+    expect(r.code).toBe(1)
+  }, 60_000)
+})
