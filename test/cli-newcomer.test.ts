@@ -98,3 +98,33 @@ describe("the retry knob a user sets for a kind of failure governs it in every p
     expect(r.code).toBe(1)
   }, 60_000)
 })
+
+describe("an unset API key", () => {
+  test("is not sent as `Bearer none`: no Authorization header, and one warning line naming the variable", async () => {
+    const server = await serve([textStream("Hello.")])
+    const child = Bun.spawn([process.execPath, MAIN, "run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "hi", "--cwd", workdir(), "--quiet"], {
+      cwd: ROOT,
+      env: cliEnv(["OPENAI_API_KEY"]),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe"
+    })
+    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited])
+    expect(code).toBe(0)
+    expect(stdout).toContain("Hello.")
+    expect(server.requests[0]!.headers["authorization"]).toBeUndefined()
+    const warnings = stderr.split("\n").filter((l) => l.includes("OPENAI_API_KEY"))
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toContain("not set")
+  }, 60_000)
+
+  test("a set key is sent as a bearer token, without the warning", async () => {
+    const server = await serve([textStream("Hello.")])
+    const r = await cli(["run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "hi", "--cwd", workdir(), "--quiet", "--api-key-env", "LG_TEST_KEY"], {
+      LG_TEST_KEY: "sk-test-0123456789"
+    })
+    expect(r.code).toBe(0)
+    expect(server.requests[0]!.headers["authorization"]).toBe("Bearer sk-test-0123456789")
+    expect(r.stderr).not.toContain("LG_TEST_KEY")
+  }, 60_000)
+})

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto"
 import { initialChatState, type ChatContext } from "../chat/chat-context.js"
 import { greeting, onInterrupt, runChat } from "../chat/chat-loop.js"
 import { linesFor } from "../chat/line-source.js"
-import { endpointFlags, prepareEndpoint } from "../endpoint.js"
+import { endpointFlags, prepareEndpoint, warnIfNoApiKey } from "../endpoint.js"
 import { RunFailed, UsageError } from "../errors.js"
 import { takeOverSigint } from "../sigint.js"
 import { storeFailure } from "../store-target.js"
@@ -59,6 +59,7 @@ export const chatCommand = Command.make(
       }
       const store = endpoint.store ?? makeMemoryStore()
       const resumed = Option.isSome(flags.session) ? yield* loadResumed(store, flags.session.value, endpoint.storeTarget ?? "") : []
+      warnIfNoApiKey(endpoint)
       const style = makeStyle(colourWanted(process.stdout.isTTY === true, process.env))
       const renderer = makeRenderer({
         mode: "human",

@@ -5,7 +5,7 @@
  */
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { endpointFlags, outputFlags, prepareEndpoint } from "../endpoint.js"
+import { endpointFlags, outputFlags, prepareEndpoint, warnIfNoApiKey } from "../endpoint.js"
 import { RunFailed, UsageError } from "../errors.js"
 import { runWithPausePolicy } from "../pause/index.js"
 import { onFirstSignal } from "../signals.js"
@@ -31,6 +31,7 @@ export const runCommand = Command.make(
         const kept = yield* endpoint.store.messages(flags.session).pipe(Effect.mapError(storeFailure))
         if (kept.length === 0) return yield* new UsageError({ message: `--prompt is required: there is no stored session ${flags.session} to resume` })
       }
+      warnIfNoApiKey(endpoint)
       // First SIGINT/SIGTERM: cancel the run (the step and its tools are interrupted, the report is
       // printed, exit 130/143); a second one quits at once (signals.ts).
       const controller = new AbortController()
