@@ -123,10 +123,9 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         : []
 
       /** One attempt: stream, record, run tools, stop at the first trip. */
-      const attempt = (input: ProcessInput, request: LlmRequest, n: number) =>
+      const attempt = (input: ProcessInput, request: LlmRequest, n: number, incidents: Array<Incident>) =>
         Effect.gen(function* () {
           const reply = new ReplyBuilder(input.messageId(n), input.parentId, input.step, llm.modelId)
-          const incidents: Array<Incident> = []
           const monitors: Array<StreamMonitor> = [...baseMonitors, ...(input.monitors ?? [])].map((f) => f({ step: input.step, attempt: n }))
           const observer = new PartObserver(reply, monitors, progressOptions)
           const publishProgress = (force: boolean): Effect.Effect<void> => {
@@ -208,6 +207,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         let request = input.request
         let n = 0
         let last: AttemptResult | null = null
+        // Every attempt's incidents, replayed ones too: each was published, so each is in the report.
+        const stepIncidents: Array<Incident> = []
         let prefillDropped = false
         let stopped: RetryStop | null = null
         let stepRetries = 0
@@ -234,7 +235,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             }
             n += 1
             yield* events.publish({ type: "step.started", step: input.step, attempt: n })
-            const r = yield* storeFailed(attempt(input, request, n))
+            const r = yield* storeFailed(attempt(input, request, n, stepIncidents))
             if (r === "store-failed") return r
             last = r
             if (r.trip !== null || r.error === null) return r
@@ -316,7 +317,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         const message = last!.reply.build()
         yield* store.putAssistant(input.sessionId, message)
         yield* events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none" })
-        return { outcome, message, attempts: n, incidents: last!.incidents } satisfies ProcessResult
+        return { outcome, message, attempts: n, incidents: stepIncidents } satisfies ProcessResult
       })
 
       return SessionProcessor.of({ process: (input) => process(input) })
