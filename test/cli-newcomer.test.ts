@@ -5,7 +5,7 @@
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { describe, expect, test } from "bun:test"
 import { resolve } from "node:path"
-import { cliEnv, scratch } from "./cli-fixture.js"
+import { cliEnv, liveText, scratch, waitUntil } from "./cli-fixture.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const MAIN = resolve(ROOT, "packages/cli/src/main.ts")
@@ -126,5 +126,30 @@ describe("an unset API key", () => {
     expect(r.code).toBe(0)
     expect(server.requests[0]!.headers["authorization"]).toBe("Bearer sk-test-0123456789")
     expect(r.stderr).not.toContain("LG_TEST_KEY")
+  }, 60_000)
+})
+
+describe("audit of an exported session whose turn a person cancelled", () => {
+  test("the Ctrl-C replays as a cancel (cancel / stop, exit cancelled), not as the model's failure", async () => {
+    const server = await serve([{ type: "stream", chunks: [{ text: "Looking" }, { text: " more" }], stallAfterChunks: 1, stallMs: 60_000 }])
+    const dir = workdir()
+    const child = Bun.spawn([process.execPath, MAIN, "run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "go", "--cwd", dir, "--session-dir", dir], {
+      cwd: ROOT,
+      env: cliEnv(),
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe"
+    })
+    // Ctrl-C once the first words are on the screen: the cut reply is stored with what streamed.
+    const out = liveText(child.stdout)
+    await waitUntil(() => out.text.includes("Looking"))
+    child.kill("SIGINT")
+    expect(await child.exited).toBe(130)
+    const trace = `${dir}/run.jsonl`
+    expect((await cli(["sessions", "export", "run", "--session-dir", dir, "--out", trace])).code).toBe(0)
+    const r = await cli(["audit", "--json", trace])
+    const audited = JSON.parse(r.stdout.trim()) as { incidents: Array<{ detector: string; action: string }>; exit: { reason: string } | null }
+    expect(audited.exit?.reason).toBe("cancelled")
+    expect(audited.incidents.map((i) => `${i.detector}/${i.action}`)).toEqual(["cancel/stop"])
   }, 60_000)
 })

@@ -213,6 +213,11 @@ export const decideRecovery = (state: RecoveryState, input: RecoveryInput): Reco
       })
     case "failed": {
       const existing = input.error
+      // A reply cut by a cancel (a person's Ctrl-C, recorded as CancelledError) is not a model
+      // failure: a replayed or resumed one ends the run the way the live cancel did.
+      if (existing !== undefined && (existing.aborted === true || existing.name === "CancelledError")) {
+        return { state, action: { type: "exit", reason: "cancelled", error: { tag: "CancelledError", message: existing.message } } }
+      }
       const error: ExitError =
         existing === undefined
           ? { tag: "ModelError", message: classification.reason }
