@@ -181,7 +181,7 @@ describe("loopguard audit", () => {
     expect(human.stdout).toContain("also seen by: ")
     expect(human.stdout).toMatch(/\d+ events? \(\d+ detector findings: /)
     const { objects } = await auditJson(file)
-    const o = objects[0] as JsonAudited & { incidents: ReadonlyArray<JsonIncident & { lead: boolean }> }
+    const o = objects[0] as unknown as { incidents: ReadonlyArray<JsonIncident & { lead: boolean }> }
     expect(o.incidents.filter((i) => i.step === 2).length).toBeGreaterThan(3)
     const leadsBy = new Map<number, number>()
     for (const i of o.incidents) if (i.lead) leadsBy.set(i.step, (leadsBy.get(i.step) ?? 0) + 1)

@@ -76,7 +76,8 @@ const openChat = (server: ScriptedServer, sessionDir: string, cwd: string, extra
   const tmux = startTmux(TMUX!, `lg-chat-${process.pid}-${++sockets}`)
   terminals.push(tmux)
   const argv = [process.execPath, "run", join(ROOT, "packages/cli/src/main.ts"), "chat", "--base-url", server.baseURL, "--model", server.modelId, "--session-dir", sessionDir, "--cwd", cwd, ...(extra.args ?? [])]
-  return tmux.start("chat", argv, { cwd: ROOT, env: terminalEnv(extra.env) })
+  // The shell question at the start has its own tests (terminal-newcomer-tmux.test.ts): chosen here.
+  return tmux.start("chat", argv, { cwd: ROOT, env: terminalEnv({ LOOPGUARD_TOOLS_CHAT_SHELL: "run", ...extra.env }) })
 }
 
 const count = (haystack: string, needle: string) => haystack.split(needle).length - 1

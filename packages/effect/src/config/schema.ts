@@ -343,7 +343,13 @@ export const ToolsSection = Schema.Struct({
   /** When not empty, only these names reach the shell. */
   envAllow: Names,
   /** Ask on the terminal before each shell command; without a terminal every command is refused. */
-  approveCommands: Schema.Boolean
+  approveCommands: Schema.Boolean,
+  /**
+   * What `loopguard chat` offers as a shell when `approveCommands` is off: `ask` (on a terminal, ask
+   * at the start; without one, as `run`), `run` (run commands without asking), `approve` (ask
+   * before each command), `off` (no shell tool).
+   */
+  chatShell: Schema.Literals(["ask", "run", "approve", "off"])
 })
 
 /** Reading line-oriented input (`audit` traces, `scan --jsonl`): one line's bytes are capped. */
