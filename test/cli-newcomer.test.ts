@@ -153,3 +153,25 @@ describe("audit of an exported session whose turn a person cancelled", () => {
     expect(audited.incidents.map((i) => `${i.detector}/${i.action}`)).toEqual(["cancel/stop"])
   }, 60_000)
 })
+
+describe("what the package and the help say", () => {
+  test("the CLI package description names every command the help lists", async () => {
+    const { description } = (await Bun.file(resolve(ROOT, "packages/cli/package.json")).json()) as { description: string }
+    const help = await cli(["--help"])
+    expect(help.code).toBe(0)
+    for (const command of ["demo", "scan", "run", "chat", "audit", "sessions"]) {
+      expect(help.stdout).toContain(command)
+      expect(description).toMatch(new RegExp(`\\b${command}\\b`))
+    }
+  }, 60_000)
+
+  test("--session help names both stores, on chat and on run", async () => {
+    for (const command of ["chat", "run"]) {
+      const help = await cli([command, "--help"])
+      const line = help.stdout.split("\n").findIndex((l) => l.includes("--session ") || l.trimEnd().endsWith("--session"))
+      const text = help.stdout.split("\n").slice(line, line + 4).join(" ")
+      expect([command, text]).toEqual([command, expect.stringContaining("--store")])
+      expect(text).toContain("--session-dir")
+    }
+  }, 60_000)
+})

@@ -51,7 +51,7 @@ export const chatCommand = Command.make(
   "chat",
   {
     ...endpointFlags,
-    session: Flag.String("session").pipe(Flag.optional, Flag.withDescription("resume this session (kept in --session-dir)"))
+    session: Flag.String("session").pipe(Flag.optional, Flag.withDescription("resume this session (kept in --session-dir DIR or --store URL)"))
   },
   (flags) =>
     Effect.gen(function* () {

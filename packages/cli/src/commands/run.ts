@@ -16,7 +16,7 @@ export const runCommand = Command.make(
   {
     ...endpointFlags,
     prompt: Flag.String("prompt").pipe(Flag.optional, Flag.withDescription("the user turn (leave out to resume --session as it was left)")),
-    session: Flag.String("session").pipe(Flag.withDefault("run"), Flag.withDescription("session id in the store (default: run)")),
+    session: Flag.String("session").pipe(Flag.withDefault("run"), Flag.withDescription("session id in the store named by --session-dir DIR or --store URL (default: run)")),
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print only JSON Lines: every event, then the report")),
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("print only the answer and the exit line"))
   },
