@@ -175,3 +175,30 @@ describe("what the package and the help say", () => {
     }
   }, 60_000)
 })
+
+describe("the report says what happened to the workspace and to each call", () => {
+  const reportOf = (stdout: string) => jsonLines(stdout).find((e) => e["type"] === "report")!["report"] as { completed: Array<string>; savedAt: string }
+
+  test("a shell command that wrote a file: the report names the file, not 'no file changed'", async () => {
+    const server = await serve([toolCallStream("bash", { command: "echo hi >> marker.txt" }), textStream("Wrote the marker.")])
+    const cwd = workdir()
+    const r = await cli(["run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "mark it", "--cwd", cwd, "--json"])
+    expect(r.code).toBe(0)
+    expect(await Bun.file(`${cwd}/marker.txt`).text()).toBe("hi\n")
+    const report = reportOf(r.stdout)
+    expect(report.savedAt).toContain("changed: marker.txt")
+    expect(report.savedAt).not.toContain("no file changed")
+  }, 60_000)
+
+  test("a call that was refused never ran: 'not run … (why)', not 'ran … (did not finish)'", async () => {
+    const server = await serve([toolCallStream("bash", { command: "echo hi >> marker.txt" }), textStream("I could not write it.")])
+    const cwd = workdir()
+    // --approve-commands without a terminal: every command is refused, unrun.
+    const r = await cli(["run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "mark it", "--cwd", cwd, "--json", "--approve-commands"])
+    expect(await Bun.file(`${cwd}/marker.txt`).exists()).toBe(false)
+    const report = reportOf(r.stdout)
+    expect(report.completed.join("\n")).not.toContain("did not finish")
+    expect(report.completed).toContainEqual(expect.stringMatching(/^not run `echo hi >> marker\.txt` \(command approval is on/))
+    expect(report.savedAt).toContain("no file changed")
+  }, 60_000)
+})

@@ -57,6 +57,9 @@ describe("the report's incidents are the run's incident events", () => {
       const r = await runTurn(h)
       expect(r.report.incidents.map((i) => i.detector)).toContain("tools-paused")
       expect(reportIncidents(r)).toEqual(publishedIncidents(h.events))
+      // The paused call never ran: the report says so, it does not list it as run.
+      expect(r.report.completed).toContainEqual(expect.stringMatching(/^not run `pytest delta` \(not run: tool execution is paused/))
+      expect(r.report.completed.join("\n")).not.toContain("pytest delta` (did not finish)")
     })
   }, 30_000)
 

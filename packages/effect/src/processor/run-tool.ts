@@ -70,7 +70,7 @@ const clip = (s: string, n = 300): string => (s.length > n ? `${s.slice(0, n)}â€
 
 /** Records a call that is not run, with the reason as its error. */
 const notRun = (ctx: ToolRunContext, id: string, error: string): void => {
-  ctx.reply.updateTool(id, (p) => ({ ...p, state: "error", error }))
+  ctx.reply.updateTool(id, (p) => ({ ...p, state: "error", error, notRun: true }))
 }
 
 /** Steps 1â€“2: refuse unreadable arguments, apply and file repairs. Null when the call was refused. */
@@ -136,7 +136,8 @@ const execute = (deps: ToolRunDeps, ctx: ToolRunContext, part: ToolCallPart) =>
       ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
       ...(result.error !== undefined ? { error: result.error } : {}),
       ...(result.path !== undefined ? { path: result.path } : {}),
-      ...(result.diff !== undefined ? { diff: result.diff } : {})
+      ...(result.diff !== undefined ? { diff: result.diff } : {}),
+      ...(result.notRun === true ? { notRun: true } : {})
     }))
     yield* deps.events.publish({
       type: "tool.finished",

@@ -5,7 +5,7 @@
  */
 import { type UsageMeter } from "@loopguard/core/caps"
 import { type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
-import { buildReport, changedFiles, EXIT_OUTCOMES, formatToolFailure, lastToolFailure, summarizeWork, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
+import { buildReport, changedFiles, unnamedShellWrites, EXIT_OUTCOMES, formatToolFailure, lastToolFailure, summarizeWork, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
 import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "@loopguard/core/try-best"
 
 export type { Incident, RunReport }
@@ -41,7 +41,11 @@ export const blockedAtOf = (input: ReportInput, reason: ExitReason, kinds: TryBe
 export const savedAtOf = (input: ReportInput, kinds: TryBestOptions): string => {
   if (input.workspace === undefined) return input.savedAt
   const files = changedFiles(input.messages, kinds)
-  const listed = files.length === 0 ? "no file changed" : `changed: ${files.slice(0, 10).join(", ")}${files.length > 10 ? ` and ${files.length - 10} more` : ""}`
+  const unnamed = unnamedShellWrites(input.messages, kinds)
+  const named = files.length === 0 ? [] : [`changed: ${files.slice(0, 10).join(", ")}${files.length > 10 ? ` and ${files.length - 10} more` : ""}`]
+  // A command that writes without naming its files still changed the workspace: say which command.
+  const byShell = unnamed.length === 0 ? [] : [`files written by ${unnamed.slice(0, 3).map((c) => `\`${c.length > 60 ? `${c.slice(0, 57)}...` : c}\``).join(", ")}${unnamed.length > 3 ? ` and ${unnamed.length - 3} more commands` : ""}`]
+  const listed = named.length + byShell.length === 0 ? "no file changed" : [...named, ...byShell].join("; ")
   return `session: ${input.savedAt}; workspace: ${input.workspace} (${listed})`
 }
 
