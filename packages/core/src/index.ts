@@ -34,3 +34,5 @@ export * as Rollback from "./rollback/index.js"
 export * as ToolCallParsing from "./toolcall/index.js"
 /** Context windows: model context sizes, token estimates and context compaction. */
 export * as ContextWindow from "./context/index.js"
+/** The cross-step judge: every detector that looks across steps, fed one step at a time. */
+export * as Judge from "./judge/index.js"

@@ -13,7 +13,7 @@ import fc from "fast-check"
 import { DEFAULT_CONFIG } from "../config/defaults.js"
 import type { LoopguardConfig } from "../config/schema.js"
 import { makeMemoryStore } from "../store/SessionStore.js"
-import { CrossStepDetectors } from "./cross-step.js"
+import { CrossStepDetectors } from "@loopguard/core/judge"
 import { HistoryView } from "./history-view.js"
 
 const SESSION = "s"

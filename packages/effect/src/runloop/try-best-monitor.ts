@@ -10,7 +10,7 @@
 import { pauseNotice, TryBestMonitor } from "@loopguard/core/try-best"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { MonitorFactory } from "../processor/monitors.js"
-import { tryBestOptionsOf } from "./try-best-options.js"
+import { tryBestOptionsOf } from "@loopguard/core/judge"
 
 /** One Try-Best detector per session, kept across the session's runs (user turns). */
 export class TryBestSessions {

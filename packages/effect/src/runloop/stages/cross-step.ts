@@ -1,5 +1,5 @@
 /**
- * The cross-step detectors (`../cross-step.ts`) run on the stored history after every recorded
+ * The cross-step detectors (`@loopguard/core/judge`) run on the stored history after every recorded
  * step, whatever the recovery said; their incidents and crop are filed at once, their pause, exit
  * and reminders only after the recovery has been applied.
  */
@@ -7,7 +7,7 @@ import { costOf } from "@loopguard/core/caps"
 import { type AssistantMessage } from "@loopguard/core/model"
 import { type RecoveryAction } from "@loopguard/core/classify"
 import { Effect } from "effect"
-import type { AfterStep } from "../cross-step.js"
+import type { AfterStep } from "@loopguard/core/judge"
 import { activePrice, pausedWho, recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
 

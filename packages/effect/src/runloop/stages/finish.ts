@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { makeReport } from "../report.js"
 import { stop, type RunContext, type RunServices } from "../run-context.js"
 import type { RunResult } from "../run-types.js"
-import { tryBestOptionsOf } from "../try-best-options.js"
+import { tryBestOptionsOf } from "@loopguard/core/judge"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 export const finishRun = (s: RunServices, ctx: RunContext): Effect.Effect<RunResult, SessionStoreError> =>

@@ -1,8 +1,8 @@
-import type { TryBestOptions } from "@loopguard/core/try-best"
-import type { LoopguardConfig } from "../config/schema.js"
+import type { TryBestOptions } from "../try-best/index.js"
+import type { JudgeConfig } from "./judge-config.js"
 
 /** The config file's snake_case `try_best` section → the core monitor's options. */
-export const tryBestOptionsOf = (config: LoopguardConfig): Partial<TryBestOptions> => ({
+export const tryBestOptionsOf = (config: JudgeConfig): Partial<TryBestOptions> => ({
   editWindow: config.try_best.edit_window,
   editSimilarity: config.try_best.edit_similarity,
   editMatches: config.try_best.edit_matches,

@@ -6,7 +6,7 @@
  * gone on long enough for a firmer reminder, and once more when it must stop (exit `idle`, or a
  * pause when try-best is on). Plain state, no Effect: the RunLoop applies what is asked.
  */
-import { reminderText, type AgentRole } from "@loopguard/core/classify"
+import { reminderText, type AgentRole } from "../classify/index.js"
 import {
   actionCycle,
   EpisodeLadder,
@@ -23,10 +23,10 @@ import {
   type StepRecord,
   type StepRecordLog,
   type LoopLevel
-} from "@loopguard/core/loops"
-import type { Message } from "@loopguard/core/model"
-import type { LoopguardConfig } from "../config/schema.js"
-import type { Incident } from "./report.js"
+} from "../loops/index.js"
+import type { Message } from "../model/index.js"
+import type { JudgeConfig } from "./judge-config.js"
+import type { Incident } from "../report/index.js"
 
 export interface LoopFinding {
   readonly detector: string
@@ -74,7 +74,7 @@ const summary = (detail: Readonly<Record<string, unknown>>): string =>
  * Repeated failure counts the runs of one failing command; the steps between them (edits, views)
  * keep its episode open, with the same key and count, so the ladder climbs across them.
  */
-const repeatedFailureDetector = (config: LoopguardConfig, note: string): Detector => {
+const repeatedFailureDetector = (config: JudgeConfig, note: string): Detector => {
   let open: { readonly finding: LoopFinding; readonly action: string; readonly since: number } | null = null
   return (_, records) => {
     const all = records()
@@ -103,7 +103,7 @@ const repeatedFailureDetector = (config: LoopguardConfig, note: string): Detecto
  * installs, a look at the file) keep its episode open, with the same key and count, so the
  * ladder climbs across them instead of starting a new episode at every try.
  */
-const variedRetryDetector = (config: LoopguardConfig, note: string): Detector => {
+const variedRetryDetector = (config: JudgeConfig, note: string): Detector => {
   const { repeats, window } = config.varied_retry
   let open: { readonly finding: LoopFinding; readonly skeleton: string; readonly since: number } | null = null
   return (_, records) => {
@@ -124,7 +124,7 @@ const variedRetryDetector = (config: LoopguardConfig, note: string): Detector =>
 }
 
 /** The enabled detectors, in the order their incidents are filed. */
-const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<Detector> => {
+const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detector> => {
   const out: Array<Detector> = []
   if (config.repeated_action.enabled) {
     const note = reminderText("repeated-action", role)
@@ -190,6 +190,7 @@ const detectorsOf = (config: LoopguardConfig, role: AgentRole): ReadonlyArray<De
   return out
 }
 
+/** The loop detectors of one run on one note → reminder → stop ladder, fed once per recorded step. */
 export class LoopEpisodes {
   private readonly detectors: ReadonlyArray<Detector>
   private readonly ladders = new Map<number, EpisodeLadder>()
@@ -203,7 +204,7 @@ export class LoopEpisodes {
    */
   private remindedInStretch = false
 
-  constructor(config: LoopguardConfig, role: AgentRole) {
+  constructor(config: JudgeConfig, role: AgentRole) {
     this.pauseInstead = config.try_best.enabled
     const a = config.repeated_action
     this.counts = { noteAt: a.repeats, remindAt: a.remindAt, stopAt: a.stopAt ?? Number.POSITIVE_INFINITY }

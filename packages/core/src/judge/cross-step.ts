@@ -4,8 +4,8 @@
  * signals (§6 "beyond"). Plain state, no Effect: the RunLoop applies what they ask for.
  * Incidents carry the step whose reply raised them, using only what came before it.
  */
-import { initBreaker, recordToolResult } from "@loopguard/core/caps"
-import { reminderText, type AgentRole } from "@loopguard/core/classify"
+import { initBreaker, recordToolResult } from "../caps/index.js"
+import { reminderText, type AgentRole } from "../classify/index.js"
 import {
   detectStreak,
   persistedCrops,
@@ -13,7 +13,7 @@ import {
   type StepRecordLog,
   TEXT_LOOP_MILD_PROMPT,
   TEXT_LOOP_STRONG_PROMPT
-} from "@loopguard/core/loops"
+} from "../loops/index.js"
 import {
   toolPartsOf,
   type AssistantMessage,
@@ -22,7 +22,7 @@ import {
   type ExitReason,
   type Message,
   type ReminderKind
-} from "@loopguard/core/model"
+} from "../model/index.js"
 import {
   isVerificationCommand,
   commandOf,
@@ -36,9 +36,9 @@ import {
   StallMonitor,
   verificationMatcher,
   type StallOptionsInput
-} from "@loopguard/core/try-best"
-import type { LoopguardConfig } from "../config/schema.js"
-import type { Incident } from "./report.js"
+} from "../try-best/index.js"
+import type { JudgeConfig } from "./judge-config.js"
+import type { Incident } from "../report/index.js"
 import { LoopEpisodes } from "./loop-episodes.js"
 import { tryBestOptionsOf } from "./try-best-options.js"
 
@@ -67,7 +67,7 @@ export interface KeptHistory {
 const TEXT_LOOP_PREFIXES = ["let me ", "i'll ", "i will ", "let's "]
 
 /** Stall-signal options from the config. */
-export const stallOptionsOf = (config: LoopguardConfig): StallOptionsInput => ({
+export const stallOptionsOf = (config: JudgeConfig): StallOptionsInput => ({
   noFileChange: { enabled: config.stall.noFileChangeSteps !== null, steps: config.stall.noFileChangeSteps ?? 1 },
   compactions: { enabled: config.stall.maxCompactions !== null, limit: config.stall.maxCompactions ?? 1 },
   cost: {
@@ -93,7 +93,7 @@ export class CrossStepDetectors {
   private readonly toolKinds: TryBestOptions
 
   constructor(
-    private readonly config: LoopguardConfig,
+    private readonly config: JudgeConfig,
     private readonly role: AgentRole,
     private readonly shadow: boolean,
     /** A fallback model exists, so the breaker's ladder has its reroute rung. */
