@@ -202,3 +202,52 @@ describe("the report says what happened to the workspace and to each call", () =
     expect(report.savedAt).toContain("no file changed")
   }, 60_000)
 })
+
+describe("errors in words for people", () => {
+  test("a refused key: the banner and the report say to check the key, the report carries uiMessage", async () => {
+    const refused = { type: "error", status: 401, body: { error: { message: "Incorrect API key provided: sk-te****", type: "invalid_request_error", code: "invalid_api_key" } } } as const
+    const server = await serve([refused])
+    const human = await cli(["run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "hi", "--cwd", workdir()], { OPENAI_API_KEY: "sk-test-wrong-key" })
+    expect(human.code).toBe(1)
+    expect(human.stdout).toContain("The endpoint refused the credentials (HTTP 401): check the API key")
+    expect(human.stdout).toContain("in short: The endpoint refused the credentials")
+    const server2 = await serve([refused])
+    const json = await cli(["run", "--base-url", server2.baseURL, "--model", server2.modelId, "--prompt", "hi", "--cwd", workdir(), "--json"], { OPENAI_API_KEY: "sk-test-wrong-key" })
+    const report = jsonLines(json.stdout).find((e) => e["type"] === "report")!["report"] as { error: { uiMessage?: string } }
+    expect(report.error.uiMessage).toContain("check the API key")
+  }, 60_000)
+})
+
+describe("a context overflow early in a run", () => {
+  const overflow = { type: "error", status: 400, body: { error: { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9100 tokens.", type: "invalid_request_error", code: "context_length_exceeded" } } } as const
+  const bigLog = Array.from({ length: 600 }, (_, i) => `log line ${i}: compiling module ${i}`).join("\n")
+
+  test("at the 3rd request: old tool outputs are shortened and the step is taken again, the run finishes", async () => {
+    const server = await serve([
+      toolCallStream("bash", { command: `printf '${bigLog.replaceAll("\n", "\\n")}'` }, { id: "c1" }),
+      toolCallStream("bash", { command: "echo second" }, { id: "c2" }),
+      overflow,
+      textStream("Built after all.")
+    ])
+    const r = await cli(["run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "build", "--cwd", workdir(), "--json"])
+    expect(r.code).toBe(0)
+    expect(server.requests).toHaveLength(4)
+    const toolText = (i: number) => JSON.stringify((server.requests[i]!.body as { messages: Array<{ role: string; content: unknown }> }).messages.filter((m) => m.role === "tool"))
+    expect(toolText(2)).toContain("log line 599")
+    expect(toolText(3)).toContain("characters of this earlier tool output left out to fit the context window")
+    expect(toolText(3).length).toBeLessThan(toolText(2).length)
+    const incidents = jsonLines(r.stdout).filter((e) => e["type"] === "incident").map((e) => `${e["detector"]}/${e["action"]}`)
+    expect(incidents).toContain("compaction/shrunk-outputs")
+  }, 60_000)
+
+  test("when nothing more can be shrunk, the report says it is the context, not the credentials", async () => {
+    const server = await serve([toolCallStream("bash", { command: "echo one" }), overflow, overflow, overflow, overflow, overflow, overflow])
+    const r = await cli(["run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "build", "--cwd", workdir(), "--json"])
+    expect(r.code).toBe(1)
+    const report = jsonLines(r.stdout).find((e) => e["type"] === "report")!["report"] as { reason: string; suggestedNextStep: string; error: { uiMessage?: string } }
+    expect(report.reason).toBe("model_error")
+    expect(report.suggestedNextStep).toContain("no longer fits the model's context window")
+    expect(report.suggestedNextStep).not.toContain("credentials")
+    expect(report.error.uiMessage).toBe("The conversation no longer fits the model's context window.")
+  }, 60_000)
+})

@@ -11,7 +11,7 @@
 import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart } from "@loopguard/core/model"
 import type { GuardTrip } from "@loopguard/core/repeat"
 import type { Incident } from "@loopguard/core/report"
-import { isPrefillRejection } from "@loopguard/core/retry"
+import { isPrefillRejection, uiMessageOf } from "@loopguard/core/retry"
 import { Context, Data, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
 import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
@@ -307,7 +307,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               last!.reply.setError(recorded)
               if (last!.reply.finish === undefined) last!.reply.setFinish("error")
               if (why === null || why.reason === "not-retryable") {
-                yield* events.publish({ type: "session.retry.terminal", kind: why?.decision.kind ?? "terminal", message: failed.error.message })
+                yield* events.publish({ type: "session.retry.terminal", kind: why?.decision.kind ?? "terminal", message: failed.error.message, uiMessage: uiMessageOf(failed.error) })
               }
               return { type: "error", error: recorded } satisfies StepOutcome
             })

@@ -7,11 +7,12 @@ import { type UsageMeter } from "@loopguard/core/caps"
 import { type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
 import { buildReport, changedFiles, unnamedShellWrites, EXIT_OUTCOMES, formatToolFailure, lastToolFailure, summarizeWork, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
 import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "@loopguard/core/try-best"
+import { isContextOverflow } from "@loopguard/core/context"
 
 export type { Incident, RunReport }
 
 export interface ReportInput {
-  readonly exit: { readonly reason: ExitReason; readonly step: number; readonly error?: { readonly tag: string; readonly message: string } } | null
+  readonly exit: { readonly reason: ExitReason; readonly step: number; readonly error?: { readonly tag: string; readonly message: string; readonly uiMessage?: string } } | null
   readonly shadow: boolean
   readonly stepsUsed: number
   readonly meter: UsageMeter
@@ -49,6 +50,13 @@ export const savedAtOf = (input: ReportInput, kinds: TryBestOptions): string => 
   return `session: ${input.savedAt}; workspace: ${input.workspace} (${listed})`
 }
 
+/** A run ended by a request that no longer fits the context is told so, not to fix its credentials. */
+const CONTEXT_FULL =
+  "The conversation no longer fits the model's context window, even with old tool outputs shortened and older steps summarised where possible: start a new session from a short summary of what was done, or use a model with a larger context window (compaction.contextTokens)."
+
+const suggestionFor = (exit: ReportInput["exit"]): string | undefined =>
+  exit?.error !== undefined && exit.reason === "model_error" && isContextOverflow({ message: exit.error.message }) ? CONTEXT_FULL : undefined
+
 /** The run's report from its exit, usage, messages and incidents. */
 export const makeReport = (input: ReportInput): RunReport => {
   const reason: ExitReason = input.exit?.reason ?? "final"
@@ -60,6 +68,7 @@ export const makeReport = (input: ReportInput): RunReport => {
     costUsd: input.meter.costUsd,
     completed: summarizeWork(input.messages, kinds),
     blockedAt: blockedAtOf(input, reason, kinds),
+    ...(suggestionFor(input.exit) !== undefined ? { suggestedNextStep: suggestionFor(input.exit)! } : {}),
     savedAt: savedAtOf(input, kinds),
     ...(input.exit?.error ? { error: input.exit.error } : {}),
     retries: input.retries,

@@ -20,7 +20,7 @@ export interface ExternalStop {
 /** The cancelled exit for an aborted signal: the message names the cause (cancel-cause.ts). */
 export const cancelledBy = (signal: AbortSignal): ExternalStop => {
   const { cause, message } = describeCancel(signal.reason)
-  return { reason: "cancelled", error: { tag: "CancelledError", message }, cause }
+  return { reason: "cancelled", error: { tag: "CancelledError", message, uiMessage: message }, cause }
 }
 
 /** Completes when the signal aborts; never, without one. */
