@@ -251,3 +251,27 @@ describe("a context overflow early in a run", () => {
     expect(report.error.uiMessage).toBe("The conversation no longer fits the model's context window.")
   }, 60_000)
 })
+
+describe("a sub-agent's steps count against the parent's --max-steps", () => {
+  test("--max-steps 5: the parent's 1 step and the child's 3 leave it one more step, then max_steps", async () => {
+    const server = await serve([
+      toolCallStream("task", { description: "look", prompt: "List src and say what is in it." }, { id: "p0" }),
+      toolCallStream("bash", { command: "ls" }, { id: "c0" }),
+      toolCallStream("bash", { command: "ls src" }, { id: "c1" }),
+      textStream("src holds a.ts."),
+      toolCallStream("bash", { command: "echo parent one" }, { id: "p1" }),
+      toolCallStream("bash", { command: "echo parent two" }, { id: "p2" }),
+      textStream("Parent done.")
+    ])
+    const r = await cli(["run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "summarise", "--cwd", workdir(), "--json", "--max-steps", "5"], {
+      LOOPGUARD_SUBAGENTS_ENABLED: "true",
+      LOOPGUARD_SUBAGENTS_SHARE_OF_REMAINING: "1"
+    })
+    const report = jsonLines(r.stdout).find((e) => e["type"] === "report")!["report"] as { reason: string; stepsUsed: number; subagents: Array<{ stepsUsed: number }> }
+    expect(report.subagents.map((s) => s.stepsUsed)).toEqual([3])
+    expect(report.reason).toBe("max_steps")
+    expect(report.stepsUsed).toBe(5)
+    // p0, the child's three, p1: the parent's 3rd request never went out.
+    expect(server.requests).toHaveLength(5)
+  }, 60_000)
+})

@@ -24,7 +24,7 @@ describe("runTask", () => {
         expect(result).toEqual({ state: "completed", output: "Sub-agent completed (final) after 3 step(s), 100 tokens.\nfound two files" })
         expect(ctx.meter.tokens.total).toBe(300)
         expect(ctx.meter.costUsd).toBeCloseTo(0.01)
-        expect(ctx.meter.stepsUsed).toBe(4)
+        expect(ctx.meter.stepsUsed).toBe(7)
         expect(ctx.subagents).toEqual([{ sessionId: "s/task-0-1", step: 0, depth: 1, status: "completed", reason: "final", stepsUsed: 3, tokens: { input: 70, output: 30, total: 100 }, costUsd: 0.01 }])
         expect(ctx.incidents[0]).toMatchObject({ detector: "subagent", action: "final" })
         // Another task in the same step, then one in a later step (or a later run): fresh sessions.
