@@ -90,6 +90,8 @@ export interface RunContext {
   compactionCapped: boolean
   /** Old tool outputs are shortened in every later request (after an overflow compaction could not fix). */
   outputShrink: OutputShrink | null
+  /** A sub-agent paused in this step: the pause is the person's, so the parent pauses too. */
+  childPause: { readonly detector: string; readonly detail: Readonly<Record<string, unknown>> } | null
   /** Calls admitted per tool (the per-tool caps). */
   toolCallCounts: ToolCallCounts
   /** Child runs started by the `task` tool; their usage is already in `meter`. */
@@ -160,6 +162,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     compactedSinceLastStep: false,
     compactionCapped: false,
     outputShrink: null,
+    childPause: null,
     toolCallCounts: {},
     subagents: [],
     nextId,
