@@ -36,7 +36,8 @@ export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, Se
       if (f !== "go") return f
     }
     const decided = yield* decideStep(s, ctx, reply, run.outcome)
-    const after = yield* runCrossStep(s, ctx, reply, decided.action)
+    // A reply cut for repeating itself goes back to the top with its reminder: not one more text-loop step.
+    const after = yield* runCrossStep(s, ctx, reply, decided.action, run.outcome.type === "text-repeat")
     const applied = yield* applyDecision(s, ctx, reply, decided)
     if (applied !== "go") return applied
     return yield* applyCrossStep(s, ctx, after)
