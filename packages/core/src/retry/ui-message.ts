@@ -20,6 +20,7 @@ const byStatus = (status: number | undefined, message: string): string | undefin
   return undefined
 }
 
+/** The failure in one sentence for people, with what to do; the provider's words stay in `error.message`. */
 export const uiMessageOf = (error: NormalizedError): string => {
   const { kind, reason } = classify(error)
   if (reason === "aborted by the user") return "The request was cancelled before the reply finished."
