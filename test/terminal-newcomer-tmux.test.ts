@@ -5,48 +5,26 @@
  * send-keys and reads the screen.
  */
 import { startScriptedServer, textStream, toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
-import { afterAll, afterEach, describe, expect, test } from "bun:test"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { describe, expect, test } from "bun:test"
 import { join, resolve } from "node:path"
-import { startTmux, tmuxPath, type TmuxServer } from "./tmux/tmux-driver.js"
+import { terminalEnv, terminalScratch } from "./tmux/terminal-fixture.js"
+import { startTmux, tmuxPath } from "./tmux/tmux-driver.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const TMUX = tmuxPath()
 const IN_CI = process.env["CI"] === "true"
 if (TMUX === null) console.warn(`terminal-newcomer-tmux.test.ts: tmux is not installed, these terminal tests are SKIPPED${IN_CI ? " (and fail: CI=true)" : ""}`)
 
-const servers: Array<ScriptedServer> = []
-const terminals: Array<TmuxServer> = []
-const dirs: Array<string> = []
-afterEach(async () => {
-  for (const t of terminals.splice(0)) t.close()
-  await Promise.all(servers.splice(0).map((s) => s.close()))
-})
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), "lg-term-"))
-  dirs.push(d)
-  return d
-}
-
-const terminalEnv = (): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k.startsWith("LOOPGUARD_") || k === "NO_COLOR" || k === "FORCE_COLOR" || k.startsWith("TMUX")) continue
-    env[k] = v
-  }
-  return { ...env, TERM: "xterm-256color", NO_COLOR: "1", OPENAI_API_KEY: "sk-test-terminal" }
-}
+const { servers, terminals, tempDir } = terminalScratch("lg-term-")
 
 let sockets = 0
 const inTerminal = (argv: ReadonlyArray<string>) => {
   const tmux = startTmux(TMUX!, `lg-term-${process.pid}-${++sockets}`)
   terminals.push(tmux)
-  return tmux.start("t", [process.execPath, "run", join(ROOT, "packages/cli/src/main.ts"), ...argv], { cwd: ROOT, env: terminalEnv() })
+  return tmux.start("t", [process.execPath, "run", join(ROOT, "packages/cli/src/main.ts"), ...argv], {
+    cwd: ROOT,
+    env: terminalEnv({ NO_COLOR: "1", OPENAI_API_KEY: "sk-test-terminal" })
+  })
 }
 
 const serve = async (script: ReadonlyArray<ScriptedResponse>) => {
