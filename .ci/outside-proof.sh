@@ -44,6 +44,30 @@ for example in "$repo"/examples/*.ts; do
   if (cd "$app" && timeout 120 node --experimental-strip-types --no-warnings "examples/$name"); then ok "example $name"; else bad "example $name"; fi
 done
 
+echo "== the light AI SDK entry with effect NOT installed (core + ai-sdk tarballs, ai, one provider)"
+# An AI SDK app without Effect: npm must not pull effect in (it is an optional peer of @loopguard/ai-sdk),
+# and @loopguard/ai-sdk/agent must load and guard the agent examples without it.
+light=$(mktemp -d)
+trap 'rm -rf "$app" "$light" ${tools:+"$tools"}' EXIT
+if (cd "$light" && npm init -y >/dev/null && npm pkg set type=module &&
+    npm install --no-audit --no-fund --silent "$repo"/.packs/loopguard-core-*.tgz "$repo"/.packs/loopguard-ai-sdk-*.tgz ai@^7.0.0 @ai-sdk/openai-compatible@^3.0.0); then
+  ok "npm install of core + ai-sdk without effect"
+else
+  bad "npm install of core + ai-sdk without effect"
+fi
+if [ ! -e "$light/node_modules/effect" ] && [ ! -e "$light/node_modules/@loopguard/effect" ] && [ ! -e "$light/node_modules/@ai-sdk/openai" ]; then
+  ok "effect, @loopguard/effect and @ai-sdk/openai are not installed"
+else
+  bad "effect, @loopguard/effect or @ai-sdk/openai was installed"
+fi
+mkdir -p "$light/examples"
+for name in ai-sdk-tool-loop-agent.ts ai-sdk-stream-text-agent.ts; do
+  cp "$repo/examples/$name" "$light/examples/$name"
+  if (cd "$light" && timeout 120 node --experimental-strip-types --no-warnings "examples/$name"); then ok "example $name without effect"; else bad "example $name without effect"; fi
+done
+probe='const a = await import("@loopguard/ai-sdk/agent"); if (typeof a.loopguardStopWhen !== "function" || typeof a.loopguardPrepareStep !== "function" || typeof a.loopguardMiddleware !== "function") process.exit(1)'
+if (cd "$light" && node --input-type=module -e "$probe"); then ok "@loopguard/ai-sdk/agent exports on Node without effect"; else bad "@loopguard/ai-sdk/agent exports on Node without effect"; fi
+
 echo "== the examples typecheck against the installed .d.ts (tsc, module nodenext, library types checked)"
 # @types/json-schema: @ai-sdk/provider's own .d.ts imports it without declaring it.
 if (cd "$app" && npm install --no-audit --no-fund --silent typescript@5.9.3 @types/node@22 @types/json-schema >/dev/null 2>&1 &&

@@ -61,6 +61,28 @@ const noImportMetaEnv: Bun.BunPlugin = {
   }
 }
 
+/**
+ * `@loopguard/ai-sdk/agent` as one ES module: an AI SDK app loads it at every start, and the ~100
+ * small core modules it reaches cost more to resolve and read one by one than their code costs to
+ * parse (test/bench/agent-entry.ts). Only `ai` stays outside (the app's own copy). The declaration
+ * files tsc wrote beside it stay as they are.
+ */
+const bundleAgentEntry = async (): Promise<void> => {
+  const outdir = join(root, "packages/ai-sdk/dist/agent")
+  const result = await Bun.build({
+    entrypoints: [join(root, "packages/ai-sdk/src/agent/index.ts")],
+    outdir,
+    naming: { entry: "index.js" },
+    target: "node",
+    format: "esm",
+    conditions: ["bun"],
+    external: ["ai"],
+    sourcemap: "none"
+  })
+  if (!result.success) bundleFailed("the agent entry bundle", result)
+  rmSync(join(outdir, "index.js.map"), { force: true })
+}
+
 const cliEntry = join(root, "packages/cli/src/main.ts")
 const bundleFailed = (what: string, result: Bun.BuildOutput): never => {
   for (const log of result.logs) console.error(log)
@@ -133,7 +155,13 @@ const buildCli = async () => {
 
 if (import.meta.main) {
   // `bun scripts/build.ts cli`: the bundle alone (the start-up bench rebuilds it).
+  // `bun scripts/build.ts agent-entry`: the agent entry's bundle alone, over a dist/ tsc already wrote (its bench).
+  if (process.argv[2] === "agent-entry") {
+    await bundleAgentEntry()
+    process.exit(0)
+  }
   if (process.argv[2] !== "cli") buildLibraries()
+  if (process.argv[2] !== "cli") await bundleAgentEntry()
   await buildCli()
   console.log(process.argv[2] === "cli" ? "built: packages/cli/dist/loopguard.mjs" : "built: packages/{core,effect,ai-sdk}/dist, packages/cli/dist/loopguard.mjs")
 }

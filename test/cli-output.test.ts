@@ -98,7 +98,8 @@ describe("loopguard run", () => {
 
 describe("loopguard chat from a pipe", () => {
   test("turns and commands as stable text; a try-best pause offers the menu and the typed choice resumes", async () => {
-    const failing = [1, 2, 3].map((i) => toolCallStream("bash", { command: "exit 1" }, { id: `f${i}`, text: "Trying again." }))
+    // Noted at the 3rd failure (the breaker holds the 4th and 5th back), paused at the 6th request.
+    const failing = [1, 2, 3, 4, 5, 6].map((i) => toolCallStream("bash", { command: "exit 1" }, { id: `f${i}`, text: "Trying again." }))
     const server = await serve([textStream("Hello."), ...failing, textStream("Changed strategy; done.")])
     const input = ["hello", "/report", "make the build pass", "2", "/quit", ""].join("\n")
     const { stdout, code } = await cli(["chat", "--base-url", server.baseURL, "--model", "gpt-4o", "--cwd", workdir(), "--on-pause", "ask"], input)
@@ -110,8 +111,8 @@ describe("loopguard chat from a pipe", () => {
     expect(stdout).toContain("What now? [1=stop, 2=continue")
     expect(stdout).toContain("→ continue (resume 1 of 2)")
     expect(stdout).toContain("Changed strategy; done.")
-    expect(server.requests).toHaveLength(5)
-    const resumed = JSON.stringify(server.requests[4]!.body.messages.at(-1))
+    expect(server.requests).toHaveLength(8)
+    const resumed = JSON.stringify(server.requests[7]!.body.messages.at(-1))
     expect(resumed).toContain("Drop the approach you were taking")
   }, 60_000)
 

@@ -62,6 +62,9 @@ describe("repeated tool call over HTTP", () => {
     expect(server.requests).toHaveLength(8)
     expect(r.report.reason).toBe("idle")
     expect(r.report.error?.message).toContain("repeated-action")
+    // The stop words name the evidence: the call, how often, the steps.
+    expect(r.report.blockedAt).toContain("ran 8 times in a row (steps 0-7)")
+    expect(r.report.blockedAt).toContain("grep -rn settings . || true")
     expect(actions(r, "repeated-action")).toEqual(["note", "remind", "stop"])
     // The note is ephemeral: the 4th request carries it (after 3 identical calls), it is not stored.
     expect(userTexts(server, 3).some((t) => t.includes(NOTE))).toBe(true)
@@ -81,6 +84,7 @@ describe("repeated tool call over HTTP", () => {
     expect(executions).toBe(8)
     expect(r.report.reason).toBe("try_best_paused")
     expect(actions(r, "repeated-action")).toEqual(["note", "remind", "pause"])
+    expect(r.report.blockedAt).toContain("paused: `ls` ran 8 times in a row (steps 0-7)")
   }, 60_000)
 
   test("two identical calls are a legitimate retry: nothing is raised", async () => {
@@ -137,12 +141,24 @@ describe("action cycle over HTTP", () => {
 })
 
 describe("repeated observation over HTTP", () => {
-  test("different searches, the same empty answer: noted at the 5th, stopped 5 steps later", async () => {
-    const { r, server, executions } = await runLoop((i) => bash(`grep -rn "setting_${i}" . || echo "No matches found for setting_${i}"`, i))
+  test("different commands, the same answer each time: noted at the 5th, stopped 5 steps later", async () => {
+    // Four command lines in turn, so no one of them is retried four times with new arguments (varied retry).
+    const probes = [`python3 -c "print('service: not ready')"`, `perl -e "print qq(service: not ready\\n)"`, `python3 -S -c "print('service: not ready')"`, `perl -w -e "print qq(service: not ready\\n)"`]
+    const { r, server, executions } = await runLoop((i) => bash(probes[i % probes.length]!, i))
     expect(actions(r, "repeated-observation")).toEqual(["note", "remind", "stop"])
     expect(r.report.reason).toBe("idle")
     expect(executions).toBe(10)
     expect(server.requests).toHaveLength(10)
+  }, 60_000)
+
+  test("different searches, each answering no matches, are exploration: no note, no stop, the run answers", async () => {
+    // Before, this very run was stopped as a repeated observation (issue: exploration is no spin).
+    const { r, executions } = await runLoop((i) =>
+      i < 12 ? bash(`grep -rn "setting_${i}" . || echo "No matches found for setting_${i}"`, i) : textStream("The app reads no settings file.")
+    )
+    expect(executions).toBe(12)
+    expect(r.report.reason).toBe("final")
+    expect(r.incidents.filter((x) => x.kind === "loop")).toEqual([])
   }, 60_000)
 })
 

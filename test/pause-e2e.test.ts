@@ -1,7 +1,9 @@
 /**
  * The pause and hand-off flow of `loopguard run` (SPEC §6), end to end: the scripted HTTP server,
  * the real AI SDK provider, the real services and the real shell tool. The model calls `bash`
- * with a command that fails three times; try-best pauses; the pause policy decides what follows.
+ * with a command that keeps failing: at the third failure try-best notes it and the error-storm
+ * breaker holds tools back for two steps; the fourth failure that runs (the sixth request) went on
+ * after the note and is paused; the pause policy decides what follows.
  */
 import { describe, expect, test } from "bun:test"
 import { scratch } from "./cli-fixture.js"
@@ -20,7 +22,7 @@ const PASSWORD = "correct-horse-battery-staple-42"
 
 const { serve, workdir } = scratch("lg-pause-")
 
-const failing = (command: string) => [1, 2, 3].map((i) => toolCallStream("bash", { command }, { id: `fail${i}`, text: "Running it again." }))
+const failing = (command: string) => [1, 2, 3, 4, 5, 6].map((i) => toolCallStream("bash", { command }, { id: `fail${i}`, text: "Running it again." }))
 
 const tryBestOn = (policy: LoopguardConfig["try_best"]["on_pause"], patch: (c: LoopguardConfig) => LoopguardConfig = (c) => c): LoopguardConfig => {
   const c = structuredClone(DEFAULT_CONFIG)
@@ -69,11 +71,11 @@ const lastUserText = (body: { messages: ReadonlyArray<WireMessage> }): string =>
   contentText([...body.messages].reverse().find((m) => m.role === "user")!)
 
 describe("a pause with on_pause stop", () => {
-  test("the same failing command 3× pauses the run; the reply stored carries the notice; exit status 1", async () => {
+  test("the same failing command: noted at the 3rd failure, paused at the next one that runs; the reply stored carries the notice; exit status 1", async () => {
     const server = await serve(failing("exit 1"))
     const { outcome, out, store } = await run(server, tryBestOn("stop"))
 
-    expect(server.requests).toHaveLength(3)
+    expect(server.requests).toHaveLength(6)
     expect(outcome.exitCode).toBe(1)
     expect(outcome.error).toBeNull()
     expect(outcome.results).toHaveLength(1)
@@ -85,7 +87,7 @@ describe("a pause with on_pause stop", () => {
 
     const messages = await Effect.runPromise(store.messages("run"))
     const replies = messages.filter((m) => m.role === "assistant")
-    expect(replies).toHaveLength(3)
+    expect(replies).toHaveLength(6)
     const last = replies[replies.length - 1]!
     const texts = last.parts.filter((p) => p.type === "text").map((p) => (p as { text: string }).text)
     expect(texts.some((t) => t.startsWith(NOTICE) && t.includes("exit 1"))).toBe(true)
@@ -108,7 +110,7 @@ describe("a pause with on_pause stop", () => {
     const { outcome } = await run(server, config)
 
     // A gate verdict or check feedback would have cost a 4th request.
-    expect(server.requests).toHaveLength(3)
+    expect(server.requests).toHaveLength(6)
     expect(outcome.results.map((r) => r.report.reason)).toEqual(["try_best_paused"])
     expect(outcome.exitCode).toBe(1)
   })
@@ -119,16 +121,16 @@ describe("continue", () => {
     const server = await serve([...failing("exit 1"), textStream("Stepped back; the build passes now.")])
     const { outcome } = await run(server, tryBestOn("continue"))
 
-    expect(server.requests).toHaveLength(4)
-    const resumed = lastUserText(server.requests[3]!.body)
+    expect(server.requests).toHaveLength(7)
+    const resumed = lastUserText(server.requests[6]!.body)
     expect(resumed).toContain("Drop the approach you were taking")
     expect(resumed).toContain(outcome.pauses[0]!.incident.detail)
     expect(outcome.pauses[0]!.incident.detail).toContain("exit 1")
     // The original turn is still there: same session, not a fresh one.
-    expect(contentText(server.requests[3]!.body.messages.find((m: WireMessage) => m.role === "user"))).toBe("Make the build pass.")
+    expect(contentText(server.requests[6]!.body.messages.find((m: WireMessage) => m.role === "user"))).toBe("Make the build pass.")
     // The pause notice stored on the paused reply reaches the model with that reply.
-    const replies = server.requests[3]!.body.messages.filter((m: WireMessage) => m.role === "assistant").map(contentText)
-    expect(replies.some((t: string) => t.includes(NOTICE) && t.includes("exit 1"))).toBe(true)
+    const replies = server.requests[6]!.body.messages.filter((m: WireMessage) => m.role === "assistant").map(contentText)
+    expect(replies.some((t: string) => t.includes(NOTICE))).toBe(true)
     expect(outcome.results.map((r) => r.report.reason)).toEqual(["try_best_paused", "final"])
     expect(outcome.exitCode).toBe(0)
   })
@@ -139,10 +141,11 @@ describe("continue", () => {
 
     expect(outcome.results.map((r) => r.report.reason)).toEqual(["try_best_paused", "try_best_paused", "try_best_paused"])
     expect(outcome.pauses.map((p) => p.resumed)).toEqual([true, true, false])
-    // bash-retry pauses at the 3rd and the 6th identical call; the 8th identical call in a row
-    // is the top of the repeated-action ladder, which pauses (try-best is on) before a 9th.
-    expect(server.requests).toHaveLength(8)
-    expect(outcome.pauses.map((p) => p.incident.detector)).toEqual(["bash-retry", "bash-retry", "repeated-action"])
+    // bash-retry notes the 3rd failure and pauses at the next one that runs (the 6th call: the
+    // breaker held the 4th and 5th back); the 8th identical call in a row is the top of the
+    // repeated-action ladder, which pauses (try-best is on), and the 9th is still at its top.
+    expect(outcome.pauses.map((p) => [p.incident.detector, p.incident.step])).toEqual([["bash-retry", 5], ["repeated-action", 7], ["repeated-action", 8]])
+    expect(server.requests).toHaveLength(9)
     expect(err.join("\n")).toContain("resume limit reached")
     expect(outcome.exitCode).toBe(1)
   })
@@ -159,8 +162,8 @@ describe("hand-off", () => {
       env: { SECRET_TOKEN: SECRET, DEPLOY_PASSWORD: PASSWORD, PATH: "/usr/bin" }
     })
 
-    expect(server.requests).toHaveLength(4)
-    const brief = lastUserText(server.requests[3]!.body)
+    expect(server.requests).toHaveLength(7)
+    const brief = lastUserText(server.requests[6]!.body)
     expect(brief).toContain("Claude Code CLI")
     expect(brief).toContain("claude -p")
     // It names the skill and the tool that runs it.
@@ -169,7 +172,7 @@ describe("hand-off", () => {
     expect(brief).toContain("Deploy the site.")
     expect(brief).toContain("Run the completion check `test -d .`")
     expect(brief).toContain("Re-run the failing command")
-    expect(brief).toContain("has failed 3 times")
+    expect(brief).toContain("has failed 4 times")
     expect(brief).not.toContain(SECRET)
     expect(brief).not.toContain(PASSWORD)
     expect(brief).toContain("[REDACTED]")
@@ -212,7 +215,7 @@ describe("ask", () => {
     expect(err.join("\n")).toContain("needs a terminal")
     expect(outcome.pauses.map((p) => p.choice)).toEqual(["stop"])
     expect(outcome.exitCode).toBe(1)
-    expect(server.requests).toHaveLength(3)
+    expect(server.requests).toHaveLength(6)
   })
 
   test("on a terminal the answer decides: a refused target is explained and asked again", async () => {
@@ -227,7 +230,7 @@ describe("ask", () => {
     expect(answers).toEqual([])
     expect(err.join("\n")).toContain("same family (OpenAI)")
     expect(outcome.pauses.map((p) => p.choice)).toEqual(["continue"])
-    expect(lastUserText(server.requests[3]!.body)).toContain("Drop the approach you were taking")
+    expect(lastUserText(server.requests[6]!.body)).toContain("Drop the approach you were taking")
     expect(outcome.exitCode).toBe(0)
   })
 })
@@ -254,8 +257,8 @@ describe("the loopguard run command", () => {
     expect(stderr).toContain("try-best enabled by --on-pause continue")
     expect(stdout).toContain("try-best paused the run")
     expect(stdout).toContain("→ continue (resume 1 of 2)")
-    expect(server.requests).toHaveLength(4)
-    expect(lastUserText(server.requests[3]!.body)).toContain("Drop the approach you were taking")
+    expect(server.requests).toHaveLength(7)
+    expect(lastUserText(server.requests[6]!.body)).toContain("Drop the approach you were taking")
     expect(code).toBe(0)
   }, 30_000)
 })

@@ -3,7 +3,7 @@
  * per-step timeout and the token budget in the running loop, judged from what the scripted server
  * saw (requests made, the stalled request closed by the client).
  */
-import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { RunLoop, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
@@ -46,6 +46,39 @@ describe("token budget in the running loop (hard cap)", () => {
       expect(result.report.reason).toBe("budget_tokens")
       // 400 tokens a step: after three steps (1200) the budget is spent; no fourth request is made.
       expect(h.server.requests.length).toBe(3)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+})
+
+describe("token budget counts what a cut step streamed", () => {
+  const SENTENCE = "the build failed so I will run the tests again now"
+  /** A reply looping in text until the repetition guard cuts it: about 250 tokens streamed, and no usage (the finish never comes). */
+  const cutLoop = () => repeatLoop(SENTENCE, 300, { chunkDelayMs: 1 })
+
+  test("budget 100, two cut loops of ~200 tokens each: the run stops `budget_tokens` after the first, its tokens estimated", async () => {
+    const h = await makeHarness([cutLoop(), cutLoop(), textStream("done")], { config: (c) => ({ ...c, loop: { ...c.loop, capMode: "hard", tokenBudget: 100 } }) })
+    try {
+      const result = await h.run(turn)
+      expect(result.report.reason).toBe("budget_tokens")
+      expect(h.server.requests.length).toBe(1)
+      expect(result.report.tokens.estimated).toBe(true)
+      expect(result.report.tokens.output).toBeGreaterThanOrEqual(100)
+      expect(result.report.incidents.some((i) => i.detector === "text-repeat" && i.action === "cut")).toBe(true)
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+
+  test("without a budget both cut loops run, and the report counts both (it used to say 0)", async () => {
+    const h = await makeHarness([cutLoop(), cutLoop(), textStream("done")])
+    try {
+      const result = await h.run(turn)
+      expect(h.server.requests.length).toBe(3)
+      expect(result.report.incidents.filter((i) => i.detector === "text-repeat" && i.action === "cut").length).toBe(2)
+      expect(result.report.tokens.output).toBeGreaterThanOrEqual(200)
+      expect(result.report.tokens.estimated).toBe(true)
     } finally {
       await h.close()
     }

@@ -34,18 +34,24 @@ const twoCalls = (a: string, b: string): ScriptedResponse => ({
 })
 
 describe("order of rollback checks (issue 11 item 3)", () => {
-  test("a duplicate query never runs a second time: judged before it runs, the reply rolled back", async () => {
+  test("a query asked a third time never runs: judged before it runs, the reply rolled back; the second ask runs", async () => {
     const s = searchTool(() => "released 2024-05-01")
     const h = await makeHarness(
-      [toolCallStream("search", { q: "release date" }, { id: "c1" }), toolCallStream("search", { q: "Release  Date" }, { id: "c2" }), textStream("1 May 2024.")],
+      [
+        toolCallStream("search", { q: "release date" }, { id: "c1" }),
+        toolCallStream("search", { q: "Release  Date" }, { id: "c2" }),
+        toolCallStream("search", { q: "RELEASE date" }, { id: "c3" }),
+        textStream("1 May 2024.")
+      ],
       { tools: [s.tool] }
     )
     try {
       const { result, stored } = await h.run(run)
-      expect(s.ran).toEqual(["release date"])
+      // Asked once more, a query is rereading (no loop yet); the third ask is the loop's evidence.
+      expect(s.ran).toEqual(["release date", "Release  Date"])
       expect(result.report.reason).toBe("final")
-      expect(h.server.requests.length).toBe(3)
-      expect(JSON.stringify(h.server.requests[2]!.body.messages)).not.toContain("Release  Date")
+      expect(h.server.requests.length).toBe(4)
+      expect(JSON.stringify(h.server.requests[3]!.body.messages)).not.toContain("RELEASE date")
       expect(stored.some((m) => m.role === "assistant" && m.excluded === "rollback")).toBe(true)
       expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "rollback", detail: expect.objectContaining({ kind: "duplicate-query" }) }))
     } finally {

@@ -1,7 +1,9 @@
 /**
  * Issue 11 item 8 (and the try-best event of item 9) over HTTP: Try-Best counters belong to the
- * session, so no-progress edits spread over two user turns still trip the action streak; only the
- * incident resets them. The pause event names the session, the agent and the model.
+ * session, so failures of one command spread over two user turns still count; only the incident
+ * resets them. The third failure is a note (given with the next request), the next one pauses.
+ * The pause event names the session, the agent and the model. (Edit streaks, which these tests
+ * used before, are off by default and never pause: long healthy runs edit many files in a row.)
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { RunLoop, type ToolDefinition } from "@loopguard/effect"
@@ -11,54 +13,58 @@ import { makeHarness } from "./harness.js"
 
 const turn = (sessionId: string, prompt: string) => Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId, prompt }) })
 
-const editTool = (): { tool: ToolDefinition; ran: Array<unknown> } => {
+const failingTool = (): { tool: ToolDefinition; ran: Array<unknown> } => {
   const ran: Array<unknown> = []
   return {
     ran,
     tool: {
-      spec: { name: "edit", description: "edit a file", inputSchema: { type: "object", properties: { path: { type: "string" } } } },
-      run: async (input) => {
-        ran.push(input)
-        const path = String(input["path"])
-        return { state: "completed", output: "edited", path, diff: `--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-old line for ${path}\n+new line for ${path} number ${ran.length}` }
-      }
+      spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
+      run: async (input) => (ran.push(input), { state: "completed", output: "make: *** [build] Error 2", exitCode: 2 })
     }
   }
 }
 
-const edit = (path: string) => toolCallStream("edit", { path }, { id: `e-${path}` })
-const config = (c: any) => ({ ...c, try_best: { ...c.try_best, enabled: true, action_streak: 4 } })
+let calls = 0
+const make = () => toolCallStream("bash", { command: "make build" }, { id: `m${calls++}` })
+// The error-storm breaker is off so that every call runs: these tests are about Try-Best's counters.
+const config = (c: any) => ({ ...c, try_best: { ...c.try_best, enabled: true }, breaker: { ...c.breaker, enabled: false } })
 
 describe("Try-Best counters persist across the user turns of a session (issue 11 item 8)", () => {
-  test("two no-progress edits per turn: the fourth, in the second turn, pauses; the event names agent and model", async () => {
-    const e = editTool()
-    const h = await makeHarness([edit("a.ts"), edit("b.ts"), textStream("Edited two files."), edit("c.ts"), edit("d.ts"), textStream("never reached")], {
+  test("two failures per turn: the third, in the second turn, is a note; the fourth pauses; the event names agent and model", async () => {
+    const e = failingTool()
+    const h = await makeHarness([make(), make(), textStream("The build fails twice."), make(), make(), textStream("never reached")], {
       tools: [e.tool],
       config,
       modelId: "scripted-coder-1"
     })
     try {
       // One RunLoop for the session's life, as `loopguard chat` keeps it.
-      const [first, second] = await h.run(Effect.all([turn("t", "Fix a and b"), turn("t", "Now fix c and d")]))
+      const [first, second] = await h.run(Effect.all([turn("t", "Build it"), turn("t", "Try again")]))
       expect(first.report.reason).toBe("final")
       expect(second.report.reason).toBe("try_best_paused")
       expect(e.ran).toHaveLength(4)
       expect(h.server.requests.length).toBe(5)
+      // The note on the third failure went out with the request after it, before the pause.
+      expect(JSON.stringify(h.server.requests[4]!.body.messages)).toContain("`make build` has failed 3 times")
+      expect(second.incidents).toContainEqual(expect.objectContaining({ detector: "bash-retry", action: "note" }))
+      // The report names the evidence: the command, how often, the note's step and the step after it.
+      expect(second.report.blockedAt).toContain("`make build` has failed 4 times (exit 2)")
+      expect(second.report.blockedAt).toContain("Noted at step 3; it failed again at step 4")
       const detected = h.events.find((x) => x.type === "session.try_best.detected")
-      expect(detected).toMatchObject({ sessionId: "t", agent: "main", model: "scripted-coder-1", incident: expect.objectContaining({ kind: "action_streak", evidence: expect.objectContaining({ count: 4 }) }) })
+      expect(detected).toMatchObject({ sessionId: "t", agent: "main", model: "scripted-coder-1", incident: expect.objectContaining({ kind: "bash_retry", evidence: expect.objectContaining({ count: 4 }) }) })
     } finally {
       await h.close()
     }
   }, 30_000)
 
   test("another session starts from zero: the same two turns split over two sessions do not pause", async () => {
-    const e = editTool()
-    const h = await makeHarness([edit("a.ts"), edit("b.ts"), textStream("Edited two files."), edit("c.ts"), edit("d.ts"), textStream("Edited two more.")], {
+    const e = failingTool()
+    const h = await makeHarness([make(), make(), textStream("The build fails twice."), make(), make(), textStream("Still failing, twice.")], {
       tools: [e.tool],
       config
     })
     try {
-      const [one, two] = await h.run(Effect.all([turn("one", "Fix a and b"), turn("two", "Fix c and d")]))
+      const [one, two] = await h.run(Effect.all([turn("one", "Build it"), turn("two", "Build it")]))
       expect(one.report.reason).toBe("final")
       expect(two.report.reason).toBe("final")
       expect(h.events.some((x) => x.type === "session.try_best.detected")).toBe(false)
@@ -70,20 +76,20 @@ describe("Try-Best counters persist across the user turns of a session (issue 11
 
 describe("a stored paused session shows its pause again when reopened (issue 11 item 9)", () => {
   test("reopened without a new turn: no model request, the same pause again; a new turn goes on", async () => {
-    const e = editTool()
-    const h = await makeHarness([edit("a.ts"), edit("b.ts"), edit("c.ts"), edit("d.ts"), textStream("Verified with the tests now.")], {
+    const e = failingTool()
+    const h = await makeHarness([make(), make(), make(), make(), textStream("Fixed the Makefile instead.")], {
       tools: [e.tool],
       config
     })
     try {
       const reopen = Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "p" }) })
-      const [paused, reopened, resumed] = await h.run(Effect.all([turn("p", "Fix four files"), reopen, turn("p", "Continue, and run the tests")]))
+      const [paused, reopened, resumed] = await h.run(Effect.all([turn("p", "Build it"), reopen, turn("p", "Look at the Makefile first")]))
       expect(paused.report.reason).toBe("try_best_paused")
       expect(reopened.report.reason).toBe("try_best_paused")
-      expect(reopened.incidents).toContainEqual(expect.objectContaining({ detector: "try-best", action: "pause", detail: expect.objectContaining({ kind: "action_streak", reopened: true }) }))
+      expect(reopened.incidents).toContainEqual(expect.objectContaining({ detector: "try-best", action: "pause", detail: expect.objectContaining({ kind: "bash_retry", reopened: true }) }))
       expect(h.events.filter((x) => x.type === "session.try_best.detected")).toHaveLength(2)
       expect(resumed.report.reason).toBe("final")
-      // 4 edit steps, nothing for the reopening, 1 step for the new turn.
+      // 4 failing steps, nothing for the reopening, 1 step for the new turn.
       expect(h.server.requests.length).toBe(5)
     } finally {
       await h.close()

@@ -7,11 +7,13 @@ import { main as repeatMonitor } from "./repeat-monitor.js"
 import { main as processorOverhead } from "./processor-overhead.js"
 import { main as longRepeat } from "./long-repeat.js"
 import { main as cliStartup } from "./cli-startup.js"
+import { main as agentEntry } from "./agent-entry.js"
 import { main as guardedStep } from "./guarded-step.js"
 import { main as runVsBare } from "./run-vs-bare.js"
 import { main as sessionScale } from "./session-scale.js"
 import { main as auditScanScale } from "./audit-scan-scale.js"
 import { main as storeWrites } from "./store-writes.js"
+import { main as auditPage } from "./audit-page.js"
 import { quick } from "./lib/measure.js"
 
 const isQuick = quick()
@@ -21,13 +23,15 @@ for (const [name, bench] of [
   ["long-period repeat", async () => longRepeat()],
   ["processor overhead", () => processorOverhead(isQuick ? 3 : 5)],
   ["CLI start-up", () => cliStartup(isQuick ? 7 : 15)],
+  ["AI SDK agent entry import", () => agentEntry(isQuick ? 7 : 15)],
   ["guarded step", () => guardedStep(isQuick)],
   ["run vs bare", () => runVsBare(isQuick)],
   ["session scale", () => sessionScale(isQuick)],
   // SQLite writes a transaction per write (synchronous = FULL): 2 000 steps keep this under a minute.
   ["session scale (SQLite)", () => sessionScale(isQuick, "sqlite", isQuick ? 1_000 : 2_000)],
   ["audit and scan", () => auditScanScale(isQuick)],
-  ["store writes", () => storeWrites()]
+  ["store writes", () => storeWrites()],
+  ["audit page", () => auditPage(isQuick ? 2_500 : 10_000)]
 ] as const) {
   const t0 = performance.now()
   await bench()

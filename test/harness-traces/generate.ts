@@ -3,9 +3,10 @@
  * Gemini CLI, OpenCode, Claude Code and Codex runs, healthy and stuck, with episode labels in
  * the shape of ../shared/traces/labels.json. Generated (seeded), never copied from real traces.
  */
-import { HARNESSES, STYLES, type HarnessName } from "./harness-style.js"
+import { HARNESSES, PRECISION_HARNESSES, STYLES, type HarnessName } from "./harness-style.js"
+import { actionCycle, PRECISION_HEALTHY, refusedEditResent, spinOverDone } from "./precision-scenarios.js"
 import { HEALTHY, rng, type Scenario } from "./scenarios.js"
-import { STUCK } from "./stuck-scenarios.js"
+import { emptySearches, STUCK } from "./stuck-scenarios.js"
 
 export interface GeneratedEpisode {
   readonly start_step: number
@@ -77,4 +78,27 @@ export const generateHarnessTraces = (seed = 1, count = 90): Array<GeneratedTrac
     const make = shapes[r.int(0, shapes.length - 1)]!
     return renderTrace(make(rng(seed * 104729 + i)), harness, i, seed)
   })
+}
+
+/**
+ * The precision set: every healthy shape (the repository ones of precision-scenarios.ts and the
+ * terminal ones of scenarios.ts) and every looping shape, `perShape` runs of each in every one
+ * of SWE-agent, OpenHands, Codex CLI, Claude Code and mini-SWE-agent styles.
+ */
+export const generatePrecisionSet = (seed = 1, perShape = 2): { readonly healthy: Array<GeneratedTrace>; readonly looping: Array<GeneratedTrace> } => {
+  const render = (shapes: ReadonlyArray<(r: ReturnType<typeof rng>) => Scenario>, offset: number): Array<GeneratedTrace> =>
+    PRECISION_HARNESSES.flatMap((harness, h) =>
+      shapes.flatMap((make, s) =>
+        Array.from({ length: perShape }, (_, k) => {
+          const index = offset + ((h * shapes.length + s) * perShape + k)
+          return renderTrace(make(rng(seed * 15485863 + index)), harness, index, seed)
+        })
+      )
+    )
+  return {
+    healthy: render([...PRECISION_HEALTHY, ...HEALTHY], 0),
+    // Different searches that all find nothing are exploration, not a loop (docs/loops.md): the
+    // terminal set's `empty-searches` is left out here; `no-match-exploration` is its healthy twin.
+    looping: render([...STUCK.filter((make) => make !== emptySearches), actionCycle, refusedEditResent, spinOverDone], 100_000)
+  }
 }

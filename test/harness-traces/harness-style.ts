@@ -32,8 +32,11 @@ export interface Rendered {
   readonly result: ToolResultLine
 }
 
-export type HarnessName = "openhands" | "gemini-cli" | "opencode" | "claude-code" | "codex"
+export type HarnessName = "openhands" | "gemini-cli" | "opencode" | "claude-code" | "codex" | "swe-agent" | "mini-swe-agent"
+/** The second evaluation set's harnesses (terminal tasks). */
 export const HARNESSES: ReadonlyArray<HarnessName> = ["openhands", "gemini-cli", "opencode", "claude-code", "codex"]
+/** The precision set's harnesses (issue fixing in a repository). */
+export const PRECISION_HARNESSES: ReadonlyArray<HarnessName> = ["swe-agent", "openhands", "codex", "claude-code", "mini-swe-agent"]
 
 const diffOf = (path: string, before: string, after: string): string =>
   `--- a${path}\n+++ b${path}\n@@ -1,1 +1,1 @@\n-${before}\n+${after}\n`
@@ -171,7 +174,73 @@ const codex = (act: Act): Rendered => {
   }
 }
 
+/**
+ * SWE-agent 1.x: `bash` and `str_replace_editor`, no exit status recorded (failure is read from
+ * the output), and the requested diff kept on every edit, refused or not, as its logs convert.
+ */
+const sweAgent = (act: Act): Rendered => {
+  const bash = (command: string, out: string): Rendered => ({ call: { name: "bash", input: { command } }, result: { output: out === "" ? "Your command ran successfully and did not produce any output." : out } })
+  switch (act.kind) {
+    case "shell":
+      return bash(act.command, act.output)
+    case "poll":
+      return bash("sleep 30 && tail -n 5 /tmp/job.log", act.output)
+    case "edit":
+      return {
+        call: { name: "str_replace_editor", input: { command: "str_replace", path: act.path, old_str: act.before, new_str: act.after } },
+        result: {
+          output: act.ok === false
+            ? `No replacement was performed, old_str \`${act.before}\` did not appear verbatim in ${act.path}.`
+            : `The file ${act.path} has been edited. Here's the result of running \`cat -n\` on a snippet of ${act.path}:\n    12\t${act.after}\nReview the changes and make sure they are as expected. Edit the file again if necessary.`,
+          path: act.path,
+          diff: diffOf(act.path, act.before, act.after)
+        }
+      }
+    case "write":
+      return { call: { name: "str_replace_editor", input: { command: "create", path: act.path, file_text: act.content } }, result: { output: `File created successfully at: ${act.path}`, path: act.path, diff: `--- /dev/null\n+++ b${act.path}\n@@ -0,0 +1,1 @@\n+${act.content.split("\n")[0]}\n` } }
+    case "read":
+      return { call: { name: "str_replace_editor", input: { command: "view", path: act.path } }, result: { output: `Here's the result of running \`cat -n\` on ${act.path}:\n${numbered(act.content)}` } }
+    case "search":
+      return bash(`grep -rn '${act.pattern}' /testbed --include=*.py`, act.output)
+    case "think":
+      return bash(`echo '${act.thought.replace(/'/g, "")}'`, act.thought.replace(/'/g, ""))
+    case "todo":
+      return bash(`echo '${act.items.join("; ")}'`, act.items.join("; "))
+    case "finish":
+      return { call: { name: "submit", input: {} }, result: { output: "diff --git a/src/main.py b/src/main.py\n--- a/src/main.py\n+++ b/src/main.py" } }
+  }
+}
+
+/** mini-SWE-agent: one `bash` tool, the exit status recorded; edits are shell commands (sed, heredocs). */
+const miniSweAgent = (act: Act): Rendered => {
+  const bash = (command: string, out: string, exit: number): Rendered => ({ call: { name: "bash", input: { command } }, result: { output: out, exitCode: exit } })
+  switch (act.kind) {
+    case "shell":
+      return bash(act.command, act.output, act.exit)
+    case "poll":
+      return bash("sleep 30 && tail -n 5 /tmp/job.log", act.output, 0)
+    case "edit":
+      return act.ok === false
+        ? bash(`python3 - <<'EOF'\np='${act.path}'\ns=open(p).read()\nassert '${act.before}' in s, 'pattern not found'\nopen(p,'w').write(s.replace('${act.before}','${act.after}'))\nEOF`, `Traceback (most recent call last):\n  File "<stdin>", line 3, in <module>\nAssertionError: pattern not found`, 1)
+        : bash(`sed -i 's/${act.before.replace(/[/'\\]/g, ".")}/${act.after.replace(/[/'\\]/g, ".")}/' ${act.path}`, "", 0)
+    case "write":
+      return bash(`cat <<'EOF' > ${act.path}\n${act.content}\nEOF`, "", 0)
+    case "read":
+      return bash(`nl -ba ${act.path} | sed -n '1,120p'`, numbered(act.content), 0)
+    case "search":
+      return bash(`grep -rn '${act.pattern}' .`, act.output, act.output === "" ? 1 : 0)
+    case "think":
+      return bash(`echo '${act.thought.replace(/'/g, "")}'`, act.thought.replace(/'/g, ""), 0)
+    case "todo":
+      return bash(`echo '${act.items.join("; ")}'`, act.items.join("; "), 0)
+    case "finish":
+      return bash("echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git add -A && git diff --cached --stat", "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT\n src/main.py | 2 +-", 0)
+  }
+}
+
 export const STYLES: Readonly<Record<HarnessName, (act: Act) => Rendered>> = {
+  "swe-agent": sweAgent,
+  "mini-swe-agent": miniSweAgent,
   openhands,
   "gemini-cli": geminiCli,
   opencode: opencodeLike({ bash: "bash", edit: "edit", write: "write", read: "read", grep: "grep", todo: "todowrite" }),

@@ -36,3 +36,5 @@ export * as ToolCallParsing from "./toolcall/index.js"
 export * as ContextWindow from "./context/index.js"
 /** The cross-step judge: every detector that looks across steps, fed one step at a time. */
 export * as Judge from "./judge/index.js"
+/** Partial settings laid over defaults and checked without a schema library. */
+export * as Settings from "./settings/index.js"

@@ -32,7 +32,8 @@ const guarded = (parts: ReadonlyArray<StreamPart> | ReadableStream<StreamPart>, 
   const stream = guardStream({
     source: parts instanceof ReadableStream ? parts : from(parts),
     options: resolveMiddlewareOptions({ repeat: { threshold: 4 }, ...options }),
-    cut: (t) => void cuts.push(t)
+    cut: (t) => void cuts.push(t),
+    ids: { provider: "test.chat", modelId: "m" }
   })
   return { stream, cuts }
 }

@@ -3,10 +3,12 @@
  * repetition guard trips or the stream goes silent for longer than the chunk timeout. Then the
  * upstream call is cut (`cut` aborts the HTTP request), open text and reasoning blocks are
  * closed, and one `finish` part says what happened in its finish reason and in
- * `providerMetadata.loopguard`.
+ * `providerMetadata.loopguard`. Its usage counts what was streamed before the cut (the server's own
+ * count when it sent one, else an estimate marked `estimated`), so a budget sees what a cut cost.
  */
+import { tallyChars, tokensOfTally } from "@loopguard/core/context"
 import { RepeatGuard } from "@loopguard/core/repeat"
-import type { LoopguardTrip, ResolvedMiddlewareOptions } from "./options.js"
+import type { LoopguardTrip, ResolvedMiddlewareOptions, TripIds } from "./options.js"
 import type { FinishPart, StreamPart } from "./model-types.js"
 
 export interface GuardStreamInput {
@@ -14,6 +16,8 @@ export interface GuardStreamInput {
   readonly options: ResolvedMiddlewareOptions
   /** Aborts the upstream request; called once, when the guard trips. */
   readonly cut: (reason: LoopguardTrip) => void
+  /** Whose call this is: on `providerMetadata.loopguard` and the `onTrip` event. */
+  readonly ids: TripIds
 }
 
 const EMPTY_USAGE: FinishPart["usage"] = {
@@ -21,13 +25,40 @@ const EMPTY_USAGE: FinishPart["usage"] = {
   outputTokens: { total: undefined, text: undefined, reasoning: undefined }
 }
 
+/** What a cut call used: the server's usage when it arrived, else the streamed output estimated. */
+export interface StreamedUsage {
+  readonly outputTokens: number
+  readonly estimated: boolean
+}
+
+const usageOf = (streamed: StreamedUsage | undefined): FinishPart["usage"] =>
+  streamed === undefined ? EMPTY_USAGE : { ...EMPTY_USAGE, outputTokens: { total: streamed.outputTokens, text: undefined, reasoning: undefined } }
+
 /** The `finish` part that replaces the upstream one after a trip. */
-export const tripFinish = (trip: LoopguardTrip): FinishPart => ({
+export const tripFinish = (trip: LoopguardTrip, ids: TripIds, streamed?: StreamedUsage): FinishPart => ({
   type: "finish",
   finishReason: { unified: trip.tripped === "chunk-timeout" ? "error" : "other", raw: `loopguard:${trip.tripped}` },
-  usage: EMPTY_USAGE,
-  providerMetadata: { loopguard: { ...trip } }
+  usage: usageOf(streamed),
+  providerMetadata: { loopguard: { ...trip, ...ids, ...(streamed !== undefined ? { usage: { ...streamed } } : {}) } }
 })
+
+/** The characters the model streamed (text, reasoning, tool arguments), for the estimate after a cut. */
+const streamedChars = () => {
+  let cjk = 0
+  let other = 0
+  return {
+    see: (part: StreamPart) => {
+      if (part.type !== "text-delta" && part.type !== "reasoning-delta" && part.type !== "tool-input-delta") return
+      const t = tallyChars(part.delta)
+      cjk += t.cjk
+      other += t.other
+    },
+    usage: (finish?: FinishPart): StreamedUsage => {
+      const counted = finish?.usage.outputTokens.total
+      return counted !== undefined ? { outputTokens: counted, estimated: false } : { outputTokens: tokensOfTally({ cjk, other }), estimated: true }
+    }
+  }
+}
 
 /** Text and reasoning deltas feed one guard; a switch between the two ends the word in progress. */
 const makeDeltaGuard = (options: ResolvedMiddlewareOptions) => {
@@ -70,22 +101,23 @@ const trackOpenBlocks = () => {
 }
 
 /** `source` passed through part by part until a guard trips; then one closing `finish` part. */
-export const guardStream = ({ source, options, cut }: GuardStreamInput): ReadableStream<StreamPart> => {
+export const guardStream = ({ source, options, cut, ids }: GuardStreamInput): ReadableStream<StreamPart> => {
   const reader = source.getReader()
   const deltas = makeDeltaGuard(options)
   const blocks = trackOpenBlocks()
+  const streamed = streamedChars()
   let parts = 0
   let done = false
 
-  const stop = (controller: ReadableStreamDefaultController<StreamPart>, trip: LoopguardTrip) => {
+  const stop = (controller: ReadableStreamDefaultController<StreamPart>, trip: LoopguardTrip, finish?: FinishPart) => {
     done = true
     cut(trip)
     reader.cancel().catch(() => {})
     for (const part of blocks.closing()) controller.enqueue(part)
-    controller.enqueue(tripFinish(trip))
+    controller.enqueue(tripFinish(trip, ids, streamed.usage(finish)))
     controller.close()
     try {
-      options.onTrip(trip)
+      options.onTrip({ ...trip, ...ids })
     } catch {
       // A logging hook must not break the caller's stream.
     }
@@ -105,8 +137,9 @@ export const guardStream = ({ source, options, cut }: GuardStreamInput): Readabl
       parts += 1
       // A loop completed by the last held word still counts before the model's own finish.
       const trip = part.type === "finish" ? deltas.end() : deltas.push(part)
-      if (trip !== null && part.type === "finish") return stop(controller, trip)
+      if (trip !== null && part.type === "finish") return stop(controller, trip, part)
       blocks.see(part)
+      streamed.see(part)
       controller.enqueue(part)
       if (trip !== null) stop(controller, trip)
     },

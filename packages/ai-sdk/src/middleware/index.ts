@@ -1,2 +1,2 @@
 export { loopguardMiddleware } from "./middleware.js"
-export { LoopguardMiddlewareOptionsError, type LoopguardMiddlewareOptions, type LoopguardTrip } from "./options.js"
+export { LoopguardMiddlewareOptionsError, type LoopguardMiddlewareOptions, type LoopguardTrip, type LoopguardTripEvent, type TripIds } from "./options.js"

@@ -3,10 +3,11 @@
  * the real OpenAI-compatible provider, against the scripted server; cuts are judged from the
  * server's side (the client closed before the response ended).
  */
-import { afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { generateText, streamText, wrapLanguageModel, type LanguageModel } from "ai"
-import { declaredTools, repeatLoop, scriptedChatModel, startScriptedServer, textStream, toolCallStream } from "../scripted-server/index.js"
+import { declaredTools, repeatLoop, scriptedChatModel, textStream, toolCallStream } from "../scripted-server/index.js"
 import type { Script, ScriptedProvider, ScriptedServer } from "../scripted-server/index.js"
+import { scriptedServersPerTest } from "../scripted-server/per-test.fixture.js"
 import { loopguardMiddleware, type LoopguardMiddlewareOptions, type LoopguardTrip } from "./index.js"
 
 const TIMEOUT = 30_000
@@ -22,16 +23,7 @@ const LOOP_THEN_HOLD = repeatLoop(SENTENCE, 300, { chunkDelayMs: 1, stallAfterCh
 const ended = (server: ScriptedServer, ms = 15_000) =>
   Promise.race([server.requests[0]!.done.then(() => server.requests[0]!.outcome), new Promise((r) => setTimeout(() => r("still open"), ms))])
 
-const open: Array<ScriptedServer> = []
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()))
-})
-
-const serve = async (script: Script) => {
-  const server = await startScriptedServer(script)
-  open.push(server)
-  return server
-}
+const { serve } = scriptedServersPerTest()
 
 const guarded = (server: ScriptedServer, options?: LoopguardMiddlewareOptions, provider: ScriptedProvider = "openai-compatible"): LanguageModel =>
   wrapLanguageModel({ model: scriptedChatModel(server, provider) as never, middleware: loopguardMiddleware(options) })
@@ -151,7 +143,7 @@ describe("loopguardMiddleware with streamText", () => {
       const server = await serve(() => new Promise((resolve) => setTimeout(() => resolve(textStream("late")), 5_000)))
       const result = stream(guarded(server, { stream: { chunkTimeoutMs: 200 } }))
       expect(await result.finishReason).toBe("error")
-      expect((await result.providerMetadata)?.["loopguard"]).toEqual({ tripped: "chunk-timeout", timeoutMs: 200, partsBefore: 0 })
+      expect((await result.providerMetadata)?.["loopguard"]).toEqual({ tripped: "chunk-timeout", timeoutMs: 200, partsBefore: 0, provider: "scripted.chat", modelId: "scripted-model" })
       expect(await ended(server)).toBe("client-closed")
     },
     TIMEOUT

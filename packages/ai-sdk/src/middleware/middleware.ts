@@ -10,7 +10,7 @@ import type { LanguageModelMiddleware } from "ai"
 import { collectGenerateResult } from "./collect.js"
 import { guardStream, tripFinish } from "./guard-stream.js"
 import type { CallOptions, InnerModel, StreamResult } from "./model-types.js"
-import { resolveMiddlewareOptions, type LoopguardMiddlewareOptions, type LoopguardTrip, type ResolvedMiddlewareOptions } from "./options.js"
+import { resolveMiddlewareOptions, type LoopguardMiddlewareOptions, type LoopguardTrip, type ResolvedMiddlewareOptions, type TripIds } from "./options.js"
 
 /** Raised inside the middleware only: the model's response did not start within the chunk timeout. */
 class NoFirstChunk extends Error {}
@@ -20,21 +20,22 @@ const guardedCall = async (model: InnerModel, params: CallOptions, options: Reso
   const upstream = new AbortController()
   const signal = params.abortSignal !== undefined ? AbortSignal.any([params.abortSignal, upstream.signal]) : upstream.signal
   const cut = (trip: LoopguardTrip) => upstream.abort(new Error(`loopguard: ${trip.tripped}`))
+  const ids: TripIds = { provider: model.provider, modelId: model.modelId, ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) }
   let timer: ReturnType<typeof setTimeout> | undefined
   const silence = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new NoFirstChunk()), options.chunkTimeoutMs)))
   try {
     const result = await Promise.race([model.doStream({ ...params, abortSignal: signal }), silence])
-    return { ...result, stream: guardStream({ source: result.stream, options, cut }) }
+    return { ...result, stream: guardStream({ source: result.stream, options, cut, ids }) }
   } catch (e) {
     if (!(e instanceof NoFirstChunk)) throw e
     const trip: LoopguardTrip = { tripped: "chunk-timeout", timeoutMs: options.chunkTimeoutMs, partsBefore: 0 }
     cut(trip)
     try {
-      options.onTrip(trip)
+      options.onTrip({ ...trip, ...ids })
     } catch {
       // A logging hook must not break the caller's call.
     }
-    const stream = new ReadableStream({ start: (c) => (c.enqueue(tripFinish(trip)), c.close()) })
+    const stream = new ReadableStream({ start: (c) => (c.enqueue(tripFinish(trip, ids)), c.close()) })
     return { stream }
   } finally {
     clearTimeout(timer)

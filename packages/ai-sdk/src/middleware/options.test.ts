@@ -39,3 +39,19 @@ describe("loopguardMiddleware options", () => {
     expect(resolveMiddlewareOptions({ repeat: { enabled: false, window: 10 } }).repeat.enabled).toBe(false)
   })
 })
+
+describe("loopguardMiddleware options without Effect", () => {
+  test("a loaded config's whole repeat and stream sections pass as they are", () => {
+    const o = resolveMiddlewareOptions({ repeat: DEFAULT_CONFIG.repeat, stream: { ...DEFAULT_CONFIG.stream, chunkTimeoutMs: 1_000 } })
+    expect([o.chunkTimeoutMs, o.repeat.window]).toEqual([1_000, 500])
+  })
+
+  test("bounds match the config schema's", () => {
+    expect(errorsOf(() => resolveMiddlewareOptions({ repeat: { threshold: 1.5, long: { maxBlockChars: 200_000 } } }))).toEqual([
+      "repeat.threshold: Expected an integer",
+      "repeat.long.maxBlockChars: Expected a value between 1 and 100000"
+    ])
+    expect(errorsOf(() => resolveMiddlewareOptions({ stream: { chunkTimeoutMs: 2 ** 31 } }))).toEqual(["stream.chunkTimeoutMs: Expected a value less than or equal to 2147483647"])
+    expect(errorsOf(() => resolveMiddlewareOptions({ sessionId: "" }))).toEqual(["sessionId: must be a non-empty string"])
+  })
+})

@@ -1,10 +1,10 @@
 /**
  * Options of `loopguardMiddleware`: the same `repeat` and `stream` sections as the loopguard
- * config file (SPEC §1 and §5 defaults), validated once when the middleware is made.
+ * config file (SPEC §1 and §5 defaults), validated once when the middleware is made. Nothing here
+ * loads Effect, so the middleware runs in an app that does not install it.
  */
-import { validateRepeatOptions, type RepeatGuard } from "@loopguard/core/repeat"
-import { DEFAULT_CONFIG, RepeatSection, StreamSection, type LoopguardConfig } from "@loopguard/effect/config"
-import { Schema } from "effect"
+import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_LIMITS, MAX_TIMER_MS, validateRepeatOptions, type RepeatGuard, type RepeatSettings, type StreamLimits } from "@loopguard/core/repeat"
+import { checkPatch, type NumberRules } from "@loopguard/core/settings"
 
 /** What core's repetition guard reports (its fields follow the guard, whatever rules it has). */
 export type RepeatGuardTrip = NonNullable<ReturnType<RepeatGuard["push"]>>
@@ -26,17 +26,30 @@ type SectionPatch<T> = { readonly [K in keyof T]?: T[K] extends object ? Partial
 
 export interface LoopguardMiddlewareOptions {
   /** In-stream repetition guard (config `repeat`, every field of it); `enabled: false` turns it off. */
-  readonly repeat?: SectionPatch<LoopguardConfig["repeat"]>
+  readonly repeat?: SectionPatch<RepeatSettings>
   /** Longest silence allowed before the first part and between two parts (config `stream.chunkTimeoutMs`). */
-  readonly stream?: SectionPatch<LoopguardConfig["stream"]>
-  /** Told once per call that the middleware cut (logging, metrics). Errors it throws are ignored. */
-  readonly onTrip?: (trip: LoopguardTrip) => void
+  readonly stream?: SectionPatch<StreamLimits>
+  /** Told once per call that the middleware cut (logging, metrics), with the call's ids. Errors it throws are ignored. */
+  readonly onTrip?: (trip: LoopguardTripEvent) => void
+  /** Named on every trip the middleware reports (`onTrip`, `providerMetadata.loopguard`). */
+  readonly sessionId?: string
 }
 
+/** The ids every trip carries: the model's provider and id, and the session when one was given. */
+export interface TripIds {
+  readonly provider: string
+  readonly modelId: string
+  readonly sessionId?: string
+}
+
+/** What `onTrip` is told: the trip and whose call it was. */
+export type LoopguardTripEvent = LoopguardTrip & TripIds
+
 export interface ResolvedMiddlewareOptions {
-  readonly repeat: LoopguardConfig["repeat"]
+  readonly repeat: RepeatSettings
   readonly chunkTimeoutMs: number
-  readonly onTrip: (trip: LoopguardTrip) => void
+  readonly onTrip: (trip: LoopguardTripEvent) => void
+  readonly sessionId?: string
 }
 
 /** A bad option, named by its path: thrown by `loopguardMiddleware(...)` itself, never mid-stream. */
@@ -49,55 +62,44 @@ export class LoopguardMiddlewareOptionsError extends Error {
   }
 }
 
-const Sections = Schema.Struct({ repeat: RepeatSection, stream: StreamSection })
-
-/** Each schema issue as `path: message` (SchemaError messages read "Expected …\n  at [\"a\"][\"b\"]"). */
-const schemaErrors = (input: unknown): ReadonlyArray<string> => {
-  const r = Schema.decodeUnknownExit(Sections)(input, { errors: "all", onExcessProperty: "error" })
-  if (r._tag === "Success") return []
-  const reasons = (r.cause as { reasons?: ReadonlyArray<{ error?: { message?: string } }> }).reasons ?? []
-  const out: Array<string> = []
-  let pending: Array<string> = []
-  for (const line of reasons.map((x) => x.error?.message ?? "").join("\n").split("\n")) {
-    const at = /^\s*at (.*)$/.exec(line)
-    if (at) {
-      const path = [...at[1]!.matchAll(/\["?([^"\]]*)"?\]/g)].map((m) => m[1]!).join(".")
-      out.push(`${path}: ${pending.join(" ")}`)
-      pending = []
-    } else if (line.trim() !== "") pending.push(line.trim())
-  }
-  if (pending.length > 0) out.push(pending.join(" "))
-  return out.length > 0 ? out : ["options do not match the config schema"]
-}
-
 const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v)
 
-/** `defaults` with `patch` laid over it field by field, and nested sections merged the same way. */
-const mergeSection = (defaults: object, patch: unknown): unknown => {
-  if (patch === undefined) return defaults
-  if (!isPlainObject(patch)) return patch // the Schema names what is wrong with it
-  const out: Record<string, unknown> = { ...defaults }
-  for (const [key, value] of Object.entries(patch)) {
-    const base = out[key]
-    out[key] = isPlainObject(base) && isPlainObject(value) ? { ...base, ...value } : value
+const positive: NumberRules[string] = { int: true, greaterThan: 0 }
+/** The same bounds as the config file's schema (packages/effect/src/config/schema.ts). */
+const REPEAT_RULES: NumberRules = {
+  window: positive,
+  threshold: { int: true, atLeast: 2 },
+  minBlock: positive,
+  minDistinct: positive,
+  long: {
+    copies: { int: true, atLeast: 2 },
+    minBlockTokens: positive,
+    minBlockChars: positive,
+    maxBlockChars: { int: true, atLeast: 1, atMost: 100_000 },
+    minWords: { int: true, atLeast: 0 },
+    runChars: positive,
+    shortChars: positive
   }
-  return out
+}
+const STREAM_RULES: NumberRules = {
+  chunkTimeoutMs: { int: true, greaterThan: 0, atMost: MAX_TIMER_MS },
+  progressIntervalMs: { int: true, atLeast: 0, atMost: MAX_TIMER_MS },
+  maxResponseBytes: positive,
+  maxEventBytes: positive
 }
 
 /** Defaults filled in field by field, then checked; throws LoopguardMiddlewareOptionsError. */
 export const resolveMiddlewareOptions = (options: LoopguardMiddlewareOptions = {}): ResolvedMiddlewareOptions => {
   if (!isPlainObject(options as unknown)) throw new LoopguardMiddlewareOptionsError(["options must be an object"])
-  const input = {
-    repeat: mergeSection(DEFAULT_CONFIG.repeat, options.repeat),
-    stream: mergeSection(DEFAULT_CONFIG.stream, options.stream)
-  }
-  const errors = [...schemaErrors(input)]
+  const repeat = checkPatch(DEFAULT_REPEAT_SETTINGS, options.repeat, "repeat", REPEAT_RULES)
+  const stream = checkPatch<StreamLimits>(DEFAULT_STREAM_LIMITS, options.stream, "stream", STREAM_RULES)
+  const errors = [...repeat.errors, ...stream.errors]
   if (errors.length > 0) throw new LoopguardMiddlewareOptionsError(errors)
-  const merged = input as Pick<LoopguardConfig, "repeat" | "stream">
-  if (merged.repeat.enabled) {
-    for (const e of validateRepeatOptions(merged.repeat)) errors.push(`repeat.${e.field}: ${e.message}`)
+  if (repeat.value.enabled) {
+    for (const e of validateRepeatOptions(repeat.value)) errors.push(`repeat.${e.field}: ${e.message}`)
   }
   if (options.onTrip !== undefined && typeof options.onTrip !== "function") errors.push("onTrip: must be a function")
+  if (options.sessionId !== undefined && (typeof options.sessionId !== "string" || options.sessionId === "")) errors.push("sessionId: must be a non-empty string")
   if (errors.length > 0) throw new LoopguardMiddlewareOptionsError(errors)
-  return { repeat: merged.repeat, chunkTimeoutMs: merged.stream.chunkTimeoutMs, onTrip: options.onTrip ?? (() => {}) }
+  return { repeat: repeat.value, chunkTimeoutMs: stream.value.chunkTimeoutMs, onTrip: options.onTrip ?? (() => {}), ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}) }
 }

@@ -86,7 +86,7 @@ export const humanBlock = (r: AuditResult): Array<string> => {
   const events = eventsOf(r.incidents)
   const found = r.incidents.length === 0 ? "no incidents" : `${plural(events.length, "event")} (${plural(r.incidents.length, "detector finding")}: ${countBy(r.incidents)})`
   return [
-    `${r.file} (${r.steps} steps)`,
+    `${r.file} (${r.format === "trace" ? "" : `${r.format}, `}${r.steps} steps)`,
     ...events.flatMap(eventLines),
     ...r.notes.map((n) => `  note: ${n}`),
     `  first exit: ${exit}`,

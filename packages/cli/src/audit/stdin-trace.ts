@@ -4,7 +4,7 @@
  * (streamed, never held in memory), audited under the name `stdin`, and removed however the
  * audit ends.
  */
-import type { TraceSource } from "@loopguard/effect/audit"
+import type { AuditInput } from "@loopguard/effect/audit"
 import { Effect } from "effect"
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -15,7 +15,7 @@ import { pipeline } from "node:stream/promises"
 export const STDIN_ARG = "-"
 
 /** Stdin spooled to a temporary file for the scope's lifetime. */
-export const spoolStdin: Effect.Effect<TraceSource, never, import("effect").Scope.Scope> = Effect.acquireRelease(
+export const spoolStdin: Effect.Effect<AuditInput, never, import("effect").Scope.Scope> = Effect.acquireRelease(
   Effect.promise(async () => {
     const dir = mkdtempSync(join(tmpdir(), "loopguard-audit-stdin-"))
     const path = join(dir, "trace.jsonl")

@@ -1,42 +1,97 @@
 /**
- * `loopguard audit FILE... [--json]`: replay recorded traces through the real RunLoop in shadow
- * mode and report every incident. A file that cannot be read or parsed is reported as failed
- * (naming file:line) and the others are still audited; any failed file makes the exit status 1.
- * `-` is a trace on stdin (named `stdin` in the output).
+ * `loopguard audit FILE... [--json] [--format F] [--html OUT]`: replay recorded runs (trace v1, or
+ * an agent's own log: Claude Code, Codex CLI, OpenCode, Gemini CLI) through the real RunLoop in
+ * shadow mode and report every incident. A file that cannot be read or parsed is reported as
+ * failed (naming file:line) and the others are still audited; any failed file makes the exit
+ * status 1. `-` is a log on stdin (named `stdin`), a folder stands for the logs in it. `--html`
+ * writes each run as a page (docs/audit.md); on a terminal a progress line runs on stderr.
  */
-import { auditConfig, auditFile, type AuditResult } from "@loopguard/effect/audit"
+import { auditConfig, auditFile, type AuditProgress, type AuditResult } from "@loopguard/effect/audit"
+import type { LoopguardConfig } from "@loopguard/effect"
+import type { TraceFormat } from "@loopguard/core/trace"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { RunFailed } from "../errors.js"
+import { RunFailed, UsageError } from "../errors.js"
 import { loadCliConfig } from "../session.js"
 import { humanBlock, overallSummary, toJsonLine } from "../audit/format.js"
+import { formatFlag } from "../audit/format-flag.js"
+import { htmlTarget, prepareTarget, writeIndex, writeRunPage, type HtmlTarget } from "../audit/html-output.js"
+import { expandInputs, fileBytes, isDir } from "../audit/inputs.js"
+import { ProgressLine } from "../audit/progress.js"
 import { spoolStdin, STDIN_ARG } from "../audit/stdin-trace.js"
+import { wantsFolder } from "../html/page-files.js"
+import type { IndexRow } from "../html/index-page.js"
+
+interface OneFile {
+  readonly file: string
+  readonly k: number
+  readonly format: TraceFormat | undefined
+  readonly config: LoopguardConfig
+  readonly html: HtmlTarget | undefined
+  readonly progress: AuditProgress | undefined
+}
+
+/** Audits one file (and writes its page); stdin is spooled for the time both take. */
+const auditOne = (o: OneFile) => {
+  const run = (path: string, name: string) =>
+    Effect.gen(function* () {
+      const result = yield* auditFile({ path, name, format: o.format }, o.config, o.progress)
+      const row = o.html === undefined ? undefined : yield* writeRunPage(o.html, o.k, result, path, o.config.input.maxLineBytes)
+      return { result, row }
+    })
+  return o.file === STDIN_ARG ? Effect.scoped(Effect.flatMap(spoolStdin, (s) => run(s.path, s.name))) : run(o.file, o.file)
+}
+
+/** Prints a finished file: its JSON line (notes to stderr beside it) or its human block. */
+const printResult = (r: AuditResult, json: boolean) =>
+  Effect.gen(function* () {
+    if (!json) return yield* Console.log(humanBlock(r).join("\n"))
+    yield* Console.log(toJsonLine(r))
+    // The JSON object's keys are a contract; notes (a line cut at input.maxLineBytes, an orphan result, a record a reader could not map) go beside it.
+    if (r._tag === "audited") for (const n of r.notes) yield* Console.error(`note: ${n}`)
+  })
+
+const makeProgress = (files: ReadonlyArray<string>, json: boolean): ProgressLine | undefined =>
+  json || process.stderr.isTTY !== true ? undefined : new ProgressLine(files.length, files.reduce((n, f) => n + fileBytes(f), 0), (s) => void process.stderr.write(s))
 
 export const auditCommand = Command.make(
   "audit",
   {
-    files: Argument.String("file").pipe(Argument.variadic({ min: 1 }), Argument.withDescription("trace files (trace format v1, JSON Lines); - reads one from stdin")),
+    files: Argument.String("file").pipe(
+      Argument.variadic({ min: 1 }),
+      Argument.withDescription("log files: trace v1, or Claude Code / Codex CLI / OpenCode / Gemini CLI logs; a folder stands for the logs in it; - reads one from stdin")
+    ),
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print one JSON object per file per line")),
+    format: formatFlag,
+    html: Flag.String("html").pipe(Flag.optional, Flag.withDescription("write the run as a self-contained HTML page to OUT (several runs or a folder: OUT is a folder of pages with index.html)")),
     config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (thresholds, tool-name lists); every detector is switched on regardless"))
   },
   (flags) =>
     Effect.gen(function* () {
       const base = yield* loadCliConfig(Option.isSome(flags.config) ? { configPath: flags.config.value } : {})
       const config = auditConfig(base)
+      const inputs = expandInputs(flags.files)
+      if (inputs.files.length === 0) return yield* new UsageError({ message: `audit: no .jsonl or .json files in ${flags.files.join(", ")}` })
+      const html = Option.isSome(flags.html) ? htmlTarget(flags.html.value, wantsFolder(flags.html.value, inputs.files.length, inputs.folder, isDir(flags.html.value)), inputs.files) : undefined
+      if (html !== undefined) yield* prepareTarget(html)
+      const progress = makeProgress(inputs.files, flags.json)
       const results: Array<AuditResult> = []
-      for (const file of flags.files) {
-        const r = file === STDIN_ARG ? yield* Effect.scoped(Effect.flatMap(spoolStdin, (source) => auditFile(source, config))) : yield* auditFile(file, config)
-        results.push(r)
-        // Print as each file finishes, so a long batch shows progress.
-        if (flags.json) {
-          yield* Console.log(toJsonLine(r))
-          // The JSON object's keys are a contract; notes (a line cut at input.maxLineBytes, an orphan result) go beside it.
-          if (r._tag === "audited") for (const n of r.notes) yield* Console.error(`note: ${n}`)
-        }
-        else yield* Console.log(humanBlock(r).join("\n"))
+      const rows: Array<IndexRow> = []
+      for (const [k, file] of inputs.files.entries()) {
+        progress?.fileStarted(fileBytes(file))
+        const one = yield* auditOne({ file, k, format: Option.getOrUndefined(flags.format), config, html, progress: progress && ((i, n) => progress.step(i, n)) })
+        progress?.fileDone(one.result._tag === "audited" ? one.result.steps : 0)
+        progress?.clear()
+        results.push(one.result)
+        if (one.row !== undefined) rows.push(one.row)
+        if (html !== undefined && one.result._tag === "failed") yield* Console.error(`--html: no page for ${one.result.file}: its audit failed`)
+        // Print as each file finishes, so a long batch shows where it is.
+        yield* printResult(one.result, flags.json)
       }
+      progress?.clear()
+      if (html !== undefined) yield* writeIndex(html, rows)
       if (!flags.json) yield* Console.log(overallSummary(results))
       const failed = results.filter((r) => r._tag === "failed").length
       if (failed > 0) return yield* new RunFailed({ message: `audit: ${failed} of ${results.length} files failed`, exitCode: 1 })
     })
-).pipe(Command.withDescription("Replay recorded traces through the RunLoop in shadow mode and report every incident"))
+).pipe(Command.withDescription("Replay recorded runs (trace v1 or an agent's own log) through the RunLoop in shadow mode and report every incident"))

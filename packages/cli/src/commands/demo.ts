@@ -75,10 +75,11 @@ const scenes = (): ReadonlyArray<Scene> => [
     ]
   },
   {
-    title: "The same failing command again and again: try-best pauses the turn",
+    title: "The same failing command again and again: try-best notes it, then pauses the turn when it goes on",
     expect: "try_best_paused",
     config: (c) => ({ ...c, try_best: { ...c.try_best, enabled: true } }),
-    script: [1, 2, 3, 4].map((i) => toolCallStream("bash", { command: "npm test" }, { id: `t${i}`, text: "Running the tests again." }))
+    // Noted at the 3rd failure (the breaker also holds tools back for two steps), paused at the next one that runs.
+    script: [1, 2, 3, 4, 5, 6, 7].map((i) => toolCallStream("bash", { command: "npm test" }, { id: `t${i}`, text: "Running the tests again." }))
   },
   {
     title: "A refusal is rolled back and the step retried, without spending a turn",

@@ -1,5 +1,5 @@
 /**
- * `loopguard sessions list | show ID | export ID [--out FILE] | import FILE [--as ID]`, on the
+ * `loopguard sessions list | show ID [--html OUT] | export ID [--out FILE] | import FILE [--as ID] [--format F]`, on the
  * store named by `--session-dir DIR` (SQLite) or `--store URL` (Postgres). `export` prints trace
  * v1 (audit reads it); `import` takes trace v1 back, refusing to write over an existing session.
  */
@@ -7,9 +7,14 @@ import type { SessionStoreShape } from "@loopguard/effect"
 import { exportTrace, importTrace } from "@loopguard/effect/store"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import type { Message } from "@loopguard/core/model"
+import { mkdirSync, writeFileSync } from "node:fs"
 import { readFile, writeFile } from "node:fs/promises"
-import { basename, extname } from "node:path"
-import { UsageError } from "../errors.js"
+import { basename, dirname, extname } from "node:path"
+import { RunFailed, UsageError } from "../errors.js"
+import { renderRunPage } from "../html/run-page.js"
+import { sessionRunPage } from "../html/session-page.js"
+import { formatFlag } from "../audit/format-flag.js"
 import { loadCliConfig } from "../session.js"
 import { formatList, formatSession } from "../sessions-format.js"
 import { openCliStore, storeFailure, storeTargetOf, type StoreFlags } from "../store-target.js"
@@ -47,9 +52,35 @@ const listCommand = Command.make("list", { ...storeFlags, json: Flag.Boolean("js
   )
 ).pipe(Command.withDescription("List the stored sessions, most recently written first"))
 
-const showCommand = Command.make("show", { ...storeFlags, id: Argument.String("id").pipe(Argument.withDescription("session id")) }, (flags) =>
-  withStore(flags, (store, target) => Effect.flatMap(existing(store, flags.id, target), (messages) => Console.log(formatSession(flags.id, messages))))
-).pipe(Command.withDescription("Show one session's messages"))
+/** `sessions show ID --html OUT`: the session as a page, with what an audit of it finds. */
+const writeSessionPage = (id: string, messages: ReadonlyArray<Message>, out: string, configPath: Option.Option<string>) =>
+  Effect.gen(function* () {
+    const config = yield* loadCliConfig(Option.isSome(configPath) ? { configPath: configPath.value } : {})
+    const page = yield* sessionRunPage(id, messages, config).pipe(Effect.mapError((message) => new RunFailed({ message, exitCode: 1 })))
+    yield* Effect.try({
+      try: () => {
+        mkdirSync(dirname(out), { recursive: true })
+        writeFileSync(out, renderRunPage(page))
+      },
+      catch: (e) => new UsageError({ message: `--html ${out}: cannot write: ${(e as Error).message}` })
+    })
+    yield* Console.log(`wrote ${out}: ${page.steps.length} steps, ${page.incidents.length} incidents`)
+  })
+
+const showCommand = Command.make(
+  "show",
+  {
+    ...storeFlags,
+    id: Argument.String("id").pipe(Argument.withDescription("session id")),
+    html: Flag.String("html").pipe(Flag.optional, Flag.withDescription("write the session as a self-contained HTML page to OUT, with what an audit of it finds"))
+  },
+  (flags) =>
+    withStore(flags, (store, target) =>
+      Effect.flatMap(existing(store, flags.id, target), (messages) =>
+        Option.isSome(flags.html) ? writeSessionPage(flags.id, messages, flags.html.value, flags.config) : Console.log(formatSession(flags.id, messages))
+      )
+    )
+).pipe(Command.withDescription("Show one session's messages (--html OUT: as a page)"))
 
 const exportCommand = Command.make(
   "export",
@@ -67,13 +98,14 @@ const exportCommand = Command.make(
 
 const importCommand = Command.make(
   "import",
-  { ...storeFlags, file: Argument.String("file").pipe(Argument.withDescription("trace v1 file")), as: Flag.String("as").pipe(Flag.optional, Flag.withDescription("session id to import under (default: the trace's session id, else the file name)")) },
+  { ...storeFlags, file: Argument.String("file").pipe(Argument.withDescription("trace v1 file, or an agent's own log (docs/audit.md)")), format: formatFlag, as: Flag.String("as").pipe(Flag.optional, Flag.withDescription("session id to import under (default: the trace's session id, else the file name)")) },
   (flags) =>
     withStore(flags, (store) =>
       Effect.gen(function* () {
         const text = yield* Effect.tryPromise({ try: () => readFile(flags.file, "utf8"), catch: (e) => new UsageError({ message: `${flags.file}: cannot read: ${(e as Error).message}` }) })
-        const parsed = importTrace(text, flags.file)
+        const parsed = importTrace(text, flags.file, Option.getOrUndefined(flags.format))
         if (!parsed.ok) return yield* new UsageError({ message: parsed.problems.join("\n") })
+        for (const n of parsed.notes ?? []) yield* Console.error(`note: ${n}`)
         if (parsed.messages.length === 0) return yield* new UsageError({ message: `${flags.file}: no user or assistant lines to import` })
         const id = Option.isSome(flags.as) ? flags.as.value : (parsed.sessionId ?? basename(flags.file, extname(flags.file)))
         const before = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
@@ -82,7 +114,7 @@ const importCommand = Command.make(
         yield* Console.log(`imported ${parsed.messages.length} messages as session ${id}`)
       })
     )
-).pipe(Command.withDescription("Store a trace v1 file as a session"))
+).pipe(Command.withDescription("Store a trace v1 file (or an agent's own log) as a session"))
 
 export const sessionsCommand = Command.make("sessions").pipe(
   Command.withDescription("List, show, export and import stored sessions (--session-dir DIR or --store URL)"),

@@ -55,6 +55,11 @@ describe("explainIncident", () => {
     const x = explainIncident({ detector: "bash-retry", action: "pause", detail: { detail: "bash_retry: `npm test` has failed 3 times (exit 1)" } })
     expect(x.text).toStartWith("`npm test` has failed 3 times (exit 1).")
   })
+  test("a Try-Best note says what was seen and what follows: only a failing command pauses later", () => {
+    const x = explainIncident({ detector: "bash-retry", action: "note", detail: { detail: "bash_retry: `make` has failed 3 times (exit 2)" } })
+    expect(x).toEqual({ tone: "note", text: "`make` has failed 3 times (exit 2). loopguard told the model to change its approach; the turn is paused if the command fails again." })
+    expect(explainIncident({ detector: "action-streak", action: "note", detail: {} }).text).toContain("it never pauses for this")
+  })
   test("details of the wrong shape never throw", () => {
     for (const detail of [null, 3, "x", [], { count: "many", period: {} }]) {
       expect(() => explainIncident({ detector: "text-loop", action: "mild", detail })).not.toThrow()

@@ -94,6 +94,13 @@ const ROLLBACK_CAUSES: Readonly<Record<string, string>> = {
   "useless-result": "A tool gave a useless result"
 }
 
+/** What follows a Try-Best note: only the same failing command, run again after the note, pauses. */
+const TRY_BEST_NOTES: Readonly<Record<string, string>> = {
+  "bash-retry": "loopguard told the model to change its approach; the turn is paused if the command fails again.",
+  "edit-repeat": "loopguard told the model so (a note only, it never pauses for this).",
+  "action-streak": "loopguard told the model so (a note only, it never pauses for this)."
+}
+
 const tryBestWords = (detector: string, detail: unknown): string => {
   // Detectors start their detail with their own kind ("bash_retry: …"): a label, not words.
   const said = str(detail, "detail")?.replace(/^[a-z][a-z_-]*:\s*/, "") ?? null
@@ -106,6 +113,7 @@ export const explainIncident = (i: IncidentLike): Explanation => {
   const { detector, action, detail } = i
   if (action.startsWith("exit:")) return { tone: "stop", text: `The run ended: ${exitWords(action.slice(5))}.` }
   if (action === "pause") return { tone: "pause", text: `${tryBestWords(detector, detail)} loopguard paused the turn so you can choose what happens next.` }
+  if (action === "note" && TRY_BEST_NOTES[detector] !== undefined) return { tone: "note", text: `${tryBestWords(detector, detail)} ${TRY_BEST_NOTES[detector]}` }
   const reminder = REMINDERS[action]
   if (reminder !== undefined) return { tone: "note", text: reminder }
   switch (detector) {

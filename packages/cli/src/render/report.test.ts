@@ -31,4 +31,8 @@ describe("the lines that close a turn", () => {
 
 test("steps are shown counted from 1", () => {
   expect(stepsFromOne("step 0: x; last failure: step 12, tool bash; steps 3")).toBe("step 1: x; last failure: step 13, tool bash; steps 3")
+  // The evidence of a stop names ranges and lists of steps: each number counts from 1 too.
+  expect(stepsFromOne("step 19: stopped: `make` ran 8 times in a row (steps 12-19); again at steps 3, 5, 9")).toBe(
+    "step 20: stopped: `make` ran 8 times in a row (steps 13-20); again at steps 4, 6, 10"
+  )
 })

@@ -45,7 +45,10 @@ export const exitLine = (r: RunReport, elapsedMs: number | null, style: Style): 
 }
 
 /** Reports count steps from 0 (as traces do); people, and the status lines, count from 1. */
-export const stepsFromOne = (text: string): string => text.replace(/\bstep (\d+)\b/g, (_, n: string) => `step ${Number(n) + 1}`)
+export const stepsFromOne = (text: string): string =>
+  text
+    .replace(/\bsteps (\d+(?:(?:-|, )\d+)+)\b/g, (_, list: string) => `steps ${list.replace(/\d+/g, (n) => String(Number(n) + 1))}`)
+    .replace(/\bstep (\d+)\b/g, (_, n: string) => `step ${Number(n) + 1}`)
 
 /** What follows the exit line when the run did not complete, and where the session is kept. */
 export const reportDetails = (r: RunReport, style: Style): ReadonlyArray<string> => {

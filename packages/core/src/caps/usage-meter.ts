@@ -9,7 +9,8 @@ import { costOf } from "./pricing.js"
 
 export type UsageMeter = {
   readonly stepsUsed: number
-  readonly tokens: { readonly input: number; readonly output: number; readonly total: number }
+  /** `estimated`: some output was estimated from what a cut or failed step streamed (`streamedUsage`). */
+  readonly tokens: { readonly input: number; readonly output: number; readonly total: number; readonly estimated?: boolean }
   /**
    * Null as soon as one step could not be priced: a partial sum would understate the spend and
    * let a cost budget pass that is already exceeded.
@@ -39,7 +40,12 @@ export const recordStep = (meter: UsageMeter, usage: Usage | undefined, price: M
   return {
     ...meter,
     stepsUsed: meter.stepsUsed + 1,
-    tokens: { input: meter.tokens.input + input, output: meter.tokens.output + output, total: meter.tokens.total + total },
+    tokens: {
+      input: meter.tokens.input + input,
+      output: meter.tokens.output + output,
+      total: meter.tokens.total + total,
+      ...(meter.tokens.estimated === true || u.estimated === true ? { estimated: true } : {})
+    },
     costUsd: meter.costUsd === null || stepCost === null ? null : meter.costUsd + stepCost
   }
 }

@@ -28,6 +28,7 @@ import {
   commandOf,
   editPathOf,
   editRecords,
+  failed,
   isWritingCommand,
   printedExitCode,
   resolveTryBestOptions,
@@ -87,6 +88,7 @@ export class CrossStepDetectors {
   private readonly stall: StallMonitor | null
   private readonly shadowCrops: Array<{ on: string; crop: CropMarker }> = []
   private note: string | null = null
+  private loopOpenAfter = false
   /** A crop was made for the request that produced the current reply (SPEC §3: skip the text loop then). */
   private croppedForThisStep = false
   private readonly verification: ReturnType<typeof verificationMatcher>
@@ -103,6 +105,16 @@ export class CrossStepDetectors {
     this.loops = new LoopEpisodes(config, role)
     this.toolKinds = resolveTryBestOptions(tryBestOptionsOf(config))
     this.verification = verificationMatcher(this.toolKinds)
+  }
+
+  /** Whether a loop episode was open after the last step (a loop detector gave its note). */
+  get loopOpen(): boolean {
+    return this.loopOpenAfter
+  }
+
+  /** Adds a note from another detector of the step (Try-Best's first report) to the next request's. */
+  addNote(text: string): void {
+    this.note = this.note === null ? text : `${this.note}\n\n${text}`
   }
 
   /** The repeated-action note for the next request only (ephemeral: never stored). */
@@ -165,6 +177,7 @@ export class CrossStepDetectors {
     const loops = this.loops.afterStep(messages, step, kept?.records)
     incidents.push(...loops.incidents)
     this.note = loops.note
+    this.loopOpenAfter = loops.note !== null
     if (loops.remind !== null) reminders.push({ kind: "loop-remind", text: loops.remind })
     if (loops.stop !== null) {
       if (config.try_best.enabled) pause = loops.stop
@@ -187,8 +200,9 @@ export class CrossStepDetectors {
       const options = { ...config.breaker, rerouteAvailable: this.rerouteAvailable }
       for (const part of toolPartsOf(reply)) {
         if (part.state !== "completed" && part.state !== "error") continue
-        // A harness that prints its exit status instead of returning it still failed.
-        const ok = part.state === "completed" && (part.exitCode ?? printedExitCode(part.output) ?? 0) === 0
+        // A harness that prints its exit status instead of returning it still failed; a search
+        // that matched nothing did not.
+        const ok = !failed(part)
         const d = recordToolResult(this.breaker, { ok, tool: part.name, ...(part.error !== undefined ? { error: part.error } : {}) }, options)
         this.breaker = d.state
         if (!d.action) continue

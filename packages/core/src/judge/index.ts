@@ -7,3 +7,4 @@ export { CrossStepDetectors, stallOptionsOf, type AfterStep, type KeptHistory } 
 export { LoopEpisodes, type LoopFinding, type LoopOutcome } from "./loop-episodes.js"
 export { tryBestOptionsOf } from "./try-best-options.js"
 export { DEFAULT_JUDGE_CONFIG, type JudgeConfig } from "./judge-config.js"
+export { answerOf, stepsOf, stopSentence } from "./stop-words.js"

@@ -73,8 +73,9 @@ export const DEFAULT_JUDGE_CONFIG: JudgeConfig = {
     enabled: false,
     edit_window: 12,
     edit_similarity: 0.8,
-    edit_matches: 2,
-    action_streak: 4,
+    // Off: below the precision bar on real runs (docs/loops.md); 2 and 4 are the values to turn them on with.
+    edit_matches: 0,
+    action_streak: 0,
     failed_command_retries: 3,
     edit_tools: DEFAULT_EDIT_TOOLS,
     shell_tools: DEFAULT_SHELL_TOOLS,

@@ -27,6 +27,7 @@ import {
 import type { Message } from "../model/index.js"
 import type { JudgeConfig } from "./judge-config.js"
 import type { Incident } from "../report/index.js"
+import { stopSentence } from "./stop-words.js"
 
 export interface LoopFinding {
   readonly detector: string
@@ -63,12 +64,6 @@ const allDifferent = (xs: ReadonlyArray<string>): boolean => new Set(xs).size ==
  */
 const pollingOnward = (run: ReturnType<typeof stepRecords>): boolean =>
   run.length > 0 && run.every((r, i) => r.poll && (i === 0 || r.rawObservation !== run[i - 1]!.rawObservation))
-
-/** `k=v` pairs of a finding, for the one-line reason of a stop. */
-const summary = (detail: Readonly<Record<string, unknown>>): string =>
-  Object.entries(detail)
-    .map(([k, v]) => `${k}=${cut(typeof v === "string" ? v : JSON.stringify(v), 80)}`)
-    .join(", ")
 
 /**
  * Repeated failure counts the runs of one failing command; the steps between them (edits, views)
@@ -230,8 +225,9 @@ export class LoopEpisodes {
       if (level === "stop") {
         // One stop per step: when two detectors see the same loop, the first one names it.
         if (stop !== null) continue
-        // Shaped like a try-best pause incident ({ kind, step, detail }) so a pause reads the same.
-        const sentence = `${finding.detector}: the loop went on after a note and a reminder (${summary(finding.detail)})`
+        // Shaped like a try-best pause incident ({ kind, step, detail }) so a pause reads the same;
+        // the sentence names the evidence (steps, command, answer), the way a person reads a stop.
+        const sentence = stopSentence(this.pauseInstead ? "paused" : "stopped", finding.detector, finding.detail, lazyRecords())
         const detail = { ...finding.detail, kind: finding.detector.replace(/-/g, "_"), step, detail: sentence }
         incidents.push({ step, detector: finding.detector, action: this.pauseInstead ? "pause" : "stop", kind: "loop", detail })
         stop ??= detail

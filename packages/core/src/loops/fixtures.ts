@@ -48,6 +48,7 @@ export const call = (id: string, name: string, input: unknown, extra: Partial<Re
 
 /** A shell step record for the detector tests: the given fields over a plain, unchanged, successful step. */
 export const stepRecord = (fields: Partial<StepRecord> & Pick<StepRecord, "action" | "observation">): StepRecord => ({
+  step: 0,
   tool: "bash",
   changed: false,
   editing: false,
@@ -60,5 +61,6 @@ export const stepRecord = (fields: Partial<StepRecord> & Pick<StepRecord, "actio
   silent: false,
   rawObservation: fields.observation,
   verified: false,
+  lookup: false,
   ...fields
 })

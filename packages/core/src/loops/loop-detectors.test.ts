@@ -68,11 +68,18 @@ describe("noProgressSpin", () => {
   test("10 unchanged steps, 6 of them earlier actions → a spin", () => {
     const history = ["a", "b", "c", "d"].map((a) => rec(a))
     const window = ["a", "x1", "b", "x2", "c", "x3", "d", "x4", "a", "b"].map((a) => rec(a, `fresh ${a}`))
-    expect(noProgressSpin([...history, ...window])).toEqual({ window: 10, repeatedActions: 6, repeatedOutputs: 2 })
+    // Outputs seen before count only when the step failed: these two worked.
+    expect(noProgressSpin([...history, ...window])).toEqual({ window: 10, repeatedActions: 6, repeatedOutputs: 0 })
   })
-  test("all-new actions whose outputs were all seen before → a spin", () => {
-    const window = Array.from({ length: 10 }, (_, i) => rec(`cmd ${i}`, "permission denied"))
-    expect(noProgressSpin([rec("first", "permission denied"), ...window])?.repeatedOutputs).toBe(10)
+  test("all-new actions that all fail with an error seen before → a spin", () => {
+    const window = Array.from({ length: 10 }, (_, i) => rec(`cmd ${i}`, "permission denied", { failed: true }))
+    expect(noProgressSpin([rec("first", "permission denied", { failed: true }), ...window])?.repeatedOutputs).toBe(10)
+  })
+  test("exploration is no spin: new lookups whose answers all look alike", () => {
+    const searches = Array.from({ length: 12 }, (_, i) => rec(`grep -rn name_${i} .`, "", { lookup: true }))
+    expect(noProgressSpin(searches)).toBeNull()
+    const counts = Array.from({ length: 12 }, (_, i) => rec(`wc -l file_${i}.py`, "0 <path>", { lookup: true }))
+    expect(noProgressSpin(counts)).toBeNull()
   })
   test("paging (the same call, a new result each time) is reading, not a spin", () => {
     const pages = Array.from({ length: 14 }, (_, i) => rec("scroll_down", `page ${"abcdefghijklmn"[i]}`))

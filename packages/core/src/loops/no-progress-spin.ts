@@ -2,9 +2,11 @@
  * No-progress spin: over a window of steps nothing changed on disk, and most of the window's
  * actions were already issued earlier in the run, or most of its outputs were already seen. The
  * commands may all differ from their neighbours (so repeated action and cycles stay silent), but
- * the agent learns nothing new and changes nothing.
+ * the agent learns nothing new and changes nothing. An output seen before counts only when the
+ * step failed (the same error again) and was no exploration: different searches that all find
+ * nothing, different commands whose outputs share one masked shape, are how code is read.
  */
-import type { StepRecord } from "./step-record.js"
+import { isExploration, type StepRecord } from "./step-record.js"
 
 export interface NoProgressSpinOptions {
   /** Steps in the window. */
@@ -140,7 +142,7 @@ export const noProgressSpin = (
     const paging = i > 0 && records[i - 1]!.action === r.action && !seenOutput
     const freshPoll = r.poll && (i === 0 || records[i - 1]!.rawObservation !== r.rawObservation)
     const repeatsAction = r.action !== "" && (before.actions.has(r.action) || actions.has(r.action)) && !paging && !freshPoll
-    const repeatsOutput = r.action !== "" && seenOutput && !freshPoll && !r.silent
+    const repeatsOutput = r.action !== "" && seenOutput && r.failed && !freshPoll && !r.silent && !isExploration(records, i)
     if (repeatsAction) repeatedActions++
     if (repeatsOutput) repeatedOutputs++
     newestRepeats = repeatsAction || repeatsOutput

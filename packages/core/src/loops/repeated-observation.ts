@@ -6,8 +6,14 @@
  * with other steps between (the agent alternates probes that all say the same). Polling a running
  * job whose output moves on (`sleep 30; tail train.log`, an empty `is_input`) learns something
  * each time, even when the masked output looks the same: such a poll never counts.
+ *
+ * Evidence, not likeness: a failing step is compared in the loose sense (the same error, names and
+ * numbers masked); a step that worked is compared only in the strict sense (the very same output,
+ * or the same once its own arguments and volatile numbers are masked), so `wc -l a.py` → `120 a.py`
+ * and `wc -l b.py` → `87 b.py` differ. Exploration — a lookup asking something new, such as one
+ * more search that finds nothing — never counts.
  */
-import type { StepRecord } from "./step-record.js"
+import { isExploration, type StepRecord } from "./step-record.js"
 
 export interface RepeatedObservationOptions {
   /** Consecutive steps with one masked observation that make a loop. */
@@ -37,7 +43,14 @@ export interface RepeatedObservation {
 // A rejected edit changed nothing: "Your proposed edit has introduced new syntax error(s)" ×5 is
 // a repeated observation too. A successful edit is progress, whatever it printed.
 // A passing verification run (tests, build) is progress too, however alike its output looks.
-const qualifies = (r: StepRecord): boolean => r.action !== "" && !r.changed && !r.verified && !r.silent
+const qualifies = (records: ReadonlyArray<StepRecord>, i: number): boolean => {
+  const r = records[i]!
+  return r.action !== "" && !r.changed && !r.verified && !r.silent && !isExploration(records, i)
+}
+
+/** Whether two steps gave the same answer: a failure in the loose sense, an answer in the strict one. */
+const sameAnswer = (a: StepRecord, b: StepRecord): boolean =>
+  a.tool === b.tool && a.failed === b.failed && (a.failed ? a.observation === b.observation : a.argObservation === b.argObservation || a.rawObservation === b.rawObservation)
 
 /** A poll that saw something the step before it did not: progress of a job, not a repeat. */
 const freshPoll = (records: ReadonlyArray<StepRecord>, i: number): boolean =>
@@ -56,14 +69,13 @@ export const repeatedObservation = (
 ): RepeatedObservation | null => {
   const n = records.length
   const newest = records[n - 1]
-  if (newest === undefined || !qualifies(newest) || freshPoll(records, n - 1)) return null
+  if (newest === undefined || !qualifies(records, n - 1) || freshPoll(records, n - 1)) return null
   let count = 1
-  let allFailed = newest.failed
+  const allFailed = newest.failed
   for (let i = n - 2; i >= 0; i--) {
     const r = records[i]!
-    if (!qualifies(r) || freshPoll(records, i) || r.tool !== newest.tool || r.observation !== newest.observation) break
+    if (!qualifies(records, i) || freshPoll(records, i) || !sameAnswer(r, newest)) break
     count++
-    allFailed &&= r.failed
   }
   const found = { tool: newest.tool, observation: newest.observation.slice(0, 120) }
   if (count >= (allFailed ? Math.min(opts.failedRepeats, opts.repeats) : opts.repeats)) return { ...found, count, ...(allFailed ? { failed: true } : {}) }
@@ -80,7 +92,7 @@ const windowCount = (records: ReadonlyArray<StepRecord>, window: number): number
   for (let i = n - 1; i >= Math.max(0, n - window); i--) {
     const r = records[i]!
     if (r.changed) break
-    if (qualifies(r) && !freshPoll(records, i) && r.tool === newest.tool && r.observation === newest.observation) count++
+    if (qualifies(records, i) && !freshPoll(records, i) && sameAnswer(r, newest)) count++
   }
   return count
 }

@@ -12,6 +12,8 @@ import { maskArguments, maskObservation, maskVolatile, NUMBER } from "./masks.js
 import { isFinishedReply } from "./repeated-action.js"
 
 export interface StepRecord {
+  /** The step of the reply (its `step`), for the evidence a stop names. */
+  readonly step: number
   /** Tool calls with whitespace-normalised arguments; "" for a step without tool calls. */
   readonly action: string
   /** Tool names of the step, in call order. */
@@ -50,6 +52,12 @@ export interface StepRecord {
   readonly rawObservation: string
   /** A verification command (tests, build) ran and passed. */
   readonly verified: boolean
+  /**
+   * The step only looked something up (a read or search tool, or shell commands that only view:
+   * `grep`, `ls`, `cat`, `wc` …) and wrote nothing. A lookup with a new question is exploration,
+   * however alike its answer is to the last one (`isExploration`).
+   */
+  readonly lookup: boolean
 }
 
 export { isWritingCommand, maskObservation }
@@ -78,6 +86,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const observation = maskObservation(output)
   const volatile = maskVolatile(output)
   return {
+    step: m.step,
     action: toolSignature(m).replace(/\s+/g, " "),
     tool: working.map((p) => p.name).join(";"),
     observation,
@@ -92,8 +101,28 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     silent: role === "shell" && output.trim() === "" && !working.some(failed) && commands.length > 0 && commands.every((c) => commandSkeleton(c) !== ""),
     poll: commands.length > 0 && commands.length === working.length && commands.every(isPollCommand),
     rawObservation: output.replace(/\s+/g, " ").trim().slice(0, 2000),
-    verified: shells.some((c) => !failed(c.part) && isVerificationCommand(c.command, VERIFICATION))
+    verified: shells.some((c) => !failed(c.part) && isVerificationCommand(c.command, VERIFICATION)),
+    lookup: !changed && calls.length > 0 && calls.every((c) => c.role === "read" || (c.role === "shell" && isLookupCommand(shellTextOf(c.part) ?? "")))
   }
+}
+
+/** Shell commands that only view (every program a viewer: `grep -rn x . | head`) and write nothing. */
+const isLookupCommand = (command: string): boolean => command.trim() !== "" && commandSkeleton(command) === "" && !isWritingCommand(command)
+
+/** How far back a question counts as already asked, for `isExploration`. */
+const ASKED_LOOKBACK = 30
+
+/**
+ * Exploration: a lookup that did not fail and asked something not asked in the steps before it
+ * (another query, another file). Many such answers look alike ("no matches", one line count
+ * after another) and still teach the agent something: they are no repeated observation and no
+ * spin. Looks back at most `ASKED_LOOKBACK` records.
+ */
+export const isExploration = (records: ReadonlyArray<StepRecord>, i: number): boolean => {
+  const r = records[i]!
+  if (!r.lookup || r.failed) return false
+  for (let j = i - 1; j >= Math.max(0, i - ASKED_LOOKBACK); j--) if (records[j]!.action === r.action) return false
+  return true
 }
 
 /**

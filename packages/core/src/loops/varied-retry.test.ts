@@ -82,8 +82,22 @@ describe("repeated observation and spins on other harnesses", () => {
     const silent = ["chmod +x a.sh", "git add -A", "export X=1", "ulimit -n 99", "touch /tmp/x"].map((c) => sh(c, ""))
     expect(silent.every((r) => r.silent)).toBe(true)
     expect(repeatedObservation(silent)).toBeNull()
-    const emptyGreps = ["a", "b", "c", "d", "e"].map((p) => sh(`grep -rn ${p} .`, "", 1))
-    expect(repeatedObservation(emptyGreps)?.count).toBe(5)
+  })
+
+  test("exploration is no repeated observation: new searches that find nothing, new files counted alike", () => {
+    const emptyGreps = ["a", "b", "c", "d", "e", "f", "g"].map((p) => sh(`grep -rn ${p} .`, "", 1))
+    // grep's exit status 1 with nothing printed is "no match", an answer and not a failure.
+    expect(emptyGreps.map((r) => [r.failed, r.lookup])).toEqual(emptyGreps.map(() => [false, true]))
+    expect(repeatedObservation(emptyGreps)).toBeNull()
+    expect(noProgressSpin([...emptyGreps, ...emptyGreps.slice(0, 3).map((_, i) => sh(`grep -rn h${i} .`, "", 1))])).toBeNull()
+    const lineCounts = ["a", "b", "c", "d", "e", "f"].map((f, i) => sh(`wc -l src/${f}.py`, `${100 + i * 7} src/${f}.py`))
+    expect(repeatedObservation(lineCounts)).toBeNull()
+    // The very same search again and again asks nothing new: every one after the first counts.
+    const sameGrep = Array.from({ length: 6 }, () => sh("grep -rn a .", "", 1))
+    expect(repeatedObservation(sameGrep)?.count).toBe(5)
+    // Different commands that fail the same way are no exploration either.
+    const refused = ["/", "/health", "/api"].map((p) => sh(`curl -s localhost:8080${p}`, "curl: (7) Failed to connect to localhost port 8080", 7))
+    expect(repeatedObservation(refused)).toMatchObject({ count: 3, failed: true })
   })
 
   test("a printed exit code makes the step failed; an editor without a diff still changes the file", () => {

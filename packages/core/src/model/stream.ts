@@ -23,6 +23,8 @@ export interface Usage {
   readonly totalTokens?: number
   readonly reasoningTokens?: number
   readonly cachedInputTokens?: number
+  /** The output count is loopguard's estimate of what streamed (a cut or failed step the server sent no usage for). */
+  readonly estimated?: boolean
 }
 
 /** Which part of a request an error happened in: before anything streamed, or after. */

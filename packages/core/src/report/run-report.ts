@@ -29,6 +29,8 @@ export interface TokenTotals {
   readonly input: number
   readonly output: number
   readonly total: number
+  /** Some output was estimated from what a cut or failed step streamed (the server sent no usage for it). */
+  readonly estimated?: boolean
 }
 
 export interface RunReport {

@@ -6,7 +6,10 @@ import { describe, expect, test } from "bun:test"
 import type { ToolPart } from "../model/message.js"
 import { parseTrace } from "./parse.js"
 import { traceToSteps } from "./to-steps.js"
-import { DEV_TRACES_DIR, loadLabels, readTrace } from "./dev-traces.fixture.js"
+import { DEV_TRACES_DIR, devTracesPresent, loadLabels, readTrace } from "./dev-traces.fixture.js"
+
+// Without the traces the suite is reported as skipped, never passed without running.
+const present = devTracesPresent("trace-file checks")
 
 const loadDevTraces = async (): Promise<Array<{ name: string; text: string }> | null> => {
   if ((await loadLabels("trace-file checks")) === null) return null
@@ -15,7 +18,7 @@ const loadDevTraces = async (): Promise<Array<{ name: string; text: string }> | 
 }
 
 describe("development traces", () => {
-  test("every file parses without errors and replays with every call answered", async () => {
+  test.skipIf(!present)("every file parses without errors and replays with every call answered", async () => {
     const files = await loadDevTraces()
     if (files === null) return
     expect(files.length).toBeGreaterThan(0)

@@ -22,7 +22,10 @@ export const FAILURE_SIGNS: ReadonlyArray<FailureSign> = [
   { id: "editor-error", pattern: /^ERROR:\s*\n(?:Invalid `\w+` parameter|File already exists|The path \S+ does not exist|Parameter `\w+` is required|No replacement was performed)/ },
   // Editors of other harnesses that refused an edit (Gemini CLI, OpenCode, Codex's apply_patch).
   { id: "edit-not-applied", pattern: /^Failed to edit\b|No edits made\.|^Error: oldString not found|^error: Failed to find expected lines/m },
-  { id: "compile-error", pattern: /^\[ERROR\] COMPILATION ERROR|: error: /m }
+  { id: "compile-error", pattern: /^\[ERROR\] COMPILATION ERROR|: error: /m },
+  // pytest's summary of a failing run, and pip refusing a requirement.
+  { id: "test-failure", pattern: /^FAILED \S+::\S+|^(?:=+ )?\d+ failed\b/m },
+  { id: "pip-error", pattern: /^ERROR: (?:No matching distribution found|Could not find a version that satisfies)/m }
 ]
 
 /** The first sign of failure in a tool's output, or null. Never throws. */

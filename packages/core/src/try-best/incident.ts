@@ -99,3 +99,7 @@ export const TRY_BEST_PAUSE_PREFIX = "Try-best loop detected; this turn was paus
 
 /** The synthetic text part written into the paused reply. */
 export const pauseNotice = (incident: { readonly detail: string }): string => TRY_BEST_PAUSE_PREFIX + incident.detail
+
+/** The note the model gets with its next request when the Try-Best monitor first sees a loop. */
+export const tryBestNote = (incident: { readonly detail: string }): string =>
+  `Note: ${incident.detail} Before another attempt, find out why the earlier ones did not work and change the approach; the turn will be paused if this goes on.`

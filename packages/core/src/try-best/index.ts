@@ -14,12 +14,13 @@ export {
 } from "./options.js"
 export { normalizeCommand, normalizeDiff, normalizeOutput } from "./normalize.js"
 export { jaccard, shingles } from "./similarity.js"
-export { classifyTool, commandContent, commandOf, editPathOf, isWritingCommand, printedExitCode, shellTextOf, stringField, toolRole, type ToolKind, type ToolRole } from "./tool-kinds.js"
+export { classifyTool, commandContent, commandOf, editPathOf, failed, isNoMatch, isWritingCommand, printedExitCode, shellTextOf, stringField, toolRole, type ToolKind, type ToolRole } from "./tool-kinds.js"
 export { editRecords, type EditRecord } from "./edit-records.js"
 export { isVerificationCommand, simpleCommands, verificationMatcher, type VerificationMatcher } from "./verification.js"
 export {
   TRY_BEST_PAUSE_PREFIX,
   pauseNotice,
+  tryBestNote,
   type ActionKind,
   type ActionStreakEvidence,
   type ActionStreakIncident,
@@ -71,3 +72,4 @@ export {
 } from "./handoff.js"
 export { pendingPause, type PendingPause } from "./pending-pause.js"
 export { availableSkills, HANDOFF_SKILLS, shellWord, skillCommandLine, type HandoffSkill, type SkillMode } from "./skills.js"
+export { TryBestLadder, type TryBestLevel, type TryBestVerdict } from "./ladder.js"

@@ -74,9 +74,13 @@ describe("edit_repeat", () => {
     expect(kinds(run(only("edit"), [e(), e(), e()]))).toEqual([null, null, "edit_repeat"])
   })
 
-  test("re-sending a rejected edit almost unchanged is an edit loop (the rejected diff is compared)", () => {
-    const failedEdit = () => editPart("f.ts", "same old change", "", { state: "error", error: "old_string not found" })
-    expect(kinds(run(only("edit"), [editPart("f.ts", "same old change"), failedEdit(), failedEdit()]))).toEqual([null, null, "edit_repeat"])
+  test("a refused edit changed nothing: it is no edit (the successful edit after refused attempts is no repeat)", () => {
+    const refused = () => editPart("f.ts", "same old change", "", { state: "error", error: "No replacement was performed" })
+    const m = only("edit")
+    expect(kinds(run(m, [refused(), refused(), editPart("f.ts", "same old change")]))).toEqual([null, null, null])
+    expect(m.state.edits).toHaveLength(1)
+    // Two real edits before it: the third near-identical one is still a repeat.
+    expect(kinds(run(only("edit"), [editPart("f.ts", "same old change"), refused(), editPart("f.ts", "same old change"), editPart("f.ts", "same old change")]))).toEqual([null, null, null, "edit_repeat"])
   })
 
   test("editMatches and editWindow are honoured", () => {
@@ -255,9 +259,11 @@ describe("action_streak", () => {
     expect(result[4]!.evidence).toMatchObject({ action: "verify", count: 4, command: "npm test" })
   })
 
-  test("a failed edit counts as a no-progress edit", () => {
+  test("a refused edit is no edit: it neither counts nor breaks the streak", () => {
     const failed = (f: string) => editPart(`${f}.ts`, "x", "", { state: "error", error: "no match" })
-    expect(kinds(run(only("streak"), [failed("a"), editPart("b.ts", "ok change"), failed("c"), failed("d")]))).toEqual([null, null, null, "action_streak"])
+    const ok = (f: string) => editPart(`${f}.ts`, `ok change of ${f}`)
+    expect(kinds(run(only("streak"), [failed("a"), ok("b"), failed("c"), ok("d"), ok("e"), failed("f")]))).toEqual([null, null, null, null, null, null])
+    expect(kinds(run(only("streak"), [ok("a"), failed("x"), ok("b"), ok("c"), ok("d")]))).toEqual([null, null, null, null, "action_streak"])
   })
 
   test("bash_retry wins when both fire on the same call", () => {

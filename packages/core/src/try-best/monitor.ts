@@ -4,11 +4,13 @@
  *
  * - edit_repeat: an edit whose normalized diff is more than `editSimilarity` alike (Jaccard of
  *   3-word shingles) to `editMatches` earlier edits of the same path, among the last
- *   `editWindow` edits of all files.
+ *   `editWindow` edits of all files. A refused edit changed nothing and is no edit at all.
  * - bash_retry: one normalized command has failed `failedCommandRetries` times. A successful
  *   edit clears every count, the command's own success clears its count, and a failing
  *   verification run whose output changed restarts its count at 1.
  * - action_streak: `actionStreak` no-progress actions of one kind in a row.
+ *
+ * `editMatches` or `actionStreak` 0 turns that report off (the config's default: see ladder.ts).
  *
  * "Of one kind": there are two kinds, edits and verification runs; one streak is kept, for the
  * kind of the latest counted action. An edit never makes progress (so 4 edits in a row fire,
@@ -105,9 +107,10 @@ export const consumeTryBest = (
 }
 
 const consumeEdit = (state: TryBestState, { part, step }: TryBestEvent, options: TryBestOptions): TryBestStep => {
-  // A rejected edit changed nothing, so it clears no failure count; but re-sending a rejected edit
-  // almost unchanged is the classic edit loop, so its diff is still compared and remembered.
-  const rejected = failed(part)
+  // A refused edit ("No replacement was performed", a patch that did not apply) changed nothing:
+  // it is no edit, neither for the near-identical edits nor for the streak. Sending it again and
+  // again is the cross-step detectors' business (the same call, the same refusal).
+  if (failed(part)) return { state, incident: null }
   let edits = state.edits
   let repeat: TryBestIncident | null = null
   let lastPath = part.path === undefined ? undefined : normalizePath(part.path)
@@ -123,7 +126,7 @@ const consumeEdit = (state: TryBestState, { part, step }: TryBestEvent, options:
       .map((e) => ({ step: e.step, similarity: jaccard(set, e.shingles) }))
       .filter((m) => m.similarity > options.editSimilarity)
     edits = keepLast([...edits, { path, shingles: set, step }], options.editWindow)
-    if (repeat === null && matches.length >= options.editMatches && matches.length > 0) {
+    if (repeat === null && options.editMatches > 0 && matches.length >= options.editMatches) {
       repeat = editRepeatIncident(
         step,
         {
@@ -138,7 +141,7 @@ const consumeEdit = (state: TryBestState, { part, step }: TryBestEvent, options:
       )
     }
   }
-  const next = streakStep({ ...state, edits, failures: rejected ? state.failures : {} }, part, step, "edit", false, options, { path: lastPath })
+  const next = streakStep({ ...state, edits, failures: {} }, part, step, "edit", false, options, { path: lastPath })
   return repeat === null ? next : { state: next.state, incident: repeat }
 }
 
@@ -197,7 +200,7 @@ const streakStep = (
 ): TryBestStep => {
   const streak = advanceStreak(state.streak, action, progress)
   const next = { ...state, streak }
-  if (progress || streak.count < options.actionStreak) return { state: next, incident: null }
+  if (progress || options.actionStreak === 0 || streak.count < options.actionStreak) return { state: next, incident: null }
   return {
     state: next,
     incident: actionStreakIncident(step, {

@@ -171,9 +171,9 @@ export interface TryBestOptions {
   readonly editWindow: number
   /** Jaccard similarity an earlier edit must exceed (strictly) to count as a match. */
   readonly editSimilarity: number
-  /** Matches against earlier edits of the same path that raise `edit_repeat`. */
+  /** Matches against earlier edits of the same path that raise `edit_repeat`; 0: never. */
   readonly editMatches: number
-  /** Consecutive no-progress actions of one kind that raise `action_streak`. */
+  /** Consecutive no-progress actions of one kind that raise `action_streak`; 0: never. */
   readonly actionStreak: number
   /** Failures of one normalized command that raise `bash_retry`. */
   readonly failedCommandRetries: number

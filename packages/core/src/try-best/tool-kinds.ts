@@ -66,9 +66,23 @@ export const classifyTool = (part: ToolPart, options: TryBestOptions): ToolKind 
 
 /** A finished call failed: error state, or a non-zero exit code (recorded, or printed by its harness). */
 export const failed = (part: ToolPart): boolean => {
-  if (part.state === "error") return true
   const code = typeof part.exitCode === "number" ? part.exitCode : printedExitCode(part.output)
+  if (code === 1 && isNoMatch(part)) return false
+  if (part.state === "error") return true
   return code !== undefined && code !== 0
+}
+
+// grep, rg, ag, ack and git grep answer "nothing matched" with exit status 1 and no output (also
+// run through `bash -lc`, as Codex does).
+const SEARCH_COMMAND = /^\s*(?:(?:ba|z)?sh\s+-\w*c\s+['"]?)?(?:(?:cd\s+\S+|export\s+\S+)\s*(?:&&|;)\s*)*(?:grep|egrep|fgrep|rg|ag|ack|git\s+grep)\b(?![^|;&]*[|;&])/
+
+/**
+ * A search that matched nothing (exit status 1, nothing printed but its harness's status): an
+ * answer, not a failure. Exploring many names that are not there is how code is read.
+ */
+export const isNoMatch = (part: Pick<ToolPart, "input" | "output" | "error">): boolean => {
+  const command = shellTextOf(part)
+  return command !== undefined && SEARCH_COMMAND.test(command) && commandContent(part.output ?? "") === ""
 }
 
 /** The text a call produced, for output comparison: its output and its error message. */
@@ -159,8 +173,11 @@ export const commandContent = (output: string): string => {
     const parts = [gemini[1], gemini[2], gemini[3]].map((p) => (p ?? "").trim()).filter((p) => p !== "" && p !== "(empty)" && p !== "(none)")
     return parts.join("\n")
   }
-  return output.replace(CODEX_HEADER, "").replace(OPENHANDS_STATUS, "").trim()
+  return output.replace(CODEX_HEADER, "").replace(OPENHANDS_STATUS, "").replace(SWE_AGENT_NO_OUTPUT, "").trim()
 }
+
+// SWE-agent says so when a command printed nothing.
+const SWE_AGENT_NO_OUTPUT = /^\s*Your command ran successfully and did not produce any output\.?\s*$/
 
 // Shell commands that write files (the trace labels count them as changes too). Codex edits
 // through `apply_patch` run as a command.

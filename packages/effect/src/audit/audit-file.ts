@@ -5,12 +5,13 @@
  * that cannot be read comes back `failed` with the reason, like one that cannot be parsed, so a
  * batch always audits every other file.
  */
-import { formatTraceProblem } from "@loopguard/core/trace"
+import { formatTraceProblem, type TraceFormat } from "@loopguard/core/trace"
 import { Cause, Effect, Exit } from "effect"
 import type { LoopguardConfig } from "../config/schema.js"
 import { auditConfig } from "./audit-config.js"
 import { shadowReplay, type AuditResult, type FailedFile } from "./audit-trace.js"
 import { checkTrace, type TraceCheck, type TraceSource } from "./check-trace.js"
+import { detectFileFormat } from "./detect-file.js"
 import { withReplyStepsBy } from "./incidents.js"
 import { StepFeed } from "./step-feed.js"
 import { layerStreamedReplay } from "./stream-replay.js"
@@ -20,35 +21,52 @@ import { auditWindow, makeWindowStore } from "./window-store.js"
 const failed = (file: string, errors: ReadonlyArray<string>): FailedFile => ({ _tag: "failed", file, errors })
 
 /** The replay pass over a file that checked clean. */
-const replayFile = (source: TraceSource, check: TraceCheck, config: LoopguardConfig) =>
+const replayFile = (source: TraceSource, check: TraceCheck, config: LoopguardConfig, progress?: AuditProgress) =>
   Effect.scoped(
     Effect.gen(function* () {
       const lines = yield* openTraceLines(source, config.input.maxLineBytes)
-      const feed = new StepFeed(lines, source.name)
+      const feed = new StepFeed(lines, source.name, source.format)
       yield* Effect.promise(() => feed.fill(0))
       const store = makeWindowStore(auditWindow(config))
-      const replay = layerStreamedReplay(feed, { steps: check.steps, toolNames: check.toolNames, ...(check.model !== undefined ? { modelId: check.model } : {}) })
+      const replay = layerStreamedReplay(feed, {
+        steps: check.steps,
+        toolNames: check.toolNames,
+        ...(check.model !== undefined ? { modelId: check.model } : {}),
+        ...(progress !== undefined ? { onStep: (i: number) => progress(i, check.steps) } : {})
+      })
       const run = yield* shadowReplay(
         { replay, store, steps: check.steps, prompt: feed.promptMessage?.text, userTurnsBefore: (step) => feed.usersBefore(step) },
         config
       )
       // Notes cover the whole file: read what the replay did not need.
       yield* Effect.promise(() => feed.fill(Number.MAX_SAFE_INTEGER))
-      return { steps: check.steps, incidents: run.incidents.map((i) => withReplyStepsBy(i, store.stepOf)), exit: run.exit, notes: feed.problems().map(formatTraceProblem) }
+      return { format: source.format, steps: check.steps, incidents: run.incidents.map((i) => withReplyStepsBy(i, store.stepOf)), exit: run.exit, notes: feed.problems().map(formatTraceProblem) }
     })
   )
 
+/** Told, as a file's replay goes, the step it is at and how many the file holds. */
+export type AuditProgress = (step: number, steps: number) => void
+
+/** A file to audit: its path, the name messages give it, and its format (detected when absent). */
+export interface AuditInput {
+  readonly path: string
+  readonly name: string
+  readonly format?: TraceFormat | undefined
+}
+
 /**
- * Reads one trace v1 file and audits it with `config` (default: `auditConfig()`, every detector on).
- * `file` is a path, or a path with the name messages should give it (a pipe spooled to a file).
+ * Reads one log file (trace v1 or an agent's own log, docs/audit.md) and audits it with `config`
+ * (default: `auditConfig()`, every detector on). `file` is a path, or a path with the name
+ * messages should give it (a pipe spooled to a file) and, optionally, its format.
  */
-export const auditFile = Effect.fn("audit.auditFile")(function* (file: string | TraceSource, config: LoopguardConfig = auditConfig()) {
-  const source = typeof file === "string" ? { path: file, name: file } : file
+export const auditFile = Effect.fn("audit.auditFile")(function* (file: string | AuditInput, config: LoopguardConfig = auditConfig(), progress?: AuditProgress) {
+  const input: AuditInput = typeof file === "string" ? { path: file, name: file } : file
+  const source: TraceSource = { path: input.path, name: input.name, format: input.format ?? (yield* detectFileFormat(input.path)) }
   const check = yield* Effect.result(checkTrace(source, config.input.maxLineBytes))
   const name = source.name
   if (check._tag === "Failure") return failed(name, [check.failure])
   if (check.success.errors.length > 0) return failed(name, check.success.errors.map(formatTraceProblem))
-  const exit = yield* Effect.exit(replayFile(source, check.success, config))
+  const exit = yield* Effect.exit(replayFile(source, check.success, config, progress))
   if (Exit.isFailure(exit)) {
     const reason = Cause.squash(exit.cause)
     return failed(name, [typeof reason === "string" ? reason : `${name}: replay failed: ${Cause.pretty(exit.cause).split("\n")[0]}`])

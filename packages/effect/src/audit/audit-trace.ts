@@ -3,7 +3,7 @@
  * shadow mode (all detectors on, nothing enforced), collect what fired and the first exit the
  * loop would have taken.
  */
-import { formatTraceProblem, parseTrace, traceToSteps, type TraceReplay } from "@loopguard/core/trace"
+import { formatTraceProblem, readTraceText, traceToSteps, type TraceFormat, type TraceReplay } from "@loopguard/core/trace"
 import { ConfigService } from "../config/ConfigService.js"
 import type { LoopguardConfig } from "../config/schema.js"
 import { Events } from "../events/Events.js"
@@ -22,6 +22,8 @@ import { auditIncidentOf, byStep, withReplySteps, type AuditIncident } from "./i
 export interface AuditedFile {
   readonly _tag: "audited"
   readonly file: string
+  /** The log format the file was read as (`trace` is trace v1). */
+  readonly format: TraceFormat
   readonly steps: number
   readonly incidents: ReadonlyArray<AuditIncident>
   readonly exit: AuditExit | null
@@ -104,20 +106,25 @@ export const replayTrace = (replay: TraceReplay, config: LoopguardConfig = audit
     return { steps: replies.length, incidents: run.incidents.map((i) => withReplySteps(i, messages)), exit: run.exit }
   })
 
-/** One trace file's text → its audit (`failed` with file:line problems when it does not parse). */
-export const auditTrace = (file: string, text: string, config?: LoopguardConfig): Effect.Effect<AuditResult> =>
+/**
+ * One log file's text → its audit (`failed` with file:line problems when trace v1 does not parse).
+ * `format` defaults to the one detected from the text.
+ */
+export const auditTrace = (file: string, text: string, config?: LoopguardConfig, format?: TraceFormat): Effect.Effect<AuditResult> =>
   Effect.gen(function* () {
-    const parsed = parseTrace(text, file)
+    const parsed = readTraceText(text, file, format)
     if (parsed.errors.length > 0) return { _tag: "failed", file, errors: parsed.errors.map(formatTraceProblem) } satisfies FailedFile
     const replay = traceToSteps(parsed.lines)
     const exit = yield* Effect.exit(replayTrace(replay, config))
     if (Exit.isFailure(exit)) {
       return { _tag: "failed", file, errors: [`${file}: replay failed: ${Cause.pretty(exit.cause).split("\n")[0]}`] } satisfies FailedFile
     }
+    const found = replay.problems.map((p) => ({ file, ...p }))
     return {
       _tag: "audited",
       file,
+      format: parsed.format,
       ...exit.value,
-      notes: replay.problems.map((p) => `${file}:${p.line}: ${p.message}`)
+      notes: [...parsed.notes, ...found].sort((x, y) => x.line - y.line).map(formatTraceProblem)
     } satisfies AuditedFile
   })

@@ -3,7 +3,7 @@
  * replay must know before it starts (the step count and the tool names the trace calls) and the
  * problems. A file with any bad line is reported with all of them and not replayed, as before.
  */
-import { TraceLineParser, type TraceProblem } from "@loopguard/core/trace"
+import { readerFor, type ReadOut, type TraceFormat, type TraceProblem } from "@loopguard/core/trace"
 import { Effect } from "effect"
 import { cannotRead, lineCut, openTraceLines } from "./trace-lines.js"
 
@@ -21,10 +21,14 @@ export interface TraceCheck {
   readonly errors: ReadonlyArray<TraceProblem>
 }
 
-/** A trace to read: where it is, and the name its messages give it (`stdin` for a spooled pipe). */
+/**
+ * A trace to read: where it is, the name its messages give it (`stdin` for a spooled pipe), and
+ * the log format it is written in (`trace` is trace v1; the audit detects it when not given).
+ */
 export interface TraceSource {
   readonly path: string
   readonly name: string
+  readonly format: TraceFormat
 }
 
 /** Reads `source` once through; fails with the reason when it cannot be read. */
@@ -35,24 +39,26 @@ export const checkTrace = (source: TraceSource, maxLineBytes: number): Effect.Ef
       const lines = yield* openTraceLines(source, maxLineBytes)
       return yield* Effect.tryPromise({
         try: async () => {
-          const parser = new TraceLineParser(file)
+          const reader = readerFor(source.format, file)
           const errors: Array<TraceProblem> = []
           const toolNames = new Set<string>()
           let steps = 0
           let model: string | undefined
           let unlisted = 0
-          for (let l = await lines.next(); l !== null; l = await lines.next()) {
-            const parsed = parser.push(l.text, l.line, lineCut(l))
-            for (const e of parsed.errors) {
+          const take = (out: ReadOut): void => {
+            for (const e of out.errors) {
               if (errors.length < MAX_LISTED_PROBLEMS) errors.push(e)
               else unlisted++
             }
-            const line = parsed.line
-            if (line?.type === "session") model = line.model
-            if (line?.type !== "assistant") continue
-            steps++
-            for (const c of line.toolCalls) toolNames.add(c.name)
+            for (const line of out.lines) {
+              if (line.type === "session") model = line.model
+              if (line.type !== "assistant") continue
+              steps++
+              for (const c of line.toolCalls) toolNames.add(c.name)
+            }
           }
+          for (let l = await lines.next(); l !== null; l = await lines.next()) take(reader.push(l.text, l.line, lineCut(l)))
+          take(reader.end())
           if (unlisted > 0) errors.push({ file, line: errors.at(-1)!.line, message: `and ${unlisted} more problems after this line, not listed` })
           return { steps, toolNames: [...toolNames], model, errors }
         },

@@ -5,7 +5,7 @@
  * request for step i reads up to step i+1.
  */
 import type { UserMessage } from "@loopguard/core/model"
-import { TraceLineParser, TraceStepAssembler, type TraceProblem, type TraceStep } from "@loopguard/core/trace"
+import { readerFor, TraceStepAssembler, type ReadOut, type TraceFormat, type TraceProblem, type TraceReader, type TraceStep } from "@loopguard/core/trace"
 import { lineCut, type TraceLines } from "./trace-lines.js"
 
 /**
@@ -16,7 +16,7 @@ export const RESULT_LOOKAHEAD = 16
 
 /** Pulls steps from a trace file on demand (the file has already been checked: it parses). */
 export class StepFeed {
-  private readonly parser: TraceLineParser
+  private readonly reader: TraceReader
   private readonly assembler = new TraceStepAssembler(RESULT_LOOKAHEAD)
   /** Steps read and not yet forgotten; `steps[k]` is step `first + k`. */
   private steps: Array<TraceStep> = []
@@ -28,9 +28,10 @@ export class StepFeed {
 
   constructor(
     private readonly lines: TraceLines,
-    readonly file: string
+    readonly file: string,
+    format: TraceFormat = "trace"
   ) {
-    this.parser = new TraceLineParser(file)
+    this.reader = readerFor(format, file)
   }
 
   /** Reads until step `i` is at hand or the file ends. */
@@ -38,15 +39,19 @@ export class StepFeed {
     while (this.first + this.steps.length <= i && this.trailing === null) {
       const l = await this.lines.next()
       if (l === null) {
+        this.take(this.reader.end())
         const end = this.assembler.end()
         this.add(end.steps)
         this.trailing = end.trailingUsers
         continue
       }
-      const parsed = this.parser.push(l.text, l.line, lineCut(l))
-      if (parsed.notes) this.notes.push(...parsed.notes)
-      if (parsed.line) this.add(this.assembler.push(parsed.line))
+      this.take(this.reader.push(l.text, l.line, lineCut(l)))
     }
+  }
+
+  private take(out: ReadOut): void {
+    this.notes.push(...out.notes)
+    for (const line of out.lines) this.add(this.assembler.push(line))
   }
 
   /** Step `i`, if it has been read and not forgotten. */

@@ -19,6 +19,8 @@ export interface StreamedReplayOptions {
   /** Every tool name the trace calls, in order of first call (the tools the replay offers). */
   readonly toolNames: ReadonlyArray<string>
   readonly modelId?: string
+  /** Called as each step is asked for (progress of a long replay). */
+  readonly onStep?: (step: number) => void
 }
 
 /** Steps kept behind the one being replayed: the RunLoop may still ask about the previous one. */
@@ -34,6 +36,7 @@ const makeLlm = (feed: StepFeed, cursor: ReplayCursor, options: StreamedReplayOp
         Effect.promise(async () => {
           const i = calls++
           cursor.step = i
+          options.onStep?.(i)
           await feed.fill(i + 1)
           feed.forgetBefore(i - KEEP_BEHIND)
           const reply = feed.step(i)?.reply

@@ -1,18 +1,12 @@
 import { DEFAULT_JUDGE_CONFIG as J } from "@loopguard/core/judge"
+import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_LIMITS } from "@loopguard/core/repeat"
 import { DEFAULT_ENV_DENY } from "../tools/tool-env.js"
 import type { LoopguardConfig } from "./schema.js"
 
 /** SPEC.md defaults. The env-variable names are derived from this object's shape. */
 export const DEFAULT_CONFIG: LoopguardConfig = {
-  repeat: {
-    enabled: true,
-    window: 500,
-    threshold: 20,
-    minBlock: 4,
-    minDistinct: 3,
-    long: { enabled: true, copies: 4, minBlockTokens: 20, minBlockChars: 64, maxBlockChars: 8_000, minWords: 4, runChars: 1_024, shortChars: 4_096 }
-  },
-  stream: { chunkTimeoutMs: 480_000, progressIntervalMs: 100, maxResponseBytes: 64 * 1024 * 1024, maxEventBytes: 4 * 1024 * 1024 },
+  repeat: { ...DEFAULT_REPEAT_SETTINGS, long: { ...DEFAULT_REPEAT_SETTINGS.long } },
+  stream: { ...DEFAULT_STREAM_LIMITS },
   loop: {
     role: "main",
     interactive: false,

@@ -29,7 +29,7 @@ describe("loadConfig", () => {
     expect(c.text_loop).toMatchObject({ enabled: true, bufferSize: 5, repeats: 3, keyChars: 200 })
     expect(c.repeated_action).toMatchObject({ enabled: true, repeats: 3 })
     expect(c.loop_streak_recovery).toMatchObject({ enabled: false, trigger_count: 3, max_span: 64, cache_risk_blocks: 20 })
-    expect(c.try_best).toMatchObject({ enabled: false, edit_window: 12, edit_similarity: 0.8, edit_matches: 2, action_streak: 4, failed_command_retries: 3 })
+    expect(c.try_best).toMatchObject({ enabled: false, edit_window: 12, edit_similarity: 0.8, edit_matches: 0, action_streak: 0, failed_command_retries: 3 })
     expect(c.rollback).toMatchObject({ enabled: true, max_consecutive_rollbacks: 5 })
     expect(c.loop).toMatchObject({ toolTimeoutMs: 120_000 })
     expect(c.breaker).toMatchObject({ consecutiveFailures: 3 })

@@ -2,6 +2,7 @@
  * One Schema for every knob. Defaults come from SPEC.md; `defaults.ts` holds them as a plain
  * object so the env-variable mapping can be derived from its shape.
  */
+import { MAX_TIMER_MS } from "@loopguard/core/repeat"
 import { Schema } from "effect"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThan(0))
@@ -22,7 +23,7 @@ export const LongRepeatSection = Schema.Struct({
 })
 
 /** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: reject such values. */
-export const MAX_TIMER_MS = 2_147_483_647
+export { MAX_TIMER_MS }
 const TimerMs = PosInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
 const DelayMs = NonNegInt.check(Schema.isLessThanOrEqualTo(MAX_TIMER_MS))
 
@@ -199,8 +200,10 @@ export const TryBestSection = Schema.Struct({
   enabled: Schema.Boolean,
   edit_window: PosInt,
   edit_similarity: Ratio,
-  edit_matches: PosInt,
-  action_streak: PosInt,
+  /** 0: near-identical edits are not reported. */
+  edit_matches: NonNegInt,
+  /** 0: edit streaks are not reported. */
+  action_streak: NonNegInt,
   failed_command_retries: PosInt,
   edit_tools: Names,
   shell_tools: Names,

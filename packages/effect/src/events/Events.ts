@@ -6,15 +6,28 @@ import { Context, Effect, Layer, PubSub, Schema, Stream } from "effect"
 
 const Step = Schema.Int
 
-export const StepStarted = Schema.Struct({ type: Schema.Literal("step.started"), step: Step, attempt: Schema.Int })
-export const StreamProgress = Schema.Struct({ type: Schema.Literal("stream.progress"), step: Step, tokens: Schema.Int, text: Schema.String })
+/**
+ * Who an event is about, on every event a run publishes: the session, and the provider and model
+ * of the call it came from. Optional in the schema so events made by hand (tests, audits) still
+ * decode; the RunLoop and the SessionProcessor always set them (`stampIds`).
+ */
+const Ids = {
+  sessionId: Schema.optional(Schema.String),
+  provider: Schema.optional(Schema.String),
+  modelId: Schema.optional(Schema.String)
+}
+
+export const StepStarted = Schema.Struct({ ...Ids, type: Schema.Literal("step.started"), step: Step, attempt: Schema.Int })
+export const StreamProgress = Schema.Struct({ ...Ids, type: Schema.Literal("stream.progress"), step: Step, tokens: Schema.Int, text: Schema.String })
 export const StepFinished = Schema.Struct({
+  ...Ids,
   type: Schema.Literal("step.finished"),
   step: Step,
   outcome: Schema.String,
   finish: Schema.String
 })
 export const StepClassified = Schema.Struct({
+  ...Ids,
   type: Schema.Literal("step.classified"),
   step: Step,
   class: Schema.String,
@@ -22,6 +35,7 @@ export const StepClassified = Schema.Struct({
   reason: Schema.String
 })
 export const Recovery = Schema.Struct({
+  ...Ids,
   type: Schema.Literal("recovery"),
   step: Step,
   action: Schema.String,
@@ -29,6 +43,7 @@ export const Recovery = Schema.Struct({
   text: Schema.optional(Schema.String)
 })
 export const ToolStarted = Schema.Struct({
+  ...Ids,
   type: Schema.Literal("tool.started"),
   step: Step,
   callId: Schema.String,
@@ -36,6 +51,7 @@ export const ToolStarted = Schema.Struct({
   input: Schema.Unknown
 })
 export const ToolFinished = Schema.Struct({
+  ...Ids,
   type: Schema.Literal("tool.finished"),
   step: Step,
   callId: Schema.String,
@@ -45,6 +61,7 @@ export const ToolFinished = Schema.Struct({
   durationMs: Schema.Number
 })
 export const IncidentEvent = Schema.Struct({
+  ...Ids,
   type: Schema.Literal("incident"),
   step: Step,
   detector: Schema.String,
@@ -54,6 +71,7 @@ export const IncidentEvent = Schema.Struct({
   detail: Schema.Unknown
 })
 export const RetryAttempt = Schema.Struct({
+  ...Ids,
   type: Schema.Literal("session.retry.attempt"),
   phase: Schema.Literals(["request", "stream"]),
   scope: Schema.String,
@@ -64,6 +82,7 @@ export const RetryAttempt = Schema.Struct({
   message: Schema.String
 })
 export const RetryTerminal = Schema.Struct({
+  ...Ids,
   type: Schema.Literal("session.retry.terminal"),
   kind: Schema.String,
   message: Schema.String,
@@ -71,6 +90,8 @@ export const RetryTerminal = Schema.Struct({
   uiMessage: Schema.optional(Schema.String)
 })
 export const TryBestDetected = Schema.Struct({
+  provider: Ids.provider,
+  modelId: Ids.modelId,
   type: Schema.Literal("session.try_best.detected"),
   step: Step,
   sessionId: Schema.String,
@@ -82,12 +103,13 @@ export const TryBestDetected = Schema.Struct({
 })
 /** The session's status for a UI: one attempt number across both retry phases, reset when idle. */
 export const SessionStatus = Schema.Struct({
+  ...Ids,
   type: Schema.Literal("session.status"),
   status: Schema.Literals(["busy", "retry", "idle"]),
   attempt: Schema.Int,
   delayMs: Schema.optional(Schema.Number)
 })
-export const RunFinished = Schema.Struct({ type: Schema.Literal("run.finished"), report: Schema.Unknown })
+export const RunFinished = Schema.Struct({ ...Ids, type: Schema.Literal("run.finished"), report: Schema.Unknown })
 
 /** Every event a session publishes, as one Schema union. */
 export const LoopguardEvent = Schema.Union([
@@ -106,6 +128,34 @@ export const LoopguardEvent = Schema.Union([
   RunFinished
 ])
 export type LoopguardEvent = typeof LoopguardEvent.Type
+
+/** The ids stamped on events published in the current fiber (set around a run and a model call). */
+export interface EventIds {
+  readonly sessionId?: string
+  readonly provider?: string
+  readonly modelId?: string
+}
+
+export const CurrentEventIds = Context.Reference<EventIds>("loopguard/CurrentEventIds", { defaultValue: () => ({}) })
+
+/** Runs `effect` with `ids` laid over the current ones for every event it publishes through a stamped `Events`. */
+export const withEventIds =
+  (ids: EventIds) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.gen(function* () {
+      const outer = yield* CurrentEventIds
+      return yield* Effect.provideService(effect, CurrentEventIds, { ...outer, ...ids })
+    })
+
+/** `events` with the current ids on each event it publishes (whatever Layer provides it); an event's own fields win. */
+export const stampIds = (events: Events["Service"]): Events["Service"] => ({
+  ...events,
+  publish: (event) =>
+    Effect.gen(function* () {
+      const ids = yield* CurrentEventIds
+      yield* events.publish({ ...ids, ...event } as LoopguardEvent)
+    })
+})
 
 /** One typed PubSub of everything a session does; a UI, logger or test follows a run through it. */
 export class Events extends Context.Service<

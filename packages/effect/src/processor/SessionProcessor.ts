@@ -15,7 +15,7 @@ import { isPrefillRejection, uiMessageOf } from "@loopguard/core/retry"
 import { Context, Data, Effect, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
 import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
-import { Events } from "../events/Events.js"
+import { Events, stampIds, withEventIds } from "../events/Events.js"
 import { LLM, LlmError, type LlmRequest, type LlmShape } from "../llm/LLM.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
 import type { RetryStop } from "../retry/schedule.js"
@@ -110,7 +110,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
     Effect.gen(function* () {
       const llm = yield* LLM
       const store = yield* SessionStore
-      const events = yield* Events
+      const events = stampIds(yield* Events)
       const config = yield* ConfigService
       const tools = yield* Tools
       const retry = yield* RetryCoordinator
@@ -320,7 +320,9 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         return { outcome, message, attempts: n, incidents: stepIncidents } satisfies ProcessResult
       })
 
-      return SessionProcessor.of({ process: (input) => process(input) })
+      /** Every event of the call names its session and the model that served it (a fallback model included). */
+      const idsOf = (input: ProcessInput) => ({ sessionId: input.sessionId, provider: (input.llm ?? llm).providerId, modelId: (input.llm ?? llm).modelId })
+      return SessionProcessor.of({ process: (input) => process(input).pipe(withEventIds(idsOf(input))) })
     })
   )
 }

@@ -12,7 +12,7 @@ import { DEFAULT_PRICE_TABLE, priceFor, type PriceTable } from "@loopguard/core/
 import { Context, Effect, Layer, Option } from "effect"
 import { Compactor } from "../compaction/Compactor.js"
 import { ConfigService } from "../config/ConfigService.js"
-import { Events } from "../events/Events.js"
+import { Events, stampIds, withEventIds } from "../events/Events.js"
 import { CompletionCheck } from "../gate/CompletionCheck.js"
 import { GoalGate } from "../gate/GoalGate.js"
 import { FallbackLLM } from "../llm/FallbackLLM.js"
@@ -45,7 +45,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
         config,
         processor: yield* SessionProcessor,
         store: yield* SessionStore,
-        events: yield* Events,
+        events: stampIds(yield* Events),
         tools: yield* Tools,
         goalGate: yield* GoalGate,
         completionCheck: yield* CompletionCheck,
@@ -67,7 +67,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
             }
             return yield* finishRun(services, ctx)
           }).pipe(Effect.onInterrupt(() => finishInterrupted(services, ctx)))
-        })
+        }).pipe(withEventIds({ sessionId: input.sessionId, provider: llm.providerId, modelId: llm.modelId }))
 
       const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {
         let result = yield* runOnce(input)

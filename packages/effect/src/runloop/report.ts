@@ -5,7 +5,7 @@
  */
 import { type UsageMeter } from "@loopguard/core/caps"
 import { type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
-import { buildReport, changedFiles, unnamedShellWrites, EXIT_OUTCOMES, formatToolFailure, lastToolFailure, summarizeWork, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
+import { blockedAtOf, buildReport, changedFiles, summarizeWork, unnamedShellWrites, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
 import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "@loopguard/core/try-best"
 import { isContextOverflow } from "@loopguard/core/context"
 
@@ -27,15 +27,6 @@ export interface ReportInput {
   /** Which tools edit files and which commands are checks (the try-best lists). */
   readonly toolKinds?: TryBestOptions
   readonly subagents?: ReadonlyArray<SubagentSummary>
-}
-
-/** "step 4: <what stopped the run>; last failure: step 3, tool bash (`npm test`): exit 1: …" */
-export const blockedAtOf = (input: ReportInput, reason: ExitReason, kinds: TryBestOptions): string | null => {
-  if (EXIT_OUTCOMES[reason].status === "completed") return null
-  const what = (input.exit?.error?.message ?? EXIT_OUTCOMES[reason].summary).replace(/\.$/, "")
-  const where = input.exit !== null ? `step ${input.exit.step}: ` : ""
-  const failure = lastToolFailure(input.messages, kinds)
-  return `${where}${what}${failure !== null ? `; last failure: ${formatToolFailure(failure)}` : ""}`
 }
 
 /** The session's place and, when known, the workspace with the files the run changed. */
@@ -67,7 +58,7 @@ export const makeReport = (input: ReportInput): RunReport => {
     tokens: input.meter.tokens,
     costUsd: input.meter.costUsd,
     completed: summarizeWork(input.messages, kinds),
-    blockedAt: blockedAtOf(input, reason, kinds),
+    blockedAt: blockedAtOf(input.exit, reason, input.messages, kinds, input.incidents),
     ...(suggestionFor(input.exit) !== undefined ? { suggestedNextStep: suggestionFor(input.exit)! } : {}),
     savedAt: savedAtOf(input, kinds),
     ...(input.exit?.error ? { error: input.exit.error } : {}),

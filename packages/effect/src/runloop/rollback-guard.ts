@@ -8,6 +8,10 @@
  * (`beforeCall`: it never runs twice), a useless result stops the step's remaining calls
  * (`afterResult`), and the loop-start cap check (`atLoopStart`) runs before every step. The step's
  * verdict (`afterStep`) then pops the reply. At the cap, a duplicate or useless result is let run.
+ *
+ * Evidence before force (`@loopguard/core/rollback` evidence.ts): a query asked again after a
+ * file change is no duplicate (the answer may differ now); a duplicate pops from its third run, or
+ * inside a loop episode; a search that found nothing pops only when the same query ran before.
  */
 import { toolPartsOf, type AssistantMessage } from "@loopguard/core/model"
 import {
@@ -20,9 +24,13 @@ import {
   onSuccessfulTurn,
   recordExecutedInPlace,
   DEFAULT_DUPLICATE_QUERY_OPTIONS,
+  duplicateWithEvidence,
+  uselessWithEvidence,
   type DuplicateQueryOptions,
+  type RollbackTrigger,
   type RollbackDecision
 } from "@loopguard/core/rollback"
+import { stepRecordOf } from "@loopguard/core/loops"
 import type { LoopguardConfig } from "../config/schema.js"
 import type { MonitorFactory } from "../processor/monitors.js"
 
@@ -36,7 +44,9 @@ export class RollbackGuard {
 
   constructor(
     private readonly config: LoopguardConfig,
-    private readonly agent: string
+    private readonly agent: string,
+    /** Whether a loop episode is open (the cross-step detectors noted one): a duplicate query pops at its second run then. */
+    private readonly inLoop: () => boolean = () => false
   ) {
     this.dedupe = { ...DEFAULT_DUPLICATE_QUERY_OPTIONS, unlistedTools: config.rollback.dedupe_unlisted_tools ? "all" : "none" }
   }
@@ -49,14 +59,27 @@ export class RollbackGuard {
   /** Before a call runs: the reason it must not (a duplicate of an executed query that will be rolled back), or null. */
   beforeCall(call: { readonly id: string; readonly name: string; readonly input: unknown }): string | null {
     if (!this.wouldRollback()) return null
-    const dup = detectDuplicateCall(this.queries, this.agent, [{ id: call.id, name: call.name, arguments: call.input }], { duplicateQuery: this.dedupe })
+    const dup = this.duplicate([{ id: call.id, name: call.name, arguments: call.input }])
     return dup === null ? null : `not run: duplicate of an already executed ${call.name} query (rolled back)`
   }
 
   /** After a call ran: the reason to run no further call of this step (a useless result that will be rolled back), or null. */
   afterResult(part: ReturnType<typeof toolPartsOf>[number]): string | null {
     if (!this.wouldRollback()) return null
-    return detectUselessResult([part]) === null ? null : `not run: an earlier call of this step returned a useless result (rolled back)`
+    return this.useless([part]) === null ? null : `not run: an earlier call of this step returned a useless result (rolled back)`
+  }
+
+  /** A duplicate query with evidence of a loop (`duplicateWithEvidence`). */
+  private duplicate(calls: ReadonlyArray<{ readonly id: string; readonly name: string; readonly arguments: unknown }>): RollbackTrigger | null {
+    return duplicateWithEvidence(detectDuplicateCall(this.queries, this.agent, calls, { duplicateQuery: this.dedupe }), this.inLoop())
+  }
+
+  /** A useless result with evidence (`uselessWithEvidence`): an empty search counts only for a query asked before. */
+  private useless(parts: ReadonlyArray<ReturnType<typeof toolPartsOf>[number]>): RollbackTrigger | null {
+    const hit = detectUselessResult(parts)
+    const part = hit !== null && hit.kind === "useless-result" ? parts.find((p) => p.callId === hit.callId) : undefined
+    const asked = part !== undefined && detectDuplicateCall(this.queries, this.agent, [{ name: part.name, arguments: part.input }], { duplicateQuery: this.dedupe }) !== null
+    return uselessWithEvidence(hit, asked)
   }
 
   /** SPEC §7's first line of defence: a loop that starts at or past the cap ends at once. */
@@ -78,11 +101,11 @@ export class RollbackGuard {
     const leak = detectReplyTrigger(reply)
     const trigger =
       (leak !== null && !(leak.kind === "format-leak" && reply.finish === "tool-calls") ? leak : null) ??
-      detectDuplicateCall(this.queries, this.agent, parts.map((p) => ({ id: p.callId, name: p.name, arguments: p.input })), {
-        duplicateQuery: this.dedupe
-      }) ??
-      detectUselessResult(parts)
+      this.duplicate(parts.map((p) => ({ id: p.callId, name: p.name, arguments: p.input }))) ??
+      this.useless(parts)
     if (trigger === null) {
+      // A file change may change any answer: a query asked again after one is no duplicate.
+      if (stepRecordOf(reply).changed) this.forgetQueries()
       this.record(parts)
       const clean = parts.every((p) => p.state === "completed" && (p.exitCode ?? 0) === 0) && reply.error === undefined
       if (clean) this.state = onSuccessfulTurn(this.state)
@@ -93,6 +116,10 @@ export class RollbackGuard {
     // A popped reply's calls count as not executed: only kept replies feed the duplicate record.
     if (decision.action !== "rollback") this.record(parts)
     return decision
+  }
+
+  private forgetQueries(): void {
+    for (const key of Object.keys(this.queries.counts)) delete this.queries.counts[key]
   }
 
   private record(parts: ReturnType<typeof toolPartsOf>): void {

@@ -26,7 +26,8 @@ import type { Incident } from "./report.js"
 import { RollbackGuard } from "./rollback-guard.js"
 import type { RunExit, RunInput } from "./run-types.js"
 import { rollbackMonitors } from "./rollback-guard.js"
-import { tryBestMonitors, type TryBestSessions } from "./try-best-monitor.js"
+import type { TryBestLadder } from "@loopguard/core/try-best"
+import { hostsTryBest, newTryBest, tryBestMonitors, type TryBestSessions } from "./try-best-monitor.js"
 import { localToolsOf } from "./local-tools.js"
 import type { SpawnRun } from "./stages/subagent.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
@@ -103,6 +104,8 @@ export interface RunContext {
   /** One incident per loop/stall episode: repeats of the same action are not filed again. */
   readonly throttle: IncidentThrottle
   readonly rollback: RollbackGuard
+  /** The Try-Best detector this run feeds (null when it is off): its notes are filed after each step. */
+  readonly tryBest: TryBestLadder | null
   readonly gates: FinishGates
   /** Stream monitors for the processor (Try-Best). */
   readonly monitors: ReadonlyArray<MonitorFactory>
@@ -137,7 +140,9 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
   const role = input.role ?? config.loop.role
   const local = localToolsOf(s, input, spawn, () => ctx)
   const step = history.filter((m) => m.role === "assistant" && m.excluded !== "replayed").length
-  const rollback = new RollbackGuard(config, role)
+  const rollback = new RollbackGuard(config, role, () => ctx.detectors.loopOpen)
+  // Shadow replays (audit) get a detector of their own: a replay must not touch a live session's counters.
+  const tryBest = !hostsTryBest(config, shadow) ? null : shadow || s.tryBest === undefined ? newTryBest(config) : s.tryBest.for(input.sessionId)
   const ctx: RunContext = {
     input,
     shadow,
@@ -171,6 +176,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     history: new HistoryView(s.store, input.sessionId, { enforce: !shadow, streakCrops: config.loop_streak_recovery.enabled }),
     throttle: new IncidentThrottle(DEFAULT_EPISODE_GAP, shadow),
     rollback,
+    tryBest,
     gates: makeFinishGates({
       config,
       goalGate: s.goalGate,
@@ -184,8 +190,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
       messages: () => s.store.messages(input.sessionId)
     }),
     monitors: [
-      // Shadow replays (audit) get a detector of their own: a replay must not touch a live session's counters.
-      ...(shadow || s.tryBest === undefined ? tryBestMonitors(config, shadow) : tryBestMonitors(config, shadow, s.tryBest.for(input.sessionId))),
+      ...(tryBest === null ? [] : tryBestMonitors(config, shadow, tryBest)),
       ...rollbackMonitors(rollback, shadow)
     ],
     toolSpecs: [...s.tools.specs, ...local.specs],

@@ -5,7 +5,7 @@
  * an import gives back exactly what was kept — ids, exclusions, crops, interrupted calls.
  */
 import { reasoningOf, textOf, toolPartsOf, type AssistantMessage, type Message } from "@loopguard/core/model"
-import { formatTraceProblem, parseTrace, traceToSteps } from "@loopguard/core/trace"
+import { detectFormat, formatTraceProblem, parseTrace, readTraceText, traceToSteps, type TraceFormat } from "@loopguard/core/trace"
 import { parseMessageBody } from "./message-schema.js"
 
 const assistantLines = (m: AssistantMessage): ReadonlyArray<Record<string, unknown>> => {
@@ -49,14 +49,22 @@ export const exportTrace = (sessionId: string, messages: ReadonlyArray<Message>,
 }
 
 export type ImportResult =
-  | { readonly ok: true; readonly sessionId: string | undefined; readonly messages: ReadonlyArray<Message> }
+  | {
+      readonly ok: true
+      readonly sessionId: string | undefined
+      readonly messages: ReadonlyArray<Message>
+      /** What an agent's own log held that has no counterpart (file:line: why); never for trace v1. */
+      readonly notes?: ReadonlyArray<string>
+    }
   | { readonly ok: false; readonly problems: ReadonlyArray<string> }
 
 /**
  * Trace v1 text back to messages. A line with a valid `stored` message is taken as is; a plain
  * trace (from another harness) is rebuilt from its standard fields. Problems name file:line.
  */
-export const importTrace = (text: string, file: string): ImportResult => {
+export const importTrace = (text: string, file: string, format?: TraceFormat): ImportResult => {
+  const f = format ?? detectFormat(text.slice(0, 64 * 1024))
+  if (f !== "trace") return importAgentLog(text, file, f)
   const parsed = parseTrace(text, file)
   if (parsed.errors.length > 0) return { ok: false, problems: parsed.errors.map(formatTraceProblem) }
   const rows = text.split(/\r?\n/)
@@ -83,4 +91,12 @@ export const importTrace = (text: string, file: string): ImportResult => {
     ids.add(m.id)
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, sessionId: parsed.session?.id, messages: out }
+}
+
+/** An agent's own log (docs/audit.md) as messages: read to trace lines, then rebuilt as a plain trace is. */
+const importAgentLog = (text: string, file: string, format: TraceFormat): ImportResult => {
+  const read = readTraceText(text, file, format)
+  const replay = traceToSteps(read.lines)
+  const notes = [...read.notes, ...replay.problems.map((p) => ({ file, ...p }))].sort((x, y) => x.line - y.line).map(formatTraceProblem)
+  return { ok: true, sessionId: read.session?.id, messages: replay.messages, notes }
 }

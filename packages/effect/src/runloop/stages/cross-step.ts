@@ -6,6 +6,7 @@
 import { costOf } from "@loopguard/core/caps"
 import { type AssistantMessage } from "@loopguard/core/model"
 import { type RecoveryAction } from "@loopguard/core/classify"
+import { tryBestNote } from "@loopguard/core/try-best"
 import { Effect } from "effect"
 import type { AfterStep } from "@loopguard/core/judge"
 import { activePrice, pausedWho, recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
@@ -36,6 +37,11 @@ export const runCrossStep = (
     )
     ctx.compactedSinceLastStep = false
     for (const i of after.incidents) yield* recordIncident(s, ctx, i)
+    // Try-Best's first reports on a subject are notes: filed now, given with the next request.
+    for (const note of ctx.tryBest?.takeNotes() ?? []) {
+      yield* recordIncident(s, ctx, { step: note.step, detector: note.kind.replace(/_/g, "-"), action: "note", detail: { ...note } })
+      ctx.detectors.addNote(tryBestNote(note))
+    }
     if (after.crop) yield* s.store.addCrop(ctx.input.sessionId, after.crop.on, after.crop.marker)
     return after
   })

@@ -3,7 +3,7 @@
  * metered, a pause / denied doom loop / summary request ends the run, a rollback pops the reply,
  * a structured-output call is the final result.
  */
-import { markSummaryDone, recordStep } from "@loopguard/core/caps"
+import { markSummaryDone, recordStep, streamedUsage } from "@loopguard/core/caps"
 import { type AssistantMessage } from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { ProcessResult, StepOutcome } from "../../processor/SessionProcessor.js"
@@ -21,7 +21,9 @@ export const recordReply = (s: RunServices, ctx: RunContext, result: ProcessResu
   // Already published by the processor; only kept for the report here.
   ctx.incidents.push(...result.incidents)
   ctx.lastReply = reply
-  ctx.meter = recordStep(ctx.meter, reply.usage, activePrice(s, ctx))
+  // A cut or failed step ends before the server's usage arrives; what it streamed still counts.
+  const cutShort = result.outcome.type !== "continue" || reply.error !== undefined
+  ctx.meter = recordStep(ctx.meter, cutShort ? streamedUsage(reply) : reply.usage, activePrice(s, ctx))
   if (cap.summaryReason !== null) ctx.meter = markSummaryDone(ctx.meter)
   return reply
 }

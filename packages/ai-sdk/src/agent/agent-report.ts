@@ -1,0 +1,56 @@
+/**
+ * The agent run's report, built by core's report builders as the RunLoop's is: the same status,
+ * reason, tokens, incidents and suggested next step. A run loopguard did not stop ends the way
+ * its last step says (an answer, a cut reply, a length or filter stop, the caller's step cap).
+ */
+import { resolveTryBestOptions } from "@loopguard/core/try-best"
+import { tryBestOptionsOf } from "@loopguard/core/judge"
+import { textOf, type AssistantMessage } from "@loopguard/core/model"
+import { blockedAtOf, buildReport, summarizeWork, type ExitPoint, type RunReport } from "@loopguard/core/report"
+import type { GuardedRun } from "./guarded-run.js"
+import type { ResolvedAgentOptions } from "./options.js"
+import type { AnyStep } from "./step-reply.js"
+
+export interface LoopguardAgentReport extends RunReport {
+  readonly sessionId: string
+  readonly provider: string
+  readonly modelId: string
+  /** Some of `tokens` were estimated from what a cut or failed step streamed (the server sent no usage for it). */
+  readonly tokensEstimated: boolean
+}
+
+/** How a run ended that loopguard did not stop, read from its last step; null = an answer. */
+export const endOfRun = (last: AnyStep | undefined, step: number): ExitPoint | null => {
+  if (last === undefined) return null
+  const cut = last.providerMetadata?.["loopguard"] as { tripped?: string; timeoutMs?: number } | undefined
+  if (cut?.tripped === "text-repeat") return { reason: "text_repeat", step, error: { tag: "TextRepeatError", message: "the repetition guard cut the reply" } }
+  if (cut?.tripped === "chunk-timeout") return { reason: "model_error", step, error: { tag: "ChunkTimeout", message: `the stream went silent for ${cut.timeoutMs} ms` } }
+  if (last.finishReason === "length") return { reason: "output_length", step }
+  if (last.finishReason === "content-filter") return { reason: "content_filter", step }
+  if (last.finishReason === "error") return { reason: "model_error", step }
+  // Tool calls answered and no stop of loopguard's: the caller's own stop condition (a step cap) ended it.
+  if (last.finishReason === "tool-calls" && last.toolCalls.length > 0) return { reason: "max_steps", step }
+  return null
+}
+
+export const buildAgentReport = (run: GuardedRun, options: ResolvedAgentOptions): LoopguardAgentReport => {
+  const kinds = resolveTryBestOptions(tryBestOptionsOf(options.judge))
+  const lastIndex = run.fed.length - 1
+  const exit = run.exit ?? endOfRun(run.fed[lastIndex], lastIndex)
+  const reason = exit?.reason ?? "final"
+  const lastReply = [...run.messages].reverse().find((m): m is AssistantMessage => m.role === "assistant")
+  const report = buildReport({
+    reason,
+    stepsUsed: run.meter.stepsUsed,
+    tokens: run.meter.tokens,
+    costUsd: run.meter.costUsd,
+    completed: summarizeWork(run.messages, kinds),
+    blockedAt: blockedAtOf(exit, reason, run.messages, kinds),
+    savedAt: null,
+    ...(exit?.error !== undefined ? { error: exit.error } : {}),
+    retries: run.retries,
+    incidents: run.incidents,
+    finalText: lastReply === undefined ? "" : textOf(lastReply)
+  })
+  return { ...report, sessionId: run.ids.sessionId, provider: run.ids.provider, modelId: run.ids.modelId, tokensEstimated: run.meter.tokens.estimated === true }
+}

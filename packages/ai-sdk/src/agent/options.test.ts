@@ -1,0 +1,42 @@
+import { describe, expect, test } from "bun:test"
+import { DEFAULT_JUDGE_CONFIG } from "@loopguard/core/judge"
+import { LoopguardAgentOptionsError, resolveAgentOptions } from "./options.js"
+
+const errorsOf = (f: () => unknown): ReadonlyArray<string> => {
+  try {
+    f()
+  } catch (e) {
+    if (e instanceof LoopguardAgentOptionsError) return e.errors
+    throw e
+  }
+  return []
+}
+
+describe("agent options", () => {
+  test("defaults: the judge's config, no budgets, role main, a session id", () => {
+    const o = resolveAgentOptions()
+    expect(o.judge).toEqual({ ...DEFAULT_JUDGE_CONFIG, loop: { costBudgetUsd: null } })
+    expect([o.budgets, o.role, o.sessionId.length > 0, o.middleware.chunkTimeoutMs]).toEqual([{ tokenBudget: null, costBudgetUsd: null }, "main", true, 480_000])
+  })
+
+  test("sections merge field by field, the cost budget reaches the judge", () => {
+    const o = resolveAgentOptions({ sessionId: "s", repeated_action: { stopAt: 4 }, loop: { tokenBudget: 100, costBudgetUsd: 0.5 }, repeat: { threshold: 5 } })
+    expect([o.judge.repeated_action, o.judge.loop.costBudgetUsd, o.budgets.tokenBudget, o.middleware.repeat.threshold]).toEqual([{ ...DEFAULT_JUDGE_CONFIG.repeated_action, stopAt: 4 }, 0.5, 100, 5])
+    expect(resolveAgentOptions({ repeated_action: { stopAt: null } }).judge.repeated_action.stopAt).toBeNull()
+  })
+
+  test("every bad field is named, the middleware's included", () => {
+    expect(
+      errorsOf(() => resolveAgentOptions({ repeated_action: { stopAt: 0 }, loop: { tokenBudget: -5 }, varied_retry: { repeat: 2 } as never, bogus: 1, role: "boss", stream: { chunkTimeoutMs: 0 } } as never))
+    ).toEqual([
+      "loop.tokenBudget: Expected a value greater than 0",
+      "repeated_action.stopAt: Expected a value greater than or equal to 1",
+      "varied_retry.repeat: Expected no excess property",
+      "bogus: Expected no excess property",
+      "stream.chunkTimeoutMs: Expected a value greater than 0",
+      "role: must be one of main, subagent, checkpoint"
+    ])
+    expect(errorsOf(() => resolveAgentOptions(null as never))).toEqual(["options must be an object"])
+    expect(errorsOf(() => resolveAgentOptions({ onEvent: 1 as never, sessionId: "" }))).toEqual(["sessionId: must be a non-empty string", "onEvent: must be a function"])
+  })
+})

@@ -1,0 +1,17 @@
+import { afterAll, describe, expect, test } from "bun:test"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { expandInputs } from "./inputs.js"
+
+const dir = mkdtempSync(join(tmpdir(), "loopguard-inputs-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+describe("audit inputs", () => {
+  test("a folder stands for its .jsonl/.json files, subfolders included, sorted; files and - pass as given", () => {
+    mkdirSync(join(dir, "2025/09"), { recursive: true })
+    for (const f of ["b.jsonl", "a.json", "notes.txt", "2025/09/rollout-1.jsonl"]) writeFileSync(join(dir, f), "{}")
+    expect(expandInputs([dir, "-", "x.jsonl"])).toEqual({ files: [join(dir, "2025/09/rollout-1.jsonl"), join(dir, "a.json"), join(dir, "b.jsonl"), "-", "x.jsonl"], folder: true })
+    expect(expandInputs(["missing.jsonl"])).toEqual({ files: ["missing.jsonl"], folder: false })
+  })
+})

@@ -1,0 +1,50 @@
+/**
+ * The files an audit reads: each argument as given, except a folder, which stands for the logs
+ * in it and its subfolders (`*.jsonl`, `*.json`, sorted by path), as agents keep a session per
+ * file in dated folders.
+ */
+import { readdirSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { STDIN_ARG } from "./stdin-trace.js"
+
+export interface AuditInputs {
+  readonly files: ReadonlyArray<string>
+  /** Whether an argument was a folder (the page output is then a folder too). */
+  readonly folder: boolean
+}
+
+const LOG_FILE = /\.(jsonl|json)$/i
+
+const logsIn = (dir: string): Array<string> =>
+  readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => (e.isDirectory() ? logsIn(join(dir, e.name)) : e.isFile() && LOG_FILE.test(e.name) ? [join(dir, e.name)] : []))
+
+const isDir = (path: string): boolean => {
+  try {
+    return statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+export const expandInputs = (args: ReadonlyArray<string>): AuditInputs => {
+  let folder = false
+  const files = args.flatMap((a) => {
+    if (a === STDIN_ARG || !isDir(a)) return [a]
+    folder = true
+    return logsIn(a)
+  })
+  return { files, folder }
+}
+
+/** Size of a file in bytes, 0 when it cannot be read (the audit reports that itself). */
+export const fileBytes = (path: string): number => {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
+}
+
+export { isDir }

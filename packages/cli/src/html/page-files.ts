@@ -1,0 +1,23 @@
+/**
+ * Where `--html OUT` writes. One run and OUT not a folder: OUT is its page. Several runs, a
+ * folder among the inputs, or OUT an existing folder or ending in "/": OUT is a folder holding
+ * one page per run (named after its file; repeats get -2, -3 …) and index.html.
+ */
+import { basename, extname, join } from "node:path"
+
+export const wantsFolder = (out: string, runs: number, folderInput: boolean, outIsDir: boolean): boolean =>
+  runs > 1 || folderInput || outIsDir || out.endsWith("/")
+
+/** A page name per input file, unique within the folder (index.html stays free). */
+export const pageNames = (files: ReadonlyArray<string>): Array<string> => {
+  const used = new Set<string>(["index"])
+  return files.map((f) => {
+    const base = (basename(f, extname(f)) || "run").replace(/[^A-Za-z0-9._-]+/g, "_")
+    let name = base
+    for (let k = 2; used.has(name); k++) name = `${base}-${k}`
+    used.add(name)
+    return `${name}.html`
+  })
+}
+
+export const indexPath = (dir: string): string => join(dir, "index.html")

@@ -1,0 +1,2 @@
+// Partial settings over defaults, checked without a schema library (for entries that load no Effect).
+export * from "./check-patch.js"

@@ -1,0 +1,60 @@
+/**
+ * Which log a file is, from its first bytes: what each agent writes first is distinct enough
+ * (Codex wraps every record in `{type, payload}`, Claude Code's messages carry `uuid` and a
+ * `message`, OpenCode exports open with the session `info`, Gemini CLI chats are a session record
+ * or a list of turns). A file that matches none is read as trace v1, whose errors then say why.
+ */
+import { isJsonObject, type JsonObject } from "../fields.js"
+import type { TraceFormat } from "./reader.js"
+
+const CODEX_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"])
+const CODEX_ITEMS = new Set(["message", "function_call", "function_call_output", "reasoning", "custom_tool_call", "local_shell_call"])
+const CLAUDE_TYPES = new Set(["summary", "file-history-snapshot", "queue-operation"])
+const TRACE_TYPES = new Set(["session", "user", "assistant", "tool-result"])
+
+/** What one JSON Lines record says about its file, if anything. */
+const formatOfRecord = (o: JsonObject): TraceFormat | undefined => {
+  const type = o["type"]
+  if (typeof type === "string" && CODEX_TYPES.has(type) && "payload" in o) return "codex"
+  if ("record_type" in o) return "codex"
+  if (typeof type === "string" && CLAUDE_TYPES.has(type)) return "claude-code"
+  if ((type === "user" || type === "assistant") && (isJsonObject(o["message"]) || "uuid" in o)) return "claude-code"
+  if (typeof type === "string" && "uuid" in o && "sessionId" in o) return "claude-code"
+  if (type === "system" && o["subtype"] === "init" && "session_id" in o) return "claude-code"
+  if (typeof type === "string" && TRACE_TYPES.has(type)) return "trace"
+  if (typeof type === "string" && CODEX_ITEMS.has(type)) return "codex"
+  return undefined
+}
+
+const parseObject = (line: string): JsonObject | undefined => {
+  try {
+    const v: unknown = JSON.parse(line)
+    return isJsonObject(v) ? v : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** A whole JSON document, told apart by the keys near its top. */
+const formatOfDocument = (head: string): TraceFormat | undefined => {
+  if (/^\s*\[/.test(head)) return /"role"\s*:/.test(head) ? "gemini" : undefined
+  if (/"sessionId"\s*:/.test(head) && /"messages"\s*:/.test(head)) return "gemini"
+  if (/^\s*\{\s*"history"\s*:/.test(head)) return "gemini"
+  if (/^\s*\{\s*"info"\s*:/.test(head) || (/"messages"\s*:/.test(head) && /"parts"\s*:/.test(head))) return "opencode"
+  return undefined
+}
+
+/** The format of a file from its beginning (a few KB are plenty); trace v1 when nothing matches. */
+export const detectFormat = (head: string): TraceFormat => {
+  const text = head.replace(/^\uFEFF/, "")
+  const rows = text.split(/\r?\n/).filter((r) => r.trim() !== "")
+  const first = rows[0] === undefined ? undefined : parseObject(rows[0])
+  if (first === undefined) return formatOfDocument(text) ?? "trace"
+  // JSON Lines: the first record that says something decides.
+  for (const row of rows.slice(0, 50)) {
+    const o = parseObject(row)
+    const f = o === undefined ? undefined : formatOfRecord(o)
+    if (f !== undefined) return f
+  }
+  return formatOfDocument(text) ?? "trace"
+}

@@ -1,0 +1,103 @@
+/**
+ * Gemini CLI chats, in either of the forms it saves them:
+ * - session records (~/.gemini/tmp/<project>/chats/session-*.json): `{sessionId, messages}`, where a
+ *   `gemini` message is one step with its `thoughts`, `toolCalls` (each with its `result`, `status`
+ *   and, for edits, a `resultDisplay` holding the `fileDiff`) and `tokens`;
+ * - checkpoints written by `/chat save TAG` (checkpoint-TAG.json): the model's history, a list of
+ *   `{role, parts}` (or `{history: [...]}`), where `model` turns hold text, thoughts and
+ *   `functionCall`s and the next `user` turn the `functionResponse`s.
+ */
+import { isJsonObject, type JsonObject } from "../fields.js"
+import { newDraft, joinText, type StepDraft, type TraceBuilder } from "./builder.js"
+import { documentReader, type LineLocator } from "./document.js"
+import { geminiHistory } from "./gemini-history.js"
+import { arr, exitCodeIn, num, obj, str, textOf } from "./json-line.js"
+import type { TraceReader } from "./reader.js"
+
+/** A function response's text: its `output`, else its `error`, else the response as JSON. */
+export const responseText = (result: unknown): string => {
+  const parts = Array.isArray(result) ? result : [result]
+  return parts
+    .map((p) => {
+      if (typeof p === "string") return p
+      if (!isJsonObject(p)) return ""
+      const response = obj(obj(p, "functionResponse"), "response")
+      if (response === undefined) return str(p, "text") ?? ""
+      return str(response, "output") ?? str(response, "error") ?? JSON.stringify(response)
+    })
+    .filter((s) => s !== "")
+    .join("\n")
+}
+
+const SHELL = "run_shell_command"
+/** Tool call states of a call that had no result yet when the chat was saved. */
+const UNFINISHED = new Set(["validating", "scheduled", "executing", "awaiting_approval"])
+
+const toolCall = (b: TraceBuilder, d: StepDraft, c: JsonObject, line: number, results: Array<() => void>): void => {
+  const id = str(c, "id") ?? `g${line}-${d.toolCalls.length}`
+  const name = str(c, "name") ?? "?"
+  const args = obj(c, "args") ?? {}
+  d.toolCalls.push({ id, name, input: args })
+  const status = str(c, "status")
+  if (status === undefined || UNFINISHED.has(status)) return
+  const output = responseText(c["result"]) || (typeof c["resultDisplay"] === "string" ? c["resultDisplay"] : "")
+  const display = obj(c, "resultDisplay")
+  const diff = str(display, "fileDiff")
+  const path = str(args, "file_path") ?? str(display, "fileName")
+  const exitCode = name === SHELL ? exitCodeIn(output) : undefined
+  results.push(() =>
+    b.result({
+      line,
+      id,
+      name,
+      output,
+      error: status !== "success",
+      ...(exitCode !== undefined ? { exitCode } : {}),
+      ...(diff !== undefined && path !== undefined ? { diff, path } : {})
+    })
+  )
+}
+
+const geminiMessage = (b: TraceBuilder, m: JsonObject, line: number): void => {
+  const d = newDraft(line)
+  d.text = textOf(m["content"])
+  d.reasoning = arr(m, "thoughts")
+    .map((t) => (isJsonObject(t) ? [str(t, "subject"), str(t, "description")].filter(Boolean).join(": ") : ""))
+    .reduce(joinText, "")
+  const results: Array<() => void> = []
+  for (const c of arr(m, "toolCalls")) if (isJsonObject(c)) toolCall(b, d, c, line, results)
+  const t = obj(m, "tokens")
+  if (t !== undefined) {
+    const usage = { inputTokens: num(t, "input") ?? 0, outputTokens: num(t, "output") ?? 0, totalTokens: num(t, "total") ?? 0, cachedInputTokens: num(t, "cached") ?? 0, reasoningTokens: num(t, "thoughts") ?? 0 }
+    d.usage = usage
+  }
+  d.finish = d.toolCalls.length > 0 ? "tool-calls" : "stop"
+  b.session(line, { model: str(m, "model") })
+  b.assistant(d)
+  for (const r of results) r()
+}
+
+const sessionRecord = (doc: JsonObject, b: TraceBuilder, at: LineLocator): void => {
+  b.session(1, { id: str(doc, "sessionId") })
+  for (const m of arr(doc, "messages")) {
+    if (!isJsonObject(m)) continue
+    const line = at.find(`"${str(m, "id") ?? "type"}"`)
+    const type = str(m, "type")
+    if (type === "user") b.user(line, textOf(m["content"]))
+    else if (type === "gemini") geminiMessage(b, m, line)
+    else if (type === "error") {
+      const d = newDraft(line)
+      d.error = { message: textOf(m["content"]) || "error" }
+      b.assistant(d)
+    } else if (type !== "info" && type !== "warning") b.note(line, `message of type "${type ?? "?"}" skipped`)
+  }
+}
+
+const convert = (doc: unknown, b: TraceBuilder, at: LineLocator): void => {
+  if (Array.isArray(doc)) return geminiHistory(doc, b, at)
+  if (isJsonObject(doc) && Array.isArray(doc["history"])) return geminiHistory(doc["history"], b, at)
+  if (isJsonObject(doc) && Array.isArray(doc["messages"])) return sessionRecord(doc, b, at)
+  b.note(1, `not a Gemini CLI chat (expected a session record {sessionId, messages} or a checkpoint [{role, parts}]); nothing read`)
+}
+
+export const geminiReader = (file: string): TraceReader => documentReader(file, convert)
