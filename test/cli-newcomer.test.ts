@@ -280,14 +280,15 @@ describe("a sub-agent's pause reaches the person", () => {
   test("the child pauses on a repeated failing command: the parent's turn pauses too, with the child's incident, exit 1", async () => {
     const server = await serve([
       toolCallStream("task", { description: "build", prompt: "Make the build pass." }, { id: "p0" }),
-      ...[1, 2, 3].map((i) => toolCallStream("bash", { command: "exit 1" }, { id: `c${i}`, text: "Running it again." })),
+      ...[1, 2, 3, 4].map((i) => toolCallStream("bash", { command: "exit 1" }, { id: `c${i}`, text: "Running it again." })),
       textStream("The parent carries on regardless.")
     ])
-    const env = { LOOPGUARD_SUBAGENTS_ENABLED: "true", LOOPGUARD_SUBAGENTS_SHARE_OF_REMAINING: "1", LOOPGUARD_TRY_BEST_ENABLED: "true" }
+    // (The breaker off, so no cooldown step sits between the failing runs.)
+    const env = { LOOPGUARD_SUBAGENTS_ENABLED: "true", LOOPGUARD_SUBAGENTS_SHARE_OF_REMAINING: "1", LOOPGUARD_TRY_BEST_ENABLED: "true", LOOPGUARD_BREAKER_ENABLED: "false" }
     const r = await cli(["run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "ship it", "--cwd", workdir()], env)
     expect(r.code).toBe(1)
-    // The parent model was not asked to carry on: p0 and the child's three requests only.
-    expect(server.requests).toHaveLength(4)
+    // The parent model was not asked to carry on: p0 and the child's four requests only.
+    expect(server.requests).toHaveLength(5)
     expect(r.stdout).toContain("try-best paused the run")
     expect(r.stdout).toMatch(/a sub-agent \(run\/task-0-1\) paused: bash_retry/)
     expect(r.stdout).toContain("── paused:")
