@@ -171,6 +171,27 @@ describe("loopguard audit", () => {
     expect(o.exit).toEqual({ reason: "try_best_paused", step: 3 })
   }, 30_000)
 
+  test("one event seen by many detectors is one timeline entry and one lead in --json", async () => {
+    const file = write("one-event.jsonl", [
+      { type: "user", text: "fix the tests" },
+      ...[1, 2, 3, 4].flatMap((i) => [step("Running the tests again.", [call(`t${i}`, "npm test")]), result(`t${i}`, "FAIL src/a.test.ts\n1 failed", 1)]),
+      step("They still fail.")
+    ])
+    const human = await audit(file)
+    const stepTwo = human.stdout.split("\n").filter((l) => /^ {2}step {4}2 /.test(l))
+    expect(stepTwo).toHaveLength(1)
+    expect(human.stdout).toContain("also seen by: ")
+    expect(human.stdout).toMatch(/\d+ events? \(\d+ detector findings: /)
+    const { objects } = await auditJson(file)
+    const o = objects[0] as unknown as { incidents: ReadonlyArray<JsonIncident & { lead: boolean }> }
+    expect(o.incidents.filter((i) => i.step === 2).length).toBeGreaterThan(3)
+    const leadsBy = new Map<number, number>()
+    for (const i of o.incidents) if (i.lead) leadsBy.set(i.step, (leadsBy.get(i.step) ?? 0) + 1)
+    expect([...new Set(o.incidents.map((i) => i.step))].map((s) => leadsBy.get(s))).toEqual([...new Set(o.incidents.map((i) => i.step))].map(() => 1))
+    // The event's lead is what does the most (the breaker's degrade), not a note about it.
+    expect(o.incidents.find((i) => i.step === 2 && i.lead)).toMatchObject({ detector: "breaker", action: "degrade" })
+  }, 30_000)
+
   test("a generation that repeats itself is cut in the stream at its own step", async () => {
     const file = write("text-repeat.jsonl", [
       { type: "user", text: "go" },
@@ -308,7 +329,9 @@ describe("loopguard audit", () => {
     ])
     const { stdout, code } = await audit(file)
     expect(code).toBe(0)
-    expect(stdout).toMatch(/step\s+2\s+bash-retry\s+note\s+bash_retry: `make` has failed 3 times/)
+    // Step 2 is one event seen by several detectors: one entry, the others named after it.
+    expect(stdout).toMatch(/step\s+2\s+breaker\s+degrade\s+3 consecutive tool failures/)
+    expect(stdout).toMatch(/also seen by: .*bash-retry note/)
     expect(stdout).toMatch(/step\s+3\s+bash-retry\s+pause\s+bash_retry: `make` has failed 4 times/)
     expect(stdout).toContain(`${file}: 4 steps, `)
     expect(stdout).toContain("first exit try_best_paused at step 3")

@@ -6,12 +6,12 @@
  * status line while the model is silent,
  * colour on a terminal and NO_COLOR, and `--session` resuming a kept session.
  */
-import { afterAll, afterEach, describe, expect, test } from "bun:test"
+import { describe, expect, test } from "bun:test"
 import { repeatLoop, startScriptedServer, textStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { startTmux, tmuxPath, type Pane, type TmuxServer } from "./tmux/tmux-driver.js"
+import { terminalEnv, terminalScratch } from "./tmux/terminal-fixture.js"
+import { startTmux, tmuxPath, type Pane } from "./tmux/tmux-driver.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const TMUX = tmuxPath()
@@ -44,39 +44,15 @@ const conversation = (body: { messages?: ReadonlyArray<WireMessage> }): Scripted
   return textStream("Second answer, after the loop.")
 }
 
-const servers: Array<ScriptedServer> = []
-const terminals: Array<TmuxServer> = []
-const dirs: Array<string> = []
-afterEach(async () => {
-  for (const t of terminals.splice(0)) t.close()
-  await Promise.all(servers.splice(0).map((s) => s.close()))
-})
-afterAll(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
-})
-
-const tempDir = () => {
-  const d = mkdtempSync(join(tmpdir(), "lg-chat-"))
-  dirs.push(d)
-  return d
-}
-
-/** The environment of a person's terminal: no LOOPGUARD_* settings, colour decided by the terminal. */
-const terminalEnv = (extra: Readonly<Record<string, string>> = {}): Record<string, string> => {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k.startsWith("LOOPGUARD_") || k === "NO_COLOR" || k === "FORCE_COLOR" || k.startsWith("TMUX")) continue
-    env[k] = v
-  }
-  return { ...env, TERM: "xterm-256color", ...extra }
-}
+const { servers, terminals, tempDir } = terminalScratch("lg-chat-")
 
 let sockets = 0
 const openChat = (server: ScriptedServer, sessionDir: string, cwd: string, extra: { readonly args?: ReadonlyArray<string>; readonly env?: Record<string, string> } = {}) => {
   const tmux = startTmux(TMUX!, `lg-chat-${process.pid}-${++sockets}`)
   terminals.push(tmux)
   const argv = [process.execPath, "run", join(ROOT, "packages/cli/src/main.ts"), "chat", "--base-url", server.baseURL, "--model", server.modelId, "--session-dir", sessionDir, "--cwd", cwd, ...(extra.args ?? [])]
-  return tmux.start("chat", argv, { cwd: ROOT, env: terminalEnv(extra.env) })
+  // The shell question at the start has its own tests (terminal-newcomer-tmux.test.ts): chosen here.
+  return tmux.start("chat", argv, { cwd: ROOT, env: terminalEnv({ LOOPGUARD_TOOLS_CHAT_SHELL: "run", ...extra.env }) })
 }
 
 const count = (haystack: string, needle: string) => haystack.split(needle).length - 1

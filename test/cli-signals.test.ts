@@ -39,7 +39,7 @@ const until = async (what: () => boolean, ms = 20_000) => {
 }
 
 describe("loopguard run and signals", () => {
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  for (const [signal, code, cause] of [["SIGINT", 130, "cancelled by the user (Ctrl-C)"], ["SIGTERM", 143, "stopped by a shutdown request (SIGTERM)"]] as const) {
     test(`${signal} during a reply: the request is closed, the report says cancelled, exit ${code}`, async () => {
       const server = await startScriptedServer([stalled])
       try {
@@ -50,6 +50,8 @@ describe("loopguard run and signals", () => {
         expect(ended.code).toBe(code)
         expect(run.out.stdout).toContain("── stopped: cancelled ·")
         expect(run.out.stdout).toContain("CancelledError")
+        // The report says which of the causes it was: a person, a shutdown.
+        expect(run.out.stdout).toContain(cause)
         expect(run.out.stderr).toContain(`${signal}: cancelling the run`)
         expect(run.out.stderr).not.toMatch(/\bat .*\.ts:\d+/)
         await server.requests[0]!.done

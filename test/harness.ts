@@ -15,6 +15,7 @@ import {
   RunLoop,
   SessionProcessor,
   SessionStore,
+  ToolGate,
   Tools,
   type LlmShape,
   type LoopguardConfig,
@@ -45,6 +46,8 @@ export const makeHarness = async (
     readonly fallbackModelId?: string
     /** The session store (default: a fresh in-memory one). */
     readonly store?: Layer.Layer<SessionStore, SessionStoreError>
+    /** A ToolGate of the test's own (default: loopguard's doom-loop gate). */
+    readonly toolGate?: Layer.Layer<ToolGate>
     /** Extra endpoint options (an API key, response limits). */
     readonly endpoint?: Pick<EndpointOptions, "apiKey" | "limits">
   } = {}
@@ -64,7 +67,8 @@ export const makeHarness = async (
     configLayer,
     Events.layerCollect(events),
     options.permission ?? Permission.layerDeny,
-    options.store ?? SessionStore.layerMemory
+    options.store ?? SessionStore.layerMemory,
+    options.toolGate ?? Layer.empty
   )
   const fallback = options.fallbackModelId
     ? FallbackLLM.fromLLM(layerOpenAICompatible({ baseURL: server.baseURL, modelId: options.fallbackModelId, providerId: "scripted" }))

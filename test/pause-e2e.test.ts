@@ -128,6 +128,9 @@ describe("continue", () => {
     expect(outcome.pauses[0]!.incident.detail).toContain("exit 1")
     // The original turn is still there: same session, not a fresh one.
     expect(contentText(server.requests[6]!.body.messages.find((m: WireMessage) => m.role === "user"))).toBe("Make the build pass.")
+    // The pause notice stored on the paused reply reaches the model with that reply.
+    const replies = server.requests[6]!.body.messages.filter((m: WireMessage) => m.role === "assistant").map(contentText)
+    expect(replies.some((t: string) => t.includes(NOTICE))).toBe(true)
     expect(outcome.results.map((r) => r.report.reason)).toEqual(["try_best_paused", "final"])
     expect(outcome.exitCode).toBe(0)
   })
@@ -163,6 +166,9 @@ describe("hand-off", () => {
     const brief = lastUserText(server.requests[6]!.body)
     expect(brief).toContain("Claude Code CLI")
     expect(brief).toContain("claude -p")
+    // It names the skill and the tool that runs it.
+    expect(brief).toContain("`handoff_claude_code` tool")
+    expect(brief).toContain("built-in `claude-code` skill")
     expect(brief).toContain("Deploy the site.")
     expect(brief).toContain("Run the completion check `test -d .`")
     expect(brief).toContain("Re-run the failing command")

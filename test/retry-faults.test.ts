@@ -78,10 +78,10 @@ describe("rate limits (429) follow the server's hint", () => {
 })
 
 describe("server errors (5xx)", () => {
-  // The request budget allows fewer retries than the server budget: the request count shows
-  // which one governed. Both counts are tried so neither can pass by coincidence.
+  // The request budget allows fewer retries than the server budget's default 8: the request count
+  // shows which one governed. Both counts are tried so neither can pass by coincidence.
   test.each([1, 3])("a request-phase 500 uses the request budget (request.maxRetries = %d), then fails clearly", async (maxRetries) => {
-    const config = fastRetry({ request: { maxRetries }, server: { maxRetries: 6 } })
+    const config = fastRetry({ request: { maxRetries } })
     const always500: ScriptedResponse = httpError(500, { body: { error: { message: "upstream crashed", type: "server_error" } } })
     await withHarness(() => always500, { config }, async (h) => {
       const { report } = await h.run(runLoop())
@@ -97,6 +97,19 @@ describe("server errors (5xx)", () => {
       expect(report.error?.message).toContain("upstream crashed")
       expect(report.error?.message).toMatch(/\b500\b/)
       expect(report.error?.message).toMatch(new RegExp(`${maxRetries} retr`))
+    })
+  })
+
+  test("a request-phase 500 with retry.server's limit set: the server budget governs it (count and delays)", async () => {
+    const config = fastRetry({ request: { maxRetries: 4 }, server: { maxRetries: 2 } })
+    const always500: ScriptedResponse = httpError(500, { body: { error: { message: "upstream crashed", type: "server_error" } } })
+    await withHarness(() => always500, { config }, async (h) => {
+      const { report } = await h.run(runLoop())
+      expect(h.server.requests.length).toBe(3)
+      const attempts = attemptsOf(h.events)
+      expect(attempts.map((a) => [a.phase, a.kind, a.maxRetries])).toEqual([["request", "server", 2], ["request", "server", 2]])
+      expect(attempts.map((a) => a.delayMs)).toEqual([FAST_INITIAL_MS.server, FAST_INITIAL_MS.server * 2])
+      expect(report.reason).toBe("model_error")
     })
   })
 

@@ -176,6 +176,29 @@ describe("tool calls written in text (issue 11 item 1)", () => {
   }, 30_000)
 })
 
+describe("a text call naming a tool alias", () => {
+  test("MCP-XML naming `python` is renamed to run_python_code and run, not rolled back as leaked markup", async () => {
+    const ran: Array<unknown> = []
+    const pythonTool: ToolDefinition = {
+      spec: { name: "run_python_code", description: "run python", inputSchema: { type: "object", properties: { code: { type: "string" } } } },
+      run: async (input) => (ran.push(input), { state: "completed", output: "2" })
+    }
+    const h = await makeHarness([textStream(`Computing.\n${mcp("python", `{"code": "print(1+1)"}`)}`), textStream("It is 2.")], { tools: [pythonTool] })
+    try {
+      const { result } = await h.run(run("What is 1+1?"))
+      // Renamed, and its arguments repaired as a structured call's would be (`code` → `code_block`).
+      expect(ran).toEqual([{ code_block: "print(1+1)", sandbox_id: "default" }])
+      expect(result.report.reason).toBe("final")
+      expect(result.incidents.some((i) => i.detector === "rollback")).toBe(false)
+      expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "text-tool-call", action: "executed" }))
+      const call = sent(h, 1).find((x) => x.role === "assistant" && x.tool_calls)?.tool_calls?.[0]
+      expect(call?.function.name).toBe("run_python_code")
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+})
+
 describe("text tool calls in a shadow replay (audit)", () => {
   test("reported as would-execute; the recorded reply is left as it was", async () => {
     const { auditConfig, auditFile } = await import("@loopguard/effect/audit")

@@ -114,7 +114,7 @@ describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
     if (!("dir" in mount)) throw new Error(mount.reason)
     // Distinct words, so the repetition monitor has nothing to cut: the reply alone outgrows the disk.
     const server = await startScriptedServer([textStream(Array.from({ length: 25_000 }, (_, i) => `w${i}`).join(" "))])
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_")))
+    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_"))), OPENAI_API_KEY: "sk-test-disk-full" }
     const cli = (args: ReadonlyArray<string>) =>
       new Promise<{ code: number | null; out: string; err: string }>((done) => {
         const child = spawn(process.execPath, ["run", "packages/cli/src/main.ts", ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] })
@@ -187,7 +187,8 @@ describe("two loopguard run processes on one session", () => {
     )
     const dir = mkdtempSync(join(tmpdir(), "lg-two-"))
     mkdirSync(join(dir, "cwd"))
-    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_")))
+    // A key, so the only stderr line is the one about the session (no missing-key warning).
+    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_"))), OPENAI_API_KEY: "sk-test-two-writers" }
     const cli = (prompt: string) =>
       spawn(process.execPath, ["run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", prompt, "--cwd", join(dir, "cwd"), "--session-dir", dir], {
         cwd: ROOT,

@@ -48,7 +48,8 @@ describe("sub-agents over HTTP", () => {
       expect(JSON.stringify(parentAgain.messages)).toContain("Sub-agent completed (final) after 2 step(s), 100 tokens.\\nsrc holds a.ts and b.ts.")
       expect(sh.ran).toEqual(["ls src"])
       expect(r.report.reason).toBe("final")
-      expect(r.report.stepsUsed).toBe(2)
+      // The parent's 2 steps and the child's 2: the child's count against the parent's cap, as its tokens do.
+      expect(r.report.stepsUsed).toBe(4)
       expect(r.report.tokens.total).toBe(320)
       expect(r.report.subagents).toEqual([
         { sessionId: "s/task-0-1", step: 0, depth: 1, status: "completed", reason: "final", stepsUsed: 2, tokens: { input: 100, output: 0, total: 100 }, costUsd: null }

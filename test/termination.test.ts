@@ -151,6 +151,21 @@ describe("library cancellation", () => {
   }, 30_000)
 })
 
+describe("the report names why a run was cancelled", () => {
+  test("a deadline the caller set (AbortSignal.timeout) is not reported as the user's cancel", async () => {
+    const stalled = { type: "stream", chunks: [{ text: "Looking" }, { text: " more" }], stallAfterChunks: 1, stallMs: 60_000 } as const
+    const h = await makeHarness([stalled])
+    try {
+      const signal = AbortSignal.timeout(1_500)
+      const r = await h.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "go", signal }) }))
+      expect(r.report.reason).toBe("cancelled")
+      expect(r.report.error?.message).toBe("stopped because the caller's deadline passed (its abort signal timed out)")
+    } finally {
+      await h.close()
+    }
+  }, 30_000)
+})
+
 describe("budgets and the report", () => {
   const shell: ToolDefinition = {
     spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },

@@ -39,7 +39,8 @@ export const layerOpenAICompatible = (options: EndpointOptions): Layer.Layer<LLM
   const provider = createOpenAICompatible({
     name: providerId,
     baseURL: options.baseURL,
-    apiKey: options.apiKey ? Redacted.value(options.apiKey) : "none",
+    // No key, no Authorization header (the provider leaves it out): never a made-up `Bearer none`.
+    ...(options.apiKey ? { apiKey: Redacted.value(options.apiKey) } : {}),
     includeUsage: true,
     fetch: limitedFetch(limitsOf(options))
   })

@@ -147,6 +147,19 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
     } satisfies Endpoint
   })
 
+/**
+ * Said once, when the first request is about to go: an endpoint without a key is sent no
+ * Authorization header at all (a local server may need none), and the person learns why a server
+ * that wants one refuses.
+ */
+export const warnIfNoApiKey = (endpoint: Pick<Endpoint, "apiKeyEnv" | "secrets">): void => {
+  if (endpoint.secrets.length > 0) return
+  const state = process.env[endpoint.apiKeyEnv] === undefined ? "not set" : "empty"
+  process.stderr.write(
+    `loopguard: warning: ${endpoint.apiKeyEnv} is ${state}: requests go without an API key (no Authorization header); set it, or name another variable with --api-key-env\n`
+  )
+}
+
 /** `--json` and `--quiet` name two different outputs; asking for both is a usage error. */
 export const outputFlags = (json: boolean, quiet: boolean): Effect.Effect<"json" | "quiet" | "human", UsageError> =>
   json && quiet ? Effect.fail(new UsageError({ message: "--json and --quiet: choose one output" })) : Effect.succeed(json ? "json" : quiet ? "quiet" : "human")

@@ -93,7 +93,7 @@ export const outputOf = (options: Pick<SessionOptions, "json" | "output">): Outp
 /** A store failure (second writer, disk full, corrupt record) stays typed: the command decides the exit status. */
 export const runSessionWith = (options: SessionOptions, first: RunInput, next: NextRunInput): Effect.Effect<ReadonlyArray<RunResult>, SessionStoreError> => {
   const redact = makeRedactor(options.secrets ?? [])
-  const print = options.write ?? ((l: string) => console.log(l))
+  const print = options.write ?? ((l: string) => void process.stdout.write(l + "\n"))
   // The last gate before the terminal: whatever path a string took, it is redacted here.
   const write = (line: string) => print(redact(line))
   const mode = outputOf(options)

@@ -129,7 +129,7 @@ describe("the bash tool", () => {
       Effect.runPromise(makeTools(builtinTools(dir, 20_000, options), 20_000).execute({ id: "c", name: "bash", input: { command } }))
     const asked: Array<string> = []
     const no = viaRuntime({ approve: terminalApproval(true, async (q) => (asked.push(q), "n")) })
-    expect(await no(`touch ${marker}`)).toEqual({ state: "error", output: "", error: "the user did not approve this command; it was not run" })
+    expect(await no(`touch ${marker}`)).toEqual({ state: "error", output: "", error: "the user did not approve this command; it was not run", notRun: true })
     expect(asked[0]).toContain(`touch ${marker}`)
     const headless = viaRuntime({ approve: terminalApproval(false, async () => "y") })
     expect((await headless(`touch ${marker}`)).error).toMatch(/no terminal to ask on/)

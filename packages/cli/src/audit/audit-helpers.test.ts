@@ -1,26 +1,30 @@
 import { describe, expect, test } from "bun:test"
-import type { LoopguardEvent } from "@loopguard/effect"
+import type { Incident } from "@loopguard/core/report"
 import { toJsonLine, shortDetail } from "./format.js"
-import { byStep, incidentsOf, userTurns } from "@loopguard/effect/audit"
+import { auditIncidentOf, byStep, userTurns } from "@loopguard/effect/audit"
 import { parseTrace, traceToSteps } from "@loopguard/core/trace"
 
-const incident = (step: number, detector: string, action: string, detail: unknown = {}): LoopguardEvent => ({ type: "incident", step, detector, action, kind: "loop", detail })
+const incident = (step: number, detector: string, action: string, detail: unknown = {}): Incident =>
+  ({ step, detector, action, kind: "loop", detail }) as Incident
 
-describe("incidentsOf", () => {
+describe("auditIncidentOf", () => {
   test("incidents keep the step the RunLoop gave them, sorted stably by step; details become objects", () => {
     const got = byStep(
-      incidentsOf([
+      [
         incident(3, "text-loop", "mild", { count: 1 }),
         incident(2, "repeated-action", "note", { count: 3 }),
-        incident(3, "doom-loop", "fail-non-interactive", "raw"),
-        { type: "step.started", step: 3, attempt: 1 }
-      ])
+        incident(3, "doom-loop", "fail-non-interactive", "raw")
+      ].map(auditIncidentOf)
     )
     expect(got).toEqual([
       { step: 2, detector: "repeated-action", action: "note", kind: "loop", detail: { count: 3 } },
       { step: 3, detector: "text-loop", action: "mild", kind: "loop", detail: { count: 1 } },
       { step: 3, detector: "doom-loop", action: "fail-non-interactive", kind: "loop", detail: { value: "raw" } }
     ])
+  })
+
+  test("an incident filed without a kind gets the kind its detector and action mean", () => {
+    expect(auditIncidentOf({ step: 0, detector: "cancel", action: "stop" }).kind).toBe("fault")
   })
 })
 

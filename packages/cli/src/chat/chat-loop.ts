@@ -128,6 +128,6 @@ export const onInterrupt = (ctx: ChatContext, state: ChatState): "cancelled" | "
   const c = state.controller
   if (c === null || c.signal.aborted) return "quit"
   ctx.renderer.line(ctx.style.yellow("cancelling the turn… (Ctrl-C again to quit)"))
-  c.abort()
+  c.abort("SIGINT")
   return "cancelled"
 }

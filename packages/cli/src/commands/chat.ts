@@ -12,11 +12,13 @@ import { randomBytes } from "node:crypto"
 import { initialChatState, type ChatContext } from "../chat/chat-context.js"
 import { greeting, onInterrupt, runChat } from "../chat/chat-loop.js"
 import { linesFor } from "../chat/line-source.js"
-import { endpointFlags, prepareEndpoint } from "../endpoint.js"
+import { endpointFlags, prepareEndpoint, warnIfNoApiKey } from "../endpoint.js"
 import { RunFailed, UsageError } from "../errors.js"
 import { takeOverSigint } from "../sigint.js"
 import { storeFailure } from "../store-target.js"
 import { onFirstSignal } from "../signals.js"
+import { chooseShell, SHELL_WORDS, toolsFor } from "../chat/shell-choice.js"
+import { askOnTerminal } from "../pause/pause-prompt.js"
 import { colourWanted, makeRenderer, makeStyle, priceOf, secretValues, terminalSafe } from "../render/index.js"
 
 const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/
@@ -49,16 +51,21 @@ export const chatCommand = Command.make(
   "chat",
   {
     ...endpointFlags,
-    session: Flag.String("session").pipe(Flag.optional, Flag.withDescription("resume this session (kept in --session-dir)"))
+    session: Flag.String("session").pipe(Flag.optional, Flag.withDescription("resume this session (kept in --session-dir DIR or --store URL)"))
   },
   (flags) =>
     Effect.gen(function* () {
-      const endpoint = yield* prepareEndpoint(flags)
-      if (Option.isSome(flags.session) && endpoint.storeTarget === null) {
+      const prepared = yield* prepareEndpoint(flags)
+      if (Option.isSome(flags.session) && prepared.storeTarget === null) {
         return yield* new UsageError({ message: "--session needs --session-dir DIR or --store URL (where the session is kept)" })
       }
-      const store = endpoint.store ?? makeMemoryStore()
-      const resumed = Option.isSome(flags.session) ? yield* loadResumed(store, flags.session.value, endpoint.storeTarget ?? "") : []
+      const store = prepared.store ?? makeMemoryStore()
+      const resumed = Option.isSome(flags.session) ? yield* loadResumed(store, flags.session.value, prepared.storeTarget ?? "") : []
+      warnIfNoApiKey(prepared)
+      // An unapproved shell in the current folder is offered only after the person said so (on a terminal).
+      const terminal = process.stdin.isTTY === true && process.stderr.isTTY === true
+      const shell = yield* Effect.promise(() => chooseShell(prepared.config, prepared.cwd, terminal, askOnTerminal))
+      const endpoint = { ...prepared, tools: toolsFor(shell, prepared.cwd, prepared.config, prepared.apiKeyEnv) }
       const style = makeStyle(colourWanted(process.stdout.isTTY === true, process.env))
       const renderer = makeRenderer({
         mode: "human",
@@ -66,6 +73,7 @@ export const chatCommand = Command.make(
         out: (t) => void process.stdout.write(t),
         price: priceOf(endpoint.config, endpoint.modelId),
         live: process.stdout.isTTY === true,
+        stallLimitMs: endpoint.config.stream.chunkTimeoutMs,
         secrets: [...new Set([...endpoint.secrets, ...secretValues(process.env, [endpoint.apiKeyEnv])])]
       })
       const lines = linesFor(process.stdin, process.stdout)
@@ -81,7 +89,7 @@ export const chatCommand = Command.make(
         env: process.env
       }
       const state = initialChatState()
-      for (const l of [...greeting(ctx, resumed.length), ...recap(resumed).map((l) => style.dim(l))]) renderer.line(l)
+      for (const l of [...greeting(ctx, resumed.length), style.dim(SHELL_WORDS[shell]), ...recap(resumed).map((l) => style.dim(l))]) renderer.line(l)
       const onSigint = () => {
         if (onInterrupt(ctx, state) === "quit") {
           lines.close()
@@ -90,8 +98,8 @@ export const chatCommand = Command.make(
       }
       // SIGTERM (SIGINT is chat's own, above): end the running turn with its report, then the chat;
       // the process exits 143 (signals.ts).
-      const release = onFirstSignal(() => {
-        state.controller?.abort()
+      const release = onFirstSignal((signal) => {
+        state.controller?.abort(signal)
         lines.close()
       })
       const end = yield* Effect.scoped(Effect.andThen(takeOverSigint(onSigint), runChat(ctx, state))).pipe(

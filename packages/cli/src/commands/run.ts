@@ -5,7 +5,7 @@
  */
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { endpointFlags, outputFlags, prepareEndpoint } from "../endpoint.js"
+import { endpointFlags, outputFlags, prepareEndpoint, warnIfNoApiKey } from "../endpoint.js"
 import { RunFailed, UsageError } from "../errors.js"
 import { runWithPausePolicy } from "../pause/index.js"
 import { onFirstSignal } from "../signals.js"
@@ -16,7 +16,7 @@ export const runCommand = Command.make(
   {
     ...endpointFlags,
     prompt: Flag.String("prompt").pipe(Flag.optional, Flag.withDescription("the user turn (leave out to resume --session as it was left)")),
-    session: Flag.String("session").pipe(Flag.withDefault("run"), Flag.withDescription("session id in the store (default: run)")),
+    session: Flag.String("session").pipe(Flag.withDefault("run"), Flag.withDescription("session id in the store named by --session-dir DIR or --store URL (default: run)")),
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print only JSON Lines: every event, then the report")),
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("print only the answer and the exit line"))
   },
@@ -31,12 +31,14 @@ export const runCommand = Command.make(
         const kept = yield* endpoint.store.messages(flags.session).pipe(Effect.mapError(storeFailure))
         if (kept.length === 0) return yield* new UsageError({ message: `--prompt is required: there is no stored session ${flags.session} to resume` })
       }
+      warnIfNoApiKey(endpoint)
       // First SIGINT/SIGTERM: cancel the run (the step and its tools are interrupted, the report is
       // printed, exit 130/143); a second one quits at once (signals.ts).
       const controller = new AbortController()
       const release = onFirstSignal((signal) => {
-        process.stderr.write(`\nloopguard: ${signal}: cancelling the run (send it again to quit at once)\n`)
-        controller.abort()
+        // A closed stdout (SIGPIPE) has no one to tell: the run just ends.
+        if (signal !== "SIGPIPE") process.stderr.write(`\nloopguard: ${signal}: cancelling the run (send it again to quit at once)\n`)
+        controller.abort(signal)
       })
       const outcome = yield* runWithPausePolicy({
         signal: controller.signal,

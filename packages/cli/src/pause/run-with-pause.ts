@@ -79,7 +79,7 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
   Effect.gen(function* () {
     // Pause notices and refusals quote the incident: the same last gate as the run's own lines.
     const redact = makeRedactor(options.secrets ?? [])
-    const print = options.write ?? ((l: string) => console.log(l))
+    const print = options.write ?? ((l: string) => void process.stdout.write(l + "\n"))
     const write = (l: string) => print(redact(l))
     const printWarning = options.warn ?? ((l: string) => process.stderr.write(l + "\n"))
     const warn = (l: string) => printWarning(redact(l))

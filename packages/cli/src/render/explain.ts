@@ -200,5 +200,7 @@ const RETRY_KINDS: Readonly<Record<string, string>> = {
 export const explainRetry = (e: { readonly kind: string; readonly attempt: number; readonly maxRetries: number | null; readonly delayMs: number }): string =>
   `${RETRY_KINDS[e.kind] ?? "The request failed"}; loopguard waits ${(e.delayMs / 1000).toFixed(1)} s and tries again (attempt ${e.attempt}${e.maxRetries !== null ? ` of ${e.maxRetries}` : ""}).`
 
-export const explainTerminal = (e: { readonly kind: string; readonly message: string }): string =>
-  `${RETRY_KINDS[e.kind] ?? "The request failed"} and retrying would not help: ${clip(e.message, 120)}`
+export const explainTerminal = (e: { readonly kind: string; readonly message: string; readonly uiMessage?: string | undefined }): string =>
+  e.uiMessage !== undefined
+    ? `${e.uiMessage} (${clip(e.message, 120)})`
+    : `${RETRY_KINDS[e.kind] ?? "The request failed"} and retrying would not help: ${clip(e.message, 120)}`

@@ -91,6 +91,40 @@ test("on a terminal a live status line says what the step waits for, and is eras
   expect(text.endsWith("\r\u001b[2K  · step 3 · 0 tokens · 2.0 s\n")).toBe(true)
 })
 
+/** A live renderer on a fake clock, one step started: what it wrote, and the clock to move. */
+const liveStep = (options: { readonly stallLimitMs?: number } = {}) => {
+  const w = { text: "", clock: 0 }
+  const r = makeRenderer({ mode: "human", style: makeStyle(false), out: (t) => (w.text += t), price: null, now: () => w.clock, live: true, ...options })
+  r.startTurn()
+  r.onEvent({ type: "step.started", step: 0, attempt: 1 })
+  return { r, w }
+}
+
+test("a silent model is shown as silent, for how long and until when; mid-reply the line goes below the text", () => {
+  const { r, w } = liveStep({ stallLimitMs: 480_000 })
+  w.clock += 12_000
+  r.refresh()
+  expect(w.text).toEndWith("· the model has sent nothing for 12 s (loopguard gives up after 8 min of silence)")
+  r.onPart({ type: "text-delta", text: "Looking at the files" })
+  w.clock += 1_000
+  const before = w.text
+  r.refresh()
+  expect(w.text).toBe(before)
+  w.clock += 64_000
+  r.refresh()
+  expect(w.text).toEndWith("Looking at the files\n\r\u001b[2K  · step 1 · 0 tokens · 1 min 17 s · the model has sent nothing for 1 min 5 s (loopguard gives up after 8 min of silence)")
+  r.onPart({ type: "text-delta", text: " again." })
+  expect(w.text).toEndWith("of silence)\r\u001b[2K again.")
+})
+
+test("a running tool is not the model's silence", () => {
+  const { r, w } = liveStep()
+  r.onEvent({ type: "tool.started", step: 0, callId: "c", name: "bash", input: { command: "make" } })
+  w.clock += 30_000
+  r.refresh()
+  expect(w.text).toEndWith("· running bash")
+})
+
 test("piped (not live), refresh never writes", () => {
   const s = setup("human")
   s.r.onEvent({ type: "step.started", step: 0, attempt: 1 })

@@ -18,6 +18,19 @@ import type { Style } from "./style.js"
 
 export type OutputMode = "human" | "quiet" | "json"
 
+/** A silence shorter than this is ordinary pacing, not worth a line. */
+const SHOW_SILENCE_AFTER_MS = 3_000
+const DEFAULT_STALL_LIMIT_MS = 480_000
+
+/** `9 s`, `2 min 5 s`, `8 min`. */
+export const formatSeconds = (ms: number): string => {
+  const total = Math.floor(ms / 1000)
+  if (total < 60) return `${total} s`
+  const minutes = Math.floor(total / 60)
+  const seconds = total % 60
+  return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`
+}
+
 export interface RendererOptions {
   readonly mode: OutputMode
   readonly style: Style
@@ -33,6 +46,11 @@ export interface RendererOptions {
    */
   readonly live?: boolean
   readonly liveEveryMs?: number
+  /**
+   * The longest silence between two stream chunks before loopguard gives up (`stream.chunkTimeoutMs`):
+   * a silent model is shown with how long it has been silent and this limit. Default 480000.
+   */
+  readonly stallLimitMs?: number
   /** Values never shown (the API key and other credentials of the environment), even when the model repeats them. */
   readonly secrets?: ReadonlyArray<string>
 }
@@ -103,9 +121,21 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
   let waitingFor: string | null = null
   let timer: ReturnType<typeof setInterval> | null = null
 
+  /** When the model last sent anything (or the step last began to wait for it). */
+  let lastHeardAt = now()
   const totals = () => formatTotals({ steps: step + 1, tokens: meter.tokens(), costUsd: meter.cost(), elapsedMs: now() - turnStart }, "step")
+  /** While the model is silent: for how long, and when loopguard gives up (a tool's own time is not the model's silence). */
+  const silence = (): string | null => {
+    const quietMs = now() - lastHeardAt
+    if (quietMs < SHOW_SILENCE_AFTER_MS || (waitingFor !== null && !waitingFor.startsWith("waiting for the model"))) return null
+    return `the model has sent nothing for ${formatSeconds(quietMs)} (loopguard gives up after ${formatSeconds(options.stallLimitMs ?? DEFAULT_STALL_LIMIT_MS)} of silence)`
+  }
   const refresh = () => {
-    if (options.live === true && human && inStep && waitingFor !== null) sink.live(style.dim(`  · ${totals()} · ${waitingFor}`))
+    if (options.live !== true || !human || !inStep) return
+    const quiet = silence()
+    // Mid-reply, the line is only shown once the stream has gone quiet; it then starts below the text.
+    if (waitingFor === null && quiet !== null) sink.liveBelow(style.dim(`  · ${totals()} · ${quiet}`))
+    else if (waitingFor !== null) sink.live(style.dim(`  · ${totals()} · ${quiet ?? waitingFor}`))
   }
   const startTimer = () => {
     if (options.live !== true || timer !== null) return
@@ -124,9 +154,13 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
       inStep = true
       step = e.step
       waitingFor = "waiting for the model"
+      lastHeardAt = now()
       startTimer()
     } else if (e.type === "tool.started") waitingFor = `running ${terminalSafe(e.name)}`
-    else if (e.type === "tool.finished") waitingFor = "waiting for the model"
+    else if (e.type === "tool.finished") {
+      waitingFor = "waiting for the model"
+      lastHeardAt = now()
+    }
     else if (e.type === "step.finished") {
       inStep = false
       waitingFor = null
@@ -150,6 +184,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
   // Only a step's own reply counts and shows: the goal gate's evaluator and summary calls are not the answer.
   const onPart = (p: StreamPart): void => {
     if (!inStep) return
+    lastHeardAt = now()
     if (p.type === "finish" && p.usage !== undefined) return meter.add(p.usage)
     if (!human) return
     if (p.type === "text-delta" || p.type === "reasoning-delta") {

@@ -58,6 +58,8 @@ export const reportDetails = (r: RunReport, style: Style): ReadonlyArray<string>
   const tag = r.error ? ` (${terminalSafe(r.error.tag)})` : ""
   if (r.blockedAt && r.status !== "completed") lines.push(`   stopped at: ${terminalSafe(stepsFromOne(r.blockedAt))}${tag}`)
   else if (r.error) lines.push(`   what went wrong: ${terminalSafe(r.error.message)}${tag}`)
+  // The same failure in words for people, when it says more than the raw message.
+  if (r.error?.uiMessage !== undefined && r.error.uiMessage !== r.error.message) lines.push(`   in short: ${terminalSafe(r.error.uiMessage)}`)
   if (r.status !== "completed") {
     if (r.completed.length > 0) lines.push(`   done so far: ${terminalSafe(r.completed.slice(-5).join("; "))}`)
     lines.push(`   next: ${terminalSafe(r.suggestedNextStep)}`)

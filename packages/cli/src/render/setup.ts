@@ -54,6 +54,7 @@ export const rendererFor = (setup: RendererSetup): Renderer => {
     out,
     price: priceOf(setup.config, setup.modelId),
     live: setup.write === undefined && isTTY,
+    stallLimitMs: setup.config.stream.chunkTimeoutMs,
     secrets: [...new Set([...(setup.secrets ?? []).filter((v) => v !== ""), ...secretValues(setup.env ?? process.env, setup.secretNames ?? [])])].sort(
       (a, b) => b.length - a.length
     )

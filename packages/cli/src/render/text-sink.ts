@@ -18,6 +18,8 @@ export interface TextSink {
   readonly closeBlock: () => void
   /** Overwrites the live line (only when the cursor is at the start of a line). */
   readonly live: (text: string) => void
+  /** The live line even mid-line: the open line is ended first, and the text goes on below it. */
+  readonly liveBelow: (text: string) => void
   readonly eraseLive: () => void
 }
 
@@ -64,6 +66,11 @@ export const makeTextSink = (out: (text: string) => void, style: Style, secrets:
     closeBlock,
     live: (text) => {
       if (!atLineStart) return
+      out(`${ERASE_LINE}${text}`)
+      liveShown = true
+    },
+    liveBelow: (text) => {
+      if (!atLineStart) write("\n")
       out(`${ERASE_LINE}${text}`)
       liveShown = true
     },

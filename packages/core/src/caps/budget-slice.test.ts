@@ -24,10 +24,10 @@ describe("budgetSlice", () => {
     expect(budgetSlice(parent, used(1, 100, 0), options)).toBeNull()
   })
 
-  test("a child's spending joins the parent's meter, steps apart", () => {
-    const m = addChildUsage(used(3, 100, 0.01), { tokens: { input: 40, output: 10, total: 50 }, costUsd: 0.02 })
-    expect([m.stepsUsed, m.tokens.total, m.costUsd]).toEqual([3, 150, 0.03])
-    expect(addChildUsage(used(3, 100, 0.01), { tokens: { input: 0, output: 0, total: 0 }, costUsd: null }).costUsd).toBeNull()
+  test("a child's spending joins the parent's meter, its steps too", () => {
+    const m = addChildUsage(used(3, 100, 0.01), { stepsUsed: 2, tokens: { input: 40, output: 10, total: 50 }, costUsd: 0.02 })
+    expect([m.stepsUsed, m.tokens.total, m.costUsd]).toEqual([5, 150, 0.03])
+    expect(addChildUsage(used(3, 100, 0.01), { stepsUsed: 0, tokens: { input: 0, output: 0, total: 0 }, costUsd: null }).costUsd).toBeNull()
   })
 })
 

@@ -39,9 +39,16 @@ export const budgetSlice = (parent: CapPolicy, used: UsageMeter, options: SliceO
   }
 }
 
-/** The parent's meter after a child returned: its tokens and cost added, not its steps. */
-export const addChildUsage = (meter: UsageMeter, child: { readonly tokens: UsageMeter["tokens"]; readonly costUsd: number | null }): UsageMeter => ({
+/**
+ * The parent's meter after a child returned: its steps, tokens and cost added, so a sub-agent's
+ * work counts against the parent's step cap (`--max-steps`) and budgets as the parent's own would.
+ */
+export const addChildUsage = (
+  meter: UsageMeter,
+  child: { readonly stepsUsed: number; readonly tokens: UsageMeter["tokens"]; readonly costUsd: number | null }
+): UsageMeter => ({
   ...meter,
+  stepsUsed: meter.stepsUsed + child.stepsUsed,
   tokens: { input: meter.tokens.input + child.tokens.input, output: meter.tokens.output + child.tokens.output, total: meter.tokens.total + child.tokens.total },
   costUsd: meter.costUsd === null || child.costUsd === null ? null : meter.costUsd + child.costUsd
 })

@@ -64,7 +64,7 @@ describe("usage meter", () => {
     expect([parent.stepsUsed, parent.tokens.total]).toEqual([1, 10])
     expect([child.stepsUsed, child.tokens.total]).toEqual([2, 4])
     const rolled = addChildUsage(parent, child)
-    expect([rolled.stepsUsed, rolled.tokens.total]).toEqual([1, 14])
+    expect([rolled.stepsUsed, rolled.tokens.total]).toEqual([3, 14])
     expect(rolled.costUsd).toBeCloseTo((parent.costUsd ?? 0) + (child.costUsd ?? 0), 12)
     expect(parent.tokens.total).toBe(10)
   })

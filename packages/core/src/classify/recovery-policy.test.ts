@@ -121,9 +121,18 @@ describe("tool-call recoveries", () => {
 
 describe("exits without retry", () => {
   test("failed keeps an existing error", () => {
-    const d = decideRecovery(initRecovery(), input(cls("failed"), { error: { name: "APICallError", message: "401 bad key" } }))
-    expect(d.action).toEqual({ type: "exit", reason: "model_error", error: { tag: "APICallError", message: "401 bad key" } })
+    const d = decideRecovery(initRecovery(), input(cls("failed"), { error: { name: "APICallError", message: "401 bad key", status: 401 } }))
+    expect(d.action).toMatchObject({ type: "exit", reason: "model_error", error: { tag: "APICallError", message: "401 bad key" } })
+    // And says it for people, with what to do.
+    expect(d.action).toMatchObject({ error: { uiMessage: expect.stringContaining("check the API key") } })
   })
+  test("failed on a recorded cancel (Ctrl-C) ends cancelled, not model_error", () => {
+    const d = decideRecovery(initRecovery(), input(cls("failed"), { error: { name: "CancelledError", message: "cancelled: interrupted before the reply finished" } }))
+    expect(d.action).toEqual({ type: "exit", reason: "cancelled", error: { tag: "CancelledError", message: "cancelled: interrupted before the reply finished" } })
+    const aborted = decideRecovery(initRecovery(), input(cls("failed"), { error: { name: "AbortError", message: "aborted", aborted: true } }))
+    expect(aborted.action).toMatchObject({ type: "exit", reason: "cancelled" })
+  })
+
   test("failed without an error records ModelError", () => {
     const d = decideRecovery(initRecovery(), input(cls("failed"), { finish: "error" }))
     expect(d.action.type === "exit" && d.action.error?.tag).toBe("ModelError")

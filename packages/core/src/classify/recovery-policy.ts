@@ -5,6 +5,7 @@
  * A small state machine whose state is only counters, so it serializes with the session and a
  * resumed run keeps its budgets. All counters are per user turn (`onNewUserTurn`).
  */
+import { uiMessageOf } from "../retry/ui-message.js"
 import type { ExitReason } from "../model/exit.js"
 import type { ExclusionReason, ReminderKind } from "../model/message.js"
 import type { FinishReason, NormalizedError } from "../model/stream.js"
@@ -70,6 +71,8 @@ export interface RecoveryInput {
 export interface ExitError {
   readonly tag: string
   readonly message: string
+  /** The failure in words for people, with what to do (`message` is the provider's own). */
+  readonly uiMessage?: string
 }
 
 export type RecoveryAction =
@@ -213,10 +216,15 @@ export const decideRecovery = (state: RecoveryState, input: RecoveryInput): Reco
       })
     case "failed": {
       const existing = input.error
+      // A reply cut by a cancel (a person's Ctrl-C, recorded as CancelledError) is not a model
+      // failure: a replayed or resumed one ends the run the way the live cancel did.
+      if (existing !== undefined && (existing.aborted === true || existing.name === "CancelledError")) {
+        return { state, action: { type: "exit", reason: "cancelled", error: { tag: "CancelledError", message: existing.message } } }
+      }
       const error: ExitError =
         existing === undefined
           ? { tag: "ModelError", message: classification.reason }
-          : { tag: existing.name ?? "ModelError", message: existing.message }
+          : { tag: existing.name ?? "ModelError", message: existing.message, uiMessage: uiMessageOf(existing) }
       const protocol = existing !== undefined && isProtocolError(existing)
       return { state, action: { type: "exit", reason: protocol ? "protocol" : "model_error", error } }
     }

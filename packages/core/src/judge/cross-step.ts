@@ -128,7 +128,14 @@ export class CrossStepDetectors {
     messages: ReadonlyArray<Message>,
     reply: AssistantMessage,
     step: number,
-    ctx: { readonly final: boolean; readonly costUsd: number | null; readonly toolsPaused?: boolean; readonly compacted?: boolean },
+    ctx: {
+      readonly final: boolean
+      readonly costUsd: number | null
+      readonly toolsPaused?: boolean
+      readonly compacted?: boolean
+      /** The reply was cut in the stream for repeating itself: its own recovery handles it, and it is not one more step of a text loop. */
+      readonly cutForRepetition?: boolean
+    },
     /** What the caller keeps of `messages` step by step (the RunLoop's history view); made from `messages` when absent. */
     kept?: KeptHistory
   ): AfterStep {
@@ -177,7 +184,7 @@ export class CrossStepDetectors {
       else exit = { reason: "idle", error: { tag: "IdleLoopError", message: String(loops.stop["detail"]) } }
     }
 
-    if (config.text_loop.enabled) {
+    if (config.text_loop.enabled && ctx.cutForRepetition !== true) {
       const loop = TextLoopDetector.consume(this.textLoop, reply, { cropped }, { ...config.text_loop, prefixes: TEXT_LOOP_PREFIXES })
       this.textLoop = loop.state
       if (loop.trigger) {

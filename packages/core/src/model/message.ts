@@ -35,6 +35,11 @@ export interface ToolPart {
   readonly diff?: string
   /** Executed by the provider (not by us): never holds the loop waiting. */
   readonly providerExecuted?: boolean
+  /**
+   * The call was answered without running (refused by a cap, the breaker's cooldown, a gate, a
+   * person's no, cut-off arguments): `error` says why. Nothing it would have done happened.
+   */
+  readonly notRun?: boolean
 }
 
 export type AssistantPart = TextPart | ReasoningPart | ToolPart

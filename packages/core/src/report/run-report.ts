@@ -11,6 +11,8 @@ import type { IncidentKind } from "./incident-kind.js"
 export interface ReportError {
   readonly tag: string
   readonly message: string
+  /** What went wrong in words for people, and what to do (the `message` is the provider's or the tool's own). */
+  readonly uiMessage?: string
 }
 
 /** Same shape as an audit incident (docs/trace-format.md). */

@@ -60,3 +60,27 @@ describe("lastToolFailure", () => {
     expect(r.blockedAt).toContain("tool bash")
   })
 })
+
+describe("calls that never ran and shell writes", () => {
+  const messages: ReadonlyArray<Message> = [
+    { role: "user", id: "u0", text: "go" },
+    step(0, [call("bash", { command: "rm -rf build" }, { state: "error", error: "not run: tool execution is paused after repeated tool failures", notRun: true })]),
+    step(1, [call("bash", { command: "echo hi >> marker.txt" }, { output: "", exitCode: 0 }), call("bash", { command: "./gen.sh && rm -rf out" }, { output: "", exitCode: 0 })]),
+    step(2, [call("bash", { command: "npm test" }, { state: "error", error: "the user did not approve this command; it was not run", notRun: true })])
+  ]
+
+  test("a call answered without running is 'not run (why)', never 'ran … (did not finish)'", () => {
+    const work = summarizeWork(messages)
+    expect(work).toContain("not run `rm -rf build` (not run: tool execution is paused after repeated tool failures)")
+    expect(work).toContain("not run `npm test` (the user did not approve this command; it was not run)")
+    expect(work.join("\n")).not.toContain("did not finish")
+  })
+
+  test("a call not run is not where the work failed", () => {
+    expect(lastToolFailure(messages)).toBeNull()
+  })
+
+  test("the files a shell command line names are changed files", () => {
+    expect(changedFiles(messages)).toEqual(["marker.txt"])
+  })
+})

@@ -9,6 +9,7 @@ import { toolPartsOf } from "../model/message.js"
 import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "../try-best/options.js"
 import { classifyTool, failed, stringField } from "../try-best/tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
+import { shellWrittenPaths, writesUnnamedFiles } from "./shell-writes.js"
 
 export interface ToolFailure {
   readonly step: number
@@ -37,24 +38,53 @@ const firstLine = (text: string | undefined) => (text ?? "").split("\n").map((l)
 
 const editedPath = (part: ToolPart) => part.path ?? stringField(part.input, "path", "file_path", "filePath", "file")
 
-/** The files the run changed, in the order first changed. */
+/** What a finished, successful call wrote: an edit's path, or the files a shell command line names. */
+const writtenPaths = (part: ToolPart, options: TryBestOptions): Array<string> => {
+  if (part.state !== "completed" || part.notRun === true || failed(part)) return []
+  const kind = classifyTool(part, options)
+  if (kind.kind === "shell") return shellWrittenPaths(kind.command)
+  const path = kind.kind === "edit" ? editedPath(part) : undefined
+  return path === undefined ? [] : [path]
+}
+
+/** The files the run changed (edits and shell writes), in the order first changed. */
 export const changedFiles = (messages: ReadonlyArray<Message>, options: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS): Array<string> => {
   const files = new Set<string>()
-  for (const { part } of callsOf(messages)) {
-    if (part.state !== "completed" || failed(part) || classifyTool(part, options).kind !== "edit") continue
-    const path = editedPath(part)
-    if (path !== undefined) files.add(path)
-  }
+  for (const { part } of callsOf(messages)) for (const path of writtenPaths(part, options)) files.add(path)
   return [...files]
 }
 
-/** The achievements, newest facts winning: changed files, then passing checks, then other commands. */
+/** Successful shell commands that wrote files their command line does not name (`rm -rf build`, a script). */
+export const unnamedShellWrites = (messages: ReadonlyArray<Message>, options: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS): Array<string> => {
+  const commands = new Set<string>()
+  for (const { part } of callsOf(messages)) {
+    if (part.state !== "completed" || part.notRun === true || failed(part)) continue
+    const kind = classifyTool(part, options)
+    if (kind.kind === "shell" && writesUnnamedFiles(kind.command)) commands.add(kind.command)
+  }
+  return [...commands]
+}
+
+/** Calls answered without running, by what they would have done: "not run `rm -rf build` ×2 (why)". */
+const notRunLines = (calls: ReadonlyArray<Call>, options: TryBestOptions): Array<string> => {
+  const seen = new Map<string, { times: number; why: string }>()
+  for (const { part } of calls) {
+    if (part.notRun !== true) continue
+    const kind = classifyTool(part, options)
+    const what = kind.kind === "shell" ? quote(kind.command) : kind.kind === "edit" && editedPath(part) !== undefined ? `${part.name} ${editedPath(part)}` : part.name
+    seen.set(what, { times: (seen.get(what)?.times ?? 0) + 1, why: firstLine(part.error) })
+  }
+  return [...seen].map(([what, n]) => `not run ${what}${n.times > 1 ? ` ×${n.times}` : ""}${n.why !== "" ? ` (${n.why})` : ""}`)
+}
+
+/** The achievements, newest facts winning: changed files, then passing checks, then other commands, then calls not run. */
 export const summarizeWork = (messages: ReadonlyArray<Message>, options: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS): Array<string> => {
   const matcher = verificationMatcher(options)
   const edits = new Map<string, number>()
   const commands = new Map<string, { runs: number; exitCode: number | null; verification: boolean }>()
-  for (const { part } of callsOf(messages)) {
-    if (part.state !== "completed" && part.state !== "error") continue
+  const calls = callsOf(messages)
+  for (const { part } of calls) {
+    if ((part.state !== "completed" && part.state !== "error") || part.notRun === true) continue
     const kind = classifyTool(part, options)
     if (kind.kind === "edit") {
       const path = editedPath(part)
@@ -71,12 +101,13 @@ export const summarizeWork = (messages: ReadonlyArray<Message>, options: TryBest
   const others = [...commands]
     .filter(([, c]) => !(c.verification && c.exitCode === 0))
     .map(([cmd, c]) => `ran ${quote(cmd)}${c.runs > 1 ? ` ×${c.runs}` : ""} (${c.exitCode === null ? "did not finish" : `exit ${c.exitCode}`}${c.runs > 1 ? ", last run" : ""})`)
-  return [...files, ...checks, ...others.slice(-10)].slice(-20)
+  return [...files, ...checks, ...others.slice(-10), ...notRunLines(calls, options).slice(-5)].slice(-20)
 }
 
 /** The last tool call that failed, with its step and tool. */
 export const lastToolFailure = (messages: ReadonlyArray<Message>, options: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS): ToolFailure | null => {
-  const last = callsOf(messages).filter(({ part }) => (part.state === "completed" || part.state === "error") && failed(part)).at(-1)
+  // A call answered without running is not where the work failed.
+  const last = callsOf(messages).filter(({ part }) => (part.state === "completed" || part.state === "error") && part.notRun !== true && failed(part)).at(-1)
   if (last === undefined) return null
   const { step, part } = last
   const kind = classifyTool(part, options)

@@ -34,9 +34,15 @@ describe("DEFAULT_RETRY_BUDGETS (SPEC §5 table)", () => {
 
 describe("budgetNameFor (SPEC order)", () => {
   const d = (phase: "request" | "stream", kind: RetryKind, scope: RetryScope = "live-step") => ({ phase, kind, scope })
-  test("request phase always uses the request budget, even for network errors", () => {
+  test("by default the request phase uses the request budget, even for network errors", () => {
     expect(budgetNameFor(d("request", "network", "request"))).toBe("request")
     expect(budgetNameFor(d("request", "rate_limit", "max-judge"))).toBe("request")
+  })
+  test("a kind's budget marked everyPhase (a config set its limit) governs its kind in the request phase", () => {
+    const budgets = { ...DEFAULT_RETRY_BUDGETS, rateLimit: { ...DEFAULT_RETRY_BUDGETS.rateLimit, everyPhase: true } }
+    expect(budgetNameFor(d("request", "rate_limit", "request"), budgets)).toBe("rateLimit")
+    expect(budgetNameFor(d("request", "server", "request"), budgets)).toBe("request")
+    expect(budgetNameFor(d("request", "stream", "request"), budgets)).toBe("request")
   })
   test("network beats Max-mode scopes in the stream phase", () => {
     expect(budgetNameFor(d("stream", "network", "max-candidate"))).toBe("network")

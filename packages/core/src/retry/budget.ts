@@ -16,6 +16,12 @@ export interface RetryBudget {
   readonly maxDelayMs: number
   /** The computed backoff is multiplied by a factor drawn from [1 − jitter, 1 + jitter). */
   readonly jitterRatio: number
+  /**
+   * A kind's budget (`network`, `server`, `rateLimit`, `unknown`) that governs its kind in the
+   * request phase too, not only in the stream phase. Set when a config names the budget: the knob a
+   * user sets for a kind of failure governs that failure wherever it happens.
+   */
+  readonly everyPhase?: boolean
 }
 
 export const RETRY_BUDGET_NAMES = [
@@ -50,12 +56,27 @@ export const DEFAULT_RETRY_BUDGETS: RetryBudgets = {
   rateLimit: { mode: "bounded", maxRetries: 5, deadlineMs: 15 * MINUTE, initialDelayMs: 2 * SECOND, maxDelayMs: 5 * MINUTE, jitterRatio: 0.1 }
 }
 
+/** The budgets named after a kind of failure, by that kind. */
+export const KIND_BUDGETS: Readonly<Partial<Record<RetryDecision["kind"], RetryBudgetName>>> = {
+  network: "network",
+  server: "server",
+  rate_limit: "rateLimit",
+  unknown: "unknown"
+}
+
 /**
- * Which budget governs a decision, in the order docs/retry.md lists them. The request phase always uses `request` (even
- * for a network error); in the stream phase a network error is persistent even inside Max mode.
+ * Which budget governs a decision. The request phase uses `request` (even for a network error)
+ * unless the kind's own budget is marked `everyPhase` (a config set it); in the stream phase a
+ * network error is persistent even inside Max mode.
  */
-export const budgetNameFor = (decision: Pick<RetryDecision, "phase" | "scope" | "kind">): RetryBudgetName => {
-  if (decision.phase === "request") return "request"
+export const budgetNameFor = (
+  decision: Pick<RetryDecision, "phase" | "scope" | "kind">,
+  budgets: RetryBudgets = DEFAULT_RETRY_BUDGETS
+): RetryBudgetName => {
+  if (decision.phase === "request") {
+    const own = KIND_BUDGETS[decision.kind]
+    return own !== undefined && budgets[own].everyPhase === true ? own : "request"
+  }
   if (decision.kind === "network") return "network"
   if (decision.scope === "max-candidate") return "maxCandidate"
   if (decision.scope === "max-judge") return "maxJudge"
@@ -69,7 +90,7 @@ export const budgetNameFor = (decision: Pick<RetryDecision, "phase" | "scope" | 
 export const budgetFor = (
   decision: Pick<RetryDecision, "phase" | "scope" | "kind">,
   budgets: RetryBudgets = DEFAULT_RETRY_BUDGETS
-): RetryBudget => budgets[budgetNameFor(decision)]
+): RetryBudget => budgets[budgetNameFor(decision, budgets)]
 
 /** A server hint is never followed more eagerly than this. */
 export const MIN_HINT_DELAY_MS = 100

@@ -13,7 +13,7 @@ describe("mergeRetryConfig", () => {
       { rateLimit: { maxRetries: 8, jitterRatio: 0.2 } },
       { rateLimit: { initialDelayMs: 100, jitterRatio: 0 } }
     )
-    expect(merged.rateLimit).toEqual({ ...DEFAULT_RETRY_BUDGETS.rateLimit, maxRetries: 8, initialDelayMs: 100, jitterRatio: 0 })
+    expect(merged.rateLimit).toEqual({ ...DEFAULT_RETRY_BUDGETS.rateLimit, maxRetries: 8, initialDelayMs: 100, jitterRatio: 0, everyPhase: true })
     for (const name of RETRY_BUDGET_NAMES.filter((n) => n !== "rateLimit")) expect(merged[name]).toEqual(DEFAULT_RETRY_BUDGETS[name])
   })
 
@@ -22,6 +22,14 @@ describe("mergeRetryConfig", () => {
     expect(mergeRetryConfig(DEFAULT_RETRY_BUDGETS, { network: { noDeadline: true } }, { network: { deadlineMs: 5_000 } }).network.deadlineMs).toBe(5_000)
     expect(mergeRetryConfig(DEFAULT_RETRY_BUDGETS, { server: { noDeadline: true } }, { server: { maxRetries: 2 } }).server).toMatchObject({ deadlineMs: null, maxRetries: 2 })
     expect(mergeRetryConfig(DEFAULT_RETRY_BUDGETS, { server: { noDeadline: false } }).server.deadlineMs).toBe(DEFAULT_RETRY_BUDGETS.server.deadlineMs)
+  })
+
+  test("a kind's budget governs the request phase too once a limit of its own is set, not for a delay alone", () => {
+    expect(mergeRetryConfig(DEFAULT_RETRY_BUDGETS, { rateLimit: { maxRetries: 1 } }).rateLimit.everyPhase).toBe(true)
+    expect(mergeRetryConfig(DEFAULT_RETRY_BUDGETS, {}, { network: { mode: "bounded" } }).network.everyPhase).toBe(true)
+    expect(mergeRetryConfig(DEFAULT_RETRY_BUDGETS, { server: { initialDelayMs: 5 } }).server.everyPhase).toBeUndefined()
+    expect(mergeRetryConfig(DEFAULT_RETRY_BUDGETS, { request: { maxRetries: 1 } }).request.everyPhase).toBeUndefined()
+    expect(mergeRetryConfig(DEFAULT_RETRY_BUDGETS, { jitterRatio: 0 }).server.everyPhase).toBeUndefined()
   })
 
   test("mode can be switched", () => {

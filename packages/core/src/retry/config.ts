@@ -5,6 +5,7 @@
  */
 import {
   DEFAULT_RETRY_BUDGETS,
+  KIND_BUDGETS,
   MAX_RETRIES_LIMIT,
   RETRY_BUDGET_NAMES,
   type RetryBudget,
@@ -49,9 +50,24 @@ const applyBudget = (base: RetryBudget, patch: RetryBudgetConfig | undefined): R
     deadlineMs,
     initialDelayMs: patch.initialDelayMs ?? base.initialDelayMs,
     maxDelayMs: patch.maxDelayMs ?? base.maxDelayMs,
-    jitterRatio: patch.jitterRatio ?? base.jitterRatio
+    jitterRatio: patch.jitterRatio ?? base.jitterRatio,
+    ...(base.everyPhase !== undefined ? { everyPhase: base.everyPhase } : {})
   }
 }
+
+const KIND_BUDGET_NAMES: ReadonlyArray<RetryBudgetName> = Object.values(KIND_BUDGETS)
+
+/** The fields that say how many times or for how long: setting one hands the kind to its own budget. */
+const LIMIT_FIELDS = ["mode", "maxRetries", "deadlineMs", "noDeadline"] as const
+
+/**
+ * A kind's budget whose limit a section sets (how many times, how long) governs its kind in every
+ * phase: `retry.rateLimit.maxRetries: 1` then bounds a 429 before the first byte as well as one mid-stream.
+ */
+const markNamed = (budget: RetryBudget, name: RetryBudgetName, sections: ReadonlyArray<RetryConfig | undefined>): RetryBudget =>
+  KIND_BUDGET_NAMES.includes(name) && sections.some((s) => LIMIT_FIELDS.some((f) => s?.[name]?.[f] !== undefined))
+    ? { ...budget, everyPhase: true }
+    : budget
 
 /** A section's patch for one budget, its section-wide `jitterRatio` filled in where the budget sets none. */
 const sectionPatch = (section: RetryConfig | undefined, name: RetryBudgetName): RetryBudgetConfig | undefined => {
@@ -64,7 +80,8 @@ const sectionPatch = (section: RetryConfig | undefined, name: RetryBudgetName): 
 export const mergeRetryConfig = (defaults: RetryBudgets, top?: RetryConfig, providerOverride?: RetryConfig): RetryBudgets => {
   const out = {} as Record<RetryBudgetName, RetryBudget>
   for (const name of RETRY_BUDGET_NAMES) {
-    out[name] = applyBudget(applyBudget(defaults[name], sectionPatch(top, name)), sectionPatch(providerOverride, name))
+    const merged = applyBudget(applyBudget(defaults[name], sectionPatch(top, name)), sectionPatch(providerOverride, name))
+    out[name] = markNamed(merged, name, [top, providerOverride])
   }
   return out
 }

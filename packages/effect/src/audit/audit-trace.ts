@@ -6,7 +6,7 @@
 import { formatTraceProblem, readTraceText, traceToSteps, type TraceFormat, type TraceReplay } from "@loopguard/core/trace"
 import { ConfigService } from "../config/ConfigService.js"
 import type { LoopguardConfig } from "../config/schema.js"
-import { Events, type LoopguardEvent } from "../events/Events.js"
+import { Events } from "../events/Events.js"
 import { loopguardLayer } from "../layers.js"
 import { Permission } from "../processor/ToolGate.js"
 import { layerReplay } from "../replay/layer.js"
@@ -17,7 +17,7 @@ import type { LLM } from "../llm/LLM.js"
 import type { Tools } from "../tools/Tools.js"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { auditConfig } from "./audit-config.js"
-import { byStep, incidentsOf, withReplySteps, type AuditIncident } from "./incidents.js"
+import { auditIncidentOf, byStep, withReplySteps, type AuditIncident } from "./incidents.js"
 
 export interface AuditedFile {
   readonly _tag: "audited"
@@ -72,12 +72,12 @@ export interface ShadowReplayInput {
 /** Runs the RunLoop in shadow mode over `input`; the incidents it published (by step) and its first exit. */
 export const shadowReplay = (input: ShadowReplayInput, config: LoopguardConfig) =>
   Effect.gen(function* () {
-    // Only incidents are reported: the other events of a long replay are not kept.
-    const events: Array<LoopguardEvent> = []
+    // The run's own incident list is the audit's (incidents have one door: the report's are the
+    // published ones), so the events of a long replay need not be kept at all.
     const deps = Layer.mergeAll(
       input.replay,
       Layer.succeed(ConfigService, config),
-      Events.layerCallback((e) => void (e.type === "incident" && events.push(e))),
+      Events.layerCallback(() => undefined),
       Permission.layerDeny,
       Layer.succeed(SessionStore, SessionStore.of(input.store))
     )
@@ -91,7 +91,7 @@ export const shadowReplay = (input: ShadowReplayInput, config: LoopguardConfig) 
       })
     })
     const result = yield* Effect.provide(run, loopguardLayer(deps))
-    return { incidents: byStep(incidentsOf(events)), exit: exitOf(result) }
+    return { incidents: byStep(result.incidents.map(auditIncidentOf)), exit: exitOf(result) }
   })
 
 /** Replays parsed trace steps through the real RunLoop in shadow mode; the incidents it raised and its first exit. */

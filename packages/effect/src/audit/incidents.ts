@@ -3,8 +3,7 @@
  * tool results, raised it; `detail` is always an object).
  */
 import type { AssistantMessage, Message } from "@loopguard/core/model"
-import type { IncidentKind } from "@loopguard/core/report"
-import type { LoopguardEvent } from "../events/Events.js"
+import { incidentKind, type Incident, type IncidentKind } from "@loopguard/core/report"
 
 export interface AuditIncident {
   readonly step: number
@@ -17,21 +16,14 @@ export interface AuditIncident {
 const asDetail = (d: unknown): Readonly<Record<string, unknown>> =>
   d !== null && typeof d === "object" && !Array.isArray(d) ? (d as Record<string, unknown>) : d === undefined ? {} : { value: d }
 
-/** Every incident the run published (RunLoop's own and the ToolGate's doom-loop), in order. */
-export const incidentsOf = (events: ReadonlyArray<LoopguardEvent>): Array<AuditIncident> =>
-  events.flatMap((e) =>
-    e.type !== "incident"
-      ? []
-      : [
-          {
-            step: e.step,
-            detector: e.detector,
-            action: e.action,
-            kind: e.kind,
-            detail: asDetail(e.detail)
-          }
-        ]
-  )
+/** One of the run's incidents as the audit reports it: its kind filled in, its detail an object. */
+export const auditIncidentOf = (i: Incident): AuditIncident => ({
+  step: i.step,
+  detector: i.detector,
+  action: i.action,
+  kind: i.kind ?? incidentKind(i.detector, i.action),
+  detail: asDetail(i.detail)
+})
 
 /**
  * Crop markers name replies by the store's message ids; an audit reader thinks in trace steps,

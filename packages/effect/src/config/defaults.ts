@@ -57,7 +57,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   goal_gate: { enabled: false, maxChecks: 20 },
   completion_check: { command: null, timeoutMs: 300_000, maxFailures: 3 },
   store: { leaseMs: 30_000, busyTimeoutMs: 5_000, timeoutMs: 30_000 },
-  tools: { maxOutputChars: 20_000, envDeny: DEFAULT_ENV_DENY, envAllow: [], envPass: [], approveCommands: false },
+  tools: { maxOutputChars: 20_000, envDeny: DEFAULT_ENV_DENY, envAllow: [], envPass: [], approveCommands: false, chatShell: "ask" },
   input: { maxLineBytes: 8 * 1024 * 1024 },
   audit: { windowSteps: 256 },
   proxy: {

@@ -74,6 +74,12 @@ describe("loadConfig", () => {
     expect(r.config.try_best.edit_tools).toEqual(["edit", "write"])
   })
 
+  test("a library override without a flag is named by its path in errors", () => {
+    const r = loadConfig({ overrides: [{ path: "repeat.window", value: -1 }] })
+    expect(r._tag).toBe("error")
+    if (r._tag === "error") expect(r.errors.join("\n")).toContain('overrides["repeat.window"]')
+  })
+
   test("a bad file value names file:line and the field", () => {
     const r = loadConfig({ file: { path: "lg.json", text: `{\n  "repeat": {\n    "window": -3\n  }\n}` } })
     expect(r._tag).toBe("error")

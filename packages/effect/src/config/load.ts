@@ -17,8 +17,8 @@ export interface ConfigInput {
   /** Contents of a config file, with its path for error messages. */
   readonly file?: { readonly path: string; readonly text: string }
   readonly env?: Readonly<Record<string, string | undefined>>
-  /** Dotted path → value, e.g. from CLI flags: { "repeat.window": 300 }. */
-  readonly overrides?: ReadonlyArray<{ readonly path: string; readonly value: unknown; readonly flag: string }>
+  /** Values by dotted path, winning over file and env, e.g. from CLI flags: `[{ path: "repeat.window", value: 300, flag: "--window" }]`; an error names `flag`, else the path. */
+  readonly overrides?: ReadonlyArray<{ readonly path: string; readonly value: unknown; readonly flag?: string }>
 }
 
 export type ConfigResult =
@@ -152,7 +152,7 @@ export const loadConfig = (input: ConfigInput): ConfigResult => {
   for (const o of input.overrides ?? []) {
     const path = o.path.split(".")
     setPath(merged, path, o.value)
-    sources.set(o.path, { kind: "flag", name: o.flag })
+    sources.set(o.path, { kind: "flag", name: o.flag ?? `overrides[${JSON.stringify(o.path)}]` })
   }
 
   // Nothing set anywhere: the defaults, which decode to themselves (load.test.ts checks it). The

@@ -356,7 +356,13 @@ export const ToolsSection = Schema.Struct({
   /** Variables that look like credentials (by name or a URL with a password) but must reach the shell. */
   envPass: Names,
   /** Ask on the terminal before each shell command; without a terminal every command is refused. */
-  approveCommands: Schema.Boolean
+  approveCommands: Schema.Boolean,
+  /**
+   * What `loopguard chat` offers as a shell when `approveCommands` is off: `ask` (on a terminal, ask
+   * at the start; without one, as `run`), `run` (run commands without asking), `approve` (ask
+   * before each command), `off` (no shell tool).
+   */
+  chatShell: Schema.Literals(["ask", "run", "approve", "off"])
 })
 
 /** Reading line-oriented input (`audit` traces, `scan --jsonl`): one line's bytes are capped. */

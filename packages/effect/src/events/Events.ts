@@ -85,7 +85,9 @@ export const RetryTerminal = Schema.Struct({
   ...Ids,
   type: Schema.Literal("session.retry.terminal"),
   kind: Schema.String,
-  message: Schema.String
+  message: Schema.String,
+  /** The failure in words for people, with what to do (the message is the provider's own). */
+  uiMessage: Schema.optional(Schema.String)
 })
 export const TryBestDetected = Schema.Struct({
   provider: Ids.provider,

@@ -11,7 +11,7 @@
 import { ReplyBuilder, type AssistantMessage, type NormalizedError, type StreamPart } from "@loopguard/core/model"
 import type { GuardTrip } from "@loopguard/core/repeat"
 import type { Incident } from "@loopguard/core/report"
-import { isPrefillRejection } from "@loopguard/core/retry"
+import { isPrefillRejection, uiMessageOf } from "@loopguard/core/retry"
 import { Context, Data, Effect, Filter, Layer, Stream } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
 import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
@@ -139,10 +139,9 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         : []
 
       /** One attempt: stream, record, run tools, stop at the first trip. */
-      const attempt = (input: ProcessInput, request: LlmRequest, n: number) =>
+      const attempt = (input: ProcessInput, request: LlmRequest, n: number, incidents: Array<Incident>) =>
         Effect.gen(function* () {
           const reply = new ReplyBuilder(input.messageId(n), input.parentId, input.step, llm.modelId)
-          const incidents: Array<Incident> = []
           const monitors: Array<StreamMonitor> = [...baseMonitors, ...(input.monitors ?? [])].map((f) => f({ step: input.step, attempt: n }))
           const observer = new PartObserver(reply, monitors, progressOptions)
           const publishProgress = (force: boolean): Effect.Effect<void> => {
@@ -227,6 +226,8 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         let request = input.request
         let n = 0
         let last: AttemptResult | null = null
+        // Every attempt's incidents, replayed ones too: each was published, so each is in the report.
+        const stepIncidents: Array<Incident> = []
         let prefillDropped = false
         let stepRetries = 0
         const nextStatusAttempt = input.nextStatusAttempt ?? (() => ++stepRetries)
@@ -240,7 +241,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             }
             n += 1
             yield* events.publish({ type: "step.started", step: input.step, attempt: n })
-            const r = yield* attempt(input, request, n)
+            const r = yield* attempt(input, request, n, stepIncidents)
             last = r
             if (r.trip !== null || r.error === null) return r
             // A backend that rejects assistant prefill: once, at once, without the trailing assistant message.
@@ -309,7 +310,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
               last!.reply.setError(recorded)
               if (last!.reply.finish === undefined) last!.reply.setFinish("error")
               if (stop.reason === "not-retryable") {
-                yield* events.publish({ type: "session.retry.terminal", kind: stop.decision.kind, message: failure.error.message })
+                yield* events.publish({ type: "session.retry.terminal", kind: stop.decision.kind, message: failure.error.message, uiMessage: uiMessageOf(failure.error) })
               }
               return { type: "error", error: recorded } satisfies StepOutcome
             })
@@ -319,7 +320,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
         const message = last!.reply.build()
         yield* store.putAssistant(input.sessionId, message)
         yield* events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none" })
-        return { outcome, message, attempts: n, incidents: last!.incidents } satisfies ProcessResult
+        return { outcome, message, attempts: n, incidents: stepIncidents } satisfies ProcessResult
       })
 
       /** Every event of the call names its session and the model that served it (a fallback model included). */

@@ -1,13 +1,14 @@
 /**
- * Checked before each tool call runs. Today: upstream OpenCode's doom_loop — the same tool with
- * the same input three times in one reply asks the Permission service; a non-interactive agent
- * (no one to ask) is denied, which stops the step.
+ * Checked before each tool call runs. The default gate: upstream OpenCode's doom_loop — the same
+ * tool with the same input three times in one reply asks the Permission service; a non-interactive
+ * agent (no one to ask) is denied, which stops the step. A gate of one's own may also refuse one
+ * call and let the run go on.
  */
 import { doomLoop } from "@loopguard/core/loops"
 import { type AssistantMessage } from "@loopguard/core/model"
+import type { Incident } from "@loopguard/core/report"
 import { Context, Effect, Layer } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
-import { Events, stampIds } from "../events/Events.js"
 import type { ToolCall } from "../tools/Tools.js"
 
 export type PermissionAnswer = "allow" | "deny"
@@ -31,7 +32,21 @@ export class Permission extends Context.Service<
     Layer.succeed(Permission, Permission.of({ ask }))
 }
 
-export type ToolGateVerdict = { readonly _tag: "allow" } | { readonly _tag: "deny"; readonly reason: string }
+/** An incident the gate wants filed for its verdict; the processor files it under the step (one door: event and report). */
+export type ToolGateIncident = Omit<Incident, "step">
+
+/**
+ * The gate's answer for one call:
+ * - `allow`: the call runs;
+ * - `refuse`: this call is not run, the model reads `reason` as the call's result, and the run goes
+ *   on (the next call, the next step) — for a policy that says no to one call;
+ * - `deny`: the call is not run and the step stops; the run ends `doom_loop`.
+ * Each may carry an incident to file; a `refuse` or `deny` without one is filed as `tool-gate`.
+ */
+export type ToolGateVerdict =
+  | { readonly _tag: "allow"; readonly incident?: ToolGateIncident }
+  | { readonly _tag: "refuse"; readonly reason: string; readonly incident?: ToolGateIncident }
+  | { readonly _tag: "deny"; readonly reason: string; readonly incident?: ToolGateIncident }
 
 /** Checked before each tool call runs: a doom loop asks Permission or, non-interactive, is denied. */
 export class ToolGate extends Context.Service<
@@ -43,7 +58,6 @@ export class ToolGate extends Context.Service<
     Effect.gen(function* () {
       const config = yield* ConfigService
       const permission = yield* Permission
-      const events = stampIds(yield* Events)
       const allow: ToolGateVerdict = { _tag: "allow" }
       return ToolGate.of({
         beforeCall: Effect.fn("ToolGate.beforeCall")(function* (reply, call, step) {
@@ -54,18 +68,17 @@ export class ToolGate extends Context.Service<
           const answer: PermissionAnswer = interactive
             ? yield* permission.ask({ kind: "doom-loop", tool: loop.tool, input: loop.input, step })
             : "deny"
-          yield* events.publish({
-            type: "incident",
-            step,
+          const incident: ToolGateIncident = {
             detector: "doom-loop",
             kind: "loop",
             action: answer === "allow" ? "permission-granted" : interactive ? "permission-denied" : "fail-non-interactive",
             detail: { tool: loop.tool, input: loop.input, callId: call.id }
-          })
-          if (answer === "allow") return allow
+          }
+          if (answer === "allow") return { _tag: "allow", incident } satisfies ToolGateVerdict
           return {
             _tag: "deny",
-            reason: `doom loop: ${loop.tool} was called ${config.doom_loop.repeats} times with the same input in one reply`
+            reason: `doom loop: ${loop.tool} was called ${config.doom_loop.repeats} times with the same input in one reply`,
+            incident
           } satisfies ToolGateVerdict
         })
       })

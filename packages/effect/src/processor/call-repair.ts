@@ -30,6 +30,17 @@ export const makeCallRepair = (config: LoopguardConfig) => {
     return cached.map
   }
   return {
+    /**
+     * The names a call may use for the offered tools: the tools' own, and every alias that the
+     * repair renames to one of them (`python` → `run_python_code`), so a text call naming an alias
+     * is found, renamed and run like a structured one.
+     */
+    callableNames: (offered: ReadonlySet<string>): Set<string> => {
+      const names = new Set(offered)
+      if (!config.repair.enabled) return names
+      for (const [alias, target] of Object.entries(table.toolNameAliases)) if (offered.has(target)) names.add(alias)
+      return names
+    },
     apply: (part: ToolCallPart, system: string | undefined): { part: ToolCallPart; repairs: ReadonlyArray<string> } => {
       const input = part.input
       if (!config.repair.enabled || input === null || typeof input !== "object" || Array.isArray(input)) return { part, repairs: [] }

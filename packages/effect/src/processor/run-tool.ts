@@ -8,7 +8,8 @@
  *      names) → applied, filed as incidents; the stored call shows the arguments that ran;
  *   3. tools held back on this step (a tool-less cap step, the breaker's cooldown) → answered, not run;
  *   4. monitors' `beforeTool` (duplicate query) → not run, the step stops;
- *   5. the ToolGate (doom loop) → denied, the step stops; per-tool caps → answered, not run;
+ *   5. the ToolGate → refused: answered with its reason, not run, the step goes on; denied (doom
+ *      loop): not run, the step stops; per-tool caps → answered, not run;
  *   6. run it — written ahead to the store as `running` first, so a crash in between leaves a
  *      record that it may have run — record the result, let the monitors see the finished part.
  */
@@ -21,7 +22,7 @@ import type { SessionStoreError } from "../store/SessionStoreError.js"
 import type { Tools, ToolResult } from "../tools/Tools.js"
 import type { makeCallRepair } from "./call-repair.js"
 import type { MonitorTrip, StreamMonitor } from "./monitors.js"
-import type { ToolGate } from "./ToolGate.js"
+import type { ToolGate, ToolGateVerdict } from "./ToolGate.js"
 
 export type ToolCallPart = Extract<StreamPart, { type: "tool-call" }>
 
@@ -69,7 +70,7 @@ const clip = (s: string, n = 300): string => (s.length > n ? `${s.slice(0, n)}�
 
 /** Records a call that is not run, with the reason as its error. */
 const notRun = (ctx: ToolRunContext, id: string, error: string): void => {
-  ctx.reply.updateTool(id, (p) => ({ ...p, state: "error", error }))
+  ctx.reply.updateTool(id, (p) => ({ ...p, state: "error", error, notRun: true }))
 }
 
 /** Steps 1–2: refuse unreadable arguments, apply and file repairs. Null when the call was refused. */
@@ -135,7 +136,8 @@ const execute = (deps: ToolRunDeps, ctx: ToolRunContext, part: ToolCallPart) =>
       ...(result.exitCode !== undefined ? { exitCode: result.exitCode } : {}),
       ...(result.error !== undefined ? { error: result.error } : {}),
       ...(result.path !== undefined ? { path: result.path } : {}),
-      ...(result.diff !== undefined ? { diff: result.diff } : {})
+      ...(result.diff !== undefined ? { diff: result.diff } : {}),
+      ...(result.notRun === true ? { notRun: true } : {})
     }))
     yield* deps.events.publish({
       type: "tool.finished",
@@ -150,6 +152,24 @@ const execute = (deps: ToolRunDeps, ctx: ToolRunContext, part: ToolCallPart) =>
     return finished ? checkFinished(ctx.monitors, finished, ctx.step) : null
   })
 
+/**
+ * Step 5's gate verdict: its incident filed (event and report alike); a refused call answered with
+ * the gate's reason and the step going on; a denied call stopping the step.
+ */
+const applyGateVerdict = (deps: ToolRunDeps, ctx: ToolRunContext, part: ToolCallPart, verdict: ToolGateVerdict) =>
+  Effect.gen(function* () {
+    const fallback = verdict._tag === "allow" ? undefined : { detector: "tool-gate", action: verdict._tag === "refuse" ? "refused" : "denied", kind: "recovery" as const }
+    const incident = verdict.incident ?? fallback
+    if (incident !== undefined) {
+      const detail = verdict.incident?.detail ?? { tool: part.name, callId: part.id, ...(verdict._tag === "allow" ? {} : { reason: clip(verdict.reason) }) }
+      yield* fileIncident(deps, ctx, { ...incident, step: ctx.step, detail })
+    }
+    if (verdict._tag === "allow") return "run" as const
+    notRun(ctx, part.id, verdict.reason)
+    if (verdict._tag === "refuse") return null
+    return { outcome: "stop", monitor: "doom-loop", reason: verdict.reason } satisfies MonitorTrip
+  })
+
 /** One arrived tool call through every check, then run; a trip stops the step's stream. */
 export const runToolCall = (deps: ToolRunDeps, ctx: ToolRunContext, called: ToolCallPart): Effect.Effect<MonitorTrip | null, SessionStoreError> =>
   Effect.gen(function* () {
@@ -157,7 +177,7 @@ export const runToolCall = (deps: ToolRunDeps, ctx: ToolRunContext, called: Tool
     if (part === null) return null
     if (ctx.toolsPaused !== undefined) {
       notRun(ctx, part.id, ctx.toolsPaused)
-      yield* deps.events.publish({ type: "incident", step: ctx.step, detector: "tools-paused", action: "refused", kind: "recovery", detail: { tool: part.name, reason: ctx.toolsPaused } })
+      yield* fileIncident(deps, ctx, { step: ctx.step, detector: "tools-paused", action: "refused", kind: "recovery", detail: { tool: part.name, reason: ctx.toolsPaused } })
       return null
     }
     const before = checkBefore(ctx.monitors, part, ctx.step)
@@ -165,11 +185,9 @@ export const runToolCall = (deps: ToolRunDeps, ctx: ToolRunContext, called: Tool
       notRun(ctx, part.id, before.outcome === "halt" ? before.reason : "not run")
       return before
     }
-    const allowed = yield* deps.gate.beforeCall(ctx.reply.build(), { id: part.id, name: part.name, input: part.input }, ctx.step)
-    if (allowed._tag === "deny") {
-      notRun(ctx, part.id, allowed.reason)
-      return { outcome: "stop", monitor: "doom-loop", reason: allowed.reason } satisfies MonitorTrip
-    }
+    const verdict = yield* deps.gate.beforeCall(ctx.reply.build(), { id: part.id, name: part.name, input: part.input }, ctx.step)
+    const gated = yield* applyGateVerdict(deps, ctx, part, verdict)
+    if (gated !== "run") return gated
     const refusal = ctx.admitTool === undefined ? undefined : yield* ctx.admitTool(part.name)
     if (refusal !== undefined) {
       notRun(ctx, part.id, refusal)

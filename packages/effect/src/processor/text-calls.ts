@@ -38,7 +38,8 @@ export const runTextToolCalls = (
     const reply = ctx.reply.build()
     if (toolPartsOf(reply).length > 0) return null
     // The request's tools include the run's local ones (structured output, sub-agents).
-    const offered = new Set(request.tools.map((t) => t.name))
+    // An alias of an offered tool counts as offered: the repair renames it before it runs.
+    const offered = deps.repairs.callableNames(new Set(request.tools.map((t) => t.name)))
     if (offered.size === 0) return null
     const found = findTextToolCalls(textOf(reply), offered)
     if (found.calls.length === 0) return null

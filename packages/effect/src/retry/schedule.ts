@@ -88,7 +88,7 @@ export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule
           const error = options.normalize(input)
           // Each failure's own phase picks request or stream budgets: one schedule spans the step.
           const decision = decide(error, { now, ...(options.retryableStatuses !== undefined ? { retryableStatuses: options.retryableStatuses } : {}) })
-          const budget = budgetNameFor(decision)
+          const budget = budgetNameFor(decision, options.budgets)
           const replaySafe = options.replaySafe?.() ?? true
           if (
             decision.retryable &&

@@ -5,13 +5,14 @@
  */
 import { type UsageMeter } from "@loopguard/core/caps"
 import { type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
-import { blockedAtOf, buildReport, changedFiles, summarizeWork, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
+import { blockedAtOf, buildReport, changedFiles, summarizeWork, unnamedShellWrites, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
 import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "@loopguard/core/try-best"
+import { isContextOverflow } from "@loopguard/core/context"
 
 export type { Incident, RunReport }
 
 export interface ReportInput {
-  readonly exit: { readonly reason: ExitReason; readonly step: number; readonly error?: { readonly tag: string; readonly message: string } } | null
+  readonly exit: { readonly reason: ExitReason; readonly step: number; readonly error?: { readonly tag: string; readonly message: string; readonly uiMessage?: string } } | null
   readonly shadow: boolean
   readonly stepsUsed: number
   readonly meter: UsageMeter
@@ -32,9 +33,20 @@ export interface ReportInput {
 export const savedAtOf = (input: ReportInput, kinds: TryBestOptions): string => {
   if (input.workspace === undefined) return input.savedAt
   const files = changedFiles(input.messages, kinds)
-  const listed = files.length === 0 ? "no file changed" : `changed: ${files.slice(0, 10).join(", ")}${files.length > 10 ? ` and ${files.length - 10} more` : ""}`
+  const unnamed = unnamedShellWrites(input.messages, kinds)
+  const named = files.length === 0 ? [] : [`changed: ${files.slice(0, 10).join(", ")}${files.length > 10 ? ` and ${files.length - 10} more` : ""}`]
+  // A command that writes without naming its files still changed the workspace: say which command.
+  const byShell = unnamed.length === 0 ? [] : [`files written by ${unnamed.slice(0, 3).map((c) => `\`${c.length > 60 ? `${c.slice(0, 57)}...` : c}\``).join(", ")}${unnamed.length > 3 ? ` and ${unnamed.length - 3} more commands` : ""}`]
+  const listed = named.length + byShell.length === 0 ? "no file changed" : [...named, ...byShell].join("; ")
   return `session: ${input.savedAt}; workspace: ${input.workspace} (${listed})`
 }
+
+/** A run ended by a request that no longer fits the context is told so, not to fix its credentials. */
+const CONTEXT_FULL =
+  "The conversation no longer fits the model's context window, even with old tool outputs shortened and older steps summarised where possible: start a new session from a short summary of what was done, or use a model with a larger context window (compaction.contextTokens)."
+
+const suggestionFor = (exit: ReportInput["exit"]): string | undefined =>
+  exit?.error !== undefined && exit.reason === "model_error" && isContextOverflow({ message: exit.error.message }) ? CONTEXT_FULL : undefined
 
 /** The run's report from its exit, usage, messages and incidents. */
 export const makeReport = (input: ReportInput): RunReport => {
@@ -47,6 +59,7 @@ export const makeReport = (input: ReportInput): RunReport => {
     costUsd: input.meter.costUsd,
     completed: summarizeWork(input.messages, kinds),
     blockedAt: blockedAtOf(input.exit, reason, input.messages, kinds, input.incidents),
+    ...(suggestionFor(input.exit) !== undefined ? { suggestedNextStep: suggestionFor(input.exit)! } : {}),
     savedAt: savedAtOf(input, kinds),
     ...(input.exit?.error ? { error: input.exit.error } : {}),
     retries: input.retries,

@@ -7,6 +7,7 @@ import { initUsageMeter, type CapPolicy, type ModelPrice, type ToolCallCounts, t
 import { initRecovery, onNewUserTurn, type AgentRole, type RecoveryState } from "@loopguard/core/classify"
 import { type AssistantMessage, type ExitReason, type Message, type ReminderKind } from "@loopguard/core/model"
 import { DEFAULT_EPISODE_GAP, IncidentThrottle, incidentKind, type SubagentSummary } from "@loopguard/core/report"
+import type { OutputShrink } from "@loopguard/core/context"
 import { Effect } from "effect"
 import type { CompactorShape } from "../compaction/Compactor.js"
 import type { LoopguardConfig } from "../config/schema.js"
@@ -53,7 +54,7 @@ export interface RunServices {
 /** How a stage lets the step go on: `go` to the next stage, `next` to the next step, `stop` the run. */
 export type Flow = "go" | "next" | "stop"
 
-export type ExitError = { readonly tag: string; readonly message: string }
+export type ExitError = { readonly tag: string; readonly message: string; readonly uiMessage?: string }
 
 export interface RunContext {
   readonly input: RunInput
@@ -88,6 +89,10 @@ export interface RunContext {
   compactedSinceLastStep: boolean
   /** The compaction cap was reached and said so once. */
   compactionCapped: boolean
+  /** Old tool outputs are shortened in every later request (after an overflow compaction could not fix). */
+  outputShrink: OutputShrink | null
+  /** A sub-agent paused in this step: the pause is the person's, so the parent pauses too. */
+  childPause: { readonly detector: string; readonly detail: Readonly<Record<string, unknown>> } | null
   /** Calls admitted per tool (the per-tool caps). */
   toolCallCounts: ToolCallCounts
   /** Child runs started by the `task` tool; their usage is already in `meter`. */
@@ -161,6 +166,8 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     compactions: 0,
     compactedSinceLastStep: false,
     compactionCapped: false,
+    outputShrink: null,
+    childPause: null,
     toolCallCounts: {},
     subagents: [],
     nextId,

@@ -52,7 +52,7 @@ export interface RunExit {
   readonly reason: ExitReason
   /** The step at which the loop ended (or, in shadow mode, would first have ended). */
   readonly step: number
-  readonly error?: { readonly tag: string; readonly message: string }
+  readonly error?: { readonly tag: string; readonly message: string; readonly uiMessage?: string }
 }
 
 export interface RunResult {

@@ -9,7 +9,7 @@ import { checkCaps } from "./stages/caps.js"
 import { recoverOverflow } from "./stages/compact.js"
 import { applyCrossStep, runCrossStep } from "./stages/cross-step.js"
 import { executeStep, onStepTimeout } from "./stages/execute.js"
-import { applyOutcome, applyRollback, captureStructured, recordReply } from "./stages/outcome.js"
+import { applyOutcome, applyRollback, captureStructured, recordReply, applyChildPause } from "./stages/outcome.js"
 import { applyDecision, decideStep } from "./stages/recovery.js"
 import { prepareRequest } from "./stages/step-request.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
@@ -27,6 +27,7 @@ export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, Se
     const before: ReadonlyArray<Effect.Effect<Flow, SessionStoreError>> = [
       recoverOverflow(s, ctx, reply),
       applyOutcome(s, ctx, run.outcome, cap),
+      applyChildPause(s, ctx),
       applyRollback(s, ctx, reply, run.outcome),
       captureStructured(s, ctx, reply)
     ]
@@ -35,7 +36,8 @@ export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, Se
       if (f !== "go") return f
     }
     const decided = yield* decideStep(s, ctx, reply, run.outcome)
-    const after = yield* runCrossStep(s, ctx, reply, decided.action)
+    // A reply cut for repeating itself goes back to the top with its reminder: not one more text-loop step.
+    const after = yield* runCrossStep(s, ctx, reply, decided.action, run.outcome.type === "text-repeat")
     const applied = yield* applyDecision(s, ctx, reply, decided)
     if (applied !== "go") return applied
     return yield* applyCrossStep(s, ctx, after)

@@ -50,7 +50,8 @@ const ToolPart = Schema.Struct({
   error: Schema.optional(Schema.String),
   path: Schema.optional(Schema.String),
   diff: Schema.optional(Schema.String),
-  providerExecuted: Schema.optional(Schema.Boolean)
+  providerExecuted: Schema.optional(Schema.Boolean),
+  notRun: Schema.optional(Schema.Boolean)
 })
 
 const CropMarker = Schema.Struct({ from: Schema.String, to: Schema.String, key: Schema.String, truncated: Schema.Boolean })

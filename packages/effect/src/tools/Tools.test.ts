@@ -25,7 +25,7 @@ describe("Tools.execute", () => {
       authorize: async () => ({ allowed: false, reason: "not now" }),
       run: async () => ((ran = true), { state: "completed", output: "done" })
     }
-    expect(await Effect.runPromise(makeTools([tool], 1_000).execute(call))).toEqual({ state: "error", output: "", error: "not now" })
+    expect(await Effect.runPromise(makeTools([tool], 1_000).execute(call))).toEqual({ state: "error", output: "", error: "not now", notRun: true })
     expect(ran).toBe(false)
   })
 

@@ -15,6 +15,8 @@ export interface ToolResult {
   readonly error?: string
   readonly path?: string
   readonly diff?: string
+  /** The tool was not run (a refused authorization, an unknown tool): `error` says why. */
+  readonly notRun?: boolean
 }
 
 export interface ToolCall {
@@ -70,7 +72,8 @@ export class Tools extends Context.Service<Tools, ToolsShape>()("loopguard/Tools
 const unknownTool = (call: ToolCall): ToolResult => ({
   state: "error",
   output: "",
-  error: `Unknown tool: ${call.name}`
+  error: `Unknown tool: ${call.name}`,
+  notRun: true
 })
 
 /** Tools from plain async definitions, each run under a timeout; `redact` (default: Authorization/Bearer credentials only) is applied to every result's text. */
@@ -98,7 +101,7 @@ export const makeTools = (
         })
       )
       return yield* authorization.pipe(
-        Effect.flatMap((a) => (a.allowed ? run : Effect.succeed<ToolResult>({ state: "error", output: "", error: a.reason }))),
+        Effect.flatMap((a) => (a.allowed ? run : Effect.succeed<ToolResult>({ state: "error", output: "", error: a.reason, notRun: true }))),
         Effect.catch((e) => Effect.succeed<ToolResult>({ state: "error", output: "", error: e instanceof Error ? e.message : String(e) })),
         Effect.map((result) => redactDeep(result, redact))
       )

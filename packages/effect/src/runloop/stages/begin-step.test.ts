@@ -22,7 +22,7 @@ describe("beginStep", () => {
         const f = stageFixture()
         const ctx = yield* f.context({ signal: AbortSignal.abort() })
         expect(yield* beginStep(f.s, ctx)).toBe("stop")
-        expect(ctx.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the user" } })
+        expect(ctx.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the caller (its abort signal)", uiMessage: "cancelled by the caller (its abort signal)" } })
       })
     ))
 

@@ -2,7 +2,7 @@
 import { pendingPause } from "@loopguard/core/try-best"
 import { Effect } from "effect"
 import { pausedWho, recordIncident, stop, userTurn, type Flow, type RunContext, type RunServices } from "../run-context.js"
-import { CANCELLED } from "./run-limits.js"
+import { cancelledBy } from "./run-limits.js"
 import { resumeSession } from "../resume.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
@@ -13,7 +13,7 @@ export const beginStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, 
     // A replay ends when its recorded steps run out; no exit is recorded for that.
     if (ctx.shadow && ctx.step - ctx.firstStep >= ctx.policy.maxSteps) return "stop"
     if (ctx.input.signal?.aborted === true) {
-      yield* stop(ctx, "cancelled", CANCELLED)
+      yield* stop(ctx, "cancelled", cancelledBy(ctx.input.signal).error)
       return "stop"
     }
     if (!ctx.shadow && ctx.rollback.atLoopStart()) {

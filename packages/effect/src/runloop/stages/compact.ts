@@ -5,10 +5,10 @@
  * user message carrying the range it replaces. Capped per run, counted, and fed to the stall signals.
  */
 import { recordStep } from "@loopguard/core/caps"
-import { compactionText, contextSizeFor, estimateTokens, isContextOverflow, planCompaction } from "@loopguard/core/context"
+import { compactionText, contextSizeFor, estimateTokens, isContextOverflow, nextShrink, planCompaction, shrinkToolOutputs } from "@loopguard/core/context"
 import { type AssistantMessage } from "@loopguard/core/model"
 import { Effect, Result } from "effect"
-import type { LlmRequest } from "../../llm/LLM.js"
+import type { LlmRequest, RequestMessage } from "../../llm/LLM.js"
 import { requestView } from "../request.js"
 import { activeLlm, activeModelId, activePrice, count, recordIncident, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
@@ -35,14 +35,43 @@ export const fitContext = (s: RunServices, ctx: RunContext, request: LlmRequest,
     return yield* compact(s, ctx, { reason: "near-limit", estimatedTokens, contextTokens: limit })
   })
 
-/** A reply refused as too long: compact, leave the refused reply out, and take the step again. */
+/**
+ * A reply refused as too long: compact, or when there is nothing old enough to summarise (the
+ * latest steps are always kept whole) shorten old tool outputs, then leave the refused reply out
+ * and take the step again. When nothing can be made smaller the step's error ends the run, and the
+ * report says it is the context.
+ */
 export const recoverOverflow = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     if (!compactionOn(s, ctx) || reply.error === undefined || !isContextOverflow(reply.error)) return "go"
-    if (!(yield* compact(s, ctx, { reason: "overflow", error: reply.error.message.slice(0, 300) }, reply.id))) return "go"
+    const why = { reason: "overflow", error: reply.error.message.slice(0, 300) }
+    if (!(yield* compact(s, ctx, why, reply.id)) && !(yield* shrinkOutputs(s, ctx, why))) return "go"
     yield* s.store.exclude(ctx.input.sessionId, reply.id, "replayed")
     ctx.meter = { ...ctx.meter, stepsUsed: ctx.meter.stepsUsed - 1 }
     return "next"
+  })
+
+/** Characters of tool output a request's messages carry. */
+const outputChars = (messages: ReadonlyArray<RequestMessage>): number =>
+  messages.reduce((n, m) => n + (m.role === "assistant" ? m.parts.reduce((k, p) => k + (p.type === "tool" ? (p.output?.length ?? 0) : 0), 0) : 0), 0)
+
+/** The next rung of the output-shrink ladder that makes the history smaller; true when one was taken. It counts as a compaction toward the cap. */
+const shrinkOutputs = (s: RunServices, ctx: RunContext, why: Readonly<Record<string, unknown>>): Effect.Effect<boolean, SessionStoreError> =>
+  Effect.gen(function* () {
+    if (ctx.compactions >= s.config.compaction.maxCompactions) return false
+    yield* ctx.history.refresh
+    const view = ctx.history.requestMessages([])
+    const now = ctx.outputShrink === null ? outputChars(view) : outputChars(shrinkToolOutputs(view, ctx.outputShrink).messages)
+    for (let rung = nextShrink(ctx.outputShrink); rung !== null; rung = nextShrink(rung)) {
+      const shrunk = shrinkToolOutputs(view, rung)
+      if (outputChars(shrunk.messages) >= now) continue
+      ctx.outputShrink = rung
+      ctx.compactions += 1
+      count(ctx, "output-shrink")
+      yield* recordIncident(s, ctx, { step: ctx.step, detector: "compaction", action: "shrunk-outputs", detail: { ...why, maxChars: rung.maxChars, keptWhole: rung.keepRecent, outputs: shrunk.shrunk } })
+      return true
+    }
+    return false
   })
 
 /** One compaction, if the cap allows and there is something old enough; true when stored. `refused`: a reply that does not count as a step. */

@@ -12,7 +12,13 @@ import type { AfterStep } from "@loopguard/core/judge"
 import { activePrice, pausedWho, recordIncident, remind, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
-export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMessage, action: RecoveryAction): Effect.Effect<AfterStep, SessionStoreError> =>
+export const runCrossStep = (
+  s: RunServices,
+  ctx: RunContext,
+  reply: AssistantMessage,
+  action: RecoveryAction,
+  cutForRepetition = false
+): Effect.Effect<AfterStep, SessionStoreError> =>
   Effect.gen(function* () {
     yield* ctx.history.refresh
     const price = activePrice(s, ctx)
@@ -24,7 +30,8 @@ export const runCrossStep = (s: RunServices, ctx: RunContext, reply: AssistantMe
         final: action.type === "final",
         costUsd: price === null ? null : costOf(reply.usage ?? {}, price),
         toolsPaused: ctx.toolsPausedThisStep,
-        compacted: ctx.compactedSinceLastStep
+        compacted: ctx.compactedSinceLastStep,
+        cutForRepetition
       },
       ctx.history
     )

@@ -47,6 +47,20 @@ export const applyOutcome = (s: RunServices, ctx: RunContext, outcome: StepOutco
     return "go"
   })
 
+/**
+ * A sub-agent that paused hands its pause up: the choice (stop, continue, hand off) is the
+ * person's, not the parent model's, so the parent's turn pauses with the child's incident.
+ */
+export const applyChildPause = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, SessionStoreError> =>
+  Effect.gen(function* () {
+    const paused = ctx.childPause
+    if (paused === null) return "go"
+    ctx.childPause = null
+    yield* s.events.publish({ type: "session.try_best.detected", step: ctx.step, ...pausedWho(s, ctx), incident: paused.detail })
+    yield* recordIncident(s, ctx, { step: ctx.step, detector: paused.detector, action: "pause", detail: paused.detail })
+    return (yield* stop(ctx, "try_best_paused")) === "stop" ? "stop" : "go"
+  })
+
 /** Rollback (docs/rollback.md): a popped reply leaves every later request and costs no turn. */
 export const applyRollback = (s: RunServices, ctx: RunContext, reply: AssistantMessage, outcome: StepOutcome): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {

@@ -68,7 +68,10 @@ export const applyDecision = (s: RunServices, ctx: RunContext, reply: AssistantM
     if (act.type === "exit") {
       if (act.reason !== "final") {
         const detail = { reason: classification.reason, ...(act.error ? { error: act.error } : {}) }
-        yield* recordIncident(s, ctx, { step, detector: classification.class, action: `exit:${act.reason}`, detail })
+        // A recorded cancel is filed as the live one is; the in-stream repetition's last word is its own detector's.
+        const detector = act.reason === "text_repeat" ? "text-repeat" : classification.class
+        const filed = act.reason === "cancelled" ? { detector: "cancel", action: "stop" } : { detector, action: `exit:${act.reason}` }
+        yield* recordIncident(s, ctx, { step, ...filed, detail })
       }
       return yield* stop(ctx, act.reason, act.error)
     }

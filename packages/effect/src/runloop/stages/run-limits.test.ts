@@ -18,8 +18,8 @@ describe("run limits", () => {
         expect(outside?.reason).toBe("cancelled")
         expect(interrupted).toBe(true)
         yield* endFromOutside(f.s, ctx, outside!)
-        expect(ctx.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the user" } })
-        expect(ctx.incidents).toEqual([{ step: 0, detector: "cancel", action: "stop", kind: "fault", detail: { reason: "cancelled" } }])
+        expect(ctx.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the caller (its abort signal)", uiMessage: "cancelled by the caller (its abort signal)" } })
+        expect(ctx.incidents).toEqual([{ step: 0, detector: "cancel", action: "stop", kind: "fault", detail: { reason: "cancelled", cause: "caller" } }])
       })
     ), 30_000)
 

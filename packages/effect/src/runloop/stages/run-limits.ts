@@ -8,20 +8,27 @@ import { Duration, Effect } from "effect"
 import type { ExitReason } from "@loopguard/core/model"
 import { recordIncident, stop, type ExitError, type RunContext, type RunServices } from "../run-context.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
+import { describeCancel, type CancelCause } from "../cancel-cause.js"
 
 export interface ExternalStop {
   readonly reason: ExitReason
   readonly error: ExitError
+  /** Why a cancelled run was cancelled (absent for the wall clock). */
+  readonly cause?: CancelCause
 }
 
-export const CANCELLED: ExitError = { tag: "CancelledError", message: "cancelled by the user" }
+/** The cancelled exit for an aborted signal: the message names the cause (cancel-cause.ts). */
+export const cancelledBy = (signal: AbortSignal): ExternalStop => {
+  const { cause, message } = describeCancel(signal.reason)
+  return { reason: "cancelled", error: { tag: "CancelledError", message, uiMessage: message }, cause }
+}
 
 /** Completes when the signal aborts; never, without one. */
 export const aborted = (signal: AbortSignal | undefined): Effect.Effect<ExternalStop> =>
   signal === undefined
     ? Effect.never
     : Effect.callback<ExternalStop>((resume) => {
-        const done = () => resume(Effect.succeed({ reason: "cancelled", error: CANCELLED }))
+        const done = () => resume(Effect.succeed(cancelledBy(signal)))
         if (signal.aborted) return done()
         signal.addEventListener("abort", done, { once: true })
         return Effect.sync(() => signal.removeEventListener("abort", done))
@@ -46,6 +53,7 @@ export const externalStop = (s: RunServices, ctx: RunContext): Effect.Effect<Ext
 export const endFromOutside = (s: RunServices, ctx: RunContext, ended: ExternalStop): Effect.Effect<void, SessionStoreError> =>
   Effect.gen(function* () {
     const detector = ended.reason === "time_limit" ? "time-limit" : "cancel"
-    yield* recordIncident(s, ctx, { step: ctx.step, detector, action: "stop", detail: { reason: ended.reason } })
+    const detail = ended.cause !== undefined ? { reason: ended.reason, cause: ended.cause } : { reason: ended.reason }
+    yield* recordIncident(s, ctx, { step: ctx.step, detector, action: "stop", detail })
     yield* stop(ctx, ended.reason, ended.error)
   })

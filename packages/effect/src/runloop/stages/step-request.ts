@@ -1,6 +1,7 @@
 /** The request of one step: the stored history as the model should see it, plus this step's notes. */
 import { capNotice, capUsageOf } from "@loopguard/core/caps"
 import { reminderText } from "@loopguard/core/classify"
+import { shrinkToolOutputs } from "@loopguard/core/context"
 import { Effect } from "effect"
 import type { LlmRequest, RequestMessage } from "../../llm/LLM.js"
 import type { RunContext, RunServices } from "../run-context.js"
@@ -26,7 +27,8 @@ export const ephemeralNotes = (ctx: RunContext, cap: StepCap): Array<string> => 
 export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap, notes: ReadonlyArray<string>): Effect.Effect<LlmRequest, SessionStoreError> =>
   Effect.gen(function* () {
     yield* ctx.history.refresh
-    const messages = ctx.history.requestMessages((ctx.shadow ? [] : notes).map((text): RequestMessage => ({ role: "user", text })))
+    const viewed = ctx.history.requestMessages((ctx.shadow ? [] : notes).map((text): RequestMessage => ({ role: "user", text })))
+    const messages = ctx.outputShrink === null ? viewed : shrinkToolOutputs(viewed, ctx.outputShrink).messages
     return {
       ...(ctx.input.system !== undefined ? { system: ctx.input.system } : {}),
       messages,

@@ -24,10 +24,12 @@ describe("runTask", () => {
         expect(result).toEqual({ state: "completed", output: "Sub-agent completed (final) after 3 step(s), 100 tokens.\nfound two files" })
         expect(ctx.meter.tokens.total).toBe(300)
         expect(ctx.meter.costUsd).toBeCloseTo(0.01)
-        expect(ctx.meter.stepsUsed).toBe(4)
+        expect(ctx.meter.stepsUsed).toBe(7)
         expect(ctx.subagents).toEqual([{ sessionId: "s/task-0-1", step: 0, depth: 1, status: "completed", reason: "final", stepsUsed: 3, tokens: { input: 70, output: 30, total: 100 }, costUsd: 0.01 }])
         expect(ctx.incidents[0]).toMatchObject({ detector: "subagent", action: "final" })
         // Another task in the same step, then one in a later step (or a later run): fresh sessions.
+        // (Steps left again: the children's steps count against the parent's cap.)
+        ctx.meter = { ...ctx.meter, stepsUsed: 0 }
         yield* runTask(f.s, ctx, (input) => Effect.sync(() => (spawned.push(input), childResult("final"))), { prompt: "again" })
         ctx.step = 6
         yield* runTask(f.s, ctx, (input) => Effect.sync(() => (spawned.push(input), childResult("final"))), { prompt: "later" })
@@ -58,4 +60,24 @@ describe("runTask", () => {
     expect(offersTask(on, { sessionId: "s", shadow: true })).toBe(false)
     expect(offersTask(stageFixture().s, { sessionId: "s" })).toBe(false)
   })
+})
+
+describe("a paused child", () => {
+  test("hands its pause up: the parent keeps the child's incident, said to be a sub-agent's", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture({ config: (c) => ({ ...c, subagents: { ...c.subagents, enabled: true } }) })
+        const ctx = yield* f.context()
+        const paused: RunResult = {
+          report: buildReport({ reason: "try_best_paused", stepsUsed: 3 }),
+          incidents: [{ step: 2, detector: "bash-retry", action: "pause", detail: { kind: "bash_retry", step: 2, detail: "bash_retry: `make` has failed 3 times", evidence: { command: "make" } } }],
+          exit: { reason: "try_best_paused", step: 2 }
+        }
+        yield* runTask(f.s, ctx, () => Effect.succeed(paused), { prompt: "build" })
+        expect(ctx.childPause).toEqual({
+          detector: "bash-retry",
+          detail: { kind: "bash_retry", step: 2, detail: "a sub-agent (s/task-0-1) paused: bash_retry: `make` has failed 3 times", evidence: { command: "make" }, subagent: "s/task-0-1" }
+        })
+      })
+    ))
 })

@@ -45,6 +45,16 @@ export const childResultText = (r: RunResult): string => {
   return `${head}${answer !== "" ? `\n${answer}` : ""}${blocked}`
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v)
+
+/** The child's pause as the parent files it: the child's own incident, saying it was a sub-agent's. */
+export const childPauseOf = (child: RunResult, sessionId: string): { readonly detector: string; readonly detail: Readonly<Record<string, unknown>> } => {
+  const paused = [...child.incidents].reverse().find((i) => i.action === "pause")
+  const own = isRecord(paused?.detail) ? paused.detail : {}
+  const what = typeof own["detail"] === "string" ? own["detail"] : (child.report.blockedAt ?? "the sub-agent paused")
+  return { detector: paused?.detector ?? "subagent", detail: { ...own, detail: `a sub-agent (${sessionId}) paused: ${what}`, subagent: sessionId } }
+}
+
 export const runTask = (s: RunServices, ctx: RunContext, spawn: SpawnRun, input: unknown): Effect.Effect<ToolResult, SessionStoreError> =>
   Effect.gen(function* () {
     const prompt = stringField(input, "prompt")?.trim() ?? ""
@@ -70,6 +80,7 @@ export const runTask = (s: RunServices, ctx: RunContext, spawn: SpawnRun, input:
     const summary: SubagentSummary = { sessionId, step: ctx.step, depth, status: r.status, reason: r.reason, stepsUsed: r.stepsUsed, tokens: r.tokens, costUsd: r.costUsd }
     ctx.subagents.push(summary)
     yield* recordIncident(s, ctx, { step: ctx.step, detector: "subagent", action: r.reason, detail: { ...summary, budget: slice } })
+    if (r.status === "paused") ctx.childPause = childPauseOf(child, sessionId)
     const text = childResultText(child)
     // The model sees an error result as its error text only, so it carries the whole account.
     return r.status === "completed" ? { state: "completed", output: text } : { state: "error", output: "", error: text }
