@@ -117,6 +117,20 @@ else
   bad "npx loopguard with a bad flag: exit 2, one line (got exit $code)"
 fi
 
+# The proxy: the library imports on Node, and the bin serves the health endpoint in front of an upstream.
+if (cd "$app" && node -e "import('@loopguard/proxy').then((m) => process.exit(typeof m.startProxy === 'function' && typeof m.ProxyServer === 'function' ? 0 : 1))"); then
+  ok "import @loopguard/proxy on Node"
+else
+  bad "import @loopguard/proxy on Node"
+fi
+port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+(cd "$app" && exec node node_modules/@loopguard/cli/dist/loopguard.mjs proxy --upstream http://127.0.0.1:9/v1 --listen "127.0.0.1:$port" >"$app/proxy.out" 2>"$app/proxy.err") &
+proxy_pid=$!
+for _ in $(seq 1 100); do grep -q "listening on" "$app/proxy.err" 2>/dev/null && break; sleep 0.2; done
+health=$(node -e "fetch('http://127.0.0.1:$port/loopguard/health').then(r=>r.json()).then(j=>console.log(j.status)).catch(()=>console.log('down'))")
+kill "$proxy_pid" 2>/dev/null; wait "$proxy_pid" 2>/dev/null
+if [ "$health" = ok ]; then ok "npx loopguard proxy serves its health endpoint"; else cat "$app/proxy.err"; bad "npx loopguard proxy serves its health endpoint"; fi
+
 # The SQLite store on the installed bin (node:sqlite, no native build): import a trace, list it, export it.
 printf '%s\n' '{"type":"user","text":"hi"}' '{"type":"assistant","text":"hello","finish":"stop"}' >"$app/t.jsonl"
 (cd "$app" && npx --no-install loopguard sessions import t.jsonl --session-dir store >/dev/null 2>"$app/store.err" &&

@@ -1,4 +1,4 @@
-export declare const LIBRARIES: readonly ["core", "effect", "ai-sdk"];
+export declare const LIBRARIES: readonly ["core", "effect", "ai-sdk", "proxy"];
 /**
  * jsonc-parser's `main` is a UMD file whose requires a bundler cannot follow; its ESM build is
  * not reachable through a Node-valid specifier, so the bundle maps the package root onto it.

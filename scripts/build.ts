@@ -11,7 +11,7 @@ import { createRequire } from "node:module"
 import { dirname, join, resolve } from "node:path"
 
 const root = resolve(import.meta.dir, "..")
-export const LIBRARIES = ["core", "effect", "ai-sdk"] as const
+export const LIBRARIES = ["core", "effect", "ai-sdk", "proxy"] as const
 
 const run = (cmd: string, args: ReadonlyArray<string>) => {
   const r = spawnSync(cmd, args, { cwd: root, stdio: "inherit" })
@@ -163,5 +163,5 @@ if (import.meta.main) {
   if (process.argv[2] !== "cli") buildLibraries()
   if (process.argv[2] !== "cli") await bundleAgentEntry()
   await buildCli()
-  console.log(process.argv[2] === "cli" ? "built: packages/cli/dist/loopguard.mjs" : "built: packages/{core,effect,ai-sdk}/dist, packages/cli/dist/loopguard.mjs")
+  console.log(process.argv[2] === "cli" ? "built: packages/cli/dist/loopguard.mjs" : "built: packages/{core,effect,ai-sdk,proxy}/dist, packages/cli/dist/loopguard.mjs")
 }

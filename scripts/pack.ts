@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { join, resolve } from "node:path"
 
 const root = resolve(import.meta.dir, "..")
-export const PACKAGES = ["core", "effect", "ai-sdk", "cli"] as const
+export const PACKAGES = ["core", "effect", "ai-sdk", "proxy", "cli"] as const
 
 type ExportTarget = Readonly<Record<string, string>>
 

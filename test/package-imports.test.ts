@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join, resolve } from "node:path"
 
 const root = resolve(import.meta.dir, "..")
-const LIBRARIES = ["core", "effect", "ai-sdk"] as const
+const LIBRARIES = ["core", "effect", "ai-sdk", "proxy"] as const
 
 const sourceFiles = (dir: string): Array<string> =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

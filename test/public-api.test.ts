@@ -9,7 +9,7 @@ import { join, resolve } from "node:path"
 import * as ts from "typescript"
 
 const root = resolve(import.meta.dir, "..")
-const PACKAGES = ["core", "effect", "ai-sdk"] as const
+const PACKAGES = ["core", "effect", "ai-sdk", "proxy"] as const
 
 const entries = PACKAGES.flatMap((pkg) => {
   const manifest = JSON.parse(readFileSync(join(root, "packages", pkg, "package.json"), "utf8")) as {
@@ -77,6 +77,27 @@ describe("public API", () => {
     for (const e of exported) byName.set(e.name, (byName.get(e.name) ?? new Set()).add(where(e.declaration)))
     const twoThings = [...byName].filter(([, places]) => places.size > 1).map(([name, places]) => `${name}: ${[...places].join(", ")}`)
     expect(twoThings).toEqual([])
+  })
+
+  test("@loopguard/ai-sdk's root exports what users call, not the Layers' internals", () => {
+    // The stream/message mapping and the HTTP response limits stay importable by file inside the
+    // workspace; a user builds on the Layers, the middleware and their option types.
+    const root = exported.filter((e) => e.spec === "@loopguard/ai-sdk").map((e) => e.name).sort()
+    expect(root).toEqual([
+      "AiSdkModelOptions",
+      "EndpointOptions",
+      "LoopguardMiddlewareOptions",
+      "LoopguardMiddlewareOptionsError",
+      "LoopguardTrip",
+      "LoopguardTripEvent",
+      "TripIds",
+      "layerFromModel",
+      "layerOpenAI",
+      "layerOpenAICompatible",
+      "layerOpenAICompatibleFromEnv",
+      "loopguardMiddleware",
+      "makeAiSdkLlm"
+    ])
   })
 
   test("no export shadows a module of effect", () => {

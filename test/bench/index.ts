@@ -6,6 +6,7 @@
 import { main as repeatMonitor } from "./repeat-monitor.js"
 import { main as processorOverhead } from "./processor-overhead.js"
 import { main as longRepeat } from "./long-repeat.js"
+import { main as runawayShapes } from "./runaway-shapes.js"
 import { main as cliStartup } from "./cli-startup.js"
 import { main as agentEntry } from "./agent-entry.js"
 import { main as guardedStep } from "./guarded-step.js"
@@ -13,6 +14,7 @@ import { main as runVsBare } from "./run-vs-bare.js"
 import { main as sessionScale } from "./session-scale.js"
 import { main as auditScanScale } from "./audit-scan-scale.js"
 import { main as storeWrites } from "./store-writes.js"
+import { main as proxyOverhead } from "./proxy-overhead.js"
 import { main as auditPage } from "./audit-page.js"
 import { quick } from "./lib/measure.js"
 
@@ -21,6 +23,7 @@ const started = performance.now()
 for (const [name, bench] of [
   ["repeat monitor", () => repeatMonitor()],
   ["long-period repeat", async () => longRepeat()],
+  ["runaway shapes", async () => runawayShapes(isQuick ? 50 : 200)],
   ["processor overhead", () => processorOverhead(isQuick ? 3 : 5)],
   ["CLI start-up", () => cliStartup(isQuick ? 7 : 15)],
   ["AI SDK agent entry import", () => agentEntry(isQuick ? 7 : 15)],
@@ -31,6 +34,7 @@ for (const [name, bench] of [
   ["session scale (SQLite)", () => sessionScale(isQuick, "sqlite", isQuick ? 1_000 : 2_000)],
   ["audit and scan", () => auditScanScale(isQuick)],
   ["store writes", () => storeWrites()],
+  ["proxy overhead", () => proxyOverhead(isQuick)],
   ["audit page", () => auditPage(isQuick ? 2_500 : 10_000)]
 ] as const) {
   const t0 = performance.now()

@@ -5,7 +5,7 @@
  * loop around it. `experimental_streamLanguageModelCall` is the primitive `streamText` runs each
  * step on: the same prompt conversion, tool preparation and tool-call parsing, without the step
  * bookkeeping, the tool-callback stage and the result's tees. Those stages cost about half of a
- * bare `streamText` consumer's time on a long reply (docs/performance.md, "Fifth pass").
+ * bare `streamText` consumer's time on a long reply (docs/performance-changelog.md, "Fifth pass").
  * The export is experimental, so an SDK without it gets `streamText`'s `fullStream` instead; both
  * kinds of part are mapped in map-stream.ts.
  */

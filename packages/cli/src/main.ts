@@ -14,6 +14,7 @@ import { runCommand } from "./commands/run.js"
 import { auditCommand } from "./commands/audit.js"
 import { scanCommand } from "./commands/scan.js"
 import { sessionsCommand } from "./commands/sessions.js"
+import { proxyCommand } from "./commands/proxy.js"
 import { RunFailed, UsageError } from "./errors.js"
 import { fsErrorWords } from "./session-dir.js"
 import { runMainWithSignals } from "./signals.js"
@@ -24,7 +25,7 @@ const redactForStderr = makeRedactor([process.env["OPENAI_API_KEY"], process.env
 
 const root = Command.make("loopguard").pipe(
   Command.withDescription("Keep LLM agent loops from spinning and from falling over"),
-  Command.withSubcommands([demoCommand, runCommand, chatCommand, scanCommand, auditCommand, sessionsCommand])
+  Command.withSubcommands([demoCommand, runCommand, chatCommand, scanCommand, auditCommand, sessionsCommand, proxyCommand])
 )
 
 const program = Command.run(root, { version: VERSION }).pipe(

@@ -1,6 +1,6 @@
 /**
  * The CLI's Permission layer: on a terminal with `loop.interactive`, a doom loop asks the person
- * (default no); anywhere else there is no one to ask, so the answer is no (SPEC §3).
+ * (default no); anywhere else there is no one to ask, so the answer is no (docs/loops.md, doom loop).
  */
 import { Permission, type PermissionRequest } from "@loopguard/effect"
 import { Effect, type Layer } from "effect"

@@ -10,9 +10,9 @@
  */
 /** Stream parts, messages, exit reasons: the vocabulary every backend and detector shares. */
 export * as Model from "./model/index.js"
-/** In-stream repetition: the periodic-repeat monitor, the repeat guard and `scan` (SPEC §1). */
+/** In-stream repetition: the periodic-repeat monitor, the repeat guard and `scan` (docs/repetition.md). */
 export * as Repeat from "./repeat/index.js"
-/** Error normalization, retry budgets and the per-attempt retry decision (SPEC §2). */
+/** Error normalization, retry budgets and the per-attempt retry decision (docs/retry.md). */
 export * as Retry from "./retry/index.js"
 /** Step classification, reminders and the recovery policy. */
 export * as Classify from "./classify/index.js"

@@ -126,7 +126,7 @@ export class GuardedRun {
     return { type: "exit", exit: { reason: action.type === "exit" ? action.reason : "text_repeat", step: reply.step, ...(error !== undefined ? { error } : {}) } }
   }
 
-  /** The same call repeated within one reply (SPEC §3's doom loop): an agent helper has nobody to ask, so it stops. */
+  /** The same call repeated within one reply (the doom loop, docs/loops.md): an agent helper has nobody to ask, so it stops. */
   private doomLoop(reply: AssistantMessage, incidents: Array<Incident>): ExitPoint | null {
     const judge = this.options.judge.doom_loop
     if (!judge.enabled) return null

@@ -34,7 +34,7 @@ export const tagNewestStep = (messages: ReadonlyArray<ModelMessage>, step: numbe
 export const withoutSteps = (messages: ReadonlyArray<ModelMessage>, steps: ReadonlySet<number>, tags: WeakMap<object, number>): Array<ModelMessage> => {
   if (steps.size === 0) return [...messages]
   const out = messages.filter((m) => !steps.has(tags.get(m) ?? -1))
-  // SPEC §4: a request must not end on the model's own reply once its tail was cropped.
+  // Reasoning-loop cropping (docs/loops.md): a request must not end on the model's own reply once its tail was cropped.
   const last = out[out.length - 1]
   if (last !== undefined && last.role === "assistant" && last !== messages[messages.length - 1]) out.push({ role: "user", content: "Continue." })
   return out

@@ -53,5 +53,7 @@ describe("loopguardMiddleware options without Effect", () => {
     ])
     expect(errorsOf(() => resolveMiddlewareOptions({ stream: { chunkTimeoutMs: 2 ** 31 } }))).toEqual(["stream.chunkTimeoutMs: Expected a value less than or equal to 2147483647"])
     expect(errorsOf(() => resolveMiddlewareOptions({ sessionId: "" }))).toEqual(["sessionId: must be a non-empty string"])
+    expect(errorsOf(() => resolveMiddlewareOptions({ repeat: { long: { recurChars: 0, whitespaceChars: 1 } } })).length).toBe(2)
+    expect(resolveMiddlewareOptions({ repeat: { long: { whitespaceChars: 300 } } }).repeat.long.whitespaceChars).toBe(300)
   })
 })

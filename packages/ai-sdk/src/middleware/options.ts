@@ -1,6 +1,6 @@
 /**
  * Options of `loopguardMiddleware`: the same `repeat` and `stream` sections as the loopguard
- * config file (SPEC §1 and §5 defaults), validated once when the middleware is made. Nothing here
+ * config file (with the defaults docs/config.md lists), validated once when the middleware is made. Nothing here
  * loads Effect, so the middleware runs in an app that does not install it.
  */
 import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_LIMITS, MAX_TIMER_MS, validateRepeatOptions, type RepeatGuard, type RepeatSettings, type StreamLimits } from "@loopguard/core/repeat"
@@ -78,7 +78,9 @@ const REPEAT_RULES: NumberRules = {
     maxBlockChars: { int: true, atLeast: 1, atMost: 100_000 },
     minWords: { int: true, atLeast: 0 },
     runChars: positive,
-    shortChars: positive
+    shortChars: positive,
+    recurChars: positive,
+    whitespaceChars: { int: true, atLeast: 2 }
   }
 }
 const STREAM_RULES: NumberRules = {

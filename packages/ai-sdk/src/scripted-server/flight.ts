@@ -50,6 +50,7 @@ export function startFlight(index: number, body: unknown, req: IncomingMessage, 
     headers: req.headers,
     closedEarly: false,
     chunksWritten: 0,
+    sentAt: [],
     outcome: undefined,
     done,
   };

@@ -6,7 +6,8 @@ import type { ServerResponse } from "node:http";
 import { sleep, writeFrame } from "./cancellable.js";
 import type { Flight } from "./flight.js";
 import { completionBody, openAIErrorBody } from "./json-bodies.js";
-import { streamFrames, type CompletionIdentity } from "./sse-events.js";
+import { messagesFrames, messagesJson, responsesFrames, responsesJson, type ScriptedProtocol } from "./protocol-frames.js";
+import { streamFrames, type CompletionIdentity, type SseFrames } from "./sse-events.js";
 import type { ErrorResponse, ScriptedResponse, StreamResponse } from "./types.js";
 
 /** Writes one scripted response (stream, JSON completion, error or reset) to the HTTP response. */
@@ -16,6 +17,7 @@ export async function serveResponse(
   who: CompletionIdentity,
   res: ServerResponse,
   flight: Flight,
+  protocol: ScriptedProtocol = "chat",
 ): Promise<void> {
   switch (response.type) {
     case "reset":
@@ -25,8 +27,8 @@ export async function serveResponse(
       serveError(response, res);
       return;
     case "stream":
-      if (wantsStream) await pumpStream(response, who, res, flight);
-      else await serveCompletion(response, who, res, flight);
+      if (wantsStream) await pumpStream(response, who, res, flight, protocol);
+      else await serveCompletion(response, who, res, flight, protocol);
       return;
   }
 }
@@ -57,13 +59,21 @@ function positionOf(after: number | undefined, contentEvents: number): number | 
  */
 export const MID_STREAM_RESET_SETTLE_MS = 200;
 
+/** The frames of a reply in the protocol the endpoint speaks; `head` goes before the first content event. */
+function framesFor(protocol: ScriptedProtocol, response: StreamResponse, who: CompletionIdentity): SseFrames & { readonly head: ReadonlyArray<string> } {
+  if (protocol === "responses") return responsesFrames(response, who);
+  if (protocol === "messages") return messagesFrames(response, who);
+  return { head: [], ...streamFrames(response, who) };
+}
+
 async function pumpStream(
   response: StreamResponse,
   who: CompletionIdentity,
   res: ServerResponse,
   flight: Flight,
+  protocol: ScriptedProtocol,
 ): Promise<void> {
-  const { content, trailer } = streamFrames(response, who);
+  const { head, content, trailer } = framesFor(protocol, response, who);
   const delay = response.chunkDelayMs ?? 0;
   const stallAt = positionOf(response.stallAfterChunks, content.length);
   const resetAt = positionOf(response.resetAfterChunks, content.length);
@@ -83,6 +93,8 @@ async function pumpStream(
     if (ok) sent++;
     return ok;
   };
+  // The protocol's opening events (Responses' response.created, Messages' message_start) with the first content event.
+  let opening = head.join("");
 
   for (let i = 0; i <= content.length; i++) {
     // Stall first, then reset: both at one position means "go silent, then drop the line".
@@ -94,10 +106,15 @@ async function pumpStream(
       return;
     }
     if (i === content.length) break;
-    if (!(await send(content[i]!))) return;
+    if (!(await send(opening + content[i]!))) return;
+    opening = "";
     flight.record.chunksWritten++;
+    flight.record.sentAt.push(performance.now());
   }
-  for (const frame of trailer) if (!(await send(frame))) return;
+  for (const frame of trailer) {
+    if (!(await send(opening + frame))) return;
+    opening = "";
+  }
   res.end();
 }
 
@@ -107,6 +124,7 @@ async function serveCompletion(
   who: CompletionIdentity,
   res: ServerResponse,
   flight: Flight,
+  protocol: ScriptedProtocol,
 ): Promise<void> {
   if (response.stallAfterChunks !== undefined) await sleep(response.stallMs ?? Infinity, flight.signal);
   if (flight.signal.aborted) return;
@@ -115,5 +133,6 @@ async function serveCompletion(
     return;
   }
   res.writeHead(200, { "content-type": "application/json" });
-  res.end(JSON.stringify(completionBody(response, who)));
+  const body = protocol === "responses" ? responsesJson(response, who) : protocol === "messages" ? messagesJson(response, who) : completionBody(response, who);
+  res.end(JSON.stringify(body));
 }

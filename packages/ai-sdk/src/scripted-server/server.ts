@@ -1,11 +1,13 @@
 /**
- * A local OpenAI Chat Completions server that answers from a script. Used by the offline demo and
+ * A local model server that answers from a script, in OpenAI Chat Completions and, on
+ * `/v1/responses` and `/v1/messages`, OpenAI Responses and Anthropic Messages. Used by the offline demo and
  * by every HTTP test: it lets the real AI SDK providers meet rate limits, resets, stalls and loops
  * on demand.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { startFlight, type Flight } from "./flight.js";
+import type { ScriptedProtocol } from "./protocol-frames.js";
 import { modelsBody, openAIErrorBody } from "./json-bodies.js";
 import { serveError, serveResponse } from "./serve-response.js";
 import { withUsage } from "./usage-estimate.js";
@@ -18,7 +20,15 @@ import {
   type ScriptedServerOptions,
 } from "./types.js";
 
-const CHAT_PATHS = new Set(["/v1/chat/completions", "/chat/completions"]);
+/** The scripted endpoints and the protocol each speaks; every one plays the same script. */
+const PROTOCOL_PATHS: ReadonlyMap<string, ScriptedProtocol> = new Map([
+  ["/v1/chat/completions", "chat"],
+  ["/chat/completions", "chat"],
+  ["/v1/responses", "responses"],
+  ["/responses", "responses"],
+  ["/v1/messages", "messages"],
+  ["/messages", "messages"],
+]);
 const MODEL_PATHS = new Set(["/v1/models", "/models"]);
 
 function sendJson(res: ServerResponse, status: number, body: object): void {
@@ -78,7 +88,7 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
   const sockets = new Set<Socket>();
   let closing = false;
 
-  const handleChat = async (req: IncomingMessage, res: ServerResponse) => {
+  const handleChat = async (req: IncomingMessage, res: ServerResponse, protocol: ScriptedProtocol) => {
     const parsed = parseBody(await readBody(req));
     const index = requests.length;
     const flight = startFlight(index, parsed.value, req, res);
@@ -94,8 +104,9 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
     const picked = await pick(script, parsed.value, index, options.whenExhausted, req.headers);
     const response = picked.type === "stream" ? withUsage(picked, parsed.value) : picked;
     if (flight.signal.aborted) return;
-    const who = { id: `chatcmpl-scripted-${index}`, created: Math.floor(Date.now() / 1000), model: options.modelId };
-    await serveResponse(response, parsed.value?.stream === true, who, res, flight);
+    const prefix = protocol === "responses" ? "resp" : protocol === "messages" ? "msg" : "chatcmpl";
+    const who = { id: `${prefix}-scripted-${index}`, created: Math.floor(options.now() / 1000), model: options.modelId };
+    await serveResponse(response, parsed.value?.stream === true, who, res, flight, protocol);
   };
 
   // Loaded here, not at the top: the CLI bundle holds this server for `demo`, and a static import
@@ -103,8 +114,9 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
   const { createServer } = await import("node:http");
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
-    if (req.method === "POST" && CHAT_PATHS.has(path)) {
-      void handleChat(req, res).catch(() => {
+    const protocol = PROTOCOL_PATHS.get(path);
+    if (req.method === "POST" && protocol !== undefined) {
+      void handleChat(req, res, protocol).catch(() => {
         if (!res.headersSent) sendJson(res, 500, openAIErrorBody(500, "scripted server failure"));
         else res.destroy();
       });

@@ -95,7 +95,7 @@ export type RequestOutcome =
   | "server-closed";
 
 export interface RecordedRequest {
-  /** 0-based order among chat-completions requests (the script index). */
+  /** 0-based order among model requests of every protocol (the script index). */
   readonly index: number;
   /** Parsed JSON body (the raw text when it was not JSON). */
   readonly body: any;
@@ -104,6 +104,8 @@ export interface RecordedRequest {
   closedEarly: boolean;
   /** Content events (see `StreamResponse`) handed to the socket so far. */
   chunksWritten: number;
+  /** When each content event was handed to the socket (`performance.now()` of this process): benches measure delays from it. */
+  readonly sentAt: Array<number>;
   /** Set once `done` resolves; `undefined` while the response is in flight. */
   outcome: RequestOutcome | undefined;
   /** Resolves when the response ended or the connection closed, whichever comes first. */
@@ -135,6 +137,8 @@ export interface ScriptedServerOptions {
   readonly host?: string;
   /** Default 0 (any free port). */
   readonly port?: number;
+  /** The clock the replies' `created` times come from (epoch ms); default `Date.now`. A fixed one makes two runs byte-identical. */
+  readonly now?: () => number;
 }
 
 export const DEFAULT_SCRIPTED_SERVER_OPTIONS = {
@@ -142,4 +146,5 @@ export const DEFAULT_SCRIPTED_SERVER_OPTIONS = {
   whenExhausted: "error",
   host: "127.0.0.1",
   port: 0,
+  now: Date.now,
 } as const satisfies Required<ScriptedServerOptions>;

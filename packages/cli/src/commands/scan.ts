@@ -1,7 +1,7 @@
 /**
  * `loopguard scan`: in-stream repetition over text on stdin. Plain mode scans the whole input
  * as one stream; `--jsonl` treats each line as one JSON-string document and prints one JSON
- * verdict per line (ARCHITECTURE.md contract): `repeat`/`token`/`period` for SPEC §1's rule,
+ * verdict per line (a fixed output contract, docs/cli.md): `repeat`/`token`/`period` for the short-period rule,
  * `long` for the long-period rule (null, or where it tripped).
  */
 import { validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type FullScanResult, type RepeatOptions } from "@loopguard/core/repeat"

@@ -1,5 +1,5 @@
 /**
- * What the user may do after a try-best pause (SPEC §6): stop, continue with the same model, or
+ * What the user may do after a try-best pause (docs/try-best.md): stop, continue with the same model, or
  * hand the work to another harness. A harness is offered only when it is not of the current
  * model's family and its command is installed; every refusal says which of the two it was.
  */

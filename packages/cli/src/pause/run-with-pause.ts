@@ -1,5 +1,5 @@
 /**
- * `loopguard run` with the pause policy (SPEC §6): when try-best pauses the run, show the
+ * `loopguard run` with the pause policy (docs/try-best.md): when try-best pauses the run, show the
  * incident and the choices, then stop, continue with the same model, or hand off to another
  * harness, according to `try_best.on_pause` (or the user's answer for `ask`). A resume is a new
  * user turn in the same session; nothing resumes a paused run except this explicit choice.

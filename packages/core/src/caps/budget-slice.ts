@@ -1,5 +1,5 @@
 /**
- * A child agent's budget (SPEC §8: parent and child agents have separate budgets; seed 003 A7):
+ * A child agent's budget (parent and child agents have separate budgets, docs/run-loop.md):
  * its own step cap, and a slice of what the parent has left of each budget, so a sub-agent can
  * never spend more than the parent still may. What the child spends is added to the parent's meter
  * when it returns.

@@ -1,6 +1,6 @@
 /**
  * What the model is told on a soft-cap last step or the summary request of summary mode: which
- * cap fired and how much of it was used, so its wrap-up can say why the work stops (seed 003: a cut
+ * cap fired and how much of it was used, so its wrap-up can say why the work stops (a cut
  * the model does not know about is a silent mid-task truncation).
  */
 import { ROLE_WRAP_UP, type AgentRole } from "../classify/reminders.js"

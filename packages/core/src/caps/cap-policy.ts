@@ -1,5 +1,5 @@
 /**
- * Loop caps (SPEC §8): when an agent must stop taking steps, and how.
+ * Loop caps (docs/run-loop.md): when an agent must stop taking steps, and how.
  *
  * The four designs trade a runaway loop against silent mid-task truncation:
  * - hard:    stop at `maxSteps` with the explicit reason `max_steps`.

@@ -1,5 +1,5 @@
 /**
- * Error-storm breaker (SPEC §8): tool failures compound (a polluted context makes the next call
+ * Error-storm breaker (docs/run-loop.md): tool failures compound (a polluted context makes the next call
  * worse), so a run of failures trips a breaker whose response escalates from light to heavy:
  *   1st trip: degrade   feed back "restate the goal, then try another method";
  *   2nd trip: reroute   switch to the fallback tool or model, when one is configured;

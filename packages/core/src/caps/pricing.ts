@@ -1,5 +1,5 @@
 /**
- * Cost from usage and a price table (SPEC §8 cost cap). The table is data and deliberately
+ * Cost from usage and a price table (the cost cap, docs/run-loop.md). The table is data and deliberately
  * small: list prices change, so runtimes pass their own table from config; a model that is not
  * in the table has an unknown (null) cost rather than a guessed one.
  */

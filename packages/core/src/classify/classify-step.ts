@@ -1,5 +1,5 @@
 /**
- * Step classification (SPEC §2, §8 dual check): what the last assistant reply means for the loop.
+ * Step classification (docs/run-loop.md; the finish reason is checked against the parts): what the last assistant reply means for the loop.
  * Pure; every side effect (reminders, exclusion, exit) is the recovery policy's and RunLoop's job.
  */
 import type { AssistantMessage, ToolPart } from "../model/message.js"

@@ -52,7 +52,7 @@ export interface RecoveryInput {
   readonly pendingClientTool: boolean
   /**
    * The step made a client tool call (run or refused): a `length` finish then needs no
-   * continuation, the tool results are the model's next input (seed 000: continue only when the
+   * continuation, the tool results are the model's next input (as in MiMo Code: continue only when the
    * step made no client tool call).
    */
   readonly madeClientToolCall?: boolean

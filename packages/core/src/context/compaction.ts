@@ -1,5 +1,5 @@
 /**
- * Context compaction (seed 003; SPEC §11): when the next request would not fit the model's context,
+ * Context compaction (docs/run-loop.md): when the next request would not fit the model's context,
  * the older part of the history is replaced in the request view by one summary, made by a tool-less
  * request. The store stays append-only: the summary is a synthetic user message (`synthetic:
  * "compaction"`) carrying the range it replaces; every request re-applies the latest one, the way

@@ -1,5 +1,5 @@
 /**
- * How many tokens a model's context holds, for compaction near the limit (seed 003: compaction is
+ * How many tokens a model's context holds, for compaction near the limit (compaction is
  * what makes a loop without a step cap safe). A small table of common models, matched on the model
  * id without its provider prefix; config `compaction.contextSizes` entries win. Unknown models have
  * no size: then only a provider's "context length exceeded" answer triggers a compaction.

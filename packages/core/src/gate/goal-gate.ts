@@ -1,5 +1,5 @@
 /**
- * The goal gate (SPEC §9) and the completion check (§8 "false completion"): when the model wants
+ * The goal gate (docs/run-loop.md) and the completion check (against a false claim of completion): when the model wants
  * to stop, an evaluator (a separate tool-less model call) or a command (the tests) decides whether
  * the goal is met; if not, the evidence goes back to the model and the loop continues.
  * Pure text in, text out; the Effect layer makes the calls.

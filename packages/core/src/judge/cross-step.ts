@@ -50,7 +50,7 @@ export class CrossStepDetectors {
   private readonly detectors: ReadonlyArray<StepDetector>
   private note: string | null = null
   private loopOpenAfter = false
-  /** A crop was made for the request that produced the current reply (SPEC §3: skip the text loop then). */
+  /** A crop was made for the request that produced the current reply (the text loop is skipped then, docs/loops.md). */
   private croppedForThisStep = false
 
   constructor(

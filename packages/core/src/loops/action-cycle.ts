@@ -1,5 +1,5 @@
 /**
- * Action cycle (beyond SPEC §3, which only sees A A A): the newest steps replay the tool calls of
+ * Action cycle (beyond repeated action, which only sees A A A): the newest steps replay the tool calls of
  * the steps `period` earlier — A B A B A B, or A B C A B C A — with no successful edit in between.
  * The repeated-action detector cannot see these (no two neighbours are equal), and they are the
  * commonest spin in real traces after plain repeats. Stateless and ephemeral like repeated action:

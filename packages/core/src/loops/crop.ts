@@ -1,5 +1,5 @@
 /**
- * Applying reasoning-loop crops to a request (SPEC §4). Nothing is deleted from the store: a crop
+ * Applying reasoning-loop crops to a request (docs/loops.md). Nothing is deleted from the store: a crop
  * is a persisted marker (from, to, key) and every request re-applies every marker with the same
  * rule, so the request prefix stays byte-stable from one request to the next.
  */

@@ -1,5 +1,5 @@
 /**
- * doom_loop (upstream OpenCode, SPEC §3): within ONE assistant message, the newest parts are all
+ * doom_loop (upstream OpenCode's rule, docs/loops.md): within ONE assistant message, the newest parts are all
  * calls of the same tool with the same input. Checked as each tool call arrives; the Effect layer
  * then asks a Permission service (or fails, for a non-interactive agent).
  */
@@ -18,7 +18,7 @@ export interface DoomLoop {
 }
 
 /**
- * The newest `repeats` parts must all be tool parts (SPEC: "the last 3 parts"), so a text or
+ * The newest `repeats` parts must all be tool parts (OpenCode's rule: "the last 3 parts"), so a text or
  * reasoning part between two calls breaks the run. Inputs are compared as sorted-key JSON, and the
  * tool state is ignored: the check runs while the newest call is still pending.
  */

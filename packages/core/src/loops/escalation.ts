@@ -15,7 +15,7 @@ export interface LadderCounts {
   readonly stopAt: number
 }
 
-/** SPEC-compatible defaults for repeated action: note at 3 identical calls, remind at 5, stop at 8. */
+/** The documented defaults for repeated action: note at 3 identical calls, remind at 5, stop at 8. */
 export const DEFAULT_LADDER: LadderCounts = { noteAt: 3, remindAt: 5, stopAt: 8 }
 
 /** The rung a count has reached, or null below the note. */

@@ -1,5 +1,13 @@
 import { describe, expect, test } from "bun:test"
-import { maskArguments, maskVolatile } from "./masks.js"
+import { maskArguments, maskObservation, maskVolatile } from "./masks.js"
+
+describe("maskObservation", () => {
+  test("a six-character hex label (Codex's `Chunk ID: 5f1305`) is an id, not the answer", () => {
+    const run = (id: string) => `Chunk ID: ${id}\nWall time: 0.0011 seconds\nProcess exited with code 0\nOutput:\nx`
+    expect(maskObservation(run("5f1305"))).toBe(maskObservation(run("a07c9e")))
+    expect(maskObservation("found 3 results")).not.toBe(maskObservation("found no results"))
+  })
+})
 
 describe("maskVolatile", () => {
   test("what changes between two runs of one command is masked; answers are kept", () => {

@@ -10,14 +10,15 @@ import { commandArguments } from "./command-skeleton.js"
 // Order matters: quoted strings first (they may hold paths and numbers), then hex ids before
 // the numbers inside them, then paths.
 const QUOTED = /"(?:[^"\\\n]|\\.){0,400}"|'(?:[^'\\\n]|\\.){0,400}'|`[^`\n]{0,400}`/g
-const HEX_ID = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi
+const HEX_ID = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}\b/gi
 const PATH = /(?:~|\.{1,2})?(?:\/[\w.@+-]+)+\/?|\b[\w.@+-]+(?:\/[\w.@+-]+)+\/?/g
 /** Numbers, with their decimal or version dots (`1.37`, `2025.06.18`). */
 export const NUMBER = /\d+(?:\.\d+)*/g
 
 /**
  * What stays of an output when the parts that change between otherwise identical results are
- * masked: quoted strings, hex ids (commit hashes, object ids), paths and numbers. "No matches
+ * masked: quoted strings, hex ids (commit hashes, object ids, six-character run labels such as
+ * Codex's `Chunk ID`), paths and numbers. "No matches
  * found for "foo" in /src" and "No matches found for "bar" in /lib" are one observation.
  */
 export const maskObservation = (output: string): string =>

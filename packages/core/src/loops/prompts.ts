@@ -1,5 +1,5 @@
 /**
- * What the RunLoop says to the model when a cross-step detector fires (SPEC §3). Plain data so a
+ * What the RunLoop says to the model when a cross-step detector fires (docs/loops.md). Plain data so a
  * runtime can replace the wording without touching the detectors.
  */
 

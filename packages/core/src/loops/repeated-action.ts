@@ -1,5 +1,5 @@
 /**
- * Repeated action (SPEC §3): the newest finished steps issued the very same tool calls. Stateless:
+ * Repeated action (docs/loops.md): the newest finished steps issued the very same tool calls. Stateless:
  * recomputed from the history each time a request is built, and the note it returns is added to
  * that request only (never stored, never counted, never terminates).
  */

@@ -1,5 +1,5 @@
 /**
- * The streak key of a finished reply (SPEC §4). Reasoning is where a reasoning loop lives, so when
+ * The streak key of a finished reply (reasoning-loop cropping, docs/loops.md). Reasoning is where a reasoning loop lives, so when
  * a reply has reasoning the key is its reasoning alone: replies whose tool arguments drift slightly
  * still belong to the same streak. Without reasoning, the exact tool signature is the key.
  */

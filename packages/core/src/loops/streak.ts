@@ -1,5 +1,5 @@
 /**
- * Reasoning-loop streak detection (SPEC §4, experimental, off by default): the newest replies
+ * Reasoning-loop streak detection (docs/loops.md; experimental, off by default): the newest replies
  * share one key (same reasoning, or same tool calls when there is no reasoning). The result is a
  * crop marker for the RunLoop to persist on the current user message.
  *

@@ -1,5 +1,5 @@
 /**
- * Cross-step text loop (SPEC §3): the same visible reply (plus the same tool calls) three steps in
+ * Cross-step text loop (docs/loops.md): the same visible reply (plus the same tool calls) three steps in
  * a row. Escalates mild → strong → terminate over successive triggers. A small state machine with
  * plain, serializable state so a RunLoop can persist it between steps.
  */
@@ -48,7 +48,7 @@ export interface TextLoopStep {
 }
 
 export interface TextLoopContext {
-  /** True when reasoning-loop cropping (§4) cropped in this turn: the step is not recorded. */
+  /** True when reasoning-loop cropping (docs/loops.md) cropped in this turn: the step is not recorded. */
   readonly cropped: boolean
 }
 

@@ -57,7 +57,7 @@ export interface AssistantMessage {
   readonly step: number
 }
 
-/** A range of replies cropped from every request (SPEC §4); persisted on a user message. */
+/** A range of replies cropped from every request (reasoning-loop cropping, docs/loops.md); persisted on a user message. */
 export interface CropMarker {
   readonly from: string
   readonly to: string

@@ -33,7 +33,7 @@ export const SHORT_MIN_WORDS = 3
 export const PROGRESSION_SETTLED = 8
 /** Positions kept per chunk hash (a run can start at any chunk of a copy). */
 const RECENT_PER_HASH = 8
-/** A block of fewer tokens is a whitespace-free run: one token that SPEC's rule cannot split. */
+/** A block of fewer tokens is a whitespace-free run: one token that the short-period rule cannot split. */
 const RUN_TOKENS = 3
 /** Shortest period (chunks) whose run tolerates differing chunks, and how many per q chunks. */
 const TOLERANT_PERIOD = 4
@@ -60,7 +60,7 @@ const enum Block {
   RunLine = 3,
   /** Fewer than SHORT_MIN_WORDS words (`!`, `0.`, `| --- |`): trips once an exact stretch covers `runChars`. */
   WordPoor = 4,
-  /** Few words or few tokens: exact repeats are SPEC's (or `runChars`); numbers progressing trip over `shortChars`. */
+  /** Few words or few tokens: exact repeats are the short-period rule's (or `runChars`); numbers progressing trip over `shortChars`. */
   Short = 5,
   Tripped = 6
 }
@@ -93,7 +93,7 @@ export class ChunkPeriods {
   private readonly oneFieldStart: Float64Array
   private readonly nearStart: Float64Array
   private readonly block: Uint8Array
-  /** Short blocks with fewer than minWords words: an exact repeat of them is not SPEC's. */
+  /** Short blocks with fewer than minWords words: an exact repeat of them is not the short-period rule's. */
   private readonly fewWords: Uint8Array
   /** The block holds more distinct words than numbers, or 4 words per number (a table row does not). */
   private readonly wordy: Uint8Array
@@ -358,7 +358,7 @@ export class ChunkPeriods {
     const { all, letters } = this.distinctWords(q, j, Math.max(this.options.minWords, numbers + 1))
     if (all < SHORT_MIN_WORDS) return Block.WordPoor
     // CJK characters count as words for "is it prose" but not for the long class: a chunk-level
-    // block of CJK text may be several copies of a short sentence, which is SPEC's business.
+    // block of CJK text may be several copies of a short sentence, which is the short-period rule's business.
     this.fewWords[q] = letters < this.options.minWords ? 1 : 0
     // Or, counted with repeats, 4 words per number: a long paragraph with a number on every line
     // is still mostly words even when it uses few distinct ones (a collation row holds ~2.5).

@@ -23,6 +23,12 @@ import { isCjkCode, isWhitespaceCode } from "./tokenizer.js"
 
 /** No cut before this many masked characters (short lines merge with the next). */
 export const MIN_CHUNK = 16
+/**
+ * A CJK full stop, exclamation or question mark cuts from this many masked characters on: a CJK
+ * character is about a word, so a short CJK sentence is a chunk of its own and short lines that
+ * rotate at random recur as chunks instead of as random pairs of lines.
+ */
+export const MIN_CJK_CHUNK = 4
 /** A cut is forced here, so a run with no natural cut (`!!!!…`) still makes chunks. */
 export const MAX_CHUNK = 96
 /** Word hashes kept (ring): enough for any block the rule looks at (≤ 8 000 characters by default). */
@@ -36,6 +42,12 @@ const CUT_MASK = 0x78000000
 const MAX_PENDING_LETTERS = 16
 /** Past this many digits a number's value is a hash: equal text still gives an equal value. */
 const EXACT_DIGITS = 15
+/**
+ * Past this many digits a number's further digits are emitted as they are, not masked: a number
+ * this long is not a count or an id but a digit run (`0.4444…`, `0101…`), which the rule must see
+ * repeat. A SHA-256 in hex (64) still masks its first 32; its tail is random and never repeats.
+ */
+export const RAW_DIGITS = 32
 
 const GEAR: Int32Array = (() => {
   const table = new Int32Array(256)
@@ -53,16 +65,36 @@ const SPACE = 0x20
 const NEWLINE = 0x0a
 const ZERO = 0x30
 const UNDERSCORE = 0x5f
+const BACKTICK = 0x60
+/** Longest inline code span (characters) whose symbols are discounted. */
+const MAX_INLINE_CODE = 80
 
 const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39
 const isHexLetter = (c: number): boolean => c >= 0x61 && c <= 0x66
 const isLetter = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x80 && !isWhitespaceCode(c))
 /** `lower` (a code unit with bit 0x20 set) continues a word's run of letters: g–z, or a–f once the word has a non-hex letter. */
 const continuesLetters = (lower: number, wordPlain: boolean): boolean => (lower >= 0x67 && lower <= 0x7a) || (lower >= 0x61 && lower <= 0x66 && wordPlain)
+/**
+ * Weight of each character of code and markup, rare in prose: 2 for `{ } [ ] < > = ; | \ @`, 1
+ * for `( * # / + $ % ^ & ~` (prose has some: a parenthesis, a call `f()`, a path, a bullet). Backticks
+ * are left out, and so is everything inside inline code (`endBackticks`): reasoning about code quotes
+ * identifiers, calls and paths. A line indented by INDENT_CHARS or more weighs 2 as well.
+ */
+const CODE_SYMBOLS: Uint8Array = (() => {
+  const table = new Uint8Array(128)
+  for (const c of "{}[]<>=;|\\@") table[c.charCodeAt(0)] = 2
+  for (const c of "(*#/+$%^&~") table[c.charCodeAt(0)] = 1
+  return table
+})()
+/** Spaces or tabs before a line's first character that make it an indented (code) line. */
+const INDENT_CHARS = 4
+const isCjkStop = (c: number): boolean => c === 0x3002 || c === 0xff01 || c === 0xff1f
 const isLineBreak = (c: number): boolean => c === NEWLINE || c === 0x0d || c === 0x2028 || c === 0x2029
 
 /** Called once per chunk, while the chunker's `last*` fields describe it. */
 export type ChunkSink = () => void
+/** Called when a run of whitespace reaches the chunker's limit, with `chars` at the character that reached it. */
+export type BlankSink = () => void
 
 export class ContentChunker {
   // The chunk that just closed (valid inside `onChunk`).
@@ -73,7 +105,13 @@ export class ContentChunker {
   lastTokens = 0
   /** Running counts of words and numbers at the chunk's end (indexes into the rings). */
   lastWordEnd = 0
+  /** Running count of `terms` at the chunk's end. */
+  lastTermEnd = 0
   lastNumberEnd = 0
+  /** Running weight of code and markup symbols (CODE_SYMBOLS) at the chunk's end. */
+  lastSymbolEnd = 0
+  /** Masked characters (whitespace runs as one) up to the chunk's end. */
+  lastMaskedEnd = 0
   /** The chunk was cut at MAX_CHUNK, not by its content (a run like `!!!!…` or `////…`). */
   lastForced = false
 
@@ -82,7 +120,15 @@ export class ContentChunker {
   readonly wordIsCjk = new Uint8Array(WORD_RING)
   readonly numbers = new Float64Array(NUMBER_RING)
   wordCount = 0
+  /**
+   * Every word of 2+ characters, identifiers with a number included (masked: `x0_req_new`), and
+   * every CJK character: what the word-shingle recurrence reads, so a list of identifiers that
+   * differ only past a number is not one shingle repeated.
+   */
+  readonly terms = new Int32Array(WORD_RING)
+  termCount = 0
   numberCount = 0
+  symbolCount = 0
   /** Characters consumed so far, and SPEC tokens begun so far. */
   chars = 0
   private tokensClosed = 0
@@ -117,7 +163,26 @@ export class ContentChunker {
   private readonly pending = new Int32Array(MAX_PENDING_LETTERS)
   private pendingCount = 0
 
-  constructor(private readonly onChunk: ChunkSink) {}
+  // Markdown code spans (`endBackticks`): backticks in the current run, and where the text is.
+  private backticks = 0
+  private inFence = false
+  /** Symbols before this character are inside inline code (0: none open). */
+  private inlineCodeUntil = 0
+  /** Where the newest line began (just after its line break). */
+  private lineStart = 0
+  /** Where the current run of whitespace began (valid while `pendingSpace` is set). */
+  private blankStart = 0
+  /** Whitespace characters in a row, less one, that call `onBlank`. */
+  private readonly blankLimit: number
+
+  /** `blankChars`: a run of this many whitespace characters calls `onBlank` (a flood: spaces, line breaks, tabs). */
+  constructor(
+    private readonly onChunk: ChunkSink,
+    blankChars = Infinity,
+    private readonly onBlank: BlankSink = () => {}
+  ) {
+    this.blankLimit = blankChars - 1
+  }
 
   /** Set (by the sink) to stop reading: the rest of the delta is ignored. */
   halted = false
@@ -137,7 +202,10 @@ export class ContentChunker {
       }
       if (code === SPACE) {
         this.inToken = false
-        if (this.pendingSpace === 0) this.pendingSpace = 1
+        if (this.pendingSpace === 0) {
+          this.pendingSpace = 1
+          this.blankStart = this.chars
+        } else if (this.chars - this.blankStart >= this.blankLimit) this.onBlank()
       } else this.push(code)
       this.chars++
       i++
@@ -195,8 +263,12 @@ export class ContentChunker {
   push(code: number): void {
     if (code <= SPACE ? isWhitespaceCode(code) : code >= 0x85 && isWhitespaceCode(code)) {
       this.inToken = false
-      if (isLineBreak(code)) this.pendingSpace = 2
-      else if (this.pendingSpace === 0) this.pendingSpace = 1
+      if (this.pendingSpace === 0) this.blankStart = this.chars
+      else if (this.chars - this.blankStart >= this.blankLimit) this.onBlank()
+      if (isLineBreak(code)) {
+        this.pendingSpace = 2
+        this.lineStart = this.chars + 1
+      } else if (this.pendingSpace === 0) this.pendingSpace = 1
       return
     }
     this.countToken(code)
@@ -243,11 +315,13 @@ export class ContentChunker {
     const d = c - ZERO
     this.decimal = this.digits < EXACT_DIGITS ? this.decimal * 10 + d : (this.decimal * 31 + d) % 2147483647
     this.addHexDigit(d)
+    if (this.digits > RAW_DIGITS) this.emit(c)
   }
 
   private hexLetter(c: number): void {
     this.numberHex = true
     this.addHexDigit(c - 0x57)
+    if (this.digits > RAW_DIGITS) this.emit(c)
   }
 
   private addHexDigit(d: number): void {
@@ -272,6 +346,8 @@ export class ContentChunker {
 
   private flushSpace(): void {
     if (this.pendingSpace === 0) return
+    // A line indented by 4 or more is code (or a quoted block): it weighs as a code symbol.
+    if (this.pendingSpace === 2 && this.chars - this.lineStart >= INDENT_CHARS) this.symbolCount += 2
     const mark = this.pendingSpace === 2 ? NEWLINE : SPACE
     this.pendingSpace = 0
     if (this.started) this.emit(mark)
@@ -292,24 +368,52 @@ export class ContentChunker {
       this.wordPlain = false
       this.wordIsCjk[this.wordCount % WORD_RING] = 1
       this.words[this.wordCount++ % WORD_RING] = c
+      this.terms[this.termCount++ % WORD_RING] = c
     } else if (isLetter(c) || c === ZERO || c === UNDERSCORE) {
       if (this.wordLength++ === 0) this.wordStartGear = before
       if (c === ZERO) this.wordHasNumber = true
       else if (c !== UNDERSCORE && !isHexLetter(c)) this.wordPlain = true
-    } else if (this.wordLength > 0) this.endWord(before)
+    } else {
+      if (this.wordLength > 0) this.endWord(before)
+      if (c === BACKTICK) this.backticks++
+      else {
+        if (this.backticks > 0) this.endBackticks()
+        // Inline code is taken to end at whitespace: a stray backtick (a reply cut off inside a
+        // span) then cannot turn the rest of the text inside out.
+        if (c === NEWLINE || c === SPACE) this.inlineCodeUntil = 0
+        else if (c < 0x80 && this.chars >= this.inlineCodeUntil) this.symbolCount += CODE_SYMBOLS[c]!
+      }
+    }
     this.masked1 = Math.imul(this.masked1 ^ c, 0x01000193)
     this.length++
-    if (this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0)) this.close(false)
+    if ((this.length >= MIN_CHUNK && (c === NEWLINE || (this.gear & CUT_MASK) === 0)) || (c >= 0x3002 && isCjkStop(c) && this.length >= MIN_CJK_CHUNK)) this.close(false)
     else if (this.length >= MAX_CHUNK) this.close(true)
+  }
+
+  /**
+   * A run of backticks ended at `c`: three or more open or close a fenced block, fewer open or
+   * close inline code outside one. Symbols inside inline code are quoted, not written: reasoning
+   * about code names `render()` and `src/a.ts`. An inline span counts up to whitespace and for
+   * MAX_INLINE_CODE characters at most: a template literal on a long line of minified code is not a
+   * quoted name.
+   */
+  private endBackticks(): void {
+    if (this.backticks >= 3) this.inFence = !this.inFence
+    else if (!this.inFence) this.inlineCodeUntil = this.chars < this.inlineCodeUntil ? 0 : this.chars + MAX_INLINE_CODE
+    this.backticks = 0
   }
 
   /** `gearAtEnd`: the gear hash right after the word's last character. */
   private endWord(gearAtEnd: number): void {
-    // Identifiers with a number in them (`u0`, `x0`, `step_0`) are codes, not words.
-    if (this.wordLength >= 2 && !this.wordHasNumber) {
-      const length = this.wordLength
-      this.wordIsCjk[this.wordCount % WORD_RING] = 0
-      this.words[this.wordCount++ % WORD_RING] = length >= 32 ? gearAtEnd : (gearAtEnd - (this.wordStartGear << length)) | 0
+    const length = this.wordLength
+    if (length >= 2) {
+      const hash = length >= 32 ? gearAtEnd : (gearAtEnd - (this.wordStartGear << length)) | 0
+      this.terms[this.termCount++ % WORD_RING] = hash
+      // Identifiers with a number in them (`u0`, `x0`, `step_0`) are codes, not words.
+      if (!this.wordHasNumber) {
+        this.wordIsCjk[this.wordCount % WORD_RING] = 0
+        this.words[this.wordCount++ % WORD_RING] = hash
+      }
     }
     this.wordLength = 0
     this.wordHasNumber = false
@@ -323,7 +427,10 @@ export class ContentChunker {
     this.lastNumbersHash = this.numbersHash
     this.lastTokens = this.tokens
     this.lastWordEnd = this.wordCount
+    this.lastTermEnd = this.termCount
     this.lastNumberEnd = this.numberCount
+    this.lastSymbolEnd = this.symbolCount
+    this.lastMaskedEnd += this.length
     this.tokensClosed += this.tokens
     this.tokens = 0
     this.length = 0

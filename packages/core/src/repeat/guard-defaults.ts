@@ -6,7 +6,7 @@
 import { DEFAULT_LONG_REPEAT_OPTIONS, type LongRepeatOptions } from "./long-repeat-options.js"
 import { DEFAULT_REPEAT_OPTIONS, type RepeatOptions } from "./repeat-options.js"
 
-/** The `repeat` config section: SPEC §1's rule, the long-period rule, and the switch. */
+/** The `repeat` config section: the short-period rule, the long-period rule, and the switch. */
 export interface RepeatSettings extends RepeatOptions {
   readonly enabled: boolean
   readonly long: LongRepeatOptions

@@ -1,4 +1,4 @@
-// In-stream repetition (SPEC §1). `naive-rescan.ts` is a test/bench reference and is not exported.
+// In-stream repetition (docs/repetition.md). `naive-rescan.ts` is a test/bench reference and is not exported.
 export * from "./repeat-options.js"
 export * from "./tokenizer.js"
 export * from "./periodic-repeat-monitor.js"

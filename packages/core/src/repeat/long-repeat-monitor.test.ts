@@ -186,5 +186,7 @@ describe("long-period options", () => {
     expect(errors.map((e) => e.field).sort()).toEqual(["copies", "maxBlockChars", "runChars"])
     expect(validateLongRepeatOptions({ ...DEFAULT_LONG_REPEAT_OPTIONS, minBlockChars: 9_000 }).map((e) => e.field)).toEqual(["minBlockChars"])
     expect(() => new LongRepeatMonitor({ copies: 0 })).toThrow(/copies/)
+    const shapeErrors = validateLongRepeatOptions({ ...DEFAULT_LONG_REPEAT_OPTIONS, recurChars: 0, whitespaceChars: 1 })
+    expect(shapeErrors.map((e) => e.field).sort()).toEqual(["recurChars", "whitespaceChars"])
   })
 })

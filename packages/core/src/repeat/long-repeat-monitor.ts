@@ -10,20 +10,28 @@
  */
 import { ChunkEchoes } from "./chunk-echoes.js"
 import { ChunkPeriods } from "./chunk-periods.js"
+import { WordRecurrence } from "./word-recurrence.js"
 import { ContentChunker, MIN_CHUNK } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 import { checkedLongRepeatOptions } from "./long-repeat-options.js"
 
+/**
+ * What tripped: a block repeated back to back (`repeat`), text made of a few recurring pieces in
+ * any order (`recurrence`), or a run of whitespace (`whitespace`).
+ */
+export type LongRepeatKind = "repeat" | "recurrence" | "whitespace"
+
 export interface LongRepeatTrip {
-  /** 0-based index (in SPEC §1's token sequence) of the token holding the character that tripped. */
+  readonly kind: LongRepeatKind
+  /** 0-based index (in the short-period rule's token sequence) of the token holding the character that tripped. */
   readonly token: number
   /** 0-based UTF-16 offset, in everything pushed since the last reset, of that character. */
   readonly char: number
   /** "near": numbers masked; "exact": the characters repeat exactly. */
   readonly view: "near" | "exact"
-  /** Characters of one copy of the repeated block. */
+  /** Characters of one copy of the repeated block (`recurrence`: of the recurring stretch; `whitespace`: 1). */
   readonly blockChars: number
-  /** Back-to-back copies of the block when it tripped. */
+  /** Back-to-back copies of the block when it tripped (`whitespace`: the run's length). */
   readonly copies: number
 }
 
@@ -33,6 +41,7 @@ export class LongRepeatMonitor {
   private chunker!: ContentChunker
   private periods!: ChunkPeriods
   private echoes!: ChunkEchoes
+  private recurrence!: WordRecurrence
   private trip: LongRepeatTrip | null = null
   private tripped = false
 
@@ -57,9 +66,10 @@ export class LongRepeatMonitor {
   }
 
   reset(): void {
-    this.chunker = new ContentChunker(this.onChunk)
+    this.chunker = new ContentChunker(this.onChunk, this.options.whitespaceChars, this.onBlank)
     this.periods = new ChunkPeriods(this.options, MIN_CHUNK, this.chunker)
     this.echoes = new ChunkEchoes(this.options, MIN_CHUNK, this.chunker, this.periods)
+    this.recurrence = new WordRecurrence(this.options, this.chunker)
     this.trip = null
     this.tripped = false
   }
@@ -73,12 +83,21 @@ export class LongRepeatMonitor {
     // chain of equal hashes that ChunkPeriods has just extended.
     const periodHit = this.periods.push(chars)
     const echoHit = this.echoes.push(chars)
+    const recurHit = this.recurrence.push(chars)
     const hit = periodHit ?? echoHit
-    if (hit === null) return
+    if (hit !== null) this.halt({ kind: "repeat", view: hit.view, blockChars: hit.blockChars, copies: hit.copies })
+    else if (recurHit !== null) this.halt({ kind: "recurrence", view: "near", blockChars: recurHit.stretchChars, copies: recurHit.occurrences })
+  }
+
+  /** The first trip: the chunker stops reading; `char` is the character being read. */
+  private halt(what: Pick<LongRepeatTrip, "kind" | "view" | "blockChars" | "copies">): void {
+    const chunker = this.chunker
     this.tripped = true
     chunker.halted = true
-    this.trip = { token: Math.max(0, chunker.tokensBegun - 1), char: chunker.chars, view: hit.view, blockChars: hit.blockChars, copies: hit.copies }
+    this.trip = { ...what, token: Math.max(0, chunker.tokensBegun - 1), char: chunker.chars }
   }
+
+  private readonly onBlank = (): void => this.halt({ kind: "whitespace", view: "exact", blockChars: 1, copies: this.options.whitespaceChars })
 }
 
 /** The long rule's first trip over a whole text (as `loopguard scan` reports it), or null. */

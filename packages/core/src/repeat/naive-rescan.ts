@@ -1,7 +1,7 @@
 /**
  * REFERENCE ONLY — used by the tests and the benchmark, never by the guard.
  *
- * The repetition rule of SPEC §1 written as literally as possible: after every token, rescan the
+ * The short-period repetition rule (docs/repetition.md) written as literally as possible: after every token, rescan the
  * whole window for every period. That is what the reference implementation does, at
  * O(window × periods) per token; `PeriodicRepeatMonitor` must give exactly the same answers.
  */

@@ -1,5 +1,5 @@
 /**
- * Incremental decision of the in-stream repetition rule (SPEC §1), token by token.
+ * Incremental decision of the in-stream repetition rule (docs/repetition.md), token by token.
  *
  * For every period p it keeps `runs[p]`: how many consecutive positions i, ending at the newest
  * one (k − p, where k is the newest token), satisfy t[i] == t[i + p]. One comparison per period
@@ -55,7 +55,7 @@ export interface RepeatMonitorState {
   readonly holdingPeriod: number | null
 }
 
-/** The incremental in-stream repetition rule (SPEC §1): push tokens, it says when a block repeats back to back. */
+/** The incremental in-stream repetition rule (docs/repetition.md): push tokens, it says when a block repeats back to back. */
 export class PeriodicRepeatMonitor {
   readonly options: RepeatOptions
   private readonly minBlock: number

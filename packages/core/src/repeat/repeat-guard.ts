@@ -1,6 +1,6 @@
 /**
  * The in-stream repetition guard of one generation. Text and reasoning deltas go through one
- * tokenizer into SPEC §1's monitor and, beside it, into the long-period monitor, so a loop that
+ * tokenizer into the short-period monitor and, beside it, into the long-period monitor, so a loop that
  * moves between reasoning and text is still one loop, and every caller (the runtime monitor,
  * the Effect AI decorator, the AI SDK middleware) trips on either rule from this one place.
  */
@@ -12,7 +12,7 @@ import type { RepeatTrip } from "./periodic-repeat-monitor.js"
 import { PeriodicRepeatMonitor } from "./periodic-repeat-monitor.js"
 import { StreamTokenKeys } from "./token-keys.js"
 
-/** SPEC §1's rule tripped: a block of `period` tokens repeated `repeats` times. */
+/** The short-period rule tripped: a block of `period` tokens repeated `repeats` times. */
 export interface ShortGuardTrip extends RepeatTrip {
   readonly rule: "short"
 }
@@ -29,15 +29,21 @@ export interface RepeatGuardOptions extends Partial<RepeatOptions> {
   readonly long?: Partial<LongRepeatOptions>
 }
 
+/** What the long rule saw, in words (its kind decides). */
+const describeLongTrip = (trip: LongGuardTrip): string => {
+  const at = `(character ${trip.char}, token ${trip.token})`
+  if (trip.kind === "whitespace") return `a run of ${trip.copies} whitespace characters ${at}`
+  if (trip.kind === "recurrence") return `the same phrases written over and over for ${trip.blockChars} characters, one of them ${trip.copies} times ${at}`
+  return `a block of ${trip.blockChars} characters repeated ${trip.copies} times${trip.view === "near" ? " (numbers masked)" : ""} ${at}`
+}
+
 /** One line for logs and notices, for either rule. */
 export const describeGuardTrip = (trip: GuardTrip): string =>
-  trip.rule === "short"
-    ? `a block of ${trip.period} tokens repeated ${trip.repeats} times (token ${trip.token})`
-    : `a block of ${trip.blockChars} characters repeated ${trip.copies} times${trip.view === "near" ? " (numbers masked)" : ""} (character ${trip.char}, token ${trip.token})`
+  trip.rule === "short" ? `a block of ${trip.period} tokens repeated ${trip.repeats} times (token ${trip.token})` : describeLongTrip(trip)
 
-/** Text deltas in, repetition verdict out: the stream tokenizer feeding SPEC §1's monitor, and the long-period monitor. */
+/** Text deltas in, repetition verdict out: the stream tokenizer feeding the short-period monitor, and the long-period monitor. */
 export class RepeatGuard {
-  // SPEC's tokens as keys: no string per token on the hot path (token-keys.ts).
+  // The short-period rule's tokens as keys: no string per token on the hot path (token-keys.ts).
   private readonly tokenizer = new StreamTokenKeys()
   private readonly monitor: PeriodicRepeatMonitor
   private readonly long: LongRepeatMonitor
@@ -56,13 +62,13 @@ export class RepeatGuard {
     return this.long.options
   }
 
-  /** Tokens handed to SPEC's monitor so far (a held partial word is not counted yet). */
+  /** Tokens handed to the short-period monitor so far (a held partial word is not counted yet). */
   get tokensSeen(): number {
     return this.monitor.tokensSeen
   }
 
   /**
-   * Feed a text or reasoning delta. Returns the first trip among the tokens it completed (SPEC's
+   * Feed a text or reasoning delta. Returns the first trip among the tokens it completed (the short-period rule's
    * rule first, as before), else the long rule's trip, or null. Every completed token is fed
    * even after a trip, so the state stays exact.
    */

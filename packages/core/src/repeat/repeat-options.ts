@@ -1,5 +1,5 @@
 /**
- * Thresholds of the in-stream repetition rule (SPEC §1) and their validation.
+ * Thresholds of the in-stream repetition rule (docs/repetition.md) and their validation.
  *
  * The rule: within the last `window` tokens, some block of `p` tokens
  * (`minBlock` ≤ p ≤ floor(window / threshold)) repeats back to back `threshold` times, i.e. a
@@ -33,7 +33,7 @@ export interface RepeatOptionsError {
   readonly message: string
 }
 
-/** Fill the fields a caller left out with SPEC's defaults. */
+/** Fill the fields a caller left out with the documented defaults. */
 export const resolveRepeatOptions = (options: Partial<RepeatOptions> = {}): RepeatOptions => ({
   window: options.window ?? DEFAULT_REPEAT_OPTIONS.window,
   threshold: options.threshold ?? DEFAULT_REPEAT_OPTIONS.threshold,

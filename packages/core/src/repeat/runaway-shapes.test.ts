@@ -9,7 +9,8 @@
 import { describe, expect, test } from "bun:test"
 import { DEFAULT_LONG_REPEAT_OPTIONS } from "./long-repeat-options.js"
 import { LongRepeatMonitor, scanLongRepeat, type LongRepeatTrip } from "./long-repeat-monitor.js"
-import { RepeatGuard } from "./repeat-guard.js"
+import { RepeatGuard, type GuardTrip } from "./repeat-guard.js"
+import { RUNAWAY_SHAPES, hanProse, type RunawayInstance } from "./runaway-shapes.fixture.js"
 import { prose, rng, words } from "./text.fixture.js"
 
 const hex = (r: () => number, n: number) => Array.from({ length: n }, () => "0123456789abcdef"[Math.floor(r() * 16)]).join("")
@@ -308,5 +309,180 @@ describe("any input", () => {
       }
       expect(() => guard.flush()).not.toThrow()
     }
+  })
+})
+
+/** Where a runaway must be caught, from its onset. */
+const CATCH_WITHIN = 6_000
+/** Generated instances per shape (runaway-shapes.fixture.ts): each draws its own bodies, openers, lengths and steps. */
+const INSTANCES = 30
+
+/** RepeatGuard over `text` in deltas of `size`: the trip, and the end of the delta that returned it. */
+const guardOver = (text: string, size: number): { readonly trip: GuardTrip | null; readonly at: number } => {
+  const guard = new RepeatGuard()
+  for (let at = 0; at < text.length; at += size) {
+    const trip = guard.push(text.slice(at, at + size))
+    if (trip !== null) return { trip, at: Math.min(text.length, at + size) }
+  }
+  return { trip: guard.flush(), at: text.length }
+}
+
+/** Characters from the onset to where the guard tripped: the tripping character for the long rule, the delta's end for SPEC's. */
+const charsToTrip = (instance: RunawayInstance, size: number): { readonly trip: GuardTrip | null; readonly into: number } => {
+  const { trip, at } = guardOver(instance.text, size)
+  return { trip, into: (trip?.rule === "long" ? trip.char : at) - instance.onset }
+}
+
+describe("generated runaway shapes: every instance caught within 6 000 characters of its onset, in deltas of 1, 17 and 5 000", () => {
+  for (const shape of RUNAWAY_SHAPES) {
+    test(`${shape.name} (${INSTANCES} instances)`, () => {
+      for (let seed = 1; seed <= INSTANCES; seed++) {
+        const instance = shape.generate(seed, CATCH_WITHIN + 1_000)
+        const [one, ...others] = [1, 17, 5_000].map((size) => charsToTrip(instance, size))
+        expect({ seed, tripped: one!.trip !== null }).toEqual({ seed, tripped: true })
+        expect(one!.into).toBeGreaterThanOrEqual(0)
+        expect(one!.into).toBeLessThanOrEqual(CATCH_WITHIN)
+        // The same trip whatever the deltas (a delta of 5 000 reports SPEC's trip at its end).
+        for (const other of others) {
+          expect(other.trip).toEqual(one!.trip)
+          if (other.trip?.rule === "long") expect(other.into).toBe(one!.into)
+        }
+      }
+    })
+  }
+
+  test("a loop that starts in reasoning and goes on in the text (a flush between the parts) is caught the same way", () => {
+    for (const shape of RUNAWAY_SHAPES) {
+      const instance = shape.generate(11, CATCH_WITHIN + 1_000)
+      const split = instance.onset + 1_500
+      const guard = new RepeatGuard()
+      let trip: GuardTrip | null = null
+      let end = 0
+      for (let at = 0; at < instance.text.length && trip === null; at += 17) {
+        if (at <= split && split < at + 17) trip = guard.flush()
+        end = Math.min(instance.text.length, at + 17)
+        trip ??= guard.push(instance.text.slice(at, end))
+      }
+      expect(trip).not.toBeNull()
+      expect((trip!.rule === "long" ? trip!.char : end) - instance.onset).toBeLessThanOrEqual(CATCH_WITHIN)
+    }
+  })
+
+  test("the new shapes trip the long rule with the kind that saw them", () => {
+    const kinds = RUNAWAY_SHAPES.map((shape) => {
+      const { trip } = guardOver(shape.generate(7, CATCH_WITHIN + 1_000).text, 64)
+      return trip?.rule === "long" ? trip.kind : trip?.rule
+    })
+    expect(kinds).toContain("recurrence")
+    expect(kinds).toContain("whitespace")
+    expect(kinds).toContain("repeat")
+  })
+})
+
+/** Real-looking Chinese: distinct sentences about one task, each written once. */
+const CHINESE_PROSE = [
+  "我先看一下这个仓库的结构，主要的代码都在包目录下面。",
+  "解析器负责把模型输出的文本切成片段，然后交给检测器判断。",
+  "如果一段文字在很短的距离内反复出现，检测器就会停止读取这个流。",
+  "测试用例覆盖了英文、中文和混合文本，也覆盖了很小和很大的分片。",
+  "我注意到配置文件里有一个阈值，默认是两千多个字符。",
+  "接下来我会修改这个函数，让它在遇到空白字符时也能正确计数。",
+  "修改之后需要重新运行单元测试，确认没有引入新的问题。",
+  "另外，文档里的表格也要更新，说明每个参数的含义和默认值。",
+  "最后我会整理一下提交记录，把每一步的原因写清楚。",
+  "总的来说，这次改动的范围不大，但需要仔细验证边界情况。"
+].join("")
+
+/** Digits of π (a long decimal constant that is legitimately long once): Machin's formula on BigInt. */
+const piDigits = (n: number): string => {
+  const scale = 10n ** BigInt(n + 10)
+  const arctanInv = (x: bigint): bigint => {
+    let sum = 0n
+    let term = scale / x
+    for (let k = 1n; term !== 0n; k += 2n) {
+      sum += ((k - 1n) / 2n) % 2n === 0n ? term / k : -(term / k)
+      term /= x * x
+    }
+    return sum
+  }
+  return (4n * (4n * arctanInv(5n) - arctanInv(239n))).toString().slice(0, n)
+}
+
+const HEALTHY_NEAR_SHAPES: ReadonlyArray<{ readonly name: string; readonly text: () => string }> = [
+  {
+    name: "a numbered list whose numbers move in irregular steps, every item different",
+    text: () => {
+      const r = rng(11)
+      let n = 3
+      return Array.from({ length: 200 }, () => `${(n += 1 + Math.floor(r() * 6))}. ${words(r, 6 + Math.floor(r() * 8))}.`).join("\n")
+    }
+  },
+  {
+    name: "numbered steps that share their verb and object but differ in the rest",
+    text: () => {
+      const r = rng(12)
+      return Array.from({ length: 120 }, (_, i) => `Step ${i * 3 + Math.floor(r() * 3)}: run the tests in ${words(r, 3)} and compare ${words(r, 4)}.`).join("\n")
+    }
+  },
+  {
+    name: "a markdown table of test results",
+    text: () => {
+      const r = rng(13)
+      const rows = Array.from({ length: 250 }, (_, i) => `| test_${words(r, 2).replace(" ", "_")}_${i} | ${r() < 0.9 ? "passed" : "failed"} | ${(r() * 2).toFixed(2)}s |`)
+      return "| test | result | time |\n| --- | --- | --- |\n" + rows.join("\n")
+    }
+  },
+  { name: "real Chinese prose, and loop-free Chinese sentences", text: () => CHINESE_PROSE + "\n\n" + hanProse(14, 300) },
+  {
+    name: "code with indentation and blank lines: near-identical methods, each a different name",
+    text: () =>
+      ["is_dir", "is_file", "is_mount", "is_symlink", "is_block_device", "is_char_device", "is_fifo", "is_socket", "exists", "is_junction", "is_reserved", "is_absolute", "is_relative_to", "is_hidden"]
+        .map((m) => `    def ${m}(self):\n        """\n        Whether this path is what ${m} asks about.\n        """\n\n        try:\n            return self._check_mode(self.stat().st_mode)\n\n        except OSError as e:\n            if not _ignore_error(e):\n                raise\n            return False\n\n\n`)
+        .join("")
+  },
+  {
+    name: "long decimal constants, each written once (π to 3 000 digits, 1/7, 0.1 + 0.2, an all-zero hash, a random 512-digit hex key)",
+    text: () => {
+      const r = rng(15)
+      return `Pi is 3.${piDigits(3_000).slice(1)}.\n1/7 = 0.142857142857142857 and 0.1 + 0.2 = 0.30000000000000004.\nThe zero hash is 0x${"0".repeat(64)}.\nThe key is ${hex(r, 512)}.\n`
+    }
+  },
+  {
+    name: "markdown with many blank lines between sections",
+    text: () => Array.from({ length: 60 }, (_, i) => `## Section ${i + 1}\n\n${prose(100 + i, 3)}` + "\n".repeat(3 + (i % 20))).join("")
+  },
+  {
+    name: "a log excerpt quoted once (requests, a Java stack trace, pytest output)",
+    text: () => {
+      const r = rng(16)
+      const paths = ["/api/users", "/api/orders", "/health", "/api/items/search"]
+      const log = Array.from({ length: 60 }, (_, i) => `2026-11-30 12:00:${String(i % 60).padStart(2, "0")} INFO request handled in ${Math.floor(r() * 90)}ms path=${paths[Math.floor(r() * paths.length)]} status=200`)
+      const frames = ["DeserializerCache", "ObjectMapper", "BeanDeserializer", "DeserializationContext", "JsonParser", "SettableBeanProperty"]
+      const trace = Array.from({ length: 40 }, (_, i) => `    at com.fasterxml.jackson.databind.${frames[i % frames.length]}.${words(r, 1)}Value${i}(${frames[(i * 7) % frames.length]}.java:${Math.floor(r() * 900)})`)
+      const pytest = Array.from({ length: 80 }, (_, i) => `tests/test_${words(r, 1)}.py::test_${words(r, 2).replace(" ", "_")} PASSED [${String(Math.floor(((i + 1) * 100) / 80)).padStart(3)}%]`)
+      return `Here is the log:\n\n${log.join("\n")}\n\nand the trace:\n\njava.lang.IllegalStateException: boom\n${trace.join("\n")}\n\nThe tests:\n\n${pytest.join("\n")}\n\nSo the failure comes from the deserializer.`
+    }
+  }
+]
+
+describe("healthy text near the runaway shapes: no trip, in any deltas", () => {
+  for (const { name, text } of HEALTHY_NEAR_SHAPES) {
+    test(name, () => {
+      const whole = text()
+      expect(whole.length).toBeGreaterThan(2_000)
+      for (const size of [17, whole.length]) expect(guardOver(whole, size).trip).toBeNull()
+    })
+  }
+})
+
+describe("describeGuardTrip names what the long rule saw", () => {
+  test("whitespace, recurrence and a repeated block each read differently", async () => {
+    const { describeGuardTrip } = await import("./repeat-guard.js")
+    const flood = guardOver("Done." + " ".repeat(3_000), 64).trip!
+    expect(describeGuardTrip(flood)).toMatch(/^a run of 1024 whitespace characters \(character \d+, token \d+\)$/)
+    const restarts = guardOver(RUNAWAY_SHAPES[0]!.generate(3).text, 64).trip!
+    expect(describeGuardTrip(restarts)).toMatch(/^the same phrases written over and over for \d+ characters, one of them \d+ times/)
+    const block = guardOver(intro + `Attempt 1: ${paragraph}.\n\n`.repeat(40), 64).trip!
+    expect(describeGuardTrip(block)).toMatch(/^a block of \d+ characters repeated \d+ times/)
   })
 })

@@ -23,7 +23,7 @@ export const scanText = (text: string, options: Partial<RepeatOptions> = {}): Sc
   return { repeat: false, token: null, period: null }
 }
 
-/** SPEC's verdict plus the long-period rule's first trip, as `loopguard scan` prints both. */
+/** The short-period rule's verdict plus the long-period rule's first trip, as `loopguard scan` prints both. */
 export interface FullScanResult extends ScanResult {
   readonly long: { readonly token: number; readonly char: number } | null
 }

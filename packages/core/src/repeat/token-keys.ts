@@ -1,12 +1,12 @@
 /**
- * SPEC §1's tokens as numbers, for the guard's hot path. `StreamTokenKeys` cuts deltas exactly
+ * The short-period rule's tokens as numbers, for the guard's hot path. `StreamTokenKeys` cuts deltas exactly
  * as `StreamTokenizer` does (whitespace separates, each CJK character is a token, tokens are
  * lowercased) but hands out a 53-bit hash of each lowercased token instead of the string, so a
  * token costs no slice, no lowercase copy and no string-keyed map lookup. Tokens of ASCII
  * characters are hashed as they are read; a token with any other character is built as a string
  * and lowercased as a whole, exactly like the tokenizer does (`İ`, final sigma), then hashed. Equal
  * tokens always get equal keys; two different tokens share one with probability ~2⁻⁵³, so
- * SPEC's monitor fed keys gives the verdicts it gives on the strings (the equivalence tests
+ * The short-period monitor fed keys gives the verdicts it gives on the strings (the equivalence tests
  * compare them).
  */
 import { isCjkCode, isWhitespaceCode } from "./tokenizer.js"

@@ -1,5 +1,5 @@
 /**
- * The newest position of each token key among the last `capacity` tokens, for SPEC's monitor:
+ * The newest position of each token key among the last `capacity` tokens, for the short-period monitor:
  * an open-addressing table in typed arrays, so a token costs a probe or two and no allocation.
  * Keys of tokens that left the ring are dropped by rebuilding the table from the ring every
  * `capacity` tokens (O(1) amortized per token): it never holds more than 2 × capacity keys, in a

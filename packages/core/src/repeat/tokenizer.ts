@@ -1,5 +1,5 @@
 /**
- * The repetition tokenizer (SPEC §1): collapse whitespace, split on it, and make every CJK
+ * The repetition tokenizer (docs/repetition.md): collapse whitespace, split on it, and make every CJK
  * character a token of its own, also inside a word ("abc中def" → "abc", "中", "def").
  * Tokens are lowercased.
  *
@@ -29,7 +29,7 @@ export const isWhitespaceCode = (c: number): boolean => {
   )
 }
 
-/** The CJK ranges of SPEC §1; each character in them is a token. All lie in the BMP. */
+/** The CJK ranges of the repetition rule; each character in them is a token. All lie in the BMP. */
 export const isCjkCode = (c: number): boolean =>
   (c >= 0x3000 && c <= 0x30ff) ||
   (c >= 0x3400 && c <= 0x4dbf) ||

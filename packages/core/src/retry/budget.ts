@@ -1,5 +1,5 @@
 /**
- * Retry budgets (SPEC §5): how many times, for how long, and how far apart each kind of failure
+ * Retry budgets (docs/retry.md): how many times, for how long, and how far apart each kind of failure
  * may be retried, plus the backoff formula.
  */
 import type { RetryDecision } from "./decision.js"
@@ -51,7 +51,7 @@ export const DEFAULT_RETRY_BUDGETS: RetryBudgets = {
 }
 
 /**
- * Which budget governs a decision, in SPEC order. The request phase always uses `request` (even
+ * Which budget governs a decision, in the order docs/retry.md lists them. The request phase always uses `request` (even
  * for a network error); in the stream phase a network error is persistent even inside Max mode.
  */
 export const budgetNameFor = (decision: Pick<RetryDecision, "phase" | "scope" | "kind">): RetryBudgetName => {

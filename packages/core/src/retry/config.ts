@@ -25,10 +25,10 @@ export interface RetryBudgetConfig {
   readonly jitterRatio?: number
 }
 
-/** One `retry` section: a patch per budget, plus the silent-overload count (SPEC §5). */
+/** One `retry` section: a patch per budget, plus the silent-overload count (docs/retry.md). */
 export type RetryConfig = { readonly [K in RetryBudgetName]?: RetryBudgetConfig } & {
   readonly overloadedImmediateRetries?: number
-  /** Jitter for every budget of this section that sets none of its own (seed 000's top-level `jitterRatio`). */
+  /** Jitter for every budget of this section that sets none of its own (like MiMo Code's top-level `jitterRatio`). */
   readonly jitterRatio?: number
   /** HTTP statuses retried as server errors for this provider (e.g. 404 for adapters that use it for passing failures). */
   readonly retryableStatuses?: ReadonlyArray<number>

@@ -1,5 +1,5 @@
 /**
- * `decide`: what kind of failure an error is and whether retrying can help (SPEC §5).
+ * `decide`: what kind of failure an error is and whether retrying can help (docs/retry.md).
  * Order matters: user abort, context overflow and exhausted quota are terminal whatever else the
  * error says; a connection failure without an HTTP error status is network (including the AI SDK's
  * mid-stream reset, which arrives as status 200); then the status decides; then codes and text.
@@ -36,7 +36,7 @@ export interface RetryDecision {
 
 export interface DecideContext {
   /**
-   * HTTP statuses this adapter's provider uses for passing failures (seed 000: 404 for some
+   * HTTP statuses this adapter's provider uses for passing failures (as in MiMo Code: 404 for some
    * adapters): an error with one of them is a retryable `server` error instead of terminal.
    * A user abort stays terminal whatever its status.
    */

@@ -6,7 +6,7 @@
  */
 import type { NormalizedError } from "../model/stream.js"
 
-/** A hint read from error text is capped here (SPEC §5); header hints are capped by the budget. */
+/** A hint read from error text is capped here (docs/retry.md); header hints are capped by the budget. */
 export const MAX_TEXT_HINT_MS = 5 * 60_000
 
 const DECIMAL = /^\d+(?:\.\d+)?$/

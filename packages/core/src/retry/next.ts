@@ -44,7 +44,7 @@ export const nextRetry = (
   return { retry: true, delayMs, attempt }
 }
 
-/** `nextRetry` with the budget chosen from a budget set (SPEC order, see `budgetFor`). */
+/** `nextRetry` with the budget chosen from a budget set (in `budgetFor`'s order). */
 export const planRetry = (
   state: RetryState,
   decision: RetryDecision,

@@ -131,7 +131,7 @@ export const RATE_LIMIT_MARKERS: ReadonlyArray<string> = [
 
 /**
  * Server-side trouble named by a code. Any code containing one of these fragments counts
- * (SPEC: codes containing "exhausted" or "unavailable"; plus overloaded and server_error,
+ * (MiMo Code's rule: codes containing "exhausted" or "unavailable"; plus overloaded and server_error,
  * which OpenAI and Anthropic send as stream error types).
  */
 export const SERVER_CODE_FRAGMENTS: ReadonlyArray<string> = [

@@ -1,5 +1,5 @@
 /**
- * Two failures handled outside the budgets (SPEC §5): OpenAI's `server_is_overloaded`, which the
+ * Two failures handled outside the budgets (docs/retry.md): OpenAI's `server_is_overloaded`, which the
  * main session retries a few times at once and silently, and a backend that rejects a request
  * ending with an assistant message, which gets one retry without that message.
  */

@@ -1,5 +1,5 @@
 /**
- * Duplicate-query detection (SPEC §7): a model that searches the same thing again is spinning.
+ * Duplicate-query detection (docs/rollback.md): a model that searches the same thing again is spinning.
  * Per agent and tool, a call's fingerprint is built from the tool's key arguments (`query-keys.ts`),
  * each string folded (NFKC, trimmed, whitespace collapsed, lower case) and the picked arguments
  * written as sorted-key JSON, so key order, spacing and case do not make a query new.

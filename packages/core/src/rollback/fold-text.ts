@@ -12,7 +12,7 @@
 import { textHeads } from "../model/text-heads.js"
 
 const QUOTES = /['‘’‚‛′`´ʼ"“”„‟″«»‹›「」『』]/g
-/** The CJK ranges of SPEC §1 (after NFKD, fullwidth forms are already ASCII). */
+/** The CJK ranges of the repetition tokenizer (after NFKD, fullwidth forms are already ASCII). */
 const CJK = "\\u3000-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff00-\\uffef"
 const CJK_GAP = new RegExp(`(?<=[${CJK}]) | (?=[${CJK}])`, "g")
 const CJK_CHAR = new RegExp(`[${CJK}]`)

@@ -1,5 +1,5 @@
 /**
- * Format leak (SPEC §7): the model wrote tool-call markup as plain text instead of making a
+ * Format leak (docs/rollback.md): the model wrote tool-call markup as plain text instead of making a
  * structured call, so nothing ran. Looked for only in a reply with no structured call — a
  * runtime that parses MCP-XML from text (`parseToolCalls`) counts the calls it parsed as
  * structured. Markers: MiroThinker's MCP tags (opening or closing, any case, whitespace inside

@@ -1,5 +1,5 @@
 /**
- * Which arguments make two calls of a tool "the same query" (SPEC §7). Data: rows are tried in
+ * Which arguments make two calls of a tool "the same query" (docs/rollback.md). Data: rows are tried in
  * order and the first whose `tools` pattern matches the tool name wins (`*` = any run,
  * case-insensitive). `keys` lists argument names (case-insensitive); `"all"` uses every argument;
  * `"none"` never deduplicates the tool. Tools matched by no row use `unlistedTools`.

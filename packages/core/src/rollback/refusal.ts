@@ -1,5 +1,5 @@
 /**
- * Refusal detection (SPEC §7, "beyond": not one exact English string). A reply is a refusal
+ * Refusal detection (docs/rollback.md; not one exact English string). A reply is a refusal
  * when a phrase of the table occurs in its folded text (see `fold-text.ts`) AND either
  *
  * - the phrase starts within the first `leadChars` characters (the reply opens with it), or

@@ -1,5 +1,5 @@
 /**
- * The rollback policy (SPEC §7, MiroThinker). A rollback pops the last assistant reply (the
+ * The rollback policy (docs/rollback.md, after MiroThinker). A rollback pops the last assistant reply (the
  * RunLoop marks it `excluded: "rollback"`, so it stays in the store but leaves the model's
  * context), does not spend a turn, and bumps `consecutiveRollbacks`.
  *

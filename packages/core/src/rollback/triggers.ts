@@ -1,5 +1,5 @@
 /**
- * The rollback triggers of SPEC §7, as one union the policy can decide on, and the three points
+ * The rollback triggers (docs/rollback.md), as one union the policy can decide on, and the three points
  * where the RunLoop looks for them in a step:
  *
  *   after the reply, if it made no structured call:   detectReplyTrigger   (format leak, refusal)

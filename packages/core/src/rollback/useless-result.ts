@@ -1,5 +1,5 @@
 /**
- * Useless tool results (SPEC §7): the call ran but brought nothing back, so the turn is rolled
+ * Useless tool results (docs/rollback.md): the call ran but brought nothing back, so the turn is rolled
  * back and the model asked again instead of carrying an empty hand forward. Data: each rule
  * names the tools it applies to (patterns, `*` = any run, case-insensitive) and one matcher:
  *

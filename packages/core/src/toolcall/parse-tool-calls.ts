@@ -1,5 +1,5 @@
 /**
- * One entry point for the three tool-call formats models and servers produce (SPEC §7):
+ * One entry point for the three tool-call formats models and servers produce (docs/rollback.md):
  *
  * - OpenAI Responses output items: `{ type: "function_call", call_id, name, arguments }`, alone,
  *   in an array, or as the `output` array of a whole response;

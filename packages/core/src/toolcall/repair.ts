@@ -1,5 +1,5 @@
 /**
- * In-place repair of a parsed tool call, with no retry (SPEC §7): the model was nearly right, so
+ * In-place repair of a parsed tool call, with no retry (docs/rollback.md): the model was nearly right, so
  * fix the call instead of spending a turn. Everything it knows is data in a `RepairTable`; the
  * code only applies the table. Steps, in this order (each fix is listed in `repairs`):
  *

@@ -1,6 +1,6 @@
 /**
  * Tool calls a model wrote in its reply text instead of through the structured interface
- * (SPEC §11, seed 002): MCP-XML `<use_mcp_tool>` blocks, Hermes/Qwen `<tool_call>{json}</tool_call>`,
+ * (docs/rollback.md): MCP-XML `<use_mcp_tool>` blocks, Hermes/Qwen `<tool_call>{json}</tool_call>`,
  * and a reply that is nothing but one of the JSON shapes `parseToolCalls` knows (a Chat Completions
  * message or `tool_calls` array, a Responses output item), optionally in a code fence.
  * A call is runnable only when it names a tool the request offered; drafts inside a thinking

@@ -1,5 +1,5 @@
 /**
- * After a Try-Best pause (SPEC §6): hand the unfinished work to another agent harness (Codex CLI
+ * After a Try-Best pause (docs/try-best.md): hand the unfinished work to another agent harness (Codex CLI
  * or Claude Code CLI), or continue with the same model under a change-of-strategy instruction.
  * A harness of the current model's own family is never offered: it would likely repeat the
  * same blind spot.

@@ -1,4 +1,4 @@
-// Public API of the Try-Best area (SPEC §6): the monitor, stall signals and hand-off.
+// Public API of the Try-Best area (docs/try-best.md): the monitor, stall signals and hand-off.
 export {
   DEFAULT_COMMAND_WRAPPERS,
   DEFAULT_EDIT_TOOL_COMMANDS,

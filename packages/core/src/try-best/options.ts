@@ -161,7 +161,7 @@ export const DEFAULT_COMMAND_WRAPPERS: ReadonlyArray<string> = [
 
 /** How a failing verification run is judged to have made progress. */
 export type OutputProgress =
-  /** Its normalized output differs from the previous run's (SPEC). */
+  /** Its normalized output differs from the previous run's (MiMo Code's rule). */
   | "changed"
   /** Its normalized output was not seen before since the command last succeeded: A, B, A is not progress. */
   | "novel"

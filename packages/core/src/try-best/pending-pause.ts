@@ -1,6 +1,6 @@
 /**
  * A stored session whose last turn was paused by Try-Best and not answered since: its pause must
- * show again when the session is reopened, never be resumed silently (seed 001 §4.3: the stored
+ * show again when the session is reopened, never be resumed silently (as MiMo Code's Try-Best design asks: the stored
  * part is the source of truth). The pause lives in the paused reply as a synthetic text part whose
  * metadata holds the incident. Pure.
  */

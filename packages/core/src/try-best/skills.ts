@@ -1,13 +1,13 @@
 /**
- * The built-in hand-off skills (seed 001): one playbook per harness, `codex` (Codex CLI) and
+ * The built-in hand-off skills (docs/try-best.md, after MiMo Code's): one playbook per harness, `codex` (Codex CLI) and
  * `claude-code` (Claude Code CLI), telling the model how to drive that harness and with which
  * flags. Data plus one pure function each (the argument vector); running it is the caller's job.
  *
- * Sandbox-safe by default, as the seed's skills recommend: Codex runs `codex exec` with
+ * Sandbox-safe by default, as MiMo Code's skills recommend: Codex runs `codex exec` with
  * `--sandbox workspace-write --ask-for-approval never` (edits confined to the workspace, no
  * interactive approvals that would hang a non-interactive run); Claude Code runs in print mode
  * `-p` with `--permission-mode acceptEdits`. The unsandboxed flags (`--yolo`,
- * `--dangerously-skip-permissions`) are used only in `isolated` mode, which the seed allows only
+ * `--dangerously-skip-permissions`) are used only in `isolated` mode, which MiMo Code's skills allow only
  * for disposable, isolated environments. A skill is offered only when its command resolves on PATH.
  */
 import { HANDOFF_COMMANDS, HANDOFF_HARNESS_NAMES, HANDOFF_TOOL_NAMES, type HandoffTarget } from "./handoff.js"
@@ -16,7 +16,7 @@ import { HANDOFF_COMMANDS, HANDOFF_HARNESS_NAMES, HANDOFF_TOOL_NAMES, type Hando
 export type SkillMode = "sandboxed" | "isolated"
 
 export interface HandoffSkill {
-  /** The skill's name as the seed spells it. */
+  /** The skill's name as MiMo Code's hand-off skills spell it. */
   readonly name: "codex" | "claude-code"
   readonly target: HandoffTarget
   /** The executable that must resolve on PATH. */

@@ -1,5 +1,5 @@
 /**
- * Stall signals (SPEC §6 "beyond"): slow-burning signs that a session has stopped getting
+ * Stall signals (docs/try-best.md): slow-burning signs that a session has stopped getting
  * anywhere, which the three Try-Best rules do not see. Each is a small rule with its own
  * switch and threshold; `StallMonitor` feeds them one summary per finished step.
  *

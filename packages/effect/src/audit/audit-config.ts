@@ -1,5 +1,5 @@
 /**
- * The config an audit runs with: SPEC defaults with every detector switched on (the opt-in
+ * The config an audit runs with: the documented defaults with every detector switched on (the opt-in
  * ones included) and no transport retries, since a recorded error already happened once and
  * retrying it would make the replay ask for a step that is not there.
  */

@@ -12,7 +12,7 @@ export class ConfigError extends Data.TaggedError("ConfigError")<{ readonly erro
 
 /** The validated config every service reads its thresholds from. */
 export class ConfigService extends Context.Service<ConfigService, LoopguardConfig>()("loopguard/ConfigService") {
-  /** SPEC defaults. */
+  /** The documented defaults (docs/config.md). */
   static readonly layer = Layer.succeed(ConfigService, DEFAULT_CONFIG)
 
   /** Defaults ← file ← env ← overrides, validated; fails with a ConfigError naming each bad field. */

@@ -3,7 +3,7 @@ import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_LIMITS } from "@loopguard/core/
 import { DEFAULT_ENV_DENY } from "../tools/tool-env.js"
 import type { LoopguardConfig } from "./schema.js"
 
-/** SPEC.md defaults. The env-variable names are derived from this object's shape. */
+/** The defaults (docs/config.md lists each). The env-variable names are derived from this object's shape. */
 export const DEFAULT_CONFIG: LoopguardConfig = {
   repeat: { ...DEFAULT_REPEAT_SETTINGS, long: { ...DEFAULT_REPEAT_SETTINGS.long } },
   stream: { ...DEFAULT_STREAM_LIMITS },
@@ -60,5 +60,15 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   tools: { maxOutputChars: 20_000, envDeny: DEFAULT_ENV_DENY, envAllow: [], approveCommands: false },
   input: { maxLineBytes: 8 * 1024 * 1024 },
   audit: { windowSteps: 256 },
+  proxy: {
+    listen: "127.0.0.1:4477",
+    upstream: null,
+    sessionHeader: "x-loopguard-session",
+    maxRequestBytes: 32 * 1024 * 1024,
+    textToolCalls: false,
+    upstreamKeyEnv: null,
+    tokenEnv: "LOOPGUARD_PROXY_TOKEN",
+    routes: {}
+  },
   prices: {}
 }

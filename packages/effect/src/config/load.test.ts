@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { Schema } from "effect"
 import { DEFAULT_CONFIG } from "./defaults.js"
 import { envVariables, loadConfig } from "./load.js"
+import { repeatGuardOptionsOf } from "./repeat-guard-options.js"
 import { LoopguardConfigSchema } from "./schema.js"
 
 describe("loadConfig", () => {
@@ -112,6 +113,19 @@ describe("loadConfig", () => {
     const badLong = loadConfig({ env: { LOOPGUARD_REPEAT_LONG_COPIES: "1" } })
     expect(badLong._tag).toBe("error")
     if (badLong._tag === "error") expect(badLong.errors.join("\n")).toContain("LOOPGUARD_REPEAT_LONG_COPIES")
+  })
+
+  test("the runaway-shape knobs of the long rule come from env and reach RepeatGuard's options; a flood limit of 1 is named", () => {
+    const ok = loadConfig({ env: { LOOPGUARD_REPEAT_LONG_RECUR_CHARS: "3000", LOOPGUARD_REPEAT_LONG_WHITESPACE_CHARS: "500" } })
+    expect(ok._tag).toBe("ok")
+    if (ok._tag === "ok") {
+      expect(ok.config.repeat.long.recurChars).toBe(3000)
+      expect(ok.config.repeat.long.whitespaceChars).toBe(500)
+      expect(repeatGuardOptionsOf(ok.config.repeat).long).toMatchObject({ recurChars: 3000, whitespaceChars: 500 })
+    }
+    const bad = loadConfig({ env: { LOOPGUARD_REPEAT_LONG_WHITESPACE_CHARS: "1" } })
+    expect(bad._tag).toBe("error")
+    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("LOOPGUARD_REPEAT_LONG_WHITESPACE_CHARS")
   })
 
   test("a bad env value names the variable", () => {

@@ -10,7 +10,7 @@ const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Ratio = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 const Names = Schema.Array(Schema.String)
 
-/** The long-period rule beside SPEC §1's (docs/repetition.md). */
+/** The long-period rule beside the short-period rule (docs/repetition.md). */
 export const LongRepeatSection = Schema.Struct({
   enabled: Schema.Boolean,
   copies: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
@@ -19,7 +19,9 @@ export const LongRepeatSection = Schema.Struct({
   maxBlockChars: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100_000 })),
   minWords: NonNegInt,
   runChars: PosInt,
-  shortChars: PosInt
+  shortChars: PosInt,
+  recurChars: PosInt,
+  whitespaceChars: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
 /** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: reject such values. */
@@ -137,7 +139,7 @@ export const NoProgressSpinSection = Schema.Struct({
   minRepeats: PosInt
 })
 
-/** Beyond SPEC §3: A B A B … cycles that repeated action (A A A) cannot see. */
+/** Beyond exact repeats: A B A B … cycles that repeated action (A A A) cannot see. */
 export const ActionCycleSection = Schema.Struct({
   enabled: Schema.Boolean,
   maxPeriod: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
@@ -150,7 +152,7 @@ export const DoomLoopSection = Schema.Struct({
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
-/** SPEC §4 names these keys in snake_case; kept so config files match the spec. */
+/** These keys keep their original snake_case names (as MiMo Code spells them). */
 export const StreakRecoverySection = Schema.Struct({
   enabled: Schema.Boolean,
   trigger_count: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
@@ -182,7 +184,7 @@ export const RetrySection = Schema.Struct({
   unknown: Schema.optional(RetryBudgetPatch),
   rateLimit: Schema.optional(RetryBudgetPatch),
   overloadedImmediateRetries: Schema.optional(NonNegInt),
-  /** Jitter for every budget of this section that sets none (seed 000's top-level `retry.jitterRatio`). */
+  /** Jitter for every budget of this section that sets none (like MiMo Code's top-level `retry.jitterRatio`). */
   jitterRatio: Schema.optional(Ratio),
   /** HTTP statuses retried as server errors for this provider's adapter (404 for some). */
   retryableStatuses: Schema.optional(Schema.Array(Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))))
@@ -191,11 +193,11 @@ export const RetrySection = Schema.Struct({
 /** Config section `provider.<id>`: per-provider overrides. */
 export const ProviderSection = Schema.Struct({
   retry: Schema.optional(RetrySection),
-  /** This provider's longest silence between two stream chunks (seed 000's per-provider chunkTimeout); default `stream.chunkTimeoutMs`. */
+  /** This provider's longest silence between two stream chunks (like MiMo Code's per-provider chunkTimeout); default `stream.chunkTimeoutMs`. */
   chunkTimeoutMs: Schema.optional(TimerMs)
 })
 
-/** SPEC §6 names these keys in snake_case; kept so config files match the spec. */
+/** These keys keep their original snake_case names (as MiMo Code spells them). */
 export const TryBestSection = Schema.Struct({
   enabled: Schema.Boolean,
   edit_window: PosInt,
@@ -240,7 +242,7 @@ export const BreakerSection = Schema.Struct({
   fallback: Schema.NullOr(Schema.String.check(Schema.isMinLength(1)))
 })
 
-/** Context compaction near the model's limit (seed 003). */
+/** Context compaction near the model's limit (docs/run-loop.md). */
 export const CompactionSection = Schema.Struct({
   enabled: Schema.Boolean,
   /** The model's context in tokens; null = from `contextSizes`, then the built-in table. */
@@ -295,7 +297,7 @@ export const ModelPriceSchema = Schema.Struct({
   cachedInputPerMTok: Schema.optional(Schema.Number.check(Schema.isGreaterThanOrEqualTo(0)))
 })
 
-/** SPEC §7 in-place repair: the alias/default table is data, merged over the built-in one. */
+/** In-place repair (docs/rollback.md): the alias/default table is data, merged over the built-in one. */
 export const RepairSection = Schema.Struct({
   enabled: Schema.Boolean,
   tool_name_aliases: Schema.Record(Schema.String, Schema.String),
@@ -310,7 +312,7 @@ export const RepairSection = Schema.Struct({
   fix_server_names: Schema.Boolean
 })
 
-/** SPEC §7 names `max_consecutive_rollbacks`; kept as written there. */
+/** `max_consecutive_rollbacks` keeps MiroThinker's snake_case name. */
 export const RollbackSection = Schema.Struct({
   enabled: Schema.Boolean,
   max_consecutive_rollbacks: PosInt,
@@ -361,6 +363,36 @@ export const AuditSection = Schema.Struct({
   windowSteps: PosInt
 })
 
+/** One route of `loopguard proxy`: where requests for a model (or a path prefix) go, and whose retry budgets they use. */
+export const ProxyRoute = Schema.Struct({
+  /** The upstream base URL as an agent would be given it (`http://host:port/v1`). */
+  upstream: Schema.String,
+  /** A `provider.<id>` section whose retry budgets (and chunk timeout) apply to this upstream. */
+  provider: Schema.optional(Schema.String),
+  /** A config file whose detector settings (`repeat`, `repeated_action`, …) apply to this route instead of this file's. */
+  config: Schema.optional(Schema.String)
+})
+
+/** Config section `proxy`: `loopguard proxy` (docs/proxy.md). */
+export const ProxySection = Schema.Struct({
+  /** HOST:PORT the proxy listens on (`--listen`). */
+  listen: Schema.String,
+  /** The default upstream base URL (`--upstream`); null: only the routes. */
+  upstream: Schema.NullOr(Schema.String),
+  /** The request header that names a conversation's session; without it, a hash of the system prompt and first user message does. */
+  sessionHeader: Schema.String,
+  /** Bytes of one request body the proxy reads; a larger one is refused with 413. */
+  maxRequestBytes: PosInt,
+  /** Tool calls written as text (in a form loopguard parses) become structured calls when the request offered that tool. */
+  textToolCalls: Schema.Boolean,
+  /** The environment variable holding an upstream key the proxy adds itself (null: clients send their own). */
+  upstreamKeyEnv: Schema.NullOr(Schema.String),
+  /** The environment variable holding the token clients must present when the proxy holds the upstream key. */
+  tokenEnv: Schema.String,
+  /** Model name prefix (or a path prefix starting with `/`) → route; the longest match wins, else `upstream`. */
+  routes: Schema.Record(Schema.String, ProxyRoute)
+})
+
 /** The whole config as one Schema; `LoopguardConfig` is its type. */
 export const LoopguardConfigSchema = Schema.Struct({
   repeat: RepeatSection,
@@ -396,6 +428,7 @@ export const LoopguardConfigSchema = Schema.Struct({
   tools: ToolsSection,
   input: InputSection,
   audit: AuditSection,
+  proxy: ProxySection,
   /** Merged over the built-in list prices; used for the cost cap and the report. */
   prices: Schema.Record(Schema.String, ModelPriceSchema)
 })

@@ -1,10 +1,10 @@
 /**
- * The in-stream repetition guard (SPEC §1) as a decorator of an Effect AI `LanguageModel`, for a
+ * The in-stream repetition guard (docs/repetition.md) as a decorator of an Effect AI `LanguageModel`, for a
  * runtime that keeps its own loop instead of adopting the RunLoop. `streamText` is cut at the
  * part that completes the repetition: that part and everything before it are kept, nothing after
  * it is requested (the provider stream is interrupted, which closes its HTTP request).
  *
- * Covered: `streamText` text and reasoning deltas, fed through core's RepeatGuard (SPEC §1's rule
+ * Covered: `streamText` text and reasoning deltas, fed through core's RepeatGuard (the short-period rule
  * and the long-period rule), with the `ConfigService` service's `repeat` thresholds. Not covered:
  * `generateText` / `generateObject` (a whole response cannot be cut early; they pass through),
  * retries, error classification, the recovery reminders and every cross-step detector — those

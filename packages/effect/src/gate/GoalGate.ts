@@ -1,5 +1,5 @@
 /**
- * The evaluator behind the goal gate (SPEC §9): a separate, tool-less call to the model that
+ * The evaluator behind the goal gate (docs/run-loop.md): a separate, tool-less call to the model that
  * judges whether the user's goal is met. Fails open: if the evaluator errors, the run may finish
  * (the error is reported as an incident by the RunLoop), because a broken judge must not trap a
  * finished run.

@@ -1,5 +1,5 @@
 /**
- * The model the error-storm breaker reroutes to (SPEC §8 "reroute": the second rung of the
+ * The model the error-storm breaker reroutes to ("reroute", docs/run-loop.md: the second rung of the
  * ladder). Optional: without it the ladder is degrade → hand back. Give it as a second LLM Layer
  * (`FallbackLLM.fromLLM(layer)`); the CLI builds one from `breaker.fallback` on the same endpoint.
  */

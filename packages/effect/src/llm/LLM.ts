@@ -23,7 +23,7 @@ export interface LlmRequest {
   readonly tools: ReadonlyArray<ToolSpec>
   readonly maxOutputTokens?: number
   /**
-   * The longest silence allowed before the next part, in ms (SPEC §5). A backend whose
+   * The longest silence allowed before the next part, in ms (`stream.chunkTimeoutMs`). A backend whose
    * `timesChunks` is true fails its stream with `chunkTimeoutError` itself; around any other
    * backend the processor times each pull.
    */
@@ -37,7 +37,7 @@ export class LlmError extends Data.TaggedError("LlmError")<{ readonly error: Nor
   }
 }
 
-/** The stream error for a silence of `ms` between two parts (SPEC §5), whoever times it. */
+/** The stream error for a silence of `ms` between two parts (`stream.chunkTimeoutMs`), whoever times it. */
 export const chunkTimeoutError = (ms: number): LlmError =>
   new LlmError({ error: { message: `no stream chunk for ${ms} ms (chunkTimeout)`, name: "ChunkTimeoutError", code: "stream_read_error", phase: "stream" } })
 

@@ -49,9 +49,9 @@ export type StepOutcome =
   | { readonly type: "continue" }
   | {
       readonly type: "text-repeat"
-      /** Which rule tripped and where (SPEC §1's `short`, or the long-period rule). */
+      /** Which rule tripped and where (the short-period rule, `short`, or the long-period rule). */
       readonly trip: GuardTrip
-      /** SPEC §1's block length in tokens; null when the long rule tripped. */
+      /** The short-period rule's block length in tokens; null when the long rule tripped. */
       readonly period: number | null
       readonly token: number
       /** Back-to-back copies when it tripped. */
@@ -166,7 +166,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             return stopWith(false)
           }
 
-          // A provider's own chunk timeout wins (seed 000: `provider.<id>` chunkTimeout), else the global one.
+          // A provider's own chunk timeout wins (like MiMo Code's `provider.<id>` chunkTimeout), else the global one.
           const model = input.llm ?? llm
           const providerId = model.providerId
           const chunkTimeoutMs = (Object.hasOwn(config.provider, providerId) ? config.provider[providerId]?.chunkTimeoutMs : undefined) ?? config.stream.chunkTimeoutMs
@@ -199,7 +199,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
             if (t !== null) ((observer.trip = t), (observer.toolCalled = true))
           }
           observer.onEnd()
-          // The stream ended without saying why: never taken as done (SPEC §8).
+          // The stream ended without saying why: never taken as done (docs/run-loop.md).
           if (observer.trip === null && observer.streamError === null && reply.finish === undefined) reply.setFinish("unknown")
           return { reply, trip: observer.trip, error: observer.streamError, toolCalled: observer.toolCalled, incidents } satisfies AttemptResult
         })

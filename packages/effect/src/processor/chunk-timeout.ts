@@ -1,5 +1,5 @@
 /**
- * Silence between two chunks longer than `chunkTimeout` is a stream error (SPEC §5). Each pull
+ * Silence between two chunks longer than `chunkTimeout` is a stream error (docs/retry.md). Each pull
  * of the upstream is timed on its own: `Stream.timeoutOrElse` runs the stream through a merge
  * (a second fiber and a queue hand-off per chunk), which cost more than the rest of a guarded
  * step. A timed pull still forks two fibers (the pull and a sleep), so a backend that can time

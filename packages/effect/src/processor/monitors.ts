@@ -41,7 +41,7 @@ export interface StreamMonitor {
 
 export type MonitorFactory = (ctx: { readonly step: number; readonly attempt: number }) => StreamMonitor
 
-/** SPEC §1 and the long-period rule: text and reasoning deltas feed one guard. */
+/** The short-period and long-period rules: text and reasoning deltas feed one guard. */
 export const repeatMonitor =
   (options: RepeatGuardOptions): MonitorFactory =>
   () => {

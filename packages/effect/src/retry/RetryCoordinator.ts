@@ -1,5 +1,5 @@
 /**
- * RetryCoordinator (SPEC §5): the one door through which a failed model call is retried. It owns
+ * RetryCoordinator (docs/retry.md): the one door through which a failed model call is retried. It owns
  * the budgets and hands out its policy as an Effect `Schedule` over the failure; the
  * SessionProcessor passes that schedule to `Effect.retry` and never reads a budget itself. A
  * Layer, so a runtime swaps budgets per provider by providing its own.
@@ -49,7 +49,7 @@ export interface RetryCoordinatorOptions {
   readonly budgets?: RetryBudgets
   /** HTTP statuses retried as server errors for this provider (`retry.retryableStatuses`). */
   readonly retryableStatuses?: ReadonlyArray<number>
-  /** Silent immediate retries of `server_is_overloaded` in the main session; SPEC default 3. */
+  /** Silent immediate retries of `server_is_overloaded` in the main session; default 3. */
   readonly overloadedImmediateRetries?: number
   /** Told once per failure that was not retryable, so a UI can show why the run stopped. */
   readonly onTerminal?: (error: NormalizedError, reason: string) => Effect.Effect<void>
@@ -88,7 +88,7 @@ export const makeRetryCoordinator = (options: RetryCoordinatorOptions = {}): Ret
 
 /** Retry budgets by error kind as an Effect `Schedule`; provide your own Layer for per-provider policy. */
 export class RetryCoordinator extends Context.Service<RetryCoordinator, RetryCoordinatorShape>()("loopguard/RetryCoordinator") {
-  /** SPEC §5 default budgets. */
+  /** The default budgets (docs/retry.md). */
   static readonly layer: Layer.Layer<RetryCoordinator> = Layer.sync(RetryCoordinator, () => makeRetryCoordinator())
 
   /** Built from explicit options (custom runtimes, tests). */

@@ -63,7 +63,7 @@ export interface RetryScheduleOptions<E> {
   readonly normalize: (error: E) => NormalizedError
   /** Consulted before every retry; once false the schedule stops with `unsafe-replay`. */
   readonly replaySafe?: () => boolean
-  /** HTTP statuses this provider's adapter retries as server errors (seed 000: 404 for some). */
+  /** HTTP statuses this provider's adapter retries as server errors (as in MiMo Code: 404 for some). */
   readonly retryableStatuses?: ReadonlyArray<number>
   /** Immediate, uncounted retries of OpenAI `server_is_overloaded` (main session: 3). Default 0. */
   readonly overloadedImmediateRetries?: number
@@ -76,7 +76,7 @@ export interface RetryScheduleOptions<E> {
 export const makeRetrySchedule = <E>(options: RetryScheduleOptions<E>): Schedule.Schedule<RetryStep, E> =>
   Schedule.fromStep(
     Effect.gen(function* () {
-      // Two retry sites with their own counts and deadlines (seed 000): request-phase retries belong
+      // Two retry sites with their own counts and deadlines (as in MiMo Code): request-phase retries belong
       // to one model call, so every stream-phase replay (a new call) starts them afresh; stream-phase
       // replays count over the whole step, from before its first attempt.
       const startedAt = yield* Clock.currentTimeMillis

@@ -1,5 +1,5 @@
 /**
- * The failure-summary retry (seed 002, MiroThinker's FAILURE_SUMMARY_PROMPT idea; off by default,
+ * The failure-summary retry (MiroThinker's FAILURE_SUMMARY_PROMPT idea, docs/rollback.md; off by default,
  * config `failure_summary`). When a run ends in a failure that another attempt could get past
  * (a cap, a loop, a rollback cap), one tool-less request asks the model what it tried, why it
  * failed and what it would do differently; then the task starts again as a new user turn carrying

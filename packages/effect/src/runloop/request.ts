@@ -54,7 +54,7 @@ const compactionSettled = (all: ReadonlyArray<Message>): boolean => {
 /** The stored session as the model sees it: exclusions, crops and the latest compaction applied. */
 export const requestView = (all: ReadonlyArray<Message>, enforce: boolean, streakCrops = true): RequestView => {
   // Cache risk is judged per new crop (cross-step.ts), not over every crop re-applied here.
-  // Streak crops stay stored when the feature is switched off, but the model sees the full view (seed 000).
+  // Streak crops stay stored when the feature is switched off, but the model sees the full view (as in MiMo Code).
   const view = buildRequestView(all, { ...DEFAULT_CROP, applyCrops: enforce && streakCrops })
   const appendable = !view.continued && view.unresolved.length === 0 && (!enforce || compactionSettled(all))
   // The latest compaction summary takes the place of the range it replaces (never in shadow mode).

@@ -1,9 +1,9 @@
 /**
- * The first stage of a run on a session that already has history (issue 12 item 6):
+ * The first stage of a run on a session that already has history (docs/store.md):
  * 1. calls written ahead but never answered (cancel, crash) are rewritten as interrupted, so the
  *    model is told they started — never silently dropped, never silently re-run;
  * 2. a run that resumes without a new user turn first re-examines the last reply, as the top of
- *    MiMo's loop does (seed 000, B2): a cut-off or empty reply gets its reminder, a final answer
+ *    MiMo Code's loop does: a cut-off or empty reply gets its reminder, a final answer
  *    ends the run without a request, anything else goes on with the next request.
  */
 import { classifyStep, decideRecovery, hasPendingClientTool, initRecovery, type AgentRole } from "@loopguard/core/classify"

@@ -39,6 +39,12 @@ export interface SessionStoreShape {
   readonly putAssistant: (sessionId: string, message: AssistantMessage) => Effect.Effect<void, SessionStoreError>
   readonly exclude: (sessionId: string, messageId: string, reason: ExclusionReason) => Effect.Effect<void, SessionStoreError>
   readonly addCrop: (sessionId: string, userMessageId: string, crop: CropMarker) => Effect.Effect<void, SessionStoreError>
+  /**
+   * Give up this writer's lease on a session now (the durable stores; optional): a host that
+   * serves one conversation from several processes in turn (the proxy's replicas) lets go after
+   * each write, so the next request's process can write it.
+   */
+  readonly release?: (sessionId: string) => Effect.Effect<void, SessionStoreError>
   /** Every session, most recently written first. */
   readonly list: () => Effect.Effect<ReadonlyArray<SessionSummary>, SessionStoreError>
   /** Where a session is kept, for the run report ("where the work is saved"). */

@@ -1,7 +1,7 @@
 /**
  * One session's messages in memory, with the place each write touched, so a reader that comes
  * back every step gets only what changed since its last visit instead of a copy of the whole
- * history (docs/performance.md, "flat per-step cost"). The memory store keeps sessions in it; the
+ * history (docs/performance.md, "What keeps a step cheap"). The memory store keeps sessions in it; the
  * SQL store keeps one per session it holds the write lease of, as a mirror of its rows.
  */
 import type { Message } from "@loopguard/core/model"

@@ -191,6 +191,13 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
         modifyMirrored(sessionId, "record a crop", userMessageId, (m) => (m.role === "user" ? { ...m, crops: [...(m.crops ?? []), crop] } : m)).pipe(
           Effect.withSpan("SessionStore.addCrop")
         ),
+      release: (sessionId) =>
+        Effect.suspend(() => {
+          if (!held.has(sessionId)) return Effect.void
+          held.delete(sessionId)
+          mirrors.delete(sessionId)
+          return releaseLease(sql, owner, sessionId).pipe(Effect.asVoid, Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("release the session", sessionId)(e))))
+        }).pipe(Effect.withSpan("SessionStore.release")),
       list: () =>
         sql`SELECT s.id, s.updated_at, s.owner_host, s.owner_pid, s.lease_until,
                    (SELECT COUNT(*) FROM loopguard_messages m WHERE m.session_id = s.id) AS messages,

@@ -155,6 +155,24 @@ export const storeSuite = (name: string, target: SuiteTarget) => {
       }), t)
   }, TIMEOUT)
 
+  test(`${name}: a writer that releases a session lets another write it, and can write it again after`, async () => {
+    const t = await target.fresh()
+    await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open()
+        const b = yield* open()
+        yield* a.append("turns", user("u0", "first"))
+        yield* a.release!("turns")
+        yield* b.putAssistant("turns", reply("a1", "u0", 0))
+        yield* b.release!("turns")
+        yield* a.append("turns", user("u2", "again"))
+        expect((yield* b.messages("turns")).map((m) => m.id)).toEqual(["u0", "a1", "u2"])
+        // Releasing what this writer does not hold changes nothing.
+        yield* b.release!("turns")
+        expect((yield* Effect.promise(() => failure(b.append("turns", user("u3", "refused"))))).reason).toBe("locked")
+      }), t)
+  }, TIMEOUT)
+
   test(`${name}: any worker resumes a session once its writer has closed`, async () => {
     const t = await target.fresh()
     await withScope((open) => Effect.flatMap(open(), (a) => a.append("s", user("u0", "start"))), t)

@@ -1,4 +1,4 @@
-/** The caps asked before each step (SPEC §8): stop, a soft-cap last step, or the one summary request. */
+/** The caps asked before each step (docs/run-loop.md): stop, a soft-cap last step, or the one summary request. */
 import { capDecision, capUsageOf, capUsageText, type CapDecision, type CapReason } from "@loopguard/core/caps"
 import { Effect } from "effect"
 import { recordIncident, stop, type Flow, type RunContext, type RunServices } from "../run-context.js"

@@ -47,7 +47,7 @@ export const applyOutcome = (s: RunServices, ctx: RunContext, outcome: StepOutco
     return "go"
   })
 
-/** Rollback (SPEC §7): a popped reply leaves every later request and costs no turn. */
+/** Rollback (docs/rollback.md): a popped reply leaves every later request and costs no turn. */
 export const applyRollback = (s: RunServices, ctx: RunContext, reply: AssistantMessage, outcome: StepOutcome): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     const rolled = outcome.type === "continue" ? ctx.rollback.afterStep(reply) : null

@@ -1,5 +1,5 @@
 /**
- * Sub-agents (SPEC §8, seed 003 A7): the `task` tool runs a child run on a sub-task in its own
+ * Sub-agents (docs/run-loop.md): the `task` tool runs a child run on a sub-task in its own
  * session (`<parent>/task-<step>-<n>`), as role `subagent`, one level deeper, with a slice of what the
  * parent has left (`budgetSlice`). Its tokens and cost join the parent's meter and its summary the
  * parent's report; the parent's model gets the child's answer (or where it got blocked) as the result.

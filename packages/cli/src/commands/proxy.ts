@@ -1,0 +1,116 @@
+/**
+ * `loopguard proxy --upstream URL [--listen HOST:PORT] [--config FILE] [--session-dir DIR | --store URL] [--json]`:
+ * an OpenAI- and Anthropic-compatible proxy in front of `URL`; agents are pointed at
+ * `http://HOST:PORT/v1`. One stderr line says when it listens; then one line per request
+ * (`--json`: one JSON object per request on stdout). It runs until SIGINT/SIGTERM.
+ */
+import type { ProxyEvent } from "@loopguard/proxy"
+import { makeProxyServer } from "@loopguard/proxy"
+import type { LoopguardConfig } from "@loopguard/effect/config"
+import { redactUrl } from "@loopguard/effect/store"
+import { Effect, Option } from "effect"
+import { Command, Flag } from "effect/cli"
+import { UsageError } from "../errors.js"
+import { loadCliConfig } from "../session.js"
+import { ensureWritableDir } from "../session-dir.js"
+import { openCliStore, storeTargetOf } from "../store-target.js"
+import { resolve } from "node:path"
+import { sharedState } from "@loopguard/proxy/store"
+
+/** `HOST:PORT` (IPv6 as `[::1]:PORT`) as its two parts, or null when it is not one. */
+export const parseListen = (text: string): { readonly host: string; readonly port: number } | null => {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(text.trim())
+  if (m === null) return null
+  const port = Number(m[3])
+  return port <= 65535 ? { host: m[1] ?? m[2]!, port } : null
+}
+
+const checkUpstream = (url: string, flag: string): Effect.Effect<string, UsageError> => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error()
+    return Effect.succeed(url)
+  } catch {
+    return Effect.fail(new UsageError({ message: `${flag}: not an http(s) URL: ${redactUrl(url)}` }))
+  }
+}
+
+/** One line for people: what happened to a request. Never a header, never a key. */
+export const describeEvent = (e: ProxyEvent): string => {
+  if (e.type === "retry") return `${e.session}: upstream ${e.retry.status !== undefined ? `HTTP ${e.retry.status}` : "failure"} (${e.retry.reason}); retry ${e.retry.attempt} in ${e.retry.delayMs} ms`
+  if (e.type === "store-error") return `session store: ${e.message}`
+  const r = e.record
+  const detectors = r.incidents.map((i) => `${i.detector}:${i.action}`).join(", ")
+  return `${r.session} ${r.protocol} ${r.model ?? "-"} ${r.action}${detectors !== "" ? ` [${detectors}]` : ""} → ${r.outcome} ${r.status}${r.detail !== undefined ? ` (${r.detail})` : ""}${r.retries > 0 ? `, ${r.retries} retries` : ""}, ${r.ms} ms`
+}
+
+export const proxyCommand = Command.make(
+  "proxy",
+  {
+    upstream: Flag.String("upstream").pipe(Flag.optional, Flag.withDescription("upstream base URL as an agent would be given it, e.g. http://127.0.0.1:8080/v1 (default: proxy.upstream)")),
+    listen: Flag.String("listen").pipe(Flag.optional, Flag.withDescription("HOST:PORT to listen on (default: proxy.listen = 127.0.0.1:4477)")),
+    config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
+    sessionDir: Flag.String("session-dir").pipe(Flag.optional, Flag.withDescription("keep proxied sessions in SQLite in this folder (<dir>/sessions.db)")),
+    store: Flag.String("store").pipe(Flag.optional, Flag.withDescription("keep proxied sessions in Postgres (postgres://…); replicas share sessions and backoff")),
+    json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("one JSON object per request on stdout instead of log lines"))
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      const overrides = [
+        ...(Option.isSome(flags.upstream) ? [{ path: "proxy.upstream", value: yield* checkUpstream(flags.upstream.value, "--upstream"), flag: "--upstream" }] : []),
+        ...(Option.isSome(flags.listen) ? [{ path: "proxy.listen", value: flags.listen.value, flag: "--listen" }] : [])
+      ]
+      const config = yield* loadCliConfig({ ...(Option.isSome(flags.config) ? { configPath: flags.config.value } : {}), overrides })
+      const listen = parseListen(config.proxy.listen)
+      if (listen === null) return yield* new UsageError({ message: `${Option.isSome(flags.listen) ? "--listen" : "proxy.listen"}: expected HOST:PORT, got ${config.proxy.listen}` })
+      if (config.proxy.upstream === null && Object.keys(config.proxy.routes).length === 0) {
+        return yield* new UsageError({ message: "--upstream is required (or proxy.upstream / proxy.routes in the config)" })
+      }
+      if (config.proxy.upstream !== null) yield* checkUpstream(config.proxy.upstream, "proxy.upstream")
+      const routeConfigs: Record<string, LoopguardConfig> = {}
+      for (const [prefix, r] of Object.entries(config.proxy.routes)) {
+        yield* checkUpstream(r.upstream, `proxy.routes.${prefix}.upstream`)
+        // A route's own config file: its detector settings apply to that route (validated like any config).
+        if (r.config !== undefined) {
+          routeConfigs[prefix] = yield* loadCliConfig({ configPath: r.config }).pipe(
+            Effect.mapError((e) => new UsageError({ message: `proxy.routes.${prefix}.config: ${e.message}` }))
+          )
+        }
+      }
+      const upstreamKey = config.proxy.upstreamKeyEnv === null ? undefined : process.env[config.proxy.upstreamKeyEnv]
+      const token = process.env[config.proxy.tokenEnv]
+      if (upstreamKey !== undefined && upstreamKey !== "" && (token === undefined || token === "")) {
+        return yield* new UsageError({ message: `proxy.upstreamKeyEnv: the proxy holds the upstream key, so clients must present a token: set ${config.proxy.tokenEnv}` })
+      }
+      const target = yield* storeTargetOf(flags)
+      if (Option.isSome(flags.sessionDir)) yield* ensureWritableDir(resolve(flags.sessionDir.value), "--session-dir")
+      const store = target === null ? undefined : yield* openCliStore(target, config)
+      const shared = target === null ? undefined : yield* sharedState(target, config).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+      const show = flags.json
+        ? (e: ProxyEvent) => process.stdout.write(`${JSON.stringify(e)}\n`)
+        : (e: ProxyEvent) => process.stderr.write(`loopguard proxy: ${describeEvent(e)}\n`)
+      // Each request's record (action, incidents, outcome) also goes to the store, beside the session.
+      const print = (e: ProxyEvent) => {
+        show(e)
+        if (e.type === "request" && shared !== undefined) void shared.logRequest(e.record).then((failed) => failed !== null && show({ type: "store-error", message: failed }))
+      }
+      const proxy = yield* makeProxyServer({
+        config,
+        host: listen.host,
+        port: listen.port,
+        ...(store !== undefined ? { store } : {}),
+        ...(shared !== undefined ? { board: shared.board } : {}),
+        ...(upstreamKey !== undefined && upstreamKey !== "" ? { auth: { token: token ?? null, upstreamKey } } : {}),
+        onEvent: print,
+        routeConfigs
+      }).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+      const upstreams = [config.proxy.upstream, ...Object.values(config.proxy.routes).map((r) => r.upstream)].filter((u): u is string => u !== null)
+      process.stderr.write(`loopguard proxy: listening on ${proxy.url} (agents: base URL ${proxy.url}/v1) → ${upstreams.map(redactUrl).join(", ")}\n`)
+      // Serve until a signal interrupts the command; the scope then closes the server.
+      return yield* Effect.never
+    }).pipe(Effect.scoped)
+).pipe(
+  Command.withDescription(
+    "Serve an OpenAI- and Anthropic-compatible proxy (chat/completions, responses, messages) that puts loopguard in front of any agent: point the agent's base URL at http://HOST:PORT/v1"
+  )
+)

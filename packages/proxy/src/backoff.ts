@@ -1,0 +1,44 @@
+/**
+ * Fleet-wide backoff: when an upstream says "wait" (Retry-After on a 429/503/529), every
+ * conversation that uses it waits, not just the one that was told; with a shared store, every
+ * proxy replica waits too. The board keeps one time per upstream: nobody calls it before then.
+ */
+export interface BackoffBoard {
+  /** Epoch ms before which `upstream` is not to be called (0: no hold). */
+  readonly until: (upstream: string) => Promise<number>
+  /** Hold `upstream` until `untilMs` (a later hold already in place stays). */
+  readonly hold: (upstream: string, untilMs: number) => Promise<void>
+}
+
+/** A board for one process. */
+export const memoryBackoff = (): BackoffBoard => {
+  const holds = new Map<string, number>()
+  return {
+    until: async (upstream) => holds.get(upstream) ?? 0,
+    hold: async (upstream, untilMs) => {
+      if (untilMs > (holds.get(upstream) ?? 0)) holds.set(upstream, untilMs)
+    }
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve) => {
+    if (ms <= 0 || signal?.aborted === true) return resolve()
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal?.removeEventListener("abort", done)
+      resolve()
+    }
+    signal?.addEventListener("abort", done, { once: true })
+  })
+
+/** Waits out the board's hold on `upstream`, however it grows meanwhile. */
+export const waitForTurn = async (board: BackoffBoard, upstream: string, signal?: AbortSignal): Promise<void> => {
+  for (;;) {
+    const wait = (await board.until(upstream)) - Date.now()
+    if (wait <= 0 || signal?.aborted === true) return
+    await sleep(wait, signal)
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * One guarded request (`POST …/chat/completions`, `…/responses`, `…/messages`): the verdict from
+ * the history, then either the proxy's own answer (a stop) or the upstream call with the request
+ * rewritten for the upstream only, its retries, and the reply relayed through the guard.
+ */
+import { describeGuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
+import type { Incident } from "@loopguard/core/report"
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { BackoffBoard } from "./backoff.js"
+import { authorized, BodyTooLarge, clientHeaders, readBody, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
+import { cutCallNotice, stopAnswer } from "./notices.js"
+import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
+import { toolPartsOf, type Message } from "@loopguard/core/model"
+import { parseJson, type Conversation, type Protocol, type StreamWatch } from "./protocol.js"
+import { reminderMessages, replyMessage } from "./reply-record.js"
+import { relayStream, type RelayEnd } from "./relay.js"
+import { upstreamBody } from "./rewrite.js"
+import { routeFor, upstreamUrl, type ResolvedRoute, type RoutingConfig } from "./routes.js"
+import { sessionIdOf } from "./session-id.js"
+import { errorBeforeContent } from "./early-error.js"
+import { textCallsIn } from "./text-calls.js"
+import { relayWhole } from "./whole-reply.js"
+import { attempt, callWithRetries, type Attempt, type RetryEvent, type UpstreamRoute } from "./upstream.js"
+import type { TurnMemo } from "./turn-judge.js"
+import { judgeRequest, type ProxyAction, type StopVerdict, type Verdict, type VerdictConfig } from "./verdict.js"
+
+/** The detector settings a request is judged and guarded with. */
+export interface DetectorSettings {
+  readonly verdict: VerdictConfig
+  readonly guard: RepeatGuardOptions | null
+}
+
+export interface ProxySettings extends DetectorSettings {
+  readonly routing: RoutingConfig
+  /** Routes (by their `proxy.routes` key) with detector settings of their own. */
+  readonly routeDetectors: ReadonlyMap<string, DetectorSettings>
+  readonly sessionHeader: string
+  /** Tool calls written as text become structured calls when the request offered the tool. */
+  readonly textToolCalls: boolean
+  /** Calls per tool in one user turn (`toolCaps`). */
+  readonly toolCaps: ToolCallCaps
+  readonly maxRequestBytes: number
+  readonly maxResponseBytes: number
+  readonly maxEventBytes: number
+}
+
+/** What the proxy did with one request: a log line, a JSON line, a store record. */
+export interface RequestRecord {
+  readonly session: string
+  readonly protocol: Protocol["name"]
+  readonly model: string | undefined
+  readonly action: ProxyAction
+  readonly incidents: ReadonlyArray<Incident>
+  /** How the reply ended: passed whole, cut by the guard (with why), answered by the proxy, failed. */
+  readonly outcome: "completed" | "cut" | "answered" | "failed" | "client-gone" | "upstream-error"
+  readonly detail?: string
+  readonly status: number
+  readonly retries: number
+  readonly ms: number
+}
+
+export interface HandlerDeps {
+  readonly settings: ProxySettings
+  /** This process's judged turns, taken up by the next request of each conversation. */
+  readonly memo: TurnMemo
+  readonly board: BackoffBoard
+  readonly auth: AuthPolicy
+  readonly onRetry: (session: string, e: RetryEvent) => void
+  /** Called once per request, after the reply ended, with what the session store keeps of it. */
+  readonly onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>) => void
+}
+
+const headersOf = (session: string, action: ProxyAction): Record<string, string> => ({ "x-loopguard-session": session, "x-loopguard-action": action })
+
+/** An attempt the upstream answered. */
+export type OpenAttempt = Extract<Attempt, { ok: true }>
+
+/** A request read, routed and judged: everything the answer needs. */
+interface Judged {
+  readonly req: IncomingMessage
+  readonly res: ServerResponse
+  readonly protocol: Protocol
+  readonly deps: HandlerDeps
+  readonly started: number
+  /** The body as the client sent it (what goes upstream when nothing acts). */
+  readonly raw: Buffer
+  readonly body: any
+  readonly conversation: Conversation
+  readonly session: string
+  readonly route: ResolvedRoute
+  readonly detectors: DetectorSettings
+  readonly verdict: Verdict
+}
+
+const PASS: Verdict = { action: "pass", inserts: [], cropCuts: false, stop: null, incidents: [] }
+
+/** Auth, the bounded body, the route and the verdict; null when the request was already answered (refused). */
+const judge = async (req: IncomingMessage, res: ServerResponse, protocol: Protocol, deps: HandlerDeps): Promise<Judged | null> => {
+  const started = Date.now()
+  const { settings } = deps
+  if (!authorized(req.headers, deps.auth)) return (sendError(res, protocol.name, 401, "loopguard proxy: present the proxy token as your API key"), null)
+  let raw: Buffer
+  try {
+    raw = await readBody(req, settings.maxRequestBytes)
+  } catch (e) {
+    return (sendError(res, protocol.name, e instanceof BodyTooLarge ? 413 : 400, e instanceof Error ? e.message : "unreadable request body"), null)
+  }
+  const body = parseJson(raw.toString("utf8"))
+  const conversation = protocol.conversation(body)
+  const route = routeFor(settings.routing, conversation.model, req.url ?? "/")
+  if (route === null) return (sendError(res, protocol.name, 502, `loopguard proxy: no upstream for model ${conversation.model ?? "(none)"}`), null)
+  const detectors = (route.prefix !== null ? settings.routeDetectors.get(route.prefix) : undefined) ?? settings
+  const session = sessionIdOf(req.headers, settings.sessionHeader, conversation)
+  // A body that is not JSON is not ours to judge: the upstream answers it.
+  const verdict = body === undefined ? PASS : judgeRequest(conversation.messages, detectors.verdict, { memo: deps.memo, session })
+  return { req, res, protocol, deps, started, raw, body, conversation, session, route, detectors, verdict }
+}
+
+/** The record of a request, and what the session store keeps of it. */
+const recordOf = (j: Judged, retries: () => number) => (outcome: RequestRecord["outcome"], status: number, reply: Message | null, detail?: string) => {
+  const { session, protocol, conversation, verdict } = j
+  const record: RequestRecord = {
+    session,
+    protocol: protocol.name,
+    model: conversation.model,
+    action: verdict.action,
+    incidents: verdict.incidents,
+    outcome,
+    status,
+    retries: retries(),
+    ms: Date.now() - j.started,
+    ...(detail !== undefined ? { detail } : {})
+  }
+  j.deps.onRecord(record, [...conversation.messages, ...reminderMessages(conversation, verdict.inserts), ...(reply === null ? [] : [reply])])
+}
+
+/** A stop: the proxy answers itself, a well-formed assistant turn without tool calls. */
+const answerStop = (j: Judged, stop: StopVerdict): void => {
+  const text = stopAnswer(stop.loop, stop.evidence, stop.next)
+  const answer = j.protocol.answer(j.body, text)
+  j.res.writeHead(200, { "content-type": answer.contentType, ...headersOf(j.session, "stop") })
+  j.res.end(answer.body)
+  recordOf(j, () => 0)("answered", 200, replyMessage(j.conversation, null, text, false), stop.detector)
+}
+
+/** One attempt at the upstream with the rewritten request; an error event before any content counts as a failed attempt. */
+const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: UpstreamRoute; readonly send: () => Promise<Attempt> } => {
+  const { protocol, verdict, route, deps, body } = j
+  const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict.inserts, verdict.cropCuts)))
+  const target = { url: upstreamUrl(route.base, j.req.url ?? "/"), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs }
+  const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
+  const send = () =>
+    attempt(target, "POST", headers, rewritten, signal).then((a): Attempt => {
+      const early = a.ok && a.first !== null ? errorBeforeContent(protocol, body, a.first) : null
+      if (!a.ok || early === null) return a
+      a.abort()
+      return { ok: false, error: early, body: null, res: null }
+    })
+  return { target, send }
+}
+
+export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, protocol: Protocol, deps: HandlerDeps): Promise<void> => {
+  const j = await judge(req, res, protocol, deps)
+  if (j === null) return
+  if (j.verdict.stop !== null) return answerStop(j, j.verdict.stop)
+  const gone = new AbortController()
+  res.on("close", () => gone.abort())
+  const { target, send } = upstreamAttempt(j, gone.signal)
+  let retries = 0
+  const record = recordOf(j, () => retries)
+  const opened = await callWithRetries(target, deps.board, send, gone.signal, (e) => {
+    retries = e.attempt
+    deps.onRetry(j.session, e)
+  })
+  const extra = headersOf(j.session, j.verdict.action)
+  if (!opened.ok) {
+    if (opened.res !== null && opened.body !== null) {
+      // The upstream's own answer, as it gave it, once the retries are spent.
+      res.writeHead(opened.error.status ?? 502, clientHeaders(opened.res.headers, extra, false))
+      res.end(opened.body)
+    } else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${opened.error.message}`, extra)
+    return record(gone.signal.aborted ? "client-gone" : "upstream-error", opened.error.status ?? 502, null, opened.error.message)
+  }
+  if (!String(opened.res.headers["content-type"] ?? "").includes("text/event-stream")) {
+    const whole = await relayWhole(res, protocol, opened, { ...deps.settings, guard: j.detectors.guard }, j.conversation.tools, extra)
+    return record(whole.cut !== undefined ? "cut" : "completed", whole.code, null, whole.cut)
+  }
+  res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false))
+  const { end, watch } = await serveStream(j, opened, () => callWithRetries(target, deps.board, send, gone.signal, () => {}))
+  const reply = (notice: string | null) => replyMessage(j.conversation, watch, notice, end.type === "cut" || end.type === "cut-call")
+  if (end.type === "cut-call") {
+    const notice = end.refusal !== undefined ? `\n\n[loopguard: ${end.refusal}]` : cutCallNotice(end.name)
+    if (!res.destroyed) res.end(end.opening + watch.close(notice))
+    return record("cut", 200, reply(notice), end.refusal ?? `the arguments of a call to ${end.name} were cut off`)
+  }
+  if (end.type === "cut") return record("cut", 200, reply(end.notice), describeGuardTrip(end.trip))
+  record(end.type, 200, reply(null), end.type === "failed" ? end.reason : undefined)
+}
+
+/**
+ * The streamed reply through the relay. A step whose call was cut off before anything reached the
+ * client is asked for once more (`again`); the watch returned is the one of the reply shown.
+ */
+const serveStream = async (j: Judged, opened: OpenAttempt, again: () => Promise<Attempt>): Promise<{ readonly end: RelayEnd; readonly watch: StreamWatch }> => {
+  const { protocol, deps, route } = j
+  const textCalls = textCallsFor(protocol, deps.settings, j.conversation.tools)
+  const relay = (o: OpenAttempt, watch: StreamWatch) =>
+    relayStream({
+      protocol,
+      watch,
+      upstream: o.res,
+      first: o.first,
+      ended: o.ended,
+      abortUpstream: o.abort,
+      client: j.res,
+      guard: j.detectors.guard,
+      textCalls,
+      refuseCalls: capsFor(j.conversation, deps.settings.toolCaps),
+      limits: { maxResponseBytes: deps.settings.maxResponseBytes, maxEventBytes: deps.settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }
+    })
+  const watch = protocol.watch(j.body)
+  const end = await relay(opened, watch)
+  if (end.type !== "cut-call" || end.wrote) return { end, watch }
+  const second = await again()
+  if (!second.ok) return { end, watch }
+  const secondWatch = protocol.watch(j.body)
+  return { end: await relay(second, secondWatch), watch: secondWatch }
+}
+
+/**
+ * The relay's cap check (`toolCaps`): the turn's calls so far, then the reply's; the first one past
+ * its tool's cap is refused (the agent gets the refusal, never the call).
+ */
+const capsFor = (conversation: Conversation, caps: ToolCallCaps) => {
+  const counts: Record<string, number> = {}
+  // The turn's calls so far: from the newest user message on, as the run loop counts them per run.
+  for (let i = conversation.messages.length - 1; i >= 0 && conversation.messages[i]!.role !== "user"; i--) {
+    const m = conversation.messages[i]!
+    if (m.role === "assistant") for (const p of toolPartsOf(m)) counts[p.name] = (counts[p.name] ?? 0) + 1
+  }
+  return (watch: StreamWatch): { readonly name: string; readonly refusal: string } | null => {
+    if (caps.maxCallsPerTool === null && Object.keys(caps.perTool).length === 0) return null
+    let now: ToolCallCounts = counts
+    for (const call of watch.calls) {
+      const admitted = admitToolCall(now, call.name, caps)
+      if (admitted.refusal !== null) return { name: call.name, refusal: admitted.refusal }
+      now = admitted.counts
+    }
+    return null
+  }
+}
+
+/** The relay's text-call hook: only with the switch on, a protocol that has it, and offered tools. */
+const textCallsFor = (protocol: Protocol, settings: ProxySettings, offered: ReadonlyArray<string>) => {
+  const made = protocol.textCalls
+  if (!settings.textToolCalls || made === undefined || offered.length === 0) return null
+  return (watch: StreamWatch, tail: string): string | null => {
+    if (watch.calls.length > 0) return null
+    const found = textCallsIn(watch.text, offered)
+    return found.calls.length === 0 ? null : made.streamEnd(watch, tail, found.calls)
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * The HTTP plumbing of the proxy: bounded request bodies, the headers that may cross (hop-by-hop
+ * ones stay behind), client auth, and the proxy's own error bodies in each protocol's shape.
+ */
+import { timingSafeEqual } from "node:crypto"
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http"
+import type { ProtocolName } from "./protocol.js"
+
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"])
+
+export class BodyTooLarge extends Error {}
+
+/** The whole request body, or BodyTooLarge past `limit` bytes (nothing more is buffered). */
+export const readBody = (req: IncomingMessage, limit: number): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const parts: Array<Buffer> = []
+    let size = 0
+    req.on("data", (b: Buffer) => {
+      size += b.length
+      if (size > limit) {
+        req.removeAllListeners("data")
+        req.resume()
+        reject(new BodyTooLarge(`the request body passed proxy.maxRequestBytes (${limit} bytes)`))
+        return
+      }
+      parts.push(b)
+    })
+    req.on("end", () => resolve(Buffer.concat(parts)))
+    req.on("error", reject)
+  })
+
+export interface AuthPolicy {
+  /** Clients must present this token (as their API key) when the proxy adds the upstream key itself. */
+  readonly token: string | null
+  /** The upstream key the proxy adds; null: the client's own auth headers go upstream untouched. */
+  readonly upstreamKey: string | null
+}
+
+const presented = (headers: IncomingHttpHeaders): string | undefined => {
+  const bearer = /^Bearer\s+(.+)$/i.exec(String(headers["authorization"] ?? ""))?.[1]
+  const apiKey = headers["x-api-key"]
+  return bearer ?? (typeof apiKey === "string" ? apiKey : undefined)
+}
+
+/** Whether the client may use the proxy: always, unless the proxy holds the upstream key and the token does not match. */
+export const authorized = (headers: IncomingHttpHeaders, auth: AuthPolicy): boolean => {
+  if (auth.upstreamKey === null) return true
+  const given = presented(headers)
+  if (given === undefined || auth.token === null) return false
+  const a = Buffer.from(given)
+  const b = Buffer.from(auth.token)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** The request headers that go upstream: the client's own (auth included, untouched) unless the proxy holds the key. */
+export const upstreamHeaders = (headers: IncomingHttpHeaders, drop: ReadonlyArray<string>, auth: AuthPolicy, protocol: ProtocolName | null, guarded: boolean): OutgoingHttpHeaders => {
+  const out: OutgoingHttpHeaders = {}
+  const dropped = new Set(drop.map((h) => h.toLowerCase()))
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name)) continue
+    out[name] = value
+  }
+  // The guard reads the stream's text: ask for it uncompressed.
+  if (guarded) out["accept-encoding"] = "identity"
+  if (auth.upstreamKey !== null) {
+    delete out["authorization"]
+    delete out["x-api-key"]
+    if (protocol === "messages") out["x-api-key"] = auth.upstreamKey
+    else out["authorization"] = `Bearer ${auth.upstreamKey}`
+  }
+  return out
+}
+
+/** The upstream's response headers a client may see (length and framing are the proxy's own). */
+export const clientHeaders = (headers: IncomingHttpHeaders, extra: Readonly<Record<string, string>>, keepLength: boolean): OutgoingHttpHeaders => {
+  const out: OutgoingHttpHeaders = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    if (name === "content-length" || name === "content-encoding" ? !keepLength : HOP_BY_HOP.has(name)) continue
+    out[name] = value
+  }
+  return { ...out, ...extra }
+}
+
+/** An error body in the shape the client's protocol uses. */
+export const errorBody = (protocol: ProtocolName | null, status: number, message: string): string =>
+  protocol === "messages"
+    ? JSON.stringify({ type: "error", error: { type: status === 401 ? "authentication_error" : status === 413 ? "request_too_large" : "api_error", message } })
+    : JSON.stringify({ error: { message, type: status === 401 ? "invalid_request_error" : "server_error", code: status === 401 ? "invalid_api_key" : null } })
+
+/** An error answer in the client's protocol; a response already under way is just ended. */
+export const sendError = (res: ServerResponse, protocol: ProtocolName | null, status: number, message: string, extra: Readonly<Record<string, string>> = {}): void => {
+  // The client left: there is nobody to tell.
+  if (res.destroyed) return
+  if (res.headersSent) {
+    res.end()
+    return
+  }
+  res.writeHead(status, { "content-type": "application/json", ...extra })
+  res.end(errorBody(protocol, status, message))
+}

@@ -1,0 +1,128 @@
+/**
+ * What the proxy needs of each wire protocol (OpenAI Chat Completions, OpenAI Responses,
+ * Anthropic Messages): the conversation as loopguard messages, two rewrites of a request (a cut
+ * reply cropped to its notice, a reminder added at the end), a watcher of the streamed reply, the
+ * events that end a cut stream well-formed, the proxy's own answer and its protocol's error.
+ */
+import type { Message } from "@loopguard/core/model"
+import type { SseEvent } from "./sse.js"
+
+export type ProtocolName = "chat" | "responses" | "messages"
+
+export interface Conversation {
+  /** The system prompt (instructions), for the session id. */
+  readonly system: string
+  /** The first user turn's text, for the session id. */
+  readonly firstUser: string
+  readonly messages: ReadonlyArray<Message>
+  /** Wire messages (items) in the request: the reply will sit at this position in the next one. */
+  readonly wireLength: number
+  readonly model: string | undefined
+  readonly stream: boolean
+  /** Names of the tools the request offers. */
+  readonly tools: ReadonlyArray<string>
+}
+
+/** A conversation from what every protocol has: the system prompt, the first user turn, the built history, the wire length, the offered tools' names. */
+export const conversationOf = (
+  body: any,
+  parts: { readonly system: string; readonly firstUser: string | undefined; readonly messages: ReadonlyArray<Message>; readonly wireLength: number; readonly tools: ReadonlyArray<string> }
+): Conversation => ({
+  system: parts.system,
+  firstUser: parts.firstUser ?? "",
+  messages: parts.messages,
+  wireLength: parts.wireLength,
+  model: typeof body?.model === "string" ? body.model : undefined,
+  stream: body?.stream === true,
+  tools: parts.tools
+})
+
+/** What one upstream event carried. */
+export interface Seen {
+  readonly text?: string
+  readonly reasoning?: string
+  /** A tool call began (its name) or its arguments grew. */
+  readonly toolCall?: boolean
+  /** The upstream said the reply is complete. */
+  readonly end?: boolean
+  /** The event that names the reply's finish (the events from here on end the reply). */
+  readonly finishing?: boolean
+  /** The upstream sent an error event. */
+  readonly error?: boolean
+}
+
+/** A streamed tool call as far as it arrived. */
+export interface ObservedCall {
+  readonly id: string
+  readonly name: string
+  readonly args: string
+}
+
+export interface StreamWatch {
+  see(event: SseEvent): Seen
+  /** Events that end the client's stream well-formed after a cut, `notice` shown as text. */
+  close(notice: string): string
+  /** What arrived so far (for the record and the checks at the end). */
+  readonly text: string
+  readonly reasoning: string
+  readonly calls: ReadonlyArray<ObservedCall>
+  /** The upstream's own finish reason, as it named it. */
+  readonly finish: string | undefined
+}
+
+export interface ProxyAnswer {
+  readonly contentType: string
+  readonly body: string
+}
+
+export interface Protocol {
+  readonly name: ProtocolName
+  conversation(body: any): Conversation
+  /** The body with every assistant text passed through `f` (`null`: unchanged); reasoning of a changed reply is dropped. */
+  mapAssistantText(body: any, f: (text: string) => string | null): any
+  /** The body with one more user text before wire message `before` (null: at the end): a reminder for the upstream only. */
+  insertUserText(body: any, before: number | null, text: string): any
+  watch(body: any): StreamWatch
+  /** A whole non-streamed reply: its text, and the body with the text replaced (a cut). */
+  replyText(json: any): string
+  withReplyText(json: any, text: string): any
+  /** The proxy's own assistant turn, streamed or not, in this protocol. */
+  answer(body: any, text: string): ProxyAnswer
+  /** A failure after the stream began, as this protocol's error event. */
+  streamError(message: string): string
+  /**
+   * Tool calls the model wrote as text, made structured: the events that end the streamed reply
+   * with them (in place of the upstream's finish), and the same for a whole JSON reply. Only the
+   * protocols that have it (`proxy.textToolCalls`).
+   */
+  readonly textCalls?: {
+    readonly streamEnd: (watch: StreamWatch, held: string, calls: ReadonlyArray<TextCall>) => string
+    /** The whole reply with the calls made structured; null when it already has structured calls. */
+    readonly json: (json: any, calls: ReadonlyArray<TextCall>, prose: string) => any
+  }
+}
+
+/** A tool call found in reply text, with whole arguments. */
+export interface TextCall {
+  readonly name: string
+  readonly arguments: Readonly<Record<string, unknown>>
+}
+
+/** The streaming-response content type. */
+export const SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8"
+
+/** Parsed JSON, or undefined (a bad event is passed on, never thrown on). */
+export const parseJson = (text: string): any => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether a call's argument text is whole: empty (no arguments) or a JSON object. Cut-off arguments are neither. */
+export const wholeArguments = (args: string): boolean => {
+  if (args.trim() === "") return true
+  const parsed: unknown = parseJson(args)
+  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+}

@@ -1,0 +1,160 @@
+/** OpenAI Chat Completions (`POST /v1/chat/completions`), streamed and not. */
+import { estimateTokens } from "@loopguard/core/context"
+import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
+import type { SseEvent } from "../sse.js"
+
+/** `list` with `item` inserted before position `before` (null: at the end). */
+export const spliced = <A>(list: ReadonlyArray<A>, before: number | null, item: A): Array<A> =>
+  before === null ? [...list, item] : [...list.slice(0, before), item, ...list.slice(before)]
+
+const DONE = "data: [DONE]\n\n"
+const data = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`
+
+const wantsUsage = (body: any): boolean => body?.stream_options?.include_usage === true
+
+const usageOf = (body: any, completion: string) => {
+  const prompt = estimateTokens(JSON.stringify(body?.messages ?? []))
+  const completionTokens = estimateTokens(completion)
+  return { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens }
+}
+
+const conversation: Protocol["conversation"] = (body) => {
+  const history = new HistoryBuilder()
+  let system = ""
+  let firstUser: string | undefined
+  const wire: ReadonlyArray<any> = Array.isArray(body?.messages) ? body.messages : []
+  wire.forEach((m, at) => {
+    const role = m?.role
+    if (role === "system" || role === "developer") system += textOfContent(m.content)
+    else if (role === "user") {
+      const text = textOfContent(m.content)
+      firstUser ??= text
+      history.user(at, text)
+    } else if (role === "assistant") {
+      const calls = (Array.isArray(m.tool_calls) ? m.tool_calls : []).map((c: any) => ({
+        id: String(c?.id ?? ""),
+        name: String(c?.function?.name ?? ""),
+        input: inputOf(c?.function?.arguments)
+      }))
+      const reasoning = typeof m.reasoning_content === "string" ? m.reasoning_content : typeof m.reasoning === "string" ? m.reasoning : undefined
+      history.assistant(at, { text: textOfContent(m.content), ...(reasoning !== undefined ? { reasoning } : {}), calls })
+    } else if (role === "tool") history.toolResult(String(m.tool_call_id ?? ""), textOfContent(m.content))
+  })
+  return conversationOf(body, {
+    system,
+    firstUser,
+    messages: history.messages,
+    wireLength: wire.length,
+    tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.function?.name ?? t?.name ?? ""))
+  })
+}
+
+class ChatWatch implements StreamWatch {
+  text = ""
+  reasoning = ""
+  finish: string | undefined
+  private readonly byIndex = new Map<number, { id: string; name: string; args: string }>()
+  private seenIdentity: { id: string; created: number; model: string } | undefined
+
+  constructor(private readonly body: any) {}
+
+  get calls(): ReadonlyArray<ObservedCall> {
+    return [...this.byIndex.values()]
+  }
+
+  see(event: SseEvent): Seen {
+    if (event.data === "[DONE]") return { end: true }
+    const chunk = parseJson(event.data)
+    if (chunk === undefined || chunk === null) return {}
+    if (chunk.error !== undefined) return { error: true }
+    this.seenIdentity ??= { id: String(chunk.id ?? "chatcmpl-loopguard"), created: Number(chunk.created ?? Math.floor(Date.now() / 1000)), model: String(chunk.model ?? this.body?.model ?? "") }
+    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined
+    if (choice === undefined) return {}
+    const finishing = typeof choice.finish_reason === "string"
+    if (finishing) this.finish = choice.finish_reason
+    const delta = choice.delta ?? {}
+    const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : ""
+    const text = typeof delta.content === "string" ? delta.content : ""
+    let toolCall = false
+    for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
+      toolCall = true
+      const index = Number(call?.index ?? 0)
+      const known = this.byIndex.get(index) ?? { id: "", name: "", args: "" }
+      if (typeof call?.id === "string") known.id = call.id
+      if (typeof call?.function?.name === "string") known.name += call.function.name
+      if (typeof call?.function?.arguments === "string") known.args += call.function.arguments
+      this.byIndex.set(index, known)
+    }
+    this.text += text
+    this.reasoning += reasoning
+    return { ...(text !== "" ? { text } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(toolCall ? { toolCall } : {}), ...(finishing ? { finishing } : {}) }
+  }
+
+  /** The upstream's completion id, time and model (the proxy's own when none arrived yet). */
+  get identity(): { id: string; created: number; model: string } {
+    return this.seenIdentity ?? { id: "chatcmpl-loopguard", created: Math.floor(Date.now() / 1000), model: String(this.body?.model ?? "") }
+  }
+
+  close(notice: string): string {
+    const who = this.identity
+    const chunk = (delta: object, finish: string | null) => data({ ...who, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
+    let out = chunk({ content: notice }, null) + chunk({}, "stop")
+    if (wantsUsage(this.body)) out += data({ ...who, object: "chat.completion.chunk", choices: [], usage: usageOf(this.body, this.reasoning + this.text + notice) })
+    return out + DONE
+  }
+}
+
+export const chatProtocol: Protocol = {
+  name: "chat",
+  conversation,
+  mapAssistantText: (body, f) => {
+    if (!Array.isArray(body?.messages)) return body
+    const messages = body.messages.map((m: any) => {
+      if (m?.role !== "assistant") return m
+      const next = f(textOfContent(m.content))
+      if (next === null) return m
+      const { reasoning_content: _r, reasoning: _r2, ...rest } = m
+      return { ...rest, content: next }
+    })
+    return { ...body, messages }
+  },
+  insertUserText: (body, before, text) => ({ ...body, messages: spliced(Array.isArray(body?.messages) ? body.messages : [], before, { role: "user", content: text }) }),
+  watch: (body) => new ChatWatch(body),
+  replyText: (json) => textOfContent(json?.choices?.[0]?.message?.content),
+  withReplyText: (json, text) => {
+    const [first, ...others] = json.choices
+    return { ...json, choices: [{ ...first, message: { ...first.message, content: text }, finish_reason: "stop" }, ...others] }
+  },
+  answer: (body, text) => {
+    const who = { id: `chatcmpl-loopguard-${Date.now().toString(36)}`, created: Math.floor(Date.now() / 1000), model: String(body?.model ?? "") }
+    if (body?.stream !== true) {
+      const message = { role: "assistant", content: text }
+      return { contentType: "application/json", body: JSON.stringify({ ...who, object: "chat.completion", choices: [{ index: 0, message, finish_reason: "stop" }], usage: usageOf(body, text) }) }
+    }
+    const chunk = (delta: object, finish: string | null) => data({ ...who, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
+    let out = chunk({ role: "assistant", content: text }, null) + chunk({}, "stop")
+    if (wantsUsage(body)) out += data({ ...who, object: "chat.completion.chunk", choices: [], usage: usageOf(body, text) })
+    return { contentType: SSE_CONTENT_TYPE, body: out + DONE }
+  },
+  streamError: (message) => data({ error: { message, type: "server_error", code: "upstream_failed" } }) + DONE,
+  textCalls: {
+    streamEnd: (watch, held, calls) => {
+      const who = (watch as ChatWatch).identity
+      const chunk = (delta: object, finish: string | null) => data({ ...who, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
+      const callChunks = calls.map((c, index) => chunk({ tool_calls: [{ index, id: textCallId(index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }] }, null))
+      // The upstream's usage chunk, when it sent one, still closes the reply.
+      const usage = held.split("\n\n").filter((e) => e.startsWith("data: ") && parseJson(e.slice(6))?.usage != null && parseJson(e.slice(6))?.choices?.length === 0)
+      return callChunks.join("") + chunk({}, "tool_calls") + usage.map((e) => `${e}\n\n`).join("") + DONE
+    },
+    json: (json, calls, prose) => {
+      const [first, ...others] = json.choices
+      if (Array.isArray(first?.message?.tool_calls) && first.message.tool_calls.length > 0) return null
+      const tool_calls = calls.map((c, index) => ({ id: textCallId(index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }))
+      return { ...json, choices: [{ ...first, message: { ...first.message, content: prose === "" ? null : prose, tool_calls }, finish_reason: "tool_calls" }, ...others] }
+    }
+  }
+}
+
+/** Ids of calls the proxy made structured out of reply text. */
+const textCallId = (index: number): string => `call_loopguard_text_${index}`

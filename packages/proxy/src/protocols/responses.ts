@@ -1,0 +1,249 @@
+/** OpenAI Responses (`POST /v1/responses`), streamed and not: what Codex CLI speaks. */
+import { estimateTokens } from "@loopguard/core/context"
+import { spliced } from "./chat.js"
+import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
+import { sseText } from "../sse.js"
+import type { SseEvent } from "../sse.js"
+
+const CALL_TYPES = new Set(["function_call", "custom_tool_call", "local_shell_call"])
+const OUTPUT_TYPES = new Set(["function_call_output", "custom_tool_call_output", "local_shell_call_output"])
+
+const itemsOf = (body: any): ReadonlyArray<any> =>
+  typeof body?.input === "string" ? [{ type: "message", role: "user", content: body.input }] : Array.isArray(body?.input) ? body.input : []
+
+const summaryText = (item: any): string =>
+  [...(Array.isArray(item?.summary) ? item.summary : []), ...(Array.isArray(item?.content) ? item.content : [])]
+    .map((p: any) => (typeof p?.text === "string" ? p.text : ""))
+    .join("")
+
+const callOf = (item: any) => ({
+  id: String(item.call_id ?? item.id ?? ""),
+  name: String(item.name ?? (item.type === "local_shell_call" ? "local_shell" : "")),
+  input: item.type === "custom_tool_call" ? { input: item.input } : item.type === "local_shell_call" ? (item.action ?? {}) : inputOf(item.arguments)
+})
+
+const outputText = (output: unknown): string => (typeof output === "string" ? output : textOfContent(output) || JSON.stringify(output ?? ""))
+
+const conversation: Protocol["conversation"] = (body) => {
+  const history = new HistoryBuilder()
+  let system = typeof body?.instructions === "string" ? body.instructions : ""
+  let firstUser: string | undefined
+  // Reasoning, text and calls of one step arrive as items of their own: one step until a result or a user turn.
+  let inStep = false
+  itemsOf(body).forEach((item, at) => {
+    const type = item?.type ?? (item?.role !== undefined ? "message" : undefined)
+    if (type === "message") {
+      const role = item.role
+      if (role === "system" || role === "developer") system += textOfContent(item.content)
+      else if (role === "user") {
+        const text = textOfContent(item.content)
+        firstUser ??= text
+        history.user(at, text)
+        inStep = false
+      } else if (role === "assistant") {
+        history.assistant(at, { text: textOfContent(item.content) }, inStep)
+        inStep = true
+      }
+    } else if (type === "reasoning") {
+      history.assistant(at, { reasoning: summaryText(item) }, inStep)
+      inStep = true
+    } else if (CALL_TYPES.has(type)) {
+      history.assistant(at, { calls: [callOf(item)] }, inStep)
+      inStep = true
+    } else if (OUTPUT_TYPES.has(type)) {
+      history.toolResult(String(item.call_id ?? ""), outputText(item.output))
+      inStep = false
+    }
+  })
+  return conversationOf(body, {
+    system,
+    firstUser,
+    messages: history.messages,
+    wireLength: itemsOf(body).length,
+    tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.name ?? t?.type ?? ""))
+  })
+}
+
+const usageOf = (body: any, completion: string) => {
+  const input = estimateTokens(JSON.stringify(body?.input ?? "") + String(body?.instructions ?? ""))
+  const output = estimateTokens(completion)
+  return { input_tokens: input, input_tokens_details: { cached_tokens: 0 }, output_tokens: output, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: input + output }
+}
+
+const messageItem = (id: string, text: string, status: string) => ({
+  id,
+  type: "message",
+  status,
+  role: "assistant",
+  content: [{ type: "output_text", text, annotations: [] }]
+})
+
+/** Events that add one finished assistant message at `index` (`seq` numbers them). */
+const messageEvents = (id: string, index: number, text: string, seq: () => number): string => {
+  const part = { type: "output_text", text: "", annotations: [] }
+  return (
+    sseText(JSON.stringify({ type: "response.output_item.added", sequence_number: seq(), output_index: index, item: messageItem(id, "", "in_progress") }), "response.output_item.added") +
+    sseText(JSON.stringify({ type: "response.content_part.added", sequence_number: seq(), item_id: id, output_index: index, content_index: 0, part }), "response.content_part.added") +
+    textClose(id, index, text, text, seq)
+  )
+}
+
+/** The delta `notice`, then the events that finish the message item `id` whose whole text is `text`. */
+const textClose = (id: string, index: number, notice: string, text: string, seq: () => number): string =>
+  sseText(JSON.stringify({ type: "response.output_text.delta", sequence_number: seq(), item_id: id, output_index: index, content_index: 0, delta: notice }), "response.output_text.delta") +
+  sseText(JSON.stringify({ type: "response.output_text.done", sequence_number: seq(), item_id: id, output_index: index, content_index: 0, text }), "response.output_text.done") +
+  sseText(
+    JSON.stringify({ type: "response.content_part.done", sequence_number: seq(), item_id: id, output_index: index, content_index: 0, part: { type: "output_text", text, annotations: [] } }),
+    "response.content_part.done"
+  ) +
+  sseText(JSON.stringify({ type: "response.output_item.done", sequence_number: seq(), output_index: index, item: messageItem(id, text, "completed") }), "response.output_item.done")
+
+const completed = (response: object, seq: () => number): string =>
+  sseText(JSON.stringify({ type: "response.completed", sequence_number: seq(), response }), "response.completed")
+
+class ResponsesWatch implements StreamWatch {
+  text = ""
+  reasoning = ""
+  finish: string | undefined
+  private response: any
+  private seq = 0
+  /** Items by output index: done ones as the upstream finished them, open ones as far as they arrived. */
+  private readonly items = new Map<number, { item: any; done: boolean; text: string }>()
+
+  constructor(private readonly body: any) {}
+
+  get calls(): ReadonlyArray<ObservedCall> {
+    return [...this.items.values()]
+      .filter((i) => CALL_TYPES.has(i.item?.type))
+      .map((i) => ({ id: String(i.item.call_id ?? i.item.id ?? ""), name: String(i.item.name ?? ""), args: i.done ? String(i.item.arguments ?? i.item.input ?? "") : i.text }))
+  }
+
+  see(event: SseEvent): Seen {
+    const e = parseJson(event.data)
+    if (e === undefined || e === null) return {}
+    if (typeof e.sequence_number === "number") this.seq = e.sequence_number + 1
+    switch (e.type) {
+      case "response.created":
+      case "response.in_progress":
+        this.response = e.response
+        return {}
+      case "response.output_item.added":
+        this.items.set(Number(e.output_index), { item: e.item, done: false, text: "" })
+        return CALL_TYPES.has(e.item?.type) ? { toolCall: true } : {}
+      case "response.output_item.done":
+        this.items.set(Number(e.output_index), { item: e.item, done: true, text: "" })
+        return {}
+      case "response.output_text.delta":
+        return this.grow(e, "text")
+      case "response.reasoning_summary_text.delta":
+      case "response.reasoning_text.delta":
+        return this.grow(e, "reasoning")
+      case "response.function_call_arguments.delta":
+      case "response.custom_tool_call_input.delta":
+        this.grow(e, "args")
+        return { toolCall: true }
+      case "response.completed":
+      case "response.incomplete":
+        this.finish = e.type === "response.incomplete" ? String(e.response?.incomplete_details?.reason ?? "incomplete") : "completed"
+        return { end: true }
+      case "response.failed":
+      case "error":
+        return { error: true }
+      default:
+        return {}
+    }
+  }
+
+  private grow(e: any, kind: "text" | "reasoning" | "args"): Seen {
+    const delta = typeof e.delta === "string" ? e.delta : ""
+    const open = this.items.get(Number(e.output_index))
+    if (open !== undefined && !open.done) open.text += delta
+    if (kind === "text") this.text += delta
+    if (kind === "reasoning") this.reasoning += delta
+    return kind === "args" ? {} : { [kind]: delta }
+  }
+
+  close(notice: string): string {
+    const seq = () => this.seq++
+    let out = ""
+    const output: Array<unknown> = []
+    let textItem: { index: number; id: string; text: string } | undefined
+    for (const [index, entry] of [...this.items].sort((a, b) => a[0] - b[0])) {
+      // A call whose arguments were cut off is left out: it must not run.
+      if (entry.done) {
+        if (!CALL_TYPES.has(entry.item?.type) || wholeArguments(String(entry.item.arguments ?? ""))) output.push(entry.item)
+      }
+      else if (entry.item?.type === "message") textItem = { index, id: String(entry.item.id ?? `msg_loopguard_${index}`), text: entry.text }
+      else if (entry.item?.type === "reasoning") {
+        const item = { ...entry.item, summary: [{ type: "summary_text", text: entry.text }] }
+        out += sseText(JSON.stringify({ type: "response.output_item.done", sequence_number: seq(), output_index: index, item }), "response.output_item.done")
+        output.push(item)
+      }
+      // An unfinished call is dropped: its arguments are cut off and must not run.
+    }
+    if (textItem !== undefined) {
+      out += textClose(textItem.id, textItem.index, notice, textItem.text + notice, seq)
+      output.push(messageItem(textItem.id, textItem.text + notice, "completed"))
+    } else {
+      const index = this.items.size === 0 ? 0 : Math.max(...this.items.keys()) + 1
+      const id = `msg_loopguard_${index}`
+      out += messageEvents(id, index, notice, seq)
+      output.push(messageItem(id, notice, "completed"))
+    }
+    const response = { ...(this.response ?? baseResponse(this.body)), status: "completed", output, usage: usageOf(this.body, this.reasoning + this.text + notice) }
+    return out + completed(response, seq)
+  }
+}
+
+const baseResponse = (body: any) => ({
+  id: `resp_loopguard_${Date.now().toString(36)}`,
+  object: "response",
+  created_at: Math.floor(Date.now() / 1000),
+  model: String(body?.model ?? ""),
+  status: "in_progress",
+  output: []
+})
+
+export const responsesProtocol: Protocol = {
+  name: "responses",
+  conversation,
+  mapAssistantText: (body, f) => {
+    if (!Array.isArray(body?.input)) return body
+    const changed = new Set<number>()
+    const input = body.input.map((item: any, at: number) => {
+      if (!(item?.type === "message" || item?.type === undefined) || item?.role !== "assistant") return item
+      const next = f(textOfContent(item.content))
+      if (next === null) return item
+      changed.add(at)
+      return { ...item, content: [{ type: "output_text", text: next, annotations: [] }] }
+    })
+    // The reasoning item just before a cropped reply belonged to the repeating step: left out with it.
+    return { ...body, input: input.filter((item: any, at: number) => !(item?.type === "reasoning" && changed.has(at + 1))) }
+  },
+  insertUserText: (body, before, text) => ({ ...body, input: spliced(itemsOf(body), before, { type: "message", role: "user", content: [{ type: "input_text", text }] }) }),
+  watch: (body) => new ResponsesWatch(body),
+  replyText: (json) =>
+    (Array.isArray(json?.output) ? json.output : [])
+      .filter((i: any) => i?.type === "message")
+      .map((i: any) => textOfContent(i.content))
+      .join(""),
+  withReplyText: (json, text) => {
+    const kept = (Array.isArray(json?.output) ? json.output : []).filter((i: any) => i?.type !== "message")
+    return { ...json, status: "completed", output: [...kept, messageItem("msg_loopguard_cut", text, "completed")] }
+  },
+  answer: (body, text) => {
+    const response = { ...baseResponse(body), status: "completed", output: [messageItem("msg_loopguard_0", text, "completed")], usage: usageOf(body, text) }
+    if (body?.stream !== true) return { contentType: "application/json", body: JSON.stringify(response) }
+    let n = 0
+    const seq = () => n++
+    const start = { ...response, status: "in_progress", output: [], usage: null }
+    const out =
+      sseText(JSON.stringify({ type: "response.created", sequence_number: seq(), response: start }), "response.created") +
+      sseText(JSON.stringify({ type: "response.in_progress", sequence_number: seq(), response: start }), "response.in_progress") +
+      messageEvents("msg_loopguard_0", 0, text, seq) +
+      completed(response, seq)
+    return { contentType: SSE_CONTENT_TYPE, body: out }
+  },
+  streamError: (message) => sseText(JSON.stringify({ type: "error", code: "upstream_failed", message, param: null }), "error")
+}

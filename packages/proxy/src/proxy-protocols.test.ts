@@ -1,0 +1,106 @@
+/**
+ * The proxy over HTTP, per protocol, through each protocol's real AI SDK provider and the
+ * scripted server: a repeating reply is cut and still ends well-formed, a tool call repeated by an
+ * agent loop is stopped by the 8th run, a 429 twice (with Retry-After) never reaches the client,
+ * and a conversation the proxy stopped goes on once the user writes again.
+ */
+import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
+import { afterEach, describe, expect, test } from "bun:test"
+import { CUT_MARK, STOP_MARK } from "./notices.js"
+import { modelFor, PROTOCOLS, records, startRig, type Rig } from "./proxy.fixture.js"
+
+let rig: Rig | undefined
+afterEach(async () => {
+  await rig?.close()
+  rig = undefined
+})
+
+const bashTool = (runs: { count: number }) =>
+  tool({
+    description: "run a shell command",
+    inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } }, required: ["command"] }),
+    execute: async () => {
+      runs.count += 1
+      return "total 0"
+    }
+  })
+
+describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
+  test("a repeating reply is cut, the upstream request closed, and the client's stream ends well-formed", async () => {
+    rig = await startRig([repeatLoop("the same sentence comes back once more", 400, { finish: "stop", chunkDelayMs: 1 })])
+    const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "write" })
+    const text = await result.text
+    expect(text).toContain(CUT_MARK)
+    expect(text.length).toBeLessThan(400 * 20)
+    expect(await result.finishReason).toBe("stop")
+    await rig.server.requests[0]!.done
+    expect(rig.server.requests[0]!.outcome).toBe("client-closed")
+    const [record] = records(rig.events)
+    expect(record?.outcome).toBe("cut")
+  }, 60_000)
+
+  test("not streamed: a repeating reply is cut in the JSON reply; a healthy one passes whole", async () => {
+    rig = await startRig([repeatLoop("the same sentence comes back once more", 400, { finish: "stop" }), textStream("A short healthy answer.")])
+    const model = modelFor(protocol, `${rig.proxy.url}/v1`)
+    const cut = await generateText({ model, prompt: "write" })
+    expect(cut.text).toContain(CUT_MARK)
+    expect(cut.text.length).toBeLessThan(400 * 20)
+    expect(cut.finishReason).toBe("stop")
+    const healthy = await generateText({ model, prompt: "answer" })
+    expect(healthy.text).toBe("A short healthy answer.")
+    expect(records(rig.events).map((r) => r.outcome)).toEqual(["cut", "completed"])
+  }, 60_000)
+
+  test("an agent loop repeating one tool call is stopped by its 8th run, with a stop answer and no tool call", async () => {
+    rig = await startRig(() => toolCallStream("bash", { command: "ls -la" }))
+    const runs = { count: 0 }
+    const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "list the files", tools: { bash: bashTool(runs) }, stopWhen: stepCountIs(30) })
+    const text = await result.text
+    expect(runs.count).toBeGreaterThanOrEqual(3)
+    expect(runs.count).toBeLessThanOrEqual(8)
+    expect(text).toContain(STOP_MARK)
+    expect(await result.finishReason).toBe("stop")
+    const last = records(rig.events).at(-1)
+    expect(last?.action).toBe("stop")
+    // The stop was answered by the proxy: the upstream saw one request per run of the tool, and the first.
+    expect(rig.server.requests.length).toBe(runs.count)
+  }, 60_000)
+
+  test("429 twice with Retry-After: retried inside the proxy, the client sees one clean answer", async () => {
+    const busy = { type: "error" as const, status: 429, headers: { "retry-after-ms": "150" } }
+    rig = await startRig([busy, busy, textStream("All good after the wait.")])
+    const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
+    expect(await result.text).toBe("All good after the wait.")
+    expect(rig.server.requests.length).toBe(3)
+    expect(records(rig.events)[0]?.retries).toBe(2)
+    expect(rig.events.filter((e) => e.type === "retry").length).toBe(2)
+  }, 60_000)
+
+  test("an overloaded error event before any content is retried like a 503: the client sees one clean answer", async () => {
+    const raw = {
+      chat: '{"error":{"message":"Overloaded","type":"server_error","code":"overloaded"}}',
+      responses: '{"type":"error","code":"server_is_overloaded","message":"Overloaded"}',
+      messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+    }[protocol]
+    rig = await startRig([{ type: "stream", chunks: [{ raw }], finish: null }, textStream("Back to work.")])
+    const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
+    expect(await result.text).toBe("Back to work.")
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.retries).toBe(1)
+  }, 60_000)
+
+  test("after a stop, a new user message lets the conversation go on upstream", async () => {
+    rig = await startRig((body, index) => (index < 30 && !JSON.stringify(body).includes("summarise what you did") ? toolCallStream("bash", { command: "ls -la" }) : textStream("Here is the summary.")))
+    const runs = { count: 0 }
+    const model = modelFor(protocol, `${rig.proxy.url}/v1`)
+    const first = streamText({ model, prompt: "list the files", tools: { bash: bashTool(runs) }, stopWhen: stepCountIs(30) })
+    expect(await first.text).toContain(STOP_MARK)
+    const history = (await first.response).messages
+    const upstreamBefore = rig.server.requests.length
+    const second = streamText({ model, messages: [{ role: "user", content: "list the files" }, ...history, { role: "user", content: "stop and summarise what you did" }], tools: { bash: bashTool(runs) } })
+    expect(await second.text).toBe("Here is the summary.")
+    expect(rig.server.requests.length).toBe(upstreamBefore + 1)
+    expect(records(rig.events).at(-1)?.action).not.toBe("stop")
+  }, 60_000)
+})

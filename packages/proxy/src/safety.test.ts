@@ -1,0 +1,91 @@
+/**
+ * Safe by default: when the proxy holds the upstream key, a client without the proxy token is
+ * refused and the upstream gets the proxy's key, never the client's; a request body past the
+ * limit is refused with 413; the upstream a request reaches comes from the routes, by model name
+ * or path prefix, never from the request, and a route may bring its own detector settings.
+ */
+import { repeatLoop, startScriptedServer, textStream, toolCallStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
+import { DEFAULT_CONFIG } from "@loopguard/effect/config"
+import { afterEach, expect, test } from "bun:test"
+import { post, records, startRig, type Rig } from "./proxy.fixture.js"
+
+let rig: Rig | undefined
+let other: ScriptedServer | undefined
+afterEach(async () => {
+  await rig?.close()
+  await other?.close()
+  rig = other = undefined
+})
+
+const chat = { model: "scripted-model", stream: true, messages: [{ role: "user", content: "hi" }] }
+
+test("with the upstream key held by the proxy, only the proxy token gets through, and the upstream sees the proxy's key", async () => {
+  rig = await startRig(() => textStream("ok"), { proxy: { auth: { token: "proxy-token-123", upstreamKey: "upstream-key-456" } } })
+  const url = `${rig.proxy.url}/v1/chat/completions`
+  expect((await post(url, chat)).status).toBe(401)
+  expect((await post(url, chat, { authorization: "Bearer wrong-token" })).status).toBe(401)
+  const anthropic = await post(`${rig.proxy.url}/v1/messages`, { ...chat, max_tokens: 10 }, { "x-api-key": "wrong" })
+  expect(anthropic.status).toBe(401)
+  expect(JSON.parse(anthropic.text).type).toBe("error")
+  expect((await fetch(`${rig.proxy.url}/v1/models`)).status).toBe(401)
+  expect(rig.server.requests.length).toBe(0)
+  const ok = await post(url, chat, { authorization: "Bearer proxy-token-123" })
+  expect(ok.status).toBe(200)
+  expect(rig.server.requests[0]!.headers["authorization"]).toBe("Bearer upstream-key-456")
+  const viaKey = await post(`${rig.proxy.url}/v1/messages`, { ...chat, max_tokens: 10 }, { "x-api-key": "proxy-token-123" })
+  expect(viaKey.status).toBe(200)
+  expect(rig.server.requests[1]!.headers["x-api-key"]).toBe("upstream-key-456")
+  expect(JSON.stringify(rig.events)).not.toContain("upstream-key-456")
+  expect(JSON.stringify(rig.events)).not.toContain("proxy-token-123")
+}, 60_000)
+
+test("a request body past proxy.maxRequestBytes is refused with 413 and never reaches the upstream", async () => {
+  rig = await startRig(() => textStream("ok"), { config: (c) => ({ ...c, proxy: { ...c.proxy, maxRequestBytes: 1024 } }) })
+  const big = await post(`${rig.proxy.url}/v1/chat/completions`, { ...chat, messages: [{ role: "user", content: "x".repeat(4096) }] })
+  expect(big.status).toBe(413)
+  expect(JSON.parse(big.text).error.message).toContain("proxy.maxRequestBytes")
+  expect(rig.server.requests.length).toBe(0)
+}, 60_000)
+
+test("routes: a model-name prefix picks its upstream, the rest go to proxy.upstream", async () => {
+  other = await startScriptedServer(() => textStream("from the routed upstream"))
+  const routed = other.baseURL
+  rig = await startRig(() => textStream("from the default upstream"), { config: (c) => ({ ...c, proxy: { ...c.proxy, routes: { "claude-": { upstream: routed } } } }) })
+  const a = await post(`${rig.proxy.url}/v1/chat/completions`, { ...chat, model: "claude-x" })
+  const b = await post(`${rig.proxy.url}/v1/chat/completions`, { ...chat, model: "gpt-x" })
+  expect(a.text).toContain("from the")
+  expect(other.requests.length).toBe(1)
+  expect(rig.server.requests.length).toBe(1)
+  expect(other.requests[0]!.body.model).toBe("claude-x")
+  expect(rig.server.requests[0]!.body.model).toBe("gpt-x")
+  expect(b.status).toBe(200)
+  expect(records(rig.events).map((r) => r.model)).toEqual(["claude-x", "gpt-x"])
+}, 60_000)
+
+test("a route with its own config is guarded with its detector settings; the others with the main ones", async () => {
+  const loop = repeatLoop("the same words over and over again here", 200, { finish: "stop" })
+  const quiet = { ...DEFAULT_CONFIG, repeat: { ...DEFAULT_CONFIG.repeat, enabled: false } }
+  rig = await startRig(() => loop, {
+    config: (c) => ({ ...c, proxy: { ...c.proxy, routes: { "raw-": { upstream: c.proxy.upstream!, config: "raw.jsonc" } } } }),
+    proxy: { routeConfigs: { "raw-": quiet } }
+  })
+  const guarded = await post(`${rig.proxy.url}/v1/chat/completions`, { ...chat, model: "gpt-x" })
+  const unguarded = await post(`${rig.proxy.url}/v1/chat/completions`, { ...chat, model: "raw-model" })
+  expect(guarded.text).toContain("[loopguard: this reply started repeating itself")
+  expect(unguarded.text).not.toContain("[loopguard:")
+  expect(records(rig.events).map((r) => r.outcome)).toEqual(["cut", "completed"])
+}, 60_000)
+
+test("toolCaps: a call past its tool's cap in the turn is not passed on; the agent gets the refusal", async () => {
+  rig = await startRig(() => toolCallStream("bash", { command: "ls" }), { config: (c) => ({ ...c, toolCaps: { maxCallsPerTool: null, perTool: { bash: 2 } } }) })
+  const step = (i: number) => [
+    { role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "bash", arguments: '{"command":"ls"}' } }] },
+    { role: "tool", tool_call_id: `c${i}`, content: `run ${i}` }
+  ]
+  const ask = (n: number) => post(`${rig!.proxy.url}/v1/chat/completions`, { ...chat, messages: [chat.messages[0], ...Array.from({ length: n }, (_, i) => step(i)).flat()] })
+  expect((await ask(1)).text).toContain('"tool_calls"')
+  const refused = await ask(2)
+  expect(refused.text).not.toContain('"tool_calls"')
+  expect(refused.text).toContain("[loopguard: not run: bash reached its cap of 2 calls")
+  expect(refused.text.endsWith("data: [DONE]\n\n")).toBe(true)
+}, 60_000)

@@ -1,0 +1,80 @@
+/**
+ * Server-sent events cut out of an upstream body as it arrives. Each event keeps its exact text
+ * (the blank line included), so forwarding the events one after another gives the client the bytes
+ * the upstream sent; the parsed `event:` name and `data:` payload are read beside it.
+ */
+
+export interface SseEvent {
+  /** The event exactly as received, its terminating blank line included. */
+  readonly raw: string
+  /** The `event:` field, when there was one. */
+  readonly event: string | undefined
+  /** The `data:` lines joined by "\n" ("" when there were none). */
+  readonly data: string
+}
+
+/** Where the event that starts at `from` ends (just past its blank line), or -1 when it has not all arrived. */
+const eventEnd = (text: string, from: number): number => {
+  let at = from
+  for (;;) {
+    const lf = text.indexOf("\n", at)
+    if (lf === -1) return -1
+    const next = text.charCodeAt(lf + 1)
+    // "\n\n" or "\n\r\n" closes the event.
+    if (next === 10) return lf + 2
+    if (next === 13 && text.charCodeAt(lf + 2) === 10) return lf + 3
+    if (lf + 1 >= text.length) return -1
+    at = lf + 1
+  }
+}
+
+/** The `event:` and `data:` fields of one whole event. */
+export const parseEvent = (raw: string): SseEvent => {
+  let event: string | undefined
+  let data: string | undefined
+  for (const line of raw.split(/\r?\n/)) {
+    if (line.startsWith("data:")) {
+      const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5)
+      data = data === undefined ? value : `${data}\n${value}`
+    } else if (line.startsWith("event:")) {
+      event = line.slice(line.charCodeAt(6) === 32 ? 7 : 6)
+    }
+  }
+  return { raw, event, data: data ?? "" }
+}
+
+/** Text in, whole events out; a partial event waits for the rest. */
+export class SseSplitter {
+  private pending = ""
+  private readonly decoder = new TextDecoder()
+
+  /** The whole events completed by `chunk`. */
+  push(chunk: Uint8Array): Array<SseEvent> {
+    const text = this.pending + this.decoder.decode(chunk, { stream: true })
+    const out: Array<SseEvent> = []
+    let from = 0
+    for (;;) {
+      const end = eventEnd(text, from)
+      if (end === -1) break
+      out.push(parseEvent(text.slice(from, end)))
+      from = end
+    }
+    this.pending = from === 0 ? text : text.slice(from)
+    return out
+  }
+
+  /** Characters received that do not yet make a whole event. */
+  get buffered(): number {
+    return this.pending.length
+  }
+
+  /** What is left at the end of the body (an event the upstream never closed), as one event. */
+  rest(): SseEvent | null {
+    const text = this.pending + this.decoder.decode()
+    this.pending = ""
+    return text.trim() === "" ? null : parseEvent(text)
+  }
+}
+
+/** One event as text: `event:` line when named, then the data. */
+export const sseText = (data: string, event?: string): string => `${event !== undefined ? `event: ${event}\n` : ""}data: ${data}\n\n`

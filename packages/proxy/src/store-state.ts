@@ -1,0 +1,67 @@
+/**
+ * What the proxy keeps in the session store's database (SQLite in a folder, or Postgres for
+ * replicas) beside the sessions: the fleet-wide backoff, one row per upstream with the time before
+ * which nobody calls it (every replica reads it before each attempt, so one upstream's Retry-After
+ * holds them all), and one row per request with what the proxy did (action, incidents, outcome).
+ */
+import type { LoopguardConfig } from "@loopguard/effect/config"
+import { openSqlClient, type SessionStoreError } from "@loopguard/effect/store"
+import { Effect, Schema, type Scope } from "effect"
+import type { SqlClient } from "effect/sql"
+import type { BackoffBoard } from "./backoff.js"
+import type { RequestRecord } from "./handler.js"
+
+const Num = Schema.Union([Schema.Number, Schema.NumberFromString, Schema.BigInt])
+const decodeUntil = Schema.decodeUnknownResult(Schema.Struct({ until_ms: Num }))
+
+/** The board over an open SqlClient; the table is created if it is not there. */
+export const sqlBackoff = (sql: SqlClient.SqlClient): Effect.Effect<BackoffBoard, unknown> =>
+  Effect.gen(function* () {
+    yield* sql`CREATE TABLE IF NOT EXISTS loopguard_proxy_backoff (upstream TEXT PRIMARY KEY, until_ms BIGINT NOT NULL)`
+    // A board that cannot be read holds nobody back: the retry policy still applies per request.
+    const until = (upstream: string) =>
+      Effect.runPromise(
+        sql`SELECT until_ms FROM loopguard_proxy_backoff WHERE upstream = ${upstream}`.pipe(
+          Effect.map((rows) => {
+            const row = rows.length === 0 ? undefined : decodeUntil(rows[0])
+            return row === undefined || row._tag === "Failure" ? 0 : Number(row.success.until_ms)
+          }),
+          Effect.orElseSucceed(() => 0)
+        )
+      )
+    const hold = (upstream: string, untilMs: number) =>
+      Effect.runPromise(
+        sql`INSERT INTO loopguard_proxy_backoff (upstream, until_ms) VALUES (${upstream}, ${Math.round(untilMs)})
+            ON CONFLICT (upstream) DO UPDATE SET until_ms = excluded.until_ms
+            WHERE loopguard_proxy_backoff.until_ms < excluded.until_ms`.pipe(Effect.asVoid, Effect.ignore)
+      )
+    return { until, hold } satisfies BackoffBoard
+  })
+
+/** Writes one request's record (what the proxy did) to `loopguard_proxy_requests`; a failed write is reported, never thrown. */
+export const sqlRequestLog = (sql: SqlClient.SqlClient): Effect.Effect<(record: RequestRecord) => Promise<string | null>, unknown> =>
+  Effect.gen(function* () {
+    yield* sql`CREATE TABLE IF NOT EXISTS loopguard_proxy_requests (session_id TEXT NOT NULL, at BIGINT NOT NULL, record TEXT NOT NULL)`
+    return (record: RequestRecord) =>
+      Effect.runPromise(
+        sql`INSERT INTO loopguard_proxy_requests (session_id, at, record) VALUES (${record.session}, ${Date.now()}, ${JSON.stringify(record)})`.pipe(
+          Effect.as(null),
+          Effect.catch((e) => Effect.succeed(`could not record the request: ${e.message}`))
+        )
+      )
+  })
+
+export interface SharedState {
+  readonly board: BackoffBoard
+  /** Resolves with an error message when the record could not be written, else null. */
+  readonly logRequest: (record: RequestRecord) => Promise<string | null>
+}
+
+/** The board and the request log in the store named by `--session-dir` / `--store`, open for the scope. */
+export const sharedState = (target: string, config: LoopguardConfig): Effect.Effect<SharedState, SessionStoreError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { client } = yield* openSqlClient(target, { busyTimeoutMs: config.store.busyTimeoutMs })
+    const board = yield* sqlBackoff(client).pipe(Effect.orDie)
+    const logRequest = yield* sqlRequestLog(client).pipe(Effect.orDie)
+    return { board, logRequest }
+  })

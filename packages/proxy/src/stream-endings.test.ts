@@ -1,0 +1,78 @@
+/**
+ * How a reply ends when the upstream breaks it, per protocol, as raw streams (what an agent's
+ * parser gets). A tool call whose arguments were cut off is never passed on as a call: the step is
+ * asked for once more when nothing of it reached the client yet, else the client is told in a
+ * notice. A connection that drops after the first byte ends in the protocol's error event.
+ */
+import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import { afterEach, describe, expect, test } from "bun:test"
+import { PATHS, post, PROTOCOLS, records, startRig, type Rig } from "./proxy.fixture.js"
+import type { ProtocolName } from "./protocol.js"
+
+let rig: Rig | undefined
+afterEach(async () => {
+  await rig?.close()
+  rig = undefined
+})
+
+const request = (protocol: ProtocolName) =>
+  protocol === "chat"
+    ? { model: "m", stream: true, messages: [{ role: "user", content: "list" }] }
+    : protocol === "responses"
+      ? { model: "m", stream: true, input: "list" }
+      : { model: "m", stream: true, max_tokens: 256, messages: [{ role: "user", content: "list" }] }
+
+const cutOff = toolCallStream("bash", '{"command": "ls -la /very/long/pa', { finish: "length", pieces: 3 })
+const whole = toolCallStream("bash", { command: "ls -la" })
+
+describe.each(PROTOCOLS)("%s", (protocol) => {
+  test("cut-off arguments before any byte was sent: the step is asked for again, the client gets the whole call", async () => {
+    rig = await startRig([cutOff, whole])
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.status).toBe(200)
+    expect(reply.text).not.toContain("very/long")
+    expect(reply.text).toContain("ls -la")
+    expect(rig.server.requests.length).toBe(2)
+  }, 60_000)
+
+  test("cut-off arguments twice: no call reaches the client, a notice does, and the stream ends well-formed", async () => {
+    rig = await startRig([cutOff, cutOff])
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.text).not.toContain("very/long")
+    expect(reply.text).toContain("was cut off before its arguments were complete")
+    expect(reply.text).toMatch(protocol === "chat" ? /data: \[DONE\]\n\n$/ : protocol === "responses" ? /^event: response\.created[\s\S]*response\.completed/ : /^event: message_start[\s\S]*message_stop/)
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.outcome).toBe("cut")
+  }, 60_000)
+
+  test("a connection reset after the first byte reached the client ends the stream with the protocol's error event", async () => {
+    rig = await startRig([textStream("Some words come first, then the line drops.", { chunkSize: 4, resetAfterChunks: 3 })])
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.status).toBe(200)
+    expect(reply.text).toContain("Some")
+    expect(reply.text).toMatch(protocol === "chat" ? /data: \{"error":\{"message":"the upstream connection/ : /event: error\ndata: /)
+    expect(records(rig.events)[0]?.outcome).toBe("failed")
+    expect(rig.server.requests.length).toBe(1)
+  }, 60_000)
+
+  test("a reply that loops after a whole call (held back) is cut: the call passes, the reply opens and ends well-formed", async () => {
+    const loop = repeatLoop("and then the same words again and again here", 200, { finish: "stop" })
+    rig = await startRig([{ ...loop, chunks: [{ toolCall: { id: "call_x", name: "bash", arguments: '{"command":"ls"}' } }, ...loop.chunks] }])
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.text).toContain("[loopguard: this reply started repeating itself")
+    expect(reply.text).toContain("call_x")
+    expect(reply.text).toMatch(protocol === "chat" ? /data: \[DONE\]\n\n$/ : protocol === "responses" ? /^event: response\.created[\s\S]*response\.completed/ : /^event: message_start[\s\S]*message_stop/)
+    // Every item the end names was opened before it (Responses), every block started before it stops (Messages).
+    if (protocol === "responses") expect(reply.text.indexOf('"type":"response.output_item.added","sequence_number":2')).toBeGreaterThan(-1)
+    if (protocol === "messages") expect(reply.text.indexOf('"content_block_start","index":1')).toBeGreaterThan(-1)
+  }, 60_000)
+
+  test("cut-off arguments after text reached the client: not asked again, the client is told", async () => {
+    rig = await startRig([toolCallStream("bash", '{"command": "ls -la /very/long/pa', { finish: "length", text: "Let me look at the folder." }), textStream("unused")])
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.text).toContain("Let me l")
+    expect(reply.text).not.toContain("very/long")
+    expect(reply.text).toContain("was cut off before its arguments were complete")
+    expect(rig.server.requests.length).toBe(1)
+  }, 60_000)
+})

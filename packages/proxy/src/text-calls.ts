@@ -1,0 +1,14 @@
+/**
+ * Tool calls a model wrote as text (MCP-XML, `<tool_call>` JSON, a bare JSON call), found with
+ * core's parser: taken only when they name a tool the request offered and their arguments are
+ * whole as written (repaired or cut-off arguments are never passed on as a call).
+ */
+import { findTextToolCalls } from "@loopguard/core/toolcall"
+import type { TextCall } from "./protocol.js"
+
+export const textCallsIn = (text: string, offered: ReadonlyArray<string>): { readonly calls: ReadonlyArray<TextCall>; readonly prose: string } => {
+  const found = findTextToolCalls(text, new Set(offered))
+  const whole = found.calls.filter((c) => c.argumentsValid && !c.argumentsRepaired)
+  if (whole.length === 0 || whole.length !== found.calls.length) return { calls: [], prose: text }
+  return { calls: whole.map((c) => ({ name: c.name, arguments: c.arguments as Readonly<Record<string, unknown>> })), prose: found.prose.trim() }
+}

@@ -1,0 +1,125 @@
+/**
+ * The shared cross-step judge over one user turn, fed one message at a time as the RunLoop feeds
+ * it after each step. A turn judged for one request can be taken up again for the next request of
+ * the same conversation when the new turn starts with exactly the messages already fed (compared
+ * whole): then only the new steps are judged, and the verdict is the one a fresh judge would give,
+ * so replicas still agree. A process keeps the turns of its recent conversations (`TurnMemo`).
+ */
+import { CrossStepDetectors } from "@loopguard/core/judge"
+import { doomLoop, StepRecordLog } from "@loopguard/core/loops"
+import { toolPartsOf, type Message } from "@loopguard/core/model"
+import { blockedAtOf, type ExitPoint, type Incident } from "@loopguard/core/report"
+import type { StopVerdict, VerdictConfig } from "./verdict.js"
+
+/** A text for the upstream, asked for after the turn's message at `after`. */
+export interface TurnReminder {
+  readonly after: number
+  readonly kind: string
+  readonly text: string
+}
+
+const doomText = (tool: string, repeats: number): string =>
+  `You called ${tool} ${repeats} times with the same input in one reply. Do not repeat a call whose result you already have; use it, or try something different.`
+
+/**
+ * The stop's words: which detector raised it, and the evidence in the words every host's report
+ * uses (`blockedAtOf`: the step, why, and the last tool failure before it).
+ */
+const stopOf = (incidents: ReadonlyArray<Incident>, exit: ExitPoint, history: ReadonlyArray<Message>): StopVerdict => {
+  const raised = incidents.find((i) => i.action === "stop" || i.action === "terminate" || i.action === "hand-back" || i.action === "pause") ?? incidents[incidents.length - 1]
+  const detector = raised?.detector ?? "loop"
+  const detail = raised?.detail?.["detail"]
+  return {
+    detector,
+    loop: detector === "breaker" ? "the tool calls keep failing (error-storm breaker)" : `the agent is stuck in a loop (${detector})`,
+    evidence: blockedAtOf(exit, exit.reason, history, undefined, incidents) ?? (typeof detail === "string" ? detail : exit.error?.message ?? detector),
+    next: "stop repeating this; summarise what was tried and what failed, then ask the user how to go on or take a clearly different approach"
+  }
+}
+
+/** One user turn under the cross-step judge, fed message by message; what it asked for so far. */
+export class TurnJudge {
+  private readonly judge: CrossStepDetectors
+  private readonly records = new StepRecordLog()
+  private readonly fed: Array<Message> = []
+  /** Each fed message as JSON: what a later turn must start with to take this one up. */
+  private readonly keys: Array<string> = []
+  private newestUserAt = -1
+  private note: string | null = null
+  readonly reminders: Array<TurnReminder> = []
+  /** The incidents of the newest step, the stop it asked for. */
+  newestIncidents: ReadonlyArray<Incident> = []
+  stop: StopVerdict | null = null
+  steps = 0
+
+  constructor(readonly config: VerdictConfig) {
+    this.judge = new CrossStepDetectors(config, config.loop.role, false, false)
+  }
+
+  /** Whether `turn` starts with exactly the messages already fed (else this judge cannot be taken up for it). */
+  continues(turn: ReadonlyArray<Message>): boolean {
+    if (turn.length < this.fed.length) return false
+    for (let i = 0; i < this.fed.length; i++) if (JSON.stringify(turn[i]) !== this.keys[i]) return false
+    return true
+  }
+
+  /** Feeds the messages of `turn` not fed yet. */
+  feedFrom(turn: ReadonlyArray<Message>): void {
+    for (let i = this.fed.length; i < turn.length; i++) this.feed(turn[i]!)
+  }
+
+  /** The note for the next request: the newest step's. */
+  get pendingNote(): string | null {
+    return this.note
+  }
+
+  private feed(m: Message): void {
+    const i = this.fed.length
+    this.fed.push(m)
+    this.keys.push(JSON.stringify(m))
+    this.records.push(m)
+    if (m.role === "user") this.newestUserAt = i
+    if (m.role !== "assistant") return
+    const step = this.steps
+    const after = this.judge.afterStep(this.fed.slice(), m, step, { final: toolPartsOf(m).length === 0, costUsd: null }, {
+      records: this.records,
+      crops: [],
+      newestUserAt: this.newestUserAt
+    })
+    const incidents: Array<Incident> = [...after.incidents]
+    for (const r of after.reminders) this.reminders.push({ after: i, kind: r.kind, text: r.text })
+    const { doom_loop } = this.config
+    const doom = doom_loop.enabled ? doomLoop(m, { repeats: doom_loop.repeats }) : null
+    if (doom !== null) {
+      incidents.push({ step, detector: "doom-loop", action: "remind", kind: "loop", detail: { tool: doom.tool } })
+      this.reminders.push({ after: i, kind: "doom-loop", text: doomText(doom.tool, doom_loop.repeats) })
+    }
+    const exit: ExitPoint | null =
+      after.exit !== null ? { reason: after.exit.reason, step, error: after.exit.error } : after.pause !== null ? { reason: "try_best_paused", step } : null
+    this.stop = exit === null ? null : stopOf(after.incidents, exit, this.fed)
+    this.newestIncidents = incidents
+    this.note = this.judge.takeNote()
+    this.steps += 1
+  }
+}
+
+/**
+ * The judged turns of a process's recent conversations, by session (the least recently used go
+ * first past `limit`). Only a speed-up: a turn that does not continue the one kept is judged afresh.
+ */
+export class TurnMemo {
+  private readonly turns = new Map<string, TurnJudge>()
+
+  constructor(private readonly limit = 256) {}
+
+  /** The judge of `turn` in `session`, fed to its end. */
+  judged(session: string, turn: ReadonlyArray<Message>, config: VerdictConfig): TurnJudge {
+    const kept = this.turns.get(session)
+    const judge = kept !== undefined && kept.config === config && kept.continues(turn) ? kept : new TurnJudge(config)
+    judge.feedFrom(turn)
+    this.turns.delete(session)
+    this.turns.set(session, judge)
+    if (this.turns.size > this.limit) this.turns.delete(this.turns.keys().next().value!)
+    return judge
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * One upstream call and its retries. An attempt counts as answered only when the first byte of
+ * the reply body arrived (a streamed reply's first event, or a whole JSON body), so a 429, a 5xx,
+ * a reset or a stall before that is retried by the retry policy (budgets, Retry-After) and the
+ * client never sees it. Past its budgets the last failure is what the client gets.
+ */
+import type { NormalizedError } from "@loopguard/core/model"
+import { decide, initialRetryState, planRetry, recordRetry, type RetryBudgets } from "@loopguard/core/retry"
+import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http"
+import { request as httpsRequest } from "node:https"
+import { sleep, waitForTurn, type BackoffBoard } from "./backoff.js"
+
+export interface UpstreamRoute {
+  /** The full URL to call. */
+  readonly url: URL
+  /** The key the backoff board holds: the upstream's base URL. */
+  readonly key: string
+  readonly budgets: RetryBudgets
+  readonly retryableStatuses: ReadonlyArray<number>
+  /** Longest wait for headers and for each body chunk. */
+  readonly chunkTimeoutMs: number
+}
+
+export type Attempt =
+  | {
+      readonly ok: true
+      readonly res: IncomingMessage
+      /** The first body chunk, already read (null: the body was empty). */
+      readonly first: Buffer | null
+      /** Whether the body already ended (its `end` event may have passed before the caller listened). */
+      readonly ended: () => boolean
+      readonly abort: () => void
+    }
+  | { readonly ok: false; readonly error: NormalizedError; readonly body: Buffer | null; readonly res: IncomingMessage | null }
+
+export interface RetryEvent {
+  readonly attempt: number
+  readonly delayMs: number
+  readonly reason: string
+  readonly status?: number
+}
+
+/** Error bodies are kept for the client up to this many bytes. */
+const MAX_ERROR_BODY_BYTES = 64 * 1024
+
+const headerRecord = (res: IncomingMessage): Record<string, string> =>
+  Object.fromEntries(Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(", ") : v]])))
+
+const readSome = (res: IncomingMessage, limit: number): Promise<Buffer> =>
+  new Promise((resolve) => {
+    const parts: Array<Buffer> = []
+    let size = 0
+    res.on("data", (b: Buffer) => {
+      if (size < limit) parts.push(b)
+      size += b.length
+    })
+    res.on("end", () => resolve(Buffer.concat(parts).subarray(0, limit)))
+    res.on("error", () => resolve(Buffer.concat(parts).subarray(0, limit)))
+  })
+
+const failure = (message: string, code: string): Attempt => ({ ok: false, error: { message, code, phase: "request" }, body: null, res: null })
+
+/**
+ * One attempt: headers, then (for a 2xx) the first body chunk, each within the chunk timeout. The
+ * request is cut when `signal` aborts (the client left).
+ */
+export const attempt = (route: UpstreamRoute, method: string, headers: OutgoingHttpHeaders, body: Buffer | null, signal: AbortSignal): Promise<Attempt> =>
+  new Promise((resolve) => {
+    const send = route.url.protocol === "https:" ? httpsRequest : httpRequest
+    let settled = false
+    const settle = (a: Attempt) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve(a)
+    }
+    const req = send(route.url, { method, headers, signal })
+    let timer = setTimeout(() => {
+      settle(failure(`no answer from the upstream within ${route.chunkTimeoutMs} ms`, "chunk_timeout"))
+      req.destroy()
+    }, route.chunkTimeoutMs)
+    req.on("error", (e: NodeJS.ErrnoException) =>
+      settle(signal.aborted ? { ok: false, error: { message: "the client went away", aborted: true }, body: null, res: null } : failure(e.message, e.code ?? "ECONNRESET"))
+    )
+    req.on("response", (res) => {
+      const status = res.statusCode ?? 502
+      if (status >= 400) {
+        clearTimeout(timer)
+        void readSome(res, MAX_ERROR_BODY_BYTES).then((b) =>
+          settle({ ok: false, error: { message: `HTTP ${status}`, status, headers: headerRecord(res), body: b.toString("utf8"), phase: "request" }, body: b, res })
+        )
+        return
+      }
+      let ended = false
+      const onData = (first: Buffer) => {
+        res.pause()
+        res.off("data", onData)
+        settle({ ok: true, res, first, ended: () => ended, abort: () => req.destroy() })
+      }
+      res.once("end", () => {
+        ended = true
+        settle({ ok: true, res, first: null, ended: () => true, abort: () => req.destroy() })
+      })
+      res.on("data", onData)
+      res.once("error", (e: NodeJS.ErrnoException) => settle(failure(e.message, e.code ?? "ECONNRESET")))
+    })
+    req.end(body ?? undefined)
+  })
+
+/** Attempts until one is answered or the retry policy gives up; every wait honours the fleet's hold on this upstream. */
+export const callWithRetries = async (
+  route: UpstreamRoute,
+  board: BackoffBoard,
+  send: () => Promise<Attempt>,
+  signal: AbortSignal,
+  onRetry: (e: RetryEvent) => void
+): Promise<Attempt> => {
+  const started = Date.now()
+  let state = initialRetryState
+  for (;;) {
+    await waitForTurn(board, route.key, signal)
+    const result = await send()
+    if (result.ok || signal.aborted) return result
+    const decision = decide(result.error, { retryableStatuses: route.retryableStatuses })
+    const outcome = planRetry(state, decision, route.budgets, Date.now() - started)
+    if (!outcome.retry) return result
+    // The upstream asked everyone to wait: the whole fleet holds, not only this conversation.
+    if (decision.serverDelayMs !== undefined) await board.hold(route.key, Date.now() + outcome.delayMs)
+    result.res?.resume()
+    onRetry({ attempt: outcome.attempt, delayMs: outcome.delayMs, reason: decision.reason, ...(result.error.status !== undefined ? { status: result.error.status } : {}) })
+    await sleep(outcome.delayMs, signal)
+    state = recordRetry(state, outcome)
+  }
+}

@@ -1,0 +1,80 @@
+/** The verdict as a pure function of the history and the config. */
+import type { AssistantMessage, Message } from "@loopguard/core/model"
+import { DEFAULT_CONFIG } from "@loopguard/effect/config"
+import { describe, expect, test } from "bun:test"
+import { cutNotice, stopAnswer } from "./notices.js"
+import { responsesProtocol } from "./protocols/responses.js"
+import { judgeRequest } from "./verdict.js"
+
+const user = (at: number, text: string): Message => ({ role: "user", id: `m${at}`, text })
+const call = (at: number, step: number): AssistantMessage => ({
+  role: "assistant",
+  id: `m${at}`,
+  parentId: "m0",
+  step,
+  finish: "tool-calls",
+  parts: [{ type: "tool", callId: `c${at}`, name: "bash", input: { command: "npm test" }, state: "completed", output: "1 failing", exitCode: 1 }]
+})
+const text = (at: number, step: number, words: string): AssistantMessage => ({ role: "assistant", id: `m${at}`, parentId: "m0", step, parts: [{ type: "text", text: words }] })
+const repeated = (n: number): Array<Message> => [user(0, "fix the test"), ...Array.from({ length: n }, (_, i) => call(i + 1, i))]
+
+describe("judgeRequest", () => {
+  test("a healthy history passes untouched", () => {
+    const v = judgeRequest([user(0, "hi"), text(1, 0, "Hello."), user(2, "thanks")], DEFAULT_CONFIG)
+    expect(v).toEqual({ action: "pass", inserts: [], cropCuts: false, stop: null, incidents: [] })
+  })
+
+  test("the same failing call: a note or reminder from the 3rd on, a stop by the 8th, reminders kept in place", () => {
+    expect(judgeRequest(repeated(2), DEFAULT_CONFIG).action).toBe("pass")
+    const actions = [3, 4, 5, 6, 7, 8].map((n) => judgeRequest(repeated(n), DEFAULT_CONFIG).action)
+    const firstStop = actions.indexOf("stop")
+    expect(firstStop).toBeGreaterThan(0)
+    expect(actions.slice(0, firstStop).every((a) => a === "note" || a === "remind")).toBe(true)
+    const stop = judgeRequest(repeated(3 + firstStop), DEFAULT_CONFIG)
+    expect(stop.stop?.loop).toContain("failing")
+    expect(stop.incidents.some((i) => i.action === "stop" || i.action === "hand-back")).toBe(true)
+    // A reminder given after an earlier step keeps its place in the later requests.
+    const later = judgeRequest(repeated(2 + firstStop), DEFAULT_CONFIG)
+    expect(later.inserts.some((i) => i.before !== null && i.kind !== "note")).toBe(true)
+  })
+
+  test("the same history, the same verdict", () => {
+    expect(judgeRequest(repeated(6), DEFAULT_CONFIG)).toEqual(judgeRequest(repeated(6), DEFAULT_CONFIG))
+  })
+
+  test("after a stop: stopped again without a new user message; a new user message starts afresh", () => {
+    const stopped = [...repeated(8), text(9, 8, stopAnswer("a loop", "evidence", "next"))]
+    expect(judgeRequest(stopped, DEFAULT_CONFIG).stop?.detector).toBe("stopped")
+    expect(judgeRequest([...stopped, user(10, "stop and summarise")], DEFAULT_CONFIG).action).toBe("pass")
+  })
+
+  test("cuts: REMIND, REPLAN, then a stop; cropped every time", () => {
+    const cut = (at: number, step: number) => text(at, step, `word word word${cutNotice("a block")}`)
+    const one = [user(0, "write"), cut(1, 0), user(2, "continue")]
+    expect(judgeRequest(one, DEFAULT_CONFIG).inserts.map((i) => i.kind)).toEqual(["text-repeat-remind"])
+    expect(judgeRequest(one, DEFAULT_CONFIG).cropCuts).toBe(true)
+    const two = [...one, cut(3, 1), user(4, "continue")]
+    expect(judgeRequest(two, DEFAULT_CONFIG).inserts.map((i) => [i.kind, i.before])).toEqual([["text-repeat-remind", 3], ["text-repeat-replan", null]])
+    const three = [...two, cut(5, 2), user(6, "continue")]
+    expect(judgeRequest(three, DEFAULT_CONFIG).stop?.detector).toBe("text-repeat")
+  })
+
+  test("a doom loop in one reply brings a reminder", () => {
+    const same = { type: "tool" as const, name: "read", input: { path: "a" }, state: "completed" as const, output: "x" }
+    const reply: AssistantMessage = { role: "assistant", id: "m1", parentId: "m0", step: 0, parts: [1, 2, 3].map((i) => ({ ...same, callId: `c${i}` })) }
+    const v = judgeRequest([user(0, "read"), reply], DEFAULT_CONFIG)
+    expect(v.inserts.map((i) => i.kind)).toContain("doom-loop")
+    expect(v.incidents.map((i) => i.detector)).toContain("doom-loop")
+  })
+})
+
+test("Codex's exec results, the same call each time under a fresh random label, are one repeated action: stopped by the 8th", () => {
+  const label = (i: number) => (0x5f1305 + i * 0x1a2b3).toString(16).slice(0, 6)
+  const step = (i: number) => [
+    { type: "function_call", call_id: `c${i}`, name: "exec_command", arguments: '{"cmd":"echo x >> marker.txt"}' },
+    { type: "function_call_output", call_id: `c${i}`, output: `Chunk ID: ${label(i)}\nWall time: 0.00${i} seconds\nProcess exited with code 0\nOriginal token count: 0\nOutput:\n` }
+  ]
+  const body = (n: number) => ({ model: "m", input: [{ type: "message", role: "user", content: "append x" }, ...Array.from({ length: n }, (_, i) => step(i)).flat()] })
+  const actions = [3, 4, 5, 6, 7, 8].map((n) => judgeRequest(responsesProtocol.conversation(body(n)).messages, DEFAULT_CONFIG).action)
+  expect(actions).toContain("stop")
+})

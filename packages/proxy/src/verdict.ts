@@ -1,0 +1,134 @@
+/**
+ * The proxy's verdict on one request, a function of the request's history and the config alone
+ * (so any replica gives the same one): the shared cross-step judge run over the current user turn
+ * step by step, the in-stream repetition escalation read back from the proxy's own cut notices,
+ * and the doom-loop check on each reply. What it asks for: reminders placed in the upstream
+ * request only, the cut replies cropped to their notice, or a stop answered by the proxy itself.
+ */
+import { decideRecovery, initRecovery, type AgentRole } from "@loopguard/core/classify"
+import type { JudgeConfig } from "@loopguard/core/judge"
+import { textOf, type AssistantMessage, type Message } from "@loopguard/core/model"
+import type { Incident } from "@loopguard/core/report"
+import { isCutReply, isStopAnswer } from "./notices.js"
+import { TurnJudge, type TurnMemo } from "./turn-judge.js"
+
+export interface VerdictConfig extends JudgeConfig {
+  readonly loop: JudgeConfig["loop"] & { readonly role: AgentRole }
+  readonly doom_loop: { readonly enabled: boolean; readonly repeats: number }
+}
+
+/** A text for the upstream only, placed before the wire message at `before` (null: at the end). */
+export interface Insert {
+  readonly before: number | null
+  readonly kind: string
+  readonly text: string
+}
+
+export interface StopVerdict {
+  readonly detector: string
+  /** Which loop, in words. */
+  readonly loop: string
+  readonly evidence: string
+  readonly next: string
+}
+
+export type ProxyAction = "pass" | "note" | "remind" | "crop" | "stop"
+
+export interface Verdict {
+  readonly action: ProxyAction
+  readonly inserts: ReadonlyArray<Insert>
+  /** Some reply of the history was cut by the proxy: crop it to its notice before it goes upstream. */
+  readonly cropCuts: boolean
+  readonly stop: StopVerdict | null
+  readonly incidents: ReadonlyArray<Incident>
+}
+
+/** The wire position a message id names (`m<index>`, see history.ts). */
+const wireAt = (m: Message): number => Number(m.id.slice(1))
+
+const lastIndex = <A>(xs: ReadonlyArray<A>, p: (x: A) => boolean): number => {
+  for (let i = xs.length - 1; i >= 0; i--) if (p(xs[i]!)) return i
+  return -1
+}
+
+const isStop = (m: Message): boolean => m.role === "assistant" && isStopAnswer(textOf(m, { includeSynthetic: true }))
+const isCut = (m: Message): boolean => m.role === "assistant" && isCutReply(textOf(m, { includeSynthetic: true }))
+
+/** Where the next step after `i` starts on the wire (its reminders go just before it), null: the end. */
+const nextStepAt = (messages: ReadonlyArray<Message>, i: number): number | null => {
+  for (let j = i + 1; j < messages.length; j++) if (messages[j]!.role === "assistant") return wireAt(messages[j]!)
+  return null
+}
+
+const STOPPED_BEFORE: StopVerdict = {
+  detector: "stopped",
+  loop: "this turn was already stopped for a loop",
+  evidence: "the previous answer was loopguard's stop and no new user message followed",
+  next: "write a new message to steer the agent; loopguard will let the conversation go on"
+}
+
+/**
+ * The in-stream escalation: the k-th cut since the last stop is REMIND, REPLAN, then terminate
+ * (the recovery policy's counts); a new user message after a stop starts it again.
+ */
+const cutEscalation = (messages: ReadonlyArray<Message>, from: number, role: AgentRole) => {
+  const inserts: Array<Insert> = []
+  const incidents: Array<Incident> = []
+  let stop: StopVerdict | null = null
+  let cuts = 0
+  for (let i = from; i < messages.length; i++) {
+    const m = messages[i]!
+    if (!isCut(m)) continue
+    cuts += 1
+    const decision = decideRecovery({ ...initRecovery(), textRepeats: cuts - 1 }, { outcome: "text-repeat", role, pendingClientTool: false, structuredOutput: false, classification: { type: "normal" } as never })
+    const step = (m as AssistantMessage).step
+    if (decision.action.type === "remind") {
+      inserts.push({ before: nextStepAt(messages, i), kind: decision.action.kind, text: decision.action.text })
+      incidents.push({ step, detector: "text-repeat", action: decision.action.kind === "text-repeat-replan" ? "replan" : "remind", kind: "loop" })
+    } else if (decision.action.type === "exit") {
+      incidents.push({ step, detector: "text-repeat", action: "terminate", kind: "loop" })
+      stop = {
+        detector: "text-repeat",
+        loop: `the replies kept repeating themselves (${cuts} replies cut)`,
+        evidence: "each of them was cut by the repetition guard after a reminder and a replan",
+        next: "say in one message what you want next, or change the approach; the next message starts afresh"
+      }
+    }
+  }
+  return { inserts, incidents, stop, cuts }
+}
+
+/** The judge over the current turn (taken up from `memo` when it holds this conversation's earlier turn). */
+const judgeTurn = (messages: ReadonlyArray<Message>, from: number, config: VerdictConfig, memo?: { readonly memo: TurnMemo; readonly session: string }) => {
+  const turn = messages.slice(from)
+  const judge = memo !== undefined ? memo.memo.judged(memo.session, turn, config) : new TurnJudge(config)
+  if (memo === undefined) judge.feedFrom(turn)
+  const inserts: Array<Insert> = judge.reminders.map((r) => ({ before: nextStepAt(turn, r.after), kind: r.kind, text: r.text }))
+  if (judge.pendingNote !== null) inserts.push({ before: null, kind: "note", text: judge.pendingNote })
+  return { inserts, incidents: judge.newestIncidents, stop: judge.stop }
+}
+
+/** The verdict on a request whose history is `messages`. */
+export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictConfig, memo?: { readonly memo: TurnMemo; readonly session: string }): Verdict => {
+  const lastUser = lastIndex(messages, (m) => m.role === "user")
+  const lastStop = lastIndex(messages, isStop)
+  // A stop the agent came back to without a new user message: the turn stays stopped.
+  if (lastStop > lastUser) return { action: "stop", inserts: [], cropCuts: false, stop: STOPPED_BEFORE, incidents: [] }
+  const cuts = cutEscalation(messages, lastStop + 1, config.loop.role)
+  const turn = judgeTurn(messages, Math.max(0, lastUser), config, memo)
+  const inserts = [...cuts.inserts, ...turn.inserts]
+  const newestAt = lastIndex(messages, (m) => m.role === "assistant")
+  const newest = newestAt === -1 ? null : (messages[newestAt] as AssistantMessage)
+  const newestIsCut = newest !== null && isCut(newest)
+  const stop = (newestIsCut ? cuts.stop : null) ?? (newestAt > lastUser ? turn.stop : null)
+  // What the newest step raised: older steps' incidents were reported with their own requests.
+  const incidents = [
+    ...(newestIsCut ? cuts.incidents.slice(-1) : []),
+    ...(newestAt > lastUser ? turn.incidents : [])
+  ]
+  // Reminders of earlier steps keep their places (as stored reminders would); the ones at the end are this request's news.
+  const fresh = inserts.filter((x) => x.before === null)
+  const action: ProxyAction =
+    stop !== null ? "stop" : fresh.some((x) => x.kind !== "note") ? "remind" : fresh.length > 0 ? "note" : cuts.cuts > 0 ? "crop" : "pass"
+  return { action, inserts, cropCuts: cuts.cuts > 0, stop, incidents }
+}
