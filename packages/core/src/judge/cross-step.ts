@@ -1,7 +1,7 @@
 /**
  * The detectors that look across steps, run once after every recorded step: reasoning-loop
- * crop (§4), repeated action (§3), text loop (§3), the error-storm breaker (§8) and the stall
- * signals (§6 "beyond"). Plain state, no Effect: the RunLoop applies what they ask for.
+ * crop, the loop ladder (repeated action, cycles, …), text loop, the error-storm breaker and the
+ * stall signals (docs/loops.md). Plain state, no Effect: the hosts apply what they ask for.
  * Incidents carry the step whose reply raised them, using only what came before it.
  * Each detector is a `StepDetector` (detectors/); this class runs them in order and merges verdicts.
  */
