@@ -3,16 +3,9 @@ import type { AssistantMessage } from "../../model/index.js"
 import { DEFAULT_JUDGE_CONFIG } from "../judge-config.js"
 import { BreakerDetector } from "./breaker.js"
 import type { StepVerdict } from "./step-detector.js"
-import { factsOf } from "./test-facts.js"
+import { bashReply, factsOf } from "./test-facts.js"
 
-const failing = (i: number): AssistantMessage => ({
-  role: "assistant",
-  id: `a${i}`,
-  parentId: "u1",
-  step: i,
-  finish: "tool-calls",
-  parts: [{ type: "tool", callId: `c${i}`, name: "bash", input: { command: "make" }, state: "error", error: `boom ${i}` }]
-})
+const failing = (i: number): AssistantMessage => bashReply(i, "make", { state: "error", error: `boom ${i}` })
 const run = (d: BreakerDetector, n: number, paused = false): Array<StepVerdict> =>
   Array.from({ length: n }, (_, i) => d.push(factsOf([], i + 1, { reply: failing(i), ctx: paused ? { toolsPaused: true } : {} })))
 

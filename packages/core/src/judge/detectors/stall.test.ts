@@ -5,16 +5,9 @@ import { DEFAULT_JUDGE_CONFIG, type JudgeConfig } from "../judge-config.js"
 import { tryBestOptionsOf } from "../try-best-options.js"
 import { fileChangesOf, StallDetector } from "./stall.js"
 import type { StepVerdict } from "./step-detector.js"
-import { factsOf } from "./test-facts.js"
+import { bashReply, factsOf } from "./test-facts.js"
 
-const reading = (i: number): AssistantMessage => ({
-  role: "assistant",
-  id: `a${i}`,
-  parentId: "u1",
-  step: i,
-  finish: "tool-calls",
-  parts: [{ type: "tool", callId: `c${i}`, name: "bash", input: { command: "cat src/a.ts" }, state: "completed", output: "x", exitCode: 0 }]
-})
+const reading = (i: number): AssistantMessage => bashReply(i, "cat src/a.ts", { state: "completed", output: "x", exitCode: 0 })
 const config = (enabled: boolean): JudgeConfig => ({ ...DEFAULT_JUDGE_CONFIG, stall: { ...DEFAULT_JUDGE_CONFIG.stall, enabled, noFileChangeSteps: 3 } })
 const run = (d: StallDetector, n: number): Array<StepVerdict> => Array.from({ length: n }, (_, i) => d.push(factsOf([], i + 1, { reply: reading(i) })))
 
