@@ -4,6 +4,7 @@
  * step at a time. Hosts (the RunLoop, the AI SDK agent helpers, the proxy) carry out what it asks.
  */
 export { CrossStepDetectors, stallOptionsOf, type AfterStep, type KeptHistory } from "./cross-step.js"
+export type { StepContext, StepDetector, StepFacts, StepVerdict } from "./detectors/step-detector.js"
 export { LoopEpisodes, type LoopFinding, type LoopOutcome } from "./loop-episodes.js"
 export { tryBestOptionsOf } from "./try-best-options.js"
 export { DEFAULT_JUDGE_CONFIG, type JudgeConfig } from "./judge-config.js"

@@ -1,0 +1,57 @@
+/**
+ * CrossStepDetectors merges its detectors' verdicts: the ladder's exit outranks the breaker's
+ * hand-back in the same step, and a crop found after one reply makes the text loop skip the next.
+ */
+import { describe, expect, test } from "bun:test"
+import { reply, user } from "../loops/fixtures.js"
+import type { AssistantMessage, Message } from "../model/index.js"
+import { CrossStepDetectors, type AfterStep } from "./cross-step.js"
+import { DEFAULT_JUDGE_CONFIG as C, type JudgeConfig } from "./judge-config.js"
+
+const failingBuild = (i: number): AssistantMessage => ({
+  role: "assistant",
+  id: `a${i}`,
+  parentId: "u1",
+  step: i,
+  finish: "tool-calls",
+  parts: [{ type: "tool", callId: `c${i}`, name: "bash", input: { command: `make t${i}` }, state: "error", error: `boom ${i}` }]
+})
+
+/** The verdicts of `replies` fed one step at a time after one user turn. */
+const feed = (d: CrossStepDetectors, replies: ReadonlyArray<AssistantMessage>): Array<AfterStep> => {
+  const history: Array<Message> = [user("u1")]
+  return replies.map((r, i) => {
+    history.push(r)
+    return d.afterStep([...history], r, i + 1, { final: false, costUsd: null })
+  })
+}
+const detectorsAt = (v: AfterStep | undefined) => v?.incidents.map((i) => `${i.detector}/${i.action}`) ?? []
+
+describe("CrossStepDetectors.afterStep", () => {
+  const storm: JudgeConfig = { ...C, breaker: { ...C.breaker, consecutiveFailures: 2, cooldownSteps: 0 } }
+  const builds = Array.from({ length: 8 }, (_, i) => failingBuild(i + 1))
+
+  test("the ladder's exit outranks the breaker's hand-back of the same step", () => {
+    const step8 = feed(new CrossStepDetectors(storm, "main", false), builds)[7]
+    expect(detectorsAt(step8)).toEqual(expect.arrayContaining(["repeated-observation/stop", "breaker/hand-back"]))
+    expect(step8?.exit?.reason).toBe("idle")
+  })
+
+  test("when the ladder pauses instead (Try-Best), the breaker's hand-back ends the run", () => {
+    const step8 = feed(new CrossStepDetectors({ ...storm, try_best: { ...C.try_best, enabled: true } }, "main", false), builds)[7]
+    expect(step8?.pause).toMatchObject({ kind: "repeated_observation" })
+    expect(step8?.exit?.reason).toBe("circuit_open")
+  })
+
+  test("a crop found after a reply makes the text loop skip the next reply", () => {
+    const same = (i: number) => reply({ id: `r${i}`, reasoning: "I must read a again", text: "Let me read the file a again.", tools: [["read", { path: "a" }]] })
+    const replies = Array.from({ length: 8 }, (_, i) => same(i))
+    const textLoop = (v: AfterStep) => v.incidents.some((i) => i.detector === "text-loop")
+    const plain = feed(new CrossStepDetectors(C, "main", false), replies)
+    const cropping = feed(new CrossStepDetectors({ ...C, loop_streak_recovery: { ...C.loop_streak_recovery, enabled: true } }, "main", false), replies)
+    expect(cropping.map((v) => v.crop !== null)).toEqual([false, false, true, true, true, true, true, true])
+    // Without crops the text loop fires again three replies later; with a crop after every reply from the third on, never again.
+    expect(plain.map(textLoop)).toEqual([false, false, true, false, false, true, false, false])
+    expect(cropping.map(textLoop)).toEqual([false, false, true, false, false, false, false, false])
+  })
+})
