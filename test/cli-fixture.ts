@@ -8,10 +8,15 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-/** This process's environment without `LOOPGUARD_*` (an unknown one is a config error for the CLI) and without `drop`. */
+/**
+ * This process's environment without `LOOPGUARD_*` (an unknown one is a config error for the CLI) and without `drop`,
+ * with a test API key unless `OPENAI_API_KEY` is dropped: a run without a key warns on stderr, which suites reading
+ * stderr do not expect.
+ */
 export const cliEnv = (drop: ReadonlyArray<string> = []): Record<string, string> => {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("LOOPGUARD_") && !drop.includes(k)) env[k] = v
+  if (!drop.includes("OPENAI_API_KEY")) env["OPENAI_API_KEY"] ??= "sk-test-cli-fixture"
   return env
 }
 

@@ -16,7 +16,7 @@ test("a tool call nested 20,000 deep is refused and the run reports", async () =
   const server = await serve([toolCallStream("bash", `{"command":${"[".repeat(depth)}${"]".repeat(depth)}}`, { id: "c1" }), textStream("Understood.")])
   const child = Bun.spawn([process.execPath, "run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", "go", "--cwd", workdir(), "--json"], {
     cwd: ROOT,
-    env: { ...cliEnv(), OPENAI_API_KEY: "test-key" },
+    env: cliEnv(),
     stdout: "pipe",
     stderr: "pipe"
   })

@@ -26,7 +26,7 @@ const runWhileStoreFreezes = async (signal?: "SIGTERM") => {
   const server = await serve(() => ({ type: "stream", chunks: [{ text: "working" }, { text: " and done" }], stallAfterChunks: 1, stallMs: 1500 }))
   const child = Bun.spawn(
     [process.execPath, "run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", "hi", "--cwd", workdir(), "--store", proxy.url],
-    { cwd: ROOT, env: { ...cliEnv(), OPENAI_API_KEY: "test-key", LOOPGUARD_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS) }, stdout: "pipe", stderr: "pipe" }
+    { cwd: ROOT, env: { ...cliEnv(), LOOPGUARD_STORE_TIMEOUT_MS: String(STORE_TIMEOUT_MS) }, stdout: "pipe", stderr: "pipe" }
   )
   const out = liveText(child.stdout)
   const err = liveText(child.stderr)
