@@ -8,12 +8,13 @@
  * ≤ 5 ms p99 added per chunk, ≤ 10 ms added to the first byte, no chunk delayed past 50 ms at 200
  * streams, ≤ 256 KB per open stream.
  *
- *   bun run test/bench/proxy-overhead.ts [--quick]     (LG_BENCH_PROXY_NODE=1: the proxy on node, from the built bundle)
+ *   bun run test/bench/proxy-overhead.ts [--quick]     (LG_BENCH_PROXY_NODE=1: the proxy on node, from the bundle built
+ *   first; LG_BENCH_PROXY_PROF=DIR: the proxy's CPU profile written to DIR)
  */
 import { startScriptedServer, textStream, type RecordedRequest, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { spawn, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { median, root, verdict } from "./lib/measure.js"
+import { buildCliBundle, median, root, verdict } from "./lib/measure.js"
 import { judgeRequest, TurnMemo } from "@loopguard/proxy"
 import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { freePort } from "../free-port.js"
@@ -37,10 +38,18 @@ const percentile = (xs: ReadonlyArray<number>, p: number): number => {
 }
 
 
-const startProxyProcess = async (upstream: string): Promise<{ child: ChildProcess; base: string }> => {
+const onNode = process.env["LG_BENCH_PROXY_NODE"] === "1"
+
+/** `loopguard proxy`, or (`bare`) the bare relay beside this file, on the runtime the bench was asked for. */
+const startProxyProcess = async (upstream: string, bare = false): Promise<{ child: ChildProcess; base: string }> => {
   const port = await freePort()
-  const [cmd, entry] = process.env["LG_BENCH_PROXY_NODE"] === "1" ? ["node", "packages/cli/dist/loopguard.mjs"] : [process.execPath, "packages/cli/src/main.ts"]
-  const child = spawn(cmd, [entry, "proxy", "--upstream", upstream, "--listen", `127.0.0.1:${port}`], { cwd: root, stdio: ["ignore", "ignore", "pipe"] })
+  // On node the proxy runs from the bundle: built from the current sources, so the figures are this code's.
+  if (onNode && !bare) buildCliBundle()
+  const cmd = onNode ? "node" : process.execPath
+  const entry = bare ? "test/bench/bare-relay.mjs" : onNode ? "packages/cli/dist/loopguard.mjs" : "packages/cli/src/main.ts"
+  // LG_BENCH_PROXY_PROF=DIR: the proxy writes a CPU profile there when it exits (bun and node take the same flags).
+  const prof = process.env["LG_BENCH_PROXY_PROF"]
+  const child = spawn(cmd, [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? [] : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`], { cwd: root, stdio: ["ignore", "ignore", "pipe"] })
   let err = ""
   child.stderr!.on("data", (d) => (err += d))
   const deadline = Date.now() + 60_000
@@ -113,6 +122,8 @@ const compare = (label: string, direct: ReturnType<typeof summary>, proxied: Ret
   console.log(`    added per chunk     p50 ${fmt(addedP50)} (target ≤ 1 ms: ${verdict(addedP50, 1)})  p99 ${fmt(addedP99)} (target ≤ 5 ms: ${verdict(addedP99, 5)})`)
   console.log(`    first byte          direct ${fmt(direct.firstByte)}  proxied ${fmt(proxied.firstByte)}  added ${fmt(addedFirst)} (target ≤ 10 ms: ${verdict(addedFirst, 10)})`)
   if (streams > 1) console.log(`    longest chunk delay through the proxy at ${streams} streams: ${fmt(proxied.max)} (target ≤ 50 ms: ${verdict(proxied.max, 50)})`)
+  // The client and the scripted server share this process: when it is the one that falls behind, direct reads are late too.
+  if (streams > 1 && direct.max > 50) console.log(`    (the bench itself: direct, with no proxy, the longest chunk delay was ${fmt(direct.max)}; past 50 ms the client and server in this process are a bottleneck too)`)
 }
 
 const holdOpen = async (server: ScriptedServer, base: string, streams: number): Promise<Array<AbortController>> => {
@@ -163,6 +174,27 @@ const verdictCpuMs = (steps: number): { readonly fresh: number; readonly kept: n
   return { fresh: (used.user + used.system) / 5000, kept: memoUs / 5000 }
 }
 
+/**
+ * The same N streams through a bare node:http relay on the same runtime (no loopguard): what the
+ * runtime's HTTP stack and this machine give before loopguard adds anything.
+ */
+const bareRelayFloor = async (server: ScriptedServer, streams: number): Promise<void> => {
+  const bare = await startProxyProcess(server.baseURL, true)
+  try {
+    await readStream(server, bare.base)
+    const direct = await Promise.all(Array.from({ length: streams }, () => readStream(server, server.baseURL)))
+    const cpuBefore = cpuMsOf(bare.child.pid!)
+    const relayed = summary(await Promise.all(Array.from({ length: streams }, () => readStream(server, bare.base))))
+    const cpuUsed = cpuMsOf(bare.child.pid!) - cpuBefore
+    const d = summary(direct)
+    console.log(`  the floor: a bare node:http relay (test/bench/bare-relay.mjs, no loopguard) at ${streams} streams`)
+    console.log(`    added per chunk p50 ${fmt(relayed.p50 - d.p50)}  p99 ${fmt(relayed.p99 - d.p99)}  longest ${fmt(relayed.max)} (direct ${fmt(d.max)})  first byte added ${fmt(relayed.firstByte - d.firstByte)}`)
+    console.log(`    relay CPU ${cpuUsed} ms, ${((cpuUsed / relayed.chunks) * 1000).toFixed(0)} µs per chunk`)
+  } finally {
+    bare.child.kill("SIGTERM")
+  }
+}
+
 export const main = async (quick = false): Promise<void> => {
   const streams = 200
   const runs = quick ? 3 : 6
@@ -175,7 +207,7 @@ export const main = async (quick = false): Promise<void> => {
   )
   const proxy = await startProxyProcess(server.baseURL)
   try {
-    console.log(`proxy overhead: Chat Completions streams of ${chunks} chunks 10 ms apart, the proxy in its own process (${process.env["LG_BENCH_PROXY_NODE"] === "1" ? "node, the built bundle" : "bun, the sources"})`)
+    console.log(`proxy overhead: Chat Completions streams of ${chunks} chunks 10 ms apart, the proxy in its own process (${onNode ? "node, the built bundle" : "bun, the sources"})`)
     await readStream(server, proxy.base)
     const direct1: Array<StreamTiming> = []
     const proxied1: Array<StreamTiming> = []
@@ -192,11 +224,17 @@ export const main = async (quick = false): Promise<void> => {
     const chunksN = summary(proxiedN).chunks
     // The proxy's own work, which the machine's load does not inflate the way it inflates delays.
     console.log(`    proxy CPU for the ${streams} streams: ${cpuUsed} ms, ${((cpuUsed / chunksN) * 1000).toFixed(0)} µs per chunk (requests, verdicts and relaying included)`)
+    await bareRelayFloor(server, streams)
     await Bun.sleep(500)
     const idle = rssOf(proxy.child.pid!)
+    const cpuBeforeHold = cpuMsOf(proxy.child.pid!)
     const held = await holdOpen(server, proxy.base, streams)
     await Bun.sleep(300)
     const open = rssOf(proxy.child.pid!)
+    // Opening a stream (the request read, judged, sent upstream, its first 5 events relayed) apart from relaying the rest.
+    const perRequestMs = (cpuMsOf(proxy.child.pid!) - cpuBeforeHold) / streams
+    const perChunkUs = ((cpuUsed - perRequestMs * streams) / chunksN) * 1000
+    console.log(`    of which: ${perRequestMs.toFixed(2)} ms per request opened (measured on ${streams} streams held after 5 chunks), about ${perChunkUs.toFixed(0)} µs per chunk relayed after that`)
     const perStream = (open - idle) / streams
     console.log(`  memory: proxy RSS ${(idle / 1048576).toFixed(1)} MB idle, ${(open / 1048576).toFixed(1)} MB with ${streams} streams open mid-reply`)
     console.log(`    per open stream ${(perStream / 1024).toFixed(0)} KB (target ≤ 256 KB: ${verdict(perStream, 256 * 1024)})`)

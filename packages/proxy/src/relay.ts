@@ -47,14 +47,19 @@ export interface RelayInput {
   readonly refuseCalls: (watch: StreamWatch) => { readonly name: string; readonly refusal: string } | null
 }
 
-/** Text and reasoning feed one guard; a switch between the two ends the word in progress. */
+/**
+ * Text and reasoning feed one guard; a switch between the two ends the word in progress. The guard
+ * (its buffers sized for the longest block it looks for) is made at the first delta, so a reply of
+ * tool calls only never pays for one.
+ */
 const deltaGuard = (options: RepeatGuardOptions | null) => {
   if (options === null) return (_: { text?: string; reasoning?: string }) => null
-  const guard = new RepeatGuard(options)
+  let guard: RepeatGuard | null = null
   let channel: "text" | "reasoning" | null = null
   return (seen: { text?: string; reasoning?: string }): GuardTrip | null => {
     const kind = seen.text !== undefined ? "text" : seen.reasoning !== undefined ? "reasoning" : null
     if (kind === null) return null
+    guard ??= new RepeatGuard(options)
     const switched = channel !== null && channel !== kind ? guard.flush() : null
     channel = kind
     return switched ?? guard.push((kind === "text" ? seen.text : seen.reasoning)!)
@@ -126,14 +131,20 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
       return true
     }
     const fail = (reason: string) => finish({ type: "failed", reason }, input.protocol.streamError(reason))
-    const arm = () => {
-      clearTimeout(timer)
-      timer = setTimeout(() => broke(`the upstream went silent for ${limits.chunkTimeoutMs} ms`), limits.chunkTimeoutMs)
+    /**
+     * The chunk timeout: each chunk only notes its time, and one timer checks it when due (re-armed
+     * for what is left), rather than a timer cleared and set again for every chunk of every stream.
+     */
+    let lastData = Date.now()
+    const checkSilence = () => {
+      const quiet = Date.now() - lastData
+      if (quiet >= limits.chunkTimeoutMs) return broke(`the upstream went silent for ${limits.chunkTimeoutMs} ms`)
+      timer = setTimeout(checkSilence, limits.chunkTimeoutMs - quiet)
     }
 
     const onData = (chunk: Buffer) => {
       if (ended) return
-      arm()
+      lastData = Date.now()
       bytes += chunk.length
       if (bytes > limits.maxResponseBytes) return fail(`the reply passed stream.maxResponseBytes (${limits.maxResponseBytes} bytes)`)
       let out = ""
@@ -204,7 +215,7 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
     }
     upstream.on("error", (e) => broke(`the upstream connection failed mid-reply (${e.message})`))
     upstream.on("aborted", () => broke("the upstream connection was cut mid-reply"))
-    arm()
+    timer = setTimeout(checkSilence, limits.chunkTimeoutMs)
     if (input.first !== null) onData(input.first)
     if (input.ended()) onEnd()
     else upstream.resume()

@@ -31,4 +31,19 @@ describe("SseSplitter", () => {
     expect(parseEvent("data:x\n\n").data).toBe("x")
     expect(parseEvent(": comment\n\n").data).toBe("")
   })
+  test("parseEvent reads the fields as a line-by-line split does, on every kind of line end", () => {
+    // The plain reading (split into lines) that the index scan must agree with.
+    const bySplit = (raw: string) => {
+      let event: string | undefined
+      let data: string | undefined
+      for (const line of raw.split(/\r?\n/)) {
+        const value = (n: number) => line.slice(line.charCodeAt(n) === 32 ? n + 1 : n)
+        if (line.startsWith("data:")) data = data === undefined ? value(5) : `${data}\n${value(5)}`
+        else if (line.startsWith("event:")) event = value(6)
+      }
+      return { raw, event, data: data ?? "" }
+    }
+    const cases = ["data: a\n\n", "data:\n\n", "data: \n\n", "event: x\r\ndata: y\r\n\r\n", "data: a\r\r\n\n", "data: a\r", "event:\ndata:  two spaces\n\n", ": c\ndata: 1\ndata: 2\n\n", "data: é\n", "data: x\revent: y\n\n", "id: 3\nretry: 1\n\n", ""]
+    for (const raw of cases) expect(parseEvent(raw)).toEqual(bySplit(raw))
+  })
 })

@@ -28,17 +28,26 @@ const eventEnd = (text: string, from: number): number => {
   }
 }
 
-/** The `event:` and `data:` fields of one whole event. */
+/** The value of a `name:` field line in `raw[at, end)`: one space after the colon is not part of it. */
+const fieldValue = (raw: string, at: number, end: number): string => raw.slice(raw.charCodeAt(at) === 32 && at < end ? at + 1 : at, end)
+
+/**
+ * The `event:` and `data:` fields of one whole event. Lines are found by index, not split into
+ * an array: this runs for every event of every stream.
+ */
 export const parseEvent = (raw: string): SseEvent => {
   let event: string | undefined
   let data: string | undefined
-  for (const line of raw.split(/\r?\n/)) {
-    if (line.startsWith("data:")) {
-      const value = line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5)
+  for (let at = 0; at < raw.length; ) {
+    const lf = raw.indexOf("\n", at)
+    const next = lf === -1 ? raw.length : lf + 1
+    // A line ends at "\n" or "\r\n"; a "\r" the body ends on without its "\n" stays in the line.
+    const end = lf === -1 ? raw.length : lf > at && raw.charCodeAt(lf - 1) === 13 ? lf - 1 : lf
+    if (raw.startsWith("data:", at)) {
+      const value = fieldValue(raw, at + 5, end)
       data = data === undefined ? value : `${data}\n${value}`
-    } else if (line.startsWith("event:")) {
-      event = line.slice(line.charCodeAt(6) === 32 ? 7 : 6)
-    }
+    } else if (raw.startsWith("event:", at)) event = fieldValue(raw, at + 6, end)
+    at = next
   }
   return { raw, event, data: data ?? "" }
 }

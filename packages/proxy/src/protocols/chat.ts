@@ -88,6 +88,8 @@ class ChatWatch implements StreamWatch {
     }
     this.text += text
     this.reasoning += reasoning
+    // Most events carry text and nothing else: one small object, not four spread into one.
+    if (reasoning === "" && !toolCall && !finishing) return text !== "" ? { text } : {}
     return { ...(text !== "" ? { text } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(toolCall ? { toolCall } : {}), ...(finishing ? { finishing } : {}) }
   }
 
