@@ -36,7 +36,7 @@ const serve = async (script: ReadonlyArray<ScriptedResponse>) => {
 const offeredTools = (server: ScriptedServer, i: number): Array<string> =>
   ((server.requests[i]?.body?.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name)
 
-describe.skipIf(TMUX === null)("chat asks before it offers an unapproved shell", () => {
+describe.skipIf(TMUX === null && !IN_CI)("chat asks before it offers an unapproved shell", () => {
   test("n: the greeting says the shell is off and the model is offered no bash", async () => {
     const server = await serve([textStream("Hello.")])
     const cwd = tempDir()
@@ -67,7 +67,7 @@ describe.skipIf(TMUX === null)("chat asks before it offers an unapproved shell",
   }, 90_000)
 })
 
-describe.skipIf(TMUX === null)("run on a terminal while the model is silent", () => {
+describe.skipIf(TMUX === null && !IN_CI)("run on a terminal while the model is silent", () => {
   test("mid-reply silence: the screen says loopguard is waiting, for how long, and when it gives up", async () => {
     // (The last characters of a piece wait for the next one while they could begin a secret: the
     // first piece is long enough that its beginning shows at once.)
