@@ -95,7 +95,10 @@ if (url === undefined || url === "") {
         expect(alternating).toEqual(alone)
         expect(alternating).toContain("stop")
         expect(alternating.indexOf("stop")).toBeLessThanOrEqual(8)
-        await Bun.sleep(500)
+        // A replica writes a request's messages after its reply; stopping both waits for those writes.
+        await stop(a.child)
+        await stop(b.child)
+        expect(a.out.stderr + b.out.stderr).not.toContain("session store:")
         const listed = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "list", "--store", store, "--json"], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
         expect(listed.status).toBe(0)
         const sessions = listed.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: string; steps: number })

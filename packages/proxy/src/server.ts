@@ -102,7 +102,7 @@ const route = (options: ProxyOptions, recorder: Recorder | null, board: BackoffB
 /** Starts the proxy; resolves once it accepts connections. */
 export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> => {
   const board = options.board ?? memoryBackoff()
-  const recorder = options.store === undefined ? null : makeRecorder(options.store, (message) => options.onEvent?.({ type: "store-error", message }))
+  const recorder = options.store === undefined ? null : makeRecorder(options.store, (message) => options.onEvent?.({ type: "store-error", message }), options.config.store.leaseMs)
   const { createServer } = await import("node:http")
   const server: Server = createServer(route(options, recorder, board))
   const sockets = new Set<Socket>()
