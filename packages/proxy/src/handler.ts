@@ -20,7 +20,7 @@ import { sessionIdOf } from "./session-id.js"
 import { errorBeforeContent } from "./early-error.js"
 import { textCallsIn } from "./text-calls.js"
 import { relayWhole } from "./whole-reply.js"
-import { attempt, callWithRetries, type Attempt, type RetryEvent, type UpstreamRoute } from "./upstream.js"
+import { attempt, callWithRetries, type Attempt, type RetryEvent, type UpstreamClient, type UpstreamRoute } from "./upstream.js"
 import type { TurnMemo } from "./turn-judge.js"
 import { judgeRequest, type ProxyAction, type StopVerdict, type Verdict, type VerdictConfig } from "./verdict.js"
 
@@ -65,6 +65,8 @@ export interface HandlerDeps {
   readonly memo: TurnMemo
   readonly board: BackoffBoard
   readonly auth: AuthPolicy
+  /** The HTTP client guarded requests go upstream with (default: fetch on Bun, node:http on Node). */
+  readonly upstreamClient?: UpstreamClient
   readonly onRetry: (session: string, e: RetryEvent) => void
   /** Called once per request, after the reply ended, with what the session store keeps of it. */
   readonly onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>) => void
@@ -147,7 +149,7 @@ const answerStop = (j: Judged, stop: StopVerdict): void => {
 const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: UpstreamRoute; readonly send: () => Promise<Attempt> } => {
   const { protocol, verdict, route, deps, body } = j
   const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict.inserts, verdict.cropCuts)))
-  const target = { url: upstreamUrl(route.base, j.req.url ?? "/"), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs }
+  const target = { url: upstreamUrl(route.base, j.req.url ?? "/"), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, ...(deps.upstreamClient !== undefined ? { client: deps.upstreamClient } : {}) }
   const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
   const send = () =>
     attempt(target, "POST", headers, rewritten, signal).then((a): Attempt => {

@@ -5,6 +5,7 @@
  */
 export { ProxyServer, ProxyStartError, makeProxyServer, startProxy, settingsOf, HEALTH_PATH, type ProxyEvent, type ProxyOptions, type RunningProxy } from "./server.js"
 export type { RequestRecord } from "./handler.js"
+export type { UpstreamClient } from "./upstream.js"
 export { memoryBackoff, type BackoffBoard } from "./backoff.js"
 export type { AuthPolicy } from "./http-util.js"
 export { judgeRequest, type Verdict, type ProxyAction, type Insert, type StopVerdict } from "./verdict.js"

@@ -21,7 +21,7 @@ import { passThrough } from "./passthrough.js"
 import { makeRecorder, type Recorder } from "./recorder.js"
 import { protocolOf } from "./routes.js"
 import { TurnMemo } from "./turn-judge.js"
-import type { RetryEvent } from "./upstream.js"
+import type { RetryEvent, UpstreamClient } from "./upstream.js"
 
 /** Where the proxy reports what it did (log lines for people, JSON lines for machines). */
 export type ProxyEvent =
@@ -40,6 +40,11 @@ export interface ProxyOptions {
   readonly board?: BackoffBoard
   readonly auth?: AuthPolicy
   readonly onEvent?: (event: ProxyEvent) => void
+  /**
+   * The HTTP client guarded requests go upstream with; default: fetch on Bun (its own client, the
+   * cheaper one per chunk), node:http on Node. Other paths always go through node:http.
+   */
+  readonly upstreamClient?: UpstreamClient
   /** Per route (its `proxy.routes` key): a whole config whose detector settings apply to that route. */
   readonly routeConfigs?: Readonly<Record<string, LoopguardConfig>>
 }
@@ -80,6 +85,7 @@ const route = (options: ProxyOptions, recorder: Recorder | null, board: BackoffB
     memo: new TurnMemo(),
     board,
     auth,
+    ...(options.upstreamClient !== undefined ? { upstreamClient: options.upstreamClient } : {}),
     onRetry: (session: string, retry: RetryEvent) => emit({ type: "retry", session, retry }),
     onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>) => {
       emit({ type: "request", record })
