@@ -5,8 +5,9 @@
  * loop, as agents use it). Per chunk, the client's read time minus the send time carried in the
  * chunk (p50, p99, max), read directly and through the proxy by the same client from the same
  * upstream, at 1 stream and at N concurrent streams; "added" is proxied minus direct. Also the
- * time to the first byte, the proxy's CPU, a bare node:http relay with no loopguard (the floor),
- * the proxy's resident memory per open stream (N streams held open mid-reply), and CPU per verdict.
+ * time to the first byte, the proxy's CPU, bare relays with no loopguard (the floor: node:http,
+ * and on Bun also Bun.serve + fetch, the stack the proxy serves with there), the proxy's resident
+ * memory per open stream (N streams held open mid-reply), and CPU per verdict.
  * Printed as measured, next to the targets: ≤ 1 ms p50 and ≤ 5 ms p99 added per chunk, ≤ 10 ms
  * added to the first byte, no chunk delayed past 50 ms at 200 streams, ≤ 256 KB per open stream.
  *
@@ -46,17 +47,23 @@ const startChild = async (args: ReadonlyArray<string>, cmd: string, ready: RegEx
   }
 }
 
-/** `loopguard proxy`, or (`bare`) the bare relay beside this file, on the runtime the bench was asked for. */
-const startProxyProcess = async (upstream: string, bare = false): Promise<{ child: ChildProcess; base: string }> => {
+/** What relays the streams: `loopguard proxy`, or a bare relay with no loopguard (node:http, or Bun's own server and fetch). */
+type Relay = "proxy" | "bare-node" | "bare-bun"
+
+const BARE_ENTRY = { "bare-node": "test/bench/bare-relay.mjs", "bare-bun": "test/bench/bare-relay-bun.ts" } as const
+
+/** The relay asked for, on the runtime the bench was asked for (the Bun relay on Bun only). */
+const startProxyProcess = async (upstream: string, relay: Relay = "proxy"): Promise<{ child: ChildProcess; base: string }> => {
+  const bare = relay !== "proxy"
   const port = await freePort()
   // On node the proxy runs from the bundle: built from the current sources, so the figures are this code's.
   if (onNode && !bare) buildCliBundle()
-  const cmd = onNode ? "node" : process.execPath
-  const entry = bare ? "test/bench/bare-relay.mjs" : onNode ? "packages/cli/dist/loopguard.mjs" : "packages/cli/src/main.ts"
+  const cmd = onNode && relay !== "bare-bun" ? "node" : process.execPath
+  const entry = relay !== "proxy" ? BARE_ENTRY[relay] : onNode ? "packages/cli/dist/loopguard.mjs" : "packages/cli/src/main.ts"
   // LG_BENCH_PROXY_PROF=DIR: the proxy writes a CPU profile there when it exits (bun and node take the same flags).
   const prof = process.env["LG_BENCH_PROXY_PROF"]
   const args = [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? [] : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`]
-  const { child } = await startChild(args, cmd, /listening on/, bare ? "the bare relay" : "the proxy")
+  const { child } = await startChild(args, cmd, /listening on/, bare ? `the ${relay} relay` : "the proxy")
   return { child, base: `http://127.0.0.1:${port}/v1` }
 }
 
@@ -157,20 +164,22 @@ const verdictCpuMs = (steps: number): { readonly fresh: number; readonly kept: n
 }
 
 /**
- * The same N streams through a bare node:http relay on the same runtime (no loopguard): what the
- * runtime's HTTP stack and this machine give before loopguard adds anything.
+ * The same N streams through a bare relay (no loopguard): what the runtime's HTTP stack and this
+ * machine give before loopguard adds anything. node:http on either runtime; on Bun also Bun's own
+ * server and fetch, the stack the proxy serves with there.
  */
-const bareRelayFloor = async (upstream: string, streams: number): Promise<void> => {
-  const bare = await startProxyProcess(upstream, true)
+const bareRelayFloor = async (upstream: string, streams: number, relay: Exclude<Relay, "proxy">): Promise<void> => {
+  const bare = await startProxyProcess(upstream, relay)
   try {
     await runClient([bare.base], 1)
     const direct = summary((await runClient([upstream], streams))[upstream]!)
     const cpuBefore = cpuMsOf(bare.child.pid!)
     const relayed = summary((await runClient([bare.base], streams))[bare.base]!)
     const cpuUsed = cpuMsOf(bare.child.pid!) - cpuBefore
-    console.log(`  the floor: a bare node:http relay (test/bench/bare-relay.mjs, no loopguard) at ${streams} streams`)
+    const what = relay === "bare-node" ? "a bare node:http relay (test/bench/bare-relay.mjs" : "a bare Bun.serve + fetch relay (test/bench/bare-relay-bun.ts"
+    console.log(`  the floor: ${what}, no loopguard) at ${streams} streams`)
     console.log(`    added per chunk p50 ${fmt(relayed.p50 - direct.p50)}  p99 ${fmt(relayed.p99 - direct.p99)}  longest ${fmt(relayed.max)} (direct ${fmt(direct.max)})  first byte added ${fmt(relayed.firstByte - direct.firstByte)}`)
-    console.log(`    relay CPU ${cpuUsed} ms, ${((cpuUsed / relayed.chunks) * 1000).toFixed(0)} µs per chunk (the client process's start included)`)
+    console.log(`    relay CPU ${cpuUsed} ms, ${((cpuUsed / relayed.chunks) * 1000).toFixed(0)} µs per chunk`)
   } finally {
     bare.child.kill("SIGTERM")
   }
@@ -213,7 +222,8 @@ export const main = async (quick = false): Promise<void> => {
     console.log(`  memory: proxy RSS ${(idle / 1048576).toFixed(1)} MB idle, ${(open / 1048576).toFixed(1)} MB with ${streams} streams open mid-reply`)
     console.log(`    per open stream ${(perStream / 1024).toFixed(0)} KB (target ≤ 256 KB: ${verdict(perStream, 256 * 1024)})`)
     held.kill("SIGTERM")
-    await bareRelayFloor(upstream.base, streams)
+    await bareRelayFloor(upstream.base, streams, "bare-node")
+    if (!onNode) await bareRelayFloor(upstream.base, streams, "bare-bun")
     const turns = quick ? [10, 50] : [10, 50, 200]
     const verdicts = turns.map((n) => ({ n, ...verdictCpuMs(n) }))
     console.log(`  verdict per request (CPU): the whole turn judged ${verdicts.map((v) => `${v.n} steps ${v.fresh.toFixed(1)} ms`).join(", ")}; the turn before kept ${verdicts.map((v) => `${v.n} steps ${v.kept.toFixed(2)} ms`).join(", ")}`)
