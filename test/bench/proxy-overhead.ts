@@ -19,8 +19,12 @@ import { readFileSync } from "node:fs"
 import { loadavg } from "node:os"
 import { buildCliBundle, median, root, verdict } from "./lib/measure.js"
 import type { StreamTimings } from "./lib/stream-client.js"
-import { judgeRequest, TurnMemo } from "@loopguard/proxy"
-import { DEFAULT_CONFIG } from "@loopguard/effect/config"
+import { chatProtocol, judgeRequest, TurnMemo } from "@loopguard/proxy"
+import { DEFAULT_CONFIG, repeatGuardOptionsOf } from "@loopguard/effect/config"
+import { streamFrames, textStream } from "@loopguard/ai-sdk/testing"
+import { RepeatGuard } from "@loopguard/core/repeat"
+import { SseSplitter } from "../../packages/proxy/src/sse.js"
+import { healthyText } from "./lib/stamped-upstream.js"
 import { freePort } from "../free-port.js"
 
 const percentile = (xs: ReadonlyArray<number>, p: number): number => {
@@ -164,6 +168,37 @@ const verdictCpuMs = (steps: number): { readonly fresh: number; readonly kept: n
 }
 
 /**
+ * Where the proxy's own CPU goes per stream, in this process (no I/O): the bench's events cut out
+ * of their bytes and read by the Chat Completions watch (one JSON.parse each), the repetition
+ * guard made, and the guard fed each event's text.
+ */
+const streamWorkUs = (chunks: number): { readonly watchPerEvent: number; readonly guardMade: number; readonly guardPerEvent: number } => {
+  const frames = streamFrames(textStream(healthyText(chunks * 8, 7), { chunkSize: 8 }), { id: "chatcmpl-bench", created: 1_700_000_000, model: "scripted-model" })
+  const bytes = frames.content.map((f) => Buffer.from(f))
+  const options = repeatGuardOptionsOf(DEFAULT_CONFIG.repeat)
+  const texts: Array<string> = []
+  const read = () => {
+    const splitter = new SseSplitter()
+    const watch = chatProtocol.watch({})
+    for (const b of bytes) for (const event of splitter.push(b)) texts.push(watch.see(event).text ?? "")
+  }
+  const usOf = (f: () => void, n: number): number => {
+    f()
+    const t = performance.now()
+    for (let i = 0; i < n; i++) f()
+    return ((performance.now() - t) * 1000) / n
+  }
+  const perStream = usOf(read, 50)
+  // Guards made as the proxy makes them, one per stream and all alive at once, then fed apart from making them.
+  const guards: Array<RepeatGuard> = []
+  const made = usOf(() => void guards.push(new RepeatGuard(options)), 50)
+  const t = performance.now()
+  for (const guard of guards) for (let i = 0; i < chunks; i++) guard.push(texts[i]!)
+  const fedPerEvent = ((performance.now() - t) * 1000) / (guards.length * chunks)
+  return { watchPerEvent: perStream / chunks, guardMade: made, guardPerEvent: fedPerEvent }
+}
+
+/**
  * The same N streams through a bare relay (no loopguard): what the runtime's HTTP stack and this
  * machine give before loopguard adds anything. node:http on either runtime; on Bun also Bun's own
  * server and fetch, the stack the proxy serves with there.
@@ -224,6 +259,8 @@ export const main = async (quick = false): Promise<void> => {
     held.kill("SIGTERM")
     await bareRelayFloor(upstream.base, streams, "bare-node")
     if (!onNode) await bareRelayFloor(upstream.base, streams, "bare-bun")
+    const work = streamWorkUs(chunks)
+    console.log(`  the proxy's own work per stream, in this process: events split and read by the watch ${work.watchPerEvent.toFixed(1)} µs each; the repetition guard made ${work.guardMade.toFixed(0)} µs, fed ${work.guardPerEvent.toFixed(1)} µs per event`)
     const turns = quick ? [10, 50] : [10, 50, 200]
     const verdicts = turns.map((n) => ({ n, ...verdictCpuMs(n) }))
     console.log(`  verdict per request (CPU): the whole turn judged ${verdicts.map((v) => `${v.n} steps ${v.fresh.toFixed(1)} ms`).join(", ")}; the turn before kept ${verdicts.map((v) => `${v.n} steps ${v.kept.toFixed(2)} ms`).join(", ")}`)
