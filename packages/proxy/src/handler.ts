@@ -65,8 +65,8 @@ export interface HandlerDeps {
   readonly memo: TurnMemo
   readonly board: BackoffBoard
   readonly auth: AuthPolicy
-  /** The HTTP client guarded requests go upstream with (default: fetch on Bun, node:http on Node). */
-  readonly upstreamClient?: UpstreamClient
+  /** The HTTP client guarded requests go upstream with (fetch on Bun's stack, node:http on Node's). */
+  readonly upstreamClient: UpstreamClient
   readonly onRetry: (session: string, e: RetryEvent) => void
   /** Called once per request, after the reply ended, with what the session store keeps of it. */
   readonly onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>) => void
@@ -149,7 +149,7 @@ const answerStop = (j: Judged, stop: StopVerdict): void => {
 const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: UpstreamRoute; readonly send: () => Promise<Attempt> } => {
   const { protocol, verdict, route, deps, body } = j
   const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict.inserts, verdict.cropCuts)))
-  const target = { url: upstreamUrl(route.base, j.req.url ?? "/"), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, ...(deps.upstreamClient !== undefined ? { client: deps.upstreamClient } : {}) }
+  const target = { url: upstreamUrl(route.base, j.req.url ?? "/"), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
   const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
   const send = () =>
     attempt(target, "POST", headers, rewritten, signal).then((a): Attempt => {

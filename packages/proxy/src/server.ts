@@ -178,9 +178,10 @@ const listenBun = (options: ProxyOptions, deps: HandlerDeps): Listening => {
 
 /** Starts the proxy; resolves once it accepts connections. */
 export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> => {
+  const stack = options.httpStack ?? (onBun ? "bun" : "node")
+  if (stack === "bun" && !onBun) throw new Error('httpStack "bun" needs the Bun runtime; on Node the proxy serves with node:http')
   const board = options.board ?? memoryBackoff()
   const recorder = options.store === undefined ? null : makeRecorder(options.store, (message) => options.onEvent?.({ type: "store-error", message }), options.config.store.leaseMs)
-  const stack = options.httpStack ?? (onBun ? "bun" : "node")
   const deps = depsOf(options, recorder, board, stack)
   const listening = stack === "bun" ? listenBun(options, deps) : await listenNode(options, deps)
   const host = options.host

@@ -9,16 +9,11 @@ import { decide, initialRetryState, planRetry, recordRetry, type RetryBudgets } 
 import { request as httpRequest, type OutgoingHttpHeaders } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { sleep, waitForTurn, type BackoffBoard } from "./backoff.js"
+import { fetchHeadersOf } from "./client-reply.js"
 import { FetchReply, type UpstreamReply } from "./fetch-reply.js"
 
-/**
- * Which HTTP client calls the upstream: the runtime's fetch (on Bun its own client, the cheaper
- * one per chunk) or node:http (on Node, where fetch is a library on top of the same sockets).
- */
+/** Which HTTP client calls the upstream: fetch (Bun's own client, on Bun) or node:http (on Node). */
 export type UpstreamClient = "fetch" | "node"
-
-/** fetch on Bun, node:http elsewhere. */
-export const defaultUpstreamClient: UpstreamClient = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined" ? "fetch" : "node"
 
 export interface UpstreamRoute {
   /** The full URL to call. */
@@ -29,8 +24,7 @@ export interface UpstreamRoute {
   readonly retryableStatuses: ReadonlyArray<number>
   /** Longest wait for headers and for each body chunk. */
   readonly chunkTimeoutMs: number
-  /** Default: `defaultUpstreamClient`. */
-  readonly client?: UpstreamClient
+  readonly client: UpstreamClient
 }
 
 export type Attempt =
@@ -87,15 +81,12 @@ const CLIENT_GONE: Attempt = { ok: false, error: { message: "the client went awa
  * request is cut when `signal` aborts (the client left).
  */
 export const attempt = (route: UpstreamRoute, method: string, headers: OutgoingHttpHeaders, body: Buffer | null, signal: AbortSignal): Promise<Attempt> =>
-  (route.client ?? defaultUpstreamClient) === "fetch" ? attemptFetch(route, method, headers, body, signal) : attemptNode(route, method, headers, body, signal)
+  route.client === "fetch" ? attemptFetch(route, method, headers, body, signal) : attemptNode(route, method, headers, body, signal)
 
 /** The request headers as fetch takes them (length and framing are fetch's own). */
-const fetchHeaders = (headers: OutgoingHttpHeaders): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || name === "content-length") continue
-    out[name] = Array.isArray(value) ? value.join(", ") : String(value)
-  }
+const fetchHeaders = (headers: OutgoingHttpHeaders): Headers => {
+  const out = fetchHeadersOf(headers)
+  out.delete("content-length")
   return out
 }
 
