@@ -243,6 +243,9 @@ export const main = async (quick = false): Promise<void> => {
     const chunksN = proxiedN.chunks
     // The proxy's own work, which the machine's load does not inflate the way it inflates delays.
     console.log(`    proxy CPU for the ${streams} streams: ${cpuUsed} ms, ${((cpuUsed / chunksN) * 1000).toFixed(0)} µs per chunk (requests, verdicts and relaying included)`)
+    // The floors run while the proxy idles: its memory settles before the idle reading.
+    await bareRelayFloor(upstream.base, streams, "bare-node")
+    if (!onNode) await bareRelayFloor(upstream.base, streams, "bare-bun")
     await Bun.sleep(500)
     const idle = rssOf(proxy.child.pid!)
     const cpuBeforeHold = cpuMsOf(proxy.child.pid!)
@@ -252,13 +255,11 @@ export const main = async (quick = false): Promise<void> => {
     // Opening a stream (the request read, judged, sent upstream, its first 5 events relayed) apart from relaying the rest.
     const perRequestMs = (cpuMsOf(proxy.child.pid!) - cpuBeforeHold) / streams
     const perChunkUs = ((cpuUsed - perRequestMs * streams) / chunksN) * 1000
-    console.log(`    of which: ${perRequestMs.toFixed(2)} ms per request opened (measured on ${streams} streams held after 5 chunks), about ${perChunkUs.toFixed(0)} µs per chunk relayed after that`)
+    console.log(`  the proxy's CPU at ${streams} streams, of which: ${perRequestMs.toFixed(2)} ms per request opened (measured on ${streams} streams held after 5 chunks), about ${perChunkUs.toFixed(0)} µs per chunk relayed after that`)
     const perStream = (open - idle) / streams
     console.log(`  memory: proxy RSS ${(idle / 1048576).toFixed(1)} MB idle, ${(open / 1048576).toFixed(1)} MB with ${streams} streams open mid-reply`)
     console.log(`    per open stream ${(perStream / 1024).toFixed(0)} KB (target ≤ 256 KB: ${verdict(perStream, 256 * 1024)})`)
     held.kill("SIGTERM")
-    await bareRelayFloor(upstream.base, streams, "bare-node")
-    if (!onNode) await bareRelayFloor(upstream.base, streams, "bare-bun")
     const work = streamWorkUs(chunks)
     console.log(`  the proxy's own work per stream, in this process: events split and read by the watch ${work.watchPerEvent.toFixed(1)} µs each; the repetition guard made ${work.guardMade.toFixed(0)} µs, fed ${work.guardPerEvent.toFixed(1)} µs per event`)
     const turns = quick ? [10, 50] : [10, 50, 200]
