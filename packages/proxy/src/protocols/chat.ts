@@ -3,7 +3,6 @@ import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
 import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
 import type { SseEvent } from "../sse.js"
-import { plainTextDelta } from "./chat-text-scan.js"
 
 /** `list` with `item` inserted before position `before` (null: at the end). */
 export const spliced = <A>(list: ReadonlyArray<A>, before: number | null, item: A): Array<A> =>
@@ -66,12 +65,6 @@ class ChatWatch implements StreamWatch {
 
   see(event: SseEvent): Seen {
     if (event.data === "[DONE]") return { end: true }
-    // A plain text delta after the first event (which gives the reply's identity) is read without a parse.
-    const quick = this.seenIdentity === undefined ? undefined : plainTextDelta(event.data)
-    if (quick !== undefined) {
-      this.text += quick
-      return quick !== "" ? { text: quick } : {}
-    }
     const chunk = parseJson(event.data)
     if (chunk === undefined || chunk === null) return {}
     if (chunk.error !== undefined) return { error: true }
