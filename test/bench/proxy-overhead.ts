@@ -198,6 +198,37 @@ const streamWorkUs = (chunks: number): { readonly watchPerEvent: number; readonl
   return { watchPerEvent: perStream / chunks, guardMade: made, guardPerEvent: fedPerEvent }
 }
 
+/** Every typed array reachable from `value`, each once (a guard's buffers). */
+const typedArraysOf = (value: unknown, seen = new Set<unknown>()): Array<{ fill(n: number): unknown }> => {
+  if (value === null || typeof value !== "object" || seen.has(value)) return []
+  seen.add(value)
+  if (ArrayBuffer.isView(value)) return [value as unknown as { fill(n: number): unknown }]
+  return Object.values(value).flatMap((v) => typedArraysOf(v, seen))
+}
+
+/**
+ * Resident memory of a repetition guard, 200 of them alive after 5 events each: made fresh (what
+ * the proxy does), and with every buffer written over once (what a pool of guards cleared in full
+ * between streams would keep per stream). KB per guard, this process's RSS after a full GC.
+ */
+const guardResidentKb = (): { readonly fresh: number; readonly cleared: number } => {
+  const options = repeatGuardOptionsOf(DEFAULT_CONFIG.repeat)
+  const text = healthyText(40, 3)
+  const perGuard = (clear: boolean): number => {
+    Bun.gc(true)
+    const before = rssOf(process.pid)
+    const kept = Array.from({ length: 200 }, () => {
+      const guard = new RepeatGuard(options)
+      if (clear) for (const buffer of typedArraysOf(guard)) buffer.fill(0)
+      for (let i = 0; i < 5; i++) guard.push(text.slice(i * 8, i * 8 + 8))
+      return guard
+    })
+    Bun.gc(true)
+    return (rssOf(process.pid) - before) / kept.length / 1024
+  }
+  return { fresh: perGuard(false), cleared: perGuard(true) }
+}
+
 /**
  * The same N streams through a bare relay (no loopguard): what the runtime's HTTP stack and this
  * machine give before loopguard adds anything. node:http on either runtime; on Bun also Bun's own
@@ -262,6 +293,8 @@ export const main = async (quick = false): Promise<void> => {
     held.kill("SIGTERM")
     const work = streamWorkUs(chunks)
     console.log(`  the proxy's own work per stream, in this process: events split and read by the watch ${work.watchPerEvent.toFixed(1)} µs each; the repetition guard made ${work.guardMade.toFixed(0)} µs, fed ${work.guardPerEvent.toFixed(1)} µs per event`)
+    const resident = guardResidentKb()
+    console.log(`  a repetition guard's resident memory: ${resident.fresh.toFixed(0)} KB made fresh, ${resident.cleared.toFixed(0)} KB with all its buffers cleared once (as a pool that clears its guards between streams would keep them)`)
     const turns = quick ? [10, 50] : [10, 50, 200]
     const verdicts = turns.map((n) => ({ n, ...verdictCpuMs(n) }))
     console.log(`  verdict per request (CPU): the whole turn judged ${verdicts.map((v) => `${v.n} steps ${v.fresh.toFixed(1)} ms`).join(", ")}; the turn before kept ${verdicts.map((v) => `${v.n} steps ${v.kept.toFixed(2)} ms`).join(", ")}`)
