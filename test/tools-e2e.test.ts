@@ -150,7 +150,7 @@ describe("loopguard run's tools against a hostile model", () => {
     const args = ["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "go", "--config", config]
     const run = await runCli(args, { ...cleanEnv(), LOOPGUARD_TOOL_TIMEOUT: "5" })
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain("config field try_best.verification_patterns[0]: not a valid regular expression")
+    expect(run.stderr).toContain(`config field try_best.verification_patterns[0] (from ${config}:1): not a valid regular expression`)
     expect(run.stderr).toContain("environment variable LOOPGUARD_TOOL_TIMEOUT is not a loopguard setting")
     expect(run.stderr).not.toMatch(/\n\s+at /)
   }, 60_000)

@@ -18,7 +18,7 @@ export { layerPostgresStore, layerSqliteStore, makeDurableStore, type DurableSto
 export { Tools, makeTools, type ToolCall, type ToolDefinition, type ToolResult, type ToolsShape } from "./tools/Tools.js"
 export { Permission, ToolGate, type PermissionAnswer, type PermissionRequest, type ToolGateVerdict } from "./processor/ToolGate.js"
 export { SessionProcessor, type ProcessInput, type ProcessResult, type SessionProcessorShape, type StepOutcome } from "./processor/SessionProcessor.js"
-export { RetryCoordinator, type RetryCoordinatorShape, type StepRetryOptions } from "./retry/RetryCoordinator.js"
+export { RetryCoordinator, type RetryCoordinatorInput, type RetryCoordinatorShape, type RetrySectionInput, type StepRetryOptions } from "./retry/RetryCoordinator.js"
 export { RetryConfigError } from "./retry/errors.js"
 export { GoalGate } from "./gate/GoalGate.js"
 export { CompletionCheck } from "./gate/CompletionCheck.js"

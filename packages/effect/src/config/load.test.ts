@@ -96,7 +96,7 @@ describe("loadConfig", () => {
     }
     const bad = loadConfig({ env: { LOOPGUARD_VARIED_RETRY_REPEATS: "20" } })
     expect(bad._tag).toBe("error")
-    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("varied_retry.repeats: 20 is above window (15)")
+    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("config field varied_retry.repeats (from environment variable LOOPGUARD_VARIED_RETRY_REPEATS): 20 is above window (15)")
     const badWindow = loadConfig({ file: { path: "lg.json", text: `{ "repeated_observation": { "windowRepeats": 12 } }` } })
     expect(badWindow._tag).toBe("error")
     if (badWindow._tag === "error") expect(badWindow.errors.join("\n")).toContain("repeated_observation.windowRepeats")
@@ -155,7 +155,7 @@ describe("loadConfig", () => {
   test("deadlineMs and noDeadline together name the budget", () => {
     const r = loadConfig({ file: { path: "lg.json", text: `{"provider": {"openai": {"retry": {"server": {"deadlineMs": 5, "noDeadline": true}}}}}` } })
     expect(r._tag).toBe("error")
-    if (r._tag === "error") expect(r.errors.join("\n")).toContain("provider.openai.retry.server: deadlineMs and noDeadline are mutually exclusive")
+    if (r._tag === "error") expect(r.errors.join("\n")).toContain("config field provider.openai.retry.server (from lg.json:1): deadlineMs and noDeadline are mutually exclusive")
   })
 
   test("retry budgets are settable from the environment", () => {
@@ -219,7 +219,7 @@ describe("loadConfig hardening", () => {
 
   test("a bad regular expression in try_best.verification_patterns names the field and the entry", () => {
     expect(errorsOf({ file: { path: "re.json", text: `{"try_best": {"verification_patterns": ["pytest", "npm (test"]}}` } })).toContain(
-      "config field try_best.verification_patterns[1]: not a valid regular expression \"npm (test\""
+      "config field try_best.verification_patterns[1] (from re.json:1): not a valid regular expression \"npm (test\""
     )
   })
 

@@ -3,12 +3,24 @@
  * object so the env-variable mapping can be derived from its shape.
  */
 import { MAX_TIMER_MS } from "@loopguard/core/repeat"
+import { RETRY_BUDGET_NAMES, type RetryBudgetName } from "@loopguard/core/retry"
 import { Schema } from "effect"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThan(0))
 const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Ratio = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 const Names = Schema.Array(Schema.String)
+
+/**
+ * A check across a section's fields: `problem` returns the message, or null when the section is
+ * fine. `field` names where the message points (the section itself when absent).
+ */
+const crossField = <T>(problem: (section: T) => string | null, field?: string) =>
+  Schema.makeFilter<T>((section) => {
+    const message = problem(section)
+    if (message === null) return undefined
+    return field === undefined ? message : { path: [field], issue: message }
+  })
 
 /** The long-period rule beside the short-period rule (docs/repetition.md). */
 export const LongRepeatSection = Schema.Struct({
@@ -22,7 +34,9 @@ export const LongRepeatSection = Schema.Struct({
   shortChars: PosInt,
   recurChars: PosInt,
   whitespaceChars: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
-})
+}).check(
+  crossField((l) => (l.minBlockChars > l.maxBlockChars ? `${l.minBlockChars} is above maxBlockChars (${l.maxBlockChars})` : null), "minBlockChars")
+)
 
 /** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: reject such values. */
 export { MAX_TIMER_MS }
@@ -37,7 +51,12 @@ export const RepeatSection = Schema.Struct({
   minBlock: PosInt,
   minDistinct: PosInt,
   long: LongRepeatSection
-})
+}).check(
+  crossField(
+    (r) => (r.window < r.minBlock * r.threshold ? `${r.window} is below minBlock × threshold (${r.minBlock * r.threshold}); no loop could ever trip` : null),
+    "window"
+  )
+)
 
 /** Config section `stream`: the chunk timeout, progress events, response limits. */
 export const StreamSection = Schema.Struct({
@@ -94,7 +113,13 @@ export const RepeatedActionSection = Schema.Struct({
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   remindAt: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   stopAt: Schema.NullOr(Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)))
-})
+}).check(
+  crossField((a) =>
+    a.remindAt < a.repeats || (a.stopAt !== null && a.stopAt < a.remindAt)
+      ? `the ladder must climb: repeats (${a.repeats}) <= remindAt (${a.remindAt}) <= stopAt (${a.stopAt})`
+      : null
+  )
+)
 
 /** Same tool, same output (numbers, quoted strings, hex ids, paths masked), `repeats` steps in a row. */
 export const RepeatedObservationSection = Schema.Struct({
@@ -105,7 +130,9 @@ export const RepeatedObservationSection = Schema.Struct({
   /** Window mode: the same answer on `windowRepeats` of the last `window` steps (0 = off). */
   window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   windowRepeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
-})
+}).check(
+  crossField((o) => (o.window > 0 && o.windowRepeats > o.window ? `${o.windowRepeats} is above window (${o.window}); it could never fire` : null), "windowRepeats")
+)
 
 /** `steps` failing steps in a row (each command and error may differ), no file change between. */
 export const FailureStreakSection = Schema.Struct({
@@ -118,7 +145,7 @@ export const VariedRetrySection = Schema.Struct({
   enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
-})
+}).check(crossField((v) => (v.repeats > v.window ? `${v.repeats} is above window (${v.window}); it could never fire` : null), "repeats"))
 
 /** One command failing `repeats` times with one masked error, edits between allowed, within `lookback` steps. */
 export const RepeatedFailureSection = Schema.Struct({
@@ -139,7 +166,7 @@ export const NoProgressSpinSection = Schema.Struct({
   enabled: Schema.Boolean,
   window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   minRepeats: PosInt
-})
+}).check(crossField((n) => (n.minRepeats > n.window ? `${n.minRepeats} is above window (${n.window}); it could never fire` : null), "minRepeats"))
 
 /** Beyond exact repeats: A B A B … cycles that repeated action (A A A) cannot see. */
 export const ActionCycleSection = Schema.Struct({
@@ -171,20 +198,25 @@ export const RetryBudgetPatch = Schema.Struct({
   initialDelayMs: Schema.optional(DelayMs),
   maxDelayMs: Schema.optional(DelayMs),
   jitterRatio: Schema.optional(Ratio)
-})
+}).check(
+  crossField((b) => (b.deadlineMs !== undefined && b.noDeadline === true ? "deadlineMs and noDeadline are mutually exclusive" : null)),
+  crossField((b) =>
+    b.initialDelayMs !== undefined && b.maxDelayMs !== undefined && b.initialDelayMs > b.maxDelayMs
+      ? `initialDelayMs (${b.initialDelayMs}) is above maxDelayMs (${b.maxDelayMs})`
+      : null
+  )
+)
 
-export { RETRY_BUDGET_NAMES as BUDGET_NAMES } from "@loopguard/core/retry"
+export { RETRY_BUDGET_NAMES as BUDGET_NAMES }
 
-/** Config section `retry`: one budget patch per budget name. */
+/** One optional budget patch per budget name core knows (`retry.<budget>`). */
+const budgetPatches = Object.fromEntries(RETRY_BUDGET_NAMES.map((name) => [name, Schema.optional(RetryBudgetPatch)])) as {
+  readonly [K in RetryBudgetName]: Schema.optional<typeof RetryBudgetPatch>
+}
+
+/** Config section `retry`: one budget patch per budget name, and the section-wide knobs. */
 export const RetrySection = Schema.Struct({
-  request: Schema.optional(RetryBudgetPatch),
-  stream: Schema.optional(RetryBudgetPatch),
-  maxCandidate: Schema.optional(RetryBudgetPatch),
-  maxJudge: Schema.optional(RetryBudgetPatch),
-  network: Schema.optional(RetryBudgetPatch),
-  server: Schema.optional(RetryBudgetPatch),
-  unknown: Schema.optional(RetryBudgetPatch),
-  rateLimit: Schema.optional(RetryBudgetPatch),
+  ...budgetPatches,
   overloadedImmediateRetries: Schema.optional(NonNegInt),
   /** Jitter for every budget of this section that sets none (like MiMo Code's top-level `retry.jitterRatio`). */
   jitterRatio: Schema.optional(Ratio),
@@ -199,6 +231,18 @@ export const ProviderSection = Schema.Struct({
   chunkTimeoutMs: Schema.optional(TimerMs)
 })
 
+/** A regular expression's source; a pattern that does not compile is named with the compiler's reason. */
+const RegexSource = Schema.String.check(
+  Schema.makeFilter((pattern: string) => {
+    try {
+      new RegExp(`^(?:${pattern})`, "i")
+      return undefined
+    } catch (e) {
+      return `not a valid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`
+    }
+  })
+)
+
 /** These keys keep their original snake_case names (as MiMo Code spells them). */
 export const TryBestSection = Schema.Struct({
   enabled: Schema.Boolean,
@@ -211,7 +255,7 @@ export const TryBestSection = Schema.Struct({
   failed_command_retries: PosInt,
   edit_tools: Names,
   shell_tools: Names,
-  verification_patterns: Names,
+  verification_patterns: Schema.Array(RegexSource),
   on_pause: Schema.Literals(["stop", "continue", "handoff:codex", "handoff:claude", "ask"]),
   max_resumes: NonNegInt,
   /** How the hand-off skills run their harness: `sandboxed` (workspace-write, no prompts) or `isolated` (no guard rails; throwaway machines only). */

@@ -4,6 +4,7 @@ import { DEFAULT_RETRY_BUDGETS } from "@loopguard/core/retry"
 import { Effect, Exit, Fiber, Layer, Random } from "effect"
 import { TestClock } from "effect/testing"
 import { ConfigService } from "../config/ConfigService.js"
+import { DEFAULT_CONFIG } from "../config/defaults.js"
 import { RetryConfigError } from "./errors.js"
 import { RetryCoordinator } from "./RetryCoordinator.js"
 import type { RetryAttemptInfo, RetryStop } from "./schedule.js"
@@ -357,10 +358,26 @@ describe("RetryCoordinator layers", () => {
     expect(Exit.isSuccess(ok) && ok.value).toEqual({ calls: 2, delays: [DEFAULT_RETRY_BUDGETS.stream.initialDelayMs] })
   })
 
-  test("layerFromConfig treats an unvalidated, invalid config as a defect", async () => {
-    const config = ConfigService.layerWith((c) => ({ ...c, retry: { ...c.retry, server: { deadlineMs: 5, noDeadline: true } } }))
-    const exit = await exhaust(RetryCoordinator.layerFromConfig().pipe(Layer.provide(config)), e500)
-    const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
-    expect(reason?._tag).toBe("Die")
+  test("make checks a retry section with the config's schema and names each bad field by its path", async () => {
+    const ok = await exhaust(Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry: { rateLimit: { maxRetries: 9 } } })), streamed(e429({})))
+    expect(Exit.isSuccess(ok) && ok.value.calls).toBe(10)
+    const bad = await exhaust(
+      Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry: { server: { deadlineMs: 5, noDeadline: true }, request: { maxRetries: 101 } } })),
+      e500
+    )
+    expect((failureOf(bad) as RetryConfigError).errors).toEqual([
+      "retry.request.maxRetries: Expected a value between 0 and 100",
+      "retry.server: deadlineMs and noDeadline are mutually exclusive"
+    ])
+    const unknownBudget = await exhaust(Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry: { servr: {} } as never })), e500)
+    expect((failureOf(unknownBudget) as RetryConfigError).errors).toEqual(["retry.servr: Expected no excess property"])
+  })
+
+  test("layerConfig reads the provider's budgets from the ConfigService, like the deprecated layerFromConfig", async () => {
+    const config = Layer.succeed(ConfigService, { ...DEFAULT_CONFIG, retry: { server: { maxRetries: 1, jitterRatio: 0 } }, provider: { p: { retry: { server: { initialDelayMs: 10 } } } } })
+    for (const layer of [RetryCoordinator.layerConfig("p"), RetryCoordinator.layerFromConfig("p")]) {
+      const ok = await exhaust(layer.pipe(Layer.provide(config)), streamed(e500))
+      expect(Exit.isSuccess(ok) && ok.value).toEqual({ calls: 2, delays: [10] })
+    }
   })
 })
