@@ -33,7 +33,7 @@ const strict = await serverWith([fail500, fail500, textStream("Strict provider: 
 const shared = Layer.mergeAll(
   ConfigService.layer,
   Tools.layerNone,
-  Events.layerCallback(() => {}),
+  Layer.succeed(Events, Events.make(() => {})),
   Permission.layerDeny,
   SessionStore.layerMemory
 )

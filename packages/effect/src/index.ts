@@ -5,7 +5,7 @@
  * `@loopguard/effect/config`, `/events`, `/llm`, `/store`, `/tools`, `/processor`, `/runloop`,
  * `/retry`, `/gate`, `/replay`, `/effect-ai`, `/audit`, `/layers`, `/compaction`.
  */
-export { ConfigError, ConfigService } from "./config/ConfigService.js"
+export { ConfigError, ConfigService, LoopguardConfigError, type ConfigSources } from "./config/ConfigService.js"
 export { DEFAULT_CONFIG } from "./config/defaults.js"
 export type { ConfigInput } from "./config/load.js"
 export type { LoopguardConfig } from "./config/schema.js"

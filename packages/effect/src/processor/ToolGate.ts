@@ -27,9 +27,12 @@ export class Permission extends Context.Service<
 >()("loopguard/Permission") {
   /** A background agent: there is no one to ask, so the answer is no. */
   static readonly layerDeny = Layer.succeed(Permission, Permission.of({ ask: () => Effect.succeed("deny") }))
+  /** Every request granted (tests, a runtime that trusts its agent). */
   static readonly layerAllow = Layer.succeed(Permission, Permission.of({ ask: () => Effect.succeed("allow") }))
-  static readonly layerFrom = (ask: (request: PermissionRequest) => Effect.Effect<PermissionAnswer>) =>
-    Layer.succeed(Permission, Permission.of({ ask }))
+  /** Answers from `ask` (a terminal prompt, a UI): `Layer.succeed(Permission, Permission.make(ask))`. */
+  static readonly make = (ask: (request: PermissionRequest) => Effect.Effect<PermissionAnswer>) => Permission.of({ ask })
+  /** @deprecated Use `Layer.succeed(Permission, Permission.make(ask))`; this alias goes in the next release. */
+  static readonly layerFrom = (ask: (request: PermissionRequest) => Effect.Effect<PermissionAnswer>) => Layer.succeed(Permission, Permission.make(ask))
 }
 
 /** An incident the gate wants filed for its verdict; the processor files it under the step (one door: event and report). */

@@ -6,7 +6,7 @@ import { TestClock } from "effect/testing"
 import { ConfigService } from "../config/ConfigService.js"
 import { DEFAULT_CONFIG } from "../config/defaults.js"
 import { RetryConfigError } from "./errors.js"
-import { RetryCoordinator } from "./RetryCoordinator.js"
+import { makeRetryCoordinator, RetryCoordinator } from "./RetryCoordinator.js"
 import type { RetryAttemptInfo, RetryStop } from "./schedule.js"
 
 const run = <A, E>(
@@ -36,12 +36,10 @@ const always = (error: NormalizedError) => {
   return { effect: Effect.suspend(() => (calls.n++, Effect.fail(error))), calls }
 }
 
-const noJitter = RetryCoordinator.layerWith({
-  request: { jitterRatio: 0 },
-  stream: { jitterRatio: 0 },
-  server: { jitterRatio: 0 },
-  rateLimit: { jitterRatio: 0 }
-})
+const noJitter = Layer.effect(
+  RetryCoordinator,
+  RetryCoordinator.make({ retry: { request: { jitterRatio: 0 }, stream: { jitterRatio: 0 }, server: { jitterRatio: 0 }, rateLimit: { jitterRatio: 0 } } })
+)
 
 const e500: NormalizedError = { message: "Internal Server Error", status: 500, isRetryable: true }
 const e429 = (headers: Record<string, string>, message = "Too Many Requests"): NormalizedError => ({ message, status: 429, headers })
@@ -199,7 +197,7 @@ describe("RetryCoordinator.policy: stopping", () => {
   test("a terminal error: no retry, the service's onTerminal hook once, the error comes back unchanged", async () => {
     const auth: NormalizedError = { message: "Unauthorized", status: 401 }
     const heard: Array<string> = []
-    const layer = RetryCoordinator.layerOf({ onTerminal: (e, reason) => Effect.sync(() => void heard.push(`${e.status}|${reason}`)) })
+    const layer = Layer.succeed(RetryCoordinator, makeRetryCoordinator({ onTerminal: (e, reason) => Effect.sync(() => void heard.push(`${e.status}|${reason}`)) }))
     const r = await run(
       Effect.gen(function* () {
         const { effect, calls } = always(auth)
@@ -216,7 +214,7 @@ describe("RetryCoordinator.policy: stopping", () => {
 
   test("an unsafe replay is not retried and is not called terminal", async () => {
     let terminal = 0
-    const layer = RetryCoordinator.layerOf({ onTerminal: () => Effect.sync(() => void terminal++) })
+    const layer = Layer.succeed(RetryCoordinator, makeRetryCoordinator({ onTerminal: () => Effect.sync(() => void terminal++) }))
     const r = await run(
       Effect.gen(function* () {
         const { effect, calls } = always(streamed(e500))
@@ -335,7 +333,7 @@ describe("RetryCoordinator layers", () => {
       )
     )
 
-  test("layerWith merges field by field and rejects an invalid section with its path", async () => {
+  test("the deprecated layerWith still merges field by field and rejects an invalid section with its path", async () => {
     const ok = await exhaust(RetryCoordinator.layerWith({ rateLimit: { maxRetries: 9 } }), streamed(e429({})))
     expect(Exit.isSuccess(ok) && ok.value.calls).toBe(10)
     const bad = await exhaust(RetryCoordinator.layerWith({ server: { deadlineMs: 5, noDeadline: true } }), e500)
@@ -344,7 +342,7 @@ describe("RetryCoordinator layers", () => {
     expect((failure as RetryConfigError).errors).toEqual(["retry.server: deadlineMs and noDeadline are mutually exclusive"])
   })
 
-  test("layerFor applies provider.<id>.retry over retry", async () => {
+  test("the deprecated layerFor still applies provider.<id>.retry over retry", async () => {
     const root = { retry: { server: { maxRetries: 2, jitterRatio: 0 } }, provider: { openai: { retry: { server: { initialDelayMs: 150 } } } } }
     const ok = await exhaust(RetryCoordinator.layerFor("openai", root), streamed(e500))
     expect(Exit.isSuccess(ok) && ok.value).toEqual({ calls: 3, delays: [150, 300] })
@@ -352,9 +350,9 @@ describe("RetryCoordinator layers", () => {
     expect(Exit.isSuccess(other) && other.value).toEqual({ calls: 3, delays: [2_000, 4_000] })
   })
 
-  test("layerFromConfig reads the Config service", async () => {
-    const config = ConfigService.layerWith((c) => ({ ...c, retry: { ...c.retry, stream: { maxRetries: 1 } }, provider: { p: { retry: { stream: { jitterRatio: 0 } } } } }))
-    const ok = await exhaust(RetryCoordinator.layerFromConfig("p").pipe(Layer.provide(config)), streamed({ message: "x", code: "stream_read_error" }))
+  test("layerConfig reads the Config service", async () => {
+    const config = Layer.succeed(ConfigService, { ...DEFAULT_CONFIG, retry: { stream: { maxRetries: 1 } }, provider: { p: { retry: { stream: { jitterRatio: 0 } } } } })
+    const ok = await exhaust(RetryCoordinator.layerConfig("p").pipe(Layer.provide(config)), streamed({ message: "x", code: "stream_read_error" }))
     expect(Exit.isSuccess(ok) && ok.value).toEqual({ calls: 2, delays: [DEFAULT_RETRY_BUDGETS.stream.initialDelayMs] })
   })
 

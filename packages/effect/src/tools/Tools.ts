@@ -59,14 +59,12 @@ export class Tools extends Context.Service<Tools, ToolsShape>()("loopguard/Tools
    * Tools from plain async definitions, each run under the configured per-tool timeout. Results
    * pass through `secrets`' redactor before the model, the store or anyone else sees them.
    */
+  static readonly make = (definitions: ReadonlyArray<ToolDefinition>, options: { readonly secrets?: ReadonlyArray<string> } = {}) =>
+    Effect.map(ConfigService, (config) => Tools.of(makeTools(definitions, config.loop.toolTimeoutMs, makeRedactor(options.secrets ?? []))))
+
+  /** @deprecated Use `Layer.effect(Tools, Tools.make(definitions, options))`; this alias goes in the next release. */
   static readonly layerFrom = (definitions: ReadonlyArray<ToolDefinition>, options: { readonly secrets?: ReadonlyArray<string> } = {}) =>
-    Layer.effect(
-      Tools,
-      Effect.gen(function* () {
-        const config = yield* ConfigService
-        return Tools.of(makeTools(definitions, config.loop.toolTimeoutMs, makeRedactor(options.secrets ?? [])))
-      })
-    )
+    Layer.effect(Tools, Tools.make(definitions, options))
 }
 
 const unknownTool = (call: ToolCall): ToolResult => ({
