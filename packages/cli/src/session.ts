@@ -39,7 +39,8 @@ export const loadCliConfig = (flags: ConfigSourceFlags): Effect.Effect<Loopguard
     flags.configPath ??
     process.env["LOOPGUARD_CONFIG"] ??
     ["loopguard.json", "loopguard.jsonc"].find((p) => existsSync(p))
-  return ConfigService.make({ ...(path !== undefined ? { file: path } : {}), env: process.env, overrides: flags.overrides ?? [] }).pipe(
+  const onWarning = (line: string) => void process.stderr.write(`loopguard: warning: ${line}\n`)
+  return ConfigService.make({ ...(path !== undefined ? { file: path } : {}), env: process.env, overrides: flags.overrides ?? [], onWarning }).pipe(
     Effect.map((c) => (flags.patch ? flags.patch(c) : c)),
     Effect.mapError((e) => new UsageError({ message: e.errors.join("\n") }))
   )

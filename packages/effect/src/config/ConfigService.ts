@@ -22,6 +22,8 @@ export interface ConfigSources {
   readonly file?: string
   readonly env?: ConfigInput["env"]
   readonly overrides?: ConfigInput["overrides"]
+  /** Told each deprecated key used (one line naming where it is written and its new name); default: `Effect.logWarning`. */
+  readonly onWarning?: (line: string) => void
 }
 
 const readConfigText = (path: string): Effect.Effect<string, LoopguardConfigError> =>
@@ -30,9 +32,11 @@ const readConfigText = (path: string): Effect.Effect<string, LoopguardConfigErro
     catch: (e) => new LoopguardConfigError({ errors: [`config file ${path}: ${(e as Error).message}`] })
   })
 
-const fromInput = (input: ConfigInput): Effect.Effect<LoopguardConfig, LoopguardConfigError> => {
+const fromInput = (input: ConfigInput, onWarning?: (line: string) => void): Effect.Effect<LoopguardConfig, LoopguardConfigError> => {
   const r = loadConfig(input)
-  return r._tag === "ok" ? Effect.succeed(r.config) : Effect.fail(new LoopguardConfigError({ errors: r.errors }))
+  if (r._tag === "error") return Effect.fail(new LoopguardConfigError({ errors: r.errors }))
+  const warn = (line: string) => (onWarning !== undefined ? Effect.sync(() => onWarning(line)) : Effect.logWarning(line))
+  return Effect.as(Effect.forEach(r.warnings, warn, { discard: true }), r.config)
 }
 
 /** Every LOOPGUARD_* knob the current ConfigProvider holds, as text (the loader parses and checks it). */
@@ -58,7 +62,8 @@ export class ConfigService extends Context.Service<ConfigService, LoopguardConfi
   static readonly make = (sources: ConfigSources = {}): Effect.Effect<LoopguardConfig, LoopguardConfigError> =>
     Effect.gen(function* () {
       const file = sources.file === undefined ? undefined : { path: sources.file, text: yield* readConfigText(sources.file) }
-      return yield* fromInput({ ...(file !== undefined ? { file } : {}), ...(sources.env !== undefined ? { env: sources.env } : {}), ...(sources.overrides !== undefined ? { overrides: sources.overrides } : {}) })
+      const input = { ...(file !== undefined ? { file } : {}), ...(sources.env !== undefined ? { env: sources.env } : {}), ...(sources.overrides !== undefined ? { overrides: sources.overrides } : {}) }
+      return yield* fromInput(input, sources.onWarning)
     })
 
   /**

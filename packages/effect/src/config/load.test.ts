@@ -11,7 +11,7 @@ describe("loadConfig", () => {
     expect(decoded).toEqual(DEFAULT_CONFIG)
     for (const input of [{}, { env: {} }, { file: { path: "loopguard.json", text: "{}" } }, { overrides: [] }]) {
       const r = loadConfig(input)
-      expect(r).toEqual({ _tag: "ok", config: decoded })
+      expect(r).toEqual({ _tag: "ok", config: decoded, warnings: [] })
       // A fresh object each time: a caller that changes its copy cannot change the defaults.
       if (r._tag === "ok") expect(r.config).not.toBe(DEFAULT_CONFIG)
     }

@@ -8,11 +8,16 @@ import { Schema } from "effect"
 // CLI bundle maps the root back to the ESM build (scripts/build.ts).
 import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { DEFAULT_CONFIG } from "./defaults.js"
+import { renameSnakeCaseKeys, renameSnakeCasePath, type RenamedKey } from "@loopguard/core/settings"
 import { configIssues, fieldName } from "./issues.js"
 import { forbiddenKeys, MAX_CONFIG_DEPTH, stripBom, tooDeepAt } from "./file-guards.js"
 import { BUDGET_NAMES, LoopguardConfigSchema, RetryBudgetPatch, RetrySection, type LoopguardConfig } from "./schema.js"
 
-export type ConfigSource = { readonly kind: "default" } | { readonly kind: "file"; readonly file: string } | { readonly kind: "env"; readonly name: string } | { readonly kind: "flag"; readonly name: string }
+export type ConfigSource =
+  | { readonly kind: "default" }
+  /** `written`: the key path as the file spells it (an old snake_case name), where it differs. */
+  | { readonly kind: "file"; readonly file: string; readonly written?: ReadonlyArray<string> }
+  | { readonly kind: "env"; readonly name: string } | { readonly kind: "flag"; readonly name: string }
 
 export interface ConfigInput {
   /** Contents of a config file, with its path for error messages. */
@@ -23,7 +28,8 @@ export interface ConfigInput {
 }
 
 export type ConfigResult =
-  | { readonly _tag: "ok"; readonly config: LoopguardConfig }
+  /** `warnings`: one line per deprecated key used (accepted for one release), naming where it is written. */
+  | { readonly _tag: "ok"; readonly config: LoopguardConfig; readonly warnings: ReadonlyArray<string> }
   | { readonly _tag: "error"; readonly errors: ReadonlyArray<string> }
 
 const upperSnake = (key: string): string => key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()
@@ -132,26 +138,42 @@ const describeSource = (src: ConfigSource | undefined, input: ConfigInput, path:
   if (src === undefined || src.kind === "default") return "default"
   if (src.kind === "env") return `environment variable ${src.name}`
   if (src.kind === "flag") return `flag ${src.name}`
-  const line = input.file ? findKeyLine(input.file.text, path) : null
+  const line = input.file ? findKeyLine(input.file.text, src.written ?? path) : null
   return line === null ? src.file : `${src.file}:${line}`
 }
+
+/** Each value the file sets, by its path in the config (old snake_case keys renamed), with the path as written. */
+const markFileSources = (sources: Map<string, ConfigSource>, parsed: unknown, file: string): void => {
+  const mark = (obj: unknown, written: ReadonlyArray<string>) => {
+    if (obj !== null && typeof obj === "object" && !Array.isArray(obj)) {
+      for (const [k, v] of Object.entries(obj)) mark(v, [...written, k])
+      return
+    }
+    const path = renameSnakeCasePath(written, DEFAULT_CONFIG)
+    sources.set(path.join("."), path.join(".") === written.join(".") ? { kind: "file", file } : { kind: "file", file, written })
+  }
+  mark(parsed, [])
+}
+
+/** One line per old key: where it is written, its new name, and that the old one goes in the next release. */
+const renamedKeyWarning = (r: RenamedKey, where: string): string =>
+  `${where}: config key ${r.from.join(".")} is deprecated, use ${r.to.join(".")} (the snake_case name is accepted for one release)` +
+  (r.ignored ? `; ignored, since ${r.to.join(".")} is set too` : "")
 
 /** Defaults ← file ← env ← overrides, validated; `ok` with the config or `error` with one message per bad field. */
 export const loadConfig = (input: ConfigInput): ConfigResult => {
   const merged = structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>
   const sources = new Map<string, ConfigSource>()
   const errors: Array<string> = []
+  const warnings: Array<string> = []
 
   if (input.file) {
     const read = readConfigFile(input.file)
     if (read._tag === "error") return read
-    mergeInto(merged, read.parsed)
-    const mark = (obj: unknown, path: Array<string>) => {
-      if (obj !== null && typeof obj === "object" && !Array.isArray(obj)) {
-        for (const [k, v] of Object.entries(obj)) mark(v, [...path, k])
-      } else sources.set(path.join("."), { kind: "file", file: input.file!.path })
-    }
-    mark(read.parsed, [])
+    const { value, renamed } = renameSnakeCaseKeys(read.parsed, DEFAULT_CONFIG)
+    mergeInto(merged, value as Record<string, unknown>)
+    markFileSources(sources, read.parsed, input.file.path)
+    warnings.push(...renamed.map((r) => renamedKeyWarning(r, `${input.file!.path}:${findKeyLine(input.file!.text, r.from) ?? 1}`)))
   }
 
   if (input.env) {
@@ -165,16 +187,19 @@ export const loadConfig = (input: ConfigInput): ConfigResult => {
   }
 
   for (const o of input.overrides ?? []) {
-    const path = o.path.split(".")
+    const written = o.path.split(".")
+    const path = renameSnakeCasePath(written, DEFAULT_CONFIG)
+    const name = o.flag ?? `overrides[${JSON.stringify(o.path)}]`
+    if (path.join(".") !== o.path) warnings.push(renamedKeyWarning({ from: written, to: path, ignored: false }, name))
     setPath(merged, path, o.value)
-    sources.set(o.path, { kind: "flag", name: o.flag ?? `overrides[${JSON.stringify(o.path)}]` })
+    sources.set(path.join("."), { kind: "flag", name })
   }
 
   // Nothing set anywhere: the defaults, which decode to themselves (load.test.ts checks it). The
   // schema's first decode is ~5–10 ms of every start-up of the CLI, for a value known valid.
-  if (sources.size === 0 && errors.length === 0) return { _tag: "ok", config: merged as unknown as LoopguardConfig }
+  if (sources.size === 0 && errors.length === 0) return { _tag: "ok", config: merged as unknown as LoopguardConfig, warnings }
   const decoded = Schema.decodeUnknownResult(LoopguardConfigSchema)(merged, { errors: "all", onExcessProperty: "error" })
-  if (decoded._tag === "Success") return errors.length > 0 ? { _tag: "error", errors } : { _tag: "ok", config: decoded.success }
+  if (decoded._tag === "Success") return errors.length > 0 ? { _tag: "error", errors } : { _tag: "ok", config: decoded.success, warnings }
   for (const issue of configIssues(decoded.failure.issue)) {
     const where = describeSource(sourceOf(sources, issue.path), input, issue.path)
     errors.push(`config field ${fieldName(issue.path)} (from ${where}): ${issue.message}`)
