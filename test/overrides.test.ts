@@ -172,7 +172,7 @@ describe("services provided around loopguardLayer take effect", () => {
       ]
       const judged: Array<string> = []
       const gate = Layer.succeed(GoalGate, GoalGate.make((input) => Effect.sync(() => (judged.push(input.answer), verdicts[judged.length - 1]!))))
-      const config = configWith((c) => ({ ...c, goal_gate: { ...c.goal_gate, enabled: true } }))
+      const config = configWith((c) => ({ ...c, goalGate: { ...c.goalGate, enabled: true } }))
       const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(deps(served, { config }))), Effect.provide(gate)))
       expect(reason).toBe("final")
       expect(judged).toEqual(["first answer", "second answer"])
@@ -193,7 +193,7 @@ describe("services provided around loopguardLayer take effect", () => {
       ]
       const commands: Array<string> = []
       const check = Layer.succeed(CompletionCheck, CompletionCheck.make((command) => (commands.push(command), results[commands.length - 1]!)))
-      const config = configWith((c) => ({ ...c, completion_check: { ...c.completion_check, command: "exit 7" } }))
+      const config = configWith((c) => ({ ...c, completionCheck: { ...c.completionCheck, command: "exit 7" } }))
       const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(deps(served, { config }))), Effect.provide(check)))
       expect(reason).toBe("final")
       expect(commands).toEqual(["exit 7", "exit 7"])

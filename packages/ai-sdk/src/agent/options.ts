@@ -57,8 +57,8 @@ const ROLES: ReadonlyArray<AgentRole> = ["main", "subagent", "checkpoint"]
 const RATIO: NumberRule = { atLeast: 0, atMost: 1 }
 /** Fractions and "no limit" fields among the judge's; every other number is a non-negative count or limit. */
 const JUDGE_RULES: Partial<Record<keyof JudgeConfig, NumberRules>> = {
-  repeated_action: { stopAt: { atLeast: 1, int: true, nullable: true } },
-  try_best: { edit_similarity: RATIO },
+  repeatedAction: { stopAt: { atLeast: 1, int: true, nullable: true } },
+  tryBest: { editSimilarity: RATIO },
   stall: { costRatio: RATIO },
   breaker: { failureRate: RATIO }
 }

@@ -49,7 +49,7 @@ describe("ConfigService.layerConfig", () => {
 
   test("reads the LOOPGUARD_* knobs of the current ConfigProvider, checked by the same schema", async () => {
     const exit = await configOf(withProvider({ LOOPGUARD_LOOP_MAX_STEPS: "9", LOOPGUARD_TRY_BEST_ENABLED: "yes", LOOPGUARD_RETRY_RATE_LIMIT_MAX_RETRIES: "4" }))
-    expect(Exit.isSuccess(exit) && [exit.value.loop.maxSteps, exit.value.try_best.enabled, exit.value.retry.rateLimit?.maxRetries]).toEqual([9, true, 4])
+    expect(Exit.isSuccess(exit) && [exit.value.loop.maxSteps, exit.value.tryBest.enabled, exit.value.retry.rateLimit?.maxRetries]).toEqual([9, true, 4])
     expect(errorsOf(await configOf(withProvider({ LOOPGUARD_LOOP_MAX_STEPS: "-1" })))).toEqual([
       "config field loop.maxSteps (from environment variable LOOPGUARD_LOOP_MAX_STEPS): Expected a value greater than 0"
     ])

@@ -94,7 +94,7 @@ export const RecoverySection = Schema.Struct({
   structuredRetries: NonNegInt
 })
 
-/** Config section `text_loop`. */
+/** Config section `textLoop`. */
 export const TextLoopSection = Schema.Struct({
   enabled: Schema.Boolean,
   bufferSize: PosInt,
@@ -175,18 +175,18 @@ export const ActionCycleSection = Schema.Struct({
   replays: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
-/** Config section `doom_loop`. */
+/** Config section `doomLoop`. */
 export const DoomLoopSection = Schema.Struct({
   enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
-/** These keys keep their original snake_case names (as MiMo Code spells them). */
+/** The judge's reasoning-loop crop (after MiMo Code's loop-streak recovery). */
 export const StreakRecoverySection = Schema.Struct({
   enabled: Schema.Boolean,
-  trigger_count: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
-  max_span: PosInt,
-  cache_risk_blocks: PosInt
+  triggerCount: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  maxSpan: PosInt,
+  cacheRiskBlocks: PosInt
 })
 
 /** One retry budget's fields, each optional (a patch over the defaults). */
@@ -243,25 +243,25 @@ const RegexSource = Schema.String.check(
   })
 )
 
-/** These keys keep their original snake_case names (as MiMo Code spells them). */
+/** Try-Best (docs/try-best.md): near-identical edits, repeated failing commands, no-progress streaks. */
 export const TryBestSection = Schema.Struct({
   enabled: Schema.Boolean,
-  edit_window: PosInt,
-  edit_similarity: Ratio,
+  editWindow: PosInt,
+  editSimilarity: Ratio,
   /** 0: near-identical edits are not reported. */
-  edit_matches: NonNegInt,
+  editMatches: NonNegInt,
   /** 0: edit streaks are not reported. */
-  action_streak: NonNegInt,
-  failed_command_retries: PosInt,
-  edit_tools: Names,
-  shell_tools: Names,
-  verification_patterns: Schema.Array(RegexSource),
-  on_pause: Schema.Literals(["stop", "continue", "handoff:codex", "handoff:claude", "ask"]),
-  max_resumes: NonNegInt,
+  actionStreak: NonNegInt,
+  failedCommandRetries: PosInt,
+  editTools: Names,
+  shellTools: Names,
+  verificationPatterns: Schema.Array(RegexSource),
+  onPause: Schema.Literals(["stop", "continue", "handoff:codex", "handoff:claude", "ask"]),
+  maxResumes: NonNegInt,
   /** How the hand-off skills run their harness: `sandboxed` (workspace-write, no prompts) or `isolated` (no guard rails; throwaway machines only). */
-  handoff_mode: Schema.Literals(["sandboxed", "isolated"]),
+  handoffMode: Schema.Literals(["sandboxed", "isolated"]),
   /** How long one hand-off skill run (one `codex exec` / `claude -p`) may take. */
-  handoff_timeout_ms: TimerMs
+  handoffTimeoutMs: TimerMs
 })
 
 /** Config section `stall`: stall signals. */
@@ -325,13 +325,13 @@ export const ToolCapsSection = Schema.Struct({
   perTool: Schema.Record(Schema.String, PosInt)
 })
 
-/** Config section `goal_gate`. */
+/** Config section `goalGate`. */
 export const GoalGateSection = Schema.Struct({
   enabled: Schema.Boolean,
   maxChecks: PosInt
 })
 
-/** Config section `completion_check`. */
+/** Config section `completionCheck`. */
 export const CompletionCheckSection = Schema.Struct({
   command: Schema.NullOr(Schema.String),
   timeoutMs: TimerMs,
@@ -348,7 +348,7 @@ export const ModelPriceSchema = Schema.Struct({
 /** In-place repair (docs/rollback.md): the alias/default table is data, merged over the built-in one. */
 export const RepairSection = Schema.Struct({
   enabled: Schema.Boolean,
-  tool_name_aliases: Schema.Record(Schema.String, Schema.String),
+  toolNameAliases: Schema.Record(Schema.String, Schema.String),
   tools: Schema.Record(
     Schema.String,
     Schema.Struct({
@@ -356,23 +356,23 @@ export const RepairSection = Schema.Struct({
       defaults: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
     })
   ),
-  drop_null_arguments: Schema.Boolean,
-  fix_server_names: Schema.Boolean
+  dropNullArguments: Schema.Boolean,
+  fixServerNames: Schema.Boolean
 })
 
-/** `max_consecutive_rollbacks` keeps MiroThinker's snake_case name. */
+/** Rollback of a reply that must not stand (docs/rollback.md). */
 export const RollbackSection = Schema.Struct({
   enabled: Schema.Boolean,
-  max_consecutive_rollbacks: PosInt,
+  maxConsecutiveRollbacks: PosInt,
   /** Deduplicate tools the key-argument table does not list (search/fetch tools are always). */
-  dedupe_unlisted_tools: Schema.Boolean
+  dedupeUnlistedTools: Schema.Boolean
 })
 
 /** Seed 002's failure-summary retry: after a failed run, summarise the failure and try the task again. */
 export const FailureSummarySection = Schema.Struct({
   enabled: Schema.Boolean,
   /** Fresh attempts after the first one fails (each preceded by one summary request). */
-  max_retries: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10 }))
+  maxRetries: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10 }))
 })
 
 /** Tool calls written in reply text (MCP-XML, `<tool_call>` JSON) that name an offered tool. */
@@ -427,7 +427,7 @@ export const ProxyRoute = Schema.Struct({
   upstream: Schema.String,
   /** A `provider.<id>` section whose retry budgets (and chunk timeout) apply to this upstream. */
   provider: Schema.optional(Schema.String),
-  /** A config file whose detector settings (`repeat`, `repeated_action`, …) apply to this route instead of this file's. */
+  /** A config file whose detector settings (`repeat`, `repeatedAction`, …) apply to this route instead of this file's. */
   config: Schema.optional(Schema.String)
 })
 
@@ -457,31 +457,31 @@ export const LoopguardConfigSchema = Schema.Struct({
   stream: StreamSection,
   loop: LoopSection,
   recovery: RecoverySection,
-  text_loop: TextLoopSection,
-  repeated_action: RepeatedActionSection,
-  action_cycle: ActionCycleSection,
-  repeated_observation: RepeatedObservationSection,
-  repeated_failure: RepeatedFailureSection,
-  varied_retry: VariedRetrySection,
-  failure_streak: FailureStreakSection,
-  replayed_sequence: ReplayedSequenceSection,
-  no_progress_spin: NoProgressSpinSection,
-  doom_loop: DoomLoopSection,
+  textLoop: TextLoopSection,
+  repeatedAction: RepeatedActionSection,
+  actionCycle: ActionCycleSection,
+  repeatedObservation: RepeatedObservationSection,
+  repeatedFailure: RepeatedFailureSection,
+  variedRetry: VariedRetrySection,
+  failureStreak: FailureStreakSection,
+  replayedSequence: ReplayedSequenceSection,
+  noProgressSpin: NoProgressSpinSection,
+  doomLoop: DoomLoopSection,
   rollback: RollbackSection,
   repair: RepairSection,
-  text_tool_calls: TextToolCallsSection,
-  failure_summary: FailureSummarySection,
-  loop_streak_recovery: StreakRecoverySection,
+  textToolCalls: TextToolCallsSection,
+  failureSummary: FailureSummarySection,
+  loopStreakRecovery: StreakRecoverySection,
   retry: RetrySection,
   provider: Schema.Record(Schema.String, ProviderSection),
-  try_best: TryBestSection,
+  tryBest: TryBestSection,
   stall: StallSection,
   breaker: BreakerSection,
   compaction: CompactionSection,
   subagents: SubagentsSection,
   toolCaps: ToolCapsSection,
-  goal_gate: GoalGateSection,
-  completion_check: CompletionCheckSection,
+  goalGate: GoalGateSection,
+  completionCheck: CompletionCheckSection,
   store: StoreSection,
   tools: ToolsSection,
   input: InputSection,

@@ -64,8 +64,8 @@ export class ToolGate extends Context.Service<
       const allow: ToolGateVerdict = { _tag: "allow" }
       return ToolGate.of({
         beforeCall: Effect.fn("ToolGate.beforeCall")(function* (reply, call, step) {
-          if (!config.doom_loop.enabled) return allow
-          const loop = doomLoop(reply, { repeats: config.doom_loop.repeats })
+          if (!config.doomLoop.enabled) return allow
+          const loop = doomLoop(reply, { repeats: config.doomLoop.repeats })
           if (!loop) return allow
           const interactive = config.loop.interactive
           const answer: PermissionAnswer = interactive
@@ -80,7 +80,7 @@ export class ToolGate extends Context.Service<
           if (answer === "allow") return { _tag: "allow", incident } satisfies ToolGateVerdict
           return {
             _tag: "deny",
-            reason: `doom loop: ${loop.tool} was called ${config.doom_loop.repeats} times with the same input in one reply`,
+            reason: `doom loop: ${loop.tool} was called ${config.doomLoop.repeats} times with the same input in one reply`,
             incident
           } satisfies ToolGateVerdict
         })
