@@ -27,6 +27,17 @@ describe("snake_case keys in a config file", () => {
     ])
   })
 
+  test("the sections and fields renamed in this release: try_best.max_resumes, text_loop, rollback.max_consecutive_rollbacks", () => {
+    const r = loaded(`{\n "try_best": { "enabled": true, "max_resumes": 4 },\n "text_loop": { "repeats": 5 },\n "rollback": { "max_consecutive_rollbacks": 2 }\n}`)
+    expect([r.config.tryBest.enabled, r.config.tryBest.maxResumes, r.config.textLoop.repeats, r.config.rollback.maxConsecutiveRollbacks]).toEqual([true, 4, 5, 2])
+    expect(r.warnings).toEqual([
+      "lg.jsonc:2: config key try_best is deprecated, use tryBest (the snake_case name is accepted for one release)",
+      "lg.jsonc:2: config key try_best.max_resumes is deprecated, use tryBest.maxResumes (the snake_case name is accepted for one release)",
+      "lg.jsonc:3: config key text_loop is deprecated, use textLoop (the snake_case name is accepted for one release)",
+      "lg.jsonc:4: config key rollback.max_consecutive_rollbacks is deprecated, use rollback.maxConsecutiveRollbacks (the snake_case name is accepted for one release)"
+    ])
+  })
+
   test("a bad value under an old key still names the line it is written on", () => {
     const r = loadConfig({ file: { path: "lg.jsonc", text: `{\n  "loop": {\n    "max_steps": 0\n  }\n}` } })
     expect(r._tag === "error" && r.errors).toEqual(["config field loop.maxSteps (from lg.jsonc:3): Expected a value greater than 0"])
