@@ -3,7 +3,11 @@
  * whole config with Schema and hands its value here; hosts without Effect (the AI SDK agent
  * helpers, the proxy) start from `DEFAULT_JUDGE_CONFIG` and override sections.
  */
-import { DEFAULT_EDIT_TOOLS, DEFAULT_SHELL_TOOLS, DEFAULT_VERIFICATION_PATTERNS } from "../try-best/index.js"
+import { DEFAULT_EDIT_TOOLS, DEFAULT_SHELL_TOOLS, DEFAULT_VERIFICATION_PATTERNS, type TryBestOptions } from "../try-best/index.js"
+
+/** The Try-Best monitor options a config file sets (the section's other keys are the run's, not the monitor's). */
+export const TRY_BEST_CONFIG_FIELDS = ["editWindow", "editSimilarity", "editMatches", "actionStreak", "failedCommandRetries", "editTools", "shellTools", "verificationPatterns"] as const
+type TryBestConfigField = (typeof TRY_BEST_CONFIG_FIELDS)[number]
 
 export interface JudgeConfig {
   readonly loop: { readonly costBudgetUsd: number | null }
@@ -24,17 +28,8 @@ export interface JudgeConfig {
   readonly noProgressSpin: { readonly enabled: boolean; readonly window: number; readonly minRepeats: number }
   readonly doomLoop: { readonly enabled: boolean; readonly repeats: number }
   readonly loopStreakRecovery: { readonly enabled: boolean; readonly triggerCount: number; readonly maxSpan: number; readonly cacheRiskBlocks: number }
-  readonly tryBest: {
-    readonly enabled: boolean
-    readonly editWindow: number
-    readonly editSimilarity: number
-    readonly editMatches: number
-    readonly actionStreak: number
-    readonly failedCommandRetries: number
-    readonly editTools: ReadonlyArray<string>
-    readonly shellTools: ReadonlyArray<string>
-    readonly verificationPatterns: ReadonlyArray<string>
-  }
+  /** The Try-Best monitor's own options (the config spells them as the monitor does), and its switch. */
+  readonly tryBest: { readonly enabled: boolean } & Pick<TryBestOptions, TryBestConfigField>
   readonly stall: {
     readonly enabled: boolean
     readonly noFileChangeSteps: number | null
