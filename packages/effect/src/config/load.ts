@@ -6,9 +6,9 @@
 import { Schema } from "effect"
 // The package root, not `jsonc-parser/lib/esm/…`: Node loads that path as CommonJS and rejects it. The
 // CLI bundle maps the root back to the ESM build (scripts/build.ts).
+import { renameSnakeCaseKeys, renameSnakeCasePath, type RenamedKey } from "@loopguard/core/settings"
 import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { DEFAULT_CONFIG } from "./defaults.js"
-import { renameSnakeCaseKeys, renameSnakeCasePath, type RenamedKey } from "@loopguard/core/settings"
 import { configIssues, fieldName } from "./issues.js"
 import { forbiddenKeys, MAX_CONFIG_DEPTH, stripBom, tooDeepAt } from "./file-guards.js"
 import { BUDGET_NAMES, LoopguardConfigSchema, RetryBudgetPatch, RetrySection, type LoopguardConfig } from "./schema.js"
