@@ -1,7 +1,7 @@
 import { Config, Context, Data, Effect, Layer, Option } from "effect"
 import { readFileSync } from "node:fs"
 import { DEFAULT_CONFIG } from "./defaults.js"
-import { envVariables, loadConfig, OTHER_ENV_VARIABLES, type ConfigInput } from "./load.js"
+import { envVariables, loadConfig, type ConfigInput } from "./load.js"
 import type { LoopguardConfig } from "./schema.js"
 
 /** A config that did not validate: one message per bad field, naming where the value came from. */
@@ -41,7 +41,7 @@ const fromInput = (input: ConfigInput, onWarning?: (line: string) => void): Effe
 
 /** Every LOOPGUARD_* knob the current ConfigProvider holds, as text (the loader parses and checks it). */
 const knobsFromProvider: Effect.Effect<Record<string, string>, LoopguardConfigError> = Effect.gen(function* () {
-  const names = [...envVariables().map((v) => v.name), ...OTHER_ENV_VARIABLES]
+  const names = envVariables().map((v) => v.name)
   const found = yield* Config.all(names.map((name) => Config.option(Config.String(name)))).pipe(
     Effect.mapError((e) => new LoopguardConfigError({ errors: [`configuration provider: ${e.message}`] }))
   )
@@ -69,7 +69,8 @@ export class ConfigService extends Context.Service<ConfigService, LoopguardConfi
   /**
    * The defaults with the LOOPGUARD_* knobs of Effect's current `ConfigProvider` laid over them
    * (the process environment unless a runtime installs another, e.g. `ConfigProvider.fromUnknown`),
-   * checked by the same schema as a file.
+   * checked by the same schema as a file. A provider cannot list its keys, so a misspelt
+   * LOOPGUARD_* name is not reported here as it is by `make({ env })`.
    */
   static readonly layerConfig: Layer.Layer<ConfigService, LoopguardConfigError> = Layer.effect(
     ConfigService,
