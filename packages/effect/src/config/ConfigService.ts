@@ -45,9 +45,7 @@ const knobsFromProvider: Effect.Effect<Record<string, string>, LoopguardConfigEr
   const found = yield* Config.all(names.map((name) => Config.option(Config.String(name)))).pipe(
     Effect.mapError((e) => new LoopguardConfigError({ errors: [`configuration provider: ${e.message}`] }))
   )
-  const env: Record<string, string> = {}
-  names.forEach((name, i) => Option.map(found[i]!, (value) => (env[name] = value)))
-  return env
+  return Object.fromEntries(names.flatMap((name, i) => Option.toArray(Option.map(found[i]!, (value) => [name, value] as const))))
 })
 
 /** The validated config every service reads its thresholds from. */
@@ -59,12 +57,13 @@ export class ConfigService extends Context.Service<ConfigService, LoopguardConfi
    * The config from its sources (defaults ← file ← env ← overrides), checked by the one schema;
    * fails with a LoopguardConfigError naming each bad field and where its value came from.
    */
-  static readonly make = (sources: ConfigSources = {}): Effect.Effect<LoopguardConfig, LoopguardConfigError> =>
-    Effect.gen(function* () {
+  static readonly make: (sources?: ConfigSources) => Effect.Effect<LoopguardConfig, LoopguardConfigError> = Effect.fn("ConfigService.make")(
+    function* (sources: ConfigSources = {}) {
       const file = sources.file === undefined ? undefined : { path: sources.file, text: yield* readConfigText(sources.file) }
       const input = { ...(file !== undefined ? { file } : {}), ...(sources.env !== undefined ? { env: sources.env } : {}), ...(sources.overrides !== undefined ? { overrides: sources.overrides } : {}) }
       return yield* fromInput(input, sources.onWarning)
-    })
+    }
+  )
 
   /**
    * The defaults with the LOOPGUARD_* knobs of Effect's current `ConfigProvider` laid over them
