@@ -22,7 +22,7 @@ describe("finish gates over HTTP", () => {
     }
     const h = await makeHarness([textStream("Done, the marker exists."), toolCallStream("touch", {}), textStream("Now it really exists.")], {
       tools: [touch],
-      config: (c) => ({ ...c, completion_check: { ...c.completion_check, command: `test -f ${marker} || { echo "marker missing: ${marker}"; exit 3; }` } })
+      config: (c) => ({ ...c, completionCheck: { ...c.completionCheck, command: `test -f ${marker} || { echo "marker missing: ${marker}"; exit 3; }` } })
     })
     try {
       const r = await h.run(run)
@@ -40,7 +40,7 @@ describe("finish gates over HTTP", () => {
 
   test("a check that never passes ends the run after maxFailures", async () => {
     const h = await makeHarness([textStream("Done."), textStream("Done again."), textStream("Really done.")], {
-      config: (c) => ({ ...c, completion_check: { command: "exit 1", timeoutMs: 10_000, maxFailures: 2 } })
+      config: (c) => ({ ...c, completionCheck: { command: "exit 1", timeoutMs: 10_000, maxFailures: 2 } })
     })
     try {
       const r = await h.run(run)
@@ -60,7 +60,7 @@ describe("finish gates over HTTP", () => {
       }
       return textStream("I am finished.")
     }
-    const h = await makeHarness(script, { config: (c) => ({ ...c, goal_gate: { enabled: true, maxChecks: 20 } }) })
+    const h = await makeHarness(script, { config: (c) => ({ ...c, goalGate: { enabled: true, maxChecks: 20 } }) })
     try {
       const r = await h.run(run)
       expect(r.report.reason).toBe("final")
@@ -76,7 +76,7 @@ describe("finish gates over HTTP", () => {
 
   test("the goal gate has its own cap", async () => {
     const script = (body: any): ScriptedResponse => (isEvaluator(body) ? textStream("NOT MET\nstill wrong") : textStream("Finished."))
-    const h = await makeHarness(script, { config: (c) => ({ ...c, goal_gate: { enabled: true, maxChecks: 2 } }) })
+    const h = await makeHarness(script, { config: (c) => ({ ...c, goalGate: { enabled: true, maxChecks: 2 } }) })
     try {
       const r = await h.run(run)
       expect(r.report.reason).toBe("goal_gate_cap")
@@ -98,7 +98,7 @@ describe("finish gates over HTTP", () => {
     }
     const h = await makeHarness(script, {
       tools: [fail],
-      config: (c) => ({ ...c, goal_gate: { enabled: true, maxChecks: 20 }, try_best: { ...c.try_best, enabled: true } })
+      config: (c) => ({ ...c, goalGate: { enabled: true, maxChecks: 20 }, tryBest: { ...c.tryBest, enabled: true } })
     })
     try {
       const r = await h.run(run)

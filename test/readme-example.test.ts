@@ -21,9 +21,9 @@ test("the README library example runs", async () => {
   try {
     const deps = Layer.mergeAll(
       layerOpenAICompatible({ baseURL: server.baseURL, modelId: "my-model" }),
-      Tools.layerFrom(myToolDefinitions).pipe(Layer.provide(ConfigService.layer)),
+      Layer.effect(Tools, Tools.make(myToolDefinitions)).pipe(Layer.provide(ConfigService.layer)),
       ConfigService.layer,
-      Events.layerCallback((e) => void seen.push(e.type)),
+      Layer.succeed(Events, Events.make((e) => void seen.push(e.type))),
       Permission.layerDeny,
       SessionStore.layerMemory
     )

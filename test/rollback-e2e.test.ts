@@ -58,7 +58,7 @@ describe("rollback over HTTP (SPEC §7)", () => {
 
   test("refusing again and again hits the cap and ends the loop with rollback_cap", async () => {
     const refusals: Array<ScriptedResponse> = Array.from({ length: 8 }, () => textStream("I cannot help with that request."))
-    const h = await makeHarness(refusals, { config: (c) => ({ ...c, rollback: { ...c.rollback, enabled: true, max_consecutive_rollbacks: 3 } }) })
+    const h = await makeHarness(refusals, { config: (c) => ({ ...c, rollback: { ...c.rollback, enabled: true, maxConsecutiveRollbacks: 3 } }) })
     try {
       const { result } = await h.run(run)
       expect(result.report.reason).toBe("rollback_cap")

@@ -1,6 +1,6 @@
 /**
  * Issue 11 item 4 over HTTP: the reasoning-loop crops stay stored, but with
- * `loop_streak_recovery.enabled` off the model sees the full history again. Judged from the
+ * `loopStreakRecovery.enabled` off the model sees the full history again. Judged from the
  * request the scripted server received.
  */
 import { textStream } from "@loopguard/ai-sdk/testing"
@@ -38,9 +38,9 @@ const nextTurn = Effect.gen(function* () {
 
 const sentText = (h: { server: { requests: Array<{ body: any }> } }) => JSON.stringify(h.server.requests[0]!.body.messages)
 
-describe("loop_streak_recovery.enabled off restores the full view (issue 11 item 4)", () => {
+describe("loopStreakRecovery.enabled off restores the full view (issue 11 item 4)", () => {
   test("on: the stored crop keeps the looping replies out of the request", async () => {
-    const h = await makeHarness([textStream("Done.")], { config: (c) => ({ ...c, loop_streak_recovery: { ...c.loop_streak_recovery, enabled: true } }) })
+    const h = await makeHarness([textStream("Done.")], { config: (c) => ({ ...c, loopStreakRecovery: { ...c.loopStreakRecovery, enabled: true } }) })
     try {
       await h.run(nextTurn)
       expect(sentText(h)).toContain("anchor reply c:a0")
@@ -51,7 +51,7 @@ describe("loop_streak_recovery.enabled off restores the full view (issue 11 item
   }, 30_000)
 
   test("off: the same stored crop is ignored and every reply is sent again", async () => {
-    const h = await makeHarness([textStream("Done.")], { config: (c) => ({ ...c, loop_streak_recovery: { ...c.loop_streak_recovery, enabled: false } }) })
+    const h = await makeHarness([textStream("Done.")], { config: (c) => ({ ...c, loopStreakRecovery: { ...c.loopStreakRecovery, enabled: false } }) })
     try {
       const { stored } = await h.run(nextTurn)
       for (const id of ["c:a1", "c:a2", "c:a3"]) expect(sentText(h)).toContain(`looped reply ${id}`)

@@ -135,7 +135,7 @@ describe("tool calls written in text (issue 11 item 1)", () => {
     const m = markerTool()
     const h = await makeHarness([textStream(mcp("append", `{"line": "x"}`)), textStream("No markup this time.")], {
       tools: [m.tool],
-      config: (c) => ({ ...c, text_tool_calls: { mode: "rollback" } })
+      config: (c) => ({ ...c, textToolCalls: { mode: "rollback" } })
     })
     try {
       const { result } = await h.run(run())
