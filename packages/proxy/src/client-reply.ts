@@ -98,7 +98,7 @@ export const fetchHeadersOf = (headers: OutgoingHttpHeaders): Headers => {
 
 /** Bun's direct-stream controller (the parts used): writes go to the socket on `flush`. */
 interface DirectController {
-  write(chunk: string | Uint8Array): unknown
+  write(chunk: string | Uint8Array): number | Promise<number>
   flush(): number | Promise<number>
   close(): void
 }
@@ -154,10 +154,12 @@ export class FetchClientReply extends EventEmitter implements ClientReply {
       return true
     }
     try {
-      this.controller.write(chunk)
+      // A socket that cannot take more makes the write (or the flush) return a promise of when it can.
+      const wrote = this.controller.write(chunk)
       const flushed = this.controller.flush()
-      if (!(flushed instanceof Promise)) return true
-      flushed.then(
+      const full = wrote instanceof Promise ? wrote : flushed instanceof Promise ? flushed : null
+      if (full === null) return true
+      full.then(
         () => this.emit("drain"),
         () => this.gone()
       )

@@ -1,6 +1,6 @@
 /**
- * The HTTP plumbing of the proxy: the headers that may cross (hop-by-hop
- * ones stay behind), client auth, and the proxy's own error bodies in each protocol's shape.
+ * The HTTP plumbing of the proxy: the headers that may cross (hop-by-hop ones stay behind), client
+ * auth, and the proxy's own error bodies in each protocol's shape.
  */
 import { timingSafeEqual } from "node:crypto"
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http"

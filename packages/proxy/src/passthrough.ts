@@ -1,6 +1,7 @@
 /**
  * Every path the proxy does not guard (`/v1/models`, embeddings, …) goes upstream as it came:
- * same method, headers (hop-by-hop ones aside) and body, and the answer comes back as it was.
+ * same method, headers (hop-by-hop ones aside) and body, and the answer comes back as it was;
+ * through node:http on Node's stack, through fetch on Bun's.
  */
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http"
 import { request as httpsRequest } from "node:https"
