@@ -50,7 +50,7 @@ describe("Try-Best counters persist across the user turns of a session (issue 11
       // The report names the evidence: the command, how often, the note's step and the step after it.
       expect(second.report.blockedAt).toContain("`make build` has failed 4 times (exit 2)")
       expect(second.report.blockedAt).toContain("Noted at step 3; it failed again at step 4")
-      const detected = h.events.find((x) => x.type === "session.tryBest.detected")
+      const detected = h.events.find((x) => x.type === "session.try_best.detected")
       expect(detected).toMatchObject({ sessionId: "t", agent: "main", model: "scripted-coder-1", incident: expect.objectContaining({ kind: "bash_retry", evidence: expect.objectContaining({ count: 4 }) }) })
     } finally {
       await h.close()
@@ -67,7 +67,7 @@ describe("Try-Best counters persist across the user turns of a session (issue 11
       const [one, two] = await h.run(Effect.all([turn("one", "Build it"), turn("two", "Build it")]))
       expect(one.report.reason).toBe("final")
       expect(two.report.reason).toBe("final")
-      expect(h.events.some((x) => x.type === "session.tryBest.detected")).toBe(false)
+      expect(h.events.some((x) => x.type === "session.try_best.detected")).toBe(false)
     } finally {
       await h.close()
     }
@@ -87,7 +87,7 @@ describe("a stored paused session shows its pause again when reopened (issue 11 
       expect(paused.report.reason).toBe("try_best_paused")
       expect(reopened.report.reason).toBe("try_best_paused")
       expect(reopened.incidents).toContainEqual(expect.objectContaining({ detector: "try-best", action: "pause", detail: expect.objectContaining({ kind: "bash_retry", reopened: true }) }))
-      expect(h.events.filter((x) => x.type === "session.tryBest.detected")).toHaveLength(2)
+      expect(h.events.filter((x) => x.type === "session.try_best.detected")).toHaveLength(2)
       expect(resumed.report.reason).toBe("final")
       // 4 failing steps, nothing for the reopening, 1 step for the new turn.
       expect(h.server.requests.length).toBe(5)

@@ -199,7 +199,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
   return ctx
 }
 
-/** Who a pause stopped: the session, the agent (its role) and the model it is on now, as `session.tryBest.detected` carries them. */
+/** Who a pause stopped: the session, the agent (its role) and the model it is on now, as `session.try_best.detected` carries them. */
 export const pausedWho = (s: RunServices, ctx: RunContext) => ({ sessionId: ctx.input.sessionId, agent: ctx.role, model: activeModelId(s, ctx) })
 
 /** The price of the model the run is on now (the fallback after a reroute). */
