@@ -40,8 +40,14 @@ const define = (clock: () => Layer.Layer<never>) => {
   /** The same test, skipped with its reason in its name when `condition` holds. */
   const skipIf = (condition: boolean) => (name: string, body: TestBody, timeoutMs = DEFAULT_TIMEOUT_MS) =>
     test.skipIf(condition)(name, () => runTest(body, clock(), timeoutMs), timeoutMs + BACKSTOP_MS)
-  return Object.assign(run, { skipIf })
+  /** One test per case, as bun's `test.each` (an array case is spread into the body's arguments). */
+  const each = <T>(cases: ReadonlyArray<T>) =>
+    (name: string, body: (...args: CaseArgs<T>) => ReturnType<TestBody>, timeoutMs = DEFAULT_TIMEOUT_MS) =>
+      test.each(cases as Array<T>)(name, (...args) => runTest(() => body(...(args as unknown as CaseArgs<T>)), clock(), timeoutMs), timeoutMs + BACKSTOP_MS)
+  return Object.assign(run, { skipIf, each })
 }
+
+type CaseArgs<T> = T extends ReadonlyArray<unknown> ? T : [T]
 
 const testClock = (): Layer.Layer<never> => TestClock.layer() as Layer.Layer<never>
 

@@ -5,7 +5,8 @@ import { Effect } from "effect"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeHarness } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness, makeHarness } from "./harness.js"
 
 const run = Effect.gen(function* () {
   return yield* (yield* RunLoop).run({ sessionId: "g", prompt: "Create the done marker" })
@@ -38,20 +39,16 @@ describe("finish gates over HTTP", () => {
     }
   })
 
-  test("a check that never passes ends the run after maxFailures", async () => {
-    const h = await makeHarness([textStream("Done."), textStream("Done again."), textStream("Really done.")], {
+  it.live("a check that never passes ends the run after maxFailures", () => Effect.gen(function* () {
+    const h = yield* harness([textStream("Done."), textStream("Done again."), textStream("Really done.")], {
       config: (c) => ({ ...c, completion_check: { command: "exit 1", timeoutMs: 10_000, maxFailures: 2 } })
     })
-    try {
-      const r = await h.run(run)
-      expect(r.report.reason).toBe("completion_check_failed")
-      expect(h.server.requests.length).toBe(2)
-    } finally {
-      await h.close()
-    }
-  })
+    const r = yield* h.provide(run)
+    expect(r.report.reason).toBe("completion_check_failed")
+    expect(h.server.requests.length).toBe(2)
+  }))
 
-  test("the goal gate asks a separate tool-less evaluator; NOT MET feeds its verdict back", async () => {
+  it.live("the goal gate asks a separate tool-less evaluator; NOT MET feeds its verdict back", () => Effect.gen(function* () {
     let judged = 0
     const script = (body: any): ScriptedResponse => {
       if (isEvaluator(body)) {
@@ -60,33 +57,25 @@ describe("finish gates over HTTP", () => {
       }
       return textStream("I am finished.")
     }
-    const h = await makeHarness(script, { config: (c) => ({ ...c, goal_gate: { enabled: true, maxChecks: 20 } }) })
-    try {
-      const r = await h.run(run)
-      expect(r.report.reason).toBe("final")
-      expect(judged).toBe(2)
-      const evaluatorRequest = h.server.requests.find((q) => isEvaluator(q.body))!
-      expect(evaluatorRequest.body.tools).toBeUndefined()
-      const agentRequests = h.server.requests.filter((q) => !isEvaluator(q.body))
-      expect(JSON.stringify(agentRequests[1]!.body.messages)).toContain("The marker file was never created.")
-    } finally {
-      await h.close()
-    }
-  })
+    const h = yield* harness(script, { config: (c) => ({ ...c, goal_gate: { enabled: true, maxChecks: 20 } }) })
+    const r = yield* h.provide(run)
+    expect(r.report.reason).toBe("final")
+    expect(judged).toBe(2)
+    const evaluatorRequest = h.server.requests.find((q) => isEvaluator(q.body))!
+    expect(evaluatorRequest.body.tools).toBeUndefined()
+    const agentRequests = h.server.requests.filter((q) => !isEvaluator(q.body))
+    expect(JSON.stringify(agentRequests[1]!.body.messages)).toContain("The marker file was never created.")
+  }))
 
-  test("the goal gate has its own cap", async () => {
+  it.live("the goal gate has its own cap", () => Effect.gen(function* () {
     const script = (body: any): ScriptedResponse => (isEvaluator(body) ? textStream("NOT MET\nstill wrong") : textStream("Finished."))
-    const h = await makeHarness(script, { config: (c) => ({ ...c, goal_gate: { enabled: true, maxChecks: 2 } }) })
-    try {
-      const r = await h.run(run)
-      expect(r.report.reason).toBe("goal_gate_cap")
-      expect(h.server.requests.filter((q) => isEvaluator(q.body)).length).toBe(2)
-    } finally {
-      await h.close()
-    }
-  })
+    const h = yield* harness(script, { config: (c) => ({ ...c, goal_gate: { enabled: true, maxChecks: 2 } }) })
+    const r = yield* h.provide(run)
+    expect(r.report.reason).toBe("goal_gate_cap")
+    expect(h.server.requests.filter((q) => isEvaluator(q.body)).length).toBe(2)
+  }))
 
-  test("a try-best pause is never overridden by the goal gate", async () => {
+  it.live("a try-best pause is never overridden by the goal gate", () => Effect.gen(function* () {
     let judged = 0
     const fail: ToolDefinition = {
       spec: { name: "bash", description: "shell", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
@@ -96,17 +85,13 @@ describe("finish gates over HTTP", () => {
       if (isEvaluator(body)) return (judged++, textStream("NOT MET\nkeep going"))
       return toolCallStream("bash", { command: "npm test" }, { id: `c${i}` })
     }
-    const h = await makeHarness(script, {
+    const h = yield* harness(script, {
       tools: [fail],
       config: (c) => ({ ...c, goal_gate: { enabled: true, maxChecks: 20 }, try_best: { ...c.try_best, enabled: true } })
     })
-    try {
-      const r = await h.run(run)
-      expect(r.report.reason).toBe("try_best_paused")
-      expect(r.report.status).toBe("paused")
-      expect(judged).toBe(0)
-    } finally {
-      await h.close()
-    }
-  })
+    const r = yield* h.provide(run)
+    expect(r.report.reason).toBe("try_best_paused")
+    expect(r.report.status).toBe("paused")
+    expect(judged).toBe(0)
+  }))
 })

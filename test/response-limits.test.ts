@@ -3,13 +3,15 @@
  * an event stream, a gzip bomb, one endless server-sent event, an endless stream. Each ends the
  * run with exit reason `protocol`, without retrying, and memory stays bounded.
  */
-import { startScriptedServer, textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import { textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { RunLoop } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { resolve } from "node:path"
 import { gzipSync } from "node:zlib"
+import { it } from "./effect-test.js"
+import { scriptedServer } from "./scoped-resources.js"
 import { makeHarness } from "./harness.js"
 
 const run = Effect.gen(function* () {
@@ -96,28 +98,24 @@ describe("response limits and protocol errors", () => {
 })
 
 describe("response limits from the config, through the CLI", () => {
-  test("LOOPGUARD_STREAM_MAX_RESPONSE_BYTES lowered: a bomb of tiny events ends the run as protocol, exit 1", async () => {
+  it.live("LOOPGUARD_STREAM_MAX_RESPONSE_BYTES lowered: a bomb of tiny events ends the run as protocol, exit 1", () => Effect.gen(function* () {
     // 16 MB of keep-alive comments: every event is tiny, only the total is too big.
     const bomb = gzipSync(Buffer.from(": keep-alive\n\n".repeat(1_200_000)), { level: 9 })
-    const server = await startScriptedServer([
+    const server = yield* scriptedServer([
       { type: "error", status: 200, headers: { "content-type": "text/event-stream", "content-encoding": "gzip" }, body: bomb }
     ])
-    try {
-      const env: Record<string, string> = {}
-      for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("LOOPGUARD_")) env[k] = v
-      env["LOOPGUARD_STREAM_MAX_RESPONSE_BYTES"] = "100000"
-      const args = ["run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", "go", "--json"]
-      const child = spawn(process.execPath, args, { cwd: resolve(import.meta.dir, ".."), env, stdio: ["ignore", "pipe", "pipe"] })
-      let stdout = ""
-      child.stdout.on("data", (d) => (stdout += d))
-      const code = await new Promise<number | null>((done) => child.on("close", (c) => done(c)))
-      const report = stdout.split("\n").filter((l) => l.startsWith('{"type":"report"')).map((l) => JSON.parse(l).report)[0]
-      expect(code).toBe(1)
-      expect(report.reason).toBe("protocol")
-      expect(report.blockedAt).toContain("stream.maxResponseBytes (100000 bytes after decompression)")
-      expect(server.requests).toHaveLength(1)
-    } finally {
-      await server.close()
-    }
-  }, 60_000)
+    const env: Record<string, string> = {}
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("LOOPGUARD_")) env[k] = v
+    env["LOOPGUARD_STREAM_MAX_RESPONSE_BYTES"] = "100000"
+    const args = ["run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", "go", "--json"]
+    const child = spawn(process.execPath, args, { cwd: resolve(import.meta.dir, ".."), env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    const code = yield* Effect.promise(() => new Promise<number | null>((done) => child.on("close", (c) => done(c))))
+    const report = stdout.split("\n").filter((l) => l.startsWith('{"type":"report"')).map((l) => JSON.parse(l).report)[0]
+    expect(code).toBe(1)
+    expect(report.reason).toBe("protocol")
+    expect(report.blockedAt).toContain("stream.maxResponseBytes (100000 bytes after decompression)")
+    expect(server.requests).toHaveLength(1)
+  }), 60_000)
 })

@@ -14,6 +14,8 @@ import { spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { it } from "./effect-test.js"
+import { scriptedServer } from "./scoped-resources.js"
 
 const TIMEOUT = 120_000
 const ROOT = resolve(import.meta.dir, "..")
@@ -109,11 +111,11 @@ describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
     expect(Exit.isSuccess(after) ? after.value : String(after.cause)).toBe(written + 2)
   }, TIMEOUT)
 
-  test("loopguard run on a disk that fills up: one line, exit 1, no stack trace; the session still shows", async () => {
+  it.live("loopguard run on a disk that fills up: one line, exit 1, no stack trace; the session still shows", () => Effect.gen(function* () {
     const mount = mountSmallFs("192k")
     if (!("dir" in mount)) throw new Error(mount.reason)
     // Distinct words, so the repetition monitor has nothing to cut: the reply alone outgrows the disk.
-    const server = await startScriptedServer([textStream(Array.from({ length: 25_000 }, (_, i) => `w${i}`).join(" "))])
+    const server = yield* scriptedServer([textStream(Array.from({ length: 25_000 }, (_, i) => `w${i}`).join(" "))])
     const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_"))), OPENAI_API_KEY: "sk-test-disk-full" }
     const cli = (args: ReadonlyArray<string>) =>
       new Promise<{ code: number | null; out: string; err: string }>((done) => {
@@ -124,19 +126,15 @@ describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
         child.stderr.on("data", (d) => (err += d))
         child.on("close", (code) => done({ code, out, err }))
       })
-    try {
-      const run = await cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "write a lot", "--cwd", tmpdir(), "--session-dir", mount.dir])
-      expect(run.code).toBe(1)
-      expect(run.err.trim().split("\n")).toHaveLength(1)
-      expect(run.err).toMatch(/^loopguard: session run: could not save the reply: .*disk is full/)
-      expect(run.out + run.err).not.toMatch(/\n\s+at /)
-    } finally {
-      await server.close()
-    }
-    const show = await cli(["sessions", "show", "run", "--session-dir", mount.dir])
+    const run = yield* Effect.promise(() => cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "write a lot", "--cwd", tmpdir(), "--session-dir", mount.dir]))
+    expect(run.code).toBe(1)
+    expect(run.err.trim().split("\n")).toHaveLength(1)
+    expect(run.err).toMatch(/^loopguard: session run: could not save the reply: .*disk is full/)
+    expect(run.out + run.err).not.toMatch(/\n\s+at /)
+    const show = yield* Effect.promise(() => cli(["sessions", "show", "run", "--session-dir", mount.dir]))
     expect(show.code).toBe(0)
     expect(show.out).toContain("#0 user: write a lot")
-  }, TIMEOUT)
+  }), TIMEOUT)
 
   test("sessions import onto a disk that fills up half-way: all or nothing — no half session is left", async () => {
     const mount = mountSmallFs("192k")
