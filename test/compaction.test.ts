@@ -165,7 +165,7 @@ describe("context compaction over HTTP", () => {
     })
     expect((yield* first.provide(run)).result.report.retries["compaction"]).toBe(1)
     // Append-only in the store: the summary is one more message, every listing is still there.
-    const file = JSON.stringify(yield* Effect.promise(() => Effect.runPromise(Effect.scoped(Effect.flatMap(makeSqliteStore(dir), (st) => st.messages("s"))))))
+    const file = JSON.stringify(yield* Effect.scoped(Effect.flatMap(makeSqliteStore(dir), (st) => st.messages("s"))))
     expect(file).toContain('"synthetic":"compaction"')
     for (const i of [0, 1, 2, 3, 4]) expect(file).toContain(`ls dir${i}`)
     const second = yield* harness([textStream("Carrying on.")], { tools: [lister], store: layerSqliteStore(dir) })

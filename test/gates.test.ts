@@ -6,7 +6,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { it } from "./effect-test.js"
-import { harness, makeHarness } from "./harness.js"
+import { tempDir } from "./scoped-resources.js"
+import { harness } from "./harness.js"
 
 const run = Effect.gen(function* () {
   return yield* (yield* RunLoop).run({ sessionId: "g", prompt: "Create the done marker" })
@@ -14,30 +15,25 @@ const run = Effect.gen(function* () {
 const isEvaluator = (body: any) => JSON.stringify(body.messages?.[0] ?? {}).includes("strict evaluator")
 
 describe("finish gates over HTTP", () => {
-  test("a failing completion check sends the evidence back; the run finishes once the check passes", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "lg-gate-"))
+  it.live("a failing completion check sends the evidence back; the run finishes once the check passes", () => Effect.gen(function* () {
+    const dir = yield* tempDir("lg-gate-")
     const marker = join(dir, "done")
     const touch: ToolDefinition = {
       spec: { name: "touch", description: "create the marker", inputSchema: { type: "object", properties: {} } },
       run: async () => (writeFileSync(marker, "ok"), { state: "completed", output: "created", exitCode: 0 })
     }
-    const h = await makeHarness([textStream("Done, the marker exists."), toolCallStream("touch", {}), textStream("Now it really exists.")], {
+    const h = yield* harness([textStream("Done, the marker exists."), toolCallStream("touch", {}), textStream("Now it really exists.")], {
       tools: [touch],
       config: (c) => ({ ...c, completion_check: { ...c.completion_check, command: `test -f ${marker} || { echo "marker missing: ${marker}"; exit 3; }` } })
     })
-    try {
-      const r = await h.run(run)
-      expect(r.report.reason).toBe("final")
-      expect(existsSync(marker)).toBe(true)
-      const second = JSON.stringify(h.server.requests[1]!.body.messages)
-      expect(second).toContain("completion check")
-      expect(second).toContain("marker missing")
-      expect(r.incidents.filter((i) => i.detector === "completion-check").map((i) => i.action)).toEqual(["failed", "passed"])
-    } finally {
-      await h.close()
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
+    const r = yield* h.provide(run)
+    expect(r.report.reason).toBe("final")
+    expect(existsSync(marker)).toBe(true)
+    const second = JSON.stringify(h.server.requests[1]!.body.messages)
+    expect(second).toContain("completion check")
+    expect(second).toContain("marker missing")
+    expect(r.incidents.filter((i) => i.detector === "completion-check").map((i) => i.action)).toEqual(["failed", "passed"])
+  }))
 
   it.live("a check that never passes ends the run after maxFailures", () => Effect.gen(function* () {
     const h = yield* harness([textStream("Done."), textStream("Done again."), textStream("Really done.")], {

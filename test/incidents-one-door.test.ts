@@ -67,7 +67,7 @@ describe("the report's incidents are the run's incident events", () => {
     const h = yield* harness([stalled])
     const controller = new AbortController()
     const waiting = runTurn(h, { signal: controller.signal })
-    while ((h.server.requests[0]?.chunksWritten ?? 0) < 1) yield* Effect.promise(() => Bun.sleep(25))
+    while ((h.server.requests[0]?.chunksWritten ?? 0) < 1) yield* Effect.sleep("25 millis")
     controller.abort("SIGINT")
     const r = yield* Effect.promise(() => waiting)
     expect(r.report.reason).toBe("cancelled")

@@ -64,23 +64,21 @@ it.live(`kill -9 at ${TRIALS} random moments: every session loads, exports and r
     // Wait until this trial's first tool has run, then kill at a random moment after it: every
     // trial has something to lose, and the moment falls anywhere in the step cycle.
     const started = Date.now()
-    while (!ranSince(marker, firstRequest) && Date.now() - started < 30_000) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
-    yield* Effect.promise(() => new Promise((r) => setTimeout(r, Math.floor(random() * 400))))
+    while (!ranSince(marker, firstRequest) && Date.now() - started < 30_000) yield* Effect.sleep("10 millis")
+    yield* Effect.sleep(Math.floor(random() * 400))
     child.kill("SIGKILL")
     yield* Effect.promise(() => closed)
   }
 
   const ran = new Set(existsSync(marker) ? readFileSync(marker, "utf8").split("\n").filter((l) => l !== "") : [])
-  const sessions = yield* Effect.promise(() => Effect.runPromise(
-    Effect.scoped(
-      Effect.gen(function* () {
-        const store = yield* makeSqliteStore(dir)
-        const out: Array<{ id: string; messages: ReadonlyArray<Message> }> = []
-        for (let n = 0; n < TRIALS; n++) out.push({ id: `t${n}`, messages: yield* store.messages(`t${n}`) })
-        return out
-      })
-    )
-  ))
+  const sessions = yield* Effect.scoped(
+    Effect.gen(function* () {
+      const store = yield* makeSqliteStore(dir)
+      const out: Array<{ id: string; messages: ReadonlyArray<Message> }> = []
+      for (let n = 0; n < TRIALS; n++) out.push({ id: `t${n}`, messages: yield* store.messages(`t${n}`) })
+      return out
+    })
+  )
   const stored = new Set<string>()
   for (const s of sessions) {
     for (const t of tokensIn(s.messages)) stored.add(t)

@@ -26,7 +26,7 @@ describe("per-step timeout in the running loop", () => {
     expect(result.exit?.error?.tag).toBe("StepTimeoutError")
     expect(h.server.requests.length).toBe(1)
     // The client gave the request up: the server saw the connection close before the stall ended.
-    for (let i = 0; i < 50 && !h.server.requests[0]!.closedEarly; i++) yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+    for (let i = 0; i < 50 && !h.server.requests[0]!.closedEarly; i++) yield* Effect.sleep("100 millis")
     expect(h.server.requests[0]!.closedEarly).toBe(true)
   }), 30_000)
 })
