@@ -21,3 +21,10 @@ export const tempDir = (prefix: string): Effect.Effect<string, never, Scope.Scop
     Effect.sync(() => mkdtempSync(join(tmpdir(), prefix))),
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
+
+/** A child process (Bun's or node's) that is killed with SIGKILL when the scope closes, if it is still running. */
+export const killOnClose = <C extends { readonly exitCode: number | null; kill(signal?: NodeJS.Signals): unknown }>(child: C): Effect.Effect<C, never, Scope.Scope> =>
+  Effect.as(
+    Effect.addFinalizer(() => Effect.sync(() => void (child.exitCode === null && child.kill("SIGKILL")))),
+    child
+  )
