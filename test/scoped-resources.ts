@@ -22,9 +22,27 @@ export const tempDir = (prefix: string): Effect.Effect<string, never, Scope.Scop
     (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
   )
 
-/** A child process (Bun's or node's) that is killed with SIGKILL when the scope closes, if it is still running. */
-export const killOnClose = <C extends { readonly exitCode: number | null; kill(signal?: NodeJS.Signals): unknown }>(child: C): Effect.Effect<C, never, Scope.Scope> =>
-  Effect.as(
-    Effect.addFinalizer(() => Effect.sync(() => void (child.exitCode === null && child.kill("SIGKILL")))),
+/** A running child: Bun's `Subprocess` or node's `ChildProcess`. */
+type Child = { readonly exitCode: number | null; readonly signalCode?: unknown; kill(signal?: NodeJS.Signals): unknown }
+
+/** Settles when `child` has exited (Bun: `exited`; node: its "close" event). */
+const exitOf = (child: Child): Promise<unknown> =>
+  "exited" in child ? (child.exited as Promise<unknown>) : new Promise((done) => (child as unknown as NodeJS.EventEmitter).once("close", done))
+
+/**
+ * `child`, killed with SIGKILL when the scope closes if it is still running; the scope waits for it
+ * to be gone, so nothing the test started outlives the test.
+ */
+export const killOnClose = <C extends Child>(child: C): Effect.Effect<C, never, Scope.Scope> => {
+  const exited = exitOf(child)
+  return Effect.as(
+    Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        if (child.exitCode !== null || (child.signalCode ?? null) !== null) return
+        child.kill("SIGKILL")
+        await exited
+      })
+    ),
     child
   )
+}

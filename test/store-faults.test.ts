@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { it } from "./effect-test.js"
-import { scriptedServer } from "./scoped-resources.js"
+import { killOnClose, scriptedServer, tempDir } from "./scoped-resources.js"
 
 const TIMEOUT = 120_000
 const ROOT = resolve(import.meta.dir, "..")
@@ -178,41 +178,40 @@ describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
 })
 
 describe("two loopguard run processes on one session", () => {
-  test("the second writer exits 2 with a clear message and writes nothing; the first one's session is intact", async () => {
-    // The first run's reply stalls, so it holds the session while the second one starts.
-    const server = await startScriptedServer((_body: unknown, i: number) =>
-      i === 0 ? { type: "stream", chunks: [{ text: "working" }], stallAfterChunks: 1, stallMs: 20_000 } : textStream("second answer")
-    )
-    const dir = mkdtempSync(join(tmpdir(), "lg-two-"))
-    mkdirSync(join(dir, "cwd"))
-    // A key, so the only stderr line is the one about the session (no missing-key warning).
-    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_"))), OPENAI_API_KEY: "sk-test-two-writers" }
-    const cli = (prompt: string) =>
-      spawn(process.execPath, ["run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", prompt, "--cwd", join(dir, "cwd"), "--session-dir", dir], {
-        cwd: ROOT,
-        env,
-        stdio: ["ignore", "pipe", "pipe"]
+  it.live("the second writer exits 2 with a clear message and writes nothing; the first one's session is intact", () => Effect.gen(function* () {
+    const dir = yield* tempDir("lg-two-")
+    // The first run (and the server) are gone before the session is read back.
+    yield* Effect.scoped(
+      Effect.gen(function* () {
+        // The first run's reply stalls, so it holds the session while the second one starts.
+        const server = yield* scriptedServer((_body: unknown, i: number) =>
+          i === 0 ? { type: "stream", chunks: [{ text: "working" }], stallAfterChunks: 1, stallMs: 20_000 } : textStream("second answer")
+        )
+        mkdirSync(join(dir, "cwd"))
+        // A key, so the only stderr line is the one about the session (no missing-key warning).
+        const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_"))), OPENAI_API_KEY: "sk-test-two-writers" }
+        const cli = (prompt: string) =>
+          spawn(process.execPath, ["run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", prompt, "--cwd", join(dir, "cwd"), "--session-dir", dir], {
+            cwd: ROOT,
+            env,
+            stdio: ["ignore", "pipe", "pipe"]
+          })
+        yield* killOnClose(cli("first prompt"))
+        while (server.requests.length === 0) yield* Effect.sleep("50 millis")
+        const second = yield* killOnClose(cli("second prompt"))
+        let stderr = ""
+        let stdout = ""
+        second.stderr.on("data", (d) => (stderr += d))
+        second.stdout.on("data", (d) => (stdout += d))
+        const code = yield* Effect.promise(() => new Promise<number | null>((done) => second.on("close", done)))
+        expect(code).toBe(2)
+        expect(stderr.trim().split("\n")).toHaveLength(1)
+        expect(stderr).toMatch(/^loopguard: session run is being written by another process \(.+:\d+\)/)
+        expect(stdout + stderr).not.toMatch(/\n\s+at /)
+        expect(server.requests).toHaveLength(1)
       })
-    const first = cli("first prompt")
-    try {
-      while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 50))
-      const second = cli("second prompt")
-      let stderr = ""
-      let stdout = ""
-      second.stderr.on("data", (d) => (stderr += d))
-      second.stdout.on("data", (d) => (stdout += d))
-      const code = await new Promise<number | null>((done) => second.on("close", done))
-      expect(code).toBe(2)
-      expect(stderr.trim().split("\n")).toHaveLength(1)
-      expect(stderr).toMatch(/^loopguard: session run is being written by another process \(.+:\d+\)/)
-      expect(stdout + stderr).not.toMatch(/\n\s+at /)
-      expect(server.requests).toHaveLength(1)
-    } finally {
-      first.kill("SIGKILL")
-      await new Promise((done) => first.on("close", done))
-      await server.close()
-    }
-    const stored = await Effect.runPromise(Effect.scoped(Effect.flatMap(makeSqliteStore(dir), (s) => s.messages("run"))))
+    )
+    const stored = yield* Effect.scoped(Effect.flatMap(makeSqliteStore(dir), (s) => s.messages("run")))
     expect(stored.filter((m) => m.role === "user").map((m) => (m.role === "user" ? m.text : ""))).toEqual(["first prompt"])
-  }, TIMEOUT)
+  }), TIMEOUT)
 })
