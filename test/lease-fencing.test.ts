@@ -14,6 +14,7 @@ import { it } from "./effect-test.js"
 import { cliEnv, liveText, scratch, waitUntil } from "./cli-fixture.js"
 import { freshPostgresDatabase } from "./pg-fixture.js"
 import { killOnClose } from "./scoped-resources.js"
+import { postgresSkipReason, skipName } from "./skip-name.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const TIMEOUT = 120_000
@@ -72,7 +73,8 @@ describe("a writer paused past its lease", () => {
   }), TIMEOUT)
 
   const pg = process.env["TEST_POSTGRES_URL"]
-  it.live.skipIf((pg === undefined || pg === "") && process.env["CI"] !== "true")("Postgres: the same, on a fresh database", () => Effect.gen(function* () {
+  const pgSkip = postgresSkipReason()
+  it.live.skipIf(pgSkip !== undefined)(skipName("Postgres: the same, on a fresh database", pgSkip), () => Effect.gen(function* () {
     yield* pausedWriter((yield* Effect.promise(() => freshPostgresDatabase(pg!, "fence"))).toString())
   }), TIMEOUT)
 })

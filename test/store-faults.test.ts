@@ -16,6 +16,7 @@ import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { it } from "./effect-test.js"
 import { killOnClose, scriptedServer, tempDir } from "./scoped-resources.js"
+import { skipName } from "./skip-name.js"
 
 const TIMEOUT = 120_000
 const ROOT = resolve(import.meta.dir, "..")
@@ -58,7 +59,7 @@ const big = (n: number) => "x".repeat(n)
 const withStore = <A, E>(dir: string, f: (s: SessionStoreShape) => Effect.Effect<A, E, Scope.Scope>) =>
   Effect.runPromiseExit(Effect.scoped(Effect.flatMap(makeSqliteStore(dir), f)))
 
-describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
+describe.skipIf(!canMount)(skipName("SQLite store on a small filesystem", "dir" in probe ? undefined : (probe as { reason: string }).reason), () => {
   test("64 KiB: too small for the database itself — a clear typed error at open, no stack, nothing left half-written", async () => {
     const mount = mountSmallFs("64k")
     if (!("dir" in mount)) throw new Error(mount.reason)

@@ -13,6 +13,7 @@ import { cliEnv, liveText, scratch, waitUntil } from "./cli-fixture.js"
 import { freshPostgresDatabase } from "./pg-fixture.js"
 import { killOnClose } from "./scoped-resources.js"
 import { startTcpProxy } from "./tcp-proxy.js"
+import { postgresSkipReason, skipName } from "./skip-name.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const TIMEOUT = 150_000
@@ -54,7 +55,8 @@ const runWhileStoreFreezes = (signal?: "SIGTERM") =>
     })
   )
 
-describe.skipIf((pg === undefined || pg === "") && process.env["CI"] !== "true")("the Postgres store stops answering mid-run", () => {
+const pgSkip = postgresSkipReason()
+describe.skipIf(pgSkip !== undefined)(skipName("the Postgres store stops answering mid-run", pgSkip), () => {
   it.live("the run ends on its own: one line naming the store and its deadline, exit 1, no stack", () => Effect.gen(function* () {
     expect(pg).toBeDefined()
     const r = yield* runWhileStoreFreezes()
