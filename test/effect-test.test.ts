@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test"
 import { Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { it, runTest } from "./effect-test.js"
+import { it, runTest, untilReal } from "./effect-test.js"
 
 it.effect("it.effect runs on the TestClock: a long sleep ends as soon as the clock is moved past it", () =>
   Effect.gen(function* () {
@@ -40,3 +40,13 @@ test("a body that runs past its timeout is interrupted, its finalizers run, and 
   await expect(runTest(hanging, Layer.empty, 200)).rejects.toThrow("ran past its 200 ms timeout")
   expect(released).toEqual(["child"])
 }, 30_000)
+
+it.effect("untilReal waits on the real clock inside a TestClock test, and fails naming what it waited for", () =>
+  Effect.gen(function* () {
+    let ready = false
+    setTimeout(() => (ready = true), 50)
+    yield* untilReal(() => ready, "the flag", 10_000)
+    expect(ready).toBe(true)
+    const never = yield* Effect.exit(untilReal(() => false, "a flag nobody sets", 100))
+    expect(String(never)).toContain("still waiting after 100 ms: a flag nobody sets")
+  }))

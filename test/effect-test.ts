@@ -57,3 +57,18 @@ export const it = {
   /** A test on the real clock. */
   live: define(() => Layer.empty)
 }
+
+/**
+ * Waits on the real clock (also inside `it.effect`) until `ready()` holds, for real I/O a TestClock
+ * test depends on (a server answering, an event published); fails after `timeoutMs` of real time.
+ */
+export const untilReal = (ready: () => boolean, what: string, timeoutMs = 30_000): Effect.Effect<void> =>
+  TestClock.withLive(
+    Effect.gen(function* () {
+      const deadline = Date.now() + timeoutMs
+      while (!ready()) {
+        if (Date.now() > deadline) return yield* Effect.die(new Error(`still waiting after ${timeoutMs} ms: ${what}`))
+        yield* Effect.sleep("10 millis")
+      }
+    })
+  )

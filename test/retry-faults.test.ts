@@ -8,8 +8,9 @@ import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai
 import { textOf } from "@loopguard/core/model"
 import { RunLoop, SessionStore, type LoopguardConfig, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect, test } from "bun:test"
-import { Effect } from "effect"
-import { it } from "./effect-test.js"
+import { Effect, Fiber } from "effect"
+import { TestClock } from "effect/testing"
+import { it, untilReal } from "./effect-test.js"
 import { type Harness, harness, makeHarness } from "./harness.js"
 import { cutAfterToolCall, faultHarness } from "./retry-faults/fault-harness.js"
 import { attemptsOf, FAST_INITIAL_MS, fastRetry, httpError, occurrences, overloaded, processStep, terminalsOf } from "./retry-faults/helpers.js"
@@ -32,16 +33,19 @@ const countingTool = () => {
 const ANSWER = "Hello there, all is well."
 
 describe("rate limits (429) follow the server's hint", () => {
-  it.live("retry-after: 1 → one retry after 1000 ms, kind rate_limit, then the answer", () => Effect.gen(function* () {
+  it.effect("retry-after: 1 → one retry after 1000 ms, kind rate_limit, then the answer", () => Effect.gen(function* () {
     const h = yield* harness([httpError(429, { headers: { "retry-after": "1" } }), textStream(ANSWER)], { config: fastRetry() })
-    const started = Date.now()
-    const { result } = yield* h.provide(processStep())
-    const elapsed = Date.now() - started
+    const step = yield* Effect.forkChild(h.provide(processStep()))
+    yield* untilReal(() => attemptsOf(h.events).length === 1, "the retry is announced", 20_000)
+    // The wait really happens (not only announced): on the TestClock, no second request before 1000 ms.
+    yield* TestClock.adjust("999 millis")
+    yield* TestClock.withLive(Effect.sleep("200 millis"))
+    expect(h.server.requests.length).toBe(1)
+    yield* TestClock.adjust("1 millis")
+    const { result } = yield* Fiber.join(step)
     expect(h.server.requests.length).toBe(2)
     const attempts = attemptsOf(h.events)
     expect(attempts.map((a) => [a.phase, a.kind, a.attempt, a.delayMs])).toEqual([["request", "rate_limit", 1, 1000]])
-    // The wait really happened (not only announced).
-    expect(elapsed).toBeGreaterThanOrEqual(950)
     expect(result.outcome.type).toBe("continue")
     expect(result.attempts).toBe(2)
     expect(textOf(result.message)).toBe(ANSWER)
@@ -249,13 +253,13 @@ describe("OpenAI server_is_overloaded", () => {
     expect(textOf(result.message)).toBe(ANSWER)
   }))
 
-  it.live("three overloads then success: no attempt event, no wait", () => Effect.gen(function* () {
+  it.effect("three overloads then success: no attempt event, no wait", () => Effect.gen(function* () {
     const script = [overloaded(503), overloaded(503), overloaded(503), textStream(ANSWER)]
-    // A large request delay makes any counted retry visible in the elapsed time.
+    // On the TestClock, which never moves here, any counted retry (a 1.5 s wait) would never end.
     const h = yield* harness(script, { config: fastRetry({ request: { initialDelayMs: 1_500 } }) })
-    const started = Date.now()
-    const { result } = yield* h.provide(processStep())
-    expect(Date.now() - started).toBeLessThan(1_200)
+    const step = yield* Effect.forkChild(h.provide(processStep()))
+    yield* untilReal(() => step.pollUnsafe() !== undefined, "the step ends without the clock moving", 20_000)
+    const { result } = yield* Fiber.join(step)
     expect(h.server.requests.length).toBe(4)
     expect(attemptsOf(h.events)).toEqual([])
     expect(textOf(result.message)).toBe(ANSWER)
