@@ -17,7 +17,39 @@ export interface EndToEndEntry {
   readonly why: string
 }
 
-export const END_TO_END: ReadonlyArray<EndToEndEntry> = []
+/** Seconds are one file's run on the 2-core development machine under a load average of ~11 (unloaded: about a fifth). */
+export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
+  // Outside tools and services.
+  { pattern: "test/agents.test.ts", why: "installs and drives real agent CLIs behind the proxy (429 s)" },
+  { pattern: "test/audit-page-browser.test.ts", why: "the audit page in headless Chromium (80 s)" },
+  { pattern: "test/*-tmux.test.ts", why: "the chat and run in a real terminal under tmux (13 s each)" },
+  { pattern: "test/proxy-replicas.test.ts", why: "two proxy processes on one Postgres" },
+  { pattern: "test/pg-password.test.ts", why: "the CLI against a live Postgres (7 s)" },
+  { pattern: "test/store-lost.test.ts", why: "the CLI while its Postgres stops answering" },
+  { pattern: "packages/effect/src/store/postgres-store.test.ts", why: "the session store suite on a live Postgres" },
+  // Many spawned `loopguard` processes (about a second of startup each).
+  { pattern: "test/cli-newcomer.test.ts", why: "spawns the CLI for every first-run path (80 s)" },
+  { pattern: "test/sessions-cli.test.ts", why: "spawns the sessions commands (73 s)" },
+  { pattern: "test/store-faults.test.ts", why: "full disks on a tmpfs and two CLI writers (56 s)" },
+  { pattern: "test/cli-output.test.ts", why: "the demo, run and chat output through the CLI (50 s)" },
+  { pattern: "test/kill9.test.ts", why: "kills the CLI at 14 random moments (48 s)" },
+  { pattern: "test/tools-e2e.test.ts", why: "the built-in tools through the CLI (34 s)" },
+  { pattern: "test/partial-text.test.ts", why: "a CLI killed mid-reply, then its session read (34 s)" },
+  { pattern: "test/secrets-e2e.test.ts", why: "secrets through every CLI output (33 s)" },
+  { pattern: "test/terminal-escapes.test.ts", why: "escape sequences through the CLI's outputs (29 s)" },
+  { pattern: "test/audit-html.test.ts", why: "audit pages written by the CLI (24 s)" },
+  { pattern: "test/cli-contract.test.ts", why: "the CLI's exit codes and usage errors (21 s)" },
+  { pattern: "test/response-limits.test.ts", why: "oversized replies, in process and through the CLI (20 s)" },
+  { pattern: "test/cli-signals.test.ts", why: "SIGINT and SIGTERM to the CLI (19 s)" },
+  { pattern: "test/audit.test.ts", why: "loopguard audit on files and the development traces (18 s)" },
+  { pattern: "test/sessions-import.test.ts", why: "agents' logs imported through the CLI (12 s)" },
+  { pattern: "test/proxy-cli.test.ts", why: "loopguard proxy as a process (10 s)" },
+  // Whole-repository and whole-corpus checks.
+  { pattern: "test/doc-snippets.test.ts", why: "type-checks every code block of the docs with tsc (31 s)" },
+  { pattern: "test/examples.test.ts", why: "runs every example program (12 s)" },
+  { pattern: "test/healthy-corpus.test.ts", why: "the repetition rule over node_modules' docs and the traces (13 s)" },
+  { pattern: "test/harness-traces/*.test.ts", why: "the trace evaluation: generated harness traces and the development traces (18 s)" }
+]
 
 /** A test file's name as bun test finds it (its default name patterns). */
 const TEST_FILE = /(\.test|_test|\.spec|_spec)\.(ts|tsx|js|jsx|mts|cts|mjs|cjs)$/
