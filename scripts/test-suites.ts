@@ -44,11 +44,13 @@ export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
   { pattern: "test/audit.test.ts", why: "loopguard audit on files and the development traces (18 s)" },
   { pattern: "test/sessions-import.test.ts", why: "agents' logs imported through the CLI (12 s)" },
   { pattern: "test/proxy-cli.test.ts", why: "loopguard proxy as a process (10 s)" },
+  { pattern: "test/scan-cli.test.ts", why: "loopguard scan as a process on many inputs (9 s)" },
   // Whole-repository and whole-corpus checks.
   { pattern: "test/doc-snippets.test.ts", why: "type-checks every code block of the docs with tsc (31 s)" },
   { pattern: "test/examples.test.ts", why: "runs every example program (12 s)" },
   { pattern: "test/healthy-corpus.test.ts", why: "the repetition rule over node_modules' docs and the traces (13 s)" },
-  { pattern: "test/harness-traces/*.test.ts", why: "the trace evaluation: generated harness traces and the development traces (18 s)" }
+  { pattern: "test/harness-traces/*.test.ts", why: "the trace evaluation: generated harness traces and the development traces (18 s)" },
+  { pattern: "packages/effect/src/audit/audit-file.dev-traces.test.ts", why: "the streamed audit against the whole-text one on every development trace (35 s)" }
 ]
 
 /** A test file's name as bun test finds it (its default name patterns). */

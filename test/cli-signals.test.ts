@@ -4,7 +4,7 @@
  * process table.
  */
 import { toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
 import { scriptedServer } from "./scoped-resources.js"

@@ -5,7 +5,7 @@
  * then ended here, by its pid.
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
-import { expect, test } from "bun:test"
+import { expect } from "bun:test"
 import { Effect } from "effect"
 import { resolve } from "node:path"
 import { it } from "./effect-test.js"

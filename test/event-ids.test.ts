@@ -6,7 +6,7 @@
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import { textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { ConfigService, Events, loopguardLayer, Permission, RetryCoordinator, RunLoop, SessionStore, Tools, type LoopguardEvent } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect, Layer } from "effect"
 import { it } from "./effect-test.js"
 import { scriptedServer } from "./scoped-resources.js"

@@ -1,9 +1,9 @@
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { RunLoop, type ToolDefinition } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, writeFileSync } from "node:fs"
+
 import { join } from "node:path"
 import { it } from "./effect-test.js"
 import { tempDir } from "./scoped-resources.js"

@@ -9,11 +9,11 @@
  */
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { layerSqliteStore, RunLoop, SessionStore, makeMemoryStore, type SessionStoreError, type SessionStoreShape, type ToolDefinition } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
+
+
 import { it } from "./effect-test.js"
 import { tempDir } from "./scoped-resources.js"
 import { harness, noRetries } from "./harness.js"

@@ -5,7 +5,7 @@
  */
 import { repeatLoop, textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { RunLoop, ToolGate, type LoopguardEvent, type RunResult, type ToolDefinition } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect, Layer } from "effect"
 import { it } from "./effect-test.js"
 import { type Harness, harness } from "./harness.js"

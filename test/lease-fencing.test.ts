@@ -7,7 +7,7 @@
 import type { Message } from "@loopguard/core/model"
 import { textStream } from "@loopguard/ai-sdk/testing"
 import { makeDurableStore } from "@loopguard/effect/store"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { join, resolve } from "node:path"
 import { it } from "./effect-test.js"

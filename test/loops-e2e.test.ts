@@ -8,7 +8,7 @@ import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai
 import { reminderText } from "@loopguard/core/classify"
 import { CONTINUE_TEXT, TEXT_LOOP_MILD_PROMPT, TEXT_LOOP_STRONG_PROMPT, TEXT_LOOP_TERMINATE_MESSAGE } from "@loopguard/core/loops"
 import type { LoopguardConfig } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
 import { harness } from "./harness.js"

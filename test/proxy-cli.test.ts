@@ -7,8 +7,8 @@
 import { repeatLoop, textStream } from "@loopguard/ai-sdk/testing"
 import { expect, test } from "bun:test"
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
+
 import { join, resolve } from "node:path"
 import { it } from "./effect-test.js"
 import { killOnClose, scriptedServer, tempDir } from "./scoped-resources.js"

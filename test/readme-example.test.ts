@@ -11,7 +11,7 @@ import {
   Tools,
   type ToolDefinition
 } from "@loopguard/effect"
-import { expect, test } from "bun:test"
+import { expect } from "bun:test"
 import { Effect, Layer } from "effect"
 import { it } from "./effect-test.js"
 import { scriptedServer } from "./scoped-resources.js"

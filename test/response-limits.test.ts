@@ -5,7 +5,7 @@
  */
 import { textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { RunLoop } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { resolve } from "node:path"

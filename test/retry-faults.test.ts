@@ -7,11 +7,11 @@
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { textOf } from "@loopguard/core/model"
 import { RunLoop, SessionStore, type LoopguardConfig, type ToolDefinition } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { it, untilReal } from "./effect-test.js"
-import { type Harness, harness, makeHarness } from "./harness.js"
+import { harness } from "./harness.js"
 import { cutAfterToolCall, faultHarness } from "./retry-faults/fault-harness.js"
 import { attemptsOf, FAST_INITIAL_MS, fastRetry, httpError, occurrences, overloaded, processStep, terminalsOf } from "./retry-faults/helpers.js"
 

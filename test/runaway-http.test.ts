@@ -7,7 +7,7 @@
 import { textStream } from "@loopguard/ai-sdk/testing"
 import { textOf } from "@loopguard/core/model"
 import { SessionProcessor, SessionStore } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
 import { harness } from "./harness.js"

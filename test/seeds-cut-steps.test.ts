@@ -5,7 +5,7 @@
  */
 import { repeatLoop } from "@loopguard/ai-sdk/testing"
 import { RunLoop } from "@loopguard/effect"
-import { expect, test } from "bun:test"
+import { expect } from "bun:test"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
 import { harness } from "./harness.js"

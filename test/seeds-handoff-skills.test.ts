@@ -6,7 +6,7 @@
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { RunLoop } from "@loopguard/effect"
-import { afterEach, describe, expect, test } from "bun:test"
+import { afterEach, describe, expect } from "bun:test"
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"

@@ -5,7 +5,7 @@
  */
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { RunLoop, SessionStore, type ToolDefinition } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
 import { harness } from "./harness.js"

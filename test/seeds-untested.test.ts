@@ -5,10 +5,10 @@
 import { chunksOf, textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { textOf } from "@loopguard/core/model"
 import { RunLoop, type ToolDefinition } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
-import { type Harness, harness } from "./harness.js"
+import { harness } from "./harness.js"
 import { attemptsOf, fastRetry, httpError, processStep } from "./retry-faults/helpers.js"
 
 describe("a fresh repetition monitor for each attempt of a step", () => {

@@ -5,7 +5,7 @@
  */
 import { toolCallStream } from "@loopguard/ai-sdk/testing"
 import { makeMemoryStore, RunLoop, SessionStore, SessionStoreError, type ToolDefinition } from "@loopguard/effect"
-import { expect, test } from "bun:test"
+import { expect } from "bun:test"
 import { Effect, Layer } from "effect"
 import { it } from "./effect-test.js"
 import { harness } from "./harness.js"

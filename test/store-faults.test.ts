@@ -4,7 +4,7 @@
  * processes on one session. Mounting needs root: where it is impossible the disk tests are skipped
  * with a visible note, except under CI=true, where they fail.
  */
-import { textStream, startScriptedServer } from "@loopguard/ai-sdk/testing"
+import { textStream } from "@loopguard/ai-sdk/testing"
 import type { SessionStoreError, SessionStoreShape } from "@loopguard/effect"
 import type { Message } from "@loopguard/core/model"
 import { exportTrace, makeSqliteStore } from "@loopguard/effect/store"

@@ -5,7 +5,7 @@
  * end on its own with one line and exit 1 (store.timeoutMs), and a SIGTERM meanwhile must get
  * its report and exit 143 — not hang. Needs TEST_POSTGRES_URL (.ci/run); fails without it under CI=true.
  */
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { resolve } from "node:path"
 import { it } from "./effect-test.js"

@@ -6,7 +6,7 @@
  * job whose log moves on must not trip anything.
  */
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
