@@ -91,8 +91,10 @@ describe.skipIf(skip)(skipName("the run page in Chromium", skip ? "chromium is n
     const last = data.incidents.length - 1
     const step = data.incidents[last]!.step
     expect(await page.$eval(`#step-${step} details`, (d) => (d as HTMLDetailsElement).open)).toBe(false)
-    await page.click(`a[href="#incident-${last}"]`)
-    await page.waitForFunction((n: number) => document.querySelector(`#step-${n}`)!.getBoundingClientRect().top < 60, { timeout: 10_000 }, step)
+    // A click event on the link itself: a click at screen coordinates can land elsewhere when a slow
+    // machine is still laying out the steps drawn as the page scrolls.
+    await page.$eval(`a[href="#incident-${last}"]`, (a) => (a as HTMLAnchorElement).click())
+    await page.waitForFunction((n: number) => document.querySelector(`#step-${n}`)!.getBoundingClientRect().top < 60, { timeout: 30_000 }, step)
     expect(await page.$$eval(`#step-${step} details`, (ds) => ds.every((d) => (d as HTMLDetailsElement).open))).toBe(true)
     // The fold filled in when opened: the call's output is there as text.
     expect(await page.$eval(`#step-${step} details.call pre`, (p) => p.textContent)).toContain("npm test")

@@ -64,6 +64,11 @@ it.live("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM en
     Effect.flatMap(openSqlClient(dir), ({ client }) => client.unsafe<{ session_id: string; record: string }>("SELECT session_id, record FROM loopguard_proxy_requests"))
   )
   expect(rows.map((r) => [r.session_id, JSON.parse(r.record).outcome])).toEqual([["cli-run", "cut"]])
+  // `sessions show` prints it after the messages.
+  const shown = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "show", "cli-run", "--session-dir", dir], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
+  expect(shown.status).toBe(0)
+  expect(shown.stdout).toContain("proxy requests: 1")
+  expect(shown.stdout).toMatch(/\n  \d{4}-\d\d-\d\dT[\d:.]+Z chat scripted-model pass → cut 200/)
 }), 90_000)
 
 test("loopguard proxy with a bad flag: one line, exit 2", () => {

@@ -2,7 +2,7 @@
  * The repetition guard of this tree against the one of another commit, paired in one process
  * (interleaved rounds, best CPU time of 12 each), on the guarded-step bench's stream (120 000
  * words in 40 000 deltas) and on loop-free English prose (40 000 words in 64-character deltas).
- * Prints CPU ns per token for the whole RepeatGuard, SPEC's rule alone (the guard with the long
+ * Prints CPU ns per token for the whole RepeatGuard, the token-window rule alone (the guard with the long
  * rule off) and the long rule alone, and the ratio this / other.
  *
  *   git archive COMMIT packages/core/src/repeat | tar -x -C /tmp/repeat-before

@@ -1,6 +1,6 @@
 /**
  * Per-token cost of the incremental PeriodicRepeatMonitor against the naive rescan of the whole
- * window (what the reference implementation does), at SPEC's defaults (window 500), on the same
+ * window (what the reference implementation does), at the token-window rule's defaults (window 500), on the same
  * realistic token stream: seeded prose with CJK, which never loops, so neither side trips early.
  *
  *   bun run test/bench/repeat-monitor.ts

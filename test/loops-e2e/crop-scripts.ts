@@ -1,6 +1,6 @@
 /**
  * Scripts for the reasoning-loop crop tests: an anchor reply, then replies that think the very
- * same thing while their tool arguments drift (the shape SPEC §4 keys on reasoning for).
+ * same thing while their tool arguments drift (the shape the streak crop keys on reasoning for).
  */
 import { toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import type { LoopguardConfig } from "@loopguard/effect"

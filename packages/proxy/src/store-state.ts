@@ -51,6 +51,46 @@ export const sqlRequestLog = (sql: SqlClient.SqlClient): Effect.Effect<(record: 
       )
   })
 
+/** One stored request of a proxied conversation: when it ended and what the proxy did with it. */
+export interface StoredRequest {
+  readonly at: number
+  readonly record: RequestRecord
+}
+
+const StoredRow = Schema.Struct({ at: Num, record: Schema.String })
+const decodeRow = Schema.decodeUnknownResult(StoredRow)
+const RecordShape = Schema.Struct({ session: Schema.String, action: Schema.String, outcome: Schema.String, status: Schema.Number, ms: Schema.Number })
+const decodeRecordShape = Schema.decodeUnknownResult(RecordShape)
+
+/** A stored row as a request, or null when it is not one (a newer or damaged row is skipped, never fatal). */
+const storedRequestOf = (raw: unknown): StoredRequest | null => {
+  const row = decodeRow(raw)
+  if (row._tag === "Failure") return null
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(row.success.record)
+  } catch {
+    return null
+  }
+  if (decodeRecordShape(parsed)._tag === "Failure") return null
+  const record = parsed as RequestRecord
+  return { at: Number(row.success.at), record: { ...record, incidents: Array.isArray(record.incidents) ? record.incidents : [] } }
+}
+
+/**
+ * The proxy's records of one session's requests, oldest first; none when the store never had a
+ * proxy write to it (no table).
+ */
+export const readRequestLog = (sql: SqlClient.SqlClient, session: string): Effect.Effect<ReadonlyArray<StoredRequest>> =>
+  sql`SELECT at, record FROM loopguard_proxy_requests WHERE session_id = ${session} ORDER BY at`.pipe(
+    Effect.map((rows) => rows.flatMap((raw) => storedRequestOf(raw) ?? [])),
+    Effect.orElseSucceed((): ReadonlyArray<StoredRequest> => [])
+  )
+
+/** `readRequestLog` over the store named by `--session-dir` / `--store`, opened for this read. */
+export const requestLogOf = (target: string, config: LoopguardConfig, session: string): Effect.Effect<ReadonlyArray<StoredRequest>, SessionStoreError> =>
+  Effect.scoped(Effect.flatMap(openSqlClient(target, { busyTimeoutMs: config.store.busyTimeoutMs }), ({ client }) => readRequestLog(client, session)))
+
 export interface SharedState {
   readonly board: BackoffBoard
   /** Resolves with an error message when the record could not be written, else null. */

@@ -4,7 +4,7 @@
  * `http://HOST:PORT/v1`. One stderr line says when it listens; then one line per request
  * (`--json`: one JSON object per request on stdout). It runs until SIGINT/SIGTERM.
  */
-import type { ProxyEvent } from "@loopguard/proxy"
+import type { ProxyEvent, RequestRecord } from "@loopguard/proxy"
 import { makeProxyServer } from "@loopguard/proxy"
 import type { LoopguardConfig } from "@loopguard/effect/config"
 import { redactUrl } from "@loopguard/effect/store"
@@ -39,9 +39,13 @@ const checkUpstream = (url: string, flag: string): Effect.Effect<string, UsageEr
 export const describeEvent = (e: ProxyEvent): string => {
   if (e.type === "retry") return `${e.session}: upstream ${e.retry.status !== undefined ? `HTTP ${e.retry.status}` : "failure"} (${e.retry.reason}); retry ${e.retry.attempt} in ${e.retry.delayMs} ms`
   if (e.type === "store-error") return `session store: ${e.message}`
-  const r = e.record
+  return `${e.record.session} ${describeRecord(e.record)}`
+}
+
+/** What the proxy did with one request, after its session id: the log line's words, `sessions show`'s too. */
+export const describeRecord = (r: RequestRecord): string => {
   const detectors = r.incidents.map((i) => `${i.detector}:${i.action}`).join(", ")
-  return `${r.session} ${r.protocol} ${r.model ?? "-"} ${r.action}${detectors !== "" ? ` [${detectors}]` : ""} → ${r.outcome} ${r.status}${r.detail !== undefined ? ` (${r.detail})` : ""}${r.retries > 0 ? `, ${r.retries} retries` : ""}, ${r.ms} ms`
+  return `${r.protocol} ${r.model ?? "-"} ${r.action}${detectors !== "" ? ` [${detectors}]` : ""} → ${r.outcome} ${r.status}${r.detail !== undefined ? ` (${r.detail})` : ""}${r.retries > 0 ? `, ${r.retries} retries` : ""}, ${r.ms} ms`
 }
 
 export const proxyCommand = Command.make(

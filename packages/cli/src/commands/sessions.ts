@@ -18,6 +18,9 @@ import { formatFlag } from "../audit/format-flag.js"
 import { loadCliConfig } from "../session.js"
 import { jsonLine, terminalSafe } from "../render/terminal-safe.js"
 import { formatList, formatSession } from "../sessions-format.js"
+import type { LoopguardConfig } from "@loopguard/effect/config"
+import { requestLogOf, type StoredRequest } from "@loopguard/proxy/store"
+import { describeRecord } from "./proxy.js"
 import { openCliStore, storeFailure, storeTargetOf, type StoreFlags } from "../store-target.js"
 
 const storeFlags = {
@@ -26,15 +29,21 @@ const storeFlags = {
   config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (store.leaseMs, store.busyTimeoutMs, store.timeoutMs)"))
 }
 
+/** The store a command was pointed at: its target (with any password, for opening only) and the config. */
+interface OpenedStore {
+  readonly target: string
+  readonly config: LoopguardConfig
+}
+
 /** Opens the store the flags name for the length of `use`; a store is required here. */
-const withStore = <A, E>(flags: StoreFlags & { readonly config: Option.Option<string> }, use: (store: SessionStoreShape, target: string) => Effect.Effect<A, E>) =>
+const withStore = <A, E>(flags: StoreFlags & { readonly config: Option.Option<string> }, use: (store: SessionStoreShape, shown: string, opened: OpenedStore) => Effect.Effect<A, E>) =>
   Effect.gen(function* () {
     const target = yield* storeTargetOf(flags)
     if (target === null) return yield* new UsageError({ message: "name the store: --session-dir DIR (SQLite) or --store postgres://…" })
     const config = yield* loadCliConfig(Option.isSome(flags.config) ? { configPath: flags.config.value } : {})
     const store = yield* openCliStore(target, config)
     // What is printed of the target: never a password it holds.
-    return yield* use(store, redactUrl(target))
+    return yield* use(store, redactUrl(target), { target, config })
   }).pipe(Effect.scoped)
 
 /** Why `id` cannot name a session (empty, too long, spaces or control characters), or null. */
@@ -85,12 +94,20 @@ const showCommand = Command.make(
     html: Flag.String("html").pipe(Flag.optional, Flag.withDescription("write the session as a self-contained HTML page to OUT, with what an audit of it finds"))
   },
   (flags) =>
-    withStore(flags, (store, target) =>
-      Effect.flatMap(existing(store, flags.id, target), (messages) =>
-        Option.isSome(flags.html) ? writeSessionPage(flags.id, messages, flags.html.value, flags.config) : Console.log(formatSession(flags.id, messages))
+    withStore(flags, (store, shown, opened) =>
+      Effect.flatMap(existing(store, flags.id, shown), (messages) =>
+        Option.isSome(flags.html)
+          ? writeSessionPage(flags.id, messages, flags.html.value, flags.config)
+          : Effect.flatMap(requestLogOf(opened.target, opened.config, flags.id).pipe(Effect.mapError(storeFailure)), (requests) =>
+              Console.log([formatSession(flags.id, messages), ...formatRequests(requests)].join("\n"))
+            )
       )
     )
-).pipe(Command.withDescription("Show one session's messages (--html OUT: as a page)"))
+).pipe(Command.withDescription("Show one session's messages, and what loopguard proxy did with each of its requests (--html OUT: as a page)"))
+
+/** The proxy's request records of a proxied session, a line each; nothing for a session the proxy never served. */
+const formatRequests = (requests: ReadonlyArray<StoredRequest>): ReadonlyArray<string> =>
+  requests.length === 0 ? [] : [`proxy requests: ${requests.length}`, ...requests.map((r) => `  ${new Date(r.at).toISOString()} ${terminalSafe(describeRecord(r.record))}`)]
 
 const exportCommand = Command.make(
   "export",

@@ -1,5 +1,5 @@
 /**
- * The prompt-level recovery policy (SPEC §1 REMIND/REPLAN, §2, §8): given a classified step,
+ * The prompt-level recovery policy (the REMIND/REPLAN ladder, malformed replies, the final answer): given a classified step,
  * decide whether to go on, remind and retry, accept a final answer, or end the loop.
  *
  * A small state machine whose state is only counters, so it serializes with the session and a

@@ -101,7 +101,7 @@ export class ContentChunker {
   lastMasked1 = 0
   lastMasked2 = 0
   lastNumbersHash = 0
-  /** SPEC §1 tokens that began inside the chunk. */
+  /** Tokens of the token-window rule (its word tokenizer) that began inside the chunk. */
   lastTokens = 0
   /** Running counts of words and numbers at the chunk's end (indexes into the rings). */
   lastWordEnd = 0
@@ -129,11 +129,11 @@ export class ContentChunker {
   termCount = 0
   numberCount = 0
   symbolCount = 0
-  /** Characters consumed so far, and SPEC tokens begun so far. */
+  /** Characters consumed so far, and token-window tokens begun so far. */
   chars = 0
   private tokensClosed = 0
 
-  /** SPEC §1 tokens begun so far in the whole stream. */
+  /** Token-window tokens begun so far in the whole stream. */
   get tokensBegun(): number {
     return this.tokensClosed + this.tokens
   }
@@ -363,7 +363,7 @@ export class ContentChunker {
     const before = this.gear
     this.gear = ((before << 1) + GEAR[(c ^ (c >>> 8)) & 255]!) | 0
     if (c >= 0x3000 && isCjkCode(c)) {
-      // Each CJK character is a word of its own, as it is a token of its own for SPEC's rule.
+      // Each CJK character is a word of its own, as it is a token of its own for the token-window rule.
       if (this.wordLength > 0) this.endWord(before)
       this.wordPlain = false
       this.wordIsCjk[this.wordCount % WORD_RING] = 1

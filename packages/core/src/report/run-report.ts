@@ -1,5 +1,5 @@
 /**
- * The one structured report every termination path ends in (SPEC §8): giving up is also a
+ * The one structured report every termination path ends in: giving up is also a
  * delivery, so the report says what was done, where it got stuck and what to do next, instead of
  * a bare "task failed".
  */

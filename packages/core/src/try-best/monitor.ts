@@ -1,5 +1,5 @@
 /**
- * The Try-Best monitor (SPEC §6): watches finished tool calls across steps for low-yield loops
+ * The Try-Best monitor: watches finished tool calls across steps for low-yield loops
  * and reports one of three incidents.
  *
  * - edit_repeat: an edit whose normalized diff is more than `editSimilarity` alike (Jaccard of
@@ -19,7 +19,7 @@
  * edit-test cycle, not a run of blind edits; an identical failure repeated across those cycles is
  * left to the stall signals, see stall-signals.ts). Progress sets the streak to 0. Other shell
  * commands, reads and searches neither count nor break the streak. Once at the threshold, every
- * further no-progress action of that kind fires again, unless the caller resets (SPEC: it does).
+ * further no-progress action of that kind fires again, unless the caller resets (the run loop does when it pauses).
  *
  * State is plain data (JSON-serializable); `consumeTryBest` is pure; `TryBestMonitor` holds it.
  */

@@ -41,7 +41,7 @@ const CODEX_PLAYBOOK = [
 const CLAUDE_PLAYBOOK = [
   "Use this skill only because the user explicitly chose Claude Code for this work.",
   "Default invocation: print mode, `claude -p \"<task>\" --permission-mode acceptEdits` — one non-interactive run that may edit files in the workspace.",
-  "For long work the seed also names an interactive session in tmux and background runs (`--bg`); use them only when print mode cannot finish the task.",
+  "For long work Claude Code also offers an interactive session in tmux and background runs (`--bg`); use them only when print mode cannot finish the task.",
   "`--dangerously-skip-permissions` is for isolated, disposable environments only.",
   "Give Claude Code the whole task: goal, workspace state, the failed approach and every validation requirement. Never pass credentials.",
   "Read its answer, inspect the workspace changes, send follow-up work back to Claude Code, and report the outcome once validation passes."

@@ -1,5 +1,5 @@
 /**
- * The false-completion check (SPEC §8): a command (the tests, a build) run before a `final`
+ * The false-completion check: a command (the tests, a build) run before a `final`
  * reply is accepted. A failure is evidence fed back to the model, never a crash.
  */
 import { Context, Effect, Layer } from "effect"
