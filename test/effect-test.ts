@@ -37,7 +37,7 @@ export const runTest = (body: TestBody, clock: Layer.Layer<never>, timeoutMs: nu
 const define = (clock: () => Layer.Layer<never>) => {
   const run = (name: string, body: TestBody, timeoutMs = DEFAULT_TIMEOUT_MS) =>
     test(name, () => runTest(body, clock(), timeoutMs), timeoutMs + BACKSTOP_MS)
-  /** The same test, skipped with its reason in its name when `condition` holds. */
+  /** The same test, skipped when `condition` holds (say why in its name: skip-name.ts). */
   const skipIf = (condition: boolean) => (name: string, body: TestBody, timeoutMs = DEFAULT_TIMEOUT_MS) =>
     test.skipIf(condition)(name, () => runTest(body, clock(), timeoutMs), timeoutMs + BACKSTOP_MS)
   /** One test per case, as bun's `test.each` (an array case is spread into the body's arguments). */
