@@ -6,7 +6,8 @@ import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai
 import { RunLoop, SessionStore, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect } from "bun:test"
 import { Effect, Fiber } from "effect"
-import { it } from "./effect-test.js"
+import { TestClock } from "effect/testing"
+import { it, untilReal } from "./effect-test.js"
 import { harness } from "./harness.js"
 
 const stalled = (text: string): ScriptedResponse => ({ type: "stream", chunks: [{ text }, { text: " more" }], finish: "stop", stallAfterChunks: 1, stallMs: 60_000 })
@@ -50,13 +51,19 @@ describe("wall clock (loop.maxWallMs)", () => {
     expect(h.events.at(-1)).toMatchObject({ type: "run.finished", report: { reason: "time_limit" } })
   }), 30_000)
 
-  it.live("a running tool gets its abort signal when the wall clock ends the run", () => Effect.gen(function* () {
+  it.effect("a running tool gets its abort signal when the wall clock ends the run", () => Effect.gen(function* () {
     const w = waitingTool()
     const h = yield* harness([toolCallStream("bash", { command: "sleep 300" }), textStream("never")], {
       tools: [w.tool],
       config: (c) => ({ ...c, loop: { ...c.loop, maxWallMs: 500 } })
     })
-    const r = yield* h.provide(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "fix it" }) }))
+    const running = yield* Effect.forkChild(h.provide(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "fix it" }) })))
+    yield* untilReal(() => w.seen.started === 1, "the tool has started", 20_000)
+    // On the TestClock: the tool runs on until the run's 500 ms are up, then gets its abort signal.
+    yield* TestClock.adjust("499 millis")
+    expect(w.seen.aborted).toBe(0)
+    yield* TestClock.adjust("1 millis")
+    const r = yield* Fiber.join(running)
     expect(r.report.reason).toBe("time_limit")
     expect(w.seen).toEqual({ started: 1, aborted: 1 })
     expect(h.server.requests.length).toBe(1)
@@ -80,13 +87,19 @@ describe("per-step timeout (loop.stepTimeoutMs)", () => {
     expect(JSON.stringify(stored)).toContain("Reading the logs")
   }), 30_000)
 
-  it.live("a tool that hangs past the step timeout gets its abort signal", () => Effect.gen(function* () {
+  it.effect("a tool that hangs past the step timeout gets its abort signal", () => Effect.gen(function* () {
     const w = waitingTool()
     const h = yield* harness([toolCallStream("bash", { command: "sleep 300" }), textStream("never")], {
       tools: [w.tool],
       config: (c) => ({ ...c, loop: { ...c.loop, stepTimeoutMs: 400 } })
     })
-    const r = yield* h.provide(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "fix it" }) }))
+    const running = yield* Effect.forkChild(h.provide(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "fix it" }) })))
+    yield* untilReal(() => w.seen.started === 1, "the tool has started", 20_000)
+    // On the TestClock: the step's 400 ms are counted from its start, before the tool was called.
+    yield* TestClock.adjust("399 millis")
+    expect(w.seen.aborted).toBe(0)
+    yield* TestClock.adjust("1 millis")
+    const r = yield* Fiber.join(running)
     expect(r.report.reason).toBe("timeout")
     expect(w.seen).toEqual({ started: 1, aborted: 1 })
     expect(h.server.requests.length).toBe(1)
