@@ -8,7 +8,7 @@ import { describe, expect } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { it, untilReal } from "./effect-test.js"
-import { harness } from "./harness.js"
+import { harness, type Harness } from "./harness.js"
 
 const stalled = (text: string): ScriptedResponse => ({ type: "stream", chunks: [{ text }, { text: " more" }], finish: "stop", stallAfterChunks: 1, stallMs: 60_000 })
 
@@ -31,6 +31,20 @@ const waitingTool = () => {
   }
   return { tool, seen, startedOnce }
 }
+
+/**
+ * A turn on the TestClock whose tool waits for its abort signal: the tool is still running 1 ms
+ * before `limitMs` (counted from the run's and the step's start), and the run ends at it.
+ */
+const runToToolLimit = (h: Harness, w: ReturnType<typeof waitingTool>, limitMs: number) =>
+  Effect.gen(function* () {
+    const running = yield* Effect.forkChild(h.provide(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "fix it" }) })))
+    yield* untilReal(() => w.seen.started === 1, "the tool has started", 20_000)
+    yield* TestClock.adjust(limitMs - 1)
+    expect(w.seen.aborted).toBe(0)
+    yield* TestClock.adjust(1)
+    return yield* Fiber.join(running)
+  })
 
 describe("wall clock (loop.maxWallMs)", () => {
   it.live("a stalled model request: time_limit, the request aborted, the report written", () => Effect.gen(function* () {
@@ -57,13 +71,7 @@ describe("wall clock (loop.maxWallMs)", () => {
       tools: [w.tool],
       config: (c) => ({ ...c, loop: { ...c.loop, maxWallMs: 500 } })
     })
-    const running = yield* Effect.forkChild(h.provide(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "fix it" }) })))
-    yield* untilReal(() => w.seen.started === 1, "the tool has started", 20_000)
-    // On the TestClock: the tool runs on until the run's 500 ms are up, then gets its abort signal.
-    yield* TestClock.adjust("499 millis")
-    expect(w.seen.aborted).toBe(0)
-    yield* TestClock.adjust("1 millis")
-    const r = yield* Fiber.join(running)
+    const r = yield* runToToolLimit(h, w, 500)
     expect(r.report.reason).toBe("time_limit")
     expect(w.seen).toEqual({ started: 1, aborted: 1 })
     expect(h.server.requests.length).toBe(1)
@@ -93,13 +101,7 @@ describe("per-step timeout (loop.stepTimeoutMs)", () => {
       tools: [w.tool],
       config: (c) => ({ ...c, loop: { ...c.loop, stepTimeoutMs: 400 } })
     })
-    const running = yield* Effect.forkChild(h.provide(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "fix it" }) })))
-    yield* untilReal(() => w.seen.started === 1, "the tool has started", 20_000)
-    // On the TestClock: the step's 400 ms are counted from its start, before the tool was called.
-    yield* TestClock.adjust("399 millis")
-    expect(w.seen.aborted).toBe(0)
-    yield* TestClock.adjust("1 millis")
-    const r = yield* Fiber.join(running)
+    const r = yield* runToToolLimit(h, w, 400)
     expect(r.report.reason).toBe("timeout")
     expect(w.seen).toEqual({ started: 1, aborted: 1 })
     expect(h.server.requests.length).toBe(1)
