@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Glob } from "bun"
-import { resolve } from "node:path"
+import { readFileSync } from "node:fs"
+import { join, resolve } from "node:path"
 import { END_TO_END, splitSuites, testFiles } from "./test-suites.js"
 
 const ROOT = resolve(import.meta.dir, "..")
@@ -25,6 +26,11 @@ describe("the quick and end-to-end suites", () => {
       expect({ pattern: entry.pattern, matches: splitSuites(files, [entry]).e2e.length > 0 }).toEqual({ pattern: entry.pattern, matches: true })
       expect(entry.why.length).toBeGreaterThan(10)
     }
+  })
+
+  test("no quick test file starts the loopguard CLI as a process (those are end-to-end)", () => {
+    const startsCli = (text: string) => /cli\/src\/main\.ts/.test(text) && /\b(spawn|spawnSync|execFile|execFileSync)\(/.test(text)
+    expect(splitSuites(files).quick.filter((f) => startsCli(readFileSync(join(ROOT, f), "utf8")))).toEqual([])
   })
 
   test("a file matching an entry is end-to-end; the rest is quick", () => {

@@ -1,10 +1,11 @@
 /**
  * The two test suites. Every test file is in exactly one:
  * - quick (`bun run test`): everything not listed below; what a change is checked with locally.
- * - end-to-end (`bun run test:e2e`): the files listed in END_TO_END, slow or needing outside tools
- *   (real agent CLIs, a browser, tmux, Postgres, many spawned CLIs). CI runs both (`bun run test:all`).
+ * - end-to-end (`bun run test:e2e`): the files listed in END_TO_END: those that need outside tools
+ *   (real agent CLIs, a browser, tmux, Postgres), start the `loopguard` CLI as a process, or read whole
+ *   corpora. CI runs both (`bun run test:all`).
  * A file moves between suites by adding or removing its line here; scripts/test-suites.test.ts
- * checks that every entry still names a test file.
+ * checks that every entry still names a test file and that no quick test file starts the CLI.
  */
 import { Glob } from "bun"
 import { readdirSync } from "node:fs"
@@ -17,7 +18,7 @@ export interface EndToEndEntry {
   readonly why: string
 }
 
-/** Seconds are one file's run on the 2-core development machine under a load average of ~11 (unloaded: about a fifth). */
+/** Seconds are one file's run on the 2-core development machine under a load average of 8-11 (unloaded: about a fifth). */
 export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
   // Outside tools and services.
   { pattern: "test/agents.test.ts", why: "installs and drives real agent CLIs behind the proxy (429 s)" },
@@ -27,7 +28,7 @@ export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
   { pattern: "test/pg-password.test.ts", why: "the CLI against a live Postgres (7 s)" },
   { pattern: "test/store-lost.test.ts", why: "the CLI while its Postgres stops answering" },
   { pattern: "packages/effect/src/store/postgres-store.test.ts", why: "the session store suite on a live Postgres" },
-  // Many spawned `loopguard` processes (about a second of startup each).
+  // The `loopguard` CLI started as a process (about a second of startup each time).
   { pattern: "test/cli-newcomer.test.ts", why: "spawns the CLI for every first-run path (80 s)" },
   { pattern: "test/sessions-cli.test.ts", why: "spawns the sessions commands (73 s)" },
   { pattern: "test/store-faults.test.ts", why: "full disks on a tmpfs and two CLI writers (56 s)" },
@@ -45,6 +46,13 @@ export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
   { pattern: "test/sessions-import.test.ts", why: "agents' logs imported through the CLI (12 s)" },
   { pattern: "test/proxy-cli.test.ts", why: "loopguard proxy as a process (10 s)" },
   { pattern: "test/scan-cli.test.ts", why: "loopguard scan as a process on many inputs (9 s)" },
+  { pattern: "test/corrupt-record.test.ts", why: "the sessions commands on damaged stores (9 s)" },
+  { pattern: "test/lease-fencing.test.ts", why: "two CLI writers, one stopped past its lease (6 s; and on Postgres)" },
+  { pattern: "test/env-credentials.test.ts", why: "API keys from the environment through the CLI (4 s)" },
+  { pattern: "test/detached-exit.test.ts", why: "the CLI exits while a tool's detached child lives on (3 s)" },
+  { pattern: "test/breaker-ladder.test.ts", why: "the breaker's ladder, its last rung through the CLI (3 s)" },
+  { pattern: "test/deep-arguments.test.ts", why: "deeply nested tool arguments through the CLI (2 s)" },
+  { pattern: "test/pause-e2e.test.ts", why: "try-best pauses, one through the CLI (2 s)" },
   // Whole-repository and whole-corpus checks.
   { pattern: "test/doc-snippets.test.ts", why: "type-checks every code block of the docs with tsc (31 s)" },
   { pattern: "test/examples.test.ts", why: "runs every example program (12 s)" },
