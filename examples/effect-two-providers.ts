@@ -12,7 +12,7 @@
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import { startScriptedServer, textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
-import { ConfigService, Events, loopguardLayer, Permission, RetryCoordinator, RunLoop, SessionStore, Tools } from "@loopguard/effect"
+import { ConfigService, Events, loopguardLayer, Permission, RetryCoordinator, RunLoop, SessionStore, Tools, type RetrySectionInput } from "@loopguard/effect"
 import { Effect, Layer } from "effect"
 
 const fail500: ScriptedResponse = { type: "error", status: 500 }
@@ -33,13 +33,13 @@ const strict = await serverWith([fail500, fail500, textStream("Strict provider: 
 const shared = Layer.mergeAll(
   ConfigService.layer,
   Tools.layerNone,
-  Events.layerCallback(() => {}),
+  Layer.succeed(Events, Events.make(() => {})),
   Permission.layerDeny,
   SessionStore.layerMemory
 )
 
-const provider = (baseURL: string, modelId: string, id: string, retry: unknown) =>
-  loopguardLayer(layerOpenAICompatible({ baseURL, modelId, providerId: id })).pipe(Layer.provide(RetryCoordinator.layerWith(retry)))
+const provider = (baseURL: string, modelId: string, id: string, retry: RetrySectionInput) =>
+  loopguardLayer(layerOpenAICompatible({ baseURL, modelId, providerId: id })).pipe(Layer.provide(Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry }))))
 
 const patientLayer = provider(patient.server.baseURL, patient.server.modelId, "patient", {
   request: { maxRetries: 3, initialDelayMs: 300, jitterRatio: 0 }

@@ -7,7 +7,7 @@
  */
 import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import { startScriptedServer, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
-import { ConfigService, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tools, type RunInput } from "@loopguard/effect"
+import { ConfigService, DEFAULT_CONFIG, Events, loopguardLayer, Permission, RunLoop, SessionStore, Tools, type RunInput } from "@loopguard/effect"
 import { Effect, Layer } from "effect"
 
 /** A reply that says a few words and then goes silent. */
@@ -20,8 +20,8 @@ const runOnce = async (input: Omit<RunInput, "sessionId" | "prompt">, maxWallMs:
     const deps = Layer.mergeAll(
       layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId }),
       Tools.layerNone,
-      ConfigService.layerWith((c) => ({ ...c, loop: { ...c.loop, maxWallMs } })),
-      Events.layerCallback(() => {}),
+      Layer.succeed(ConfigService, { ...DEFAULT_CONFIG, loop: { ...DEFAULT_CONFIG.loop, maxWallMs } }),
+      Layer.succeed(Events, Events.make(() => {})),
       Permission.layerDeny,
       SessionStore.layerMemory
     )

@@ -12,6 +12,7 @@ import { layerOpenAICompatible } from "@loopguard/ai-sdk"
 import { startScriptedServer, textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import {
   ConfigService,
+  DEFAULT_CONFIG,
   Events,
   loopguardLayer,
   Permission,
@@ -54,24 +55,24 @@ const makeTableTools = (table: Readonly<Record<string, string>>, executed: Array
 
 /** Our Permission: repeating a read-only tool is fine; anything else is refused. */
 const makeReadOnlyPermission = (asked: Array<PermissionRequest>) =>
-  Permission.layerFrom((request) =>
+  Layer.succeed(Permission, Permission.make((request) =>
     Effect.sync(() => {
       asked.push(request)
       return request.tool === "lookup" ? "allow" : "deny"
     })
-  )
+  ))
 
 /** One user turn against a fresh scripted server, with the given Tools and Permission. */
 const runOnce = async (tools: Layer.Layer<Tools>, permission: Layer.Layer<Permission>) => {
   const server = await startScriptedServer(script)
   try {
     // Interactive: the doom loop asks the Permission service instead of failing at once.
-    const config = ConfigService.layerWith((c) => ({ ...c, loop: { ...c.loop, interactive: true } }))
+    const config = Layer.succeed(ConfigService, { ...DEFAULT_CONFIG, loop: { ...DEFAULT_CONFIG.loop, interactive: true } })
     const deps = Layer.mergeAll(
       layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId }),
       tools,
       config,
-      Events.layerCallback(() => {}),
+      Layer.succeed(Events, Events.make(() => {})),
       permission,
       SessionStore.layerMemory
     )

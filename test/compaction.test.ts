@@ -42,7 +42,7 @@ describe("context compaction over HTTP", () => {
       config: (c) => ({
         ...c,
         compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 },
-        repeated_observation: { ...c.repeated_observation, enabled: false }
+        repeatedObservation: { ...c.repeatedObservation, enabled: false }
       })
     })
     const { result, stored } = yield* h.provide(run)
@@ -72,7 +72,7 @@ describe("context compaction over HTTP", () => {
       config: (c) => ({
         ...c,
         compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2, maxSummaryChars: 400 },
-        repeated_observation: { ...c.repeated_observation, enabled: false }
+        repeatedObservation: { ...c.repeatedObservation, enabled: false }
       })
     })
     const { result, stored } = yield* h.provide(run)

@@ -18,10 +18,10 @@ describe("ids on every event", () => {
     const alpha = yield* scriptedServer([fail500, textStream("alpha done")], { modelId: "alpha-model" })
     const beta = yield* scriptedServer([fail500, textStream("beta done")], { modelId: "beta-model" })
     const events: Array<LoopguardEvent> = []
-    const shared = Layer.mergeAll(ConfigService.layer, Tools.layerNone, Events.layerCollect(events), Permission.layerDeny, SessionStore.layerMemory)
+    const shared = Layer.mergeAll(ConfigService.layer, Tools.layerNone, Layer.succeed(Events, Events.make((event) => void events.push(event))), Permission.layerDeny, SessionStore.layerMemory)
     const retry = { request: { maxRetries: 2, initialDelayMs: 10, jitterRatio: 0 } }
     const provider = (baseURL: string, modelId: string, id: string) =>
-      loopguardLayer(layerOpenAICompatible({ baseURL, modelId, providerId: id })).pipe(Layer.provide(RetryCoordinator.layerWith(retry)))
+      loopguardLayer(layerOpenAICompatible({ baseURL, modelId, providerId: id })).pipe(Layer.provide(Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry: retry }))))
     const ask = (sessionId: string) => Effect.flatMap(RunLoop, (loop) => loop.run({ sessionId, prompt: "go" }))
     const program = Effect.all([
       ask("session-a").pipe(Effect.provide(provider(alpha.baseURL, "alpha-model", "alpha"))),

@@ -24,7 +24,7 @@ describe("finish gates over HTTP", () => {
     }
     const h = yield* harness([textStream("Done, the marker exists."), toolCallStream("touch", {}), textStream("Now it really exists.")], {
       tools: [touch],
-      config: (c) => ({ ...c, completion_check: { ...c.completion_check, command: `test -f ${marker} || { echo "marker missing: ${marker}"; exit 3; }` } })
+      config: (c) => ({ ...c, completionCheck: { ...c.completionCheck, command: `test -f ${marker} || { echo "marker missing: ${marker}"; exit 3; }` } })
     })
     const r = yield* h.provide(run)
     expect(r.report.reason).toBe("final")
@@ -37,7 +37,7 @@ describe("finish gates over HTTP", () => {
 
   it.live("a check that never passes ends the run after maxFailures", () => Effect.gen(function* () {
     const h = yield* harness([textStream("Done."), textStream("Done again."), textStream("Really done.")], {
-      config: (c) => ({ ...c, completion_check: { command: "exit 1", timeoutMs: 10_000, maxFailures: 2 } })
+      config: (c) => ({ ...c, completionCheck: { command: "exit 1", timeoutMs: 10_000, maxFailures: 2 } })
     })
     const r = yield* h.provide(run)
     expect(r.report.reason).toBe("completion_check_failed")
@@ -53,7 +53,7 @@ describe("finish gates over HTTP", () => {
       }
       return textStream("I am finished.")
     }
-    const h = yield* harness(script, { config: (c) => ({ ...c, goal_gate: { enabled: true, maxChecks: 20 } }) })
+    const h = yield* harness(script, { config: (c) => ({ ...c, goalGate: { enabled: true, maxChecks: 20 } }) })
     const r = yield* h.provide(run)
     expect(r.report.reason).toBe("final")
     expect(judged).toBe(2)
@@ -65,7 +65,7 @@ describe("finish gates over HTTP", () => {
 
   it.live("the goal gate has its own cap", () => Effect.gen(function* () {
     const script = (body: any): ScriptedResponse => (isEvaluator(body) ? textStream("NOT MET\nstill wrong") : textStream("Finished."))
-    const h = yield* harness(script, { config: (c) => ({ ...c, goal_gate: { enabled: true, maxChecks: 2 } }) })
+    const h = yield* harness(script, { config: (c) => ({ ...c, goalGate: { enabled: true, maxChecks: 2 } }) })
     const r = yield* h.provide(run)
     expect(r.report.reason).toBe("goal_gate_cap")
     expect(h.server.requests.filter((q) => isEvaluator(q.body)).length).toBe(2)
@@ -83,7 +83,7 @@ describe("finish gates over HTTP", () => {
     }
     const h = yield* harness(script, {
       tools: [fail],
-      config: (c) => ({ ...c, goal_gate: { enabled: true, maxChecks: 20 }, try_best: { ...c.try_best, enabled: true } })
+      config: (c) => ({ ...c, goalGate: { enabled: true, maxChecks: 20 }, tryBest: { ...c.tryBest, enabled: true } })
     })
     const r = yield* h.provide(run)
     expect(r.report.reason).toBe("try_best_paused")

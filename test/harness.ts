@@ -69,9 +69,9 @@ export const makeHarness = async (
     : http
   const deps = Layer.mergeAll(
     llm,
-    Tools.layerFrom(options.tools ?? []).pipe(Layer.provide(configLayer)),
+    Layer.effect(Tools, Tools.make(options.tools ?? [])).pipe(Layer.provide(configLayer)),
     configLayer,
-    Events.layerCollect(events),
+    Layer.succeed(Events, Events.make((event) => void events.push(event))),
     options.permission ?? Permission.layerDeny,
     options.store ?? SessionStore.layerMemory,
     options.toolGate ?? Layer.empty

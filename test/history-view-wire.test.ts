@@ -57,7 +57,7 @@ const session = (store: Layer.Layer<SessionStore, SessionStoreError>) =>
       config: (c) => ({
         ...noRetries(c),
         compaction: { ...c.compaction, keepRecentSteps: 1 },
-        loop_streak_recovery: { ...c.loop_streak_recovery, enabled: true, trigger_count: 3 }
+        loopStreakRecovery: { ...c.loopStreakRecovery, enabled: true, triggerCount: 3 }
       })
     })
     const { result, stored } = yield* h.provide(

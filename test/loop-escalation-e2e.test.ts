@@ -79,7 +79,7 @@ describe("repeated tool call over HTTP", () => {
   it.live("with try-best on, the top of the ladder pauses the turn instead", () => Effect.gen(function* () {
     const { r, executions } = yield* runLoop(
       (i) => bash("ls", i),
-      (c) => ({ ...c, try_best: { ...c.try_best, enabled: true } })
+      (c) => ({ ...c, tryBest: { ...c.tryBest, enabled: true } })
     )
     expect(executions).toBe(8)
     expect(r.report.reason).toBe("try_best_paused")
@@ -97,7 +97,7 @@ describe("repeated tool call over HTTP", () => {
   it.live("the counts are config knobs", () => Effect.gen(function* () {
     const { r, executions } = yield* runLoop(
       (i) => bash("ls", i),
-      (c) => ({ ...c, repeated_action: { ...c.repeated_action, repeats: 2, remindAt: 3, stopAt: 4 } })
+      (c) => ({ ...c, repeatedAction: { ...c.repeatedAction, repeats: 2, remindAt: 3, stopAt: 4 } })
     )
     expect(executions).toBe(4)
     expect(r.report.reason).toBe("idle")

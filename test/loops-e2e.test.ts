@@ -45,7 +45,7 @@ describe("text loop over HTTP", () => {
     // about SPEC's text loop alone.
     const h = yield* harness([...range(9).map(sameStep), answer("never reached")], {
       tools: [shell.tool],
-      config: (c) => ({ ...c, repeated_action: { ...c.repeated_action, stopAt: null } })
+      config: (c) => ({ ...c, repeatedAction: { ...c.repeatedAction, stopAt: null } })
     })
     const { results } = yield* h.provide(turns("Why does the parser fail?"))
     const r = results[0]!
@@ -362,7 +362,7 @@ describe("reasoning-loop crop over HTTP", () => {
           const script = [anchor, ...range(replies).map((i) => drift(i + 1, `cat config.json # try ${i}`)), answer(FINAL)]
           const config = (c: LoopguardConfig): LoopguardConfig => ({
             ...c,
-            loop_streak_recovery: { ...c.loop_streak_recovery, enabled: true, trigger_count: replies, max_span: 64 }
+            loopStreakRecovery: { ...c.loopStreakRecovery, enabled: true, triggerCount: replies, maxSpan: 64 }
           })
           const h = yield* harness(script, { tools: [shell.tool], config })
           const { results } = yield* h.provide(turns("Fix the config parser"))

@@ -79,7 +79,7 @@ const deps = (
     http(served),
     o.tools ?? Tools.layerNone,
     o.config ?? ConfigService.layer,
-    Events.layerCollect([]),
+    Layer.succeed(Events, Events.make(() => {})),
     o.permission ?? Permission.layerDeny,
     SessionStore.layerMemory
   )
@@ -94,7 +94,7 @@ describe("services given in deps take effect", () => {
     "Tools: the runtime's tool runs and its result reaches the model",
     async () => {
       const served = await serve([toolCallStream("lookup", { q: "x" }), textStream("done")])
-      const tools = Tools.layerFrom([lookupTool("result-from-runtime-tool")]).pipe(Layer.provide(ConfigService.layer))
+      const tools = Layer.effect(Tools, Tools.make([lookupTool("result-from-runtime-tool")])).pipe(Layer.provide(ConfigService.layer))
       const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(deps(served, { tools })))))
       expect(reason).toBe("final")
       expect(served.server.requests).toHaveLength(2)
@@ -109,14 +109,14 @@ describe("services given in deps take effect", () => {
       const threeSame = [1, 2, 3].map((i) => ({ toolCall: { id: `c${i}`, name: "lookup", arguments: '{"q":"same"}' } }))
       const script: ReadonlyArray<ScriptedResponse> = [{ type: "stream", chunks: threeSame }, textStream("done")]
       const interactive = configWith((c) => ({ ...c, loop: { ...c.loop, interactive: true } }))
-      const tools = Tools.layerFrom([lookupTool("looked-up")]).pipe(Layer.provide(ConfigService.layer))
+      const tools = Layer.effect(Tools, Tools.make([lookupTool("looked-up")])).pipe(Layer.provide(ConfigService.layer))
       const run = async (permission: Layer.Layer<Permission>) => {
         const served = await serve(script)
         const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(deps(served, { tools, config: interactive, permission })))))
         return { reason, requests: served.server.requests.length, bodies: served.bodies() }
       }
       const asked: Array<string> = []
-      const allowed = await run(Permission.layerFrom((r) => Effect.sync(() => (asked.push(r.tool), "allow" as const))))
+      const allowed = await run(Layer.succeed(Permission, Permission.make((r) => Effect.sync(() => (asked.push(r.tool), "allow" as const)))))
       expect(asked).toEqual(["lookup"])
       expect(allowed.requests).toBe(2)
       expect(allowed.bodies[1]!.split("looked-up").length - 1).toBe(3)
@@ -131,7 +131,7 @@ describe("services given in deps take effect", () => {
     "RetryCoordinator in deps replaces the budgets from config",
     async () => {
       const served = await serve([e500, e500, textStream("ok")])
-      const retry = RetryCoordinator.layerWith({ request: { maxRetries: 1, initialDelayMs: 250, jitterRatio: 0 } })
+      const retry = Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry: { request: { maxRetries: 1, initialDelayMs: 250, jitterRatio: 0 } } }))
       const layer = loopguardLayer(Layer.merge(deps(served), retry))
       const reason = await Effect.runPromise(turn().pipe(Effect.provide(layer)))
       expect(served.server.requests).toHaveLength(2)
@@ -153,7 +153,7 @@ describe("services provided around loopguardLayer take effect", () => {
       expect(plain.server.requests).toHaveLength(3)
 
       const served = await serve(script)
-      const retry = RetryCoordinator.layerWith({ request: { maxRetries: 1, initialDelayMs: 300, jitterRatio: 0 } })
+      const retry = Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry: { request: { maxRetries: 1, initialDelayMs: 300, jitterRatio: 0 } } }))
       const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(deps(served))), Effect.provide(retry)))
       expect(reason).toBe("model_error")
       expect(served.server.requests).toHaveLength(2)
@@ -171,8 +171,8 @@ describe("services provided around loopguardLayer take effect", () => {
         { met: true, reason: "ok", understood: true }
       ]
       const judged: Array<string> = []
-      const gate = GoalGate.layerFrom((input) => Effect.sync(() => (judged.push(input.answer), verdicts[judged.length - 1]!)))
-      const config = configWith((c) => ({ ...c, goal_gate: { ...c.goal_gate, enabled: true } }))
+      const gate = Layer.succeed(GoalGate, GoalGate.make((input) => Effect.sync(() => (judged.push(input.answer), verdicts[judged.length - 1]!))))
+      const config = configWith((c) => ({ ...c, goalGate: { ...c.goalGate, enabled: true } }))
       const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(deps(served, { config }))), Effect.provide(gate)))
       expect(reason).toBe("final")
       expect(judged).toEqual(["first answer", "second answer"])
@@ -192,8 +192,8 @@ describe("services provided around loopguardLayer take effect", () => {
         { ok: true, exitCode: 0, output: "" }
       ]
       const commands: Array<string> = []
-      const check = CompletionCheck.layerFrom((command) => (commands.push(command), results[commands.length - 1]!))
-      const config = configWith((c) => ({ ...c, completion_check: { ...c.completion_check, command: "exit 7" } }))
+      const check = Layer.succeed(CompletionCheck, CompletionCheck.make((command) => (commands.push(command), results[commands.length - 1]!)))
+      const config = configWith((c) => ({ ...c, completionCheck: { ...c.completionCheck, command: "exit 7" } }))
       const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(deps(served, { config }))), Effect.provide(check)))
       expect(reason).toBe("final")
       expect(commands).toEqual(["exit 7", "exit 7"])
@@ -208,7 +208,7 @@ describe("services provided around loopguardLayer take effect", () => {
     async () => {
       const served = await serve([toolCallStream("lookup", { q: "x" }), textStream("done")])
       let ran = 0
-      const tools = Tools.layerFrom([{ ...lookupTool("ran"), run: async () => (ran++, { state: "completed", output: "ran" }) }]).pipe(
+      const tools = Layer.effect(Tools, Tools.make([{ ...lookupTool("ran"), run: async () => (ran++, { state: "completed", output: "ran" }) }])).pipe(
         Layer.provide(ConfigService.layer)
       )
       const gate = Layer.succeed(ToolGate, ToolGate.of({ beforeCall: (_reply, call) => Effect.succeed({ _tag: "deny", reason: `runtime policy: no ${call.name}` }) }))
@@ -242,7 +242,7 @@ describe("services provided around loopguardLayer take effect", () => {
       const events: Array<LoopguardEvent> = []
       // The provider id picks `provider.<id>.retry` from the runtime's config: 0 request retries there.
       const config = configWith((c) => ({ ...c, provider: { "runtime-llm": { retry: { request: { maxRetries: 0 } } } } }))
-      const around = Layer.mergeAll(http(served, "runtime-llm"), config, Events.layerCollect(events), Layer.succeed(SessionStore, store))
+      const around = Layer.mergeAll(http(served, "runtime-llm"), config, Layer.succeed(Events, Events.make((event) => void events.push(event))), Layer.succeed(SessionStore, store))
       const inner = Layer.mergeAll(Tools.layerNone, Permission.layerDeny)
       const reason = await Effect.runPromise(turn("next question").pipe(Effect.provide(loopguardLayer(inner)), Effect.provide(around)))
       expect(reason).toBe("model_error")
@@ -269,10 +269,10 @@ describe("nothing in deps: every dependency from the surrounding runtime", () =>
       const asked: Array<string> = []
       const around = Layer.mergeAll(
         http(served),
-        Tools.layerFrom([lookupTool("from-the-runtime")]).pipe(Layer.provide(config)),
+        Layer.effect(Tools, Tools.make([lookupTool("from-the-runtime")])).pipe(Layer.provide(config)),
         config,
-        Events.layerCollect([]),
-        Permission.layerFrom((r) => Effect.sync(() => (asked.push(r.tool), "allow" as const))),
+        Layer.succeed(Events, Events.make(() => {})),
+        Layer.succeed(Permission, Permission.make((r) => Effect.sync(() => (asked.push(r.tool), "allow" as const)))),
         SessionStore.layerMemory
       )
       const reason = await Effect.runPromise(turn().pipe(Effect.provide(loopguardLayer(Layer.empty)), Effect.provide(around)))
@@ -291,12 +291,12 @@ describe("per-provider policy as a Layer", () => {
     async () => {
       const slow = await serve([e500])
       const quick = await serve([e500])
-      const shared = Layer.mergeAll(Tools.layerNone, ConfigService.layer, Events.layerCollect([]), Permission.layerDeny, SessionStore.layerMemory)
+      const shared = Layer.mergeAll(Tools.layerNone, ConfigService.layer, Layer.succeed(Events, Events.make(() => {})), Permission.layerDeny, SessionStore.layerMemory)
       const providerA = loopguardLayer(http(slow, "a")).pipe(
-        Layer.provide(RetryCoordinator.layerWith({ request: { maxRetries: 1, initialDelayMs: 400, jitterRatio: 0 } }))
+        Layer.provide(Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry: { request: { maxRetries: 1, initialDelayMs: 400, jitterRatio: 0 } } })))
       )
       const providerB = loopguardLayer(http(quick, "b")).pipe(
-        Layer.provide(RetryCoordinator.layerWith({ request: { maxRetries: 3, initialDelayMs: 100, jitterRatio: 0 } }))
+        Layer.provide(Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry: { request: { maxRetries: 3, initialDelayMs: 100, jitterRatio: 0 } } })))
       )
       const program = Effect.gen(function* () {
         const a = yield* turn()
@@ -319,6 +319,6 @@ describe("per-provider policy as a Layer", () => {
 
 // Compile-time: a dependency left out of deps becomes a requirement of the result.
 const _missingConfig: Layer.Layer<RunLoop, never, ConfigService> = loopguardLayer(
-  Layer.mergeAll(Tools.layerNone, Events.layerCollect([]), Permission.layerDeny, SessionStore.layerMemory, Layer.succeed(LLM, {} as never))
+  Layer.mergeAll(Tools.layerNone, Layer.succeed(Events, Events.make(() => {})), Permission.layerDeny, SessionStore.layerMemory, Layer.succeed(LLM, {} as never))
 )
 void _missingConfig

@@ -24,9 +24,9 @@ const { serve, workdir } = scratch("lg-pause-")
 
 const failing = (command: string) => [1, 2, 3, 4, 5, 6].map((i) => toolCallStream("bash", { command }, { id: `fail${i}`, text: "Running it again." }))
 
-const tryBestOn = (policy: LoopguardConfig["try_best"]["on_pause"], patch: (c: LoopguardConfig) => LoopguardConfig = (c) => c): LoopguardConfig => {
+const tryBestOn = (policy: LoopguardConfig["tryBest"]["onPause"], patch: (c: LoopguardConfig) => LoopguardConfig = (c) => c): LoopguardConfig => {
   const c = structuredClone(DEFAULT_CONFIG)
-  return patch({ ...c, try_best: { ...c.try_best, enabled: true, on_pause: policy } })
+  return patch({ ...c, tryBest: { ...c.tryBest, enabled: true, onPause: policy } })
 }
 
 interface Run {
@@ -70,7 +70,7 @@ const contentText = (m: WireMessage): string =>
 const lastUserText = (body: { messages: ReadonlyArray<WireMessage> }): string =>
   contentText([...body.messages].reverse().find((m) => m.role === "user")!)
 
-describe("a pause with on_pause stop", () => {
+describe("a pause with onPause stop", () => {
   test("the same failing command: noted at the 3rd failure, paused at the next one that runs; the reply stored carries the notice; exit status 1", async () => {
     const server = await serve(failing("exit 1"))
     const { outcome, out, store } = await run(server, tryBestOn("stop"))
@@ -104,8 +104,8 @@ describe("a pause with on_pause stop", () => {
     const server = await serve(failing("exit 1"))
     const config = tryBestOn("stop", (c) => ({
       ...c,
-      goal_gate: { ...c.goal_gate, enabled: true },
-      completion_check: { ...c.completion_check, command: "exit 3" }
+      goalGate: { ...c.goalGate, enabled: true },
+      completionCheck: { ...c.completionCheck, command: "exit 3" }
     }))
     const { outcome } = await run(server, config)
 
@@ -155,7 +155,7 @@ describe("hand-off", () => {
   test("handoff:claude for gpt-4o with claude installed: the next request carries the hand-off brief, without secrets", async () => {
     const server = await serve([...failing(`deploy --token ${SECRET} || exit 1`), textStream("Claude Code finished; the checks pass.")])
     // The RunLoop runs the completion check before accepting `final`, so it must pass here.
-    const config = tryBestOn("handoff:claude", (c) => ({ ...c, completion_check: { ...c.completion_check, command: "test -d ." } }))
+    const config = tryBestOn("handoff:claude", (c) => ({ ...c, completionCheck: { ...c.completionCheck, command: "test -d ." } }))
     const { outcome } = await run(server, config, {
       prompt: `Deploy the site. The password is ${PASSWORD} and the token is ${SECRET}.`,
       hasCommand: commandsInstalled("claude"),

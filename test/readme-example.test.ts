@@ -22,9 +22,9 @@ it.live("the README library example runs", () => Effect.gen(function* () {
   const seen: Array<string> = []
   const deps = Layer.mergeAll(
     layerOpenAICompatible({ baseURL: server.baseURL, modelId: "my-model" }),
-    Tools.layerFrom(myToolDefinitions).pipe(Layer.provide(ConfigService.layer)),
+    Layer.effect(Tools, Tools.make(myToolDefinitions)).pipe(Layer.provide(ConfigService.layer)),
     ConfigService.layer,
-    Events.layerCallback((e) => void seen.push(e.type)),
+    Layer.succeed(Events, Events.make((e) => void seen.push(e.type))),
     Permission.layerDeny,
     SessionStore.layerMemory
   )

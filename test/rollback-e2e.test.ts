@@ -47,7 +47,7 @@ describe("rollback over HTTP (SPEC §7)", () => {
 
   it.live("refusing again and again hits the cap and ends the loop with rollback_cap", () => Effect.gen(function* () {
     const refusals: Array<ScriptedResponse> = Array.from({ length: 8 }, () => textStream("I cannot help with that request."))
-    const h = yield* harness(refusals, { config: (c) => ({ ...c, rollback: { ...c.rollback, enabled: true, max_consecutive_rollbacks: 3 } }) })
+    const h = yield* harness(refusals, { config: (c) => ({ ...c, rollback: { ...c.rollback, enabled: true, maxConsecutiveRollbacks: 3 } }) })
     const { result } = yield* h.provide(run)
     expect(result.report.reason).toBe("rollback_cap")
     expect(h.server.requests.length).toBe(3)

@@ -1,6 +1,6 @@
 /**
  * Issue 11 item 4 over HTTP: the reasoning-loop crops stay stored, but with
- * `loop_streak_recovery.enabled` off the model sees the full history again. Judged from the
+ * `loopStreakRecovery.enabled` off the model sees the full history again. Judged from the
  * request the scripted server received.
  */
 import { textStream } from "@loopguard/ai-sdk/testing"
@@ -39,16 +39,16 @@ const nextTurn = Effect.gen(function* () {
 
 const sentText = (h: { server: { requests: Array<{ body: any }> } }) => JSON.stringify(h.server.requests[0]!.body.messages)
 
-describe("loop_streak_recovery.enabled off restores the full view (issue 11 item 4)", () => {
+describe("loopStreakRecovery.enabled off restores the full view (issue 11 item 4)", () => {
   it.live("on: the stored crop keeps the looping replies out of the request", () => Effect.gen(function* () {
-    const h = yield* harness([textStream("Done.")], { config: (c) => ({ ...c, loop_streak_recovery: { ...c.loop_streak_recovery, enabled: true } }) })
+    const h = yield* harness([textStream("Done.")], { config: (c) => ({ ...c, loopStreakRecovery: { ...c.loopStreakRecovery, enabled: true } }) })
     yield* h.provide(nextTurn)
     expect(sentText(h)).toContain("anchor reply c:a0")
     expect(sentText(h)).not.toContain("looped reply")
   }), 30_000)
 
   it.live("off: the same stored crop is ignored and every reply is sent again", () => Effect.gen(function* () {
-    const h = yield* harness([textStream("Done.")], { config: (c) => ({ ...c, loop_streak_recovery: { ...c.loop_streak_recovery, enabled: false } }) })
+    const h = yield* harness([textStream("Done.")], { config: (c) => ({ ...c, loopStreakRecovery: { ...c.loopStreakRecovery, enabled: false } }) })
     const { stored } = yield* h.provide(nextTurn)
     for (const id of ["c:a1", "c:a2", "c:a3"]) expect(sentText(h)).toContain(`looped reply ${id}`)
     expect(stored[0]).toMatchObject({ crops: [{ from: "c:a1", to: "c:a3" }] })

@@ -71,7 +71,7 @@ describe("order of rollback checks (issue 11 item 3)", () => {
     const s = searchTool(() => "same answer")
     const h = yield* harness([toolCallStream("search", { q: "x" }, { id: "c1" }), toolCallStream("search", { q: "x" }, { id: "c2" }), textStream("Done.")], {
       tools: [s.tool],
-      config: (c) => ({ ...c, rollback: { ...c.rollback, max_consecutive_rollbacks: 1 } })
+      config: (c) => ({ ...c, rollback: { ...c.rollback, maxConsecutiveRollbacks: 1 } })
     })
     const { result } = yield* h.provide(run)
     expect(s.ran).toEqual(["x", "x"])
@@ -91,7 +91,7 @@ describe("failure-summary retry (issue 11 item 3, seed 002; off by default)", ()
     const s = searchTool(() => "nothing useful")
     const h = yield* harness(loopingThenFixed(), {
       tools: [s.tool],
-      config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 2 }, failure_summary: { enabled: true, max_retries: 1 } })
+      config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 2 }, failureSummary: { enabled: true, maxRetries: 1 } })
     })
     const { result } = yield* h.provide(run)
     expect(h.server.requests.length).toBe(4)

@@ -116,7 +116,7 @@ describe("tool calls written in text (issue 11 item 1)", () => {
     const m = markerTool()
     const h = yield* harness([textStream(mcp("append", `{"line": "x"}`)), textStream("No markup this time.")], {
       tools: [m.tool],
-      config: (c) => ({ ...c, text_tool_calls: { mode: "rollback" } })
+      config: (c) => ({ ...c, textToolCalls: { mode: "rollback" } })
     })
     const { result } = yield* h.provide(run())
     expect(existsSync(m.marker)).toBe(false)

@@ -28,7 +28,7 @@ const failingTool = (): { tool: ToolDefinition; ran: Array<unknown> } => {
 let calls = 0
 const make = () => toolCallStream("bash", { command: "make build" }, { id: `m${calls++}` })
 // The error-storm breaker is off so that every call runs: these tests are about Try-Best's counters.
-const config = (c: any) => ({ ...c, try_best: { ...c.try_best, enabled: true }, breaker: { ...c.breaker, enabled: false } })
+const config = (c: any) => ({ ...c, tryBest: { ...c.tryBest, enabled: true }, breaker: { ...c.breaker, enabled: false } })
 
 describe("Try-Best counters persist across the user turns of a session (issue 11 item 8)", () => {
   it.live("two failures per turn: the third, in the second turn, is a note; the fourth pauses; the event names agent and model", () => Effect.gen(function* () {
@@ -50,7 +50,7 @@ describe("Try-Best counters persist across the user turns of a session (issue 11
     // The report names the evidence: the command, how often, the note's step and the step after it.
     expect(second.report.blockedAt).toContain("`make build` has failed 4 times (exit 2)")
     expect(second.report.blockedAt).toContain("Noted at step 3; it failed again at step 4")
-    const detected = h.events.find((x) => x.type === "session.try_best.detected")
+    const detected = h.events.find((x) => x.type === "session.tryBest.detected")
     expect(detected).toMatchObject({ sessionId: "t", agent: "main", model: "scripted-coder-1", incident: expect.objectContaining({ kind: "bash_retry", evidence: expect.objectContaining({ count: 4 }) }) })
   }), 30_000)
 
@@ -63,7 +63,7 @@ describe("Try-Best counters persist across the user turns of a session (issue 11
     const [one, two] = yield* h.provide(Effect.all([turn("one", "Build it"), turn("two", "Build it")]))
     expect(one.report.reason).toBe("final")
     expect(two.report.reason).toBe("final")
-    expect(h.events.some((x) => x.type === "session.try_best.detected")).toBe(false)
+    expect(h.events.some((x) => x.type === "session.tryBest.detected")).toBe(false)
   }), 30_000)
 })
 
@@ -79,7 +79,7 @@ describe("a stored paused session shows its pause again when reopened (issue 11 
     expect(paused.report.reason).toBe("try_best_paused")
     expect(reopened.report.reason).toBe("try_best_paused")
     expect(reopened.incidents).toContainEqual(expect.objectContaining({ detector: "try-best", action: "pause", detail: expect.objectContaining({ kind: "bash_retry", reopened: true }) }))
-    expect(h.events.filter((x) => x.type === "session.try_best.detected")).toHaveLength(2)
+    expect(h.events.filter((x) => x.type === "session.tryBest.detected")).toHaveLength(2)
     expect(resumed.report.reason).toBe("final")
     // 4 failing steps, nothing for the reopening, 1 step for the new turn.
     expect(h.server.requests.length).toBe(5)

@@ -51,7 +51,7 @@ describe("loopguard run's tools against a hostile model", () => {
     execFileSync("mkfifo", [join(cwd, "pipe")])
     const config = join(base, "lg.json")
     // Three failures in a row trip the breaker; its cooldown would hold back the later calls this test is about.
-    writeFileSync(config, JSON.stringify({ loop: { toolTimeoutMs: 3_000 }, tools: { maxOutputChars: 2_000 }, doom_loop: { enabled: false }, breaker: { cooldownSteps: 0 } }))
+    writeFileSync(config, JSON.stringify({ loop: { toolTimeoutMs: 3_000 }, tools: { maxOutputChars: 2_000 }, doomLoop: { enabled: false }, breaker: { cooldownSteps: 0 } }))
     const server = await startScriptedServer([
       toolCallStream("read_file", { path: "pipe" }, { id: "c1" }),
       toolCallStream("read_file", { path: "escape.txt" }, { id: "c2" }),
@@ -146,11 +146,11 @@ describe("loopguard run's tools against a hostile model", () => {
   test("a bad verification regex and an unknown LOOPGUARD_* variable are errors naming them, exit 2", async () => {
     const base = tempDir()
     const config = join(base, "lg.json")
-    writeFileSync(config, `{"try_best": {"verification_patterns": ["npm (test"]}}`)
+    writeFileSync(config, `{"tryBest": {"verificationPatterns": ["npm (test"]}}`)
     const args = ["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--prompt", "go", "--config", config]
     const run = await runCli(args, { ...cleanEnv(), LOOPGUARD_TOOL_TIMEOUT: "5" })
     expect(run.code).toBe(2)
-    expect(run.stderr).toContain("config field try_best.verification_patterns[0]: not a valid regular expression")
+    expect(run.stderr).toContain(`config field tryBest.verificationPatterns[0] (from ${config}:1): not a valid regular expression`)
     expect(run.stderr).toContain("environment variable LOOPGUARD_TOOL_TIMEOUT is not a loopguard setting")
     expect(run.stderr).not.toMatch(/\n\s+at /)
   }, 60_000)

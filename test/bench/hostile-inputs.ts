@@ -24,9 +24,9 @@ const gzipBomb = async () => {
   const config = Layer.succeed(ConfigService, DEFAULT_CONFIG)
   const deps = Layer.mergeAll(
     layerOpenAICompatible({ baseURL: server.baseURL, modelId: server.modelId }),
-    Tools.layerFrom([]).pipe(Layer.provide(config)),
+    Layer.effect(Tools, Tools.make([])).pipe(Layer.provide(config)),
     config,
-    Events.layerCollect([]),
+    Layer.succeed(Events, Events.make(() => {})),
     Permission.layerDeny,
     SessionStore.layerMemory
   )

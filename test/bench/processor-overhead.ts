@@ -73,7 +73,7 @@ const runOnce = (parts: ReadonlyArray<StreamPart>, monitor: boolean, viaAiSdk = 
   const config = { ...DEFAULT_CONFIG, repeat: { ...DEFAULT_CONFIG.repeat, enabled: monitor } }
   const configLayer = Layer.succeed(ConfigService, config)
   const llm = viaAiSdk ? aiSdkLlm(parts) : Layer.succeed(LLM, LLM.of({ providerId: "bench", modelId: "bench", stream: () => Stream.fromIterable(parts) }))
-  const deps = Layer.mergeAll(llm, Tools.layerNone, configLayer, Events.layerCollect([]), Permission.layerDeny, SessionStore.layerMemory)
+  const deps = Layer.mergeAll(llm, Tools.layerNone, configLayer, Layer.succeed(Events, Events.make(() => {})), Permission.layerDeny, SessionStore.layerMemory)
   const program = Effect.gen(function* () {
     const p = yield* SessionProcessor
     const t0 = performance.now()

@@ -90,13 +90,13 @@ export const runSession = async (steps: number, marks: ReadonlyArray<number>, st
       })
   })
   const config = structuredClone(DEFAULT_CONFIG)
-  const tools = Tools.layerFrom([
+  const tools = Layer.effect(Tools, Tools.make([
     {
       spec: { name: "note", description: "note an item", inputSchema: { type: "object", properties: { item: { type: "number" }, text: { type: "string" } } } },
       // Letters, not digits: the observation detectors read numbers as noise.
       run: async (input) => ({ state: "completed", output: `noted ${letters(Number(input["item"]))}` })
     }
-  ])
+  ]))
   const configLayer = Layer.succeed(ConfigService, { ...config, loop: { ...config.loop, maxSteps: steps + 10 } })
   const dir = store === "sqlite" ? mkdtempSync(join(tmpdir(), "lg-scale-")) : null
   const storeLayer = dir === null ? SessionStore.layerMemory : layerSqliteStore(dir)

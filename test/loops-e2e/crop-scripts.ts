@@ -43,4 +43,4 @@ export const cropThenRepeatScript = (): ReadonlyArray<ScriptedResponse> => [
   answer(FINAL)
 ]
 
-export const cropOn = (c: LoopguardConfig): LoopguardConfig => ({ ...c, loop_streak_recovery: { ...c.loop_streak_recovery, enabled: true } })
+export const cropOn = (c: LoopguardConfig): LoopguardConfig => ({ ...c, loopStreakRecovery: { ...c.loopStreakRecovery, enabled: true } })

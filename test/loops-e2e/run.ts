@@ -6,7 +6,7 @@
 import { textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import type { Message } from "@loopguard/core/model"
 import { Permission, RunLoop, SessionStore, type PermissionRequest, type RunResult } from "@loopguard/effect"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 
 /** One `RunLoop.run` per prompt, in order, on session "s"; then the stored session. */
 export const turns = (...prompts: ReadonlyArray<string>) =>
@@ -33,6 +33,6 @@ export const storedToolIds = (m: Message): ReadonlyArray<string> =>
 /** A Permission layer that answers `answerWith` and remembers every question. */
 export const recordingPermission = (answerWith: "allow" | "deny") => {
   const asked: Array<PermissionRequest> = []
-  const layer = Permission.layerFrom((request) => Effect.sync(() => (asked.push(request), answerWith)))
+  const layer = Layer.succeed(Permission, Permission.make((request) => Effect.sync(() => (asked.push(request), answerWith))))
   return { asked, layer }
 }

@@ -99,7 +99,7 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
     }
     const overrides = [
       ...(Option.isSome(flags.maxSteps) ? [{ path: "loop.maxSteps", value: flags.maxSteps.value, flag: "--max-steps" }] : []),
-      ...(Option.isSome(flags.onPause) ? [{ path: "try_best.on_pause", value: flags.onPause.value, flag: "--on-pause" }] : []),
+      ...(Option.isSome(flags.onPause) ? [{ path: "tryBest.onPause", value: flags.onPause.value, flag: "--on-pause" }] : []),
       ...(flags.interactive ? [{ path: "loop.interactive", value: true, flag: "--interactive" }] : []),
       ...(flags.approveCommands ? [{ path: "tools.approveCommands", value: true, flag: "--approve-commands" }] : [])
     ]

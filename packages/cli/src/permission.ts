@@ -3,7 +3,7 @@
  * (default no); anywhere else there is no one to ask, so the answer is no (docs/loops.md, doom loop).
  */
 import { Permission, type PermissionRequest } from "@loopguard/effect"
-import { Effect, type Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { askOnTerminal, type AskLine } from "./pause/pause-prompt.js"
 
 export const questionOf = (r: PermissionRequest): string => {
@@ -13,7 +13,7 @@ export const questionOf = (r: PermissionRequest): string => {
 
 export const cliPermission = (interactive: boolean, isTTY: boolean, ask: AskLine = askOnTerminal): Layer.Layer<Permission> =>
   interactive && isTTY
-    ? Permission.layerFrom((request) =>
+    ? Layer.succeed(Permission, Permission.make((request) =>
         Effect.promise(() => ask(questionOf(request))).pipe(Effect.map((answer) => (/^\s*y(es)?\s*$/i.test(answer ?? "") ? "allow" : "deny")))
-      )
+      ))
     : Permission.layerDeny

@@ -22,7 +22,7 @@ import {
 } from "@loopguard/effect"
 import { makeMemoryStore, redactingStore } from "@loopguard/effect/store"
 import { Effect, Layer } from "effect"
-import { existsSync, readFileSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { UsageError } from "./errors.js"
 import { cliPermission } from "./permission.js"
 import { jsonLine, rendererFor, tapLlm, type OutputMode, type Renderer } from "./render/index.js"
@@ -39,15 +39,8 @@ export const loadCliConfig = (flags: ConfigSourceFlags): Effect.Effect<Loopguard
     flags.configPath ??
     process.env["LOOPGUARD_CONFIG"] ??
     ["loopguard.json", "loopguard.jsonc"].find((p) => existsSync(p))
-  let file: { path: string; text: string } | undefined
-  if (path !== undefined) {
-    try {
-      file = { path, text: readFileSync(path, "utf8") }
-    } catch (e) {
-      return Effect.fail(new UsageError({ message: `config file ${path}: ${(e as Error).message}` }))
-    }
-  }
-  return ConfigService.load({ ...(file ? { file } : {}), env: process.env, overrides: flags.overrides ?? [] }).pipe(
+  const onWarning = (line: string) => void process.stderr.write(`loopguard: warning: ${line}\n`)
+  return ConfigService.make({ ...(path !== undefined ? { file: path } : {}), env: process.env, overrides: flags.overrides ?? [], onWarning }).pipe(
     Effect.map((c) => (flags.patch ? flags.patch(c) : c)),
     Effect.mapError((e) => new UsageError({ message: e.errors.join("\n") }))
   )
@@ -111,14 +104,14 @@ export const runSessionWith = (options: SessionOptions, first: RunInput, next: N
   const deps = Layer.mergeAll(
     // The renderer sees the model's parts before anything redacts them: it redacts them itself.
     tapLlm(options.llm, renderer.onParts),
-    Tools.layerFrom(options.tools, { secrets: options.secrets ?? [] }).pipe(Layer.provide(configLayer)),
+    Layer.effect(Tools, Tools.make(options.tools, { secrets: options.secrets ?? [] })).pipe(Layer.provide(configLayer)),
     configLayer,
-    Events.layerCallback((event) => {
+    Layer.succeed(Events, Events.make((event) => {
       const e = redactDeep(event, redact)
       options.onEvent?.(e)
       if (mode === "json") write(jsonLine(e))
       else renderer.onEvent(e)
-    }),
+    })),
     cliPermission(options.config.loop.interactive, process.stdin.isTTY === true && process.stderr.isTTY === true),
     Layer.succeed(SessionStore, redactingStore(options.store ?? makeMemoryStore(), redact))
   )

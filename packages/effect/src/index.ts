@@ -5,7 +5,7 @@
  * `@loopguard/effect/config`, `/events`, `/llm`, `/store`, `/tools`, `/processor`, `/runloop`,
  * `/retry`, `/gate`, `/replay`, `/effect-ai`, `/audit`, `/layers`, `/compaction`.
  */
-export { ConfigError, ConfigService } from "./config/ConfigService.js"
+export { ConfigError, ConfigService, LoopguardConfigError, type ConfigSources } from "./config/ConfigService.js"
 export { DEFAULT_CONFIG } from "./config/defaults.js"
 export type { ConfigInput } from "./config/load.js"
 export type { LoopguardConfig } from "./config/schema.js"
@@ -15,10 +15,10 @@ export { FallbackLLM } from "./llm/FallbackLLM.js"
 export { SessionStore, makeMemoryStore, type SessionChanges, type SessionStoreShape, type SessionSummary, type StoreCursor } from "./store/SessionStore.js"
 export { SessionStoreError, type SessionStoreFailure } from "./store/SessionStoreError.js"
 export { layerPostgresStore, layerSqliteStore, makeDurableStore, type DurableStoreOptions } from "./store/durable.js"
-export { Tools, makeTools, type ToolCall, type ToolDefinition, type ToolResult, type ToolsShape } from "./tools/Tools.js"
+export { Tools, makeTools, type AnyToolDefinition, type EffectToolDefinition, type ToolCall, type ToolDefinition, type ToolResult, type ToolsShape } from "./tools/Tools.js"
 export { Permission, ToolGate, type PermissionAnswer, type PermissionRequest, type ToolGateVerdict } from "./processor/ToolGate.js"
 export { SessionProcessor, type ProcessInput, type ProcessResult, type SessionProcessorShape, type StepOutcome } from "./processor/SessionProcessor.js"
-export { RetryCoordinator, type RetryCoordinatorShape, type StepRetryOptions } from "./retry/RetryCoordinator.js"
+export { RetryCoordinator, type RetryCoordinatorInput, type RetryCoordinatorShape, type RetrySectionInput, type StepRetryOptions } from "./retry/RetryCoordinator.js"
 export { RetryConfigError } from "./retry/errors.js"
 export { GoalGate } from "./gate/GoalGate.js"
 export { CompletionCheck } from "./gate/CompletionCheck.js"

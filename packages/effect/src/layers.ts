@@ -46,7 +46,7 @@ export const unlessProvided = <I, S, E, R>(service: Context.Key<I, S>, fallback:
 
 /** Retry budgets for the model's provider: defaults ← `retry` ← `provider.<id>.retry`. */
 export const retryForProvider = (): Layer.Layer<RetryCoordinator, never, LLM | ConfigService> =>
-  Layer.unwrap(Effect.map(LLM, (llm) => RetryCoordinator.layerFromConfig(llm.providerId)))
+  Layer.unwrap(Effect.map(LLM, (llm) => RetryCoordinator.layerConfig(llm.providerId)))
 
 /** Options of `loopguardLayer`. */
 export interface LoopguardLayerOptions {

@@ -3,7 +3,7 @@
  * to, with that upstream's retry budgets. The upstream comes from the config and the flags only,
  * never from the request.
  */
-import { DEFAULT_RETRY_BUDGETS, resolveRetryBudgets, type RetryBudgets } from "@loopguard/core/retry"
+import { resolveRetryBudgets, type RetryBudgets, type RetryConfig } from "@loopguard/core/retry"
 import type { Protocol } from "./protocol.js"
 import { chatProtocol } from "./protocols/chat.js"
 import { messagesProtocol } from "./protocols/messages.js"
@@ -44,8 +44,8 @@ export interface ResolvedRoute {
 export interface RoutingConfig {
   readonly upstream: string | null
   readonly routes: Readonly<Record<string, RouteConfig>>
-  readonly retry?: unknown
-  readonly provider: Readonly<Record<string, { readonly chunkTimeoutMs?: number | undefined; readonly retry?: unknown }>>
+  readonly retry?: RetryConfig | undefined
+  readonly provider: Readonly<Record<string, { readonly chunkTimeoutMs?: number | undefined; readonly retry?: RetryConfig | undefined }>>
   readonly chunkTimeoutMs: number
 }
 
@@ -60,8 +60,8 @@ export const routeFor = (config: RoutingConfig, model: string | undefined, path:
   return {
     prefix: best === undefined ? null : prefix,
     base: upstream.replace(/\/+$/, ""),
-    budgets: retry.ok ? retry.budgets : DEFAULT_RETRY_BUDGETS,
-    retryableStatuses: retry.ok ? retry.retryableStatuses : [],
+    budgets: retry.budgets,
+    retryableStatuses: retry.retryableStatuses,
     chunkTimeoutMs: (provider !== undefined ? config.provider[provider]?.chunkTimeoutMs : undefined) ?? config.chunkTimeoutMs
   }
 }

@@ -88,11 +88,11 @@ export class TurnJudge {
     })
     const incidents: Array<Incident> = [...after.incidents]
     for (const r of after.reminders) this.reminders.push({ after: i, kind: r.kind, text: r.text })
-    const { doom_loop } = this.config
-    const doom = doom_loop.enabled ? doomLoop(m, { repeats: doom_loop.repeats }) : null
+    const doomConfig = this.config.doomLoop
+    const doom = doomConfig.enabled ? doomLoop(m, { repeats: doomConfig.repeats }) : null
     if (doom !== null) {
       incidents.push({ step, detector: "doom-loop", action: "remind", kind: "loop", detail: { tool: doom.tool } })
-      this.reminders.push({ after: i, kind: "doom-loop", text: doomText(doom.tool, doom_loop.repeats) })
+      this.reminders.push({ after: i, kind: "doom-loop", text: doomText(doom.tool, doomConfig.repeats) })
     }
     const exit: ExitPoint | null =
       after.exit !== null ? { reason: after.exit.reason, step, error: after.exit.error } : after.pause !== null ? { reason: "try_best_paused", step } : null

@@ -14,7 +14,7 @@ import { TurnJudge, type TurnMemo } from "./turn-judge.js"
 
 export interface VerdictConfig extends JudgeConfig {
   readonly loop: JudgeConfig["loop"] & { readonly role: AgentRole }
-  readonly doom_loop: { readonly enabled: boolean; readonly repeats: number }
+  readonly doomLoop: { readonly enabled: boolean; readonly repeats: number }
 }
 
 /** A text for the upstream only, placed before the wire message at `before` (null: at the end). */

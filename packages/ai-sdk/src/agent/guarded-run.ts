@@ -128,7 +128,7 @@ export class GuardedRun {
 
   /** The same call repeated within one reply (the doom loop, docs/loops.md): an agent helper has nobody to ask, so it stops. */
   private doomLoop(reply: AssistantMessage, incidents: Array<Incident>): ExitPoint | null {
-    const judge = this.options.judge.doom_loop
+    const judge = this.options.judge.doomLoop
     if (!judge.enabled) return null
     const loop = doomLoop(reply, { repeats: judge.repeats })
     if (loop === null) return null
@@ -136,9 +136,9 @@ export class GuardedRun {
     return { reason: "doom_loop", step: reply.step, error: { tag: "DoomLoopError", message: `${judge.repeats} identical ${loop.tool} calls in one reply` } }
   }
 
-  /** Try-Best (edit repeat, bash retry, action streak) on the step's finished calls: reported always, a pause when `try_best.enabled`. */
+  /** Try-Best (edit repeat, bash retry, action streak) on the step's finished calls: reported always, a pause when `tryBest.enabled`. */
   private editRepeat(reply: AssistantMessage, incidents: Array<Incident>): ExitPoint | null {
-    const enabled = this.options.judge.try_best.enabled
+    const enabled = this.options.judge.tryBest.enabled
     for (const part of toolPartsOf(reply)) {
       const found = this.tryBest.consume({ part, step: reply.step })
       if (found === null) continue

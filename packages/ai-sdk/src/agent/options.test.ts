@@ -20,18 +20,18 @@ describe("agent options", () => {
   })
 
   test("sections merge field by field, the cost budget reaches the judge", () => {
-    const o = resolveAgentOptions({ sessionId: "s", repeated_action: { stopAt: 4 }, loop: { tokenBudget: 100, costBudgetUsd: 0.5 }, repeat: { threshold: 5 } })
-    expect([o.judge.repeated_action, o.judge.loop.costBudgetUsd, o.budgets.tokenBudget, o.middleware.repeat.threshold]).toEqual([{ ...DEFAULT_JUDGE_CONFIG.repeated_action, stopAt: 4 }, 0.5, 100, 5])
-    expect(resolveAgentOptions({ repeated_action: { stopAt: null } }).judge.repeated_action.stopAt).toBeNull()
+    const o = resolveAgentOptions({ sessionId: "s", repeatedAction: { stopAt: 4 }, loop: { tokenBudget: 100, costBudgetUsd: 0.5 }, repeat: { threshold: 5 } })
+    expect([o.judge.repeatedAction, o.judge.loop.costBudgetUsd, o.budgets.tokenBudget, o.middleware.repeat.threshold]).toEqual([{ ...DEFAULT_JUDGE_CONFIG.repeatedAction, stopAt: 4 }, 0.5, 100, 5])
+    expect(resolveAgentOptions({ repeatedAction: { stopAt: null } }).judge.repeatedAction.stopAt).toBeNull()
   })
 
   test("every bad field is named, the middleware's included", () => {
     expect(
-      errorsOf(() => resolveAgentOptions({ repeated_action: { stopAt: 0 }, loop: { tokenBudget: -5 }, varied_retry: { repeat: 2 } as never, bogus: 1, role: "boss", stream: { chunkTimeoutMs: 0 } } as never))
+      errorsOf(() => resolveAgentOptions({ repeatedAction: { stopAt: 0 }, loop: { tokenBudget: -5 }, variedRetry: { repeat: 2 } as never, bogus: 1, role: "boss", stream: { chunkTimeoutMs: 0 } } as never))
     ).toEqual([
       "loop.tokenBudget: Expected a value greater than 0",
-      "repeated_action.stopAt: Expected a value greater than or equal to 1",
-      "varied_retry.repeat: Expected no excess property",
+      "repeatedAction.stopAt: Expected a value greater than or equal to 1",
+      "variedRetry.repeat: Expected no excess property",
       "bogus: Expected no excess property",
       "stream.chunkTimeoutMs: Expected a value greater than 0",
       "role: must be one of main, subagent, checkpoint"

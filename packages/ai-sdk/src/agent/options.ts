@@ -6,7 +6,7 @@
  */
 import type { AgentRole } from "@loopguard/core/classify"
 import { DEFAULT_JUDGE_CONFIG, type JudgeConfig } from "@loopguard/core/judge"
-import { checkPatch, type NumberRule, type NumberRules } from "@loopguard/core/settings"
+import { checkPatch, renameSnakeCaseKeys, type NumberRule, type NumberRules } from "@loopguard/core/settings"
 import { resolveMiddlewareOptions, type LoopguardMiddlewareOptions, type ResolvedMiddlewareOptions } from "../middleware/options.js"
 import type { LoopguardAgentEvent } from "./events.js"
 
@@ -57,8 +57,8 @@ const ROLES: ReadonlyArray<AgentRole> = ["main", "subagent", "checkpoint"]
 const RATIO: NumberRule = { atLeast: 0, atMost: 1 }
 /** Fractions and "no limit" fields among the judge's; every other number is a non-negative count or limit. */
 const JUDGE_RULES: Partial<Record<keyof JudgeConfig, NumberRules>> = {
-  repeated_action: { stopAt: { atLeast: 1, int: true, nullable: true } },
-  try_best: { edit_similarity: RATIO },
+  repeatedAction: { stopAt: { atLeast: 1, int: true, nullable: true } },
+  tryBest: { editSimilarity: RATIO },
   stall: { costRatio: RATIO },
   breaker: { failureRate: RATIO }
 }
@@ -92,9 +92,19 @@ const middlewareOf = (options: LoopguardAgentOptions, errors: Array<string>): Re
   }
 }
 
+/** Sections and fields spelled in snake_case before the camelCase names: read for one release, with a warning each. */
+const renameOldKeys = (options: LoopguardAgentOptions): LoopguardAgentOptions => {
+  const { value, renamed } = renameSnakeCaseKeys(options, DEFAULT_JUDGE_CONFIG)
+  for (const r of renamed) {
+    console.warn(`loopguard: option ${r.from.join(".")} is deprecated, use ${r.to.join(".")} (the snake_case name is accepted for one release)`)
+  }
+  return value as LoopguardAgentOptions
+}
+
 /** Defaults filled in section by section, then checked; throws LoopguardAgentOptionsError. */
-export const resolveAgentOptions = (options: LoopguardAgentOptions = {}): ResolvedAgentOptions => {
-  if (!isPlainObject(options as unknown)) throw new LoopguardAgentOptionsError(["options must be an object"])
+export const resolveAgentOptions = (given: LoopguardAgentOptions = {}): ResolvedAgentOptions => {
+  if (!isPlainObject(given as unknown)) throw new LoopguardAgentOptionsError(["options must be an object"])
+  const options = renameOldKeys(given)
   const errors: Array<string> = []
   const budgets = checkPatch<AgentBudgets>({ tokenBudget: null, costBudgetUsd: null }, options.loop, "loop", BUDGET_RULES)
   errors.push(...budgets.errors)

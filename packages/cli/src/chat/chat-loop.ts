@@ -21,7 +21,7 @@ const pauseHandlerFor = (ctx: ChatContext): PauseHandler =>
     hasCommand: commandOnPath(ctx.env),
     env: ctx.env,
     policy: ctx.policy,
-    limits: { ...DEFAULT_PAUSE_POLICY_OPTIONS, maxResumes: ctx.endpoint.config.try_best.max_resumes },
+    limits: { ...DEFAULT_PAUSE_POLICY_OPTIONS, maxResumes: ctx.endpoint.config.tryBest.maxResumes },
     json: false,
     write: ctx.renderer.line,
     say: ctx.renderer.line,

@@ -85,7 +85,7 @@ export const chatCommand = Command.make(
         renderer,
         style,
         // In a conversation someone is there to choose: a pause asks unless a policy was set.
-        policy: Option.isNone(flags.onPause) && endpoint.config.try_best.on_pause === "stop" ? "ask" : endpoint.config.try_best.on_pause,
+        policy: Option.isNone(flags.onPause) && endpoint.config.tryBest.onPause === "stop" ? "ask" : endpoint.config.tryBest.onPause,
         env: process.env
       }
       const state = initialChatState()

@@ -77,7 +77,7 @@ const scenes = (): ReadonlyArray<Scene> => [
   {
     title: "The same failing command again and again: try-best notes it, then pauses the turn when it goes on",
     expect: "try_best_paused",
-    config: (c) => ({ ...c, try_best: { ...c.try_best, enabled: true } }),
+    config: (c) => ({ ...c, tryBest: { ...c.tryBest, enabled: true } }),
     // Noted at the 3rd failure (the breaker also holds tools back for two steps), paused at the next one that runs.
     script: [1, 2, 3, 4, 5, 6, 7].map((i) => toolCallStream("bash", { command: "npm test" }, { id: `t${i}`, text: "Running the tests again." }))
   },
@@ -100,7 +100,7 @@ const scenes = (): ReadonlyArray<Scene> => [
   {
     title: "The goal gate: an evaluator says NOT MET, the agent keeps working",
     expect: "final",
-    config: (c) => ({ ...c, goal_gate: { ...c.goal_gate, enabled: true } }),
+    config: (c) => ({ ...c, goalGate: { ...c.goalGate, enabled: true } }),
     script: (() => {
       let judged = 0
       let answered = 0

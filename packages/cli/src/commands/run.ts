@@ -1,7 +1,7 @@
 /**
  * `loopguard run`: one user turn through the full loop against any OpenAI-compatible endpoint,
  * with a small real tool set in a working directory the user names. A try-best pause is
- * handled by the pause policy (`--on-pause`, `try_best.on_pause`): stop, continue, or hand off.
+ * handled by the pause policy (`--on-pause`, `tryBest.onPause`): stop, continue, or hand off.
  */
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"

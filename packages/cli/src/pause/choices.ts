@@ -13,7 +13,7 @@ import {
 
 export type PauseChoice = "stop" | "continue" | `handoff:${HandoffTarget}`
 
-/** `try_best.on_pause`: a choice made in advance, or `ask` (prompt on a terminal). */
+/** `tryBest.onPause`: a choice made in advance, or `ask` (prompt on a terminal). */
 export type OnPausePolicy = PauseChoice | "ask"
 
 export const HANDOFF_TARGETS: ReadonlyArray<HandoffTarget> = ["codex", "claude"]

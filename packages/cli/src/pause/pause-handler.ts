@@ -90,7 +90,7 @@ export const makePauseHandler = (options: PauseHandlerOptions): PauseHandler => 
           goal,
           incident,
           results,
-          completionCheck: options.config.completion_check.command,
+          completionCheck: options.config.completionCheck.command,
           env: options.env,
           ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
         })

@@ -1,7 +1,7 @@
 /**
  * `loopguard run` with the pause policy (docs/try-best.md): when try-best pauses the run, show the
  * incident and the choices, then stop, continue with the same model, or hand off to another
- * harness, according to `try_best.on_pause` (or the user's answer for `ask`). A resume is a new
+ * harness, according to `tryBest.onPause` (or the user's answer for `ask`). A resume is a new
  * user turn in the same session; nothing resumes a paused run except this explicit choice.
  */
 import type {
@@ -85,8 +85,8 @@ export const runWithPausePolicy = (options: PauseRunOptions): Effect.Effect<Paus
     const warn = (l: string) => printWarning(redact(l))
     const hasCommand = options.hasCommand ?? commandOnPath()
     const env = options.env ?? process.env
-    const limits = { ...DEFAULT_PAUSE_POLICY_OPTIONS, maxResumes: options.config.try_best.max_resumes, ...options.policy }
-    const policy: OnPausePolicy = options.config.try_best.on_pause
+    const limits = { ...DEFAULT_PAUSE_POLICY_OPTIONS, maxResumes: options.config.tryBest.maxResumes, ...options.policy }
+    const policy: OnPausePolicy = options.config.tryBest.onPause
     const sessionId = options.sessionId ?? "run"
     const json = options.json === true
     const output = outputOf({ json, ...(options.output !== undefined ? { output: options.output } : {}) })

@@ -23,10 +23,10 @@ export const runTools = (cwd: string, config: LoopguardConfig, apiKeyEnv: string
     ...approval
   }),
   // The hand-off skills belong to Try-Best: offered when it is on and the harness is installed.
-  ...(config.try_best.enabled
+  ...(config.tryBest.enabled
     ? handoffSkillTools(cwd, {
-        mode: config.try_best.handoff_mode,
-        timeoutMs: config.try_best.handoff_timeout_ms,
+        mode: config.tryBest.handoffMode,
+        timeoutMs: config.tryBest.handoffTimeoutMs,
         maxOutputChars: config.tools.maxOutputChars,
         env: process.env,
         envDeny: config.tools.envDeny,

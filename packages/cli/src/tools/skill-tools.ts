@@ -1,6 +1,6 @@
 /**
  * The hand-off skills as tools (docs/try-best.md): `handoff_codex` runs Codex CLI, `handoff_claude_code`
- * runs Claude Code CLI, each with its skill's flags (sandbox-safe unless `try_best.handoff_mode`
+ * runs Claude Code CLI, each with its skill's flags (sandbox-safe unless `tryBest.handoffMode`
  * is `isolated`). A skill is offered only when its command resolves on PATH. The task goes to the
  * harness as one quoted argument (secrets of this process redacted), never through the shell unquoted, and the harness runs with the
  * scrubbed tool environment, in its own process group, killed at the timeout.

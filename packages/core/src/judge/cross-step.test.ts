@@ -38,7 +38,7 @@ describe("CrossStepDetectors.afterStep", () => {
   })
 
   test("when the ladder pauses instead (Try-Best), the breaker's hand-back ends the run", () => {
-    const step8 = feed(new CrossStepDetectors({ ...storm, try_best: { ...C.try_best, enabled: true } }, "main", false), builds)[7]
+    const step8 = feed(new CrossStepDetectors({ ...storm, tryBest: { ...C.tryBest, enabled: true } }, "main", false), builds)[7]
     expect(step8?.pause).toMatchObject({ kind: "repeated_observation" })
     expect(step8?.exit?.reason).toBe("circuit_open")
   })
@@ -48,7 +48,7 @@ describe("CrossStepDetectors.afterStep", () => {
     const replies = Array.from({ length: 8 }, (_, i) => same(i))
     const textLoop = (v: AfterStep) => v.incidents.some((i) => i.detector === "text-loop")
     const plain = feed(new CrossStepDetectors(C, "main", false), replies)
-    const cropping = feed(new CrossStepDetectors({ ...C, loop_streak_recovery: { ...C.loop_streak_recovery, enabled: true } }, "main", false), replies)
+    const cropping = feed(new CrossStepDetectors({ ...C, loopStreakRecovery: { ...C.loopStreakRecovery, enabled: true } }, "main", false), replies)
     expect(cropping.map((v) => v.crop !== null)).toEqual([false, false, true, true, true, true, true, true])
     // Without crops the text loop fires again three replies later; with a crop after every reply from the third on, never again.
     expect(plain.map(textLoop)).toEqual([false, false, true, false, false, true, false, false])

@@ -38,9 +38,9 @@ export interface AfterStep {
  * keeps the crop and stall detectors running, to report what they would have done.
  */
 const detectorsOf = (config: JudgeConfig, role: AgentRole, shadow: boolean, rerouteAvailable: boolean): ReadonlyArray<StepDetector> => [
-  ...(config.loop_streak_recovery.enabled || shadow ? [new StreakCropDetector(config.loop_streak_recovery, shadow)] : []),
-  new LoopLadderDetector(config, role, config.try_best.enabled),
-  ...(config.text_loop.enabled ? [new TextLoopStepDetector(config.text_loop)] : []),
+  ...(config.loopStreakRecovery.enabled || shadow ? [new StreakCropDetector(config.loopStreakRecovery, shadow)] : []),
+  new LoopLadderDetector(config, role, config.tryBest.enabled),
+  ...(config.textLoop.enabled ? [new TextLoopStepDetector(config.textLoop)] : []),
   ...(config.breaker.enabled ? [new BreakerDetector(config.breaker, role, rerouteAvailable)] : []),
   ...(config.stall.enabled || shadow ? [new StallDetector(config, shadow)] : [])
 ]

@@ -73,13 +73,13 @@ const repeatedFailureDetector = (config: JudgeConfig, note: string): Detector =>
   let open: { readonly finding: LoopFinding; readonly action: string; readonly since: number } | null = null
   return (_, records) => {
     const all = records()
-    const f = repeatedFailure(all, { repeats: config.repeated_failure.repeats, lookback: config.repeated_failure.lookback })
+    const f = repeatedFailure(all, { repeats: config.repeatedFailure.repeats, lookback: config.repeatedFailure.lookback })
     if (f !== null) {
       const finding: LoopFinding = {
         detector: "repeated-failure",
         key: `${f.action}\u0000${f.observation}`,
         // On the ladder by runs: the note at detection, then the same distances as repeated action.
-        count: f.count - config.repeated_failure.repeats + config.repeated_action.repeats,
+        count: f.count - config.repeatedFailure.repeats + config.repeatedAction.repeats,
         note,
         detail: { action: cut(f.action), count: f.count, editedBetween: f.editedBetween, observation: f.observation }
       }
@@ -87,7 +87,7 @@ const repeatedFailureDetector = (config: JudgeConfig, note: string): Detector =>
       return finding
     }
     const newest = all[all.length - 1]
-    const between = open !== null && newest !== undefined && newest.action !== open.action && all.length - open.since < config.repeated_failure.lookback
+    const between = open !== null && newest !== undefined && newest.action !== open.action && all.length - open.since < config.repeatedFailure.lookback
     if (!between) open = null
     return open?.finding ?? null
   }
@@ -99,14 +99,14 @@ const repeatedFailureDetector = (config: JudgeConfig, note: string): Detector =>
  * ladder climbs across them instead of starting a new episode at every try.
  */
 const variedRetryDetector = (config: JudgeConfig, note: string): Detector => {
-  const { repeats, window } = config.varied_retry
+  const { repeats, window } = config.variedRetry
   let open: { readonly finding: LoopFinding; readonly skeleton: string; readonly since: number } | null = null
   return (_, records) => {
     const all = records()
     const v = variedRetry(all, { repeats, window })
     if (v !== null) {
       // On the ladder by tries: the note at detection, then the same distances as repeated action.
-      const finding: LoopFinding = { detector: "varied-retry", key: v.skeleton, count: v.count - repeats + config.repeated_action.repeats, note, detail: { ...v } }
+      const finding: LoopFinding = { detector: "varied-retry", key: v.skeleton, count: v.count - repeats + config.repeatedAction.repeats, note, detail: { ...v } }
       open = { finding, skeleton: v.skeleton, since: all.length }
       return finding
     }
@@ -121,9 +121,9 @@ const variedRetryDetector = (config: JudgeConfig, note: string): Detector => {
 /** The enabled detectors, in the order their incidents are filed. */
 const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detector> => {
   const out: Array<Detector> = []
-  if (config.repeated_action.enabled) {
+  if (config.repeatedAction.enabled) {
     const note = reminderText("repeated-action", role)
-    const repeats = config.repeated_action.repeats
+    const repeats = config.repeatedAction.repeats
     out.push((messages, records) => {
       const a = repeatedAction(messages, { repeats, note })
       if (a === null) return null
@@ -137,48 +137,48 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       return { detector: "repeated-action", key: a.signature, count, note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
     })
   }
-  if (config.action_cycle.enabled) {
+  if (config.actionCycle.enabled) {
     const note = reminderText("action-cycle", role)
     out.push((messages, records) => {
-      const c = actionCycle(messages, { minPeriod: 2, maxPeriod: config.action_cycle.maxPeriod, replays: config.action_cycle.replays })
+      const c = actionCycle(messages, { minPeriod: 2, maxPeriod: config.actionCycle.maxPeriod, replays: config.actionCycle.replays })
       if (c !== null && pollingOnward(records().slice(-(c.period + c.replays)))) return null
       return c && { detector: "action-cycle", key: [...c.cycle].sort().join("\n"), note, detail: { period: c.period, replays: c.replays, cycle: c.cycle.map((s) => cut(s)) } }
     })
   }
-  if (config.repeated_observation.enabled) {
+  if (config.repeatedObservation.enabled) {
     const note = reminderText("repeated-action", role)
     out.push((_, records) => {
-      const o = repeatedObservation(records(), config.repeated_observation)
+      const o = repeatedObservation(records(), config.repeatedObservation)
       return o && { detector: "repeated-observation", key: `${o.tool}\u0000${o.observation}`, note, detail: { tool: o.tool, count: o.count, observation: o.observation, ...(o.failed ? { failed: true } : {}), ...(o.window !== undefined ? { window: o.window } : {}) } }
     })
   }
-  if (config.repeated_failure.enabled) out.push(repeatedFailureDetector(config, reminderText("repeated-action", role)))
-  if (config.varied_retry.enabled) out.push(variedRetryDetector(config, reminderText("repeated-action", role)))
-  if (config.failure_streak.enabled) {
+  if (config.repeatedFailure.enabled) out.push(repeatedFailureDetector(config, reminderText("repeated-action", role)))
+  if (config.variedRetry.enabled) out.push(variedRetryDetector(config, reminderText("repeated-action", role)))
+  if (config.failureStreak.enabled) {
     const note = reminderText("repeated-action", role)
-    const steps = config.failure_streak.steps
+    const steps = config.failureStreak.steps
     out.push((_, records) => {
       const f = failureStreak(records(), { steps })
       if (f === null) return null
       // On the ladder by failing steps: the note at detection, then the same distances as repeated
       // action. A storm of failures is the error-storm breaker's to stop (it degrades, reroutes and
       // hands back first): with the breaker on, this one reminds but never stops.
-      const count = f.count - steps + config.repeated_action.repeats
-      return { detector: "failure-streak", key: "failure-streak", count: config.breaker.enabled ? Math.min(count, config.repeated_action.remindAt) : count, note, detail: { ...f } }
+      const count = f.count - steps + config.repeatedAction.repeats
+      return { detector: "failure-streak", key: "failure-streak", count: config.breaker.enabled ? Math.min(count, config.repeatedAction.remindAt) : count, note, detail: { ...f } }
     })
   }
-  if (config.replayed_sequence.enabled) {
+  if (config.replayedSequence.enabled) {
     const note = reminderText("action-cycle", role)
     out.push((_, records) => {
-      const r = replayedSequence(records(), { minLength: config.replayed_sequence.minLength, lookback: config.replayed_sequence.lookback })
+      const r = replayedSequence(records(), { minLength: config.replayedSequence.minLength, lookback: config.replayedSequence.lookback })
       return r && { detector: "replayed-sequence", key: "replay", note, detail: { ...r } }
     })
   }
-  if (config.no_progress_spin.enabled) {
+  if (config.noProgressSpin.enabled) {
     const note = reminderText("action-cycle", role)
     const prefix = new SpinPrefix()
     out.push((_, records, version) => {
-      const s = noProgressSpin(records(), { window: config.no_progress_spin.window, minRepeats: config.no_progress_spin.minRepeats }, prefix, version)
+      const s = noProgressSpin(records(), { window: config.noProgressSpin.window, minRepeats: config.noProgressSpin.minRepeats }, prefix, version)
       return s && { detector: "no-progress-spin", key: "spin", note, detail: { ...s } }
     })
   }
@@ -200,8 +200,8 @@ export class LoopEpisodes {
   private remindedInStretch = false
 
   constructor(config: JudgeConfig, role: AgentRole) {
-    this.pauseInstead = config.try_best.enabled
-    const a = config.repeated_action
+    this.pauseInstead = config.tryBest.enabled
+    const a = config.repeatedAction
     this.counts = { noteAt: a.repeats, remindAt: a.remindAt, stopAt: a.stopAt ?? Number.POSITIVE_INFINITY }
     this.detectors = detectorsOf(config, role)
     this.remindText = reminderText("loop-remind", role)

@@ -1,14 +1,6 @@
 import type { TryBestOptions } from "../try-best/index.js"
-import type { JudgeConfig } from "./judge-config.js"
+import { TRY_BEST_CONFIG_FIELDS, type JudgeConfig } from "./judge-config.js"
 
-/** The config file's snake_case `try_best` section → the core monitor's options. */
-export const tryBestOptionsOf = (config: JudgeConfig): Partial<TryBestOptions> => ({
-  editWindow: config.try_best.edit_window,
-  editSimilarity: config.try_best.edit_similarity,
-  editMatches: config.try_best.edit_matches,
-  actionStreak: config.try_best.action_streak,
-  failedCommandRetries: config.try_best.failed_command_retries,
-  editTools: config.try_best.edit_tools,
-  shellTools: config.try_best.shell_tools,
-  verificationPatterns: config.try_best.verification_patterns
-})
+/** The config file's `tryBest` section → the core monitor's options (the same names; the run's own keys left out). */
+export const tryBestOptionsOf = (config: JudgeConfig): Partial<TryBestOptions> =>
+  Object.fromEntries(TRY_BEST_CONFIG_FIELDS.map((field) => [field, config.tryBest[field]])) as Partial<TryBestOptions>

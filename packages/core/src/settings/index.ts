@@ -1,2 +1,3 @@
 // Partial settings over defaults, checked without a schema library (for entries that load no Effect).
 export * from "./check-patch.js"
+export * from "./snake-case-keys.js"

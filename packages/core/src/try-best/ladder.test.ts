@@ -42,7 +42,7 @@ describe("TryBestLadder: a note first, a pause only when the loop goes on after 
     expect(streak.takeNotes().map((n) => n.kind)).toEqual(["action_streak"])
   })
 
-  test("off by default in the config (edit_matches / action_streak 0): many edits in a row are no report at all", () => {
+  test("off by default in the config (editMatches / actionStreak 0): many edits in a row are no report at all", () => {
     const ladder = new TryBestLadder(new TryBestMonitor({ editMatches: 0, actionStreak: 0 }))
     const edits = Array.from({ length: 12 }, (_, i) => editPart(`src/f${i % 3}.ts`, "x = compute(1, 2, 3)"))
     expect(levels(ladder, edits).every((l) => l === null)).toBe(true)

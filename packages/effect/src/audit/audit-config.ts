@@ -10,11 +10,11 @@ import { BUDGET_NAMES, type LoopguardConfig } from "../config/schema.js"
 export const auditConfig = (base: LoopguardConfig = DEFAULT_CONFIG): LoopguardConfig => ({
   ...base,
   repeat: { ...base.repeat, enabled: true },
-  text_loop: { ...base.text_loop, enabled: true },
-  repeated_action: { ...base.repeated_action, enabled: true },
-  doom_loop: { ...base.doom_loop, enabled: true },
-  loop_streak_recovery: { ...base.loop_streak_recovery, enabled: true },
-  try_best: { ...base.try_best, enabled: true },
+  textLoop: { ...base.textLoop, enabled: true },
+  repeatedAction: { ...base.repeatedAction, enabled: true },
+  doomLoop: { ...base.doomLoop, enabled: true },
+  loopStreakRecovery: { ...base.loopStreakRecovery, enabled: true },
+  tryBest: { ...base.tryBest, enabled: true },
   // Stall signals run in every shadow replay as warnings; `enabled` would make them pause (an exit).
   stall: { ...base.stall, enabled: false },
   breaker: { ...base.breaker, enabled: true },

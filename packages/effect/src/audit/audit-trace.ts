@@ -77,7 +77,7 @@ export const shadowReplay = (input: ShadowReplayInput, config: LoopguardConfig) 
     const deps = Layer.mergeAll(
       input.replay,
       Layer.succeed(ConfigService, config),
-      Events.layerCallback(() => undefined),
+      Layer.succeed(Events, Events.make(() => undefined)),
       Permission.layerDeny,
       Layer.succeed(SessionStore, SessionStore.of(input.store))
     )

@@ -65,6 +65,6 @@ describe("window store (the audit's replay store)", () => {
     const c = auditConfig()
     expect(auditWindow({ ...c, audit: { windowSteps: 1 } })).toBe(2 * detectorLookback(c))
     expect(auditWindow({ ...c, audit: { windowSteps: 10_000 } })).toBe(10_000)
-    expect(detectorLookback({ ...c, action_cycle: { ...c.action_cycle, maxPeriod: 500 } })).toBeGreaterThanOrEqual(500 * (c.action_cycle.replays + 1))
+    expect(detectorLookback({ ...c, actionCycle: { ...c.actionCycle, maxPeriod: 500 } })).toBeGreaterThanOrEqual(500 * (c.actionCycle.replays + 1))
   })
 })

@@ -22,15 +22,15 @@ export interface WindowStore extends SessionStoreShape {
  */
 export const detectorLookback = (c: LoopguardConfig): number =>
   Math.max(
-    c.action_cycle.maxPeriod * (c.action_cycle.replays + 1),
-    c.replayed_sequence.lookback + c.replayed_sequence.minLength,
-    c.repeated_failure.lookback,
-    c.loop_streak_recovery.max_span + 1,
-    c.no_progress_spin.window * c.no_progress_spin.minRepeats,
-    c.repeated_observation.repeats,
-    c.repeated_action.stopAt ?? 0,
-    c.try_best.edit_window,
-    c.text_loop.bufferSize,
+    c.actionCycle.maxPeriod * (c.actionCycle.replays + 1),
+    c.replayedSequence.lookback + c.replayedSequence.minLength,
+    c.repeatedFailure.lookback,
+    c.loopStreakRecovery.maxSpan + 1,
+    c.noProgressSpin.window * c.noProgressSpin.minRepeats,
+    c.repeatedObservation.repeats,
+    c.repeatedAction.stopAt ?? 0,
+    c.tryBest.editWindow,
+    c.textLoop.bufferSize,
     c.breaker.window
   )
 

@@ -11,7 +11,7 @@ describe("loadConfig", () => {
     expect(decoded).toEqual(DEFAULT_CONFIG)
     for (const input of [{}, { env: {} }, { file: { path: "loopguard.json", text: "{}" } }, { overrides: [] }]) {
       const r = loadConfig(input)
-      expect(r).toEqual({ _tag: "ok", config: decoded })
+      expect(r).toEqual({ _tag: "ok", config: decoded, warnings: [] })
       // A fresh object each time: a caller that changes its copy cannot change the defaults.
       if (r._tag === "ok") expect(r.config).not.toBe(DEFAULT_CONFIG)
     }
@@ -27,16 +27,16 @@ describe("loadConfig", () => {
     expect(c.repeat).toMatchObject({ enabled: true, window: 500, threshold: 20, minBlock: 4, minDistinct: 3 })
     expect(c.stream.chunkTimeoutMs).toBe(480_000)
     expect(c.recovery).toMatchObject({ lengthContinuations: 3, emptyRetries: 2, textToolCallRetries: 2, structuredRetries: 2 })
-    expect(c.text_loop).toMatchObject({ enabled: true, bufferSize: 5, repeats: 3, keyChars: 200 })
-    expect(c.repeated_action).toMatchObject({ enabled: true, repeats: 3 })
-    expect(c.loop_streak_recovery).toMatchObject({ enabled: false, trigger_count: 3, max_span: 64, cache_risk_blocks: 20 })
-    expect(c.try_best).toMatchObject({ enabled: false, edit_window: 12, edit_similarity: 0.8, edit_matches: 0, action_streak: 0, failed_command_retries: 3 })
-    expect(c.rollback).toMatchObject({ enabled: true, max_consecutive_rollbacks: 5 })
+    expect(c.textLoop).toMatchObject({ enabled: true, bufferSize: 5, repeats: 3, keyChars: 200 })
+    expect(c.repeatedAction).toMatchObject({ enabled: true, repeats: 3 })
+    expect(c.loopStreakRecovery).toMatchObject({ enabled: false, triggerCount: 3, maxSpan: 64, cacheRiskBlocks: 20 })
+    expect(c.tryBest).toMatchObject({ enabled: false, editWindow: 12, editSimilarity: 0.8, editMatches: 0, actionStreak: 0, failedCommandRetries: 3 })
+    expect(c.rollback).toMatchObject({ enabled: true, maxConsecutiveRollbacks: 5 })
     expect(c.loop).toMatchObject({ toolTimeoutMs: 120_000 })
     expect(c.breaker).toMatchObject({ consecutiveFailures: 3 })
-    expect(c.goal_gate).toMatchObject({ enabled: false, maxChecks: 20 })
-    expect(c.text_tool_calls).toEqual({ mode: "execute" })
-    expect(c.failure_summary).toEqual({ enabled: false, max_retries: 1 })
+    expect(c.goalGate).toMatchObject({ enabled: false, maxChecks: 20 })
+    expect(c.textToolCalls).toEqual({ mode: "execute" })
+    expect(c.failureSummary).toEqual({ enabled: false, maxRetries: 1 })
     // Nothing in the defaults is dropped or reshaped by the decode.
     expect(c).toEqual(DEFAULT_CONFIG)
   })
@@ -54,7 +54,7 @@ describe("loadConfig", () => {
     for (const [raw, want] of [["1", true], ["yes", true], ["ON", true], ["0", false], ["no", false], ["off", false]] as const) {
       const r = loadConfig({ env: { LOOPGUARD_TRY_BEST_ENABLED: raw } })
       expect(r._tag).toBe("ok")
-      if (r._tag === "ok") expect(r.config.try_best.enabled).toBe(want)
+      if (r._tag === "ok") expect(r.config.tryBest.enabled).toBe(want)
     }
     const bad = loadConfig({ env: { LOOPGUARD_TRY_BEST_ENABLED: "2" } })
     expect(bad._tag).toBe("error")
@@ -63,15 +63,15 @@ describe("loadConfig", () => {
 
   test("file, env and flags override in that order", () => {
     const r = loadConfig({
-      file: { path: "lg.jsonc", text: `{ // comment\n "repeat": { "window": 400, "threshold": 10 },\n "try_best": { "enabled": true }, }` },
+      file: { path: "lg.jsonc", text: `{ // comment\n "repeat": { "window": 400, "threshold": 10 },\n "tryBest": { "enabled": true }, }` },
       env: { LOOPGUARD_REPEAT_THRESHOLD: "12", LOOPGUARD_TRY_BEST_EDIT_TOOLS: "edit, write" },
       overrides: [{ path: "repeat.minBlock", value: 5, flag: "--min-block" }]
     })
     expect(r._tag).toBe("ok")
     if (r._tag !== "ok") return
     expect(r.config.repeat).toEqual({ enabled: true, window: 400, threshold: 12, minBlock: 5, minDistinct: 3, long: DEFAULT_CONFIG.repeat.long })
-    expect(r.config.try_best.enabled).toBe(true)
-    expect(r.config.try_best.edit_tools).toEqual(["edit", "write"])
+    expect(r.config.tryBest.enabled).toBe(true)
+    expect(r.config.tryBest.editTools).toEqual(["edit", "write"])
   })
 
   test("a library override without a flag is named by its path in errors", () => {
@@ -90,16 +90,16 @@ describe("loadConfig", () => {
     const ok = loadConfig({ env: { LOOPGUARD_VARIED_RETRY_REPEATS: "5", LOOPGUARD_FAILURE_STREAK_STEPS: "10", LOOPGUARD_REPEATED_OBSERVATION_WINDOW: "0" } })
     expect(ok._tag).toBe("ok")
     if (ok._tag === "ok") {
-      expect(ok.config.varied_retry).toEqual({ enabled: true, repeats: 5, window: 15 })
-      expect(ok.config.failure_streak.steps).toBe(10)
-      expect(ok.config.repeated_observation.window).toBe(0)
+      expect(ok.config.variedRetry).toEqual({ enabled: true, repeats: 5, window: 15 })
+      expect(ok.config.failureStreak.steps).toBe(10)
+      expect(ok.config.repeatedObservation.window).toBe(0)
     }
     const bad = loadConfig({ env: { LOOPGUARD_VARIED_RETRY_REPEATS: "20" } })
     expect(bad._tag).toBe("error")
-    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("varied_retry.repeats: 20 is above window (15)")
-    const badWindow = loadConfig({ file: { path: "lg.json", text: `{ "repeated_observation": { "windowRepeats": 12 } }` } })
+    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("config field variedRetry.repeats (from environment variable LOOPGUARD_VARIED_RETRY_REPEATS): 20 is above window (15)")
+    const badWindow = loadConfig({ file: { path: "lg.json", text: `{ "repeatedObservation": { "windowRepeats": 12 } }` } })
     expect(badWindow._tag).toBe("error")
-    if (badWindow._tag === "error") expect(badWindow.errors.join("\n")).toContain("repeated_observation.windowRepeats")
+    if (badWindow._tag === "error") expect(badWindow.errors.join("\n")).toContain("repeatedObservation.windowRepeats")
     const badSteps = loadConfig({ env: { LOOPGUARD_FAILURE_STREAK_STEPS: "1" } })
     expect(badSteps._tag).toBe("error")
     if (badSteps._tag === "error") expect(badSteps.errors.join("\n")).toContain("LOOPGUARD_FAILURE_STREAK_STEPS")
@@ -110,12 +110,12 @@ describe("loadConfig", () => {
     expect(ok._tag).toBe("ok")
     if (ok._tag === "ok") {
       expect(ok.config.repeat.long.copies).toBe(5)
-      expect(ok.config.repeated_action.stopAt).toBeNull()
-      expect(ok.config.no_progress_spin.window).toBe(12)
+      expect(ok.config.repeatedAction.stopAt).toBeNull()
+      expect(ok.config.noProgressSpin.window).toBe(12)
     }
     const bad = loadConfig({ env: { LOOPGUARD_REPEATED_ACTION_REMIND_AT: "9" } })
     expect(bad._tag).toBe("error")
-    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("repeated_action")
+    if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("repeatedAction")
     const badLong = loadConfig({ env: { LOOPGUARD_REPEAT_LONG_COPIES: "1" } })
     expect(badLong._tag).toBe("error")
     if (badLong._tag === "error") expect(badLong.errors.join("\n")).toContain("LOOPGUARD_REPEAT_LONG_COPIES")
@@ -155,7 +155,7 @@ describe("loadConfig", () => {
   test("deadlineMs and noDeadline together name the budget", () => {
     const r = loadConfig({ file: { path: "lg.json", text: `{"provider": {"openai": {"retry": {"server": {"deadlineMs": 5, "noDeadline": true}}}}}` } })
     expect(r._tag).toBe("error")
-    if (r._tag === "error") expect(r.errors.join("\n")).toContain("provider.openai.retry.server: deadlineMs and noDeadline are mutually exclusive")
+    if (r._tag === "error") expect(r.errors.join("\n")).toContain("config field provider.openai.retry.server (from lg.json:1): deadlineMs and noDeadline are mutually exclusive")
   })
 
   test("retry budgets are settable from the environment", () => {
@@ -177,7 +177,7 @@ describe("loadConfig hardening", () => {
       "config field loop.toolTimeoutMs (from lg.json:2)"
     )
     expect(errorsOf({ env: { LOOPGUARD_COMPLETION_CHECK_TIMEOUT_MS: "9999999999" } })).toContain(
-      "config field completion_check.timeoutMs (from environment variable LOOPGUARD_COMPLETION_CHECK_TIMEOUT_MS)"
+      "config field completionCheck.timeoutMs (from environment variable LOOPGUARD_COMPLETION_CHECK_TIMEOUT_MS)"
     )
     expect(loadConfig({ env: { LOOPGUARD_LOOP_TOOL_TIMEOUT_MS: "2147483647" } })._tag).toBe("ok")
   })
@@ -217,9 +217,9 @@ describe("loadConfig hardening", () => {
     )
   })
 
-  test("a bad regular expression in try_best.verification_patterns names the field and the entry", () => {
-    expect(errorsOf({ file: { path: "re.json", text: `{"try_best": {"verification_patterns": ["pytest", "npm (test"]}}` } })).toContain(
-      "config field try_best.verification_patterns[1]: not a valid regular expression \"npm (test\""
+  test("a bad regular expression in tryBest.verificationPatterns names the field and the entry", () => {
+    expect(errorsOf({ file: { path: "re.json", text: `{"tryBest": {"verificationPatterns": ["pytest", "npm (test"]}}` } })).toContain(
+      "config field tryBest.verificationPatterns[1] (from re.json:1): not a valid regular expression \"npm (test\""
     )
   })
 

@@ -6,12 +6,18 @@
 import { Schema } from "effect"
 // The package root, not `jsonc-parser/lib/esm/…`: Node loads that path as CommonJS and rejects it. The
 // CLI bundle maps the root back to the ESM build (scripts/build.ts).
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser"
+import { renameSnakeCaseKeys, renameSnakeCasePath, type RenamedKey } from "@loopguard/core/settings"
+import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { DEFAULT_CONFIG } from "./defaults.js"
+import { configIssues, fieldName } from "./issues.js"
 import { forbiddenKeys, MAX_CONFIG_DEPTH, stripBom, tooDeepAt } from "./file-guards.js"
-import { BUDGET_NAMES, LoopguardConfigSchema, type LoopguardConfig } from "./schema.js"
+import { BUDGET_NAMES, LoopguardConfigSchema, RetryBudgetPatch, RetrySection, type LoopguardConfig } from "./schema.js"
 
-export type ConfigSource = { readonly kind: "default" } | { readonly kind: "file"; readonly file: string } | { readonly kind: "env"; readonly name: string } | { readonly kind: "flag"; readonly name: string }
+export type ConfigSource =
+  | { readonly kind: "default" }
+  /** `written`: the key path as the file spells it (an old snake_case name), where it differs. */
+  | { readonly kind: "file"; readonly file: string; readonly written?: ReadonlyArray<string> }
+  | { readonly kind: "env"; readonly name: string } | { readonly kind: "flag"; readonly name: string }
 
 export interface ConfigInput {
   /** Contents of a config file, with its path for error messages. */
@@ -22,10 +28,9 @@ export interface ConfigInput {
 }
 
 export type ConfigResult =
-  | { readonly _tag: "ok"; readonly config: LoopguardConfig }
+  /** `warnings`: one line per deprecated key used (accepted for one release), naming where it is written. */
+  | { readonly _tag: "ok"; readonly config: LoopguardConfig; readonly warnings: ReadonlyArray<string> }
   | { readonly _tag: "error"; readonly errors: ReadonlyArray<string> }
-
-const RETRY_FIELDS = ["mode", "maxRetries", "deadlineMs", "noDeadline", "initialDelayMs", "maxDelayMs", "jitterRatio"] as const
 
 const upperSnake = (key: string): string => key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase()
 
@@ -40,14 +45,12 @@ export const envVariables = (): ReadonlyArray<{ readonly name: string; readonly 
     }
   }
   walk(DEFAULT_CONFIG as unknown as Record<string, unknown>, [])
-  for (const budget of BUDGET_NAMES) {
-    for (const field of RETRY_FIELDS) {
-      out.push({ name: `LOOPGUARD_RETRY_${upperSnake(budget)}_${upperSnake(field)}`, path: ["retry", budget, field] })
-    }
+  // `retry` has no defaults to walk (every field is a patch): its keys come from the schema.
+  const budgets: ReadonlyArray<string> = BUDGET_NAMES
+  for (const key of Object.keys(RetrySection.fields)) {
+    const fields = budgets.includes(key) ? Object.keys(RetryBudgetPatch.fields).map((field) => [key, field]) : [[key]]
+    for (const rest of fields) out.push({ name: "LOOPGUARD_" + ["retry", ...rest].map(upperSnake).join("_"), path: ["retry", ...rest] })
   }
-  out.push({ name: "LOOPGUARD_RETRY_OVERLOADED_IMMEDIATE_RETRIES", path: ["retry", "overloadedImmediateRetries"] })
-  out.push({ name: "LOOPGUARD_RETRY_JITTER_RATIO", path: ["retry", "jitterRatio"] })
-  out.push({ name: "LOOPGUARD_RETRY_RETRYABLE_STATUSES", path: ["retry", "retryableStatuses"] })
   return out
 }
 
@@ -105,38 +108,72 @@ const lineOf = (text: string, offset: number): { line: number; column: number } 
   return { line, column: offset - last }
 }
 
-/** Line of `"key":` for a dotted path in the file, so a bad value points at file:line. */
+/** Line of the value at `path` in the file (or of its nearest enclosing value), so a bad value points at file:line. */
 const findKeyLine = (text: string, path: ReadonlyArray<string>): number | null => {
-  const leaf = path[path.length - 1]
-  if (leaf === undefined) return null
-  const m = new RegExp(`"${leaf.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"\\s*:`).exec(text)
-  return m ? lineOf(text, m.index).line : null
+  const tree = parseTree(text, [], { allowTrailingComma: true })
+  if (tree === undefined) return null
+  for (let n = path.length; n > 0; n--) {
+    const node = findNodeAtLocation(tree, path.slice(0, n).map((p) => (/^\d+$/.test(p) ? Number(p) : p)))
+    // A property's value: point at its key, where a reader looks for it.
+    if (node !== undefined) return lineOf(text, node.parent?.type === "property" ? node.parent.offset : node.offset).line
+  }
+  return null
+}
+
+/**
+ * Where the value at `path` came from: its own source, else its enclosing value's (a list item's
+ * list), else the first value set inside it (a check across a section's fields).
+ */
+const sourceOf = (sources: ReadonlyMap<string, ConfigSource>, path: ReadonlyArray<string>): ConfigSource | undefined => {
+  for (let n = path.length; n > 0; n--) {
+    const own = sources.get(path.slice(0, n).join("."))
+    if (own !== undefined) return own
+  }
+  const prefix = path.join(".") + "."
+  for (const [key, src] of sources) if (key.startsWith(prefix)) return src
+  return undefined
 }
 
 const describeSource = (src: ConfigSource | undefined, input: ConfigInput, path: ReadonlyArray<string>): string => {
   if (src === undefined || src.kind === "default") return "default"
   if (src.kind === "env") return `environment variable ${src.name}`
   if (src.kind === "flag") return `flag ${src.name}`
-  const line = input.file ? findKeyLine(input.file.text, path) : null
+  const line = input.file ? findKeyLine(input.file.text, src.written ?? path) : null
   return line === null ? src.file : `${src.file}:${line}`
 }
+
+/** Each value the file sets, by its path in the config (old snake_case keys renamed), with the path as written. */
+const markFileSources = (sources: Map<string, ConfigSource>, parsed: unknown, file: string): void => {
+  const mark = (obj: unknown, written: ReadonlyArray<string>) => {
+    if (obj !== null && typeof obj === "object" && !Array.isArray(obj)) {
+      for (const [k, v] of Object.entries(obj)) mark(v, [...written, k])
+      return
+    }
+    const path = renameSnakeCasePath(written, DEFAULT_CONFIG)
+    sources.set(path.join("."), path.join(".") === written.join(".") ? { kind: "file", file } : { kind: "file", file, written })
+  }
+  mark(parsed, [])
+}
+
+/** One line per old key: where it is written, its new name, and that the old one goes in the next release. */
+const renamedKeyWarning = (r: RenamedKey, where: string): string =>
+  `${where}: config key ${r.from.join(".")} is deprecated, use ${r.to.join(".")} (the snake_case name is accepted for one release)` +
+  (r.ignored ? `; ignored, since ${r.to.join(".")} is set too` : "")
 
 /** Defaults ← file ← env ← overrides, validated; `ok` with the config or `error` with one message per bad field. */
 export const loadConfig = (input: ConfigInput): ConfigResult => {
   const merged = structuredClone(DEFAULT_CONFIG) as unknown as Record<string, unknown>
   const sources = new Map<string, ConfigSource>()
   const errors: Array<string> = []
+  const warnings: Array<string> = []
 
   if (input.file) {
     const read = readConfigFile(input.file)
     if (read._tag === "error") return read
-    mergeInto(merged, read.parsed)
-    const mark = (obj: unknown, path: Array<string>) => {
-      if (obj !== null && typeof obj === "object" && !Array.isArray(obj)) {
-        for (const [k, v] of Object.entries(obj)) mark(v, [...path, k])
-      } else sources.set(path.join("."), { kind: "file", file: input.file!.path })
-    }
-    mark(read.parsed, [])
+    const { value, renamed } = renameSnakeCaseKeys(read.parsed, DEFAULT_CONFIG)
+    mergeInto(merged, value as Record<string, unknown>)
+    markFileSources(sources, read.parsed, input.file.path)
+    warnings.push(...renamed.map((r) => renamedKeyWarning(r, `${input.file!.path}:${findKeyLine(input.file!.text, r.from) ?? 1}`)))
   }
 
   if (input.env) {
@@ -150,32 +187,24 @@ export const loadConfig = (input: ConfigInput): ConfigResult => {
   }
 
   for (const o of input.overrides ?? []) {
-    const path = o.path.split(".")
+    const written = o.path.split(".")
+    const path = renameSnakeCasePath(written, DEFAULT_CONFIG)
+    const name = o.flag ?? `overrides[${JSON.stringify(o.path)}]`
+    if (path.join(".") !== o.path) warnings.push(renamedKeyWarning({ from: written, to: path, ignored: false }, name))
     setPath(merged, path, o.value)
-    sources.set(o.path, { kind: "flag", name: o.flag ?? `overrides[${JSON.stringify(o.path)}]` })
+    sources.set(path.join("."), { kind: "flag", name })
   }
 
   // Nothing set anywhere: the defaults, which decode to themselves (load.test.ts checks it). The
   // schema's first decode is ~5–10 ms of every start-up of the CLI, for a value known valid.
-  if (sources.size === 0 && errors.length === 0) {
-    const defaults = merged as unknown as LoopguardConfig
-    const crossField = crossFieldErrors(defaults)
-    return crossField.length > 0 ? { _tag: "error", errors: crossField } : { _tag: "ok", config: defaults }
+  if (sources.size === 0 && errors.length === 0) return { _tag: "ok", config: merged as unknown as LoopguardConfig, warnings }
+  const decoded = Schema.decodeUnknownResult(LoopguardConfigSchema)(merged, { errors: "all", onExcessProperty: "error" })
+  if (decoded._tag === "Success") return errors.length > 0 ? { _tag: "error", errors } : { _tag: "ok", config: decoded.success, warnings }
+  for (const issue of configIssues(decoded.failure.issue)) {
+    const where = describeSource(sourceOf(sources, issue.path), input, issue.path)
+    errors.push(`config field ${fieldName(issue.path)} (from ${where}): ${issue.message}`)
   }
-  const decoded = Schema.decodeUnknownExit(LoopguardConfigSchema)(merged, { errors: "all", onExcessProperty: "error" })
-  if (decoded._tag === "Failure") {
-    const message = String(decoded.cause).length > 0 ? schemaMessage(decoded.cause) : "invalid config"
-    for (const issue of splitIssues(message)) {
-      // A bad list item (`a.b.1`) came from wherever its list (`a.b`) did.
-      const src = issue.path.map((_, i) => sources.get(issue.path.slice(0, issue.path.length - i).join("."))).find((x) => x !== undefined)
-      const where = describeSource(src, input, issue.path)
-      errors.push(`config field ${issue.path.join(".") || "(root)"} (from ${where}): ${issue.message}`)
-    }
-    return { _tag: "error", errors }
-  }
-  const config = decoded.value
-  errors.push(...crossFieldErrors(config))
-  return errors.length > 0 ? { _tag: "error", errors } : { _tag: "ok", config }
+  return { _tag: "error", errors }
 }
 
 /** The file's object, or errors naming file:line:column. */
@@ -234,71 +263,4 @@ const unknownEnvErrors = (env: Readonly<Record<string, string | undefined>>): Ar
     .filter((name) => name.startsWith("LOOPGUARD_") && !known.has(name))
     .sort()
     .map((name) => `environment variable ${name} is not a loopguard setting (see docs/config.md for the list)`)
-}
-
-const schemaMessage = (cause: unknown): string => {
-  const reasons = (cause as { reasons?: ReadonlyArray<{ error?: { message?: string } }> }).reasons ?? []
-  return reasons.map((r) => r.error?.message ?? "").join("\n")
-}
-
-/** SchemaError messages read "Expected …\n  at [\"a\"][\"b\"]"; turn each into (path, message). */
-const splitIssues = (message: string): Array<{ path: Array<string>; message: string }> => {
-  const out: Array<{ path: Array<string>; message: string }> = []
-  let pending: Array<string> = []
-  for (const line of message.split("\n")) {
-    const at = /^\s*at (.*)$/.exec(line)
-    if (at) {
-      const path = [...at[1]!.matchAll(/\["?([^"\]]*)"?\]/g)].map((m) => m[1]!)
-      out.push({ path, message: pending.join(" ").trim() })
-      pending = []
-    } else if (line.trim() !== "") pending.push(line.trim())
-  }
-  if (pending.length > 0) out.push({ path: [], message: pending.join(" ") })
-  return out
-}
-
-const crossFieldErrors = (config: LoopguardConfig): Array<string> => {
-  const errors: Array<string> = []
-  const checkRetry = (retry: LoopguardConfig["retry"], prefix: string) => {
-    for (const budget of BUDGET_NAMES) {
-      const b = retry[budget]
-      if (b?.deadlineMs !== undefined && b.noDeadline === true) {
-        errors.push(`config field ${prefix}.${budget}: deadlineMs and noDeadline are mutually exclusive`)
-      }
-      if (b?.initialDelayMs !== undefined && b.maxDelayMs !== undefined && b.initialDelayMs > b.maxDelayMs) {
-        errors.push(`config field ${prefix}.${budget}: initialDelayMs (${b.initialDelayMs}) is above maxDelayMs (${b.maxDelayMs})`)
-      }
-    }
-  }
-  checkRetry(config.retry, "retry")
-  for (const [id, p] of Object.entries(config.provider)) if (p.retry) checkRetry(p.retry, `provider.${id}.retry`)
-  config.try_best.verification_patterns.forEach((pattern, i) => {
-    try {
-      new RegExp(`^(?:${pattern})`, "i")
-    } catch (e) {
-      errors.push(`config field try_best.verification_patterns[${i}]: not a valid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`)
-    }
-  })
-  const r = config.repeat
-  if (r.window < r.minBlock * r.threshold) {
-    errors.push(`config field repeat.window: ${r.window} is below minBlock × threshold (${r.minBlock * r.threshold}); no loop could ever trip`)
-  }
-  const a = config.repeated_action
-  if (a.remindAt < a.repeats || (a.stopAt !== null && a.stopAt < a.remindAt)) {
-    errors.push(`config field repeated_action: the ladder must climb: repeats (${a.repeats}) <= remindAt (${a.remindAt}) <= stopAt (${a.stopAt})`)
-  }
-  if (config.no_progress_spin.minRepeats > config.no_progress_spin.window) {
-    errors.push(`config field no_progress_spin.minRepeats: ${config.no_progress_spin.minRepeats} is above window (${config.no_progress_spin.window}); it could never fire`)
-  }
-  const o = config.repeated_observation
-  if (o.window > 0 && o.windowRepeats > o.window) {
-    errors.push(`config field repeated_observation.windowRepeats: ${o.windowRepeats} is above window (${o.window}); it could never fire`)
-  }
-  if (config.varied_retry.repeats > config.varied_retry.window) {
-    errors.push(`config field varied_retry.repeats: ${config.varied_retry.repeats} is above window (${config.varied_retry.window}); it could never fire`)
-  }
-  if (r.long.minBlockChars > r.long.maxBlockChars) {
-    errors.push(`config field repeat.long.minBlockChars: ${r.long.minBlockChars} is above repeat.long.maxBlockChars (${r.long.maxBlockChars})`)
-  }
-  return errors
 }

@@ -3,12 +3,24 @@
  * object so the env-variable mapping can be derived from its shape.
  */
 import { MAX_TIMER_MS } from "@loopguard/core/repeat"
+import { RETRY_BUDGET_NAMES, type RetryBudgetName } from "@loopguard/core/retry"
 import { Schema } from "effect"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThan(0))
 const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Ratio = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
 const Names = Schema.Array(Schema.String)
+
+/**
+ * A check across a section's fields: `problem` returns the message, or null when the section is
+ * fine. `field` names where the message points (the section itself when absent).
+ */
+const crossField = <T>(problem: (section: T) => string | null, field?: string) =>
+  Schema.makeFilter<T>((section) => {
+    const message = problem(section)
+    if (message === null) return undefined
+    return field === undefined ? message : { path: [field], issue: message }
+  })
 
 /** The long-period rule beside the short-period rule (docs/repetition.md). */
 export const LongRepeatSection = Schema.Struct({
@@ -22,7 +34,9 @@ export const LongRepeatSection = Schema.Struct({
   shortChars: PosInt,
   recurChars: PosInt,
   whitespaceChars: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
-})
+}).check(
+  crossField((l) => (l.minBlockChars > l.maxBlockChars ? `${l.minBlockChars} is above maxBlockChars (${l.maxBlockChars})` : null), "minBlockChars")
+)
 
 /** Node and Bun timers overflow above 2^31−1 ms and then fire after 1 ms: reject such values. */
 export { MAX_TIMER_MS }
@@ -37,7 +51,12 @@ export const RepeatSection = Schema.Struct({
   minBlock: PosInt,
   minDistinct: PosInt,
   long: LongRepeatSection
-})
+}).check(
+  crossField(
+    (r) => (r.window < r.minBlock * r.threshold ? `${r.window} is below minBlock × threshold (${r.minBlock * r.threshold}); no loop could ever trip` : null),
+    "window"
+  )
+)
 
 /** Config section `stream`: the chunk timeout, progress events, response limits. */
 export const StreamSection = Schema.Struct({
@@ -75,7 +94,7 @@ export const RecoverySection = Schema.Struct({
   structuredRetries: NonNegInt
 })
 
-/** Config section `text_loop`. */
+/** Config section `textLoop`. */
 export const TextLoopSection = Schema.Struct({
   enabled: Schema.Boolean,
   bufferSize: PosInt,
@@ -94,7 +113,13 @@ export const RepeatedActionSection = Schema.Struct({
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   remindAt: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   stopAt: Schema.NullOr(Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)))
-})
+}).check(
+  crossField((a) =>
+    a.remindAt < a.repeats || (a.stopAt !== null && a.stopAt < a.remindAt)
+      ? `the ladder must climb: repeats (${a.repeats}) <= remindAt (${a.remindAt}) <= stopAt (${a.stopAt})`
+      : null
+  )
+)
 
 /** Same tool, same output (numbers, quoted strings, hex ids, paths masked), `repeats` steps in a row. */
 export const RepeatedObservationSection = Schema.Struct({
@@ -105,7 +130,9 @@ export const RepeatedObservationSection = Schema.Struct({
   /** Window mode: the same answer on `windowRepeats` of the last `window` steps (0 = off). */
   window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   windowRepeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
-})
+}).check(
+  crossField((o) => (o.window > 0 && o.windowRepeats > o.window ? `${o.windowRepeats} is above window (${o.window}); it could never fire` : null), "windowRepeats")
+)
 
 /** `steps` failing steps in a row (each command and error may differ), no file change between. */
 export const FailureStreakSection = Schema.Struct({
@@ -118,7 +145,7 @@ export const VariedRetrySection = Schema.Struct({
   enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
-})
+}).check(crossField((v) => (v.repeats > v.window ? `${v.repeats} is above window (${v.window}); it could never fire` : null), "repeats"))
 
 /** One command failing `repeats` times with one masked error, edits between allowed, within `lookback` steps. */
 export const RepeatedFailureSection = Schema.Struct({
@@ -139,7 +166,7 @@ export const NoProgressSpinSection = Schema.Struct({
   enabled: Schema.Boolean,
   window: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   minRepeats: PosInt
-})
+}).check(crossField((n) => (n.minRepeats > n.window ? `${n.minRepeats} is above window (${n.window}); it could never fire` : null), "minRepeats"))
 
 /** Beyond exact repeats: A B A B … cycles that repeated action (A A A) cannot see. */
 export const ActionCycleSection = Schema.Struct({
@@ -148,18 +175,18 @@ export const ActionCycleSection = Schema.Struct({
   replays: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
-/** Config section `doom_loop`. */
+/** Config section `doomLoop`. */
 export const DoomLoopSection = Schema.Struct({
   enabled: Schema.Boolean,
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2))
 })
 
-/** These keys keep their original snake_case names (as MiMo Code spells them). */
+/** The judge's reasoning-loop crop (after MiMo Code's loop-streak recovery). */
 export const StreakRecoverySection = Schema.Struct({
   enabled: Schema.Boolean,
-  trigger_count: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
-  max_span: PosInt,
-  cache_risk_blocks: PosInt
+  triggerCount: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
+  maxSpan: PosInt,
+  cacheRiskBlocks: PosInt
 })
 
 /** One retry budget's fields, each optional (a patch over the defaults). */
@@ -171,20 +198,25 @@ export const RetryBudgetPatch = Schema.Struct({
   initialDelayMs: Schema.optional(DelayMs),
   maxDelayMs: Schema.optional(DelayMs),
   jitterRatio: Schema.optional(Ratio)
-})
+}).check(
+  crossField((b) => (b.deadlineMs !== undefined && b.noDeadline === true ? "deadlineMs and noDeadline are mutually exclusive" : null)),
+  crossField((b) =>
+    b.initialDelayMs !== undefined && b.maxDelayMs !== undefined && b.initialDelayMs > b.maxDelayMs
+      ? `initialDelayMs (${b.initialDelayMs}) is above maxDelayMs (${b.maxDelayMs})`
+      : null
+  )
+)
 
-export { RETRY_BUDGET_NAMES as BUDGET_NAMES } from "@loopguard/core/retry"
+export { RETRY_BUDGET_NAMES as BUDGET_NAMES }
 
-/** Config section `retry`: one budget patch per budget name. */
+/** One optional budget patch per budget name core knows (`retry.<budget>`). */
+const budgetPatches = Object.fromEntries(RETRY_BUDGET_NAMES.map((name) => [name, Schema.optional(RetryBudgetPatch)])) as {
+  readonly [K in RetryBudgetName]: Schema.optional<typeof RetryBudgetPatch>
+}
+
+/** Config section `retry`: one budget patch per budget name, and the section-wide knobs. */
 export const RetrySection = Schema.Struct({
-  request: Schema.optional(RetryBudgetPatch),
-  stream: Schema.optional(RetryBudgetPatch),
-  maxCandidate: Schema.optional(RetryBudgetPatch),
-  maxJudge: Schema.optional(RetryBudgetPatch),
-  network: Schema.optional(RetryBudgetPatch),
-  server: Schema.optional(RetryBudgetPatch),
-  unknown: Schema.optional(RetryBudgetPatch),
-  rateLimit: Schema.optional(RetryBudgetPatch),
+  ...budgetPatches,
   overloadedImmediateRetries: Schema.optional(NonNegInt),
   /** Jitter for every budget of this section that sets none (like MiMo Code's top-level `retry.jitterRatio`). */
   jitterRatio: Schema.optional(Ratio),
@@ -199,25 +231,37 @@ export const ProviderSection = Schema.Struct({
   chunkTimeoutMs: Schema.optional(TimerMs)
 })
 
-/** These keys keep their original snake_case names (as MiMo Code spells them). */
+/** A regular expression's source; a pattern that does not compile is named with the compiler's reason. */
+const RegexSource = Schema.String.check(
+  Schema.makeFilter((pattern: string) => {
+    try {
+      new RegExp(`^(?:${pattern})`, "i")
+      return undefined
+    } catch (e) {
+      return `not a valid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`
+    }
+  })
+)
+
+/** Try-Best (docs/try-best.md): near-identical edits, repeated failing commands, no-progress streaks. */
 export const TryBestSection = Schema.Struct({
   enabled: Schema.Boolean,
-  edit_window: PosInt,
-  edit_similarity: Ratio,
+  editWindow: PosInt,
+  editSimilarity: Ratio,
   /** 0: near-identical edits are not reported. */
-  edit_matches: NonNegInt,
+  editMatches: NonNegInt,
   /** 0: edit streaks are not reported. */
-  action_streak: NonNegInt,
-  failed_command_retries: PosInt,
-  edit_tools: Names,
-  shell_tools: Names,
-  verification_patterns: Names,
-  on_pause: Schema.Literals(["stop", "continue", "handoff:codex", "handoff:claude", "ask"]),
-  max_resumes: NonNegInt,
+  actionStreak: NonNegInt,
+  failedCommandRetries: PosInt,
+  editTools: Names,
+  shellTools: Names,
+  verificationPatterns: Schema.Array(RegexSource),
+  onPause: Schema.Literals(["stop", "continue", "handoff:codex", "handoff:claude", "ask"]),
+  maxResumes: NonNegInt,
   /** How the hand-off skills run their harness: `sandboxed` (workspace-write, no prompts) or `isolated` (no guard rails; throwaway machines only). */
-  handoff_mode: Schema.Literals(["sandboxed", "isolated"]),
+  handoffMode: Schema.Literals(["sandboxed", "isolated"]),
   /** How long one hand-off skill run (one `codex exec` / `claude -p`) may take. */
-  handoff_timeout_ms: TimerMs
+  handoffTimeoutMs: TimerMs
 })
 
 /** Config section `stall`: stall signals. */
@@ -281,13 +325,13 @@ export const ToolCapsSection = Schema.Struct({
   perTool: Schema.Record(Schema.String, PosInt)
 })
 
-/** Config section `goal_gate`. */
+/** Config section `goalGate`. */
 export const GoalGateSection = Schema.Struct({
   enabled: Schema.Boolean,
   maxChecks: PosInt
 })
 
-/** Config section `completion_check`. */
+/** Config section `completionCheck`. */
 export const CompletionCheckSection = Schema.Struct({
   command: Schema.NullOr(Schema.String),
   timeoutMs: TimerMs,
@@ -304,7 +348,7 @@ export const ModelPriceSchema = Schema.Struct({
 /** In-place repair (docs/rollback.md): the alias/default table is data, merged over the built-in one. */
 export const RepairSection = Schema.Struct({
   enabled: Schema.Boolean,
-  tool_name_aliases: Schema.Record(Schema.String, Schema.String),
+  toolNameAliases: Schema.Record(Schema.String, Schema.String),
   tools: Schema.Record(
     Schema.String,
     Schema.Struct({
@@ -312,23 +356,23 @@ export const RepairSection = Schema.Struct({
       defaults: Schema.optional(Schema.Record(Schema.String, Schema.Unknown))
     })
   ),
-  drop_null_arguments: Schema.Boolean,
-  fix_server_names: Schema.Boolean
+  dropNullArguments: Schema.Boolean,
+  fixServerNames: Schema.Boolean
 })
 
-/** `max_consecutive_rollbacks` keeps MiroThinker's snake_case name. */
+/** Rollback of a reply that must not stand (docs/rollback.md). */
 export const RollbackSection = Schema.Struct({
   enabled: Schema.Boolean,
-  max_consecutive_rollbacks: PosInt,
+  maxConsecutiveRollbacks: PosInt,
   /** Deduplicate tools the key-argument table does not list (search/fetch tools are always). */
-  dedupe_unlisted_tools: Schema.Boolean
+  dedupeUnlistedTools: Schema.Boolean
 })
 
 /** Seed 002's failure-summary retry: after a failed run, summarise the failure and try the task again. */
 export const FailureSummarySection = Schema.Struct({
   enabled: Schema.Boolean,
   /** Fresh attempts after the first one fails (each preceded by one summary request). */
-  max_retries: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10 }))
+  maxRetries: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10 }))
 })
 
 /** Tool calls written in reply text (MCP-XML, `<tool_call>` JSON) that name an offered tool. */
@@ -383,7 +427,7 @@ export const ProxyRoute = Schema.Struct({
   upstream: Schema.String,
   /** A `provider.<id>` section whose retry budgets (and chunk timeout) apply to this upstream. */
   provider: Schema.optional(Schema.String),
-  /** A config file whose detector settings (`repeat`, `repeated_action`, …) apply to this route instead of this file's. */
+  /** A config file whose detector settings (`repeat`, `repeatedAction`, …) apply to this route instead of this file's. */
   config: Schema.optional(Schema.String)
 })
 
@@ -413,31 +457,31 @@ export const LoopguardConfigSchema = Schema.Struct({
   stream: StreamSection,
   loop: LoopSection,
   recovery: RecoverySection,
-  text_loop: TextLoopSection,
-  repeated_action: RepeatedActionSection,
-  action_cycle: ActionCycleSection,
-  repeated_observation: RepeatedObservationSection,
-  repeated_failure: RepeatedFailureSection,
-  varied_retry: VariedRetrySection,
-  failure_streak: FailureStreakSection,
-  replayed_sequence: ReplayedSequenceSection,
-  no_progress_spin: NoProgressSpinSection,
-  doom_loop: DoomLoopSection,
+  textLoop: TextLoopSection,
+  repeatedAction: RepeatedActionSection,
+  actionCycle: ActionCycleSection,
+  repeatedObservation: RepeatedObservationSection,
+  repeatedFailure: RepeatedFailureSection,
+  variedRetry: VariedRetrySection,
+  failureStreak: FailureStreakSection,
+  replayedSequence: ReplayedSequenceSection,
+  noProgressSpin: NoProgressSpinSection,
+  doomLoop: DoomLoopSection,
   rollback: RollbackSection,
   repair: RepairSection,
-  text_tool_calls: TextToolCallsSection,
-  failure_summary: FailureSummarySection,
-  loop_streak_recovery: StreakRecoverySection,
+  textToolCalls: TextToolCallsSection,
+  failureSummary: FailureSummarySection,
+  loopStreakRecovery: StreakRecoverySection,
   retry: RetrySection,
   provider: Schema.Record(Schema.String, ProviderSection),
-  try_best: TryBestSection,
+  tryBest: TryBestSection,
   stall: StallSection,
   breaker: BreakerSection,
   compaction: CompactionSection,
   subagents: SubagentsSection,
   toolCaps: ToolCapsSection,
-  goal_gate: GoalGateSection,
-  completion_check: CompletionCheckSection,
+  goalGate: GoalGateSection,
+  completionCheck: CompletionCheckSection,
   store: StoreSection,
   tools: ToolsSection,
   input: InputSection,

@@ -27,9 +27,9 @@ const runSession = async (script: ReadonlyArray<ScriptedTurn>) => {
   const configLayer = Layer.succeed(ConfigService, structuredClone(DEFAULT_CONFIG))
   const deps = Layer.mergeAll(
     layerFromEffectAi({ providerId: "fake", modelId: "fake-1" }).pipe(Layer.provide(fake.layer)),
-    Tools.layerFrom([bash]).pipe(Layer.provide(configLayer)),
+    Layer.effect(Tools, Tools.make([bash])).pipe(Layer.provide(configLayer)),
     configLayer,
-    Events.layerCollect(events),
+    Layer.succeed(Events, Events.make((event) => void events.push(event))),
     Permission.layerAllow,
     SessionStore.layerMemory
   )

@@ -92,7 +92,7 @@ export const RetryTerminal = Schema.Struct({
 export const TryBestDetected = Schema.Struct({
   provider: Ids.provider,
   modelId: Ids.modelId,
-  type: Schema.Literal("session.try_best.detected"),
+  type: Schema.Literal("session.tryBest.detected"),
   step: Step,
   sessionId: Schema.String,
   /** The agent that was paused (its role: main, subagent, checkpoint). */
@@ -186,11 +186,16 @@ export class Events extends Context.Service<
     })
   )
 
-  /** Collects every event into an array (tests, audit), and publishes nowhere else. */
-  static readonly layerCollect = (sink: Array<LoopguardEvent>) =>
-    Layer.succeed(Events, Events.of({ publish: (event) => Effect.sync(() => void sink.push(event)), subscribe: Stream.empty }))
+  /**
+   * Events that call `onEvent` for every event, synchronously and in publish order (CLI rendering,
+   * collecting into an array in a test), and publish nowhere else: `Layer.succeed(Events, Events.make(f))`.
+   */
+  static readonly make = (onEvent: (event: LoopguardEvent) => void) =>
+    Events.of({ publish: (event) => Effect.sync(() => onEvent(event)), subscribe: Stream.empty })
 
-  /** Calls a function for every event (CLI rendering) — synchronous, in publish order. */
-  static readonly layerCallback = (f: (event: LoopguardEvent) => void) =>
-    Layer.succeed(Events, Events.of({ publish: (event) => Effect.sync(() => f(event)), subscribe: Stream.empty }))
+  /** @deprecated Use `Layer.succeed(Events, Events.make((event) => sink.push(event)))`; this alias goes in the next release. */
+  static readonly layerCollect = (sink: Array<LoopguardEvent>) => Layer.succeed(Events, Events.make((event) => void sink.push(event)))
+
+  /** @deprecated Use `Layer.succeed(Events, Events.make(f))`; this alias goes in the next release. */
+  static readonly layerCallback = (f: (event: LoopguardEvent) => void) => Layer.succeed(Events, Events.make(f))
 }

@@ -49,6 +49,9 @@ export class CompletionCheck extends Context.Service<
       })
     )
 
-  static readonly layerFrom = (run: (command: string) => CheckResult) =>
-    Layer.succeed(CompletionCheck, CompletionCheck.of({ run: (command) => Effect.sync(() => run(command)) }))
+  /** A check that answers with `run` instead of a shell (tests, a runtime's own runner): `Layer.succeed(CompletionCheck, CompletionCheck.make(run))`. */
+  static readonly make = (run: (command: string) => CheckResult) => CompletionCheck.of({ run: (command) => Effect.sync(() => run(command)) })
+
+  /** @deprecated Use `Layer.succeed(CompletionCheck, CompletionCheck.make(run))`; this alias goes in the next release. */
+  static readonly layerFrom = (run: (command: string) => CheckResult) => Layer.succeed(CompletionCheck, CompletionCheck.make(run))
 }

@@ -45,6 +45,9 @@ export class GoalGate extends Context.Service<GoalGate, { readonly judge: (input
     })
   )
 
-  /** A fixed judge (tests, or a runtime with its own evaluator). */
-  static readonly layerFrom = (judge: (input: GoalGateInput) => Effect.Effect<GoalVerdict>) => Layer.succeed(GoalGate, GoalGate.of({ judge }))
+  /** A gate with a judge of one's own (tests, or a runtime with its own evaluator): `Layer.succeed(GoalGate, GoalGate.make(judge))`. */
+  static readonly make = (judge: (input: GoalGateInput) => Effect.Effect<GoalVerdict>) => GoalGate.of({ judge })
+
+  /** @deprecated Use `Layer.succeed(GoalGate, GoalGate.make(judge))`; this alias goes in the next release. */
+  static readonly layerFrom = (judge: (input: GoalGateInput) => Effect.Effect<GoalVerdict>) => Layer.succeed(GoalGate, GoalGate.make(judge))
 }

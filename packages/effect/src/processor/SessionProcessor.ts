@@ -73,7 +73,7 @@ export interface ProcessInput {
   /** Asked before a call runs (per-tool caps): a refusal text means the call is answered, not run. */
   readonly admitTool?: (name: string) => Effect.Effect<string | undefined, SessionStoreError>
   /**
-   * What to do with tool calls written in the reply's text: `execute` (default: `text_tool_calls.mode`
+   * What to do with tool calls written in the reply's text: `execute` (default: `textToolCalls.mode`
    * says) or `report` (shadow replays: file what a live run would run, change nothing).
    */
   readonly textToolCalls?: "execute" | "report"
@@ -212,7 +212,7 @@ export class SessionProcessor extends Context.Service<SessionProcessor, SessionP
           )
 
           yield* publishProgress(true)
-          if (observer.trip === null && observer.streamError === null && config.text_tool_calls.mode === "execute") {
+          if (observer.trip === null && observer.streamError === null && config.textToolCalls.mode === "execute") {
             const t = yield* runTextToolCalls(toolDeps, toolCtx, request, input.textToolCalls ?? "execute")
             if (t !== null) ((observer.trip = t), (observer.toolCalled = true))
           }

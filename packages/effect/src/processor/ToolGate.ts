@@ -27,9 +27,12 @@ export class Permission extends Context.Service<
 >()("loopguard/Permission") {
   /** A background agent: there is no one to ask, so the answer is no. */
   static readonly layerDeny = Layer.succeed(Permission, Permission.of({ ask: () => Effect.succeed("deny") }))
+  /** Every request granted (tests, a runtime that trusts its agent). */
   static readonly layerAllow = Layer.succeed(Permission, Permission.of({ ask: () => Effect.succeed("allow") }))
-  static readonly layerFrom = (ask: (request: PermissionRequest) => Effect.Effect<PermissionAnswer>) =>
-    Layer.succeed(Permission, Permission.of({ ask }))
+  /** Answers from `ask` (a terminal prompt, a UI): `Layer.succeed(Permission, Permission.make(ask))`. */
+  static readonly make = (ask: (request: PermissionRequest) => Effect.Effect<PermissionAnswer>) => Permission.of({ ask })
+  /** @deprecated Use `Layer.succeed(Permission, Permission.make(ask))`; this alias goes in the next release. */
+  static readonly layerFrom = (ask: (request: PermissionRequest) => Effect.Effect<PermissionAnswer>) => Layer.succeed(Permission, Permission.make(ask))
 }
 
 /** An incident the gate wants filed for its verdict; the processor files it under the step (one door: event and report). */
@@ -61,8 +64,8 @@ export class ToolGate extends Context.Service<
       const allow: ToolGateVerdict = { _tag: "allow" }
       return ToolGate.of({
         beforeCall: Effect.fn("ToolGate.beforeCall")(function* (reply, call, step) {
-          if (!config.doom_loop.enabled) return allow
-          const loop = doomLoop(reply, { repeats: config.doom_loop.repeats })
+          if (!config.doomLoop.enabled) return allow
+          const loop = doomLoop(reply, { repeats: config.doomLoop.repeats })
           if (!loop) return allow
           const interactive = config.loop.interactive
           const answer: PermissionAnswer = interactive
@@ -77,7 +80,7 @@ export class ToolGate extends Context.Service<
           if (answer === "allow") return { _tag: "allow", incident } satisfies ToolGateVerdict
           return {
             _tag: "deny",
-            reason: `doom loop: ${loop.tool} was called ${config.doom_loop.repeats} times with the same input in one reply`,
+            reason: `doom loop: ${loop.tool} was called ${config.doomLoop.repeats} times with the same input in one reply`,
             incident
           } satisfies ToolGateVerdict
         })

@@ -18,10 +18,10 @@ type ToolCallPart = Extract<StreamPart, { type: "tool-call" }>
 export const makeCallRepair = (config: LoopguardConfig) => {
   const table: RepairTable = {
     ...DEFAULT_REPAIR_TABLE,
-    toolNameAliases: { ...DEFAULT_REPAIR_TABLE.toolNameAliases, ...config.repair.tool_name_aliases },
+    toolNameAliases: { ...DEFAULT_REPAIR_TABLE.toolNameAliases, ...config.repair.toolNameAliases },
     tools: { ...DEFAULT_REPAIR_TABLE.tools, ...(config.repair.tools as RepairTable["tools"]) },
-    dropNullArguments: config.repair.drop_null_arguments,
-    fixServerNames: config.repair.fix_server_names
+    dropNullArguments: config.repair.dropNullArguments,
+    fixServerNames: config.repair.fixServerNames
   }
   let cached: { system: string; map: ServerMap } | null = null
   const serverMap = (system: string | undefined): ServerMap => {

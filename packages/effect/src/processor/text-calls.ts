@@ -1,6 +1,6 @@
 /**
  * Tool calls written in the reply's text (MCP-XML, `<tool_call>` JSON) that name an offered tool
- * are run as real calls once the reply has streamed (config `text_tool_calls.mode`: `execute`, the
+ * are run as real calls once the reply has streamed (config `textToolCalls.mode`: `execute`, the
  * default; `rollback` leaves them to the classifier and the rollback guard as leaked markup).
  *
  * The reply is rewritten to what happened: its text keeps only the prose, each call becomes a tool

@@ -4,8 +4,9 @@ import { DEFAULT_RETRY_BUDGETS } from "@loopguard/core/retry"
 import { Effect, Exit, Fiber, Layer, Random } from "effect"
 import { TestClock } from "effect/testing"
 import { ConfigService } from "../config/ConfigService.js"
+import { DEFAULT_CONFIG } from "../config/defaults.js"
 import { RetryConfigError } from "./errors.js"
-import { RetryCoordinator } from "./RetryCoordinator.js"
+import { makeRetryCoordinator, RetryCoordinator } from "./RetryCoordinator.js"
 import type { RetryAttemptInfo, RetryStop } from "./schedule.js"
 
 const run = <A, E>(
@@ -35,12 +36,10 @@ const always = (error: NormalizedError) => {
   return { effect: Effect.suspend(() => (calls.n++, Effect.fail(error))), calls }
 }
 
-const noJitter = RetryCoordinator.layerWith({
-  request: { jitterRatio: 0 },
-  stream: { jitterRatio: 0 },
-  server: { jitterRatio: 0 },
-  rateLimit: { jitterRatio: 0 }
-})
+const noJitter = Layer.effect(
+  RetryCoordinator,
+  RetryCoordinator.make({ retry: { request: { jitterRatio: 0 }, stream: { jitterRatio: 0 }, server: { jitterRatio: 0 }, rateLimit: { jitterRatio: 0 } } })
+)
 
 const e500: NormalizedError = { message: "Internal Server Error", status: 500, isRetryable: true }
 const e429 = (headers: Record<string, string>, message = "Too Many Requests"): NormalizedError => ({ message, status: 429, headers })
@@ -198,7 +197,7 @@ describe("RetryCoordinator.policy: stopping", () => {
   test("a terminal error: no retry, the service's onTerminal hook once, the error comes back unchanged", async () => {
     const auth: NormalizedError = { message: "Unauthorized", status: 401 }
     const heard: Array<string> = []
-    const layer = RetryCoordinator.layerOf({ onTerminal: (e, reason) => Effect.sync(() => void heard.push(`${e.status}|${reason}`)) })
+    const layer = Layer.succeed(RetryCoordinator, makeRetryCoordinator({ onTerminal: (e, reason) => Effect.sync(() => void heard.push(`${e.status}|${reason}`)) }))
     const r = await run(
       Effect.gen(function* () {
         const { effect, calls } = always(auth)
@@ -215,7 +214,7 @@ describe("RetryCoordinator.policy: stopping", () => {
 
   test("an unsafe replay is not retried and is not called terminal", async () => {
     let terminal = 0
-    const layer = RetryCoordinator.layerOf({ onTerminal: () => Effect.sync(() => void terminal++) })
+    const layer = Layer.succeed(RetryCoordinator, makeRetryCoordinator({ onTerminal: () => Effect.sync(() => void terminal++) }))
     const r = await run(
       Effect.gen(function* () {
         const { effect, calls } = always(streamed(e500))
@@ -334,7 +333,7 @@ describe("RetryCoordinator layers", () => {
       )
     )
 
-  test("layerWith merges field by field and rejects an invalid section with its path", async () => {
+  test("the deprecated layerWith still merges field by field and rejects an invalid section with its path", async () => {
     const ok = await exhaust(RetryCoordinator.layerWith({ rateLimit: { maxRetries: 9 } }), streamed(e429({})))
     expect(Exit.isSuccess(ok) && ok.value.calls).toBe(10)
     const bad = await exhaust(RetryCoordinator.layerWith({ server: { deadlineMs: 5, noDeadline: true } }), e500)
@@ -343,7 +342,7 @@ describe("RetryCoordinator layers", () => {
     expect((failure as RetryConfigError).errors).toEqual(["retry.server: deadlineMs and noDeadline are mutually exclusive"])
   })
 
-  test("layerFor applies provider.<id>.retry over retry", async () => {
+  test("the deprecated layerFor still applies provider.<id>.retry over retry", async () => {
     const root = { retry: { server: { maxRetries: 2, jitterRatio: 0 } }, provider: { openai: { retry: { server: { initialDelayMs: 150 } } } } }
     const ok = await exhaust(RetryCoordinator.layerFor("openai", root), streamed(e500))
     expect(Exit.isSuccess(ok) && ok.value).toEqual({ calls: 3, delays: [150, 300] })
@@ -351,16 +350,32 @@ describe("RetryCoordinator layers", () => {
     expect(Exit.isSuccess(other) && other.value).toEqual({ calls: 3, delays: [2_000, 4_000] })
   })
 
-  test("layerFromConfig reads the Config service", async () => {
-    const config = ConfigService.layerWith((c) => ({ ...c, retry: { ...c.retry, stream: { maxRetries: 1 } }, provider: { p: { retry: { stream: { jitterRatio: 0 } } } } }))
-    const ok = await exhaust(RetryCoordinator.layerFromConfig("p").pipe(Layer.provide(config)), streamed({ message: "x", code: "stream_read_error" }))
+  test("layerConfig reads the Config service", async () => {
+    const config = Layer.succeed(ConfigService, { ...DEFAULT_CONFIG, retry: { stream: { maxRetries: 1 } }, provider: { p: { retry: { stream: { jitterRatio: 0 } } } } })
+    const ok = await exhaust(RetryCoordinator.layerConfig("p").pipe(Layer.provide(config)), streamed({ message: "x", code: "stream_read_error" }))
     expect(Exit.isSuccess(ok) && ok.value).toEqual({ calls: 2, delays: [DEFAULT_RETRY_BUDGETS.stream.initialDelayMs] })
   })
 
-  test("layerFromConfig treats an unvalidated, invalid config as a defect", async () => {
-    const config = ConfigService.layerWith((c) => ({ ...c, retry: { ...c.retry, server: { deadlineMs: 5, noDeadline: true } } }))
-    const exit = await exhaust(RetryCoordinator.layerFromConfig().pipe(Layer.provide(config)), e500)
-    const reason = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
-    expect(reason?._tag).toBe("Die")
+  test("make checks a retry section with the config's schema and names each bad field by its path", async () => {
+    const ok = await exhaust(Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry: { rateLimit: { maxRetries: 9 } } })), streamed(e429({})))
+    expect(Exit.isSuccess(ok) && ok.value.calls).toBe(10)
+    const bad = await exhaust(
+      Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry: { server: { deadlineMs: 5, noDeadline: true }, request: { maxRetries: 101 } } })),
+      e500
+    )
+    expect((failureOf(bad) as RetryConfigError).errors).toEqual([
+      "retry.request.maxRetries: Expected a value between 0 and 100",
+      "retry.server: deadlineMs and noDeadline are mutually exclusive"
+    ])
+    const unknownBudget = await exhaust(Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry: { servr: {} } as never })), e500)
+    expect((failureOf(unknownBudget) as RetryConfigError).errors).toEqual(["retry.servr: Expected no excess property"])
+  })
+
+  test("layerConfig reads the provider's budgets from the ConfigService, like the deprecated layerFromConfig", async () => {
+    const config = Layer.succeed(ConfigService, { ...DEFAULT_CONFIG, retry: { server: { maxRetries: 1, jitterRatio: 0 } }, provider: { p: { retry: { server: { initialDelayMs: 10 } } } } })
+    for (const layer of [RetryCoordinator.layerConfig("p"), RetryCoordinator.layerFromConfig("p")]) {
+      const ok = await exhaust(layer.pipe(Layer.provide(config)), streamed(e500))
+      expect(Exit.isSuccess(ok) && ok.value).toEqual({ calls: 2, delays: [10] })
+    }
   })
 })

@@ -15,12 +15,12 @@ import {
   mergeRetryConfig,
   normalizeError,
   resolveRetryBudgets,
-  validateRetryConfig,
-  type RetryBudgets,
-  type RetryConfigRoot
+  type RetryBudgets
 } from "@loopguard/core/retry"
-import { Context, Effect, Layer, type Schedule } from "effect"
+import { Context, Effect, Layer, Schema, type Schedule } from "effect"
 import { ConfigService } from "../config/ConfigService.js"
+import { configIssues, fieldName } from "../config/issues.js"
+import { ProviderSection, RetrySection } from "../config/schema.js"
 import { RetryConfigError } from "./errors.js"
 import { makeRetrySchedule, type RetryAttemptInfo, type RetryStep, type RetryStop } from "./schedule.js"
 
@@ -45,15 +45,35 @@ export interface RetryCoordinatorShape {
   readonly policy: <E>(options?: StepRetryOptions<E>) => Schedule.Schedule<RetryStep, E>
 }
 
-export interface RetryCoordinatorOptions {
+/** The hooks a runtime may add to any RetryCoordinator. */
+export interface RetryCoordinatorHooks {
+  /** Told once per failure that was not retryable, so a UI can show why the run stopped. */
+  readonly onTerminal?: (error: NormalizedError, reason: string) => Effect.Effect<void>
+}
+
+/** What `makeRetryCoordinator` builds from: budgets already merged and checked. */
+export interface RetryCoordinatorOptions extends RetryCoordinatorHooks {
   readonly budgets?: RetryBudgets
   /** HTTP statuses retried as server errors for this provider (`retry.retryableStatuses`). */
   readonly retryableStatuses?: ReadonlyArray<number>
   /** Silent immediate retries of `server_is_overloaded` in the main session; default 3. */
   readonly overloadedImmediateRetries?: number
-  /** Told once per failure that was not retryable, so a UI can show why the run stopped. */
-  readonly onTerminal?: (error: NormalizedError, reason: string) => Effect.Effect<void>
 }
+
+/** The config's `retry` section (docs/config.md): a patch per budget over the defaults, and the section-wide knobs. */
+export type RetrySectionInput = typeof RetrySection.Encoded
+
+/** What `RetryCoordinator.make` takes: a `retry` section in the config's own shape, and hooks. */
+export interface RetryCoordinatorInput extends RetryCoordinatorHooks {
+  readonly retry?: RetrySectionInput
+}
+
+const decodeWith =
+  <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, at: ReadonlyArray<string>) =>
+  (input: unknown): Effect.Effect<S["Type"], RetryConfigError> =>
+    Schema.decodeUnknownEffect(schema)(input, { errors: "all", onExcessProperty: "error" }).pipe(
+      Effect.mapError((e) => new RetryConfigError({ errors: configIssues(e.issue).map((i) => `${fieldName([...at, ...i.path])}: ${i.message}`) }))
+    )
 
 const defaultNormalize = (e: unknown): NormalizedError => {
   // A tagged wrapper such as LlmError carries the normalized error as `error`.
@@ -86,61 +106,69 @@ export const makeRetryCoordinator = (options: RetryCoordinatorOptions = {}): Ret
   }
 }
 
+/** Budgets for one provider from a validated config: defaults ← `retry` ← `provider.<id>.retry`, field by field. */
+const fromConfig = (config: Pick<ConfigService["Service"], "retry" | "provider">, providerId: string | undefined, hooks: RetryCoordinatorHooks) => {
+  const r = resolveRetryBudgets({ retry: config.retry, provider: config.provider }, providerId)
+  return makeRetryCoordinator({ ...hooks, budgets: r.budgets, overloadedImmediateRetries: r.overloadedImmediateRetries, retryableStatuses: r.retryableStatuses })
+}
+
 /** Retry budgets by error kind as an Effect `Schedule`; provide your own Layer for per-provider policy. */
 export class RetryCoordinator extends Context.Service<RetryCoordinator, RetryCoordinatorShape>()("loopguard/RetryCoordinator") {
   /** The default budgets (docs/retry.md). */
   static readonly layer: Layer.Layer<RetryCoordinator> = Layer.sync(RetryCoordinator, () => makeRetryCoordinator())
 
-  /** Built from explicit options (custom runtimes, tests). */
+  /**
+   * The service from a `retry` section laid over the default budgets field by field, checked by
+   * the config's schema (it may come from a file); fails with a RetryConfigError naming each bad field.
+   */
+  static readonly make = (input: RetryCoordinatorInput = {}): Effect.Effect<RetryCoordinatorShape, RetryConfigError> =>
+    Effect.map(decodeWith(RetrySection, ["retry"])(input.retry ?? {}), (retry) =>
+      fromConfig({ retry, provider: {} }, undefined, input.onTerminal !== undefined ? { onTerminal: input.onTerminal } : {})
+    )
+
+  /**
+   * Budgets for one provider from the loopguard `ConfigService`: defaults ← `retry` ←
+   * `provider.<id>.retry`. That config was checked by its schema when it was loaded, so nothing
+   * is checked again here.
+   */
+  static readonly layerConfig = (providerId?: string, hooks: RetryCoordinatorHooks = {}): Layer.Layer<RetryCoordinator, never, ConfigService> =>
+    Layer.effect(RetryCoordinator, Effect.map(ConfigService, (config) => fromConfig(config, providerId, hooks)))
+
+  /** @deprecated Use `Layer.succeed(RetryCoordinator, makeRetryCoordinator(options))`; this alias goes in the next release. */
   static readonly layerOf = (options: RetryCoordinatorOptions): Layer.Layer<RetryCoordinator> =>
     Layer.sync(RetryCoordinator, () => makeRetryCoordinator(options))
 
-  /** Defaults overridden field by field by one `retry` section (validated: it may come from a file). */
-  static readonly layerWith = (
-    config: unknown,
-    options: Omit<RetryCoordinatorOptions, "budgets"> = {}
-  ): Layer.Layer<RetryCoordinator, RetryConfigError> => {
-    const checked = validateRetryConfig(config, "retry")
-    if (!checked.ok) return Layer.effect(RetryCoordinator, Effect.fail(new RetryConfigError({ errors: checked.errors })))
-    return RetryCoordinator.layerOf({
-      ...(checked.config.overloadedImmediateRetries !== undefined ? { overloadedImmediateRetries: checked.config.overloadedImmediateRetries } : {}),
-      ...(checked.config.retryableStatuses !== undefined ? { retryableStatuses: checked.config.retryableStatuses } : {}),
-      ...options,
-      budgets: mergeRetryConfig(DEFAULT_RETRY_BUDGETS, checked.config)
-    })
-  }
+  /** @deprecated Use `Layer.effect(RetryCoordinator, RetryCoordinator.make({ retry, ...hooks }))`; this alias goes in the next release. */
+  static readonly layerWith = (config: RetrySectionInput, options: Omit<RetryCoordinatorOptions, "budgets"> = {}): Layer.Layer<RetryCoordinator, RetryConfigError> =>
+    Layer.effect(
+      RetryCoordinator,
+      Effect.map(decodeWith(RetrySection, ["retry"])(config), (retry) =>
+        makeRetryCoordinator({
+          ...(retry.overloadedImmediateRetries !== undefined ? { overloadedImmediateRetries: retry.overloadedImmediateRetries } : {}),
+          ...(retry.retryableStatuses !== undefined ? { retryableStatuses: retry.retryableStatuses } : {}),
+          ...options,
+          budgets: mergeRetryConfig(DEFAULT_RETRY_BUDGETS, retry)
+        })
+      )
+    )
 
-  /** Budgets for one provider: defaults ← `retry` ← `provider.<id>.retry`, field by field. */
+  /** @deprecated Use `RetryCoordinator.layerConfig(providerId)` over a `ConfigService`; this alias goes in the next release. */
   static readonly layerFor = (
     providerId: string,
-    root: RetryConfigRoot,
-    options: Pick<RetryCoordinatorOptions, "onTerminal"> = {}
-  ): Layer.Layer<RetryCoordinator, RetryConfigError> => {
-    const r = resolveRetryBudgets(root, providerId)
-    if (!r.ok) return Layer.effect(RetryCoordinator, Effect.fail(new RetryConfigError({ errors: r.errors })))
-    return RetryCoordinator.layerOf({ ...options, budgets: r.budgets, overloadedImmediateRetries: r.overloadedImmediateRetries, retryableStatuses: r.retryableStatuses })
-  }
-
-  /**
-   * Same as `layerFor`, reading the loopguard `ConfigService`. That config was validated when it
-   * was loaded, so a failure here is a defect (a config built by hand that skipped validation).
-   */
-  static readonly layerFromConfig = (
-    providerId?: string,
-    options: Pick<RetryCoordinatorOptions, "onTerminal"> = {}
-  ): Layer.Layer<RetryCoordinator, never, ConfigService> =>
+    root: { readonly retry?: RetrySectionInput; readonly provider?: Readonly<Record<string, typeof ProviderSection.Encoded>> },
+    hooks: RetryCoordinatorHooks = {}
+  ): Layer.Layer<RetryCoordinator, RetryConfigError> =>
     Layer.effect(
       RetryCoordinator,
       Effect.gen(function* () {
-        const config = yield* ConfigService
-        const r = resolveRetryBudgets({ retry: config.retry, provider: config.provider }, providerId)
-        if (!r.ok) return yield* Effect.die(new RetryConfigError({ errors: r.errors }))
-        return makeRetryCoordinator({
-          ...options,
-          budgets: r.budgets,
-          overloadedImmediateRetries: r.overloadedImmediateRetries,
-          retryableStatuses: r.retryableStatuses
-        })
+        const retry = yield* decodeWith(RetrySection, ["retry"])(root.retry ?? {})
+        const own = root.provider?.[providerId]
+        const provider = own === undefined ? {} : { [providerId]: yield* decodeWith(ProviderSection, ["provider", providerId])(own) }
+        return fromConfig({ retry, provider }, providerId, hooks)
       })
     )
+
+  /** @deprecated Renamed `RetryCoordinator.layerConfig`; this alias goes in the next release. */
+  static readonly layerFromConfig = (providerId?: string, hooks: RetryCoordinatorHooks = {}): Layer.Layer<RetryCoordinator, never, ConfigService> =>
+    RetryCoordinator.layerConfig(providerId, hooks)
 }

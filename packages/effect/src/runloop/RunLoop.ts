@@ -72,7 +72,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
       const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {
         let result = yield* runOnce(input)
         // Seed 002's failure-summary retry (off by default): ask what failed, then try the task afresh.
-        for (let retry = 1; retry <= config.failure_summary.max_retries && shouldRetryAfterFailure(services, input, result); retry++) {
+        for (let retry = 1; retry <= config.failureSummary.maxRetries && shouldRetryAfterFailure(services, input, result); retry++) {
           const failed = result.exit!
           const steps = (yield* services.store.messages(input.sessionId)).filter((m) => m.role === "assistant").length
           const summary = yield* requestFailureSummary(services, input, steps)

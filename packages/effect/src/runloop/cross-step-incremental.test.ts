@@ -64,7 +64,7 @@ const replyOf = (n: number, s: StepSpec): AssistantMessage => ({
 
 const configOf = (streak: boolean): LoopguardConfig => {
   const c = structuredClone(DEFAULT_CONFIG)
-  return { ...c, loop_streak_recovery: { ...c.loop_streak_recovery, enabled: streak }, repeated_action: { ...c.repeated_action, stopAt: 12 } }
+  return { ...c, loopStreakRecovery: { ...c.loopStreakRecovery, enabled: streak }, repeatedAction: { ...c.repeatedAction, stopAt: 12 } }
 }
 
 /** Detectors that fired anywhere in the generated sessions: the comparison is not over silence. */

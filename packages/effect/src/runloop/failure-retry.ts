@@ -1,6 +1,6 @@
 /**
  * The failure-summary retry (MiroThinker's FAILURE_SUMMARY_PROMPT idea, docs/rollback.md; off by default,
- * config `failure_summary`). When a run ends in a failure that another attempt could get past
+ * config `failureSummary`). When a run ends in a failure that another attempt could get past
  * (a cap, a loop, a rollback cap), one tool-less request asks the model what it tried, why it
  * failed and what it would do differently; then the task starts again as a new user turn carrying
  * the original goal and that summary. The new attempt gets fresh caps and counters, as a new turn
@@ -51,7 +51,7 @@ export const retryPrompt = (goal: string, reason: ExitReason, summary: string): 
 
 /** Whether a finished run qualifies for a failure-summary retry. */
 export const shouldRetryAfterFailure = (s: RunServices, input: RunInput, result: RunResult): boolean =>
-  s.config.failure_summary.enabled &&
+  s.config.failureSummary.enabled &&
   input.shadow !== true &&
   input.prompt !== undefined &&
   input.signal?.aborted !== true &&
@@ -69,7 +69,7 @@ export const requestFailureSummary = (s: RunServices, input: RunInput, step: num
       toolless: true,
       ephemeral: [FAILURE_SUMMARY_PROMPT],
       applyCrops: true,
-      streakCrops: s.config.loop_streak_recovery.enabled
+      streakCrops: s.config.loopStreakRecovery.enabled
     })
     const parentId = [...messages].reverse().find((m) => m.role === "user" && m.synthetic === undefined)?.id ?? ""
     const taken = new Set(messages.map((m) => m.id))

@@ -48,20 +48,20 @@ export const makeFinishGates = (deps: FinishGatesDeps) => {
   return {
     check: (reply: AssistantMessage, step: number): Effect.Effect<FinishGateVerdict, SessionStoreError> =>
       Effect.gen(function* () {
-        const command = config.completion_check.command
+        const command = config.completionCheck.command
         if (command !== null) {
-          const r = yield* deps.completionCheck.run(command, config.completion_check.timeoutMs)
+          const r = yield* deps.completionCheck.run(command, config.completionCheck.timeoutMs)
           yield* deps.incident({ step, detector: "completion-check", action: r.ok ? "passed" : "failed", detail: { command, exitCode: r.exitCode } })
           if (!r.ok) {
             checkFailures += 1
-            if (checkFailures >= config.completion_check.maxFailures) {
+            if (checkFailures >= config.completionCheck.maxFailures) {
               return { type: "exit", reason: "completion_check_failed", error: { tag: "CompletionCheckError", message: `\`${command}\` still fails after ${checkFailures} attempts` } }
             }
             return { type: "continue", kind: "completion-check", text: completionCheckFeedback(command, r.exitCode, r.output) }
           }
         }
-        if (config.goal_gate.enabled) {
-          if (gateChecks >= config.goal_gate.maxChecks) {
+        if (config.goalGate.enabled) {
+          if (gateChecks >= config.goalGate.maxChecks) {
             return { type: "exit", reason: "goal_gate_cap", error: { tag: "GoalGateCapError", message: `the goal gate judged the goal unmet ${gateChecks} times` } }
           }
           gateChecks += 1

@@ -20,7 +20,7 @@ import { requestView } from "./request.js"
 export interface HistoryViewOptions {
   /** Enforcing (not shadow): crops and compaction shape the request. */
   readonly enforce: boolean
-  /** Stored reasoning-loop crops are re-applied (`loop_streak_recovery.enabled`). */
+  /** Stored reasoning-loop crops are re-applied (`loopStreakRecovery.enabled`). */
   readonly streakCrops: boolean
 }
 

@@ -18,7 +18,7 @@ export interface BuildRequestInput {
   /** Notes for this request only (repeated-action warning, soft-cap notice): never stored. */
   readonly ephemeral: ReadonlyArray<string>
   readonly applyCrops: boolean
-  /** Re-apply the stored reasoning-loop crops (`loop_streak_recovery.enabled`); compaction is not affected. */
+  /** Re-apply the stored reasoning-loop crops (`loopStreakRecovery.enabled`); compaction is not affected. */
   readonly streakCrops?: boolean
 }
 

@@ -48,12 +48,12 @@ export class RollbackGuard {
     /** Whether a loop episode is open (the cross-step detectors noted one): a duplicate query pops at its second run then. */
     private readonly inLoop: () => boolean = () => false
   ) {
-    this.dedupe = { ...DEFAULT_DUPLICATE_QUERY_OPTIONS, unlistedTools: config.rollback.dedupe_unlisted_tools ? "all" : "none" }
+    this.dedupe = { ...DEFAULT_DUPLICATE_QUERY_OPTIONS, unlistedTools: config.rollback.dedupeUnlistedTools ? "all" : "none" }
   }
 
   /** Whether a trigger now would pop the reply (below the cap); at the cap it is let run or ends the loop. */
   private wouldRollback(): boolean {
-    return this.config.rollback.enabled && this.state.consecutiveRollbacks < this.config.rollback.max_consecutive_rollbacks - 1
+    return this.config.rollback.enabled && this.state.consecutiveRollbacks < this.config.rollback.maxConsecutiveRollbacks - 1
   }
 
   /** Before a call runs: the reason it must not (a duplicate of an executed query that will be rolled back), or null. */
@@ -84,7 +84,7 @@ export class RollbackGuard {
 
   /** SPEC §7's first line of defence: a loop that starts at or past the cap ends at once. */
   atLoopStart(): boolean {
-    return this.config.rollback.enabled && checkAtLoopStart(this.state, { maxConsecutiveRollbacks: this.config.rollback.max_consecutive_rollbacks }).action === "end-loop"
+    return this.config.rollback.enabled && checkAtLoopStart(this.state, { maxConsecutiveRollbacks: this.config.rollback.maxConsecutiveRollbacks }).action === "end-loop"
   }
 
   /** For a state carried over from elsewhere (a resumed session) or a test. */
@@ -111,7 +111,7 @@ export class RollbackGuard {
       if (clean) this.state = onSuccessfulTurn(this.state)
       return null
     }
-    const decision = decideRollback(this.state, trigger, { maxConsecutiveRollbacks: this.config.rollback.max_consecutive_rollbacks })
+    const decision = decideRollback(this.state, trigger, { maxConsecutiveRollbacks: this.config.rollback.maxConsecutiveRollbacks })
     this.state = decision.state
     // A popped reply's calls count as not executed: only kept replies feed the duplicate record.
     if (decision.action !== "rollback") this.record(parts)

@@ -173,7 +173,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
     nextId,
     detectors: new CrossStepDetectors(config, role, shadow, s.fallback !== null),
     // Crops stay stored, but switching the feature off restores the full view (seed 000).
-    history: new HistoryView(s.store, input.sessionId, { enforce: !shadow, streakCrops: config.loop_streak_recovery.enabled }),
+    history: new HistoryView(s.store, input.sessionId, { enforce: !shadow, streakCrops: config.loopStreakRecovery.enabled }),
     throttle: new IncidentThrottle(DEFAULT_EPISODE_GAP, shadow),
     rollback,
     tryBest,
@@ -199,7 +199,7 @@ export const makeRunContext = (s: RunServices, input: RunInput, history: Readonl
   return ctx
 }
 
-/** Who a pause stopped: the session, the agent (its role) and the model it is on now, as `session.try_best.detected` carries them. */
+/** Who a pause stopped: the session, the agent (its role) and the model it is on now, as `session.tryBest.detected` carries them. */
 export const pausedWho = (s: RunServices, ctx: RunContext) => ({ sessionId: ctx.input.sessionId, agent: ctx.role, model: activeModelId(s, ctx) })
 
 /** The price of the model the run is on now (the fallback after a reroute). */

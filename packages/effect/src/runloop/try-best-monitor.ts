@@ -33,7 +33,7 @@ export class TryBestSessions {
 export const newTryBest = (config: LoopguardConfig): TryBestLadder => new TryBestLadder(new TryBestMonitor(tryBestOptionsOf(config)))
 
 /** Whether a run hosts the Try-Best detector: when it is on, and always in shadow mode. */
-export const hostsTryBest = (config: LoopguardConfig, shadow: boolean): boolean => config.try_best.enabled || shadow
+export const hostsTryBest = (config: LoopguardConfig, shadow: boolean): boolean => config.tryBest.enabled || shadow
 
 export const tryBestMonitors = (config: LoopguardConfig, shadow: boolean, tryBest: TryBestLadder = newTryBest(config)): ReadonlyArray<MonitorFactory> => {
   if (!hostsTryBest(config, shadow)) return []

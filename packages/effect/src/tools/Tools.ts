@@ -40,6 +40,18 @@ export interface ToolDefinition {
   readonly authorize?: (input: Record<string, unknown>, signal: AbortSignal) => Promise<ToolAuthorization>
 }
 
+/**
+ * A tool whose work is an Effect: at the timeout, or when the run stops, it is interrupted (its
+ * finalizers run) instead of being told through an AbortSignal. A typed failure becomes the call's
+ * error result, like a rejected Promise of a `ToolDefinition`.
+ */
+export interface EffectToolDefinition extends Omit<ToolDefinition, "run"> {
+  readonly handler: (input: Record<string, unknown>) => Effect.Effect<ToolResult, unknown>
+}
+
+/** What `Tools.make` and `makeTools` take: Promise tools and Effect tools side by side. */
+export type AnyToolDefinition = ToolDefinition | EffectToolDefinition
+
 export type ToolAuthorization = { readonly allowed: true } | { readonly allowed: false; readonly reason: string }
 
 /** How long a tool that stops itself at the timeout gets before it is interrupted anyway. */
@@ -59,14 +71,12 @@ export class Tools extends Context.Service<Tools, ToolsShape>()("loopguard/Tools
    * Tools from plain async definitions, each run under the configured per-tool timeout. Results
    * pass through `secrets`' redactor before the model, the store or anyone else sees them.
    */
-  static readonly layerFrom = (definitions: ReadonlyArray<ToolDefinition>, options: { readonly secrets?: ReadonlyArray<string> } = {}) =>
-    Layer.effect(
-      Tools,
-      Effect.gen(function* () {
-        const config = yield* ConfigService
-        return Tools.of(makeTools(definitions, config.loop.toolTimeoutMs, makeRedactor(options.secrets ?? [])))
-      })
-    )
+  static readonly make = (definitions: ReadonlyArray<AnyToolDefinition>, options: { readonly secrets?: ReadonlyArray<string> } = {}) =>
+    Effect.map(ConfigService, (config) => Tools.of(makeTools(definitions, config.loop.toolTimeoutMs, makeRedactor(options.secrets ?? []))))
+
+  /** @deprecated Use `Layer.effect(Tools, Tools.make(definitions, options))`; this alias goes in the next release. */
+  static readonly layerFrom = (definitions: ReadonlyArray<AnyToolDefinition>, options: { readonly secrets?: ReadonlyArray<string> } = {}) =>
+    Layer.effect(Tools, Tools.make(definitions, options))
 }
 
 const unknownTool = (call: ToolCall): ToolResult => ({
@@ -76,9 +86,15 @@ const unknownTool = (call: ToolCall): ToolResult => ({
   notRun: true
 })
 
-/** Tools from plain async definitions, each run under a timeout; `redact` (default: Authorization/Bearer credentials only) is applied to every result's text. */
+/** One tool's own work as an Effect: an Effect handler as it is (a throw while building it is a failure), a Promise one wrapped with its signal. */
+const runDefinition = (def: AnyToolDefinition, input: Record<string, unknown>): Effect.Effect<ToolResult, unknown> =>
+  "handler" in def
+    ? Effect.flatten(Effect.try({ try: () => def.handler(input), catch: (e) => e }))
+    : Effect.tryPromise({ try: (signal) => def.run(input, signal), catch: (e) => e })
+
+/** Tools from plain async or Effect definitions, each run under a timeout; `redact` (default: Authorization/Bearer credentials only) is applied to every result's text. */
 export const makeTools = (
-  definitions: ReadonlyArray<ToolDefinition>,
+  definitions: ReadonlyArray<AnyToolDefinition>,
   timeoutMs: number,
   redact: (text: string) => string = makeRedactor()
 ): ToolsShape => {
@@ -94,7 +110,7 @@ export const makeTools = (
         authorize === undefined
           ? Effect.succeed<ToolAuthorization>({ allowed: true })
           : Effect.tryPromise({ try: (signal) => authorize(input, signal), catch: (e) => e })
-      const run = Effect.tryPromise({ try: (signal) => def.run(input, signal), catch: (e) => e }).pipe(
+      const run = runDefinition(def, input).pipe(
         Effect.timeoutOrElse({
           duration: Duration.millis(def.stopsAtTimeout === true ? timeoutMs + TIMEOUT_GRACE_MS : timeoutMs),
           orElse: () => Effect.succeed<ToolResult>({ state: "error", output: "", error: `tool ${call.name} timed out after ${timeoutMs} ms` })

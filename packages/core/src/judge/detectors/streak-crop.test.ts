@@ -6,7 +6,7 @@ import { StreakCropDetector } from "./streak-crop.js"
 import { factsOf } from "./test-facts.js"
 
 const K = (id: string) => reply({ id, reasoning: "I must read a again", tools: [["read", { path: "a" }]] })
-const config = { ...DEFAULT_JUDGE_CONFIG.loop_streak_recovery, enabled: true }
+const config = { ...DEFAULT_JUDGE_CONFIG.loopStreakRecovery, enabled: true }
 
 describe("StreakCropDetector", () => {
   test("two like replies: nothing; the third asks for a crop on the user message and hands off", () => {
@@ -30,7 +30,7 @@ describe("StreakCropDetector", () => {
   })
 
   test("a crop over more blocks than the cache allows also files a cache risk", () => {
-    const d = new StreakCropDetector({ ...config, cache_risk_blocks: 1 }, false)
+    const d = new StreakCropDetector({ ...config, cacheRiskBlocks: 1 }, false)
     const v = d.push(factsOf([user("u1"), K("a1"), K("a2"), K("a3")], 3))
     expect(v.incidents?.map((i) => i.action)).toEqual(["crop", "cache-risk"])
   })

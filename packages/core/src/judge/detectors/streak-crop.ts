@@ -13,7 +13,7 @@ export class StreakCropDetector implements StepDetector {
   private readonly shadowCrops: Array<CropMarker> = []
 
   constructor(
-    private readonly config: JudgeConfig["loop_streak_recovery"],
+    private readonly config: JudgeConfig["loopStreakRecovery"],
     private readonly shadow: boolean
   ) {}
 
@@ -23,7 +23,7 @@ export class StreakCropDetector implements StepDetector {
     const crops = this.shadowCrops.length === 0 ? stored : [...stored, ...this.shadowCrops]
     const streak = detectStreak(
       messages,
-      { enabled: true, triggerCount: this.config.trigger_count, maxSpan: this.config.max_span },
+      { enabled: true, triggerCount: this.config.triggerCount, maxSpan: this.config.maxSpan },
       crops,
       kept?.newestUserAt
     )
@@ -32,7 +32,7 @@ export class StreakCropDetector implements StepDetector {
       { step, detector: "streak-crop", action: this.shadow ? "detect" : "crop", detail: { ...streak.marker, replies: streak.replyIds.length } }
     ]
     // Only the new crop's size matters for the cache: older crops are already in the prefix.
-    if (streak.croppedBlocks > this.config.cache_risk_blocks) {
+    if (streak.croppedBlocks > this.config.cacheRiskBlocks) {
       incidents.push({ step, detector: "streak-crop", action: "cache-risk", detail: { croppedBlocks: streak.croppedBlocks } })
     }
     let crop: CropRequest | undefined

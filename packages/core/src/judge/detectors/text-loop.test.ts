@@ -11,7 +11,7 @@ const run = (d: TextLoopStepDetector, n: number, cropped = (_: number) => false)
 
 describe("TextLoopStepDetector", () => {
   test("the same opening repeated: mild, then strong reminder, then the run ends", () => {
-    const verdicts = run(new TextLoopStepDetector(DEFAULT_JUDGE_CONFIG.text_loop), 12)
+    const verdicts = run(new TextLoopStepDetector(DEFAULT_JUDGE_CONFIG.textLoop), 12)
     const levels = verdicts.flatMap((v) => v.incidents ?? []).map((i) => i.action)
     expect(levels.slice(0, 3)).toEqual(["mild", "strong", "terminate"])
     expect(verdicts.flatMap((v) => v.reminders ?? []).map((r) => r.kind)).toEqual(["text-loop-mild", "text-loop-strong"])
@@ -19,8 +19,8 @@ describe("TextLoopStepDetector", () => {
   })
 
   test("a reply answering a cropped request is skipped", () => {
-    const plain = run(new TextLoopStepDetector(DEFAULT_JUDGE_CONFIG.text_loop), 3)
-    const cropped = run(new TextLoopStepDetector(DEFAULT_JUDGE_CONFIG.text_loop), 3, (i) => i === 2)
+    const plain = run(new TextLoopStepDetector(DEFAULT_JUDGE_CONFIG.textLoop), 3)
+    const cropped = run(new TextLoopStepDetector(DEFAULT_JUDGE_CONFIG.textLoop), 3, (i) => i === 2)
     expect(plain[2]).not.toEqual({})
     expect(cropped[2]).toEqual({})
   })

@@ -8,7 +8,7 @@ const TEXT_LOOP_PREFIXES = ["let me ", "i'll ", "i will ", "let's "]
 export class TextLoopStepDetector implements StepDetector {
   private state = TextLoopDetector.init()
 
-  constructor(private readonly config: JudgeConfig["text_loop"]) {}
+  constructor(private readonly config: JudgeConfig["textLoop"]) {}
 
   push({ reply, step, cropped, ctx }: StepFacts): StepVerdict {
     // A reply cut in the stream for repeating itself has its own recovery; it is no step of a text loop.

@@ -40,7 +40,7 @@ describe("beginStep", () => {
   test("the loop-start rollback check ends a run whose consecutive rollbacks already reach the cap", () =>
     Effect.runPromise(
       Effect.gen(function* () {
-        const f = stageFixture({ config: (c) => ({ ...c, rollback: { ...c.rollback, enabled: true, max_consecutive_rollbacks: 3 } }) })
+        const f = stageFixture({ config: (c) => ({ ...c, rollback: { ...c.rollback, enabled: true, maxConsecutiveRollbacks: 3 } }) })
         const ctx = yield* f.context()
         ctx.rollback.restore(2)
         expect(yield* beginStep(f.s, ctx)).toBe("go")

@@ -31,7 +31,7 @@ const showStoredPause = (s: RunServices, ctx: RunContext): Effect.Effect<boolean
   Effect.gen(function* () {
     const pause = pendingPause(yield* s.store.messages(ctx.input.sessionId))
     if (pause === null) return false
-    yield* s.events.publish({ type: "session.try_best.detected", step: pause.step, ...pausedWho(s, ctx), incident: pause.incident })
+    yield* s.events.publish({ type: "session.tryBest.detected", step: pause.step, ...pausedWho(s, ctx), incident: pause.incident })
     yield* recordIncident(s, ctx, { step: pause.step, detector: "try-best", action: "pause", detail: { ...pause.incident, reopened: true } })
     yield* stop(ctx, "try_best_paused")
     return true

@@ -40,7 +40,7 @@ describe("runCrossStep / applyCrossStep", () => {
         const ctx = yield* f.context()
         expect(yield* applyCrossStep(f.s, ctx, { incidents: [], crop: null, reminders: [], exit: null, pause: { kind: "no-file-change" } })).toBe("stop")
         expect(ctx.exit?.reason).toBe("try_best_paused")
-        expect(f.events.at(-1)).toMatchObject({ type: "session.try_best.detected", incident: { kind: "no-file-change" } })
+        expect(f.events.at(-1)).toMatchObject({ type: "session.tryBest.detected", incident: { kind: "no-file-change" } })
       })
     ))
 })

@@ -49,7 +49,7 @@ export const runCrossStep = (
 export const applyCrossStep = (s: RunServices, ctx: RunContext, after: AfterStep): Effect.Effect<Flow, SessionStoreError> =>
   Effect.gen(function* () {
     if (after.pause) {
-      yield* s.events.publish({ type: "session.try_best.detected", step: ctx.step, ...pausedWho(s, ctx), incident: after.pause })
+      yield* s.events.publish({ type: "session.tryBest.detected", step: ctx.step, ...pausedWho(s, ctx), incident: after.pause })
       if ((yield* stop(ctx, "try_best_paused")) === "stop") return "stop"
     }
     if (after.exit) {

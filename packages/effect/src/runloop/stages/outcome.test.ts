@@ -32,7 +32,7 @@ describe("applyOutcome", () => {
         expect(flow).toBe("stop")
         expect(ctx.exit?.reason).toBe("try_best_paused")
         expect(ctx.incidents[0]).toMatchObject({ detector: "edit-churn", action: "pause" })
-        expect(f.events.some((e) => e.type === "session.try_best.detected")).toBe(true)
+        expect(f.events.some((e) => e.type === "session.tryBest.detected")).toBe(true)
       })
     ))
 

@@ -32,7 +32,7 @@ export const applyOutcome = (s: RunServices, ctx: RunContext, outcome: StepOutco
   Effect.gen(function* () {
     const step = ctx.step
     if (outcome.type === "paused") {
-      yield* s.events.publish({ type: "session.try_best.detected", step, ...pausedWho(s, ctx), incident: outcome.incident })
+      yield* s.events.publish({ type: "session.tryBest.detected", step, ...pausedWho(s, ctx), incident: outcome.incident })
       yield* recordIncident(s, ctx, { step, detector: pausedBy("try-best", outcome.incident), action: "pause", detail: outcome.incident })
       // A pause ends the turn; nothing after it (goal gate, recoveries) may override it.
       if ((yield* stop(ctx, "try_best_paused")) === "stop") return "stop"
@@ -56,7 +56,7 @@ export const applyChildPause = (s: RunServices, ctx: RunContext): Effect.Effect<
     const paused = ctx.childPause
     if (paused === null) return "go"
     ctx.childPause = null
-    yield* s.events.publish({ type: "session.try_best.detected", step: ctx.step, ...pausedWho(s, ctx), incident: paused.detail })
+    yield* s.events.publish({ type: "session.tryBest.detected", step: ctx.step, ...pausedWho(s, ctx), incident: paused.detail })
     yield* recordIncident(s, ctx, { step: ctx.step, detector: paused.detector, action: "pause", detail: paused.detail })
     return (yield* stop(ctx, "try_best_paused")) === "stop" ? "stop" : "go"
   })
@@ -75,7 +75,7 @@ export const applyRollback = (s: RunServices, ctx: RunContext, reply: AssistantM
       return "next"
     }
     if (rolled.action === "end-loop") {
-      const message = `${s.config.rollback.max_consecutive_rollbacks} consecutive rollbacks (${kind})`
+      const message = `${s.config.rollback.maxConsecutiveRollbacks} consecutive rollbacks (${kind})`
       return yield* stop(ctx, "rollback_cap", { tag: "RollbackCapError", message })
     }
     return "go"

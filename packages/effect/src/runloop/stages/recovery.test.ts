@@ -55,7 +55,7 @@ describe("applyDecision", () => {
   test("final: a failing completion check feeds back instead of finishing", () =>
     Effect.runPromise(
       Effect.gen(function* () {
-        const f = stageFixture({ checkOk: false, config: (c) => ({ ...c, completion_check: { ...c.completion_check, command: "bun test" } }) })
+        const f = stageFixture({ checkOk: false, config: (c) => ({ ...c, completionCheck: { ...c.completionCheck, command: "bun test" } }) })
         yield* f.s.store.append("s", goal)
         const ctx = yield* f.context()
         const r = reply([{ type: "text", text: "Done." }], { parentId: "s:u0" })
@@ -68,7 +68,7 @@ describe("applyDecision", () => {
   test("final: accepted by the gates, the run ends; in shadow mode no gate runs", () =>
     Effect.runPromise(
       Effect.gen(function* () {
-        const f = stageFixture({ verdict: { met: false, understood: true, reason: "no" }, config: (c) => ({ ...c, goal_gate: { ...c.goal_gate, enabled: true } }) })
+        const f = stageFixture({ verdict: { met: false, understood: true, reason: "no" }, config: (c) => ({ ...c, goalGate: { ...c.goalGate, enabled: true } }) })
         yield* f.s.store.append("s", goal)
         const shadow = yield* f.context({ shadow: true })
         const r = reply([{ type: "text", text: "Done." }], { parentId: "s:u0" })
