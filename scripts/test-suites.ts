@@ -53,6 +53,7 @@ export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
   { pattern: "test/breaker-ladder.test.ts", why: "the breaker's ladder, its last rung through the CLI (3 s)" },
   { pattern: "test/deep-arguments.test.ts", why: "deeply nested tool arguments through the CLI (2 s)" },
   { pattern: "test/pause-e2e.test.ts", why: "try-best pauses, one through the CLI (2 s)" },
+  { pattern: "test/renamed-keys-cli.test.ts", why: "old config key names through the CLI (3 s)" },
   // Whole-repository and whole-corpus checks.
   { pattern: "test/doc-snippets.test.ts", why: "type-checks every code block of the docs with tsc (31 s)" },
   { pattern: "test/examples.test.ts", why: "runs every example program (12 s)" },
