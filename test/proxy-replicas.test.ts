@@ -128,6 +128,8 @@ if (url === undefined || url === "") {
       const b = yield* replica(server.baseURL, store)
       const first = fetch(a.url, { method: "POST", headers: { "content-type": "application/json", "x-loopguard-session": "one" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "hi" }] }) })
       yield* Effect.promise(() => waitUntil(() => arrivals.length >= 1, 30_000))
+      // Replica a logs its retry once the hold is in the store: a request that reached b before then was not told yet.
+      yield* Effect.promise(() => waitUntil(() => /one: upstream HTTP 429 .*retry 1 in/.test(a.out.stderr), 30_000))
       const second = fetch(b.url, { method: "POST", headers: { "content-type": "application/json", "x-loopguard-session": "two" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "hello" }] }) })
       const [r1, r2] = yield* Effect.promise(() => Promise.all([first, second]))
       expect(r1.status).toBe(200)

@@ -1,63 +1,107 @@
 /**
- * What `loopguard proxy` adds to a stream: the same Chat Completions streams from the scripted
- * server, read directly and through a `loopguard proxy` process (its own event loop, as agents use
- * it). Per chunk, the delay from the moment the server handed the event to its socket to the
- * moment the client read it (p50, p99, max), direct and proxied, at 1 stream and at N concurrent
- * streams; the time to the first byte; and the proxy process's resident memory per open stream
- * (N streams held open mid-reply). Printed as measured, next to the targets: ≤ 1 ms p50 and
- * ≤ 5 ms p99 added per chunk, ≤ 10 ms added to the first byte, no chunk delayed past 50 ms at 200
- * streams, ≤ 256 KB per open stream.
+ * What `loopguard proxy` adds to a stream. Three processes: a scripted upstream
+ * (lib/stamped-upstream.ts) that writes its send time into every content event, a load client
+ * (lib/stream-client.ts) that reads the streams, and the proxy (`loopguard proxy`, its own event
+ * loop, as agents use it). Per chunk, the client's read time minus the send time carried in the
+ * chunk (p50, p99, max), read directly and through the proxy by the same client from the same
+ * upstream, at 1 stream and at N concurrent streams; "added" is proxied minus direct. Also the
+ * time to the first byte, the proxy's CPU, bare relays with no loopguard (the floor: node:http,
+ * and on Bun also Bun.serve + fetch, the stack the proxy serves with there), the proxy's resident
+ * memory per open stream (N streams held open mid-reply), and CPU per verdict.
+ * Printed as measured, next to the targets: ≤ 1 ms p50 and ≤ 5 ms p99 added per chunk, ≤ 10 ms
+ * added to the first byte, no chunk delayed past 50 ms at 200 streams, ≤ 256 KB per open stream.
  *
  *   bun run test/bench/proxy-overhead.ts [--quick]     (LG_BENCH_PROXY_NODE=1: the proxy on node, from the bundle built
  *   first; LG_BENCH_PROXY_PROF=DIR: the proxy's CPU profile written to DIR)
  */
-import { startScriptedServer, textStream, type RecordedRequest, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { spawn, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
+import { loadavg } from "node:os"
 import { buildCliBundle, median, root, verdict } from "./lib/measure.js"
-import { judgeRequest, TurnMemo } from "@loopguard/proxy"
-import { DEFAULT_CONFIG } from "@loopguard/effect/config"
+import type { StreamTimings } from "./lib/stream-client.js"
+import { chatProtocol, judgeRequest, TurnMemo } from "@loopguard/proxy"
+import { DEFAULT_CONFIG, repeatGuardOptionsOf } from "@loopguard/effect/config"
+import { streamFrames, textStream } from "@loopguard/ai-sdk/testing"
+import { RepeatGuard } from "@loopguard/core/repeat"
+import { SseSplitter } from "../../packages/proxy/src/sse.js"
+import { healthyText } from "./lib/stamped-upstream.js"
 import { freePort } from "../free-port.js"
-
-const WORDS = "alpha beta gamma delta river stone cloud paper engine window garden copper silver yellow orange violet marble thunder forest meadow harbor castle rocket planet".split(" ")
-
-/** Text that never repeats itself (a seeded walk over a word list), so the guard reads it all and never trips. */
-const healthyText = (chars: number, seed: number): string => {
-  let x = seed
-  let out = ""
-  while (out.length < chars) {
-    x = (x * 1103515245 + 12345) % 2147483648
-    out += `${WORDS[x % WORDS.length]}${x % 7 === 0 ? "." : ""} `
-  }
-  return out.slice(0, chars)
-}
 
 const percentile = (xs: ReadonlyArray<number>, p: number): number => {
   const s = [...xs].sort((a, b) => a - b)
   return s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!
 }
 
-
 const onNode = process.env["LG_BENCH_PROXY_NODE"] === "1"
 
-/** `loopguard proxy`, or (`bare`) the bare relay beside this file, on the runtime the bench was asked for. */
-const startProxyProcess = async (upstream: string, bare = false): Promise<{ child: ChildProcess; base: string }> => {
-  const port = await freePort()
-  // On node the proxy runs from the bundle: built from the current sources, so the figures are this code's.
-  if (onNode && !bare) buildCliBundle()
-  const cmd = onNode ? "node" : process.execPath
-  const entry = bare ? "test/bench/bare-relay.mjs" : onNode ? "packages/cli/dist/loopguard.mjs" : "packages/cli/src/main.ts"
-  // LG_BENCH_PROXY_PROF=DIR: the proxy writes a CPU profile there when it exits (bun and node take the same flags).
-  const prof = process.env["LG_BENCH_PROXY_PROF"]
-  const child = spawn(cmd, [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? [] : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`], { cwd: root, stdio: ["ignore", "ignore", "pipe"] })
+/** A child started and waited for until it prints `ready` on stderr; killed (by its pid) if it does not. */
+const startChild = async (args: ReadonlyArray<string>, cmd: string, ready: RegExp, what: string): Promise<{ child: ChildProcess; match: RegExpExecArray }> => {
+  const child = spawn(cmd, args, { cwd: root, stdio: ["ignore", "ignore", "pipe"] })
   let err = ""
   child.stderr!.on("data", (d) => (err += d))
   const deadline = Date.now() + 60_000
-  while (!err.includes("listening on")) {
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the proxy did not start: ${err}`)
+  for (;;) {
+    const match = ready.exec(err)
+    if (match !== null) return { child, match }
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill("SIGTERM")
+      throw new Error(`${what} did not start: ${err}`)
+    }
     await Bun.sleep(20)
   }
+}
+
+/** What relays the streams: `loopguard proxy`, or a bare relay with no loopguard (node:http, or Bun's own server and fetch). */
+type Relay = "proxy" | "bare-node" | "bare-bun"
+
+const BARE_ENTRY = { "bare-node": "test/bench/bare-relay.mjs", "bare-bun": "test/bench/bare-relay-bun.ts" } as const
+
+/** The relay asked for, on the runtime the bench was asked for (the Bun relay on Bun only). */
+const startProxyProcess = async (upstream: string, relay: Relay = "proxy"): Promise<{ child: ChildProcess; base: string }> => {
+  const bare = relay !== "proxy"
+  const port = await freePort()
+  // On node the proxy runs from the bundle: built from the current sources, so the figures are this code's.
+  if (onNode && !bare) buildCliBundle()
+  const cmd = onNode && relay !== "bare-bun" ? "node" : process.execPath
+  const entry = relay !== "proxy" ? BARE_ENTRY[relay] : onNode ? "packages/cli/dist/loopguard.mjs" : "packages/cli/src/main.ts"
+  // LG_BENCH_PROXY_PROF=DIR: the proxy writes a CPU profile there when it exits (bun and node take the same flags).
+  const prof = process.env["LG_BENCH_PROXY_PROF"]
+  const args = [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? [] : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`]
+  const { child } = await startChild(args, cmd, /listening on/, bare ? `the ${relay} relay` : "the proxy")
   return { child, base: `http://127.0.0.1:${port}/v1` }
+}
+
+/** The stamped upstream (Bun, a process of its own); its base URL. */
+const startUpstream = async (chunks: number): Promise<{ child: ChildProcess; base: string }> => {
+  const { child, match } = await startChild(["test/bench/lib/stamped-upstream.ts", "--chunks", String(chunks), "--delay", "10"], process.execPath, /listening on (127\.0\.0\.1:\d+)/, "the bench upstream")
+  return { child, base: `http://${match[1]}/v1` }
+}
+
+/** The load client (a process of its own): `streams` concurrent streams to each base, `rounds` times, the bases alternating. */
+const runClient = (bases: ReadonlyArray<string>, streams: number, rounds = 1): Promise<Record<string, StreamTimings>> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["test/bench/lib/stream-client.ts", "--bases", bases.join(","), "--streams", String(streams), "--rounds", String(rounds)], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    let err = ""
+    child.stdout!.on("data", (d) => (out += d))
+    child.stderr!.on("data", (d) => (err += d))
+    child.on("close", (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`the bench client failed (${code}): ${err}`))))
+  })
+
+/** The client holding `streams` streams open mid-reply; resolves once each has read its first events. */
+const holdOpen = async (base: string, streams: number): Promise<ChildProcess> => {
+  const child = spawn(process.execPath, ["test/bench/lib/stream-client.ts", "--bases", base, "--streams", String(streams), "--hold"], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+  let out = ""
+  child.stdout!.on("data", (d) => (out += d))
+  const deadline = Date.now() + 60_000
+  while (!out.includes("held")) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill("SIGTERM")
+      throw new Error("the bench client could not hold the streams open")
+    }
+    await Bun.sleep(50)
+  }
+  return child
 }
 
 /** CPU time (user + system) the process used so far, in ms (Linux clock ticks of 10 ms). */
@@ -68,47 +112,13 @@ const cpuMsOf = (pid: number): number => {
 
 const rssOf = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) * 1024
 
-interface StreamTiming {
-  readonly firstByteMs: number
-  /** Per content event: client read time − server send time. */
-  readonly delays: ReadonlyArray<number>
-}
-
-let nextId = 0
-
-/** One streamed request; the delay of each content event from the server's send to this read. */
-const readStream = async (server: ScriptedServer, base: string): Promise<StreamTiming> => {
-  const id = `bench-${nextId++}`
-  const t0 = performance.now()
-  const res = await fetch(`${base}/chat/completions`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "x-bench-id": id },
-    body: JSON.stringify({ model: "scripted-model", stream: true, messages: [{ role: "user", content: `write ${id}` }] })
-  })
-  const reader = res.body!.getReader()
-  const decoder = new TextDecoder()
-  const arrivals: Array<number> = []
-  let firstByte = NaN
-  let pending = ""
-  for (let c = await reader.read(); !c.done; c = await reader.read()) {
-    const now = performance.now()
-    if (Number.isNaN(firstByte)) firstByte = now - t0
-    pending += decoder.decode(c.value, { stream: true })
-    let cut = pending.indexOf("\n\n")
-    while (cut !== -1) {
-      if (pending.slice(0, cut).includes('"content":')) arrivals.push(now)
-      pending = pending.slice(cut + 2)
-      cut = pending.indexOf("\n\n")
-    }
-  }
-  const record = server.requests.find((r: RecordedRequest) => r.headers["x-bench-id"] === id)!
-  return { firstByteMs: firstByte, delays: arrivals.map((t, i) => t - record.sentAt[i]!) }
-}
-
-const summary = (runs: ReadonlyArray<StreamTiming>) => {
-  const delays = runs.flatMap((r) => r.delays)
-  return { p50: percentile(delays, 50), p99: percentile(delays, 99), max: Math.max(...delays), firstByte: median(runs.map((r) => r.firstByteMs)), chunks: delays.length }
-}
+const summary = ({ delays, firstByte }: StreamTimings) => ({
+  p50: percentile(delays, 50),
+  p99: percentile(delays, 99),
+  max: delays.reduce((m, d) => Math.max(m, d), -Infinity),
+  firstByte: median(firstByte),
+  chunks: delays.length
+})
 
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`
 
@@ -122,25 +132,8 @@ const compare = (label: string, direct: ReturnType<typeof summary>, proxied: Ret
   console.log(`    added per chunk     p50 ${fmt(addedP50)} (target ≤ 1 ms: ${verdict(addedP50, 1)})  p99 ${fmt(addedP99)} (target ≤ 5 ms: ${verdict(addedP99, 5)})`)
   console.log(`    first byte          direct ${fmt(direct.firstByte)}  proxied ${fmt(proxied.firstByte)}  added ${fmt(addedFirst)} (target ≤ 10 ms: ${verdict(addedFirst, 10)})`)
   if (streams > 1) console.log(`    longest chunk delay through the proxy at ${streams} streams: ${fmt(proxied.max)} (target ≤ 50 ms: ${verdict(proxied.max, 50)})`)
-  // The client and the scripted server share this process: when it is the one that falls behind, direct reads are late too.
-  if (streams > 1 && direct.max > 50) console.log(`    (the bench itself: direct, with no proxy, the longest chunk delay was ${fmt(direct.max)}; past 50 ms the client and server in this process are a bottleneck too)`)
-}
-
-const holdOpen = async (server: ScriptedServer, base: string, streams: number): Promise<Array<AbortController>> => {
-  const controllers = Array.from({ length: streams }, () => new AbortController())
-  for (const c of controllers) {
-    void fetch(`${base}/chat/completions`, {
-      method: "POST",
-      signal: c.signal,
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "scripted-model", stream: true, messages: [{ role: "user", content: "hold" }] })
-    })
-      .then((r) => r.body?.getReader().read())
-      .catch(() => {})
-  }
-  const deadline = Date.now() + 60_000
-  while (server.requests.filter((r) => r.body?.messages?.[0]?.content === "hold" && r.chunksWritten >= 5).length < streams && Date.now() < deadline) await Bun.sleep(50)
-  return controllers
+  // The client and the upstream are processes of their own, but on 2 cores they share the cores with the proxy.
+  if (streams > 1 && direct.max > 50) console.log(`    (direct, with no proxy, the longest chunk delay was already ${fmt(direct.max)}: the client and the upstream fall behind on their own)`)
 }
 
 /** CPU per verdict on a turn of `steps` tool steps, judged whole (a fresh process, any replica) and taken up from the memo. */
@@ -175,20 +168,83 @@ const verdictCpuMs = (steps: number): { readonly fresh: number; readonly kept: n
 }
 
 /**
- * The same N streams through a bare node:http relay on the same runtime (no loopguard): what the
- * runtime's HTTP stack and this machine give before loopguard adds anything.
+ * Where the proxy's own CPU goes per stream, in this process (no I/O): the bench's events cut out
+ * of their bytes and read by the Chat Completions watch (one JSON.parse each), the repetition
+ * guard made, and the guard fed each event's text.
  */
-const bareRelayFloor = async (server: ScriptedServer, streams: number): Promise<void> => {
-  const bare = await startProxyProcess(server.baseURL, true)
+const streamWorkUs = (chunks: number): { readonly watchPerEvent: number; readonly guardMade: number; readonly guardPerEvent: number } => {
+  const frames = streamFrames(textStream(healthyText(chunks * 8, 7), { chunkSize: 8 }), { id: "chatcmpl-bench", created: 1_700_000_000, model: "scripted-model" })
+  const bytes = frames.content.map((f) => Buffer.from(f))
+  const options = repeatGuardOptionsOf(DEFAULT_CONFIG.repeat)
+  const texts: Array<string> = []
+  const read = () => {
+    const splitter = new SseSplitter()
+    const watch = chatProtocol.watch({})
+    for (const b of bytes) for (const event of splitter.push(b)) texts.push(watch.see(event).text ?? "")
+  }
+  const usOf = (f: () => void, n: number): number => {
+    f()
+    const t = performance.now()
+    for (let i = 0; i < n; i++) f()
+    return ((performance.now() - t) * 1000) / n
+  }
+  const perStream = usOf(read, 50)
+  // Guards made as the proxy makes them, one per stream and all alive at once, then fed apart from making them.
+  const guards: Array<RepeatGuard> = []
+  const made = usOf(() => void guards.push(new RepeatGuard(options)), 50)
+  const t = performance.now()
+  for (const guard of guards) for (let i = 0; i < chunks; i++) guard.push(texts[i]!)
+  const fedPerEvent = ((performance.now() - t) * 1000) / (guards.length * chunks)
+  return { watchPerEvent: perStream / chunks, guardMade: made, guardPerEvent: fedPerEvent }
+}
+
+/** Every typed array reachable from `value`, each once (a guard's buffers). */
+const typedArraysOf = (value: unknown, seen = new Set<unknown>()): Array<{ fill(n: number): unknown }> => {
+  if (value === null || typeof value !== "object" || seen.has(value)) return []
+  seen.add(value)
+  if (ArrayBuffer.isView(value)) return [value as unknown as { fill(n: number): unknown }]
+  return Object.values(value).flatMap((v) => typedArraysOf(v, seen))
+}
+
+/**
+ * Resident memory of a repetition guard, 200 of them alive after 5 events each: made fresh (what
+ * the proxy does), and with every buffer written over once (what a pool of guards cleared in full
+ * between streams would keep per stream). KB per guard, this process's RSS after a full GC.
+ */
+const guardResidentKb = (): { readonly fresh: number; readonly cleared: number } => {
+  const options = repeatGuardOptionsOf(DEFAULT_CONFIG.repeat)
+  const text = healthyText(40, 3)
+  const perGuard = (clear: boolean): number => {
+    Bun.gc(true)
+    const before = rssOf(process.pid)
+    const kept = Array.from({ length: 200 }, () => {
+      const guard = new RepeatGuard(options)
+      if (clear) for (const buffer of typedArraysOf(guard)) buffer.fill(0)
+      for (let i = 0; i < 5; i++) guard.push(text.slice(i * 8, i * 8 + 8))
+      return guard
+    })
+    Bun.gc(true)
+    return (rssOf(process.pid) - before) / kept.length / 1024
+  }
+  return { fresh: perGuard(false), cleared: perGuard(true) }
+}
+
+/**
+ * The same N streams through a bare relay (no loopguard): what the runtime's HTTP stack and this
+ * machine give before loopguard adds anything. node:http on either runtime; on Bun also Bun's own
+ * server and fetch, the stack the proxy serves with there.
+ */
+const bareRelayFloor = async (upstream: string, streams: number, relay: Exclude<Relay, "proxy">): Promise<void> => {
+  const bare = await startProxyProcess(upstream, relay)
   try {
-    await readStream(server, bare.base)
-    const direct = await Promise.all(Array.from({ length: streams }, () => readStream(server, server.baseURL)))
+    await runClient([bare.base], 1)
+    const direct = summary((await runClient([upstream], streams))[upstream]!)
     const cpuBefore = cpuMsOf(bare.child.pid!)
-    const relayed = summary(await Promise.all(Array.from({ length: streams }, () => readStream(server, bare.base))))
+    const relayed = summary((await runClient([bare.base], streams))[bare.base]!)
     const cpuUsed = cpuMsOf(bare.child.pid!) - cpuBefore
-    const d = summary(direct)
-    console.log(`  the floor: a bare node:http relay (test/bench/bare-relay.mjs, no loopguard) at ${streams} streams`)
-    console.log(`    added per chunk p50 ${fmt(relayed.p50 - d.p50)}  p99 ${fmt(relayed.p99 - d.p99)}  longest ${fmt(relayed.max)} (direct ${fmt(d.max)})  first byte added ${fmt(relayed.firstByte - d.firstByte)}`)
+    const what = relay === "bare-node" ? "a bare node:http relay (test/bench/bare-relay.mjs" : "a bare Bun.serve + fetch relay (test/bench/bare-relay-bun.ts"
+    console.log(`  the floor: ${what}, no loopguard) at ${streams} streams`)
+    console.log(`    added per chunk p50 ${fmt(relayed.p50 - direct.p50)}  p99 ${fmt(relayed.p99 - direct.p99)}  longest ${fmt(relayed.max)} (direct ${fmt(direct.max)})  first byte added ${fmt(relayed.firstByte - direct.firstByte)}`)
     console.log(`    relay CPU ${cpuUsed} ms, ${((cpuUsed / relayed.chunks) * 1000).toFixed(0)} µs per chunk`)
   } finally {
     bare.child.kill("SIGTERM")
@@ -199,52 +255,52 @@ export const main = async (quick = false): Promise<void> => {
   const streams = 200
   const runs = quick ? 3 : 6
   const chunks = quick ? 60 : 150
-  const text = healthyText(chunks * 8, 7)
-  const server = await startScriptedServer((body) =>
-    body?.messages?.[0]?.content === "hold"
-      ? textStream(text, { chunkSize: 8, stallAfterChunks: 5 })
-      : textStream(text, { chunkSize: 8, chunkDelayMs: 10 })
-  )
-  const proxy = await startProxyProcess(server.baseURL)
+  const upstream = await startUpstream(chunks)
+  const proxy = await startProxyProcess(upstream.base).catch((e: unknown) => {
+    upstream.child.kill("SIGTERM")
+    throw e
+  })
   try {
     console.log(`proxy overhead: Chat Completions streams of ${chunks} chunks 10 ms apart, the proxy in its own process (${onNode ? "node, the built bundle" : "bun, the sources"})`)
-    await readStream(server, proxy.base)
-    const direct1: Array<StreamTiming> = []
-    const proxied1: Array<StreamTiming> = []
-    for (let i = 0; i < runs; i++) {
-      direct1.push(await readStream(server, server.baseURL))
-      proxied1.push(await readStream(server, proxy.base))
-    }
-    compare("1 stream", summary(direct1), summary(proxied1), 1)
-    const directN = await Promise.all(Array.from({ length: streams }, () => readStream(server, server.baseURL)))
+    console.log(`  the upstream and the load client run in two more processes; the three share this machine's ${navigator.hardwareConcurrency} cores (load average ${loadavg()[0]!.toFixed(2)} at the start)`)
+    await runClient([proxy.base], 1)
+    const one = await runClient([upstream.base, proxy.base], 1, runs)
+    compare("1 stream", summary(one[upstream.base]!), summary(one[proxy.base]!), 1)
+    const directN = summary((await runClient([upstream.base], streams))[upstream.base]!)
     const cpuBefore = cpuMsOf(proxy.child.pid!)
-    const proxiedN = await Promise.all(Array.from({ length: streams }, () => readStream(server, proxy.base)))
+    const proxiedN = summary((await runClient([proxy.base], streams))[proxy.base]!)
     const cpuUsed = cpuMsOf(proxy.child.pid!) - cpuBefore
-    compare(`${streams} concurrent streams`, summary(directN), summary(proxiedN), streams)
-    const chunksN = summary(proxiedN).chunks
+    compare(`${streams} concurrent streams`, directN, proxiedN, streams)
+    const chunksN = proxiedN.chunks
     // The proxy's own work, which the machine's load does not inflate the way it inflates delays.
     console.log(`    proxy CPU for the ${streams} streams: ${cpuUsed} ms, ${((cpuUsed / chunksN) * 1000).toFixed(0)} µs per chunk (requests, verdicts and relaying included)`)
-    await bareRelayFloor(server, streams)
+    // The floors run while the proxy idles: its memory settles before the idle reading.
+    await bareRelayFloor(upstream.base, streams, "bare-node")
+    if (!onNode) await bareRelayFloor(upstream.base, streams, "bare-bun")
     await Bun.sleep(500)
     const idle = rssOf(proxy.child.pid!)
     const cpuBeforeHold = cpuMsOf(proxy.child.pid!)
-    const held = await holdOpen(server, proxy.base, streams)
+    const held = await holdOpen(proxy.base, streams)
     await Bun.sleep(300)
     const open = rssOf(proxy.child.pid!)
     // Opening a stream (the request read, judged, sent upstream, its first 5 events relayed) apart from relaying the rest.
     const perRequestMs = (cpuMsOf(proxy.child.pid!) - cpuBeforeHold) / streams
     const perChunkUs = ((cpuUsed - perRequestMs * streams) / chunksN) * 1000
-    console.log(`    of which: ${perRequestMs.toFixed(2)} ms per request opened (measured on ${streams} streams held after 5 chunks), about ${perChunkUs.toFixed(0)} µs per chunk relayed after that`)
+    console.log(`  the proxy's CPU at ${streams} streams, of which: ${perRequestMs.toFixed(2)} ms per request opened (measured on ${streams} streams held after 5 chunks), about ${perChunkUs.toFixed(0)} µs per chunk relayed after that`)
     const perStream = (open - idle) / streams
     console.log(`  memory: proxy RSS ${(idle / 1048576).toFixed(1)} MB idle, ${(open / 1048576).toFixed(1)} MB with ${streams} streams open mid-reply`)
     console.log(`    per open stream ${(perStream / 1024).toFixed(0)} KB (target ≤ 256 KB: ${verdict(perStream, 256 * 1024)})`)
-    for (const c of held) c.abort()
+    held.kill("SIGTERM")
+    const work = streamWorkUs(chunks)
+    console.log(`  the proxy's own work per stream, in this process: events split and read by the watch ${work.watchPerEvent.toFixed(1)} µs each; the repetition guard made ${work.guardMade.toFixed(0)} µs, fed ${work.guardPerEvent.toFixed(1)} µs per event`)
+    const resident = guardResidentKb()
+    console.log(`  a repetition guard's resident memory: ${resident.fresh.toFixed(0)} KB made fresh, ${resident.cleared.toFixed(0)} KB with all its buffers cleared once (as a pool that clears its guards between streams would keep them)`)
     const turns = quick ? [10, 50] : [10, 50, 200]
     const verdicts = turns.map((n) => ({ n, ...verdictCpuMs(n) }))
     console.log(`  verdict per request (CPU): the whole turn judged ${verdicts.map((v) => `${v.n} steps ${v.fresh.toFixed(1)} ms`).join(", ")}; the turn before kept ${verdicts.map((v) => `${v.n} steps ${v.kept.toFixed(2)} ms`).join(", ")}`)
   } finally {
     proxy.child.kill("SIGTERM")
-    await server.close()
+    upstream.child.kill("SIGTERM")
   }
 }
 

@@ -5,9 +5,9 @@
  */
 import { describeGuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
 import type { Incident } from "@loopguard/core/report"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import { BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
 import type { BackoffBoard } from "./backoff.js"
-import { authorized, BodyTooLarge, clientHeaders, readBody, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
+import { authorized, clientHeaders, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
 import { cutCallNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
@@ -20,7 +20,7 @@ import { sessionIdOf } from "./session-id.js"
 import { errorBeforeContent } from "./early-error.js"
 import { textCallsIn } from "./text-calls.js"
 import { relayWhole } from "./whole-reply.js"
-import { attempt, callWithRetries, type Attempt, type RetryEvent, type UpstreamRoute } from "./upstream.js"
+import { attempt, callWithRetries, type Attempt, type RetryEvent, type UpstreamClient, type UpstreamRoute } from "./upstream.js"
 import type { TurnMemo } from "./turn-judge.js"
 import { judgeRequest, type ProxyAction, type StopVerdict, type Verdict, type VerdictConfig } from "./verdict.js"
 
@@ -65,6 +65,8 @@ export interface HandlerDeps {
   readonly memo: TurnMemo
   readonly board: BackoffBoard
   readonly auth: AuthPolicy
+  /** The HTTP client guarded requests go upstream with (fetch on Bun's stack, node:http on Node's). */
+  readonly upstreamClient: UpstreamClient
   readonly onRetry: (session: string, e: RetryEvent) => void
   /** Called once per request, after the reply ended, with what the session store keeps of it. */
   readonly onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>) => void
@@ -77,8 +79,8 @@ export type OpenAttempt = Extract<Attempt, { ok: true }>
 
 /** A request read, routed and judged: everything the answer needs. */
 interface Judged {
-  readonly req: IncomingMessage
-  readonly res: ServerResponse
+  readonly req: ClientRequest
+  readonly res: ClientReply
   readonly protocol: Protocol
   readonly deps: HandlerDeps
   readonly started: number
@@ -95,13 +97,13 @@ interface Judged {
 const PASS: Verdict = { action: "pass", inserts: [], cropCuts: false, stop: null, incidents: [] }
 
 /** Auth, the bounded body, the route and the verdict; null when the request was already answered (refused). */
-const judge = async (req: IncomingMessage, res: ServerResponse, protocol: Protocol, deps: HandlerDeps): Promise<Judged | null> => {
+const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: HandlerDeps): Promise<Judged | null> => {
   const started = Date.now()
   const { settings } = deps
   if (!authorized(req.headers, deps.auth)) return (sendError(res, protocol.name, 401, "loopguard proxy: present the proxy token as your API key"), null)
   let raw: Buffer
   try {
-    raw = await readBody(req, settings.maxRequestBytes)
+    raw = await req.body(settings.maxRequestBytes)
   } catch (e) {
     return (sendError(res, protocol.name, e instanceof BodyTooLarge ? 413 : 400, e instanceof Error ? e.message : "unreadable request body"), null)
   }
@@ -147,7 +149,7 @@ const answerStop = (j: Judged, stop: StopVerdict): void => {
 const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: UpstreamRoute; readonly send: () => Promise<Attempt> } => {
   const { protocol, verdict, route, deps, body } = j
   const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict.inserts, verdict.cropCuts)))
-  const target = { url: upstreamUrl(route.base, j.req.url ?? "/"), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs }
+  const target = { url: upstreamUrl(route.base, j.req.url ?? "/"), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
   const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
   const send = () =>
     attempt(target, "POST", headers, rewritten, signal).then((a): Attempt => {
@@ -159,7 +161,7 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
   return { target, send }
 }
 
-export const handleGuarded = async (req: IncomingMessage, res: ServerResponse, protocol: Protocol, deps: HandlerDeps): Promise<void> => {
+export const handleGuarded = async (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: HandlerDeps): Promise<void> => {
   const j = await judge(req, res, protocol, deps)
   if (j === null) return
   if (j.verdict.stop !== null) return answerStop(j, j.verdict.stop)

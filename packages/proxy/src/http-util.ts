@@ -1,33 +1,13 @@
 /**
- * The HTTP plumbing of the proxy: bounded request bodies, the headers that may cross (hop-by-hop
- * ones stay behind), client auth, and the proxy's own error bodies in each protocol's shape.
+ * The HTTP plumbing of the proxy: the headers that may cross (hop-by-hop ones stay behind), client
+ * auth, and the proxy's own error bodies in each protocol's shape.
  */
 import { timingSafeEqual } from "node:crypto"
-import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http"
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http"
+import type { ClientReply } from "./client-reply.js"
 import type { ProtocolName } from "./protocol.js"
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"])
-
-export class BodyTooLarge extends Error {}
-
-/** The whole request body, or BodyTooLarge past `limit` bytes (nothing more is buffered). */
-export const readBody = (req: IncomingMessage, limit: number): Promise<Buffer> =>
-  new Promise((resolve, reject) => {
-    const parts: Array<Buffer> = []
-    let size = 0
-    req.on("data", (b: Buffer) => {
-      size += b.length
-      if (size > limit) {
-        req.removeAllListeners("data")
-        req.resume()
-        reject(new BodyTooLarge(`the request body passed proxy.maxRequestBytes (${limit} bytes)`))
-        return
-      }
-      parts.push(b)
-    })
-    req.on("end", () => resolve(Buffer.concat(parts)))
-    req.on("error", reject)
-  })
 
 export interface AuthPolicy {
   /** Clients must present this token (as their API key) when the proxy adds the upstream key itself. */
@@ -89,7 +69,7 @@ export const errorBody = (protocol: ProtocolName | null, status: number, message
     : JSON.stringify({ error: { message, type: status === 401 ? "invalid_request_error" : "server_error", code: status === 401 ? "invalid_api_key" : null } })
 
 /** An error answer in the client's protocol; a response already under way is just ended. */
-export const sendError = (res: ServerResponse, protocol: ProtocolName | null, status: number, message: string, extra: Readonly<Record<string, string>> = {}): void => {
+export const sendError = (res: ClientReply, protocol: ProtocolName | null, status: number, message: string, extra: Readonly<Record<string, string>> = {}): void => {
   // The client left: there is nobody to tell.
   if (res.destroyed) return
   if (res.headersSent) {

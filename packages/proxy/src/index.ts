@@ -3,7 +3,7 @@
  * agent's base URL at it and the repetition guard, the cross-step judge and the retry policy
  * apply to that agent, with no change to the agent (docs/proxy.md).
  */
-export { ProxyServer, ProxyStartError, makeProxyServer, startProxy, settingsOf, HEALTH_PATH, type ProxyEvent, type ProxyOptions, type RunningProxy } from "./server.js"
+export { ProxyServer, ProxyStartError, makeProxyServer, startProxy, settingsOf, HEALTH_PATH, type HttpStack, type ProxyEvent, type ProxyOptions, type RunningProxy } from "./server.js"
 export type { RequestRecord } from "./handler.js"
 export { memoryBackoff, type BackoffBoard } from "./backoff.js"
 export type { AuthPolicy } from "./http-util.js"

@@ -7,7 +7,7 @@
 import { startScriptedServer, textStream, toolCallStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { afterEach, describe, expect, test } from "bun:test"
 import type { ProtocolName } from "./protocol.js"
-import { PATHS, post, PROTOCOLS, records, startRig, type Rig } from "./proxy.fixture.js"
+import { PATHS, post, PROTOCOLS, records, startRig, HTTP_STACKS, type Rig } from "./proxy.fixture.js"
 
 const CLOCK = () => 1_700_000_000_000
 const script = [
@@ -42,10 +42,11 @@ afterEach(async () => {
   direct = rig = undefined
 })
 
-describe.each(PROTOCOLS)("%s", (protocol) => {
+describe.each(HTTP_STACKS)("%s http stack", (stack) =>
+  describe.each(PROTOCOLS)("%s", (protocol) => {
   test("a healthy conversation is byte-identical through the proxy and direct", async () => {
     direct = await startScriptedServer(script, { now: CLOCK })
-    rig = await startRig(script, { server: { now: CLOCK } })
+    rig = await startRig(script, { server: { now: CLOCK }, proxy: { httpStack: stack } })
     const [first, second] = conversation(protocol)
     const directReplies = [await post(`${direct.baseURL}${PATHS[protocol]}`, first), await post(`${direct.baseURL}${PATHS[protocol]}`, second)]
     const proxied = [await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, first), await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, second)]
@@ -62,7 +63,8 @@ describe.each(PROTOCOLS)("%s", (protocol) => {
     expect(proxied[1]!.headers.get("x-loopguard-action")).toBe("pass")
     expect(proxied[1]!.headers.get("x-loopguard-session")).toMatch(/^proxy-[0-9a-f]{16}$/)
   }, 60_000)
-})
+  })
+)
 
 test("the client's auth headers go upstream untouched; paths the proxy does not guard are forwarded as they are", async () => {
   rig = await startRig([textStream("ok")])

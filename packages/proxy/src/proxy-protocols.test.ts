@@ -8,7 +8,7 @@ import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testin
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { afterEach, describe, expect, test } from "bun:test"
 import { CUT_MARK, STOP_MARK } from "./notices.js"
-import { modelFor, PROTOCOLS, records, startRig, type Rig } from "./proxy.fixture.js"
+import { modelFor, PROTOCOLS, records, startRig, HTTP_STACKS, type Rig } from "./proxy.fixture.js"
 
 let rig: Rig | undefined
 afterEach(async () => {
@@ -26,9 +26,10 @@ const bashTool = (runs: { count: number }) =>
     }
   })
 
-describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
+describe.each(HTTP_STACKS)("%s http stack", (stack) =>
+  describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
   test("a repeating reply is cut, the upstream request closed, and the client's stream ends well-formed", async () => {
-    rig = await startRig([repeatLoop("the same sentence comes back once more", 400, { finish: "stop", chunkDelayMs: 1 })])
+    rig = await startRig([repeatLoop("the same sentence comes back once more", 400, { finish: "stop", chunkDelayMs: 1 })], { proxy: { httpStack: stack } })
     const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "write" })
     const text = await result.text
     expect(text).toContain(CUT_MARK)
@@ -41,7 +42,7 @@ describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
   }, 60_000)
 
   test("not streamed: a repeating reply is cut in the JSON reply; a healthy one passes whole", async () => {
-    rig = await startRig([repeatLoop("the same sentence comes back once more", 400, { finish: "stop" }), textStream("A short healthy answer.")])
+    rig = await startRig([repeatLoop("the same sentence comes back once more", 400, { finish: "stop" }), textStream("A short healthy answer.")], { proxy: { httpStack: stack } })
     const model = modelFor(protocol, `${rig.proxy.url}/v1`)
     const cut = await generateText({ model, prompt: "write" })
     expect(cut.text).toContain(CUT_MARK)
@@ -53,7 +54,7 @@ describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
   }, 60_000)
 
   test("an agent loop repeating one tool call is stopped by its 8th run, with a stop answer and no tool call", async () => {
-    rig = await startRig(() => toolCallStream("bash", { command: "ls -la" }))
+    rig = await startRig(() => toolCallStream("bash", { command: "ls -la" }), { proxy: { httpStack: stack } })
     const runs = { count: 0 }
     const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "list the files", tools: { bash: bashTool(runs) }, stopWhen: stepCountIs(30) })
     const text = await result.text
@@ -69,7 +70,7 @@ describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
 
   test("429 twice with Retry-After: retried inside the proxy, the client sees one clean answer", async () => {
     const busy = { type: "error" as const, status: 429, headers: { "retry-after-ms": "150" } }
-    rig = await startRig([busy, busy, textStream("All good after the wait.")])
+    rig = await startRig([busy, busy, textStream("All good after the wait.")], { proxy: { httpStack: stack } })
     const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
     expect(await result.text).toBe("All good after the wait.")
     expect(rig.server.requests.length).toBe(3)
@@ -83,7 +84,7 @@ describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
       responses: '{"type":"error","code":"server_is_overloaded","message":"Overloaded"}',
       messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
     }[protocol]
-    rig = await startRig([{ type: "stream", chunks: [{ raw }], finish: null }, textStream("Back to work.")])
+    rig = await startRig([{ type: "stream", chunks: [{ raw }], finish: null }, textStream("Back to work.")], { proxy: { httpStack: stack } })
     const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
     expect(await result.text).toBe("Back to work.")
     expect(rig.server.requests.length).toBe(2)
@@ -91,7 +92,7 @@ describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
   }, 60_000)
 
   test("after a stop, a new user message lets the conversation go on upstream", async () => {
-    rig = await startRig((body, index) => (index < 30 && !JSON.stringify(body).includes("summarise what you did") ? toolCallStream("bash", { command: "ls -la" }) : textStream("Here is the summary.")))
+    rig = await startRig((body, index) => (index < 30 && !JSON.stringify(body).includes("summarise what you did") ? toolCallStream("bash", { command: "ls -la" }) : textStream("Here is the summary.")), { proxy: { httpStack: stack } })
     const runs = { count: 0 }
     const model = modelFor(protocol, `${rig.proxy.url}/v1`)
     const first = streamText({ model, prompt: "list the files", tools: { bash: bashTool(runs) }, stopWhen: stepCountIs(30) })
@@ -103,4 +104,5 @@ describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
     expect(rig.server.requests.length).toBe(upstreamBefore + 1)
     expect(records(rig.events).at(-1)?.action).not.toBe("stop")
   }, 60_000)
-})
+  })
+)

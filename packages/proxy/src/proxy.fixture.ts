@@ -10,12 +10,15 @@ import { startScriptedServer, type Script, type ScriptedServer, type ScriptedSer
 import { DEFAULT_CONFIG, type LoopguardConfig } from "@loopguard/effect/config"
 import type { LanguageModel } from "ai"
 import type { ProtocolName } from "./protocol.js"
-import { startProxy, type ProxyEvent, type ProxyOptions, type RunningProxy } from "./server.js"
+import { startProxy, type HttpStack, type ProxyEvent, type ProxyOptions, type RunningProxy } from "./server.js"
 
 // The Anthropic provider warns about every unknown model id; the scripted model is one.
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
 
 export const PROTOCOLS: ReadonlyArray<ProtocolName> = ["chat", "responses", "messages"]
+
+/** Both HTTP stacks the proxy serves with: Bun's own (its default on Bun) and node:http (Node's). */
+export const HTTP_STACKS: ReadonlyArray<HttpStack> = ["bun", "node"]
 
 /** The path each protocol's requests take below `/v1`. */
 export const PATHS: Readonly<Record<ProtocolName, string>> = { chat: "/chat/completions", responses: "/responses", messages: "/messages" }

@@ -5,7 +5,8 @@
  * A failure after the first byte reaches the client as its protocol's error event.
  */
 import { describeGuardTrip, RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
-import type { IncomingMessage, ServerResponse } from "node:http"
+import type { ClientReply } from "./client-reply.js"
+import type { UpstreamReply } from "./fetch-reply.js"
 import { cutNotice } from "./notices.js"
 import { wholeArguments, type Protocol, type StreamWatch } from "./protocol.js"
 import { SseSplitter } from "./sse.js"
@@ -30,12 +31,12 @@ export type RelayEnd =
 export interface RelayInput {
   readonly protocol: Protocol
   readonly watch: StreamWatch
-  readonly upstream: IncomingMessage
+  readonly upstream: UpstreamReply
   readonly first: Buffer | null
   /** Whether the upstream body already ended before the relay began listening. */
   readonly ended: () => boolean
   readonly abortUpstream: () => void
-  readonly client: ServerResponse
+  readonly client: ClientReply
   readonly guard: RepeatGuardOptions | null
   readonly limits: RelayLimits
   /**

@@ -2,10 +2,11 @@
  * The proxy as a server: `startProxy` listens (127.0.0.1 by default) and routes each request, and
  * `ProxyServer.layer` serves it for the life of a Layer (acquired on build, closed on release).
  *
- * Built on node:http rather than the platform's HttpServer: the relay forwards each upstream
- * event as the exact bytes that arrived, writes it the moment it is whole, and pauses the
- * upstream when a client reads slowly; node's request/response objects give all three without a
- * body stream in between (see docs/proxy.md).
+ * Built on the runtime's own HTTP stack rather than the platform's HttpServer: the relay forwards
+ * each upstream event as the exact bytes that arrived, writes it the moment it is whole, and
+ * pauses the upstream when a client reads slowly. On Node that is node:http; on Bun it is
+ * `Bun.serve` and fetch, which cost far less per chunk there than Bun's node:http (see
+ * docs/proxy.md). The handler and the relay are the same on both (client-reply.ts, fetch-reply.ts).
  */
 import type { Message } from "@loopguard/core/model"
 import type { LoopguardConfig } from "@loopguard/effect/config"
@@ -13,15 +14,21 @@ import { repeatGuardOptionsOf } from "@loopguard/effect/config"
 import type { SessionStoreShape } from "@loopguard/effect/store"
 import { Context, Data, Effect, Layer, type Scope } from "effect"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import { FetchClientReply, fetchClientRequest, nodeClientRequest, type ClientReply, type ClientRequest } from "./client-reply.js"
 import type { AddressInfo, Socket } from "node:net"
 import { memoryBackoff, type BackoffBoard } from "./backoff.js"
-import { handleGuarded, type DetectorSettings, type ProxySettings, type RequestRecord } from "./handler.js"
-import { sendError, type AuthPolicy } from "./http-util.js"
-import { passThrough } from "./passthrough.js"
+import { handleGuarded, type DetectorSettings, type HandlerDeps, type ProxySettings, type RequestRecord } from "./handler.js"
+import { errorBody, sendError, type AuthPolicy } from "./http-util.js"
+import { passThrough, passThroughFetch } from "./passthrough.js"
+import type { Protocol } from "./protocol.js"
 import { makeRecorder, type Recorder } from "./recorder.js"
 import { protocolOf } from "./routes.js"
 import { TurnMemo } from "./turn-judge.js"
 import type { RetryEvent } from "./upstream.js"
+
+export type HttpStack = "bun" | "node"
+
+const onBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined"
 
 /** Where the proxy reports what it did (log lines for people, JSON lines for machines). */
 export type ProxyEvent =
@@ -40,6 +47,11 @@ export interface ProxyOptions {
   readonly board?: BackoffBoard
   readonly auth?: AuthPolicy
   readonly onEvent?: (event: ProxyEvent) => void
+  /**
+   * The HTTP server and client: "bun" (`Bun.serve` and fetch, Bun's own, the cheaper per chunk
+   * there) or "node" (node:http both ways). Default: "bun" on Bun, "node" on Node.
+   */
+  readonly httpStack?: HttpStack
   /** Per route (its `proxy.routes` key): a whole config whose detector settings apply to that route. */
   readonly routeConfigs?: Readonly<Record<string, LoopguardConfig>>
 }
@@ -71,40 +83,63 @@ export const settingsOf = (config: LoopguardConfig, routeConfigs: Readonly<Recor
 
 export const HEALTH_PATH = "/loopguard/health"
 
-const route = (options: ProxyOptions, recorder: Recorder | null, board: BackoffBoard) => {
-  const settings = settingsOf(options.config, options.routeConfigs)
-  const auth = options.auth ?? { token: null, upstreamKey: null }
+/** What the guarded handler needs, from the options. */
+const depsOf = (options: ProxyOptions, recorder: Recorder | null, board: BackoffBoard, stack: HttpStack): HandlerDeps => {
   const emit = options.onEvent ?? (() => {})
-  const deps = {
-    settings,
+  return {
+    settings: settingsOf(options.config, options.routeConfigs),
     memo: new TurnMemo(),
     board,
-    auth,
+    auth: options.auth ?? { token: null, upstreamKey: null },
+    upstreamClient: stack === "bun" ? "fetch" : "node",
     onRetry: (session: string, retry: RetryEvent) => emit({ type: "retry", session, retry }),
     onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>) => {
       emit({ type: "request", record })
       recorder?.record(record.session, messages)
     }
   }
-  return (req: IncomingMessage, res: ServerResponse) => {
-    const path = (req.url ?? "/").split("?")[0]!
-    if (req.method === "GET" && path === HEALTH_PATH) {
-      res.writeHead(200, { "content-type": "application/json" })
-      res.end(JSON.stringify({ status: "ok", upstream: options.config.proxy.upstream !== null, routes: Object.keys(options.config.proxy.routes).length }))
-      return
-    }
-    const protocol = req.method === "POST" ? protocolOf(path) : null
-    if (protocol === null) return passThrough(req, res, settings.routing, auth, settings.sessionHeader)
-    handleGuarded(req, res, protocol, deps).catch((e: unknown) => sendError(res, protocol.name, 500, `loopguard proxy: internal error: ${e instanceof Error ? e.message : String(e)}`))
-  }
 }
 
-/** Starts the proxy; resolves once it accepts connections. */
-export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> => {
-  const board = options.board ?? memoryBackoff()
-  const recorder = options.store === undefined ? null : makeRecorder(options.store, (message) => options.onEvent?.({ type: "store-error", message }), options.config.store.leaseMs)
+const healthOf = (options: ProxyOptions): string => JSON.stringify({ status: "ok", upstream: options.config.proxy.upstream !== null, routes: Object.keys(options.config.proxy.routes).length })
+
+const guard = (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: HandlerDeps): void => {
+  handleGuarded(req, res, protocol, deps).catch((e: unknown) => sendError(res, protocol.name, 500, `loopguard proxy: internal error: ${e instanceof Error ? e.message : String(e)}`))
+}
+
+/** The request handler of the node:http server. */
+const nodeRoute = (options: ProxyOptions, deps: HandlerDeps) => (req: IncomingMessage, res: ServerResponse) => {
+  const path = (req.url ?? "/").split("?")[0]!
+  if (req.method === "GET" && path === HEALTH_PATH) {
+    res.writeHead(200, { "content-type": "application/json" })
+    res.end(healthOf(options))
+    return
+  }
+  const protocol = req.method === "POST" ? protocolOf(path) : null
+  if (protocol === null) return passThrough(req, res, deps.settings.routing, deps.auth, deps.settings.sessionHeader)
+  guard(nodeClientRequest(req), res, protocol, deps)
+}
+
+/** The request handler of Bun's server. */
+const fetchRoute =
+  (options: ProxyOptions, deps: HandlerDeps) =>
+  (request: Request): Response | Promise<Response> => {
+    const url = new URL(request.url)
+    if (request.method === "GET" && url.pathname === HEALTH_PATH) return new Response(healthOf(options), { headers: { "content-type": "application/json" } })
+    const protocol = request.method === "POST" ? protocolOf(url.pathname) : null
+    if (protocol === null) return passThroughFetch(request, url.pathname + url.search, deps.settings.routing, deps.auth, deps.settings.sessionHeader)
+    const reply = new FetchClientReply(request.signal)
+    guard(fetchClientRequest(request, url.pathname + url.search), reply, protocol, deps)
+    return reply.response
+  }
+
+interface Listening {
+  readonly port: number
+  readonly close: () => Promise<void>
+}
+
+const listenNode = async (options: ProxyOptions, deps: HandlerDeps): Promise<Listening> => {
   const { createServer } = await import("node:http")
-  const server: Server = createServer(route(options, recorder, board))
+  const server: Server = createServer(nodeRoute(options, deps))
   const sockets = new Set<Socket>()
   server.on("connection", (socket: Socket) => {
     sockets.add(socket)
@@ -117,19 +152,46 @@ export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> =
       resolve()
     })
   })
-  const { port } = server.address() as AddressInfo
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        for (const socket of sockets) socket.destroy()
+      })
+  }
+}
+
+const listenBun = (options: ProxyOptions, deps: HandlerDeps): Listening => {
+  const server = Bun.serve({
+    hostname: options.host,
+    port: options.port,
+    // A stream may be quiet for as long as the chunk timeout allows: the relay times it out, not the server.
+    idleTimeout: 0,
+    // The handler bounds guarded bodies itself (proxy.maxRequestBytes, answered in the client's protocol).
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    fetch: fetchRoute(options, deps),
+    error: (e) => new Response(errorBody(null, 500, `loopguard proxy: internal error: ${e.message}`), { status: 500, headers: { "content-type": "application/json" } })
+  })
+  return { port: server.port ?? options.port, close: () => server.stop(true) }
+}
+
+/** Starts the proxy; resolves once it accepts connections. */
+export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> => {
+  const stack = options.httpStack ?? (onBun ? "bun" : "node")
+  if (stack === "bun" && !onBun) throw new Error('httpStack "bun" needs the Bun runtime; on Node the proxy serves with node:http')
+  const board = options.board ?? memoryBackoff()
+  const recorder = options.store === undefined ? null : makeRecorder(options.store, (message) => options.onEvent?.({ type: "store-error", message }), options.config.store.leaseMs)
+  const deps = depsOf(options, recorder, board, stack)
+  const listening = stack === "bun" ? listenBun(options, deps) : await listenNode(options, deps)
   const host = options.host
   let closed: Promise<void> | undefined
   return {
-    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${listening.port}`,
     host,
-    port,
+    port: listening.port,
     settled: () => recorder?.idle() ?? Promise.resolve(),
-    close: () =>
-      (closed ??= new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        for (const socket of sockets) socket.destroy()
-      }).then(() => recorder?.idle()))
+    close: () => (closed ??= listening.close().then(() => recorder?.idle()))
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { afterEach, describe, expect, test } from "bun:test"
-import { PATHS, post, PROTOCOLS, records, startRig, type Rig } from "./proxy.fixture.js"
+import { PATHS, post, PROTOCOLS, records, startRig, HTTP_STACKS, type Rig } from "./proxy.fixture.js"
 import type { ProtocolName } from "./protocol.js"
 
 let rig: Rig | undefined
@@ -25,9 +25,10 @@ const request = (protocol: ProtocolName) =>
 const cutOff = toolCallStream("bash", '{"command": "ls -la /very/long/pa', { finish: "length", pieces: 3 })
 const whole = toolCallStream("bash", { command: "ls -la" })
 
-describe.each(PROTOCOLS)("%s", (protocol) => {
+describe.each(HTTP_STACKS)("%s http stack", (stack) =>
+  describe.each(PROTOCOLS)("%s", (protocol) => {
   test("cut-off arguments before any byte was sent: the step is asked for again, the client gets the whole call", async () => {
-    rig = await startRig([cutOff, whole])
+    rig = await startRig([cutOff, whole], { proxy: { httpStack: stack } })
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
     expect(reply.status).toBe(200)
     expect(reply.text).not.toContain("very/long")
@@ -36,7 +37,7 @@ describe.each(PROTOCOLS)("%s", (protocol) => {
   }, 60_000)
 
   test("cut-off arguments twice: no call reaches the client, a notice does, and the stream ends well-formed", async () => {
-    rig = await startRig([cutOff, cutOff])
+    rig = await startRig([cutOff, cutOff], { proxy: { httpStack: stack } })
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
     expect(reply.text).not.toContain("very/long")
     expect(reply.text).toContain("was cut off before its arguments were complete")
@@ -46,7 +47,7 @@ describe.each(PROTOCOLS)("%s", (protocol) => {
   }, 60_000)
 
   test("a connection reset after the first byte reached the client ends the stream with the protocol's error event", async () => {
-    rig = await startRig([textStream("Some words come first, then the line drops.", { chunkSize: 4, resetAfterChunks: 3 })])
+    rig = await startRig([textStream("Some words come first, then the line drops.", { chunkSize: 4, resetAfterChunks: 3 })], { proxy: { httpStack: stack } })
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
     expect(reply.status).toBe(200)
     expect(reply.text).toContain("Some")
@@ -57,7 +58,7 @@ describe.each(PROTOCOLS)("%s", (protocol) => {
 
   test("a reply that loops after a whole call (held back) is cut: the call passes, the reply opens and ends well-formed", async () => {
     const loop = repeatLoop("and then the same words again and again here", 200, { finish: "stop" })
-    rig = await startRig([{ ...loop, chunks: [{ toolCall: { id: "call_x", name: "bash", arguments: '{"command":"ls"}' } }, ...loop.chunks] }])
+    rig = await startRig([{ ...loop, chunks: [{ toolCall: { id: "call_x", name: "bash", arguments: '{"command":"ls"}' } }, ...loop.chunks] }], { proxy: { httpStack: stack } })
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
     expect(reply.text).toContain("[loopguard: this reply started repeating itself")
     expect(reply.text).toContain("call_x")
@@ -68,11 +69,12 @@ describe.each(PROTOCOLS)("%s", (protocol) => {
   }, 60_000)
 
   test("cut-off arguments after text reached the client: not asked again, the client is told", async () => {
-    rig = await startRig([toolCallStream("bash", '{"command": "ls -la /very/long/pa', { finish: "length", text: "Let me look at the folder." }), textStream("unused")])
+    rig = await startRig([toolCallStream("bash", '{"command": "ls -la /very/long/pa', { finish: "length", text: "Let me look at the folder." }), textStream("unused")], { proxy: { httpStack: stack } })
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
     expect(reply.text).toContain("Let me l")
     expect(reply.text).not.toContain("very/long")
     expect(reply.text).toContain("was cut off before its arguments were complete")
     expect(rig.server.requests.length).toBe(1)
   }, 60_000)
-})
+  })
+)

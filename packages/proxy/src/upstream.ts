@@ -6,9 +6,14 @@
  */
 import type { NormalizedError } from "@loopguard/core/model"
 import { decide, initialRetryState, planRetry, recordRetry, type RetryBudgets } from "@loopguard/core/retry"
-import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from "node:http"
+import { request as httpRequest, type OutgoingHttpHeaders } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { sleep, waitForTurn, type BackoffBoard } from "./backoff.js"
+import { fetchHeadersOf } from "./client-reply.js"
+import { FetchReply, type UpstreamReply } from "./fetch-reply.js"
+
+/** Which HTTP client calls the upstream: fetch (Bun's own client, on Bun) or node:http (on Node). */
+export type UpstreamClient = "fetch" | "node"
 
 export interface UpstreamRoute {
   /** The full URL to call. */
@@ -19,19 +24,20 @@ export interface UpstreamRoute {
   readonly retryableStatuses: ReadonlyArray<number>
   /** Longest wait for headers and for each body chunk. */
   readonly chunkTimeoutMs: number
+  readonly client: UpstreamClient
 }
 
 export type Attempt =
   | {
       readonly ok: true
-      readonly res: IncomingMessage
+      readonly res: UpstreamReply
       /** The first body chunk, already read (null: the body was empty). */
       readonly first: Buffer | null
       /** Whether the body already ended (its `end` event may have passed before the caller listened). */
       readonly ended: () => boolean
       readonly abort: () => void
     }
-  | { readonly ok: false; readonly error: NormalizedError; readonly body: Buffer | null; readonly res: IncomingMessage | null }
+  | { readonly ok: false; readonly error: NormalizedError; readonly body: Buffer | null; readonly res: UpstreamReply | null }
 
 export interface RetryEvent {
   readonly attempt: number
@@ -43,10 +49,10 @@ export interface RetryEvent {
 /** Error bodies are kept for the client up to this many bytes. */
 const MAX_ERROR_BODY_BYTES = 64 * 1024
 
-const headerRecord = (res: IncomingMessage): Record<string, string> =>
+const headerRecord = (res: UpstreamReply): Record<string, string> =>
   Object.fromEntries(Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(", ") : v]])))
 
-const readSome = (res: IncomingMessage, limit: number): Promise<Buffer> =>
+const readSome = (res: UpstreamReply, limit: number): Promise<Buffer> =>
   new Promise((resolve) => {
     const parts: Array<Buffer> = []
     let size = 0
@@ -56,15 +62,72 @@ const readSome = (res: IncomingMessage, limit: number): Promise<Buffer> =>
     })
     res.on("end", () => resolve(Buffer.concat(parts).subarray(0, limit)))
     res.on("error", () => resolve(Buffer.concat(parts).subarray(0, limit)))
+    res.resume()
   })
 
 const failure = (message: string, code: string): Attempt => ({ ok: false, error: { message, code, phase: "request" }, body: null, res: null })
+
+/** The failure of an attempt whose upstream answered with an HTTP error: its status, headers and (some of its) body. */
+const httpFailure = async (res: UpstreamReply): Promise<Attempt> => {
+  const status = res.statusCode ?? 502
+  const b = await readSome(res, MAX_ERROR_BODY_BYTES)
+  return { ok: false, error: { message: `HTTP ${status}`, status, headers: headerRecord(res), body: b.toString("utf8"), phase: "request" }, body: b, res }
+}
+
+const CLIENT_GONE: Attempt = { ok: false, error: { message: "the client went away", aborted: true }, body: null, res: null }
 
 /**
  * One attempt: headers, then (for a 2xx) the first body chunk, each within the chunk timeout. The
  * request is cut when `signal` aborts (the client left).
  */
 export const attempt = (route: UpstreamRoute, method: string, headers: OutgoingHttpHeaders, body: Buffer | null, signal: AbortSignal): Promise<Attempt> =>
+  route.client === "fetch" ? attemptFetch(route, method, headers, body, signal) : attemptNode(route, method, headers, body, signal)
+
+/** The request headers as fetch takes them (length and framing are fetch's own). */
+const fetchHeaders = (headers: OutgoingHttpHeaders): Headers => {
+  const out = fetchHeadersOf(headers)
+  out.delete("content-length")
+  return out
+}
+
+/** `attempt` through fetch (Bun's own HTTP client). */
+const attemptFetch = async (route: UpstreamRoute, method: string, headers: OutgoingHttpHeaders, body: Buffer | null, signal: AbortSignal): Promise<Attempt> => {
+  const stop = new AbortController()
+  const onGone = () => stop.abort()
+  signal.addEventListener("abort", onGone, { once: true })
+  let timedOut = false
+  const timer = setTimeout(() => {
+    timedOut = true
+    stop.abort()
+  }, route.chunkTimeoutMs)
+  try {
+    // decompress: false: the body is passed on as the upstream sent it, as node:http does.
+    const init = { method, headers: fetchHeaders(headers), body, signal: stop.signal, redirect: "manual", decompress: false } as RequestInit
+    const res = await fetch(route.url, init)
+    const reader = res.body?.getReader() ?? null
+    if (res.status >= 400) {
+      clearTimeout(timer)
+      return await httpFailure(new FetchReply(res, reader))
+    }
+    const first = reader === null ? { done: true as const, value: undefined } : await reader.read()
+    clearTimeout(timer)
+    const reply = new FetchReply(res, first.done ? null : reader)
+    const abort = () => {
+      reply.cancel()
+      stop.abort()
+    }
+    return { ok: true, res: reply, first: first.done ? null : Buffer.from(first.value.buffer, first.value.byteOffset, first.value.byteLength), ended: () => reply.ended, abort }
+  } catch (e) {
+    clearTimeout(timer)
+    if (signal.aborted) return CLIENT_GONE
+    if (timedOut) return failure(`no answer from the upstream within ${route.chunkTimeoutMs} ms`, "chunk_timeout")
+    const err = e as NodeJS.ErrnoException
+    return failure(err.message, err.code ?? "ECONNRESET")
+  }
+}
+
+/** `attempt` through node:http. */
+const attemptNode = (route: UpstreamRoute, method: string, headers: OutgoingHttpHeaders, body: Buffer | null, signal: AbortSignal): Promise<Attempt> =>
   new Promise((resolve) => {
     const send = route.url.protocol === "https:" ? httpsRequest : httpRequest
     let settled = false
@@ -79,16 +142,11 @@ export const attempt = (route: UpstreamRoute, method: string, headers: OutgoingH
       settle(failure(`no answer from the upstream within ${route.chunkTimeoutMs} ms`, "chunk_timeout"))
       req.destroy()
     }, route.chunkTimeoutMs)
-    req.on("error", (e: NodeJS.ErrnoException) =>
-      settle(signal.aborted ? { ok: false, error: { message: "the client went away", aborted: true }, body: null, res: null } : failure(e.message, e.code ?? "ECONNRESET"))
-    )
+    req.on("error", (e: NodeJS.ErrnoException) => settle(signal.aborted ? CLIENT_GONE : failure(e.message, e.code ?? "ECONNRESET")))
     req.on("response", (res) => {
-      const status = res.statusCode ?? 502
-      if (status >= 400) {
+      if ((res.statusCode ?? 502) >= 400) {
         clearTimeout(timer)
-        void readSome(res, MAX_ERROR_BODY_BYTES).then((b) =>
-          settle({ ok: false, error: { message: `HTTP ${status}`, status, headers: headerRecord(res), body: b.toString("utf8"), phase: "request" }, body: b, res })
-        )
+        void httpFailure(res).then(settle)
         return
       }
       let ended = false

@@ -4,7 +4,7 @@
  * `proxy.textToolCalls`, given the calls it wrote as text as structured calls.
  */
 import { describeGuardTrip, RepeatGuard, type RepeatGuardOptions } from "@loopguard/core/repeat"
-import type { ServerResponse } from "node:http"
+import type { ClientReply } from "./client-reply.js"
 import type { OpenAttempt, ProxySettings } from "./handler.js"
 import { clientHeaders, sendError } from "./http-util.js"
 import { cutNotice } from "./notices.js"
@@ -13,7 +13,7 @@ import { textCallsIn } from "./text-calls.js"
 
 /** A reply that is not a stream: read whole (within the limit), guarded, then sent. */
 export const relayWhole = async (
-  res: ServerResponse,
+  res: ClientReply,
   protocol: Protocol,
   opened: OpenAttempt,
   settings: ProxySettings,

@@ -1,0 +1,63 @@
+/**
+ * The reply to a request on Bun's server, read as node's response is written: the status and
+ * headers at `writeHead`, what is written (before and after the body is asked for) in order, one
+ * "close" once it ends; and when the client leaves, `destroyed`, "close", and nothing more written.
+ */
+import { describe, expect, test } from "bun:test"
+import { FetchClientReply, fetchClientRequest, BodyTooLarge } from "./client-reply.js"
+
+describe("FetchClientReply", () => {
+  test("status, headers and every write, in order, then one close", async () => {
+    const reply = new FetchClientReply(new AbortController().signal)
+    let closes = 0
+    reply.on("close", () => closes++)
+    reply.writeHead(201, { "content-type": "text/event-stream", "set-cookie": ["a=1", "b=2"] })
+    expect(reply.write("one ")).toBe(true)
+    const res = await reply.response
+    expect(res.status).toBe(201)
+    expect(res.headers.get("content-type")).toBe("text/event-stream")
+    expect(res.headers.getSetCookie()).toEqual(["a=1", "b=2"])
+    reply.write(new TextEncoder().encode("two "))
+    reply.end("three")
+    expect(await res.text()).toBe("one two three")
+    await Bun.sleep(0)
+    expect(reply.writableFinished).toBe(true)
+    expect(closes).toBe(1)
+  })
+
+  test("the client leaving: destroyed, close, and writes refused", async () => {
+    const leave = new AbortController()
+    const reply = new FetchClientReply(leave.signal)
+    let closed = false
+    reply.on("close", () => (closed = true))
+    reply.writeHead(200, {})
+    leave.abort()
+    expect(reply.destroyed).toBe(true)
+    expect(closed).toBe(true)
+    expect(reply.write("late")).toBe(false)
+  })
+
+  test("a client gone before any answer still gets a response object (nobody reads it)", async () => {
+    const leave = new AbortController()
+    leave.abort()
+    const reply = new FetchClientReply(leave.signal)
+    expect((await reply.response).status).toBe(499)
+  })
+})
+
+describe("fetchClientRequest", () => {
+  const post = (body: string) => new Request("http://127.0.0.1/v1/chat/completions?x=1", { method: "POST", body, headers: { "Content-Type": "application/json" } })
+
+  test("path and query, node-style headers, the whole body", async () => {
+    const req = fetchClientRequest(post('{"a":1}'), "/v1/chat/completions?x=1")
+    expect(req.url).toBe("/v1/chat/completions?x=1")
+    expect(req.headers["content-type"]).toBe("application/json")
+    expect((await req.body(1024)).toString("utf8")).toBe('{"a":1}')
+  })
+
+  test("a body past the limit is refused, named by the config field", async () => {
+    const err = await fetchClientRequest(post("x".repeat(2048)), "/").body(1024).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(BodyTooLarge)
+    expect(String((err as Error).message)).toContain("proxy.maxRequestBytes (1024 bytes)")
+  })
+})
