@@ -54,7 +54,8 @@ export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
   { pattern: "test/deep-arguments.test.ts", why: "deeply nested tool arguments through the CLI (2 s)" },
   { pattern: "test/pause-e2e.test.ts", why: "try-best pauses, one through the CLI (2 s)" },
   { pattern: "test/renamed-keys-cli.test.ts", why: "old config key names through the CLI (3 s)" },
-  // Whole-repository and whole-corpus checks.
+  // Whole-repository and whole-corpus checks, and large volumes.
+  { pattern: "packages/proxy/src/slow-client.test.ts", why: "64 MB replies held back by a client that stops reading, on both HTTP stacks (27 s, 2 GB peak memory)" },
   { pattern: "test/doc-snippets.test.ts", why: "type-checks every code block of the docs with tsc (31 s)" },
   { pattern: "test/examples.test.ts", why: "runs every example program (12 s)" },
   { pattern: "test/healthy-corpus.test.ts", why: "the repetition rule over node_modules' docs and the traces (13 s)" },
