@@ -28,7 +28,6 @@ export interface FinishGatesDeps {
   readonly config: LoopguardConfig
   readonly goalGate: GoalGate["Service"]
   readonly completionCheck: CompletionCheck["Service"]
-  readonly incident: (i: Incident) => Effect.Effect<void>
   readonly goal: () => Effect.Effect<string, SessionStoreError>
   readonly messages: () => Effect.Effect<ReadonlyArray<Message>, SessionStoreError>
 }
@@ -46,12 +45,13 @@ export const makeFinishGates = (deps: FinishGatesDeps) => {
   let gateChecks = 0
   const { config } = deps
   return {
-    check: (reply: AssistantMessage, step: number): Effect.Effect<FinishGateVerdict, SessionStoreError> =>
+    /** Judges a final reply; `file` files each gate's incident as it is decided. */
+    check: (reply: AssistantMessage, step: number, file: (i: Incident) => Effect.Effect<void>): Effect.Effect<FinishGateVerdict, SessionStoreError> =>
       Effect.gen(function* () {
         const command = config.completion_check.command
         if (command !== null) {
           const r = yield* deps.completionCheck.run(command, config.completion_check.timeoutMs)
-          yield* deps.incident({ step, detector: "completion-check", action: r.ok ? "passed" : "failed", detail: { command, exitCode: r.exitCode } })
+          yield* file({ step, detector: "completion-check", action: r.ok ? "passed" : "failed", detail: { command, exitCode: r.exitCode } })
           if (!r.ok) {
             checkFailures += 1
             if (checkFailures >= config.completion_check.maxFailures) {
@@ -67,7 +67,7 @@ export const makeFinishGates = (deps: FinishGatesDeps) => {
           gateChecks += 1
           const messages = yield* deps.messages()
           const verdict = yield* deps.goalGate.judge({ goal: yield* deps.goal(), answer: textOf(reply), work: workOf(messages) })
-          yield* deps.incident({
+          yield* file({
             step,
             detector: "goal-gate",
             action: verdict.met ? (verdict.understood ? "met" : "unclear-accepted") : "not-met",

@@ -1,0 +1,49 @@
+/**
+ * What the judge asks the host to do. The host alone applies them, and alone knows shadow (audit)
+ * mode: replaying, it files what would have happened and changes nothing (see each action).
+ */
+import type { CropMarker, ExclusionReason, ExitReason, ReminderKind } from "../model/index.js"
+import type { Incident } from "../report/index.js"
+import type { ExitError, RunState } from "./state.js"
+
+export type StepAction =
+  /** File an incident (once per episode) and publish it as an event. Also in shadow mode. */
+  | { readonly _tag: "FileIncident"; readonly incident: Incident }
+  /** Publish the step's class (`step.classified`). */
+  | { readonly _tag: "Classified"; readonly step: number; readonly class: string; readonly degraded: boolean; readonly reason: string }
+  /** Publish a recovery (`recovery`). */
+  | { readonly _tag: "Recovered"; readonly step: number; readonly action: string; readonly kind?: string; readonly text?: string }
+  /** Publish a pause (`session.try_best.detected`) for the person to answer. */
+  | { readonly _tag: "AnnouncePause"; readonly step: number; readonly incident: unknown }
+  /** Store a real user message: it becomes the turn the replies answer (also when replaying). */
+  | { readonly _tag: "UserTurn"; readonly text: string }
+  /** Count a synthetic user message under its kind and store it. Shadow: counted, not stored. */
+  | { readonly _tag: "Remind"; readonly kind: ReminderKind; readonly text: string }
+  /** Leave a stored reply out of every later request. Shadow: not done. */
+  | { readonly _tag: "Exclude"; readonly messageId: string; readonly reason: ExclusionReason }
+  /** Leave a reply out and take the step again: it costs no turn (counted under `count`). Shadow: nothing. */
+  | { readonly _tag: "TakeBack"; readonly messageId: string; readonly reason: ExclusionReason; readonly count?: string }
+  /** Store a compaction summary that stands for the stored range `compacts`. */
+  | { readonly _tag: "AppendCompaction"; readonly text: string; readonly compacts: { readonly from: string; readonly to: string } }
+  /** Store a crop of the history (the streak recovery). */
+  | { readonly _tag: "Crop"; readonly on: string; readonly marker: CropMarker }
+  /** The breaker's cooldown: the next `steps` steps run no tool. Shadow: nothing. */
+  | { readonly _tag: "CoolDownTools"; readonly steps: number }
+  /** The breaker's reroute rung: the rest of the run asks the fallback model (filed). Shadow: nothing. */
+  | { readonly _tag: "SwitchModel"; readonly incident: Incident }
+  /** End the run with `reason`. Shadow: the first exit is kept and the replay goes on. */
+  | { readonly _tag: "Stop"; readonly reason: ExitReason; readonly error?: ExitError }
+  /** Refuse a tool call with `refusal` and file the cap. Shadow: filed as `detect`, the call runs. */
+  | { readonly _tag: "RefuseTool"; readonly refusal: string; readonly incident: Incident }
+
+/** A judgement: the run's next state and what to do about it, in order. */
+export interface Judged {
+  readonly state: RunState
+  readonly actions: ReadonlyArray<StepAction>
+}
+
+export const judged = (state: RunState, actions: ReadonlyArray<StepAction> = []): Judged => ({ state, actions })
+
+export const fileIncident = (incident: Incident): StepAction => ({ _tag: "FileIncident", incident })
+
+export const stopWith = (reason: ExitReason, error?: ExitError): StepAction => (error !== undefined ? { _tag: "Stop", reason, error } : { _tag: "Stop", reason })
