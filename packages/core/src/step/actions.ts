@@ -2,7 +2,7 @@
  * What the judge asks the host to do. The host alone applies them, and alone knows shadow (audit)
  * mode: replaying, it files what would have happened and changes nothing (see each action).
  */
-import type { CropMarker, ExclusionReason, ExitReason, ReminderKind } from "../model/index.js"
+import type { AssistantMessage, CropMarker, ExclusionReason, ExitReason, ReminderKind } from "../model/index.js"
 import type { Incident } from "../report/index.js"
 import type { ExitError, RunState } from "./state.js"
 
@@ -33,6 +33,12 @@ export type StepAction =
   | { readonly _tag: "SwitchModel"; readonly incident: Incident }
   /** End the run with `reason`. Shadow: the first exit is kept and the replay goes on. */
   | { readonly _tag: "Stop"; readonly reason: ExitReason; readonly error?: ExitError }
+  /** Run the finish gates (completion check, goal gate) on a final answer; their verdict is judged by `judgeGateVerdict`. Shadow: no gate runs, the answer ends the replay's exit as `final`. */
+  | { readonly _tag: "PassFinishGates"; readonly reply: AssistantMessage }
+  /** The recorded steps of a replay ran out: the replay ends without an exit. Enforcing: nothing (the step cap decides). */
+  | { readonly _tag: "EndReplay" }
+  /** Actions only an enforcing run takes; a replay leaves them out entirely (nothing is filed). */
+  | { readonly _tag: "Enforce"; readonly actions: ReadonlyArray<StepAction> }
   /** Refuse a tool call with `refusal` and file the cap. Shadow: filed as `detect`, the call runs. */
   | { readonly _tag: "RefuseTool"; readonly refusal: string; readonly incident: Incident }
 

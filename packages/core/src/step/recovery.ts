@@ -54,7 +54,9 @@ const recoveredEvent = (step: number, act: RecoveryAction): StepAction => ({
 export const judgeDecision = (state: RunState, reply: AssistantMessage, decided: StepDecision): Judged => {
   const { action: act, classification } = decided
   const step = state.step
-  if (act.type === "next-step" || act.type === "final") return judged(state, act.type === "final" ? [recoveredEvent(step, act)] : [])
+  if (act.type === "next-step") return judged(state)
+  // A final answer ends the run only past the finish gates.
+  if (act.type === "final") return judged(state, [recoveredEvent(step, act), { _tag: "PassFinishGates", reply }])
   if (act.type === "remind") {
     const detector = act.kind === "text-repeat-remind" || act.kind === "text-repeat-replan" ? "text-repeat" : classification.class
     return judged(state, [

@@ -9,6 +9,7 @@ import { judgeChildPause, judgeOutcome, judgeRollback, judgeStructured } from ".
 import { judgeClassification, judgeDecision, judgeGateVerdict } from "./recovery.js"
 import { judgeResume, reexamineLastReply } from "./resume.js"
 import { counted, exited, initRunState, nextStep, onUserTurn } from "./state.js"
+import { judgeDepth, judgeStepStart, judgeStoredPause, judgeUnpricedBudget } from "./start.js"
 import { judgeChildRun } from "./subagent.js"
 
 const start = (step = 0) => initRunState({ step, currentUserId: "u0", priced: true })
@@ -119,7 +120,7 @@ describe("recovery", () => {
     const done = reply([{ type: "text", text: "All done." }])
     const classified = judgeClassification(start(), { reply: done, cutForRepetition: false, structuredOutput: false, role: "main", limits: {} })
     expect(classified.decided.action.type).toBe("final")
-    expect(tags(judgeDecision(classified.state, done, classified.decided))).toEqual(["Recovered"])
+    expect(tags(judgeDecision(classified.state, done, classified.decided))).toEqual(["Recovered", "PassFinishGates"])
   })
 
   test("the gates' verdicts: accept ends final, continue reminds, exit stops with its reason", () => {
@@ -141,7 +142,7 @@ describe("cross-step", () => {
 
   test("verdicts: pause, exit, the breaker's rungs (reroute only once, only with a fallback), reminders", () => {
     const breaker = { cooldownSteps: 2, reroute: { from: "m", to: "f" } }
-    const j = judgeCrossStepVerdict(start(), after({ pause: { kind: "stall" }, reminders: [{ kind: "loop-note" as never, text: "t" }], breakerTrip: "reroute" }), breaker)
+    const j = judgeCrossStepVerdict(start(), after({ pause: { kind: "stall" }, reminders: [{ kind: "loop-remind", text: "t" }], breakerTrip: "reroute" }), breaker)
     expect(tags(j)).toEqual(["AnnouncePause", "Stop", "CoolDownTools", "SwitchModel", "Remind"])
     expect(tags(judgeCrossStepVerdict({ ...start(), rerouted: true }, after({ breakerTrip: "reroute" }), breaker))).toEqual(["CoolDownTools"])
     expect(tags(judgeCrossStepVerdict(start(), after({ breakerTrip: "reroute" }), { ...breaker, reroute: null }))).toEqual(["CoolDownTools"])
@@ -186,5 +187,27 @@ describe("resume and sub-agents", () => {
     expect(j.state.subagents).toEqual([summary])
     expect(j.state.childPause).toEqual({ detector: "bash-retry", detail: {} })
     expect(j.actions[0]).toMatchObject({ incident: { detector: "subagent", action: "try_best_paused", detail: { budget: { maxSteps: 3 } } } })
+  })
+})
+
+describe("start", () => {
+  test("a replay past its recorded steps ends, a cancel stops, the rollback cap stops only when enforcing", () => {
+    const facts = { maxSteps: 2, cancelled: null, rollbackCapReached: false }
+    expect(judgeStepStart(start(), facts).actions).toEqual([])
+    expect(tags(judgeStepStart({ ...start(), step: 2 }, facts))).toEqual(["EndReplay"])
+    const cancelled = judgeStepStart(start(), { ...facts, cancelled: { error: { tag: "CancelledError", message: "Ctrl-C" } } })
+    expect(cancelled.actions).toEqual([{ _tag: "Stop", reason: "cancelled", error: { tag: "CancelledError", message: "Ctrl-C" } }])
+    const capped = judgeStepStart(start(), { ...facts, rollbackCapReached: true })
+    expect(capped.actions[0]).toMatchObject({ _tag: "Enforce", actions: [{ _tag: "Stop", reason: "rollback_cap" }] })
+  })
+
+  test("the depth cap, a stored pause and an unpriced cost cap", () => {
+    expect(judgeDepth(start(), 1, 1).actions).toEqual([])
+    expect(tags(judgeDepth(start(), 2, 1))).toEqual(["FileIncident", "Stop"])
+    const pause = judgeStoredPause(start(), { step: 3, incident: { kind: "bash_retry" } })
+    expect(pause.actions[0]).toMatchObject({ _tag: "Enforce", actions: [{ _tag: "AnnouncePause" }, { _tag: "FileIncident" }, { _tag: "Stop", reason: "try_best_paused" }] })
+    expect(judgeUnpricedBudget(start(), "m", 1, true).actions).toEqual([])
+    expect(judgeUnpricedBudget(start(), "m", null, false).actions).toEqual([])
+    expect(judgeUnpricedBudget(start(), "m", 1, false).actions[0]).toMatchObject({ _tag: "Enforce", actions: [{ incident: { detector: "budget", action: "warn" } }] })
   })
 })

@@ -32,13 +32,13 @@ describe("interpret", () => {
         const ctx = yield* f.context({ shadow })
         const before = ctx.state.meter.stepsUsed
         const flow = yield* act(f.s, ctx, [
-          { _tag: "Remind", kind: "empty-retry", text: "say something" },
+          { _tag: "Remind", kind: "think-only", text: "say something" },
           { _tag: "TakeBack", messageId: "s:a1", reason: "rollback", count: "rollback" }
         ])
         const stored = yield* f.s.store.messages("s")
         expect(flow).toBe(shadow ? "go" : "next")
-        expect(ctx.state.retries).toEqual(shadow ? { "empty-retry": 1 } : { "empty-retry": 1, rollback: 1 })
-        expect(stored.filter((m) => m.role === "user" && m.synthetic === "empty-retry")).toHaveLength(shadow ? 0 : 1)
+        expect(ctx.state.retries).toEqual(shadow ? { "think-only": 1 } : { "think-only": 1, rollback: 1 })
+        expect(stored.filter((m) => m.role === "user" && m.synthetic === "think-only")).toHaveLength(shadow ? 0 : 1)
         const taken = stored.find((m) => m.id === "s:a1")
         expect(taken?.role === "assistant" ? taken.excluded : "missing").toBe(shadow ? undefined : "rollback")
         expect(ctx.state.meter.stepsUsed).toBe(shadow ? before : before - 1)

@@ -5,7 +5,8 @@
  * what would have happened, keeps the first exit, and changes nothing else.
  */
 import { incidentKind } from "@loopguard/core/report"
-import { counted, exited, judged, judgeToolCall, onUserTurn, uncountStep, type Judged, type RunState, type StepAction } from "@loopguard/core/step"
+import type { AssistantMessage } from "@loopguard/core/model"
+import { counted, exited, judged, judgeGateVerdict, judgeToolCall, onUserTurn, stopWith, uncountStep, type Judged, type RunState, type StepAction } from "@loopguard/core/step"
 import { Effect } from "effect"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 import type { Incident } from "./report.js"
@@ -84,9 +85,23 @@ const apply = (s: RunServices, ctx: RunContext, a: StepAction): Effect.Effect<Fl
       // Only the first exit counts; a replay records it and goes on.
       update(ctx, (st) => exited(st, a.reason, a.error))
       return Effect.succeed(ctx.shadow ? "go" : "stop")
+    case "EndReplay":
+      return Effect.succeed(ctx.shadow ? "stop" : "go")
+    case "Enforce":
+      return ctx.shadow ? Effect.succeed("go") : interpret(s, ctx, judged(ctx.state, a.actions))
+    case "PassFinishGates":
+      return passFinishGates(s, ctx, a.reply)
     default:
       return ctx.shadow ? Effect.succeed("go") : Effect.as(enforce(s, ctx, a), a._tag === "TakeBack" ? "next" : "go")
   }
+}
+
+/** A final answer ends the run only past the completion check and the goal gate; a replay runs no gate. */
+const passFinishGates = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow, SessionStoreError> => {
+  if (ctx.shadow) return apply(s, ctx, stopWith("final"))
+  return Effect.flatMap(ctx.gates.check(reply, ctx.state.step, (i) => fileIncident(s, ctx, i)), (verdict) =>
+    Effect.suspend(() => interpret(s, ctx, judgeGateVerdict(ctx.state, verdict)))
+  )
 }
 
 /**
@@ -118,9 +133,6 @@ export const admitTool = (s: RunServices, ctx: RunContext, tool: string): Effect
     const refused = judged.actions.find((a) => a._tag === "RefuseTool")
     return ctx.shadow || refused?._tag !== "RefuseTool" ? undefined : refused.refusal
   })
-
-/** Files one incident through the door every incident takes. */
-export const recordIncident = (s: RunServices, ctx: RunContext, i: Incident): Effect.Effect<void> => fileIncident(s, ctx, i)
 
 /** Applies actions that leave the state as it is (each action may still update it). */
 export const act = (s: RunServices, ctx: RunContext, actions: ReadonlyArray<StepAction>): Effect.Effect<Flow, SessionStoreError> =>

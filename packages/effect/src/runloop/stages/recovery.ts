@@ -3,10 +3,10 @@
  * a reminder, an exit, or a final answer that must still pass the finish gates.
  */
 import { type AssistantMessage } from "@loopguard/core/model"
-import { judgeClassification, judgeDecision, judgeGateVerdict, stopWith, type StepDecision } from "@loopguard/core/step"
+import { judgeClassification, judgeDecision, type StepDecision } from "@loopguard/core/step"
 import { Effect } from "effect"
 import type { StepOutcome } from "../../processor/SessionProcessor.js"
-import { act, judge, recordIncident } from "../interpret.js"
+import { judge } from "../interpret.js"
 import type { Flow, RunContext, RunServices } from "../run-context.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
@@ -23,17 +23,6 @@ export const decideStep = (s: RunServices, ctx: RunContext, reply: AssistantMess
   return Effect.map(judge(s, ctx, (state) => judgeClassification(state, facts)), ({ judged }) => judged.decided)
 }
 
+/** What the decision does: a reminder, an exit, or a final answer that must pass the finish gates (the interpreter runs them). */
 export const applyDecision = (s: RunServices, ctx: RunContext, reply: AssistantMessage, decided: StepDecision): Effect.Effect<Flow, SessionStoreError> =>
-  Effect.gen(function* () {
-    const { flow } = yield* judge(s, ctx, (state) => judgeDecision(state, reply, decided))
-    if (flow !== "go" || decided.action.type !== "final") return flow
-    return yield* acceptFinal(s, ctx, reply)
-  })
-
-/** A final answer ends the run only past the completion check and the goal gate (never run when replaying). */
-export const acceptFinal = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow, SessionStoreError> =>
-  Effect.gen(function* () {
-    if (ctx.shadow) return yield* act(s, ctx, [stopWith("final")])
-    const verdict = yield* ctx.gates.check(reply, ctx.state.step, (i) => recordIncident(s, ctx, i))
-    return (yield* judge(s, ctx, (state) => judgeGateVerdict(state, verdict))).flow
-  })
+  Effect.map(judge(s, ctx, (state) => judgeDecision(state, reply, decided)), ({ flow }) => flow)
