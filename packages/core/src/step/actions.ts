@@ -4,7 +4,8 @@
  */
 import type { AssistantMessage, CropMarker, ExclusionReason, ExitReason, ReminderKind } from "../model/index.js"
 import type { Incident } from "../report/index.js"
-import type { ExitError, RunState } from "./state.js"
+import type { ExitError } from "../classify/index.js"
+import type { RunState } from "./state.js"
 
 export type StepAction =
   /** File an incident (once per episode) and publish it as an event. Also in shadow mode. */
@@ -48,8 +49,11 @@ export interface Judged {
   readonly actions: ReadonlyArray<StepAction>
 }
 
+/** A judgement with `actions` (none by default) that leaves the run in `state`. */
 export const judged = (state: RunState, actions: ReadonlyArray<StepAction> = []): Judged => ({ state, actions })
 
+/** File `incident` (once per episode), publish it, keep it for the report. */
 export const fileIncident = (incident: Incident): StepAction => ({ _tag: "FileIncident", incident })
 
+/** End the run with `reason` (and `error`, when the way out is a failure). */
 export const stopWith = (reason: ExitReason, error?: ExitError): StepAction => (error !== undefined ? { _tag: "Stop", reason, error } : { _tag: "Stop", reason })

@@ -67,6 +67,7 @@ export interface ReplyFacts {
   readonly price: ModelPrice | null
 }
 
+/** Meters a finished step, counts its transport retries, and keeps its reply and the processor's incidents. */
 export const judgeReply = (state: RunState, facts: ReplyFacts, cap: StepCap): RunState => {
   const { reply } = facts
   // A cut or failed step ends before the server's usage arrives; what it streamed still counts.

@@ -17,6 +17,7 @@ export const judgeCompactionCap = (state: RunState, maxCompactions: number, why:
   return { ...judged({ ...state, compactionCapped: true }, filed), allowed: false }
 }
 
+/** Nothing older than the kept steps: the attempt is filed, nothing is stored. */
 export const judgeCompactionSkipped = (state: RunState, why: Why): Judged =>
   judged(state, [fileIncident({ step: state.step, detector: "compaction", action: "skipped", detail: { ...why, note: "nothing older than the kept steps" } })])
 
@@ -34,6 +35,7 @@ export interface Compacted {
   readonly replaced: number
 }
 
+/** A summary made: stored in place of its range, metered, counted and filed. */
 export const judgeCompacted = (state: RunState, c: Compacted): Judged => {
   // The summary request costs tokens like a step, but it is not a step of the agent.
   const metered = recordStep(state.meter, c.usage, c.price)

@@ -18,6 +18,7 @@ export type StepOutcomeFacts =
 
 const pausedBy = (detector: string, incident: Readonly<Record<string, unknown>>) => String(incident["kind"] ?? detector).replace(/_/g, "-")
 
+/** The processor's outcome: a pause or a denied doom loop ends the run, a cut repetition is filed, a summary step ends with its cap. */
 export const judgeOutcome = (state: RunState, outcome: StepOutcomeFacts, cap: StepCap): Judged => {
   const step = state.step
   const actions: Array<StepAction> = []

@@ -5,7 +5,8 @@
 import { classifyStep, decideRecovery, hasPendingClientTool, type AgentRole, type RecoveryAction, type RecoveryLimits, type StepClassification } from "../classify/index.js"
 import { toolPartsOf, type AssistantMessage, type ExitReason, type ReminderKind } from "../model/index.js"
 import { fileIncident, judged, stopWith, type Judged, type StepAction } from "./actions.js"
-import type { ExitError, RunState } from "./state.js"
+import type { ExitError } from "../classify/index.js"
+import type { RunState } from "./state.js"
 
 export interface StepDecision {
   readonly classification: StepClassification
@@ -40,6 +41,7 @@ export const judgeClassification = (state: RunState, facts: RecoveryFacts): Judg
   return { ...judged({ ...state, recovery: decision.state }, [published]), decided: { classification, action: decision.action } }
 }
 
+/** A synthetic user message of `kind` (counted, and stored when enforcing). */
 export const remind = (kind: ReminderKind, text: string): StepAction => ({ _tag: "Remind", kind, text })
 
 const recoveredEvent = (step: number, act: RecoveryAction): StepAction => ({
@@ -83,6 +85,7 @@ export type GateVerdict =
   | { readonly type: "continue"; readonly kind: ReminderKind; readonly text: string }
   | { readonly type: "exit"; readonly reason: ExitReason; readonly error: ExitError }
 
+/** The finish gates' verdict: accepted ends `final`, a refusal reminds, a gate at its cap stops with its reason. */
 export const judgeGateVerdict = (state: RunState, verdict: GateVerdict): Judged => {
   if (verdict.type === "accept") return judged(state, [stopWith("final")])
   if (verdict.type === "exit") return judged(state, [stopWith(verdict.reason, verdict.error)])

@@ -7,7 +7,8 @@ import { classifyStep, decideRecovery, hasPendingClientTool, initRecovery, type 
 import type { AssistantMessage, ExclusionReason, ExitReason, Message, ReminderKind } from "../model/index.js"
 import { fileIncident, judged, stopWith, type Judged, type StepAction } from "./actions.js"
 import { remind } from "./recovery.js"
-import type { ExitError, RunState } from "./state.js"
+import type { ExitError } from "../classify/index.js"
+import type { RunState } from "./state.js"
 
 export type ResumeVerdict =
   | { readonly type: "request" }

@@ -1,7 +1,8 @@
 /** Before a run's first step and before every step: the checks that may end the run without a request. */
 import type { Incident } from "../report/index.js"
 import { fileIncident, judged, stopWith, type Judged, type StepAction } from "./actions.js"
-import type { ExitError, RunState } from "./state.js"
+import type { ExitError } from "../classify/index.js"
+import type { RunState } from "./state.js"
 
 export interface StepStartFacts {
   /** The run's step cap (a replay's recorded steps). */

@@ -3,16 +3,10 @@
  * computes the next value from the last one and a step's facts; the host applies it.
  */
 import { initUsageMeter, type ToolCallCounts, type UsageMeter } from "../caps/index.js"
-import { initRecovery, onNewUserTurn, type RecoveryState } from "../classify/index.js"
+import { initRecovery, onNewUserTurn, type ExitError, type RecoveryState } from "../classify/index.js"
 import type { OutputShrink } from "../context/index.js"
 import type { AssistantMessage, ExitReason } from "../model/index.js"
 import type { Incident, SubagentSummary } from "../report/index.js"
-
-export interface ExitError {
-  readonly tag: string
-  readonly message: string
-  readonly uiMessage?: string
-}
 
 export interface RunExit {
   readonly reason: ExitReason

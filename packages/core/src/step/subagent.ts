@@ -12,6 +12,7 @@ export interface ChildRunFacts {
   readonly pause: ChildPause | null
 }
 
+/** Files the child run and adds its usage, summary and pause (if it paused) to the parent's state. */
 export const judgeChildRun = (state: RunState, child: ChildRunFacts): Judged => {
   const { summary } = child
   const next: RunState = {

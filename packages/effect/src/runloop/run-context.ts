@@ -51,7 +51,7 @@ export interface RunServices {
 /** How a stage lets the step go on: `go` to the next stage, `next` to the next step, `stop` the run. */
 export type Flow = "go" | "next" | "stop"
 
-export type { ExitError } from "@loopguard/core/step"
+export type { ExitError } from "@loopguard/core/classify"
 
 /** The tools a run answers in-process (the structured-output tool, the `task` tool). */
 export interface LocalTools {
