@@ -6,7 +6,7 @@
  */
 import { incidentKind } from "@loopguard/core/report"
 import type { AssistantMessage } from "@loopguard/core/model"
-import { counted, exited, judged, judgeGateVerdict, judgeToolCall, onUserTurn, stopWith, uncountStep, type Judged, type RunState, type StepAction } from "@loopguard/core/step"
+import { counted, exited, judgeGateVerdict, judgeToolCall, onUserTurn, stopWith, uncountStep, type Judged, type RunState, type StepAction } from "@loopguard/core/step"
 import { Effect } from "effect"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 import type { Incident } from "./report.js"
@@ -88,7 +88,7 @@ const apply = (s: RunServices, ctx: RunContext, a: StepAction): Effect.Effect<Fl
     case "EndReplay":
       return Effect.succeed(ctx.shadow ? "stop" : "go")
     case "Enforce":
-      return ctx.shadow ? Effect.succeed("go") : interpret(s, ctx, judged(ctx.state, a.actions))
+      return ctx.shadow ? Effect.succeed("go") : applyAll(s, ctx, a.actions)
     case "PassFinishGates":
       return passFinishGates(s, ctx, a.reply)
     default:
@@ -100,7 +100,7 @@ const apply = (s: RunServices, ctx: RunContext, a: StepAction): Effect.Effect<Fl
 const passFinishGates = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow, SessionStoreError> => {
   if (ctx.shadow) return apply(s, ctx, stopWith("final"))
   return Effect.flatMap(ctx.gates.check(reply, ctx.state.step, (i) => fileIncident(s, ctx, i)), (verdict) =>
-    Effect.suspend(() => interpret(s, ctx, judgeGateVerdict(ctx.state, verdict)))
+    Effect.map(judge(s, ctx, (state) => judgeGateVerdict(state, verdict)), ({ flow }) => flow)
   )
 }
 
@@ -109,10 +109,15 @@ const passFinishGates = (s: RunServices, ctx: RunContext, reply: AssistantMessag
  * (nothing after it may override it); a step taken back answers `next`.
  */
 export const interpret = (s: RunServices, ctx: RunContext, judgement: Judged): Effect.Effect<Flow, SessionStoreError> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => {
     update(ctx, () => judgement.state)
+    return applyAll(s, ctx, judgement.actions)
+  })
+
+const applyAll = (s: RunServices, ctx: RunContext, actions: ReadonlyArray<StepAction>): Effect.Effect<Flow, SessionStoreError> =>
+  Effect.gen(function* () {
     let flow: Flow = "go"
-    for (const action of judgement.actions) {
+    for (const action of actions) {
       const applied = yield* apply(s, ctx, action)
       if (applied === "stop") return "stop"
       if (applied === "next") flow = "next"
@@ -124,7 +129,8 @@ export const interpret = (s: RunServices, ctx: RunContext, judgement: Judged): E
 export const judge = <J extends Judged>(s: RunServices, ctx: RunContext, judging: (state: RunState) => J): Effect.Effect<{ readonly flow: Flow; readonly judged: J }, SessionStoreError> =>
   Effect.suspend(() => {
     const judgement = judging(ctx.state)
-    return Effect.map(interpret(s, ctx, judgement), (flow) => ({ flow, judged: judgement }))
+    update(ctx, () => judgement.state)
+    return Effect.map(applyAll(s, ctx, judgement.actions), (flow) => ({ flow, judged: judgement }))
   })
 
 /** A tool call against the per-tool caps: the refusal to answer it with, or undefined to run it (always, when replaying). */
@@ -136,4 +142,4 @@ export const admitTool = (s: RunServices, ctx: RunContext, tool: string): Effect
 
 /** Applies actions that leave the state as it is (each action may still update it). */
 export const act = (s: RunServices, ctx: RunContext, actions: ReadonlyArray<StepAction>): Effect.Effect<Flow, SessionStoreError> =>
-  Effect.suspend(() => interpret(s, ctx, judged(ctx.state, actions)))
+  Effect.suspend(() => applyAll(s, ctx, actions))
