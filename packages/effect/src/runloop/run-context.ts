@@ -132,7 +132,7 @@ export const makeRunContext = (
     state: initRunState({ step, currentUserId, priced: s.price !== null }),
     nextId: idsAfter(input.sessionId, history),
     detectors: new CrossStepDetectors(config, role, shadow, s.fallback !== null),
-    // Crops stay stored, but switching the feature off restores the full view (seed 000).
+    // Crops stay stored, but switching the feature off restores the full view.
     history: new HistoryView(s.store, input.sessionId, { enforce: !shadow, streakCrops: config.loop_streak_recovery.enabled }),
     throttle: new IncidentThrottle(DEFAULT_EPISODE_GAP, shadow),
     rollback,

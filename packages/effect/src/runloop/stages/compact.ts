@@ -1,5 +1,5 @@
 /**
- * Context compaction in the loop (seed 003): before a request that would pass
+ * Context compaction in the loop: before a request that would pass
  * `compaction.triggerRatio` of the model's context, and after a reply the provider refused as too
  * long, the older history is summarised (the `Compactor`) and the summary stored as a synthetic
  * user message carrying the range it replaces. Capped per run, counted, and fed to the stall signals.

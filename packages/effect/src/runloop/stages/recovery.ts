@@ -12,7 +12,7 @@ import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 export type { StepDecision } from "@loopguard/core/step"
 
-/** The configured recovery limits, with the request's own structured-output `retryCount` when it set one (seed 000). */
+/** The configured recovery limits, with the request's own structured-output `retryCount` when it set one. */
 const structuredLimit = (s: RunServices, ctx: RunContext) => {
   const own = ctx.input.structuredOutput?.retryCount
   return own === undefined ? s.config.recovery : { ...s.config.recovery, structuredRetries: Math.max(0, Math.floor(own)) }
