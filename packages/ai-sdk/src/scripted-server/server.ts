@@ -8,6 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import type { AddressInfo, Socket } from "node:net";
 import { createHash } from "node:crypto";
 import { appendFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { startFlight, type Flight } from "./flight.js";
 import type { ScriptedProtocol } from "./protocol-frames.js";
 import { modelsBody, openAIErrorBody } from "./json-bodies.js";
@@ -56,14 +57,19 @@ function parseBody(text: string): { ok: true; value: any } | { ok: false; value:
   }
 }
 
+/** Temporary directories (`mkdtemp`: a prefix and six random characters) differ on every run; the hash must not. */
+const TEMP_DIR_SUFFIX = new RegExp(`(${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/[A-Za-z0-9._-]*[-_])[A-Za-z0-9]{6}(?![A-Za-z0-9])`, "g");
+
 /**
  * Test aid: with LOOPGUARD_TEST_REQUEST_HASHES naming a file, every request body received is appended
- * to it as `sha256 path` lines, so two runs of a suite can be compared for byte-identical requests.
+ * to it as `sha256 path` lines (temporary directory names made equal first), so two runs of a suite
+ * can be compared for byte-identical requests.
  */
 function recordBodyHash(path: string, text: string): void {
   const file = process.env.LOOPGUARD_TEST_REQUEST_HASHES;
   if (file === undefined || file === "") return;
-  appendFileSync(file, `${createHash("sha256").update(text).digest("hex")} ${path}\n`);
+  const stable = text.replace(TEMP_DIR_SUFFIX, "$1XXXXXX");
+  appendFileSync(file, `${createHash("sha256").update(stable).digest("hex")} ${path}\n`);
 }
 
 const exhausted = (count: number): ScriptedResponse => ({
