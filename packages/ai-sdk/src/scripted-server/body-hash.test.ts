@@ -5,17 +5,17 @@ import { join } from "node:path";
 import { textStream } from "./builders.js";
 import { startScriptedServer } from "./server.js";
 
-const saved = process.env.LOOPGUARD_TEST_REQUEST_HASHES;
+const saved = process.env.SCRIPTED_SERVER_BODY_HASHES;
 afterEach(() => {
-  if (saved === undefined) delete process.env.LOOPGUARD_TEST_REQUEST_HASHES;
-  else process.env.LOOPGUARD_TEST_REQUEST_HASHES = saved;
+  if (saved === undefined) delete process.env.SCRIPTED_SERVER_BODY_HASHES;
+  else process.env.SCRIPTED_SERVER_BODY_HASHES = saved;
 });
 
-describe("LOOPGUARD_TEST_REQUEST_HASHES", () => {
+describe("SCRIPTED_SERVER_BODY_HASHES", () => {
   test("each body's sha256 and path are appended; temporary directory names do not change the hash, anything else does", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lg-hash-"));
     const file = join(dir, "hashes.txt");
-    process.env.LOOPGUARD_TEST_REQUEST_HASHES = file;
+    process.env.SCRIPTED_SERVER_BODY_HASHES = file;
     const server = await startScriptedServer([textStream("a"), textStream("b"), textStream("c")]);
     try {
       const post = (content: string) =>

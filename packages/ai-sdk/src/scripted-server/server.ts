@@ -61,12 +61,13 @@ function parseBody(text: string): { ok: true; value: any } | { ok: false; value:
 const TEMP_DIR_SUFFIX = new RegExp(`(${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/[A-Za-z0-9._-]*[-_])[A-Za-z0-9]{6}(?![A-Za-z0-9])`, "g");
 
 /**
- * Test aid: with LOOPGUARD_TEST_REQUEST_HASHES naming a file, every request body received is appended
+ * Test aid: with SCRIPTED_SERVER_BODY_HASHES naming a file, every request body received is appended
  * to it as `sha256 path` lines (temporary directory names made equal first), so two runs of a suite
- * can be compared for byte-identical requests.
+ * can be compared for byte-identical requests. Not a `LOOPGUARD_` name: spawned CLIs inherit it, and
+ * the CLI refuses a `LOOPGUARD_` variable it does not know.
  */
 function recordBodyHash(path: string, text: string): void {
-  const file = process.env.LOOPGUARD_TEST_REQUEST_HASHES;
+  const file = process.env.SCRIPTED_SERVER_BODY_HASHES;
   if (file === undefined || file === "") return;
   const stable = text.replace(TEMP_DIR_SUFFIX, "$1XXXXXX");
   appendFileSync(file, `${createHash("sha256").update(stable).digest("hex")} ${path}\n`);
