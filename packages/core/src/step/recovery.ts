@@ -80,13 +80,13 @@ export const judgeDecision = (state: RunState, reply: AssistantMessage, decided:
 }
 
 /** The finish gates' verdict on a final answer (the completion check, then the goal gate). */
-export type GateVerdict =
+export type FinishGateVerdict =
   | { readonly type: "accept" }
   | { readonly type: "continue"; readonly kind: ReminderKind; readonly text: string }
   | { readonly type: "exit"; readonly reason: ExitReason; readonly error: ExitError }
 
 /** The finish gates' verdict: accepted ends `final`, a refusal reminds, a gate at its cap stops with its reason. */
-export const judgeGateVerdict = (state: RunState, verdict: GateVerdict): Judged => {
+export const judgeGateVerdict = (state: RunState, verdict: FinishGateVerdict): Judged => {
   if (verdict.type === "accept") return judged(state, [stopWith("final")])
   if (verdict.type === "exit") return judged(state, [stopWith(verdict.reason, verdict.error)])
   return judged(state, [remind(verdict.kind, verdict.text)])

@@ -54,6 +54,10 @@ export interface RunState {
   readonly childPause: ChildPause | null
   /** Calls admitted per tool (the per-tool caps). */
   readonly toolCallCounts: ToolCallCounts
+  /** Failed completion checks in this run (the finish gates' first cap). */
+  readonly completionFailures: number
+  /** Goal-gate evaluator calls in this run (the finish gates' second cap). */
+  readonly goalGateChecks: number
   /** Recoveries and retries by name, for the report. */
   readonly retries: Readonly<Record<string, number>>
   /** Child runs started by the `task` tool; their usage is already in `meter`. */
@@ -83,6 +87,8 @@ export const initRunState = (start: { readonly step: number; readonly currentUse
   outputShrink: null,
   childPause: null,
   toolCallCounts: {},
+  completionFailures: 0,
+  goalGateChecks: 0,
   retries: {},
   subagents: [],
   incidents: []

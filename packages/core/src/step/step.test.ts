@@ -11,6 +11,7 @@ import { judgeResume, reexamineLastReply } from "./resume.js"
 import { counted, exited, initRunState, nextStep, onUserTurn } from "./state.js"
 import { judgeDepth, judgeStepStart, judgeStoredPause, judgeUnpricedBudget } from "./start.js"
 import { judgeChildRun } from "./subagent.js"
+import { judgeCompletionCheck, judgeGoalGateAnswer, judgeGoalGateTurn } from "./gates.js"
 
 const start = (step = 0) => initRunState({ step, currentUserId: "u0", priced: true })
 const reply = (parts: ReadonlyArray<AssistantPart>, extra: Partial<AssistantMessage> = {}): AssistantMessage => ({
@@ -209,5 +210,30 @@ describe("start", () => {
     expect(judgeUnpricedBudget(start(), "m", 1, true).actions).toEqual([])
     expect(judgeUnpricedBudget(start(), "m", null, false).actions).toEqual([])
     expect(judgeUnpricedBudget(start(), "m", 1, false).actions[0]).toMatchObject({ _tag: "Enforce", actions: [{ incident: { detector: "budget", action: "warn" } }] })
+  })
+})
+
+describe("finish gates", () => {
+  test("a failing completion check is fed back until its cap, then ends the run; a pass goes on to the goal gate", () => {
+    const failed = { ok: false, exitCode: 1, output: "1 failed" }
+    const first = judgeCompletionCheck(start(), "npm test", 2, failed)
+    expect(first.verdict).toMatchObject({ type: "continue", kind: "completion-check" })
+    expect(first.actions[0]).toMatchObject({ incident: { detector: "completion-check", action: "failed", detail: { command: "npm test", exitCode: 1 } } })
+    const second = judgeCompletionCheck(first.state, "npm test", 2, failed)
+    expect(second.verdict).toEqual({ type: "exit", reason: "completion_check_failed", error: { tag: "CompletionCheckError", message: "`npm test` still fails after 2 attempts" } })
+    const passed = judgeCompletionCheck(start(), "npm test", 2, { ok: true, exitCode: 0, output: "" })
+    expect(passed.verdict).toBeNull()
+    expect(passed.state.completionFailures).toBe(0)
+  })
+
+  test("the goal gate is asked until its cap; its answer is filed with the call's number", () => {
+    const turn = judgeGoalGateTurn(start(), 1)
+    expect(turn.verdict).toBeNull()
+    expect(turn.state.goalGateChecks).toBe(1)
+    const unmet = judgeGoalGateAnswer(turn.state, { met: false, understood: true, reason: "the test still fails" })
+    expect(unmet.verdict).toMatchObject({ type: "continue", kind: "goal-gate" })
+    expect(unmet.actions[0]).toMatchObject({ incident: { detector: "goal-gate", action: "not-met", detail: { check: 1 } } })
+    expect(judgeGoalGateTurn(turn.state, 1).verdict).toMatchObject({ type: "exit", reason: "goal_gate_cap", error: { message: "the goal gate judged the goal unmet 1 times" } })
+    expect(judgeGoalGateAnswer(turn.state, { met: true, understood: false, reason: "?" }).actions[0]).toMatchObject({ incident: { action: "unclear-accepted" } })
   })
 })

@@ -6,9 +6,25 @@
  */
 import { incidentKind } from "@loopguard/core/report"
 import type { AssistantMessage } from "@loopguard/core/model"
-import { counted, exited, judgeGateVerdict, judgeToolCall, onUserTurn, stopWith, uncountStep, type Judged, type RunState, type StepAction } from "@loopguard/core/step"
+import {
+  counted,
+  exited,
+  judgeCompletionCheck,
+  judgeGateVerdict,
+  judgeGoalGateAnswer,
+  judgeGoalGateTurn,
+  judgeToolCall,
+  onUserTurn,
+  stopWith,
+  uncountStep,
+  type FinishGateVerdict,
+  type Judged,
+  type RunState,
+  type StepAction
+} from "@loopguard/core/step"
 import { Effect } from "effect"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
+import { askGoalGate, finishGateSettings } from "./finish-gates.js"
 import type { Incident } from "./report.js"
 import { pausedWho, type Flow, type RunContext, type RunServices } from "./run-context.js"
 
@@ -96,12 +112,27 @@ const apply = (s: RunServices, ctx: RunContext, a: StepAction): Effect.Effect<Fl
   }
 }
 
-/** A final answer ends the run only past the completion check and the goal gate; a replay runs no gate. */
+/** The completion check, then the goal gate, each judged with its cap; the first verdict that is not a pass wins. */
+const finishGatesVerdict = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<FinishGateVerdict, SessionStoreError> =>
+  Effect.gen(function* () {
+    const gates = finishGateSettings(s.config)
+    const command = gates.command
+    if (command !== null) {
+      const r = yield* s.completionCheck.run(command, s.config.completion_check.timeoutMs)
+      const checked = (yield* judge(s, ctx, (state) => judgeCompletionCheck(state, command, gates.maxFailures, r))).judged
+      if (checked.verdict !== null) return checked.verdict
+    }
+    if (!gates.goalGate) return { type: "accept" }
+    const turn = (yield* judge(s, ctx, (state) => judgeGoalGateTurn(state, gates.maxChecks))).judged
+    if (turn.verdict !== null) return turn.verdict
+    const answer = yield* askGoalGate(s, ctx.input.sessionId, ctx.state.currentUserId, reply)
+    return (yield* judge(s, ctx, (state) => judgeGoalGateAnswer(state, answer))).judged.verdict
+  })
+
+/** A final answer ends the run only past the finish gates; a replay runs no gate. */
 const passFinishGates = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow, SessionStoreError> => {
   if (ctx.shadow) return apply(s, ctx, stopWith("final"))
-  return Effect.flatMap(ctx.gates.check(reply, ctx.state.step, (i) => fileIncident(s, ctx, i)), (verdict) =>
-    Effect.map(judge(s, ctx, (state) => judgeGateVerdict(state, verdict)), ({ flow }) => flow)
-  )
+  return Effect.flatMap(finishGatesVerdict(s, ctx, reply), (verdict) => Effect.map(judge(s, ctx, (state) => judgeGateVerdict(state, verdict)), ({ flow }) => flow))
 }
 
 /**

@@ -21,7 +21,6 @@ import type { MonitorFactory } from "../processor/monitors.js"
 import type { ToolResult, Tools } from "../tools/Tools.js"
 import { CrossStepDetectors } from "@loopguard/core/judge"
 import { HistoryView } from "./history-view.js"
-import { makeFinishGates, type FinishGates } from "./finish-gates.js"
 import { RollbackGuard } from "./rollback-guard.js"
 import type { RunInput } from "./run-types.js"
 import { rollbackMonitors } from "./rollback-guard.js"
@@ -75,7 +74,6 @@ export interface RunContext {
   readonly rollback: RollbackGuard
   /** The Try-Best detector this run feeds (null when it is off): its notes are filed after each step. */
   readonly tryBest: TryBestLadder | null
-  readonly gates: FinishGates
   /** Stream monitors for the processor (Try-Best). */
   readonly monitors: ReadonlyArray<MonitorFactory>
   /** The tools of every request: the configured ones and, when asked for, the structured-output tool. */
@@ -137,17 +135,6 @@ export const makeRunContext = (
     throttle: new IncidentThrottle(DEFAULT_EPISODE_GAP, shadow),
     rollback,
     tryBest,
-    gates: makeFinishGates({
-      config,
-      goalGate: s.goalGate,
-      completionCheck: s.completionCheck,
-      goal: () =>
-        Effect.map(s.store.messages(input.sessionId), (ms) => {
-          const m = ms.find((x) => x.id === ctx.state.currentUserId)
-          return m?.role === "user" ? m.text : ""
-        }),
-      messages: () => s.store.messages(input.sessionId)
-    }),
     monitors: [
       ...(tryBest === null ? [] : tryBestMonitors(config, shadow, tryBest)),
       ...rollbackMonitors(rollback, shadow)
