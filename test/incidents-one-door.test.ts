@@ -4,7 +4,7 @@
  * loop, on the breaker's paused tools, on a gate's refusal, on a cut loop and on a cancel.
  */
 import { repeatLoop, textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
-import { RunLoop, ToolGate, type LoopguardEvent, type RunResult, type ToolDefinition } from "@loopguard/effect"
+import { RunLoop, ToolGate, type LoopguardConfig, type LoopguardEvent, type RunResult, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect } from "bun:test"
 import { Effect, Layer } from "effect"
 import { it } from "./effect-test.js"
@@ -71,6 +71,33 @@ describe("the report's incidents are the run's incident events", () => {
     controller.abort("SIGINT")
     const r = yield* Effect.promise(() => waiting)
     expect(r.report.reason).toBe("cancelled")
+    expect(reportIncidents(r)).toEqual(publishedIncidents(h.events))
+  }), 30_000)
+})
+
+describe("the interpreter's paths: one door whether it acts or only reports", () => {
+  const capped = (c: LoopguardConfig): LoopguardConfig => ({ ...c, toolCaps: { maxCallsPerTool: 1, perTool: {} } })
+  const twoCalls = () => [
+    toolCallStream("bash", { command: "ls a" }, { id: "c1" }),
+    toolCallStream("bash", { command: "ls b" }, { id: "c2" }),
+    textStream("Done listing.")
+  ]
+
+  it.live("enforcing: a call past its tool cap is refused, filed once, and reported", () => Effect.gen(function* () {
+    const shell = recordingShell()
+    const h = yield* harness(twoCalls(), { tools: [shell.tool], config: capped })
+    const r = yield* Effect.promise(() => runTurn(h))
+    expect(shell.ran).toEqual([{ command: "ls a" }])
+    expect(r.report.incidents).toContainEqual({ step: 1, detector: "tool-cap", action: "refused" })
+    expect(reportIncidents(r)).toEqual(publishedIncidents(h.events))
+  }), 30_000)
+
+  it.live("replaying (shadow): the same call is filed as what would have happened, runs, and is reported", () => Effect.gen(function* () {
+    const shell = recordingShell()
+    const h = yield* harness(twoCalls(), { tools: [shell.tool], config: capped })
+    const r = yield* Effect.promise(() => h.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "go", shadow: true, maxSteps: 3 }) })))
+    expect(shell.ran).toEqual([{ command: "ls a" }, { command: "ls b" }])
+    expect(r.report.incidents).toContainEqual({ step: 1, detector: "tool-cap", action: "detect" })
     expect(reportIncidents(r)).toEqual(publishedIncidents(h.events))
   }), 30_000)
 })
