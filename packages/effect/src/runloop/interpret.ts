@@ -1,8 +1,9 @@
 /**
  * The one place a step's judgement (`@loopguard/core/step`) becomes effects: it alone writes the
  * run's state, files incidents, publishes the judge's events and writes to the store for a policy
- * outcome. It alone knows shadow (audit) mode for those outcomes: replaying, it files and counts
- * what would have happened, keeps the first exit, and changes nothing else.
+ * outcome. For those outcomes it alone reads the run's mode (`ctx.mode.enforce`, run-mode.ts):
+ * replaying, it files and counts what would have happened, keeps the first exit, and changes
+ * nothing else.
  */
 import { incidentKind } from "@loopguard/core/report"
 import type { AssistantMessage } from "@loopguard/core/model"
@@ -83,7 +84,7 @@ const apply = (s: RunServices, ctx: RunContext, a: StepAction): Effect.Effect<Fl
     case "FileIncident":
       return Effect.as(fileIncident(s, ctx, a.incident), "go")
     case "RefuseTool":
-      return Effect.as(fileIncident(s, ctx, ctx.shadow ? { ...a.incident, action: "detect" } : a.incident), "go")
+      return Effect.as(fileIncident(s, ctx, !ctx.mode.enforce ? { ...a.incident, action: "detect" } : a.incident), "go")
     case "Classified":
     case "Recovered":
     case "AnnouncePause":
@@ -92,7 +93,7 @@ const apply = (s: RunServices, ctx: RunContext, a: StepAction): Effect.Effect<Fl
       return Effect.as(appendUserTurn(s, ctx, a.text), "go")
     case "Remind":
       update(ctx, (st) => counted(st, a.kind))
-      return ctx.shadow ? Effect.succeed("go") : Effect.as(s.store.append(ctx.input.sessionId, { role: "user", id: ctx.nextId("r"), text: a.text, synthetic: a.kind }), "go")
+      return !ctx.mode.enforce ? Effect.succeed("go") : Effect.as(s.store.append(ctx.input.sessionId, { role: "user", id: ctx.nextId("r"), text: a.text, synthetic: a.kind }), "go")
     case "AppendCompaction":
       return Effect.as(s.store.append(ctx.input.sessionId, { role: "user", id: ctx.nextId("c"), text: a.text, synthetic: "compaction", compacts: a.compacts }), "go")
     case "Crop":
@@ -100,15 +101,15 @@ const apply = (s: RunServices, ctx: RunContext, a: StepAction): Effect.Effect<Fl
     case "Stop":
       // Only the first exit counts; a replay records it and goes on.
       update(ctx, (st) => exited(st, a.reason, a.error))
-      return Effect.succeed(ctx.shadow ? "go" : "stop")
+      return Effect.succeed(!ctx.mode.enforce ? "go" : "stop")
     case "EndReplay":
-      return Effect.succeed(ctx.shadow ? "stop" : "go")
+      return Effect.succeed(!ctx.mode.enforce ? "stop" : "go")
     case "Enforce":
-      return ctx.shadow ? Effect.succeed("go") : applyAll(s, ctx, a.actions)
+      return !ctx.mode.enforce ? Effect.succeed("go") : applyAll(s, ctx, a.actions)
     case "PassFinishGates":
       return passFinishGates(s, ctx, a.reply)
     default:
-      return ctx.shadow ? Effect.succeed("go") : Effect.as(enforce(s, ctx, a), a._tag === "TakeBack" ? "next" : "go")
+      return !ctx.mode.enforce ? Effect.succeed("go") : Effect.as(enforce(s, ctx, a), a._tag === "TakeBack" ? "next" : "go")
   }
 }
 
@@ -131,7 +132,7 @@ const finishGatesVerdict = (s: RunServices, ctx: RunContext, reply: AssistantMes
 
 /** A final answer ends the run only past the finish gates; a replay runs no gate. */
 const passFinishGates = (s: RunServices, ctx: RunContext, reply: AssistantMessage): Effect.Effect<Flow, SessionStoreError> => {
-  if (ctx.shadow) return apply(s, ctx, stopWith("final"))
+  if (!ctx.mode.enforce) return apply(s, ctx, stopWith("final"))
   return Effect.flatMap(finishGatesVerdict(s, ctx, reply), (verdict) => Effect.map(judge(s, ctx, (state) => judgeGateVerdict(state, verdict)), ({ flow }) => flow))
 }
 
@@ -168,7 +169,7 @@ export const judge = <J extends Judged>(s: RunServices, ctx: RunContext, judging
 export const admitTool = (s: RunServices, ctx: RunContext, tool: string): Effect.Effect<string | undefined, SessionStoreError> =>
   Effect.map(judge(s, ctx, (state) => judgeToolCall(state, tool, s.config.toolCaps)), ({ judged }) => {
     const refused = judged.actions.find((a) => a._tag === "RefuseTool")
-    return ctx.shadow || refused?._tag !== "RefuseTool" ? undefined : refused.refusal
+    return !ctx.mode.enforce || refused?._tag !== "RefuseTool" ? undefined : refused.refusal
   })
 
 /** Applies actions that leave the state as it is (each action may still update it). */

@@ -34,7 +34,7 @@ export const repairInterruptedCalls = (
  */
 export const resumeSession = (s: RunServices, ctx: RunContext): Effect.Effect<void, SessionStoreError> =>
   Effect.gen(function* () {
-    if (ctx.shadow) return
+    if (!ctx.mode.resumes) return
     const history = yield* s.store.messages(ctx.input.sessionId)
     if (history.length === 0) return
     const repaired = yield* repairInterruptedCalls(s, ctx, history)

@@ -23,6 +23,7 @@ import { CrossStepDetectors } from "@loopguard/core/judge"
 import { HistoryView } from "./history-view.js"
 import { RollbackGuard } from "./rollback-guard.js"
 import type { RunInput } from "./run-types.js"
+import { runModeOf, type RunMode } from "./run-mode.js"
 import { rollbackMonitors } from "./rollback-guard.js"
 import type { TryBestLadder } from "@loopguard/core/try-best"
 import { hostsTryBest, newTryBest, tryBestMonitors, type TryBestSessions } from "./try-best-monitor.js"
@@ -60,7 +61,8 @@ export interface LocalTools {
 
 export interface RunContext {
   readonly input: RunInput
-  readonly shadow: boolean
+  /** What this run does with what it sees (enforcing, or a shadow replay): run-mode.ts. */
+  readonly mode: RunMode
   readonly role: AgentRole
   readonly policy: CapPolicy
   /** What the run carries from step to step. Written only by the interpreter (interpret.ts). */
@@ -88,7 +90,7 @@ export const policyOf = (config: LoopguardConfig, input: RunInput): CapPolicy =>
   maxSteps: input.budget?.maxSteps ?? input.maxSteps ?? config.loop.maxSteps,
   tokenBudget: input.budget?.tokenBudget !== undefined ? input.budget.tokenBudget : config.loop.tokenBudget,
   costBudgetUsd: input.budget?.costBudgetUsd !== undefined ? input.budget.costBudgetUsd : config.loop.costBudgetUsd,
-  mode: input.shadow === true ? "none" : config.loop.capMode
+  mode: runModeOf(input).enforce ? config.loop.capMode : "none"
 })
 
 /** Ids unique in the session, even when an earlier run issued ids it never stored. */
@@ -114,30 +116,31 @@ export const makeRunContext = (
   localTools: (context: () => RunContext) => LocalTools = () => ({ specs: [], handlers: new Map() })
 ): RunContext => {
   const config = s.config
-  const shadow = input.shadow === true
+  const mode = runModeOf(input)
+  const detectOnly = mode.detectOnly
   const role = input.role ?? config.loop.role
   const local = localTools(() => ctx)
   const step = history.filter((m) => m.role === "assistant" && m.excluded !== "replayed").length
   const rollback = new RollbackGuard(config, role, () => ctx.detectors.loopOpen)
   // Shadow replays (audit) get a detector of their own: a replay must not touch a live session's counters.
-  const tryBest = !hostsTryBest(config, shadow) ? null : shadow || s.tryBest === undefined ? newTryBest(config) : s.tryBest.for(input.sessionId)
+  const tryBest = !hostsTryBest(config, detectOnly) ? null : detectOnly || s.tryBest === undefined ? newTryBest(config) : s.tryBest.for(input.sessionId)
   const currentUserId = [...history].reverse().find((m) => m.role === "user" && m.synthetic === undefined)?.id ?? ""
   const ctx: RunContext = {
     input,
-    shadow,
+    mode,
     role,
     policy: policyOf(config, input),
     state: initRunState({ step, currentUserId, priced: s.price !== null }),
     nextId: idsAfter(input.sessionId, history),
-    detectors: new CrossStepDetectors(config, role, shadow, s.fallback !== null),
+    detectors: new CrossStepDetectors(config, role, detectOnly, s.fallback !== null),
     // Crops stay stored, but switching the feature off restores the full view.
-    history: new HistoryView(s.store, input.sessionId, { enforce: !shadow, streakCrops: config.loopStreakRecovery.enabled }),
-    throttle: new IncidentThrottle(DEFAULT_EPISODE_GAP, shadow),
+    history: new HistoryView(s.store, input.sessionId, { enforce: mode.shapesRequests, streakCrops: config.loopStreakRecovery.enabled }),
+    throttle: new IncidentThrottle(DEFAULT_EPISODE_GAP, detectOnly),
     rollback,
     tryBest,
     monitors: [
-      ...(tryBest === null ? [] : tryBestMonitors(config, shadow, tryBest)),
-      ...rollbackMonitors(rollback, shadow)
+      ...(tryBest === null ? [] : tryBestMonitors(config, detectOnly, tryBest)),
+      ...rollbackMonitors(rollback, detectOnly)
     ],
     toolSpecs: [...s.tools.specs, ...local.specs],
     localTools: local.handlers

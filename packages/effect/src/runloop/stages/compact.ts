@@ -21,7 +21,7 @@ export const contextLimit = (s: RunServices, ctx: RunContext): number | null =>
 export const requestTokens = (request: LlmRequest): number =>
   estimateTokens((request.system ?? "") + JSON.stringify(request.messages) + JSON.stringify(request.tools))
 
-const compactionOn = (s: RunServices, ctx: RunContext) => s.config.compaction.enabled && !ctx.shadow
+const compactionOn = (s: RunServices, ctx: RunContext) => s.config.compaction.enabled && ctx.mode.compacts
 
 /**
  * Before a request: compacts when its estimate passes the trigger; true when it did. `estimate`

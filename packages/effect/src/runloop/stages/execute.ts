@@ -35,7 +35,7 @@ export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest
     messageId: (attempt) => ctx.nextId(attempt === 1 ? "a" : `a${attempt}-`),
     monitors: ctx.monitors,
     nextStatusAttempt: () => update(ctx, (state) => ({ ...state, statusAttempt: state.statusAttempt + 1 })).statusAttempt,
-    ...(ctx.shadow ? { textToolCalls: "report" as const } : {}),
+    ...(ctx.mode.textToolCalls === "report" ? { textToolCalls: "report" as const } : {}),
     localTools: ctx.localTools,
     ...(ctx.state.rerouted && s.fallback !== null ? { llm: s.fallback.llm } : {}),
     ...(toolsPaused !== undefined ? { toolsPaused } : {}),

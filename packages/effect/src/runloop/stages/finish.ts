@@ -15,7 +15,7 @@ export const finishRun = (s: RunServices, ctx: RunContext): Effect.Effect<RunRes
     const state = ctx.state
     const report = makeReport({
       exit: state.exit,
-      shadow: ctx.shadow,
+      shadow: !ctx.mode.enforce,
       stepsUsed: state.meter.stepsUsed,
       meter: state.meter,
       messages,

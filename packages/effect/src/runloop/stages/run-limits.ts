@@ -39,7 +39,7 @@ export const aborted = (signal: AbortSignal | undefined): Effect.Effect<External
 /** Completes when the run has used `loop.maxWallMs`; never without one, nor when replaying. */
 export const wallClock = (s: RunServices, ctx: RunContext): Effect.Effect<ExternalStop, SessionStoreError> => {
   const limit = s.config.loop.maxWallMs
-  if (limit === null || ctx.shadow) return Effect.never
+  if (limit === null || !ctx.mode.wallClock) return Effect.never
   return Effect.sleep(Duration.millis(limit)).pipe(
     Effect.map(() => ({
       reason: "time_limit" as const,

@@ -4,6 +4,7 @@
  * parent has left (`budgetSlice`). Its tokens and cost join the parent's meter and its summary the
  * parent's report; the parent's model gets the child's answer (or where it got blocked) as the result.
  */
+import { runModeOf } from "../run-mode.js"
 import { budgetSlice } from "@loopguard/core/caps"
 import { type SubagentSummary } from "@loopguard/core/report"
 import { stringField } from "@loopguard/core/try-best"
@@ -33,7 +34,7 @@ export const TASK_TOOL: ToolSpec = {
 
 /** The task tool is offered while sub-agents are on, below the depth cap, and never when replaying. */
 export const offersTask = (s: RunServices, input: RunInput): boolean =>
-  s.config.subagents.enabled && input.shadow !== true && (input.depth ?? 0) < s.config.subagents.maxDepth
+  s.config.subagents.enabled && runModeOf(input).startsRuns && (input.depth ?? 0) < s.config.subagents.maxDepth
 
 const failed = (error: string): ToolResult => ({ state: "error", output: "", error })
 
