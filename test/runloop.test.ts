@@ -3,7 +3,7 @@ import { RunLoop, SessionStore, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
-import { harness, noRetries } from "./harness.js"
+import { type Harness, harness, noRetries } from "./harness.js"
 
 const thinkOnly = (r: string): ScriptedResponse => ({ type: "stream", chunks: [{ reasoning: r }], finish: "stop" })
 const answer = (t: string): ScriptedResponse => textStream(t)
@@ -17,6 +17,21 @@ const bodyText = (body: any): string => JSON.stringify(body.messages)
 const echoTool: ToolDefinition = {
   spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
   run: async (input) => ({ state: "completed", output: `ran ${String(input["command"])}`, exitCode: 0 })
+}
+
+/** The echo tool that also records each command it ran. */
+const recordingTool = () => {
+  const ran: Array<string> = []
+  const recording: ToolDefinition = { ...echoTool, run: async (input) => (ran.push(String(input["command"])), { state: "completed", output: "ok", exitCode: 0 }) }
+  return { ran, recording }
+}
+
+/** Three requests; the second still offered the one tool, the last offered none and said why. */
+const expectToolLessLastOfThree = (h: Harness, why: string) => {
+  expect(h.server.requests.length).toBe(3)
+  expect(h.server.requests[1]!.body.tools?.length).toBe(1)
+  expect(h.server.requests[2]!.body.tools).toBeUndefined()
+  expect(bodyText(h.server.requests[2]!.body)).toContain(why)
 }
 
 describe("RunLoop over HTTP", () => {
@@ -147,26 +162,21 @@ describe("RunLoop over HTTP", () => {
   }))
 
   it.live("soft cap: the last request has no tools and says why; the wrap-up answer reaches the report", () => Effect.gen(function* () {
-    const ran: Array<string> = []
-    const recording: ToolDefinition = { ...echoTool, run: async (input) => (ran.push(String(input["command"])), { state: "completed", output: "ok", exitCode: 0 }) }
+    const { ran, recording } = recordingTool()
     const calls = [1, 2].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}` }))
     const h = yield* harness([...calls, answer("Listed both folders; nothing left to do.")], {
       tools: [recording],
       config: (c) => ({ ...c, loop: { ...c.loop, capMode: "soft", maxSteps: 3 } })
     })
     const r = yield* h.provide(run())
-    expect(h.server.requests.length).toBe(3)
-    expect(h.server.requests[1]!.body.tools?.length).toBe(1)
-    expect(h.server.requests[2]!.body.tools).toBeUndefined()
-    expect(bodyText(h.server.requests[2]!.body)).toContain("this is step 3 of 3, the last one allowed by the step cap")
+    expectToolLessLastOfThree(h, "this is step 3 of 3, the last one allowed by the step cap")
     expect(r.report.reason).toBe("final")
     expect(r.report.finalText).toBe("Listed both folders; nothing left to do.")
     expect(ran).toEqual(["ls 1", "ls 2"])
   }), 30_000)
 
   it.live("soft cap: a tool called on the tool-less last step does not run, and the run stops at max_steps", () => Effect.gen(function* () {
-    const ran: Array<string> = []
-    const recording: ToolDefinition = { ...echoTool, run: async (input) => (ran.push(String(input["command"])), { state: "completed", output: "ok", exitCode: 0 }) }
+    const { ran, recording } = recordingTool()
     const calls = [1, 2, 3].map((i) => toolCallStream("bash", { command: `ls ${i}` }, { id: `c${i}` }))
     const h = yield* harness([...calls, answer("never asked")], {
       tools: [recording],
@@ -187,10 +197,7 @@ describe("RunLoop over HTTP", () => {
       config: (c) => ({ ...c, loop: { ...c.loop, capMode: "summary", maxSteps: 50, tokenBudget: 1000 } })
     })
     const r = yield* h.provide(run())
-    expect(h.server.requests.length).toBe(3)
-    expect(h.server.requests[1]!.body.tools?.length).toBe(1)
-    expect(h.server.requests[2]!.body.tools).toBeUndefined()
-    expect(bodyText(h.server.requests[2]!.body)).toContain("the token budget (1000 of 1000 tokens used) is reached")
+    expectToolLessLastOfThree(h, "the token budget (1000 of 1000 tokens used) is reached")
     expect(r.report.reason).toBe("budget_tokens")
     expect(r.report.tokens.total).toBe(1500)
     expect(r.report.finalText).toBe("Here is where things stand.")
