@@ -79,7 +79,7 @@ describe("order of rollback checks (issue 11 item 3)", () => {
   }), 30_000)
 })
 
-describe("failure-summary retry (issue 11 item 3, seed 002; off by default)", () => {
+describe("failure-summary retry (off by default)", () => {
   const loopingThenFixed = (): Array<ScriptedResponse> => [
     toolCallStream("search", { q: "a" }, { id: "c1" }),
     toolCallStream("search", { q: "b" }, { id: "c2" }),
@@ -103,6 +103,10 @@ describe("failure-summary retry (issue 11 item 3, seed 002; off by default)", ()
     expect(retried).toContain("search the vendor's changelog")
     expect(result.report.reason).toBe("final")
     expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "failure-summary", action: "retry", detail: expect.objectContaining({ reason: "max_steps" }) }))
+    // One door: the report tells of the retry and of the failed attempt's incidents, as the events did.
+    expect(result.report.incidents).toEqual(result.incidents)
+    const published = h.events.flatMap((e) => (e.type === "incident" ? [`${e.step}:${e.detector}:${e.action}`] : [])).sort()
+    expect(result.report.incidents.map((i) => `${i.step}:${i.detector}:${i.action}`).sort()).toEqual(published)
   }), 30_000)
 
   it.live("off (the default): the failed run simply ends", () => Effect.gen(function* () {

@@ -74,7 +74,7 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
 
       const run = Effect.fn("RunLoop.run")(function* (input: RunInput) {
         let result = yield* runOnce(input)
-        // Seed 002's failure-summary retry (off by default): ask what failed, then try the task afresh.
+        // The failure-summary retry (off by default): ask what failed, then try the task afresh.
         for (let retry = 1; retry <= config.failureSummary.maxRetries && shouldRetryAfterFailure(services, input, result); retry++) {
           const failed = result.exit!
           const steps = (yield* services.store.messages(input.sessionId)).filter((m) => m.role === "assistant").length
@@ -82,7 +82,9 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           const incident = { step: failed.step, detector: "failure-summary", action: "retry", kind: "recovery" as const, detail: { reason: failed.reason, retry, summaryChars: summary.length } }
           yield* services.events.publish({ type: "incident", ...incident })
           const next = yield* runOnce({ ...input, prompt: retryPrompt(input.prompt!, failed.reason, summary) })
-          result = { ...next, incidents: [...result.incidents, incident, ...next.incidents] }
+          // The report of the attempt that ends the turn also tells of the attempts before it.
+          const incidents = [...result.incidents, incident, ...next.incidents]
+          result = { ...next, incidents, report: { ...next.report, incidents } }
         }
         return result
       })
