@@ -151,6 +151,11 @@ describe("the code's structure", () => {
     expect(cyclesOf(graph)).toEqual([])
   })
 
+  test("incidents have one door: only events/incident-door.ts publishes an incident event", () => {
+    const publishers = sourcesUnder(join(root, "packages/effect/src")).filter((f) => /type: "incident"/.test(readFileSync(f, "utf8")))
+    expect(publishers.map((f) => relative(root, f))).toEqual(["packages/effect/src/events/incident-door.ts"])
+  })
+
   test("the cycle check finds a cycle when there is one", () => {
     expect(cyclesOf(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]))).toEqual([["a", "b", "c"].map((f) => relative(root, f)).sort()])
   })

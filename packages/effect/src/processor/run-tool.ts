@@ -17,6 +17,7 @@ import type { ReplyBuilder, StreamPart, ToolPart } from "@loopguard/core/model"
 import type { Incident } from "@loopguard/core/report"
 import { Effect } from "effect"
 import type { Events } from "../events/Events.js"
+import { fileIncident as fileThrough } from "../events/incident-door.js"
 import type { SessionStore } from "../store/SessionStore.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 import type { Tools, ToolResult } from "../tools/Tools.js"
@@ -54,17 +55,7 @@ export const refusedCallResult = (error: string): string =>
   `${error}. Nothing was executed. Send the complete call again with valid JSON arguments.`
 
 const fileIncident = (deps: ToolRunDeps, ctx: ToolRunContext, incident: Incident) =>
-  Effect.suspend(() => {
-    ctx.incidents.push(incident)
-    return deps.events.publish({
-      type: "incident",
-      step: incident.step,
-      detector: incident.detector,
-      action: incident.action,
-      ...(incident.kind !== undefined ? { kind: incident.kind } : {}),
-      detail: incident.detail
-    })
-  })
+  fileThrough(deps.events, (filed) => ctx.incidents.push(filed), incident)
 
 const clip = (s: string, n = 300): string => (s.length > n ? `${s.slice(0, n)}…` : s)
 

@@ -14,6 +14,7 @@ import { Effect } from "effect"
 import type { LlmRequest } from "../llm/LLM.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 import type { MonitorTrip } from "./monitors.js"
+import { fileIncident } from "../events/incident-door.js"
 import { runToolCall, type ToolCallPart, type ToolRunContext, type ToolRunDeps } from "./run-tool.js"
 
 /** A parsed text call as the stream part a backend would have produced. */
@@ -50,8 +51,7 @@ export const runTextToolCalls = (
       kind: "recovery" as const,
       detail: { tools: found.calls.map((c) => c.name), formats: [...new Set(found.calls.map((c) => c.format))], skipped: found.skipped }
     }
-    ctx.incidents.push(incident)
-    yield* deps.events.publish({ type: "incident", ...incident })
+    yield* fileIncident(deps.events, (filed) => ctx.incidents.push(filed), incident)
     // A shadow replay reports what a live run would run and leaves the recorded reply as it was.
     if (mode === "report") return null
     ctx.reply.replaceText(found.prose)

@@ -13,6 +13,8 @@ import { Context, Effect, Layer, Option } from "effect"
 import { Compactor } from "../compaction/Compactor.js"
 import { ConfigService } from "../config/ConfigService.js"
 import { Events, stampIds, withEventIds } from "../events/Events.js"
+import { fileIncident } from "../events/incident-door.js"
+import type { Incident } from "./report.js"
 import { CompletionCheck } from "../gate/CompletionCheck.js"
 import { GoalGate } from "../gate/GoalGate.js"
 import { FallbackLLM } from "../llm/FallbackLLM.js"
@@ -80,11 +82,12 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
           const steps = (yield* services.store.messages(input.sessionId)).filter((m) => m.role === "assistant").length
           const summary = yield* requestFailureSummary(services, input, steps)
           const incident = { step: failed.step, detector: "failure-summary", action: "retry", kind: "recovery" as const, detail: { reason: failed.reason, retry, summaryChars: summary.length } }
-          yield* services.events.publish({ type: "incident", ...incident })
+          const filed: Array<Incident> = []
+          yield* fileIncident(services.events, (i) => filed.push(i), incident)
           const next = yield* runOnce({ ...input, prompt: retryPrompt(input.prompt!, failed.reason, summary) })
           // The report of the attempt that ends the turn also tells of the attempts before it.
-          const incidents = [...result.incidents, incident, ...next.incidents]
-          result = { ...next, incidents, report: { ...next.report, incidents } }
+          const incidents = [...result.incidents, ...filed, ...next.incidents]
+          result = { ...next, incidents, report: { ...next.report, incidents: incidents.map((i) => ({ step: i.step, detector: i.detector, action: i.action })) } }
         }
         return result
       })

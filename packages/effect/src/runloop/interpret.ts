@@ -24,6 +24,7 @@ import {
   type StepAction
 } from "@loopguard/core/step"
 import { Effect } from "effect"
+import { fileIncident as fileThrough } from "../events/incident-door.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 import { askGoalGate, finishGateSettings } from "./finish-gates.js"
 import type { Incident } from "./report.js"
@@ -40,8 +41,7 @@ const fileIncident = (s: RunServices, ctx: RunContext, i: Incident): Effect.Effe
   Effect.suspend(() => {
     const kind = i.kind ?? incidentKind(i.detector, i.action)
     if (!ctx.throttle.admit({ ...i, kind })) return Effect.void
-    update(ctx, (st) => ({ ...st, incidents: [...st.incidents, { ...i, kind }] }))
-    return s.events.publish({ type: "incident", step: i.step, detector: i.detector, action: i.action, kind, detail: i.detail })
+    return fileThrough(s.events, (filed) => update(ctx, (st) => ({ ...st, incidents: [...st.incidents, filed] })), { ...i, kind })
   })
 
 const appendUserTurn = (s: RunServices, ctx: RunContext, text: string): Effect.Effect<void, SessionStoreError> =>
