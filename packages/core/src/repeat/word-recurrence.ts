@@ -52,6 +52,12 @@ const OCCURRENCE_BITS = 7
 const OCCURRENCE_CAP = (1 << OCCURRENCE_BITS) - 1
 /** Term indexes are kept modulo 2^24: far more than RECENT_WORDS, so distances stay exact. */
 const POSITION_MASK = (1 << 24) - 1
+/**
+ * Term indexes are stored less this one, so an empty slot (all zeros, as a new table is) reads as
+ * a shingle last seen at term −RECENT_WORDS − 1: out of reach of every term near it, and the table
+ * needs no pass to set it up.
+ */
+const POSITION_ORIGIN = (POSITION_MASK - RECENT_WORDS) & POSITION_MASK
 const RING_MASK = WORD_RING - 1
 
 export interface RecurrenceHit {
@@ -81,8 +87,6 @@ export class WordRecurrence {
 
   constructor(private readonly options: LongRepeatOptions, private readonly chunker: ContentChunker) {
     this.nextCheck = options.recurChars
-    // No shingle has been seen: every slot's newest term is out of reach of the first terms.
-    for (let slot = 0; slot < TABLE_SIZE; slot++) this.table[2 * slot + 1] = ((POSITION_MASK - RECENT_WORDS) & POSITION_MASK) << OCCURRENCE_BITS
   }
 
   /** Read the words of the chunk the chunker just closed (after `charsSoFar` characters); a hit when the stretch trips. */
@@ -115,9 +119,9 @@ export class WordRecurrence {
       const h = Math.imul(terms[(w - 2) & RING_MASK]!, 0x5bd1e995) ^ Math.imul(terms[(w - 1) & RING_MASK]! ^ 0x2545f491, 0x01000193) ^ terms[w & RING_MASK]!
       const slot = ((h ^ (h >>> 13)) & (TABLE_SIZE - 1)) * 2
       const kept = table[slot + 1]!
-      occurrences = table[slot] === h && ((w - (kept >>> OCCURRENCE_BITS)) & POSITION_MASK) <= RECENT_WORDS ? (kept & OCCURRENCE_CAP) + 1 : 1
+      occurrences = table[slot] === h && ((w - POSITION_ORIGIN - (kept >>> OCCURRENCE_BITS)) & POSITION_MASK) <= RECENT_WORDS ? (kept & OCCURRENCE_CAP) + 1 : 1
       table[slot] = h
-      table[slot + 1] = ((w & POSITION_MASK) << OCCURRENCE_BITS) | (occurrences < OCCURRENCE_CAP ? occurrences : OCCURRENCE_CAP)
+      table[slot + 1] = (((w - POSITION_ORIGIN) & POSITION_MASK) << OCCURRENCE_BITS) | (occurrences < OCCURRENCE_CAP ? occurrences : OCCURRENCE_CAP)
       score += occurrences >= 2 ? 10 - SEEN_TENTHS : -SEEN_TENTHS
       if (score <= 0) {
         score = 0
