@@ -74,7 +74,7 @@ export class LongRepeatMonitor {
     this.chunker = new ContentChunker(this.onChunk, this.options.whitespaceChars, this.onBlank, this.sizing)
     this.periods = new ChunkPeriods(this.options, MIN_CHUNK, this.chunker, this.sizing)
     this.echoes = new ChunkEchoes(this.options, MIN_CHUNK, this.chunker, this.periods, this.sizing)
-    this.recurrence = new WordRecurrence(this.options, this.chunker)
+    this.recurrence = new WordRecurrence(this.options, this.chunker, this.sizing)
     this.trip = null
     this.tripped = false
   }

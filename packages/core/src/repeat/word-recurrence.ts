@@ -26,6 +26,7 @@
 import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
+import { EMPTY_INT32, type BufferSizing } from "./growable.js"
 
 /** Terms per shingle (`term` hashes exactly this many). */
 export const SHINGLE_WORDS = 3
@@ -69,7 +70,7 @@ export interface RecurrenceHit {
 
 export class WordRecurrence {
   /** Per slot: a shingle's hash, then the term that last closed it and its occurrences, packed. */
-  private readonly table = new Int32Array(2 * TABLE_SIZE)
+  private table: Int32Array = EMPTY_INT32
   /** Next term of the chunker's ring to read. */
   private nextTerm = 0
   // The stretch: its score and term counts, and the running totals where it began.
@@ -85,8 +86,10 @@ export class WordRecurrence {
   /** Stretch length (characters) at which it is judged next. */
   private nextCheck: number
 
-  constructor(private readonly options: LongRepeatOptions, private readonly chunker: ContentChunker) {
+  /** The table is made at the first chunk (a stream that never gets that far needs none), or now when preallocated. */
+  constructor(private readonly options: LongRepeatOptions, private readonly chunker: ContentChunker, sizing: BufferSizing = {}) {
     this.nextCheck = options.recurChars
+    if (sizing.preallocate === true) this.table = new Int32Array(2 * TABLE_SIZE)
   }
 
   /** Read the words of the chunk the chunker just closed (after `charsSoFar` characters); a hit when the stretch trips. */
@@ -108,7 +111,7 @@ export class WordRecurrence {
   private readTerms(): boolean {
     const end = this.chunker.lastTermEnd
     const terms = this.chunker.terms
-    const table = this.table
+    const table = this.table.length > 0 ? this.table : (this.table = new Int32Array(2 * TABLE_SIZE))
     let score = this.score
     let stretch = this.stretchTerms
     let hot = this.hotTerms
