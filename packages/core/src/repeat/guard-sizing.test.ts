@@ -7,6 +7,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { NUMBER_RING, WORD_RING } from "./content-chunker.js"
 import { EMPTY_FLOAT64, grown, GROWTH, INITIAL_ENTRIES, startLength } from "./growable.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
+import { PeriodicRepeatMonitor } from "./periodic-repeat-monitor.js"
 import { RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "./repeat-guard.js"
 import { rng } from "./text.fixture.js"
 
@@ -114,6 +115,40 @@ describe("guard buffers made on demand give the verdicts of buffers made at full
       }
     })
   }
+})
+
+/** Prose tokens (up to 6 000 at a time) between loops of periods 4 to 400 written 3 to 8 times. */
+const tokenStream = (seed: number, length: number): Array<string> => {
+  const r = rng(seed)
+  const vocab = Array.from({ length: 60 }, () => word(r))
+  const tokens: Array<string> = []
+  while (tokens.length < length) {
+    for (let n = Math.floor(r() * 6_000); n > 0; n--) tokens.push(vocab[Math.floor(r() * vocab.length)]!)
+    const block = Array.from({ length: 4 + Math.floor(r() * r() * 400) }, () => vocab[Math.floor(r() * vocab.length)]!)
+    for (let copy = 3 + Math.floor(r() * 6); copy > 0; copy--) tokens.push(...block)
+  }
+  return tokens
+}
+
+describe("the short-period monitor with buffers made on demand", () => {
+  test("the same trip and holding period after every token as at full size, and the same snapshot (a window of 4 000: capacity 801)", () => {
+    const options = { window: 4_000, threshold: 5, minBlock: 4, minDistinct: 3 }
+    let trips = 0
+    for (const seed of [21, 22, 23, 24]) {
+      const tokens = tokenStream(seed, 30_000)
+      const onDemand = new PeriodicRepeatMonitor(options)
+      const fullSize = new PeriodicRepeatMonitor(options, { preallocate: true })
+      for (let k = 0; k < tokens.length; k++) {
+        const got = onDemand.push(tokens[k]!)
+        expect(got).toEqual(fullSize.push(tokens[k]!))
+        if (got !== null) trips++
+        if (onDemand.holdingPeriod !== fullSize.holdingPeriod) throw new Error(`seed ${seed}: holding period differs at token ${k}`)
+        if (k === 100 || k === 700 || k === 5_000) expect(onDemand.snapshot()).toEqual(fullSize.snapshot())
+      }
+      expect(onDemand.internedTokens).toBe(fullSize.internedTokens)
+    }
+    expect(trips).toBeGreaterThan(8)
+  })
 })
 
 describe("growable buffers", () => {

@@ -55,8 +55,9 @@ export class RepeatGuard {
 
   constructor(options: RepeatGuardOptions = {}) {
     const { long, preallocate, ...short } = options
-    this.monitor = new PeriodicRepeatMonitor(short)
-    this.long = new LongRepeatMonitor(long ?? {}, { preallocate: preallocate === true })
+    const sizing = { preallocate: preallocate === true }
+    this.monitor = new PeriodicRepeatMonitor(short, sizing)
+    this.long = new LongRepeatMonitor(long ?? {}, sizing)
   }
 
   get options(): RepeatOptions {
