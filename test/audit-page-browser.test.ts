@@ -14,6 +14,7 @@ import { join, resolve } from "node:path"
 import { pathToFileURL } from "node:url"
 import { chromiumPath, distinctColours, launchChromium, pngSize } from "./browser/chromium.js"
 import { writeLongTrace, writePageOf } from "./browser/run-pages.js"
+import { skipName } from "./skip-name.js"
 import type { RunPage } from "../packages/cli/src/html/page-model.js"
 
 const FIXTURES = resolve(import.meta.dir, "../packages/core/src/trace/formats/fixtures")
@@ -56,7 +57,7 @@ const open = async (file: string, width = 1000, height = 800): Promise<{ page: P
 
 const skip = CHROMIUM === null && !IN_CI
 
-describe.skipIf(skip)("the run page in Chromium", () => {
+describe.skipIf(skip)(skipName("the run page in Chromium", skip ? "chromium is not installed (.ci/chromium.sh)" : undefined), () => {
   let dir = ""
   let file = ""
   let data: RunPage

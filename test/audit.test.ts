@@ -342,7 +342,7 @@ describe("loopguard audit", () => {
   const tracesThere = existsSync(DEV_TRACES)
   if (!tracesThere && Bun.env["CI"] === "true") throw new Error(`CI=true but the development traces at ${DEV_TRACES} are absent`)
   if (!tracesThere) console.warn(`\n⚠️  SKIPPED: ${DEV_TRACES} is absent; the audit of the development traces did not run\n`)
-  test.skipIf(!tracesThere)("every development trace is audited without a file error", async () => {
+  test.skipIf(!tracesThere)(tracesThere ? "every development trace is audited without a file error" : `every development trace is audited without a file error [skipped: ${DEV_TRACES} is absent]`, async () => {
     const files = readdirSync(DEV_TRACES).filter((f) => f.endsWith(".jsonl")).map((f) => join(DEV_TRACES, f))
     expect(files.length).toBeGreaterThan(0)
     const { objects, code } = await auditInProcess(...files)

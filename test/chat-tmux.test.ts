@@ -12,10 +12,12 @@ import { existsSync, readFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { terminalEnv, terminalScratch } from "./tmux/terminal-fixture.js"
 import { startTmux, tmuxPath, type Pane } from "./tmux/tmux-driver.js"
+import { skipName } from "./skip-name.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const TMUX = tmuxPath()
 const IN_CI = process.env["CI"] === "true"
+const tmuxSkip = TMUX === null && !IN_CI ? "tmux is not installed (.ci/tmux.sh)" : undefined
 if (TMUX === null) {
   console.warn(`chat-tmux.test.ts: tmux is not installed, the terminal tests of loopguard chat are SKIPPED${IN_CI ? " (and fail: CI=true)" : " (install tmux, or run .ci/tmux.sh)"}`)
 }
@@ -64,7 +66,7 @@ const exitOf = async (pane: Pane): Promise<number | null> => {
   return status
 }
 
-describe.skipIf(TMUX === null && !IN_CI)("loopguard chat in a terminal", () => {
+describe.skipIf(tmuxSkip !== undefined)(skipName("loopguard chat in a terminal", tmuxSkip), () => {
   test("turns, a banner, slash commands, Ctrl-C mid-stream, then resuming with --session", async () => {
     const server = await startScriptedServer(conversation)
     servers.push(server)

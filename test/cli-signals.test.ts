@@ -3,8 +3,11 @@
  * scripted server; judged by the exit status, the printed report, what the server saw and the
  * process table.
  */
-import { startScriptedServer, toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
-import { describe, expect, test } from "bun:test"
+import { toolCallStream, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
+import { describe, expect } from "bun:test"
+import { Effect } from "effect"
+import { it } from "./effect-test.js"
+import { scriptedServer } from "./scoped-resources.js"
 import { cliEnv } from "./cli-fixture.js"
 import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync } from "node:fs"
@@ -40,74 +43,58 @@ const until = async (what: () => boolean, ms = 20_000) => {
 
 describe("loopguard run and signals", () => {
   for (const [signal, code, cause] of [["SIGINT", 130, "cancelled by the user (Ctrl-C)"], ["SIGTERM", 143, "stopped by a shutdown request (SIGTERM)"]] as const) {
-    test(`${signal} during a reply: the request is closed, the report says cancelled, exit ${code}`, async () => {
-      const server = await startScriptedServer([stalled])
-      try {
-        const run = startRun(server)
-        await until(() => (server.requests[0]?.chunksWritten ?? 0) >= 1)
-        run.child.kill(signal)
-        const ended = await run.closed
-        expect(ended.code).toBe(code)
-        expect(run.out.stdout).toContain("── stopped: cancelled ·")
-        expect(run.out.stdout).toContain("CancelledError")
-        // The report says which of the causes it was: a person, a shutdown.
-        expect(run.out.stdout).toContain(cause)
-        expect(run.out.stderr).toContain(`${signal}: cancelling the run`)
-        expect(run.out.stderr).not.toMatch(/\bat .*\.ts:\d+/)
-        await server.requests[0]!.done
-        expect(server.requests[0]!.closedEarly).toBe(true)
-        expect(server.requests.length).toBe(1)
-      } finally {
-        await server.close()
-      }
-    }, 30_000)
+    it.live(`${signal} during a reply: the request is closed, the report says cancelled, exit ${code}`, () => Effect.gen(function* () {
+      const server = yield* scriptedServer([stalled])
+      const run = startRun(server)
+      yield* Effect.promise(() => until(() => (server.requests[0]?.chunksWritten ?? 0) >= 1))
+      run.child.kill(signal)
+      const ended = yield* Effect.promise(() => run.closed)
+      expect(ended.code).toBe(code)
+      expect(run.out.stdout).toContain("── stopped: cancelled ·")
+      expect(run.out.stdout).toContain("CancelledError")
+      // The report says which of the causes it was: a person, a shutdown.
+      expect(run.out.stdout).toContain(cause)
+      expect(run.out.stderr).toContain(`${signal}: cancelling the run`)
+      expect(run.out.stderr).not.toMatch(/\bat .*\.ts:\d+/)
+      yield* Effect.promise(() => server.requests[0]!.done)
+      expect(server.requests[0]!.closedEarly).toBe(true)
+      expect(server.requests.length).toBe(1)
+    }), 30_000)
   }
 
-  test("SIGINT while a shell tool runs: the command is gone from the process table, --json prints the report", async () => {
+  it.live("SIGINT while a shell tool runs: the command is gone from the process table, --json prints the report", () => Effect.gen(function* () {
     const marker = `${40_000 + Math.floor(Math.random() * 9_999)}`
-    const server = await startScriptedServer([toolCallStream("bash", { command: `sleep ${marker}` }), stalled])
-    try {
-      const run = startRun(server, ["--json"])
-      await until(() => spawnSync("pgrep", ["-f", `sleep ${marker}`]).status === 0)
-      run.child.kill("SIGINT")
-      const ended = await run.closed
-      expect(ended.code).toBe(130)
-      const report = run.out.stdout.split("\n").filter((l) => l.startsWith('{"type":"report"')).map((l) => JSON.parse(l).report)
-      expect(report).toHaveLength(1)
-      expect(report[0]).toMatchObject({ reason: "cancelled", status: "aborted" })
-      await until(() => spawnSync("pgrep", ["-f", `sleep ${marker}`]).status !== 0, 5_000)
-      expect(server.requests.length).toBe(1)
-    } finally {
-      await server.close()
-    }
-  }, 30_000)
+    const server = yield* scriptedServer([toolCallStream("bash", { command: `sleep ${marker}` }), stalled])
+    const run = startRun(server, ["--json"])
+    yield* Effect.promise(() => until(() => spawnSync("pgrep", ["-f", `sleep ${marker}`]).status === 0))
+    run.child.kill("SIGINT")
+    const ended = yield* Effect.promise(() => run.closed)
+    expect(ended.code).toBe(130)
+    const report = run.out.stdout.split("\n").filter((l) => l.startsWith('{"type":"report"')).map((l) => JSON.parse(l).report)
+    expect(report).toHaveLength(1)
+    expect(report[0]).toMatchObject({ reason: "cancelled", status: "aborted" })
+    yield* Effect.promise(() => until(() => spawnSync("pgrep", ["-f", `sleep ${marker}`]).status !== 0, 5_000))
+    expect(server.requests.length).toBe(1)
+  }), 30_000)
 
-  test("a second signal quits at once", async () => {
-    const server = await startScriptedServer([stalled])
-    try {
-      const run = startRun(server)
-      await until(() => (server.requests[0]?.chunksWritten ?? 0) >= 1)
-      run.child.kill("SIGTERM")
-      run.child.kill("SIGTERM")
-      const ended = await run.closed
-      expect(ended.code).toBe(143)
-    } finally {
-      await server.close()
-    }
-  }, 30_000)
+  it.live("a second signal quits at once", () => Effect.gen(function* () {
+    const server = yield* scriptedServer([stalled])
+    const run = startRun(server)
+    yield* Effect.promise(() => until(() => (server.requests[0]?.chunksWritten ?? 0) >= 1))
+    run.child.kill("SIGTERM")
+    run.child.kill("SIGTERM")
+    const ended = yield* Effect.promise(() => run.closed)
+    expect(ended.code).toBe(143)
+  }), 30_000)
 
-  test("LOOPGUARD_LOOP_MAX_WALL_MS: a hanging reply ends time_limit with the report, exit 1, the request closed", async () => {
-    const server = await startScriptedServer([stalled])
-    try {
-      const run = startRun(server, [], { LOOPGUARD_LOOP_MAX_WALL_MS: "700" })
-      const ended = await run.closed
-      expect(ended.code).toBe(1)
-      expect(run.out.stdout).toContain("── stopped: the run's time limit was reached (time_limit)")
-      expect(run.out.stdout).toContain("TimeLimitError")
-      await server.requests[0]!.done
-      expect(server.requests[0]!.closedEarly).toBe(true)
-    } finally {
-      await server.close()
-    }
-  }, 30_000)
+  it.live("LOOPGUARD_LOOP_MAX_WALL_MS: a hanging reply ends time_limit with the report, exit 1, the request closed", () => Effect.gen(function* () {
+    const server = yield* scriptedServer([stalled])
+    const run = startRun(server, [], { LOOPGUARD_LOOP_MAX_WALL_MS: "700" })
+    const ended = yield* Effect.promise(() => run.closed)
+    expect(ended.code).toBe(1)
+    expect(run.out.stdout).toContain("── stopped: the run's time limit was reached (time_limit)")
+    expect(run.out.stdout).toContain("TimeLimitError")
+    yield* Effect.promise(() => server.requests[0]!.done)
+    expect(server.requests[0]!.closedEarly).toBe(true)
+  }), 30_000)
 })

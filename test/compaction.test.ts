@@ -6,12 +6,13 @@ import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai
 import { COMPACTION_REQUEST } from "@loopguard/core/context"
 import { RunLoop, SessionStore, layerSqliteStore, type ToolDefinition } from "@loopguard/effect"
 import { makeSqliteStore } from "@loopguard/effect/store"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
-import { mkdtempSync, readFileSync } from "node:fs"
+import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeHarness, noRetries } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness, noRetries } from "./harness.js"
 
 /** A listing tool with a long, distinct output per call, so the history grows fast. */
 const lister: ToolDefinition = {
@@ -31,10 +32,10 @@ const run = Effect.gen(function* () {
 })
 
 describe("context compaction over HTTP", () => {
-  test("near the limit: one tool-less summary request, then the summary replaces the older steps", async () => {
+  it.live("near the limit: one tool-less summary request, then the summary replaces the older steps", () => Effect.gen(function* () {
     // Each listing adds about 120 tokens; a 1000-token context with a 0.8 trigger compacts after a few steps.
     const script: Array<ScriptedResponse> = [listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, listing(5), textStream("Found it in src/config.ts.")]
-    const h = await makeHarness(script, {
+    const h = yield* harness(script, {
       tools: [lister],
       // Five listings with the same output (numbers masked) are a repeated observation, whose note
       // would be the request's last message; this test is about compaction alone.
@@ -44,33 +45,29 @@ describe("context compaction over HTTP", () => {
         repeatedObservation: { ...c.repeatedObservation, enabled: false }
       })
     })
-    try {
-      const { result, stored } = await h.run(run)
-      const bodies = h.server.requests.map((q) => q.body)
-      const summaryAt = bodies.findIndex((b) => lastUser(b) === COMPACTION_REQUEST)
-      expect(summaryAt).toBeGreaterThan(0)
-      expect(bodies[summaryAt].tools).toBeUndefined()
-      // The request after the summary: the summary, not the older listings; the recent ones whole.
-      const after = JSON.stringify(bodies[summaryAt + 1].messages)
-      expect(after).toContain("SUMMARY: listed dir0 to dir3")
-      expect(after).not.toContain("ls dir0")
-      expect(after).toContain("Find where the config is read")
-      expect(JSON.stringify(bodies[summaryAt + 1].messages.at(-1))).toContain(`ls dir${summaryAt - 1}`)
-      // Append-only: every listing is still in the store; the summary is one more message.
-      for (const i of [0, 1, 2, 3, 4, 5]) expect(JSON.stringify(stored)).toContain(`ls dir${i}`)
-      expect(stored.filter((m) => m.role === "user" && m.synthetic === "compaction")).toHaveLength(1)
-      expect(result.report.reason).toBe("final")
-      expect(result.report.retries["compaction"]).toBe(1)
-      expect(result.report.stepsUsed).toBe(h.server.requests.length - 1)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const { result, stored } = yield* h.provide(run)
+    const bodies = h.server.requests.map((q) => q.body)
+    const summaryAt = bodies.findIndex((b) => lastUser(b) === COMPACTION_REQUEST)
+    expect(summaryAt).toBeGreaterThan(0)
+    expect(bodies[summaryAt].tools).toBeUndefined()
+    // The request after the summary: the summary, not the older listings; the recent ones whole.
+    const after = JSON.stringify(bodies[summaryAt + 1].messages)
+    expect(after).toContain("SUMMARY: listed dir0 to dir3")
+    expect(after).not.toContain("ls dir0")
+    expect(after).toContain("Find where the config is read")
+    expect(JSON.stringify(bodies[summaryAt + 1].messages.at(-1))).toContain(`ls dir${summaryAt - 1}`)
+    // Append-only: every listing is still in the store; the summary is one more message.
+    for (const i of [0, 1, 2, 3, 4, 5]) expect(JSON.stringify(stored)).toContain(`ls dir${i}`)
+    expect(stored.filter((m) => m.role === "user" && m.synthetic === "compaction")).toHaveLength(1)
+    expect(result.report.reason).toBe("final")
+    expect(result.report.retries["compaction"]).toBe(1)
+    expect(result.report.stepsUsed).toBe(h.server.requests.length - 1)
+  }), 30_000)
 
-  test("a runaway summary (300 KB) is cut at compaction.maxSummaryChars before it is stored and sent again", async () => {
+  it.live("a runaway summary (300 KB) is cut at compaction.maxSummaryChars before it is stored and sent again", () => Effect.gen(function* () {
     const huge = textStream("SUMMARY " + "so much detail ".repeat(20_000))
     const script: Array<ScriptedResponse> = [listing(0), listing(1), listing(2), listing(3), listing(4), huge, listing(5), textStream("Found it.")]
-    const h = await makeHarness(script, {
+    const h = yield* harness(script, {
       tools: [lister],
       config: (c) => ({
         ...c,
@@ -78,49 +75,41 @@ describe("context compaction over HTTP", () => {
         repeatedObservation: { ...c.repeatedObservation, enabled: false }
       })
     })
-    try {
-      const { result, stored } = await h.run(run)
-      const summary = stored.find((m) => m.role === "user" && m.synthetic === "compaction")
-      expect(summary?.role === "user" ? summary.text.length : 0).toBeLessThan(700)
-      expect(summary?.role === "user" ? summary.text : "").toEndWith("[summary cut at 400 characters (compaction.maxSummaryChars)]")
-      const bodies = h.server.requests.map((q) => q.body)
-      const summaryAt = bodies.findIndex((b) => lastUser(b) === COMPACTION_REQUEST)
-      // Every later request carries the cut summary, not the megabyte.
-      for (const body of bodies.slice(summaryAt + 1)) expect(JSON.stringify(body).length).toBeLessThan(40_000)
-      expect([result.report.reason, result.report.error?.message]).toEqual(["final", undefined])
-    } finally {
-      await h.close()
-    }
-  }, 60_000)
+    const { result, stored } = yield* h.provide(run)
+    const summary = stored.find((m) => m.role === "user" && m.synthetic === "compaction")
+    expect(summary?.role === "user" ? summary.text.length : 0).toBeLessThan(700)
+    expect(summary?.role === "user" ? summary.text : "").toEndWith("[summary cut at 400 characters (compaction.maxSummaryChars)]")
+    const bodies = h.server.requests.map((q) => q.body)
+    const summaryAt = bodies.findIndex((b) => lastUser(b) === COMPACTION_REQUEST)
+    // Every later request carries the cut summary, not the megabyte.
+    for (const body of bodies.slice(summaryAt + 1)) expect(JSON.stringify(body).length).toBeLessThan(40_000)
+    expect([result.report.reason, result.report.error?.message]).toEqual(["final", undefined])
+  }), 60_000)
 
-  test("the provider says the context is exceeded: compact, then the same step again", async () => {
+  it.live("the provider says the context is exceeded: compact, then the same step again", () => Effect.gen(function* () {
     const overflow: ScriptedResponse = {
       type: "error",
       status: 400,
       body: { error: { message: "This model's maximum context length is 4096 tokens.", type: "invalid_request_error", code: "context_length_exceeded" } }
     }
     const script: Array<ScriptedResponse> = [listing(0), listing(1), listing(2), overflow, summaryReply, textStream("Found it.")]
-    const h = await makeHarness(script, { tools: [lister], config: (c) => ({ ...noRetries(c), compaction: { ...c.compaction, keepRecentSteps: 1 } }) })
-    try {
-      const { result, stored } = await h.run(run)
-      expect(h.server.requests.length).toBe(6)
-      expect(lastUser(h.server.requests[4]!.body)).toBe(COMPACTION_REQUEST)
-      const retried = JSON.stringify(h.server.requests[5]!.body.messages)
-      expect(retried).toContain("SUMMARY:")
-      expect(retried).not.toContain("ls dir0")
-      expect(retried).toContain("ls dir2")
-      expect(result.report.reason).toBe("final")
-      expect(result.report.incidents).toContainEqual({ step: 3, detector: "compaction", action: "compacted" })
-      // The refused attempt stays in the store, left out of requests.
-      expect(stored.some((m) => m.role === "assistant" && m.excluded === "replayed" && m.error !== undefined)).toBe(true)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness(script, { tools: [lister], config: (c) => ({ ...noRetries(c), compaction: { ...c.compaction, keepRecentSteps: 1 } }) })
+    const { result, stored } = yield* h.provide(run)
+    expect(h.server.requests.length).toBe(6)
+    expect(lastUser(h.server.requests[4]!.body)).toBe(COMPACTION_REQUEST)
+    const retried = JSON.stringify(h.server.requests[5]!.body.messages)
+    expect(retried).toContain("SUMMARY:")
+    expect(retried).not.toContain("ls dir0")
+    expect(retried).toContain("ls dir2")
+    expect(result.report.reason).toBe("final")
+    expect(result.report.incidents).toContainEqual({ step: 3, detector: "compaction", action: "compacted" })
+    // The refused attempt stays in the store, left out of requests.
+    expect(stored.some((m) => m.role === "assistant" && m.excluded === "replayed" && m.error !== undefined)).toBe(true)
+  }), 30_000)
 
-  test("compactions feed the stall signal: with stall on, reaching stall.maxCompactions pauses the run", async () => {
+  it.live("compactions feed the stall signal: with stall on, reaching stall.maxCompactions pauses the run", () => Effect.gen(function* () {
     const script: Array<ScriptedResponse> = [listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, listing(5), textStream("never")]
-    const h = await makeHarness(script, {
+    const h = yield* harness(script, {
       tools: [lister],
       config: (c) => ({
         ...c,
@@ -128,19 +117,15 @@ describe("context compaction over HTTP", () => {
         stall: { ...c.stall, enabled: true, maxCompactions: 1, noFileChangeSteps: null, spendFlatWindow: null }
       })
     })
-    try {
-      const { result } = await h.run(run)
-      expect(result.report.reason).toBe("try_best_paused")
-      expect(result.incidents.filter((i) => i.detector === "stall-compactions").map((i) => i.action)).toEqual(["pause"])
-      expect(h.server.requests.length).toBe(7)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const { result } = yield* h.provide(run)
+    expect(result.report.reason).toBe("try_best_paused")
+    expect(result.incidents.filter((i) => i.detector === "stall-compactions").map((i) => i.action)).toEqual(["pause"])
+    expect(h.server.requests.length).toBe(7)
+  }), 30_000)
 
-  test("a summary request that stalls fails the compaction, not the run: the next request goes out uncompacted", async () => {
+  it.live("a summary request that stalls fails the compaction, not the run: the next request goes out uncompacted", () => Effect.gen(function* () {
     const stalledSummary: ScriptedResponse = { type: "stream", chunks: [{ text: "SUMMARY: partial" }, { text: " rest" }], finish: "stop", stallAfterChunks: 1 }
-    const h = await makeHarness([listing(0), listing(1), listing(2), listing(3), listing(4), stalledSummary, textStream("Found it.")], {
+    const h = yield* harness([listing(0), listing(1), listing(2), listing(3), listing(4), stalledSummary, textStream("Found it.")], {
       tools: [lister],
       config: (c) => ({
         ...c,
@@ -148,62 +133,46 @@ describe("context compaction over HTTP", () => {
         compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2, maxCompactions: 1 }
       })
     })
-    try {
-      const { result } = await h.run(run)
-      expect(result.report.reason).toBe("final")
-      expect(result.incidents.find((i) => i.detector === "compaction")).toMatchObject({ action: "failed", detail: { error: expect.stringContaining("stream.chunkTimeoutMs") } })
-      const next = JSON.stringify(h.server.requests[6]!.body.messages)
-      expect(next).toContain("ls dir0")
-      expect(next).not.toContain("SUMMARY")
-      await h.server.requests[5]!.done
-      expect(h.server.requests[5]!.closedEarly).toBe(true)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const { result } = yield* h.provide(run)
+    expect(result.report.reason).toBe("final")
+    expect(result.incidents.find((i) => i.detector === "compaction")).toMatchObject({ action: "failed", detail: { error: expect.stringContaining("stream.chunkTimeoutMs") } })
+    const next = JSON.stringify(h.server.requests[6]!.body.messages)
+    expect(next).toContain("ls dir0")
+    expect(next).not.toContain("SUMMARY")
+    yield* Effect.promise(() => h.server.requests[5]!.done)
+    expect(h.server.requests[5]!.closedEarly).toBe(true)
+  }), 30_000)
 
-  test("compactions are capped: past the cap an overflow ends the run as a model error", async () => {
+  it.live("compactions are capped: past the cap an overflow ends the run as a model error", () => Effect.gen(function* () {
     const overflow: ScriptedResponse = { type: "error", status: 400, body: { error: { message: "prompt is too long", type: "invalid_request_error" } } }
-    const h = await makeHarness([listing(0), listing(1), listing(2), overflow], {
+    const h = yield* harness([listing(0), listing(1), listing(2), overflow], {
       tools: [lister],
       config: (c) => ({ ...noRetries(c), compaction: { ...c.compaction, maxCompactions: 0 } })
     })
-    try {
-      const { result } = await h.run(run)
-      expect(result.report.reason).toBe("model_error")
-      expect(h.server.requests.length).toBe(4)
-      expect(result.report.incidents).toContainEqual({ step: 3, detector: "compaction", action: "cap" })
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const { result } = yield* h.provide(run)
+    expect(result.report.reason).toBe("model_error")
+    expect(h.server.requests.length).toBe(4)
+    expect(result.report.incidents).toContainEqual({ step: 3, detector: "compaction", action: "cap" })
+  }), 30_000)
 
-  test("a compaction survives a restart: a new process over the same session files sends the summary, not the old steps", async () => {
+  it.live("a compaction survives a restart: a new process over the same session files sends the summary, not the old steps", () => Effect.gen(function* () {
     const dir = mkdtempSync(join(tmpdir(), "lg-compaction-"))
     const compactNow = (c: any) => ({ ...c, compaction: { ...c.compaction, contextTokens: 1000, keepRecentSteps: 2 } })
-    const first = await makeHarness([listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, textStream("Stopping here.")], {
+    const first = yield* harness([listing(0), listing(1), listing(2), listing(3), listing(4), summaryReply, textStream("Stopping here.")], {
       tools: [lister],
       config: compactNow,
       store: layerSqliteStore(dir)
     })
-    try {
-      expect((await first.run(run)).result.report.retries["compaction"]).toBe(1)
-    } finally {
-      await first.close()
-    }
+    expect((yield* first.provide(run)).result.report.retries["compaction"]).toBe(1)
     // Append-only in the store: the summary is one more message, every listing is still there.
-    const file = JSON.stringify(await Effect.runPromise(Effect.scoped(Effect.flatMap(makeSqliteStore(dir), (st) => st.messages("s")))))
+    const file = JSON.stringify(yield* Effect.scoped(Effect.flatMap(makeSqliteStore(dir), (st) => st.messages("s"))))
     expect(file).toContain('"synthetic":"compaction"')
     for (const i of [0, 1, 2, 3, 4]) expect(file).toContain(`ls dir${i}`)
-    const second = await makeHarness([textStream("Carrying on.")], { tools: [lister], store: layerSqliteStore(dir) })
-    try {
-      await second.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "Carry on" }) }))
-      const sent = JSON.stringify(second.server.requests[0]!.body.messages)
-      expect(sent).toContain("SUMMARY: listed dir0 to dir3")
-      expect(sent).not.toContain("ls dir0")
-      expect(sent).toContain("Carry on")
-    } finally {
-      await second.close()
-    }
-  }, 30_000)
+    const second = yield* harness([textStream("Carrying on.")], { tools: [lister], store: layerSqliteStore(dir) })
+    yield* second.provide(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "Carry on" }) }))
+    const sent = JSON.stringify(second.server.requests[0]!.body.messages)
+    expect(sent).toContain("SUMMARY: listed dir0 to dir3")
+    expect(sent).not.toContain("ls dir0")
+    expect(sent).toContain("Carry on")
+  }), 30_000)
 })

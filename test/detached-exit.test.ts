@@ -5,8 +5,11 @@
  * then ended here, by its pid.
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
-import { expect, test } from "bun:test"
+import { expect } from "bun:test"
+import { Effect } from "effect"
 import { resolve } from "node:path"
+import { it } from "./effect-test.js"
+import { killOnClose } from "./scoped-resources.js"
 import { cliEnv, scratch } from "./cli-fixture.js"
 import { execFileSync } from "node:child_process"
 import { TAG } from "./process-table.js"
@@ -21,27 +24,23 @@ const pidsWith = (marker: string): Array<number> =>
 const ROOT = resolve(import.meta.dir, "..")
 const { serve, workdir } = scratch("lg-detached-")
 
-test("`setsid sleep … &` in a tool call: the call ends, the report is printed and the CLI exits 0 on its own", async () => {
+it.live("`setsid sleep … &` in a tool call: the call ends, the report is printed and the CLI exits 0 on its own", () => Effect.gen(function* () {
   const marker = `${TAG}771`
-  const server = await serve([toolCallStream("bash", { command: `setsid sleep ${marker} & sleep 0.5` }, { id: "c1" }), textStream("Started it.")])
-  const child = Bun.spawn([process.execPath, "run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", "start it", "--cwd", workdir()], {
+  // The detached sleep is ours to end (this test started it), by its pid.
+  yield* Effect.addFinalizer(() => Effect.sync(() => pidsWith(`sleep ${marker}`).forEach((pid) => process.kill(pid, "SIGKILL"))))
+  const server = yield* Effect.promise(() => serve([toolCallStream("bash", { command: `setsid sleep ${marker} & sleep 0.5` }, { id: "c1" }), textStream("Started it.")]))
+  const child = yield* killOnClose(Bun.spawn([process.execPath, "run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", "start it", "--cwd", workdir()], {
     cwd: ROOT,
     env: cliEnv(),
     stdout: "pipe",
     stderr: "pipe"
-  })
+  }))
   let exited = false
   void child.exited.then(() => (exited = true))
   const out = new Response(child.stdout).text()
-  try {
-    const deadline = Date.now() + 45_000
-    while (!exited && Date.now() < deadline) await Bun.sleep(100)
-    expect(exited).toBe(true)
-    expect(await child.exited).toBe(0)
-    expect(await out).toContain("Started it.")
-  } finally {
-    if (!exited) child.kill("SIGKILL")
-    // The detached sleep is ours to end (this test started it), by its pid.
-    for (const pid of pidsWith(`sleep ${marker}`)) process.kill(pid, "SIGKILL")
-  }
-}, 90_000)
+  const deadline = Date.now() + 45_000
+  while (!exited && Date.now() < deadline) yield* Effect.sleep(100)
+  expect(exited).toBe(true)
+  expect(yield* Effect.promise(() => child.exited)).toBe(0)
+  expect(yield* Effect.promise(() => out)).toContain("Started it.")
+}), 90_000)

@@ -23,15 +23,21 @@ import {
   type SessionStoreError,
   type ToolDefinition
 } from "@loopguard/effect"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Scope } from "effect"
 
 export interface Harness {
   readonly server: ScriptedServer
   readonly events: Array<LoopguardEvent>
   /** `signal` interrupts the run's fiber (as a library caller's interruption would). */
-  readonly run: <A, E>(effect: Effect.Effect<A, E, RunLoop | SessionProcessor | SessionStore | Events>, options?: { readonly signal?: AbortSignal }) => Promise<A>
+  readonly run: <A, E>(effect: Effect.Effect<A, E, HarnessServices>, options?: { readonly signal?: AbortSignal }) => Promise<A>
+  /** `effect` with the harness's services, to run inside the test's own Effect (and fiber). */
+  readonly provide: <A, E>(effect: Effect.Effect<A, E, HarnessServices>) => Effect.Effect<A, unknown>
   readonly close: () => Promise<void>
 }
+
+export type HarnessServices = RunLoop | SessionProcessor | SessionStore | Events
+
+export type HarnessOptions = NonNullable<Parameters<typeof makeHarness>[1]>
 
 export const makeHarness = async (
   script: Script,
@@ -78,9 +84,17 @@ export const makeHarness = async (
     server,
     events,
     run: (effect, options) => Effect.runPromise(Effect.provide(effect, layer) as Effect.Effect<never>, options?.signal ? { signal: options.signal } : undefined),
+    provide: (effect) => Effect.provide(effect, layer),
     close: () => server.close()
   }
 }
+
+/** The harness as a scoped resource: its server closes when the test's scope does, even when the test fails. */
+export const harness = (script: Script, options: HarnessOptions = {}): Effect.Effect<Harness, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.promise(() => makeHarness(script, options)),
+    (h) => Effect.promise(() => h.close())
+  )
 
 /** A config with retries off, so a fault shows up as the step's error at once. */
 export const noRetries = (c: LoopguardConfig): LoopguardConfig => ({

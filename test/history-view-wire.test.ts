@@ -9,12 +9,14 @@
  */
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { layerSqliteStore, RunLoop, SessionStore, makeMemoryStore, type SessionStoreError, type SessionStoreShape, type ToolDefinition } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect, Layer } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { makeHarness, noRetries } from "./harness.js"
+
+
+import { it } from "./effect-test.js"
+import { tempDir } from "./scoped-resources.js"
+import { harness, noRetries } from "./harness.js"
 
 const lister: ToolDefinition = {
   spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
@@ -46,33 +48,31 @@ const wholeReads = Layer.sync(SessionStore, (): SessionStoreShape => {
   return store
 })
 
-const session = async (store: Layer.Layer<SessionStore, SessionStoreError>) => {
-  const h = await makeHarness(script(), {
-    tools: [lister],
-    store,
-    config: (c) => ({
-      ...noRetries(c),
-      compaction: { ...c.compaction, keepRecentSteps: 1 },
-      loopStreakRecovery: { ...c.loopStreakRecovery, enabled: true, triggerCount: 3 }
+/** One session against `store`; its server is closed when it returns. */
+const session = (store: Layer.Layer<SessionStore, SessionStoreError>) =>
+  Effect.scoped(Effect.gen(function* () {
+    const h = yield* harness(script(), {
+      tools: [lister],
+      store,
+      config: (c) => ({
+        ...noRetries(c),
+        compaction: { ...c.compaction, keepRecentSteps: 1 },
+        loopStreakRecovery: { ...c.loopStreakRecovery, enabled: true, triggerCount: 3 }
+      })
     })
-  })
-  try {
-    const { result, stored } = await h.run(
+    const { result, stored } = yield* h.provide(
       Effect.gen(function* () {
         const result = yield* (yield* RunLoop).run({ sessionId: "w", prompt: "Find where the config is read" })
         return { result, stored: yield* (yield* SessionStore).messages("w") }
       })
     )
     return { result, stored, bodies: h.server.requests.map((q) => JSON.stringify(q.body)) }
-  } finally {
-    await h.close()
-  }
-}
+  }))
 
 describe("incremental request view on the wire", () => {
-  test("the same request bodies as rebuilding from the whole history, through a crop, a rollback, a compaction and an exclusion", async () => {
-    const incremental = await session(SessionStore.layerMemory)
-    const rebuilt = await session(wholeReads)
+  it.live("the same request bodies as rebuilding from the whole history, through a crop, a rollback, a compaction and an exclusion", () => Effect.gen(function* () {
+    const incremental = yield* session(SessionStore.layerMemory)
+    const rebuilt = yield* session(wholeReads)
     // The session really went through every change that invalidates the view.
     const stored = incremental.stored
     expect(stored.some((m) => m.role === "user" && (m.crops?.length ?? 0) > 0)).toBe(true)
@@ -82,17 +82,13 @@ describe("incremental request view on the wire", () => {
     expect(incremental.result.report.reason).toBe("final")
     expect(incremental.bodies).toHaveLength(script().length)
     expect(incremental.bodies).toEqual(rebuilt.bodies)
-  }, 30_000)
+  }), 30_000)
 
-  test("the same over SQLite, whose view is fed from the store's mirror of the rows", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "lg-wire-"))
-    try {
-      const mirrored = await session(layerSqliteStore(dir))
-      const rebuilt = await session(wholeReads)
-      expect(mirrored.result.report.reason).toBe("final")
-      expect(mirrored.bodies).toEqual(rebuilt.bodies)
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  }, 30_000)
+  it.live("the same over SQLite, whose view is fed from the store's mirror of the rows", () => Effect.gen(function* () {
+    const dir = yield* tempDir("lg-wire-")
+    const mirrored = yield* session(layerSqliteStore(dir))
+    const rebuilt = yield* session(wholeReads)
+    expect(mirrored.result.report.reason).toBe("final")
+    expect(mirrored.bodies).toEqual(rebuilt.bodies)
+  }), 30_000)
 })

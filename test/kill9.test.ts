@@ -5,18 +5,20 @@
  * and exports as trace v1, every token in the marker file (a tool that ran) is a call in the store
  * — written ahead, so no step whose tool ran is lost — and every session resumes over HTTP.
  */
-import { startScriptedServer, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
 import { parseTrace } from "@loopguard/core/trace"
 import { layerSqliteStore, RunLoop } from "@loopguard/effect"
 import { exportTrace, makeSqliteStore } from "@loopguard/effect/store"
-import { expect, test } from "bun:test"
+import { expect } from "bun:test"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
-import { makeHarness } from "./harness.js"
+import { it } from "./effect-test.js"
+import { scriptedServer } from "./scoped-resources.js"
+import { harness } from "./harness.js"
 
 const TRIALS = 20
 const ROOT = resolve(import.meta.dir, "..")
@@ -42,46 +44,40 @@ const tokensIn = (messages: ReadonlyArray<Message>): Set<string> => {
   return found
 }
 
-test(`kill -9 at ${TRIALS} random moments: every session loads, exports and resumes; no tool that ran is missing from the store`, async () => {
+it.live(`kill -9 at ${TRIALS} random moments: every session loads, exports and resumes; no tool that ran is missing from the store`, () => Effect.gen(function* () {
   const dir = mkdtempSync(join(tmpdir(), "lg-kill9-"))
   const cwd = join(dir, "work")
   mkdirSync(cwd)
   const marker = join(dir, "marker.txt")
-  const server = await startScriptedServer((_body: unknown, i: number) => toolCallStream("bash", { command: `echo k${i} >> ${marker}` }, { id: `call_k${i}` }))
+  const server = yield* scriptedServer((_body: unknown, i: number) => toolCallStream("bash", { command: `echo k${i} >> ${marker}` }, { id: `call_k${i}` }))
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_")))
   const random = prng(14)
-  try {
-    for (let n = 0; n < TRIALS; n++) {
-      // Requests are numbered across trials; this trial's tools write tokens k<firstRequest> and up.
-      const firstRequest = server.requests.length
-      const child = spawn(
-        process.execPath,
-        ["run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", "keep going", "--max-steps", "5000", "--cwd", cwd, "--session-dir", dir, "--session", `t${n}`, "--json"],
-        { cwd: ROOT, env, stdio: ["ignore", "ignore", "ignore"] }
-      )
-      const closed = new Promise<void>((done) => child.on("close", () => done()))
-      // Wait until this trial's first tool has run, then kill at a random moment after it: every
-      // trial has something to lose, and the moment falls anywhere in the step cycle.
-      const started = Date.now()
-      while (!ranSince(marker, firstRequest) && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 10))
-      await new Promise((r) => setTimeout(r, Math.floor(random() * 400)))
-      child.kill("SIGKILL")
-      await closed
-    }
-  } finally {
-    await server.close()
+  for (let n = 0; n < TRIALS; n++) {
+    // Requests are numbered across trials; this trial's tools write tokens k<firstRequest> and up.
+    const firstRequest = server.requests.length
+    const child = spawn(
+      process.execPath,
+      ["run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", "keep going", "--max-steps", "5000", "--cwd", cwd, "--session-dir", dir, "--session", `t${n}`, "--json"],
+      { cwd: ROOT, env, stdio: ["ignore", "ignore", "ignore"] }
+    )
+    const closed = new Promise<void>((done) => child.on("close", () => done()))
+    // Wait until this trial's first tool has run, then kill at a random moment after it: every
+    // trial has something to lose, and the moment falls anywhere in the step cycle.
+    const started = Date.now()
+    while (!ranSince(marker, firstRequest) && Date.now() - started < 30_000) yield* Effect.sleep("10 millis")
+    yield* Effect.sleep(Math.floor(random() * 400))
+    child.kill("SIGKILL")
+    yield* Effect.promise(() => closed)
   }
 
   const ran = new Set(existsSync(marker) ? readFileSync(marker, "utf8").split("\n").filter((l) => l !== "") : [])
-  const sessions = await Effect.runPromise(
-    Effect.scoped(
-      Effect.gen(function* () {
-        const store = yield* makeSqliteStore(dir)
-        const out: Array<{ id: string; messages: ReadonlyArray<Message> }> = []
-        for (let n = 0; n < TRIALS; n++) out.push({ id: `t${n}`, messages: yield* store.messages(`t${n}`) })
-        return out
-      })
-    )
+  const sessions = yield* Effect.scoped(
+    Effect.gen(function* () {
+      const store = yield* makeSqliteStore(dir)
+      const out: Array<{ id: string; messages: ReadonlyArray<Message> }> = []
+      for (let n = 0; n < TRIALS; n++) out.push({ id: `t${n}`, messages: yield* store.messages(`t${n}`) })
+      return out
+    })
   )
   const stored = new Set<string>()
   for (const s of sessions) {
@@ -94,14 +90,10 @@ test(`kill -9 at ${TRIALS} random moments: every session loads, exports and resu
   expect(lost).toEqual([])
 
   // Every session resumes: the dead writer's lease is taken over and the model is asked again.
-  const h = await makeHarness((_body: unknown) => textStream("resumed"), { store: layerSqliteStore(dir) })
-  try {
-    for (const s of sessions) {
-      if (s.messages.length === 0) continue
-      const r = await h.run(Effect.flatMap(RunLoop, (loop) => loop.run({ sessionId: s.id })))
-      expect([s.id, r.report.reason]).toEqual([s.id, "final"])
-    }
-  } finally {
-    await h.close()
+  const h = yield* harness((_body: unknown) => textStream("resumed"), { store: layerSqliteStore(dir) })
+  for (const s of sessions) {
+    if (s.messages.length === 0) continue
+    const r = yield* h.provide(Effect.flatMap(RunLoop, (loop) => loop.run({ sessionId: s.id })))
+    expect([s.id, r.report.reason]).toEqual([s.id, "final"])
   }
-}, 240_000)
+}), 240_000)

@@ -7,11 +7,14 @@
 import type { Message } from "@loopguard/core/model"
 import { textStream } from "@loopguard/ai-sdk/testing"
 import { makeDurableStore } from "@loopguard/effect/store"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { join, resolve } from "node:path"
+import { it } from "./effect-test.js"
 import { cliEnv, liveText, scratch, waitUntil } from "./cli-fixture.js"
 import { freshPostgresDatabase } from "./pg-fixture.js"
+import { killOnClose } from "./scoped-resources.js"
+import { postgresSkipReason, skipName } from "./skip-name.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const TIMEOUT = 120_000
@@ -28,45 +31,50 @@ const cli = (target: string, baseURL: string, prompt: string, cwd: string) =>
     { cwd: ROOT, env: { ...cliEnv(), LOOPGUARD_STORE_LEASE_MS: String(LEASE_MS) }, stdout: "pipe", stderr: "pipe" }
   )
 
-const pausedWriter = async (target: string) => {
-  // A's reply: a first chunk, then the rest a moment later (it waits in the socket while A is stopped).
-  const server = await serve((_body: unknown, i: number) =>
-    i === 0 ? { type: "stream", chunks: [{ text: "A is half way" }, { text: " and done" }], stallAfterChunks: 1, stallMs: 300 } : textStream("B's answer")
+/** A run stopped (SIGSTOP) past its lease while run B takes the session; A is resumed however B's part ends. */
+const pausedWriter = (target: string) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      // A's reply: a first chunk, then the rest a moment later (it waits in the socket while A is stopped).
+      const server = yield* Effect.promise(() =>
+        serve((_body: unknown, i: number) =>
+          i === 0 ? { type: "stream", chunks: [{ text: "A is half way" }, { text: " and done" }], stallAfterChunks: 1, stallMs: 300 } : textStream("B's answer")
+        )
+      )
+      const cwd = workdir()
+      const a = yield* killOnClose(cli(target, server.baseURL, "A's prompt", cwd))
+      const aErr = liveText(a.stderr)
+      const aOut = liveText(a.stdout)
+      yield* Effect.promise(() => waitUntil(() => server.requests.length === 1))
+      expect(server.requests).toHaveLength(1)
+      a.kill("SIGSTOP")
+      yield* Effect.gen(function* () {
+        yield* Effect.sleep(LEASE_MS * 2.5)
+        const b = yield* killOnClose(cli(target, server.baseURL, "B's prompt", cwd))
+        const [bCode, bErr] = yield* Effect.promise(() => Promise.all([b.exited, new Response(b.stderr).text()]))
+        expect(bErr).toBe("")
+        expect(bCode).toBe(0)
+      }).pipe(Effect.ensuring(Effect.sync(() => a.kill("SIGCONT"))))
+      const afterB = yield* Effect.promise(() => stored(target))
+      expect(afterB.filter((m) => m.role === "user").map((m) => (m.role === "user" ? m.text : ""))).toEqual(["A's prompt", "B's prompt"])
+      const aCode = yield* Effect.promise(() => a.exited)
+      yield* Effect.promise(() => Promise.all([aErr.done, aOut.done]))
+      expect(aErr.text.trim().split("\n")).toHaveLength(1)
+      expect(aErr.text).toMatch(/^loopguard: session shared: this process's write lease \(token \d+\) was taken over .*nothing more was written/)
+      expect(aOut.text + aErr.text).not.toMatch(/\n\s+at /)
+      expect(aCode).toBe(1)
+      expect(yield* Effect.promise(() => stored(target))).toEqual(afterB)
+    })
   )
-  const cwd = workdir()
-  const a = cli(target, server.baseURL, "A's prompt", cwd)
-  const aErr = liveText(a.stderr)
-  const aOut = liveText(a.stdout)
-  await waitUntil(() => server.requests.length === 1)
-  expect(server.requests).toHaveLength(1)
-  a.kill("SIGSTOP")
-  try {
-    await Bun.sleep(LEASE_MS * 2.5)
-    const b = cli(target, server.baseURL, "B's prompt", cwd)
-    const [bCode, bErr] = await Promise.all([b.exited, new Response(b.stderr).text()])
-    expect(bErr).toBe("")
-    expect(bCode).toBe(0)
-  } finally {
-    a.kill("SIGCONT")
-  }
-  const afterB = await stored(target)
-  expect(afterB.filter((m) => m.role === "user").map((m) => (m.role === "user" ? m.text : ""))).toEqual(["A's prompt", "B's prompt"])
-  const aCode = await a.exited
-  await Promise.all([aErr.done, aOut.done])
-  expect(aErr.text.trim().split("\n")).toHaveLength(1)
-  expect(aErr.text).toMatch(/^loopguard: session shared: this process's write lease \(token \d+\) was taken over .*nothing more was written/)
-  expect(aOut.text + aErr.text).not.toMatch(/\n\s+at /)
-  expect(aCode).toBe(1)
-  expect(await stored(target)).toEqual(afterB)
-}
 
 describe("a writer paused past its lease", () => {
-  test("SQLite: A resumes after B finished; A's write is refused (one line, exit 1), B's work intact", async () => {
-    await pausedWriter(join(workdir(), "sessions"))
-  }, TIMEOUT)
+  it.live("SQLite: A resumes after B finished; A's write is refused (one line, exit 1), B's work intact", () => Effect.gen(function* () {
+    yield* pausedWriter(join(workdir(), "sessions"))
+  }), TIMEOUT)
 
   const pg = process.env["TEST_POSTGRES_URL"]
-  test.skipIf((pg === undefined || pg === "") && process.env["CI"] !== "true")("Postgres: the same, on a fresh database", async () => {
-    await pausedWriter((await freshPostgresDatabase(pg!, "fence")).toString())
-  }, TIMEOUT)
+  const pgSkip = postgresSkipReason()
+  it.live.skipIf(pgSkip !== undefined)(skipName("Postgres: the same, on a fresh database", pgSkip), () => Effect.gen(function* () {
+    yield* pausedWriter((yield* Effect.promise(() => freshPostgresDatabase(pg!, "fence"))).toString())
+  }), TIMEOUT)
 })

@@ -10,6 +10,7 @@ import { createServer } from "node:net"
 import { resolve } from "node:path"
 import { cliEnv } from "./cli-fixture.js"
 import { freshPostgresDatabase } from "./pg-fixture.js"
+import { postgresSkipReason, skipName } from "./skip-name.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const TIMEOUT = 60_000
@@ -65,7 +66,8 @@ describe("connection errors", () => {
   }, TIMEOUT)
 })
 
-describe.skipIf((pg === undefined || pg === "") && process.env["CI"] !== "true")("an empty store on a live server", () => {
+const pgSkip = postgresSkipReason()
+describe.skipIf(pgSkip !== undefined)(skipName("an empty store on a live server", pgSkip), () => {
   const fresh = () => freshPostgresDatabase(pg!, "pw")
 
   test("sessions list names the store without its password (in the URL, or as ?password=)", async () => {

@@ -4,12 +4,14 @@
  * session to --session-dir where `loopguard sessions` reads it, and ends on SIGTERM with 143.
  * Bad flags are one line and exit 2.
  */
-import { repeatLoop, startScriptedServer, textStream } from "@loopguard/ai-sdk/testing"
+import { repeatLoop, textStream } from "@loopguard/ai-sdk/testing"
 import { expect, test } from "bun:test"
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
+
 import { join, resolve } from "node:path"
+import { it } from "./effect-test.js"
+import { killOnClose, scriptedServer, tempDir } from "./scoped-resources.js"
 import { cliEnv, waitUntil } from "./cli-fixture.js"
 import { openSqlClient } from "@loopguard/effect/store"
 import { Effect } from "effect"
@@ -18,62 +20,56 @@ import { freePort } from "./free-port.js"
 const ROOT = resolve(import.meta.dir, "..")
 
 
-test("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM ends it with 143", async () => {
-  const server = await startScriptedServer([repeatLoop("round and round the same few words we go", 300, { finish: "stop", chunkDelayMs: 1 }), textStream("fine")])
-  const dir = mkdtempSync(join(tmpdir(), "lg-proxy-cli-"))
-  const port = await freePort()
-  const child = spawn(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", server.baseURL, "--listen", `127.0.0.1:${port}`, "--session-dir", dir], {
+it.live("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM ends it with 143", () => Effect.gen(function* () {
+  const server = yield* scriptedServer([repeatLoop("round and round the same few words we go", 300, { finish: "stop", chunkDelayMs: 1 }), textStream("fine")])
+  const dir = yield* tempDir("lg-proxy-cli-")
+  const port = yield* Effect.promise(() => freePort())
+  const child = yield* killOnClose(spawn(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", server.baseURL, "--listen", `127.0.0.1:${port}`, "--session-dir", dir], {
     cwd: ROOT,
     env: cliEnv(),
     stdio: ["ignore", "pipe", "pipe"]
-  })
+  }))
   const out = { stdout: "", stderr: "" }
   child.stdout.on("data", (d) => (out.stdout += d))
   child.stderr.on("data", (d) => (out.stderr += d))
   const closed = new Promise<number | null>((done) => child.on("close", (code) => done(code)))
-  try {
-    await waitUntil(() => out.stderr.includes("listening on"), 30_000)
-    expect(out.stderr).toContain(`listening on http://127.0.0.1:${port} (agents: base URL http://127.0.0.1:${port}/v1)`)
-    const reply = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json", "x-loopguard-session": "cli-run" },
-      body: JSON.stringify({ model: "scripted-model", stream: true, messages: [{ role: "user", content: "write" }] })
-    })
-    const body = await reply.text()
-    expect(reply.headers.get("x-loopguard-session")).toBe("cli-run")
-    expect(body).toContain("[loopguard: this reply started repeating itself")
-    expect(body.trimEnd().endsWith("data: [DONE]")).toBe(true)
-    const health = await fetch(`http://127.0.0.1:${port}/loopguard/health`)
-    expect(health.status).toBe(200)
-    await waitUntil(() => out.stderr.includes("cli-run chat"), 30_000)
-    expect(out.stderr).toMatch(/cli-run chat scripted-model pass → cut 200/)
-    child.kill("SIGTERM")
-    expect(await closed).toBe(143)
-    const listed = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "list", "--session-dir", dir], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
-    expect(listed.status).toBe(0)
-    expect(listed.stdout).toContain("cli-run")
-    // The user turn and the reply the client got (cut, with the proxy's notice) are in the session; audit reads the export.
-    const exported = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "export", "cli-run", "--session-dir", dir], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
-    expect(exported.status).toBe(0)
-    const lines = exported.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; text?: string })
-    expect(lines.filter((l) => l.type === "user").map((l) => l.text)).toEqual(["write"])
-    expect(lines.find((l) => l.type === "assistant")?.text).toContain("round and round")
-    // What the proxy did with the request is kept beside the session.
-    const rows = await Effect.runPromise(
-      Effect.scoped(Effect.flatMap(openSqlClient(dir), ({ client }) => client.unsafe<{ session_id: string; record: string }>("SELECT session_id, record FROM loopguard_proxy_requests")))
-    )
-    expect(rows.map((r) => [r.session_id, JSON.parse(r.record).outcome])).toEqual([["cli-run", "cut"]])
-    // `sessions show` prints it after the messages.
-    const shown = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "show", "cli-run", "--session-dir", dir], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
-    expect(shown.status).toBe(0)
-    expect(shown.stdout).toContain("proxy requests: 1")
-    expect(shown.stdout).toMatch(/\n  \d{4}-\d\d-\d\dT[\d:.]+Z chat scripted-model pass → cut 200/)
-  } finally {
-    if (child.exitCode === null) child.kill("SIGKILL")
-    await server.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
-}, 90_000)
+  yield* Effect.promise(() => waitUntil(() => out.stderr.includes("listening on"), 30_000))
+  expect(out.stderr).toContain(`listening on http://127.0.0.1:${port} (agents: base URL http://127.0.0.1:${port}/v1)`)
+  const reply = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-loopguard-session": "cli-run" },
+    body: JSON.stringify({ model: "scripted-model", stream: true, messages: [{ role: "user", content: "write" }] })
+  }))
+  const body = yield* Effect.promise(() => reply.text())
+  expect(reply.headers.get("x-loopguard-session")).toBe("cli-run")
+  expect(body).toContain("[loopguard: this reply started repeating itself")
+  expect(body.trimEnd().endsWith("data: [DONE]")).toBe(true)
+  const health = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/loopguard/health`))
+  expect(health.status).toBe(200)
+  yield* Effect.promise(() => waitUntil(() => out.stderr.includes("cli-run chat"), 30_000))
+  expect(out.stderr).toMatch(/cli-run chat scripted-model pass → cut 200/)
+  child.kill("SIGTERM")
+  expect(yield* Effect.promise(() => closed)).toBe(143)
+  const listed = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "list", "--session-dir", dir], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
+  expect(listed.status).toBe(0)
+  expect(listed.stdout).toContain("cli-run")
+  // The user turn and the reply the client got (cut, with the proxy's notice) are in the session; audit reads the export.
+  const exported = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "export", "cli-run", "--session-dir", dir], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
+  expect(exported.status).toBe(0)
+  const lines = exported.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; text?: string })
+  expect(lines.filter((l) => l.type === "user").map((l) => l.text)).toEqual(["write"])
+  expect(lines.find((l) => l.type === "assistant")?.text).toContain("round and round")
+  // What the proxy did with the request is kept beside the session.
+  const rows = yield* Effect.scoped(
+    Effect.flatMap(openSqlClient(dir), ({ client }) => client.unsafe<{ session_id: string; record: string }>("SELECT session_id, record FROM loopguard_proxy_requests"))
+  )
+  expect(rows.map((r) => [r.session_id, JSON.parse(r.record).outcome])).toEqual([["cli-run", "cut"]])
+  // `sessions show` prints it after the messages.
+  const shown = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "show", "cli-run", "--session-dir", dir], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
+  expect(shown.status).toBe(0)
+  expect(shown.stdout).toContain("proxy requests: 1")
+  expect(shown.stdout).toMatch(/\n  \d{4}-\d\d-\d\dT[\d:.]+Z chat scripted-model pass → cut 200/)
+}), 90_000)
 
 test("loopguard proxy with a bad flag: one line, exit 2", () => {
   for (const args of [["--upstream", "ftp://x"], ["--upstream", "http://127.0.0.1:1/v1", "--listen", "nowhere"], []]) {
@@ -84,21 +80,17 @@ test("loopguard proxy with a bad flag: one line, exit 2", () => {
   }
 }, 90_000)
 
-test("loopguard proxy: a route's missing config file, or holding the upstream key without a token: one line, exit 2", () => {
-  const dir = mkdtempSync(join(tmpdir(), "lg-proxy-cfg-"))
-  try {
-    const config = join(dir, "loopguard.json")
-    writeFileSync(config, JSON.stringify({ proxy: { upstream: "http://127.0.0.1:1/v1", routes: { "raw-": { upstream: "http://127.0.0.1:2/v1", config: join(dir, "missing.jsonc") } } } }))
-    const route = spawnSync(process.execPath, ["packages/cli/src/main.ts", "proxy", "--config", config], { cwd: ROOT, env: cliEnv(), encoding: "utf8", timeout: 60_000 })
-    expect(route.status).toBe(2)
-    expect(route.stderr.trim().split("\n").length).toBe(1)
-    expect(route.stderr).toContain("proxy.routes.raw-.config")
-    const env = { ...cliEnv(), LOOPGUARD_PROXY_UPSTREAM_KEY_ENV: "LG_TEST_UPSTREAM_KEY", LG_TEST_UPSTREAM_KEY: "sk-upstream-secret-value" }
-    const keyed = spawnSync(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", "http://127.0.0.1:1/v1"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 })
-    expect(keyed.status).toBe(2)
-    expect(keyed.stderr).toContain("LOOPGUARD_PROXY_TOKEN")
-    expect(keyed.stderr).not.toContain("sk-upstream-secret-value")
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}, 90_000)
+it.live("loopguard proxy: a route's missing config file, or holding the upstream key without a token: one line, exit 2", () => Effect.gen(function* () {
+  const dir = yield* tempDir("lg-proxy-cfg-")
+  const config = join(dir, "loopguard.json")
+  writeFileSync(config, JSON.stringify({ proxy: { upstream: "http://127.0.0.1:1/v1", routes: { "raw-": { upstream: "http://127.0.0.1:2/v1", config: join(dir, "missing.jsonc") } } } }))
+  const route = spawnSync(process.execPath, ["packages/cli/src/main.ts", "proxy", "--config", config], { cwd: ROOT, env: cliEnv(), encoding: "utf8", timeout: 60_000 })
+  expect(route.status).toBe(2)
+  expect(route.stderr.trim().split("\n").length).toBe(1)
+  expect(route.stderr).toContain("proxy.routes.raw-.config")
+  const env = { ...cliEnv(), LOOPGUARD_PROXY_UPSTREAM_KEY_ENV: "LG_TEST_UPSTREAM_KEY", LG_TEST_UPSTREAM_KEY: "sk-upstream-secret-value" }
+  const keyed = spawnSync(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", "http://127.0.0.1:1/v1"], { cwd: ROOT, env, encoding: "utf8", timeout: 60_000 })
+  expect(keyed.status).toBe(2)
+  expect(keyed.stderr).toContain("LOOPGUARD_PROXY_TOKEN")
+  expect(keyed.stderr).not.toContain("sk-upstream-secret-value")
+}), 90_000)

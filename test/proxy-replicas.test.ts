@@ -5,7 +5,7 @@
  * (`. .ci/postgres.sh`); without it the suite is skipped with a note — except under CI=true, where
  * that is a failure.
  */
-import { startScriptedServer, textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { startProxy } from "@loopguard/proxy"
 import { describe, expect, test } from "bun:test"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
@@ -13,6 +13,8 @@ import { resolve } from "node:path"
 import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { openSqlClient } from "@loopguard/effect/store"
 import { Effect } from "effect"
+import { it } from "./effect-test.js"
+import { scriptedServer } from "./scoped-resources.js"
 import { cliEnv, waitUntil } from "./cli-fixture.js"
 import { freePort } from "./free-port.js"
 
@@ -50,6 +52,14 @@ const stop = async (child: ChildProcess) => {
   await closed
 }
 
+/** A replica that is stopped (SIGTERM, waited for) when the scope closes. */
+const replica = (upstream: string, store: string) =>
+  Effect.acquireRelease(Effect.promise(() => startReplica(upstream, store)), (r) => Effect.promise(() => stop(r.child)))
+
+/** An in-process proxy, closed when the scope closes. */
+const inProcessProxy = (options: Parameters<typeof startProxy>[0]) =>
+  Effect.acquireRelease(Effect.promise(() => startProxy(options)), (proxy) => Effect.promise(() => proxy.close()))
+
 const call = (i: number) => [
   { role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "bash", arguments: '{"command":"make build"}' } }] },
   { role: "tool", tool_call_id: `c${i}`, content: "make: *** [build] Error 2" }
@@ -79,68 +89,55 @@ if (url === undefined || url === "") {
   }
 } else {
   describe("two proxy processes on one Postgres", () => {
-    test("one conversation served alternately: the same verdicts as one proxy, one session record", async () => {
-      const server = await startScriptedServer(() => toolCallStream("bash", { command: "make build" }))
-      const store = await freshDatabase(url)
-      const single = await startProxy({ config: { ...DEFAULT_CONFIG, proxy: { ...DEFAULT_CONFIG.proxy, upstream: server.baseURL } }, host: "127.0.0.1", port: 0 })
-      const a = await startReplica(server.baseURL, store)
-      const b = await startReplica(server.baseURL, store)
-      try {
-        const alone: Array<string | null> = []
-        const alternating: Array<string | null> = []
-        for (let n = 0; n <= 9; n++) {
-          alone.push(await ask(`${single.url}/v1/chat/completions`, n))
-          alternating.push(await ask(n % 2 === 0 ? a.url : b.url, n))
-        }
-        expect(alternating).toEqual(alone)
-        expect(alternating).toContain("stop")
-        expect(alternating.indexOf("stop")).toBeLessThanOrEqual(8)
-        // A replica writes a request's messages after its reply; stopping both waits for those writes.
-        await stop(a.child)
-        await stop(b.child)
-        expect(a.out.stderr + b.out.stderr).not.toContain("session store:")
-        const listed = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "list", "--store", store, "--json"], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
-        expect(listed.status).toBe(0)
-        const sessions = listed.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: string; steps: number })
-        expect(sessions.length).toBe(1)
-        // Every step of the conversation once, whichever replica wrote it.
-        expect(sessions[0]!.steps).toBe(10)
-      } finally {
-        await stop(a.child)
-        await stop(b.child)
-        await single.close()
-        await server.close()
+    it.live("one conversation served alternately: the same verdicts as one proxy, one session record", () => Effect.gen(function* () {
+      const server = yield* scriptedServer(() => toolCallStream("bash", { command: "make build" }))
+      const store = yield* Effect.promise(() => freshDatabase(url))
+      const single = yield* inProcessProxy({ config: { ...DEFAULT_CONFIG, proxy: { ...DEFAULT_CONFIG.proxy, upstream: server.baseURL } }, host: "127.0.0.1", port: 0 })
+      const a = yield* replica(server.baseURL, store)
+      const b = yield* replica(server.baseURL, store)
+      const alone: Array<string | null> = []
+      const alternating: Array<string | null> = []
+      for (let n = 0; n <= 9; n++) {
+        alone.push(yield* Effect.promise(() => ask(`${single.url}/v1/chat/completions`, n)))
+        alternating.push(yield* Effect.promise(() => ask(n % 2 === 0 ? a.url : b.url, n)))
       }
-    }, 180_000)
+      expect(alternating).toEqual(alone)
+      expect(alternating).toContain("stop")
+      expect(alternating.indexOf("stop")).toBeLessThanOrEqual(8)
+      // A replica writes a request's messages after its reply; stopping both waits for those writes.
+      yield* Effect.promise(() => stop(a.child))
+      yield* Effect.promise(() => stop(b.child))
+      expect(a.out.stderr + b.out.stderr).not.toContain("session store:")
+      const listed = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "list", "--store", store, "--json"], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
+      expect(listed.status).toBe(0)
+      const sessions = listed.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: string; steps: number })
+      expect(sessions.length).toBe(1)
+      // Every step of the conversation once, whichever replica wrote it.
+      expect(sessions[0]!.steps).toBe(10)
+    }), 180_000)
 
-    test("a Retry-After told to one replica holds the other too", async () => {
+    it.live("a Retry-After told to one replica holds the other too", () => Effect.gen(function* () {
       const arrivals: Array<number> = []
       const busy: ScriptedResponse = { type: "error", status: 429, headers: { "retry-after-ms": "2000" } }
-      const server = await startScriptedServer((_body, index) => {
+      const server = yield* scriptedServer((_body, index) => {
         arrivals.push(Date.now())
         return index === 0 ? busy : textStream("done")
       })
-      const store = await freshDatabase(url)
-      const a = await startReplica(server.baseURL, store)
-      const b = await startReplica(server.baseURL, store)
-      try {
-        const first = fetch(a.url, { method: "POST", headers: { "content-type": "application/json", "x-loopguard-session": "one" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "hi" }] }) })
-        await waitUntil(() => arrivals.length >= 1, 30_000)
-        // Replica a logs its retry once the hold is in the store: a request that reached b before then was not told yet.
-        await waitUntil(() => /one: upstream HTTP 429 .*retry 1 in/.test(a.out.stderr), 30_000)
-        const second = fetch(b.url, { method: "POST", headers: { "content-type": "application/json", "x-loopguard-session": "two" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "hello" }] }) })
-        const [r1, r2] = await Promise.all([first, second])
-        expect(r1.status).toBe(200)
-        expect(r2.status).toBe(200)
-        expect(await r2.text()).toContain("done")
-        expect(arrivals.length).toBe(3)
-        // Neither replica called the upstream again before the 2 s it asked for had passed.
-        for (const t of arrivals.slice(1)) expect(t - arrivals[0]!).toBeGreaterThanOrEqual(1900)
-      } finally {
-        await stop(a.child)
-        await stop(b.child)
-        await server.close()
-      }
-    }, 180_000)
+      const store = yield* Effect.promise(() => freshDatabase(url))
+      const a = yield* replica(server.baseURL, store)
+      const b = yield* replica(server.baseURL, store)
+      const first = fetch(a.url, { method: "POST", headers: { "content-type": "application/json", "x-loopguard-session": "one" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "hi" }] }) })
+      yield* Effect.promise(() => waitUntil(() => arrivals.length >= 1, 30_000))
+      // Replica a logs its retry once the hold is in the store: a request that reached b before then was not told yet.
+      yield* Effect.promise(() => waitUntil(() => /one: upstream HTTP 429 .*retry 1 in/.test(a.out.stderr), 30_000))
+      const second = fetch(b.url, { method: "POST", headers: { "content-type": "application/json", "x-loopguard-session": "two" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "hello" }] }) })
+      const [r1, r2] = yield* Effect.promise(() => Promise.all([first, second]))
+      expect(r1.status).toBe(200)
+      expect(r2.status).toBe(200)
+      expect(yield* Effect.promise(() => r2.text())).toContain("done")
+      expect(arrivals.length).toBe(3)
+      // Neither replica called the upstream again before the 2 s it asked for had passed.
+      for (const t of arrivals.slice(1)) expect(t - arrivals[0]!).toBeGreaterThanOrEqual(1900)
+    }), 180_000)
   })
 }

@@ -7,9 +7,10 @@
 import { textStream } from "@loopguard/ai-sdk/testing"
 import { textOf } from "@loopguard/core/model"
 import { SessionProcessor, SessionStore } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
-import { makeHarness } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness } from "./harness.js"
 
 const processOnce = Effect.gen(function* () {
   const processor = yield* SessionProcessor
@@ -28,35 +29,27 @@ const PARAGRAPH =
   "Let me look at the failing assertion once more: the parser returns the nested rows in the wrong order because the header cells are merged, so I will rerun the formatter tests and compare the fixture."
 
 describe("near-exact runaways over HTTP", () => {
-  test("a paragraph whose attempt counter goes up, in 3-character text deltas: cut within 5 copies", async () => {
+  it.live("a paragraph whose attempt counter goes up, in 3-character text deltas: cut within 5 copies", () => Effect.gen(function* () {
     const copies = Array.from({ length: 300 }, (_, i) => `Attempt ${i + 2}. ${PARAGRAPH}\n\n`)
-    const h = await makeHarness([textStream(copies.join(""), { chunkSize: 3, chunkDelayMs: 1 })])
-    try {
-      const r = await h.run(processOnce)
-      expect(r.outcome.type).toBe("text-repeat")
-      if (r.outcome.type !== "text-repeat") return
-      expect(r.outcome.trip.rule).toBe("long")
-      expect(textOf(r.message).split("compare the fixture.").length - 1).toBeLessThanOrEqual(5)
-      await h.server.requests[0]!.done
-      expect(h.server.requests[0]!.closedEarly).toBe(true)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([textStream(copies.join(""), { chunkSize: 3, chunkDelayMs: 1 })])
+    const r = yield* h.provide(processOnce)
+    expect(r.outcome.type).toBe("text-repeat")
+    if (r.outcome.type !== "text-repeat") return
+    expect(r.outcome.trip.rule).toBe("long")
+    expect(textOf(r.message).split("compare the fixture.").length - 1).toBeLessThanOrEqual(5)
+    yield* Effect.promise(() => h.server.requests[0]!.done)
+    expect(h.server.requests[0]!.closedEarly).toBe(true)
+  }), 30_000)
 
-  test("a short counter line ×1000 as reasoning in 1 000-character deltas: cut within 6 000 characters", async () => {
+  it.live("a short counter line ×1000 as reasoning in 1 000-character deltas: cut within 6 000 characters", () => Effect.gen(function* () {
     const lines = Array.from({ length: 1_000 }, (_, i) => `Step ${i + 17}: check the value again.\n`).join("")
-    const h = await makeHarness([textStream("Done.", { chunkSize: 1_000, reasoning: lines, chunkDelayMs: 2 })])
-    try {
-      const r = await h.run(processOnce)
-      expect(r.outcome.type).toBe("text-repeat")
-      if (r.outcome.type !== "text-repeat") return
-      expect(r.outcome.trip.rule).toBe("long")
-      if (r.outcome.trip.rule === "long") expect(r.outcome.trip.char).toBeLessThan(6_000)
-      await h.server.requests[0]!.done
-      expect(h.server.requests[0]!.closedEarly).toBe(true)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([textStream("Done.", { chunkSize: 1_000, reasoning: lines, chunkDelayMs: 2 })])
+    const r = yield* h.provide(processOnce)
+    expect(r.outcome.type).toBe("text-repeat")
+    if (r.outcome.type !== "text-repeat") return
+    expect(r.outcome.trip.rule).toBe("long")
+    if (r.outcome.trip.rule === "long") expect(r.outcome.trip.char).toBeLessThan(6_000)
+    yield* Effect.promise(() => h.server.requests[0]!.done)
+    expect(h.server.requests[0]!.closedEarly).toBe(true)
+  }), 30_000)
 })

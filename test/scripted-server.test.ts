@@ -4,6 +4,7 @@
  * the subject, through raw fetch / raw sockets.
  */
 import { afterEach, describe, expect, test } from "bun:test";
+import { Effect } from "effect";
 import { connect } from "node:net";
 import {
   collectFullStream,
@@ -18,6 +19,7 @@ import {
   type ScriptedServerOptions,
   type WireFinishReason,
 } from "../packages/ai-sdk/src/scripted-server/index.js";
+import { it } from "./effect-test.js";
 
 const servers: ScriptedServer[] = [];
 afterEach(async () => {
@@ -205,20 +207,16 @@ describe("errors through @ai-sdk/openai-compatible", () => {
     expect(texts).toEqual(["first", "again", "again"]);
   });
 
-  test("many requests over one keep-alive connection leave no listener build-up", async () => {
+  it.live("many requests over one keep-alive connection leave no listener build-up", () => Effect.gen(function* () {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);
-    process.on("warning", onWarning);
-    try {
-      const server = await serve([textStream("again")], { whenExhausted: "repeat-last" });
-      for (let i = 0; i < 15; i++) expect((await run(server)).threw).toBe(false);
-      await Bun.sleep(10);
-      expect(server.requests.every((r) => r.outcome === "completed")).toBe(true);
-      expect(warnings.filter((name) => name === "MaxListenersExceededWarning")).toEqual([]);
-    } finally {
-      process.off("warning", onWarning);
-    }
-  });
+    yield* Effect.acquireRelease(Effect.sync(() => process.on("warning", onWarning)), () => Effect.sync(() => process.off("warning", onWarning)));
+    const server = yield* Effect.promise(() => serve([textStream("again")], { whenExhausted: "repeat-last" }));
+    for (let i = 0; i < 15; i++) expect((yield* Effect.promise(() => run(server))).threw).toBe(false);
+    yield* Effect.sleep(10);
+    expect(server.requests.every((r) => r.outcome === "completed")).toBe(true);
+    expect(warnings.filter((name) => name === "MaxListenersExceededWarning")).toEqual([]);
+  }));
 
   test("a function script sees the body and index; when it throws the client gets a 500", async () => {
     const server = await serve(async (body, index) => {
@@ -285,50 +283,55 @@ describe("stalls, aborts and closing", () => {
     expect(server.requests[0]).toMatchObject({ closedEarly: false, outcome: "server-closed" });
   });
 
-  test("close() clears the server's own timers (chunk delay and finite stall)", async () => {
+  it.live("close() clears the server's own timers (chunk delay and finite stall)", () => Effect.gen(function* () {
     const realSet = globalThis.setTimeout;
     const realClear = globalThis.clearTimeout;
     const pending = new Set<unknown>();
     const marked = new Set([9_001, 9_002]);
-    globalThis.setTimeout = ((fn: (...a: unknown[]) => void, ms?: number, ...rest: unknown[]) => {
-      const handle = realSet(
-        (...a: unknown[]) => {
-          pending.delete(handle);
-          fn(...a);
-        },
-        ms,
-        ...rest,
-      );
-      if (ms !== undefined && marked.has(ms)) pending.add(handle);
-      return handle;
-    }) as typeof setTimeout;
-    globalThis.clearTimeout = ((handle: any) => {
-      pending.delete(handle);
-      realClear(handle);
-    }) as typeof clearTimeout;
-    try {
-      const server = await serve([
-        textStream("abcdef", { chunkSize: 2, chunkDelayMs: 9_001 }),
-        { ...textStream("abcdef", { chunkSize: 2 }), stallAfterChunks: 1, stallMs: 9_002 },
-      ]);
-      const bodies = [0, 1].map(() =>
-        fetch(`${server.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify({ stream: true }) }).then((r) =>
-          r.text().catch(() => "broken"),
-        ),
-      );
-      while (server.requests.length < 2 || server.requests.some((r) => r.chunksWritten < 1)) await Bun.sleep(5);
-      await Bun.sleep(20);
-      expect(pending.size).toBe(2);
-      await server.close();
-      await Promise.all(server.requests.map((r) => r.done));
-      expect(pending.size).toBe(0);
-      expect(server.requests.map((r) => r.outcome)).toEqual(["server-closed", "server-closed"]);
-      await Promise.all(bodies);
-    } finally {
+    // The timer functions are wrapped for this test only: the real ones are back when its scope closes.
+    const wrapTimers = () => {
+      globalThis.setTimeout = ((fn: (...a: unknown[]) => void, ms?: number, ...rest: unknown[]) => {
+        const handle = realSet(
+          (...a: unknown[]) => {
+            pending.delete(handle);
+            fn(...a);
+          },
+          ms,
+          ...rest,
+        );
+        if (ms !== undefined && marked.has(ms)) pending.add(handle);
+        return handle;
+      }) as typeof setTimeout;
+      globalThis.clearTimeout = ((handle: any) => {
+        pending.delete(handle);
+        realClear(handle);
+      }) as typeof clearTimeout;
+    };
+    const restoreTimers = () => {
       globalThis.setTimeout = realSet;
       globalThis.clearTimeout = realClear;
-    }
-  });
+    };
+    yield* Effect.acquireRelease(Effect.sync(wrapTimers), () => Effect.sync(restoreTimers));
+    const server = yield* Effect.promise(() =>
+      serve([
+        textStream("abcdef", { chunkSize: 2, chunkDelayMs: 9_001 }),
+        { ...textStream("abcdef", { chunkSize: 2 }), stallAfterChunks: 1, stallMs: 9_002 },
+      ]),
+    );
+    const bodies = [0, 1].map(() =>
+      fetch(`${server.baseURL}/chat/completions`, { method: "POST", body: JSON.stringify({ stream: true }) }).then((r) =>
+        r.text().catch(() => "broken"),
+      ),
+    );
+    while (server.requests.length < 2 || server.requests.some((r) => r.chunksWritten < 1)) yield* Effect.promise(() => Bun.sleep(5));
+    yield* Effect.promise(() => Bun.sleep(20));
+    expect(pending.size).toBe(2);
+    yield* Effect.promise(() => server.close());
+    yield* Effect.promise(() => Promise.all(server.requests.map((r) => r.done)));
+    expect(pending.size).toBe(0);
+    expect(server.requests.map((r) => r.outcome)).toEqual(["server-closed", "server-closed"]);
+    yield* Effect.promise(() => Promise.all(bodies));
+  }));
 
   test("writes respect back-pressure: a client that never reads stops the pump", async () => {
     const total = 5000;

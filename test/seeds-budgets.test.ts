@@ -5,9 +5,10 @@
  */
 import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { RunLoop, type ToolDefinition } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
-import { makeHarness, noRetries } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness, noRetries } from "./harness.js"
 
 const turn = Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "b", prompt: "Work on it" }) })
 
@@ -17,39 +18,31 @@ const ls: ToolDefinition = {
 }
 
 describe("per-step timeout in the running loop", () => {
-  test("a step that streams past loop.stepTimeoutMs ends the run `timeout`; the stalled request is closed", async () => {
+  it.live("a step that streams past loop.stepTimeoutMs ends the run `timeout`; the stalled request is closed", () => Effect.gen(function* () {
     const stalled = { ...textStream("I am thinking about this for a very long time", { chunkSize: 8 }), stallAfterChunks: 2 }
-    const h = await makeHarness([stalled, textStream("never sent")], { config: (c) => ({ ...noRetries(c), loop: { ...c.loop, stepTimeoutMs: 800 } }) })
-    try {
-      const result = await h.run(turn)
-      expect(result.report.reason).toBe("timeout")
-      expect(result.exit?.error?.tag).toBe("StepTimeoutError")
-      expect(h.server.requests.length).toBe(1)
-      // The client gave the request up: the server saw the connection close before the stall ended.
-      for (let i = 0; i < 50 && !h.server.requests[0]!.closedEarly; i++) await new Promise((r) => setTimeout(r, 100))
-      expect(h.server.requests[0]!.closedEarly).toBe(true)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([stalled, textStream("never sent")], { config: (c) => ({ ...noRetries(c), loop: { ...c.loop, stepTimeoutMs: 800 } }) })
+    const result = yield* h.provide(turn)
+    expect(result.report.reason).toBe("timeout")
+    expect(result.exit?.error?.tag).toBe("StepTimeoutError")
+    expect(h.server.requests.length).toBe(1)
+    // The client gave the request up: the server saw the connection close before the stall ended.
+    for (let i = 0; i < 50 && !h.server.requests[0]!.closedEarly; i++) yield* Effect.sleep("100 millis")
+    expect(h.server.requests[0]!.closedEarly).toBe(true)
+  }), 30_000)
 })
 
 describe("token budget in the running loop (hard cap)", () => {
-  test("the run stops `budget_tokens` once reported usage reaches loop.tokenBudget, before another request", async () => {
+  it.live("the run stops `budget_tokens` once reported usage reaches loop.tokenBudget, before another request", () => Effect.gen(function* () {
     const step = (i: number) => toolCallStream("ls", { dir: `d${i}` }, { id: `c${i}`, usage: { prompt_tokens: 300, completion_tokens: 100 } })
-    const h = await makeHarness([step(1), step(2), step(3), step(4), textStream("done")], {
+    const h = yield* harness([step(1), step(2), step(3), step(4), textStream("done")], {
       tools: [ls],
       config: (c) => ({ ...c, loop: { ...c.loop, capMode: "hard", tokenBudget: 1000 } })
     })
-    try {
-      const result = await h.run(turn)
-      expect(result.report.reason).toBe("budget_tokens")
-      // 400 tokens a step: after three steps (1200) the budget is spent; no fourth request is made.
-      expect(h.server.requests.length).toBe(3)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const result = yield* h.provide(turn)
+    expect(result.report.reason).toBe("budget_tokens")
+    // 400 tokens a step: after three steps (1200) the budget is spent; no fourth request is made.
+    expect(h.server.requests.length).toBe(3)
+  }), 30_000)
 })
 
 describe("token budget counts what a cut step streamed", () => {
@@ -57,30 +50,22 @@ describe("token budget counts what a cut step streamed", () => {
   /** A reply looping in text until the repetition guard cuts it: about 250 tokens streamed, and no usage (the finish never comes). */
   const cutLoop = () => repeatLoop(SENTENCE, 300, { chunkDelayMs: 1 })
 
-  test("budget 100, two cut loops of ~200 tokens each: the run stops `budget_tokens` after the first, its tokens estimated", async () => {
-    const h = await makeHarness([cutLoop(), cutLoop(), textStream("done")], { config: (c) => ({ ...c, loop: { ...c.loop, capMode: "hard", tokenBudget: 100 } }) })
-    try {
-      const result = await h.run(turn)
-      expect(result.report.reason).toBe("budget_tokens")
-      expect(h.server.requests.length).toBe(1)
-      expect(result.report.tokens.estimated).toBe(true)
-      expect(result.report.tokens.output).toBeGreaterThanOrEqual(100)
-      expect(result.report.incidents.some((i) => i.detector === "text-repeat" && i.action === "cut")).toBe(true)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+  it.live("budget 100, two cut loops of ~200 tokens each: the run stops `budget_tokens` after the first, its tokens estimated", () => Effect.gen(function* () {
+    const h = yield* harness([cutLoop(), cutLoop(), textStream("done")], { config: (c) => ({ ...c, loop: { ...c.loop, capMode: "hard", tokenBudget: 100 } }) })
+    const result = yield* h.provide(turn)
+    expect(result.report.reason).toBe("budget_tokens")
+    expect(h.server.requests.length).toBe(1)
+    expect(result.report.tokens.estimated).toBe(true)
+    expect(result.report.tokens.output).toBeGreaterThanOrEqual(100)
+    expect(result.report.incidents.some((i) => i.detector === "text-repeat" && i.action === "cut")).toBe(true)
+  }), 30_000)
 
-  test("without a budget both cut loops run, and the report counts both (it used to say 0)", async () => {
-    const h = await makeHarness([cutLoop(), cutLoop(), textStream("done")])
-    try {
-      const result = await h.run(turn)
-      expect(h.server.requests.length).toBe(3)
-      expect(result.report.incidents.filter((i) => i.detector === "text-repeat" && i.action === "cut").length).toBe(2)
-      expect(result.report.tokens.output).toBeGreaterThanOrEqual(200)
-      expect(result.report.tokens.estimated).toBe(true)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+  it.live("without a budget both cut loops run, and the report counts both (it used to say 0)", () => Effect.gen(function* () {
+    const h = yield* harness([cutLoop(), cutLoop(), textStream("done")])
+    const result = yield* h.provide(turn)
+    expect(h.server.requests.length).toBe(3)
+    expect(result.report.incidents.filter((i) => i.detector === "text-repeat" && i.action === "cut").length).toBe(2)
+    expect(result.report.tokens.output).toBeGreaterThanOrEqual(200)
+    expect(result.report.tokens.estimated).toBe(true)
+  }), 30_000)
 })

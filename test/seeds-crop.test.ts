@@ -7,9 +7,10 @@ import { textStream } from "@loopguard/ai-sdk/testing"
 import { RunLoop, SessionStore } from "@loopguard/effect"
 import { replyKey } from "@loopguard/core/loops"
 import type { AssistantMessage, Message } from "@loopguard/core/model"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
-import { makeHarness } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness } from "./harness.js"
 
 const looped = (id: string, n: number): AssistantMessage => ({
   role: "assistant",
@@ -39,25 +40,17 @@ const nextTurn = Effect.gen(function* () {
 const sentText = (h: { server: { requests: Array<{ body: any }> } }) => JSON.stringify(h.server.requests[0]!.body.messages)
 
 describe("loopStreakRecovery.enabled off restores the full view (issue 11 item 4)", () => {
-  test("on: the stored crop keeps the looping replies out of the request", async () => {
-    const h = await makeHarness([textStream("Done.")], { config: (c) => ({ ...c, loopStreakRecovery: { ...c.loopStreakRecovery, enabled: true } }) })
-    try {
-      await h.run(nextTurn)
-      expect(sentText(h)).toContain("anchor reply c:a0")
-      expect(sentText(h)).not.toContain("looped reply")
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+  it.live("on: the stored crop keeps the looping replies out of the request", () => Effect.gen(function* () {
+    const h = yield* harness([textStream("Done.")], { config: (c) => ({ ...c, loopStreakRecovery: { ...c.loopStreakRecovery, enabled: true } }) })
+    yield* h.provide(nextTurn)
+    expect(sentText(h)).toContain("anchor reply c:a0")
+    expect(sentText(h)).not.toContain("looped reply")
+  }), 30_000)
 
-  test("off: the same stored crop is ignored and every reply is sent again", async () => {
-    const h = await makeHarness([textStream("Done.")], { config: (c) => ({ ...c, loopStreakRecovery: { ...c.loopStreakRecovery, enabled: false } }) })
-    try {
-      const { stored } = await h.run(nextTurn)
-      for (const id of ["c:a1", "c:a2", "c:a3"]) expect(sentText(h)).toContain(`looped reply ${id}`)
-      expect(stored[0]).toMatchObject({ crops: [{ from: "c:a1", to: "c:a3" }] })
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+  it.live("off: the same stored crop is ignored and every reply is sent again", () => Effect.gen(function* () {
+    const h = yield* harness([textStream("Done.")], { config: (c) => ({ ...c, loopStreakRecovery: { ...c.loopStreakRecovery, enabled: false } }) })
+    const { stored } = yield* h.provide(nextTurn)
+    for (const id of ["c:a1", "c:a2", "c:a3"]) expect(sentText(h)).toContain(`looped reply ${id}`)
+    expect(stored[0]).toMatchObject({ crops: [{ from: "c:a1", to: "c:a3" }] })
+  }), 30_000)
 })

@@ -6,13 +6,14 @@
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { RunLoop } from "@loopguard/effect"
-import { afterEach, describe, expect, test } from "bun:test"
+import { afterEach, describe, expect } from "bun:test"
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
 import { handoffSkillTools } from "../packages/cli/src/tools/skill-tools.js"
-import { makeHarness } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness } from "./harness.js"
 
 const dirs: Array<string> = []
 afterEach(() => {
@@ -40,57 +41,41 @@ const turn = Effect.gen(function* () { return yield* (yield* RunLoop).run({ sess
 const offered = (h: { server: { requests: Array<{ body: any }> } }) => (h.server.requests[0]!.body.tools ?? []).map((t: any) => t.function.name).sort()
 
 describe("hand-off skills (issue 11 item 10)", () => {
-  test("codex: offered when on PATH, run as `codex exec` sandboxed with the whole task as one argument", async () => {
+  it.live("codex: offered when on PATH, run as `codex exec` sandboxed with the whole task as one argument", () => Effect.gen(function* () {
     const bin = fakeBin(["codex"])
-    const h = await makeHarness([toolCallStream("handoff_codex", { task: TASK }), textStream("Codex fixed it; the tests pass.")], { tools: toolsFor(bin) })
-    try {
-      const result = await h.run(turn)
-      expect(result.report.reason).toBe("final")
-      expect(offered(h)).toEqual(["handoff_codex"])
-      expect(argsOf(bin, "codex")).toEqual(["exec", "--sandbox", "workspace-write", "--ask-for-approval", "never", TASK])
-      const toolMsg = h.server.requests[1]!.body.messages.find((m: any) => m.role === "tool")
-      expect(toolMsg.content).toContain("codex: task done, tests pass")
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([toolCallStream("handoff_codex", { task: TASK }), textStream("Codex fixed it; the tests pass.")], { tools: toolsFor(bin) })
+    const result = yield* h.provide(turn)
+    expect(result.report.reason).toBe("final")
+    expect(offered(h)).toEqual(["handoff_codex"])
+    expect(argsOf(bin, "codex")).toEqual(["exec", "--sandbox", "workspace-write", "--ask-for-approval", "never", TASK])
+    const toolMsg = h.server.requests[1]!.body.messages.find((m: any) => m.role === "tool")
+    expect(toolMsg.content).toContain("codex: task done, tests pass")
+  }), 30_000)
 
-  test("claude-code: print mode with accepted edits; both harnesses offered when both resolve", async () => {
+  it.live("claude-code: print mode with accepted edits; both harnesses offered when both resolve", () => Effect.gen(function* () {
     const bin = fakeBin(["codex", "claude"])
-    const h = await makeHarness([toolCallStream("handoff_claude_code", { task: TASK }), textStream("Claude Code fixed it.")], { tools: toolsFor(bin) })
-    try {
-      await h.run(turn)
-      expect(offered(h)).toEqual(["handoff_claude_code", "handoff_codex"])
-      expect(argsOf(bin, "claude")).toEqual(["-p", TASK, "--permission-mode", "acceptEdits"])
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([toolCallStream("handoff_claude_code", { task: TASK }), textStream("Claude Code fixed it.")], { tools: toolsFor(bin) })
+    yield* h.provide(turn)
+    expect(offered(h)).toEqual(["handoff_claude_code", "handoff_codex"])
+    expect(argsOf(bin, "claude")).toEqual(["-p", TASK, "--permission-mode", "acceptEdits"])
+  }), 30_000)
 
-  test("isolated mode uses the unguarded flags; with neither command on PATH no skill is offered", async () => {
+  it.live("isolated mode uses the unguarded flags; with neither command on PATH no skill is offered", () => Effect.gen(function* () {
     const bin = fakeBin(["codex"])
-    const h = await makeHarness([toolCallStream("handoff_codex", { task: "x" }), textStream("ok")], { tools: toolsFor(bin, "isolated") })
-    try {
-      await h.run(turn)
-      expect(argsOf(bin, "codex")).toEqual(["exec", "--yolo", "x"])
-    } finally {
-      await h.close()
-    }
+    const h = yield* harness([toolCallStream("handoff_codex", { task: "x" }), textStream("ok")], { tools: toolsFor(bin, "isolated") })
+    yield* h.provide(turn)
+    expect(argsOf(bin, "codex")).toEqual(["exec", "--yolo", "x"])
     expect(toolsFor(fakeBin([]))).toEqual([])
-  }, 30_000)
+  }), 30_000)
 
-  test("a secret of this process in the task never reaches the harness", async () => {
+  it.live("a secret of this process in the task never reaches the harness", () => Effect.gen(function* () {
     const bin = fakeBin(["codex"])
     const secret = "sk-live-9f8e7d6c5b4a3f2e1d0c9b8a"
     const tools = handoffSkillTools(bin, { mode: "sandboxed", timeoutMs: 20_000, maxOutputChars: 10_000, env: { PATH: `${bin}:/usr/bin:/bin`, HOME: bin, OPENAI_API_KEY: secret }, secretEnvNames: ["OPENAI_API_KEY"] })
-    const h = await makeHarness([toolCallStream("handoff_codex", { task: `use key ${secret} to call the API` }), textStream("ok")], { tools })
-    try {
-      await h.run(turn)
-      const task = argsOf(bin, "codex").at(-1)!
-      expect(task).not.toContain(secret)
-      expect(task).toContain("use key")
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([toolCallStream("handoff_codex", { task: `use key ${secret} to call the API` }), textStream("ok")], { tools })
+    yield* h.provide(turn)
+    const task = argsOf(bin, "codex").at(-1)!
+    expect(task).not.toContain(secret)
+    expect(task).toContain("use key")
+  }), 30_000)
 })

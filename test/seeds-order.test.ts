@@ -5,9 +5,10 @@
  */
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { RunLoop, SessionStore, type ToolDefinition } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
-import { makeHarness } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness } from "./harness.js"
 
 const run = Effect.gen(function* () {
   const result = yield* (yield* RunLoop).run({ sessionId: "o", prompt: "Find the release date" })
@@ -34,9 +35,9 @@ const twoCalls = (a: string, b: string): ScriptedResponse => ({
 })
 
 describe("order of rollback checks (issue 11 item 3)", () => {
-  test("a query asked a third time never runs: judged before it runs, the reply rolled back; the second ask runs", async () => {
+  it.live("a query asked a third time never runs: judged before it runs, the reply rolled back; the second ask runs", () => Effect.gen(function* () {
     const s = searchTool(() => "released 2024-05-01")
-    const h = await makeHarness(
+    const h = yield* harness(
       [
         toolCallStream("search", { q: "release date" }, { id: "c1" }),
         toolCallStream("search", { q: "Release  Date" }, { id: "c2" }),
@@ -45,49 +46,37 @@ describe("order of rollback checks (issue 11 item 3)", () => {
       ],
       { tools: [s.tool] }
     )
-    try {
-      const { result, stored } = await h.run(run)
-      // Asked once more, a query is rereading (no loop yet); the third ask is the loop's evidence.
-      expect(s.ran).toEqual(["release date", "Release  Date"])
-      expect(result.report.reason).toBe("final")
-      expect(h.server.requests.length).toBe(4)
-      expect(JSON.stringify(h.server.requests[3]!.body.messages)).not.toContain("RELEASE date")
-      expect(stored.some((m) => m.role === "assistant" && m.excluded === "rollback")).toBe(true)
-      expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "rollback", detail: expect.objectContaining({ kind: "duplicate-query" }) }))
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const { result, stored } = yield* h.provide(run)
+    // Asked once more, a query is rereading (no loop yet); the third ask is the loop's evidence.
+    expect(s.ran).toEqual(["release date", "Release  Date"])
+    expect(result.report.reason).toBe("final")
+    expect(h.server.requests.length).toBe(4)
+    expect(JSON.stringify(h.server.requests[3]!.body.messages)).not.toContain("RELEASE date")
+    expect(stored.some((m) => m.role === "assistant" && m.excluded === "rollback")).toBe(true)
+    expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "rollback", detail: expect.objectContaining({ kind: "duplicate-query" }) }))
+  }), 30_000)
 
-  test("a useless result stops the step's remaining calls", async () => {
+  it.live("a useless result stops the step's remaining calls", () => Effect.gen(function* () {
     const s = searchTool((q) => (q === "broken" ? "Error executing tool search: upstream timeout" : "released 2024-05-01"))
-    const h = await makeHarness([twoCalls("broken", "second query"), toolCallStream("search", { q: "release date" }, { id: "c3" }), textStream("1 May 2024.")], {
+    const h = yield* harness([twoCalls("broken", "second query"), toolCallStream("search", { q: "release date" }, { id: "c3" }), textStream("1 May 2024.")], {
       tools: [s.tool]
     })
-    try {
-      const { result } = await h.run(run)
-      expect(s.ran).toEqual(["broken", "release date"])
-      expect(result.report.reason).toBe("final")
-      expect(JSON.stringify(h.server.requests[1]!.body.messages)).not.toContain("upstream timeout")
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const { result } = yield* h.provide(run)
+    expect(s.ran).toEqual(["broken", "release date"])
+    expect(result.report.reason).toBe("final")
+    expect(JSON.stringify(h.server.requests[1]!.body.messages)).not.toContain("upstream timeout")
+  }), 30_000)
 
-  test("at the rollback cap a duplicate is let run", async () => {
+  it.live("at the rollback cap a duplicate is let run", () => Effect.gen(function* () {
     const s = searchTool(() => "same answer")
-    const h = await makeHarness([toolCallStream("search", { q: "x" }, { id: "c1" }), toolCallStream("search", { q: "x" }, { id: "c2" }), textStream("Done.")], {
+    const h = yield* harness([toolCallStream("search", { q: "x" }, { id: "c1" }), toolCallStream("search", { q: "x" }, { id: "c2" }), textStream("Done.")], {
       tools: [s.tool],
       config: (c) => ({ ...c, rollback: { ...c.rollback, maxConsecutiveRollbacks: 1 } })
     })
-    try {
-      const { result } = await h.run(run)
-      expect(s.ran).toEqual(["x", "x"])
-      expect(result.report.reason).toBe("final")
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const { result } = yield* h.provide(run)
+    expect(s.ran).toEqual(["x", "x"])
+    expect(result.report.reason).toBe("final")
+  }), 30_000)
 })
 
 describe("failure-summary retry (issue 11 item 3, seed 002; off by default)", () => {
@@ -98,37 +87,29 @@ describe("failure-summary retry (issue 11 item 3, seed 002; off by default)", ()
     textStream("Per the changelog: 1 May 2024.")
   ]
 
-  test("on: a max_steps failure gets one tool-less summary request, then a fresh attempt that carries the summary", async () => {
+  it.live("on: a max_steps failure gets one tool-less summary request, then a fresh attempt that carries the summary", () => Effect.gen(function* () {
     const s = searchTool(() => "nothing useful")
-    const h = await makeHarness(loopingThenFixed(), {
+    const h = yield* harness(loopingThenFixed(), {
       tools: [s.tool],
       config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 2 }, failureSummary: { enabled: true, maxRetries: 1 } })
     })
-    try {
-      const { result } = await h.run(run)
-      expect(h.server.requests.length).toBe(4)
-      const summaryRequest = h.server.requests[2]!.body
-      expect(summaryRequest.tools ?? []).toEqual([])
-      expect(JSON.stringify(summaryRequest.messages)).toContain("This attempt at the task has failed")
-      const retried = JSON.stringify(h.server.requests[3]!.body.messages)
-      expect(retried).toContain("A previous attempt at this task failed (max_steps)")
-      expect(retried).toContain("search the vendor's changelog")
-      expect(result.report.reason).toBe("final")
-      expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "failure-summary", action: "retry", detail: expect.objectContaining({ reason: "max_steps" }) }))
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const { result } = yield* h.provide(run)
+    expect(h.server.requests.length).toBe(4)
+    const summaryRequest = h.server.requests[2]!.body
+    expect(summaryRequest.tools ?? []).toEqual([])
+    expect(JSON.stringify(summaryRequest.messages)).toContain("This attempt at the task has failed")
+    const retried = JSON.stringify(h.server.requests[3]!.body.messages)
+    expect(retried).toContain("A previous attempt at this task failed (max_steps)")
+    expect(retried).toContain("search the vendor's changelog")
+    expect(result.report.reason).toBe("final")
+    expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "failure-summary", action: "retry", detail: expect.objectContaining({ reason: "max_steps" }) }))
+  }), 30_000)
 
-  test("off (the default): the failed run simply ends", async () => {
+  it.live("off (the default): the failed run simply ends", () => Effect.gen(function* () {
     const s = searchTool(() => "nothing useful")
-    const h = await makeHarness(loopingThenFixed(), { tools: [s.tool], config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 2 } }) })
-    try {
-      const { result } = await h.run(run)
-      expect(h.server.requests.length).toBe(2)
-      expect(result.report.reason).toBe("max_steps")
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness(loopingThenFixed(), { tools: [s.tool], config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 2 } }) })
+    const { result } = yield* h.provide(run)
+    expect(h.server.requests.length).toBe(2)
+    expect(result.report.reason).toBe("max_steps")
+  }), 30_000)
 })

@@ -10,7 +10,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, appendFileSync } from "n
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Effect } from "effect"
-import { makeHarness } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness } from "./harness.js"
 
 const dirs: Array<string> = []
 afterEach(() => {
@@ -44,159 +45,123 @@ type Sent = { role: string; content?: unknown; tool_calls?: Array<{ function: { 
 const sent = (h: { server: { requests: Array<{ body: any }> } }, i: number): Array<Sent> => h.server.requests[i]!.body.messages
 
 describe("cut-off tool arguments are never run (issue 11 item 2)", () => {
-  test("an unterminated argument string: nothing runs, the model gets the parse error, an incident is filed", async () => {
+  it.live("an unterminated argument string: nothing runs, the model gets the parse error, an incident is filed", () => Effect.gen(function* () {
     const m = markerTool()
-    const h = await makeHarness([toolCallStream("append", `{"line": "echo hi >> marker.txt`), textStream("I will stop here.")], { tools: [m.tool] })
-    try {
-      const { result } = await h.run(run())
-      expect(existsSync(m.marker)).toBe(false)
-      expect(m.calls).toEqual([])
-      const second = sent(h, 1)
-      const toolMsg = second.find((x) => x.role === "tool")
-      expect(String(toolMsg?.content)).toContain("cut off")
-      expect(String(toolMsg?.content)).toContain("Nothing was executed")
-      // The history shows what the model wrote, not a completed command.
-      const call = second.find((x) => x.role === "assistant" && x.tool_calls)?.tool_calls?.[0]
-      expect(call?.function.arguments).not.toBe(JSON.stringify({ line: "echo hi >> marker.txt" }))
-      expect(call?.function.arguments).toContain("echo hi >> marker.txt")
-      expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "tool-arguments", action: "refused" }))
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([toolCallStream("append", `{"line": "echo hi >> marker.txt`), textStream("I will stop here.")], { tools: [m.tool] })
+    const { result } = yield* h.provide(run())
+    expect(existsSync(m.marker)).toBe(false)
+    expect(m.calls).toEqual([])
+    const second = sent(h, 1)
+    const toolMsg = second.find((x) => x.role === "tool")
+    expect(String(toolMsg?.content)).toContain("cut off")
+    expect(String(toolMsg?.content)).toContain("Nothing was executed")
+    // The history shows what the model wrote, not a completed command.
+    const call = second.find((x) => x.role === "assistant" && x.tool_calls)?.tool_calls?.[0]
+    expect(call?.function.arguments).not.toBe(JSON.stringify({ line: "echo hi >> marker.txt" }))
+    expect(call?.function.arguments).toContain("echo hi >> marker.txt")
+    expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "tool-arguments", action: "refused" }))
+  }), 30_000)
 
-  test("a benign slip (single quotes, trailing comma) runs, is recorded, and the model sees the arguments that ran", async () => {
+  it.live("a benign slip (single quotes, trailing comma) runs, is recorded, and the model sees the arguments that ran", () => Effect.gen(function* () {
     const m = markerTool()
-    const h = await makeHarness([toolCallStream("append", `{'line': 'hello',}`), textStream("Done.")], { tools: [m.tool] })
-    try {
-      const { result } = await h.run(run())
-      expect(readFileSync(m.marker, "utf8")).toBe("hello\n")
-      const call = sent(h, 1).find((x) => x.role === "assistant" && x.tool_calls)?.tool_calls?.[0]
-      expect(JSON.parse(call!.function.arguments)).toEqual({ line: "hello" })
-      expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "repair", action: "repaired", detail: expect.objectContaining({ repairs: ["argument JSON repaired"] }) }))
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([toolCallStream("append", `{'line': 'hello',}`), textStream("Done.")], { tools: [m.tool] })
+    const { result } = yield* h.provide(run())
+    expect(readFileSync(m.marker, "utf8")).toBe("hello\n")
+    const call = sent(h, 1).find((x) => x.role === "assistant" && x.tool_calls)?.tool_calls?.[0]
+    expect(JSON.parse(call!.function.arguments)).toEqual({ line: "hello" })
+    expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "repair", action: "repaired", detail: expect.objectContaining({ repairs: ["argument JSON repaired"] }) }))
+  }), 30_000)
 })
 
 const mcp = (tool: string, args: string, server = "local") =>
   `<use_mcp_tool>\n<server_name>${server}</server_name>\n<tool_name>${tool}</tool_name>\n<arguments>\n${args}\n</arguments>\n</use_mcp_tool>`
 
 describe("tool calls written in text (issue 11 item 1)", () => {
-  test("an MCP-XML call naming an offered tool runs once; the next request shows a real call and its result", async () => {
+  it.live("an MCP-XML call naming an offered tool runs once; the next request shows a real call and its result", () => Effect.gen(function* () {
     const m = markerTool()
-    const h = await makeHarness([textStream(`Appending now.\n${mcp("append", `{"line": "from-xml"}`)}`), textStream("The marker is written.")], { tools: [m.tool] })
-    try {
-      const { result } = await h.run(run())
-      expect(result.report.reason).toBe("final")
-      expect(readFileSync(m.marker, "utf8")).toBe("from-xml\n")
-      expect(h.server.requests.length).toBe(2)
-      const second = sent(h, 1)
-      const assistant = second.find((x) => x.role === "assistant")!
-      expect(JSON.stringify(assistant.content ?? "")).not.toContain("use_mcp_tool")
-      expect(assistant.tool_calls?.[0]?.function.name).toBe("append")
-      expect(second.find((x) => x.role === "tool")?.content).toBe("appended")
-      expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "text-tool-call", action: "executed" }))
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([textStream(`Appending now.\n${mcp("append", `{"line": "from-xml"}`)}`), textStream("The marker is written.")], { tools: [m.tool] })
+    const { result } = yield* h.provide(run())
+    expect(result.report.reason).toBe("final")
+    expect(readFileSync(m.marker, "utf8")).toBe("from-xml\n")
+    expect(h.server.requests.length).toBe(2)
+    const second = sent(h, 1)
+    const assistant = second.find((x) => x.role === "assistant")!
+    expect(JSON.stringify(assistant.content ?? "")).not.toContain("use_mcp_tool")
+    expect(assistant.tool_calls?.[0]?.function.name).toBe("append")
+    expect(second.find((x) => x.role === "tool")?.content).toBe("appended")
+    expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "text-tool-call", action: "executed" }))
+  }), 30_000)
 
-  test("a draft inside <think> never runs; tags inside an argument string do not cut the arguments", async () => {
+  it.live("a draft inside <think> never runs; tags inside an argument string do not cut the arguments", () => Effect.gen(function* () {
     const m = markerTool()
     const line = "see </arguments> and <use_mcp_tool> in the doc"
     const text = `<think>${mcp("append", `{"line": "draft"}`)}</think>\n${mcp("append", JSON.stringify({ line }))}`
-    const h = await makeHarness([textStream(text), textStream("Done.")], { tools: [m.tool] })
-    try {
-      await h.run(run())
-      expect(readFileSync(m.marker, "utf8")).toBe(`${line}\n`)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([textStream(text), textStream("Done.")], { tools: [m.tool] })
+    yield* h.provide(run())
+    expect(readFileSync(m.marker, "utf8")).toBe(`${line}\n`)
+  }), 30_000)
 
-  test("a text call with cut-off arguments is refused like a structured one", async () => {
+  it.live("a text call with cut-off arguments is refused like a structured one", () => Effect.gen(function* () {
     const m = markerTool()
-    const h = await makeHarness([textStream(`<use_mcp_tool><tool_name>append</tool_name><arguments>{"line": "echo hi >> marker.txt`), textStream("Stopping.")], {
+    const h = yield* harness([textStream(`<use_mcp_tool><tool_name>append</tool_name><arguments>{"line": "echo hi >> marker.txt`), textStream("Stopping.")], {
       tools: [m.tool]
     })
-    try {
-      const { result } = await h.run(run())
-      expect(existsSync(m.marker)).toBe(false)
-      expect(String(sent(h, 1).find((x) => x.role === "tool")?.content)).toContain("cut off")
-      expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "tool-arguments", action: "refused" }))
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const { result } = yield* h.provide(run())
+    expect(existsSync(m.marker)).toBe(false)
+    expect(String(sent(h, 1).find((x) => x.role === "tool")?.content)).toContain("cut off")
+    expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "tool-arguments", action: "refused" }))
+  }), 30_000)
 
-  test("mode rollback: the same text is leaked markup, rolled back, and nothing runs", async () => {
+  it.live("mode rollback: the same text is leaked markup, rolled back, and nothing runs", () => Effect.gen(function* () {
     const m = markerTool()
-    const h = await makeHarness([textStream(mcp("append", `{"line": "x"}`)), textStream("No markup this time.")], {
+    const h = yield* harness([textStream(mcp("append", `{"line": "x"}`)), textStream("No markup this time.")], {
       tools: [m.tool],
       config: (c) => ({ ...c, textToolCalls: { mode: "rollback" } })
     })
-    try {
-      const { result } = await h.run(run())
-      expect(existsSync(m.marker)).toBe(false)
-      expect(result.report.reason).toBe("final")
-      expect(JSON.stringify(sent(h, 1))).not.toContain("use_mcp_tool")
-      expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "rollback", detail: expect.objectContaining({ kind: "format-leak" }) }))
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const { result } = yield* h.provide(run())
+    expect(existsSync(m.marker)).toBe(false)
+    expect(result.report.reason).toBe("final")
+    expect(JSON.stringify(sent(h, 1))).not.toContain("use_mcp_tool")
+    expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "rollback", detail: expect.objectContaining({ kind: "format-leak" }) }))
+  }), 30_000)
 
-  test("a text call naming a tool that was not offered does not run (still leaked markup)", async () => {
+  it.live("a text call naming a tool that was not offered does not run (still leaked markup)", () => Effect.gen(function* () {
     const m = markerTool()
-    const h = await makeHarness([textStream(mcp("rm_everything", `{"line": "x"}`)), textStream("Plain answer.")], { tools: [m.tool] })
-    try {
-      const { result } = await h.run(run())
-      expect(existsSync(m.marker)).toBe(false)
-      expect(result.incidents.some((i) => i.detector === "text-tool-call" && i.action === "executed")).toBe(false)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([textStream(mcp("rm_everything", `{"line": "x"}`)), textStream("Plain answer.")], { tools: [m.tool] })
+    const { result } = yield* h.provide(run())
+    expect(existsSync(m.marker)).toBe(false)
+    expect(result.incidents.some((i) => i.detector === "text-tool-call" && i.action === "executed")).toBe(false)
+  }), 30_000)
 
-  test("a wrong MCP server name is fixed at runtime from the system prompt's listing, recorded, and the call runs", async () => {
+  it.live("a wrong MCP server name is fixed at runtime from the system prompt's listing, recorded, and the call runs", () => Effect.gen(function* () {
     const m = markerTool()
     const system = "## Server name: files\n### Tool name: append\n"
-    const h = await makeHarness([textStream(mcp("append", `{"line": "fixed"}`, "tool-python")), textStream("Done.")], { tools: [m.tool] })
-    try {
-      const result = await h.run(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "go", system }) }))
-      expect(readFileSync(m.marker, "utf8")).toBe("fixed\n")
-      expect(result.incidents).toContainEqual(
-        expect.objectContaining({ detector: "repair", detail: expect.objectContaining({ repairs: [`server "tool-python" → "files" for "append"`] }) })
-      )
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([textStream(mcp("append", `{"line": "fixed"}`, "tool-python")), textStream("Done.")], { tools: [m.tool] })
+    const result = yield* h.provide(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "go", system }) }))
+    expect(readFileSync(m.marker, "utf8")).toBe("fixed\n")
+    expect(result.incidents).toContainEqual(
+      expect.objectContaining({ detector: "repair", detail: expect.objectContaining({ repairs: [`server "tool-python" → "files" for "append"`] }) })
+    )
+  }), 30_000)
 })
 
 describe("a text call naming a tool alias", () => {
-  test("MCP-XML naming `python` is renamed to run_python_code and run, not rolled back as leaked markup", async () => {
+  it.live("MCP-XML naming `python` is renamed to run_python_code and run, not rolled back as leaked markup", () => Effect.gen(function* () {
     const ran: Array<unknown> = []
     const pythonTool: ToolDefinition = {
       spec: { name: "run_python_code", description: "run python", inputSchema: { type: "object", properties: { code: { type: "string" } } } },
       run: async (input) => (ran.push(input), { state: "completed", output: "2" })
     }
-    const h = await makeHarness([textStream(`Computing.\n${mcp("python", `{"code": "print(1+1)"}`)}`), textStream("It is 2.")], { tools: [pythonTool] })
-    try {
-      const { result } = await h.run(run("What is 1+1?"))
-      // Renamed, and its arguments repaired as a structured call's would be (`code` → `code_block`).
-      expect(ran).toEqual([{ code_block: "print(1+1)", sandbox_id: "default" }])
-      expect(result.report.reason).toBe("final")
-      expect(result.incidents.some((i) => i.detector === "rollback")).toBe(false)
-      expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "text-tool-call", action: "executed" }))
-      const call = sent(h, 1).find((x) => x.role === "assistant" && x.tool_calls)?.tool_calls?.[0]
-      expect(call?.function.name).toBe("run_python_code")
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([textStream(`Computing.\n${mcp("python", `{"code": "print(1+1)"}`)}`), textStream("It is 2.")], { tools: [pythonTool] })
+    const { result } = yield* h.provide(run("What is 1+1?"))
+    // Renamed, and its arguments repaired as a structured call's would be (`code` → `code_block`).
+    expect(ran).toEqual([{ code_block: "print(1+1)", sandbox_id: "default" }])
+    expect(result.report.reason).toBe("final")
+    expect(result.incidents.some((i) => i.detector === "rollback")).toBe(false)
+    expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "text-tool-call", action: "executed" }))
+    const call = sent(h, 1).find((x) => x.role === "assistant" && x.tool_calls)?.tool_calls?.[0]
+    expect(call?.function.name).toBe("run_python_code")
+  }), 30_000)
 })
 
 describe("text tool calls in a shadow replay (audit)", () => {

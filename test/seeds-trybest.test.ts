@@ -7,9 +7,10 @@
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { RunLoop, type ToolDefinition } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
-import { makeHarness } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness } from "./harness.js"
 
 const turn = (sessionId: string, prompt: string) => Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId, prompt }) })
 
@@ -30,69 +31,57 @@ const make = () => toolCallStream("bash", { command: "make build" }, { id: `m${c
 const config = (c: any) => ({ ...c, tryBest: { ...c.tryBest, enabled: true }, breaker: { ...c.breaker, enabled: false } })
 
 describe("Try-Best counters persist across the user turns of a session (issue 11 item 8)", () => {
-  test("two failures per turn: the third, in the second turn, is a note; the fourth pauses; the event names agent and model", async () => {
+  it.live("two failures per turn: the third, in the second turn, is a note; the fourth pauses; the event names agent and model", () => Effect.gen(function* () {
     const e = failingTool()
-    const h = await makeHarness([make(), make(), textStream("The build fails twice."), make(), make(), textStream("never reached")], {
+    const h = yield* harness([make(), make(), textStream("The build fails twice."), make(), make(), textStream("never reached")], {
       tools: [e.tool],
       config,
       modelId: "scripted-coder-1"
     })
-    try {
-      // One RunLoop for the session's life, as `loopguard chat` keeps it.
-      const [first, second] = await h.run(Effect.all([turn("t", "Build it"), turn("t", "Try again")]))
-      expect(first.report.reason).toBe("final")
-      expect(second.report.reason).toBe("try_best_paused")
-      expect(e.ran).toHaveLength(4)
-      expect(h.server.requests.length).toBe(5)
-      // The note on the third failure went out with the request after it, before the pause.
-      expect(JSON.stringify(h.server.requests[4]!.body.messages)).toContain("`make build` has failed 3 times")
-      expect(second.incidents).toContainEqual(expect.objectContaining({ detector: "bash-retry", action: "note" }))
-      // The report names the evidence: the command, how often, the note's step and the step after it.
-      expect(second.report.blockedAt).toContain("`make build` has failed 4 times (exit 2)")
-      expect(second.report.blockedAt).toContain("Noted at step 3; it failed again at step 4")
-      const detected = h.events.find((x) => x.type === "session.tryBest.detected")
-      expect(detected).toMatchObject({ sessionId: "t", agent: "main", model: "scripted-coder-1", incident: expect.objectContaining({ kind: "bash_retry", evidence: expect.objectContaining({ count: 4 }) }) })
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    // One RunLoop for the session's life, as `loopguard chat` keeps it.
+    const [first, second] = yield* h.provide(Effect.all([turn("t", "Build it"), turn("t", "Try again")]))
+    expect(first.report.reason).toBe("final")
+    expect(second.report.reason).toBe("try_best_paused")
+    expect(e.ran).toHaveLength(4)
+    expect(h.server.requests.length).toBe(5)
+    // The note on the third failure went out with the request after it, before the pause.
+    expect(JSON.stringify(h.server.requests[4]!.body.messages)).toContain("`make build` has failed 3 times")
+    expect(second.incidents).toContainEqual(expect.objectContaining({ detector: "bash-retry", action: "note" }))
+    // The report names the evidence: the command, how often, the note's step and the step after it.
+    expect(second.report.blockedAt).toContain("`make build` has failed 4 times (exit 2)")
+    expect(second.report.blockedAt).toContain("Noted at step 3; it failed again at step 4")
+    const detected = h.events.find((x) => x.type === "session.try_best.detected")
+    expect(detected).toMatchObject({ sessionId: "t", agent: "main", model: "scripted-coder-1", incident: expect.objectContaining({ kind: "bash_retry", evidence: expect.objectContaining({ count: 4 }) }) })
+  }), 30_000)
 
-  test("another session starts from zero: the same two turns split over two sessions do not pause", async () => {
+  it.live("another session starts from zero: the same two turns split over two sessions do not pause", () => Effect.gen(function* () {
     const e = failingTool()
-    const h = await makeHarness([make(), make(), textStream("The build fails twice."), make(), make(), textStream("Still failing, twice.")], {
+    const h = yield* harness([make(), make(), textStream("The build fails twice."), make(), make(), textStream("Still failing, twice.")], {
       tools: [e.tool],
       config
     })
-    try {
-      const [one, two] = await h.run(Effect.all([turn("one", "Build it"), turn("two", "Build it")]))
-      expect(one.report.reason).toBe("final")
-      expect(two.report.reason).toBe("final")
-      expect(h.events.some((x) => x.type === "session.tryBest.detected")).toBe(false)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const [one, two] = yield* h.provide(Effect.all([turn("one", "Build it"), turn("two", "Build it")]))
+    expect(one.report.reason).toBe("final")
+    expect(two.report.reason).toBe("final")
+    expect(h.events.some((x) => x.type === "session.try_best.detected")).toBe(false)
+  }), 30_000)
 })
 
 describe("a stored paused session shows its pause again when reopened (issue 11 item 9)", () => {
-  test("reopened without a new turn: no model request, the same pause again; a new turn goes on", async () => {
+  it.live("reopened without a new turn: no model request, the same pause again; a new turn goes on", () => Effect.gen(function* () {
     const e = failingTool()
-    const h = await makeHarness([make(), make(), make(), make(), textStream("Fixed the Makefile instead.")], {
+    const h = yield* harness([make(), make(), make(), make(), textStream("Fixed the Makefile instead.")], {
       tools: [e.tool],
       config
     })
-    try {
-      const reopen = Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "p" }) })
-      const [paused, reopened, resumed] = await h.run(Effect.all([turn("p", "Build it"), reopen, turn("p", "Look at the Makefile first")]))
-      expect(paused.report.reason).toBe("try_best_paused")
-      expect(reopened.report.reason).toBe("try_best_paused")
-      expect(reopened.incidents).toContainEqual(expect.objectContaining({ detector: "try-best", action: "pause", detail: expect.objectContaining({ kind: "bash_retry", reopened: true }) }))
-      expect(h.events.filter((x) => x.type === "session.tryBest.detected")).toHaveLength(2)
-      expect(resumed.report.reason).toBe("final")
-      // 4 failing steps, nothing for the reopening, 1 step for the new turn.
-      expect(h.server.requests.length).toBe(5)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const reopen = Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "p" }) })
+    const [paused, reopened, resumed] = yield* h.provide(Effect.all([turn("p", "Build it"), reopen, turn("p", "Look at the Makefile first")]))
+    expect(paused.report.reason).toBe("try_best_paused")
+    expect(reopened.report.reason).toBe("try_best_paused")
+    expect(reopened.incidents).toContainEqual(expect.objectContaining({ detector: "try-best", action: "pause", detail: expect.objectContaining({ kind: "bash_retry", reopened: true }) }))
+    expect(h.events.filter((x) => x.type === "session.try_best.detected")).toHaveLength(2)
+    expect(resumed.report.reason).toBe("final")
+    // 4 failing steps, nothing for the reopening, 1 step for the new turn.
+    expect(h.server.requests.length).toBe(5)
+  }), 30_000)
 })

@@ -5,18 +5,11 @@
 import { chunksOf, textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import { textOf } from "@loopguard/core/model"
 import { RunLoop, type ToolDefinition } from "@loopguard/effect"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
 import { Effect } from "effect"
-import { makeHarness, type Harness } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness } from "./harness.js"
 import { attemptsOf, fastRetry, httpError, processStep } from "./retry-faults/helpers.js"
-
-const withHarness = async <A>(h: Harness, body: (h: Harness) => Promise<A>): Promise<A> => {
-  try {
-    return await body(h)
-  } finally {
-    await h.close()
-  }
-}
 
 describe("a fresh repetition monitor for each attempt of a step", () => {
   // 12 copies do not repeat enough to be cut; 24 would. The replay must not add the failed
@@ -25,23 +18,22 @@ describe("a fresh repetition monitor for each attempt of a step", () => {
   const twelve = SENTENCE.repeat(12)
   const pieces = chunksOf(twelve, 40)
 
-  test("a replay after a reset streams the same 12 copies again, and is not cut as a repetition", async () => {
+  it.live("a replay after a reset streams the same 12 copies again, and is not cut as a repetition", () => Effect.gen(function* () {
     const script: Array<ScriptedResponse> = [
       { type: "stream", chunks: pieces.map((text) => ({ text })), resetAfterChunks: pieces.length },
       { type: "stream", chunks: pieces.map((text) => ({ text })), finish: "stop" }
     ]
-    await withHarness(await makeHarness(script, { config: fastRetry() }), async (h) => {
-      const { result } = await h.run(processStep())
-      expect(h.server.requests).toHaveLength(2)
-      expect(result.outcome.type).toBe("continue")
-      expect(textOf(result.message)).toBe(twelve)
-      expect(h.events.some((e) => e.type === "incident" && e.detector === "text-repeat")).toBe(false)
-    })
-  }, 30_000)
+    const h = yield* harness(script, { config: fastRetry() })
+    const { result } = yield* h.provide(processStep())
+    expect(h.server.requests).toHaveLength(2)
+    expect(result.outcome.type).toBe("continue")
+    expect(textOf(result.message)).toBe(twelve)
+    expect(h.events.some((e) => e.type === "incident" && e.detector === "text-repeat")).toBe(false)
+  }), 30_000)
 })
 
 describe("the request-phase retry count starts again after a stream-phase replay", () => {
-  test("request.maxRetries 2: two 500s, a mid-stream reset, two more 500s, then the answer", async () => {
+  it.live("request.maxRetries 2: two 500s, a mid-stream reset, two more 500s, then the answer", () => Effect.gen(function* () {
     const script: Array<ScriptedResponse> = [
       httpError(500),
       httpError(500),
@@ -50,20 +42,19 @@ describe("the request-phase retry count starts again after a stream-phase replay
       httpError(500),
       textStream("The answer.")
     ]
-    await withHarness(await makeHarness(script, { config: fastRetry({ request: { maxRetries: 2 } }) }), async (h) => {
-      const { result } = await h.run(processStep())
-      expect(h.server.requests).toHaveLength(6)
-      expect(attemptsOf(h.events).map((a) => [a.phase, a.attempt])).toEqual([
-        ["request", 1],
-        ["request", 2],
-        ["stream", 1],
-        // Counted afresh: a new model call after the replay.
-        ["request", 1],
-        ["request", 2]
-      ])
-      expect(textOf(result.message)).toBe("The answer.")
-    })
-  }, 30_000)
+    const h = yield* harness(script, { config: fastRetry({ request: { maxRetries: 2 } }) })
+    const { result } = yield* h.provide(processStep())
+    expect(h.server.requests).toHaveLength(6)
+    expect(attemptsOf(h.events).map((a) => [a.phase, a.attempt])).toEqual([
+      ["request", 1],
+      ["request", 2],
+      ["stream", 1],
+      // Counted afresh: a new model call after the replay.
+      ["request", 1],
+      ["request", 2]
+    ])
+    expect(textOf(result.message)).toBe("The answer.")
+  }), 30_000)
 })
 
 describe("the error-storm breaker starts afresh on a new user turn", () => {
@@ -73,16 +64,15 @@ describe("the error-storm breaker starts afresh on a new user turn", () => {
   }
   const threeFailures = (turn: string) => ["make", "cargo build", "npm run build"].map((c, i) => toolCallStream("bash", { command: `${c} ${turn}` }, { id: `${turn}${i}` }))
 
-  test("three failures in each of two turns: each turn's breaker degrades; the second does not hand back", async () => {
+  it.live("three failures in each of two turns: each turn's breaker degrades; the second does not hand back", () => Effect.gen(function* () {
     const script = [...threeFailures("a"), textStream("First turn: the builds fail."), ...threeFailures("b"), textStream("Second turn: still failing.")]
-    await withHarness(await makeHarness(script, { tools: [failing] }), async (h) => {
-      const turn = (prompt: string) => Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt }) })
-      const first = await h.run(turn("Build it."))
-      const second = await h.run(turn("Try the build again."))
-      const breaker = (r: typeof first) => r.report.incidents.filter((i) => i.detector === "breaker").map((i) => i.action)
-      expect(breaker(first)).toEqual(["degrade"])
-      expect(breaker(second)).toEqual(["degrade"])
-      expect(second.report.reason).not.toBe("circuit_open")
-    })
-  }, 30_000)
+    const h = yield* harness(script, { tools: [failing] })
+    const turn = (prompt: string) => Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "s", prompt }) })
+    const first = yield* h.provide(turn("Build it."))
+    const second = yield* h.provide(turn("Try the build again."))
+    const breaker = (r: typeof first) => r.report.incidents.filter((i) => i.detector === "breaker").map((i) => i.action)
+    expect(breaker(first)).toEqual(["degrade"])
+    expect(breaker(second)).toEqual(["degrade"])
+    expect(second.report.reason).not.toBe("circuit_open")
+  }), 30_000)
 })

@@ -3,12 +3,15 @@
  * status, stdout and stderr. A session written by `run` exports as trace v1 that `audit` reads;
  * bad input is one line and exit 2.
  */
-import { startScriptedServer, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
+import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { describe, expect, test } from "bun:test"
+import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { it } from "./effect-test.js"
+import { scriptedServer } from "./scoped-resources.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_")))
@@ -24,52 +27,44 @@ const cli = (args: ReadonlyArray<string>): Promise<{ code: number | null; stdout
   })
 
 describe("loopguard sessions", () => {
-  test("a run kept in --session-dir is listed, shown, exported as trace v1 that audit reads, and imported back", async () => {
+  it.live("a run kept in --session-dir is listed, shown, exported as trace v1 that audit reads, and imported back", () => Effect.gen(function* () {
     const dir = mkdtempSync(join(tmpdir(), "lg-sessions-"))
     mkdirSync(join(dir, "work"))
-    const server = await startScriptedServer([toolCallStream("bash", { command: "echo hi" }, { id: "c1" }), textStream("Said hi.")])
-    try {
-      const run = await cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "say hi", "--cwd", join(dir, "work"), "--session-dir", dir, "--session", "greet"])
-      expect(run.code).toBe(0)
-      expect(run.stdout).toContain(join(dir, "sessions.db"))
-    } finally {
-      await server.close()
-    }
+    const server = yield* scriptedServer([toolCallStream("bash", { command: "echo hi" }, { id: "c1" }), textStream("Said hi.")])
+    const run = yield* Effect.promise(() => cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "say hi", "--cwd", join(dir, "work"), "--session-dir", dir, "--session", "greet"]))
+    expect(run.code).toBe(0)
+    expect(run.stdout).toContain(join(dir, "sessions.db"))
     // Resumed without --prompt: the last reply is already the answer, so nothing is asked.
-    const idle = await startScriptedServer([])
-    try {
-      const resumed = await cli(["run", "--base-url", idle.baseURL, "--model", "m", "--cwd", join(dir, "work"), "--session-dir", dir, "--session", "greet", "--json"])
-      expect(resumed.code).toBe(0)
-      expect(idle.requests).toHaveLength(0)
-      expect(resumed.stdout).toContain('"reason":"final"')
-    } finally {
-      await idle.close()
-    }
-    const missing = await cli(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", join(dir, "work"), "--session-dir", dir, "--session", "nope"])
+    const idle = yield* scriptedServer([])
+    const resumed = yield* Effect.promise(() => cli(["run", "--base-url", idle.baseURL, "--model", "m", "--cwd", join(dir, "work"), "--session-dir", dir, "--session", "greet", "--json"]))
+    expect(resumed.code).toBe(0)
+    expect(idle.requests).toHaveLength(0)
+    expect(resumed.stdout).toContain('"reason":"final"')
+    const missing = yield* Effect.promise(() => cli(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--cwd", join(dir, "work"), "--session-dir", dir, "--session", "nope"]))
     expect([missing.code, missing.stderr.trim()]).toEqual([2, "loopguard: --prompt is required: there is no stored session nope to resume"])
 
-    const list = await cli(["sessions", "list", "--session-dir", dir, "--json"])
+    const list = yield* Effect.promise(() => cli(["sessions", "list", "--session-dir", dir, "--json"]))
     expect(list.code).toBe(0)
     expect(JSON.parse(list.stdout.trim())).toMatchObject({ id: "greet", messages: 3, steps: 2, writer: null })
 
-    const show = await cli(["sessions", "show", "greet", "--session-dir", dir])
+    const show = yield* Effect.promise(() => cli(["sessions", "show", "greet", "--session-dir", dir]))
     expect(show.code).toBe(0)
     expect(show.stdout).toContain('tool bash {"command":"echo hi"} → completed exit 0: hi')
 
     const out = join(dir, "greet.jsonl")
-    expect((await cli(["sessions", "export", "greet", "--session-dir", dir, "--out", out])).code).toBe(0)
+    expect((yield* Effect.promise(() => cli(["sessions", "export", "greet", "--session-dir", dir, "--out", out]))).code).toBe(0)
     const lines = readFileSync(out, "utf8").trim().split("\n").map((l) => JSON.parse(l))
     expect(lines.map((l) => l.type)).toEqual(["session", "user", "assistant", "tool-result", "assistant"])
-    const audit = await cli(["audit", out, "--json"])
+    const audit = yield* Effect.promise(() => cli(["audit", out, "--json"]))
     expect(audit.code).toBe(0)
     expect(JSON.parse(audit.stdout.trim())).toMatchObject({ file: out, steps: 2 })
 
     const other = mkdtempSync(join(tmpdir(), "lg-sessions-"))
-    const imported = await cli(["sessions", "import", out, "--session-dir", other])
+    const imported = yield* Effect.promise(() => cli(["sessions", "import", out, "--session-dir", other]))
     expect([imported.code, imported.stdout.trim()]).toEqual([0, "imported 3 messages as session greet"])
-    const again = await cli(["sessions", "export", "greet", "--session-dir", other])
+    const again = yield* Effect.promise(() => cli(["sessions", "export", "greet", "--session-dir", other]))
     expect(again.stdout).toBe(readFileSync(out, "utf8"))
-  }, 120_000)
+  }), 120_000)
 
   test("bad input is one line on stderr and exit 2", async () => {
     const dir = mkdtempSync(join(tmpdir(), "lg-sessions-"))

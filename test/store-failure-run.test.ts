@@ -5,11 +5,12 @@
  */
 import { toolCallStream } from "@loopguard/ai-sdk/testing"
 import { makeMemoryStore, RunLoop, SessionStore, SessionStoreError, type ToolDefinition } from "@loopguard/effect"
-import { expect, test } from "bun:test"
+import { expect } from "bun:test"
 import { Effect, Layer } from "effect"
-import { makeHarness } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness } from "./harness.js"
 
-test("a store write that fails mid-step ends the run with SessionStoreError, unretried, before the tool runs", async () => {
+it.live("a store write that fails mid-step ends the run with SessionStoreError, unretried, before the tool runs", () => Effect.gen(function* () {
   const memory = makeMemoryStore()
   const refusing = Layer.succeed(SessionStore, {
     ...memory,
@@ -26,14 +27,10 @@ test("a store write that fails mid-step ends the run with SessionStoreError, unr
       return { state: "completed", output: "ok", exitCode: 0 }
     }
   }
-  const h = await makeHarness([toolCallStream("bash", { command: "rm -rf build" }, { id: "c1" })], { tools: [tool], store: refusing })
-  try {
-    const outcome = await h.run(Effect.flip(Effect.flatMap(RunLoop, (loop) => loop.run({ sessionId: "s", prompt: "clean" }))))
-    expect(outcome).toBeInstanceOf(SessionStoreError)
-    expect(outcome.message).toBe("session s: could not save the reply: database or disk is full")
-    expect(h.server.requests).toHaveLength(1)
-    expect(ran).toBe(0)
-  } finally {
-    await h.close()
-  }
-}, 30_000)
+  const h = yield* harness([toolCallStream("bash", { command: "rm -rf build" }, { id: "c1" })], { tools: [tool], store: refusing })
+  const outcome = yield* h.provide(Effect.flip(Effect.flatMap(RunLoop, (loop) => loop.run({ sessionId: "s", prompt: "clean" }))))
+  expect(outcome).toBeInstanceOf(SessionStoreError)
+  expect(outcome.message).toBe("session s: could not save the reply: database or disk is full")
+  expect(h.server.requests).toHaveLength(1)
+  expect(ran).toBe(0)
+}), 30_000)

@@ -4,7 +4,7 @@
  * processes on one session. Mounting needs root: where it is impossible the disk tests are skipped
  * with a visible note, except under CI=true, where they fail.
  */
-import { textStream, startScriptedServer } from "@loopguard/ai-sdk/testing"
+import { textStream } from "@loopguard/ai-sdk/testing"
 import type { SessionStoreError, SessionStoreShape } from "@loopguard/effect"
 import type { Message } from "@loopguard/core/model"
 import { exportTrace, makeSqliteStore } from "@loopguard/effect/store"
@@ -14,6 +14,9 @@ import { spawn, spawnSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
+import { it } from "./effect-test.js"
+import { killOnClose, scriptedServer, tempDir } from "./scoped-resources.js"
+import { skipName } from "./skip-name.js"
 
 const TIMEOUT = 120_000
 const ROOT = resolve(import.meta.dir, "..")
@@ -56,7 +59,7 @@ const big = (n: number) => "x".repeat(n)
 const withStore = <A, E>(dir: string, f: (s: SessionStoreShape) => Effect.Effect<A, E, Scope.Scope>) =>
   Effect.runPromiseExit(Effect.scoped(Effect.flatMap(makeSqliteStore(dir), f)))
 
-describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
+describe.skipIf(!canMount)(skipName("SQLite store on a small filesystem", "dir" in probe ? undefined : (probe as { reason: string }).reason), () => {
   test("64 KiB: too small for the database itself — a clear typed error at open, no stack, nothing left half-written", async () => {
     const mount = mountSmallFs("64k")
     if (!("dir" in mount)) throw new Error(mount.reason)
@@ -109,11 +112,11 @@ describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
     expect(Exit.isSuccess(after) ? after.value : String(after.cause)).toBe(written + 2)
   }, TIMEOUT)
 
-  test("loopguard run on a disk that fills up: one line, exit 1, no stack trace; the session still shows", async () => {
+  it.live("loopguard run on a disk that fills up: one line, exit 1, no stack trace; the session still shows", () => Effect.gen(function* () {
     const mount = mountSmallFs("192k")
     if (!("dir" in mount)) throw new Error(mount.reason)
     // Distinct words, so the repetition monitor has nothing to cut: the reply alone outgrows the disk.
-    const server = await startScriptedServer([textStream(Array.from({ length: 25_000 }, (_, i) => `w${i}`).join(" "))])
+    const server = yield* scriptedServer([textStream(Array.from({ length: 25_000 }, (_, i) => `w${i}`).join(" "))])
     const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_"))), OPENAI_API_KEY: "sk-test-disk-full" }
     const cli = (args: ReadonlyArray<string>) =>
       new Promise<{ code: number | null; out: string; err: string }>((done) => {
@@ -124,19 +127,15 @@ describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
         child.stderr.on("data", (d) => (err += d))
         child.on("close", (code) => done({ code, out, err }))
       })
-    try {
-      const run = await cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "write a lot", "--cwd", tmpdir(), "--session-dir", mount.dir])
-      expect(run.code).toBe(1)
-      expect(run.err.trim().split("\n")).toHaveLength(1)
-      expect(run.err).toMatch(/^loopguard: session run: could not save the reply: .*disk is full/)
-      expect(run.out + run.err).not.toMatch(/\n\s+at /)
-    } finally {
-      await server.close()
-    }
-    const show = await cli(["sessions", "show", "run", "--session-dir", mount.dir])
+    const run = yield* Effect.promise(() => cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "write a lot", "--cwd", tmpdir(), "--session-dir", mount.dir]))
+    expect(run.code).toBe(1)
+    expect(run.err.trim().split("\n")).toHaveLength(1)
+    expect(run.err).toMatch(/^loopguard: session run: could not save the reply: .*disk is full/)
+    expect(run.out + run.err).not.toMatch(/\n\s+at /)
+    const show = yield* Effect.promise(() => cli(["sessions", "show", "run", "--session-dir", mount.dir]))
     expect(show.code).toBe(0)
     expect(show.out).toContain("#0 user: write a lot")
-  }, TIMEOUT)
+  }), TIMEOUT)
 
   test("sessions import onto a disk that fills up half-way: all or nothing — no half session is left", async () => {
     const mount = mountSmallFs("192k")
@@ -180,41 +179,40 @@ describe.skipIf(!canMount)("SQLite store on a small filesystem", () => {
 })
 
 describe("two loopguard run processes on one session", () => {
-  test("the second writer exits 2 with a clear message and writes nothing; the first one's session is intact", async () => {
-    // The first run's reply stalls, so it holds the session while the second one starts.
-    const server = await startScriptedServer((_body: unknown, i: number) =>
-      i === 0 ? { type: "stream", chunks: [{ text: "working" }], stallAfterChunks: 1, stallMs: 20_000 } : textStream("second answer")
-    )
-    const dir = mkdtempSync(join(tmpdir(), "lg-two-"))
-    mkdirSync(join(dir, "cwd"))
-    // A key, so the only stderr line is the one about the session (no missing-key warning).
-    const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_"))), OPENAI_API_KEY: "sk-test-two-writers" }
-    const cli = (prompt: string) =>
-      spawn(process.execPath, ["run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", prompt, "--cwd", join(dir, "cwd"), "--session-dir", dir], {
-        cwd: ROOT,
-        env,
-        stdio: ["ignore", "pipe", "pipe"]
+  it.live("the second writer exits 2 with a clear message and writes nothing; the first one's session is intact", () => Effect.gen(function* () {
+    const dir = yield* tempDir("lg-two-")
+    // The first run (and the server) are gone before the session is read back.
+    yield* Effect.scoped(
+      Effect.gen(function* () {
+        // The first run's reply stalls, so it holds the session while the second one starts.
+        const server = yield* scriptedServer((_body: unknown, i: number) =>
+          i === 0 ? { type: "stream", chunks: [{ text: "working" }], stallAfterChunks: 1, stallMs: 20_000 } : textStream("second answer")
+        )
+        mkdirSync(join(dir, "cwd"))
+        // A key, so the only stderr line is the one about the session (no missing-key warning).
+        const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_"))), OPENAI_API_KEY: "sk-test-two-writers" }
+        const cli = (prompt: string) =>
+          spawn(process.execPath, ["run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", prompt, "--cwd", join(dir, "cwd"), "--session-dir", dir], {
+            cwd: ROOT,
+            env,
+            stdio: ["ignore", "pipe", "pipe"]
+          })
+        yield* killOnClose(cli("first prompt"))
+        while (server.requests.length === 0) yield* Effect.sleep("50 millis")
+        const second = yield* killOnClose(cli("second prompt"))
+        let stderr = ""
+        let stdout = ""
+        second.stderr.on("data", (d) => (stderr += d))
+        second.stdout.on("data", (d) => (stdout += d))
+        const code = yield* Effect.promise(() => new Promise<number | null>((done) => second.on("close", done)))
+        expect(code).toBe(2)
+        expect(stderr.trim().split("\n")).toHaveLength(1)
+        expect(stderr).toMatch(/^loopguard: session run is being written by another process \(.+:\d+\)/)
+        expect(stdout + stderr).not.toMatch(/\n\s+at /)
+        expect(server.requests).toHaveLength(1)
       })
-    const first = cli("first prompt")
-    try {
-      while (server.requests.length === 0) await new Promise((r) => setTimeout(r, 50))
-      const second = cli("second prompt")
-      let stderr = ""
-      let stdout = ""
-      second.stderr.on("data", (d) => (stderr += d))
-      second.stdout.on("data", (d) => (stdout += d))
-      const code = await new Promise<number | null>((done) => second.on("close", done))
-      expect(code).toBe(2)
-      expect(stderr.trim().split("\n")).toHaveLength(1)
-      expect(stderr).toMatch(/^loopguard: session run is being written by another process \(.+:\d+\)/)
-      expect(stdout + stderr).not.toMatch(/\n\s+at /)
-      expect(server.requests).toHaveLength(1)
-    } finally {
-      first.kill("SIGKILL")
-      await new Promise((done) => first.on("close", done))
-      await server.close()
-    }
-    const stored = await Effect.runPromise(Effect.scoped(Effect.flatMap(makeSqliteStore(dir), (s) => s.messages("run"))))
+    )
+    const stored = yield* Effect.scoped(Effect.flatMap(makeSqliteStore(dir), (s) => s.messages("run")))
     expect(stored.filter((m) => m.role === "user").map((m) => (m.role === "user" ? m.text : ""))).toEqual(["first prompt"])
-  }, TIMEOUT)
+  }), TIMEOUT)
 })

@@ -9,10 +9,12 @@ import { describe, expect, test } from "bun:test"
 import { join, resolve } from "node:path"
 import { terminalEnv, terminalScratch } from "./tmux/terminal-fixture.js"
 import { startTmux, tmuxPath } from "./tmux/tmux-driver.js"
+import { skipName } from "./skip-name.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const TMUX = tmuxPath()
 const IN_CI = process.env["CI"] === "true"
+const tmuxSkip = TMUX === null && !IN_CI ? "tmux is not installed (.ci/tmux.sh)" : undefined
 if (TMUX === null) console.warn(`terminal-newcomer-tmux.test.ts: tmux is not installed, these terminal tests are SKIPPED${IN_CI ? " (and fail: CI=true)" : ""}`)
 
 const { servers, terminals, tempDir } = terminalScratch("lg-term-")
@@ -36,7 +38,7 @@ const serve = async (script: ReadonlyArray<ScriptedResponse>) => {
 const offeredTools = (server: ScriptedServer, i: number): Array<string> =>
   ((server.requests[i]?.body?.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name)
 
-describe.skipIf(TMUX === null && !IN_CI)("chat asks before it offers an unapproved shell", () => {
+describe.skipIf(tmuxSkip !== undefined)(skipName("chat asks before it offers an unapproved shell", tmuxSkip), () => {
   test("n: the greeting says the shell is off and the model is offered no bash", async () => {
     const server = await serve([textStream("Hello.")])
     const cwd = tempDir()
@@ -67,7 +69,7 @@ describe.skipIf(TMUX === null && !IN_CI)("chat asks before it offers an unapprov
   }, 90_000)
 })
 
-describe.skipIf(TMUX === null && !IN_CI)("run on a terminal while the model is silent", () => {
+describe.skipIf(tmuxSkip !== undefined)(skipName("run on a terminal while the model is silent", tmuxSkip), () => {
   test("mid-reply silence: the screen says loopguard is waiting, for how long, and when it gives up", async () => {
     // (The last characters of a piece wait for the next one while they could begin a secret: the
     // first piece is long enough that its beginning shows at once.)

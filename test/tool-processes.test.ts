@@ -11,7 +11,8 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { makeHarness } from "./harness.js"
+import { it } from "./effect-test.js"
+import { harness } from "./harness.js"
 import { appears, leftoversOf, processesWith, TAG } from "./process-table.js"
 
 const cwd = tmpdir()
@@ -151,7 +152,7 @@ describe("when the loopguard process leaves", () => {
 })
 
 describe("a whole run interrupted during a bash tool", () => {
-  test("interrupting the RunLoop's fiber over HTTP kills the tool's process group", async () => {
+  it.live("interrupting the RunLoop's fiber over HTTP kills the tool's process group", () => Effect.gen(function* () {
     const bash = {
       spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
       stopsAtTimeout: true,
@@ -160,25 +161,21 @@ describe("a whole run interrupted during a bash tool", () => {
         return { state: "completed" as const, output: r.output }
       }
     }
-    const h = await makeHarness([toolCallStream("bash", { command: `sleep ${TAG}501 & sleep ${TAG}502; echo` }), textStream("never")], { tools: [bash] })
-    try {
-      const controller = new AbortController()
-      const running = h.run(
-        Effect.gen(function* () {
-          return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "go" })
-        }),
-        { signal: controller.signal }
-      )
-      await appears(`${TAG}502`)
-      expect(processesWith(`${TAG}501`).length).toBeGreaterThan(0)
-      controller.abort()
-      await running.catch(() => undefined)
-      expect(await leftoversOf(`${TAG}50`)).toEqual([])
-      expect(h.server.requests).toHaveLength(1)
-    } finally {
-      await h.close()
-    }
-  }, 30_000)
+    const h = yield* harness([toolCallStream("bash", { command: `sleep ${TAG}501 & sleep ${TAG}502; echo` }), textStream("never")], { tools: [bash] })
+    const controller = new AbortController()
+    const running = h.run(
+      Effect.gen(function* () {
+        return yield* (yield* RunLoop).run({ sessionId: "s", prompt: "go" })
+      }),
+      { signal: controller.signal }
+    )
+    yield* Effect.promise(() => appears(`${TAG}502`))
+    expect(processesWith(`${TAG}501`).length).toBeGreaterThan(0)
+    controller.abort()
+    yield* Effect.promise(() => running.catch(() => undefined))
+    expect(yield* Effect.promise(() => leftoversOf(`${TAG}50`))).toEqual([])
+    expect(h.server.requests).toHaveLength(1)
+  }), 30_000)
 })
 
 describe("when the loopguard process is signalled", () => {

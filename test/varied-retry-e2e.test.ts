@@ -6,13 +6,15 @@
  * job whose log moves on must not trip anything.
  */
 import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
-import { describe, expect, test } from "bun:test"
+import { describe, expect } from "bun:test"
+import { Effect } from "effect"
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { builtinTools } from "../packages/cli/src/tools.js"
-import { makeHarness } from "./harness.js"
-import { actions, turns, withHarness } from "./loops-e2e/run.js"
+import { it } from "./effect-test.js"
+import { harness } from "./harness.js"
+import { actions, turns } from "./loops-e2e/run.js"
 
 const EXECUTE_BASH_SPEC = {
   name: "execute_bash",
@@ -45,35 +47,32 @@ const workspace = () => {
   }
 }
 
+/** The workspace, removed when the scope closes. */
+const scopedWorkspace = Effect.acquireRelease(Effect.sync(workspace), (ws) => Effect.sync(ws.cleanup))
+
 const GUESSES = ["admin", "123456", "letmein", "secret", "qwerty", "hunter2", "dragon", "monkey", "trustno1", "welcome", "changeme", "toor", "root", "pass"]
 const call = (input: Record<string, unknown>, i: number): ScriptedResponse => toolCallStream("execute_bash", input, { id: `call_${i}` })
 
 describe("varied retry over HTTP", () => {
-  test("a password hunt (one command, a new password each time, the same refusal) is noted at the 4th try and stopped", async () => {
-    const ws = workspace()
+  it.live("a password hunt (one command, a new password each time, the same refusal) is noted at the 4th try and stopped", () => Effect.gen(function* () {
+    const ws = yield* scopedWorkspace
     // A look at the script every third step keeps the refusals from coming back to back.
     const pick = (_: unknown, i: number) => (i % 3 === 2 ? call({ command: `head -n ${1 + (i % 2)} check.sh`, is_input: "false" }, i) : call({ command: `sh check.sh ${GUESSES[i % GUESSES.length]}`, is_input: "false" }, i))
     // The breaker would hand back first (every try fails); this test is about the loop ladder.
-    const h = await makeHarness(pick, { tools: ws.tools, config: (c) => ({ ...c, breaker: { ...c.breaker, enabled: false } }) })
-    try {
-      await withHarness(h, async (h) => {
-        const { results } = await h.run(turns("Extract flag.txt from secret.zip."))
-        const r = results[0]!
-        expect(actions(r, "varied-retry")[0]).toBe("note")
-        const note = r.incidents.find((i) => i.detector === "varied-retry")!
-        expect(note.detail).toMatchObject({ skeleton: "sh check.sh <a>", count: 4 })
-        // The run is stopped by the ladder (whichever loop detector reaches the top first).
-        expect(r.report.reason).toBe("idle")
-        expect(ws.executions()).toBeLessThanOrEqual(14)
-        expect(ws.executions()).toBe(h.server.requests.length)
-      })
-    } finally {
-      ws.cleanup()
-    }
-  }, 60_000)
+    const h = yield* harness(pick, { tools: ws.tools, config: (c) => ({ ...c, breaker: { ...c.breaker, enabled: false } }) })
+    const { results } = yield* h.provide(turns("Extract flag.txt from secret.zip."))
+    const r = results[0]!
+    expect(actions(r, "varied-retry")[0]).toBe("note")
+    const note = r.incidents.find((i) => i.detector === "varied-retry")!
+    expect(note.detail).toMatchObject({ skeleton: "sh check.sh <a>", count: 4 })
+    // The run is stopped by the ladder (whichever loop detector reaches the top first).
+    expect(r.report.reason).toBe("idle")
+    expect(ws.executions()).toBeLessThanOrEqual(14)
+    expect(ws.executions()).toBe(h.server.requests.length)
+  }), 60_000)
 
-  test("polling a running job whose log moves on (empty is_input, 12 times) raises no loop incident", async () => {
-    const ws = workspace()
+  it.live("polling a running job whose log moves on (empty is_input, 12 times) raises no loop incident", () => Effect.gen(function* () {
+    yield* scopedWorkspace
     let epoch = 0
     const poll = {
       spec: EXECUTE_BASH_SPEC,
@@ -84,48 +83,40 @@ describe("varied retry over HTTP", () => {
     }
     const pick = (_: unknown, i: number): ScriptedResponse =>
       i === 0 ? call({ command: "nohup python3 train.py > job.log 2>&1 &", is_input: "false" }, i) : i <= 12 ? call({ command: "", is_input: "true" }, i) : textStream("Training finished.")
-    const h = await makeHarness(pick, { tools: [poll] })
-    try {
-      await withHarness(h, async (h) => {
-        const { results } = await h.run(turns("Train the model and report the loss."))
-        const r = results[0]!
-        expect(epoch).toBe(12)
-        expect(r.report.reason).toBe("final")
-        expect(r.incidents.filter((i) => i.kind === "loop")).toEqual([])
-      })
-    } finally {
-      ws.cleanup()
-    }
-  }, 60_000)
+    const h = yield* harness(pick, { tools: [poll] })
+    const { results } = yield* h.provide(turns("Train the model and report the loss."))
+    const r = results[0]!
+    expect(epoch).toBe(12)
+    expect(r.report.reason).toBe("final")
+    expect(r.incidents.filter((i) => i.kind === "loop")).toEqual([])
+  }), 60_000)
 
-  const flail = async (breaker: boolean) => {
-    const ws = workspace()
-    const words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]
-    const pick = (_: unknown, i: number) => call({ command: `sh -c 'echo "${words[i % words.length]} went wrong" >&2; exit 3'`, is_input: "false" }, i)
-    const h = await makeHarness(pick, { tools: ws.tools, config: (c) => ({ ...c, breaker: { ...c.breaker, enabled: breaker } }) })
-    try {
-      return await withHarness(h, async (h) => {
-        const { results } = await h.run(turns("Start the app."))
+  /** One flailing run; its server and workspace are gone when it returns. */
+  const flail = (breaker: boolean) =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const ws = yield* scopedWorkspace
+        const words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]
+        const pick = (_: unknown, i: number) => call({ command: `sh -c 'echo "${words[i % words.length]} went wrong" >&2; exit 3'`, is_input: "false" }, i)
+        const h = yield* harness(pick, { tools: ws.tools, config: (c) => ({ ...c, breaker: { ...c.breaker, enabled: breaker } }) })
+        const { results } = yield* h.provide(turns("Start the app."))
         return { r: results[0]!, executions: ws.executions() }
       })
-    } finally {
-      ws.cleanup()
-    }
-  }
+    )
 
-  test("flailing (a new command every step, each failing another way) with the breaker off: noted at the 8th, stopped at the 13th", async () => {
-    const { r, executions } = await flail(false)
+  it.live("flailing (a new command every step, each failing another way) with the breaker off: noted at the 8th, stopped at the 13th", () => Effect.gen(function* () {
+    const { r, executions } = yield* flail(false)
     expect(actions(r, "failure-streak")).toEqual(["note", "remind", "stop"])
     expect(r.incidents.find((i) => i.detector === "failure-streak")?.step).toBe(7)
     expect(r.report.reason).toBe("idle")
     expect(executions).toBe(13)
-  }, 60_000)
+  }), 60_000)
 
-  test("flailing with the breaker on: the breaker's ladder ends the run, the failure streak never stops it", async () => {
-    const { r } = await flail(true)
+  it.live("flailing with the breaker on: the breaker's ladder ends the run, the failure streak never stops it", () => Effect.gen(function* () {
+    const { r } = yield* flail(true)
     // The printed exit codes reach the breaker too: it degrades, then hands the work back.
     expect(actions(r, "breaker")).toEqual(["degrade", "hand-back"])
     expect(r.report.reason).toBe("circuit_open")
     expect(actions(r, "failure-streak")).not.toContain("stop")
-  }, 60_000)
+  }), 60_000)
 })

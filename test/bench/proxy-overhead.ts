@@ -6,6 +6,7 @@
  * chunk (p50, p99, max), read directly and through the proxy by the same client from the same
  * upstream, at 1 stream and at N concurrent streams; "added" is proxied minus direct. Also the
  * time to the first byte, the proxy's CPU, bare relays with no loopguard (the floor: node:http,
+ * Effect's own platform server and client (@effect/platform-node's NodeHttpServer, FetchHttpClient),
  * and on Bun also Bun.serve + fetch, the stack the proxy serves with there), the proxy's resident
  * memory per open stream (N streams held open mid-reply), and CPU per verdict.
  * Printed as measured, next to the targets: ≤ 1 ms p50 and ≤ 5 ms p99 added per chunk, ≤ 10 ms
@@ -15,9 +16,10 @@
  *   first; LG_BENCH_PROXY_PROF=DIR: the proxy's CPU profile written to DIR)
  */
 import { spawn, type ChildProcess } from "node:child_process"
-import { readFileSync } from "node:fs"
-import { loadavg } from "node:os"
-import { buildCliBundle, median, root, verdict } from "./lib/measure.js"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { loadavg, tmpdir } from "node:os"
+import { join } from "node:path"
+import { buildCliBundle, bundleForNode, median, root, verdict } from "./lib/measure.js"
 import type { StreamTimings } from "./lib/stream-client.js"
 import { chatProtocol, judgeRequest, TurnMemo } from "@loopguard/proxy"
 import { DEFAULT_CONFIG, repeatGuardOptionsOf } from "@loopguard/effect/config"
@@ -51,10 +53,23 @@ const startChild = async (args: ReadonlyArray<string>, cmd: string, ready: RegEx
   }
 }
 
-/** What relays the streams: `loopguard proxy`, or a bare relay with no loopguard (node:http, or Bun's own server and fetch). */
-type Relay = "proxy" | "bare-node" | "bare-bun"
+/** What relays the streams: `loopguard proxy`, or a bare relay with no loopguard (node:http, Bun's own server and fetch, or Effect's platform server and client). */
+type Relay = "proxy" | "bare-node" | "bare-bun" | "bare-effect"
 
-const BARE_ENTRY = { "bare-node": "test/bench/bare-relay.mjs", "bare-bun": "test/bench/bare-relay-bun.ts" } as const
+const BARE_ENTRY = { "bare-node": "test/bench/bare-relay.mjs", "bare-bun": "test/bench/bare-relay-bun.ts", "bare-effect": "test/bench/bare-relay-effect.ts" } as const
+
+const BARE_LABEL = {
+  "bare-node": "a bare node:http relay (test/bench/bare-relay.mjs",
+  "bare-bun": "a bare Bun.serve + fetch relay (test/bench/bare-relay-bun.ts",
+  "bare-effect": "a bare relay on Effect's platform: NodeHttpServer + FetchHttpClient + HttpServerResponse.stream (test/bench/bare-relay-effect.ts"
+} as const
+
+/** Node cannot run the Effect relay's TypeScript: on node it runs from a bundle built from it (a temporary directory, removed at exit). */
+const effectRelayForNode = async (): Promise<string> => {
+  const dir = mkdtempSync(join(tmpdir(), "loopguard-bench-effect-relay-"))
+  process.once("exit", () => rmSync(dir, { recursive: true, force: true }))
+  return bundleForNode(join(root, BARE_ENTRY["bare-effect"]), dir, "bare-relay-effect.mjs")
+}
 
 /** The relay asked for, on the runtime the bench was asked for (the Bun relay on Bun only). */
 const startProxyProcess = async (upstream: string, relay: Relay = "proxy"): Promise<{ child: ChildProcess; base: string }> => {
@@ -63,7 +78,7 @@ const startProxyProcess = async (upstream: string, relay: Relay = "proxy"): Prom
   // On node the proxy runs from the bundle: built from the current sources, so the figures are this code's.
   if (onNode && !bare) buildCliBundle()
   const cmd = onNode && relay !== "bare-bun" ? "node" : process.execPath
-  const entry = relay !== "proxy" ? BARE_ENTRY[relay] : onNode ? "packages/cli/dist/loopguard.mjs" : "packages/cli/src/main.ts"
+  const entry = relay === "proxy" ? (onNode ? "packages/cli/dist/loopguard.mjs" : "packages/cli/src/main.ts") : onNode && relay === "bare-effect" ? await effectRelayForNode() : BARE_ENTRY[relay]
   // LG_BENCH_PROXY_PROF=DIR: the proxy writes a CPU profile there when it exits (bun and node take the same flags).
   const prof = process.env["LG_BENCH_PROXY_PROF"]
   const args = [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? [] : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`]
@@ -231,8 +246,8 @@ const guardResidentKb = (): { readonly fresh: number; readonly cleared: number }
 
 /**
  * The same N streams through a bare relay (no loopguard): what the runtime's HTTP stack and this
- * machine give before loopguard adds anything. node:http on either runtime; on Bun also Bun's own
- * server and fetch, the stack the proxy serves with there.
+ * machine give before loopguard adds anything. node:http and Effect's platform server on either
+ * runtime; on Bun also Bun's own server and fetch, the stack the proxy serves with there.
  */
 const bareRelayFloor = async (upstream: string, streams: number, relay: Exclude<Relay, "proxy">): Promise<void> => {
   const bare = await startProxyProcess(upstream, relay)
@@ -242,8 +257,7 @@ const bareRelayFloor = async (upstream: string, streams: number, relay: Exclude<
     const cpuBefore = cpuMsOf(bare.child.pid!)
     const relayed = summary((await runClient([bare.base], streams))[bare.base]!)
     const cpuUsed = cpuMsOf(bare.child.pid!) - cpuBefore
-    const what = relay === "bare-node" ? "a bare node:http relay (test/bench/bare-relay.mjs" : "a bare Bun.serve + fetch relay (test/bench/bare-relay-bun.ts"
-    console.log(`  the floor: ${what}, no loopguard) at ${streams} streams`)
+    console.log(`  the floor: ${BARE_LABEL[relay]}, no loopguard) at ${streams} streams`)
     console.log(`    added per chunk p50 ${fmt(relayed.p50 - direct.p50)}  p99 ${fmt(relayed.p99 - direct.p99)}  longest ${fmt(relayed.max)} (direct ${fmt(direct.max)})  first byte added ${fmt(relayed.firstByte - direct.firstByte)}`)
     console.log(`    relay CPU ${cpuUsed} ms, ${((cpuUsed / relayed.chunks) * 1000).toFixed(0)} µs per chunk`)
   } finally {
@@ -277,6 +291,7 @@ export const main = async (quick = false): Promise<void> => {
     // The floors run while the proxy idles: its memory settles before the idle reading.
     await bareRelayFloor(upstream.base, streams, "bare-node")
     if (!onNode) await bareRelayFloor(upstream.base, streams, "bare-bun")
+    await bareRelayFloor(upstream.base, streams, "bare-effect")
     await Bun.sleep(500)
     const idle = rssOf(proxy.child.pid!)
     const cpuBeforeHold = cpuMsOf(proxy.child.pid!)

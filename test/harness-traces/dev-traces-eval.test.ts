@@ -6,14 +6,14 @@
  * and looping runs in SWE-agent, OpenHands, Codex CLI, Claude Code and mini-SWE-agent styles.
  */
 import { describe, expect, test } from "bun:test"
-import { devTracesPresent, loadLabels, readTrace } from "../../packages/core/src/trace/dev-traces.fixture.js"
+import { devTraceTestName, devTracesPresent, loadLabels, readTrace } from "../../packages/core/src/trace/dev-traces.fixture.js"
 import { evaluate, type LabelledTrace } from "../bench/trace-eval.js"
 import { generatePrecisionSet } from "./generate.js"
 
 const present = devTracesPresent("the development-trace evaluation")
 
 describe("the precision bar", () => {
-  test.skipIf(!present)("development traces: recall ≥ 0.9 at ≤ 0.1 false alarms per 100 clean steps, no false pause or stop; stall warnings under one per run", async () => {
+  test.skipIf(!present)(devTraceTestName("development traces: recall ≥ 0.9 at ≤ 0.1 false alarms per 100 clean steps, no false pause or stop; stall warnings under one per run", present), async () => {
     const labels = (await loadLabels("the development-trace evaluation"))!
     const traces: Array<LabelledTrace> = []
     for (const [file, label] of Object.entries(labels.files)) traces.push({ file, text: await readTrace(file), episodes: label.episodes })

@@ -7,7 +7,6 @@ import { textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
 import type { Message } from "@loopguard/core/model"
 import { Permission, RunLoop, SessionStore, type PermissionRequest, type RunResult } from "@loopguard/effect"
 import { Effect, Layer } from "effect"
-import type { Harness } from "../harness.js"
 
 /** One `RunLoop.run` per prompt, in order, on session "s"; then the stored session. */
 export const turns = (...prompts: ReadonlyArray<string>) =>
@@ -18,14 +17,6 @@ export const turns = (...prompts: ReadonlyArray<string>) =>
     const stored = yield* (yield* SessionStore).messages("s")
     return { results, stored }
   })
-
-export const withHarness = async <A>(h: Harness, body: (h: Harness) => Promise<A>): Promise<A> => {
-  try {
-    return await body(h)
-  } finally {
-    await h.close()
-  }
-}
 
 export const answer = (text: string): ScriptedResponse => textStream(text)
 

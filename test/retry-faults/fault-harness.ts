@@ -10,8 +10,8 @@
 import type { Script } from "@loopguard/ai-sdk/testing"
 import type { NormalizedError } from "@loopguard/core/model"
 import { LlmError, type LlmShape, type LoopguardConfig, type ToolDefinition } from "@loopguard/effect"
-import { Stream } from "effect"
-import { makeHarness, type Harness } from "../harness.js"
+import { Effect, Stream, type Scope } from "effect"
+import { harness, makeHarness, type Harness } from "../harness.js"
 
 export const makeFaultHarness = (
   script: Script,
@@ -21,6 +21,10 @@ export const makeFaultHarness = (
     readonly decorate: (llm: LlmShape) => LlmShape
   }
 ): Promise<Harness> => makeHarness(script, options)
+
+/** `makeFaultHarness` as a scoped resource (see harness.ts `harness`). */
+export const faultHarness = (script: Script, options: Parameters<typeof makeFaultHarness>[1]): Effect.Effect<Harness, never, Scope.Scope> =>
+  harness(script, options)
 
 /** What the AI SDK reports for a connection reset after the response started (see the probe in the tests). */
 export const MID_STREAM_RESET: NormalizedError = {

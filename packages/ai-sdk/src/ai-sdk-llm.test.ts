@@ -31,23 +31,25 @@ const silentServer = async () => {
 
 describe("makeAiSdkLlm: a response that never starts", () => {
   test("waiting for the response headers counts against the chunk timeout, and the request is then closed", async () => {
-    const server = await silentServer()
-    try {
-      const llm = makeAiSdkLlm({ model: scriptedChatModel(server), providerId: "silent", modelId: "silent" })
-      expect(llm.timesChunks).toBe(true)
-      const started = Date.now()
-      const exit = await Effect.runPromiseExit(Stream.runCollect(llm.stream({ messages: [{ role: "user", text: "go" }], tools: [], chunkTimeoutMs: 150 })))
-      expect(Date.now() - started).toBeGreaterThanOrEqual(140)
-      expect(Exit.isFailure(exit)).toBe(true)
-      const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
-      expect(error).toBeInstanceOf(LlmError)
-      expect((error as LlmError).error.name).toBe("ChunkTimeoutError")
-      expect(server.requests()).toBe(1)
-      // The abort reaches the socket: the server sees the client go away.
-      for (let i = 0; i < 100 && server.closedByClient() === 0; i++) await new Promise((r) => setTimeout(r, 10))
-      expect(server.closedByClient()).toBe(1)
-    } finally {
-      await server.close()
-    }
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* Effect.acquireRelease(Effect.promise(silentServer), (s) => Effect.promise(() => s.close()))
+          const llm = makeAiSdkLlm({ model: scriptedChatModel(server), providerId: "silent", modelId: "silent" })
+          expect(llm.timesChunks).toBe(true)
+          const started = Date.now()
+          const exit = yield* Effect.exit(Stream.runCollect(llm.stream({ messages: [{ role: "user", text: "go" }], tools: [], chunkTimeoutMs: 150 })))
+          expect(Date.now() - started).toBeGreaterThanOrEqual(140)
+          expect(Exit.isFailure(exit)).toBe(true)
+          const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+          expect(error).toBeInstanceOf(LlmError)
+          expect((error as LlmError).error.name).toBe("ChunkTimeoutError")
+          expect(server.requests()).toBe(1)
+          // The abort reaches the socket: the server sees the client go away.
+          for (let i = 0; i < 100 && server.closedByClient() === 0; i++) yield* Effect.sleep("10 millis")
+          expect(server.closedByClient()).toBe(1)
+        })
+      )
+    )
   })
 })

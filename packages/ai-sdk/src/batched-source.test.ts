@@ -83,18 +83,24 @@ describe("batchedStream with a read timeout", () => {
       live.add(id)
       return id
     }) as unknown as typeof setTimeout
-    globalThis.setTimeout = spySet
-    globalThis.clearTimeout = ((id: ReturnType<typeof setTimeout>) => (live.delete(id), realClear(id))) as typeof clearTimeout
-    try {
-      const source = new ReadableStream<number>({ start: (c) => (c.enqueue(1), realSet(() => (c.enqueue(2), c.close()), 10)) })
-      expect(await Effect.runPromise(Stream.runCollect(batchedStream(source, String, { timeout: { ms: 10_000, onTimeout: () => "no" } })))).toEqual([1, 2])
-      // Interrupted while a timed read waits: the source is cancelled, which settles the read and clears its timer.
-      const stalled = Stream.runDrain(batchedStream(new ReadableStream<number>(), String, { timeout: { ms: 10_000, onTimeout: () => "no" } }))
-      await Effect.runPromise(Effect.timeoutOption(stalled, "20 millis"))
-    } finally {
-      globalThis.setTimeout = realSet
-      globalThis.clearTimeout = realClear
-    }
+    const spyClear = ((id: ReturnType<typeof setTimeout>) => (live.delete(id), realClear(id))) as typeof clearTimeout
+    // The spies are in place for the scope only: the real timer functions are back when it closes.
+    const spying = Effect.acquireRelease(
+      Effect.sync(() => ((globalThis.setTimeout = spySet), (globalThis.clearTimeout = spyClear))),
+      () => Effect.sync(() => ((globalThis.setTimeout = realSet), (globalThis.clearTimeout = realClear)))
+    )
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          yield* spying
+          const source = new ReadableStream<number>({ start: (c) => (c.enqueue(1), realSet(() => (c.enqueue(2), c.close()), 10)) })
+          expect(yield* Stream.runCollect(batchedStream(source, String, { timeout: { ms: 10_000, onTimeout: () => "no" } }))).toEqual([1, 2])
+          // Interrupted while a timed read waits: the source is cancelled, which settles the read and clears its timer.
+          const stalled = Stream.runDrain(batchedStream(new ReadableStream<number>(), String, { timeout: { ms: 10_000, onTimeout: () => "no" } }))
+          yield* Effect.timeoutOption(stalled, "20 millis")
+        })
+      )
+    )
     // Turn's setImmediate is not a timer; Effect's own 20 ms sleep was cleared or fired.
     expect(live.size).toBe(0)
   })

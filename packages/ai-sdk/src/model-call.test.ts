@@ -59,19 +59,20 @@ describe("one model call: the SDK's single-call primitive and the streamText fal
   })
 
   const cases = (["openai-compatible", "openai"] as const).flatMap((provider) => replies.map(([name, reply]) => [name, provider, reply] as const))
-  test.each(cases)("%s (%s provider)", async (_name, provider, reply) => {
-    const server = await startScriptedServer([reply, reply])
-    try {
-      const direct = await play(server, provider, singleCall())
-      const fallback = await play(server, provider, null)
-      expect(direct).toEqual(fallback)
-      expect(direct.parts.length + (direct.failure === undefined ? 0 : 1)).toBeGreaterThan(0)
-      // The same request went out: instructions, tools, messages and settings, with the same headers.
-      expect(server.requests.map((r) => r.body)).toEqual([server.requests[1]!.body, server.requests[0]!.body])
-      expect(server.requests[0]!.headers).toEqual(server.requests[1]!.headers)
-      expect(JSON.stringify(server.requests[0]!.body)).toContain("be brief")
-    } finally {
-      await server.close()
-    }
-  })
+  test.each(cases)("%s (%s provider)", (_name, provider, reply) =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const server = yield* Effect.acquireRelease(Effect.promise(() => startScriptedServer([reply, reply])), (s) => Effect.promise(() => s.close()))
+          const direct = yield* Effect.promise(() => play(server, provider, singleCall()))
+          const fallback = yield* Effect.promise(() => play(server, provider, null))
+          expect(direct).toEqual(fallback)
+          expect(direct.parts.length + (direct.failure === undefined ? 0 : 1)).toBeGreaterThan(0)
+          // The same request went out: instructions, tools, messages and settings, with the same headers.
+          expect(server.requests.map((r) => r.body)).toEqual([server.requests[1]!.body, server.requests[0]!.body])
+          expect(server.requests[0]!.headers).toEqual(server.requests[1]!.headers)
+          expect(JSON.stringify(server.requests[0]!.body)).toContain("be brief")
+        })
+      )
+    ))
 })

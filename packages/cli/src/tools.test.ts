@@ -76,16 +76,19 @@ describe("bounded reads", () => {
   test("a device is refused", async () => {
     await expect(run("read_file", { path: "zero" }, toolsIn("/dev"))).rejects.toThrow(/zero is a device: refused/)
   }, 30_000)
-  test("a socket is refused", async () => {
-    const sockDir = mkdtempSync(join(tmpdir(), "lg-sock-"))
-    const server = createServer()
-    await new Promise<void>((r) => server.listen(join(sockDir, "s.sock"), r))
-    try {
-      await expect(run("read_file", { path: "s.sock" }, toolsIn(sockDir))).rejects.toThrow(/s\.sock is a socket: refused/)
-    } finally {
-      server.close()
-    }
-  }, 30_000)
+  test("a socket is refused", () =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const sockDir = mkdtempSync(join(tmpdir(), "lg-sock-"))
+          const server = yield* Effect.acquireRelease(Effect.sync(createServer), (s) => Effect.sync(() => s.close()))
+          yield* Effect.promise(() => new Promise<void>((r) => server.listen(join(sockDir, "s.sock"), r)))
+          yield* Effect.promise(async () => {
+            await expect(run("read_file", { path: "s.sock" }, toolsIn(sockDir))).rejects.toThrow(/s\.sock is a socket: refused/)
+          })
+        })
+      )
+    ), 30_000)
   test("a 1 GB sparse file is not read whole: the beginning comes back and memory stays flat", async () => {
     const big = join(dir, "big.bin")
     writeFileSync(big, "start of the file\n")

@@ -36,5 +36,7 @@ export * as ToolCallParsing from "./toolcall/index.js"
 export * as ContextWindow from "./context/index.js"
 /** The cross-step judge: every detector that looks across steps, fed one step at a time. */
 export * as Judge from "./judge/index.js"
+/** The policy of one run-loop step: the run's state and a step's facts in, the next state and the actions to take out. */
+export * as Step from "./step/index.js"
 /** Partial settings laid over defaults and checked without a schema library. */
 export * as Settings from "./settings/index.js"

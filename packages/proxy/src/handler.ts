@@ -3,7 +3,7 @@
  * the history, then either the proxy's own answer (a stop) or the upstream call with the request
  * rewritten for the upstream only, its retries, and the reply relayed through the guard.
  */
-import { describeGuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
+import { describeGuardTrip } from "@loopguard/core/repeat"
 import type { Incident } from "@loopguard/core/report"
 import { BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
 import type { BackoffBoard } from "./backoff.js"
@@ -15,34 +15,19 @@ import { parseJson, type Conversation, type Protocol, type StreamWatch } from ".
 import { reminderMessages, replyMessage } from "./reply-record.js"
 import { relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
-import { routeFor, upstreamUrl, type ResolvedRoute, type RoutingConfig } from "./routes.js"
+import { routeFor, upstreamUrl, type ResolvedRoute } from "./routes.js"
 import { sessionIdOf } from "./session-id.js"
 import { errorBeforeContent } from "./early-error.js"
 import { textCallsIn } from "./text-calls.js"
 import { relayWhole } from "./whole-reply.js"
 import { attempt, callWithRetries, type Attempt, type RetryEvent, type UpstreamClient, type UpstreamRoute } from "./upstream.js"
 import type { TurnMemo } from "./turn-judge.js"
-import { judgeRequest, type ProxyAction, type StopVerdict, type Verdict, type VerdictConfig } from "./verdict.js"
+import { judgeRequest, type ProxyAction, type StopVerdict, type Verdict } from "./verdict.js"
+import type { DetectorSettings, ProxySettings } from "./proxy-settings.js"
+import type { OpenAttempt } from "./upstream.js"
+export type { DetectorSettings, ProxySettings } from "./proxy-settings.js"
+export type { OpenAttempt } from "./upstream.js"
 
-/** The detector settings a request is judged and guarded with. */
-export interface DetectorSettings {
-  readonly verdict: VerdictConfig
-  readonly guard: RepeatGuardOptions | null
-}
-
-export interface ProxySettings extends DetectorSettings {
-  readonly routing: RoutingConfig
-  /** Routes (by their `proxy.routes` key) with detector settings of their own. */
-  readonly routeDetectors: ReadonlyMap<string, DetectorSettings>
-  readonly sessionHeader: string
-  /** Tool calls written as text become structured calls when the request offered the tool. */
-  readonly textToolCalls: boolean
-  /** Calls per tool in one user turn (`toolCaps`). */
-  readonly toolCaps: ToolCallCaps
-  readonly maxRequestBytes: number
-  readonly maxResponseBytes: number
-  readonly maxEventBytes: number
-}
 
 /** What the proxy did with one request: a log line, a JSON line, a store record. */
 export interface RequestRecord {
@@ -73,9 +58,6 @@ export interface HandlerDeps {
 }
 
 const headersOf = (session: string, action: ProxyAction): Record<string, string> => ({ "x-loopguard-session": session, "x-loopguard-action": action })
-
-/** An attempt the upstream answered. */
-export type OpenAttempt = Extract<Attempt, { ok: true }>
 
 /** A request read, routed and judged: everything the answer needs. */
 interface Judged {

@@ -9,7 +9,7 @@ import { CrossStepDetectors } from "@loopguard/core/judge"
 import { doomLoop, StepRecordLog } from "@loopguard/core/loops"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
 import { blockedAtOf, type ExitPoint, type Incident } from "@loopguard/core/report"
-import type { StopVerdict, VerdictConfig } from "./verdict.js"
+import type { StopVerdict, VerdictConfig } from "./verdict-types.js"
 
 /** A text for the upstream, asked for after the turn's message at `after`. */
 export interface TurnReminder {

@@ -39,6 +39,9 @@ export type Attempt =
     }
   | { readonly ok: false; readonly error: NormalizedError; readonly body: Buffer | null; readonly res: UpstreamReply | null }
 
+/** An attempt the upstream answered. */
+export type OpenAttempt = Extract<Attempt, { ok: true }>
+
 export interface RetryEvent {
   readonly attempt: number
   readonly delayMs: number

@@ -6,16 +6,13 @@
  * request only, the cut replies cropped to their notice, or a stop answered by the proxy itself.
  */
 import { decideRecovery, initRecovery, type AgentRole } from "@loopguard/core/classify"
-import type { JudgeConfig } from "@loopguard/core/judge"
 import { textOf, type AssistantMessage, type Message } from "@loopguard/core/model"
 import type { Incident } from "@loopguard/core/report"
 import { isCutReply, isStopAnswer } from "./notices.js"
 import { TurnJudge, type TurnMemo } from "./turn-judge.js"
+import type { StopVerdict, VerdictConfig } from "./verdict-types.js"
+export type { StopVerdict, VerdictConfig } from "./verdict-types.js"
 
-export interface VerdictConfig extends JudgeConfig {
-  readonly loop: JudgeConfig["loop"] & { readonly role: AgentRole }
-  readonly doomLoop: { readonly enabled: boolean; readonly repeats: number }
-}
 
 /** A text for the upstream only, placed before the wire message at `before` (null: at the end). */
 export interface Insert {
@@ -24,13 +21,6 @@ export interface Insert {
   readonly text: string
 }
 
-export interface StopVerdict {
-  readonly detector: string
-  /** Which loop, in words. */
-  readonly loop: string
-  readonly evidence: string
-  readonly next: string
-}
 
 export type ProxyAction = "pass" | "note" | "remind" | "crop" | "stop"
 

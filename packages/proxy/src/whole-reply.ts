@@ -5,7 +5,8 @@
  */
 import { describeGuardTrip, RepeatGuard, type RepeatGuardOptions } from "@loopguard/core/repeat"
 import type { ClientReply } from "./client-reply.js"
-import type { OpenAttempt, ProxySettings } from "./handler.js"
+import type { ProxySettings } from "./proxy-settings.js"
+import type { OpenAttempt } from "./upstream.js"
 import { clientHeaders, sendError } from "./http-util.js"
 import { cutNotice } from "./notices.js"
 import { parseJson, type Protocol } from "./protocol.js"

@@ -6,6 +6,9 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { createHash } from "node:crypto";
+import { appendFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { startFlight, type Flight } from "./flight.js";
 import type { ScriptedProtocol } from "./protocol-frames.js";
 import { modelsBody, openAIErrorBody } from "./json-bodies.js";
@@ -54,6 +57,22 @@ function parseBody(text: string): { ok: true; value: any } | { ok: false; value:
   }
 }
 
+/** Temporary directories (`mkdtemp`: a prefix and six random characters) differ on every run; the hash must not. */
+const TEMP_DIR_SUFFIX = new RegExp(`(${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/[A-Za-z0-9._-]*[-_])[A-Za-z0-9]{6}(?![A-Za-z0-9])`, "g");
+
+/**
+ * Test aid: with SCRIPTED_SERVER_BODY_HASHES naming a file, every request body received is appended
+ * to it as `sha256 path` lines (temporary directory names made equal first), so two runs of a suite
+ * can be compared for byte-identical requests. Not a `LOOPGUARD_` name: spawned CLIs inherit it, and
+ * the CLI refuses a `LOOPGUARD_` variable it does not know.
+ */
+function recordBodyHash(path: string, text: string): void {
+  const file = process.env.SCRIPTED_SERVER_BODY_HASHES;
+  if (file === undefined || file === "") return;
+  const stable = text.replace(TEMP_DIR_SUFFIX, "$1XXXXXX");
+  appendFileSync(file, `${createHash("sha256").update(stable).digest("hex")} ${path}\n`);
+}
+
 const exhausted = (count: number): ScriptedResponse => ({
   type: "error",
   status: 500,
@@ -88,8 +107,10 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
   const sockets = new Set<Socket>();
   let closing = false;
 
-  const handleChat = async (req: IncomingMessage, res: ServerResponse, protocol: ScriptedProtocol) => {
-    const parsed = parseBody(await readBody(req));
+  const handleChat = async (req: IncomingMessage, res: ServerResponse, protocol: ScriptedProtocol, path: string) => {
+    const text = await readBody(req);
+    recordBodyHash(path, text);
+    const parsed = parseBody(text);
     const index = requests.length;
     const flight = startFlight(index, parsed.value, req, res);
     requests.push(flight.record);
@@ -116,7 +137,7 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
     const path = (req.url ?? "/").split("?")[0]!;
     const protocol = PROTOCOL_PATHS.get(path);
     if (req.method === "POST" && protocol !== undefined) {
-      void handleChat(req, res, protocol).catch(() => {
+      void handleChat(req, res, protocol, path).catch(() => {
         if (!res.headersSent) sendJson(res, 500, openAIErrorBody(500, "scripted server failure"));
         else res.destroy();
       });

@@ -4,7 +4,7 @@
  * copied. Set LOOPGUARD_TRACE_REPORT=1 to print the per-episode table.
  */
 import { describe, expect, test } from "bun:test"
-import { devTracesPresent, loadLabels, readTrace } from "../trace/dev-traces.fixture.js"
+import { devTraceTestName, devTracesPresent, loadLabels, readTrace } from "../trace/dev-traces.fixture.js"
 import type { CropMarker, Message, UserMessage } from "../model/message.js"
 import { parseTrace } from "../trace/parse.js"
 import { traceToSteps } from "../trace/to-steps.js"
@@ -48,9 +48,8 @@ const persist = (history: Array<Message>, on: string | null, marker: CropMarker)
 const within = (steps: ReadonlyArray<number>, from: number, to: number) => steps.find((x) => x >= from && x <= to)
 
 describe("cross-step detectors on the labelled development traces", () => {
-  test.skipIf(!present)("repeated-action and text-loop catch what their label rules define; report the rest", async () => {
-    const labels = await loadLabels("detector evaluation")
-    if (labels === null) return
+  test.skipIf(!present)(devTraceTestName("repeated-action and text-loop catch what their label rules define; report the rest", present), async () => {
+    const labels = (await loadLabels("detector evaluation"))!
     const rows: Array<string> = []
     const falseAlarms: Record<Detector, number> = { "text-loop": 0, "repeated-action": 0, "doom-loop": 0, "streak-crop": 0 }
     const caught: Record<Detector, number> = { "text-loop": 0, "repeated-action": 0, "doom-loop": 0, "streak-crop": 0 }

@@ -7,7 +7,7 @@
  * 0.15 per 100 clean steps. LOOPGUARD_TRACE_REPORT=1 prints the per-episode table.
  */
 import { describe, expect, test } from "bun:test"
-import { devTracesPresent, loadLabels, readTrace } from "../trace/dev-traces.fixture.js"
+import { devTraceTestName, devTracesPresent, loadLabels, readTrace } from "../trace/dev-traces.fixture.js"
 import type { AssistantMessage, Message } from "../model/message.js"
 import { inferFailure } from "../trace/infer-failure.js"
 import { parseTrace } from "../trace/parse.js"
@@ -57,9 +57,8 @@ const replayAlarms = (text: string, file: string): Record<Detector, Array<number
 const within = (steps: ReadonlyArray<number>, from: number, to: number) => steps.find((x) => x >= from && x <= to)
 
 describe("step-record detectors on the labelled development traces", () => {
-  test.skipIf(!present)("labelled repeated observations and spins are caught inside their segments; few false alarms", async () => {
-    const labels = await loadLabels("detector evaluation")
-    if (labels === null) return
+  test.skipIf(!present)(devTraceTestName("labelled repeated observations and spins are caught inside their segments; few false alarms", present), async () => {
+    const labels = (await loadLabels("detector evaluation"))!
     const falseAlarms: Record<Detector, number> = { "repeated-observation": 0, "replayed-sequence": 0, "no-progress-spin": 0, "repeated-failure": 0, "varied-retry": 0, "failure-streak": 0 }
     const rows: Array<string> = []
     let clean = 0

@@ -40,6 +40,10 @@ export const devTracesPresent = (what: string): boolean => {
   return false
 }
 
+/** A development-trace test's name; when the traces are absent it says why the test is skipped (bun lists skips by name). */
+export const devTraceTestName = (name: string, present: boolean): string =>
+  present ? name : `${name} [skipped: no development traces at ${DEV_TRACES_DIR}; set LOOPGUARD_TRACES_DIR]`
+
 /** labels.json, or null after saying why the suite skipped (it throws instead when CI=true). */
 export const loadLabels = async (what: string): Promise<TraceLabels | null> => {
   if (await Bun.file(`${DEV_TRACES_DIR}/labels.json`).exists()) return (await Bun.file(`${DEV_TRACES_DIR}/labels.json`).json()) as TraceLabels

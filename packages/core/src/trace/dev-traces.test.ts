@@ -6,21 +6,20 @@ import { describe, expect, test } from "bun:test"
 import type { ToolPart } from "../model/message.js"
 import { parseTrace } from "./parse.js"
 import { traceToSteps } from "./to-steps.js"
-import { DEV_TRACES_DIR, devTracesPresent, loadLabels, readTrace } from "./dev-traces.fixture.js"
+import { DEV_TRACES_DIR, devTraceTestName, devTracesPresent, loadLabels, readTrace } from "./dev-traces.fixture.js"
 
 // Without the traces the suite is reported as skipped, never passed without running.
 const present = devTracesPresent("trace-file checks")
 
-const loadDevTraces = async (): Promise<Array<{ name: string; text: string }> | null> => {
-  if ((await loadLabels("trace-file checks")) === null) return null
+const loadDevTraces = async (): Promise<Array<{ name: string; text: string }>> => {
+  if ((await loadLabels("trace-file checks")) === null) throw new Error(`no labels.json in ${DEV_TRACES_DIR}`)
   const names = [...new Bun.Glob("*.jsonl").scanSync({ cwd: DEV_TRACES_DIR })].sort()
   return Promise.all(names.map(async (name) => ({ name, text: await readTrace(name) })))
 }
 
 describe("development traces", () => {
-  test.skipIf(!present)("every file parses without errors and replays with every call answered", async () => {
+  test.skipIf(!present)(devTraceTestName("every file parses without errors and replays with every call answered", present), async () => {
     const files = await loadDevTraces()
-    if (files === null) return
     expect(files.length).toBeGreaterThan(0)
     for (const { name, text } of files) {
       const parsed = parseTrace(text, name)

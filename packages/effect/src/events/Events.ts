@@ -92,7 +92,7 @@ export const RetryTerminal = Schema.Struct({
 export const TryBestDetected = Schema.Struct({
   provider: Ids.provider,
   modelId: Ids.modelId,
-  type: Schema.Literal("session.tryBest.detected"),
+  type: Schema.Literal("session.try_best.detected"),
   step: Step,
   sessionId: Schema.String,
   /** The agent that was paused (its role: main, subagent, checkpoint). */

@@ -12,23 +12,27 @@ const check = (command: string, layer: Layer.Layer<CompletionCheck>) =>
     }).pipe(Effect.provide(layer))
   )
 
+/** Sets `vars` in this process's environment for the scope; they are deleted when it closes. */
+const withEnv = (vars: Record<string, string>) =>
+  Effect.acquireRelease(
+    Effect.sync(() => Object.assign(process.env, vars)),
+    () => Effect.sync(() => Object.keys(vars).forEach((k) => delete process.env[k]))
+  )
+
 describe("CompletionCheck.layerShell", () => {
-  test("the command gets the tools' scrubbed environment: key variable, LOOPGUARD_* and deny-list removed", async () => {
-    process.env["LG_CHECK_KEY"] = "check-secret-1"
-    process.env["SOME_API_KEY"] = "check-secret-2"
-    process.env["LG_CHECK_PLAIN"] = "plain"
-    try {
-      const layer = CompletionCheck.layerShell(tmpdir(), { secretEnvNames: ["LG_CHECK_KEY"] }).pipe(
-        Layer.provide(Layer.succeed(ConfigService, DEFAULT_CONFIG))
+  test("the command gets the tools' scrubbed environment: key variable, LOOPGUARD_* and deny-list removed", () =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          yield* withEnv({ LG_CHECK_KEY: "check-secret-1", SOME_API_KEY: "check-secret-2", LG_CHECK_PLAIN: "plain" })
+          const layer = CompletionCheck.layerShell(tmpdir(), { secretEnvNames: ["LG_CHECK_KEY"] }).pipe(
+            Layer.provide(Layer.succeed(ConfigService, DEFAULT_CONFIG))
+          )
+          const r = yield* Effect.promise(() => check('echo "[$LG_CHECK_KEY][$SOME_API_KEY][$LG_CHECK_PLAIN]"', layer))
+          expect(r).toEqual({ ok: true, exitCode: 0, output: "[][][plain]\n" })
+        })
       )
-      const r = await check('echo "[$LG_CHECK_KEY][$SOME_API_KEY][$LG_CHECK_PLAIN]"', layer)
-      expect(r).toEqual({ ok: true, exitCode: 0, output: "[][][plain]\n" })
-    } finally {
-      delete process.env["LG_CHECK_KEY"]
-      delete process.env["SOME_API_KEY"]
-      delete process.env["LG_CHECK_PLAIN"]
-    }
-  }, 30_000)
+    ), 30_000)
 
   test("its output is capped like a tool's (tools.maxOutputChars)", async () => {
     const config = { ...DEFAULT_CONFIG, tools: { ...DEFAULT_CONFIG.tools, maxOutputChars: 100 } }

@@ -1,5 +1,5 @@
 /**
- * In-place tool-call repair (SPEC §7): the configured alias/default table merged over the
+ * In-place tool-call repair: the configured alias/default table merged over the
  * built-in one, and the tool→server map read from the system prompt (cached per prompt).
  */
 import { type StreamPart } from "@loopguard/core/model"

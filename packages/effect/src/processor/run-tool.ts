@@ -3,7 +3,7 @@
  * result. Checks run in this order, each able to stop the call before it runs:
  *
  *   1. arguments the model never finished (cut off, unreadable) → refused: the model gets the
- *      parse error as the tool's result, an incident is filed, nothing runs (SPEC §11);
+ *      parse error as the tool's result, an incident is filed, nothing runs;
  *   2. benign argument repairs (JSON slips) and in-place repairs (aliases, defaults, nulls, server
  *      names) → applied, filed as incidents; the stored call shows the arguments that ran;
  *   3. tools held back on this step (a tool-less cap step, the breaker's cooldown) → answered, not run;

@@ -21,6 +21,7 @@ import { SessionProcessor } from "../processor/SessionProcessor.js"
 import { SessionStore } from "../store/SessionStore.js"
 import { Tools } from "../tools/Tools.js"
 import { requestFailureSummary, retryPrompt, shouldRetryAfterFailure } from "./failure-retry.js"
+import { localToolsOf } from "./local-tools.js"
 import { makeRunContext, type RunServices } from "./run-context.js"
 import type { RunInput, RunResult } from "./run-types.js"
 import { startRun } from "./stages/begin-step.js"
@@ -59,7 +60,9 @@ export class RunLoop extends Context.Service<RunLoop, { readonly run: (input: Ru
       const runOnce = (input: RunInput): Effect.Effect<RunResult, SessionStoreError> =>
         Effect.gen(function* () {
           // A sub-agent (the `task` tool) is one more run of this same loop.
-          const ctx = makeRunContext(services, input, yield* services.store.messages(input.sessionId), (child) => runOnce(child))
+          const spawn = (child: RunInput) => runOnce(child)
+          const history = yield* services.store.messages(input.sessionId)
+          const ctx = makeRunContext(services, input, history, (context) => localToolsOf(services, input, spawn, context))
           return yield* Effect.gen(function* () {
             if ((yield* startRun(services, ctx)) === "go") {
               const outside = yield* Effect.raceFirst(runSteps(services, ctx), externalStop(services, ctx))

@@ -10,6 +10,7 @@
 import { textOf, type ExitReason } from "@loopguard/core/model"
 import { Effect } from "effect"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
+import { runModeOf } from "./run-mode.js"
 import type { RunServices } from "./run-context.js"
 import { buildRequest } from "./request.js"
 import type { RunInput, RunResult } from "./run-types.js"
@@ -52,7 +53,7 @@ export const retryPrompt = (goal: string, reason: ExitReason, summary: string): 
 /** Whether a finished run qualifies for a failure-summary retry. */
 export const shouldRetryAfterFailure = (s: RunServices, input: RunInput, result: RunResult): boolean =>
   s.config.failureSummary.enabled &&
-  input.shadow !== true &&
+  runModeOf(input).startsRuns &&
   input.prompt !== undefined &&
   input.signal?.aborted !== true &&
   result.exit !== null &&

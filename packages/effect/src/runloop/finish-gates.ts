@@ -1,38 +1,26 @@
 /**
- * What stands between a `final` reply and the end of the run: the completion check (a command,
- * objective and cheap, first) and the goal gate (an evaluator call). Each has its own cap so a
- * disagreement can never loop forever. A pause never reaches here: it ends the run before.
+ * The effectful half of the finish gates: run the completion check's command, and ask the goal
+ * gate's evaluator with the goal, the answer and the work done. The interpreter calls these when a
+ * final answer must pass the gates; core's step judge (`judgeCompletionCheck`, `judgeGoalGateTurn`,
+ * `judgeGoalGateAnswer`) weighs what they return, caps included.
  */
-import { completionCheckFeedback, goalGateFeedback } from "@loopguard/core/gate"
-import {
-  textOf,
-  toolPartsOf,
-  type AssistantMessage,
-  type ExitReason,
-  type Message,
-  type ReminderKind
-} from "@loopguard/core/model"
+import type { GoalVerdict } from "@loopguard/core/gate"
+import { textOf, toolPartsOf, type AssistantMessage, type Message } from "@loopguard/core/model"
+import type { FinishGateSettings } from "@loopguard/core/step"
 import { Effect } from "effect"
 import type { LoopguardConfig } from "../config/schema.js"
-import type { CompletionCheck } from "../gate/CompletionCheck.js"
-import type { GoalGate } from "../gate/GoalGate.js"
-import type { Incident } from "./report.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
+import type { RunServices } from "./run-context.js"
 
-export type FinishGateVerdict =
-  | { readonly type: "accept" }
-  | { readonly type: "continue"; readonly kind: ReminderKind; readonly text: string }
-  | { readonly type: "exit"; readonly reason: ExitReason; readonly error: { readonly tag: string; readonly message: string } }
+/** The gates as the config sets them. */
+export const finishGateSettings = (config: LoopguardConfig): FinishGateSettings => ({
+  command: config.completionCheck.command,
+  maxFailures: config.completionCheck.maxFailures,
+  goalGate: config.goalGate.enabled,
+  maxChecks: config.goalGate.maxChecks
+})
 
-export interface FinishGatesDeps {
-  readonly config: LoopguardConfig
-  readonly goalGate: GoalGate["Service"]
-  readonly completionCheck: CompletionCheck["Service"]
-  readonly incident: (i: Incident) => Effect.Effect<void>
-  readonly goal: () => Effect.Effect<string, SessionStoreError>
-  readonly messages: () => Effect.Effect<ReadonlyArray<Message>, SessionStoreError>
-}
-
+/** The completed tool calls the answer stands on, newest last (at most 30). */
 const workOf = (messages: ReadonlyArray<Message>): Array<string> =>
   messages
     .flatMap((m) => (m.role === "assistant" && m.excluded === undefined ? toolPartsOf(m) : []))
@@ -40,44 +28,11 @@ const workOf = (messages: ReadonlyArray<Message>): Array<string> =>
     .map((p) => `${p.name} ${JSON.stringify(p.input).slice(0, 120)}${p.exitCode !== undefined ? ` (exit ${p.exitCode})` : ""}`)
     .slice(-30)
 
-/** The completion check and goal gate a final reply passes through, each with its own cap. */
-export const makeFinishGates = (deps: FinishGatesDeps) => {
-  let checkFailures = 0
-  let gateChecks = 0
-  const { config } = deps
-  return {
-    check: (reply: AssistantMessage, step: number): Effect.Effect<FinishGateVerdict, SessionStoreError> =>
-      Effect.gen(function* () {
-        const command = config.completionCheck.command
-        if (command !== null) {
-          const r = yield* deps.completionCheck.run(command, config.completionCheck.timeoutMs)
-          yield* deps.incident({ step, detector: "completion-check", action: r.ok ? "passed" : "failed", detail: { command, exitCode: r.exitCode } })
-          if (!r.ok) {
-            checkFailures += 1
-            if (checkFailures >= config.completionCheck.maxFailures) {
-              return { type: "exit", reason: "completion_check_failed", error: { tag: "CompletionCheckError", message: `\`${command}\` still fails after ${checkFailures} attempts` } }
-            }
-            return { type: "continue", kind: "completion-check", text: completionCheckFeedback(command, r.exitCode, r.output) }
-          }
-        }
-        if (config.goalGate.enabled) {
-          if (gateChecks >= config.goalGate.maxChecks) {
-            return { type: "exit", reason: "goal_gate_cap", error: { tag: "GoalGateCapError", message: `the goal gate judged the goal unmet ${gateChecks} times` } }
-          }
-          gateChecks += 1
-          const messages = yield* deps.messages()
-          const verdict = yield* deps.goalGate.judge({ goal: yield* deps.goal(), answer: textOf(reply), work: workOf(messages) })
-          yield* deps.incident({
-            step,
-            detector: "goal-gate",
-            action: verdict.met ? (verdict.understood ? "met" : "unclear-accepted") : "not-met",
-            detail: { reason: verdict.reason.slice(0, 500), check: gateChecks }
-          })
-          if (!verdict.met) return { type: "continue", kind: "goal-gate", text: goalGateFeedback(verdict.reason) }
-        }
-        return { type: "accept" }
-      })
-  }
-}
-
-export type FinishGates = ReturnType<typeof makeFinishGates>
+/** Asks the goal gate whether the user's turn `userId` is met by `reply`, given the session's work. */
+export const askGoalGate = (s: RunServices, sessionId: string, userId: string, reply: AssistantMessage): Effect.Effect<GoalVerdict, SessionStoreError> =>
+  Effect.gen(function* () {
+    const work = workOf(yield* s.store.messages(sessionId))
+    const turn = (yield* s.store.messages(sessionId)).find((m) => m.id === userId)
+    const goal = turn?.role === "user" ? turn.text : ""
+    return yield* s.goalGate.judge({ goal, answer: textOf(reply), work })
+  })

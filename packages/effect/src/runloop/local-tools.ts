@@ -5,10 +5,9 @@
 import { Effect } from "effect"
 import type { ToolSpec } from "../llm/LLM.js"
 import type { ToolResult } from "../tools/Tools.js"
-import type { RunContext, RunServices } from "./run-context.js"
-import type { RunInput } from "./run-types.js"
-import { offersTask, runTask, TASK_TOOL, type SpawnRun } from "./stages/subagent.js"
-import type { SessionStoreError } from "../store/SessionStoreError.js"
+import type { LocalTools, RunContext, RunServices } from "./run-context.js"
+import type { RunInput, SpawnRun } from "./run-types.js"
+import { offersTask, runTask, TASK_TOOL } from "./stages/subagent.js"
 
 export const structuredToolName = (input: RunInput): string => input.structuredOutput?.toolName ?? "structured_output"
 
@@ -23,11 +22,6 @@ export const structuredToolSpecs = (input: RunInput): ReadonlyArray<ToolSpec> =>
         }
       ]
     : []
-
-export interface LocalTools {
-  readonly specs: ReadonlyArray<ToolSpec>
-  readonly handlers: ReadonlyMap<string, (input: unknown) => Effect.Effect<ToolResult, SessionStoreError>>
-}
 
 /** `context` is read when a tool runs, so the tools can be built with the context they belong to. */
 export const localToolsOf = (s: RunServices, input: RunInput, spawn: SpawnRun | undefined, context: () => RunContext): LocalTools => {

@@ -1,5 +1,5 @@
 /**
- * Rollback (SPEC §7, MiroThinker): a reply that leaked tool-call markup as text, refused, repeated
+ * Rollback (after MiroThinker): a reply that leaked tool-call markup as text, refused, repeated
  * an already executed query, or got a useless tool result is popped (excluded from every later
  * request, kept in the store) and the step is retried without spending a turn, up to a cap of
  * consecutive rollbacks. Plain state; the RunLoop applies the decision.
@@ -82,7 +82,7 @@ export class RollbackGuard {
     return uselessWithEvidence(hit, asked)
   }
 
-  /** SPEC §7's first line of defence: a loop that starts at or past the cap ends at once. */
+  /** The first line of defence: a loop that starts at or past the cap ends at once. */
   atLoopStart(): boolean {
     return this.config.rollback.enabled && checkAtLoopStart(this.state, { maxConsecutiveRollbacks: this.config.rollback.maxConsecutiveRollbacks }).action === "end-loop"
   }
@@ -96,7 +96,7 @@ export class RollbackGuard {
   afterStep(reply: AssistantMessage): RollbackDecision | null {
     if (!this.config.rollback.enabled) return null
     const parts = toolPartsOf(reply)
-    // Markup with finish = tool-calls is the classifier's text-tool-call (excluded + reminded, SPEC §2);
+    // Markup with finish = tool-calls is the classifier's text-tool-call (excluded + reminded);
     // rollback takes the leaks the classifier would otherwise accept as a final answer.
     const leak = detectReplyTrigger(reply)
     const trigger =
@@ -129,7 +129,7 @@ export class RollbackGuard {
   }
 }
 
-/** Rollback's in-step checks (SPEC §7 order): a duplicate never runs, a useless result stops the rest. Off in shadow mode. */
+/** Rollback's in-step checks, in order: a duplicate never runs, a useless result stops the rest. Off in shadow mode. */
 export const rollbackMonitors = (guard: RollbackGuard, shadow: boolean): ReadonlyArray<MonitorFactory> =>
   shadow
     ? []

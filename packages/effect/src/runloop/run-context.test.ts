@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { stop } from "./run-context.js"
+import { stopWith } from "@loopguard/core/step"
+import { act } from "./interpret.js"
 import { reply, stageFixture } from "./stages/stage-fixture.js"
 
 describe("makeRunContext", () => {
@@ -13,11 +14,11 @@ describe("makeRunContext", () => {
         yield* f.s.store.append("s", reply([{ type: "text", text: "b" }], { id: "s:a2", excluded: "replayed" }))
         yield* f.s.store.append("s", { role: "user", id: "s:r3", text: "nudge", synthetic: "think-only" })
         const ctx = yield* f.context()
-        expect(ctx.step).toBe(1)
-        expect(ctx.firstStep).toBe(1)
-        expect(ctx.currentUserId).toBe("s:u0")
+        expect(ctx.state.step).toBe(1)
+        expect(ctx.state.firstStep).toBe(1)
+        expect(ctx.state.currentUserId).toBe("s:u0")
         // The fixture's model has no price: its cost is unknown from the start, never "$0".
-        expect(ctx.meter.costUsd).toBeNull()
+        expect(ctx.state.meter.costUsd).toBeNull()
         // Counter starts at the history length (4); ids already in the session are skipped.
         expect(ctx.nextId("u")).toBe("s:u4")
         expect(ctx.nextId("a")).toBe("s:a5")
@@ -27,13 +28,14 @@ describe("makeRunContext", () => {
   test("shadow mode never caps steps by mode and keeps only the first exit", () =>
     Effect.runPromise(
       Effect.gen(function* () {
-        const ctx = yield* stageFixture().context({ shadow: true, maxSteps: 7 })
+        const f = stageFixture()
+        const ctx = yield* f.context({ shadow: true, maxSteps: 7 })
         expect(ctx.policy.mode).toBe("none")
         expect(ctx.policy.maxSteps).toBe(7)
-        expect(yield* stop(ctx, "think_only")).toBe("go")
-        ctx.step = 3
-        expect(yield* stop(ctx, "max_steps")).toBe("go")
-        expect(ctx.exit).toEqual({ reason: "think_only", step: 0 })
+        expect(yield* act(f.s, ctx, [stopWith("think_only")])).toBe("go")
+        ctx.state = { ...ctx.state, step: 3 }
+        expect(yield* act(f.s, ctx, [stopWith("max_steps")])).toBe("go")
+        expect(ctx.state.exit).toEqual({ reason: "think_only", step: 0 })
       })
     ))
 

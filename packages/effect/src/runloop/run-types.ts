@@ -3,6 +3,9 @@
  */
 import type { AgentRole } from "@loopguard/core/classify"
 import type { ExitReason } from "@loopguard/core/model"
+import type { RunExit } from "@loopguard/core/step"
+import type { Effect } from "effect"
+import type { SessionStoreError } from "../store/SessionStoreError.js"
 import type { Incident, RunReport } from "./report.js"
 
 export interface RunInput {
@@ -48,12 +51,7 @@ export interface StructuredOutputRequest {
   readonly description?: string
 }
 
-export interface RunExit {
-  readonly reason: ExitReason
-  /** The step at which the loop ended (or, in shadow mode, would first have ended). */
-  readonly step: number
-  readonly error?: { readonly tag: string; readonly message: string; readonly uiMessage?: string }
-}
+export type { RunExit } from "@loopguard/core/step"
 
 export interface RunResult {
   readonly report: RunReport
@@ -63,3 +61,6 @@ export interface RunResult {
   /** The structured-output tool's arguments, when one was requested and the model called it. */
   readonly structured?: unknown
 }
+
+/** Starts one more run of the same loop (a sub-agent, for the `task` tool). */
+export type SpawnRun = (input: RunInput) => Effect.Effect<RunResult, SessionStoreError>

@@ -19,10 +19,10 @@ describe("runStep", () => {
         yield* f.s.store.append("s", { role: "user", id: "s:u0", text: "fix it" })
         const ctx = yield* f.context()
         expect(yield* runStep(f.s, ctx)).toBe("go")
-        ctx.step += 1
+        ctx.state = { ...ctx.state, step: ctx.state.step + 1 }
         expect(yield* runStep(f.s, ctx)).toBe("stop")
-        expect(ctx.exit).toEqual({ reason: "final", step: 1 })
-        expect(ctx.retries).toEqual({ "think-only": 1 })
+        expect(ctx.state.exit).toEqual({ reason: "final", step: 1 })
+        expect(ctx.state.retries).toEqual({ "think-only": 1 })
         // The second request carried the stored reminder after the think-only reply.
         const stored = (yield* f.s.store.messages("s")).find((m) => m.role === "user" && m.synthetic === "think-only")
         expect(stored).toBeDefined()
@@ -36,10 +36,10 @@ describe("runStep", () => {
       Effect.gen(function* () {
         const f = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 1 } }) })
         const ctx = yield* f.context()
-        ctx.meter = { ...ctx.meter, stepsUsed: 1 }
+        ctx.state = { ...ctx.state, meter: { ...ctx.state.meter, stepsUsed: 1 } }
         expect(yield* runStep(f.s, ctx)).toBe("stop")
         expect(f.processed).toEqual([])
-        expect(ctx.exit?.reason).toBe("max_steps")
+        expect(ctx.state.exit?.reason).toBe("max_steps")
       })
     ))
 })

@@ -2,7 +2,9 @@
  * One step of a run, as the list of its stages. Each stage answers with a `Flow`: `go` on to the
  * next stage, `next` straight to the next step, or `stop` the run (its exit already recorded).
  */
+import { nextStep } from "@loopguard/core/step"
 import { Effect } from "effect"
+import { update } from "./interpret.js"
 import type { Flow, RunContext, RunServices } from "./run-context.js"
 import { beginStep } from "./stages/begin-step.js"
 import { checkCaps } from "./stages/caps.js"
@@ -46,6 +48,6 @@ export const runStep = (s: RunServices, ctx: RunContext): Effect.Effect<Flow, Se
 /** Steps until a stage stops the run. */
 export const runSteps = (s: RunServices, ctx: RunContext): Effect.Effect<null, SessionStoreError> =>
   Effect.gen(function* () {
-    while ((yield* runStep(s, ctx)) !== "stop") ctx.step += 1
+    while ((yield* runStep(s, ctx)) !== "stop") update(ctx, nextStep)
     return null
   })

@@ -2,10 +2,10 @@
  * The Try-Best monitor as a stream monitor for the SessionProcessor: it sees every finished tool
  * call; its first report on a subject is a note (filed after the step, given to the model with the
  * next request), and it pauses the step only when the agent keeps trying the same thing after
- * that note (SPEC §6, `TryBestLadder`). Built when Try-Best is on, and always in shadow mode so
+ * that note (`TryBestLadder`). Built when Try-Best is on, and always in shadow mode so
  * audits report it.
  *
- * The detector's state belongs to the session, not the run (seed 001): its edit window, failure
+ * The detector's state belongs to the session, not the run: its edit window, failure
  * counts and streaks carry over from one user turn to the next, and only an incident resets them.
  * `TryBestSessions` keeps one detector per session id for as long as the RunLoop lives.
  */

@@ -1,18 +1,30 @@
 import { expect, test } from "bun:test"
-import { Effect, Exit, Scope } from "effect"
+import { Effect, Exit, Fiber, Scope } from "effect"
+import { TestClock } from "effect/testing"
 import { boundedScope, detachedTimeout } from "./deadline.js"
 
-test("a call that never lets go (uninterruptible) still gives way to the deadline", async () => {
-  const started = Date.now()
-  const r = await Effect.runPromise(detachedTimeout(Effect.uninterruptible(Effect.never), 200, () => Effect.succeed("timed out")))
-  expect(r).toBe("timed out")
-  expect(Date.now() - started).toBeLessThan(20_000)
-  expect(await Effect.runPromise(detachedTimeout(Effect.succeed("answer"), 10_000, () => Effect.succeed("timed out")))).toBe("answer")
-}, 30_000)
+/** Runs `effect` on the TestClock: time moves only by `TestClock.adjust`. */
+const onTestClock = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => Effect.runPromise(Effect.provide(effect, TestClock.layer()))
 
-test("a scope whose finalizer never ends is closed within its bound", async () => {
-  const exit = await Effect.runPromiseExit(
-    Effect.scoped(Effect.flatMap(boundedScope(200), (inner) => Scope.addFinalizer(inner, Effect.never)))
-  )
-  expect(Exit.isSuccess(exit)).toBe(true)
-}, 30_000)
+test("a call that never lets go (uninterruptible) still gives way to the deadline", () =>
+  onTestClock(
+    Effect.gen(function* () {
+      const waiting = yield* Effect.forkChild(detachedTimeout(Effect.uninterruptible(Effect.never), 200, () => Effect.succeed("timed out")))
+      yield* TestClock.adjust("199 millis")
+      expect(waiting.pollUnsafe()).toBeUndefined()
+      yield* TestClock.adjust("1 millis")
+      expect(yield* Fiber.join(waiting)).toBe("timed out")
+      expect(yield* detachedTimeout(Effect.succeed("answer"), 10_000, () => Effect.succeed("timed out"))).toBe("answer")
+    })
+  ), 30_000)
+
+test("a scope whose finalizer never ends is closed within its bound", () =>
+  onTestClock(
+    Effect.gen(function* () {
+      const closing = yield* Effect.forkChild(Effect.exit(Effect.scoped(Effect.flatMap(boundedScope(200), (inner) => Scope.addFinalizer(inner, Effect.never)))))
+      yield* TestClock.adjust("199 millis")
+      expect(closing.pollUnsafe()).toBeUndefined()
+      yield* TestClock.adjust("1 millis")
+      expect(Exit.isSuccess(yield* Fiber.join(closing))).toBe(true)
+    })
+  ), 30_000)

@@ -13,29 +13,31 @@ const KEY = "store-secret-key-424242"
 const redact = makeRedactor([KEY])
 
 describe("redactingStore", () => {
-  test("what reaches the database file holds no secret; reads and location pass through", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "lg-redact-store-"))
-    try {
-      const messages = await Effect.runPromise(
-        Effect.scoped(
-          Effect.gen(function* () {
-            const store = redactingStore(yield* makeSqliteStore(dir), redact)
-            yield* store.append("s", { role: "user", id: "u1", text: `my key is ${KEY}, Authorization: Bearer abc.def-123` })
-            expect(store.location("s")).toContain(join(dir, "sessions.db"))
-            return yield* store.messages("s")
-          })
-        )
+  test("what reaches the database file holds no secret; reads and location pass through", () =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const dir = yield* Effect.acquireRelease(
+            Effect.sync(() => mkdtempSync(join(tmpdir(), "lg-redact-store-"))),
+            (d) => Effect.sync(() => rmSync(d, { recursive: true, force: true }))
+          )
+          const messages = yield* Effect.scoped(
+            Effect.gen(function* () {
+              const store = redactingStore(yield* makeSqliteStore(dir), redact)
+              yield* store.append("s", { role: "user", id: "u1", text: `my key is ${KEY}, Authorization: Bearer abc.def-123` })
+              expect(store.location("s")).toContain(join(dir, "sessions.db"))
+              return yield* store.messages("s")
+            })
+          )
+          expect(messages).toHaveLength(1)
+          // Closed: the WAL is checkpointed into the one file, read here byte for byte.
+          const file = readFileSync(join(dir, "sessions.db")).toString("latin1")
+          expect(file).not.toContain(KEY)
+          expect(file).not.toContain("abc.def-123")
+          expect(file).toContain("my key is [REDACTED]")
+        })
       )
-      expect(messages).toHaveLength(1)
-      // Closed: the WAL is checkpointed into the one file, read here byte for byte.
-      const file = readFileSync(join(dir, "sessions.db")).toString("latin1")
-      expect(file).not.toContain(KEY)
-      expect(file).not.toContain("abc.def-123")
-      expect(file).toContain("my key is [REDACTED]")
-    } finally {
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
+    ))
 
   test("a class-based store keeps its methods and private state behind the decorator", async () => {
     class CountingStore {

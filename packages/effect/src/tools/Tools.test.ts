@@ -6,20 +6,32 @@ import { makeTools, Tools, type EffectToolDefinition, type ToolDefinition } from
 import { ConfigService } from "../config/ConfigService.js"
 import { DEFAULT_CONFIG } from "../config/defaults.js"
 
+/** Runs `effect` on the TestClock: time moves only by `TestClock.adjust`. */
+const onTestClock = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => Effect.runPromise(Effect.provide(effect, TestClock.layer()))
+
 const spec = { name: "t", description: "", inputSchema: {} }
 const call = { id: "c", name: "t", input: {} }
 
 describe("Tools.execute", () => {
-  test("the time authorize takes (a person answering) is not counted against the timeout", async () => {
-    let ran = false
-    const tool: ToolDefinition = {
-      spec,
-      authorize: () => new Promise((r) => setTimeout(() => r({ allowed: true }), 300)),
-      run: async () => ((ran = true), { state: "completed", output: "done" })
-    }
-    expect(await Effect.runPromise(makeTools([tool], 100).execute(call))).toEqual({ state: "completed", output: "done" })
-    expect(ran).toBe(true)
-  }, 30_000)
+  test("the time authorize takes (a person answering) is not counted against the timeout", () =>
+    onTestClock(
+      Effect.gen(function* () {
+        let ran = false
+        let answer: (a: { allowed: true }) => void = () => {}
+        const tool: ToolDefinition = {
+          spec,
+          authorize: () => new Promise((r) => (answer = r)),
+          run: async () => ((ran = true), { state: "completed", output: "done" })
+        }
+        const execution = yield* Effect.forkChild(makeTools([tool], 100).execute(call))
+        // The person takes three times the tool's timeout to answer.
+        yield* TestClock.adjust("300 millis")
+        expect(execution.pollUnsafe()).toBeUndefined()
+        answer({ allowed: true })
+        expect(yield* Fiber.join(execution)).toEqual({ state: "completed", output: "done" })
+        expect(ran).toBe(true)
+      })
+    ), 30_000)
 
   test("a refusal is the tool's error result and the tool does not run", async () => {
     let ran = false
@@ -44,10 +56,17 @@ describe("Tools.execute", () => {
     expect(await Effect.runPromise(makeTools([tool], 2 ** 31).execute(call))).toEqual({ state: "completed", output: "late" })
   }, 30_000)
 
-  test("a tool that does not stop itself is cut at the timeout", async () => {
-    const tool: ToolDefinition = { spec, run: () => new Promise(() => {}) }
-    expect((await Effect.runPromise(makeTools([tool], 100).execute(call))).error).toBe("tool t timed out after 100 ms")
-  }, 30_000)
+  test("a tool that does not stop itself is cut at the timeout", () =>
+    onTestClock(
+      Effect.gen(function* () {
+        const tool: ToolDefinition = { spec, run: () => new Promise(() => {}) }
+        const execution = yield* Effect.forkChild(makeTools([tool], 100).execute(call))
+        yield* TestClock.adjust("99 millis")
+        expect(execution.pollUnsafe()).toBeUndefined()
+        yield* TestClock.adjust("1 millis")
+        expect((yield* Fiber.join(execution)).error).toBe("tool t timed out after 100 ms")
+      })
+    ), 30_000)
 })
 
 describe("Effect tools beside Promise tools", () => {

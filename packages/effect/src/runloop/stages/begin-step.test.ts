@@ -12,7 +12,7 @@ describe("beginStep", () => {
         expect(yield* beginStep(f.s, ctx)).toBe("go")
         const stored = yield* f.s.store.messages("s")
         expect(stored.map((m) => (m.role === "user" ? m.text : ""))).toEqual(["it still fails"])
-        expect(ctx.currentUserId).toBe(stored[0]!.id)
+        expect(ctx.state.currentUserId).toBe(stored[0]!.id)
       })
     ))
 
@@ -22,7 +22,7 @@ describe("beginStep", () => {
         const f = stageFixture()
         const ctx = yield* f.context({ signal: AbortSignal.abort() })
         expect(yield* beginStep(f.s, ctx)).toBe("stop")
-        expect(ctx.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the caller (its abort signal)", uiMessage: "cancelled by the caller (its abort signal)" } })
+        expect(ctx.state.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the caller (its abort signal)", uiMessage: "cancelled by the caller (its abort signal)" } })
       })
     ))
 
@@ -32,9 +32,9 @@ describe("beginStep", () => {
         const f = stageFixture()
         const ctx = yield* f.context({ shadow: true, maxSteps: 2 })
         expect(yield* beginStep(f.s, ctx)).toBe("go")
-        ctx.step = 2
+        ctx.state = { ...ctx.state, step: 2 }
         expect(yield* beginStep(f.s, ctx)).toBe("stop")
-        expect(ctx.exit).toBeNull()
+        expect(ctx.state.exit).toBeNull()
       })
     ))
   test("the loop-start rollback check ends a run whose consecutive rollbacks already reach the cap", () =>
@@ -46,7 +46,7 @@ describe("beginStep", () => {
         expect(yield* beginStep(f.s, ctx)).toBe("go")
         ctx.rollback.restore(3)
         expect(yield* beginStep(f.s, ctx)).toBe("stop")
-        expect(ctx.exit?.reason).toBe("rollback_cap")
+        expect(ctx.state.exit?.reason).toBe("rollback_cap")
       })
     ))
 })

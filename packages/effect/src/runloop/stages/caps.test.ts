@@ -10,10 +10,10 @@ describe("checkCaps", () => {
         const f = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 2 } }) })
         const ctx = yield* f.context()
         expect((yield* checkCaps(f.s, ctx)).flow).toBe("go")
-        ctx.meter = { ...ctx.meter, stepsUsed: 2 }
+        ctx.state = { ...ctx.state, meter: { ...ctx.state.meter, stepsUsed: 2 } }
         expect((yield* checkCaps(f.s, ctx)).flow).toBe("stop")
-        expect(ctx.exit?.reason).toBe("max_steps")
-        expect(ctx.incidents).toEqual([{ step: 0, detector: "step-cap", action: "stop", kind: "fault", detail: { reason: "max_steps", used: "the step cap (2 of 2 steps used)" } }])
+        expect(ctx.state.exit?.reason).toBe("max_steps")
+        expect(ctx.state.incidents).toEqual([{ step: 0, detector: "step-cap", action: "stop", kind: "fault", detail: { reason: "max_steps", used: "the step cap (2 of 2 steps used)" } }])
       })
     ))
 
@@ -22,15 +22,15 @@ describe("checkCaps", () => {
       Effect.gen(function* () {
         const f = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, capMode: "summary", tokenBudget: 100 } }) })
         const ctx = yield* f.context()
-        ctx.meter = { ...ctx.meter, tokens: { input: 90, output: 20, total: 110 } }
+        ctx.state = { ...ctx.state, meter: { ...ctx.state.meter, tokens: { input: 90, output: 20, total: 110 } } }
         const { flow, cap } = yield* checkCaps(f.s, ctx)
         expect(flow).toBe("go")
         expect(cap.summaryReason).toBe("budget_tokens")
-        expect(ctx.exit).toBeNull()
-        ctx.meter = { ...ctx.meter, summaryDone: true }
+        expect(ctx.state.exit).toBeNull()
+        ctx.state = { ...ctx.state, meter: { ...ctx.state.meter, summaryDone: true } }
         expect((yield* checkCaps(f.s, ctx)).flow).toBe("stop")
-        expect(ctx.exit?.reason).toBe("budget_tokens")
-        expect(ctx.incidents[0]).toMatchObject({ detector: "budget", detail: { used: "the token budget (110 of 100 tokens used)" } })
+        expect(ctx.state.exit?.reason).toBe("budget_tokens")
+        expect(ctx.state.incidents[0]).toMatchObject({ detector: "budget", detail: { used: "the token budget (110 of 100 tokens used)" } })
       })
     ))
 
@@ -39,7 +39,7 @@ describe("checkCaps", () => {
       Effect.gen(function* () {
         const f = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, capMode: "soft", maxSteps: 3 } }) })
         const ctx = yield* f.context()
-        ctx.meter = { ...ctx.meter, stepsUsed: 2 }
+        ctx.state = { ...ctx.state, meter: { ...ctx.state.meter, stepsUsed: 2 } }
         const { flow, cap } = yield* checkCaps(f.s, ctx)
         expect(flow).toBe("go")
         expect(cap.decision).toEqual({ type: "last-step" })

@@ -24,9 +24,9 @@ describe("compaction stage", () => {
         expect(yield* fitContext(f.s, ctx, big)).toBe(true)
         const last = (yield* f.s.store.messages("s")).at(-1)
         expect(last).toMatchObject({ role: "user", synthetic: "compaction", compacts: { from: "s:a1", to: "s:a4" } })
-        expect(ctx.retries["compaction"]).toBe(1)
-        expect(ctx.compactedSinceLastStep).toBe(true)
-        expect(ctx.incidents[0]).toMatchObject({ detector: "compaction", action: "compacted", detail: { reason: "near-limit", replaced: 4 } })
+        expect(ctx.state.retries["compaction"]).toBe(1)
+        expect(ctx.state.compactedSinceLastStep).toBe(true)
+        expect(ctx.state.incidents[0]).toMatchObject({ detector: "compaction", action: "compacted", detail: { reason: "near-limit", replaced: 4 } })
       })
     ))
 
@@ -38,14 +38,14 @@ describe("compaction stage", () => {
         const ctx = yield* capped.context()
         expect(yield* fitContext(capped.s, ctx, big)).toBe(false)
         expect(yield* fitContext(capped.s, ctx, big)).toBe(false)
-        expect(ctx.incidents.map((i) => i.action)).toEqual(["cap"])
+        expect(ctx.state.incidents.map((i) => i.action)).toEqual(["cap"])
 
         const failing = stageFixture({ config: (c) => ({ ...c, compaction: { ...c.compaction, contextTokens: 100, keepRecentSteps: 1 } }) })
         const broken = { ...failing.s, compactor: { summarise: () => Effect.fail(new CompactionError({ message: "HTTP 500" })) } }
         yield* seeded(failing)
         const ctx2 = yield* failing.context()
         expect(yield* fitContext(broken, ctx2, big)).toBe(false)
-        expect(ctx2.incidents[0]).toMatchObject({ action: "failed", detail: { error: "HTTP 500" } })
+        expect(ctx2.state.incidents[0]).toMatchObject({ action: "failed", detail: { error: "HTTP 500" } })
       })
     ))
 
@@ -55,12 +55,12 @@ describe("compaction stage", () => {
         const f = stageFixture({ config: (c) => ({ ...c, compaction: { ...c.compaction, keepRecentSteps: 1 } }) })
         yield* seeded(f)
         const ctx = yield* f.context()
-        ctx.meter = { ...ctx.meter, stepsUsed: 3 }
+        ctx.state = { ...ctx.state, meter: { ...ctx.state.meter, stepsUsed: 3 } }
         const refused = reply([], { id: "s:a7", error: { message: "prompt is too long", status: 400 }, finish: "error" })
         yield* f.s.store.append("s", refused)
         expect(yield* recoverOverflow(f.s, ctx, reply([], { error: { message: "upstream crashed", status: 500 } }))).toBe("go")
         expect(yield* recoverOverflow(f.s, ctx, refused)).toBe("next")
-        expect(ctx.meter.stepsUsed).toBe(2)
+        expect(ctx.state.meter.stepsUsed).toBe(2)
         const stored = yield* f.s.store.messages("s")
         expect(stored.find((m) => m.id === "s:a7")).toMatchObject({ excluded: "replayed" })
         expect(stored.at(-1)).toMatchObject({ compacts: { from: "s:a1", to: "s:a5" } })

@@ -1,16 +1,17 @@
 /**
- * Context compaction in the loop (seed 003): before a request that would pass
+ * Context compaction in the loop: before a request that would pass
  * `compaction.triggerRatio` of the model's context, and after a reply the provider refused as too
  * long, the older history is summarised (the `Compactor`) and the summary stored as a synthetic
  * user message carrying the range it replaces. Capped per run, counted, and fed to the stall signals.
  */
-import { recordStep } from "@loopguard/core/caps"
-import { compactionText, contextSizeFor, estimateTokens, isContextOverflow, nextShrink, planCompaction, shrinkToolOutputs } from "@loopguard/core/context"
+import { contextSizeFor, estimateTokens, isContextOverflow, nextShrink, planCompaction, shrinkToolOutputs } from "@loopguard/core/context"
 import { type AssistantMessage } from "@loopguard/core/model"
 import { Effect, Result } from "effect"
 import type { LlmRequest, RequestMessage } from "../../llm/LLM.js"
 import { requestView } from "../request.js"
-import { activeLlm, activeModelId, activePrice, count, recordIncident, type Flow, type RunContext, type RunServices } from "../run-context.js"
+import { judgeCompacted, judgeCompactionCap, judgeCompactionFailed, judgeCompactionSkipped, judgeOutputShrink, judgeOverflowRetake } from "@loopguard/core/step"
+import { judge } from "../interpret.js"
+import { activeLlm, activeModelId, activePrice, type Flow, type RunContext, type RunServices } from "../run-context.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 /** The context of the model the run is on: config, then `compaction.contextSizes`, then the table. */
@@ -20,7 +21,7 @@ export const contextLimit = (s: RunServices, ctx: RunContext): number | null =>
 export const requestTokens = (request: LlmRequest): number =>
   estimateTokens((request.system ?? "") + JSON.stringify(request.messages) + JSON.stringify(request.tools))
 
-const compactionOn = (s: RunServices, ctx: RunContext) => s.config.compaction.enabled && !ctx.shadow
+const compactionOn = (s: RunServices, ctx: RunContext) => s.config.compaction.enabled && ctx.mode.compacts
 
 /**
  * Before a request: compacts when its estimate passes the trigger; true when it did. `estimate`
@@ -46,9 +47,7 @@ export const recoverOverflow = (s: RunServices, ctx: RunContext, reply: Assistan
     if (!compactionOn(s, ctx) || reply.error === undefined || !isContextOverflow(reply.error)) return "go"
     const why = { reason: "overflow", error: reply.error.message.slice(0, 300) }
     if (!(yield* compact(s, ctx, why, reply.id)) && !(yield* shrinkOutputs(s, ctx, why))) return "go"
-    yield* s.store.exclude(ctx.input.sessionId, reply.id, "replayed")
-    ctx.meter = { ...ctx.meter, stepsUsed: ctx.meter.stepsUsed - 1 }
-    return "next"
+    return (yield* judge(s, ctx, (state) => judgeOverflowRetake(state, reply.id))).flow
   })
 
 /** Characters of tool output a request's messages carry. */
@@ -58,53 +57,44 @@ const outputChars = (messages: ReadonlyArray<RequestMessage>): number =>
 /** The next rung of the output-shrink ladder that makes the history smaller; true when one was taken. It counts as a compaction toward the cap. */
 const shrinkOutputs = (s: RunServices, ctx: RunContext, why: Readonly<Record<string, unknown>>): Effect.Effect<boolean, SessionStoreError> =>
   Effect.gen(function* () {
-    if (ctx.compactions >= s.config.compaction.maxCompactions) return false
+    if (ctx.state.compactions >= s.config.compaction.maxCompactions) return false
     yield* ctx.history.refresh
     const view = ctx.history.requestMessages([])
-    const now = ctx.outputShrink === null ? outputChars(view) : outputChars(shrinkToolOutputs(view, ctx.outputShrink).messages)
-    for (let rung = nextShrink(ctx.outputShrink); rung !== null; rung = nextShrink(rung)) {
+    const current = ctx.state.outputShrink
+    const now = current === null ? outputChars(view) : outputChars(shrinkToolOutputs(view, current).messages)
+    for (let rung = nextShrink(current); rung !== null; rung = nextShrink(rung)) {
       const shrunk = shrinkToolOutputs(view, rung)
       if (outputChars(shrunk.messages) >= now) continue
-      ctx.outputShrink = rung
-      ctx.compactions += 1
-      count(ctx, "output-shrink")
-      yield* recordIncident(s, ctx, { step: ctx.step, detector: "compaction", action: "shrunk-outputs", detail: { ...why, maxChars: rung.maxChars, keptWhole: rung.keepRecent, outputs: shrunk.shrunk } })
+      const taken = rung
+      yield* judge(s, ctx, (state) => judgeOutputShrink(state, taken, why, shrunk.shrunk))
       return true
     }
     return false
   })
 
-/** One compaction, if the cap allows and there is something old enough; true when stored. `refused`: a reply that does not count as a step. */
-export const compact = (s: RunServices, ctx: RunContext, why: Readonly<Record<string, unknown>>, refused?: string): Effect.Effect<boolean, SessionStoreError> =>
+/** Summarises the older history when there is something old enough; true when the summary was stored. */
+const summarise = (s: RunServices, ctx: RunContext, why: Readonly<Record<string, unknown>>, refused?: string): Effect.Effect<boolean, SessionStoreError> =>
   Effect.gen(function* () {
-    const step = ctx.step
-    if (ctx.compactions >= s.config.compaction.maxCompactions) {
-      if (!ctx.compactionCapped) yield* recordIncident(s, ctx, { step, detector: "compaction", action: "cap", detail: { ...why, maxCompactions: s.config.compaction.maxCompactions } })
-      ctx.compactionCapped = true
-      return false
-    }
     const all = yield* s.store.messages(ctx.input.sessionId)
     const view = requestView(all, true).messages.filter((m) => m.id !== refused)
     const plan = planCompaction(view, all, s.config.compaction.keepRecentSteps)
     if (plan === null) {
-      yield* recordIncident(s, ctx, { step, detector: "compaction", action: "skipped", detail: { ...why, note: "nothing older than the kept steps" } })
+      yield* judge(s, ctx, (state) => judgeCompactionSkipped(state, why))
       return false
     }
     const summarised = yield* Effect.result(s.compactor.summarise(plan.older, activeLlm(s, ctx)))
     if (Result.isFailure(summarised)) {
-      // A failed attempt counts toward the cap: a broken summariser is not asked again every step.
-      ctx.compactions += 1
-      yield* recordIncident(s, ctx, { step, detector: "compaction", action: "failed", detail: { ...why, error: summarised.failure.message } })
+      yield* judge(s, ctx, (state) => judgeCompactionFailed(state, why, summarised.failure.message))
       return false
     }
     const { summary, usage } = summarised.success
-    // The summary request costs tokens like a step, but it is not a step of the agent.
-    const metered = recordStep(ctx.meter, usage, activePrice(s, ctx))
-    ctx.meter = { ...metered, stepsUsed: ctx.meter.stepsUsed }
-    yield* s.store.append(ctx.input.sessionId, { role: "user", id: ctx.nextId("c"), text: compactionText(summary), synthetic: "compaction", compacts: plan.range })
-    ctx.compactions += 1
-    ctx.compactedSinceLastStep = true
-    count(ctx, "compaction")
-    yield* recordIncident(s, ctx, { step, detector: "compaction", action: "compacted", detail: { ...why, replaced: plan.older.length, compactions: ctx.compactions } })
+    const facts = { why, summary, usage, price: activePrice(s, ctx), range: plan.range, replaced: plan.older.length }
+    yield* judge(s, ctx, (state) => judgeCompacted(state, facts))
     return true
   })
+
+/** One compaction, if the cap allows and there is something old enough; true when stored. `refused`: a reply that does not count as a step. */
+export const compact = (s: RunServices, ctx: RunContext, why: Readonly<Record<string, unknown>>, refused?: string): Effect.Effect<boolean, SessionStoreError> =>
+  Effect.flatMap(judge(s, ctx, (state) => judgeCompactionCap(state, s.config.compaction.maxCompactions, why)), ({ judged }) =>
+    judged.allowed ? summarise(s, ctx, why, refused) : Effect.succeed(false)
+  )

@@ -15,7 +15,7 @@ describe("runCrossStep / applyCrossStep", () => {
         const r = reply([failing(1), failing(2), failing(3)], { parentId: "s:u0", finish: "tool-calls" })
         yield* f.s.store.append("s", r)
         const after = yield* runCrossStep(f.s, ctx, r, { type: "next-step" })
-        expect(ctx.incidents.map((i) => `${i.detector}:${i.action}`)).toContain("breaker:degrade")
+        expect(ctx.state.incidents.map((i) => `${i.detector}:${i.action}`)).toContain("breaker:degrade")
         expect((yield* f.s.store.messages("s")).length).toBe(2)
         expect(yield* applyCrossStep(f.s, ctx, after)).toBe("go")
         expect((yield* f.s.store.messages("s")).at(-1)).toMatchObject({ role: "user", synthetic: "breaker-degrade" })
@@ -29,7 +29,7 @@ describe("runCrossStep / applyCrossStep", () => {
         const ctx = yield* f.context()
         const exit = { reason: "text_loop" as const, error: { tag: "TextLoopError", message: "Text loop detected" } }
         expect(yield* applyCrossStep(f.s, ctx, { incidents: [], crop: null, reminders: [], exit, pause: null })).toBe("stop")
-        expect(ctx.exit).toEqual({ reason: "text_loop", step: 0, error: exit.error })
+        expect(ctx.state.exit).toEqual({ reason: "text_loop", step: 0, error: exit.error })
       })
     ))
 
@@ -39,8 +39,8 @@ describe("runCrossStep / applyCrossStep", () => {
         const f = stageFixture()
         const ctx = yield* f.context()
         expect(yield* applyCrossStep(f.s, ctx, { incidents: [], crop: null, reminders: [], exit: null, pause: { kind: "no-file-change" } })).toBe("stop")
-        expect(ctx.exit?.reason).toBe("try_best_paused")
-        expect(f.events.at(-1)).toMatchObject({ type: "session.tryBest.detected", incident: { kind: "no-file-change" } })
+        expect(ctx.state.exit?.reason).toBe("try_best_paused")
+        expect(f.events.at(-1)).toMatchObject({ type: "session.try_best.detected", incident: { kind: "no-file-change" } })
       })
     ))
 })

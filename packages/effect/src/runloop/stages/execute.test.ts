@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import { admitTool, executeStep, onStepTimeout } from "./execute.js"
+import { admitTool } from "../interpret.js"
+import { executeStep, onStepTimeout } from "./execute.js"
 import { stageFixture } from "./stage-fixture.js"
 
 const request = { messages: [{ role: "user" as const, text: "goal" }], tools: [] }
@@ -32,8 +33,8 @@ describe("onStepTimeout", () => {
         const f = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, stepTimeoutMs: 500 } }) })
         const ctx = yield* f.context()
         expect(yield* onStepTimeout(f.s, ctx)).toBe("stop")
-        expect(ctx.exit).toEqual({ reason: "timeout", step: 0, error: { tag: "StepTimeoutError", message: "step 0 ran past 500 ms" } })
-        expect(ctx.incidents[0]?.detector).toBe("timeout")
+        expect(ctx.state.exit).toEqual({ reason: "timeout", step: 0, error: { tag: "StepTimeoutError", message: "step 0 ran past 500 ms" } })
+        expect(ctx.state.incidents[0]?.detector).toBe("timeout")
       })
     ))
 
@@ -43,7 +44,7 @@ describe("onStepTimeout", () => {
         const f = stageFixture()
         const ctx = yield* f.context({ shadow: true })
         expect(yield* onStepTimeout(f.s, ctx)).toBe("next")
-        expect(ctx.exit?.reason).toBe("timeout")
+        expect(ctx.state.exit?.reason).toBe("timeout")
       })
     ))
 })
@@ -56,11 +57,11 @@ describe("admitTool", () => {
         const ctx = yield* f.context()
         expect(yield* admitTool(f.s, ctx, "bash")).toBeUndefined()
         expect(yield* admitTool(f.s, ctx, "bash")).toContain("bash reached its cap of 1 call")
-        expect(ctx.incidents).toEqual([{ step: 0, detector: "tool-cap", action: "refused", kind: "fault", detail: { tool: "bash", cap: 1 } }])
+        expect(ctx.state.incidents).toEqual([{ step: 0, detector: "tool-cap", action: "refused", kind: "fault", detail: { tool: "bash", cap: 1 } }])
         const replay = yield* f.context({ shadow: true })
         yield* admitTool(f.s, replay, "bash")
         expect(yield* admitTool(f.s, replay, "bash")).toBeUndefined()
-        expect(replay.incidents.map((i) => i.action)).toEqual(["detect"])
+        expect(replay.state.incidents.map((i) => i.action)).toEqual(["detect"])
       })
     ))
 })

@@ -9,10 +9,10 @@ describe("finishRun", () => {
       Effect.gen(function* () {
         const f = stageFixture()
         const ctx = yield* f.context({ structuredOutput: { schema: {} } })
-        ctx.exit = { reason: "max_steps", step: 4 }
-        ctx.meter = { ...ctx.meter, stepsUsed: 4 }
-        ctx.lastReply = reply([{ type: "text", text: "partial answer" }])
-        ctx.structured = { value: { n: 1 } }
+        ctx.state = { ...ctx.state, exit: { reason: "max_steps", step: 4 } }
+        ctx.state = { ...ctx.state, meter: { ...ctx.state.meter, stepsUsed: 4 } }
+        ctx.state = { ...ctx.state, lastReply: reply([{ type: "text", text: "partial answer" }]) }
+        ctx.state = { ...ctx.state, structured: { value: { n: 1 } } }
         const result = yield* finishRun(f.s, ctx)
         expect(result.report).toMatchObject({ reason: "max_steps", status: "aborted", stepsUsed: 4, finalText: "partial answer", savedAt: "in memory only (session s)" })
         expect(result.exit).toEqual({ reason: "max_steps", step: 4 })

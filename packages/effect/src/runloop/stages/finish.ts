@@ -2,30 +2,34 @@
 import { resolveTryBestOptions } from "@loopguard/core/try-best"
 import { Effect } from "effect"
 import { makeReport } from "../report.js"
-import { stop, type RunContext, type RunServices } from "../run-context.js"
+import { stopWith } from "@loopguard/core/step"
+import { act } from "../interpret.js"
+import type { RunContext, RunServices } from "../run-context.js"
 import type { RunResult } from "../run-types.js"
 import { tryBestOptionsOf } from "@loopguard/core/judge"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
 
 export const finishRun = (s: RunServices, ctx: RunContext): Effect.Effect<RunResult, SessionStoreError> =>
   Effect.gen(function* () {
+    const messages = yield* s.store.messages(ctx.input.sessionId)
+    const state = ctx.state
     const report = makeReport({
-      exit: ctx.exit,
-      shadow: ctx.shadow,
-      stepsUsed: ctx.meter.stepsUsed,
-      meter: ctx.meter,
-      messages: yield* s.store.messages(ctx.input.sessionId),
-      lastReply: ctx.lastReply,
-      incidents: ctx.incidents,
-      retries: ctx.retries,
+      exit: state.exit,
+      shadow: !ctx.mode.enforce,
+      stepsUsed: state.meter.stepsUsed,
+      meter: state.meter,
+      messages,
+      lastReply: state.lastReply,
+      incidents: state.incidents,
+      retries: state.retries,
       savedAt: s.store.location(ctx.input.sessionId),
       ...(ctx.input.workspace !== undefined ? { workspace: ctx.input.workspace } : {}),
       toolKinds: resolveTryBestOptions(tryBestOptionsOf(s.config)),
-      subagents: ctx.subagents
+      subagents: state.subagents
     })
     yield* s.events.publish({ type: "session.status", status: "idle", attempt: 0 })
     yield* s.events.publish({ type: "run.finished", report })
-    return { report, incidents: ctx.incidents, exit: ctx.exit, ...(ctx.structured ? { structured: ctx.structured.value } : {}) }
+    return { report, incidents: state.incidents, exit: state.exit, ...(state.structured ? { structured: state.structured.value } : {}) }
   })
 
 export const INTERRUPTED = { tag: "CancelledError", message: "the run was interrupted" } as const
@@ -37,6 +41,6 @@ export const INTERRUPTED = { tag: "CancelledError", message: "the run was interr
  */
 export const finishInterrupted = (s: RunServices, ctx: RunContext): Effect.Effect<void, SessionStoreError> =>
   Effect.gen(function* () {
-    yield* stop(ctx, "cancelled", INTERRUPTED)
+    yield* act(s, ctx, [stopWith("cancelled", INTERRUPTED)])
     yield* finishRun(s, ctx)
   })

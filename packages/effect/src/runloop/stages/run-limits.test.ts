@@ -18,8 +18,8 @@ describe("run limits", () => {
         expect(outside?.reason).toBe("cancelled")
         expect(interrupted).toBe(true)
         yield* endFromOutside(f.s, ctx, outside!)
-        expect(ctx.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the caller (its abort signal)", uiMessage: "cancelled by the caller (its abort signal)" } })
-        expect(ctx.incidents).toEqual([{ step: 0, detector: "cancel", action: "stop", kind: "fault", detail: { reason: "cancelled", cause: "caller" } }])
+        expect(ctx.state.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the caller (its abort signal)", uiMessage: "cancelled by the caller (its abort signal)" } })
+        expect(ctx.state.incidents).toEqual([{ step: 0, detector: "cancel", action: "stop", kind: "fault", detail: { reason: "cancelled", cause: "caller" } }])
       })
     ), 30_000)
 
@@ -34,7 +34,7 @@ describe("run limits", () => {
         const fiber = yield* Effect.forkChild(wallClock(f.s, ctx))
         yield* TestClock.adjust("59999 millis")
         expect(fiber.pollUnsafe()).toBeUndefined()
-        ctx.step = 4
+        ctx.state = { ...ctx.state, step: 4 }
         yield* TestClock.adjust("1 millis")
         const ended = yield* Fiber.join(fiber)
         expect(ended.reason).toBe("time_limit")

@@ -6,7 +6,9 @@
  */
 import { Duration, Effect } from "effect"
 import type { ExitReason } from "@loopguard/core/model"
-import { recordIncident, stop, type ExitError, type RunContext, type RunServices } from "../run-context.js"
+import { fileIncident, stopWith } from "@loopguard/core/step"
+import { act } from "../interpret.js"
+import type { ExitError, RunContext, RunServices } from "../run-context.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
 import { describeCancel, type CancelCause } from "../cancel-cause.js"
 
@@ -37,11 +39,11 @@ export const aborted = (signal: AbortSignal | undefined): Effect.Effect<External
 /** Completes when the run has used `loop.maxWallMs`; never without one, nor when replaying. */
 export const wallClock = (s: RunServices, ctx: RunContext): Effect.Effect<ExternalStop, SessionStoreError> => {
   const limit = s.config.loop.maxWallMs
-  if (limit === null || ctx.shadow) return Effect.never
+  if (limit === null || !ctx.mode.wallClock) return Effect.never
   return Effect.sleep(Duration.millis(limit)).pipe(
     Effect.map(() => ({
       reason: "time_limit" as const,
-      error: { tag: "TimeLimitError", message: `the run used its wall-clock limit of ${limit} ms (loop.maxWallMs) during step ${ctx.step}` }
+      error: { tag: "TimeLimitError", message: `the run used its wall-clock limit of ${limit} ms (loop.maxWallMs) during step ${ctx.state.step}` }
     }))
   )
 }
@@ -54,6 +56,5 @@ export const endFromOutside = (s: RunServices, ctx: RunContext, ended: ExternalS
   Effect.gen(function* () {
     const detector = ended.reason === "time_limit" ? "time-limit" : "cancel"
     const detail = ended.cause !== undefined ? { reason: ended.reason, cause: ended.cause } : { reason: ended.reason }
-    yield* recordIncident(s, ctx, { step: ctx.step, detector, action: "stop", detail })
-    yield* stop(ctx, ended.reason, ended.error)
+    yield* act(s, ctx, [fileIncident({ step: ctx.state.step, detector, action: "stop", detail }), stopWith(ended.reason, ended.error)])
   })

@@ -10,6 +10,7 @@ import type { LoopguardConfig } from "../../config/schema.js"
 import type { LoopguardEvent } from "../../events/Events.js"
 import type { ProcessInput, ProcessResult, StepOutcome } from "../../processor/SessionProcessor.js"
 import { makeMemoryStore } from "../../store/SessionStore.js"
+import { localToolsOf } from "../local-tools.js"
 import { makeRunContext, type RunContext, type RunServices } from "../run-context.js"
 import type { RunInput } from "../run-types.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
@@ -57,7 +58,10 @@ export const stageFixture = (
     events,
     processed,
     context: (input = {}) =>
-      Effect.map(store.messages(input.sessionId ?? "s"), (history) => makeRunContext(s, { sessionId: "s", ...input }, history))
+      Effect.map(store.messages(input.sessionId ?? "s"), (history) => {
+        const full = { sessionId: "s", ...input }
+        return makeRunContext(s, full, history, (context) => localToolsOf(s, full, undefined, context))
+      })
   }
 }
 

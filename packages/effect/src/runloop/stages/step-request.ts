@@ -14,9 +14,10 @@ export const ephemeralNotes = (ctx: RunContext, cap: StepCap): Array<string> => 
   const notes: Array<string> = []
   const note = ctx.detectors.takeNote()
   if (note !== null) notes.push(note)
-  if (ctx.toolCooldown > 0 && !ctx.shadow) notes.push(reminderText("breaker-cooldown", ctx.role))
+  // The cooldown is only ever set when enforcing.
+  if (ctx.state.toolCooldown > 0) notes.push(reminderText("breaker-cooldown", ctx.role))
   const d = cap.decision
-  if (d !== "proceed" && (d.type === "last-step" || d.type === "summary")) notes.push(capNotice(d, ctx.policy, capUsageOf(ctx.meter), ctx.role))
+  if (d !== "proceed" && (d.type === "last-step" || d.type === "summary")) notes.push(capNotice(d, ctx.policy, capUsageOf(ctx.state.meter), ctx.role))
   return notes
 }
 
@@ -27,14 +28,14 @@ export const ephemeralNotes = (ctx: RunContext, cap: StepCap): Array<string> => 
 export const requestForStep = (s: RunServices, ctx: RunContext, cap: StepCap, notes: ReadonlyArray<string>): Effect.Effect<LlmRequest, SessionStoreError> =>
   Effect.gen(function* () {
     yield* ctx.history.refresh
-    const viewed = ctx.history.requestMessages((ctx.shadow ? [] : notes).map((text): RequestMessage => ({ role: "user", text })))
-    const messages = ctx.outputShrink === null ? viewed : shrinkToolOutputs(viewed, ctx.outputShrink).messages
+    const viewed = ctx.history.requestMessages((ctx.mode.shapesRequests ? notes : []).map((text): RequestMessage => ({ role: "user", text })))
+    const messages = ctx.state.outputShrink === null ? viewed : shrinkToolOutputs(viewed, ctx.state.outputShrink).messages
     return {
       ...(ctx.input.system !== undefined ? { system: ctx.input.system } : {}),
       messages,
       // Any cap other than "proceed" means a tool-less request (soft-cap last step, summary). A replay
       // keeps its recorded tool calls: it enforces nothing, and a tool-less request would refuse them.
-      tools: cap.decision !== "proceed" && !ctx.shadow ? [] : ctx.toolSpecs
+      tools: cap.decision !== "proceed" && ctx.mode.shapesRequests ? [] : ctx.toolSpecs
     }
   })
 

@@ -17,21 +17,21 @@ describe("runTask", () => {
       Effect.gen(function* () {
         const f = stageFixture({ config: (c) => ({ ...c, loop: { ...c.loop, maxSteps: 10, tokenBudget: 1000 }, subagents: { ...c.subagents, enabled: true } }) })
         const ctx = yield* f.context({ system: "be brief" })
-        ctx.meter = { ...ctx.meter, stepsUsed: 4, tokens: { input: 200, output: 0, total: 200 }, costUsd: 0 }
+        ctx.state = { ...ctx.state, meter: { ...ctx.state.meter, stepsUsed: 4, tokens: { input: 200, output: 0, total: 200 }, costUsd: 0 } }
         const spawned: Array<RunInput> = []
         const result = yield* runTask(f.s, ctx, (input) => Effect.sync(() => (spawned.push(input), childResult("final"))), { prompt: "find the files" })
         expect(spawned[0]).toMatchObject({ sessionId: "s/task-0-1", prompt: "find the files", role: "subagent", depth: 1, system: "be brief", budget: { maxSteps: 3, tokenBudget: 400, costBudgetUsd: null } })
         expect(result).toEqual({ state: "completed", output: "Sub-agent completed (final) after 3 step(s), 100 tokens.\nfound two files" })
-        expect(ctx.meter.tokens.total).toBe(300)
-        expect(ctx.meter.costUsd).toBeCloseTo(0.01)
-        expect(ctx.meter.stepsUsed).toBe(7)
-        expect(ctx.subagents).toEqual([{ sessionId: "s/task-0-1", step: 0, depth: 1, status: "completed", reason: "final", stepsUsed: 3, tokens: { input: 70, output: 30, total: 100 }, costUsd: 0.01 }])
-        expect(ctx.incidents[0]).toMatchObject({ detector: "subagent", action: "final" })
+        expect(ctx.state.meter.tokens.total).toBe(300)
+        expect(ctx.state.meter.costUsd).toBeCloseTo(0.01)
+        expect(ctx.state.meter.stepsUsed).toBe(7)
+        expect(ctx.state.subagents).toEqual([{ sessionId: "s/task-0-1", step: 0, depth: 1, status: "completed", reason: "final", stepsUsed: 3, tokens: { input: 70, output: 30, total: 100 }, costUsd: 0.01 }])
+        expect(ctx.state.incidents[0]).toMatchObject({ detector: "subagent", action: "final" })
         // Another task in the same step, then one in a later step (or a later run): fresh sessions.
         // (Steps left again: the children's steps count against the parent's cap.)
-        ctx.meter = { ...ctx.meter, stepsUsed: 0 }
+        ctx.state = { ...ctx.state, meter: { ...ctx.state.meter, stepsUsed: 0 } }
         yield* runTask(f.s, ctx, (input) => Effect.sync(() => (spawned.push(input), childResult("final"))), { prompt: "again" })
-        ctx.step = 6
+        ctx.state = { ...ctx.state, step: 6 }
         yield* runTask(f.s, ctx, (input) => Effect.sync(() => (spawned.push(input), childResult("final"))), { prompt: "later" })
         expect(spawned.map((i) => i.sessionId)).toEqual(["s/task-0-1", "s/task-0-2", "s/task-6-1"])
       })
@@ -47,7 +47,7 @@ describe("runTask", () => {
         expect(yield* runTask(f.s, ctx, spawn, {})).toMatchObject({ state: "error", error: expect.stringContaining("`prompt` is required") })
         const aborted = yield* runTask(f.s, ctx, spawn, { prompt: "go" })
         expect(aborted).toMatchObject({ state: "error", error: expect.stringContaining("Sub-agent aborted (max_steps)") })
-        ctx.meter = { ...ctx.meter, stepsUsed: 2 }
+        ctx.state = { ...ctx.state, meter: { ...ctx.state.meter, stepsUsed: 2 } }
         expect(yield* runTask(f.s, ctx, spawn, { prompt: "go" })).toMatchObject({ state: "error", error: expect.stringContaining("no budget left") })
         expect(spawns).toBe(1)
       })
@@ -74,7 +74,7 @@ describe("a paused child", () => {
           exit: { reason: "try_best_paused", step: 2 }
         }
         yield* runTask(f.s, ctx, () => Effect.succeed(paused), { prompt: "build" })
-        expect(ctx.childPause).toEqual({
+        expect(ctx.state.childPause).toEqual({
           detector: "bash-retry",
           detail: { kind: "bash_retry", step: 2, detail: "a sub-agent (s/task-0-1) paused: bash_retry: `make` has failed 3 times", evidence: { command: "make" }, subagent: "s/task-0-1" }
         })

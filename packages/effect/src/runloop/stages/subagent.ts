@@ -4,17 +4,18 @@
  * parent has left (`budgetSlice`). Its tokens and cost join the parent's meter and its summary the
  * parent's report; the parent's model gets the child's answer (or where it got blocked) as the result.
  */
-import { addChildUsage, budgetSlice } from "@loopguard/core/caps"
+import { runModeOf } from "../run-mode.js"
+import { budgetSlice } from "@loopguard/core/caps"
 import { type SubagentSummary } from "@loopguard/core/report"
 import { stringField } from "@loopguard/core/try-best"
 import { Effect } from "effect"
 import type { ToolSpec } from "../../llm/LLM.js"
 import type { ToolResult } from "../../tools/Tools.js"
-import { recordIncident, type RunContext, type RunServices } from "../run-context.js"
-import type { RunInput, RunResult } from "../run-types.js"
+import { judgeChildRun, type ChildPause } from "@loopguard/core/step"
+import { judge } from "../interpret.js"
+import type { RunContext, RunServices } from "../run-context.js"
+import type { RunInput, RunResult, SpawnRun } from "../run-types.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
-
-export type SpawnRun = (input: RunInput) => Effect.Effect<RunResult, SessionStoreError>
 
 export const TASK_TOOL: ToolSpec = {
   name: "task",
@@ -33,7 +34,7 @@ export const TASK_TOOL: ToolSpec = {
 
 /** The task tool is offered while sub-agents are on, below the depth cap, and never when replaying. */
 export const offersTask = (s: RunServices, input: RunInput): boolean =>
-  s.config.subagents.enabled && input.shadow !== true && (input.depth ?? 0) < s.config.subagents.maxDepth
+  s.config.subagents.enabled && runModeOf(input).startsRuns && (input.depth ?? 0) < s.config.subagents.maxDepth
 
 const failed = (error: string): ToolResult => ({ state: "error", output: "", error })
 
@@ -48,7 +49,7 @@ export const childResultText = (r: RunResult): string => {
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v)
 
 /** The child's pause as the parent files it: the child's own incident, saying it was a sub-agent's. */
-export const childPauseOf = (child: RunResult, sessionId: string): { readonly detector: string; readonly detail: Readonly<Record<string, unknown>> } => {
+export const childPauseOf = (child: RunResult, sessionId: string): ChildPause => {
   const paused = [...child.incidents].reverse().find((i) => i.action === "pause")
   const own = isRecord(paused?.detail) ? paused.detail : {}
   const what = typeof own["detail"] === "string" ? own["detail"] : (child.report.blockedAt ?? "the sub-agent paused")
@@ -59,11 +60,12 @@ export const runTask = (s: RunServices, ctx: RunContext, spawn: SpawnRun, input:
   Effect.gen(function* () {
     const prompt = stringField(input, "prompt")?.trim() ?? ""
     if (prompt === "") return failed("task: `prompt` is required (the complete instructions for the sub-agent)")
-    const slice = budgetSlice(ctx.policy, ctx.meter, s.config.subagents)
+    const slice = budgetSlice(ctx.policy, ctx.state.meter, s.config.subagents)
     if (slice === null) return failed("task: no budget left for a sub-agent; finish the work yourself")
     // Unique in the session across runs (steps are numbered over the whole session): a later run's
     // sub-agent never continues an earlier one's history.
-    const sessionId = `${ctx.input.sessionId}/task-${ctx.step}-${ctx.subagents.filter((c) => c.step === ctx.step).length + 1}`
+    const { step } = ctx.state
+    const sessionId = `${ctx.input.sessionId}/task-${step}-${ctx.state.subagents.filter((c) => c.step === step).length + 1}`
     const depth = (ctx.input.depth ?? 0) + 1
     const child = yield* spawn({
       sessionId,
@@ -76,11 +78,9 @@ export const runTask = (s: RunServices, ctx: RunContext, spawn: SpawnRun, input:
       ...(ctx.input.workspace !== undefined ? { workspace: ctx.input.workspace } : {})
     })
     const r = child.report
-    ctx.meter = addChildUsage(ctx.meter, r)
-    const summary: SubagentSummary = { sessionId, step: ctx.step, depth, status: r.status, reason: r.reason, stepsUsed: r.stepsUsed, tokens: r.tokens, costUsd: r.costUsd }
-    ctx.subagents.push(summary)
-    yield* recordIncident(s, ctx, { step: ctx.step, detector: "subagent", action: r.reason, detail: { ...summary, budget: slice } })
-    if (r.status === "paused") ctx.childPause = childPauseOf(child, sessionId)
+    const summary: SubagentSummary = { sessionId, step, depth, status: r.status, reason: r.reason, stepsUsed: r.stepsUsed, tokens: r.tokens, costUsd: r.costUsd }
+    const pause = r.status === "paused" ? childPauseOf(child, sessionId) : null
+    yield* judge(s, ctx, (state) => judgeChildRun(state, { summary, budget: slice, pause }))
     const text = childResultText(child)
     // The model sees an error result as its error text only, so it carries the whole account.
     return r.status === "completed" ? { state: "completed", output: text } : { state: "error", output: "", error: text }

@@ -1,0 +1,25 @@
+/** What a running proxy is set to: routing, limits and the detector settings per route (built by `settingsOf`). */
+import type { ToolCallCaps } from "@loopguard/core/caps"
+import type { RepeatGuardOptions } from "@loopguard/core/repeat"
+import type { RoutingConfig } from "./routes.js"
+import type { VerdictConfig } from "./verdict-types.js"
+
+/** The detector settings a request is judged and guarded with. */
+export interface DetectorSettings {
+  readonly verdict: VerdictConfig
+  readonly guard: RepeatGuardOptions | null
+}
+
+export interface ProxySettings extends DetectorSettings {
+  readonly routing: RoutingConfig
+  /** Routes (by their `proxy.routes` key) with detector settings of their own. */
+  readonly routeDetectors: ReadonlyMap<string, DetectorSettings>
+  readonly sessionHeader: string
+  /** Tool calls written as text become structured calls when the request offered the tool. */
+  readonly textToolCalls: boolean
+  /** Calls per tool in one user turn (`toolCaps`). */
+  readonly toolCaps: ToolCallCaps
+  readonly maxRequestBytes: number
+  readonly maxResponseBytes: number
+  readonly maxEventBytes: number
+}
