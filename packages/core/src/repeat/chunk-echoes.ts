@@ -22,6 +22,7 @@ import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 import type { ChunkPeriods, PeriodHit } from "./chunk-periods.js"
+import { grown, startLength, type BufferSizing } from "./growable.js"
 
 /** Deep chunks must cover at least this share of a copy's characters (the varying part is the smaller one). */
 export const ECHO_SHARE = 0.6
@@ -35,21 +36,21 @@ const MAX_DEPTH = 1 << 20
 export class ChunkEchoes {
   private readonly maxPeriod: number
   private readonly capacity: number
-  private readonly masked1: Int32Array
-  private readonly masked2: Int32Array
-  private readonly depth: Int32Array
+  private masked1: Int32Array
+  private masked2: Int32Array
+  private depth: Int32Array
   /** Chunks back to each kept chunk's source (0: none). */
-  private readonly distance: Int32Array
-  private readonly endChars: Float64Array
-  private readonly endTokens: Float64Array
-  private readonly endWords: Float64Array
-  private readonly endNumbers: Float64Array
+  private distance: Int32Array
+  private endChars: Float64Array
+  private endTokens: Float64Array
+  private endWords: Float64Array
+  private endNumbers: Float64Array
   /** Characters of deep chunks (depth ≥ copies + ECHO_EXTRA_COPIES) up to the end of each kept chunk. */
-  private readonly endDeep: Float64Array
+  private endDeep: Float64Array
   /** Chunks outside the steady repeat and not seen before exactly, up to the end of each kept chunk. */
-  private readonly endFresh: Float64Array
+  private endFresh: Float64Array
   /** Hash of each kept chunk's numbers: with equal masked hashes, an exact repeat. */
-  private readonly numbersHash: Int32Array
+  private numbersHash: Int32Array
   /** Chunks per copy of the newest steady repeat (a chunk at depth 2 or more): how far back "a few copies" reach. */
   private period = 0
   /** A copy length whose words were counted without a trip, and the chunk from which to count again. */
@@ -59,15 +60,22 @@ export class ChunkEchoes {
   private tokens = 0
   private tripped = false
 
-  constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker, private readonly periods: ChunkPeriods) {
+  constructor(
+    private readonly options: LongRepeatOptions,
+    minChunkChars: number,
+    private readonly chunker: ContentChunker,
+    private readonly periods: ChunkPeriods,
+    sizing: BufferSizing = {}
+  ) {
     this.maxPeriod = Math.max(1, Math.ceil(options.maxBlockChars / minChunkChars))
     this.capacity = 2 * this.maxPeriod + 3
-    const ring = () => new Float64Array(this.capacity)
-    this.masked1 = new Int32Array(this.capacity)
-    this.masked2 = new Int32Array(this.capacity)
-    this.depth = new Int32Array(this.capacity)
-    this.numbersHash = new Int32Array(this.capacity)
-    this.distance = new Int32Array(this.capacity)
+    const kept = startLength(this.capacity, sizing)
+    const ring = () => new Float64Array(kept)
+    this.masked1 = new Int32Array(kept)
+    this.masked2 = new Int32Array(kept)
+    this.depth = new Int32Array(kept)
+    this.numbersHash = new Int32Array(kept)
+    this.distance = new Int32Array(kept)
     this.endChars = ring()
     this.endTokens = ring()
     this.endWords = ring()
@@ -76,11 +84,28 @@ export class ChunkEchoes {
     this.endFresh = ring()
   }
 
+  /** Room for chunk slot `slot` in the ring (before its first wrap). */
+  private grow(slot: number): void {
+    const cap = this.capacity
+    this.masked1 = grown(this.masked1, slot, cap)
+    this.masked2 = grown(this.masked2, slot, cap)
+    this.depth = grown(this.depth, slot, cap)
+    this.numbersHash = grown(this.numbersHash, slot, cap)
+    this.distance = grown(this.distance, slot, cap)
+    this.endChars = grown(this.endChars, slot, cap)
+    this.endTokens = grown(this.endTokens, slot, cap)
+    this.endWords = grown(this.endWords, slot, cap)
+    this.endNumbers = grown(this.endNumbers, slot, cap)
+    this.endDeep = grown(this.endDeep, slot, cap)
+    this.endFresh = grown(this.endFresh, slot, cap)
+  }
+
   /** Record the chunk the chunker just closed, after `charsSoFar` characters; a hit once, when it trips. */
   push(charsSoFar: number): PeriodHit | null {
     const c = this.chunker
     const j = this.chunks++
     const slot = j % this.capacity
+    if (slot >= this.masked1.length) this.grow(slot)
     this.numbersHash[slot] = c.lastNumbersHash
     this.tokens += c.lastTokens
     this.masked1[slot] = c.lastMasked1

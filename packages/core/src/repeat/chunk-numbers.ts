@@ -7,21 +7,27 @@
  */
 import type { ContentChunker } from "./content-chunker.js"
 import { NUMBER_RING } from "./content-chunker.js"
+import { grown, startLength, type BufferSizing } from "./growable.js"
 
 export class ChunkNumbers {
-  private readonly hashes: Int32Array
+  private hashes: Int32Array
   /** Values read up to the end of each kept chunk (running count). */
-  private readonly ends: Float64Array
+  private ends: Float64Array
 
-  constructor(private readonly capacity: number, private readonly chunker: ContentChunker) {
-    this.hashes = new Int32Array(capacity)
-    this.ends = new Float64Array(capacity)
+  constructor(private readonly capacity: number, private readonly chunker: ContentChunker, sizing: BufferSizing = {}) {
+    this.hashes = new Int32Array(startLength(capacity, sizing))
+    this.ends = new Float64Array(this.hashes.length)
   }
 
   /** Record the chunk the chunker just closed as chunk j. */
   record(j: number): void {
-    this.hashes[j % this.capacity] = this.chunker.lastNumbersHash
-    this.ends[j % this.capacity] = this.chunker.lastNumberEnd
+    const slot = j % this.capacity
+    if (slot >= this.hashes.length) {
+      this.hashes = grown(this.hashes, slot, this.capacity)
+      this.ends = grown(this.ends, slot, this.capacity)
+    }
+    this.hashes[slot] = this.chunker.lastNumbersHash
+    this.ends[slot] = this.chunker.lastNumberEnd
   }
 
   /** Numbers in the newest q chunks ending at chunk j. */

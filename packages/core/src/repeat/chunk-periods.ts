@@ -19,6 +19,7 @@
 import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
 import { ChunkNumbers } from "./chunk-numbers.js"
+import { EMPTY_FLOAT64, EMPTY_INT32, EMPTY_UINT8, grown, startLength, type BufferSizing } from "./growable.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 
 /** Copies beyond `copies` that a long repeat whose numbers change needs (verified on 3 copies at the default). */
@@ -68,73 +69,93 @@ const enum Block {
 export class ChunkPeriods {
   private readonly maxPeriod: number
   private readonly capacity: number
-  private readonly masked1: Int32Array
-  private readonly masked2: Int32Array
+  private masked1: Int32Array
+  private masked2: Int32Array
   private readonly numbers: ChunkNumbers
-  private readonly forced: Uint8Array
+  private forced: Uint8Array
   /** Characters, tokens, words and numbers consumed up to the end of each kept chunk. */
-  private readonly endChars: Float64Array
-  private readonly endTokens: Float64Array
-  private readonly endWords: Float64Array
-  private readonly nearRuns: Int32Array
-  private readonly stable: Int32Array
-  private readonly exactRuns: Int32Array
-  private readonly progressRuns: Int32Array
+  private endChars: Float64Array
+  private endTokens: Float64Array
+  private endWords: Float64Array
+  private nearRuns: Int32Array = EMPTY_INT32
+  private stable: Int32Array = EMPTY_INT32
+  private exactRuns: Int32Array = EMPTY_INT32
+  private progressRuns: Int32Array = EMPTY_INT32
   /** The two newest progression breaks a progression run survived (chunk indexes). */
-  private readonly breakNewer: Float64Array
-  private readonly breakOlder: Float64Array
+  private breakNewer: Float64Array = EMPTY_FLOAT64
+  private breakOlder: Float64Array = EMPTY_FLOAT64
   /** The two newest differing chunks a run tolerated (chunk indexes). */
-  private readonly missNewer: Float64Array
-  private readonly missOlder: Float64Array
-  private readonly exactStart: Float64Array
-  private readonly progressStart: Float64Array
+  private missNewer: Float64Array = EMPTY_FLOAT64
+  private missOlder: Float64Array = EMPTY_FLOAT64
+  private exactStart: Float64Array = EMPTY_FLOAT64
+  private progressStart: Float64Array = EMPTY_FLOAT64
   /** Chunks in a row whose values differ from the copy before in at most one place, and where that began. */
-  private readonly oneFieldRuns: Int32Array
-  private readonly oneFieldStart: Float64Array
-  private readonly nearStart: Float64Array
-  private readonly block: Uint8Array
+  private oneFieldRuns: Int32Array = EMPTY_INT32
+  private oneFieldStart: Float64Array = EMPTY_FLOAT64
+  private nearStart: Float64Array = EMPTY_FLOAT64
+  private block: Uint8Array = EMPTY_UINT8
   /** Short blocks with fewer than minWords words: an exact repeat of them is not the short-period rule's. */
-  private readonly fewWords: Uint8Array
+  private fewWords: Uint8Array = EMPTY_UINT8
   /** The block holds more distinct words than numbers, or 4 words per number (a table row does not). */
-  private readonly wordy: Uint8Array
+  private wordy: Uint8Array = EMPTY_UINT8
   private chunks = 0
   private tokens = 0
   private readonly active: Array<number> = []
-  private readonly isActive: Uint8Array
+  private isActive: Uint8Array = EMPTY_UINT8
   private readonly ready: Array<number> = []
   /** Masked hash → its newest position, and per slot the previous position of the same hash. */
   private readonly newest = new Map<number, number>()
-  private readonly prevSame: Float64Array
+  private prevSame: Float64Array
 
-  constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker) {
+  constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker, sizing: BufferSizing = {}) {
     this.maxPeriod = Math.max(1, Math.ceil(options.maxBlockChars / minChunkChars))
     this.capacity = 2 * this.maxPeriod + 3
-    this.masked1 = new Int32Array(this.capacity)
-    this.masked2 = new Int32Array(this.capacity)
-    this.numbers = new ChunkNumbers(this.capacity, chunker)
-    this.forced = new Uint8Array(this.capacity)
-    this.prevSame = new Float64Array(this.capacity)
-    this.endChars = new Float64Array(this.capacity)
-    this.endTokens = new Float64Array(this.capacity)
-    this.endWords = new Float64Array(this.capacity)
+    const kept = startLength(this.capacity, sizing)
+    this.masked1 = new Int32Array(kept)
+    this.masked2 = new Int32Array(kept)
+    this.numbers = new ChunkNumbers(this.capacity, chunker, sizing)
+    this.forced = new Uint8Array(kept)
+    this.prevSame = new Float64Array(kept)
+    this.endChars = new Float64Array(kept)
+    this.endTokens = new Float64Array(kept)
+    this.endWords = new Float64Array(kept)
+    // Per period q: touched only once a chunk hash recurs within maxPeriod chunks (a run can
+    // start), which a short healthy reply may never see; made then, for periods up to that chunk.
+    if (sizing.preallocate === true) this.growPeriods(this.maxPeriod)
+  }
+
+  /** Room for chunk slot `slot` in the ring (before its first wrap). */
+  private grow(slot: number): void {
+    const cap = this.capacity
+    this.masked1 = grown(this.masked1, slot, cap)
+    this.masked2 = grown(this.masked2, slot, cap)
+    this.forced = grown(this.forced, slot, cap)
+    this.prevSame = grown(this.prevSame, slot, cap)
+    this.endChars = grown(this.endChars, slot, cap)
+    this.endTokens = grown(this.endTokens, slot, cap)
+    this.endWords = grown(this.endWords, slot, cap)
+  }
+
+  /** Room for every period up to q. */
+  private growPeriods(q: number): void {
     const size = this.maxPeriod + 1
-    this.nearRuns = new Int32Array(size)
-    this.stable = new Int32Array(size)
-    this.exactRuns = new Int32Array(size)
-    this.progressRuns = new Int32Array(size)
-    this.breakNewer = new Float64Array(size).fill(-Infinity)
-    this.breakOlder = new Float64Array(size).fill(-Infinity)
-    this.missNewer = new Float64Array(size)
-    this.missOlder = new Float64Array(size)
-    this.exactStart = new Float64Array(size)
-    this.progressStart = new Float64Array(size)
-    this.oneFieldRuns = new Int32Array(size)
-    this.oneFieldStart = new Float64Array(size)
-    this.nearStart = new Float64Array(size)
-    this.block = new Uint8Array(size)
-    this.fewWords = new Uint8Array(size)
-    this.wordy = new Uint8Array(size)
-    this.isActive = new Uint8Array(size)
+    this.nearRuns = grown(this.nearRuns, q, size)
+    this.stable = grown(this.stable, q, size)
+    this.exactRuns = grown(this.exactRuns, q, size)
+    this.progressRuns = grown(this.progressRuns, q, size)
+    this.breakNewer = grown(this.breakNewer, q, size, -Infinity)
+    this.breakOlder = grown(this.breakOlder, q, size, -Infinity)
+    this.missNewer = grown(this.missNewer, q, size)
+    this.missOlder = grown(this.missOlder, q, size)
+    this.exactStart = grown(this.exactStart, q, size)
+    this.progressStart = grown(this.progressStart, q, size)
+    this.oneFieldRuns = grown(this.oneFieldRuns, q, size)
+    this.oneFieldStart = grown(this.oneFieldStart, q, size)
+    this.nearStart = grown(this.nearStart, q, size)
+    this.block = grown(this.block, q, size)
+    this.fewWords = grown(this.fewWords, q, size)
+    this.wordy = grown(this.wordy, q, size)
+    this.isActive = grown(this.isActive, q, size)
   }
 
   /** Record the chunk the chunker just closed, after `charsSoFar` characters; returns the first hit it completes. */
@@ -142,6 +163,7 @@ export class ChunkPeriods {
     const c = this.chunker
     const j = this.chunks++
     const slot = j % this.capacity
+    if (slot >= this.masked1.length) this.grow(slot)
     if (j >= this.capacity) this.forget(j - this.capacity, this.masked1[slot]!)
     this.tokens += c.lastTokens
     this.masked1[slot] = c.lastMasked1
@@ -220,6 +242,8 @@ export class ChunkPeriods {
     this.prevSame[j % this.capacity] = newest ?? -1
     this.newest.set(key, j)
     let pos = newest ?? -1
+    const top = j < this.maxPeriod ? j : this.maxPeriod
+    if (pos >= 0 && top >= this.isActive.length) this.growPeriods(top)
     for (let n = 0; n < RECENT_PER_HASH && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.prevSame[pos % this.capacity]!) {
       const q = j - pos
       if (this.isActive[q] === 1 || !this.nearSame(j, pos)) continue

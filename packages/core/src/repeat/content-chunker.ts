@@ -20,6 +20,7 @@
  * on char codes with no per-character allocation; it calls `onChunk` once per chunk.
  */
 import { isCjkCode, isWhitespaceCode } from "./tokenizer.js"
+import { grown, startLength, type BufferSizing } from "./growable.js"
 
 /** No cut before this many masked characters (short lines merge with the next). */
 export const MIN_CHUNK = 16
@@ -115,17 +116,33 @@ export class ContentChunker {
   /** The chunk was cut at MAX_CHUNK, not by its content (a run like `!!!!…` or `////…`). */
   lastForced = false
 
-  readonly words = new Int32Array(WORD_RING)
+  // The rings below grow on demand until they first wrap (growable.ts): readers take them afresh
+  // from these getters each time, never keep one across a `feed`.
+  private wordRing: Int32Array
+  private cjkRing: Uint8Array
+  private numberRing: Float64Array
+  private termRing: Int32Array
+  /** Word hashes, by word index modulo WORD_RING. */
+  get words(): Int32Array {
+    return this.wordRing
+  }
   /** The word is one CJK character (a token of its own), not a run of letters. */
-  readonly wordIsCjk = new Uint8Array(WORD_RING)
-  readonly numbers = new Float64Array(NUMBER_RING)
+  get wordIsCjk(): Uint8Array {
+    return this.cjkRing
+  }
+  /** Number values, by number index modulo NUMBER_RING. */
+  get numbers(): Float64Array {
+    return this.numberRing
+  }
   wordCount = 0
   /**
    * Every word of 2+ characters, identifiers with a number included (masked: `x0_req_new`), and
    * every CJK character: what the word-shingle recurrence reads, so a list of identifiers that
    * differ only past a number is not one shingle repeated.
    */
-  readonly terms = new Int32Array(WORD_RING)
+  get terms(): Int32Array {
+    return this.termRing
+  }
   termCount = 0
   numberCount = 0
   symbolCount = 0
@@ -179,9 +196,14 @@ export class ContentChunker {
   constructor(
     private readonly onChunk: ChunkSink,
     blankChars = Infinity,
-    private readonly onBlank: BlankSink = () => {}
+    private readonly onBlank: BlankSink = () => {},
+    sizing: BufferSizing = {}
   ) {
     this.blankLimit = blankChars - 1
+    this.wordRing = new Int32Array(startLength(WORD_RING, sizing))
+    this.cjkRing = new Uint8Array(this.wordRing.length)
+    this.termRing = new Int32Array(startLength(WORD_RING, sizing))
+    this.numberRing = new Float64Array(startLength(NUMBER_RING, sizing))
   }
 
   /** Set (by the sink) to stop reading: the rest of the delta is ignored. */
@@ -334,7 +356,9 @@ export class ContentChunker {
     if (!this.inNumber) return
     this.inNumber = false
     const value = this.numberHex ? this.hex : this.decimal
-    this.numbers[this.numberCount++ % NUMBER_RING] = value
+    const slot = this.numberCount++ % NUMBER_RING
+    if (slot >= this.numberRing.length) this.numberRing = grown(this.numberRing, slot, NUMBER_RING)
+    this.numberRing[slot] = value
     this.numbersHash = Math.imul(this.numbersHash ^ (value | 0), 0x5bd1e995) ^ Math.imul((value / 4294967296) | 0, 0x01000193)
     this.emit(ZERO)
   }
@@ -366,9 +390,8 @@ export class ContentChunker {
       // Each CJK character is a word of its own, as it is a token of its own for the token-window rule.
       if (this.wordLength > 0) this.endWord(before)
       this.wordPlain = false
-      this.wordIsCjk[this.wordCount % WORD_RING] = 1
-      this.words[this.wordCount++ % WORD_RING] = c
-      this.terms[this.termCount++ % WORD_RING] = c
+      this.addWord(c, 1)
+      this.addTerm(c)
     } else if (isLetter(c) || c === ZERO || c === UNDERSCORE) {
       if (this.wordLength++ === 0) this.wordStartGear = before
       if (c === ZERO) this.wordHasNumber = true
@@ -408,16 +431,29 @@ export class ContentChunker {
     const length = this.wordLength
     if (length >= 2) {
       const hash = length >= 32 ? gearAtEnd : (gearAtEnd - (this.wordStartGear << length)) | 0
-      this.terms[this.termCount++ % WORD_RING] = hash
+      this.addTerm(hash)
       // Identifiers with a number in them (`u0`, `x0`, `step_0`) are codes, not words.
-      if (!this.wordHasNumber) {
-        this.wordIsCjk[this.wordCount % WORD_RING] = 0
-        this.words[this.wordCount++ % WORD_RING] = hash
-      }
+      if (!this.wordHasNumber) this.addWord(hash, 0)
     }
     this.wordLength = 0
     this.wordHasNumber = false
     this.wordPlain = false
+  }
+
+  private addWord(hash: number, cjk: number): void {
+    const slot = this.wordCount++ % WORD_RING
+    if (slot >= this.wordRing.length) {
+      this.wordRing = grown(this.wordRing, slot, WORD_RING)
+      this.cjkRing = grown(this.cjkRing, slot, WORD_RING)
+    }
+    this.cjkRing[slot] = cjk
+    this.wordRing[slot] = hash
+  }
+
+  private addTerm(hash: number): void {
+    const slot = this.termCount++ % WORD_RING
+    if (slot >= this.termRing.length) this.termRing = grown(this.termRing, slot, WORD_RING)
+    this.termRing[slot] = hash
   }
 
   private close(forced: boolean): void {

@@ -14,6 +14,7 @@ import { WordRecurrence } from "./word-recurrence.js"
 import { ContentChunker, MIN_CHUNK } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 import { checkedLongRepeatOptions } from "./long-repeat-options.js"
+import type { BufferSizing } from "./growable.js"
 
 /**
  * What tripped: a block repeated back to back (`repeat`), text made of a few recurring pieces in
@@ -45,7 +46,11 @@ export class LongRepeatMonitor {
   private trip: LongRepeatTrip | null = null
   private tripped = false
 
-  constructor(options: Partial<LongRepeatOptions> = {}) {
+  /** `sizing`: buffers on demand (the default) or at full size (tests compare the two; growable.ts). */
+  constructor(
+    options: Partial<LongRepeatOptions> = {},
+    private readonly sizing: BufferSizing = {}
+  ) {
     this.options = checkedLongRepeatOptions(options)
     this.reset()
   }
@@ -66,10 +71,10 @@ export class LongRepeatMonitor {
   }
 
   reset(): void {
-    this.chunker = new ContentChunker(this.onChunk, this.options.whitespaceChars, this.onBlank)
-    this.periods = new ChunkPeriods(this.options, MIN_CHUNK, this.chunker)
-    this.echoes = new ChunkEchoes(this.options, MIN_CHUNK, this.chunker, this.periods)
-    this.recurrence = new WordRecurrence(this.options, this.chunker)
+    this.chunker = new ContentChunker(this.onChunk, this.options.whitespaceChars, this.onBlank, this.sizing)
+    this.periods = new ChunkPeriods(this.options, MIN_CHUNK, this.chunker, this.sizing)
+    this.echoes = new ChunkEchoes(this.options, MIN_CHUNK, this.chunker, this.periods, this.sizing)
+    this.recurrence = new WordRecurrence(this.options, this.chunker, this.sizing)
     this.trip = null
     this.tripped = false
   }

@@ -29,6 +29,7 @@ import type { RepeatOptions } from "./repeat-options.js"
 import { checkedRepeatOptions, maxRepeatPeriod } from "./repeat-options.js"
 import { tokenKey } from "./token-keys.js"
 import { TokenPositions } from "./token-positions.js"
+import { grown, startLength, type BufferSizing } from "./growable.js"
 
 export interface RepeatTrip {
   /** 0-based index of the token whose arrival first made the rule hold. */
@@ -63,40 +64,63 @@ export class PeriodicRepeatMonitor {
   /** Ring buffer size: the newest token and the `maxPeriod` before it. */
   private readonly capacity: number
   /** Token keys (`tokenKey`) of the newest `capacity` tokens, and their text when fed strings. */
-  private readonly ring: Float64Array
-  private readonly texts: Array<string>
+  private ring: Float64Array
+  private readonly texts: Array<string> = []
   /** Some token came as a key only (`pushKey`): there is no text to snapshot. */
   private fedKeys = false
-  private readonly positions: TokenPositions
+  private positions: TokenPositions
   /** Indexed by period p (entries below minBlock unused). */
-  private readonly runs: Int32Array
+  private runs: Int32Array
   /** Position at which runs[p] was last extended: the run goes on only from the position before. */
-  private readonly matchEnd: Float64Array
+  private matchEnd: Float64Array
   /** Per ring slot, the previous position of the same token (or -1). */
-  private readonly prevPos: Float64Array
+  private prevPos: Float64Array
   /** No qualifying stretch is in the window after this position (no scan needed). */
   private liveUntil = -Infinity
-  private readonly needed: Int32Array
-  private readonly qualifies: Uint8Array
-  private readonly lastEnd: Float64Array
+  /** A run of period p qualifies at p · (threshold − 1) positions. */
+  private readonly copiesAfterFirst: number
+  private qualifies: Uint8Array
+  private lastEnd: Float64Array
   private seen = 0
   private holding = 0
 
-  constructor(options: Partial<RepeatOptions> = {}) {
+  /**
+   * `sizing`: buffers made on demand (the default: the ring and the per-period state start small
+   * and grow before the ring first wraps; growable.ts) or at full size (tests compare the two).
+   */
+  constructor(options: Partial<RepeatOptions> = {}, sizing: BufferSizing = {}) {
     this.options = checkedRepeatOptions(options)
     this.minBlock = this.options.minBlock
     this.maxPeriod = maxRepeatPeriod(this.options)
     this.capacity = this.maxPeriod + 1
-    this.ring = new Float64Array(this.capacity)
-    this.texts = new Array<string>(this.capacity)
-    this.positions = new TokenPositions(this.capacity)
-    this.runs = new Int32Array(this.maxPeriod + 1)
-    this.needed = new Int32Array(this.maxPeriod + 1)
-    for (let p = 0; p <= this.maxPeriod; p++) this.needed[p] = p * (this.options.threshold - 1)
-    this.qualifies = new Uint8Array(this.maxPeriod + 1)
-    this.lastEnd = new Float64Array(this.maxPeriod + 1).fill(-Infinity)
-    this.matchEnd = new Float64Array(this.maxPeriod + 1).fill(-1)
-    this.prevPos = new Float64Array(this.capacity).fill(-1)
+    this.copiesAfterFirst = this.options.threshold - 1
+    // Periods p ≤ the newest position < the ring's length (and ≤ maxPeriod): both start at one length.
+    const start = startLength(this.capacity, sizing)
+    this.ring = new Float64Array(start)
+    this.positions = new TokenPositions(start)
+    this.runs = new Int32Array(start)
+    this.qualifies = new Uint8Array(start)
+    this.lastEnd = new Float64Array(start).fill(-Infinity)
+    this.matchEnd = new Float64Array(start).fill(-1)
+    this.prevPos = new Float64Array(start).fill(-1)
+  }
+
+  /**
+   * Room for ring slot `slot` (before the first wrap: positions 0 … seen − 1 are all in the ring)
+   * and for every period up to the ring's new length; the position table is made again, larger,
+   * from the ring, as it was (no token has left it yet).
+   */
+  private grow(slot: number): void {
+    const cap = this.capacity
+    this.ring = grown(this.ring, slot, cap)
+    this.prevPos = grown(this.prevPos, slot, cap, -1)
+    const top = this.ring.length - 1
+    this.runs = grown(this.runs, top, cap)
+    this.qualifies = grown(this.qualifies, top, cap)
+    this.lastEnd = grown(this.lastEnd, top, cap, -Infinity)
+    this.matchEnd = grown(this.matchEnd, top, cap, -1)
+    this.positions = new TokenPositions(this.ring.length)
+    for (let k = 0; k < this.seen; k++) this.positions.record(this.ring[k]!, k)
   }
 
   /** Tokens pushed since construction or the last `reset`; the next token gets this index. */
@@ -136,6 +160,7 @@ export class PeriodicRepeatMonitor {
     const k = this.seen
     const cap = this.capacity
     const slot = k % cap
+    if (slot >= this.ring.length) this.grow(slot)
     // Every `capacity` tokens, drop the keys that left the ring.
     if (slot === 0 && k > 0) this.rebuildPositions()
     this.prevPos[slot] = this.positions.record(key, k)
@@ -162,7 +187,7 @@ export class PeriodicRepeatMonitor {
     const run = before < window ? before + 1 : window
     this.runs[p] = run
     this.matchEnd[p] = k
-    const need = this.needed[p]!
+    const need = p * this.copiesAfterFirst
     if (run < need) return
     if (run === need) this.qualifies[p] = this.distinctInLast(p) >= this.options.minDistinct ? 1 : 0
     if (this.qualifies[p] !== 1) return
@@ -173,7 +198,7 @@ export class PeriodicRepeatMonitor {
   }
 
   private smallestHolding(windowStart: number, top: number): number {
-    for (let p = this.minBlock; p <= top; p++) if (this.lastEnd[p]! - this.needed[p]! + 1 >= windowStart) return p
+    for (let p = this.minBlock; p <= top; p++) if (this.lastEnd[p]! - p * this.copiesAfterFirst + 1 >= windowStart) return p
     return 0
   }
 
@@ -196,6 +221,8 @@ export class PeriodicRepeatMonitor {
   }
 
   snapshot(): RepeatMonitorState {
+    // Every period's state is read: the arrays at full size (entries not reached yet hold their start values).
+    if (this.ring.length < this.capacity) this.grow(this.capacity - 1)
     const count = Math.min(this.seen, this.capacity)
     const recent: Array<string> = []
     if (this.fedKeys) throw new RangeError("snapshot needs the token text: this monitor was fed keys (pushKey)")
@@ -222,7 +249,7 @@ export class PeriodicRepeatMonitor {
   }
 
   static restore(state: RepeatMonitorState): PeriodicRepeatMonitor {
-    const monitor = new PeriodicRepeatMonitor(state.options)
+    const monitor = new PeriodicRepeatMonitor(state.options, { preallocate: true })
     const periods = monitor.maxPeriod - monitor.minBlock + 1
     const expectedRecent = Math.min(state.tokensSeen, monitor.capacity)
     if (
@@ -247,7 +274,7 @@ export class PeriodicRepeatMonitor {
       monitor.qualifies[p] = state.runQualifies[i] ? 1 : 0
       const end = state.lastQualifiedEnd[i] ?? -Infinity
       monitor.lastEnd[p] = end
-      monitor.liveUntil = Math.max(monitor.liveUntil, end - monitor.needed[p]! + monitor.options.window)
+      monitor.liveUntil = Math.max(monitor.liveUntil, end - p * monitor.copiesAfterFirst + monitor.options.window)
     }
     monitor.rebuildChains()
     monitor.holding = state.holdingPeriod ?? 0

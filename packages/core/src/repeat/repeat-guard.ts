@@ -27,6 +27,11 @@ export type GuardTrip = ShortGuardTrip | LongGuardTrip
 export interface RepeatGuardOptions extends Partial<RepeatOptions> {
   /** The long-period rule's options; on by default. */
   readonly long?: Partial<LongRepeatOptions>
+  /**
+   * Internal: make every buffer at full size up front instead of on demand (growable.ts). The
+   * verdicts are the same either way; the tests use it to check exactly that. Not a config key.
+   */
+  readonly preallocate?: boolean
 }
 
 /** What the long rule saw, in words (its kind decides). */
@@ -49,9 +54,10 @@ export class RepeatGuard {
   private readonly long: LongRepeatMonitor
 
   constructor(options: RepeatGuardOptions = {}) {
-    const { long, ...short } = options
-    this.monitor = new PeriodicRepeatMonitor(short)
-    this.long = new LongRepeatMonitor(long ?? {})
+    const { long, preallocate, ...short } = options
+    const sizing = { preallocate: preallocate === true }
+    this.monitor = new PeriodicRepeatMonitor(short, sizing)
+    this.long = new LongRepeatMonitor(long ?? {}, sizing)
   }
 
   get options(): RepeatOptions {

@@ -26,6 +26,7 @@
 import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
+import { EMPTY_INT32, type BufferSizing } from "./growable.js"
 
 /** Terms per shingle (`term` hashes exactly this many). */
 export const SHINGLE_WORDS = 3
@@ -52,6 +53,12 @@ const OCCURRENCE_BITS = 7
 const OCCURRENCE_CAP = (1 << OCCURRENCE_BITS) - 1
 /** Term indexes are kept modulo 2^24: far more than RECENT_WORDS, so distances stay exact. */
 const POSITION_MASK = (1 << 24) - 1
+/**
+ * Term indexes are stored less this one, so an empty slot (all zeros, as a new table is) reads as
+ * a shingle last seen at term −RECENT_WORDS − 1: out of reach of every term near it, and the table
+ * needs no pass to set it up.
+ */
+const POSITION_ORIGIN = (POSITION_MASK - RECENT_WORDS) & POSITION_MASK
 const RING_MASK = WORD_RING - 1
 
 export interface RecurrenceHit {
@@ -63,7 +70,7 @@ export interface RecurrenceHit {
 
 export class WordRecurrence {
   /** Per slot: a shingle's hash, then the term that last closed it and its occurrences, packed. */
-  private readonly table = new Int32Array(2 * TABLE_SIZE)
+  private table: Int32Array = EMPTY_INT32
   /** Next term of the chunker's ring to read. */
   private nextTerm = 0
   // The stretch: its score and term counts, and the running totals where it began.
@@ -79,10 +86,10 @@ export class WordRecurrence {
   /** Stretch length (characters) at which it is judged next. */
   private nextCheck: number
 
-  constructor(private readonly options: LongRepeatOptions, private readonly chunker: ContentChunker) {
+  /** The table is made at the first chunk (a stream that never gets that far needs none), or now when preallocated. */
+  constructor(private readonly options: LongRepeatOptions, private readonly chunker: ContentChunker, sizing: BufferSizing = {}) {
     this.nextCheck = options.recurChars
-    // No shingle has been seen: every slot's newest term is out of reach of the first terms.
-    for (let slot = 0; slot < TABLE_SIZE; slot++) this.table[2 * slot + 1] = ((POSITION_MASK - RECENT_WORDS) & POSITION_MASK) << OCCURRENCE_BITS
+    if (sizing.preallocate === true) this.table = new Int32Array(2 * TABLE_SIZE)
   }
 
   /** Read the words of the chunk the chunker just closed (after `charsSoFar` characters); a hit when the stretch trips. */
@@ -104,7 +111,7 @@ export class WordRecurrence {
   private readTerms(): boolean {
     const end = this.chunker.lastTermEnd
     const terms = this.chunker.terms
-    const table = this.table
+    const table = this.table.length > 0 ? this.table : (this.table = new Int32Array(2 * TABLE_SIZE))
     let score = this.score
     let stretch = this.stretchTerms
     let hot = this.hotTerms
@@ -115,9 +122,9 @@ export class WordRecurrence {
       const h = Math.imul(terms[(w - 2) & RING_MASK]!, 0x5bd1e995) ^ Math.imul(terms[(w - 1) & RING_MASK]! ^ 0x2545f491, 0x01000193) ^ terms[w & RING_MASK]!
       const slot = ((h ^ (h >>> 13)) & (TABLE_SIZE - 1)) * 2
       const kept = table[slot + 1]!
-      occurrences = table[slot] === h && ((w - (kept >>> OCCURRENCE_BITS)) & POSITION_MASK) <= RECENT_WORDS ? (kept & OCCURRENCE_CAP) + 1 : 1
+      occurrences = table[slot] === h && ((w - POSITION_ORIGIN - (kept >>> OCCURRENCE_BITS)) & POSITION_MASK) <= RECENT_WORDS ? (kept & OCCURRENCE_CAP) + 1 : 1
       table[slot] = h
-      table[slot + 1] = ((w & POSITION_MASK) << OCCURRENCE_BITS) | (occurrences < OCCURRENCE_CAP ? occurrences : OCCURRENCE_CAP)
+      table[slot + 1] = (((w - POSITION_ORIGIN) & POSITION_MASK) << OCCURRENCE_BITS) | (occurrences < OCCURRENCE_CAP ? occurrences : OCCURRENCE_CAP)
       score += occurrences >= 2 ? 10 - SEEN_TENTHS : -SEEN_TENTHS
       if (score <= 0) {
         score = 0
