@@ -61,8 +61,9 @@ describe("loopguardMiddleware with streamText", () => {
       const copies = text.split(SENTENCE).length - 1
       expect(copies).toBeGreaterThanOrEqual(19)
       expect(copies).toBeLessThanOrEqual(21)
+      // The server holds the connection after its 200th chunk: only the client's close ends it (how many
+      // of the 200 were written before the close reached it depends on the machine's load).
       expect(await ended(server)).toBe("client-closed")
-      expect(server.requests[0]!.chunksWritten).toBeLessThan(200)
     },
     TIMEOUT
   )
@@ -185,8 +186,9 @@ describe("loopguardMiddleware with generateText", () => {
       expect(result.finishReason).toBe("other")
       expect(result.providerMetadata?.["loopguard"]).toMatchObject({ tripped: "text-repeat", period: 11 })
       expect(result.text.split(SENTENCE).length - 1).toBeLessThanOrEqual(21)
+      // The server holds the connection after its 200th chunk: only the client's close ends it (how many
+      // of the 200 were written before the close reached it depends on the machine's load).
       expect(await ended(server)).toBe("client-closed")
-      expect(server.requests[0]!.chunksWritten).toBeLessThan(200)
     },
     TIMEOUT
   )
