@@ -66,7 +66,7 @@ const parseEnvValue = (raw: string, defaultValue: unknown): unknown => {
     return typeof defaultValue[0] === "number" ? items.map((x) => (/^\d+$/.test(x) ? Number(x) : x)) : items
   }
   if (t === "null") return null
-  // Switches also take the spellings shells use: 1/0, yes/no, on/off (seed 001: `…=1` turns try-best on).
+  // Switches also take the spellings shells use: 1/0, yes/no, on/off (`LOOPGUARD_TRY_BEST_ENABLED=1` turns Try-Best on).
   if (typeof defaultValue === "boolean") {
     const lower = t.toLowerCase()
     if (["true", "1", "yes", "on"].includes(lower)) return true

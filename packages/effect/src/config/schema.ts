@@ -1,5 +1,5 @@
 /**
- * One Schema for every knob. Defaults come from SPEC.md; `defaults.ts` holds them as a plain
+ * One Schema for every knob. `defaults.ts` holds the defaults (docs/config.md lists each) as a plain
  * object so the env-variable mapping can be derived from its shape.
  */
 import { MAX_TIMER_MS } from "@loopguard/core/repeat"
