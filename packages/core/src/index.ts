@@ -8,7 +8,7 @@
  * Each namespace is also a subpath with flat names (`@loopguard/core/repeat`), which is what the
  * other loopguard packages import from.
  */
-/** Stream parts, messages, exit reasons: the vocabulary every backend and detector shares. */
+/** Stream parts, messages, exit reasons: the vocabulary every backend and detector shares; the part observer. */
 export * as Model from "./model/index.js"
 /** In-stream repetition: the periodic-repeat monitor, the repeat guard and `scan` (docs/repetition.md). */
 export * as Repeat from "./repeat/index.js"
@@ -28,7 +28,7 @@ export * as Trace from "./trace/index.js"
 export * as TryBest from "./try-best/index.js"
 /** The goal gate's prompt and verdict, and the finish gates' feedback texts. */
 export * as Gate from "./gate/index.js"
-/** Rollback triggers: format leaks, refusals, duplicate queries, useless results. */
+/** Rollback triggers (format leaks, refusals, duplicate queries, useless results) and the guard that applies them. */
 export * as Rollback from "./rollback/index.js"
 /** Tool calls written as text (XML, JSON, MCP) and argument repair. */
 export * as ToolCallParsing from "./toolcall/index.js"

@@ -1,5 +1,6 @@
 import { DEFAULT_JUDGE_CONFIG as J } from "@loopguard/core/judge"
 import { DEFAULT_REPEAT_SETTINGS, DEFAULT_STREAM_LIMITS } from "@loopguard/core/repeat"
+import { DEFAULT_ROLLBACK_GUARD_CONFIG } from "@loopguard/core/rollback"
 import { DEFAULT_ENV_DENY } from "../tools/tool-env.js"
 import type { LoopguardConfig } from "./schema.js"
 
@@ -35,7 +36,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
   replayedSequence: J.replayedSequence,
   noProgressSpin: J.noProgressSpin,
   doomLoop: J.doomLoop,
-  rollback: { enabled: true, maxConsecutiveRollbacks: 5, dedupeUnlistedTools: false },
+  rollback: DEFAULT_ROLLBACK_GUARD_CONFIG.rollback,
   repair: { enabled: true, toolNameAliases: {}, tools: {}, dropNullArguments: true, fixServerNames: true },
   textToolCalls: { mode: "execute" },
   failureSummary: { enabled: false, maxRetries: 1 },

@@ -12,7 +12,7 @@ import type { SessionStore } from "../store/SessionStore.js"
 import type { SessionStoreError } from "../store/SessionStoreError.js"
 import { chunkTimeout } from "./chunk-timeout.js"
 import type { MonitorFactory, MonitorTrip } from "./monitors.js"
-import { PartObserver, type ProgressOptions } from "./part-observer.js"
+import { PartObserver, type ProgressOptions } from "@loopguard/core/model"
 import { runToolCall, type ToolCallPart, type ToolRunContext, type ToolRunDeps } from "./run-tool.js"
 import type { ProcessInput } from "./process-types.js"
 import { runTextToolCalls } from "./text-calls.js"
@@ -59,7 +59,7 @@ export const partialSaver = (intervalMs: number, save: () => Effect.Effect<void,
 interface Attempt {
   readonly input: ProcessInput
   readonly reply: ReplyBuilder
-  readonly observer: PartObserver
+  readonly observer: PartObserver<MonitorTrip>
   readonly toolCtx: ToolRunContext
   readonly publishProgress: (force: boolean) => Effect.Effect<void>
 }

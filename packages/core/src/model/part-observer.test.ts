@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { ReplyBuilder } from "@loopguard/core/model"
+import { ReplyBuilder } from "./reply-builder.js"
 import { PartObserver, type ProgressOptions } from "./part-observer.js"
 
 const observer = (progress: Partial<ProgressOptions> & { clock?: { t: number } }) => {

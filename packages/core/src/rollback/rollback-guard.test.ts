@@ -1,7 +1,6 @@
-import type { AssistantMessage, ToolPart } from "@loopguard/core/model"
 import { describe, expect, test } from "bun:test"
-import { DEFAULT_CONFIG } from "../config/defaults.js"
-import { RollbackGuard } from "./rollback-guard.js"
+import type { AssistantMessage, ToolPart } from "../model/message.js"
+import { DEFAULT_ROLLBACK_GUARD_CONFIG as DEFAULT_CONFIG, RollbackGuard } from "./rollback-guard.js"
 
 let n = 0
 /** A finished reply with one call of `name` that answered `output`. */

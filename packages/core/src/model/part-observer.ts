@@ -4,8 +4,8 @@
  * says whether the stream must stop or a tool call must run. Progress events are coalesced here:
  * at most one per `intervalMs`, and none while nobody listens.
  */
-import type { NormalizedError, ReplyBuilder, StreamPart } from "@loopguard/core/model"
-import type { MonitorTrip, StreamMonitor } from "./monitors.js"
+import type { ReplyBuilder } from "./reply-builder.js"
+import type { NormalizedError, StreamPart } from "./stream.js"
 
 /** Approximate token count for the live counter: words, with each CJK character its own. */
 export const countWords = (text: string): number => {
@@ -18,6 +18,15 @@ export const countWords = (text: string): number => {
     else if (!inWord) ((inWord = true), (n += 1))
   }
   return n
+}
+
+/**
+ * What the observer asks of an in-stream monitor: a trip (of the host's own shape) or null, per
+ * text or reasoning delta and at the stream's end. The effect package's `StreamMonitor` is one.
+ */
+export interface PartMonitor<Trip> {
+  readonly onPart?: (part: StreamPart) => Trip | null
+  readonly onEnd?: () => Trip | null
 }
 
 export interface ProgressOptions {
@@ -36,8 +45,8 @@ export interface Progress {
 /** What the caller must do after a part: go on, stop consuming, or run the part's tool call. */
 export type Observed = "go" | "stop" | "tool"
 
-export class PartObserver {
-  trip: MonitorTrip | null = null
+export class PartObserver<Trip> {
+  trip: Trip | null = null
   streamError: NormalizedError | null = null
   /** A tool-call event arrived (its tool ran): the step is no longer replay-safe. */
   toolCalled = false
@@ -49,7 +58,7 @@ export class PartObserver {
 
   constructor(
     readonly reply: ReplyBuilder,
-    private readonly monitors: ReadonlyArray<StreamMonitor>,
+    private readonly monitors: ReadonlyArray<PartMonitor<Trip>>,
     private readonly progress: ProgressOptions
   ) {}
 
@@ -64,7 +73,7 @@ export class PartObserver {
       this.pendingText += part.text
       for (const m of this.monitors) {
         const t = m.onPart?.(part) ?? null
-        if (t) {
+        if (t !== null) {
           this.trip = t
           return "stop"
         }
@@ -99,7 +108,7 @@ export class PartObserver {
     if (this.trip !== null || this.streamError !== null) return
     for (const m of this.monitors) {
       const t = m.onEnd?.() ?? null
-      if (t) {
+      if (t !== null) {
         this.trip = t
         return
       }

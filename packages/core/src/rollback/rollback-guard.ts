@@ -2,37 +2,43 @@
  * Rollback (after MiroThinker): a reply that leaked tool-call markup as text, refused, repeated
  * an already executed query, or got a useless tool result is popped (excluded from every later
  * request, kept in the store) and the step is retried without spending a turn, up to a cap of
- * consecutive rollbacks. Plain state; the RunLoop applies the decision.
+ * consecutive rollbacks. Plain state; the RunLoop applies the decision, and the effect package's
+ * `rollbackMonitors` puts the in-step checks on the stream.
  *
  * Order of checks, as in the source system: a duplicate query is judged before it runs
  * (`beforeCall`: it never runs twice), a useless result stops the step's remaining calls
  * (`afterResult`), and the loop-start cap check (`atLoopStart`) runs before every step. The step's
  * verdict (`afterStep`) then pops the reply. At the cap, a duplicate or useless result is let run.
  *
- * Evidence before force (`@loopguard/core/rollback` evidence.ts): a query asked again after a
- * file change is no duplicate (the answer may differ now); a duplicate pops from its third run, or
- * inside a loop episode; a search that found nothing pops only when the same query ran before.
+ * Evidence before force (evidence.ts): a query asked again after a file change is no duplicate
+ * (the answer may differ now); a duplicate pops from its third run, or inside a loop episode; a
+ * search that found nothing pops only when the same query ran before.
  */
-import { toolPartsOf, type AssistantMessage } from "@loopguard/core/model"
-import {
-  checkAtLoopStart,
-  decideRollback,
-  detectDuplicateCall,
-  detectReplyTrigger,
-  detectUselessResult,
-  initRollback,
-  onSuccessfulTurn,
-  recordExecutedInPlace,
-  DEFAULT_DUPLICATE_QUERY_OPTIONS,
-  duplicateWithEvidence,
-  uselessWithEvidence,
-  type DuplicateQueryOptions,
-  type RollbackTrigger,
-  type RollbackDecision
-} from "@loopguard/core/rollback"
-import { stepRecordOf } from "@loopguard/core/loops"
-import type { LoopguardConfig } from "../config/schema.js"
-import type { MonitorFactory } from "../processor/monitors.js"
+import { toolPartsOf, type AssistantMessage, type ToolPart } from "../model/message.js"
+import { stepRecordOf } from "../loops/step-record.js"
+import { checkAtLoopStart, decideRollback, initRollback, onSuccessfulTurn, DEFAULT_ROLLBACK_OPTIONS, type RollbackDecision } from "./rollback-policy.js"
+import { recordExecutedInPlace, DEFAULT_DUPLICATE_QUERY_OPTIONS, type DuplicateQueryOptions } from "./duplicate-query.js"
+import { detectDuplicateCall, detectReplyTrigger, detectUselessResult, type RollbackTrigger } from "./triggers.js"
+import { duplicateWithEvidence, uselessWithEvidence } from "./evidence.js"
+
+/**
+ * The config fields the guard reads, as a plain type: the Effect package validates the whole
+ * config with Schema and hands its value here (it satisfies this shape structurally).
+ */
+export interface RollbackGuardConfig {
+  readonly rollback: {
+    readonly enabled: boolean
+    /** Consecutive rollbacks allowed before a trigger is let run or ends the loop. */
+    readonly maxConsecutiveRollbacks: number
+    /** Deduplicate tools the key-argument table does not list (search/fetch tools are always). */
+    readonly dedupeUnlistedTools: boolean
+  }
+}
+
+/** The defaults of the rollback section (the same values the full config starts from). */
+export const DEFAULT_ROLLBACK_GUARD_CONFIG: RollbackGuardConfig = {
+  rollback: { enabled: true, maxConsecutiveRollbacks: DEFAULT_ROLLBACK_OPTIONS.maxConsecutiveRollbacks, dedupeUnlistedTools: false }
+}
 
 /** The RunLoop's rollback triggers and cap for one run. */
 export class RollbackGuard {
@@ -43,7 +49,7 @@ export class RollbackGuard {
   private readonly dedupe: DuplicateQueryOptions
 
   constructor(
-    private readonly config: LoopguardConfig,
+    private readonly config: RollbackGuardConfig,
     private readonly agent: string,
     /** Whether a loop episode is open (the cross-step detectors noted one): a duplicate query pops at its second run then. */
     private readonly inLoop: () => boolean = () => false
@@ -64,7 +70,7 @@ export class RollbackGuard {
   }
 
   /** After a call ran: the reason to run no further call of this step (a useless result that will be rolled back), or null. */
-  afterResult(part: ReturnType<typeof toolPartsOf>[number]): string | null {
+  afterResult(part: ToolPart): string | null {
     if (!this.wouldRollback()) return null
     return this.useless([part]) === null ? null : `not run: an earlier call of this step returned a useless result (rolled back)`
   }
@@ -75,7 +81,7 @@ export class RollbackGuard {
   }
 
   /** A useless result with evidence (`uselessWithEvidence`): an empty search counts only for a query asked before. */
-  private useless(parts: ReadonlyArray<ReturnType<typeof toolPartsOf>[number]>): RollbackTrigger | null {
+  private useless(parts: ReadonlyArray<ToolPart>): RollbackTrigger | null {
     const hit = detectUselessResult(parts)
     const part = hit !== null && hit.kind === "useless-result" ? parts.find((p) => p.callId === hit.callId) : undefined
     const asked = part !== undefined && detectDuplicateCall(this.queries, this.agent, [{ name: part.name, arguments: part.input }], { duplicateQuery: this.dedupe }) !== null
@@ -122,27 +128,9 @@ export class RollbackGuard {
     for (const key of Object.keys(this.queries.counts)) delete this.queries.counts[key]
   }
 
-  private record(parts: ReturnType<typeof toolPartsOf>): void {
+  private record(parts: ReadonlyArray<ToolPart>): void {
     for (const p of parts) {
       if (p.state === "completed") recordExecutedInPlace(this.queries, { agent: this.agent, tool: p.name, arguments: p.input }, this.dedupe)
     }
   }
 }
-
-/** Rollback's in-step checks, in order: a duplicate never runs, a useless result stops the rest. Off in shadow mode. */
-export const rollbackMonitors = (guard: RollbackGuard, shadow: boolean): ReadonlyArray<MonitorFactory> =>
-  shadow
-    ? []
-    : [
-        () => ({
-          name: "rollback",
-          beforeTool: (call) => {
-            const reason = guard.beforeCall(call)
-            return reason === null ? null : { outcome: "halt", monitor: "duplicate-query", reason }
-          },
-          onToolFinished: (part) => {
-            const reason = guard.afterResult(part)
-            return reason === null ? null : { outcome: "halt", monitor: "useless-result", reason }
-          }
-        })
-      ]
