@@ -207,7 +207,7 @@ describe("loopguard audit", () => {
     expect(cut[0]!.detail).toMatchObject({ period: 9 })
   }, 30_000)
 
-  test("a runaway paragraph (too long for SPEC's rule) is cut by the long-period rule; every incident carries its kind", async () => {
+  test("a runaway paragraph (too long for the short-period rule) is cut by the long-period rule; every incident carries its kind", async () => {
     const paragraph = "The parser drops the closing tag when the nested element holds an attribute, so I will rewrite the scanner loop, rerun the fixture tests and compare the printed tree with the expected one before touching the renderer. "
     const file = write("long-repeat.jsonl", [
       { type: "user", text: "go" },

@@ -1,5 +1,5 @@
 /**
- * kill -9 at random moments (issue 14): 20 `loopguard run` processes on one SQLite session folder,
+ * kill -9 at random moments: 20 `loopguard run` processes on one SQLite session folder,
  * each killed by SIGKILL at a seeded random moment while its model keeps asking for a tool that
  * appends a unique token to a marker file. Afterwards, judged from the files: every session loads
  * and exports as trace v1, every token in the marker file (a tool that ran) is a call in the store

@@ -1,5 +1,5 @@
 /**
- * The cross-step loop detectors (SPEC §3) and the reasoning-loop crop (SPEC §4), end to end: the
+ * The cross-step loop detectors and the reasoning-loop crop (docs/loops.md), end to end: the
  * real RunLoop over the real AI SDK provider against the scripted HTTP server. Every assertion is
  * on what is observable from outside — the request bodies the server received, the tools that
  * ran, who was asked for permission, the stored session and the run report.
@@ -42,7 +42,7 @@ describe("text loop over HTTP", () => {
   it.live("3 identical steps → MILD, 3 more → STRONG, 3 more → the run ends with text_loop", () => Effect.gen(function* () {
     const shell = recordingShell()
     // The same call 8 times would stop the run first (repeated action, exit idle): this test is
-    // about SPEC's text loop alone.
+    // about the text loop detector alone.
     const h = yield* harness([...range(9).map(sameStep), answer("never reached")], {
       tools: [shell.tool],
       config: (c) => ({ ...c, repeatedAction: { ...c.repeatedAction, stopAt: null } })

@@ -1,5 +1,5 @@
 /**
- * The pause and hand-off flow of `loopguard run` (SPEC §6), end to end: the scripted HTTP server,
+ * The pause and hand-off flow of `loopguard run` (docs/try-best.md), end to end: the scripted HTTP server,
  * the real AI SDK provider, the real services and the real shell tool. The model calls `bash`
  * with a command that keeps failing: at the third failure try-best notes it and the error-storm
  * breaker holds tools back for two steps; the fourth failure that runs (the sixth request) went on

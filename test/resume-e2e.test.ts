@@ -1,5 +1,5 @@
 /**
- * Resume without surprises (issue 12 item 6), over HTTP with the real provider and a SQLite
+ * Resume without surprises, over HTTP with the real provider and a SQLite
  * store, judged from the requests the scripted server received and from a marker file the tool
  * appends to: a call cut off mid-run is shown to the model as interrupted and never re-run; a
  * resumed session re-examines its last reply before asking for anything.

@@ -1,5 +1,5 @@
 /**
- * The retry coordinator against a failing HTTP server (SPEC §5): every fault goes through the real
+ * The retry coordinator against a failing HTTP server (docs/retry.md): every fault goes through the real
  * AI SDK provider, SessionProcessor and (where the next request matters) RunLoop. Budgets are made
  * small and jitter-free by `fastRetry`; each budget has its own initial delay, so an attempt
  * event's `delayMs` shows which budget granted the retry.
@@ -51,7 +51,7 @@ describe("rate limits (429) follow the server's hint", () => {
     expect(textOf(result.message)).toBe(ANSWER)
   }))
 
-  // A request-phase 429 is governed by the `request` budget (SPEC order: request phase first), so
+  // A request-phase 429 is governed by the `request` budget (budget choice: request phase first), so
   // the hint is clamped to request.maxDelayMs, not rateLimit.maxDelayMs.
   it.live.each([
     { name: "retry-after-ms is milliseconds", headers: { "retry-after-ms": "250" }, requestMax: 2_000, expected: 250 },

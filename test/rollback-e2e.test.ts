@@ -15,7 +15,7 @@ const search: ToolDefinition = {
   run: async (input) => ({ state: "completed", output: input["q"] === "broken" ? "Error executing tool search: upstream timeout" : "2024-05-01" })
 }
 
-describe("rollback over HTTP (SPEC §7)", () => {
+describe("rollback over HTTP", () => {
   it.live("a refusal is popped and retried without spending a turn; the next request no longer carries it", () => Effect.gen(function* () {
     const h = yield* harness([textStream("I'm sorry, but I can't help with that."), textStream("It was released on 1 May 2024.")])
     const { result, stored } = yield* h.provide(run)

@@ -1,5 +1,5 @@
 /**
- * `loopguard scan` as a user runs it (Bun.spawn from the repo root): SPEC §1's verdict keeps its
+ * `loopguard scan` as a user runs it (Bun.spawn from the repo root): the short-period rule's verdict keeps its
  * fields, and the long-period rule is reported beside it.
  */
 import { describe, expect, test } from "bun:test"
@@ -24,7 +24,7 @@ const scan = async (args: ReadonlyArray<string>, stdin: string, env: Record<stri
 const PARAGRAPH = Array.from({ length: 43 }, (_, i) => ["check", "the", "parser", "output", "again", "before", "moving", "on", "to", "tests", "now"][i % 11] + (i % 5 === 0 ? "," : "")).join(" ") + ". "
 
 describe("loopguard scan", () => {
-  test("--jsonl: SPEC's repeat/token/period, plus long = null or {token, char}", async () => {
+  test("--jsonl: the short-period rule's repeat/token/period, plus long = null or {token, char}", async () => {
     const lines = [
       "Let me check the file again. ".repeat(25),
       "A healthy answer with no repetition at all.",

@@ -1,5 +1,5 @@
 /**
- * End-to-end tests the issue found missing (issue 11, "tests that cannot catch a regression"): the
+ * End to end, so that a regression shows: the
  * per-step timeout and the token budget in the running loop, judged from what the scripted server
  * saw (requests made, the stalled request closed by the client).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 4 over HTTP: the reasoning-loop crops stay stored, but with
+ * Over HTTP: the reasoning-loop crops stay stored, but with
  * `loopStreakRecovery.enabled` off the model sees the full history again. Judged from the
  * request the scripted server received.
  */
@@ -39,7 +39,7 @@ const nextTurn = Effect.gen(function* () {
 
 const sentText = (h: { server: { requests: Array<{ body: any }> } }) => JSON.stringify(h.server.requests[0]!.body.messages)
 
-describe("loopStreakRecovery.enabled off restores the full view (issue 11 item 4)", () => {
+describe("loopStreakRecovery.enabled off restores the full view", () => {
   it.live("on: the stored crop keeps the looping replies out of the request", () => Effect.gen(function* () {
     const h = yield* harness([textStream("Done.")], { config: (c) => ({ ...c, loopStreakRecovery: { ...c.loopStreakRecovery, enabled: true } }) })
     yield* h.provide(nextTurn)

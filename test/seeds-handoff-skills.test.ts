@@ -1,7 +1,7 @@
 /**
- * Issue 11 item 10 over HTTP: the built-in hand-off skills. Fake `codex` and `claude` executables
+ * The built-in hand-off skills over HTTP (docs/try-best.md). Fake `codex` and `claude` executables
  * that the test puts on PATH record their arguments and print an answer; the scripted model calls
- * the skill tool. Judged from the recorded arguments (the flags the seed names, sandbox-safe by
+ * the skill tool. Judged from the recorded arguments (the documented flags, sandbox-safe by
  * default), from the tools the server was offered, and from the result it got back.
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
@@ -40,7 +40,7 @@ const TASK = "Fix the failing parser test; it's in src/parse.ts. Run `bun test` 
 const turn = Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "h", prompt: "Hand this to codex" }) })
 const offered = (h: { server: { requests: Array<{ body: any }> } }) => (h.server.requests[0]!.body.tools ?? []).map((t: any) => t.function.name).sort()
 
-describe("hand-off skills (issue 11 item 10)", () => {
+describe("hand-off skills", () => {
   it.live("codex: offered when on PATH, run as `codex exec` sandboxed with the whole task as one argument", () => Effect.gen(function* () {
     const bin = fakeBin(["codex"])
     const h = yield* harness([toolCallStream("handoff_codex", { task: TASK }), textStream("Codex fixed it; the tests pass.")], { tools: toolsFor(bin) })

@@ -1,5 +1,5 @@
 /**
- * Issue 11 items 5–7 over HTTP (seed 000's MiMo details): length continuation only for steps
+ * MiMo-style provider details over HTTP: length continuation only for steps
  * without a client tool call, two retry sites with their own counts, and the session.status retry
  * number that runs across steps until the session goes idle. Judged from what the scripted server
  * received and from the published events.
@@ -28,7 +28,7 @@ const readTool = (): { tool: ToolDefinition; ran: Array<unknown> } => {
 const statusAttempts = (events: ReadonlyArray<LoopguardEvent>) =>
   events.filter((e) => e.type === "session.status").map((e) => `${(e as { status: string }).status}:${(e as { attempt: number }).attempt}`)
 
-describe("length continuation only without a client tool call (issue 11 item 5)", () => {
+describe("length continuation only without a client tool call", () => {
   it.live("four tool steps that end in `length` run their tools and spend no continuation budget", () => Effect.gen(function* () {
     const r = readTool()
     const script: Array<ScriptedResponse> = [
@@ -54,7 +54,7 @@ describe("length continuation only without a client tool call (issue 11 item 5)"
   }), 30_000)
 })
 
-describe("request-phase and stream-phase retries count separately (issue 11 item 6)", () => {
+describe("request-phase and stream-phase retries count separately", () => {
   it.live("four request-phase 500s leave all five stream replays", () => Effect.gen(function* () {
     const answer = "Here is the full answer, streamed in several pieces."
     const script: Array<ScriptedResponse> = [
@@ -71,7 +71,7 @@ describe("request-phase and stream-phase retries count separately (issue 11 item
   }), 30_000)
 })
 
-describe("the session.status retry number (issue 11 item 7)", () => {
+describe("the session.status retry number", () => {
   it.live("runs on across steps and resets only when the session goes idle", () => Effect.gen(function* () {
     const r = readTool()
     const script: Array<ScriptedResponse> = [httpError(500), toolCallStream("read", { path: "a" }), httpError(500), textStream("Done."), httpError(500), textStream("Again.")]
@@ -83,7 +83,7 @@ describe("the session.status retry number (issue 11 item 7)", () => {
 })
 
 
-describe("per-request structured-output retryCount (issue 11 item 9)", () => {
+describe("per-request structured-output retryCount", () => {
   const ask = (retryCount: number | undefined) =>
     Effect.gen(function* () {
       return yield* (yield* RunLoop).run({

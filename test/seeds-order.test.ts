@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 3 over HTTP: the order of rollback's checks. A duplicate query is judged before it
+ * Over HTTP: the order of rollback's checks (docs/rollback.md). A duplicate query is judged before it
  * runs; a useless result stops the step's remaining calls. Judged from the tools' own call logs
  * and from what the scripted server received.
  */
@@ -34,7 +34,7 @@ const twoCalls = (a: string, b: string): ScriptedResponse => ({
   ]
 })
 
-describe("order of rollback checks (issue 11 item 3)", () => {
+describe("order of rollback checks", () => {
   it.live("a query asked a third time never runs: judged before it runs, the reply rolled back; the second ask runs", () => Effect.gen(function* () {
     const s = searchTool(() => "released 2024-05-01")
     const h = yield* harness(

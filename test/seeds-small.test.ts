@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 9 over HTTP (seed 000's smaller details): the top-level `retry.jitterRatio`, a
+ * Smaller retry details over HTTP: the top-level `retry.jitterRatio`, a
  * provider's retryable statuses (404 for some adapters) and a provider's own chunk timeout.
  * Judged from the requests the scripted server received and the published retry events.
  */
@@ -13,7 +13,7 @@ import { attemptsOf, httpError, processStep } from "./retry-faults/helpers.js"
 
 const ANSWER = "All good."
 
-describe("retry knobs from seed 000 (issue 11 item 9)", () => {
+describe("retry jitter, retryable statuses and chunk timeout per provider", () => {
   it.live("the top-level retry.jitterRatio applies to every budget that sets none: 0 gives exact delays", () => Effect.gen(function* () {
     const config = (c: LoopguardConfig): LoopguardConfig => ({ ...c, retry: { jitterRatio: 0, request: { initialDelayMs: 37, maxDelayMs: 1000 } } })
     const h = yield* harness([httpError(500), httpError(500), textStream(ANSWER)], { config })

@@ -1,5 +1,5 @@
 /**
- * Issue 11 items 1–2 over HTTP: tool calls written in text run when they name an offered tool,
+ * Over HTTP: tool calls written in text run when they name an offered tool,
  * cut-off arguments never run, benign repairs run and show the model the arguments that ran.
  * Judged from what the scripted server received and from marker files on disk.
  */
@@ -44,7 +44,7 @@ const run = (prompt = "Write the marker") =>
 type Sent = { role: string; content?: unknown; tool_calls?: Array<{ function: { name: string; arguments: string } }> }
 const sent = (h: { server: { requests: Array<{ body: any }> } }, i: number): Array<Sent> => h.server.requests[i]!.body.messages
 
-describe("cut-off tool arguments are never run (issue 11 item 2)", () => {
+describe("cut-off tool arguments are never run", () => {
   it.live("an unterminated argument string: nothing runs, the model gets the parse error, an incident is filed", () => Effect.gen(function* () {
     const m = markerTool()
     const h = yield* harness([toolCallStream("append", `{"line": "echo hi >> marker.txt`), textStream("I will stop here.")], { tools: [m.tool] })
@@ -76,7 +76,7 @@ describe("cut-off tool arguments are never run (issue 11 item 2)", () => {
 const mcp = (tool: string, args: string, server = "local") =>
   `<use_mcp_tool>\n<server_name>${server}</server_name>\n<tool_name>${tool}</tool_name>\n<arguments>\n${args}\n</arguments>\n</use_mcp_tool>`
 
-describe("tool calls written in text (issue 11 item 1)", () => {
+describe("tool calls written in text", () => {
   it.live("an MCP-XML call naming an offered tool runs once; the next request shows a real call and its result", () => Effect.gen(function* () {
     const m = markerTool()
     const h = yield* harness([textStream(`Appending now.\n${mcp("append", `{"line": "from-xml"}`)}`), textStream("The marker is written.")], { tools: [m.tool] })

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 8 (and the try-best event of item 9) over HTTP: Try-Best counters belong to the
+ * Over HTTP: Try-Best counters belong to the
  * session, so failures of one command spread over two user turns still count; only the incident
  * resets them. The third failure is a note (given with the next request), the next one pauses.
  * The pause event names the session, the agent and the model. (Edit streaks, which these tests
@@ -30,7 +30,7 @@ const make = () => toolCallStream("bash", { command: "make build" }, { id: `m${c
 // The error-storm breaker is off so that every call runs: these tests are about Try-Best's counters.
 const config = (c: any) => ({ ...c, tryBest: { ...c.tryBest, enabled: true }, breaker: { ...c.breaker, enabled: false } })
 
-describe("Try-Best counters persist across the user turns of a session (issue 11 item 8)", () => {
+describe("Try-Best counters persist across the user turns of a session", () => {
   it.live("two failures per turn: the third, in the second turn, is a note; the fourth pauses; the event names agent and model", () => Effect.gen(function* () {
     const e = failingTool()
     const h = yield* harness([make(), make(), textStream("The build fails twice."), make(), make(), textStream("never reached")], {
@@ -67,7 +67,7 @@ describe("Try-Best counters persist across the user turns of a session (issue 11
   }), 30_000)
 })
 
-describe("a stored paused session shows its pause again when reopened (issue 11 item 9)", () => {
+describe("a stored paused session shows its pause again when reopened", () => {
   it.live("reopened without a new turn: no model request, the same pause again; a new turn goes on", () => Effect.gen(function* () {
     const e = failingTool()
     const h = yield* harness([make(), make(), make(), make(), textStream("Fixed the Makefile instead.")], {

@@ -69,7 +69,7 @@ describe("loopguardMiddleware with streamText", () => {
   )
 
   test(
-    "a paragraph too long for SPEC's rule, written 400 times, is cut by the long-period rule from core's guard",
+    "a paragraph too long for the short-period rule, written 400 times, is cut by the long-period rule from core's guard",
     async () => {
       const paragraph =
         "We need to update the parser so that the nested table rows keep their alignment when the header holds merged cells, then rerun the formatter tests and compare the output with the expected fixture files once more. "

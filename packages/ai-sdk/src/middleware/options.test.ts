@@ -13,7 +13,7 @@ const errorsOf = (f: () => unknown): ReadonlyArray<string> => {
 }
 
 describe("loopguardMiddleware options", () => {
-  test("defaults come from SPEC §1 and the config's stream section", () => {
+  test("defaults are the repetition rule's (docs/repetition.md) and the config's stream section", () => {
     const o = resolveMiddlewareOptions()
     expect(o.repeat).toEqual({ enabled: true, window: 500, threshold: 20, minBlock: 4, minDistinct: 3, long: DEFAULT_CONFIG.repeat.long })
     expect(o.chunkTimeoutMs).toBe(480_000)

@@ -28,7 +28,7 @@ const drive = (p: CapPolicy, tokensPerStep = 0, maxIter = 1000) => {
 }
 
 describe("defaults", () => {
-  test("SPEC defaults", () => {
+  test("the documented defaults", () => {
     expect(DEFAULT_CAP_POLICY).toEqual({
       mode: "hard", maxSteps: 50, tokenBudget: null, costBudgetUsd: null, toolTimeoutMs: 120_000, stepTimeoutMs: null
     })

@@ -150,7 +150,7 @@ describe("think-only, invalid, final", () => {
     expect(other.class).toBe("final")
     expect(other.degraded).toBe(true)
   })
-  test("markup in a stop reply is left to the final answer (SPEC: only finish = tool-calls)", () => {
+  test("markup in a stop reply is left to the final answer (tool-call markup counts only when finish = tool-calls)", () => {
     expect(classOf(reply({ finish: "stop", parts: [text("Use <tool_call> tags like this.")] }))).toBe("final")
   })
 })

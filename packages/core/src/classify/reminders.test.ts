@@ -18,7 +18,7 @@ describe("reminders", () => {
     }
   })
 
-  test("the escalating reminders carry the SPEC's demands", () => {
+  test("the escalating reminders carry their key instructions", () => {
     expect(reminderText("length-continue", "main")).toMatch(/continue exactly from where you stopped/i)
     expect(reminderText("length-continue", "main")).toMatch(/do not restate/i)
     expect(reminderText("text-repeat-remind", "main")).toMatch(/rephrase.*different tool.*where you are stuck/is)

@@ -100,7 +100,7 @@ describe("long-period rule: runaway generations", () => {
     expectCaughtEarly(intro, () => big, 6, 5.5 * big.length)
   })
 
-  test("SPEC's rule cannot see these: a 25+-token block never trips it at the defaults", () => {
+  test("the short-period rule cannot see these: a 25+-token block never trips it at the defaults", () => {
     const para = words(rng(9), 43) + ". "
     expect(scanText(intro + para.repeat(400)).repeat).toBe(false)
     expect(scanRepetition(intro + para.repeat(400)).long).not.toBeNull()
@@ -152,7 +152,7 @@ describe("long-period rule: streaming", () => {
     }
   })
 
-  test("the trip's token index counts SPEC's tokens up to the tripping character", () => {
+  test("the trip's token index counts the short-period rule's tokens up to the tripping character", () => {
     const text = "one two three " + "!".repeat(5_000)
     const trip = scanLongRepeat(text)!
     expect(trip.view).toBe("exact")
@@ -168,7 +168,7 @@ describe("long-period rule: streaming", () => {
     expect(monitor.push("!".repeat(3_000))).not.toBeNull()
   })
 
-  test("RepeatGuard trips on either rule: SPEC's first when both could, the long one alone on long blocks", () => {
+  test("RepeatGuard trips on either rule: the short-period one first when both could, the long one alone on long blocks", () => {
     const guard = new RepeatGuard()
     expect(guard.push("Let me check the file again. ".repeat(25))?.rule).toBe("short")
     const long = new RepeatGuard()

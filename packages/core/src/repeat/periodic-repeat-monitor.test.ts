@@ -20,7 +20,7 @@ const trips = (monitor: { push(t: string): RepeatTrip | null }, tokens: Readonly
 const words = (n: number, prefix = "w") => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
 const repeat = <T>(block: ReadonlyArray<T>, times: number): Array<T> => Array.from({ length: times }, () => block).flat()
 
-describe("PeriodicRepeatMonitor: SPEC examples", () => {
+describe("PeriodicRepeatMonitor: the documented examples", () => {
   test("an 11-token sentence said 19 times does not trip", () => {
     expect(trips(new PeriodicRepeatMonitor(), tokenize(SENTENCE.repeat(19)))).toEqual([])
   })
@@ -126,7 +126,7 @@ describe("PeriodicRepeatMonitor: behaviour over time", () => {
   })
 })
 
-describe("naive reference agrees with the SPEC examples too", () => {
+describe("naive reference agrees with the documented examples too", () => {
   test("19 vs 20 repeats, 200 × 哈", () => {
     expect(trips(new NaiveRescanMonitor(), tokenize(SENTENCE.repeat(19)))).toEqual([])
     expect(trips(new NaiveRescanMonitor(), tokenize(SENTENCE.repeat(20)))).toEqual([{ token: 219, period: 11, repeats: 20 }])

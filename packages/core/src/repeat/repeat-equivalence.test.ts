@@ -176,7 +176,7 @@ describe("default settings on realistic text", () => {
             break
           }
         }
-        // SPEC's rule alone: the long rule (on by default) may trip earlier and is tested apart.
+        // The short-period rule alone: the long rule (on by default) may trip earlier and is tested apart.
         const guard = new RepeatGuard({ long: { enabled: false } })
         let got = null
         for (let at = 0, i = 0; at < text.length && got === null; i++) {

@@ -4,7 +4,7 @@ import { DEFAULT_REPEAT_OPTIONS, checkedRepeatOptions, maxRepeatPeriod, resolveR
 const fieldsOf = (o: Parameters<typeof validateRepeatOptions>[0]) => validateRepeatOptions(o).map((e) => e.field)
 
 describe("repeat options", () => {
-  test("defaults are SPEC's and valid", () => {
+  test("defaults are the documented ones and valid", () => {
     expect(DEFAULT_REPEAT_OPTIONS).toEqual({ window: 500, threshold: 20, minBlock: 4, minDistinct: 3 })
     expect(validateRepeatOptions(DEFAULT_REPEAT_OPTIONS)).toEqual([])
     expect(maxRepeatPeriod(DEFAULT_REPEAT_OPTIONS)).toBe(25)

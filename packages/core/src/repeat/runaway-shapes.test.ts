@@ -89,7 +89,7 @@ const SHAPES: ReadonlyArray<Shape> = [
     within: 8
   },
   // A CJK paragraph has no spaces to tell one sentence from several copies of a short one
-  // (SPEC's business), so it trips by length: exact over runChars, a counter over shortChars.
+  // (the short-period rule's business), so it trips by length: exact over runChars, a counter over shortChars.
   {
     name: "a Chinese paragraph with a step counter (within 6 000 characters)",
     block: (i) => `第${i + 1}步：我再检查一下这个文件的配置，确认解析器返回的嵌套表格行顺序是否正确，然后重新运行格式化测试并比较输出结果。\n`,
@@ -327,7 +327,7 @@ const guardOver = (text: string, size: number): { readonly trip: GuardTrip | nul
   return { trip: guard.flush(), at: text.length }
 }
 
-/** Characters from the onset to where the guard tripped: the tripping character for the long rule, the delta's end for SPEC's. */
+/** Characters from the onset to where the guard tripped: the tripping character for the long rule, the delta's end for the short-period rule. */
 const charsToTrip = (instance: RunawayInstance, size: number): { readonly trip: GuardTrip | null; readonly into: number } => {
   const { trip, at } = guardOver(instance.text, size)
   return { trip, into: (trip?.rule === "long" ? trip.char : at) - instance.onset }
@@ -342,7 +342,7 @@ describe("generated runaway shapes: every instance caught within 6 000 character
         expect({ seed, tripped: one!.trip !== null }).toEqual({ seed, tripped: true })
         expect(one!.into).toBeGreaterThanOrEqual(0)
         expect(one!.into).toBeLessThanOrEqual(CATCH_WITHIN)
-        // The same trip whatever the deltas (a delta of 5 000 reports SPEC's trip at its end).
+        // The same trip whatever the deltas (a delta of 5 000 reports the short-period rule's trip at its end).
         for (const other of others) {
           expect(other.trip).toEqual(one!.trip)
           if (other.trip?.rule === "long") expect(other.into).toBe(one!.into)

@@ -4,7 +4,7 @@ import { scanText } from "./scan.js"
 const SENTENCE = "我再检查一下这个文件。"
 
 describe("scanText", () => {
-  test("SPEC examples", () => {
+  test("the documented examples (docs/repetition.md)", () => {
     expect(scanText(SENTENCE.repeat(19))).toEqual({ repeat: false, token: null, period: null })
     expect(scanText(SENTENCE.repeat(20))).toEqual({ repeat: true, token: 219, period: 11 })
     expect(scanText("哈".repeat(200))).toEqual({ repeat: false, token: null, period: null })

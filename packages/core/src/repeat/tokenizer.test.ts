@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import fc from "fast-check"
 import { StreamTokenizer, isCjkCode, isWhitespaceCode, tokenize } from "./tokenizer.js"
 
-// Independent oracle: the regex formulation of SPEC §1 (lowercasing per token, see tokenizer.ts).
+// Independent oracle: the regex formulation of the tokens in docs/repetition.md (lowercasing per token, see tokenizer.ts).
 const CJK = /[\u3000-\u30FF\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF]/g
 const oracle = (text: string): Array<string> =>
   text
@@ -73,7 +73,7 @@ describe("tokenize", () => {
     expect(mismatches).toEqual([])
   })
 
-  test("CJK classification equals the SPEC ranges on every BMP code unit", () => {
+  test("CJK classification equals the documented ranges on every BMP code unit", () => {
     const mismatches: Array<number> = []
     for (let c = 0; c <= 0xffff; c++) {
       if (isCjkCode(c) !== /[\u3000-\u30FF\u3400-\u4DBF\u4E00-\u9FFF\uF900-\uFAFF\uFF00-\uFFEF]/.test(String.fromCharCode(c))) mismatches.push(c)

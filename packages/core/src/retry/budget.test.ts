@@ -13,7 +13,7 @@ const budget = (b: Partial<RetryBudget> = {}): RetryBudget => ({
   ...b
 })
 
-describe("DEFAULT_RETRY_BUDGETS (SPEC §5 table)", () => {
+describe("DEFAULT_RETRY_BUDGETS (the table in docs/retry.md)", () => {
   const rows: ReadonlyArray<[keyof typeof DEFAULT_RETRY_BUDGETS, number | "persistent", number | null, number, number, number]> = [
     ["request", 4, 30_000, 200, 30_000, 0.1],
     ["stream", 5, 600_000, 2_000, 30_000, 0.1],
@@ -32,7 +32,7 @@ describe("DEFAULT_RETRY_BUDGETS (SPEC §5 table)", () => {
   })
 })
 
-describe("budgetNameFor (SPEC order)", () => {
+describe("budgetNameFor (request phase first)", () => {
   const d = (phase: "request" | "stream", kind: RetryKind, scope: RetryScope = "live-step") => ({ phase, kind, scope })
   test("by default the request phase uses the request budget, even for network errors", () => {
     expect(budgetNameFor(d("request", "network", "request"))).toBe("request")

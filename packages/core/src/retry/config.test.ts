@@ -37,7 +37,7 @@ describe("mergeRetryConfig", () => {
   })
 })
 
-describe("section-wide jitterRatio and retryableStatuses (seed 000)", () => {
+describe("section-wide jitterRatio and retryableStatuses", () => {
   test("jitterRatio fills every budget that sets none; a budget's own value and a provider's section win", () => {
     const r = resolveRetryBudgets({ retry: { jitterRatio: 0, server: { jitterRatio: 0.3 } }, provider: { p: { retry: { jitterRatio: 0.05 } } } }, "p")
     expect(r.budgets.request.jitterRatio).toBe(0.05)

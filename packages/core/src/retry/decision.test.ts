@@ -178,7 +178,7 @@ describe("decide: unreadable stream chunks", () => {
   })
 })
 
-describe("decide with an adapter's retryableStatuses (seed 000)", () => {
+describe("decide with an adapter's retryableStatuses", () => {
   test("a listed status is a retryable server error; unlisted stays terminal; an abort stays terminal", () => {
     const notFound: NormalizedError = { message: "model is loading", status: 404 }
     expect(decide(notFound)).toMatchObject({ retryable: false, kind: "terminal" })

@@ -325,7 +325,7 @@ describe("what counts", () => {
     expect(m.state).toEqual(initTryBest())
   })
 
-  test("the pause notice is the SPEC text followed by the detail", () => {
+  test("the pause notice is the fixed pause text followed by the detail", () => {
     const incident = run(only("bash"), [bashPart("x", 1), bashPart("x", 1), bashPart("x", 1)])[2]!
     expect(pauseNotice(incident)).toBe(`Try-best loop detected; this turn was paused. ${incident.detail}`)
     expect(incident.detail).toContain("`x` has failed 3 times")

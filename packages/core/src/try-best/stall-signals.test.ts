@@ -31,7 +31,7 @@ const feed = (m: StallMonitor, steps: ReadonlyArray<StepSummary>): Array<string>
   steps.flatMap((s) => m.consume(s).map((i) => `${i.step}:${i.kind}`))
 
 describe("defaults", () => {
-  test("SPEC's defaults", () => {
+  test("the documented defaults", () => {
     expect(DEFAULT_STALL_OPTIONS.noFileChange).toEqual({ enabled: true, steps: 30 })
     expect(DEFAULT_STALL_OPTIONS.compactions).toEqual({ enabled: true, limit: 5 })
     expect(DEFAULT_STALL_OPTIONS.cost.fraction).toBe(0.8)

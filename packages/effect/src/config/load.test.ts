@@ -19,7 +19,7 @@ describe("loadConfig", () => {
     expect(loadConfig({ env: { LOOPGUARD_REPEAT_WINDOW: "-5" } })._tag).toBe("error")
   })
 
-  test("with no input the loaded config carries SPEC.md's defaults (written out here, not read from DEFAULT_CONFIG)", () => {
+  test("with no input the loaded config carries the documented defaults (docs/config.md, written out here, not read from DEFAULT_CONFIG)", () => {
     const r = loadConfig({})
     expect(r._tag).toBe("ok")
     if (r._tag !== "ok") return

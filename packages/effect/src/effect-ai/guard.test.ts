@@ -55,7 +55,7 @@ describe("guardLanguageModel", () => {
     expect(trips).toEqual([{ rule: "short", token: scan.token!, period: scan.period!, repeats: 20 }])
   })
 
-  test("a 43-word paragraph repeated (beyond SPEC's window) is cut by the long-period rule", async () => {
+  test("a 43-word paragraph repeated (beyond the short-period rule's window) is cut by the long-period rule", async () => {
     const paragraph =
       "We need to update the parser so that the nested table rows keep their alignment when the header holds merged cells, then rerun the formatter tests and compare the output with the expected fixture files before we touch the renderer once again today. "
     expect(paragraph.trim().split(/\s+/)).toHaveLength(43)
