@@ -156,6 +156,15 @@ describe("the code's structure", () => {
     expect(publishers.map((f) => relative(root, f))).toEqual(["packages/effect/src/events/incident-door.ts"])
   })
 
+  test("the libraries build without Bun's types: no bare Bun global in their code (the proxy reaches it through globalThis)", () => {
+    const code = (line: string) => !/^\s*(\*|\/\/|\/\*)/.test(line)
+    const uses = ["core", "effect", "ai-sdk", "proxy"]
+      .flatMap((p) => sourcesUnder(join(root, "packages", p, "src")))
+      .filter((f) => !f.endsWith(".fixture.ts"))
+      .flatMap((f) => readFileSync(f, "utf8").split("\n").flatMap((line, i) => (code(line) && /(^|[^.\w`'"])Bun\.\w/.test(line) ? [`${relative(root, f)}:${i + 1}`] : [])))
+    expect(uses).toEqual([])
+  })
+
   test("the cycle check finds a cycle when there is one", () => {
     expect(cyclesOf(new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]]))).toEqual([["a", "b", "c"].map((f) => relative(root, f)).sort()])
   })

@@ -28,7 +28,21 @@ import type { RetryEvent } from "./upstream.js"
 
 export type HttpStack = "bun" | "node"
 
-const onBun = typeof (globalThis as { Bun?: unknown }).Bun !== "undefined"
+/** The part of Bun's server API the proxy uses, typed here: the package is built and used without Bun's types. */
+interface BunServeOptions {
+  readonly hostname: string
+  readonly port: number
+  readonly idleTimeout: number
+  readonly maxRequestBodySize: number
+  readonly fetch: (request: Request) => Response | Promise<Response>
+  readonly error: (e: Error) => Response
+}
+interface BunServer {
+  readonly port?: number
+  readonly stop: (closeActiveConnections?: boolean) => Promise<void>
+}
+const bunRuntime = (globalThis as { Bun?: { readonly serve: (options: BunServeOptions) => BunServer } }).Bun
+const onBun = bunRuntime !== undefined
 
 /** Where the proxy reports what it did (log lines for people, JSON lines for machines). */
 export type ProxyEvent =
@@ -163,7 +177,8 @@ const listenNode = async (options: ProxyOptions, deps: HandlerDeps): Promise<Lis
 }
 
 const listenBun = (options: ProxyOptions, deps: HandlerDeps): Listening => {
-  const server = Bun.serve({
+  if (bunRuntime === undefined) throw new Error('httpStack "bun" needs the Bun runtime; on Node the proxy serves with node:http')
+  const server = bunRuntime.serve({
     hostname: options.host,
     port: options.port,
     // A stream may be quiet for as long as the chunk timeout allows: the relay times it out, not the server.
