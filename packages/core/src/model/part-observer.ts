@@ -45,6 +45,10 @@ export interface Progress {
 /** What the caller must do after a part: go on, stop consuming, or run the part's tool call. */
 export type Observed = "go" | "stop" | "tool"
 
+/**
+ * Watches one attempt's stream part by part (`observe`): builds the reply, asks the monitors, and
+ * keeps the first monitor's trip and the stream's error for the caller to act on.
+ */
 export class PartObserver<Trip> {
   trip: Trip | null = null
   streamError: NormalizedError | null = null
