@@ -20,13 +20,10 @@ import { sessionIdOf } from "./session-id.js"
 import { errorBeforeContent } from "./early-error.js"
 import { textCallsIn } from "./text-calls.js"
 import { relayWhole } from "./whole-reply.js"
-import { attempt, callWithRetries, type Attempt, type RetryEvent, type UpstreamClient, type UpstreamRoute } from "./upstream.js"
+import { attempt, callWithRetries, type Attempt, type OpenAttempt, type RetryEvent, type UpstreamClient, type UpstreamRoute } from "./upstream.js"
 import type { TurnMemo } from "./turn-judge.js"
 import { judgeRequest, type ProxyAction, type StopVerdict, type Verdict } from "./verdict.js"
 import type { DetectorSettings, ProxySettings } from "./proxy-settings.js"
-import type { OpenAttempt } from "./upstream.js"
-export type { DetectorSettings, ProxySettings } from "./proxy-settings.js"
-export type { OpenAttempt } from "./upstream.js"
 
 
 /** What the proxy did with one request: a log line, a JSON line, a store record. */
