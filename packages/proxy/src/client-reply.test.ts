@@ -60,4 +60,34 @@ describe("fetchClientRequest", () => {
     expect(err).toBeInstanceOf(BodyTooLarge)
     expect(String((err as Error).message)).toContain("proxy.maxRequestBytes (1024 bytes)")
   })
+
+  /** A body sent in pieces with no declared length (chunked), as a streaming client sends it. */
+  const streamed = (pieces: ReadonlyArray<string>) =>
+    new Request("http://127.0.0.1/v1/responses", {
+      method: "POST",
+      body: new ReadableStream({
+        start(controller) {
+          for (const p of pieces) controller.enqueue(new TextEncoder().encode(p))
+          controller.close()
+        }
+      })
+    })
+
+  test("a body with no declared length is read piece by piece, whole", async () => {
+    const req = streamed(['{"input":', '"hi"}'])
+    expect(req.headers.get("content-length")).toBeNull()
+    expect((await fetchClientRequest(req, "/").body(1024)).toString("utf8")).toBe('{"input":"hi"}')
+  })
+
+  test("a body with no declared length is refused once it passes the limit", async () => {
+    const err = await fetchClientRequest(streamed(["x".repeat(600), "x".repeat(600)]), "/").body(1024).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(BodyTooLarge)
+  })
+
+  test("a declared length is read whole, and a declared length past the limit is refused before reading", async () => {
+    const req = new Request("http://127.0.0.1/", { method: "POST", body: "y".repeat(1000), headers: { "content-length": "1000" } })
+    expect((await fetchClientRequest(req, "/").body(1024)).length).toBe(1000)
+    const over = new Request("http://127.0.0.1/", { method: "POST", body: "z", headers: { "content-length": "4096" } })
+    expect(await fetchClientRequest(over, "/").body(1024).catch((e: unknown) => e)).toBeInstanceOf(BodyTooLarge)
+  })
 })

@@ -61,8 +61,11 @@ export const nodeClientRequest = (req: IncomingMessage): ClientRequest => ({
 
 /** A fetch Request's body, read up to `limit` bytes. */
 const readLimited = async (request: Request, limit: number): Promise<Buffer> => {
-  if (Number(request.headers.get("content-length") ?? 0) > limit) throw tooLarge(limit)
+  const declared = request.headers.get("content-length")
+  if (Number(declared ?? 0) > limit) throw tooLarge(limit)
   if (request.body === null) return Buffer.alloc(0)
+  // A declared length bounds the body (the server holds the client to it): read it whole, natively.
+  if (declared !== null) return Buffer.from(await request.arrayBuffer())
   const reader = request.body.getReader()
   const parts: Array<Uint8Array> = []
   let size = 0
