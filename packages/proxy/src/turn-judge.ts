@@ -39,7 +39,8 @@ const stopOf = (incidents: ReadonlyArray<Incident>, exit: ExitPoint, history: Re
 
 /** One user turn under the cross-step judge, fed message by message; what it asked for so far. */
 export class TurnJudge {
-  private readonly judge: CrossStepDetectors
+  /** Made at the turn's first step: a turn of user messages only (a conversation's first request) never pays for one. */
+  private judge: CrossStepDetectors | null = null
   private readonly records = new StepRecordLog()
   private readonly fed: Array<Message> = []
   /** Each fed message as JSON: what a later turn must start with to take this one up. */
@@ -52,9 +53,7 @@ export class TurnJudge {
   stop: StopVerdict | null = null
   steps = 0
 
-  constructor(readonly config: VerdictConfig) {
-    this.judge = new CrossStepDetectors(config, config.loop.role, false, false)
-  }
+  constructor(readonly config: VerdictConfig) {}
 
   /** Whether `turn` starts with exactly the messages already fed (else this judge cannot be taken up for it). */
   continues(turn: ReadonlyArray<Message>): boolean {
@@ -81,7 +80,8 @@ export class TurnJudge {
     if (m.role === "user") this.newestUserAt = i
     if (m.role !== "assistant") return
     const step = this.steps
-    const after = this.judge.afterStep(this.fed.slice(), m, step, { final: toolPartsOf(m).length === 0, costUsd: null }, {
+    const judge = (this.judge ??= new CrossStepDetectors(this.config, this.config.loop.role, false, false))
+    const after = judge.afterStep(this.fed.slice(), m, step, { final: toolPartsOf(m).length === 0, costUsd: null }, {
       records: this.records,
       crops: [],
       newestUserAt: this.newestUserAt
@@ -98,7 +98,7 @@ export class TurnJudge {
       after.exit !== null ? { reason: after.exit.reason, step, error: after.exit.error } : after.pause !== null ? { reason: "try_best_paused", step } : null
     this.stop = exit === null ? null : stopOf(after.incidents, exit, this.fed)
     this.newestIncidents = incidents
-    this.note = this.judge.takeNote()
+    this.note = judge.takeNote()
     this.steps += 1
   }
 }
