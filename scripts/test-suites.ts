@@ -45,6 +45,7 @@ export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
   { pattern: "test/audit.test.ts", why: "loopguard audit on files and the development traces (18 s)" },
   { pattern: "test/sessions-import.test.ts", why: "agents' logs imported through the CLI (12 s)" },
   { pattern: "test/proxy-cli.test.ts", why: "loopguard proxy as a process (10 s)" },
+  { pattern: "test/proxy-workers.test.ts", why: "loopguard proxy --workers: a supervisor and its worker processes" },
   { pattern: "test/scan-cli.test.ts", why: "loopguard scan as a process on many inputs (9 s)" },
   { pattern: "test/corrupt-record.test.ts", why: "the sessions commands on damaged stores (9 s)" },
   { pattern: "test/lease-fencing.test.ts", why: "two CLI writers, one stopped past its lease (6 s; and on Postgres)" },

@@ -74,7 +74,7 @@ const effectRelayForNode = async (): Promise<string> => {
 }
 
 /** The relay asked for, on the runtime the bench was asked for (the Bun relay on Bun only). */
-const startProxyProcess = async (upstream: string, relay: Relay = "proxy"): Promise<{ child: ChildProcess; base: string }> => {
+const startProxyProcess = async (upstream: string, relay: Relay = "proxy", workers = 1): Promise<{ child: ChildProcess; base: string }> => {
   const bare = relay !== "proxy"
   const port = await freePort()
   // On node the proxy runs from the bundle: built from the current sources, so the figures are this code's.
@@ -83,7 +83,7 @@ const startProxyProcess = async (upstream: string, relay: Relay = "proxy"): Prom
   const entry = relay === "proxy" ? (onNode ? "packages/cli/dist/loopguard.mjs" : "packages/cli/src/main.ts") : onNode && relay === "bare-effect" ? await effectRelayForNode() : BARE_ENTRY[relay]
   // LG_BENCH_PROXY_PROF=DIR: the proxy writes a CPU profile there when it exits (bun and node take the same flags).
   const prof = process.env["LG_BENCH_PROXY_PROF"]
-  const args = [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? [] : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`]
+  const args = [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? [] : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`, ...(workers > 1 ? ["--workers", String(workers)] : [])]
   const { child } = await startChild(args, cmd, /listening on/, bare ? `the ${relay} relay` : "the proxy")
   return { child, base: `http://127.0.0.1:${port}/v1` }
 }
@@ -121,13 +121,27 @@ const holdOpen = async (base: string, streams: number): Promise<ChildProcess> =>
   return child
 }
 
-/** CPU time (user + system) the process used so far, in ms (Linux clock ticks of 10 ms). */
-const cpuMsOf = (pid: number): number => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10
+/** The process and its children (a proxy's workers), by pid. */
+const treeOf = (pid: number): Array<number> => {
+  let children: Array<number> = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((c) => c !== "").map(Number)
+  } catch {
+    // No children file on this kernel: the process alone.
+  }
+  return [pid, ...children.flatMap(treeOf)]
 }
 
-const rssOf = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) * 1024
+/** CPU time (user + system) the process and its children used so far, in ms (Linux clock ticks of 10 ms). */
+const cpuMsOf = (pid: number): number =>
+  treeOf(pid).reduce((sum, p) => {
+    const fields = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return sum + (Number(fields[11]) + Number(fields[12])) * 10
+  }, 0)
+
+/** Resident memory of the process and its children. */
+const rssOf = (pid: number): number =>
+  treeOf(pid).reduce((sum, p) => sum + Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? NaN) * 1024, 0)
 
 const summary = ({ delays, firstByte }: StreamTimings) => ({
   p50: percentile(delays, 50),
@@ -269,6 +283,27 @@ const bareRelayFloor = async (upstream: string, streams: number, relay: Exclude<
   }
 }
 
+/**
+ * The same N streams through `loopguard proxy --workers W` (W processes on one port, the kernel
+ * spreading the connections): warmed by one burst of N as the single proxy is.
+ */
+const workersRun = async (upstream: string, streams: number, workers: number): Promise<void> => {
+  const proxy = await startProxyProcess(upstream, "proxy", workers)
+  try {
+    await runClient([proxy.base], 1)
+    const cold = summary((await runClient([proxy.base], streams))[proxy.base]!)
+    console.log(`  with --workers ${workers}: the first ${streams} streams after start (not counted below): p99 ${fmt(cold.p99)}, longest ${fmt(cold.max)}, first byte ${fmt(cold.firstByte)}`)
+    const direct = summary((await runClient([upstream], streams))[upstream]!)
+    const cpuBefore = cpuMsOf(proxy.child.pid!)
+    const proxied = summary((await runClient([proxy.base], streams))[proxy.base]!)
+    const cpuUsed = cpuMsOf(proxy.child.pid!) - cpuBefore
+    compare(`${streams} concurrent streams, loopguard proxy --workers ${workers}`, direct, proxied, streams)
+    console.log(`    the workers' CPU for the ${streams} streams: ${cpuUsed} ms, ${((cpuUsed / proxied.chunks) * 1000).toFixed(0)} µs per chunk`)
+  } finally {
+    proxy.child.kill("SIGTERM")
+  }
+}
+
 export const main = async (quick = false): Promise<void> => {
   const streams = 200
   const runs = quick ? 3 : 6
@@ -295,6 +330,8 @@ export const main = async (quick = false): Promise<void> => {
     const chunksN = proxiedN.chunks
     // The proxy's own work, which the machine's load does not inflate the way it inflates delays.
     console.log(`    proxy CPU for the ${streams} streams: ${cpuUsed} ms, ${((cpuUsed / chunksN) * 1000).toFixed(0)} µs per chunk (requests, verdicts and relaying included)`)
+    // Two workers on 2 cores (Linux): the connections spread over both.
+    if (process.platform === "linux") await workersRun(upstream.base, streams, 2)
     // The floors run while the proxy idles: its memory settles before the idle reading.
     await bareRelayFloor(upstream.base, streams, "bare-node")
     if (!onNode) await bareRelayFloor(upstream.base, streams, "bare-bun")

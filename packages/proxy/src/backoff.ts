@@ -21,6 +21,28 @@ export const memoryBackoff = (): BackoffBoard => {
   }
 }
 
+/** A board that also hears the holds other processes were told (`heard`). */
+export interface ToldBackoff extends BackoffBoard {
+  readonly heard: (upstream: string, untilMs: number) => void
+}
+
+/**
+ * A board for one of several processes on one machine that tell each other their holds (the
+ * proxy's workers, through their supervisor): a hold is kept here and passed to `tell`; a hold
+ * another process was told arrives through `heard`. Reads stay in this process.
+ */
+export const toldBackoff = (tell: (upstream: string, untilMs: number) => void): ToldBackoff => {
+  const local = memoryBackoff()
+  return {
+    until: local.until,
+    hold: async (upstream, untilMs) => {
+      await local.hold(upstream, untilMs)
+      tell(upstream, untilMs)
+    },
+    heard: (upstream, untilMs) => void local.hold(upstream, untilMs)
+  }
+}
+
 /** Resolves after `ms`, or at once when `signal` aborts. */
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve) => {

@@ -3,9 +3,9 @@
  * agent's base URL at it and the repetition guard, the cross-step judge and the retry policy
  * apply to that agent, with no change to the agent (docs/proxy.md).
  */
-export { ProxyServer, ProxyStartError, makeProxyServer, startProxy, settingsOf, HEALTH_PATH, type HttpStack, type ProxyEvent, type ProxyOptions, type RunningProxy } from "./server.js"
+export { ProxyServer, ProxyStartError, makeProxyServer, startProxy, proxyUrl, settingsOf, HEALTH_PATH, type HttpStack, type ProxyEvent, type ProxyOptions, type RunningProxy } from "./server.js"
 export type { RequestRecord } from "./handler.js"
-export { memoryBackoff, type BackoffBoard } from "./backoff.js"
+export { memoryBackoff, toldBackoff, type BackoffBoard, type ToldBackoff } from "./backoff.js"
 export type { AuthPolicy } from "./http-util.js"
 export { judgeRequest, type Verdict, type ProxyAction, type Insert, type StopVerdict } from "./verdict.js"
 export { TurnMemo, TurnJudge } from "./turn-judge.js"

@@ -35,6 +35,7 @@ interface BunServeOptions {
   readonly port: number
   readonly idleTimeout: number
   readonly maxRequestBodySize: number
+  readonly reusePort: boolean
   readonly fetch: (request: Request) => Response | Promise<Response>
   readonly error: (e: Error) => Response
 }
@@ -69,6 +70,11 @@ export interface ProxyOptions {
   readonly httpStack?: HttpStack
   /** Per route (its `proxy.routes` key): a whole config whose detector settings apply to that route. */
   readonly routeConfigs?: Readonly<Record<string, LoopguardConfig>>
+  /**
+   * Listen with SO_REUSEPORT, so that several processes serve one address and the kernel spreads
+   * the connections among them (`loopguard proxy --workers N`; Linux). Default false.
+   */
+  readonly reusePort?: boolean
 }
 
 export interface RunningProxy {
@@ -162,7 +168,7 @@ const listenNode = async (options: ProxyOptions, deps: HandlerDeps): Promise<Lis
   })
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject)
-    server.listen(options.port, options.host, () => {
+    server.listen({ port: options.port, host: options.host, reusePort: options.reusePort === true }, () => {
       server.off("error", reject)
       resolve()
     })
@@ -186,11 +192,15 @@ const listenBun = (options: ProxyOptions, deps: HandlerDeps): Listening => {
     idleTimeout: 0,
     // The handler bounds guarded bodies itself (proxy.maxRequestBytes, answered in the client's protocol).
     maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    reusePort: options.reusePort === true,
     fetch: fetchRoute(options, deps),
     error: (e) => new Response(errorBody(null, 500, `loopguard proxy: internal error: ${e.message}`), { status: 500, headers: { "content-type": "application/json" } })
   })
   return { port: server.port ?? options.port, close: () => server.stop(true) }
 }
+
+/** The proxy's base address for `host` and `port` (an IPv6 host in brackets). */
+export const proxyUrl = (host: string, port: number): string => `http://${host.includes(":") ? `[${host}]` : host}:${port}`
 
 /** Starts the proxy; resolves once it accepts connections. */
 export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> => {
@@ -203,7 +213,7 @@ export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> =
   const host = options.host
   let closed: Promise<void> | undefined
   return {
-    url: `http://${host.includes(":") ? `[${host}]` : host}:${listening.port}`,
+    url: proxyUrl(host, listening.port),
     host,
     port: listening.port,
     settled: () => recorder?.idle() ?? Promise.resolve(),

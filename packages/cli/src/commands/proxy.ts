@@ -5,7 +5,7 @@
  * (`--json`: one JSON object per request on stdout). It runs until SIGINT/SIGTERM.
  */
 import type { ProxyEvent, RequestRecord } from "@loopguard/proxy"
-import { makeProxyServer } from "@loopguard/proxy"
+import { makeProxyServer, proxyUrl } from "@loopguard/proxy"
 import type { LoopguardConfig } from "@loopguard/effect/config"
 import { redactUrl } from "@loopguard/effect/store"
 import { Effect, Option } from "effect"
@@ -16,6 +16,7 @@ import { ensureWritableDir } from "../session-dir.js"
 import { openCliStore, storeTargetOf } from "../store-target.js"
 import { resolve } from "node:path"
 import { sharedState } from "@loopguard/proxy/store"
+import { announceWorker, reusePortProblem, superviseWorkers, workerBoard, workerRole } from "./proxy-workers.js"
 
 /** `HOST:PORT` (IPv6 as `[::1]:PORT`) as its two parts, or null when it is not one. */
 export const parseListen = (text: string): { readonly host: string; readonly port: number } | null => {
@@ -56,13 +57,15 @@ export const proxyCommand = Command.make(
     config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
     sessionDir: Flag.String("session-dir").pipe(Flag.optional, Flag.withDescription("keep proxied sessions in SQLite in this folder (<dir>/sessions.db)")),
     store: Flag.String("store").pipe(Flag.optional, Flag.withDescription("keep proxied sessions in Postgres (postgres://…); replicas share sessions and backoff")),
-    json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("one JSON object per request on stdout instead of log lines"))
+    json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("one JSON object per request on stdout instead of log lines")),
+    workers: Flag.Int("workers").pipe(Flag.optional, Flag.withDescription("processes serving the address, spread over the cores (default proxy.workers = 1; Linux)"))
   },
   (flags) =>
     Effect.gen(function* () {
       const overrides = [
         ...(Option.isSome(flags.upstream) ? [{ path: "proxy.upstream", value: yield* checkUpstream(flags.upstream.value, "--upstream"), flag: "--upstream" }] : []),
-        ...(Option.isSome(flags.listen) ? [{ path: "proxy.listen", value: flags.listen.value, flag: "--listen" }] : [])
+        ...(Option.isSome(flags.listen) ? [{ path: "proxy.listen", value: flags.listen.value, flag: "--listen" }] : []),
+        ...(Option.isSome(flags.workers) ? [{ path: "proxy.workers", value: flags.workers.value, flag: "--workers" }] : [])
       ]
       const config = yield* loadCliConfig({ ...(Option.isSome(flags.config) ? { configPath: flags.config.value } : {}), overrides })
       const listen = parseListen(config.proxy.listen)
@@ -87,12 +90,23 @@ export const proxyCommand = Command.make(
         return yield* new UsageError({ message: `proxy.upstreamKeyEnv: the proxy holds the upstream key, so clients must present a token: set ${config.proxy.tokenEnv}` })
       }
       const target = yield* storeTargetOf(flags)
+      const upstreams = [config.proxy.upstream, ...Object.values(config.proxy.routes).map((r) => r.upstream)].filter((u): u is string => u !== null)
+      const workers = config.proxy.workers
+      const listening = (url: string) =>
+        process.stderr.write(`loopguard proxy: listening on ${url} (agents: base URL ${url}/v1) → ${upstreams.map(redactUrl).join(", ")}${workers > 1 ? ` (${workers} workers)` : ""}\n`)
+      const role = workerRole()
+      if (workers > 1 && role === null) {
+        const problem = reusePortProblem()
+        if (problem !== null) return yield* new UsageError({ message: `${Option.isSome(flags.workers) ? "--workers" : "proxy.workers"}: ${problem}` })
+        // Each worker opens the store and serves; this process only supervises them.
+        return yield* superviseWorkers(workers, listen.port, (port) => listening(proxyUrl(listen.host, port)))
+      }
       if (Option.isSome(flags.sessionDir)) yield* ensureWritableDir(resolve(flags.sessionDir.value), "--session-dir")
       const store = target === null ? undefined : yield* openCliStore(target, config)
       const shared = target === null ? undefined : yield* sharedState(target, config).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
       const show = flags.json
         ? (e: ProxyEvent) => process.stdout.write(`${JSON.stringify(e)}\n`)
-        : (e: ProxyEvent) => process.stderr.write(`loopguard proxy: ${describeEvent(e)}\n`)
+        : (e: ProxyEvent) => process.stderr.write(`loopguard proxy${role !== null ? ` (worker ${role.index})` : ""}: ${describeEvent(e)}\n`)
       // Each request's record (action, incidents, outcome) also goes to the store, beside the session.
       const print = (e: ProxyEvent) => {
         show(e)
@@ -101,15 +115,16 @@ export const proxyCommand = Command.make(
       const proxy = yield* makeProxyServer({
         config,
         host: listen.host,
-        port: listen.port,
+        port: role?.port ?? listen.port,
+        reusePort: role !== null,
         ...(store !== undefined ? { store } : {}),
-        ...(shared !== undefined ? { board: shared.board } : {}),
+        ...(shared !== undefined ? { board: shared.board } : role !== null ? { board: workerBoard() } : {}),
         ...(upstreamKey !== undefined && upstreamKey !== "" ? { auth: { token: token ?? null, upstreamKey } } : {}),
         onEvent: print,
         routeConfigs
       }).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
-      const upstreams = [config.proxy.upstream, ...Object.values(config.proxy.routes).map((r) => r.upstream)].filter((u): u is string => u !== null)
-      process.stderr.write(`loopguard proxy: listening on ${proxy.url} (agents: base URL ${proxy.url}/v1) → ${upstreams.map(redactUrl).join(", ")}\n`)
+      if (role !== null) announceWorker(proxy.port)
+      else listening(proxy.url)
       // Serve until a signal interrupts the command; the scope then closes the server.
       return yield* Effect.never
     }).pipe(Effect.scoped)

@@ -69,7 +69,8 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     textToolCalls: false,
     upstreamKeyEnv: null,
     tokenEnv: "LOOPGUARD_PROXY_TOKEN",
-    routes: {}
+    routes: {},
+    workers: 1
   },
   prices: {}
 }

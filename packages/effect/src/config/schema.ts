@@ -448,7 +448,9 @@ export const ProxySection = Schema.Struct({
   /** The environment variable holding the token clients must present when the proxy holds the upstream key. */
   tokenEnv: Schema.String,
   /** Model name prefix (or a path prefix starting with `/`) → route; the longest match wins, else `upstream`. */
-  routes: Schema.Record(Schema.String, ProxyRoute)
+  routes: Schema.Record(Schema.String, ProxyRoute),
+  /** Processes serving the address (`--workers`): more than one spreads the connections over the machine's cores (Linux). */
+  workers: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 }))
 })
 
 /** The whole config as one Schema; `LoopguardConfig` is its type. */
