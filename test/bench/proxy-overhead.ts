@@ -94,10 +94,17 @@ const startUpstream = async (chunks: number): Promise<{ child: ChildProcess; bas
   return { child, base: `http://${match[1]}/v1` }
 }
 
+/** A fleet's load: N clients back to back for `durationMs`, their first starts spread over `spreadMs` (see lib/stream-client.ts). */
+interface Steady {
+  readonly durationMs: number
+  readonly spreadMs: number
+}
+
 /** The load client (a process of its own): `streams` concurrent streams to each base, `rounds` times, the bases alternating. */
-const runClient = (bases: ReadonlyArray<string>, streams: number, rounds = 1): Promise<Record<string, StreamTimings>> =>
+const runClient = (bases: ReadonlyArray<string>, streams: number, rounds = 1, steady?: Steady): Promise<Record<string, StreamTimings>> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["test/bench/lib/stream-client.ts", "--bases", bases.join(","), "--streams", String(streams), "--rounds", String(rounds)], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
+    const load = steady === undefined ? ["--rounds", String(rounds)] : ["--steady", String(steady.durationMs), "--spread", String(steady.spreadMs)]
+    const child = spawn(process.execPath, ["test/bench/lib/stream-client.ts", "--bases", bases.join(","), "--streams", String(streams), ...load], { cwd: root, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let err = ""
     child.stdout!.on("data", (d) => (out += d))
@@ -139,9 +146,12 @@ const cpuMsOf = (pid: number): number =>
     return sum + (Number(fields[11]) + Number(fields[12])) * 10
   }, 0)
 
+/** Resident memory of one process. */
+const ownRssOf = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? NaN) * 1024
+
 /** Resident memory of the process and its children. */
 const rssOf = (pid: number): number =>
-  treeOf(pid).reduce((sum, p) => sum + Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, "utf8"))?.[1] ?? NaN) * 1024, 0)
+  treeOf(pid).reduce((sum, p) => sum + ownRssOf(p), 0)
 
 const summary = ({ delays, firstByte }: StreamTimings) => ({
   p50: percentile(delays, 50),
@@ -247,7 +257,7 @@ const guardResidentKb = (): { readonly fresh: number; readonly cleared: number }
   const text = healthyText(40, 3)
   const perGuard = (clear: boolean): number => {
     Bun.gc(true)
-    const before = rssOf(process.pid)
+    const before = ownRssOf(process.pid)
     const kept = Array.from({ length: 200 }, () => {
       const guard = new RepeatGuard(options)
       if (clear) for (const buffer of typedArraysOf(guard)) buffer.fill(0)
@@ -255,7 +265,7 @@ const guardResidentKb = (): { readonly fresh: number; readonly cleared: number }
       return guard
     })
     Bun.gc(true)
-    return (rssOf(process.pid) - before) / kept.length / 1024
+    return (ownRssOf(process.pid) - before) / kept.length / 1024
   }
   return { fresh: perGuard(false), cleared: perGuard(true) }
 }
@@ -265,18 +275,22 @@ const guardResidentKb = (): { readonly fresh: number; readonly cleared: number }
  * machine give before loopguard adds anything. node:http and Effect's platform server on either
  * runtime; on Bun also Bun's own server and fetch, the stack the proxy serves with there.
  */
-const bareRelayFloor = async (upstream: string, streams: number, relay: Exclude<Relay, "proxy">): Promise<void> => {
+const bareRelayFloor = async (upstream: string, streams: number, relay: Exclude<Relay, "proxy">, steady: Steady): Promise<void> => {
   const bare = await startProxyProcess(upstream, relay)
   try {
+    // Warmed as the proxy is: one stream, then one burst of N.
     await runClient([bare.base], 1)
-    // Warmed as the proxy is: one burst of N streams first.
     await runClient([bare.base], streams)
+    const directSteady = summary((await runClient([upstream], streams, 1, steady))[upstream]!)
+    const relayedSteady = summary((await runClient([bare.base], streams, 1, steady))[bare.base]!)
     const direct = summary((await runClient([upstream], streams))[upstream]!)
     const cpuBefore = cpuMsOf(bare.child.pid!)
     const relayed = summary((await runClient([bare.base], streams))[bare.base]!)
     const cpuUsed = cpuMsOf(bare.child.pid!) - cpuBefore
     console.log(`  the floor: ${BARE_LABEL[relay]}, no loopguard) at ${streams} streams`)
-    console.log(`    added per chunk p50 ${fmt(relayed.p50 - direct.p50)}  p99 ${fmt(relayed.p99 - direct.p99)}  longest ${fmt(relayed.max)} (direct ${fmt(direct.max)})  first byte added ${fmt(relayed.firstByte - direct.firstByte)}`)
+    console.log(`    steady: added per chunk p50 ${fmt(relayedSteady.p50 - directSteady.p50)}  p99 ${fmt(relayedSteady.p99 - directSteady.p99)}  longest ${fmt(relayedSteady.max)} (direct ${fmt(directSteady.max)})  first byte added ${fmt(relayedSteady.firstByte - directSteady.firstByte)}`)
+    process.stdout.write("    opened in the same instant:")
+    console.log(` added per chunk p50 ${fmt(relayed.p50 - direct.p50)}  p99 ${fmt(relayed.p99 - direct.p99)}  longest ${fmt(relayed.max)} (direct ${fmt(direct.max)})  first byte added ${fmt(relayed.firstByte - direct.firstByte)}`)
     console.log(`    relay CPU ${cpuUsed} ms, ${((cpuUsed / relayed.chunks) * 1000).toFixed(0)} µs per chunk`)
   } finally {
     bare.child.kill("SIGTERM")
@@ -284,24 +298,27 @@ const bareRelayFloor = async (upstream: string, streams: number, relay: Exclude<
 }
 
 /**
- * The same N streams through `loopguard proxy --workers W` (W processes on one port, the kernel
- * spreading the connections): warmed by one burst of N as the single proxy is.
+ * N streams through one proxy (`workers` processes): first one burst of N after start, printed
+ * apart (its code not yet compiled for the load); then a fleet's steady load (N clients back to
+ * back, starts spread) and N streams opened in the same instant, each direct and proxied. Returns
+ * the proxy's CPU for the burst and the chunks it relayed.
  */
-const workersRun = async (upstream: string, streams: number, workers: number): Promise<void> => {
-  const proxy = await startProxyProcess(upstream, "proxy", workers)
-  try {
-    await runClient([proxy.base], 1)
-    const cold = summary((await runClient([proxy.base], streams))[proxy.base]!)
-    console.log(`  with --workers ${workers}: the first ${streams} streams after start (not counted below): p99 ${fmt(cold.p99)}, longest ${fmt(cold.max)}, first byte ${fmt(cold.firstByte)}`)
-    const direct = summary((await runClient([upstream], streams))[upstream]!)
-    const cpuBefore = cpuMsOf(proxy.child.pid!)
-    const proxied = summary((await runClient([proxy.base], streams))[proxy.base]!)
-    const cpuUsed = cpuMsOf(proxy.child.pid!) - cpuBefore
-    compare(`${streams} concurrent streams, loopguard proxy --workers ${workers}`, direct, proxied, streams)
-    console.log(`    the workers' CPU for the ${streams} streams: ${cpuUsed} ms, ${((cpuUsed / proxied.chunks) * 1000).toFixed(0)} µs per chunk`)
-  } finally {
-    proxy.child.kill("SIGTERM")
-  }
+const atN = async (upstream: string, proxy: { child: ChildProcess; base: string }, streams: number, steady: Steady, workers: number): Promise<{ cpuMs: number; chunks: number }> => {
+  const who = workers > 1 ? `loopguard proxy --workers ${workers}` : "loopguard proxy"
+  await runClient([proxy.base], 1)
+  const cold = summary((await runClient([proxy.base], streams))[proxy.base]!)
+  console.log(`  ${who}: the first ${streams} streams after start (not counted below): p99 ${fmt(cold.p99)}, longest ${fmt(cold.max)}, first byte ${fmt(cold.firstByte)}`)
+  const directSteady = summary((await runClient([upstream], streams, 1, steady))[upstream]!)
+  const proxiedSteady = summary((await runClient([proxy.base], streams, 1, steady))[proxy.base]!)
+  compare(`${streams} concurrent streams, steady (${streams} clients back to back for ${steady.durationMs / 1000} s, starts spread over ${steady.spreadMs} ms), ${who}`, directSteady, proxiedSteady, streams)
+  const direct = summary((await runClient([upstream], streams))[upstream]!)
+  const cpuBefore = cpuMsOf(proxy.child.pid!)
+  const proxied = summary((await runClient([proxy.base], streams))[proxy.base]!)
+  const cpuMs = cpuMsOf(proxy.child.pid!) - cpuBefore
+  compare(`${streams} streams opened in the same instant, ${who}`, direct, proxied, streams)
+  // The proxy's own work, which the machine's load does not inflate the way it inflates delays.
+  console.log(`    ${workers > 1 ? "the workers'" : "proxy"} CPU for the ${streams} streams: ${cpuMs} ms, ${((cpuMs / proxied.chunks) * 1000).toFixed(0)} µs per chunk (requests, verdicts and relaying included)`)
+  return { cpuMs, chunks: proxied.chunks }
 }
 
 export const main = async (quick = false): Promise<void> => {
@@ -319,23 +336,17 @@ export const main = async (quick = false): Promise<void> => {
     await runClient([proxy.base], 1)
     const one = await runClient([upstream.base, proxy.base], 1, runs)
     compare("1 stream", summary(one[upstream.base]!), summary(one[proxy.base]!), 1)
-    // The first burst of N streams after the proxy started, apart: its code is not compiled for this load yet.
-    const cold = summary((await runClient([proxy.base], streams))[proxy.base]!)
-    console.log(`  the first ${streams} streams after the proxy started (not counted below): p99 ${fmt(cold.p99)}, longest ${fmt(cold.max)}, first byte ${fmt(cold.firstByte)}`)
-    const directN = summary((await runClient([upstream.base], streams))[upstream.base]!)
-    const cpuBefore = cpuMsOf(proxy.child.pid!)
-    const proxiedN = summary((await runClient([proxy.base], streams))[proxy.base]!)
-    const cpuUsed = cpuMsOf(proxy.child.pid!) - cpuBefore
-    compare(`${streams} concurrent streams`, directN, proxiedN, streams)
-    const chunksN = proxiedN.chunks
-    // The proxy's own work, which the machine's load does not inflate the way it inflates delays.
-    console.log(`    proxy CPU for the ${streams} streams: ${cpuUsed} ms, ${((cpuUsed / chunksN) * 1000).toFixed(0)} µs per chunk (requests, verdicts and relaying included)`)
+    const steady: Steady = { durationMs: quick ? 3000 : 6000, spreadMs: chunks * 10 }
+    const { cpuMs: cpuUsed, chunks: chunksN } = await atN(upstream.base, proxy, streams, steady, 1)
     // Two workers on 2 cores (Linux): the connections spread over both.
-    if (process.platform === "linux") await workersRun(upstream.base, streams, 2)
+    if (process.platform === "linux") {
+      const two = await startProxyProcess(upstream.base, "proxy", 2)
+      await atN(upstream.base, two, streams, steady, 2).finally(() => two.child.kill("SIGTERM"))
+    }
     // The floors run while the proxy idles: its memory settles before the idle reading.
-    await bareRelayFloor(upstream.base, streams, "bare-node")
-    if (!onNode) await bareRelayFloor(upstream.base, streams, "bare-bun")
-    await bareRelayFloor(upstream.base, streams, "bare-effect")
+    await bareRelayFloor(upstream.base, streams, "bare-node", steady)
+    if (!onNode) await bareRelayFloor(upstream.base, streams, "bare-bun", steady)
+    await bareRelayFloor(upstream.base, streams, "bare-effect", steady)
     await Bun.sleep(500)
     const idle = rssOf(proxy.child.pid!)
     const cpuBeforeHold = cpuMsOf(proxy.child.pid!)

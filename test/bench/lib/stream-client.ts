@@ -8,7 +8,11 @@
  * `--hold`: opens the N streams, prints "held" once each has read its first 5 events, and keeps
  * them open until the process is ended (memory per open stream).
  *
- *   stream-client.ts --bases URL[,URL…] --streams N [--rounds R] [--hold]
+ * `--steady MS --spread MS`: a fleet's load rather than a burst. N clients each start their next
+ * stream the moment one ends, for `--steady` ms; client i starts its first at i/N of `--spread`
+ * (one stream's length spreads the starts over it), so N streams stay open with their starts apart.
+ *
+ *   stream-client.ts --bases URL[,URL…] --streams N [--rounds R] [--hold | --steady MS --spread MS]
  */
 import { wallMs } from "./stamped-upstream.js"
 
@@ -60,6 +64,17 @@ const readStream = async (base: string, into: StreamTimings, content: string, st
   }
 }
 
+/** N clients back to back for `durationMs`, their first starts spread over `spreadMs`. */
+const steady = async (base: string, into: StreamTimings, streams: number, spreadMs: number, durationMs: number): Promise<void> => {
+  const end = wallMs() + durationMs
+  await Promise.all(
+    Array.from({ length: streams }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, (i * spreadMs) / streams))
+      for (let k = 0; wallMs() < end; k++) await readStream(base, into, `steady ${i}-${k}`)
+    })
+  )
+}
+
 const option = (name: string): string | undefined => {
   const at = process.argv.indexOf(name)
   return at === -1 ? undefined : process.argv[at + 1]
@@ -79,6 +94,10 @@ if (import.meta.main) {
     await Promise.all(Array.from({ length: streams }, () => readStream(bases[0]!, held, "hold", 5)))
     process.stdout.write("held\n")
     setInterval(() => {}, 60_000)
+  } else if (option("--steady") !== undefined) {
+    const out: Record<string, StreamTimings> = Object.fromEntries(bases.map((b) => [b, { firstByte: [], delays: [] }]))
+    for (const base of bases) await steady(base, out[base]!, streams, Number(option("--spread") ?? 0), Number(option("--steady")))
+    process.stdout.write(`${JSON.stringify(out)}\n`)
   } else {
     const out: Record<string, StreamTimings> = Object.fromEntries(bases.map((b) => [b, { firstByte: [], delays: [] }]))
     for (let r = 0; r < rounds; r++)
