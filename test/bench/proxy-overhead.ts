@@ -17,7 +17,7 @@
  *   bun run test/bench/proxy-overhead.ts [--quick]     (LG_BENCH_PROXY_NODE=1: the proxy on node, from the bundle built
  *   first; LG_BENCH_PROXY_PROF=DIR: the proxy's CPU profile written to DIR)
  */
-import { spawn, type ChildProcess } from "node:child_process"
+import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
@@ -30,6 +30,7 @@ import { RepeatGuard } from "@loopguard/core/repeat"
 import { SseSplitter } from "../../packages/proxy/src/sse.js"
 import { healthyText } from "./lib/stamped-upstream.js"
 import { freePort } from "../free-port.js"
+import { reusePortProblem } from "../../packages/cli/src/commands/proxy-workers.js"
 
 const percentile = (xs: ReadonlyArray<number>, p: number): number => {
   const s = [...xs].sort((a, b) => a - b)
@@ -338,8 +339,11 @@ export const main = async (quick = false): Promise<void> => {
     compare("1 stream", summary(one[upstream.base]!), summary(one[proxy.base]!), 1)
     const steady: Steady = { durationMs: quick ? 3000 : 6000, spreadMs: chunks * 10 }
     const { cpuMs: cpuUsed, chunks: chunksN } = await atN(upstream.base, proxy, streams, steady, 1)
-    // Two workers on 2 cores (Linux): the connections spread over both.
-    if (process.platform === "linux") {
+    // Two workers on 2 cores (Linux): the connections spread over both. On node, the node on PATH must be able to share a port.
+    const nodeVersion = onNode ? spawnSync("node", ["--version"], { encoding: "utf8" }).stdout.trim().replace(/^v/, "") : undefined
+    const noWorkers = reusePortProblem(process.platform, nodeVersion === undefined ? process.versions : ({ node: nodeVersion } as NodeJS.ProcessVersions))
+    if (noWorkers !== null) console.log(`  (--workers 2 not measured: ${noWorkers})`)
+    else {
       const two = await startProxyProcess(upstream.base, "proxy", 2)
       await atN(upstream.base, two, streams, steady, 2).finally(() => two.child.kill("SIGTERM"))
     }
