@@ -111,6 +111,8 @@ interface OpenCodeFamily {
   /** Variables only this member of the family has. */
   readonly extraEnv: Record<string, string>
   readonly volatile?: AgentSpec["volatile"]
+  /** Config keys only this member of the family has. */
+  readonly extraConfig: Record<string, unknown>
 }
 
 /**
@@ -137,7 +139,8 @@ const openCodeFamily = (family: OpenCodeFamily): AgentSpec => ({
           options: { baseURL: ctx.baseURL, apiKey: TEST_API_KEY },
           models: { [ctx.modelId]: { name: ctx.modelId, tool_call: true } }
         }
-      }
+      },
+      ...family.extraConfig
     })
     const p = family.envPrefix
     return {
@@ -165,6 +168,7 @@ export const opencode: AgentSpec = openCodeFamily({
   packages: [`opencode-ai@${OPENCODE_VERSION}`],
   binary: (modules) => join(modules, `opencode-${process.platform}-${process.arch}`, "bin", "opencode"),
   envPrefix: "OPENCODE",
+  extraConfig: { $schema: "https://opencode.ai/config.json" },
   extraEnv: {}
 })
 
@@ -180,6 +184,7 @@ export const kilo: AgentSpec = openCodeFamily({
   packages: [`@kilocode/cli@${KILO_VERSION}`],
   binary: (modules) => join(modules, "@kilocode", `cli-${process.platform}-${process.arch}`, "bin", "kilo"),
   envPrefix: "KILO",
+  extraConfig: { enabled_providers: ["loopguard"] },
   extraEnv: {
     KILO_TELEMETRY_LEVEL: "off",
     KILO_DISABLE_SESSION_INGEST: "1",
