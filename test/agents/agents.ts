@@ -92,9 +92,9 @@ export const pi: AgentSpec = {
 
 export const OPENCODE_VERSION = "1.18.33"
 /**
- * Kilo Code's CLI. 7.8.1 is the newest wrapper, but its Linux platform packages were never published
- * (`npm view @kilocode/cli-linux-x64@7.8.1`: E404), so npm installs a wrapper with no binary; 7.7.7
- * is the newest version whose wrapper and platform packages both exist.
+ * Kilo Code's CLI. The registry listed a 7.8.1 wrapper but no 7.8.1 Linux platform packages
+ * (`npm view @kilocode/cli-linux-x64@7.8.1`: E404), so npm installed a wrapper with no binary; 7.7.7
+ * was the newest version whose wrapper and platform packages both existed.
  */
 export const KILO_VERSION = "7.7.7"
 
