@@ -127,6 +127,23 @@ describe("HistoryView", () => {
     )
   })
 
+  // Found by the property above: without the newest reply, the view ends on a cropped one, which a "Continue." must follow.
+  test("the newest reply excluded after a cropped one: the view ends with a Continue., as the whole view does", () =>
+    Effect.runSync(
+      replay(
+        [
+          { kind: "reply", tool: 0, reasoning: 0, rewrite: false },
+          { kind: "reply", tool: 1, reasoning: 0, rewrite: false },
+          { kind: "crop", back: 0 },
+          { kind: "reply", tool: 0, reasoning: 0, rewrite: false },
+          { kind: "exclude", back: 0 }
+        ],
+        true,
+        true,
+        false
+      )
+    ))
+
   test("a session that only grows is built once, however long", () =>
     Effect.runPromise(
       Effect.gen(function* () {

@@ -142,7 +142,8 @@ export class HistoryView {
       return
     }
     if (hidden(old)) return
-    if (v.messages[v.messages.length - 1] !== old) {
+    // Without the newest, a view whose visible tail was cropped ends with a "Continue.": build it again.
+    if (v.messages[v.messages.length - 1] !== old || this.tailCroppedWithout(v)) {
       this.view = null
       return
     }
@@ -150,6 +151,13 @@ export class HistoryView {
     const t = requestTally(v.requests.pop()!)
     v.tally.cjk -= t.cjk
     v.tally.other -= t.other
+  }
+
+  /** Whether the newest visible message before the newest one is a reply the view's crops left out. */
+  private tailCroppedWithout(v: ViewState): boolean {
+    if (v.croppedIds.length === 0) return false
+    for (let i = this.all.length - 2; i >= 0; i--) if (!hidden(this.all[i]!)) return v.croppedIds.includes(this.all[i]!.id)
+    return false
   }
 
   private add(m: Message): void {
