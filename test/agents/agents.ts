@@ -91,19 +91,42 @@ export const pi: AgentSpec = {
 }
 
 export const OPENCODE_VERSION = "1.18.33"
+/**
+ * Kilo Code's CLI. The registry listed a 7.8.1 wrapper but no 7.8.1 Linux platform packages
+ * (`npm view @kilocode/cli-linux-x64@7.8.1`: E404), so npm installed a wrapper with no binary; 7.7.7
+ * was the newest version whose wrapper and platform packages both existed.
+ */
+export const KILO_VERSION = "7.7.7"
 
 /**
- * OpenCode: a provider on the bundled `@ai-sdk/openai-compatible` in the file `OPENCODE_CONFIG`
- * names, `opencode run` for one prompt. Network start-up work (model list, updates, default
- * plugins, language-server downloads, sharing) is switched off by its own variables.
+ * What differs between OpenCode and its fork Kilo: the npm package, where the platform binary
+ * lands, and the prefix of the environment variables that name the config file and switch off
+ * start-up network work.
  */
-export const opencode: AgentSpec = {
-  name: "opencode",
-  packages: [`opencode-ai@${OPENCODE_VERSION}`],
+interface OpenCodeFamily {
+  readonly name: string
+  readonly packages: ReadonlyArray<string>
+  readonly binary: (modules: string) => string
+  readonly envPrefix: "OPENCODE" | "KILO"
+  /** Variables only this member of the family has. */
+  readonly extraEnv: Record<string, string>
+  readonly volatile?: AgentSpec["volatile"]
+  /** Config keys only this member of the family has. */
+  readonly extraConfig: Record<string, unknown>
+}
+
+/**
+ * An OpenCode-family agent: a provider on the bundled `@ai-sdk/openai-compatible` in the file
+ * `<PREFIX>_CONFIG` names, `run` for one prompt. Network start-up work (model list, updates,
+ * default plugins, language-server downloads, sharing) is switched off by its own variables.
+ */
+const openCodeFamily = (family: OpenCodeFamily): AgentSpec => ({
+  name: family.name,
+  packages: family.packages,
+  ...(family.volatile !== undefined ? { volatile: family.volatile } : {}),
   invocation: (installDir, ctx) => {
-    const configPath = join(ctx.home, "opencode.json")
+    const configPath = join(ctx.home, `${family.name}.json`)
     writeJson(configPath, {
-      $schema: "https://opencode.ai/config.json",
       autoupdate: false,
       share: "disabled",
       model: `loopguard/${ctx.modelId}`,
@@ -116,26 +139,61 @@ export const opencode: AgentSpec = {
           options: { baseURL: ctx.baseURL, apiKey: TEST_API_KEY },
           models: { [ctx.modelId]: { name: ctx.modelId, tool_call: true } }
         }
-      }
+      },
+      ...family.extraConfig
     })
+    const p = family.envPrefix
     return {
       // The platform package's binary itself: the wrapper's launcher is only put in place by an
       // install script, which the tests do not run.
-      command: join(installDir, "node_modules", `opencode-${process.platform}-${process.arch}`, "bin", "opencode"),
+      command: family.binary(join(installDir, "node_modules")),
       args: ["run", ctx.prompt],
       env: {
         ...baseEnv(ctx.home),
-        OPENCODE_CONFIG: configPath,
-        OPENCODE_DISABLE_MODELS_FETCH: "1",
-        OPENCODE_DISABLE_AUTOUPDATE: "1",
-        OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
-        OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-        OPENCODE_DISABLE_SHARE: "1",
-        OPENCODE_DISABLE_CLAUDE_CODE: "1"
+        [`${p}_CONFIG`]: configPath,
+        [`${p}_DISABLE_MODELS_FETCH`]: "1",
+        [`${p}_DISABLE_AUTOUPDATE`]: "1",
+        [`${p}_DISABLE_DEFAULT_PLUGINS`]: "1",
+        [`${p}_DISABLE_LSP_DOWNLOAD`]: "1",
+        [`${p}_DISABLE_SHARE`]: "1",
+        [`${p}_DISABLE_CLAUDE_CODE`]: "1",
+        ...family.extraEnv
       }
     }
   }
-}
+})
+
+export const opencode: AgentSpec = openCodeFamily({
+  name: "opencode",
+  packages: [`opencode-ai@${OPENCODE_VERSION}`],
+  binary: (modules) => join(modules, `opencode-${process.platform}-${process.arch}`, "bin", "opencode"),
+  envPrefix: "OPENCODE",
+  extraConfig: { $schema: "https://opencode.ai/config.json" },
+  extraEnv: {}
+})
+
+const KILO_MESSAGE_TIME = /Message time: [0-9T:.+-]+Z?/g
+
+/**
+ * Kilo Code (a fork of OpenCode): the same config with `KILO_` variables, and Kilo's own network
+ * work off too: telemetry (any level but "all" turns it off), session upload, presence, the
+ * background daemon.
+ */
+export const kilo: AgentSpec = openCodeFamily({
+  name: "kilo",
+  packages: [`@kilocode/cli@${KILO_VERSION}`],
+  binary: (modules) => join(modules, "@kilocode", `cli-${process.platform}-${process.arch}`, "bin", "kilo"),
+  envPrefix: "KILO",
+  extraConfig: { enabled_providers: ["loopguard"] },
+  extraEnv: {
+    KILO_TELEMETRY_LEVEL: "off",
+    KILO_DISABLE_SESSION_INGEST: "1",
+    KILO_DISABLE_PRESENCE: "1",
+    KILO_NO_DAEMON: "1"
+  },
+  // Each user message carries the wall-clock time it was sent (`<environment_details>`).
+  volatile: (body) => JSON.parse(JSON.stringify(body).replace(KILO_MESSAGE_TIME, "Message time: <time>"))
+})
 
 export const QWEN_CODE_VERSION = "0.24.4"
 /** Qwen Code needs Node 22; the machines may have only Node 20, so npm's Node 22 binary package runs it. */
@@ -260,4 +318,4 @@ export const claudeCode: AgentSpec = {
   })
 }
 
-export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, qwenCode, codex, claudeCode]
+export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, kilo, qwenCode, codex, claudeCode]
