@@ -21,7 +21,7 @@ export interface EndToEndEntry {
 /** Seconds are one file's run on the 2-core development machine under a load average of 8-11 (unloaded: about a fifth). */
 export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
   // Outside tools and services.
-  { pattern: "test/agents.test.ts", why: "installs and drives real agent CLIs behind the proxy (429 s)" },
+  { pattern: "test/agents.test.ts", why: "installs and drives real agent CLIs behind the proxy (429 s with five agents; Kilo adds 80-110 s)" },
   { pattern: "test/audit-page-browser.test.ts", why: "the audit page in headless Chromium (80 s)" },
   { pattern: "test/*-tmux.test.ts", why: "the chat and run in a real terminal under tmux (13 s each)" },
   { pattern: "test/proxy-replicas.test.ts", why: "two proxy processes on one Postgres" },
