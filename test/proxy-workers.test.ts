@@ -1,8 +1,8 @@
 /**
  * `loopguard proxy --workers 2` as a user runs it: two processes serve one address (the kernel
  * spreads the connections), one conversation's requests land on either and make one session, a
- * Retry-After told to one worker holds the other, SIGTERM ends them all with 143, and workers
- * whose supervisor was killed stop on their own. Linux only (SO_REUSEPORT); elsewhere `--workers`
+ * Retry-After told to one worker holds the other, SIGTERM ends them all with 143, a worker that
+ * ends on its own ends the rest (exit 1), and workers whose supervisor was killed stop on their own. Linux only (SO_REUSEPORT); elsewhere `--workers`
  * above 1 is refused (proxy-workers.test.ts beside the command checks the reasons).
  */
 import { textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
@@ -107,6 +107,16 @@ describe.skipIf(!linux)("loopguard proxy --workers 2 (Linux)", () => {
     // No worker called the upstream again before the 2 s it asked for had passed.
     for (const t of arrivals.slice(1)) expect(t - arrivals[0]!).toBeGreaterThanOrEqual(1900)
   }), 180_000)
+
+  it.live("a worker that ends on its own ends the others and the supervisor, which says which (exit 1)", () => Effect.gen(function* () {
+    const server = yield* scriptedServer(() => textStream("ok"))
+    const proxy = yield* startWorkers(server.baseURL)
+    const [gone, other] = proxy.workers as [number, number]
+    process.kill(gone, "SIGKILL")
+    expect(yield* Effect.promise(() => proxy.closed)).toBe(1)
+    expect(proxy.out.stderr).toMatch(new RegExp(`proxy worker [12] \\(pid ${gone}\\) ended by SIGKILL; the other workers were stopped`))
+    expect(alive(other)).toBe(false)
+  }), 120_000)
 
   it.live("workers whose supervisor was killed stop on their own", () => Effect.gen(function* () {
     const server = yield* scriptedServer(() => textStream("ok"))

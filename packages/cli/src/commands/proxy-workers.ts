@@ -120,11 +120,11 @@ const startWorker = (workers: Workers, index: number, port: number): Effect.Effe
       child.once("error", (e) => resume(Effect.fail(new RunFailed({ message: `could not start proxy worker ${index}: ${e.message}`, exitCode: 1 }))))
       child.once("exit", (code, signal) => {
         const quiet = signalStatus(code, signal)
-        // Before it listened, the worker has said why on the shared stderr (a taken port, a store it could not open).
-        const failure =
-          quiet !== null || !ready
-            ? new RunFailed({ message: "", exitCode: quiet ?? (code === 2 ? 2 : 1) })
-            : new RunFailed({ message: `proxy worker ${index} (pid ${child.pid}) ended ${endOf(code, signal)}; the other workers were stopped`, exitCode: 1 })
+        // A worker that ended with a status before it listened has said why on the shared stderr (a taken port, a store it could not open).
+        const said = quiet !== null || (!ready && signal === null)
+        const failure = said
+          ? new RunFailed({ message: "", exitCode: quiet ?? (code === 2 ? 2 : 1) })
+          : new RunFailed({ message: `proxy worker ${index} (pid ${child.pid}) ended ${endOf(code, signal)}${ready ? "" : " before it listened"}; the other workers were stopped`, exitCode: 1 })
         if (!ready) resume(Effect.fail(failure))
         Deferred.doneUnsafe(workers.ended, Effect.fail(failure))
       })
