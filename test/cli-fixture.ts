@@ -2,11 +2,12 @@
  * What the CLI suites share: an environment the spawned `loopguard` accepts, and scratch servers
  * and folders that are gone after each test.
  */
-import { startScriptedServer, type Script, type ScriptedServer } from "@loopguard/ai-sdk/testing"
+import { startScriptedServer, textStream, type Script, type ScriptedResponse, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { afterEach } from "bun:test"
+import { spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 
 /**
  * This process's environment without `LOOPGUARD_*` (an unknown one is a config error for the CLI) and without `drop`,
@@ -60,4 +61,27 @@ export const liveText = (stream: ReadableStream<Uint8Array>) => {
 export const waitUntil = async (ready: () => boolean, ms = 30_000): Promise<void> => {
   const deadline = Date.now() + ms
   while (!ready() && Date.now() < deadline) await Bun.sleep(50)
+}
+
+/** The sessions `loopguard sessions list --json` reads from a store (`--session-dir DIR` or `--store URL`), and its exit status. */
+export const listedSessions = (storeFlags: ReadonlyArray<string>): { readonly status: number | null; readonly sessions: Array<{ id: string; steps: number }> } => {
+  const r = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "list", ...storeFlags, "--json"], { cwd: resolve(import.meta.dir, ".."), env: cliEnv(), encoding: "utf8" })
+  const lines = r.stdout.trim() === "" ? [] : r.stdout.trim().split("\n")
+  return { status: r.status, sessions: lines.map((l) => JSON.parse(l) as { id: string; steps: number }) }
+}
+
+/**
+ * An upstream script that asks everyone to wait 2 s (HTTP 429, `retry-after-ms`) on its first
+ * request and answers "done" after that; `arrivals` holds when each request reached it.
+ */
+export const busyFirst = (): { readonly arrivals: Array<number>; readonly script: Script } => {
+  const arrivals: Array<number> = []
+  const busy: ScriptedResponse = { type: "error", status: 429, headers: { "retry-after-ms": "2000" } }
+  return {
+    arrivals,
+    script: (_body, index) => {
+      arrivals.push(Date.now())
+      return index === 0 ? busy : textStream("done")
+    }
+  }
 }

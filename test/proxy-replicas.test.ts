@@ -5,17 +5,17 @@
  * (`. .ci/postgres.sh`); without it the suite is skipped with a note — except under CI=true, where
  * that is a failure.
  */
-import { textStream, toolCallStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import { toolCallStream } from "@loopguard/ai-sdk/testing"
 import { startProxy } from "@loopguard/proxy"
 import { describe, expect, test } from "bun:test"
-import { spawn, spawnSync, type ChildProcess } from "node:child_process"
+import { spawn, type ChildProcess } from "node:child_process"
 import { resolve } from "node:path"
 import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { openSqlClient } from "@loopguard/effect/store"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
 import { scriptedServer } from "./scoped-resources.js"
-import { cliEnv, waitUntil } from "./cli-fixture.js"
+import { busyFirst, cliEnv, listedSessions, waitUntil } from "./cli-fixture.js"
 import { freePort } from "./free-port.js"
 
 const ROOT = resolve(import.meta.dir, "..")
@@ -108,21 +108,17 @@ if (url === undefined || url === "") {
       yield* Effect.promise(() => stop(a.child))
       yield* Effect.promise(() => stop(b.child))
       expect(a.out.stderr + b.out.stderr).not.toContain("session store:")
-      const listed = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "list", "--store", store, "--json"], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
+      const listed = listedSessions(["--store", store])
       expect(listed.status).toBe(0)
-      const sessions = listed.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: string; steps: number })
+      const sessions = listed.sessions
       expect(sessions.length).toBe(1)
       // Every step of the conversation once, whichever replica wrote it.
       expect(sessions[0]!.steps).toBe(10)
     }), 180_000)
 
     it.live("a Retry-After told to one replica holds the other too", () => Effect.gen(function* () {
-      const arrivals: Array<number> = []
-      const busy: ScriptedResponse = { type: "error", status: 429, headers: { "retry-after-ms": "2000" } }
-      const server = yield* scriptedServer((_body, index) => {
-        arrivals.push(Date.now())
-        return index === 0 ? busy : textStream("done")
-      })
+      const { arrivals, script } = busyFirst()
+      const server = yield* scriptedServer(script)
       const store = yield* Effect.promise(() => freshDatabase(url))
       const a = yield* replica(server.baseURL, store)
       const b = yield* replica(server.baseURL, store)

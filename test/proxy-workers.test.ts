@@ -5,7 +5,7 @@
  * ends on its own ends the rest (exit 1), and workers whose supervisor was killed stop on their own. Linux only (SO_REUSEPORT); elsewhere `--workers`
  * above 1 is refused (proxy-workers.test.ts beside the command checks the reasons).
  */
-import { textStream, type ScriptedResponse } from "@loopguard/ai-sdk/testing"
+import { textStream } from "@loopguard/ai-sdk/testing"
 import { describe, expect, test } from "bun:test"
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
@@ -13,7 +13,7 @@ import { resolve } from "node:path"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
 import { killOnClose, scriptedServer, tempDir } from "./scoped-resources.js"
-import { cliEnv, waitUntil } from "./cli-fixture.js"
+import { busyFirst, cliEnv, listedSessions, waitUntil } from "./cli-fixture.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const linux = process.platform === "linux"
@@ -81,19 +81,15 @@ describe.skipIf(!linux)("loopguard proxy --workers 2 (Linux)", () => {
     expect(yield* Effect.promise(() => proxy.closed)).toBe(143)
     for (const pid of proxy.workers) expect(alive(pid)).toBe(false)
     expect(proxy.out.stderr).not.toContain("session store:")
-    const listed = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "list", "--session-dir", dir, "--json"], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
+    const listed = listedSessions(["--session-dir", dir])
     expect(listed.status).toBe(0)
-    const conv = listed.stdout.trim().split("\n").map((l) => JSON.parse(l) as { id: string; steps: number }).filter((s) => s.id === "conv")
+    const conv = listed.sessions.filter((s) => s.id === "conv")
     expect(conv).toEqual([expect.objectContaining({ id: "conv", steps: 3 })])
   }), 180_000)
 
   it.live("a Retry-After told to one worker holds the other", () => Effect.gen(function* () {
-    const arrivals: Array<number> = []
-    const busy: ScriptedResponse = { type: "error", status: 429, headers: { "retry-after-ms": "2000" } }
-    const server = yield* scriptedServer((_body, index) => {
-      arrivals.push(Date.now())
-      return index === 0 ? busy : textStream("done")
-    })
+    const { arrivals, script } = busyFirst()
+    const server = yield* scriptedServer(script)
     const proxy = yield* startWorkers(server.baseURL)
     const first = ask(proxy.url, "one", [{ role: "user", content: "hi" }])
     yield* Effect.promise(() => waitUntil(() => /one: upstream HTTP 429 .*retry 1 in/.test(proxy.out.stderr), 30_000))
