@@ -56,6 +56,12 @@ const startChild = async (args: ReadonlyArray<string>, cmd: string, ready: RegEx
   }
 }
 
+/** A child process of the bench and the base URL it serves. */
+interface Started {
+  readonly child: ChildProcess
+  readonly base: string
+}
+
 /** What relays the streams: `loopguard proxy`, or a bare relay with no loopguard (node:http, Bun's own server and fetch, or Effect's platform server and client). */
 type Relay = "proxy" | "bare-node" | "bare-bun" | "bare-effect"
 
@@ -75,7 +81,7 @@ const effectRelayForNode = async (): Promise<string> => {
 }
 
 /** The relay asked for, on the runtime the bench was asked for (the Bun relay on Bun only). */
-const startProxyProcess = async (upstream: string, relay: Relay = "proxy", workers = 1): Promise<{ child: ChildProcess; base: string }> => {
+const startProxyProcess = async (upstream: string, relay: Relay = "proxy", workers = 1): Promise<Started> => {
   const bare = relay !== "proxy"
   const port = await freePort()
   // On node the proxy runs from the bundle: built from the current sources, so the figures are this code's.
@@ -90,7 +96,7 @@ const startProxyProcess = async (upstream: string, relay: Relay = "proxy", worke
 }
 
 /** The stamped upstream (Bun, a process of its own); its base URL. */
-const startUpstream = async (chunks: number): Promise<{ child: ChildProcess; base: string }> => {
+const startUpstream = async (chunks: number): Promise<Started> => {
   const { child, match } = await startChild(["test/bench/lib/stamped-upstream.ts", "--chunks", String(chunks), "--delay", "10"], process.execPath, /listening on (127\.0\.0\.1:\d+)/, "the bench upstream")
   return { child, base: `http://${match[1]}/v1` }
 }
@@ -154,6 +160,32 @@ const ownRssOf = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFi
 const rssOf = (pid: number): number =>
   treeOf(pid).reduce((sum, p) => sum + ownRssOf(p), 0)
 
+/**
+ * How busy the machine was while the client read one base's streams: each process's CPU over the
+ * client's wall time, as a share of all the cores (the client, the upstream and the relay share them).
+ */
+const machineLoad = (parts: ReadonlyArray<readonly [string, number]>, timings: StreamTimings): string => {
+  const wall = timings.wallMs ?? NaN
+  const all = [...parts, ["load client", timings.cpuMs ?? NaN] as const]
+  const total = all.reduce((sum, [, ms]) => sum + ms, 0)
+  const cores = navigator.hardwareConcurrency
+  return `${all.map(([who, ms]) => `${who} ${ms.toFixed(0)}`).join(" + ")} ms of CPU in ${wall.toFixed(0)} ms: ${((100 * total) / (wall * cores)).toFixed(0)}% of the ${cores} cores`
+}
+
+/** The client's run against `base` (by `runClient`), with the CPU the upstream and the relay (when given) used meanwhile. */
+const measured = async (run: () => Promise<Record<string, StreamTimings>>, base: string, upstreamPid: number, relayPid?: number) => {
+  const upstreamBefore = cpuMsOf(upstreamPid)
+  const relayBefore = relayPid === undefined ? 0 : cpuMsOf(relayPid)
+  const timings = (await run())[base]!
+  const upstreamMs = cpuMsOf(upstreamPid) - upstreamBefore
+  const relayMs = relayPid === undefined ? null : cpuMsOf(relayPid) - relayBefore
+  return { timings, upstreamMs, relayMs }
+}
+
+/** One line: the machine's load with and without the relay in between. */
+const loadLine = (relayName: string, direct: Awaited<ReturnType<typeof measured>>, relayed: Awaited<ReturnType<typeof measured>>): string =>
+  `    the machine meanwhile: direct ${machineLoad([["upstream", direct.upstreamMs]], direct.timings)}; through the ${relayName} ${machineLoad([[relayName, relayed.relayMs ?? NaN], ["upstream", relayed.upstreamMs]], relayed.timings)}`
+
 const summary = ({ delays, firstByte }: StreamTimings) => ({
   p50: percentile(delays, 50),
   p99: percentile(delays, 99),
@@ -161,6 +193,8 @@ const summary = ({ delays, firstByte }: StreamTimings) => ({
   firstByte: median(firstByte),
   chunks: delays.length
 })
+
+type Summary = ReturnType<typeof summary>
 
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`
 
@@ -276,22 +310,25 @@ const guardResidentKb = (): { readonly fresh: number; readonly cleared: number }
  * machine give before loopguard adds anything. node:http and Effect's platform server on either
  * runtime; on Bun also Bun's own server and fetch, the stack the proxy serves with there.
  */
-const bareRelayFloor = async (upstream: string, streams: number, relay: Exclude<Relay, "proxy">, steady: Steady): Promise<void> => {
-  const bare = await startProxyProcess(upstream, relay)
+const bareRelayFloor = async (upstream: Started, streams: number, relay: Exclude<Relay, "proxy">, steady: Steady): Promise<void> => {
+  const bare = await startProxyProcess(upstream.base, relay)
   try {
     // Warmed as the proxy is: one stream, then one burst of N.
     await runClient([bare.base], 1)
     await runClient([bare.base], streams)
-    const directSteady = summary((await runClient([upstream], streams, 1, steady))[upstream]!)
-    const relayedSteady = summary((await runClient([bare.base], streams, 1, steady))[bare.base]!)
-    const direct = summary((await runClient([upstream], streams))[upstream]!)
-    const cpuBefore = cpuMsOf(bare.child.pid!)
-    const relayed = summary((await runClient([bare.base], streams))[bare.base]!)
-    const cpuUsed = cpuMsOf(bare.child.pid!) - cpuBefore
+    const upstreamPid = upstream.child.pid!
+    const directSteadyRun = await measured(() => runClient([upstream.base], streams, 1, steady), upstream.base, upstreamPid)
+    const relayedSteadyRun = await measured(() => runClient([bare.base], streams, 1, steady), bare.base, upstreamPid, bare.child.pid!)
+    const directRun = await measured(() => runClient([upstream.base], streams), upstream.base, upstreamPid)
+    const relayedRun = await measured(() => runClient([bare.base], streams), bare.base, upstreamPid, bare.child.pid!)
+    const [directSteady, relayedSteady, direct, relayed] = [directSteadyRun, relayedSteadyRun, directRun, relayedRun].map((r) => summary(r.timings)) as [Summary, Summary, Summary, Summary]
+    const cpuUsed = relayedRun.relayMs!
     console.log(`  the floor: ${BARE_LABEL[relay]}, no loopguard) at ${streams} streams`)
     console.log(`    steady: added per chunk p50 ${fmt(relayedSteady.p50 - directSteady.p50)}  p99 ${fmt(relayedSteady.p99 - directSteady.p99)}  longest ${fmt(relayedSteady.max)} (direct ${fmt(directSteady.max)})  first byte added ${fmt(relayedSteady.firstByte - directSteady.firstByte)}`)
+    console.log(loadLine("relay", directSteadyRun, relayedSteadyRun))
     process.stdout.write("    opened in the same instant:")
     console.log(` added per chunk p50 ${fmt(relayed.p50 - direct.p50)}  p99 ${fmt(relayed.p99 - direct.p99)}  longest ${fmt(relayed.max)} (direct ${fmt(direct.max)})  first byte added ${fmt(relayed.firstByte - direct.firstByte)}`)
+    console.log(loadLine("relay", directRun, relayedRun))
     console.log(`    relay CPU ${cpuUsed} ms, ${((cpuUsed / relayed.chunks) * 1000).toFixed(0)} µs per chunk`)
   } finally {
     bare.child.kill("SIGTERM")
@@ -304,19 +341,22 @@ const bareRelayFloor = async (upstream: string, streams: number, relay: Exclude<
  * back, starts spread) and N streams opened in the same instant, each direct and proxied. Returns
  * the proxy's CPU for the burst and the chunks it relayed.
  */
-const atN = async (upstream: string, proxy: { child: ChildProcess; base: string }, streams: number, steady: Steady, workers: number): Promise<{ cpuMs: number; chunks: number }> => {
+const atN = async (upstream: Started, proxy: Started, streams: number, steady: Steady, workers: number): Promise<{ cpuMs: number; chunks: number }> => {
   const who = workers > 1 ? `loopguard proxy --workers ${workers}` : "loopguard proxy"
   await runClient([proxy.base], 1)
   const cold = summary((await runClient([proxy.base], streams))[proxy.base]!)
   console.log(`  ${who}: the first ${streams} streams after start (not counted below): p99 ${fmt(cold.p99)}, longest ${fmt(cold.max)}, first byte ${fmt(cold.firstByte)}`)
-  const directSteady = summary((await runClient([upstream], streams, 1, steady))[upstream]!)
-  const proxiedSteady = summary((await runClient([proxy.base], streams, 1, steady))[proxy.base]!)
-  compare(`${streams} concurrent streams, steady (${streams} clients back to back for ${steady.durationMs / 1000} s, starts spread over ${steady.spreadMs} ms), ${who}`, directSteady, proxiedSteady, streams)
-  const direct = summary((await runClient([upstream], streams))[upstream]!)
-  const cpuBefore = cpuMsOf(proxy.child.pid!)
-  const proxied = summary((await runClient([proxy.base], streams))[proxy.base]!)
-  const cpuMs = cpuMsOf(proxy.child.pid!) - cpuBefore
-  compare(`${streams} streams opened in the same instant, ${who}`, direct, proxied, streams)
+  const upstreamPid = upstream.child.pid!
+  const directSteadyRun = await measured(() => runClient([upstream.base], streams, 1, steady), upstream.base, upstreamPid)
+  const proxiedSteadyRun = await measured(() => runClient([proxy.base], streams, 1, steady), proxy.base, upstreamPid, proxy.child.pid!)
+  compare(`${streams} concurrent streams, steady (${streams} clients back to back for ${steady.durationMs / 1000} s, starts spread over ${steady.spreadMs} ms), ${who}`, summary(directSteadyRun.timings), summary(proxiedSteadyRun.timings), streams)
+  console.log(loadLine("proxy", directSteadyRun, proxiedSteadyRun))
+  const directRun = await measured(() => runClient([upstream.base], streams), upstream.base, upstreamPid)
+  const proxiedRun = await measured(() => runClient([proxy.base], streams), proxy.base, upstreamPid, proxy.child.pid!)
+  const proxied = summary(proxiedRun.timings)
+  const cpuMs = proxiedRun.relayMs!
+  compare(`${streams} streams opened in the same instant, ${who}`, summary(directRun.timings), proxied, streams)
+  console.log(loadLine("proxy", directRun, proxiedRun))
   // The proxy's own work, which the machine's load does not inflate the way it inflates delays.
   console.log(`    ${workers > 1 ? "the workers'" : "proxy"} CPU for the ${streams} streams: ${cpuMs} ms, ${((cpuMs / proxied.chunks) * 1000).toFixed(0)} µs per chunk (requests, verdicts and relaying included)`)
   return { cpuMs, chunks: proxied.chunks }
@@ -338,19 +378,19 @@ export const main = async (quick = false): Promise<void> => {
     const one = await runClient([upstream.base, proxy.base], 1, runs)
     compare("1 stream", summary(one[upstream.base]!), summary(one[proxy.base]!), 1)
     const steady: Steady = { durationMs: quick ? 3000 : 6000, spreadMs: chunks * 10 }
-    const { cpuMs: cpuUsed, chunks: chunksN } = await atN(upstream.base, proxy, streams, steady, 1)
+    const { cpuMs: cpuUsed, chunks: chunksN } = await atN(upstream, proxy, streams, steady, 1)
     // Two workers on 2 cores (Linux): the connections spread over both. On node, the node on PATH must be able to share a port.
     const nodeVersion = onNode ? spawnSync("node", ["--version"], { encoding: "utf8" }).stdout.trim().replace(/^v/, "") : undefined
     const noWorkers = reusePortProblem(process.platform, nodeVersion === undefined ? process.versions : ({ node: nodeVersion } as NodeJS.ProcessVersions))
     if (noWorkers !== null) console.log(`  (--workers 2 not measured: ${noWorkers})`)
     else {
       const two = await startProxyProcess(upstream.base, "proxy", 2)
-      await atN(upstream.base, two, streams, steady, 2).finally(() => two.child.kill("SIGTERM"))
+      await atN(upstream, two, streams, steady, 2).finally(() => two.child.kill("SIGTERM"))
     }
     // The floors run while the proxy idles: its memory settles before the idle reading.
-    await bareRelayFloor(upstream.base, streams, "bare-node", steady)
-    if (!onNode) await bareRelayFloor(upstream.base, streams, "bare-bun", steady)
-    await bareRelayFloor(upstream.base, streams, "bare-effect", steady)
+    await bareRelayFloor(upstream, streams, "bare-node", steady)
+    if (!onNode) await bareRelayFloor(upstream, streams, "bare-bun", steady)
+    await bareRelayFloor(upstream, streams, "bare-effect", steady)
     await Bun.sleep(500)
     const idle = rssOf(proxy.child.pid!)
     const cpuBeforeHold = cpuMsOf(proxy.child.pid!)

@@ -3,7 +3,9 @@
  * requests to each base URL in turn (`--rounds` times, the bases alternating), and per content
  * event the delay from the upstream's send time carried in the event (`"sent_at"`, see
  * stamped-upstream.ts) to the moment this process read it; per request the time to the first
- * byte. Prints one JSON line: `{ "<base>": { "firstByte": [ms…], "delays": [ms…] } }`.
+ * byte. Prints one JSON line: `{ "<base>": { "firstByte": [ms…], "delays": [ms…], "cpuMs": ms, "wallMs": ms } }`
+ * (`cpuMs`: this process's own CPU while it read that base's streams, so the bench can say how much
+ * of the machine the load itself took).
  *
  * `--hold`: opens the N streams, prints "held" once each has read its first 5 events, and keeps
  * them open until the process is ended (memory per open stream).
@@ -19,6 +21,19 @@ import { wallMs } from "./stamped-upstream.js"
 export interface StreamTimings {
   readonly firstByte: Array<number>
   readonly delays: Array<number>
+  /** This process's CPU (user + system) and the wall time while it read this base's streams, in ms. */
+  cpuMs?: number
+  wallMs?: number
+}
+
+/** Runs `read` for one base and adds the CPU and wall time it took to that base's timings. */
+const timed = async (into: StreamTimings, read: () => Promise<unknown>): Promise<void> => {
+  const cpu = process.cpuUsage()
+  const start = wallMs()
+  await read()
+  const used = process.cpuUsage(cpu)
+  into.cpuMs = (into.cpuMs ?? 0) + (used.user + used.system) / 1000
+  into.wallMs = (into.wallMs ?? 0) + wallMs() - start
 }
 
 const STAMP = '"sent_at":'
@@ -96,12 +111,12 @@ if (import.meta.main) {
     setInterval(() => {}, 60_000)
   } else if (option("--steady") !== undefined) {
     const out: Record<string, StreamTimings> = Object.fromEntries(bases.map((b) => [b, { firstByte: [], delays: [] }]))
-    for (const base of bases) await steady(base, out[base]!, streams, Number(option("--spread") ?? 0), Number(option("--steady")))
+    for (const base of bases) await timed(out[base]!, () => steady(base, out[base]!, streams, Number(option("--spread") ?? 0), Number(option("--steady"))))
     process.stdout.write(`${JSON.stringify(out)}\n`)
   } else {
     const out: Record<string, StreamTimings> = Object.fromEntries(bases.map((b) => [b, { firstByte: [], delays: [] }]))
     for (let r = 0; r < rounds; r++)
-      for (const base of bases) await Promise.all(Array.from({ length: streams }, (_, i) => readStream(base, out[base]!, `write ${r}-${i}`)))
+      for (const base of bases) await timed(out[base]!, () => Promise.all(Array.from({ length: streams }, (_, i) => readStream(base, out[base]!, `write ${r}-${i}`))))
     process.stdout.write(`${JSON.stringify(out)}\n`)
   }
 }
