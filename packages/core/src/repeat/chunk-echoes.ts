@@ -16,7 +16,9 @@
  *
  * Cost: a few steps along ChunkPeriods' chain of equal masked hashes per chunk, plus a
  * distinct-word count over a copy at most once per copy of a given length (O(1) amortized).
- * Memory: a ring of 2·maxPeriod + 3 chunks, like ChunkPeriods.
+ * Memory: a ring of 2·maxPeriod + 3 chunks, like ChunkPeriods, holding only what is the echoes' own
+ * (depth, distance, deep and fresh counts): each chunk's masked hashes, numbers and the characters,
+ * tokens and words up to its end are read from ChunkPeriods, which keeps them once for both.
  */
 import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
@@ -36,28 +38,19 @@ const MAX_DEPTH = 1 << 20
 export class ChunkEchoes {
   private readonly maxPeriod: number
   private readonly capacity: number
-  private masked1: Int32Array
-  private masked2: Int32Array
   private depth: Int32Array
   /** Chunks back to each kept chunk's source (0: none). */
   private distance: Int32Array
-  private endChars: Float64Array
-  private endTokens: Float64Array
-  private endWords: Float64Array
-  private endNumbers: Float64Array
   /** Characters of deep chunks (depth ≥ copies + ECHO_EXTRA_COPIES) up to the end of each kept chunk. */
   private endDeep: Float64Array
   /** Chunks outside the steady repeat and not seen before exactly, up to the end of each kept chunk. */
   private endFresh: Float64Array
-  /** Hash of each kept chunk's numbers: with equal masked hashes, an exact repeat. */
-  private numbersHash: Int32Array
   /** Chunks per copy of the newest steady repeat (a chunk at depth 2 or more): how far back "a few copies" reach. */
   private period = 0
   /** A copy length whose words were counted without a trip, and the chunk from which to count again. */
   private checkedPeriod = 0
   private checkedUntil = 0
   private chunks = 0
-  private tokens = 0
   private tripped = false
 
   constructor(
@@ -70,55 +63,31 @@ export class ChunkEchoes {
     this.maxPeriod = Math.max(1, Math.ceil(options.maxBlockChars / minChunkChars))
     this.capacity = 2 * this.maxPeriod + 3
     const kept = startLength(this.capacity, sizing)
-    const ring = () => new Float64Array(kept)
-    this.masked1 = new Int32Array(kept)
-    this.masked2 = new Int32Array(kept)
     this.depth = new Int32Array(kept)
-    this.numbersHash = new Int32Array(kept)
     this.distance = new Int32Array(kept)
-    this.endChars = ring()
-    this.endTokens = ring()
-    this.endWords = ring()
-    this.endNumbers = ring()
-    this.endDeep = ring()
-    this.endFresh = ring()
+    this.endDeep = new Float64Array(kept)
+    this.endFresh = new Float64Array(kept)
   }
 
   /** Room for chunk slot `slot` in the ring (before its first wrap). */
   private grow(slot: number): void {
     const cap = this.capacity
-    this.masked1 = grown(this.masked1, slot, cap)
-    this.masked2 = grown(this.masked2, slot, cap)
     this.depth = grown(this.depth, slot, cap)
-    this.numbersHash = grown(this.numbersHash, slot, cap)
     this.distance = grown(this.distance, slot, cap)
-    this.endChars = grown(this.endChars, slot, cap)
-    this.endTokens = grown(this.endTokens, slot, cap)
-    this.endWords = grown(this.endWords, slot, cap)
-    this.endNumbers = grown(this.endNumbers, slot, cap)
     this.endDeep = grown(this.endDeep, slot, cap)
     this.endFresh = grown(this.endFresh, slot, cap)
   }
 
   /** Record the chunk the chunker just closed, after `charsSoFar` characters; a hit once, when it trips. */
   push(charsSoFar: number): PeriodHit | null {
-    const c = this.chunker
     const j = this.chunks++
     const slot = j % this.capacity
-    if (slot >= this.masked1.length) this.grow(slot)
-    this.numbersHash[slot] = c.lastNumbersHash
-    this.tokens += c.lastTokens
-    this.masked1[slot] = c.lastMasked1
-    this.masked2[slot] = c.lastMasked2
-    this.endChars[slot] = charsSoFar
-    this.endTokens[slot] = this.tokens
-    this.endWords[slot] = c.lastWordEnd
-    this.endNumbers[slot] = c.lastNumberEnd
+    if (slot >= this.depth.length) this.grow(slot)
     const src = this.sourceOf(j)
     this.distance[slot] = src < 0 ? 0 : j - src
     this.depth[slot] = src < 0 ? 0 : this.steady(j - src, src) ? Math.min(MAX_DEPTH, this.depth[src % this.capacity]! + 1) : 1
     const deep = this.depth[slot]! >= this.options.copies + ECHO_EXTRA_COPIES
-    const chunkChars = charsSoFar - (j > 0 ? this.endChars[(j - 1) % this.capacity]! : 0)
+    const chunkChars = charsSoFar - this.periods.charsThrough(j - 1)
     this.endDeep[slot] = (j > 0 ? this.endDeep[(j - 1) % this.capacity]! : 0) + (deep ? chunkChars : 0)
     if (this.depth[slot]! >= 2) this.period = j - src
     // A chunk that is not part of the steady repeat must come back exactly, numbers too, and
@@ -135,7 +104,7 @@ export class ChunkEchoes {
     // ChunkPeriods has linked chunk j into its chain of equal masked hashes already.
     let pos = this.periods.previousSame(j)
     for (let n = 0; n < 4 && pos >= 0 && j - pos <= this.maxPeriod; n++, pos = this.periods.previousSame(pos)) {
-      if (this.same(j, pos)) return pos
+      if (this.periods.nearSame(j, pos)) return pos
     }
     return -1
   }
@@ -150,17 +119,14 @@ export class ChunkEchoes {
     return before > 0 && Math.abs(distance - before) <= Math.max(2, distance >> 3)
   }
 
-  private same(a: number, b: number): boolean {
-    return this.masked1[a % this.capacity] === this.masked1[b % this.capacity] && this.masked2[a % this.capacity] === this.masked2[b % this.capacity]
-  }
 
   /** An earlier chunk within `within` chunks (and maxPeriod), from `src` (the newest with j's masked text) back, has j's numbers too. */
   private seenExactly(j: number, src: number, within: number): boolean {
-    const numbers = this.numbersHash[j % this.capacity]
+    const numbers = this.periods.numbers.hashOf(j)
     const reach = Math.min(this.maxPeriod, within)
     let pos = src
     for (let n = 0; n < 8 && pos >= 0 && j - pos <= reach; n++, pos = this.periods.previousSame(pos)) {
-      if (this.same(j, pos) && this.numbersHash[pos % this.capacity] === numbers) return true
+      if (this.periods.nearSame(j, pos) && this.periods.numbers.hashOf(pos) === numbers) return true
     }
     return false
   }
@@ -168,13 +134,13 @@ export class ChunkEchoes {
   /** Chunk j is deep and repeats chunk `src`: is the copy between them mostly deep chunks, and prose? */
   private judge(j: number, src: number): PeriodHit | null {
     const from = src + 1
-    const copyChars = this.since(this.endChars, from, j)
+    const copyChars = this.periods.charsThrough(j) - this.periods.charsThrough(from - 1)
     if (copyChars > this.options.maxBlockChars || this.since(this.endDeep, from, j) < ECHO_SHARE * copyChars) return null
     // A loop's varying part comes back exactly (a few file names, 3 wordings); an enumeration's
     // (is_dir, is_file, …; Int8Array, Int16Array, …) is new in every entry.
     if (this.since(this.endFresh, from, j) > 0) return null
-    if (this.since(this.endTokens, from, j) < this.options.minBlockTokens) return null
-    const numbers = this.since(this.endNumbers, from, j)
+    if (this.periods.tokensThrough(j) - this.periods.tokensThrough(from - 1) < this.options.minBlockTokens) return null
+    const numbers = this.periods.numbers.countIn(j - from + 1, j)
     // Counting distinct words is O(copy): for the same copy length, once per copy (O(1) amortized).
     if (j - src === this.checkedPeriod && j < this.checkedUntil) return null
     if (this.distinctWords(from, j, Math.max(this.options.minWords, numbers + 1)) <= Math.max(this.options.minWords - 1, numbers)) {
@@ -194,8 +160,8 @@ export class ChunkEchoes {
 
   /** Distinct non-CJK words of chunks from..j, counted up to `need`. */
   private distinctWords(from: number, j: number, need: number): number {
-    const last = this.endWords[j % this.capacity]!
-    const first = Math.max(from - 1 < 0 ? 0 : this.endWords[(from - 1) % this.capacity]!, last - WORD_RING)
+    const last = this.periods.wordsThrough(j)
+    const first = Math.max(this.periods.wordsThrough(from - 1), last - WORD_RING)
     const seen = new Set<number>()
     const { words, wordIsCjk } = this.chunker
     for (let w = last - 1; w >= first && seen.size < need; w--) if (wordIsCjk[w % WORD_RING] === 0) seen.add(words[w % WORD_RING]!)

@@ -30,6 +30,11 @@ export class ChunkNumbers {
     this.ends[slot] = this.chunker.lastNumberEnd
   }
 
+  /** The hash of kept chunk j's numbers (equal masked text and equal hashes: an exact repeat, but for a collision). */
+  hashOf(j: number): number {
+    return this.hashes[j % this.capacity]!
+  }
+
   /** Numbers in the newest q chunks ending at chunk j. */
   countIn(q: number, j: number): number {
     return this.ends[j % this.capacity]! - (j - q < 0 ? 0 : this.ends[(j - q) % this.capacity]!)

@@ -71,7 +71,8 @@ export class ChunkPeriods {
   private readonly capacity: number
   private masked1: Int32Array
   private masked2: Int32Array
-  private readonly numbers: ChunkNumbers
+  /** The numbers of the kept chunks (ChunkEchoes reads their hashes and counts here too). */
+  readonly numbers: ChunkNumbers
   private forced: Uint8Array
   /** Characters, tokens, words and numbers consumed up to the end of each kept chunk. */
   private endChars: Float64Array
@@ -186,10 +187,27 @@ export class ChunkPeriods {
     return this.prevSame[pos % this.capacity]!
   }
 
-  private nearSame(j: number, back: number): boolean {
+  /** Kept chunks j and back have the same text with numbers masked (both hashes equal). */
+  nearSame(j: number, back: number): boolean {
     const a = j % this.capacity
     const b = back % this.capacity
     return this.masked1[a] === this.masked1[b] && this.masked2[a] === this.masked2[b]
+  }
+
+  /**
+   * Characters, tokens and words read up to the end of kept chunk j (0 before the first chunk).
+   * Kept once here for the chunks both rules look back over; ChunkEchoes reads them too.
+   */
+  charsThrough(j: number): number {
+    return j < 0 ? 0 : this.endChars[j % this.capacity]!
+  }
+
+  tokensThrough(j: number): number {
+    return j < 0 ? 0 : this.endTokens[j % this.capacity]!
+  }
+
+  wordsThrough(j: number): number {
+    return j < 0 ? 0 : this.endWords[j % this.capacity]!
   }
 
   /** Periods with a run going on: one comparison each; a mismatch ends the run unless tolerated. */
