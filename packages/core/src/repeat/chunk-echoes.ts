@@ -119,7 +119,6 @@ export class ChunkEchoes {
     return before > 0 && Math.abs(distance - before) <= Math.max(2, distance >> 3)
   }
 
-
   /** An earlier chunk within `within` chunks (and maxPeriod), from `src` (the newest with j's masked text) back, has j's numbers too. */
   private seenExactly(j: number, src: number, within: number): boolean {
     const numbers = this.periods.numbers.hashOf(j)
