@@ -19,7 +19,7 @@ export interface Conversation {
   readonly wireLength: number
   readonly model: string | undefined
   readonly stream: boolean
-  /** Names of the tools the request offers. */
+  /** Names of the tools the request offers that a call written as text may name: those the client runs with JSON arguments. */
   readonly tools: ReadonlyArray<string>
 }
 

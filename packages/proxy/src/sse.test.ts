@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { parseEvent, SseSplitter } from "./sse.js"
+import { eventsOf, parseEvent, SseSplitter } from "./sse.js"
 
 const enc = (s: string) => new TextEncoder().encode(s)
 
@@ -46,4 +46,14 @@ describe("SseSplitter", () => {
     const cases = ["data: a\n\n", "data:\n\n", "data: \n\n", "event: x\r\ndata: y\r\n\r\n", "data: a\r\r\n\n", "data: a\r", "event:\ndata:  two spaces\n\n", ": c\ndata: 1\ndata: 2\n\n", "data: é\n", "data: x\revent: y\n\n", "id: 3\nretry: 1\n\n", ""]
     for (const raw of cases) expect(parseEvent(raw)).toEqual(bySplit(raw))
   })
+})
+
+test("eventsOf: every event of a whole text, CRLF line ends too, and an unterminated last one", () => {
+  expect(eventsOf("event: a\r\ndata: 1\r\n\r\ndata: 2\n\ndata: 3").map((e) => [e.event, e.data])).toEqual([
+    ["a", "1"],
+    [undefined, "2"],
+    [undefined, "3"]
+  ])
+  expect(eventsOf("")).toEqual([])
+  expect(eventsOf("data: x\n\n\n").map((e) => e.data)).toEqual(["x"])
 })

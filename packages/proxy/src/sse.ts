@@ -52,6 +52,24 @@ export const parseEvent = (raw: string): SseEvent => {
   return { raw, event, data: data ?? "" }
 }
 
+/** The whole events at the start of `text`, appended to `out`; returns where the first one not yet whole starts. */
+const cutEvents = (text: string, out: Array<SseEvent>): number => {
+  let from = 0
+  for (let end = eventEnd(text, 0); end !== -1; end = eventEnd(text, from)) {
+    out.push(parseEvent(text.slice(from, end)))
+    from = end
+  }
+  return from
+}
+
+/** Every event of a whole text (what the relay held back), the last one too when its blank line never came. */
+export const eventsOf = (text: string): Array<SseEvent> => {
+  const out: Array<SseEvent> = []
+  const rest = text.slice(cutEvents(text, out))
+  if (rest.trim() !== "") out.push(parseEvent(rest))
+  return out
+}
+
 /** Text in, whole events out; a partial event waits for the rest. */
 export class SseSplitter {
   private pending = ""
@@ -61,13 +79,7 @@ export class SseSplitter {
   push(chunk: Uint8Array): Array<SseEvent> {
     const text = this.pending + this.decoder.decode(chunk, { stream: true })
     const out: Array<SseEvent> = []
-    let from = 0
-    for (;;) {
-      const end = eventEnd(text, from)
-      if (end === -1) break
-      out.push(parseEvent(text.slice(from, end)))
-      from = end
-    }
+    const from = cutEvents(text, out)
     this.pending = from === 0 ? text : text.slice(from)
     return out
   }

@@ -2,7 +2,7 @@
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
 import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
-import type { SseEvent } from "../sse.js"
+import { eventsOf, type SseEvent } from "../sse.js"
 
 /** `list` with `item` inserted before position `before` (null: at the end). */
 export const spliced = <A>(list: ReadonlyArray<A>, before: number | null, item: A): Array<A> =>
@@ -146,8 +146,11 @@ export const chatProtocol: Protocol = {
       const chunk = (delta: object, finish: string | null) => data({ ...who, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
       const callChunks = calls.map((c, index) => chunk({ tool_calls: [{ index, id: textCallId(index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }] }, null))
       // The upstream's usage chunk, when it sent one, still closes the reply.
-      const usage = held.split("\n\n").filter((e) => e.startsWith("data: ") && parseJson(e.slice(6))?.usage != null && parseJson(e.slice(6))?.choices?.length === 0)
-      return callChunks.join("") + chunk({}, "tool_calls") + usage.map((e) => `${e}\n\n`).join("") + DONE
+      const usage = eventsOf(held).filter((e) => {
+        const sent = parseJson(e.data)
+        return sent?.usage != null && sent?.choices?.length === 0
+      })
+      return callChunks.join("") + chunk({}, "tool_calls") + usage.map((e) => e.raw).join("") + DONE
     },
     json: (json, calls, prose) => {
       const [first, ...others] = json.choices

@@ -1,8 +1,8 @@
 /** Anthropic Messages (`POST /v1/messages`), streamed and not: what Claude Code speaks. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, textOfContent } from "../history.js"
-import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
-import { sseText } from "../sse.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { eventsOf, sseText } from "../sse.js"
 import type { SseEvent } from "../sse.js"
 
 const event = (type: string, payload: object): string => sseText(JSON.stringify({ type, ...payload }), type)
@@ -38,7 +38,8 @@ const conversation: Protocol["conversation"] = (body) => {
     firstUser,
     messages: history.messages,
     wireLength: wire.length,
-    tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.name ?? ""))
+    // Client tools only (no type, or "custom"): a server tool (web search…) runs at the provider, never as a tool_use the client gets.
+    tools: (Array.isArray(body?.tools) ? body.tools : []).filter((t: any) => t?.type === undefined || t?.type === "custom").map((t: any) => String(t?.name ?? ""))
   })
 }
 
@@ -83,8 +84,9 @@ class MessagesWatch implements StreamWatch {
         if (this.open?.index === Number(e.index)) this.open = undefined
         return {}
       case "message_delta":
-        if (typeof e.delta?.stop_reason === "string") this.finish = e.delta.stop_reason
-        return {}
+        if (typeof e.delta?.stop_reason !== "string") return {}
+        this.finish = e.delta.stop_reason
+        return { finishing: true }
       case "message_stop":
         return { end: true }
       case "error":
@@ -109,6 +111,16 @@ class MessagesWatch implements StreamWatch {
       return { toolCall: true }
     }
     return {}
+  }
+
+  /** The index the next content block takes. */
+  get nextIndex(): number {
+    return this.lastIndex + 1
+  }
+
+  /** The block still open (a text block the upstream never stopped), if any. */
+  get openIndex(): number | undefined {
+    return this.open?.index
   }
 
   close(notice: string): string {
@@ -180,5 +192,33 @@ export const messagesProtocol: Protocol = {
       event("message_stop", {})
     return { contentType: SSE_CONTENT_TYPE, body: out }
   },
-  streamError: (message) => event("error", { error: { type: "api_error", message } })
+  streamError: (message) => event("error", { error: { type: "api_error", message } }),
+  textCalls: {
+    streamEnd: (watch, held, calls) => {
+      const w = watch as MessagesWatch
+      let index = w.nextIndex
+      let out = w.openIndex === undefined ? "" : event("content_block_stop", { index: w.openIndex })
+      for (const use of toolUses(calls)) {
+        out += event("content_block_start", { index, content_block: { ...use, input: {} } })
+        out += event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(use.input) } })
+        out += event("content_block_stop", { index })
+        index += 1
+      }
+      // The upstream's own message_delta keeps its usage; only the stop reason changes.
+      const upstream = eventsOf(held).map((e) => parseJson(e.data)).find((e) => e?.type === "message_delta")
+      const usage = upstream?.usage ?? { output_tokens: estimateTokens(watch.reasoning + watch.text) }
+      out += event("message_delta", { delta: { ...upstream?.delta, stop_reason: "tool_use", stop_sequence: null }, usage })
+      return out + event("message_stop", {})
+    },
+    json: (json, calls, prose) => {
+      const content: ReadonlyArray<any> = Array.isArray(json?.content) ? json.content : []
+      if (content.some((b) => b?.type === "tool_use" || b?.type === "server_tool_use")) return null
+      // Thinking stays first, as the model wrote it; the text without the markup, then the calls.
+      const kept = content.filter((b) => b?.type !== "text")
+      return { ...json, content: [...kept, ...(prose === "" ? [] : [{ type: "text", text: prose }]), ...toolUses(calls)], stop_reason: "tool_use" }
+    }
+  }
 }
+
+/** Calls the model wrote as text, as tool_use blocks (ids of the proxy's own). */
+const toolUses = (calls: ReadonlyArray<TextCall>) => calls.map((c, n) => ({ type: "tool_use", id: `toolu_loopguard_text_${n}`, name: c.name, input: c.arguments }))

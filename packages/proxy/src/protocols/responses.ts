@@ -2,8 +2,8 @@
 import { estimateTokens } from "@loopguard/core/context"
 import { spliced } from "./chat.js"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { conversationOf, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
-import { sseText } from "../sse.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { eventsOf, sseText } from "../sse.js"
 import type { SseEvent } from "../sse.js"
 
 const CALL_TYPES = new Set(["function_call", "custom_tool_call", "local_shell_call"])
@@ -61,7 +61,8 @@ const conversation: Protocol["conversation"] = (body) => {
     firstUser,
     messages: history.messages,
     wireLength: itemsOf(body).length,
-    tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.name ?? t?.type ?? ""))
+    // Function tools only: a call written as text has JSON arguments, which a custom (free-form) or built-in tool does not take.
+    tools: (Array.isArray(body?.tools) ? body.tools : []).filter((t: any) => t?.type === "function").map((t: any) => String(t?.name ?? ""))
   })
 }
 
@@ -144,8 +145,10 @@ class ResponsesWatch implements StreamWatch {
         this.grow(e, "args")
         return { toolCall: true }
       case "response.completed":
+        this.finish = "completed"
+        return { end: true, finishing: true }
       case "response.incomplete":
-        this.finish = e.type === "response.incomplete" ? String(e.response?.incomplete_details?.reason ?? "incomplete") : "completed"
+        this.finish = String(e.response?.incomplete_details?.reason ?? "incomplete")
         return { end: true }
       case "response.failed":
       case "error":
@@ -162,6 +165,11 @@ class ResponsesWatch implements StreamWatch {
     if (kind === "text") this.text += delta
     if (kind === "reasoning") this.reasoning += delta
     return kind === "args" ? {} : { [kind]: delta }
+  }
+
+  /** The output index the next item takes. */
+  get nextOutputIndex(): number {
+    return this.items.size === 0 ? 0 : Math.max(...this.items.keys()) + 1
   }
 
   close(notice: string): string {
@@ -186,7 +194,7 @@ class ResponsesWatch implements StreamWatch {
       out += textClose(textItem.id, textItem.index, notice, textItem.text + notice, seq)
       output.push(messageItem(textItem.id, textItem.text + notice, "completed"))
     } else {
-      const index = this.items.size === 0 ? 0 : Math.max(...this.items.keys()) + 1
+      const index = this.nextOutputIndex
       const id = `msg_loopguard_${index}`
       out += messageEvents(id, index, notice, seq)
       output.push(messageItem(id, notice, "completed"))
@@ -245,5 +253,39 @@ export const responsesProtocol: Protocol = {
       completed(response, seq)
     return { contentType: SSE_CONTENT_TYPE, body: out }
   },
-  streamError: (message) => sseText(JSON.stringify({ type: "error", code: "upstream_failed", message, param: null }), "error")
+  streamError: (message) => sseText(JSON.stringify({ type: "error", code: "upstream_failed", message, param: null }), "error"),
+  textCalls: {
+    streamEnd: (watch, held, calls) => {
+      const done = eventsOf(held).map((e) => parseJson(e.data)).find((e) => e?.type === "response.completed")
+      if (done === undefined) return held
+      // The calls take the completion's place in the numbering; the completion follows them.
+      let n = typeof done.sequence_number === "number" ? done.sequence_number : 0
+      const seq = () => n++
+      let index = (watch as ResponsesWatch).nextOutputIndex
+      let out = ""
+      const items = functionCalls(calls)
+      for (const item of items) {
+        const at = index++
+        const about = { item_id: item.id, output_index: at }
+        out += sseText(JSON.stringify({ type: "response.output_item.added", sequence_number: seq(), output_index: at, item: { ...item, arguments: "", status: "in_progress" } }), "response.output_item.added")
+        out += sseText(JSON.stringify({ type: "response.function_call_arguments.delta", sequence_number: seq(), ...about, delta: item.arguments }), "response.function_call_arguments.delta")
+        out += sseText(JSON.stringify({ type: "response.function_call_arguments.done", sequence_number: seq(), ...about, arguments: item.arguments }), "response.function_call_arguments.done")
+        out += sseText(JSON.stringify({ type: "response.output_item.done", sequence_number: seq(), output_index: at, item }), "response.output_item.done")
+      }
+      const output: ReadonlyArray<unknown> = Array.isArray(done.response?.output) ? done.response.output : []
+      return out + completed({ ...done.response, output: [...output, ...items] }, seq)
+    },
+    json: (json, calls, prose) => {
+      const output: ReadonlyArray<any> = Array.isArray(json?.output) ? json.output : []
+      if (output.some((i) => CALL_TYPES.has(i?.type))) return null
+      // Reasoning stays; the message keeps its id with the text without the markup (left out when nothing else was written).
+      const message = output.find((i) => i?.type === "message")
+      const text = prose === "" ? [] : [messageItem(String(message?.id ?? "msg_loopguard_text"), prose, "completed")]
+      return { ...json, output: [...output.filter((i) => i?.type !== "message"), ...text, ...functionCalls(calls)] }
+    }
+  }
 }
+
+/** Calls the model wrote as text, as function_call items (ids of the proxy's own). */
+const functionCalls = (calls: ReadonlyArray<TextCall>) =>
+  calls.map((c, n) => ({ type: "function_call", id: `fc_loopguard_text_${n}`, call_id: `call_loopguard_text_${n}`, name: c.name, arguments: JSON.stringify(c.arguments), status: "completed" }))
