@@ -83,6 +83,9 @@ describe.each(PROTOCOLS)("%s, read by its AI SDK provider", (protocol) => {
     expect(whole.toolCalls.map((c) => [c.toolName, c.input])).toEqual([["bash", { command: "ls -la" }]])
     expect(whole.finishReason).toBe("tool-calls")
     expect(whole.text).toBe("I will list the files.")
+    // Each reply's calls get ids of their own: an agent keeps them in its history across turns.
+    const ids = [...(await streamed.toolCalls), ...whole.toolCalls].map((c) => c.toolCallId)
+    expect(new Set(ids).size).toBe(2)
   }, 60_000)
 
   test("a call to a tool the request did not offer stays text", async () => {

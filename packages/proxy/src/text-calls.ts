@@ -4,6 +4,7 @@
  * whole as written (repaired or cut-off arguments are never passed on as a call).
  */
 import { findTextToolCalls } from "@loopguard/core/toolcall"
+import { randomUUID } from "node:crypto"
 import type { TextCall } from "./protocol.js"
 
 export const textCallsIn = (text: string, offered: ReadonlyArray<string>): { readonly calls: ReadonlyArray<TextCall>; readonly prose: string } => {
@@ -11,4 +12,13 @@ export const textCallsIn = (text: string, offered: ReadonlyArray<string>): { rea
   const whole = found.calls.filter((c) => c.argumentsValid && !c.argumentsRepaired)
   if (whole.length === 0 || whole.length !== found.calls.length) return { calls: [], prose: text }
   return { calls: whole.map((c) => ({ name: c.name, arguments: c.arguments as Readonly<Record<string, unknown>> })), prose: found.prose.trim() }
+}
+
+/**
+ * Ids for the calls the proxy makes out of one reply's text: a tag drawn for that reply, then the
+ * call's place, so they stay unique across a conversation's turns as a provider's own ids do.
+ */
+export const textCallIds = (): ((prefix: string, n: number) => string) => {
+  const tag = randomUUID().replaceAll("-", "").slice(0, 12)
+  return (prefix, n) => `${prefix}_${tag}_${n}`
 }

@@ -3,6 +3,7 @@ import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
 import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
+import { textCallIds } from "../text-calls.js"
 
 /** `list` with `item` inserted before position `before` (null: at the end). */
 export const spliced = <A>(list: ReadonlyArray<A>, before: number | null, item: A): Array<A> =>
@@ -144,7 +145,8 @@ export const chatProtocol: Protocol = {
     streamEnd: (watch, held, calls) => {
       const who = (watch as ChatWatch).identity
       const chunk = (delta: object, finish: string | null) => data({ ...who, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
-      const callChunks = calls.map((c, index) => chunk({ tool_calls: [{ index, id: textCallId(index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }] }, null))
+      const idOf = textCallIds()
+      const callChunks = calls.map((c, index) => chunk({ tool_calls: [{ index, id: idOf("call_loopguard_text", index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }] }, null))
       // The upstream's usage chunk, when it sent one, still closes the reply.
       const usage = eventsOf(held).filter((e) => {
         const sent = parseJson(e.data)
@@ -155,11 +157,9 @@ export const chatProtocol: Protocol = {
     json: (json, calls, prose) => {
       const [first, ...others] = json.choices
       if (Array.isArray(first?.message?.tool_calls) && first.message.tool_calls.length > 0) return null
-      const tool_calls = calls.map((c, index) => ({ id: textCallId(index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }))
+      const idOf = textCallIds()
+      const tool_calls = calls.map((c, index) => ({ id: idOf("call_loopguard_text", index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }))
       return { ...json, choices: [{ ...first, message: { ...first.message, content: prose === "" ? null : prose, tool_calls }, finish_reason: "tool_calls" }, ...others] }
     }
   }
 }
-
-/** Ids of calls the proxy made structured out of reply text. */
-const textCallId = (index: number): string => `call_loopguard_text_${index}`

@@ -3,6 +3,7 @@ import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, textOfContent } from "../history.js"
 import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, sseText } from "../sse.js"
+import { textCallIds } from "../text-calls.js"
 import type { SseEvent } from "../sse.js"
 
 const event = (type: string, payload: object): string => sseText(JSON.stringify({ type, ...payload }), type)
@@ -221,4 +222,7 @@ export const messagesProtocol: Protocol = {
 }
 
 /** Calls the model wrote as text, as tool_use blocks (ids of the proxy's own). */
-const toolUses = (calls: ReadonlyArray<TextCall>) => calls.map((c, n) => ({ type: "tool_use", id: `toolu_loopguard_text_${n}`, name: c.name, input: c.arguments }))
+const toolUses = (calls: ReadonlyArray<TextCall>) => {
+  const idOf = textCallIds()
+  return calls.map((c, n) => ({ type: "tool_use", id: idOf("toolu_loopguard_text", n), name: c.name, input: c.arguments }))
+}

@@ -4,6 +4,7 @@ import { spliced } from "./chat.js"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
 import { conversationOf, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, sseText } from "../sse.js"
+import { textCallIds } from "../text-calls.js"
 import type { SseEvent } from "../sse.js"
 
 const CALL_TYPES = new Set(["function_call", "custom_tool_call", "local_shell_call"])
@@ -287,5 +288,7 @@ export const responsesProtocol: Protocol = {
 }
 
 /** Calls the model wrote as text, as function_call items (ids of the proxy's own). */
-const functionCalls = (calls: ReadonlyArray<TextCall>) =>
-  calls.map((c, n) => ({ type: "function_call", id: `fc_loopguard_text_${n}`, call_id: `call_loopguard_text_${n}`, name: c.name, arguments: JSON.stringify(c.arguments), status: "completed" }))
+const functionCalls = (calls: ReadonlyArray<TextCall>) => {
+  const idOf = textCallIds()
+  return calls.map((c, n) => ({ type: "function_call", id: idOf("fc_loopguard_text", n), call_id: idOf("call_loopguard_text", n), name: c.name, arguments: JSON.stringify(c.arguments), status: "completed" }))
+}
