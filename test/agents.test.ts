@@ -17,7 +17,8 @@ import {
   healthyTaskScript,
   LOOP_PARAGRAPH,
   paragraphLoopScript,
-  repeatedShellScript
+  repeatedShellScript,
+  textCallTaskScript
 } from "./agents/agent-scripts.js"
 import { installFromNpm, installKey } from "./agents/install.js"
 import { killAllGroups } from "./agents/processes.js"
@@ -58,12 +59,21 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
    * process of the agent is left, and the runs' folders are removed whatever happened.
    */
   const directThenProxied = async (
-    task: { readonly script: Script; readonly prompt: string; readonly directStopAtMarkerLines?: number },
+    task: { readonly script: Script; readonly prompt: string; readonly directStopAtMarkerLines?: number; readonly proxyEnv?: Readonly<Record<string, string>> },
     judge: (direct: CaseResult, proxied: CaseResult) => void
   ): Promise<void> => {
     const runs: Array<CaseResult> = []
     const run = async (viaProxy: boolean, stopAtMarkerLines: number | undefined) => {
-      const result = await runCase({ agent, installDir, script: task.script, prompt: task.prompt, viaProxy, deadlineMs: RUN_DEADLINE_MS, ...(stopAtMarkerLines !== undefined ? { stopAtMarkerLines } : {}) })
+      const result = await runCase({
+        agent,
+        installDir,
+        script: task.script,
+        prompt: task.prompt,
+        viaProxy,
+        deadlineMs: RUN_DEADLINE_MS,
+        ...(stopAtMarkerLines !== undefined ? { stopAtMarkerLines } : {}),
+        ...(task.proxyEnv !== undefined ? { proxyEnv: task.proxyEnv } : {})
+      })
       runs.push(result)
       return result
     }
@@ -135,6 +145,19 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
       const bodies = (r: CaseResult) => r.requests.map((q) => JSON.stringify(normalisedBody(q.body, r, agent.volatile))).sort()
       expect(bodies(proxied)).toEqual(bodies(direct))
       expect(agentSteps(direct.requests).length).toBe(2)
+    })
+  }, CASE_TIMEOUT_MS)
+
+  test(`${agent.name}: (d) a shell call the model writes as text runs only through the proxy with proxy.textToolCalls on`, async () => {
+    const task = { script: textCallTaskScript, prompt: "Write healthy into marker.txt, then say you are done.", proxyEnv: { LOOPGUARD_PROXY_TEXT_TOOL_CALLS: "true" } }
+    await directThenProxied(task, (direct, proxied) => {
+      // Control: direct, the call is text in the answer, and nothing runs.
+      expectEndedOnItsOwn(direct)
+      expect({ marker: direct.marker, steps: agentSteps(direct.requests).length }).toEqual({ marker: "", steps: 1 })
+      // Through the proxy the agent gets a structured call, runs it, and answers after its result.
+      expectEndedOnItsOwn(proxied)
+      expect({ marker: proxied.marker, steps: agentSteps(proxied.requests).length, run: proxied.marker === "" ? describeRun(proxied) : "" }).toEqual({ marker: "healthy\n", steps: 2, run: "" })
+      expect(proxied.outcome.stdout).toContain(HEALTHY_ANSWER)
     })
   }, CASE_TIMEOUT_MS)
 }

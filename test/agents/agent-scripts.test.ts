@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { healthyTaskScript, HEALTHY_ANSWER, HEALTHY_COMMAND, repeatedShellScript, REPEATED_COMMAND, shellCall, shellToolOf, toolResultsIn } from "./agent-scripts.js"
+import { healthyTaskScript, HEALTHY_ANSWER, HEALTHY_COMMAND, repeatedShellScript, REPEATED_COMMAND, shellCall, shellCallAsText, shellToolOf, textCallTaskScript, toolResultsIn } from "./agent-scripts.js"
 
 const schema = (properties: Record<string, unknown>, required: Array<string>) => ({ type: "object", properties, required })
 
@@ -30,6 +30,16 @@ describe("agent scripts", () => {
     expect(callOf(shellCall(chatBody(), "ls", 0))).toEqual({ name: "bash", args: { command: "ls", description: "scripted step" }, id: "call_step_0" })
     expect(callOf(shellCall(responsesBody(), "ls", 2))).toEqual({ name: "exec_command", args: { cmd: "ls" }, id: "call_step_2" })
     expect(callOf(shellCall(messagesBody(), "ls", 1))).toEqual({ name: "Bash", args: { command: "ls" }, id: "call_step_1" })
+  })
+
+  test("the call written as text names the same tool with the same arguments, and no structured call comes with it", () => {
+    const reply = shellCallAsText(messagesBody(), "ls")
+    expect(callOf(reply)).toBeUndefined()
+    const text = reply.chunks.map((c) => ("text" in c && typeof c.text === "string" ? c.text : "")).join("")
+    expect(JSON.parse(/<tool_call>(.*)<\/tool_call>/s.exec(text)![1]!)).toEqual({ name: "Bash", arguments: { command: "ls" } })
+    // The task's second step (after the call's result) is the answer.
+    const second = textCallTaskScript(messagesBody([{ role: "user", content: [{ type: "tool_result", tool_use_id: "x", content: "" }] }]))
+    expect(second.chunks.map((c) => ("text" in c ? c.text : "")).join("")).toBe(HEALTHY_ANSWER)
   })
 
   test("a shell taking argv gets bash -lc and the command line", () => {

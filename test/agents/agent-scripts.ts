@@ -45,18 +45,30 @@ export const toolResultsIn = (body: any): number => {
   return history.filter(isToolResult).length
 }
 
-/** A call of the agent's shell tool running `command`; other required string fields get a short filler. */
-export const shellCall = (body: any, command: string, step: number): StreamResponse => {
-  const tool = shellToolOf(body)
-  if (tool === undefined) return textStream("The request offered no shell tool.")
+/** The arguments of the agent's shell tool running `command`; other required string fields get a short filler. */
+const shellArguments = (tool: DeclaredTool, command: string): Record<string, unknown> => {
   const properties = tool.parameters.properties ?? {}
   const commandField = "command" in properties ? "command" : "cmd" in properties ? "cmd" : "command"
   // Some shells take argv (`["bash", "-lc", "…"]`) rather than a command line.
   const args: Record<string, unknown> = { [commandField]: properties[commandField]?.type === "array" ? ["bash", "-lc", command] : command }
   for (const field of tool.parameters.required ?? []) {
-    if (!(field in args) && tool.parameters.properties?.[field]?.type === "string") args[field] = "scripted step"
+    if (!(field in args) && properties[field]?.type === "string") args[field] = "scripted step"
   }
-  return toolCallStream(tool.name, args, { id: `call_step_${step}` })
+  return args
+}
+
+/** A call of the agent's shell tool running `command`. */
+export const shellCall = (body: any, command: string, step: number): StreamResponse => {
+  const tool = shellToolOf(body)
+  if (tool === undefined) return textStream("The request offered no shell tool.")
+  return toolCallStream(tool.name, shellArguments(tool, command), { id: `call_step_${step}` })
+}
+
+/** The same call written as text in the reply (`<tool_call>{…}</tool_call>`), as some models write their calls. */
+export const shellCallAsText = (body: any, command: string): StreamResponse => {
+  const tool = shellToolOf(body)
+  if (tool === undefined) return textStream("The request offered no shell tool.")
+  return textStream(`I will write the marker.\n<tool_call>${JSON.stringify({ name: tool.name, arguments: shellArguments(tool, command) })}</tool_call>`)
 }
 
 /** Answers a request that offers no tools (a title or summary side request) with a title. */
@@ -82,3 +94,7 @@ export const HEALTHY_ANSWER = "I wrote marker.txt; the task is done."
 /** (c) A short healthy task: write the marker with the shell tool, then answer. */
 export const healthyTaskScript: BodyScript = (body) =>
   sideRequest(body) ?? (toolResultsIn(body) === 0 ? shellCall(body, HEALTHY_COMMAND, 0) : textStream(HEALTHY_ANSWER))
+
+/** (d) The healthy task with the model writing its shell call as text: only a structured call runs. */
+export const textCallTaskScript: BodyScript = (body) =>
+  sideRequest(body) ?? (toolResultsIn(body) === 0 ? shellCallAsText(body, HEALTHY_COMMAND) : textStream(HEALTHY_ANSWER))

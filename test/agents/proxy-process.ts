@@ -23,14 +23,17 @@ export interface ProxyProcess {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** Starts the proxy in front of `upstreamURL` (a base URL as an agent is given it, `…/v1`) and waits until it forwards `GET /v1/models` to the upstream. */
-export const startProxy = async (upstreamURL: string): Promise<ProxyProcess> => {
+/**
+ * Starts the proxy in front of `upstreamURL` (a base URL as an agent is given it, `…/v1`), with
+ * `env` added to its environment (its knobs), and waits until it forwards `GET /v1/models` to the upstream.
+ */
+export const startProxy = async (upstreamURL: string, env: Readonly<Record<string, string>> = {}): Promise<ProxyProcess> => {
   const state = mkdtempSync(join(tmpdir(), "lg-proxy-state-"))
   const port = await freePort()
   const listen = `127.0.0.1:${port}`
   const group = startGroup(process.execPath, ["run", CLI_MAIN, "proxy", "--upstream", upstreamURL, "--listen", listen, "--session-dir", state], {
     cwd: state,
-    env: { ...(process.env as Record<string, string>), HOME: state }
+    env: { ...(process.env as Record<string, string>), HOME: state, ...env }
   })
   const stop = async () => {
     await stopGroup(group.child)

@@ -33,6 +33,8 @@ export interface CaseOptions {
   readonly deadlineMs: number
   /** Kill the agent as soon as the marker file has this many lines (the baseline runs). */
   readonly stopAtMarkerLines?: number
+  /** The proxy's environment beyond this process's (its knobs, `LOOPGUARD_PROXY_…`). */
+  readonly proxyEnv?: Readonly<Record<string, string>>
 }
 
 export const markerLines = (text: string): number => text.split("\n").filter((l) => l.length > 0).length
@@ -49,7 +51,7 @@ export const runCase = async (options: CaseOptions): Promise<CaseResult> => {
   const home = join(root, "home")
   for (const dir of [workspace, home, join(home, "tmp")]) mkdirSync(dir, { recursive: true })
   const server = await startScriptedServer(options.script, { modelId: MODEL_ID })
-  const proxy = options.viaProxy ? await startProxy(server.baseURL).catch(async (e) => {
+  const proxy = options.viaProxy ? await startProxy(server.baseURL, options.proxyEnv).catch(async (e) => {
     await server.close()
     throw e
   }) : undefined
