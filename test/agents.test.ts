@@ -2,8 +2,9 @@
  * Real agent CLIs from npm (pinned), each pointed at `loopguard proxy` in front of the scripted
  * server, on the three faults an agent cannot get out of alone: a reply that repeats one paragraph
  * hundreds of times, a model that asks for the same shell call every step, and (as the control)
- * a healthy task that must come out the same through the proxy as direct. Judged from the server's
- * request log, the marker file in the agent's workspace and how the agent exited.
+ * a healthy task that must come out the same through the proxy as direct; and the healthy task with
+ * the call written as text, which runs only through the proxy with `proxy.textToolCalls` on. Judged
+ * from the server's request log, the marker file in the agent's workspace and how the agent exited.
  *
  * Each run is bounded and its process group is killed whatever happens. An agent that cannot be
  * installed is skipped by name with npm's reason.
