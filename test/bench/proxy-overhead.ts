@@ -198,7 +198,7 @@ type Summary = ReturnType<typeof summary>
 
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`
 
-const compare = (label: string, direct: ReturnType<typeof summary>, proxied: ReturnType<typeof summary>, streams: number) => {
+const compare = (label: string, direct: Summary, proxied: Summary, streams: number) => {
   const addedP50 = proxied.p50 - direct.p50
   const addedP99 = proxied.p99 - direct.p99
   const addedFirst = proxied.firstByte - direct.firstByte
@@ -321,7 +321,7 @@ const bareRelayFloor = async (upstream: Started, streams: number, relay: Exclude
     const relayedSteadyRun = await measured(() => runClient([bare.base], streams, 1, steady), bare.base, upstreamPid, bare.child.pid!)
     const directRun = await measured(() => runClient([upstream.base], streams), upstream.base, upstreamPid)
     const relayedRun = await measured(() => runClient([bare.base], streams), bare.base, upstreamPid, bare.child.pid!)
-    const [directSteady, relayedSteady, direct, relayed] = [directSteadyRun, relayedSteadyRun, directRun, relayedRun].map((r) => summary(r.timings)) as [Summary, Summary, Summary, Summary]
+    const [directSteady, relayedSteady, direct, relayed] = [summary(directSteadyRun.timings), summary(relayedSteadyRun.timings), summary(directRun.timings), summary(relayedRun.timings)]
     const cpuUsed = relayedRun.relayMs!
     console.log(`  the floor: ${BARE_LABEL[relay]}, no loopguard) at ${streams} streams`)
     console.log(`    steady: added per chunk p50 ${fmt(relayedSteady.p50 - directSteady.p50)}  p99 ${fmt(relayedSteady.p99 - directSteady.p99)}  longest ${fmt(relayedSteady.max)} (direct ${fmt(directSteady.max)})  first byte added ${fmt(relayedSteady.firstByte - directSteady.firstByte)}`)

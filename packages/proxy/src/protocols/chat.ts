@@ -1,7 +1,7 @@
 /** OpenAI Chat Completions (`POST /v1/chat/completions`), streamed and not. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
 
@@ -145,8 +145,7 @@ export const chatProtocol: Protocol = {
     streamEnd: (watch, held, calls) => {
       const who = (watch as ChatWatch).identity
       const chunk = (delta: object, finish: string | null) => data({ ...who, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
-      const idOf = textCallIds()
-      const callChunks = calls.map((c, index) => chunk({ tool_calls: [{ index, id: idOf("call_loopguard_text", index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }] }, null))
+      const callChunks = toolCalls(calls).map((call, index) => chunk({ tool_calls: [{ index, ...call }] }, null))
       // The upstream's usage chunk, when it sent one, still closes the reply.
       const usage = eventsOf(held).filter((e) => {
         const sent = parseJson(e.data)
@@ -157,9 +156,13 @@ export const chatProtocol: Protocol = {
     json: (json, calls, prose) => {
       const [first, ...others] = json.choices
       if (Array.isArray(first?.message?.tool_calls) && first.message.tool_calls.length > 0) return null
-      const idOf = textCallIds()
-      const tool_calls = calls.map((c, index) => ({ id: idOf("call_loopguard_text", index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }))
-      return { ...json, choices: [{ ...first, message: { ...first.message, content: prose === "" ? null : prose, tool_calls }, finish_reason: "tool_calls" }, ...others] }
+      return { ...json, choices: [{ ...first, message: { ...first.message, content: prose === "" ? null : prose, tool_calls: toolCalls(calls) }, finish_reason: "tool_calls" }, ...others] }
     }
   }
+}
+
+/** Calls the model wrote as text, as Chat Completions tool calls (ids of the proxy's own). */
+const toolCalls = (calls: ReadonlyArray<TextCall>) => {
+  const idOf = textCallIds()
+  return calls.map((c, n) => ({ id: idOf("call_loopguard_text", n), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }))
 }
