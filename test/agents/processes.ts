@@ -4,6 +4,7 @@
  * id, when the run ends, times out or the test fails.
  */
 import { spawn, type ChildProcess } from "node:child_process"
+import { readdirSync, readFileSync, readlinkSync } from "node:fs"
 
 const liveGroups = new Set<number>()
 
@@ -116,4 +117,47 @@ export const runBounded = async (
   }
   const { stdout, stderr } = group.output()
   return { exitCode: group.child.exitCode, signal: group.child.signalCode, killed, elapsedMs: Date.now() - started, stdout, stderr }
+}
+
+/** Whether process `pid` works in `dir` or has it in its environment (HOME, TMPDIR…). Linux's /proc. */
+const livesUnder = (pid: number, dir: string): boolean => {
+  try {
+    const cwd = readlinkSync(`/proc/${pid}/cwd`)
+    if (cwd === dir || cwd.startsWith(`${dir}/`)) return true
+    return readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").some((entry) => entry.endsWith(`=${dir}`) || entry.includes(`=${dir}/`))
+  } catch {
+    // Gone, a zombie, or not ours to read.
+    return false
+  }
+}
+
+/** Processes other than this one that live under `dir` (none where there is no /proc). */
+const processesUnder = (dir: string): Array<number> => {
+  let pids: Array<string>
+  try {
+    pids = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry))
+  } catch {
+    return []
+  }
+  return pids.map(Number).filter((pid) => pid !== process.pid && livesUnder(pid, dir))
+}
+
+/**
+ * Kills, by pid, what a run left under its own folder (`dir`, made for that run alone), and waits
+ * up to 5 s until it is gone. An agent may start a process in a session of its own (setsid), out
+ * of the group `stopGroup` kills, which can outlive the agent's exit on a loaded machine.
+ */
+export const killProcessesUnder = async (dir: string): Promise<void> => {
+  for (let i = 0; i < 50; i++) {
+    const left = processesUnder(dir)
+    if (left.length === 0) return
+    for (const pid of left) {
+      try {
+        process.kill(pid, "SIGKILL")
+      } catch {
+        // Already gone.
+      }
+    }
+    await pause(100)
+  }
 }

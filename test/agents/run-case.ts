@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os"
 import { basename, join } from "node:path"
 import type { AgentSpec } from "./agents.js"
-import { runBounded, type RunOutcome } from "./processes.js"
+import { killProcessesUnder, runBounded, type RunOutcome } from "./processes.js"
 import { startProxy } from "./proxy-process.js"
 
 export const MODEL_ID = "scripted-model"
@@ -65,6 +65,8 @@ export const runCase = async (options: CaseOptions): Promise<CaseResult> => {
       deadlineMs: options.deadlineMs,
       ...(stopAt !== undefined ? { stopWhen: () => markerLines(readMarker(workspace)) >= stopAt } : {})
     })
+    // The group is gone; a process the agent started in a session of its own may not be.
+    await killProcessesUnder(root)
     return { outcome, requests: [...server.requests], marker: readMarker(workspace), workspace, home, proxyLog: proxy?.log() ?? "" }
   } finally {
     await proxy?.stop()
