@@ -172,19 +172,46 @@ const machineLoad = (parts: ReadonlyArray<readonly [string, number]>, timings: S
   return `${all.map(([who, ms]) => `${who} ${ms.toFixed(0)}`).join(" + ")} ms of CPU in ${wall.toFixed(0)} ms: ${((100 * total) / (wall * cores)).toFixed(0)}% of the ${cores} cores`
 }
 
+/**
+ * The relay's event loop threads (its main thread; a workers supervisor's workers' main threads):
+ * ms they ran on a core and ms they were ready to run but waited for one (the kernel's schedstat;
+ * zeros where the kernel keeps none).
+ */
+const loopThreadOf = (pid: number): { readonly ranMs: number; readonly waitedMs: number } => {
+  const tree = treeOf(pid)
+  let ranMs = 0
+  let waitedMs = 0
+  for (const p of tree.length > 1 ? tree.slice(1) : tree) {
+    try {
+      const [ran, waited] = readFileSync(`/proc/${p}/task/${p}/schedstat`, "utf8").split(" ")
+      ranMs += Number(ran) / 1e6
+      waitedMs += Number(waited) / 1e6
+    } catch {
+      // No schedstat on this kernel (or the process is gone): counted as nothing.
+    }
+  }
+  return { ranMs, waitedMs }
+}
+
 /** The client's run against `base` (by `runClient`), with the CPU the upstream and the relay (when given) used meanwhile. */
 const measured = async (run: () => Promise<Record<string, StreamTimings>>, base: string, upstreamPid: number, relayPid?: number) => {
   const upstreamBefore = cpuMsOf(upstreamPid)
   const relayBefore = relayPid === undefined ? 0 : cpuMsOf(relayPid)
+  const loopBefore = relayPid === undefined ? null : loopThreadOf(relayPid)
   const timings = (await run())[base]!
   const upstreamMs = cpuMsOf(upstreamPid) - upstreamBefore
   const relayMs = relayPid === undefined ? null : cpuMsOf(relayPid) - relayBefore
-  return { timings, upstreamMs, relayMs }
+  const loopAfter = relayPid === undefined ? null : loopThreadOf(relayPid)
+  const relayLoop = loopBefore === null || loopAfter === null ? null : { ranMs: loopAfter.ranMs - loopBefore.ranMs, waitedMs: loopAfter.waitedMs - loopBefore.waitedMs }
+  return { timings, upstreamMs, relayMs, relayLoop }
 }
 
 /** One line: the machine's load with and without the relay in between. */
-const loadLine = (relayName: string, direct: Awaited<ReturnType<typeof measured>>, relayed: Awaited<ReturnType<typeof measured>>): string =>
-  `    the machine meanwhile: direct ${machineLoad([["upstream", direct.upstreamMs]], direct.timings)}; through the ${relayName} ${machineLoad([[relayName, relayed.relayMs ?? NaN], ["upstream", relayed.upstreamMs]], relayed.timings)}`
+const loadLine = (relayName: string, direct: Awaited<ReturnType<typeof measured>>, relayed: Awaited<ReturnType<typeof measured>>): string => {
+  const loop = relayed.relayLoop
+  const loopPart = loop === null || loop.ranMs === 0 ? "" : `; the ${relayName}'s event loop thread(s) ran ${loop.ranMs.toFixed(0)} ms (${((100 * loop.ranMs) / (relayed.timings.wallMs ?? NaN)).toFixed(0)}% of the wall time) and waited ${loop.waitedMs.toFixed(0)} ms for a core`
+  return `    the machine meanwhile: direct ${machineLoad([["upstream", direct.upstreamMs]], direct.timings)}; through the ${relayName} ${machineLoad([[relayName, relayed.relayMs ?? NaN], ["upstream", relayed.upstreamMs]], relayed.timings)}${loopPart}`
+}
 
 const summary = ({ delays, firstByte }: StreamTimings) => ({
   p50: percentile(delays, 50),
