@@ -9,6 +9,7 @@ import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { cutNotice } from "./notices.js"
 import { wholeArguments, type Protocol, type StreamWatch } from "./protocol.js"
+import { ReplyRouting } from "./reply-routing.js"
 import { SseSplitter } from "./sse.js"
 
 export interface RelayLimits {
@@ -72,152 +73,151 @@ export const callsComplete = (watch: StreamWatch): string | null => watch.calls.
 
 /**
  * Relays until the upstream ends, the guard trips, a limit or the chunk timeout is passed, or the
- * client leaves. The protocol's opening events wait for the first text or reasoning, and from the
- * first tool-call event on, events are held back until the reply ends: a call whose arguments were
- * cut off never reaches the client (`cut-call`, the response left open for the caller to ask again
- * when nothing was written, or to end with a notice).
+ * client leaves. Each event goes where `ReplyRouting` puts it: a call whose arguments were cut off
+ * never reaches the client (`cut-call`, the response left open for the caller to ask again when
+ * nothing was written, or to end with a notice).
  */
-export const relayStream = (input: RelayInput): Promise<RelayEnd> =>
-  new Promise((resolve) => {
-    const { upstream, client, watch, limits } = input
-    const splitter = new SseSplitter()
-    const push = deltaGuard(input.guard)
-    let bytes = 0
-    let ended = false
-    let wrote = false
-    /** Events from the first tool call on, held until the reply ends whole. */
-    let held: string | null = null
-    /** Opening events (response.created, message_start…) not yet written: they go with the first content. */
-    let opening = ""
-    /** The opening events that went into `held` (written before a notice when the held events are dropped). */
-    let heldOpening = ""
-    /** From the finish event on, when text calls may replace the finish (`textCalls`). */
-    let tail: string | null = null
-    const endTail = () => {
-      if (tail === null) return
-      write(input.textCalls?.(watch, tail) ?? tail)
-      tail = null
-    }
-    const write = (text: string): boolean => {
-      wrote = true
-      return client.write(text)
-    }
-    let timer: ReturnType<typeof setTimeout> | undefined
+export const relayStream = (input: RelayInput): Promise<RelayEnd> => new Promise((resolve) => new StreamRelay(input, resolve).start())
 
-    const finish = (end: RelayEnd, closing: string | null) => {
-      if (ended) return
-      ended = true
-      clearTimeout(timer)
-      upstream.off("data", onData)
-      if (end.type !== "completed") input.abortUpstream()
-      if (closing !== null && !client.destroyed) client.write(closing)
-      if (end.type !== "cut-call") client.end()
-      resolve(end)
-    }
-    /** The reply ended (or broke) while calls were held: pass them on only when whole. */
-    const release = (): boolean => {
-      if (held === null) return true
-      const broken = callsComplete(watch)
-      if (broken !== null) {
-        finish({ type: "cut-call", name: broken, wrote, opening: heldOpening }, null)
-        return false
-      }
-      const refused = input.refuseCalls(watch)
-      if (refused !== null) {
-        finish({ type: "cut-call", name: refused.name, wrote: true, opening: heldOpening, refusal: refused.refusal }, null)
-        return false
-      }
-      write(held)
-      held = null
-      return true
-    }
-    const fail = (reason: string) => finish({ type: "failed", reason }, input.protocol.streamError(reason))
-    /**
-     * The chunk timeout: each chunk only notes its time, and one timer checks it when due (re-armed
-     * for what is left), rather than a timer cleared and set again for every chunk of every stream.
-     */
-    let lastData = Date.now()
-    const checkSilence = () => {
-      const quiet = Date.now() - lastData
-      if (quiet >= limits.chunkTimeoutMs) return broke(`the upstream went silent for ${limits.chunkTimeoutMs} ms`)
-      timer = setTimeout(checkSilence, limits.chunkTimeoutMs - quiet)
-    }
+/** One stream's relay: the upstream's events in, the client's writes and the relay's end out. */
+class StreamRelay {
+  private readonly splitter = new SseSplitter()
+  private readonly guard: ReturnType<typeof deltaGuard>
+  private readonly routing: ReplyRouting
+  private bytes = 0
+  private ended = false
+  /**
+   * The chunk timeout: each chunk only notes its time, and one timer checks it when due (re-armed
+   * for what is left), rather than a timer cleared and set again for every chunk of every stream.
+   */
+  private lastData = Date.now()
+  private timer: ReturnType<typeof setTimeout> | undefined
 
-    const onData = (chunk: Buffer) => {
-      if (ended) return
-      lastData = Date.now()
-      bytes += chunk.length
-      if (bytes > limits.maxResponseBytes) return fail(`the reply passed stream.maxResponseBytes (${limits.maxResponseBytes} bytes)`)
-      let out = ""
-      let endSeen = false
-      for (const event of splitter.push(chunk)) {
-        const seen = watch.see(event)
-        if (seen.end === true) endSeen = true
-        if (held !== null || seen.toolCall === true) {
-          if (held === null) heldOpening = opening
-          held = (held ?? opening) + event.raw
-          opening = ""
-        } else if (tail !== null || (input.textCalls !== null && seen.finishing === true)) {
-          tail = (tail ?? opening) + event.raw
-          opening = ""
-        } else if (!wrote && out === "" && seen.text === undefined && seen.reasoning === undefined && seen.end !== true) opening += event.raw
-        else {
-          out += opening + event.raw
-          opening = ""
-        }
-        const trip = push(seen)
-        if (trip !== null) {
-          // Calls held back that are whole were the model's before the loop: they pass, so the client sees what the
-          // watch saw. One still cut off is dropped; the opening events held with it still start the reply.
-          const passed = held !== null && callsComplete(watch) === null ? held : wrote ? "" : heldOpening
-          if (out + passed !== "") write(out + passed)
-          const notice = cutNotice(describeGuardTrip(trip))
-          return finish({ type: "cut", trip, notice }, watch.close(notice))
-        }
-      }
-      // The protocol's own end event: held calls are judged now, not when the connection closes.
-      if (endSeen && (held !== null || tail !== null)) {
-        if (out !== "") write(out)
-        out = ""
-        if (!release()) return
-        endTail()
-      }
-      if (splitter.buffered > limits.maxEventBytes) return fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
-      // Backpressure: a slow client holds the upstream instead of filling memory.
-      if (out !== "" && !write(out)) {
-        upstream.pause()
-        client.once("drain", () => upstream.resume())
-      }
-    }
+  constructor(
+    private readonly input: RelayInput,
+    private readonly resolve: (end: RelayEnd) => void
+  ) {
+    this.guard = deltaGuard(input.guard)
+    this.routing = new ReplyRouting(input.textCalls !== null)
+  }
 
+  start(): void {
+    const { upstream, client } = this.input
     client.on("close", () => {
-      if (!client.writableFinished) finish({ type: "client-gone" }, null)
+      if (!client.writableFinished) this.finish({ type: "client-gone" }, null)
     })
-    upstream.on("data", onData)
-    const onEnd = () => {
-      if (ended) return
-      const rest = splitter.rest()
-      if (rest !== null) {
-        watch.see(rest)
-        if (held !== null) held += rest.raw
-        else if (tail !== null) tail += rest.raw
-        else write(rest.raw)
-      }
-      if (!release()) return
-      endTail()
-      if (opening !== "") write(opening)
-      finish({ type: "completed" }, null)
-    }
-    upstream.on("end", onEnd)
-    const broke = (reason: string) => {
-      if (!release()) return
-      endTail()
-      fail(reason)
-    }
-    upstream.on("error", (e) => broke(`the upstream connection failed mid-reply (${e.message})`))
-    upstream.on("aborted", () => broke("the upstream connection was cut mid-reply"))
-    timer = setTimeout(checkSilence, limits.chunkTimeoutMs)
-    if (input.first !== null) onData(input.first)
-    if (input.ended()) onEnd()
+    upstream.on("data", this.onData)
+    upstream.on("end", this.onEnd)
+    upstream.on("error", (e) => this.broke(`the upstream connection failed mid-reply (${e.message})`))
+    upstream.on("aborted", () => this.broke("the upstream connection was cut mid-reply"))
+    this.timer = setTimeout(this.checkSilence, this.input.limits.chunkTimeoutMs)
+    if (this.input.first !== null) this.onData(this.input.first)
+    if (this.input.ended()) this.onEnd()
     else upstream.resume()
-  })
+  }
+
+  private readonly onData = (chunk: Buffer): void => {
+    if (this.ended) return
+    const { limits, watch } = this.input
+    this.lastData = Date.now()
+    this.bytes += chunk.length
+    if (this.bytes > limits.maxResponseBytes) return this.fail(`the reply passed stream.maxResponseBytes (${limits.maxResponseBytes} bytes)`)
+    let endSeen = false
+    for (const event of this.splitter.push(chunk)) {
+      const seen = watch.see(event)
+      if (seen.end === true) endSeen = true
+      this.routing.route(event.raw, seen)
+      const trip = this.guard(seen)
+      if (trip !== null) return this.cut(trip)
+    }
+    // The protocol's own end event: held calls are judged now, not when the connection closes.
+    if (endSeen && this.routing.keepingBack && !this.endKeptBack()) return
+    if (this.splitter.buffered > limits.maxEventBytes) return this.fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
+    this.writeOut()
+  }
+
+  private readonly onEnd = (): void => {
+    if (this.ended) return
+    const rest = this.splitter.rest()
+    if (rest !== null) this.routing.route(rest.raw, this.input.watch.see(rest))
+    if (!this.endKeptBack()) return
+    this.write(this.routing.takeOpening())
+    this.finish({ type: "completed" }, null)
+  }
+
+  /** The reply ended (or broke): what is due now, then the held calls when whole, then the tail. False when the calls were not passed on. */
+  private endKeptBack(): boolean {
+    this.write(this.routing.takeOut())
+    if (!this.release()) return false
+    const tail = this.routing.takeTail()
+    if (tail !== null) this.write(this.input.textCalls?.(this.input.watch, tail) ?? tail)
+    return true
+  }
+
+  /** Held calls pass on only when whole and allowed; otherwise the relay ends with `cut-call`. */
+  private release(): boolean {
+    if (!this.routing.callsHeld) return true
+    const { watch } = this.input
+    const broken = callsComplete(watch)
+    if (broken !== null) {
+      this.finish({ type: "cut-call", name: broken, wrote: this.routing.written, opening: this.routing.openingOfHeld }, null)
+      return false
+    }
+    const refused = this.input.refuseCalls(watch)
+    if (refused !== null) {
+      this.finish({ type: "cut-call", name: refused.name, wrote: true, opening: this.routing.openingOfHeld, refusal: refused.refusal }, null)
+      return false
+    }
+    this.write(this.routing.takeHeld())
+    return true
+  }
+
+  /** The guard tripped: what the model wrote before the loop still goes, then the notice and the protocol's end. */
+  private cut(trip: GuardTrip): void {
+    const { watch } = this.input
+    this.write(this.routing.beforeCut(callsComplete(watch) === null))
+    const notice = cutNotice(describeGuardTrip(trip))
+    this.finish({ type: "cut", trip, notice }, watch.close(notice))
+  }
+
+  private broke(reason: string): void {
+    if (this.ended || !this.endKeptBack()) return
+    this.fail(reason)
+  }
+
+  private fail(reason: string): void {
+    this.finish({ type: "failed", reason }, this.input.protocol.streamError(reason))
+  }
+
+  private readonly checkSilence = (): void => {
+    const { chunkTimeoutMs } = this.input.limits
+    const quiet = Date.now() - this.lastData
+    if (quiet >= chunkTimeoutMs) return this.broke(`the upstream went silent for ${chunkTimeoutMs} ms`)
+    this.timer = setTimeout(this.checkSilence, chunkTimeoutMs - quiet)
+  }
+
+  private write(text: string): void {
+    if (text !== "") this.input.client.write(text)
+  }
+
+  /** The events due now; a slow client holds the upstream instead of filling memory (backpressure). */
+  private writeOut(): void {
+    const out = this.routing.takeOut()
+    if (out === "" || this.input.client.write(out)) return
+    const { upstream, client } = this.input
+    upstream.pause()
+    client.once("drain", () => upstream.resume())
+  }
+
+  private finish(end: RelayEnd, closing: string | null): void {
+    if (this.ended) return
+    this.ended = true
+    clearTimeout(this.timer)
+    const { upstream, client } = this.input
+    upstream.off("data", this.onData)
+    if (end.type !== "completed") this.input.abortUpstream()
+    if (closing !== null && !client.destroyed) client.write(closing)
+    if (end.type !== "cut-call") client.end()
+    this.resolve(end)
+  }
+}

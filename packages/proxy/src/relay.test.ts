@@ -1,0 +1,103 @@
+/**
+ * The relay on its own, between a hand-fed upstream and a recording client (no sockets): the ends
+ * a scripted server does not produce, such as a last event whose blank line never came.
+ */
+import { EventEmitter } from "node:events"
+import { describe, expect, test } from "bun:test"
+import type { ClientReply } from "./client-reply.js"
+import type { UpstreamReply } from "./fetch-reply.js"
+import { chatProtocol } from "./protocols/chat.js"
+import { relayStream, type RelayEnd } from "./relay.js"
+
+class FedUpstream extends EventEmitter {
+  readonly headers = {}
+  pause(): this {
+    return this
+  }
+  resume(): this {
+    return this
+  }
+}
+
+class RecordingClient extends EventEmitter {
+  text = ""
+  destroyed = false
+  headersSent = true
+  writableFinished = false
+  writeHead(): this {
+    return this
+  }
+  write(chunk: string | Uint8Array): boolean {
+    this.text += typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk)
+    return true
+  }
+  end(): this {
+    this.writableFinished = true
+    return this
+  }
+}
+
+const bytes = (text: string) => Buffer.from(text)
+const event = (json: object) => `data: ${JSON.stringify(json)}\n\n`
+const textEvent = (content: string) => event({ id: "c", choices: [{ index: 0, delta: { content } }] })
+const callEvent = (args: string) => event({ id: "c", choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_1", function: { name: "bash", arguments: args } }] } }] })
+const roleEvent = event({ id: "c", choices: [{ index: 0, delta: { role: "assistant" } }] })
+
+/** Relays what `feed` sends, then the upstream's end; the relay's end and what the client got. */
+const relayed = async (feed: (up: FedUpstream) => void, guard = false): Promise<{ end: RelayEnd; text: string }> => {
+  const upstream = new FedUpstream()
+  const client = new RecordingClient()
+  const done = relayStream({
+    protocol: chatProtocol,
+    watch: chatProtocol.watch({ model: "m", stream: true }),
+    upstream: upstream as unknown as UpstreamReply,
+    first: null,
+    ended: () => false,
+    abortUpstream: () => {},
+    client: client as unknown as ClientReply,
+    guard: guard ? {} : null,
+    limits: { maxResponseBytes: 1 << 20, maxEventBytes: 1 << 16, chunkTimeoutMs: 5_000 },
+    textCalls: null,
+    refuseCalls: () => null
+  })
+  feed(upstream)
+  upstream.emit("end")
+  return { end: await done, text: client.text }
+}
+
+describe("relayStream", () => {
+  test("a last event with no blank line after it, holding a call cut off: the call is not passed on", async () => {
+    const { end, text } = await relayed((up) => {
+      up.emit("data", bytes(roleEvent))
+      up.emit("data", bytes(callEvent('{"command": "rm -rf /tmp/x').trimEnd()))
+    })
+    expect(end.type).toBe("cut-call")
+    expect(text).not.toContain("rm -rf")
+  })
+
+  test("a last text event with no blank line: the opening events still come first", async () => {
+    const { end, text } = await relayed((up) => {
+      up.emit("data", bytes(roleEvent))
+      up.emit("data", bytes(textEvent("done").trimEnd()))
+    })
+    expect(end.type).toBe("completed")
+    expect(text.indexOf('"role"')).toBeGreaterThanOrEqual(0)
+    expect(text.indexOf('"role"')).toBeLessThan(text.indexOf('"done"'))
+  })
+
+  test("a whole call held to the end passes on, in the upstream's bytes", async () => {
+    const sent = roleEvent + callEvent('{"command": "ls"}') + "data: [DONE]\n\n"
+    const { end, text } = await relayed((up) => up.emit("data", bytes(sent)))
+    expect(end.type).toBe("completed")
+    expect(text).toBe(sent)
+  })
+
+  test("a loop is cut mid-chunk: the events up to the trip go out, then the notice and the end; nothing after", async () => {
+    const loop = Array.from({ length: 400 }, () => textEvent("the same words again ")).join("")
+    const { end, text } = await relayed((up) => up.emit("data", bytes(loop + textEvent("AFTER"))), true)
+    expect(end.type).toBe("cut")
+    expect(text).not.toContain("AFTER")
+    expect(text).toMatch(/data: \[DONE\]\n\n$/)
+    expect(text.split("the same words again").length - 1).toBeLessThan(400)
+  })
+})
