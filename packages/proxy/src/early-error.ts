@@ -1,24 +1,84 @@
 /**
  * An upstream that answers 200 and then, before any content, an error event ("overloaded", a rate
- * limit) has not answered yet: its error is read out of the first events so the retry policy
- * treats it like the HTTP error it stands for, before any byte reaches the client.
+ * limit) or silence has not answered yet. Anthropic's API, for one, may send `message_start` and
+ * only then the `overloaded_error`; the relay holds opening events back until the first content,
+ * so nothing has reached the client: the attempt reads on to the first content, and an error event
+ * or a stall before it is a failed attempt, which the retry policy treats like the HTTP error it
+ * stands for.
  */
 import type { NormalizedError } from "@loopguard/core/model"
+import type { UpstreamReply } from "./fetch-reply.js"
 import { parseJson, type Protocol } from "./protocol.js"
 import { SseSplitter } from "./sse.js"
 
-/** The error a stream's first chunk opens with (before any text, reasoning or call), or null. */
-export const errorBeforeContent = (protocol: Protocol, body: unknown, first: Buffer): NormalizedError | null => {
+/** What a stream's first bytes hold so far. */
+export type FirstEvents =
+  | { readonly kind: "error"; readonly error: NormalizedError }
+  /** Only events that open the reply (response.created, message_start, ping…). */
+  | { readonly kind: "opening" }
+  /** Content (text, reasoning, a call), the reply's end, or no whole event at all (a JSON body). */
+  | { readonly kind: "answered" }
+
+const errorOf = (data: string): NormalizedError => {
+  const e = parseJson(data) ?? {}
+  const inner = e.error ?? e.response?.error ?? e
+  // The error's own code; an Anthropic error names its kind in `type` ("overloaded_error").
+  const code = String(inner?.code ?? (inner !== e ? inner?.type : undefined) ?? "upstream_error")
+  return { message: String(inner?.message ?? data).slice(0, 500), code, body: data, phase: "request" }
+}
+
+/** Reads the whole events at the start of a stream's bytes. */
+export const firstEvents = (protocol: Protocol, body: unknown, first: Uint8Array): FirstEvents => {
   const watch = protocol.watch(body)
-  for (const event of new SseSplitter().push(first)) {
+  const events = new SseSplitter().push(first)
+  for (const event of events) {
     const seen = watch.see(event)
-    if (seen.text !== undefined || seen.reasoning !== undefined || seen.toolCall === true || seen.end === true) return null
-    if (seen.error !== true) continue
-    const e = parseJson(event.data) ?? {}
-    const inner = e.error ?? e.response?.error ?? e
-    // The error's own code; an Anthropic error names its kind in `type` ("overloaded_error").
-    const code = String(inner?.code ?? (inner !== e ? inner?.type : undefined) ?? "upstream_error")
-    return { message: String(inner?.message ?? event.data).slice(0, 500), code, body: event.data, phase: "request" }
+    if (seen.text !== undefined || seen.reasoning !== undefined || seen.toolCall === true || seen.end === true || seen.finishing === true) return { kind: "answered" }
+    if (seen.error === true) return { kind: "error", error: errorOf(event.data) }
   }
-  return null
+  return events.length === 0 ? { kind: "answered" } : { kind: "opening" }
+}
+
+/** The next chunk of the reply, or why none came: the body ended, broke, or stayed silent for `timeoutMs`. */
+const nextChunk = (res: UpstreamReply, timeoutMs: number): Promise<Uint8Array | "ended" | "broke" | "silent"> =>
+  new Promise((resolve) => {
+    const done = (result: Uint8Array | "ended" | "broke" | "silent") => {
+      clearTimeout(timer)
+      res.pause()
+      res.off("data", onData)
+      res.off("end", onEnd)
+      res.off("error", onBroke)
+      res.off("aborted", onBroke)
+      resolve(result)
+    }
+    const onData = (chunk: Uint8Array) => done(chunk)
+    const onEnd = () => done("ended")
+    const onBroke = () => done("broke")
+    const timer = setTimeout(() => done("silent"), timeoutMs)
+    res.on("data", onData)
+    res.on("end", onEnd)
+    res.on("error", onBroke)
+    res.on("aborted", onBroke)
+    res.resume()
+  })
+
+/** A streamed reply read on to its first content: the bytes read so far, or the error that stands for the attempt. */
+export type UntilContent = { readonly ok: true; readonly first: Buffer } | { readonly ok: false; readonly error: NormalizedError }
+
+/**
+ * Reads on while the reply has only opened, each chunk within `timeoutMs`. The bytes read go on to
+ * the relay as the reply's first chunk. A body that ends here goes on as it is (the relay ends it).
+ */
+export const untilContent = async (protocol: Protocol, body: unknown, res: UpstreamReply, first: Buffer, ended: () => boolean, timeoutMs: number): Promise<UntilContent> => {
+  let read = first
+  for (;;) {
+    const seen = firstEvents(protocol, body, read)
+    if (seen.kind === "error") return { ok: false, error: seen.error }
+    if (seen.kind === "answered" || ended()) return { ok: true, first: read }
+    const next = await nextChunk(res, timeoutMs)
+    if (next === "ended") return { ok: true, first: read }
+    if (next === "silent") return { ok: false, error: { message: `the upstream opened the reply and sent nothing more for ${timeoutMs} ms`, code: "chunk_timeout", phase: "request" } }
+    if (next === "broke") return { ok: false, error: { message: "the upstream connection broke before any content", code: "ECONNRESET", phase: "request" } }
+    read = Buffer.concat([read, next])
+  }
 }

@@ -16,6 +16,8 @@ export interface UpstreamReply {
   on(event: "error", listener: (e: Error) => void): unknown
   once(event: "end", listener: () => void): unknown
   off(event: "data", listener: (chunk: Buffer) => void): unknown
+  off(event: "end" | "aborted", listener: () => void): unknown
+  off(event: "error", listener: (e: Error) => void): unknown
   pause(): unknown
   resume(): unknown
 }

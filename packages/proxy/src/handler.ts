@@ -5,6 +5,7 @@
  */
 import { describeGuardTrip } from "@loopguard/core/repeat"
 import type { Incident } from "@loopguard/core/report"
+import type { IncomingHttpHeaders } from "node:http"
 import { BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
 import type { BackoffBoard } from "./backoff.js"
 import { authorized, clientHeaders, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
@@ -17,7 +18,7 @@ import { relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
 import { routeFor, upstreamUrl, type ResolvedRoute } from "./routes.js"
 import { sessionIdOf } from "./session-id.js"
-import { errorBeforeContent } from "./early-error.js"
+import { untilContent } from "./early-error.js"
 import { textCallsIn } from "./text-calls.js"
 import { relayWhole } from "./whole-reply.js"
 import { attempt, callWithRetries, type Attempt, type OpenAttempt, type RetryEvent, type UpstreamClient, type UpstreamRoute } from "./upstream.js"
@@ -124,21 +125,27 @@ const answerStop = (j: Judged, stop: StopVerdict): void => {
   recordOf(j, () => 0)("answered", 200, replyMessage(j.conversation, null, text, false), stop.detector)
 }
 
-/** One attempt at the upstream with the rewritten request; an error event before any content counts as a failed attempt. */
+/**
+ * One attempt at the upstream with the rewritten request. A stream counts as answered at its first
+ * content: an error event or a stall before it is a failed attempt (early-error.ts).
+ */
 const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: UpstreamRoute; readonly send: () => Promise<Attempt> } => {
   const { protocol, verdict, route, deps, body } = j
   const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict.inserts, verdict.cropCuts)))
   const target = { url: upstreamUrl(route.base, j.req.url ?? "/"), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
   const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
   const send = () =>
-    attempt(target, "POST", headers, rewritten, signal).then((a): Attempt => {
-      const early = a.ok && a.first !== null ? errorBeforeContent(protocol, body, a.first) : null
-      if (!a.ok || early === null) return a
+    attempt(target, "POST", headers, rewritten, signal).then(async (a): Promise<Attempt> => {
+      if (!a.ok || a.first === null || !isEventStream(a.res.headers)) return a
+      const read = await untilContent(protocol, body, a.res, a.first, a.ended, target.chunkTimeoutMs)
+      if (read.ok) return read.first === a.first ? a : { ...a, first: read.first }
       a.abort()
-      return { ok: false, error: early, body: null, res: null }
+      return { ok: false, error: read.error, body: null, res: null }
     })
   return { target, send }
 }
+
+const isEventStream = (headers: IncomingHttpHeaders): boolean => String(headers["content-type"] ?? "").includes("text/event-stream")
 
 export const handleGuarded = async (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: HandlerDeps): Promise<void> => {
   const j = await judge(req, res, protocol, deps)
@@ -162,7 +169,7 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
     } else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${opened.error.message}`, extra)
     return record(gone.signal.aborted ? "client-gone" : "upstream-error", opened.error.status ?? 502, null, opened.error.message)
   }
-  if (!String(opened.res.headers["content-type"] ?? "").includes("text/event-stream")) {
+  if (!isEventStream(opened.res.headers)) {
     const whole = await relayWhole(res, protocol, opened, { ...deps.settings, guard: j.detectors.guard }, j.conversation.tools, extra)
     return record(whole.cut !== undefined ? "cut" : "completed", whole.code, null, whole.cut)
   }

@@ -1,7 +1,8 @@
 /**
  * The proxy over HTTP, per protocol, through each protocol's real AI SDK provider and the
  * scripted server: a repeating reply is cut and still ends well-formed, a tool call repeated by an
- * agent loop is stopped by the 8th run, a 429 twice (with Retry-After) never reaches the client,
+ * agent loop is stopped by the 8th run, a 429 twice (with Retry-After) never reaches the client, nor
+ * does an error event or a stall after the opening events and before any content,
  * and a conversation the proxy stopped goes on once the user writes again.
  */
 import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
@@ -85,6 +86,38 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
       messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
     }[protocol]
     rig = await startRig([{ type: "stream", chunks: [{ raw }], finish: null }, textStream("Back to work.")], { proxy: { httpStack: stack } })
+    const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
+    expect(await result.text).toBe("Back to work.")
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.retries).toBe(1)
+  }, 60_000)
+
+  /** An event that only opens the reply, in each protocol (an assistant role, a status, a ping). */
+  const openingOnly = {
+    chat: '{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant"}}]}',
+    responses: '{"type":"response.in_progress","response":{"id":"r1","status":"in_progress"}}',
+    messages: '{"type":"ping"}'
+  }
+
+  test("an overloaded error event after the opening events, before any content, is retried: the client sees one clean answer", async () => {
+    const raw = {
+      chat: '{"error":{"message":"Overloaded","type":"server_error","code":"overloaded"}}',
+      responses: '{"type":"error","code":"server_is_overloaded","message":"Overloaded"}',
+      messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+    }[protocol]
+    // The pause puts the error in a read of its own, after the opening events were read.
+    rig = await startRig([{ type: "stream", chunks: [{ raw: openingOnly[protocol] }, { raw }], finish: null, chunkDelayMs: 150 }, textStream("Back to work.")], { proxy: { httpStack: stack } })
+    const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
+    expect(await result.text).toBe("Back to work.")
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.retries).toBe(1)
+  }, 60_000)
+
+  test("an upstream that opens the reply and then goes silent is retried within the chunk timeout: the client sees one clean answer", async () => {
+    rig = await startRig([{ type: "stream", chunks: [{ raw: openingOnly[protocol] }, { text: "never sent" }], stallAfterChunks: 1 }, textStream("Back to work.")], {
+      proxy: { httpStack: stack },
+      config: (c) => ({ ...c, stream: { ...c.stream, chunkTimeoutMs: 400 } })
+    })
     const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
     expect(await result.text).toBe("Back to work.")
     expect(rig.server.requests.length).toBe(2)
