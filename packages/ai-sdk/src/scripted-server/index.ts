@@ -5,6 +5,7 @@ export { streamFrames, splitIntoPieces, sseFrame, DONE_FRAME } from "./sse-event
 export type { CompletionIdentity, SseFrames } from "./sse-events.js";
 export { responsesFrames, responsesJson, messagesFrames, messagesJson } from "./protocol-frames.js";
 export type { ScriptedProtocol } from "./protocol-frames.js";
+export { geminiFrames, geminiJson, geminiPath } from "./gemini-frames.js";
 export { completionBody, openAIErrorBody, modelsBody } from "./json-bodies.js";
 export { estimateUsage, wantsUsage, withUsage, CHARS_PER_TOKEN } from "./usage-estimate.js";
 export { MID_STREAM_RESET_SETTLE_MS } from "./serve-response.js";

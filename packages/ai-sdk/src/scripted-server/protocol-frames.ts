@@ -9,7 +9,7 @@ import { defaultFinish, splitIntoPieces, sseFrame, type CompletionIdentity, type
 import type { ScriptedChunk, StreamResponse, WireUsage } from "./types.js";
 
 /** Which wire protocol a scripted endpoint speaks. */
-export type ScriptedProtocol = "chat" | "responses" | "messages";
+export type ScriptedProtocol = "chat" | "responses" | "messages" | "gemini";
 
 const named = (type: string, payload: object): string => `event: ${type}\n${sseFrame(JSON.stringify({ type, ...payload }))}`;
 

@@ -6,6 +6,7 @@ import type { ServerResponse } from "node:http";
 import { sleep, writeFrame } from "./cancellable.js";
 import type { Flight } from "./flight.js";
 import { completionBody, openAIErrorBody } from "./json-bodies.js";
+import { geminiFrames, geminiJson } from "./gemini-frames.js";
 import { messagesFrames, messagesJson, responsesFrames, responsesJson, type ScriptedProtocol } from "./protocol-frames.js";
 import { streamFrames, type CompletionIdentity, type SseFrames } from "./sse-events.js";
 import type { ErrorResponse, ScriptedResponse, StreamResponse } from "./types.js";
@@ -63,6 +64,7 @@ export const MID_STREAM_RESET_SETTLE_MS = 200;
 function framesFor(protocol: ScriptedProtocol, response: StreamResponse, who: CompletionIdentity): SseFrames & { readonly head: ReadonlyArray<string> } {
   if (protocol === "responses") return responsesFrames(response, who);
   if (protocol === "messages") return messagesFrames(response, who);
+  if (protocol === "gemini") return geminiFrames(response, who);
   return { head: [], ...streamFrames(response, who) };
 }
 
@@ -133,6 +135,6 @@ async function serveCompletion(
     return;
   }
   res.writeHead(200, { "content-type": "application/json" });
-  const body = protocol === "responses" ? responsesJson(response, who) : protocol === "messages" ? messagesJson(response, who) : completionBody(response, who);
+  const body = protocol === "responses" ? responsesJson(response, who) : protocol === "messages" ? messagesJson(response, who) : protocol === "gemini" ? geminiJson(response, who) : completionBody(response, who);
   res.end(JSON.stringify(body));
 }

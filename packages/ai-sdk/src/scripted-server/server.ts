@@ -1,6 +1,7 @@
 /**
  * A local model server that answers from a script, in OpenAI Chat Completions and, on
- * `/v1/responses` and `/v1/messages`, OpenAI Responses and Anthropic Messages. Used by the offline demo and
+ * `/v1/responses` and `/v1/messages`, OpenAI Responses and Anthropic Messages, and on
+ * `/v1beta/models/{model}:streamGenerateContent` and `:generateContent`, the Gemini API. Used by the offline demo and
  * by every HTTP test: it lets the real AI SDK providers meet rate limits, resets, stalls and loops
  * on demand.
  */
@@ -10,6 +11,7 @@ import { createHash } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { startFlight, type Flight } from "./flight.js";
+import { geminiPath } from "./gemini-frames.js";
 import type { ScriptedProtocol } from "./protocol-frames.js";
 import { modelsBody, openAIErrorBody } from "./json-bodies.js";
 import { serveError, serveResponse } from "./serve-response.js";
@@ -125,9 +127,11 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
     const picked = await pick(script, parsed.value, index, options.whenExhausted, req.headers);
     const response = picked.type === "stream" ? withUsage(picked, parsed.value) : picked;
     if (flight.signal.aborted) return;
-    const prefix = protocol === "responses" ? "resp" : protocol === "messages" ? "msg" : "chatcmpl";
+    const prefix = protocol === "responses" ? "resp" : protocol === "messages" ? "msg" : protocol === "gemini" ? "gemini" : "chatcmpl";
     const who = { id: `${prefix}-scripted-${index}`, created: Math.floor(options.now() / 1000), model: options.modelId };
-    await serveResponse(response, parsed.value?.stream === true, who, res, flight, protocol);
+    // Gemini names streaming in the path, the others in the body.
+    const wantsStream = protocol === "gemini" ? geminiPath(path)?.stream === true : parsed.value?.stream === true;
+    await serveResponse(response, wantsStream, who, res, flight, protocol);
   };
 
   // Loaded here, not at the top: the CLI bundle holds this server for `demo`, and a static import
@@ -135,7 +139,7 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
   const { createServer } = await import("node:http");
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]!;
-    const protocol = PROTOCOL_PATHS.get(path);
+    const protocol = PROTOCOL_PATHS.get(path) ?? (geminiPath(path) !== null ? "gemini" : undefined);
     if (req.method === "POST" && protocol !== undefined) {
       void handleChat(req, res, protocol, path).catch(() => {
         if (!res.headersSent) sendJson(res, 500, openAIErrorBody(500, "scripted server failure"));
