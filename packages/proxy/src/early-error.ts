@@ -22,9 +22,11 @@ export type FirstEvents =
 const errorOf = (data: string): NormalizedError => {
   const e = parseJson(data) ?? {}
   const inner = e.error ?? e.response?.error ?? e
-  // The error's own code; an Anthropic error names its kind in `type` ("overloaded_error").
-  const code = String(inner?.code ?? (inner !== e ? inner?.type : undefined) ?? "upstream_error")
-  return { message: String(inner?.message ?? data).slice(0, 500), code, body: data, phase: "request" }
+  // The error's own code; an Anthropic error names its kind in `type` ("overloaded_error"); a Gemini
+  // error has an HTTP status as its code and names its kind in `status` ("UNAVAILABLE").
+  const status = typeof inner?.code === "number" ? inner.code : undefined
+  const code = String((status === undefined ? inner?.code : undefined) ?? (typeof inner?.status === "string" ? inner.status : undefined) ?? (inner !== e ? inner?.type : undefined) ?? "upstream_error")
+  return { message: String(inner?.message ?? data).slice(0, 500), code, ...(status !== undefined ? { status } : {}), body: data, phase: "request" }
 }
 
 /** Reads the whole events at the start of a stream's bytes. */

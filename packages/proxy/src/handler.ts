@@ -93,8 +93,8 @@ const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, d
   if (route === null) return (sendError(res, protocol.name, 502, `loopguard proxy: no upstream for model ${conversation.model ?? "(none)"}`), null)
   const detectors = (route.prefix !== null ? settings.routeDetectors.get(route.prefix) : undefined) ?? settings
   const session = sessionIdOf(req.headers, settings.sessionHeader, conversation)
-  // A body that is not JSON is not ours to judge: the upstream answers it.
-  const verdict = body === undefined ? PASS : judgeRequest(conversation.messages, detectors.verdict, { memo: deps.memo, session })
+  // A body that is not JSON, or a request for structured output, is not ours to judge: the upstream answers it.
+  const verdict = body === undefined || conversation.utility === true ? PASS : judgeRequest(conversation.messages, detectors.verdict, { memo: deps.memo, session })
   return { req, res, protocol, deps, started, raw, body, conversation, session, route, detectors, verdict }
 }
 

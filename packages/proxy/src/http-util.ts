@@ -18,7 +18,7 @@ export interface AuthPolicy {
 
 const presented = (headers: IncomingHttpHeaders): string | undefined => {
   const bearer = /^Bearer\s+(.+)$/i.exec(String(headers["authorization"] ?? ""))?.[1]
-  const apiKey = headers["x-api-key"]
+  const apiKey = headers["x-api-key"] ?? headers["x-goog-api-key"]
   return bearer ?? (typeof apiKey === "string" ? apiKey : undefined)
 }
 
@@ -45,10 +45,22 @@ export const upstreamHeaders = (headers: IncomingHttpHeaders, drop: ReadonlyArra
   if (auth.upstreamKey !== null) {
     delete out["authorization"]
     delete out["x-api-key"]
-    if (protocol === "messages") out["x-api-key"] = auth.upstreamKey
-    else out["authorization"] = `Bearer ${auth.upstreamKey}`
+    delete out["x-goog-api-key"]
+    const header = keyHeaderOf(headers, protocol)
+    out[header] = header === "authorization" ? `Bearer ${auth.upstreamKey}` : auth.upstreamKey
   }
   return out
+}
+
+/**
+ * Where the upstream key goes: the protocol's own header; on a path forwarded as is (no protocol),
+ * the header the client put its token in.
+ */
+const keyHeaderOf = (headers: IncomingHttpHeaders, protocol: ProtocolName | null): string => {
+  if (protocol === "messages") return "x-api-key"
+  if (protocol === "gemini") return "x-goog-api-key"
+  if (protocol !== null) return "authorization"
+  return headers["x-goog-api-key"] !== undefined ? "x-goog-api-key" : headers["x-api-key"] !== undefined ? "x-api-key" : "authorization"
 }
 
 /** The upstream's response headers a client may see (length and framing are the proxy's own). */
@@ -64,7 +76,9 @@ export const clientHeaders = (headers: IncomingHttpHeaders, extra: Readonly<Reco
 
 /** An error body in the shape the client's protocol uses. */
 export const errorBody = (protocol: ProtocolName | null, status: number, message: string): string =>
-  protocol === "messages"
+  protocol === "gemini"
+    ? JSON.stringify({ error: { code: status, message, status: status === 401 ? "UNAUTHENTICATED" : status === 413 || status === 400 ? "INVALID_ARGUMENT" : status === 502 ? "UNAVAILABLE" : "INTERNAL" } })
+    : protocol === "messages"
     ? JSON.stringify({ type: "error", error: { type: status === 401 ? "authentication_error" : status === 413 ? "request_too_large" : "api_error", message } })
     : JSON.stringify({ error: { message, type: status === 401 ? "invalid_request_error" : "server_error", code: status === 401 ? "invalid_api_key" : null } })
 

@@ -28,6 +28,12 @@ const conversation = (protocol: ProtocolName): [unknown, unknown] => {
     const call = { type: "function_call", call_id: "call_bash", name: "bash", arguments: '{"command":"ls"}' }
     return [first, { ...first, input: [...first.input, call, { type: "function_call_output", call_id: "call_bash", output: "a.txt b.txt" }] }]
   }
+  if (protocol === "gemini") {
+    const first = { contents: [{ role: "user", parts: [{ text: ask }] }], tools: [{ functionDeclarations: [{ name: "bash", parameters: { type: "object" } }] }] }
+    const call = { role: "model", parts: [{ functionCall: { name: "bash", args: { command: "ls" } } }] }
+    const result = { role: "user", parts: [{ functionResponse: { name: "bash", response: { output: "a.txt b.txt" } } }] }
+    return [first, { ...first, contents: [...first.contents, call, result] }]
+  }
   const first = { model: "m", max_tokens: 1024, stream: true, messages: [{ role: "user", content: ask }], tools: [{ name: "bash", input_schema: { type: "object" } }] }
   const call = { role: "assistant", content: [{ type: "tool_use", id: "call_bash", name: "bash", input: { command: "ls" } }] }
   const result = { role: "user", content: [{ type: "tool_result", tool_use_id: "call_bash", content: "a.txt b.txt" }] }
@@ -57,7 +63,7 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
     expect(proxied[0]!.text).toContain("Look at ")
     expect(proxied[0]!.text).toContain("bash")
     expect(proxied[1]!.text).toContain("The fold")
-    expect(proxied[1]!.text).toMatch(/"(completion|output)_tokens":7/)
+    expect(proxied[1]!.text).toMatch(/"(completion_tokens|output_tokens|candidatesTokenCount)":7/)
     expect(rig.server.requests.map((r) => r.body)).toEqual(direct.requests.map((r) => r.body))
     expect(records(rig.events).map((r) => r.action)).toEqual(["pass", "pass"])
     expect(proxied[1]!.headers.get("x-loopguard-action")).toBe("pass")

@@ -1,13 +1,13 @@
 /**
  * What the proxy needs of each wire protocol (OpenAI Chat Completions, OpenAI Responses,
- * Anthropic Messages): the conversation as loopguard messages, two rewrites of a request (a cut
+ * Anthropic Messages, the Gemini API): the conversation as loopguard messages, two rewrites of a request (a cut
  * reply cropped to its notice, a reminder added at the end), a watcher of the streamed reply, the
  * events that end a cut stream well-formed, the proxy's own answer and its protocol's error.
  */
 import type { Message } from "@loopguard/core/model"
 import type { SseEvent } from "./sse.js"
 
-export type ProtocolName = "chat" | "responses" | "messages"
+export type ProtocolName = "chat" | "responses" | "messages" | "gemini"
 
 export interface Conversation {
   /** The system prompt (instructions), for the session id. */
@@ -21,6 +21,8 @@ export interface Conversation {
   readonly stream: boolean
   /** Names of the tools the request offers that a call written as text may name: those the client runs with JSON arguments. */
   readonly tools: ReadonlyArray<string>
+  /** A request for structured output (JSON), not an agent step: passed on unjudged. */
+  readonly utility?: boolean
 }
 
 /** A conversation from what every protocol has: the system prompt, the first user turn, the built history, the wire length, the offered tools' names. */

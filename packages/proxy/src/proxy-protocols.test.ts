@@ -83,7 +83,8 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
     const raw = {
       chat: '{"error":{"message":"Overloaded","type":"server_error","code":"overloaded"}}',
       responses: '{"type":"error","code":"server_is_overloaded","message":"Overloaded"}',
-      messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+      messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+      gemini: '{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}'
     }[protocol]
     rig = await startRig([{ type: "stream", chunks: [{ raw }], finish: null }, textStream("Back to work.")], { proxy: { httpStack: stack } })
     const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
@@ -96,14 +97,16 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
   const openingOnly = {
     chat: '{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant"}}]}',
     responses: '{"type":"response.in_progress","response":{"id":"r1","status":"in_progress"}}',
-    messages: '{"type":"ping"}'
+    messages: '{"type":"ping"}',
+    gemini: '{"candidates":[{"content":{"role":"model","parts":[]},"index":0}],"responseId":"g1"}'
   }
 
   test("an overloaded error event after the opening events, before any content, is retried: the client sees one clean answer", async () => {
     const raw = {
       chat: '{"error":{"message":"Overloaded","type":"server_error","code":"overloaded"}}',
       responses: '{"type":"error","code":"server_is_overloaded","message":"Overloaded"}',
-      messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}'
+      messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+      gemini: '{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}'
     }[protocol]
     // The pause puts the error in a read of its own, after the opening events were read.
     rig = await startRig([{ type: "stream", chunks: [{ raw: openingOnly[protocol] }, { raw }], finish: null, chunkDelayMs: 150 }, textStream("Back to work.")], { proxy: { httpStack: stack } })

@@ -1,9 +1,11 @@
 /**
  * Test wiring: the scripted server behind a real proxy, and the real AI SDK provider of each
  * protocol pointed at the proxy (Chat Completions through the OpenAI-compatible provider,
- * Responses through the OpenAI provider, Messages through the Anthropic provider).
+ * Responses through the OpenAI provider, Messages through the Anthropic provider, the Gemini API
+ * through the Google provider).
  */
 import { createAnthropic } from "@ai-sdk/anthropic"
+import { createGoogleGenerativeAI } from "@ai-sdk/google"
 import { createOpenAI } from "@ai-sdk/openai"
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
 import { startScriptedServer, type Script, type ScriptedServer, type ScriptedServerOptions } from "@loopguard/ai-sdk/testing"
@@ -15,18 +17,25 @@ import { startProxy, type HttpStack, type ProxyEvent, type ProxyOptions, type Ru
 // The Anthropic provider warns about every unknown model id; the scripted model is one.
 ;(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false
 
-export const PROTOCOLS: ReadonlyArray<ProtocolName> = ["chat", "responses", "messages"]
+export const PROTOCOLS: ReadonlyArray<ProtocolName> = ["chat", "responses", "messages", "gemini"]
 
 /** Both HTTP stacks the proxy serves with: Bun's own (its default on Bun) and node:http (Node's). */
 export const HTTP_STACKS: ReadonlyArray<HttpStack> = ["bun", "node"]
 
 /** The path each protocol's requests take below `/v1`. */
-export const PATHS: Readonly<Record<ProtocolName, string>> = { chat: "/chat/completions", responses: "/responses", messages: "/messages" }
+export const PATHS: Readonly<Record<ProtocolName, string>> = {
+  chat: "/chat/completions",
+  responses: "/responses",
+  messages: "/messages",
+  gemini: "beta/models/scripted-model:streamGenerateContent?alt=sse"
+}
 
 /** The real provider's model for `protocol`, talking to `baseURL`. */
 export const modelFor = (protocol: ProtocolName, baseURL: string, modelId = "scripted-model"): LanguageModel => {
   if (protocol === "chat") return createOpenAICompatible({ name: "scripted", baseURL, apiKey: "client-key", includeUsage: true }).chatModel(modelId)
   if (protocol === "responses") return createOpenAI({ baseURL, apiKey: "client-key" }).responses(modelId)
+  // The Gemini API's version is `v1beta`, where the others have `v1`.
+  if (protocol === "gemini") return createGoogleGenerativeAI({ baseURL: `${baseURL}beta`, apiKey: "client-key" })(modelId)
   return createAnthropic({ baseURL, apiKey: "client-key" }).messages(modelId)
 }
 

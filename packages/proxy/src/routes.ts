@@ -6,6 +6,7 @@
 import { resolveRetryBudgets, type RetryBudgets, type RetryConfig } from "@loopguard/core/retry"
 import type { Protocol } from "./protocol.js"
 import { chatProtocol } from "./protocols/chat.js"
+import { geminiProtocol, geminiRequestOf } from "./protocols/gemini.js"
 import { messagesProtocol } from "./protocols/messages.js"
 import { responsesProtocol } from "./protocols/responses.js"
 
@@ -19,10 +20,13 @@ const GUARDED: ReadonlyArray<readonly [string, Protocol]> = [
 /** The path below the agent's base URL: `/v1/chat/completions` and `/chat/completions` are both `/chat/completions`. */
 export const pathBelowBase = (path: string): string => (path === "/v1" ? "/" : path.startsWith("/v1/") ? path.slice(3) : path)
 
-/** The protocol a POST to `path` speaks, or null for a path forwarded as is. */
-export const protocolOf = (path: string): Protocol | null => {
+/** The protocol a POST to `path` (with `query`) speaks, or null for a path forwarded as is. */
+export const protocolOf = (path: string, query = ""): Protocol | null => {
   const below = pathBelowBase(path)
-  return GUARDED.find(([p]) => p === below)?.[1] ?? null
+  const fixed = GUARDED.find(([p]) => p === below)?.[1]
+  if (fixed !== undefined) return fixed
+  const gemini = geminiRequestOf(path, query)
+  return gemini === null ? null : geminiProtocol(gemini.model, gemini.stream)
 }
 
 export interface RouteConfig {

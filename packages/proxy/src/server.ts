@@ -129,13 +129,13 @@ const guard = (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: H
 
 /** The request handler of the node:http server. */
 const nodeRoute = (options: ProxyOptions, deps: HandlerDeps) => (req: IncomingMessage, res: ServerResponse) => {
-  const path = (req.url ?? "/").split("?")[0]!
+  const [path, query = ""] = (req.url ?? "/").split(/\?(.*)/s, 2) as [string, string | undefined]
   if (req.method === "GET" && path === HEALTH_PATH) {
     res.writeHead(200, { "content-type": "application/json" })
     res.end(healthOf(options))
     return
   }
-  const protocol = req.method === "POST" ? protocolOf(path) : null
+  const protocol = req.method === "POST" ? protocolOf(path, query) : null
   if (protocol === null) return passThrough(req, res, deps.settings.routing, deps.auth, deps.settings.sessionHeader)
   guard(nodeClientRequest(req), res, protocol, deps)
 }
@@ -146,7 +146,7 @@ const fetchRoute =
   (request: Request): Response | Promise<Response> => {
     const url = new URL(request.url)
     if (request.method === "GET" && url.pathname === HEALTH_PATH) return new Response(healthOf(options), { headers: { "content-type": "application/json" } })
-    const protocol = request.method === "POST" ? protocolOf(url.pathname) : null
+    const protocol = request.method === "POST" ? protocolOf(url.pathname, url.search.slice(1)) : null
     if (protocol === null) return passThroughFetch(request, url.pathname + url.search, deps.settings.routing, deps.auth, deps.settings.sessionHeader)
     const reply = new FetchClientReply(request.signal)
     guard(fetchClientRequest(request, url.pathname + url.search), reply, protocol, deps)

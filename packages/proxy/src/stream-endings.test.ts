@@ -20,13 +20,26 @@ const request = (protocol: ProtocolName) =>
     ? { model: "m", stream: true, messages: [{ role: "user", content: "list" }] }
     : protocol === "responses"
       ? { model: "m", stream: true, input: "list" }
-      : { model: "m", stream: true, max_tokens: 256, messages: [{ role: "user", content: "list" }] }
+      : protocol === "gemini"
+        ? { contents: [{ role: "user", parts: [{ text: "list" }] }] }
+        : { model: "m", stream: true, max_tokens: 256, messages: [{ role: "user", content: "list" }] }
+
+/** How each protocol's stream is well-formed at its end. */
+const WELL_FORMED: Readonly<Record<ProtocolName, RegExp>> = {
+  chat: /data: \[DONE\]\n\n$/,
+  responses: /^event: response\.created[\s\S]*response\.completed/,
+  messages: /^event: message_start[\s\S]*message_stop/,
+  gemini: /"finishReason":"STOP"[^\n]*\r\n\r\n$/
+}
+
+/** Gemini sends a call's arguments whole, as one object: none can arrive cut off. */
+const STREAMED_ARGUMENTS = PROTOCOLS.filter((p) => p !== "gemini")
 
 const cutOff = toolCallStream("bash", '{"command": "ls -la /very/long/pa', { finish: "length", pieces: 3 })
 const whole = toolCallStream("bash", { command: "ls -la" })
 
-describe.each(HTTP_STACKS)("%s http stack", (stack) =>
-  describe.each(PROTOCOLS)("%s", (protocol) => {
+describe.each(HTTP_STACKS)("%s http stack", (stack) => {
+  describe.each(STREAMED_ARGUMENTS)("%s", (protocol) => {
   test("cut-off arguments before any byte was sent: the step is asked for again, the client gets the whole call", async () => {
     rig = await startRig([cutOff, whole], { proxy: { httpStack: stack } })
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
@@ -41,31 +54,9 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
     expect(reply.text).not.toContain("very/long")
     expect(reply.text).toContain("was cut off before its arguments were complete")
-    expect(reply.text).toMatch(protocol === "chat" ? /data: \[DONE\]\n\n$/ : protocol === "responses" ? /^event: response\.created[\s\S]*response\.completed/ : /^event: message_start[\s\S]*message_stop/)
+    expect(reply.text).toMatch(WELL_FORMED[protocol])
     expect(rig.server.requests.length).toBe(2)
     expect(records(rig.events)[0]?.outcome).toBe("cut")
-  }, 60_000)
-
-  test("a connection reset after the first byte reached the client ends the stream with the protocol's error event", async () => {
-    rig = await startRig([textStream("Some words come first, then the line drops.", { chunkSize: 4, resetAfterChunks: 3 })], { proxy: { httpStack: stack } })
-    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
-    expect(reply.status).toBe(200)
-    expect(reply.text).toContain("Some")
-    expect(reply.text).toMatch(protocol === "chat" ? /data: \{"error":\{"message":"the upstream connection/ : /event: error\ndata: /)
-    expect(records(rig.events)[0]?.outcome).toBe("failed")
-    expect(rig.server.requests.length).toBe(1)
-  }, 60_000)
-
-  test("a reply that loops after a whole call (held back) is cut: the call passes, the reply opens and ends well-formed", async () => {
-    const loop = repeatLoop("and then the same words again and again here", 200, { finish: "stop" })
-    rig = await startRig([{ ...loop, chunks: [{ toolCall: { id: "call_x", name: "bash", arguments: '{"command":"ls"}' } }, ...loop.chunks] }], { proxy: { httpStack: stack } })
-    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
-    expect(reply.text).toContain("[loopguard: this reply started repeating itself")
-    expect(reply.text).toContain("call_x")
-    expect(reply.text).toMatch(protocol === "chat" ? /data: \[DONE\]\n\n$/ : protocol === "responses" ? /^event: response\.created[\s\S]*response\.completed/ : /^event: message_start[\s\S]*message_stop/)
-    // Every item the end names was opened before it (Responses), every block started before it stops (Messages).
-    if (protocol === "responses") expect(reply.text.indexOf('"type":"response.output_item.added","sequence_number":2')).toBeGreaterThan(-1)
-    if (protocol === "messages") expect(reply.text.indexOf('"content_block_start","index":1')).toBeGreaterThan(-1)
   }, 60_000)
 
   test("cut-off arguments after text reached the client: not asked again, the client is told", async () => {
@@ -76,5 +67,31 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
     expect(reply.text).toContain("was cut off before its arguments were complete")
     expect(rig.server.requests.length).toBe(1)
   }, 60_000)
+
   })
-)
+
+  describe.each(PROTOCOLS)("%s", (protocol) => {
+  test("a connection reset after the first byte reached the client ends the stream with the protocol's error event", async () => {
+    rig = await startRig([textStream("Some words come first, then the line drops.", { chunkSize: 4, resetAfterChunks: 3 })], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.status).toBe(200)
+    expect(reply.text).toContain("Some")
+    expect(reply.text).toMatch(protocol === "chat" ? /data: \{"error":\{"message":"the upstream connection/ : protocol === "gemini" ? /data: \{"error":\{"code":500,"message":"the upstream connection/ : /event: error\ndata: /)
+    expect(records(rig.events)[0]?.outcome).toBe("failed")
+    expect(rig.server.requests.length).toBe(1)
+  }, 60_000)
+
+  test("a reply that loops after a whole call (held back) is cut: the call passes, the reply opens and ends well-formed", async () => {
+    const loop = repeatLoop("and then the same words again and again here", 200, { finish: "stop" })
+    rig = await startRig([{ ...loop, chunks: [{ toolCall: { id: "call_x", name: "bash", arguments: '{"command":"ls"}' } }, ...loop.chunks] }], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.text).toContain("[loopguard: this reply started repeating itself")
+    expect(reply.text).toContain(protocol === "gemini" ? `"functionCall":{"name":"bash"` : "call_x")
+    expect(reply.text).toMatch(WELL_FORMED[protocol])
+    // Every item the end names was opened before it (Responses), every block started before it stops (Messages).
+    if (protocol === "responses") expect(reply.text.indexOf('"type":"response.output_item.added","sequence_number":2')).toBeGreaterThan(-1)
+    if (protocol === "messages") expect(reply.text.indexOf('"content_block_start","index":1')).toBeGreaterThan(-1)
+  }, 60_000)
+
+  })
+})

@@ -1,0 +1,210 @@
+/**
+ * The Gemini API (`POST …/models/{model}:streamGenerateContent?alt=sse` and `:generateContent`):
+ * what Gemini CLI speaks. Unlike the others it names the model and whether the reply streams in the
+ * path, so a protocol value is made per request (`geminiProtocol`). A function call arrives whole
+ * (its arguments one object), and a call's result answers it by name (and id, when there is one).
+ * A request for structured output (a JSON response type or schema: Gemini CLI's routing and
+ * next-speaker checks) is not an agent step: it is passed on unjudged.
+ */
+import { estimateTokens } from "@loopguard/core/context"
+import { HistoryBuilder, type WireCall } from "../history.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
+import type { SseEvent } from "../sse.js"
+import { spliced } from "./chat.js"
+
+/** Both spellings the REST API takes (the SDKs send camelCase; proto3 JSON also reads snake_case). */
+const field = (o: any, camel: string, snake: string): any => o?.[camel] ?? o?.[snake]
+
+const partsOf = (content: any): ReadonlyArray<any> => (Array.isArray(content?.parts) ? content.parts : [])
+
+/** The text of the parts that are (or are not) thoughts. */
+const textOfParts = (parts: ReadonlyArray<any>, thought = false): string =>
+  parts.map((p) => (typeof p?.text === "string" && (p.thought === true) === thought ? p.text : "")).join("")
+
+const callOf = (part: any): any => field(part, "functionCall", "function_call")
+const responseOf = (part: any): any => field(part, "functionResponse", "function_response")
+
+/** A function response as the text of a tool result: its `output`, else its `error`, else the whole object. */
+const resultOf = (response: any): { readonly text: string; readonly isError: boolean } => {
+  const isError = response?.error !== undefined && response?.error !== null
+  const value = typeof response?.output === "string" ? response.output : isError && typeof response.error === "string" ? response.error : JSON.stringify(response ?? {})
+  return { text: value, isError }
+}
+
+/** Whether the request asks for JSON (a response type or schema): a utility call, not an agent step. */
+const asksForJson = (body: any): boolean => {
+  const config = field(body, "generationConfig", "generation_config")
+  return field(config, "responseMimeType", "response_mime_type") === "application/json" || field(config, "responseSchema", "response_schema") !== undefined || field(config, "responseJsonSchema", "response_json_schema") !== undefined
+}
+
+/**
+ * Calls without ids (most Gemini models give none) get one from their place; a result takes the id
+ * it names, else the oldest call of that name still unanswered.
+ */
+class CallIds {
+  private readonly open = new Map<string, Array<string>>()
+
+  forCall(call: any, at: number, n: number): WireCall {
+    const name = String(call?.name ?? "")
+    const id = typeof call?.id === "string" && call.id !== "" ? call.id : `gemini-${at}-${n}`
+    this.open.set(name, [...(this.open.get(name) ?? []), id])
+    return { id, name, input: call?.args ?? {} }
+  }
+
+  forResult(response: any): string {
+    const name = String(response?.name ?? "")
+    const open = this.open.get(name) ?? []
+    const named = typeof response?.id === "string" && response.id !== "" ? response.id : undefined
+    const id = named ?? open[0] ?? ""
+    this.open.set(name, open.filter((o) => o !== id))
+    return id
+  }
+}
+
+const conversation = (body: any, model: string, stream: boolean): ReturnType<Protocol["conversation"]> => {
+  const history = new HistoryBuilder()
+  const ids = new CallIds()
+  let firstUser: string | undefined
+  const wire: ReadonlyArray<any> = Array.isArray(body?.contents) ? body.contents : []
+  wire.forEach((content, at) => {
+    const parts = partsOf(content)
+    if (content?.role === "model") {
+      const calls = parts.filter(callOf).map((p, n) => ids.forCall(callOf(p), at, n))
+      history.assistant(at, { text: textOfParts(parts), reasoning: textOfParts(parts, true), calls })
+      return
+    }
+    const results = parts.filter(responseOf)
+    for (const r of results) {
+      const { text, isError } = resultOf(responseOf(r).response)
+      history.toolResult(ids.forResult(responseOf(r)), text, isError)
+    }
+    // A user turn that carries function responses is the harness answering calls, not a person's turn.
+    if (results.length === 0) {
+      const text = textOfParts(parts)
+      firstUser ??= text
+      history.user(at, text)
+    }
+  })
+  const tools = (Array.isArray(body?.tools) ? body.tools : []).flatMap((t: any) => {
+    const declared = field(t, "functionDeclarations", "function_declarations")
+    return Array.isArray(declared) ? declared.map((d: any) => String(d?.name ?? "")) : []
+  })
+  const base = conversationOf(body, { system: textOfParts(partsOf(field(body, "systemInstruction", "system_instruction"))), firstUser, messages: history.messages, wireLength: wire.length, tools })
+  return { ...base, model, stream, ...(asksForJson(body) ? { utility: true } : {}) }
+}
+
+const geminiEvent = (payload: object): string => `data: ${JSON.stringify(payload)}\r\n\r\n`
+
+const usageOf = (body: any, completion: string) => {
+  const prompt = estimateTokens(JSON.stringify(body?.contents ?? []))
+  const candidates = estimateTokens(completion)
+  return { promptTokenCount: prompt, candidatesTokenCount: candidates, totalTokenCount: prompt + candidates }
+}
+
+/** The one-candidate reply the proxy writes itself (a stop answer, a cut's notice). */
+const replyOf = (text: string, usage: object, identity: object) => ({ candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }], usageMetadata: usage, ...identity })
+
+class GeminiWatch implements StreamWatch {
+  text = ""
+  reasoning = ""
+  finish: string | undefined
+  private readonly callList: Array<ObservedCall> = []
+  private identity: { modelVersion?: string; responseId?: string } = {}
+
+  constructor(private readonly body: any) {}
+
+  get calls(): ReadonlyArray<ObservedCall> {
+    return this.callList
+  }
+
+  see(event: SseEvent): Seen {
+    const e = parseJson(event.data)
+    if (e === undefined || e === null || typeof e !== "object") return {}
+    if (e.error !== undefined) return { error: true }
+    if (this.identity.responseId === undefined && typeof e.responseId === "string") this.identity = { modelVersion: e.modelVersion, responseId: e.responseId }
+    const candidate = Array.isArray(e.candidates) ? e.candidates[0] : undefined
+    if (candidate === undefined) return {}
+    let text = ""
+    let reasoning = ""
+    let toolCall = false
+    for (const part of partsOf(candidate.content)) {
+      const call = callOf(part)
+      if (call !== undefined && call !== null) {
+        toolCall = true
+        // Arguments come whole, as an object: kept as their JSON text, which is always whole.
+        this.callList.push({ id: String(call.id ?? `gemini-call-${this.callList.length}`), name: String(call.name ?? ""), args: JSON.stringify(call.args ?? {}) })
+      } else if (typeof part?.text === "string") {
+        if (part.thought === true) reasoning += part.text
+        else text += part.text
+      }
+    }
+    this.text += text
+    this.reasoning += reasoning
+    const finish = field(candidate, "finishReason", "finish_reason")
+    if (typeof finish === "string") this.finish = finish
+    // Gemini has no end event of its own: the event that names the finish is the last that matters.
+    const ends = typeof finish === "string"
+    return { ...(text !== "" ? { text } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(toolCall ? { toolCall } : {}), ...(ends ? { finishing: true, end: true } : {}) }
+  }
+
+  close(notice: string): string {
+    return geminiEvent(replyOf(notice, usageOf(this.body, this.reasoning + this.text + notice), this.identity))
+  }
+}
+
+/** The Gemini protocol for one request: its model and whether it streams come from the path. */
+export const geminiProtocol = (model: string, stream: boolean): Protocol => ({
+  name: "gemini",
+  conversation: (body) => conversation(body, model, stream),
+  mapAssistantText: (body, f) => {
+    if (!Array.isArray(body?.contents)) return body
+    const contents = body.contents.map((c: any) => {
+      if (c?.role !== "model") return c
+      const parts = partsOf(c)
+      const next = f(textOfParts(parts))
+      if (next === null) return c
+      // Thoughts of a cut reply go with it; the calls stay, their thought signatures with them.
+      return { ...c, parts: [{ text: next }, ...parts.filter(callOf)] }
+    })
+    return { ...body, contents }
+  },
+  insertUserText: (body, before, text) => {
+    const contents: Array<any> = Array.isArray(body?.contents) ? [...body.contents] : []
+    const at = before === null ? contents.length - 1 : before - 1
+    const host = contents[at]
+    // After the user's own turn (or the function responses), the reminder joins that turn as one more part.
+    if (host?.role === "user") contents[at] = { ...host, parts: [...partsOf(host), { text }] }
+    else return { ...body, contents: spliced(contents, at + 1, { role: "user", parts: [{ text }] }) }
+    return { ...body, contents }
+  },
+  watch: (body) => new GeminiWatch(body),
+  replyText: (json) => textOfParts(partsOf(json?.candidates?.[0]?.content)),
+  withReplyText: (json, text) => {
+    const [first, ...others] = Array.isArray(json?.candidates) ? json.candidates : [{}]
+    const calls = partsOf(first?.content).filter(callOf)
+    return { ...json, candidates: [{ ...first, content: { role: "model", ...first?.content, parts: [{ text }, ...calls] }, finishReason: "STOP" }, ...others] }
+  },
+  answer: (body, text) => {
+    const reply = replyOf(text, usageOf(body, text), { modelVersion: model, responseId: `loopguard-${Date.now().toString(36)}` })
+    return stream ? { contentType: SSE_CONTENT_TYPE, body: geminiEvent(reply) } : { contentType: "application/json", body: JSON.stringify(reply) }
+  },
+  streamError: (message) => geminiEvent({ error: { code: 500, message, status: "INTERNAL" } })
+})
+
+/**
+ * The Gemini request a path and query name: `…/models/{model}:streamGenerateContent` with
+ * `alt=sse` (without it the reply is a JSON array, passed on as it is) or `…:generateContent`.
+ */
+export const geminiRequestOf = (path: string, query: string): { readonly model: string; readonly stream: boolean } | null => {
+  const m = /\/models\/([^/:]+):(streamGenerateContent|generateContent)$/.exec(path)
+  if (m === null) return null
+  const stream = m[2] === "streamGenerateContent"
+  if (stream && new URLSearchParams(query).get("alt") !== "sse") return null
+  let model = m[1]!
+  try {
+    model = decodeURIComponent(model)
+  } catch {
+    // A malformed escape: the model name as written.
+  }
+  return { model, stream }
+}
