@@ -1,8 +1,8 @@
 /**
  * Scripts a real agent's requests can follow whatever tools it declares: the scripted model finds the
  * agent's own shell tool in the request and calls it, so one script serves every agent, in each of
- * the three wire protocols (Chat Completions, Responses, Messages: the scripted server frames the
- * same reply for each). Requests without tools (a title request) get a short title.
+ * the four wire protocols (Chat Completions, Responses, Messages, Gemini: the scripted server frames
+ * the same reply for each). Requests without tools (a title request) get a short title.
  */
 import { repeatLoop, textStream, toolCallStream, type StreamResponse } from "@loopguard/ai-sdk/testing"
 
@@ -16,12 +16,14 @@ interface DeclaredTool {
   readonly parameters: { readonly properties?: Record<string, { readonly type?: unknown }>; readonly required?: ReadonlyArray<string> }
 }
 
-// Chat Completions nests a tool under `function`; Responses has it flat; Messages calls the schema `input_schema`.
+// Chat Completions nests a tool under `function`; Responses has it flat; Messages calls the schema
+// `input_schema`; Gemini lists `functionDeclarations`, each with `parameters` or `parametersJsonSchema`.
 const declaredTools = (body: any): Array<DeclaredTool> =>
   (Array.isArray(body?.tools) ? body.tools : [])
+    .flatMap((t: any) => (Array.isArray(t?.functionDeclarations) ? t.functionDeclarations : [t]))
     .map((t: any) => {
       const fn = t?.function ?? t
-      return { name: fn?.name, parameters: fn?.parameters ?? fn?.input_schema ?? {} }
+      return { name: fn?.name, parameters: fn?.parameters ?? fn?.input_schema ?? fn?.parametersJsonSchema ?? {} }
     })
     .filter((t: DeclaredTool) => typeof t.name === "string")
 
@@ -37,11 +39,12 @@ export const shellToolOf = (body: any): DeclaredTool | undefined => {
 const isToolResult = (entry: any): boolean =>
   entry?.role === "tool" || // Chat Completions
   entry?.type === "function_call_output" || // Responses input item
-  (Array.isArray(entry?.content) && entry.content.some((block: any) => block?.type === "tool_result")) // Messages
+  (Array.isArray(entry?.content) && entry.content.some((block: any) => block?.type === "tool_result")) || // Messages
+  (Array.isArray(entry?.parts) && entry.parts.some((part: any) => part?.functionResponse !== undefined)) // Gemini
 
 /** Tool results already in the conversation: the step number of the agent's loop. */
 export const toolResultsIn = (body: any): number => {
-  const history = Array.isArray(body?.messages) ? body.messages : Array.isArray(body?.input) ? body.input : []
+  const history = Array.isArray(body?.messages) ? body.messages : Array.isArray(body?.input) ? body.input : Array.isArray(body?.contents) ? body.contents : []
   return history.filter(isToolResult).length
 }
 

@@ -1,6 +1,6 @@
 /**
  * The real agent CLIs the proxy is tested with: the pinned npm package, and how each one is pointed
- * at a base URL (OpenAI Chat Completions, OpenAI Responses or Anthropic Messages) and run once, headless, with its tools allowed, in a workspace of
+ * at a base URL (OpenAI Chat Completions, OpenAI Responses, Anthropic Messages or the Gemini API) and run once, headless, with its tools allowed, in a workspace of
  * its own. Every agent gets a fresh home directory and a minimal environment, so nothing of the
  * machine's own configuration or keys reaches it and nothing it writes outlives the test.
  */
@@ -37,6 +37,13 @@ export interface AgentSpec {
    * tool-output labels), so a direct and a proxied run compare equal when the proxy changed nothing.
    */
   readonly volatile?: (body: any) => any
+  /**
+   * The agent cuts a reply that repeats itself on its own (Gemini CLI's loop detection): without the
+   * proxy the runaway reply is not taken whole either, but ends with no notice.
+   */
+  readonly ownLoopCut?: true
+  /** The wire protocol has no calls made out of reply text (`proxy.textToolCalls`): case (d) does not apply. */
+  readonly noTextCalls?: true
   /** Prepares config files under `home` and returns the command line. */
   readonly invocation: (installDir: string, ctx: AgentRunContext) => AgentInvocation
 }
@@ -318,4 +325,41 @@ export const claudeCode: AgentSpec = {
   })
 }
 
-export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, kilo, qwenCode, codex, claudeCode]
+export const GEMINI_CLI_VERSION = "0.61.0"
+
+/**
+ * Gemini CLI (the Gemini API): `GOOGLE_GEMINI_BASE_URL` is the server root (it appends
+ * `/v1beta/models/…` itself), `GEMINI_API_KEY` a key, the API-key sign-in chosen in
+ * `~/.gemini/settings.json` (with a base URL set, the CLI would otherwise pick a gateway sign-in it
+ * then refuses headless); folder trust, telemetry, usage statistics and update checks off. `gemini
+ * -p` for one prompt, `--yolo` to run tools unasked. It runs on the machine's Node (≥ 20).
+ */
+export const geminiCli: AgentSpec = {
+  name: "gemini-cli",
+  packages: [`@google/gemini-cli@${GEMINI_CLI_VERSION}`],
+  noTextCalls: true,
+  ownRepeatGuard: { executions: 4, exitCode: 0 },
+  ownLoopCut: true,
+  // Per call, an id with the time in it (`run_shell_command_1796180710375_0`); per shell result, its process group.
+  volatile: (body) =>
+    JSON.parse(
+      JSON.stringify(body ?? {})
+        .replace(/"id":"([A-Za-z_]+?)_\d{10,}_(\d+)"/g, '"id":"$1_<time>_$2"')
+        .replace(/Process Group PGID: \d+/g, "Process Group PGID: <pgid>")
+    ),
+  invocation: (installDir, ctx) => {
+    writeJson(join(ctx.home, ".gemini", "settings.json"), {
+      security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+      privacy: { usageStatisticsEnabled: false },
+      telemetry: { enabled: false },
+      general: { disableAutoUpdate: true, disableUpdateNag: true }
+    })
+    return {
+      command: process.execPath.endsWith("node") ? process.execPath : "node",
+      args: [join(installDir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js"), "-p", ctx.prompt, "--yolo", "-m", ctx.modelId],
+      env: { ...baseEnv(ctx.home), GOOGLE_GEMINI_BASE_URL: ctx.baseURL.replace(/\/v1\/?$/, ""), GEMINI_API_KEY: TEST_API_KEY }
+    }
+  }
+}
+
+export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, kilo, qwenCode, codex, claudeCode, geminiCli]
