@@ -327,19 +327,20 @@ export const claudeCode: AgentSpec = {
 
 export const GEMINI_CLI_VERSION = "0.61.0"
 
-/**
- * Gemini CLI (the Gemini API): `GOOGLE_GEMINI_BASE_URL` is the server root (it appends
- * `/v1beta/models/…` itself), `GEMINI_API_KEY` a key, the API-key sign-in chosen in
- * `~/.gemini/settings.json` (with a base URL set, the CLI would otherwise pick a gateway sign-in it
- * then refuses headless); folder trust, telemetry, usage statistics and update checks off. `gemini
- * -p` for one prompt, `--yolo` to run tools unasked. It runs on the machine's Node (≥ 20).
- */
-export const geminiCli: AgentSpec = {
-  name: "gemini-cli",
+/** Gemini CLI's settings, its own loop detection on (its default) or off. */
+const geminiSettings = (loopDetection: boolean) => ({
+  security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+  privacy: { usageStatisticsEnabled: false },
+  telemetry: { enabled: false },
+  general: { disableAutoUpdate: true, disableUpdateNag: true },
+  ...(loopDetection ? {} : { model: { disableLoopDetection: true } })
+})
+
+const geminiSpec = (name: string, loopDetection: boolean): AgentSpec => ({
+  name,
   packages: [`@google/gemini-cli@${GEMINI_CLI_VERSION}`],
   noTextCalls: true,
-  ownRepeatGuard: { executions: 4, exitCode: 0 },
-  ownLoopCut: true,
+  ...(loopDetection ? { ownRepeatGuard: { executions: 4, exitCode: 0 }, ownLoopCut: true as const } : {}),
   // Per call, an id with the time in it (`run_shell_command_1796180710375_0`); per shell result, its process group.
   volatile: (body) =>
     JSON.parse(
@@ -348,18 +349,25 @@ export const geminiCli: AgentSpec = {
         .replace(/Process Group PGID: \d+/g, "Process Group PGID: <pgid>")
     ),
   invocation: (installDir, ctx) => {
-    writeJson(join(ctx.home, ".gemini", "settings.json"), {
-      security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
-      privacy: { usageStatisticsEnabled: false },
-      telemetry: { enabled: false },
-      general: { disableAutoUpdate: true, disableUpdateNag: true }
-    })
+    writeJson(join(ctx.home, ".gemini", "settings.json"), geminiSettings(loopDetection))
     return {
       command: process.execPath.endsWith("node") ? process.execPath : "node",
       args: [join(installDir, "node_modules", "@google", "gemini-cli", "bundle", "gemini.js"), "-p", ctx.prompt, "--yolo", "-m", ctx.modelId],
       env: { ...baseEnv(ctx.home), GOOGLE_GEMINI_BASE_URL: ctx.baseURL.replace(/\/v1\/?$/, ""), GEMINI_API_KEY: TEST_API_KEY }
     }
   }
-}
+})
 
-export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, kilo, qwenCode, codex, claudeCode, geminiCli]
+/**
+ * Gemini CLI (the Gemini API): `GOOGLE_GEMINI_BASE_URL` is the server root (it appends
+ * `/v1beta/models/…` itself), `GEMINI_API_KEY` a key, the API-key sign-in chosen in
+ * `~/.gemini/settings.json` (with a base URL set, the CLI would otherwise pick a gateway sign-in it
+ * then refuses headless); folder trust, telemetry, usage statistics and update checks off. `gemini
+ * -p` for one prompt, `--yolo` to run tools unasked. It runs on the machine's Node (≥ 20).
+ */
+export const geminiCli = geminiSpec("gemini-cli", true)
+
+/** Gemini CLI with its own loop detection off (`model.disableLoopDetection`): the proxy's ladder alone. */
+export const geminiCliOwnDetectionOff = geminiSpec("gemini-cli-own-detection-off", false)
+
+export const AGENTS: ReadonlyArray<AgentSpec> = [pi, opencode, kilo, qwenCode, codex, claudeCode, geminiCli, geminiCliOwnDetectionOff]
