@@ -10,6 +10,7 @@
  * installed is skipped by name with npm's reason.
  */
 import type { Script } from "@loopguard/ai-sdk/testing"
+import { join } from "node:path"
 import { CUT_MARK, STOP_MARK } from "@loopguard/proxy"
 import { afterAll, describe, expect, test } from "bun:test"
 import { AGENTS, type AgentSpec } from "./agents/agents.js"
@@ -22,8 +23,7 @@ import {
   textCallTaskScript
 } from "./agents/agent-scripts.js"
 import { installFromNpm, installKey } from "./agents/install.js"
-import { killAllGroups } from "./agents/processes.js"
-import { leftoversOf } from "./process-table.js"
+import { killAllGroups, leftoversUnder } from "./agents/processes.js"
 import { agentSteps, cleanCase, markerLines, normalisedBody, runCase, type CaseResult } from "./agents/run-case.js"
 
 /** One agent run: generous for a loaded 2-core machine (a healthy run takes 3-15 s unloaded). */
@@ -82,7 +82,7 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
       const direct = await run(false, task.directStopAtMarkerLines)
       const proxied = await run(true, undefined)
       judge(direct, proxied)
-      expect(await leftoversOf(installDir)).toEqual([])
+      expect(await leftoversUnder(runs.map((r) => join(r.workspace, "..")))).toEqual([])
     } finally {
       runs.forEach(cleanCase)
     }

@@ -143,6 +143,23 @@ const processesUnder = (dir: string): Array<number> => {
 }
 
 /**
+ * What is still running under any of `dirs` (the folders of one test's runs), as `pid args`, once
+ * it had up to 10 s to end. Scoped to the test's own folders, not to the agent's install folder,
+ * which every suite on the machine shares.
+ */
+export const leftoversUnder = async (dirs: ReadonlyArray<string>): Promise<Array<string>> => {
+  const left = () => dirs.flatMap(processesUnder)
+  for (let i = 0; i < 100 && left().length > 0; i++) await pause(100)
+  return left().map((pid) => {
+    try {
+      return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim()}`
+    } catch {
+      return String(pid)
+    }
+  })
+}
+
+/**
  * Kills, by pid, what a run left under its own folder (`dir`, made for that run alone), and waits
  * up to 5 s until it is gone. An agent may start a process in a session of its own (setsid), out
  * of the group `stopGroup` kills, which can outlive the agent's exit on a loaded machine.

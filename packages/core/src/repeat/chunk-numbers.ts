@@ -80,6 +80,30 @@ export class ChunkNumbers {
     return true
   }
 
+  /**
+   * Over chunks j − 2q, j − q and j, no value went up and some value went down each time: a
+   * countdown (by any steps: `3.8`, `3.7`, `3.6` are not equal steps in floating point).
+   */
+  countsDown(q: number, j: number): boolean {
+    const count = this.count(j)
+    if (!this.held(j - 2 * q) || count !== this.count(j - 2 * q)) return false
+    const v = this.chunker.numbers
+    const a = this.start(j)
+    const b = this.start(j - q)
+    const c = this.start(j - 2 * q)
+    let fellLast = false
+    let fellBefore = false
+    for (let i = 0; i < count; i++) {
+      const now = v[(a + i) % NUMBER_RING]!
+      const before = v[(b + i) % NUMBER_RING]!
+      const first = v[(c + i) % NUMBER_RING]!
+      if (now > before || before > first) return false
+      if (now < before) fellLast = true
+      if (before < first) fellBefore = true
+    }
+    return fellLast && fellBefore
+  }
+
   private held(j: number): boolean {
     return this.chunker.numberCount - this.start(j) <= NUMBER_RING
   }

@@ -99,6 +99,8 @@ export class ChunkPeriods {
   private fewWords: Uint8Array = EMPTY_UINT8
   /** The block holds more distinct words than numbers, or 4 words per number (a table row does not). */
   private wordy: Uint8Array = EMPTY_UINT8
+  /** The newest chunk of the run whose numbers changed counted down over the last three copies (`ChunkNumbers.countsDown`). */
+  private countingDown: Uint8Array = EMPTY_UINT8
   private chunks = 0
   private tokens = 0
   private readonly active: Array<number> = []
@@ -156,6 +158,7 @@ export class ChunkPeriods {
     this.block = grown(this.block, q, size)
     this.fewWords = grown(this.fewWords, q, size)
     this.wordy = grown(this.wordy, q, size)
+    this.countingDown = grown(this.countingDown, q, size)
     this.isActive = grown(this.isActive, q, size)
   }
 
@@ -243,6 +246,7 @@ export class ChunkPeriods {
 
   private endRun(q: number): void {
     this.nearRuns[q] = 0
+    this.countingDown[q] = 0
     this.stable[q] = 0
     this.exactRuns[q] = 0
     this.progressRuns[q] = 0
@@ -287,7 +291,10 @@ export class ChunkPeriods {
     if (exact) {
       this.stable[q]++
       if (this.exactRuns[q]++ === 0) this.exactStart[q] = this.stretchStart(q, j)
-    } else this.exactRuns[q] = 0
+    } else {
+      this.exactRuns[q] = 0
+      this.countingDown[q] = this.numbers.countsDown(q, j) ? 1 : 0
+    }
     if (progressing || this.skipsBreak(q, j)) {
       if (this.progressRuns[q]++ === 0) this.progressStart[q] = this.stretchStart(q, j)
     } else this.progressRuns[q] = 0
@@ -384,8 +391,10 @@ export class ChunkPeriods {
     // comparisons fewer than the full span: up to an eighth of a copy (3 chunks at least) is spared.
     const span = (this.options.copies - 1 + NEAR_EXTRA_COPIES) * q - Math.min(q - 1, Math.max(3, Math.ceil(q / 8)))
     if (run < span) return false
-    if (this.progressRuns[q]! >= span || this.stable[q]! >= STABLE_SHARE * run) return true
-    return charsSoFar - this.nearStart[q]! >= ENUMERATION_CHARS_FACTOR * this.options.runChars
+    const listing = charsSoFar - this.nearStart[q]! >= ENUMERATION_CHARS_FACTOR * this.options.runChars
+    if (this.progressRuns[q]! < span && this.stable[q]! < STABLE_SHARE * run) return listing
+    // A listing newest first (versions 3.8, 3.7, 3.6 under one body) counts down where a runaway's counter counts up.
+    return listing || this.countingDown[q] === 0
   }
 
   private classify(q: number, j: number): Block {

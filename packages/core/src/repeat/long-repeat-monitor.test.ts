@@ -72,6 +72,18 @@ describe("long-period rule: runaway generations", () => {
     expect(scanLongRepeat(prose(30, 3) + [1, 224, 256, 384, 512].map(member).join("") + prose(31, 3))).toBeNull()
   })
 
+  test("a catalog newest first (one body under versions 3.8, 3.7, 3.6, …) is a listing; the same catalog counting up trips as a loop", () => {
+    const entry = (version: string) =>
+      `  'nova-${version}-swift': {\n    readonly vision: true;\n    readonly jsonOutput: true;\n    readonly toolUse: true;\n    readonly streamed: true;\n    readonly webSearch: true;\n    readonly pageFetch: true;\n  };\n`
+    const catalog = (versions: ReadonlyArray<string>) => `declare const catalog: {\n${versions.map(entry).join("")}};\n`
+    const newestFirst = ["3.8", "3.7", "3.6", "3.5", "3.4", "3.3", "3.2"]
+    expect(scanLongRepeat(catalog(newestFirst))).toBeNull()
+    expect(scanLongRepeat(catalog(["4-argon", "4-carbon", "4-hydrogen", ...newestFirst]))).toBeNull()
+    expect(scanLongRepeat(catalog(["7", "6", "5", "4", "3", "2", "1"]))).toBeNull()
+    expect(scanLongRepeat(catalog([...newestFirst].reverse()))?.view).toBe("near")
+    expect(scanLongRepeat(catalog(["1", "2", "3", "4", "5", "6", "7"]))?.view).toBe("near")
+  })
+
   test("43-word paragraph ×400 (about 97 KB), as one line and as paragraphs", () => {
     const para = words(rng(7), 43) + ". "
     expect(para.split(" ").filter(Boolean).length).toBe(43)
