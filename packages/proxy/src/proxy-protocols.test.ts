@@ -27,6 +27,14 @@ const bashTool = (runs: { count: number }) =>
     }
   })
 
+/** An overloaded error event, as each protocol sends one in its stream. */
+const OVERLOADED = {
+  chat: '{"error":{"message":"Overloaded","type":"server_error","code":"overloaded"}}',
+  responses: '{"type":"error","code":"server_is_overloaded","message":"Overloaded"}',
+  messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+  gemini: '{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}'
+}
+
 describe.each(HTTP_STACKS)("%s http stack", (stack) =>
   describe.each(PROTOCOLS)("%s through the proxy", (protocol) => {
   test("a repeating reply is cut, the upstream request closed, and the client's stream ends well-formed", async () => {
@@ -80,12 +88,7 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
   }, 60_000)
 
   test("an overloaded error event before any content is retried like a 503: the client sees one clean answer", async () => {
-    const raw = {
-      chat: '{"error":{"message":"Overloaded","type":"server_error","code":"overloaded"}}',
-      responses: '{"type":"error","code":"server_is_overloaded","message":"Overloaded"}',
-      messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
-      gemini: '{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}'
-    }[protocol]
+    const raw = OVERLOADED[protocol]
     rig = await startRig([{ type: "stream", chunks: [{ raw }], finish: null }, textStream("Back to work.")], { proxy: { httpStack: stack } })
     const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
     expect(await result.text).toBe("Back to work.")
@@ -102,12 +105,7 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
   }
 
   test("an overloaded error event after the opening events, before any content, is retried: the client sees one clean answer", async () => {
-    const raw = {
-      chat: '{"error":{"message":"Overloaded","type":"server_error","code":"overloaded"}}',
-      responses: '{"type":"error","code":"server_is_overloaded","message":"Overloaded"}',
-      messages: '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
-      gemini: '{"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}'
-    }[protocol]
+    const raw = OVERLOADED[protocol]
     // The pause puts the error in a read of its own, after the opening events were read.
     rig = await startRig([{ type: "stream", chunks: [{ raw: openingOnly[protocol] }, { raw }], finish: null, chunkDelayMs: 150 }, textStream("Back to work.")], { proxy: { httpStack: stack } })
     const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })

@@ -67,15 +67,12 @@ export class ChunkNumbers {
 
   /** Each value of chunk j moved from chunk j − q by what it moved from j − 2q to j − q. */
   progress(q: number, j: number): boolean {
-    const count = this.count(j)
-    if (!this.held(j - 2 * q) || count !== this.count(j - 2 * q)) return false
+    const at = this.threeCopies(q, j)
+    if (at === null) return false
     const v = this.chunker.numbers
-    const a = this.start(j)
-    const b = this.start(j - q)
-    const c = this.start(j - 2 * q)
-    for (let i = 0; i < count; i++) {
-      const before = v[(b + i) % NUMBER_RING]!
-      if (v[(a + i) % NUMBER_RING]! - before !== before - v[(c + i) % NUMBER_RING]!) return false
+    for (let i = 0; i < at.count; i++) {
+      const before = v[(at.b + i) % NUMBER_RING]!
+      if (v[(at.a + i) % NUMBER_RING]! - before !== before - v[(at.c + i) % NUMBER_RING]!) return false
     }
     return true
   }
@@ -85,23 +82,27 @@ export class ChunkNumbers {
    * countdown (by any steps: `3.8`, `3.7`, `3.6` are not equal steps in floating point).
    */
   countsDown(q: number, j: number): boolean {
-    const count = this.count(j)
-    if (!this.held(j - 2 * q) || count !== this.count(j - 2 * q)) return false
+    const at = this.threeCopies(q, j)
+    if (at === null) return false
     const v = this.chunker.numbers
-    const a = this.start(j)
-    const b = this.start(j - q)
-    const c = this.start(j - 2 * q)
     let fellLast = false
     let fellBefore = false
-    for (let i = 0; i < count; i++) {
-      const now = v[(a + i) % NUMBER_RING]!
-      const before = v[(b + i) % NUMBER_RING]!
-      const first = v[(c + i) % NUMBER_RING]!
+    for (let i = 0; i < at.count; i++) {
+      const now = v[(at.a + i) % NUMBER_RING]!
+      const before = v[(at.b + i) % NUMBER_RING]!
+      const first = v[(at.c + i) % NUMBER_RING]!
       if (now > before || before > first) return false
       if (now < before) fellLast = true
       if (before < first) fellBefore = true
     }
     return fellLast && fellBefore
+  }
+
+  /** Where the values of chunks j, j − q and j − 2q start in the ring; null when they cannot be compared. */
+  private threeCopies(q: number, j: number): { readonly a: number; readonly b: number; readonly c: number; readonly count: number } | null {
+    const count = this.count(j)
+    if (!this.held(j - 2 * q) || count !== this.count(j - 2 * q)) return null
+    return { a: this.start(j), b: this.start(j - q), c: this.start(j - 2 * q), count }
   }
 
   private held(j: number): boolean {
