@@ -161,10 +161,6 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
     })
   }, CASE_TIMEOUT_MS)
 
-  if (agent.noTextCalls === true) {
-    test.skip(`${agent.name}: (d) not run: the proxy makes no calls out of reply text in this agent's protocol`, () => {})
-    return
-  }
   test(`${agent.name}: (d) a shell call the model writes as text runs only through the proxy with proxy.textToolCalls on`, async () => {
     const task = { script: textCallTaskScript, prompt: "Write healthy into marker.txt, then say you are done.", proxyEnv: { LOOPGUARD_PROXY_TEXT_TOOL_CALLS: "true" } }
     await directThenProxied(task, (direct, proxied) => {

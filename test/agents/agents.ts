@@ -42,8 +42,6 @@ export interface AgentSpec {
    * proxy the runaway reply is not taken whole either, but ends with no notice.
    */
   readonly ownLoopCut?: true
-  /** The wire protocol has no calls made out of reply text (`proxy.textToolCalls`): case (d) does not apply. */
-  readonly noTextCalls?: true
   /** Prepares config files under `home` and returns the command line. */
   readonly invocation: (installDir: string, ctx: AgentRunContext) => AgentInvocation
 }
@@ -339,7 +337,6 @@ const geminiSettings = (loopDetection: boolean) => ({
 const geminiSpec = (name: string, loopDetection: boolean): AgentSpec => ({
   name,
   packages: [`@google/gemini-cli@${GEMINI_CLI_VERSION}`],
-  noTextCalls: true,
   ...(loopDetection ? { ownRepeatGuard: { executions: 4, exitCode: 0 }, ownLoopCut: true as const } : {}),
   // Per call, an id with the time in it (`run_shell_command_1796180710375_0`); per shell result, its process group.
   volatile: (body) =>

@@ -71,10 +71,7 @@ test("only offered tools, and only whole arguments", () => {
 /** The offered tool, with no `execute`: the provider hands its calls back instead of running them. */
 const tools: ToolSet = { bash: tool({ description: "run a shell command", inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } }, required: ["command"] }) }) }
 
-/** The protocols with text calls (`Protocol.textCalls`): Gemini's finish rides on its last text event, and is not rebuilt. */
-const WITH_TEXT_CALLS = PROTOCOLS.filter((p) => p !== "gemini")
-
-describe.each(WITH_TEXT_CALLS)("%s, read by its AI SDK provider", (protocol) => {
+describe.each(PROTOCOLS)("%s, read by its AI SDK provider", (protocol) => {
   test("streamed and not: the call written as text arrives as a tool call, the finish says so, the usage is kept", async () => {
     rig = await startRig([textStream(written), textStream(written)], on)
     const model = modelFor(protocol, `${rig.proxy.url}/v1`)

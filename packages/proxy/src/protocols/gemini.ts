@@ -4,12 +4,13 @@
  * path, so a protocol value is made per request (`geminiProtocol`). A function call arrives whole
  * (its arguments one object), and a call's result answers it by name (and id, when there is one).
  * A request for structured output (a JSON response type or schema: Gemini CLI's routing and
- * next-speaker checks) is not an agent step: it is passed on unjudged.
+ * next-speaker checks) is not an agent step: it is passed on unjudged. Calls written as text become
+ * function calls with `proxy.textToolCalls`, as in the other protocols.
  */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, type WireCall } from "../history.js"
-import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch } from "../protocol.js"
-import type { SseEvent } from "../sse.js"
+import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { eventsOf, type SseEvent } from "../sse.js"
 import { spliced } from "./chat.js"
 
 /** Both spellings the REST API takes (the SDKs send camelCase; proto3 JSON also reads snake_case). */
@@ -117,6 +118,16 @@ class GeminiWatch implements StreamWatch {
     return this.callList
   }
 
+  /** The usage of the reply so far, estimated from the request and what arrived. */
+  estimatedUsage(): object {
+    return usageOf(this.body, this.reasoning + this.text)
+  }
+
+  /** The upstream's model version and response id, for events the proxy writes into its reply. */
+  identityOf(): { modelVersion?: string; responseId?: string } {
+    return this.identity
+  }
+
   see(event: SseEvent): Seen {
     const e = parseJson(event.data)
     if (e === undefined || e === null || typeof e !== "object") return {}
@@ -188,8 +199,33 @@ export const geminiProtocol = (model: string, stream: boolean): Protocol => ({
     const reply = replyOf(text, usageOf(body, text), { modelVersion: model, responseId: `loopguard-${Date.now().toString(36)}` })
     return stream ? { contentType: SSE_CONTENT_TYPE, body: geminiEvent(reply) } : { contentType: "application/json", body: JSON.stringify(reply) }
   },
-  streamError: (message) => geminiEvent({ error: { code: 500, message, status: "INTERNAL" } })
+  streamError: (message) => geminiEvent({ error: { code: 500, message, status: "INTERNAL" } }),
+  textCalls: {
+    streamEnd: (watch, held, calls) => {
+      // The finish rides on the upstream's last events, with the last of the text: that text still
+      // goes out, then the calls with the finish (and the upstream's usage, when it sent one).
+      const sent = eventsOf(held).map((e) => parseJson(e.data))
+      const parts = sent.flatMap((e) => partsOf(e?.candidates?.[0]?.content)).filter((p) => typeof p?.text === "string" && p.text !== "")
+      const w = watch as GeminiWatch
+      const usage = sent.map((e) => e?.usageMetadata).filter((u) => u !== undefined).at(-1) ?? w.estimatedUsage()
+      const identity = w.identityOf()
+      const text = parts.length === 0 ? "" : geminiEvent({ candidates: [{ content: { role: "model", parts }, index: 0 }], ...identity })
+      return text + geminiEvent({ candidates: [{ content: { role: "model", parts: functionCalls(calls) }, finishReason: "STOP", index: 0 }], usageMetadata: usage, ...identity })
+    },
+    json: (json, calls, prose) => {
+      const [first, ...others] = Array.isArray(json?.candidates) ? json.candidates : [{}]
+      const parts = partsOf(first?.content)
+      if (parts.some(callOf)) return null
+      // Thoughts stay first, as the model wrote them; the text without the markup, then the calls.
+      const thoughts = parts.filter((p) => p?.thought === true)
+      const content = { role: "model", ...first?.content, parts: [...thoughts, ...(prose === "" ? [] : [{ text: prose }]), ...functionCalls(calls)] }
+      return { ...json, candidates: [{ ...first, content, finishReason: "STOP" }, ...others] }
+    }
+  }
 })
+
+/** Calls the model wrote as text, as Gemini function-call parts (Gemini gives its calls no id). */
+const functionCalls = (calls: ReadonlyArray<TextCall>) => calls.map((c) => ({ functionCall: { name: c.name, args: c.arguments } }))
 
 /**
  * The Gemini request a path and query name: `…/models/{model}:streamGenerateContent` with
