@@ -9,6 +9,7 @@ import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testin
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
 import { afterEach, describe, expect, test } from "bun:test"
 import { CUT_MARK, STOP_MARK } from "./notices.js"
+import type { ProtocolName } from "./protocol.js"
 import { modelFor, PROTOCOLS, records, startRig, HTTP_STACKS, type Rig } from "./proxy.fixture.js"
 
 let rig: Rig | undefined
@@ -26,6 +27,14 @@ const bashTool = (runs: { count: number }) =>
       return "total 0"
     }
   })
+
+/** The first attempt failed before any content, the second answered: the client sees only the second, "Back to work." */
+const expectOneRetryThenClean = async (rig: Rig, protocol: ProtocolName): Promise<void> => {
+  const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
+  expect(await result.text).toBe("Back to work.")
+  expect(rig.server.requests.length).toBe(2)
+  expect(records(rig.events)[0]?.retries).toBe(1)
+}
 
 /** An overloaded error event, as each protocol sends one in its stream. */
 const OVERLOADED = {
@@ -90,10 +99,7 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
   test("an overloaded error event before any content is retried like a 503: the client sees one clean answer", async () => {
     const raw = OVERLOADED[protocol]
     rig = await startRig([{ type: "stream", chunks: [{ raw }], finish: null }, textStream("Back to work.")], { proxy: { httpStack: stack } })
-    const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
-    expect(await result.text).toBe("Back to work.")
-    expect(rig.server.requests.length).toBe(2)
-    expect(records(rig.events)[0]?.retries).toBe(1)
+    await expectOneRetryThenClean(rig, protocol)
   }, 60_000)
 
   /** An event that only opens the reply, in each protocol (an assistant role, a status, a ping). */
@@ -108,10 +114,7 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
     const raw = OVERLOADED[protocol]
     // The pause puts the error in a read of its own, after the opening events were read.
     rig = await startRig([{ type: "stream", chunks: [{ raw: openingOnly[protocol] }, { raw }], finish: null, chunkDelayMs: 150 }, textStream("Back to work.")], { proxy: { httpStack: stack } })
-    const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
-    expect(await result.text).toBe("Back to work.")
-    expect(rig.server.requests.length).toBe(2)
-    expect(records(rig.events)[0]?.retries).toBe(1)
+    await expectOneRetryThenClean(rig, protocol)
   }, 60_000)
 
   test("an upstream that opens the reply and then goes silent is retried within the chunk timeout: the client sees one clean answer", async () => {
@@ -119,10 +122,7 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
       proxy: { httpStack: stack },
       config: (c) => ({ ...c, stream: { ...c.stream, chunkTimeoutMs: 400 } })
     })
-    const result = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "hi", maxRetries: 0 })
-    expect(await result.text).toBe("Back to work.")
-    expect(rig.server.requests.length).toBe(2)
-    expect(records(rig.events)[0]?.retries).toBe(1)
+    await expectOneRetryThenClean(rig, protocol)
   }, 60_000)
 
   test("after a stop, a new user message lets the conversation go on upstream", async () => {
