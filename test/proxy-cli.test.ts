@@ -1,13 +1,14 @@
 /**
  * `loopguard proxy` as a user runs it: a real subprocess in front of the scripted server. It says
  * on stderr when it listens, serves an agent's requests (a repeating reply cut), writes the
- * session to --session-dir where `loopguard sessions` reads it, and ends on SIGTERM with 143.
+ * session to --session-dir where `loopguard sessions` reads it (without the client's key, which the
+ * conversation quotes), and ends on SIGTERM with 143.
  * Bad flags are one line and exit 2.
  */
 import { repeatLoop, textStream } from "@loopguard/ai-sdk/testing"
 import { expect, test } from "bun:test"
 import { spawn, spawnSync } from "node:child_process"
-import { writeFileSync } from "node:fs"
+import { readdirSync, readFileSync, writeFileSync } from "node:fs"
 
 import { join, resolve } from "node:path"
 import { it } from "./effect-test.js"
@@ -18,6 +19,7 @@ import { Effect } from "effect"
 import { freePort } from "./free-port.js"
 
 const ROOT = resolve(import.meta.dir, "..")
+const CLIENT_KEY = "sk-proxy-cli-client-key-5150"
 
 
 it.live("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM ends it with 143", () => Effect.gen(function* () {
@@ -37,8 +39,9 @@ it.live("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM en
   expect(out.stderr).toContain(`listening on http://127.0.0.1:${port} (agents: base URL http://127.0.0.1:${port}/v1)`)
   const reply = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
     method: "POST",
-    headers: { "content-type": "application/json", "x-loopguard-session": "cli-run" },
-    body: JSON.stringify({ model: "scripted-model", stream: true, messages: [{ role: "user", content: "write" }] })
+    // The client's key goes upstream; quoted in the conversation, it is not kept in the session.
+    headers: { "content-type": "application/json", "x-loopguard-session": "cli-run", authorization: `Bearer ${CLIENT_KEY}` },
+    body: JSON.stringify({ model: "scripted-model", stream: true, messages: [{ role: "user", content: `write (my key: ${CLIENT_KEY})` }] })
   }))
   const body = yield* Effect.promise(() => reply.text())
   expect(reply.headers.get("x-loopguard-session")).toBe("cli-run")
@@ -57,7 +60,8 @@ it.live("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM en
   const exported = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "export", "cli-run", "--session-dir", dir], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
   expect(exported.status).toBe(0)
   const lines = exported.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; text?: string })
-  expect(lines.filter((l) => l.type === "user").map((l) => l.text)).toEqual(["write"])
+  expect(lines.filter((l) => l.type === "user").map((l) => l.text)).toEqual(["write (my key: [REDACTED])"])
+  for (const file of readdirSync(dir)) expect(readFileSync(join(dir, file)).toString("latin1")).not.toContain(CLIENT_KEY)
   expect(lines.find((l) => l.type === "assistant")?.text).toContain("round and round")
   // What the proxy did with the request is kept beside the session.
   const rows = yield* Effect.scoped(

@@ -8,7 +8,7 @@ import type { Incident } from "@loopguard/core/report"
 import type { IncomingHttpHeaders } from "node:http"
 import { BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
 import type { BackoffBoard } from "./backoff.js"
-import { authorized, clientHeaders, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
+import { authorized, clientHeaders, credentialsOf, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
 import { cutCallNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
@@ -52,7 +52,8 @@ export interface HandlerDeps {
   readonly upstreamClient: UpstreamClient
   readonly onRetry: (session: string, e: RetryEvent) => void
   /** Called once per request, after the reply ended, with what the session store keeps of it. */
-  readonly onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>) => void
+  /** `credentials`: the request's own (credentialsOf), never to be stored. */
+  readonly onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>, credentials: ReadonlyArray<string>) => void
 }
 
 const headersOf = (session: string, action: ProxyAction): Record<string, string> => ({ "x-loopguard-session": session, "x-loopguard-action": action })
@@ -113,7 +114,7 @@ const recordOf = (j: Judged, retries: () => number) => (outcome: RequestRecord["
     ms: Date.now() - j.started,
     ...(detail !== undefined ? { detail } : {})
   }
-  j.deps.onRecord(record, [...conversation.messages, ...reminderMessages(conversation, verdict.inserts), ...(reply === null ? [] : [reply])])
+  j.deps.onRecord(record, [...conversation.messages, ...reminderMessages(conversation, verdict.inserts), ...(reply === null ? [] : [reply])], credentialsOf(j.req.headers))
 }
 
 /** A stop: the proxy answers itself, a well-formed assistant turn without tool calls. */

@@ -22,6 +22,23 @@ const presented = (headers: IncomingHttpHeaders): string | undefined => {
   return bearer ?? (typeof apiKey === "string" ? apiKey : undefined)
 }
 
+/**
+ * Every credential the request carries in a header an API reads keys from (Authorization, whatever
+ * its scheme; x-api-key; x-goog-api-key; Azure's api-key): what the session store must never keep,
+ * should the conversation quote it (an agent that printed its environment, a curl command).
+ */
+export const credentialsOf = (headers: IncomingHttpHeaders): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (const name of ["authorization", "x-api-key", "x-goog-api-key", "api-key"]) {
+    const value = headers[name]
+    for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+      const credential = name === "authorization" ? v.replace(/^\S+\s+/, "") : v
+      if (credential.trim() !== "") out.push(credential.trim())
+    }
+  }
+  return out
+}
+
 /** Whether the client may use the proxy: always, unless the proxy holds the upstream key and the token does not match. */
 export const authorized = (headers: IncomingHttpHeaders, auth: AuthPolicy): boolean => {
   if (auth.upstreamKey === null) return true

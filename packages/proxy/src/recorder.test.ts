@@ -6,21 +6,27 @@ import { makeRecorder } from "./recorder.js"
 
 const user = (id: string, text: string): Message => ({ id, role: "user", text })
 
-/** A memory store whose first `lockedTimes` appends are refused as another replica's lease would be. */
+const refusal = (session: string, reason: "locked" | "unavailable") => new SessionStoreError({ reason, sessionId: session, message: `session ${session}: held by another writer` })
+
+/** A memory store whose first `lockedTimes` writes are refused as another replica's lease would be. */
 const heldElsewhere = (lockedTimes: number, reason: "locked" | "unavailable" = "locked") => {
   const inner = makeMemoryStore()
   let refused = 0
+  const refuseOr = <A>(write: Effect.Effect<A, SessionStoreError>, session: string) =>
+    Effect.suspend(() => {
+      if (refused >= lockedTimes) return write
+      refused++
+      return Effect.fail(refusal(session, reason))
+    })
   const store: SessionStoreShape = {
     ...inner,
-    append: (session, message) =>
-      Effect.suspend(() => {
-        if (refused >= lockedTimes) return inner.append(session, message)
-        refused++
-        return Effect.fail(new SessionStoreError({ reason, sessionId: session, message: `session ${session}: held by another writer` }))
-      })
+    append: (session, message) => refuseOr(inner.append(session, message), session),
+    appendAll: (session, messages) => refuseOr(inner.appendAll!(session, messages), session)
   }
   return { store, inner, refusals: () => refused }
 }
+
+const idsIn = async (store: SessionStoreShape, session: string) => (await Effect.runPromise(store.messages(session))).map((m) => m.id)
 
 describe("the proxy's recorder", () => {
   test("a write that finds the lease held elsewhere waits and writes every message", async () => {
@@ -31,7 +37,7 @@ describe("the proxy's recorder", () => {
     await recorder.idle()
     expect(refusals()).toBe(3)
     expect(errors).toEqual([])
-    expect((await Effect.runPromise(inner.messages("s"))).map((m) => m.id)).toEqual(["u0", "u1"])
+    expect(await idsIn(inner, "s")).toEqual(["u0", "u1"])
   })
 
   test("a lease never let go within the wait is reported, not thrown, and the queue drains", async () => {
@@ -55,24 +61,85 @@ describe("the proxy's recorder", () => {
     expect(refusals()).toBe(1)
     expect(errors.length).toBe(1)
   })
+
+  test("each request reads the session's ids, never its messages, and appends what is new in one write", async () => {
+    const inner = makeMemoryStore()
+    const calls: Array<string> = []
+    const store: SessionStoreShape = {
+      ...inner,
+      messages: (session) => (calls.push("messages"), inner.messages(session)),
+      messageIds: (session) => (calls.push("messageIds"), inner.messageIds!(session)),
+      append: (session, message) => (calls.push("append"), inner.append(session, message)),
+      appendAll: (session, messages) => (calls.push(`appendAll ${messages.map((m) => m.id).join(",")}`), inner.appendAll!(session, messages))
+    }
+    const recorder = makeRecorder(store, () => {}, 1_000)
+    recorder.record("s", [user("u0", "a"), user("a1", "b")])
+    recorder.record("s", [user("u0", "a"), user("a1", "b"), user("u2", "c"), user("a3", "d")])
+    await recorder.idle()
+    expect(calls).toEqual(["messageIds", "appendAll u0,a1", "messageIds", "appendAll u2,a3"])
+    expect(await idsIn(inner, "s")).toEqual(["u0", "a1", "u2", "a3"])
+  })
+
+  test("what is stored holds neither the recorder's secrets nor the request's credentials nor a Bearer token", async () => {
+    const store = makeMemoryStore()
+    const recorder = makeRecorder(store, () => {}, 1_000, ["upstream-key-0123456789"])
+    recorder.record(
+      "s",
+      [
+        user("u0", "printenv says OPENAI_API_KEY=sk-client-key-abcdef123456 and UPSTREAM=upstream-key-0123456789"),
+        { role: "assistant", id: "a1", parentId: "u0", step: 0, finish: "stop", parts: [{ type: "text", text: "curl -H 'Authorization: Bearer tok.en-987654321' …" }] }
+      ],
+      ["sk-client-key-abcdef123456"]
+    )
+    await recorder.idle()
+    const kept = JSON.stringify(await Effect.runPromise(store.messages("s")))
+    for (const secret of ["sk-client-key-abcdef123456", "upstream-key-0123456789", "tok.en-987654321"]) expect(kept).not.toContain(secret)
+    expect(kept).toContain("OPENAI_API_KEY=[REDACTED]")
+  })
 })
 
 describe("the proxy's recorder, two replicas on one conversation", () => {
-  test("a message another replica stored after this write read the session is skipped, the rest written", async () => {
+  /** A memory store that refuses an id stored once, as the durable stores do. */
+  const refusingRepeats = () => {
     const inner = makeMemoryStore()
-    // Like the durable stores: an id stored once is refused after.
     const appendOnce = (session: string, message: Message) =>
-      Effect.flatMap(inner.messages(session), (now) =>
-        now.some((m) => m.id === message.id)
+      Effect.flatMap(inner.messageIds!(session), (now) =>
+        now.includes(message.id)
           ? Effect.fail(new SessionStoreError({ reason: "invalid", sessionId: session, message: `a message with id ${message.id} is already stored` }))
           : inner.append(session, message)
       )
+    return { inner, appendOnce }
+  }
+
+  test("one write: a message another replica stored after this write read the ids is skipped, the rest written", async () => {
+    const { inner } = refusingRepeats()
     let raced = false
     const store: SessionStoreShape = {
       ...inner,
+      appendAll: (session, messages) =>
+        Effect.suspend(() => {
+          // The other replica stores u1 between this write's read and its append.
+          if (raced) return inner.appendAll!(session, messages)
+          raced = true
+          return Effect.andThen(inner.append(session, user("u1", "b")), inner.appendAll!(session, messages))
+        })
+    }
+    const errors: Array<string> = []
+    const recorder = makeRecorder(store, (m) => errors.push(m), 1_000)
+    recorder.record("s", [user("u0", "a"), user("u1", "b"), user("u2", "c")])
+    await recorder.idle()
+    expect(errors).toEqual([])
+    expect(await idsIn(inner, "s")).toEqual(["u1", "u0", "u2"])
+  })
+
+  test("a store that appends one by one: the same, message by message", async () => {
+    const { inner, appendOnce } = refusingRepeats()
+    let raced = false
+    const { messageIds: _ids, appendAll: _all, ...oneByOne } = inner
+    const store: SessionStoreShape = {
+      ...oneByOne,
       append: (session, message) =>
         Effect.suspend(() => {
-          // The other replica stores u1 between this write's read and its first append.
           if (raced) return appendOnce(session, message)
           raced = true
           return Effect.andThen(appendOnce(session, user("u1", "b")), appendOnce(session, message))
@@ -83,6 +150,6 @@ describe("the proxy's recorder, two replicas on one conversation", () => {
     recorder.record("s", [user("u0", "a"), user("u1", "b"), user("u2", "c")])
     await recorder.idle()
     expect(errors).toEqual([])
-    expect((await Effect.runPromise(inner.messages("s"))).map((m) => m.id)).toEqual(["u1", "u0", "u2"])
+    expect(await idsIn(inner, "s")).toEqual(["u1", "u0", "u2"])
   })
 })

@@ -5,15 +5,22 @@
  * session run one after another; after each, the write lease is let go, so another replica can
  * write the same conversation's next request. A replica whose write finds the lease still held by
  * the one that served the previous request (its write has not finished yet) waits for it, with a
- * short backoff, instead of dropping the request's messages.
+ * short backoff, instead of dropping the request's messages. What is stored holds none of the
+ * request's credentials (its API key, should the conversation quote it), as the CLI's sessions hold
+ * none of the configured secrets.
  */
 import type { Message } from "@loopguard/core/model"
+import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import type { SessionStoreError, SessionStoreShape } from "@loopguard/effect/store"
 import { Duration, Effect, Schedule } from "effect"
 
 export interface Recorder {
-  /** Queue the write of `messages` to `session`; failures go to `onError`, never to the client. */
-  readonly record: (session: string, messages: ReadonlyArray<Message>) => void
+  /**
+   * Queue the write of `messages` to `session`; failures go to `onError`, never to the client.
+   * `secrets` (the credentials the request carried) are redacted from what is stored, with the
+   * recorder's own (the upstream key, the proxy token) and Authorization/Bearer credentials.
+   */
+  readonly record: (session: string, messages: ReadonlyArray<Message>, secrets?: ReadonlyArray<string>) => void
   /** Resolves when every queued write has finished. */
   readonly idle: () => Promise<void>
 }
@@ -28,25 +35,43 @@ const whileLocked = (waitMs: number) =>
     Schedule.upTo({ duration: Duration.millis(waitMs) })
   )
 
-export const makeRecorder = (store: SessionStoreShape, onError: (message: string) => void, lockedWaitMs: number): Recorder => {
+/** How many times a write re-reads the session after another replica stored some of its messages first. */
+const RACES = 3
+
+/**
+ * `secrets`: always redacted (the upstream key the proxy holds, its token). Each request reads
+ * only the session's message ids, and appends what is missing in one write where the store can
+ * (`appendAll`), so a request costs the same at step 5 and at step 500.
+ */
+export const makeRecorder = (store: SessionStoreShape, onError: (message: string) => void, lockedWaitMs: number, secrets: ReadonlyArray<string> = []): Recorder => {
   const queues = new Map<string, Promise<void>>()
-  // Another replica may store the same message between this write's read and its append: the
-  // ids are wire positions of one conversation, so a message stored under its id is this one.
-  const storedMeanwhile = (session: string, m: Message) => (e: SessionStoreError) =>
-    Effect.flatMap(store.messages(session), (now) => (now.some((x) => x.id === m.id) ? Effect.void : Effect.fail(e)))
-  const attempt = (session: string, messages: ReadonlyArray<Message>) =>
+  const idsOf = (session: string) => store.messageIds?.(session) ?? Effect.map(store.messages(session), (all) => all.map((m) => m.id))
+  const appendInOrder = (session: string, messages: ReadonlyArray<Message>) =>
+    store.appendAll !== undefined ? store.appendAll(session, messages) : Effect.forEach(messages, (m) => store.append(session, m), { discard: true })
+  /**
+   * Another replica may store some of these between this write's read and its append: the ids are
+   * wire positions of one conversation, so a message stored under its id is this one, and the
+   * write reads the ids again and appends what is still missing.
+   */
+  const appendMissing = (session: string, messages: ReadonlyArray<Message>, redact: (text: string) => string, races = 0): Effect.Effect<void, SessionStoreError> =>
     Effect.gen(function* () {
-      const held = new Set((yield* store.messages(session)).map((m) => m.id))
-      for (const m of messages) if (!held.has(m.id)) yield* store.append(session, m).pipe(Effect.catchIf((e) => e.reason === "invalid", storedMeanwhile(session, m)))
-    }).pipe(Effect.ensuring(store.release === undefined ? Effect.void : store.release(session).pipe(Effect.ignore)))
-  const write = (session: string, messages: ReadonlyArray<Message>) =>
-    attempt(session, messages).pipe(
+      const held = new Set(yield* idsOf(session))
+      const missing = messages.filter((m) => !held.has(m.id))
+      if (missing.length === 0) return
+      yield* appendInOrder(session, missing.map((m) => redactDeep(m, redact))).pipe(
+        Effect.catchIf((e) => e.reason === "invalid" && races < RACES, () => appendMissing(session, messages, redact, races + 1))
+      )
+    })
+  const write = (session: string, messages: ReadonlyArray<Message>, redact: (text: string) => string) =>
+    appendMissing(session, messages, redact).pipe(
+      Effect.ensuring(store.release === undefined ? Effect.void : store.release(session).pipe(Effect.ignore)),
       Effect.retry({ schedule: whileLocked(lockedWaitMs), while: (e) => e.reason === "locked" }),
       Effect.catch((e) => Effect.sync(() => onError(e.message)))
     )
   return {
-    record: (session, messages) => {
-      const next = (queues.get(session) ?? Promise.resolve()).then(() => Effect.runPromise(write(session, messages)))
+    record: (session, messages, requestSecrets = []) => {
+      const redact = makeRedactor([...secrets, ...requestSecrets])
+      const next = (queues.get(session) ?? Promise.resolve()).then(() => Effect.runPromise(write(session, messages, redact)))
       queues.set(session, next)
       void next.finally(() => {
         if (queues.get(session) === next) queues.delete(session)

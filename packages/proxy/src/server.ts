@@ -114,9 +114,9 @@ const depsOf = (options: ProxyOptions, recorder: Recorder | null, board: Backoff
     auth: options.auth ?? { token: null, upstreamKey: null },
     upstreamClient: stack === "bun" ? "fetch" : "node",
     onRetry: (session: string, retry: RetryEvent) => emit({ type: "retry", session, retry }),
-    onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>) => {
+    onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>, credentials: ReadonlyArray<string>) => {
       emit({ type: "request", record })
-      recorder?.record(record.session, messages)
+      recorder?.record(record.session, messages, credentials)
     }
   }
 }
@@ -207,7 +207,8 @@ export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> =
   const stack = options.httpStack ?? (onBun ? "bun" : "node")
   if (stack === "bun" && !onBun) throw new Error('httpStack "bun" needs the Bun runtime; on Node the proxy serves with node:http')
   const board = options.board ?? memoryBackoff()
-  const recorder = options.store === undefined ? null : makeRecorder(options.store, (message) => options.onEvent?.({ type: "store-error", message }), options.config.store.leaseMs)
+  const held = [options.auth?.upstreamKey, options.auth?.token].filter((k): k is string => typeof k === "string")
+  const recorder = options.store === undefined ? null : makeRecorder(options.store, (message) => options.onEvent?.({ type: "store-error", message }), options.config.store.leaseMs, held)
   const deps = depsOf(options, recorder, board, stack)
   const listening = stack === "bun" ? listenBun(options, deps) : await listenNode(options, deps)
   const host = options.host

@@ -35,6 +35,18 @@ export interface SessionStoreShape {
    */
   readonly changes?: (sessionId: string, cursor: StoreCursor | null) => Effect.Effect<SessionChanges, SessionStoreError>
   readonly append: (sessionId: string, message: Message) => Effect.Effect<void, SessionStoreError>
+  /**
+   * The ids of a session's messages, oldest first, without reading the messages: a writer that
+   * only needs to know what is stored (the proxy's recorder, every request) pays per message
+   * id, not per message. Optional: without it a caller reads `messages`.
+   */
+  readonly messageIds?: (sessionId: string) => Effect.Effect<ReadonlyArray<string>, SessionStoreError>
+  /**
+   * Several messages appended in order as one write (one transaction in the SQL stores): all of
+   * them, or none when one of their ids is stored already or repeats (reason `invalid`).
+   * Optional: without it a caller appends one by one.
+   */
+  readonly appendAll?: (sessionId: string, messages: ReadonlyArray<Message>) => Effect.Effect<void, SessionStoreError>
   /** Replace an assistant message by id (parts grow while it streams; tool calls are written ahead). */
   readonly putAssistant: (sessionId: string, message: AssistantMessage) => Effect.Effect<void, SessionStoreError>
   readonly exclude: (sessionId: string, messageId: string, reason: ExclusionReason) => Effect.Effect<void, SessionStoreError>
@@ -60,13 +72,22 @@ export interface SessionStoreShape {
 /** Why `messages` cannot be imported as `sessionId` (it exists, or an id repeats), or null. */
 export const importProblem = (sessionId: string, exists: boolean, messages: ReadonlyArray<Message>): SessionStoreError | null => {
   if (exists) return new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId} already exists; import it under another id` })
+  return repeatedIdProblem(sessionId, messages, "nothing was imported")
+}
+
+/** The first message of `messages` whose id repeats an earlier one's, as the error that refuses them all; null when none does. */
+export const repeatedIdProblem = (sessionId: string, messages: ReadonlyArray<Message>, outcome: string): SessionStoreError | null => {
   const seen = new Set<string>()
   for (const [i, m] of messages.entries()) {
-    if (seen.has(m.id)) return new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId}: message #${i} repeats the id ${m.id}; nothing was imported` })
+    if (seen.has(m.id)) return new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId}: message #${i} repeats the id ${m.id}; ${outcome}` })
     seen.add(m.id)
   }
   return null
 }
+
+/** The error that refuses a write of a message whose id the session already holds. */
+export const storedAlready = (sessionId: string, messageId: string): SessionStoreError =>
+  new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId}: a message with id ${messageId} is already stored` })
 
 /** An in-memory session store (append-only, per process). */
 export const makeMemoryStore = (): SessionStoreShape => {
@@ -82,6 +103,18 @@ export const makeMemoryStore = (): SessionStoreShape => {
     messages: (sessionId) => Effect.sync(() => (sessions.get(sessionId)?.journal.messages ?? []).slice()),
     changes: (sessionId, cursor) => Effect.sync(() => (sessions.get(sessionId)?.journal ?? new SessionJournal()).since(cursor)),
     append: (sessionId, message) => Effect.sync(() => get(sessionId).append(message)),
+    messageIds: (sessionId) => Effect.sync(() => (sessions.get(sessionId)?.journal.messages ?? []).map((m) => m.id)),
+    appendAll: (sessionId, messages) =>
+      Effect.suspend(() => {
+        const held = sessions.get(sessionId)?.journal
+        const taken = held === undefined ? undefined : messages.find((m) => held.has(m.id))
+        if (taken !== undefined) return Effect.fail(storedAlready(sessionId, taken.id))
+        const problem = repeatedIdProblem(sessionId, messages, "nothing was appended")
+        if (problem !== null) return Effect.fail(problem)
+        const journal = get(sessionId)
+        for (const m of messages) journal.append(m)
+        return Effect.void
+      }),
     putAssistant: (sessionId, message) => Effect.sync(() => get(sessionId).put(message)),
     exclude: (sessionId, messageId, reason) =>
       Effect.sync(() => get(sessionId).modify(messageId, (m) => (m.role === "assistant" ? { ...m, excluded: reason } : m))),

@@ -25,15 +25,20 @@ describe("redactingStore", () => {
             Effect.gen(function* () {
               const store = redactingStore(yield* makeSqliteStore(dir), redact)
               yield* store.append("s", { role: "user", id: "u1", text: `my key is ${KEY}, Authorization: Bearer abc.def-123` })
+              // Several at once (the proxy's recorder writes this way) go through the same redaction.
+              yield* store.appendAll!("s", [{ role: "user", id: "u2", text: `again ${KEY}` }, { role: "user", id: "u3", text: "Authorization: Bearer zz9.batch-77" }])
+              expect(yield* store.messageIds!("s")).toEqual(["u1", "u2", "u3"])
               expect(store.location("s")).toContain(join(dir, "sessions.db"))
               return yield* store.messages("s")
             })
           )
-          expect(messages).toHaveLength(1)
+          expect(messages).toHaveLength(3)
           // Closed: the WAL is checkpointed into the one file, read here byte for byte.
           const file = readFileSync(join(dir, "sessions.db")).toString("latin1")
           expect(file).not.toContain(KEY)
           expect(file).not.toContain("abc.def-123")
+          expect(file).not.toContain("zz9.batch-77")
+          expect(file).toContain("again [REDACTED]")
           expect(file).toContain("my key is [REDACTED]")
         })
       )

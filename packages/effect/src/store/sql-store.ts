@@ -11,7 +11,7 @@ import { detachedTimeout } from "./deadline.js"
 import { claimLease, holderLabel, makeOwner, releaseLease, renewLease } from "./lease.js"
 import { parseMessageBody } from "./message-schema.js"
 import { checkSchema, migrate } from "./migrations.js"
-import { importProblem, type SessionStoreShape, type SessionSummary } from "./SessionStore.js"
+import { importProblem, repeatedIdProblem, storedAlready, type SessionStoreShape, type SessionSummary } from "./SessionStore.js"
 import { SessionJournal } from "./session-journal.js"
 import { describeCause, SessionStoreError } from "./SessionStoreError.js"
 
@@ -162,6 +162,14 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
           VALUES (${sessionId}, (SELECT COALESCE(MAX(seq) + 1, 0) FROM loopguard_messages WHERE session_id = ${sessionId}),
                   ${message.id}, ${message.role}, ${body}, ${Date.now()})`
 
+    /** An insert that refuses an id the session already holds, inside the caller's transaction. */
+    const insertNew = (sessionId: string, message: Message, body: string) =>
+      Effect.gen(function* () {
+        const taken = yield* sql`SELECT 1 AS one FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${message.id}`
+        if (taken.length > 0) return yield* storedAlready(sessionId, message.id)
+        yield* insert(sessionId, message, body)
+      })
+
     /** Read-modify-write of one stored message, inside the caller's transaction. */
     const modify = (sessionId: string, messageId: string, f: (m: Message) => Message) =>
       Effect.gen(function* () {
@@ -197,16 +205,29 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
           return write(
             sessionId,
             "append a message",
-            Effect.gen(function* () {
-              const taken = yield* sql`SELECT 1 AS one FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${message.id}`
-              if (taken.length > 0) {
-                return yield* new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId}: a message with id ${message.id} is already stored` })
-              }
-              yield* insert(sessionId, message, body)
-            }),
+            insertNew(sessionId, message, body),
             (_, journal) => storedInto(journal, body, (j, stored) => j.append(stored))
           )
         }).pipe(Effect.withSpan("SessionStore.append")),
+      messageIds: (sessionId) =>
+        sql`SELECT id FROM loopguard_messages WHERE session_id = ${sessionId} ORDER BY seq`.pipe(
+          Effect.map((rows) => rows.map((row) => String((row as { readonly id: unknown }).id))),
+          Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("read the session", sessionId)(e))),
+          withDeadline(options.timeoutMs, "read the session", sessionId),
+          Effect.withSpan("SessionStore.messageIds")
+        ),
+      appendAll: (sessionId, messages) =>
+        Effect.suspend(() => {
+          const problem = repeatedIdProblem(sessionId, messages, "nothing was appended")
+          if (problem !== null) return Effect.fail(problem)
+          const bodies = messages.map((m) => JSON.stringify(m))
+          return write(
+            sessionId,
+            "append messages",
+            Effect.forEach(messages, (m, i) => insertNew(sessionId, m, bodies[i]!), { discard: true }),
+            (_, journal) => bodies.every((body) => storedInto(journal, body, (j, stored) => j.append(stored)))
+          )
+        }).pipe(Effect.withSpan("SessionStore.appendAll")),
       putAssistant: (sessionId, message: AssistantMessage) =>
         Effect.suspend(() => {
           const body = JSON.stringify(message)

@@ -249,6 +249,29 @@ export const storeSuite = (name: string, target: SuiteTarget) => {
       }), t)
   }, TIMEOUT)
 
+  test(`${name}: appendAll writes its messages in one go or none; messageIds lists the ids without the messages`, async () => {
+    const t = await target.fresh()
+    await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open()
+        yield* a.append("b", user("u0", "a"))
+        // A reader that keeps up through `changes` sees the batch as it would single appends.
+        const before = yield* a.changes!("b", null)
+        yield* a.appendAll!("b", [reply("a1", "u0", 0), user("u2", "b")])
+        const after = yield* a.changes!("b", before.cursor)
+        expect(after.changed.map((c) => [c.index, c.message.id])).toEqual([[1, "a1"], [2, "u2"]])
+        expect(yield* a.messageIds!("b")).toEqual(["u0", "a1", "u2"])
+        const stored = yield* Effect.promise(() => failure(a.appendAll!("b", [user("u3", "c"), user("u2", "again")])))
+        expect(stored.reason).toBe("invalid")
+        expect(stored.message).toBe("session b: a message with id u2 is already stored")
+        const repeated = yield* Effect.promise(() => failure(a.appendAll!("b", [user("u4", "d"), user("u4", "e")])))
+        expect(repeated.message).toBe("session b: message #1 repeats the id u4; nothing was appended")
+        expect(yield* a.messageIds!("b")).toEqual(["u0", "a1", "u2"])
+        expect((yield* a.messages("b"))[1]).toEqual(reply("a1", "u0", 0))
+        expect(yield* a.messageIds!("none")).toEqual([])
+      }), t)
+  }, TIMEOUT)
+
   test(`${name}: a corrupt record is salvaged around: the rest loads, a stand-in names the record and why`, async () => {
     const t = await target.fresh()
     await withScope((open) =>
