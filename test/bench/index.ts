@@ -16,6 +16,7 @@ import { main as auditScanScale } from "./audit-scan-scale.js"
 import { main as storeWrites } from "./store-writes.js"
 import { main as manyCalls } from "./many-calls.js"
 import { main as proxyOverhead } from "./proxy-overhead.js"
+import { main as proxyRecording } from "./proxy-recording.js"
 import { main as repeatGuardMade } from "./repeat-guard-made.js"
 import { main as auditPage } from "./audit-page.js"
 import { quick } from "./lib/measure.js"
@@ -39,6 +40,7 @@ for (const [name, bench] of [
   ["many tool calls in one reply", () => manyCalls(isQuick ? 250 : 1_000)],
   ["repetition guard made per stream", () => repeatGuardMade()],
   ["proxy overhead", () => proxyOverhead(isQuick)],
+  ["proxy session recording", () => proxyRecording(isQuick ? 100 : 300)],
   ["audit page", () => auditPage(isQuick ? 2_500 : 10_000)]
 ] as const) {
   const t0 = performance.now()
