@@ -4,6 +4,7 @@
  * rewritten for the upstream only, its retries, and the reply relayed through the guard.
  */
 import { describeGuardTrip } from "@loopguard/core/repeat"
+import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import type { Incident } from "@loopguard/core/report"
 import type { IncomingHttpHeaders } from "node:http"
 import { BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
@@ -99,10 +100,16 @@ const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, d
   return { req, res, protocol, deps, started, raw, body, conversation, session, route, detectors, verdict }
 }
 
-/** The record of a request, and what the session store keeps of it. */
+/**
+ * The record of a request, and what the session store keeps of it. The record goes to the log
+ * lines and the request log: an upstream's error words or an incident's evidence that quote a key
+ * (the request's, the upstream key, the proxy token) or a Bearer token are redacted there too.
+ */
 const recordOf = (j: Judged, retries: () => number) => (outcome: RequestRecord["outcome"], status: number, reply: Message | null, detail?: string) => {
   const { session, protocol, conversation, verdict } = j
-  const record: RequestRecord = {
+  const credentials = credentialsOf(j.req.headers)
+  const redact = makeRedactor([...credentials, j.deps.auth.token ?? undefined, j.deps.auth.upstreamKey ?? undefined])
+  const record: RequestRecord = redactDeep({
     session,
     protocol: protocol.name,
     model: conversation.model,
@@ -113,8 +120,8 @@ const recordOf = (j: Judged, retries: () => number) => (outcome: RequestRecord["
     retries: retries(),
     ms: Date.now() - j.started,
     ...(detail !== undefined ? { detail } : {})
-  }
-  j.deps.onRecord(record, [...conversation.messages, ...reminderMessages(conversation, verdict.inserts), ...(reply === null ? [] : [reply])], credentialsOf(j.req.headers))
+  }, redact)
+  j.deps.onRecord(record, [...conversation.messages, ...reminderMessages(conversation, verdict.inserts), ...(reply === null ? [] : [reply])], credentials)
 }
 
 /** A stop: the proxy answers itself, a well-formed assistant turn without tool calls. */

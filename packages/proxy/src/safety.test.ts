@@ -89,3 +89,19 @@ test("toolCaps: a call past its tool's cap in the turn is not passed on; the age
   expect(refused.text).toContain("[loopguard: not run: bash reached its cap of 2 calls")
   expect(refused.text.endsWith("data: [DONE]\n\n")).toBe(true)
 }, 60_000)
+
+test("an incident whose evidence quotes the client's key (a repeated curl with it) is logged and recorded without it", async () => {
+  const key = "sk-client-key-quoted-0042"
+  rig = await startRig(() => textStream("ok"))
+  const step = (i: number) => [
+    { role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "bash", arguments: JSON.stringify({ command: `curl -H 'x-api-key: ${key}' http://127.0.0.1:9/v1/models` }) } }] },
+    { role: "tool", tool_call_id: `c${i}`, content: "curl: (7) Failed to connect" }
+  ]
+  const messages = [{ role: "user", content: "list the models" }, ...Array.from({ length: 5 }, (_, i) => step(i)).flat()]
+  const res = await post(`${rig.proxy.url}/v1/chat/completions`, { model: "m", stream: true, messages }, { authorization: `Bearer ${key}` })
+  expect(res.status).toBe(200)
+  const [record] = records(rig.events)
+  expect(record?.incidents.some((i) => i.detector === "repeated-action")).toBe(true)
+  expect(JSON.stringify(record?.incidents)).toContain("[REDACTED]")
+  expect(JSON.stringify(rig.events)).not.toContain(key)
+}, 60_000)

@@ -48,7 +48,7 @@ export class TurnJudge {
   private newestUserAt = -1
   private note: string | null = null
   readonly reminders: Array<TurnReminder> = []
-  /** The incidents of the newest step, the stop it asked for. */
+  /** The incidents of the newest step; the stop the turn asked for (it holds for the rest of the turn). */
   newestIncidents: ReadonlyArray<Incident> = []
   stop: StopVerdict | null = null
   steps = 0
@@ -96,7 +96,10 @@ export class TurnJudge {
     }
     const exit: ExitPoint | null =
       after.exit !== null ? { reason: after.exit.reason, step, error: after.exit.error } : after.pause !== null ? { reason: "try_best_paused", step } : null
-    this.stop = exit === null ? null : stopOf(after.incidents, exit, this.fed)
+    // The ladder raises a stop once, at the step the loop reached it. A history that goes on past
+    // it without the proxy's stop answer (the proxy came in mid-turn, the agent dropped the answer)
+    // is still that loop: the turn stays stopped until a new user message starts another turn.
+    if (exit !== null) this.stop = stopOf(after.incidents, exit, this.fed)
     this.newestIncidents = incidents
     this.note = judge.takeNote()
     this.steps += 1

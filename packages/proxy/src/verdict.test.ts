@@ -4,6 +4,7 @@ import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { describe, expect, test } from "bun:test"
 import { cutNotice, stopAnswer } from "./notices.js"
 import { responsesProtocol } from "./protocols/responses.js"
+import { TurnMemo } from "./turn-judge.js"
 import { judgeRequest } from "./verdict.js"
 
 const user = (at: number, text: string): Message => ({ role: "user", id: `m${at}`, text })
@@ -46,6 +47,18 @@ describe("judgeRequest", () => {
     const stopped = [...repeated(8), text(9, 8, stopAnswer("a loop", "evidence", "next"))]
     expect(judgeRequest(stopped, DEFAULT_CONFIG).stop?.detector).toBe("stopped")
     expect(judgeRequest([...stopped, user(10, "stop and summarise")], DEFAULT_CONFIG).action).toBe("pass")
+  })
+
+  test("a history past the stop without the proxy's stop answer in it (the proxy came in mid-turn, the agent dropped the answer) stays stopped until a new user message", () => {
+    for (const n of [9, 10, 12, 20]) {
+      const v = judgeRequest(repeated(n), DEFAULT_CONFIG)
+      // Which detector's stop it is may change as the loop goes on (the error-storm breaker's, later).
+      expect([n, v.action, v.stop !== null]).toEqual([n, "stop", true])
+    }
+    // Fed one request at a time through a process's memo, the same verdicts.
+    const memo = { memo: new TurnMemo(), session: "s" }
+    expect([8, 9, 10, 11].map((n) => judgeRequest(repeated(n), DEFAULT_CONFIG, memo).action)).toEqual(["stop", "stop", "stop", "stop"])
+    expect(judgeRequest([...repeated(12), user(13, "try another way")], DEFAULT_CONFIG).action).toBe("pass")
   })
 
   test("cuts: REMIND, REPLAN, then a stop; cropped every time", () => {
