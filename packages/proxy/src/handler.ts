@@ -153,6 +153,13 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
   return { target, send }
 }
 
+/**
+ * The repetition guard's settings for the reply, or null: a request for JSON output (Gemini CLI's
+ * routing and next-speaker checks) is not an agent step, and a long JSON answer of like items is not
+ * a loop to cut.
+ */
+const replyGuard = (j: Judged) => (j.conversation.utility === true ? null : j.detectors.guard)
+
 const isEventStream = (headers: IncomingHttpHeaders): boolean => String(headers["content-type"] ?? "").includes("text/event-stream")
 
 export const handleGuarded = async (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: HandlerDeps): Promise<void> => {
@@ -178,7 +185,7 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
     return record(gone.signal.aborted ? "client-gone" : "upstream-error", opened.error.status ?? 502, null, opened.error.message)
   }
   if (!isEventStream(opened.res.headers)) {
-    const whole = await relayWhole(res, protocol, opened, { ...deps.settings, guard: j.detectors.guard }, j.conversation.tools, extra)
+    const whole = await relayWhole(res, protocol, opened, { ...deps.settings, guard: replyGuard(j) }, j.conversation.tools, extra)
     return record(whole.cut !== undefined ? "cut" : "completed", whole.code, null, whole.cut)
   }
   res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false))
@@ -209,7 +216,7 @@ const serveStream = async (j: Judged, opened: OpenAttempt, again: () => Promise<
       ended: o.ended,
       abortUpstream: o.abort,
       client: j.res,
-      guard: j.detectors.guard,
+      guard: replyGuard(j),
       textCalls,
       refuseCalls: capsFor(j.conversation, deps.settings.toolCaps),
       limits: { maxResponseBytes: deps.settings.maxResponseBytes, maxEventBytes: deps.settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }

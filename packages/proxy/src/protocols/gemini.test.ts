@@ -1,4 +1,4 @@
-import { textStream } from "@loopguard/ai-sdk/testing"
+import { repeatLoop, textStream } from "@loopguard/ai-sdk/testing"
 import { afterEach, describe, expect, test } from "bun:test"
 import { upstreamHeaders } from "../http-util.js"
 import { post, records, startRig, type Rig } from "../proxy.fixture.js"
@@ -121,6 +121,23 @@ describe("Gemini through the proxy", () => {
     expect(JSON.parse(check.text).candidates[0].content.parts[0].text).toBe('{"next_speaker":"user"}')
     expect(records(rig.events)[1]?.action).toBe("pass")
     expect(rig.server.requests[0]?.body).toEqual(asked)
+  }, 60_000)
+
+  test("the reply to a request for JSON is not guarded (a long list of like items is not a loop); an agent step's is", async () => {
+    const loop = repeatLoop('{"file": "src/a.ts", "status": "ok"}, ', 200, { finish: "stop", chunkDelayMs: 0 })
+    rig = await startRig([loop, loop])
+    const ask = { contents: [{ role: "user", parts: [{ text: "list the files" }] }] }
+    const json = await post(`${rig.proxy.url}/v1beta/models/gemini-x:streamGenerateContent?alt=sse`, { ...ask, generationConfig: { responseMimeType: "application/json" } })
+    expect(json.text).not.toContain("[loopguard:")
+    const text = json.text
+      .split("\r\n\r\n")
+      .filter((e) => e.startsWith("data:"))
+      .map((e) => JSON.parse(parseEvent(`${e}\n\n`).data).candidates?.[0]?.content?.parts?.map((p: { text?: string }) => p.text ?? "").join("") ?? "")
+      .join("")
+    expect(text.split("src/a.ts").length - 1).toBe(200)
+    const step = await post(`${rig.proxy.url}/v1beta/models/gemini-x:streamGenerateContent?alt=sse`, ask)
+    expect(step.text).toContain("[loopguard: this reply started repeating itself")
+    expect(records(rig.events).map((r) => r.outcome)).toEqual(["completed", "cut"])
   }, 60_000)
 
   test("streamGenerateContent without alt=sse (a JSON array) and countTokens are passed on as they are", async () => {
