@@ -155,8 +155,7 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
 
 /**
  * The repetition guard's settings for the reply, or null: a request for JSON output (Gemini CLI's
- * routing and next-speaker checks) is not an agent step, and a long JSON answer of like items is not
- * a loop to cut.
+ * routing and next-speaker checks) is not an agent step: what its answer repeats was asked for.
  */
 const replyGuard = (j: Judged) => (j.conversation.utility === true ? null : j.detectors.guard)
 

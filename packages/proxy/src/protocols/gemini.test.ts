@@ -123,7 +123,7 @@ describe("Gemini through the proxy", () => {
     expect(rig.server.requests[0]?.body).toEqual(asked)
   }, 60_000)
 
-  test("the reply to a request for JSON is not guarded (a long list of like items is not a loop); an agent step's is", async () => {
+  test("the reply to a request for JSON is not guarded (200 identical items, as asked for, are not cut); an agent step's is", async () => {
     const loop = repeatLoop('{"file": "src/a.ts", "status": "ok"}, ', 200, { finish: "stop", chunkDelayMs: 0 })
     rig = await startRig([loop, loop])
     const ask = { contents: [{ role: "user", parts: [{ text: "list the files" }] }] }
