@@ -9,7 +9,7 @@ import type { Incident } from "@loopguard/core/report"
 import type { IncomingHttpHeaders } from "node:http"
 import { BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
 import type { BackoffBoard } from "./backoff.js"
-import { authorized, clientHeaders, credentialsOf, sendError, upstreamHeaders, type AuthPolicy } from "./http-util.js"
+import { authorized, clientHeaders, credentialsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
 import { cutCallNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
@@ -17,7 +17,7 @@ import { parseJson, type Conversation, type Protocol, type StreamWatch } from ".
 import { reminderMessages, replyMessage } from "./reply-record.js"
 import { relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
-import { routeFor, upstreamUrl, type ResolvedRoute } from "./routes.js"
+import { routeFor, type ResolvedRoute } from "./routes.js"
 import { sessionIdOf } from "./session-id.js"
 import { untilContent } from "./early-error.js"
 import { textCallsIn } from "./text-calls.js"
@@ -82,7 +82,7 @@ const PASS: Verdict = { action: "pass", inserts: [], cropCuts: false, stop: null
 const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: HandlerDeps): Promise<Judged | null> => {
   const started = Date.now()
   const { settings } = deps
-  if (!authorized(req.headers, deps.auth)) return (sendError(res, protocol.name, 401, "loopguard proxy: present the proxy token as your API key"), null)
+  if (!authorized(req.headers, deps.auth, req.url ?? "")) return (sendError(res, protocol.name, 401, "loopguard proxy: present the proxy token as your API key"), null)
   let raw: Buffer
   try {
     raw = await req.body(settings.maxRequestBytes)
@@ -107,7 +107,7 @@ const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, d
  */
 const recordOf = (j: Judged, retries: () => number) => (outcome: RequestRecord["outcome"], status: number, reply: Message | null, detail?: string) => {
   const { session, protocol, conversation, verdict } = j
-  const credentials = credentialsOf(j.req.headers)
+  const credentials = credentialsOf(j.req.headers, j.req.url ?? "")
   const redact = makeRedactor([...credentials, j.deps.auth.token ?? undefined, j.deps.auth.upstreamKey ?? undefined])
   const record: RequestRecord = redactDeep({
     session,
@@ -140,7 +140,7 @@ const answerStop = (j: Judged, stop: StopVerdict): void => {
 const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: UpstreamRoute; readonly send: () => Promise<Attempt> } => {
   const { protocol, verdict, route, deps, body } = j
   const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict.inserts, verdict.cropCuts)))
-  const target = { url: upstreamUrl(route.base, j.req.url ?? "/"), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
+  const target = { url: upstreamUrlOf(route.base, j.req.url ?? "/", deps.auth), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
   const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
   const send = () =>
     attempt(target, "POST", headers, rewritten, signal).then(async (a): Promise<Attempt> => {

@@ -6,6 +6,10 @@ import { timingSafeEqual } from "node:crypto"
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http"
 import type { ClientReply } from "./client-reply.js"
 import type { ProtocolName } from "./protocol.js"
+import { upstreamUrl } from "./routes.js"
+
+/** A key the client gave in the query goes upstream in Google's key header (only Google's APIs take a `key` parameter). */
+const QUERY_KEY_HEADER = "x-goog-api-key"
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"])
 
@@ -23,12 +27,13 @@ const presented = (headers: IncomingHttpHeaders): string | undefined => {
 }
 
 /**
- * Every credential the request carries in a header an API reads keys from (Authorization, whatever
- * its scheme; x-api-key; x-goog-api-key; Azure's api-key): what the session store must never keep,
+ * Every credential the request carries where an API reads keys from (Authorization, whatever its
+ * scheme; x-api-key; x-goog-api-key; Azure's api-key; a `key` query parameter): what the session store must never keep,
  * should the conversation quote it (an agent that printed its environment, a curl command).
  */
-export const credentialsOf = (headers: IncomingHttpHeaders): ReadonlyArray<string> => {
-  const out: Array<string> = []
+export const credentialsOf = (headers: IncomingHttpHeaders, pathAndQuery = ""): ReadonlyArray<string> => {
+  const fromQuery = queryKeyOf(pathAndQuery)
+  const out: Array<string> = fromQuery === undefined ? [] : [fromQuery]
   for (const name of ["authorization", "x-api-key", "x-goog-api-key", "api-key"]) {
     const value = headers[name]
     for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
@@ -39,14 +44,36 @@ export const credentialsOf = (headers: IncomingHttpHeaders): ReadonlyArray<strin
   return out
 }
 
-/** Whether the client may use the proxy: always, unless the proxy holds the upstream key and the token does not match. */
-export const authorized = (headers: IncomingHttpHeaders, auth: AuthPolicy): boolean => {
+/** The `key` query parameter of a request path (how Google's REST examples pass an API key), if any. */
+export const queryKeyOf = (pathAndQuery: string): string | undefined => {
+  const at = pathAndQuery.indexOf("?")
+  if (at === -1) return undefined
+  const key = new URLSearchParams(pathAndQuery.slice(at + 1)).get("key")
+  return key === null || key === "" ? undefined : key
+}
+
+/**
+ * Whether the client may use the proxy: always, unless the proxy holds the upstream key and the token
+ * does not match. The token is read from the auth headers, else from a `key` query parameter.
+ */
+export const authorized = (headers: IncomingHttpHeaders, auth: AuthPolicy, pathAndQuery = ""): boolean => {
   if (auth.upstreamKey === null) return true
-  const given = presented(headers)
+  const given = presented(headers) ?? queryKeyOf(pathAndQuery)
   if (given === undefined || auth.token === null) return false
   const a = Buffer.from(given)
   const b = Buffer.from(auth.token)
   return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/**
+ * The upstream URL of a request: the client's path and query below the route's base. When the proxy
+ * holds the upstream key, a `key` query parameter (the proxy token) is dropped: the upstream key goes
+ * in a header instead (upstreamHeaders).
+ */
+export const upstreamUrlOf = (base: string, pathAndQuery: string, auth: AuthPolicy): URL => {
+  const url = upstreamUrl(base, pathAndQuery)
+  if (auth.upstreamKey !== null) url.searchParams.delete("key")
+  return url
 }
 
 /** The request headers that go upstream: the client's own (auth included, untouched) unless the proxy holds the key. */
@@ -71,13 +98,15 @@ export const upstreamHeaders = (headers: IncomingHttpHeaders, drop: ReadonlyArra
 
 /**
  * Where the upstream key goes: the protocol's own header; on a path forwarded as is (no protocol),
- * the header the client put its token in.
+ * the header the client put its token in, or Google's key header when the client put it in the query.
  */
 const keyHeaderOf = (headers: IncomingHttpHeaders, protocol: ProtocolName | null): string => {
   if (protocol === "messages") return "x-api-key"
   if (protocol === "gemini") return "x-goog-api-key"
   if (protocol !== null) return "authorization"
-  return headers["x-goog-api-key"] !== undefined ? "x-goog-api-key" : headers["x-api-key"] !== undefined ? "x-api-key" : "authorization"
+  if (headers["x-goog-api-key"] !== undefined) return "x-goog-api-key"
+  if (headers["x-api-key"] !== undefined) return "x-api-key"
+  return headers["authorization"] !== undefined ? "authorization" : QUERY_KEY_HEADER
 }
 
 /** The upstream's response headers a client may see (length and framing are the proxy's own). */

@@ -6,8 +6,11 @@
  */
 import { repeatLoop, startScriptedServer, textStream, toolCallStream, type ScriptedServer } from "@loopguard/ai-sdk/testing"
 import { DEFAULT_CONFIG } from "@loopguard/effect/config"
-import { afterEach, expect, test } from "bun:test"
-import { post, records, startRig, type Rig } from "./proxy.fixture.js"
+import { afterEach, describe, expect, test } from "bun:test"
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { configWith, HTTP_STACKS, post, records, startRig, type Rig } from "./proxy.fixture.js"
+import { startProxy } from "./server.js"
 
 let rig: Rig | undefined
 let other: ScriptedServer | undefined
@@ -105,3 +108,39 @@ test("an incident whose evidence quotes the client's key (a repeated curl with i
   expect(JSON.stringify(record?.incidents)).toContain("[REDACTED]")
   expect(JSON.stringify(rig.events)).not.toContain(key)
 }, 60_000)
+
+test("with the upstream key held by the proxy, a Gemini client may give the token as ?key=: the upstream gets the proxy's key in its header, and no key in the URL", async () => {
+  rig = await startRig(() => textStream("ok"), { proxy: { auth: { token: "proxy-token-123", upstreamKey: "upstream-key-456" } } })
+  const path = `${rig.proxy.url}/v1beta/models/gemini-x:streamGenerateContent?alt=sse`
+  const ask = { contents: [{ role: "user", parts: [{ text: "hi" }] }] }
+  expect((await post(`${path}&key=wrong-token`, ask)).status).toBe(401)
+  expect(rig.server.requests.length).toBe(0)
+  const ok = await post(`${path}&key=proxy-token-123`, ask)
+  expect(ok.status).toBe(200)
+  expect(rig.server.requests[0]!.headers["x-goog-api-key"]).toBe("upstream-key-456")
+  expect(rig.server.requests[0]!.url).toEndWith("/v1beta/models/gemini-x:streamGenerateContent?alt=sse")
+  expect(JSON.stringify(rig.events)).not.toContain("proxy-token-123")
+}, 60_000)
+
+describe.each(HTTP_STACKS)("%s http stack", (stack) => {
+  test("a forwarded Gemini path with the token as ?key=: the proxy's key goes in Google's key header, the URL keeps the rest of its query", async () => {
+    const seen: Array<{ url: string; key: unknown }> = []
+    const capture = createServer((req, res) => {
+      seen.push({ url: req.url ?? "", key: req.headers["x-goog-api-key"] })
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end('{"models":[]}')
+    })
+    await new Promise<void>((done) => capture.listen(0, "127.0.0.1", done))
+    const port = (capture.address() as AddressInfo).port
+    const proxy = await startProxy({ config: configWith(`http://127.0.0.1:${port}`), host: "127.0.0.1", port: 0, httpStack: stack, auth: { token: "proxy-token-123", upstreamKey: "upstream-key-456" } })
+    try {
+      expect((await fetch(`${proxy.url}/v1beta/models?pageSize=5&key=wrong`)).status).toBe(401)
+      const listed = await fetch(`${proxy.url}/v1beta/models?pageSize=5&key=proxy-token-123`)
+      expect([listed.status, await listed.text()]).toEqual([200, '{"models":[]}'])
+      expect(seen).toEqual([{ url: "/v1beta/models?pageSize=5", key: "upstream-key-456" }])
+    } finally {
+      await proxy.close()
+      await new Promise((done) => capture.close(done))
+    }
+  }, 60_000)
+})

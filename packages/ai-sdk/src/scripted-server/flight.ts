@@ -46,6 +46,7 @@ export function startFlight(index: number, body: unknown, req: IncomingMessage, 
 
   const record: RecordedRequest = {
     index,
+    url: req.url ?? "/",
     body,
     headers: req.headers,
     closedEarly: false,

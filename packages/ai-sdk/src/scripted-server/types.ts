@@ -97,6 +97,8 @@ export type RequestOutcome =
 export interface RecordedRequest {
   /** 0-based order among model requests of every protocol (the script index). */
   readonly index: number;
+  /** The request's path and query, as it arrived. */
+  readonly url: string;
   /** Parsed JSON body (the raw text when it was not JSON). */
   readonly body: any;
   readonly headers: IncomingHttpHeaders;
