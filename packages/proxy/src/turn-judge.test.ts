@@ -46,3 +46,20 @@ test("a history that changed under the kept turn is judged afresh; sessions do n
   judgeRequest(conversation(3), DEFAULT_CONFIG, { memo, session: "b" })
   expect(judgeRequest(conversation(8), DEFAULT_CONFIG, { memo, session: "a" })).toEqual(judgeRequest(conversation(8), DEFAULT_CONFIG))
 })
+
+test("the memo lets go of the least recently used turns past its character budget, and verdicts stay the fresh judge's", () => {
+  const memo = new TurnMemo(256, 20_000)
+  const big = (n: number): Array<Message> => conversation(n).map((m) => (m.role === "assistant" ? call(Number(m.id.slice(1)), m.step, "make", "x".repeat(1_000)) : m))
+  for (const session of ["a", "b", "c", "d", "e"]) judgeRequest(big(8), DEFAULT_CONFIG, { memo, session })
+  // Eight replies of about 1 KB each per turn: two turns fit in 20,000 characters, not five.
+  expect(memo.heldChars).toBeLessThanOrEqual(20_000)
+  expect(memo.heldChars).toBeGreaterThan(8_000)
+  expect(judgeRequest(big(9), DEFAULT_CONFIG, { memo, session: "a" })).toEqual(judgeRequest(big(9), DEFAULT_CONFIG))
+  expect(judgeRequest(big(9), DEFAULT_CONFIG, { memo, session: "e" })).toEqual(judgeRequest(big(9), DEFAULT_CONFIG))
+  // One turn larger than the whole budget is still kept: the next request continues it.
+  const small = new TurnMemo(256, 1_000)
+  judgeRequest(big(8), DEFAULT_CONFIG, { memo: small, session: "a" })
+  expect(small.heldChars).toBeGreaterThan(1_000)
+  judgeRequest(big(8), DEFAULT_CONFIG, { memo: small, session: "b" })
+  expect(small.heldChars).toBeLessThan(2 * 9_000)
+})

@@ -45,6 +45,8 @@ export class TurnJudge {
   private readonly fed: Array<Message> = []
   /** Each fed message as JSON: what a later turn must start with to take this one up. */
   private readonly keys: Array<string> = []
+  /** The characters of those keys: about what this judge holds in memory (the messages and their JSON). */
+  chars = 0
   private newestUserAt = -1
   private note: string | null = null
   readonly reminders: Array<TurnReminder> = []
@@ -75,7 +77,9 @@ export class TurnJudge {
   private feed(m: Message): void {
     const i = this.fed.length
     this.fed.push(m)
-    this.keys.push(JSON.stringify(m))
+    const key = JSON.stringify(m)
+    this.keys.push(key)
+    this.chars += key.length
     this.records.push(m)
     if (m.role === "user") this.newestUserAt = i
     if (m.role !== "assistant") return
@@ -107,22 +111,42 @@ export class TurnJudge {
 }
 
 /**
- * The judged turns of a process's recent conversations, by session (the least recently used go
- * first past `limit`). Only a speed-up: a turn that does not continue the one kept is judged afresh.
+ * The judged turns of a process's recent conversations, by session: at most `limit` of them and
+ * about `maxChars` characters of their messages (agents' turns with large tool results add up), the
+ * least recently used let go first. Only a speed-up: a turn that does not continue the one kept is
+ * judged afresh.
  */
 export class TurnMemo {
   private readonly turns = new Map<string, TurnJudge>()
+  private chars = 0
 
-  constructor(private readonly limit = 256) {}
+  constructor(
+    private readonly limit = 256,
+    private readonly maxChars = 32_000_000
+  ) {}
 
   /** The judge of `turn` in `session`, fed to its end. */
   judged(session: string, turn: ReadonlyArray<Message>, config: VerdictConfig): TurnJudge {
     const kept = this.turns.get(session)
     const judge = kept !== undefined && kept.config === config && kept.continues(turn) ? kept : new TurnJudge(config)
+    this.forget(session)
     judge.feedFrom(turn)
-    this.turns.delete(session)
     this.turns.set(session, judge)
-    if (this.turns.size > this.limit) this.turns.delete(this.turns.keys().next().value!)
+    this.chars += judge.chars
+    // The newest turn stays even alone past the budget: it is the one the next request continues.
+    while (this.turns.size > 1 && (this.turns.size > this.limit || this.chars > this.maxChars)) this.forget(this.turns.keys().next().value!)
     return judge
+  }
+
+  /** Characters of messages the kept turns hold. */
+  get heldChars(): number {
+    return this.chars
+  }
+
+  private forget(session: string): void {
+    const judge = this.turns.get(session)
+    if (judge === undefined) return
+    this.chars -= judge.chars
+    this.turns.delete(session)
   }
 }
