@@ -8,7 +8,8 @@
  * time to the first byte, the proxy's CPU, bare relays with no loopguard (the floor: node:http,
  * Effect's own platform server and client (@effect/platform-node's NodeHttpServer, FetchHttpClient),
  * and on Bun also Bun.serve + fetch, the stack the proxy serves with there), the proxy's resident
- * memory per open stream (N streams held open mid-reply), and CPU per verdict. The N-stream figures
+ * memory per open stream (N streams held open mid-reply), and CPU per verdict. The N-stream runs are
+ * also made with the SQLite session store (`--session-dir`), every request's session written as it ends. The N-stream figures
  * are of a proxy (and relays) that already served one burst of N streams: the first burst after a
  * process starts runs code not yet compiled for that load, and is printed on a line of its own.
  * Printed as measured, next to the targets: ≤ 1 ms p50 and ≤ 5 ms p99 added per chunk, ≤ 10 ms
@@ -81,7 +82,7 @@ const effectRelayForNode = async (): Promise<string> => {
 }
 
 /** The relay asked for, on the runtime the bench was asked for (the Bun relay on Bun only). */
-const startProxyProcess = async (upstream: string, relay: Relay = "proxy", workers = 1): Promise<Started> => {
+const startProxyProcess = async (upstream: string, relay: Relay = "proxy", workers = 1, extra: ReadonlyArray<string> = []): Promise<Started> => {
   const bare = relay !== "proxy"
   const port = await freePort()
   // On node the proxy runs from the bundle: built from the current sources, so the figures are this code's.
@@ -90,7 +91,7 @@ const startProxyProcess = async (upstream: string, relay: Relay = "proxy", worke
   const entry = relay === "proxy" ? (onNode ? "packages/cli/dist/loopguard.mjs" : "packages/cli/src/main.ts") : onNode && relay === "bare-effect" ? await effectRelayForNode() : BARE_ENTRY[relay]
   // LG_BENCH_PROXY_PROF=DIR: the proxy writes a CPU profile there when it exits (bun and node take the same flags).
   const prof = process.env["LG_BENCH_PROXY_PROF"]
-  const args = [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? [] : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`, ...(workers > 1 ? ["--workers", String(workers)] : [])]
+  const args = [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? [] : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`, ...(workers > 1 ? ["--workers", String(workers)] : []), ...extra]
   const { child } = await startChild(args, cmd, /listening on/, bare ? `the ${relay} relay` : "the proxy")
   return { child, base: `http://127.0.0.1:${port}/v1` }
 }
@@ -368,8 +369,8 @@ const bareRelayFloor = async (upstream: Started, streams: number, relay: Exclude
  * back, starts spread) and N streams opened in the same instant, each direct and proxied. Returns
  * the proxy's CPU for the burst and the chunks it relayed.
  */
-const atN = async (upstream: Started, proxy: Started, streams: number, steady: Steady, workers: number): Promise<{ cpuMs: number; chunks: number }> => {
-  const who = workers > 1 ? `loopguard proxy --workers ${workers}` : "loopguard proxy"
+const atN = async (upstream: Started, proxy: Started, streams: number, steady: Steady, workers: number, label?: string): Promise<{ cpuMs: number; chunks: number }> => {
+  const who = label ?? (workers > 1 ? `loopguard proxy --workers ${workers}` : "loopguard proxy")
   await runClient([proxy.base], 1)
   const cold = summary((await runClient([proxy.base], streams))[proxy.base]!)
   console.log(`  ${who}: the first ${streams} streams after start (not counted below): p99 ${fmt(cold.p99)}, longest ${fmt(cold.max)}, first byte ${fmt(cold.firstByte)}`)
@@ -413,6 +414,14 @@ export const main = async (quick = false): Promise<void> => {
     else {
       const two = await startProxyProcess(upstream.base, "proxy", 2)
       await atN(upstream, two, streams, steady, 2).finally(() => two.child.kill("SIGTERM"))
+    }
+    // With the SQLite session store: each request's conversation, and its record, written as it ends.
+    const sessions = mkdtempSync(join(tmpdir(), "loopguard-bench-sessions-"))
+    try {
+      const stored = await startProxyProcess(upstream.base, "proxy", 1, ["--session-dir", sessions])
+      await atN(upstream, stored, streams, steady, 1, "loopguard proxy --session-dir (SQLite)").finally(() => stored.child.kill("SIGTERM"))
+    } finally {
+      rmSync(sessions, { recursive: true, force: true })
     }
     // The floors run while the proxy idles: its memory settles before the idle reading.
     await bareRelayFloor(upstream, streams, "bare-node", steady)

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { RequestRecord } from "./handler.js"
-import { readRequestLog, sqlRequestLog } from "./store-state.js"
+import { groupCommit, readRequestLog, sqlRequestLog } from "./store-state.js"
 
 const record = (session: string, action: RequestRecord["action"], ms: number): RequestRecord => ({
   session,
@@ -46,5 +46,41 @@ describe("the proxy's request log", () => {
       ["stop", 3]
     ])
     expect(got[0]!.at).toBeLessThanOrEqual(got[1]!.at)
+  })
+})
+
+describe("the proxy's request log under load", () => {
+  test("records that arrive together are written together, more than one statement's worth too, and all read back", async () => {
+    const got = await inStore((sql) =>
+      Effect.gen(function* () {
+        const log = yield* sqlRequestLog(sql)
+        const failed = yield* Effect.promise(() => Promise.all(Array.from({ length: 450 }, (_, i) => log(record("s", "pass", i)))))
+        expect(failed.every((f) => f === null)).toBe(true)
+        return yield* readRequestLog(sql, "s")
+      })
+    )
+    expect(got.map((r) => r.record.ms).sort((a, b) => a - b)).toEqual(Array.from({ length: 450 }, (_, i) => i))
+  })
+})
+
+describe("group commit", () => {
+  test("idle, an item is written at once; what arrives while a write runs goes in the next write, together; a failure reaches each item of its write", async () => {
+    const batches: Array<ReadonlyArray<number>> = []
+    let release: () => void = () => {}
+    const write = groupCommit(async (batch: ReadonlyArray<number>) => {
+      batches.push(batch)
+      // The first write is held until the test lets it go.
+      if (batches.length === 1) await new Promise<void>((done) => (release = done))
+      return batch.includes(4) ? "disk full" : null
+    })
+    const first = write(1)
+    expect(batches).toEqual([[1]])
+    const rest = [2, 3, 4].map((n) => write(n))
+    expect(batches).toEqual([[1]])
+    release()
+    expect(await Promise.all([first, ...rest])).toEqual([null, "disk full", "disk full", "disk full"])
+    expect(batches).toEqual([[1], [2, 3, 4]])
+    expect(await write(5)).toBe(null)
+    expect(batches).toEqual([[1], [2, 3, 4], [5]])
   })
 })

@@ -38,17 +38,60 @@ export const sqlBackoff = (sql: SqlClient.SqlClient): Effect.Effect<BackoffBoard
     return { until, hold } satisfies BackoffBoard
   })
 
-/** Writes one request's record (what the proxy did) to `loopguard_proxy_requests`; a failed write is reported, never thrown. */
+/**
+ * Group commit: what is queued while a write runs goes together in the next write, one transaction
+ * (one sync to disk) for all of it. Idle, an item is written at once; busy (a fleet's requests ending
+ * many a second), the writes stay few and the reads that share the connection (the backoff board,
+ * before every request) do not queue behind one commit per request.
+ */
+export const groupCommit = <A>(write: (batch: ReadonlyArray<A>) => Promise<string | null>): ((item: A) => Promise<string | null>) => {
+  let queue: Array<{ readonly item: A; readonly done: (failed: string | null) => void }> = []
+  let writing = false
+  const drain = async () => {
+    writing = true
+    while (queue.length > 0) {
+      const batch = queue
+      queue = []
+      const failed = await write(batch.map((b) => b.item)).catch((e: unknown) => String(e))
+      for (const b of batch) b.done(failed)
+    }
+    writing = false
+  }
+  return (item) =>
+    new Promise((done) => {
+      queue.push({ item, done })
+      if (!writing) void drain()
+    })
+}
+
+/** A request's record as a row of `loopguard_proxy_requests`. */
+const rowOf = ({ at, record }: { readonly at: number; readonly record: RequestRecord }) => ({ session_id: record.session, at, record: JSON.stringify(record) })
+
+/** `items` in runs of at most `size`, none empty. */
+const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+/** Writes each request's record (what the proxy did) to `loopguard_proxy_requests`, in group commits; a failed write is reported, never thrown. */
 export const sqlRequestLog = (sql: SqlClient.SqlClient): Effect.Effect<(record: RequestRecord) => Promise<string | null>, unknown> =>
   Effect.gen(function* () {
     yield* sql`CREATE TABLE IF NOT EXISTS loopguard_proxy_requests (session_id TEXT NOT NULL, at BIGINT NOT NULL, record TEXT NOT NULL)`
-    return (record: RequestRecord) =>
+    const commit = groupCommit((batch: ReadonlyArray<{ readonly at: number; readonly record: RequestRecord }>) =>
       Effect.runPromise(
-        sql`INSERT INTO loopguard_proxy_requests (session_id, at, record) VALUES (${record.session}, ${Date.now()}, ${JSON.stringify(record)})`.pipe(
-          Effect.as(null),
-          Effect.catch((e) => Effect.succeed(`could not record the request: ${e.message}`))
-        )
+        sql
+          .withTransaction(
+            // One statement per 200 rows (600 values: within every SQLite's limit on a statement's parameters).
+            Effect.forEach(chunksOf(batch, 200), ([first, ...rest]) => sql`INSERT INTO loopguard_proxy_requests ${sql.insert([rowOf(first!), ...rest.map(rowOf)])}`, { discard: true })
+          )
+          .pipe(
+            Effect.as(null),
+            Effect.catch((e) => Effect.succeed(`could not record the request: ${e.message}`))
+          )
       )
+    )
+    return (record: RequestRecord) => commit({ at: Date.now(), record })
   })
 
 /** One stored request of a proxied conversation: when it ended and what the proxy did with it. */
@@ -97,11 +140,15 @@ export interface SharedState {
   readonly logRequest: (record: RequestRecord) => Promise<string | null>
 }
 
-/** The board and the request log in the store named by `--session-dir` / `--store`, open for the scope. */
+/**
+ * The board and the request log in the store named by `--session-dir` / `--store`, open for the
+ * scope, each on a connection of its own: the board is read before every request, and a read must
+ * not wait behind the log's commits.
+ */
 export const sharedState = (target: string, config: LoopguardConfig): Effect.Effect<SharedState, SessionStoreError, Scope.Scope> =>
   Effect.gen(function* () {
-    const { client } = yield* openSqlClient(target, { busyTimeoutMs: config.store.busyTimeoutMs })
-    const board = yield* sqlBackoff(client).pipe(Effect.orDie)
-    const logRequest = yield* sqlRequestLog(client).pipe(Effect.orDie)
+    const options = { busyTimeoutMs: config.store.busyTimeoutMs }
+    const board = yield* sqlBackoff((yield* openSqlClient(target, options)).client).pipe(Effect.orDie)
+    const logRequest = yield* sqlRequestLog((yield* openSqlClient(target, options)).client).pipe(Effect.orDie)
     return { board, logRequest }
   })
