@@ -73,6 +73,18 @@ const reply = (id: string, parentId: string, step: number, extra: Partial<Assist
 const withScope = <A>(f: (open: (options?: { leaseMs?: number }) => Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope>) => Effect.Effect<A, unknown, Scope.Scope>, target: string) =>
   Effect.runPromise(Effect.scoped(f((options) => makeDurableStore(target, options ?? {}))))
 
+/**
+ * The pid of a process that ran and ended. A spawn that failed (on a machine short of something for a
+ * moment) reports pid 0, which is no process that ever ran: such a spawn is tried again.
+ */
+const goneProcessPid = (): number => {
+  for (let tries = 0; tries < 5; tries++) {
+    const ran = spawnSync(process.execPath, ["-e", "0"])
+    if (ran.pid > 0 && ran.status === 0) return ran.pid
+  }
+  throw new Error("could not run a short-lived process to take its pid")
+}
+
 const failure = async (e: Effect.Effect<unknown, SessionStoreError>): Promise<SessionStoreError> => {
   const exit = await Effect.runPromiseExit(e)
   if (Exit.isSuccess(exit)) throw new Error("expected the store to refuse")
@@ -193,7 +205,7 @@ export const storeSuite = (name: string, target: SuiteTarget) => {
         yield* a.append("x", user("u0", "a"))
         yield* a.append("y", user("v0", "a"))
         // x: another host's lease that ran out; y: a live-looking lease of a process that is gone.
-        const dead = spawnSync(process.execPath, ["-e", "0"]).pid
+        const dead = goneProcessPid()
         yield* Effect.promise(() => raw(t, `UPDATE loopguard_sessions SET owner = 'elsewhere', owner_host = 'elsewhere', owner_pid = 1, lease_until = 1 WHERE id = 'x'`))
         yield* Effect.promise(() => raw(t, `UPDATE loopguard_sessions SET owner = 'gone', owner_host = '${hostname()}', owner_pid = ${dead}, lease_until = ${Date.now() + 3_600_000} WHERE id = 'y'`))
         const b = yield* open()
