@@ -1,6 +1,6 @@
 import { openSqlClient } from "@loopguard/effect/store"
 import { describe, expect, test } from "bun:test"
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -19,7 +19,7 @@ const record = (session: string, action: RequestRecord["action"], ms: number): R
   ms
 })
 
-const inStore = <A>(use: (sql: Parameters<typeof readRequestLog>[0]) => Effect.Effect<A, unknown>) => {
+const inStore = <A>(use: (sql: Parameters<typeof readRequestLog>[0]) => Effect.Effect<A, unknown, Scope.Scope>) => {
   const dir = mkdtempSync(join(tmpdir(), "lg-request-log-"))
   return Effect.runPromise(Effect.scoped(Effect.flatMap(openSqlClient(dir), ({ client }) => use(client)))).finally(() => rmSync(dir, { recursive: true, force: true }))
 }
@@ -63,11 +63,33 @@ describe("the proxy's request log under load", () => {
   })
 })
 
+describe("the proxy's request log at shutdown", () => {
+  test("records still queued when its scope closes are written before the connection closes", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-request-log-"))
+    try {
+      await Effect.runPromise(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const { client } = yield* openSqlClient(dir)
+            const log = yield* sqlRequestLog(client)
+            // Not waited for: the proxy logs each request and goes on.
+            for (let i = 0; i < 60; i++) void log(record("s", "pass", i))
+          })
+        )
+      )
+      const kept = await Effect.runPromise(Effect.scoped(Effect.flatMap(openSqlClient(dir), ({ client }) => readRequestLog(client, "s"))))
+      expect(kept.length).toBe(60)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
 describe("group commit", () => {
   test("idle, an item is written at once; what arrives while a write runs goes in the next write, together; a failure reaches each item of its write", async () => {
     const batches: Array<ReadonlyArray<number>> = []
     let release: () => void = () => {}
-    const write = groupCommit(async (batch: ReadonlyArray<number>) => {
+    const { add: write } = groupCommit(async (batch: ReadonlyArray<number>) => {
       batches.push(batch)
       // The first write is held until the test lets it go.
       if (batches.length === 1) await new Promise<void>((done) => (release = done))

@@ -44,24 +44,35 @@ export const sqlBackoff = (sql: SqlClient.SqlClient): Effect.Effect<BackoffBoard
  * many a second), the writes stay few and the reads that share the connection (the backoff board,
  * before every request) do not queue behind one commit per request.
  */
-export const groupCommit = <A>(write: (batch: ReadonlyArray<A>) => Promise<string | null>): ((item: A) => Promise<string | null>) => {
+export const groupCommit = <A>(write: (batch: ReadonlyArray<A>) => Promise<string | null>): GroupCommit<A> => {
   let queue: Array<{ readonly item: A; readonly done: (failed: string | null) => void }> = []
-  let writing = false
+  let draining: Promise<void> | null = null
   const drain = async () => {
-    writing = true
     while (queue.length > 0) {
       const batch = queue
       queue = []
       const failed = await write(batch.map((b) => b.item)).catch((e: unknown) => String(e))
       for (const b of batch) b.done(failed)
     }
-    writing = false
+    draining = null
   }
-  return (item) =>
-    new Promise((done) => {
-      queue.push({ item, done })
-      if (!writing) void drain()
-    })
+  return {
+    add: (item) =>
+      new Promise((done) => {
+        queue.push({ item, done })
+        draining ??= drain()
+      }),
+    idle: async () => {
+      while (draining !== null) await draining
+    }
+  }
+}
+
+export interface GroupCommit<A> {
+  /** Queues `item`; resolves with null once it is written, or with why its write failed. */
+  readonly add: (item: A) => Promise<string | null>
+  /** Resolves when everything queued so far is written (or failed). */
+  readonly idle: () => Promise<void>
 }
 
 /** A request's record as a row of `loopguard_proxy_requests`. */
@@ -74,8 +85,12 @@ const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray
   return out
 }
 
-/** Writes each request's record (what the proxy did) to `loopguard_proxy_requests`, in group commits; a failed write is reported, never thrown. */
-export const sqlRequestLog = (sql: SqlClient.SqlClient): Effect.Effect<(record: RequestRecord) => Promise<string | null>, unknown> =>
+/**
+ * Writes each request's record (what the proxy did) to `loopguard_proxy_requests`, in group commits;
+ * a failed write is reported, never thrown. When its scope closes, what is queued is written first
+ * (the connection, opened before, closes after).
+ */
+export const sqlRequestLog = (sql: SqlClient.SqlClient): Effect.Effect<(record: RequestRecord) => Promise<string | null>, unknown, Scope.Scope> =>
   Effect.gen(function* () {
     yield* sql`CREATE TABLE IF NOT EXISTS loopguard_proxy_requests (session_id TEXT NOT NULL, at BIGINT NOT NULL, record TEXT NOT NULL)`
     const commit = groupCommit((batch: ReadonlyArray<{ readonly at: number; readonly record: RequestRecord }>) =>
@@ -91,7 +106,8 @@ export const sqlRequestLog = (sql: SqlClient.SqlClient): Effect.Effect<(record: 
           )
       )
     )
-    return (record: RequestRecord) => commit({ at: Date.now(), record })
+    yield* Effect.addFinalizer(() => Effect.promise(() => commit.idle()))
+    return (record: RequestRecord) => commit.add({ at: Date.now(), record })
   })
 
 /** One stored request of a proxied conversation: when it ended and what the proxy did with it. */
