@@ -52,8 +52,10 @@ export interface HandlerDeps {
   /** The HTTP client guarded requests go upstream with (fetch on Bun's stack, node:http on Node's). */
   readonly upstreamClient: UpstreamClient
   readonly onRetry: (session: string, e: RetryEvent) => void
-  /** Called once per request, after the reply ended, with what the session store keeps of it. */
-  /** `credentials`: the request's own (credentialsOf), never to be stored. */
+  /**
+   * Called once per request, after the reply ended, with what the session store keeps of it and the
+   * request's own credentials (credentialsOf), which it must never keep.
+   */
   readonly onRecord: (record: RequestRecord, messages: ReadonlyArray<Message>, credentials: ReadonlyArray<string>) => void
 }
 

@@ -45,8 +45,7 @@ export class TurnJudge {
   private readonly fed: Array<Message> = []
   /** Each fed message as JSON: what a later turn must start with to take this one up. */
   private readonly keys: Array<string> = []
-  /** The characters of those keys: about what this judge holds in memory (the messages and their JSON). */
-  chars = 0
+  private keyChars = 0
   private newestUserAt = -1
   private note: string | null = null
   readonly reminders: Array<TurnReminder> = []
@@ -56,6 +55,11 @@ export class TurnJudge {
   steps = 0
 
   constructor(readonly config: VerdictConfig) {}
+
+  /** The characters of the fed messages' JSON: about what this judge holds in memory. */
+  get chars(): number {
+    return this.keyChars
+  }
 
   /** Whether `turn` starts with exactly the messages already fed (else this judge cannot be taken up for it). */
   continues(turn: ReadonlyArray<Message>): boolean {
@@ -79,7 +83,7 @@ export class TurnJudge {
     this.fed.push(m)
     const key = JSON.stringify(m)
     this.keys.push(key)
-    this.chars += key.length
+    this.keyChars += key.length
     this.records.push(m)
     if (m.role === "user") this.newestUserAt = i
     if (m.role !== "assistant") return
