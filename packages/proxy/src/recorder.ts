@@ -10,8 +10,8 @@
  * none of the configured secrets.
  */
 import type { Message } from "@loopguard/core/model"
-import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
-import type { SessionStoreError, SessionStoreShape } from "@loopguard/effect/store"
+import { makeRedactor } from "@loopguard/core/try-best"
+import { redactingStore, type SessionStoreError, type SessionStoreShape } from "@loopguard/effect/store"
 import { Duration, Effect, Schedule } from "effect"
 
 export interface Recorder {
@@ -45,33 +45,35 @@ const RACES = 3
  */
 export const makeRecorder = (store: SessionStoreShape, onError: (message: string) => void, lockedWaitMs: number, secrets: ReadonlyArray<string> = []): Recorder => {
   const queues = new Map<string, Promise<void>>()
-  const idsOf = (session: string) => store.messageIds?.(session) ?? Effect.map(store.messages(session), (all) => all.map((m) => m.id))
-  const appendInOrder = (session: string, messages: ReadonlyArray<Message>) =>
-    store.appendAll !== undefined ? store.appendAll(session, messages) : Effect.forEach(messages, (m) => store.append(session, m), { discard: true })
+  const idsOf = (target: SessionStoreShape, session: string) => target.messageIds?.(session) ?? Effect.map(target.messages(session), (all) => all.map((m) => m.id))
+  const appendInOrder = (target: SessionStoreShape, session: string, messages: ReadonlyArray<Message>) =>
+    target.appendAll !== undefined ? target.appendAll(session, messages) : Effect.forEach(messages, (m) => target.append(session, m), { discard: true })
   /**
    * Another replica may store some of these between this write's read and its append: the ids are
    * wire positions of one conversation, so a message stored under its id is this one, and the
    * write reads the ids again and appends what is still missing.
    */
-  const appendMissing = (session: string, messages: ReadonlyArray<Message>, redact: (text: string) => string, races = 0): Effect.Effect<void, SessionStoreError> =>
+  const appendMissing = (target: SessionStoreShape, session: string, messages: ReadonlyArray<Message>, races = 0): Effect.Effect<void, SessionStoreError> =>
     Effect.gen(function* () {
-      const held = new Set(yield* idsOf(session))
+      const held = new Set(yield* idsOf(target, session))
       const missing = messages.filter((m) => !held.has(m.id))
       if (missing.length === 0) return
-      yield* appendInOrder(session, missing.map((m) => redactDeep(m, redact))).pipe(
-        Effect.catchIf((e) => e.reason === "invalid" && races < RACES, () => appendMissing(session, messages, redact, races + 1))
+      yield* appendInOrder(target, session, missing).pipe(
+        Effect.catchIf((e) => e.reason === "invalid" && races < RACES, () => appendMissing(target, session, messages, races + 1))
       )
     })
-  const write = (session: string, messages: ReadonlyArray<Message>, redact: (text: string) => string) =>
-    appendMissing(session, messages, redact).pipe(
+  /** `target`: the store seen through this request's redaction. */
+  const write = (target: SessionStoreShape, session: string, messages: ReadonlyArray<Message>) =>
+    appendMissing(target, session, messages).pipe(
       Effect.ensuring(store.release === undefined ? Effect.void : store.release(session).pipe(Effect.ignore)),
       Effect.retry({ schedule: whileLocked(lockedWaitMs), while: (e) => e.reason === "locked" }),
       Effect.catch((e) => Effect.sync(() => onError(e.message)))
     )
   return {
     record: (session, messages, requestSecrets = []) => {
-      const redact = makeRedactor([...secrets, ...requestSecrets])
-      const next = (queues.get(session) ?? Promise.resolve()).then(() => Effect.runPromise(write(session, messages, redact)))
+      // The secrets differ by request: each gets the store behind its own redaction (redactingStore).
+      const target = redactingStore(store, makeRedactor([...secrets, ...requestSecrets]))
+      const next = (queues.get(session) ?? Promise.resolve()).then(() => Effect.runPromise(write(target, session, messages)))
       queues.set(session, next)
       void next.finally(() => {
         if (queues.get(session) === next) queues.delete(session)
