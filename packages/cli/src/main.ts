@@ -3,7 +3,7 @@
  * The `loopguard` command. Exit status: 0 success, 1 a run aborted / an audit file failed,
  * 2 bad flags or input (the message names the flag or file:line), 130 / 143 after SIGINT / SIGTERM.
  */
-import { NodeServices } from "@effect/platform-node"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import type { SessionStoreError } from "@loopguard/effect"
 import { Effect } from "effect"
 import { CliOutput, Command } from "effect/cli"
