@@ -97,8 +97,8 @@ const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, d
   if (route === null) return (sendError(res, protocol.name, 502, `loopguard proxy: no upstream for model ${conversation.model ?? "(none)"}`), null)
   const detectors = (route.prefix !== null ? settings.routeDetectors.get(route.prefix) : undefined) ?? settings
   const session = sessionIdOf(req.headers, settings.sessionHeader, conversation)
-  // A body that is not JSON, or a request for structured output, is not ours to judge: the upstream answers it.
-  const verdict = body === undefined || conversation.utility === true ? PASS : judgeRequest(conversation.messages, detectors.verdict, { memo: deps.memo, session })
+  // A body that is not JSON, or a request for JSON that offers no tool, is not ours to judge: the upstream answers it.
+  const verdict = body === undefined || conversation.utility ? PASS : judgeRequest(conversation.messages, detectors.verdict, { memo: deps.memo, session })
   return { req, res, protocol, deps, started, raw, body, conversation, session, route, detectors, verdict }
 }
 
@@ -156,10 +156,10 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
 }
 
 /**
- * The repetition guard's settings for the reply, or null: a request for JSON output (Gemini CLI's
- * routing and next-speaker checks) is not an agent step: what its answer repeats was asked for.
+ * The repetition guard's settings for the reply, or null: what a reply asked to be JSON repeats was
+ * asked for (Gemini CLI's routing and next-speaker checks, a schema's list of like items).
  */
-const replyGuard = (j: Judged) => (j.conversation.utility === true ? null : j.detectors.guard)
+const replyGuard = (j: Judged) => (j.conversation.structured ? null : j.detectors.guard)
 
 const isEventStream = (headers: IncomingHttpHeaders): boolean => String(headers["content-type"] ?? "").includes("text/event-stream")
 

@@ -21,14 +21,30 @@ export interface Conversation {
   readonly stream: boolean
   /** Names of the tools the request offers that a call written as text may name: those the client runs with JSON arguments. */
   readonly tools: ReadonlyArray<string>
-  /** A request for structured output (JSON), not an agent step: passed on unjudged. */
-  readonly utility?: boolean
+  /**
+   * The request asks for JSON (a response format or a schema): whatever the reply repeats (a list of
+   * like items, a matrix of zeros) was asked for, so the repetition guard does not read it, and a cut
+   * would leave the client JSON it cannot parse.
+   */
+  readonly structured: boolean
+  /** A request for JSON that offers no tool (a title, a routing or a next-speaker check): not an agent step, passed on unjudged. */
+  readonly utility: boolean
 }
+
+/** The response formats that ask for JSON, by the names the OpenAI and Anthropic APIs give them. */
+export const JSON_FORMATS: ReadonlySet<unknown> = new Set(["json_object", "json_schema"])
 
 /** A conversation from what every protocol has: the system prompt, the first user turn, the built history, the wire length, the offered tools' names. */
 export const conversationOf = (
   body: any,
-  parts: { readonly system: string; readonly firstUser: string | undefined; readonly messages: ReadonlyArray<Message>; readonly wireLength: number; readonly tools: ReadonlyArray<string> }
+  parts: {
+    readonly system: string
+    readonly firstUser: string | undefined
+    readonly messages: ReadonlyArray<Message>
+    readonly wireLength: number
+    readonly tools: ReadonlyArray<string>
+    readonly structured: boolean
+  }
 ): Conversation => ({
   system: parts.system,
   firstUser: parts.firstUser ?? "",
@@ -36,7 +52,10 @@ export const conversationOf = (
   wireLength: parts.wireLength,
   model: typeof body?.model === "string" ? body.model : undefined,
   stream: body?.stream === true,
-  tools: parts.tools
+  tools: parts.tools,
+  structured: parts.structured,
+  // Any tool at all (a server tool too) makes it an agent step, however its answer is shaped.
+  utility: parts.structured && !(Array.isArray(body?.tools) && body.tools.length > 0)
 })
 
 /** What one upstream event carried. */

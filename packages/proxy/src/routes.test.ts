@@ -36,7 +36,7 @@ describe("routes", () => {
 })
 
 describe("session id", () => {
-  const conversation = (system: string, firstUser: string): Conversation => ({ system, firstUser, messages: [], wireLength: 0, model: undefined, stream: true, tools: [] })
+  const conversation = (system: string, firstUser: string): Conversation => ({ system, firstUser, messages: [], wireLength: 0, model: undefined, stream: true, tools: [], structured: false, utility: false })
   test("the header when it is a safe id, else a hash of the system prompt and the first user message", () => {
     expect(sessionIdOf({ "x-loopguard-session": "abc-1" }, "x-loopguard-session", conversation("s", "u"))).toBe("abc-1")
     const hashed = sessionIdOf({ "x-loopguard-session": "bad id\n" }, "x-loopguard-session", conversation("s", "u"))

@@ -1,7 +1,7 @@
 /** OpenAI Chat Completions (`POST /v1/chat/completions`), streamed and not. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { conversationOf, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
 
@@ -47,7 +47,8 @@ const conversation: Protocol["conversation"] = (body) => {
     firstUser,
     messages: history.messages,
     wireLength: wire.length,
-    tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.function?.name ?? t?.name ?? ""))
+    tools: (Array.isArray(body?.tools) ? body.tools : []).map((t: any) => String(t?.function?.name ?? t?.name ?? "")),
+    structured: JSON_FORMATS.has(body?.response_format?.type)
   })
 }
 

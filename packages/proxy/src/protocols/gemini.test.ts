@@ -35,12 +35,16 @@ describe("the Gemini protocol", () => {
       [{ command: "npm test" }, "completed", "1 failing"],
       [{ command: "npm run build" }, "error", "exit 2"]
     ])
-    expect(c.utility).toBeUndefined()
+    expect([c.structured, c.utility]).toEqual([false, false])
   })
 
-  test("a request for JSON (a response type or schema) is a utility call, not an agent step; snake_case is read too", () => {
-    expect(gemini.conversation({ ...body, generationConfig: { responseMimeType: "application/json" } }).utility).toBe(true)
-    expect(gemini.conversation({ ...body, generation_config: { response_json_schema: {} } }).utility).toBe(true)
+  test("a request for JSON (a response type or schema) without tools is a utility call, not an agent step; snake_case is read too", () => {
+    const { tools: _, ...toolless } = body
+    expect(gemini.conversation({ ...toolless, generationConfig: { responseMimeType: "application/json" } }).utility).toBe(true)
+    expect(gemini.conversation({ ...toolless, generation_config: { response_json_schema: {} } }).utility).toBe(true)
+    // With tools it is still an agent step, judged; only its reply is not read by the repetition guard.
+    const withTools = gemini.conversation({ ...body, generationConfig: { responseSchema: {} } })
+    expect([withTools.structured, withTools.utility]).toEqual([true, false])
     expect(gemini.conversation({ system_instruction: { parts: [{ text: "s" }] }, contents: [] }).system).toBe("s")
   })
 

@@ -32,7 +32,7 @@ const resultOf = (response: any): { readonly text: string; readonly isError: boo
   return { text: value, isError }
 }
 
-/** Whether the request asks for JSON (a response type or schema): a utility call, not an agent step. */
+/** Whether the request asks for JSON (a response type or schema). */
 const asksForJson = (body: any): boolean => {
   const config = field(body, "generationConfig", "generation_config")
   return field(config, "responseMimeType", "response_mime_type") === "application/json" || field(config, "responseSchema", "response_schema") !== undefined || field(config, "responseJsonSchema", "response_json_schema") !== undefined
@@ -90,8 +90,8 @@ const conversation = (body: any, model: string, stream: boolean): ReturnType<Pro
     const declared = field(t, "functionDeclarations", "function_declarations")
     return Array.isArray(declared) ? declared.map((d: any) => String(d?.name ?? "")) : []
   })
-  const base = conversationOf(body, { system: textOfParts(partsOf(field(body, "systemInstruction", "system_instruction"))), firstUser, messages: history.messages, wireLength: wire.length, tools })
-  return { ...base, model, stream, ...(asksForJson(body) ? { utility: true } : {}) }
+  const system = textOfParts(partsOf(field(body, "systemInstruction", "system_instruction")))
+  return { ...conversationOf(body, { system, firstUser, messages: history.messages, wireLength: wire.length, tools, structured: asksForJson(body) }), model, stream }
 }
 
 const geminiEvent = (payload: object): string => `data: ${JSON.stringify(payload)}\r\n\r\n`

@@ -1,7 +1,7 @@
 /** Anthropic Messages (`POST /v1/messages`), streamed and not: what Claude Code speaks. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, textOfContent } from "../history.js"
-import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { conversationOf, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, sseText } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
 import type { SseEvent } from "../sse.js"
@@ -40,7 +40,9 @@ const conversation: Protocol["conversation"] = (body) => {
     messages: history.messages,
     wireLength: wire.length,
     // Client tools only (no type, or "custom"): a server tool (web search…) runs at the provider, never as a tool_use the client gets.
-    tools: (Array.isArray(body?.tools) ? body.tools : []).filter((t: any) => t?.type === undefined || t?.type === "custom").map((t: any) => String(t?.name ?? ""))
+    tools: (Array.isArray(body?.tools) ? body.tools : []).filter((t: any) => t?.type === undefined || t?.type === "custom").map((t: any) => String(t?.name ?? "")),
+    // Structured outputs: the format has been sent at the top level and inside output_config.
+    structured: JSON_FORMATS.has(body?.output_format?.type) || JSON_FORMATS.has(body?.output_config?.format?.type)
   })
 }
 

@@ -2,7 +2,7 @@
 import { estimateTokens } from "@loopguard/core/context"
 import { spliced } from "./chat.js"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { conversationOf, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { conversationOf, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, sseText } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
 import type { SseEvent } from "../sse.js"
@@ -63,7 +63,8 @@ const conversation: Protocol["conversation"] = (body) => {
     messages: history.messages,
     wireLength: itemsOf(body).length,
     // Function tools only: a call written as text has JSON arguments, which a custom (free-form) or built-in tool does not take.
-    tools: (Array.isArray(body?.tools) ? body.tools : []).filter((t: any) => t?.type === "function").map((t: any) => String(t?.name ?? ""))
+    tools: (Array.isArray(body?.tools) ? body.tools : []).filter((t: any) => t?.type === "function").map((t: any) => String(t?.name ?? "")),
+    structured: JSON_FORMATS.has(body?.text?.format?.type)
   })
 }
 
