@@ -91,7 +91,11 @@ const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, d
   } catch (e) {
     return (sendError(res, protocol.name, e instanceof BodyTooLarge ? 413 : 400, e instanceof Error ? e.message : "unreadable request body"), null)
   }
-  const body = parseJson(raw.toString("utf8"))
+  const parsed = parseJson(raw.toString("utf8"))
+  // Items only the proxy made are unknown upstream: a body that names them goes up with them spelled out.
+  const spelledOut = parsed === undefined ? null : (protocol.ownItemsSpelledOut?.(parsed) ?? null)
+  if (spelledOut !== null) raw = Buffer.from(JSON.stringify(spelledOut))
+  const body = spelledOut ?? parsed
   const conversation = protocol.conversation(body)
   const route = routeFor(settings.routing, conversation.model, req.url ?? "/")
   if (route === null) return (sendError(res, protocol.name, 502, `loopguard proxy: no upstream for model ${conversation.model ?? "(none)"}`), null)

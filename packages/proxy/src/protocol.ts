@@ -109,6 +109,12 @@ export interface Protocol {
   withReplyText(json: any, text: string): any
   /** The proxy's own assistant turn, streamed or not, in this protocol. */
   answer(body: any, text: string): ProxyAnswer
+  /**
+   * The body with its references to items only the proxy made (its stop answers, its cut notices),
+   * which the upstream never saw, replaced by what those items said; null when it names none. Only
+   * the protocols whose clients refer to earlier items by id (Responses, with `store`).
+   */
+  readonly ownItemsSpelledOut?: (body: any) => any | null
   /** A failure after the stream began, as this protocol's error event. */
   streamError(message: string): string
   /**

@@ -6,7 +6,7 @@
  * and a conversation the proxy stopped goes on once the user writes again.
  */
 import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
-import { generateText, jsonSchema, stepCountIs, streamText, tool } from "ai"
+import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from "ai"
 import { afterEach, describe, expect, test } from "bun:test"
 import { CUT_MARK, STOP_MARK } from "./notices.js"
 import type { ProtocolName } from "./protocol.js"
@@ -137,6 +137,28 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
     expect(await second.text).toBe("Here is the summary.")
     expect(rig.server.requests.length).toBe(upstreamBefore + 1)
     expect(records(rig.events).at(-1)?.action).not.toBe("stop")
+    expect(rig.server.requests.filter((r) => JSON.stringify(r.body).includes("_loopguard_"))).toEqual([])
+  }, 60_000)
+
+  test("a harness that answers every stop with the same canned words gets one more round, then the stop holds without going upstream", async () => {
+    rig = await startRig(() => toolCallStream("bash", { command: "ls -la" }), { proxy: { httpStack: stack } })
+    const runs = { count: 0 }
+    const model = modelFor(protocol, `${rig.proxy.url}/v1`)
+    let messages: Array<ModelMessage> = [{ role: "user", content: "list the files" }]
+    const rounds: Array<{ runs: number; upstream: number }> = []
+    for (let round = 0; round < 4; round++) {
+      const before = { runs: runs.count, upstream: rig.server.requests.length }
+      const result = streamText({ model, messages, tools: { bash: bashTool(runs) }, stopWhen: stepCountIs(30) })
+      expect(await result.text).toContain(STOP_MARK)
+      messages = [...messages, ...(await result.response).messages, { role: "user", content: "Please continue." }]
+      rounds.push({ runs: runs.count - before.runs, upstream: rig.server.requests.length - before.upstream })
+    }
+    // The first stop and the first "Please continue." are a person's turn as far as anyone can tell: the loop is stopped twice.
+    expect(rounds.slice(0, 2).every((r) => r.runs >= 3 && r.runs <= 8)).toBe(true)
+    // Then the same words again: answered by the proxy, nothing run, nothing sent upstream.
+    expect(rounds.slice(2)).toEqual([{ runs: 0, upstream: 0 }, { runs: 0, upstream: 0 }])
+    // A client that names earlier items by id (Responses with store) named the proxy's answers: spelled out before going upstream.
+    expect(rig.server.requests.filter((r) => JSON.stringify(r.body).includes("_loopguard_"))).toEqual([])
   }, 60_000)
   })
 )

@@ -49,6 +49,30 @@ describe("judgeRequest", () => {
     expect(judgeRequest([...stopped, user(10, "stop and summarise")], DEFAULT_CONFIG).action).toBe("pass")
   })
 
+  test("a harness's canned reply to a stop starts the turn over once; the same words after the next stop do not", () => {
+    const stop = (at: number, step: number) => text(at, step, stopAnswer("a loop", "evidence", "next"))
+    const loop = (from: number, step: number, n: number) => Array.from({ length: n }, (_, i) => call(from + i, step + i))
+    const first = [...repeated(8), stop(9, 8), user(10, "Please continue.")]
+    expect(judgeRequest(first, DEFAULT_CONFIG).action).toBe("pass")
+    // The loop comes back and is stopped again, as the first time.
+    const again = [...first, ...loop(11, 9, 8)]
+    expect(judgeRequest(again, DEFAULT_CONFIG).action).toBe("stop")
+    expect(judgeRequest(again, DEFAULT_CONFIG).stop?.detector).not.toBe("stopped")
+    // The harness answers the second stop with the same words (spacing and case aside): still stopped, without going upstream.
+    const canned = [...again, stop(19, 17), user(20, "  please   continue. ")]
+    const v = judgeRequest(canned, DEFAULT_CONFIG)
+    expect([v.action, v.stop?.detector]).toEqual(["stop", "stopped"])
+    expect(v.stop?.evidence).toContain("repeats")
+    // And again after that answer; the agent coming back on its own is told the turn was stopped.
+    const more = [...canned, stop(21, 18), user(22, "Please continue.")]
+    expect(judgeRequest(more, DEFAULT_CONFIG).stop?.evidence).toContain("repeats")
+    expect(judgeRequest([...canned, stop(21, 18)], DEFAULT_CONFIG).stop?.evidence).toContain("no new user message")
+    // A person's new words start afresh, as after the first stop.
+    expect(judgeRequest([...canned, stop(21, 18), user(22, "try reading the test file first")], DEFAULT_CONFIG).action).toBe("pass")
+    // Words that followed no stop before do start a turn, however many stops came before.
+    expect(judgeRequest([...again, stop(19, 17), user(20, "stop and summarise")], DEFAULT_CONFIG).action).toBe("pass")
+  })
+
   test("a history past the stop without the proxy's stop answer in it (the proxy came in mid-turn, the agent dropped the answer) stays stopped until a new user message", () => {
     for (const n of [9, 10, 12, 20]) {
       const v = judgeRequest(repeated(n), DEFAULT_CONFIG)

@@ -57,6 +57,46 @@ const STOPPED_BEFORE: StopVerdict = {
   next: "write a new message to steer the agent; loopguard will let the conversation go on"
 }
 
+/** The words that followed the last stop repeat what followed an earlier one: a harness's canned reply, not a person steering. */
+const STOPPED_AGAIN: StopVerdict = {
+  detector: "stopped",
+  loop: "this turn was already stopped for a loop",
+  evidence: "the message after loopguard's stop repeats, word for word, the one that followed an earlier stop (an automatic reply such as \"Please continue.\")",
+  next: "write a new message, in other words than the last, to steer the agent; loopguard will let the conversation go on"
+}
+
+const wordsOf = (m: Message): string => (m.role === "user" ? m.text.trim().replace(/\s+/g, " ").toLowerCase() : "")
+
+/**
+ * Where the current turn starts: the last user message, except one that follows a stop with the
+ * very words that followed an earlier stop. Harnesses answer an agent that ended its turn with a
+ * canned message ("Please continue.", "continue working on the task…"); taken as a person's, it
+ * would start each stopped loop over for as long as the harness keeps replying. `repeated` says
+ * the last stop was answered that way.
+ */
+export const turnStartOf = (messages: ReadonlyArray<Message>): { readonly at: number; readonly repeated: boolean } => {
+  const afterStops = new Set<string>()
+  let at = -1
+  let repeated = false
+  let afterStop = false
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!
+    if (isStop(m)) {
+      afterStop = true
+      repeated = false
+    }
+    if (m.role !== "user") continue
+    if (afterStop) {
+      afterStop = false
+      repeated = afterStops.has(wordsOf(m))
+      afterStops.add(wordsOf(m))
+      if (repeated) continue
+    }
+    at = i
+  }
+  return { at, repeated }
+}
+
 /**
  * The in-stream escalation: the k-th cut since the last stop is REMIND, REPLAN, then terminate
  * (the recovery policy's counts); a new user message after a stop starts it again.
@@ -100,10 +140,10 @@ const judgeTurn = (messages: ReadonlyArray<Message>, from: number, config: Verdi
 
 /** The verdict on a request whose history is `messages`. */
 export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictConfig, memo?: { readonly memo: TurnMemo; readonly session: string }): Verdict => {
-  const lastUser = lastIndex(messages, (m) => m.role === "user")
+  const { at: lastUser, repeated } = turnStartOf(messages)
   const lastStop = lastIndex(messages, isStop)
   // A stop the agent came back to without a new user message: the turn stays stopped.
-  if (lastStop > lastUser) return { action: "stop", inserts: [], cropCuts: false, stop: STOPPED_BEFORE, incidents: [] }
+  if (lastStop > lastUser) return { action: "stop", inserts: [], cropCuts: false, stop: repeated ? STOPPED_AGAIN : STOPPED_BEFORE, incidents: [] }
   const cuts = cutEscalation(messages, lastStop + 1, config.loop.role)
   const turn = judgeTurn(messages, Math.max(0, lastUser), config, memo)
   const inserts = [...cuts.inserts, ...turn.inserts]

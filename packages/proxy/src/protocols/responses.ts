@@ -3,12 +3,43 @@ import { estimateTokens } from "@loopguard/core/context"
 import { spliced } from "./chat.js"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
 import { conversationOf, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { CUT_MARK, isCutReply, STOP_MARK } from "../notices.js"
 import { eventsOf, sseText } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
 import type { SseEvent } from "../sse.js"
 
 const CALL_TYPES = new Set(["function_call", "custom_tool_call", "local_shell_call"])
 const OUTPUT_TYPES = new Set(["function_call_output", "custom_tool_call_output", "local_shell_call_output"])
+
+/**
+ * Ids of the items the proxy makes itself. A client that stores its responses (the AI SDK's
+ * Responses provider by default) names earlier items by id on its next request (`item_reference`);
+ * the upstream never saw these, so such a reference goes up spelled out, and is read as what it said.
+ */
+const OWN_ITEM = { stop: "msg_loopguard_stop", cut: "msg_loopguard_cut", note: "msg_loopguard_note" } as const
+
+/** What an item of the proxy's said, by its id; null: not one of the proxy's (or one it cannot spell out). */
+const ownItemText = (id: string): string | null => {
+  if (id === OWN_ITEM.stop) return `${STOP_MARK} (loopguard's own answer, named here by its id).`
+  if (id === OWN_ITEM.cut || id.startsWith(`${OWN_ITEM.cut}_`)) return `${CUT_MARK} and was cut here.]`
+  if (id.startsWith(`${OWN_ITEM.note}_`)) return "[loopguard: this reply was cut off here.]"
+  return null
+}
+
+/** The id of a message item the proxy adds to a reply it ends with `notice`. */
+const ownId = (notice: string, index: number): string => `${isCutReply(notice) ? OWN_ITEM.cut : OWN_ITEM.note}_${index}`
+
+const ownItemsSpelledOut = (body: any): any | null => {
+  if (!Array.isArray(body?.input)) return null
+  let named = false
+  const input = body.input.map((item: any) => {
+    const text = item?.type === "item_reference" && typeof item.id === "string" ? ownItemText(item.id) : null
+    if (text === null) return item
+    named = true
+    return { type: "message", role: "assistant", content: text }
+  })
+  return named ? { ...body, input } : null
+}
 
 const itemsOf = (body: any): ReadonlyArray<any> =>
   typeof body?.input === "string" ? [{ type: "message", role: "user", content: body.input }] : Array.isArray(body?.input) ? body.input : []
@@ -184,7 +215,7 @@ class ResponsesWatch implements StreamWatch {
       if (entry.done) {
         if (!CALL_TYPES.has(entry.item?.type) || wholeArguments(String(entry.item.arguments ?? ""))) output.push(entry.item)
       }
-      else if (entry.item?.type === "message") textItem = { index, id: String(entry.item.id ?? `msg_loopguard_${index}`), text: entry.text }
+      else if (entry.item?.type === "message") textItem = { index, id: String(entry.item.id ?? ownId(notice, index)), text: entry.text }
       else if (entry.item?.type === "reasoning") {
         const item = { ...entry.item, summary: [{ type: "summary_text", text: entry.text }] }
         out += sseText(JSON.stringify({ type: "response.output_item.done", sequence_number: seq(), output_index: index, item }), "response.output_item.done")
@@ -197,7 +228,7 @@ class ResponsesWatch implements StreamWatch {
       output.push(messageItem(textItem.id, textItem.text + notice, "completed"))
     } else {
       const index = this.nextOutputIndex
-      const id = `msg_loopguard_${index}`
+      const id = ownId(notice, index)
       out += messageEvents(id, index, notice, seq)
       output.push(messageItem(id, notice, "completed"))
     }
@@ -218,6 +249,7 @@ const baseResponse = (body: any) => ({
 export const responsesProtocol: Protocol = {
   name: "responses",
   conversation,
+  ownItemsSpelledOut,
   mapAssistantText: (body, f) => {
     if (!Array.isArray(body?.input)) return body
     const changed = new Set<number>()
@@ -240,10 +272,10 @@ export const responsesProtocol: Protocol = {
       .join(""),
   withReplyText: (json, text) => {
     const kept = (Array.isArray(json?.output) ? json.output : []).filter((i: any) => i?.type !== "message")
-    return { ...json, status: "completed", output: [...kept, messageItem("msg_loopguard_cut", text, "completed")] }
+    return { ...json, status: "completed", output: [...kept, messageItem(OWN_ITEM.cut, text, "completed")] }
   },
   answer: (body, text) => {
-    const response = { ...baseResponse(body), status: "completed", output: [messageItem("msg_loopguard_0", text, "completed")], usage: usageOf(body, text) }
+    const response = { ...baseResponse(body), status: "completed", output: [messageItem(OWN_ITEM.stop, text, "completed")], usage: usageOf(body, text) }
     if (body?.stream !== true) return { contentType: "application/json", body: JSON.stringify(response) }
     let n = 0
     const seq = () => n++
@@ -251,7 +283,7 @@ export const responsesProtocol: Protocol = {
     const out =
       sseText(JSON.stringify({ type: "response.created", sequence_number: seq(), response: start }), "response.created") +
       sseText(JSON.stringify({ type: "response.in_progress", sequence_number: seq(), response: start }), "response.in_progress") +
-      messageEvents("msg_loopguard_0", 0, text, seq) +
+      messageEvents(OWN_ITEM.stop, 0, text, seq) +
       completed(response, seq)
     return { contentType: SSE_CONTENT_TYPE, body: out }
   },
