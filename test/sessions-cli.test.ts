@@ -5,6 +5,7 @@
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { describe, expect, test } from "bun:test"
+import { Database } from "bun:sqlite"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
@@ -86,4 +87,67 @@ describe("loopguard sessions", () => {
       expect(r.stderr).not.toContain("hunter2")
     }
   }, 120_000)
+})
+
+describe("loopguard sessions delete / prune", () => {
+  const trace = '{"type":"user","text":"hi"}\n{"type":"assistant","text":"Hello.","finish":"stop"}\n'
+  /** A folder holding sessions "old" (last written 40 days ago), "new" and "held" (a live writer's), each with a proxy request record. */
+  const storeWithThree = async (): Promise<string> => {
+    const dir = mkdtempSync(join(tmpdir(), "lg-prune-"))
+    const file = join(dir, "t.jsonl")
+    writeFileSync(file, trace)
+    for (const id of ["old", "new", "held"]) expect((await cli(["sessions", "import", file, "--as", id, "--session-dir", dir])).code).toBe(0)
+    const db = new Database(join(dir, "sessions.db"))
+    db.run("UPDATE loopguard_sessions SET updated_at = ? WHERE id = 'old'", [Date.now() - 40 * 86_400_000])
+    db.run("UPDATE loopguard_sessions SET owner = 'elsewhere', owner_host = 'box', owner_pid = 42, lease_until = ? WHERE id = 'held'", [Date.now() + 600_000])
+    db.run("CREATE TABLE IF NOT EXISTS loopguard_proxy_requests (session_id TEXT NOT NULL, at BIGINT NOT NULL, record TEXT NOT NULL)")
+    for (const id of ["old", "new", "held"]) db.run("INSERT INTO loopguard_proxy_requests VALUES (?, ?, '{}')", [id, Date.now()])
+    db.close()
+    return dir
+  }
+  const left = (dir: string) => {
+    const db = new Database(join(dir, "sessions.db"), { readonly: true })
+    const ids = (q: string) => (db.query(q).all() as Array<{ id: string }>).map((r) => r.id).sort()
+    const out = {
+      sessions: ids("SELECT id FROM loopguard_sessions"),
+      messages: ids("SELECT DISTINCT session_id AS id FROM loopguard_messages"),
+      requests: ids("SELECT DISTINCT session_id AS id FROM loopguard_proxy_requests")
+    }
+    db.close()
+    return out
+  }
+
+  test("prune --dry-run lists what is older; prune deletes it, messages and request records too", async () => {
+    const dir = await storeWithThree()
+    const dry = await cli(["sessions", "prune", "--older-than", "30d", "--dry-run", "--session-dir", dir])
+    expect([dry.code, dry.stdout.trim().split("\n").length]).toEqual([0, 1])
+    expect(dry.stdout).toMatch(/^would delete session old \(2 messages, last written \d{4}-/)
+    expect(left(dir).sessions).toEqual(["held", "new", "old"])
+    const pruned = await cli(["sessions", "prune", "--older-than", "30d", "--session-dir", dir])
+    expect([pruned.code, pruned.stdout.trim(), pruned.stderr]).toEqual([0, "deleted session old (2 messages)", ""])
+    expect(left(dir)).toEqual({ sessions: ["held", "new"], messages: ["held", "new"], requests: ["held", "new"] })
+    const again = await cli(["sessions", "prune", "--older-than", "30d", "--session-dir", dir])
+    expect([again.code, again.stdout]).toEqual([0, expect.stringContaining("no session in")])
+  }, 60_000)
+
+  test("delete: the sessions named go; one a live writer holds stays (exit 1); an id the store lacks is named (exit 2), the others deleted all the same", async () => {
+    const dir = await storeWithThree()
+    const held = await cli(["sessions", "delete", "held", "new", "--session-dir", dir])
+    expect(held.code).toBe(1)
+    expect(held.stdout.trim()).toBe("deleted session new (2 messages)")
+    expect(held.stderr.trim()).toBe("session held is being written by box:42: not deleted")
+    const missing = await cli(["sessions", "delete", "old", "nope", "--session-dir", dir])
+    expect([missing.code, missing.stdout.trim(), missing.stderr.trim()]).toEqual([2, "deleted session old (2 messages)", `loopguard: no session nope in ${dir}`])
+    expect(left(dir)).toEqual({ sessions: ["held"], messages: ["held"], requests: ["held"] })
+  }, 60_000)
+
+  test("a bad age or no id: one line naming it, exit 2, nothing deleted", async () => {
+    const dir = await storeWithThree()
+    const bad = await cli(["sessions", "prune", "--older-than", "30 days", "--session-dir", dir])
+    expect([bad.code, bad.stderr.trim()]).toEqual([2, 'loopguard: --older-than "30 days": give a whole number and a unit, m, h, d or w (for example 30d, 12h, 90m, 2w)'])
+    const none = await cli(["sessions", "delete", "--session-dir", dir])
+    expect(none.code).toBe(2)
+    expect(none.stderr.trim().split("\n")).toHaveLength(1)
+    expect(left(dir).sessions).toEqual(["held", "new", "old"])
+  }, 60_000)
 })

@@ -5,7 +5,7 @@
  * holds them all), and one row per request with what the proxy did (action, incidents, outcome).
  */
 import type { LoopguardConfig } from "@loopguard/effect/config"
-import { openSqlClient, type SessionStoreError } from "@loopguard/effect/store"
+import { openSqlClient, SessionStoreError } from "@loopguard/effect/store"
 import { Effect, Schema, type Scope } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { BackoffBoard } from "./backoff.js"
@@ -85,6 +85,9 @@ const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray
   return out
 }
 
+const createRequestLog = (sql: SqlClient.SqlClient) =>
+  sql`CREATE TABLE IF NOT EXISTS loopguard_proxy_requests (session_id TEXT NOT NULL, at BIGINT NOT NULL, record TEXT NOT NULL)`
+
 /**
  * Writes each request's record (what the proxy did) to `loopguard_proxy_requests`, in group commits;
  * a failed write is reported, never thrown. When its scope closes, what is queued is written first
@@ -92,7 +95,7 @@ const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray
  */
 export const sqlRequestLog = (sql: SqlClient.SqlClient): Effect.Effect<(record: RequestRecord) => Promise<string | null>, unknown, Scope.Scope> =>
   Effect.gen(function* () {
-    yield* sql`CREATE TABLE IF NOT EXISTS loopguard_proxy_requests (session_id TEXT NOT NULL, at BIGINT NOT NULL, record TEXT NOT NULL)`
+    yield* createRequestLog(sql)
     const commit = groupCommit((batch: ReadonlyArray<{ readonly at: number; readonly record: RequestRecord }>) =>
       Effect.runPromise(
         sql
@@ -149,6 +152,26 @@ export const readRequestLog = (sql: SqlClient.SqlClient, session: string): Effec
 /** `readRequestLog` over the store named by `--session-dir` / `--store`, opened for this read. */
 export const requestLogOf = (target: string, config: LoopguardConfig, session: string): Effect.Effect<ReadonlyArray<StoredRequest>, SessionStoreError> =>
   Effect.scoped(Effect.flatMap(openSqlClient(target, { busyTimeoutMs: config.store.busyTimeoutMs }), ({ client }) => readRequestLog(client, session)))
+
+/**
+ * Deletes the request records of the named sessions (`sessions delete` / `prune`, after the
+ * sessions themselves) from the store named by `--session-dir` / `--store`.
+ */
+export const removeRequestLogs = (target: string, config: LoopguardConfig, sessions: ReadonlyArray<string>): Effect.Effect<void, SessionStoreError> =>
+  sessions.length === 0
+    ? Effect.void
+    : Effect.scoped(
+        Effect.flatMap(openSqlClient(target, { busyTimeoutMs: config.store.busyTimeoutMs }), ({ client: sql }) =>
+          sql
+            .withTransaction(
+              Effect.andThen(
+                createRequestLog(sql),
+                Effect.forEach(chunksOf(sessions, 200), (ids) => sql`DELETE FROM loopguard_proxy_requests WHERE ${sql.in("session_id", ids)}`, { discard: true })
+              )
+            )
+            .pipe(Effect.mapError((e) => new SessionStoreError({ reason: "unavailable", message: `could not delete the proxy's request records: ${e.message}` })))
+        )
+      )
 
 export interface SharedState {
   readonly board: BackoffBoard

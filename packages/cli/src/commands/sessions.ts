@@ -1,9 +1,10 @@
 /**
- * `loopguard sessions list | show ID [--html OUT] | export ID [--out FILE] | import FILE [--as ID] [--format F]`, on the
- * store named by `--session-dir DIR` (SQLite) or `--store URL` (Postgres). `export` prints trace
- * v1 (audit reads it); `import` takes trace v1 back, refusing to write over an existing session.
+ * `loopguard sessions list | show ID [--html OUT] | export ID [--out FILE] | import FILE [--as ID] [--format F]
+ * | delete ID... | prune --older-than AGE [--dry-run]`, on the store named by `--session-dir DIR` (SQLite) or
+ * `--store URL` (Postgres). `export` prints trace v1 (audit reads it); `import` takes trace v1 back,
+ * refusing to write over an existing session; `delete` and `prune` delete whole sessions for good.
  */
-import type { SessionStoreShape } from "@loopguard/effect"
+import type { SessionStoreShape, SessionSummary } from "@loopguard/effect"
 import { exportTrace, importTrace, redactUrl } from "@loopguard/effect/store"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -19,7 +20,7 @@ import { loadCliConfig } from "../session.js"
 import { jsonLine, terminalSafe } from "../render/terminal-safe.js"
 import { formatList, formatSession } from "../sessions-format.js"
 import type { LoopguardConfig } from "@loopguard/effect/config"
-import { requestLogOf, type StoredRequest } from "@loopguard/proxy/store"
+import { removeRequestLogs, requestLogOf, type StoredRequest } from "@loopguard/proxy/store"
 import { describeRecord } from "./proxy.js"
 import { openCliStore, storeFailure, storeTargetOf, type StoreFlags } from "../store-target.js"
 
@@ -149,7 +150,68 @@ const importCommand = Command.make(
     )
 ).pipe(Command.withDescription("Store a trace v1 file (or an agent's own log) as a session"))
 
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
+
+/** An age as `--older-than` takes it (a whole number and a unit: m, h, d or w), in milliseconds; null when it is not one. */
+export const ageMs = (text: string): number | null => {
+  const m = /^(\d{1,7})(m|h|d|w)$/.exec(text.trim())
+  return m === null ? null : Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
+}
+
+/**
+ * Deletes `sessions` whole (their messages, then the proxy's records of their requests) and says
+ * what happened, a line each; a session a live writer holds is kept (exit 1).
+ */
+const deleteSessions = (store: SessionStoreShape, opened: OpenedStore, sessions: ReadonlyArray<SessionSummary>) =>
+  Effect.gen(function* () {
+    if (store.remove === undefined) return yield* new UsageError({ message: "this store cannot delete sessions" })
+    const done = yield* store.remove(sessions.map((s) => s.id)).pipe(Effect.mapError(storeFailure))
+    yield* removeRequestLogs(opened.target, opened.config, done.removed).pipe(Effect.mapError(storeFailure))
+    const byId = new Map(sessions.map((s) => [s.id, s]))
+    for (const id of done.removed) yield* Console.log(`deleted session ${terminalSafe(id)} (${byId.get(id)?.messages ?? 0} messages)`)
+    for (const id of done.busy) yield* Console.error(`session ${terminalSafe(id)} is being written by ${terminalSafe(byId.get(id)?.writer ?? "another process")}: not deleted`)
+    if (done.busy.length > 0) return yield* new RunFailed({ message: "", exitCode: 1 })
+  })
+
+const deleteCommand = Command.make(
+  "delete",
+  { ...storeFlags, ids: Argument.String("id").pipe(Argument.variadic({ min: 1 }), Argument.withDescription("session ids")) },
+  (flags) =>
+    withStore(flags, (store, shown, opened) =>
+      Effect.gen(function* () {
+        const known = new Map((yield* store.list().pipe(Effect.mapError(storeFailure))).map((s) => [s.id, s]))
+        const missing = flags.ids.filter((id) => !known.has(id))
+        // The sessions that exist are deleted even when another id names none: nothing is left half done.
+        yield* deleteSessions(store, opened, [...new Set(flags.ids)].flatMap((id) => known.get(id) ?? []))
+        if (missing.length > 0) return yield* new UsageError({ message: `no session ${missing.map(terminalSafe).join(", ")} in ${shown}` })
+      })
+    )
+).pipe(Command.withDescription("Delete stored sessions for good, their messages and the proxy's records of their requests"))
+
+const pruneCommand = Command.make(
+  "prune",
+  {
+    ...storeFlags,
+    olderThan: Flag.String("older-than").pipe(Flag.withDescription("delete the sessions last written longer ago than AGE: a whole number and a unit, m, h, d or w (30d, 12h)")),
+    dryRun: Flag.Boolean("dry-run").pipe(Flag.withDefault(false), Flag.withDescription("list what would be deleted, and delete nothing"))
+  },
+  (flags) =>
+    Effect.gen(function* () {
+      const age = ageMs(flags.olderThan)
+      if (age === null) return yield* new UsageError({ message: `--older-than ${JSON.stringify(flags.olderThan)}: give a whole number and a unit, m, h, d or w (for example 30d, 12h, 90m, 2w)` })
+      return yield* withStore(flags, (store, shown, opened) =>
+        Effect.gen(function* () {
+          const before = Date.now() - age
+          const old = (yield* store.list().pipe(Effect.mapError(storeFailure))).filter((s) => s.updatedAt < before)
+          if (old.length === 0) return yield* Console.log(`no session in ${shown} was last written before ${new Date(before).toISOString()}`)
+          if (!flags.dryRun) return yield* deleteSessions(store, opened, old)
+          for (const s of old) yield* Console.log(`would delete session ${terminalSafe(s.id)} (${s.messages} messages, last written ${new Date(s.updatedAt).toISOString()})`)
+        })
+      )
+    })
+).pipe(Command.withDescription("Delete the sessions last written longer ago than --older-than (--dry-run: only list them)"))
+
 export const sessionsCommand = Command.make("sessions").pipe(
-  Command.withDescription("List, show, export and import stored sessions (--session-dir DIR or --store URL)"),
-  Command.withSubcommands([listCommand, showCommand, exportCommand, importCommand])
+  Command.withDescription("List, show, export, import and delete stored sessions (--session-dir DIR or --store URL)"),
+  Command.withSubcommands([listCommand, showCommand, exportCommand, importCommand, deleteCommand, pruneCommand])
 )

@@ -1,7 +1,8 @@
 /**
  * Where a session's messages live: the one door every runtime, the CLI and the chat go through.
  * Append-only: a reply left out of later requests is marked `excluded`, a crop is a marker on the
- * user message; nothing is ever deleted, so an audit or a UI can always show what really happened.
+ * user message; nothing a run does deletes anything, so an audit or a UI can always show what really
+ * happened. Only a person deletes, whole sessions (`loopguard sessions delete` / `prune`: `remove`).
  *
  * Durability contract (docs/store.md): each call is atomic (one transaction in the SQL stores); a
  * reply whose tool is about to run is written ahead with the call `running`, and written again
@@ -23,6 +24,12 @@ export interface SessionSummary {
   readonly updatedAt: number
   /** Who holds the write lease now (`host:pid`), or null when nobody does. */
   readonly writer: string | null
+}
+
+/** What `remove` did: the sessions deleted, and those kept because a live writer holds them. */
+export interface RemovedSessions {
+  readonly removed: ReadonlyArray<string>
+  readonly busy: ReadonlyArray<string>
 }
 
 export interface SessionStoreShape {
@@ -65,6 +72,12 @@ export interface SessionStoreShape {
   readonly release?: (sessionId: string) => Effect.Effect<void, SessionStoreError>
   /** Every session, most recently written first. */
   readonly list: () => Effect.Effect<ReadonlyArray<SessionSummary>, SessionStoreError>
+  /**
+   * Deletes the named sessions for good, messages and all, in one transaction (a person's
+   * `sessions delete` or `prune`, never a run's): a session whose lease a live writer holds is kept
+   * and named in `busy`; an id the store does not hold is in neither. Optional.
+   */
+  readonly remove?: (sessionIds: ReadonlyArray<string>) => Effect.Effect<RemovedSessions, SessionStoreError>
   /** Where a session is kept, for the run report ("where the work is saved"). */
   readonly location: (sessionId: string) => string
 }
@@ -143,7 +156,9 @@ export const makeMemoryStore = (): SessionStoreShape => {
             writer: null
           }))
           .sort((a, b) => b.updatedAt - a.updatedAt)
-      )
+      ),
+    remove: (sessionIds) =>
+      Effect.sync(() => ({ removed: [...new Set(sessionIds)].filter((id) => sessions.delete(id)), busy: [] }))
   }
 }
 

@@ -37,7 +37,16 @@ const SummaryRow = Schema.Struct({
   messages: Num,
   steps: Num
 })
+const LeaseRow = Schema.Struct({ id: Schema.String, owner: Schema.NullOr(Schema.String), lease_until: Schema.NullOr(Num) })
 const decodeRow = Schema.decodeUnknownResult(MessageRow)
+const decodeLease = Schema.decodeUnknownResult(LeaseRow)
+
+/** `items` in runs of at most 200 (a statement's parameters stay within every SQLite's limit). */
+const runsOf = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < items.length; i += 200) out.push(items.slice(i, i + 200))
+  return out
+}
 const decodeSummary = Schema.decodeUnknownResult(SummaryRow)
 
 /** A driver failure as the store's error: what failed, for which session, and the driver's words. */
@@ -290,7 +299,43 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
             })
           ),
           Effect.withSpan("SessionStore.list")
-        )
+        ),
+      remove: (sessionIds) =>
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              const now = Date.now()
+              const removed: Array<string> = []
+              const busy: Array<string> = []
+              for (const ids of runsOf([...new Set(sessionIds)])) {
+                for (const raw of yield* sql`SELECT id, owner, lease_until FROM loopguard_sessions WHERE ${sql.in("id", ids)}`) {
+                  const row = decodeLease(raw)
+                  if (row._tag === "Failure") return yield* new SessionStoreError({ reason: "corrupt", message: `a session row: ${row.failure.message}` })
+                  const { id, owner: holder, lease_until } = row.success
+                  const live = lease_until !== null && Number(lease_until) >= now && holder !== owner.id
+                  ;(live ? busy : removed).push(id)
+                }
+              }
+              for (const ids of runsOf(removed)) {
+                yield* sql`DELETE FROM loopguard_messages WHERE ${sql.in("session_id", ids)}`
+                yield* sql`DELETE FROM loopguard_sessions WHERE ${sql.in("id", ids)}`
+              }
+              return { removed, busy }
+            })
+          )
+          .pipe(
+            Effect.tap(({ removed }) =>
+              Effect.sync(() => {
+                for (const id of removed) {
+                  held.delete(id)
+                  mirrors.delete(id)
+                }
+              })
+            ),
+            Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("delete sessions")(e))),
+            withDeadline(options.timeoutMs, "delete sessions"),
+            Effect.withSpan("SessionStore.remove")
+          )
     }
 
     // Heartbeat: a lease this process holds stays fresh while it lives, however long a step runs.

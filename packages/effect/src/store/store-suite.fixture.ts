@@ -329,6 +329,37 @@ export const storeSuite = (name: string, target: SuiteTarget) => {
     expect(after.map((s) => s.writer)).toEqual([null, null])
   }, TIMEOUT)
 
+  test(`${name}: remove deletes whole sessions in one go, keeps one a live writer holds, and names neither an id it never held`, async () => {
+    const t = await target.fresh()
+    await withScope((open) =>
+      Effect.gen(function* () {
+        const writer = yield* open()
+        yield* writer.append("gone", user("g0", "a"))
+        yield* writer.putAssistant("gone", reply("g1", "g0", 0))
+        yield* writer.append("kept", user("k0", "a"))
+        yield* writer.append("held", user("h0", "a"))
+        yield* writer.release!("gone")
+        yield* writer.release!("kept")
+        // Another process (here, another store) deletes while `writer` still holds "held".
+        const person = yield* open()
+        const done = yield* person.remove!(["gone", "held", "never", "gone"])
+        expect([[...done.removed], [...done.busy]]).toEqual([["gone"], ["held"]])
+        expect(yield* person.messages("gone")).toEqual([])
+        expect((yield* person.list()).map((s) => s.id).sort()).toEqual(["held", "kept"])
+        expect((yield* person.messages("held")).map((m) => m.id)).toEqual(["h0"])
+        // The id is free again: a new session under it starts empty.
+        yield* person.append("gone", user("n0", "again"))
+        expect((yield* person.messages("gone")).map((m) => m.id)).toEqual(["n0"])
+        // The holder itself may delete what it holds, and can write that id afresh afterwards.
+        expect((yield* writer.remove!(["held"])).removed).toEqual(["held"])
+        yield* writer.append("held", user("h9", "new"))
+        expect((yield* writer.messages("held")).map((m) => m.id)).toEqual(["h9"])
+      }), t)
+    // Past the writers' lives, nothing is busy.
+    const later = await withScope((open) => Effect.flatMap(open(), (s) => s.remove!(["held", "kept", "gone"])), t)
+    expect([[...later.removed].sort(), [...later.busy]]).toEqual([["gone", "held", "kept"], []])
+  }, TIMEOUT)
+
   test(`${name}: export gives trace v1 that audit can read, and import gives the same messages back`, async () => {
     const t = await target.fresh()
     const messages: ReadonlyArray<Message> = [
