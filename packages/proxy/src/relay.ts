@@ -69,7 +69,7 @@ const deltaGuard = (options: RepeatGuardOptions | null) => {
 }
 
 /** The name of a call whose arguments are not whole (neither empty nor a JSON object), or null when every one is. */
-export const callsComplete = (watch: StreamWatch): string | null => watch.calls.find((c) => !wholeArguments(c.args))?.name ?? null
+export const cutOffCall = (watch: StreamWatch): string | null => watch.calls.find((c) => !wholeArguments(c.args))?.name ?? null
 
 /**
  * Relays until the upstream ends, the guard trips, a limit or the chunk timeout is passed, or the
@@ -158,7 +158,7 @@ class StreamRelay {
   private release(): boolean {
     if (!this.routing.callsHeld) return true
     const { watch } = this.input
-    const broken = callsComplete(watch)
+    const broken = cutOffCall(watch)
     if (broken !== null) {
       this.finish({ type: "cut-call", name: broken, wrote: this.routing.written, opening: this.routing.openingOfHeld }, null)
       return false
@@ -175,7 +175,7 @@ class StreamRelay {
   /** The guard tripped: what the model wrote before the loop still goes, then the notice and the protocol's end. */
   private cut(trip: GuardTrip): void {
     const { watch } = this.input
-    this.write(this.routing.beforeCut(callsComplete(watch) === null))
+    this.write(this.routing.beforeCut(cutOffCall(watch) === null))
     const notice = cutNotice(describeGuardTrip(trip))
     this.finish({ type: "cut", trip, notice }, watch.close(notice))
   }
