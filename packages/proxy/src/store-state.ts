@@ -5,7 +5,7 @@
  * holds them all), and one row per request with what the proxy did (action, incidents, outcome).
  */
 import type { LoopguardConfig } from "@loopguard/effect/config"
-import { openSqlClient, SessionStoreError } from "@loopguard/effect/store"
+import { openSqlClient, SessionStoreError, statementRuns } from "@loopguard/effect/store"
 import { Effect, Schema, type Scope } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { BackoffBoard } from "./backoff.js"
@@ -78,13 +78,6 @@ export interface GroupCommit<A> {
 /** A request's record as a row of `loopguard_proxy_requests`. */
 const rowOf = ({ at, record }: { readonly at: number; readonly record: RequestRecord }) => ({ session_id: record.session, at, record: JSON.stringify(record) })
 
-/** `items` in runs of at most `size`, none empty. */
-const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
-}
-
 const createRequestLog = (sql: SqlClient.SqlClient) =>
   sql`CREATE TABLE IF NOT EXISTS loopguard_proxy_requests (session_id TEXT NOT NULL, at BIGINT NOT NULL, record TEXT NOT NULL)`
 
@@ -101,7 +94,7 @@ export const sqlRequestLog = (sql: SqlClient.SqlClient): Effect.Effect<(record: 
         sql
           .withTransaction(
             // One statement per 200 rows (600 values: within every SQLite's limit on a statement's parameters).
-            Effect.forEach(chunksOf(batch, 200), ([first, ...rest]) => sql`INSERT INTO loopguard_proxy_requests ${sql.insert([rowOf(first!), ...rest.map(rowOf)])}`, { discard: true })
+            Effect.forEach(statementRuns(batch), ([first, ...rest]) => sql`INSERT INTO loopguard_proxy_requests ${sql.insert([rowOf(first!), ...rest.map(rowOf)])}`, { discard: true })
           )
           .pipe(
             Effect.as(null),
@@ -166,7 +159,7 @@ export const removeRequestLogs = (target: string, config: LoopguardConfig, sessi
             .withTransaction(
               Effect.andThen(
                 createRequestLog(sql),
-                Effect.forEach(chunksOf(sessions, 200), (ids) => sql`DELETE FROM loopguard_proxy_requests WHERE ${sql.in("session_id", ids)}`, { discard: true })
+                Effect.forEach(statementRuns(sessions), (ids) => sql`DELETE FROM loopguard_proxy_requests WHERE ${sql.in("session_id", ids)}`, { discard: true })
               )
             )
             .pipe(Effect.mapError((e) => new SessionStoreError({ reason: "unavailable", message: `could not delete the proxy's request records: ${e.message}` })))

@@ -13,6 +13,7 @@ import { parseMessageBody } from "./message-schema.js"
 import { checkSchema, migrate } from "./migrations.js"
 import { importProblem, repeatedIdProblem, storedAlready, type SessionStoreShape, type SessionSummary } from "./SessionStore.js"
 import { SessionJournal } from "./session-journal.js"
+import { statementRuns } from "./statement-runs.js"
 import { describeCause, SessionStoreError } from "./SessionStoreError.js"
 
 export interface SqlStoreOptions {
@@ -40,13 +41,6 @@ const SummaryRow = Schema.Struct({
 const LeaseRow = Schema.Struct({ id: Schema.String, owner: Schema.NullOr(Schema.String), lease_until: Schema.NullOr(Num) })
 const decodeRow = Schema.decodeUnknownResult(MessageRow)
 const decodeLease = Schema.decodeUnknownResult(LeaseRow)
-
-/** `items` in runs of at most 200 (a statement's parameters stay within every SQLite's limit). */
-const runsOf = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let i = 0; i < items.length; i += 200) out.push(items.slice(i, i + 200))
-  return out
-}
 const decodeSummary = Schema.decodeUnknownResult(SummaryRow)
 
 /** A driver failure as the store's error: what failed, for which session, and the driver's words. */
@@ -307,7 +301,7 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
               const now = Date.now()
               const removed: Array<string> = []
               const busy: Array<string> = []
-              for (const ids of runsOf([...new Set(sessionIds)])) {
+              for (const ids of statementRuns([...new Set(sessionIds)])) {
                 for (const raw of yield* sql`SELECT id, owner, lease_until FROM loopguard_sessions WHERE ${sql.in("id", ids)}`) {
                   const row = decodeLease(raw)
                   if (row._tag === "Failure") return yield* new SessionStoreError({ reason: "corrupt", message: `a session row: ${row.failure.message}` })
@@ -316,7 +310,7 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
                   ;(live ? busy : removed).push(id)
                 }
               }
-              for (const ids of runsOf(removed)) {
+              for (const ids of statementRuns(removed)) {
                 yield* sql`DELETE FROM loopguard_messages WHERE ${sql.in("session_id", ids)}`
                 yield* sql`DELETE FROM loopguard_sessions WHERE ${sql.in("id", ids)}`
               }
