@@ -74,7 +74,7 @@ const wordsOf = (m: Message): string => (m.role === "user" ? m.text.trim().repla
  * would start each stopped loop over for as long as the harness keeps replying. `repeated` says
  * the last stop was answered that way.
  */
-export const turnStartOf = (messages: ReadonlyArray<Message>): { readonly at: number; readonly repeated: boolean } => {
+const turnStartOf = (messages: ReadonlyArray<Message>): { readonly at: number; readonly repeated: boolean } => {
   const afterStops = new Set<string>()
   let at = -1
   let repeated = false
