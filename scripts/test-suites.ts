@@ -40,6 +40,7 @@ export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
   { pattern: "test/terminal-escapes.test.ts", why: "escape sequences through the CLI's outputs (29 s)" },
   { pattern: "test/audit-html.test.ts", why: "audit pages written by the CLI (24 s)" },
   { pattern: "test/cli-contract.test.ts", why: "the CLI's exit codes and usage errors (21 s)" },
+  { pattern: "test/cli-startup.test.ts", why: "spawns the CLI to list the modules it loads (1 s)" },
   { pattern: "test/response-limits.test.ts", why: "oversized replies, in process and through the CLI (20 s)" },
   { pattern: "test/cli-signals.test.ts", why: "SIGINT and SIGTERM to the CLI (19 s)" },
   { pattern: "test/audit.test.ts", why: "loopguard audit on files and the development traces (18 s)" },
