@@ -70,7 +70,7 @@ describe.each([
   test("a reminder placed before a step and at the end; a cut reply cropped to its notice", () => {
     const cutBody = protocol.mapAssistantText(body, (t) => (t === "Done." ? `Done. Done. Done.${cutNotice("a block")}` : null))
     const at = Number(protocol.conversation(cutBody).messages[2]!.id.slice(1))
-    const out = upstreamBody(protocol, cutBody, [{ before: at, kind: "loop-remind", text: "REMINDER" }, { before: null, kind: "note", text: "NOTE" }], true)
+    const out = upstreamBody(protocol, cutBody, { inserts: [{ before: at, kind: "loop-remind", text: "REMINDER" }, { before: null, kind: "note", text: "NOTE" }], cropCuts: true, toolsOff: false })
     const again = protocol.conversation(out)
     // In wire order: the reminder before the step it was placed before, the note after everything.
     const wire = JSON.stringify(out)

@@ -78,7 +78,7 @@ interface Judged {
   readonly verdict: Verdict
 }
 
-const PASS: Verdict = { action: "pass", inserts: [], cropCuts: false, stop: null, incidents: [] }
+const PASS: Verdict = { action: "pass", inserts: [], cropCuts: false, toolsOff: false, stop: null, incidents: [] }
 
 /** Auth, the bounded body, the route and the verdict; null when the request was already answered (refused). */
 const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: HandlerDeps): Promise<Judged | null> => {
@@ -145,7 +145,7 @@ const answerStop = (j: Judged, stop: StopVerdict): void => {
  */
 const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: UpstreamRoute; readonly send: () => Promise<Attempt> } => {
   const { protocol, verdict, route, deps, body } = j
-  const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict.inserts, verdict.cropCuts)))
+  const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts && !verdict.toolsOff ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict)))
   const target = { url: upstreamUrlOf(route.base, j.req.url ?? "/", deps.auth), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
   const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
   const send = () =>

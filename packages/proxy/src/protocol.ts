@@ -31,6 +31,9 @@ export interface Conversation {
   readonly utility: boolean
 }
 
+/** Whether the request offers any tool (a server tool too). */
+export const offersTools = (body: any): boolean => Array.isArray(body?.tools) && body.tools.length > 0
+
 /** The response formats that ask for JSON, by the names the OpenAI and Anthropic APIs give them. */
 export const JSON_FORMATS: ReadonlySet<unknown> = new Set(["json_object", "json_schema"])
 
@@ -55,7 +58,7 @@ export const conversationOf = (
   tools: parts.tools,
   structured: parts.structured,
   // Any tool at all (a server tool too) makes it an agent step, however its answer is shaped.
-  utility: parts.structured && !(Array.isArray(body?.tools) && body.tools.length > 0)
+  utility: parts.structured && !offersTools(body)
 })
 
 /** What one upstream event carried. */
@@ -103,6 +106,11 @@ export interface Protocol {
   mapAssistantText(body: any, f: (text: string) => string | null): any
   /** The body with one more user text before wire message `before` (null: at the end): a reminder for the upstream only. */
   insertUserText(body: any, before: number | null, text: string): any
+  /**
+   * The body asking for a reply without tool calls (a turn's last allowed step): its tools stay
+   * declared (the history names them), the tool choice says none. Unchanged when it offers no tool.
+   */
+  withoutTools(body: any): any
   watch(body: any): StreamWatch
   /** A whole non-streamed reply: its text, and the body with the text replaced (a cut). */
   replyText(json: any): string

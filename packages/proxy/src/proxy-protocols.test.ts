@@ -7,6 +7,7 @@
  */
 import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { generateText, jsonSchema, stepCountIs, streamText, tool, type ModelMessage } from "ai"
+import type { LoopguardConfig } from "@loopguard/effect/config"
 import { afterEach, describe, expect, test } from "bun:test"
 import { CUT_MARK, STOP_MARK } from "./notices.js"
 import type { ProtocolName } from "./protocol.js"
@@ -138,6 +139,26 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
     expect(rig.server.requests.length).toBe(upstreamBefore + 1)
     expect(records(rig.events).at(-1)?.action).not.toBe("stop")
     expect(rig.server.requests.filter((r) => JSON.stringify(r.body).includes("_loopguard_"))).toEqual([])
+  }, 60_000)
+
+  test("proxy.maxTurnSteps 3: the third step is asked for with tools off and the model wraps up; one that calls a tool all the same is stopped", async () => {
+    const toolsOff = (body: any) =>
+      body?.tool_choice === "none" || body?.tool_choice?.type === "none" || body?.toolConfig?.functionCallingConfig?.mode === "NONE"
+    const capped = (c: LoopguardConfig) => ({ ...c, proxy: { ...c.proxy, maxTurnSteps: 3 } })
+    rig = await startRig((body, index) => (toolsOff(body) ? textStream("Wrapped up: two folders listed.") : toolCallStream("bash", { command: `ls dir${index}` })), { config: capped, proxy: { httpStack: stack } })
+    const runs = { count: 0 }
+    const model = modelFor(protocol, `${rig.proxy.url}/v1`)
+    const wrapped = streamText({ model, prompt: "look around", tools: { bash: bashTool(runs) }, stopWhen: stepCountIs(30) })
+    expect(await wrapped.text).toBe("Wrapped up: two folders listed.")
+    expect([runs.count, rig.server.requests.map((r) => toolsOff(r.body))]).toEqual([2, [false, false, true]])
+    expect(records(rig.events).map((r) => r.action)).toEqual(["pass", "pass", "remind"])
+    await rig.close()
+    // An upstream that calls a tool all the same: the call runs, and the next request is answered with a stop.
+    rig = await startRig((_, index) => toolCallStream("bash", { command: `ls dir${index}` }), { config: capped, proxy: { httpStack: stack } })
+    runs.count = 0
+    const stopped = streamText({ model: modelFor(protocol, `${rig.proxy.url}/v1`), prompt: "look around", tools: { bash: bashTool(runs) }, stopWhen: stepCountIs(30) })
+    expect(await stopped.text).toContain("proxy.maxTurnSteps")
+    expect([runs.count, rig.server.requests.length, records(rig.events).at(-1)?.action]).toEqual([3, 3, "stop"])
   }, 60_000)
 
   test("a harness that answers every stop with the same canned words gets one more round, then the stop holds without going upstream", async () => {

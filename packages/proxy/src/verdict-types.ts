@@ -5,6 +5,7 @@ import type { JudgeConfig } from "@loopguard/core/judge"
 export interface VerdictConfig extends JudgeConfig {
   readonly loop: JudgeConfig["loop"] & { readonly role: AgentRole }
   readonly doomLoop: { readonly enabled: boolean; readonly repeats: number }
+  readonly proxy: { readonly maxTurnSteps: number | null }
 }
 
 export interface StopVerdict {

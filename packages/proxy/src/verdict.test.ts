@@ -22,7 +22,7 @@ const repeated = (n: number): Array<Message> => [user(0, "fix the test"), ...Arr
 describe("judgeRequest", () => {
   test("a healthy history passes untouched", () => {
     const v = judgeRequest([user(0, "hi"), text(1, 0, "Hello."), user(2, "thanks")], DEFAULT_CONFIG)
-    expect(v).toEqual({ action: "pass", inserts: [], cropCuts: false, stop: null, incidents: [] })
+    expect(v).toEqual({ action: "pass", inserts: [], cropCuts: false, toolsOff: false, stop: null, incidents: [] })
   })
 
   test("the same failing call: a note or reminder from the 3rd on, a stop by the 8th, reminders kept in place", () => {
@@ -94,6 +94,24 @@ describe("judgeRequest", () => {
     expect(judgeRequest(two, DEFAULT_CONFIG).inserts.map((i) => [i.kind, i.before])).toEqual([["text-repeat-remind", 3], ["text-repeat-replan", null]])
     const three = [...two, cut(5, 2), user(6, "continue")]
     expect(judgeRequest(three, DEFAULT_CONFIG).stop?.detector).toBe("text-repeat")
+  })
+
+  test("proxy.maxTurnSteps: the last allowed step goes up with tools off and the cap's notice; past it, a stop; a new user message counts afresh", () => {
+    const config = { ...DEFAULT_CONFIG, proxy: { ...DEFAULT_CONFIG.proxy, maxTurnSteps: 4 } }
+    const distinct = (at: number, step: number): AssistantMessage => ({ ...call(at, step), parts: [{ type: "tool", callId: `c${at}`, name: "bash", input: { command: `ls dir${at}` }, state: "completed", output: `file${at}`, exitCode: 0 }] })
+    const turn = (steps: number) => [user(0, "look around"), ...Array.from({ length: steps }, (_, i) => distinct(i + 1, i))]
+    expect([0, 1, 2].map((n) => judgeRequest(turn(n), config)).map((v) => [v.action, v.toolsOff])).toEqual([["pass", false], ["pass", false], ["pass", false]])
+    const last = judgeRequest(turn(3), config)
+    expect([last.action, last.toolsOff, last.stop]).toEqual(["remind", true, null])
+    expect(last.inserts.map((i) => [i.kind, i.before])).toEqual([["step-cap", null]])
+    expect(last.inserts[0]!.text).toContain("step 4 of 4")
+    const past = judgeRequest(turn(4), config)
+    expect([past.action, past.toolsOff, past.stop?.detector]).toEqual(["stop", false, "step-cap"])
+    expect(past.stop?.loop).toContain("4 of 4 steps used")
+    expect(past.incidents).toEqual([{ step: 4, detector: "step-cap", action: "stop", kind: "fault", detail: { reason: "max_steps", used: "the step cap (4 of 4 steps used)" } }])
+    expect(judgeRequest([...turn(4), user(5, "go on")], config).action).toBe("pass")
+    // Off by default: the same long turn passes.
+    expect(judgeRequest(turn(12), DEFAULT_CONFIG).action).toBe("pass")
   })
 
   test("a doom loop in one reply brings a reminder", () => {

@@ -5,6 +5,7 @@
  * and the doom-loop check on each reply. What it asks for: reminders placed in the upstream
  * request only, the cut replies cropped to their notice, or a stop answered by the proxy itself.
  */
+import { capDecision, capNotice, capUsageText, type CapPolicy } from "@loopguard/core/caps"
 import { decideRecovery, initRecovery, type AgentRole } from "@loopguard/core/classify"
 import { textOf, type AssistantMessage, type Message } from "@loopguard/core/model"
 import type { Incident } from "@loopguard/core/report"
@@ -29,6 +30,8 @@ export interface Verdict {
   readonly inserts: ReadonlyArray<Insert>
   /** Some reply of the history was cut by the proxy: crop it to its notice before it goes upstream. */
   readonly cropCuts: boolean
+  /** The turn's last allowed step (`proxy.maxTurnSteps`): asked for with tools off. */
+  readonly toolsOff: boolean
   readonly stop: StopVerdict | null
   readonly incidents: ReadonlyArray<Incident>
 }
@@ -128,6 +131,31 @@ const cutEscalation = (messages: ReadonlyArray<Message>, from: number, role: Age
   return { inserts, incidents, stop, cuts }
 }
 
+/**
+ * The turn's step cap (`proxy.maxTurnSteps`), the run loop's soft cap counted over the current user
+ * turn: the last allowed step is asked for with tools off and the cap's notice (the model wraps up
+ * itself), and a request past it is stopped. A new user message starts the count again.
+ */
+const turnCap = (messages: ReadonlyArray<Message>, from: number, config: VerdictConfig) => {
+  const max = config.proxy.maxTurnSteps
+  if (max === null) return { inserts: [], toolsOff: false, stop: null, incidents: [] }
+  let steps = 0
+  for (let i = from + 1; i < messages.length; i++) if (messages[i]!.role === "assistant") steps += 1
+  const policy: CapPolicy = { mode: "soft", maxSteps: max, tokenBudget: null, costBudgetUsd: null, toolTimeoutMs: 0, stepTimeoutMs: null }
+  const usage = { stepsUsed: steps, tokensUsed: 0, costUsd: null }
+  const decision = capDecision(policy, usage)
+  if (decision === "proceed") return { inserts: [], toolsOff: false, stop: null, incidents: [] }
+  if (decision.type !== "stop") return { inserts: [{ before: null, kind: "step-cap", text: capNotice({ type: "last-step" }, policy, usage, config.loop.role) }], toolsOff: true, stop: null, incidents: [] }
+  const used = capUsageText("max_steps", policy, usage)
+  const stop: StopVerdict = {
+    detector: "step-cap",
+    loop: `this turn reached ${used} (proxy.maxTurnSteps)`,
+    evidence: `${steps} replies since the last user message; the last one was asked for with tools off`,
+    next: "write a new message to go on: the count starts again"
+  }
+  return { inserts: [], toolsOff: false, stop, incidents: [{ step: steps, detector: "step-cap", action: "stop", kind: "fault" as const, detail: { reason: "max_steps", used } }] }
+}
+
 /** The judge over the current turn (taken up from `memo` when it holds this conversation's earlier turn). */
 const judgeTurn = (messages: ReadonlyArray<Message>, from: number, config: VerdictConfig, memo?: { readonly memo: TurnMemo; readonly session: string }) => {
   const turn = messages.slice(from)
@@ -143,22 +171,24 @@ export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictCo
   const { at: lastUser, repeated } = turnStartOf(messages)
   const lastStop = lastIndex(messages, isStop)
   // A stop the agent came back to without a new user message: the turn stays stopped.
-  if (lastStop > lastUser) return { action: "stop", inserts: [], cropCuts: false, stop: repeated ? STOPPED_AGAIN : STOPPED_BEFORE, incidents: [] }
+  if (lastStop > lastUser) return { action: "stop", inserts: [], cropCuts: false, toolsOff: false, stop: repeated ? STOPPED_AGAIN : STOPPED_BEFORE, incidents: [] }
   const cuts = cutEscalation(messages, lastStop + 1, config.loop.role)
   const turn = judgeTurn(messages, Math.max(0, lastUser), config, memo)
-  const inserts = [...cuts.inserts, ...turn.inserts]
+  const cap = turnCap(messages, lastUser, config)
+  const inserts = [...cuts.inserts, ...turn.inserts, ...cap.inserts]
   const newestAt = lastIndex(messages, (m) => m.role === "assistant")
   const newest = newestAt === -1 ? null : (messages[newestAt] as AssistantMessage)
   const newestIsCut = newest !== null && isCut(newest)
-  const stop = (newestIsCut ? cuts.stop : null) ?? (newestAt > lastUser ? turn.stop : null)
+  const stop = (newestIsCut ? cuts.stop : null) ?? (newestAt > lastUser ? turn.stop : null) ?? cap.stop
   // What the newest step raised: older steps' incidents were reported with their own requests.
   const incidents = [
     ...(newestIsCut ? cuts.incidents.slice(-1) : []),
-    ...(newestAt > lastUser ? turn.incidents : [])
+    ...(newestAt > lastUser ? turn.incidents : []),
+    ...(stop === cap.stop ? cap.incidents : [])
   ]
   // Reminders of earlier steps keep their places (as stored reminders would); the ones at the end are this request's news.
   const fresh = inserts.filter((x) => x.before === null)
   const action: ProxyAction =
     stop !== null ? "stop" : fresh.some((x) => x.kind !== "note") ? "remind" : fresh.length > 0 ? "note" : cuts.cuts > 0 ? "crop" : "pass"
-  return { action, inserts, cropCuts: cuts.cuts > 0, stop, incidents }
+  return { action, inserts, cropCuts: cuts.cuts > 0, toolsOff: stop === null && cap.toolsOff, stop, incidents }
 }

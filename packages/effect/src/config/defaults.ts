@@ -70,7 +70,8 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     upstreamKeyEnv: null,
     tokenEnv: "LOOPGUARD_PROXY_TOKEN",
     routes: {},
-    workers: 1
+    workers: 1,
+    maxTurnSteps: null
   },
   prices: {}
 }

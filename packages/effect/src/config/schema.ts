@@ -450,7 +450,12 @@ export const ProxySection = Schema.Struct({
   /** Model name prefix (or a path prefix starting with `/`) → route; the longest match wins, else `upstream`. */
   routes: Schema.Record(Schema.String, ProxyRoute),
   /** Processes serving the address (`--workers`): more than one spreads the connections over the machine's cores (Linux). */
-  workers: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 }))
+  workers: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 })),
+  /**
+   * Steps (replies) one user turn may take through the proxy: the last one is asked for with tools
+   * off and the soft-cap notice, a request past it is answered with a stop. null: no cap.
+   */
+  maxTurnSteps: Schema.NullOr(PosInt)
 })
 
 /** The whole config as one Schema; `LoopguardConfig` is its type. */

@@ -1,7 +1,7 @@
 /** OpenAI Chat Completions (`POST /v1/chat/completions`), streamed and not. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { conversationOf, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
 
@@ -123,6 +123,7 @@ export const chatProtocol: Protocol = {
     })
     return { ...body, messages }
   },
+  withoutTools: (body) => (offersTools(body) ? { ...body, tool_choice: "none" } : body),
   insertUserText: (body, before, text) => ({ ...body, messages: spliced(Array.isArray(body?.messages) ? body.messages : [], before, { role: "user", content: text }) }),
   watch: (body) => new ChatWatch(body),
   replyText: (json) => textOfContent(json?.choices?.[0]?.message?.content),

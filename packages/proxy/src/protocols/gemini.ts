@@ -9,7 +9,7 @@
  */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, type WireCall } from "../history.js"
-import { conversationOf, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { conversationOf, offersTools, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
 import { spliced } from "./chat.js"
 
@@ -178,6 +178,12 @@ export const geminiProtocol = (model: string, stream: boolean): Protocol => ({
       return { ...c, parts: [{ text: next }, ...parts.filter(callOf)] }
     })
     return { ...body, contents }
+  },
+  withoutTools: (body) => {
+    if (!offersTools(body)) return body
+    // The body's own spelling (camelCase or snake_case) is kept: a key in the other would be a second, conflicting one.
+    if (body.tool_config !== undefined && body.toolConfig === undefined) return { ...body, tool_config: { ...body.tool_config, function_calling_config: { mode: "NONE" } } }
+    return { ...body, toolConfig: { ...(body.toolConfig ?? {}), functionCallingConfig: { mode: "NONE" } } }
   },
   insertUserText: (body, before, text) => {
     const contents: Array<any> = Array.isArray(body?.contents) ? [...body.contents] : []

@@ -1,7 +1,7 @@
 /** Anthropic Messages (`POST /v1/messages`), streamed and not: what Claude Code speaks. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, textOfContent } from "../history.js"
-import { conversationOf, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, sseText } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
 import type { SseEvent } from "../sse.js"
@@ -161,6 +161,7 @@ export const messagesProtocol: Protocol = {
     })
     return { ...body, messages }
   },
+  withoutTools: (body) => (offersTools(body) ? { ...body, tool_choice: { type: "none" } } : body),
   insertUserText: (body, before, text) => {
     const messages: Array<any> = Array.isArray(body?.messages) ? [...body.messages] : []
     const at = before === null ? messages.length - 1 : before - 1

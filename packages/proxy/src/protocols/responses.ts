@@ -2,7 +2,7 @@
 import { estimateTokens } from "@loopguard/core/context"
 import { spliced } from "./chat.js"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { conversationOf, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { CUT_MARK, isCutReply, STOP_MARK } from "../notices.js"
 import { eventsOf, sseText } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
@@ -263,6 +263,7 @@ export const responsesProtocol: Protocol = {
     // The reasoning item just before a cropped reply belonged to the repeating step: left out with it.
     return { ...body, input: input.filter((item: any, at: number) => !(item?.type === "reasoning" && changed.has(at + 1))) }
   },
+  withoutTools: (body) => (offersTools(body) ? { ...body, tool_choice: "none" } : body),
   insertUserText: (body, before, text) => ({ ...body, input: spliced(itemsOf(body), before, { type: "message", role: "user", content: [{ type: "input_text", text }] }) }),
   watch: (body) => new ResponsesWatch(body),
   replyText: (json) =>
