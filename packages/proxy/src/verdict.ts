@@ -75,29 +75,33 @@ const wordsOf = (m: Message): string => (m.role === "user" ? m.text.trim().repla
  * very words that followed an earlier stop. Harnesses answer an agent that ended its turn with a
  * canned message ("Please continue.", "continue working on the task…"); taken as a person's, it
  * would start each stopped loop over for as long as the harness keeps replying. `repeated` says
- * the last stop was answered that way.
+ * the last stop was answered that way; `lastStop` is where the last stop answer is (-1: none), read
+ * in the same pass.
  */
-const turnStartOf = (messages: ReadonlyArray<Message>): { readonly at: number; readonly repeated: boolean } => {
+const turnStartOf = (messages: ReadonlyArray<Message>): { readonly at: number; readonly repeated: boolean; readonly lastStop: number } => {
   const afterStops = new Set<string>()
   let at = -1
+  let lastStop = -1
   let repeated = false
   let afterStop = false
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!
     if (isStop(m)) {
+      lastStop = i
       afterStop = true
       repeated = false
     }
     if (m.role !== "user") continue
     if (afterStop) {
       afterStop = false
-      repeated = afterStops.has(wordsOf(m))
-      afterStops.add(wordsOf(m))
+      const words = wordsOf(m)
+      repeated = afterStops.has(words)
+      afterStops.add(words)
       if (repeated) continue
     }
     at = i
   }
-  return { at, repeated }
+  return { at, repeated, lastStop }
 }
 
 /**
@@ -168,8 +172,7 @@ const judgeTurn = (messages: ReadonlyArray<Message>, from: number, config: Verdi
 
 /** The verdict on a request whose history is `messages`. */
 export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictConfig, memo?: { readonly memo: TurnMemo; readonly session: string }): Verdict => {
-  const { at: lastUser, repeated } = turnStartOf(messages)
-  const lastStop = lastIndex(messages, isStop)
+  const { at: lastUser, repeated, lastStop } = turnStartOf(messages)
   // A stop the agent came back to without a new user message: the turn stays stopped.
   if (lastStop > lastUser) return { action: "stop", inserts: [], cropCuts: false, toolsOff: false, stop: repeated ? STOPPED_AGAIN : STOPPED_BEFORE, incidents: [] }
   const cuts = cutEscalation(messages, lastStop + 1, config.loop.role)

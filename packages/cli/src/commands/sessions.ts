@@ -153,7 +153,7 @@ const importCommand = Command.make(
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const
 
 /** An age as `--older-than` takes it (a whole number and a unit: m, h, d or w), in milliseconds; null when it is not one. */
-export const ageMs = (text: string): number | null => {
+const ageMs = (text: string): number | null => {
   const m = /^(\d{1,7})(m|h|d|w)$/.exec(text.trim())
   return m === null ? null : Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS]
 }
