@@ -15,7 +15,10 @@
  * Printed as measured, next to the targets: ≤ 1 ms p50 and ≤ 5 ms p99 added per chunk, ≤ 10 ms
  * added to the first byte, no chunk delayed past 50 ms at 200 streams, ≤ 256 KB per open stream.
  *
- *   bun run test/bench/proxy-overhead.ts [--quick]     (LG_BENCH_PROXY_NODE=1: the proxy on node, from the bundle built
+ * `--layers` (Bun): the same floor rows for the proxy's relay with its outer layers taken off
+ * (test/bench/layer-relay-bun.ts): its reply shapes alone, its relay without and with the guard.
+ *
+ *   bun run test/bench/proxy-overhead.ts [--quick] [--layers]     (LG_BENCH_PROXY_NODE=1: the proxy on node, from the bundle built
  *   first; LG_BENCH_PROXY_PROF=DIR: the proxy's CPU profile written to DIR)
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
@@ -64,14 +67,29 @@ interface Started {
 }
 
 /** What relays the streams: `loopguard proxy`, or a bare relay with no loopguard (node:http, Bun's own server and fetch, or Effect's platform server and client). */
-type Relay = "proxy" | "bare-node" | "bare-bun" | "bare-effect"
+type Relay = "proxy" | "bare-node" | "bare-bun" | "bare-effect" | Layer
 
-const BARE_ENTRY = { "bare-node": "test/bench/bare-relay.mjs", "bare-bun": "test/bench/bare-relay-bun.ts", "bare-effect": "test/bench/bare-relay-effect.ts" } as const
+/** The proxy's Bun relay with its outer layers taken off (`--layers`, test/bench/layer-relay-bun.ts). */
+type Layer = "layer-frame" | "layer-unguarded" | "layer-relay"
+
+const LAYERS: ReadonlyArray<Layer> = ["layer-frame", "layer-unguarded", "layer-relay"]
+
+const BARE_ENTRY = {
+  "bare-node": "test/bench/bare-relay.mjs",
+  "bare-bun": "test/bench/bare-relay-bun.ts",
+  "bare-effect": "test/bench/bare-relay-effect.ts",
+  "layer-frame": "test/bench/layer-relay-bun.ts",
+  "layer-unguarded": "test/bench/layer-relay-bun.ts",
+  "layer-relay": "test/bench/layer-relay-bun.ts"
+} as const
 
 const BARE_LABEL = {
   "bare-node": "a bare node:http relay (test/bench/bare-relay.mjs",
   "bare-bun": "a bare Bun.serve + fetch relay (test/bench/bare-relay-bun.ts",
-  "bare-effect": "a bare relay on Effect's platform: NodeHttpServer + FetchHttpClient + HttpServerResponse.stream (test/bench/bare-relay-effect.ts"
+  "bare-effect": "a bare relay on Effect's platform: NodeHttpServer + FetchHttpClient + HttpServerResponse.stream (test/bench/bare-relay-effect.ts",
+  "layer-frame": "the proxy's fetch and client replies alone, each read written on (test/bench/layer-relay-bun.ts --layer frame",
+  "layer-unguarded": "the proxy's relay in that frame without the repetition guard: events split, read and routed (test/bench/layer-relay-bun.ts --layer unguarded",
+  "layer-relay": "the proxy's relay in that frame with the repetition guard (test/bench/layer-relay-bun.ts --layer relay"
 } as const
 
 /** Node cannot run the Effect relay's TypeScript: on node it runs from a bundle built from it (a temporary directory, removed at exit). */
@@ -91,7 +109,8 @@ const startProxyProcess = async (upstream: string, relay: Relay = "proxy", worke
   const entry = relay === "proxy" ? (onNode ? "packages/cli/dist/loopguard.mjs" : "packages/cli/src/main.ts") : onNode && relay === "bare-effect" ? await effectRelayForNode() : BARE_ENTRY[relay]
   // LG_BENCH_PROXY_PROF=DIR: the proxy writes a CPU profile there when it exits (bun and node take the same flags).
   const prof = process.env["LG_BENCH_PROXY_PROF"]
-  const args = [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? [] : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`, ...(workers > 1 ? ["--workers", String(workers)] : []), ...extra]
+  const layer = relay.startsWith("layer-") ? ["--layer", relay.slice("layer-".length)] : []
+  const args = [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? layer : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`, ...(workers > 1 ? ["--workers", String(workers)] : []), ...extra]
   const { child } = await startChild(args, cmd, /listening on/, bare ? `the ${relay} relay` : "the proxy")
   return { child, base: `http://127.0.0.1:${port}/v1` }
 }
@@ -293,13 +312,16 @@ const streamWorkUs = (chunks: number): { readonly watchPerEvent: number; readonl
     return ((performance.now() - t) * 1000) / n
   }
   const perStream = usOf(read, 50)
-  // Guards made as the proxy makes them, one per stream and all alive at once, then fed apart from making them.
-  const guards: Array<RepeatGuard> = []
-  const made = usOf(() => void guards.push(new RepeatGuard(options)), 50)
-  const t = performance.now()
-  for (const guard of guards) for (let i = 0; i < chunks; i++) guard.push(texts[i]!)
-  const fedPerEvent = ((performance.now() - t) * 1000) / (guards.length * chunks)
-  return { watchPerEvent: perStream / chunks, guardMade: made, guardPerEvent: fedPerEvent }
+  // Guards made as the proxy makes them, one per stream and all alive at once, then fed apart from
+  // making them; in rounds, the median kept: the first rounds run code the runtime has not yet compiled.
+  const rounds = Array.from({ length: 15 }, () => {
+    const guards: Array<RepeatGuard> = []
+    const made = usOf(() => void guards.push(new RepeatGuard(options)), 50)
+    const t = performance.now()
+    for (const guard of guards) for (let i = 0; i < chunks; i++) guard.push(texts[i]!)
+    return { made, fed: ((performance.now() - t) * 1000) / (guards.length * chunks) }
+  })
+  return { watchPerEvent: perStream / chunks, guardMade: median(rounds.map((r) => r.made)), guardPerEvent: median(rounds.map((r) => r.fed)) }
 }
 
 /** Every typed array reachable from `value`, each once (a guard's buffers). */
@@ -351,7 +373,7 @@ const bareRelayFloor = async (upstream: Started, streams: number, relay: Exclude
     const relayedRun = await measured(() => runClient([bare.base], streams), bare.base, upstreamPid, bare.child.pid!)
     const [directSteady, relayedSteady, direct, relayed] = [summary(directSteadyRun.timings), summary(relayedSteadyRun.timings), summary(directRun.timings), summary(relayedRun.timings)]
     const cpuUsed = relayedRun.relayMs!
-    console.log(`  the floor: ${BARE_LABEL[relay]}, no loopguard) at ${streams} streams`)
+    console.log(`  ${relay.startsWith("layer-") ? "a layer" : "the floor"}: ${BARE_LABEL[relay]}${relay.startsWith("layer-") ? ", no request judged" : ", no loopguard"}) at ${streams} streams`)
     console.log(`    steady: added per chunk p50 ${fmt(relayedSteady.p50 - directSteady.p50)}  p99 ${fmt(relayedSteady.p99 - directSteady.p99)}  longest ${fmt(relayedSteady.max)} (direct ${fmt(directSteady.max)})  first byte added ${fmt(relayedSteady.firstByte - directSteady.firstByte)}`)
     console.log(loadLine("relay", directSteadyRun, relayedSteadyRun))
     process.stdout.write("    opened in the same instant:")
@@ -390,7 +412,7 @@ const atN = async (upstream: Started, proxy: Started, streams: number, steady: S
   return { cpuMs, chunks: proxied.chunks }
 }
 
-export const main = async (quick = false): Promise<void> => {
+export const main = async (quick = false, layers = false): Promise<void> => {
   const streams = 200
   const runs = quick ? 3 : 6
   const chunks = quick ? 60 : 150
@@ -426,6 +448,8 @@ export const main = async (quick = false): Promise<void> => {
     // The floors run while the proxy idles: its memory settles before the idle reading.
     await bareRelayFloor(upstream, streams, "bare-node", steady)
     if (!onNode) await bareRelayFloor(upstream, streams, "bare-bun", steady)
+    // --layers (Bun): the proxy's relay with its outer layers taken off, layer by layer.
+    if (layers && !onNode) for (const layer of LAYERS) await bareRelayFloor(upstream, streams, layer, steady)
     await bareRelayFloor(upstream, streams, "bare-effect", steady)
     await Bun.sleep(500)
     const idle = rssOf(proxy.child.pid!)
@@ -442,7 +466,7 @@ export const main = async (quick = false): Promise<void> => {
     console.log(`    per open stream ${(perStream / 1024).toFixed(0)} KB (target ≤ 256 KB: ${verdict(perStream, 256 * 1024)})`)
     held.kill("SIGTERM")
     const work = streamWorkUs(chunks)
-    console.log(`  the proxy's own work per stream, in this process: events split and read by the watch ${work.watchPerEvent.toFixed(1)} µs each; the repetition guard made ${work.guardMade.toFixed(0)} µs, fed ${work.guardPerEvent.toFixed(1)} µs per event`)
+    console.log(`  the proxy's own work per stream, in this process: events split and read by the watch ${work.watchPerEvent.toFixed(1)} µs each; the repetition guard (median of 15 rounds of 50) made ${work.guardMade.toFixed(0)} µs, fed ${work.guardPerEvent.toFixed(1)} µs per event`)
     const resident = guardResidentKb()
     console.log(`  a repetition guard's resident memory: ${resident.fresh.toFixed(0)} KB made fresh, ${resident.cleared.toFixed(0)} KB with all its buffers cleared once (as a pool that clears its guards between streams would keep them)`)
     const turns = quick ? [10, 50] : [10, 50, 200]
@@ -454,4 +478,4 @@ export const main = async (quick = false): Promise<void> => {
   }
 }
 
-if (import.meta.main) await main(process.argv.includes("--quick"))
+if (import.meta.main) await main(process.argv.includes("--quick"), process.argv.includes("--layers"))
