@@ -13,7 +13,7 @@ import { authorized, clientHeaders, credentialsOf, sendError, upstreamHeaders, u
 import { cutCallNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
-import { parseJson, type Conversation, type Protocol, type StreamWatch } from "./protocol.js"
+import { offersTools, parseJson, type Conversation, type Protocol, type StreamWatch } from "./protocol.js"
 import { reminderMessages, replyMessage } from "./reply-record.js"
 import { relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
@@ -21,6 +21,7 @@ import { routeFor, type ResolvedRoute } from "./routes.js"
 import { sessionIdOf } from "./session-id.js"
 import { untilContent } from "./early-error.js"
 import { textCallsIn } from "./text-calls.js"
+import { withTextActions } from "./text-actions.js"
 import { relayWhole } from "./whole-reply.js"
 import { attempt, callWithRetries, type Attempt, type OpenAttempt, type RetryEvent, type UpstreamClient, type UpstreamRoute } from "./upstream.js"
 import type { TurnMemo } from "./turn-judge.js"
@@ -102,7 +103,8 @@ const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, d
   const detectors = (route.prefix !== null ? settings.routeDetectors.get(route.prefix) : undefined) ?? settings
   const session = sessionIdOf(req.headers, settings.sessionHeader, conversation)
   // A body that is not JSON, or a request for JSON that offers no tool, is not ours to judge: the upstream answers it.
-  const verdict = body === undefined || conversation.utility ? PASS : judgeRequest(conversation.messages, detectors.verdict, { memo: deps.memo, session })
+  const judged = settings.textActions && !offersTools(body) ? withTextActions(conversation.messages) : conversation.messages
+  const verdict = body === undefined || conversation.utility ? PASS : judgeRequest(judged, detectors.verdict, { memo: deps.memo, session })
   return { req, res, protocol, deps, started, raw, body, conversation, session, route, detectors, verdict }
 }
 

@@ -17,6 +17,8 @@ export interface ProxySettings extends DetectorSettings {
   readonly sessionHeader: string
   /** Tool calls written as text become structured calls when the request offered the tool. */
   readonly textToolCalls: boolean
+  /** In a request that offers no tools, actions written in replies and the user messages after them are judged as calls and results. */
+  readonly textActions: boolean
   /** Calls per tool in one user turn (`toolCaps`). */
   readonly toolCaps: ToolCallCaps
   readonly maxRequestBytes: number

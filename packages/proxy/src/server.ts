@@ -96,6 +96,7 @@ export const settingsOf = (config: LoopguardConfig, routeConfigs: Readonly<Recor
   routing: { upstream: config.proxy.upstream, routes: config.proxy.routes, retry: config.retry, provider: config.provider, chunkTimeoutMs: config.stream.chunkTimeoutMs },
   sessionHeader: config.proxy.sessionHeader,
   textToolCalls: config.proxy.textToolCalls,
+  textActions: config.proxy.textActions,
   toolCaps: config.toolCaps,
   maxRequestBytes: config.proxy.maxRequestBytes,
   maxResponseBytes: config.stream.maxResponseBytes,

@@ -5,37 +5,12 @@
  * run); a run that is stopped is stopped at or after the start of a labelled loop; and the memo's
  * verdicts are a fresh judge's (checked at every 5th request).
  */
-import type { Message } from "@loopguard/core/model"
 import { importTrace } from "@loopguard/effect/store"
-import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { describe, expect, test } from "bun:test"
 import { devTraceTestName, devTracesPresent, loadLabels, readTrace } from "../../core/src/trace/dev-traces.fixture.js"
-import { settingsOf } from "./server.js"
-import { TurnMemo } from "./turn-judge.js"
-import { judgeRequest } from "./verdict.js"
+import { firstStop } from "./dev-traces.fixture.js"
 
 const present = devTracesPresent("the development traces through the proxy's judge")
-
-/** The index of the first request stopped, counted in assistant steps before it, or null. */
-const firstStop = (messages: ReadonlyArray<Message>, session: string): { readonly stoppedAfter: number | null; readonly requests: number } => {
-  const config = settingsOf(DEFAULT_CONFIG).verdict
-  const memo = { memo: new TurnMemo(), session }
-  let step = -1
-  let requests = 0
-  for (let i = 0; i < messages.length; i++) {
-    if (messages[i]!.role !== "assistant") continue
-    step += 1
-    // The request that asks for the step after this one: this reply and the results that answer it.
-    let end = i + 1
-    while (end < messages.length && messages[end]!.role !== "assistant") end++
-    const history = messages.slice(0, end)
-    const verdict = judgeRequest(history, config, memo)
-    requests += 1
-    if (requests % 5 === 0) expect(verdict).toEqual(judgeRequest(history, config))
-    if (verdict.action === "stop") return { stoppedAfter: step, requests }
-  }
-  return { stoppedAfter: null, requests }
-}
 
 describe("the development traces through the proxy's judge", () => {
   test.skipIf(!present)(

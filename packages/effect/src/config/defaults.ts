@@ -67,6 +67,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     sessionHeader: "x-loopguard-session",
     maxRequestBytes: 32 * 1024 * 1024,
     textToolCalls: false,
+    textActions: true,
     upstreamKeyEnv: null,
     tokenEnv: "LOOPGUARD_PROXY_TOKEN",
     routes: {},

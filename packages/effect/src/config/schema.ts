@@ -443,6 +443,11 @@ export const ProxySection = Schema.Struct({
   maxRequestBytes: PosInt,
   /** Tool calls written as text (in a form loopguard parses) become structured calls when the request offered that tool. */
   textToolCalls: Schema.Boolean,
+  /**
+   * In a request that offers no tools, an action written in a reply (a fenced shell block, an XML
+   * function: mini-SWE-agent, SWE-agent) and the user message after it are judged as a call and its result.
+   */
+  textActions: Schema.Boolean,
   /** The environment variable holding an upstream key the proxy adds itself (null: clients send their own). */
   upstreamKeyEnv: Schema.NullOr(Schema.String),
   /** The environment variable holding the token clients must present when the proxy holds the upstream key. */

@@ -1,0 +1,50 @@
+/**
+ * Actions that text-protocol harnesses run from their model's reply, where the request offers no
+ * tools and the action is written in the text: mini-SWE-agent and SWE-agent 0.x take one fenced
+ * block of shell commands, SWE-agent 1.x (and Qwen-style prompts) one XML function,
+ * `<function=NAME><parameter=KEY>VALUE</parameter></function>`. Each runs exactly one action per
+ * reply and answers any other count with a format error, running nothing; so a reply with none or
+ * several is not an action here. The result comes back as the next user message.
+ * Parsers of model output: they never throw.
+ */
+
+export interface HarnessAction {
+  readonly name: string
+  readonly input: Readonly<Record<string, string>>
+}
+
+const XML_FUNCTION = /<function=([\w.-]+)>([\s\S]*?)<\/function>/g
+const XML_PARAMETER = /<parameter=([\w.-]+)>([\s\S]*?)<\/parameter>/g
+// A fence at a line start, its info string, its body, the closing fence at a line start.
+const FENCED = /^[ \t]*```([^\n`]*)\n([\s\S]*?)^[ \t]*```[ \t]*$/gm
+const SHELL_INFO = new Set(["", "bash", "sh", "shell", "console", "zsh"])
+
+/** One value as written between its tags: the line breaks around it are layout, not content. */
+const parameterValue = (raw: string): string => raw.replace(/^\n/, "").replace(/\n$/, "")
+
+const xmlActions = (text: string): Array<HarnessAction> =>
+  [...text.matchAll(XML_FUNCTION)].map((m) => ({
+    name: m[1]!,
+    input: Object.fromEntries([...m[2]!.matchAll(XML_PARAMETER)].map((p) => [p[1]!, parameterValue(p[2]!)]))
+  }))
+
+const fencedCommands = (text: string): Array<HarnessAction> =>
+  [...text.matchAll(FENCED)]
+    .filter((m) => SHELL_INFO.has(m[1]!.trim().toLowerCase()) && m[2]!.trim() !== "")
+    .map((m) => ({ name: "bash", input: { command: m[2]!.trim() } }))
+
+/** The one action a reply's text asks its harness to run, or null (none, or more than one). */
+export const harnessActionOf = (text: string): HarnessAction | null => {
+  const xml = xmlActions(text)
+  if (xml.length > 0) return xml.length === 1 ? xml[0]! : null
+  const fenced = fencedCommands(text)
+  return fenced.length === 1 ? fenced[0]! : null
+}
+
+const RETURN_CODE = /^\s*<returncode>\s*(-?\d+)\s*<\/returncode>/
+
+/** The exit status a harness put at the head of an action's result (mini-SWE-agent's `<returncode>`), or undefined. */
+export const harnessExitCode = (result: string): number | undefined => {
+  const m = RETURN_CODE.exec(result.slice(0, 200))
+  return m === null ? undefined : Number.parseInt(m[1]!, 10)
+}
