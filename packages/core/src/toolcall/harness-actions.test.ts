@@ -21,6 +21,21 @@ describe("harnessActionOf", () => {
     expect(harnessActionOf(text)).toEqual({ name: "bash", input: { command: "cd /testbed\npython -m pytest -x" } })
   })
 
+  test("Cline and Roo Code: one tool named by its tag, its parameters as child tags, the thinking beside it left out", () => {
+    const text = "<thinking>\nThe tests must run first.\n</thinking>\n\n<execute_command>\n<command>npm test</command>\n<requires_approval>false</requires_approval>\n</execute_command>"
+    expect(harnessActionOf(text)).toEqual({ name: "execute_command", input: { command: "npm test", requires_approval: "false" } })
+    expect(harnessActionOf("<read_file>\n<path>src/main.js</path>\n</read_file>")).toEqual({ name: "read_file", input: { path: "src/main.js" } })
+  })
+
+  test("a tool that hands the turn to the person is not an action: what follows is the person's answer", () => {
+    expect(harnessActionOf("<attempt_completion>\n<result>Done.</result>\n</attempt_completion>")).toBeNull()
+    expect(harnessActionOf("<ask_followup_question>\n<question>Which file?</question>\n</ask_followup_question>")).toBeNull()
+  })
+
+  test("two tool tags in one reply are two actions: none is taken", () => {
+    expect(harnessActionOf("<read_file>\n<path>a.js</path>\n</read_file>\n<execute_command>\n<command>ls</command>\n</execute_command>")).toBeNull()
+  })
+
   test("no action: prose, a code block in another language, an empty block, an unclosed fence", () => {
     expect(harnessActionOf("The fix is done.")).toBeNull()
     expect(harnessActionOf("Here is the patch:\n```python\nprint(1)\n```")).toBeNull()

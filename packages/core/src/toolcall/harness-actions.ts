@@ -2,9 +2,12 @@
  * Actions that text-protocol harnesses run from their model's reply, where the request offers no
  * tools and the action is written in the text: mini-SWE-agent and SWE-agent 0.x take one fenced
  * block of shell commands, SWE-agent 1.x (and Qwen-style prompts) one XML function,
- * `<function=NAME><parameter=KEY>VALUE</parameter></function>`. Each runs exactly one action per
- * reply and answers any other count with a format error, running nothing; so a reply with none or
- * several is not an action here. The result comes back as the next user message.
+ * `<function=NAME><parameter=KEY>VALUE</parameter></function>`, Cline and Roo Code one tool named by
+ * its tag, `<execute_command><command>…</command></execute_command>`. Each runs exactly one action
+ * per reply and answers any other count with a format error, running nothing; so a reply with none
+ * or several is not an action here. The result comes back as the next user message. A tool that
+ * hands the turn to the person (Cline's `attempt_completion`, `ask_followup_question`) is not an
+ * action: what follows it is the person's answer.
  * Parsers of model output: they never throw.
  */
 
@@ -19,6 +22,15 @@ const XML_PARAMETER = /<parameter=([\w.-]+)>([\s\S]*?)<\/parameter>/g
 const FENCED = /^[ \t]*```([^\n`]*)\n([\s\S]*?)^[ \t]*```[ \t]*$/gm
 const SHELL_INFO = new Set(["", "bash", "sh", "shell", "console", "zsh"])
 
+// Cline's and Roo Code's tools that act (not those that hand the turn to the person), each its own tag.
+const TAG_TOOLS = [
+  "execute_command", "read_file", "write_to_file", "replace_in_file", "apply_diff", "insert_content", "search_and_replace",
+  "search_files", "list_files", "list_code_definition_names", "codebase_search", "browser_action", "use_mcp_tool",
+  "access_mcp_resource", "load_mcp_documentation", "web_fetch", "fetch_instructions"
+]
+const TAG_TOOL = new RegExp(`<(${TAG_TOOLS.join("|")})>([\\s\\S]*?)</\\1>`, "g")
+const TAG_PARAMETER = /<([a-z_]+)>([\s\S]*?)<\/\1>/g
+
 /** One value as written between its tags: the line breaks around it are layout, not content. */
 const parameterValue = (raw: string): string => raw.replace(/^\n/, "").replace(/\n$/, "")
 
@@ -28,6 +40,12 @@ const xmlActions = (text: string): Array<HarnessAction> =>
     input: Object.fromEntries([...m[2]!.matchAll(XML_PARAMETER)].map((p) => [p[1]!, parameterValue(p[2]!)]))
   }))
 
+const tagActions = (text: string): Array<HarnessAction> =>
+  [...text.matchAll(TAG_TOOL)].map((m) => ({
+    name: m[1]!,
+    input: Object.fromEntries([...m[2]!.matchAll(TAG_PARAMETER)].map((p) => [p[1]!, parameterValue(p[2]!)]))
+  }))
+
 const fencedCommands = (text: string): Array<HarnessAction> =>
   [...text.matchAll(FENCED)]
     .filter((m) => SHELL_INFO.has(m[1]!.trim().toLowerCase()) && m[2]!.trim() !== "")
@@ -35,7 +53,7 @@ const fencedCommands = (text: string): Array<HarnessAction> =>
 
 /** The one action a reply's text asks its harness to run, or null (none, or more than one). */
 export const harnessActionOf = (text: string): HarnessAction | null => {
-  const xml = xmlActions(text)
+  const xml = [...xmlActions(text), ...tagActions(text)]
   if (xml.length > 0) return xml.length === 1 ? xml[0]! : null
   const fenced = fencedCommands(text)
   return fenced.length === 1 ? fenced[0]! : null
