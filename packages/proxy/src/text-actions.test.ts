@@ -40,7 +40,7 @@ describe("withTextActions", () => {
 
   test("a reply with no action, a reply with native calls and a loopguard reminder are left as they are", () => {
     const native: AssistantMessage = { ...reply("m1", "Listing."), parts: [{ type: "tool", callId: "c1", name: "bash", input: { command: "ls" }, state: "completed", output: "a" }], finish: "tool-calls" }
-    const history: Array<Message> = [user("m0", "task"), reply("m1", "I am done."), user("m2", "Thanks, now the tests."), native, user("m3", "next"), reply("m4", RUN), { role: "user", id: "m5", text: "reminder", synthetic: "loop" } as Message]
+    const history: Array<Message> = [user("m0", "task"), reply("m1", "I am done."), user("m2", "Thanks, now the tests."), native, user("m3", "next"), reply("m4", RUN), { role: "user", id: "m5", text: "reminder", synthetic: "length-continue" } as Message]
     expect(withTextActions(history)).toEqual(history)
   })
 

@@ -35,8 +35,19 @@ const parseObject = (line: string): JsonObject | undefined => {
   }
 }
 
+/**
+ * A SWE-agent or mini-SWE-agent trajectory: mini's names its version and format (an OpenCode export
+ * also opens with `info`, but its messages hold `parts`, never a system prompt); SWE-agent's steps
+ * carry an `observation`, its history a `message_type`.
+ */
+const isSweAgent = (head: string): boolean =>
+  /"(?:mini_version|trajectory_format)"\s*:/.test(head) ||
+  (/"messages"\s*:/.test(head) && /"role"\s*:\s*"system"/.test(head) && !/"parts"\s*:/.test(head)) ||
+  (/"trajectory"\s*:\s*\[/.test(head) && /"(?:observation|message_type)"\s*:/.test(head))
+
 /** A whole JSON document, told apart by the keys near its top. */
 const formatOfDocument = (head: string): TraceFormat | undefined => {
+  if (isSweAgent(head)) return "swe-agent"
   if (/^\s*\[/.test(head)) return /"role"\s*:/.test(head) ? "gemini" : undefined
   if (/"sessionId"\s*:/.test(head) && /"messages"\s*:/.test(head)) return "gemini"
   if (/^\s*\{\s*"history"\s*:/.test(head)) return "gemini"

@@ -4,6 +4,7 @@ import { codexReader } from "./codex.js"
 import { detectFormat } from "./detect.js"
 import { geminiReader } from "./gemini.js"
 import { openCodeReader } from "./opencode.js"
+import { sweAgentReader } from "./swe-agent.js"
 import type { ReadOut, TraceFormat, TraceReader } from "./reader.js"
 import { traceV1Reader } from "./trace-v1.js"
 import type { ParsedTrace, TraceLine, TraceProblem, TraceSession } from "../types.js"
@@ -21,6 +22,8 @@ export const readerFor = (format: TraceFormat, file: string): TraceReader => {
       return openCodeReader(file)
     case "gemini":
       return geminiReader(file)
+    case "swe-agent":
+      return sweAgentReader(file)
   }
 }
 
