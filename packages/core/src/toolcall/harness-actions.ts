@@ -51,10 +51,16 @@ const fencedCommands = (text: string): Array<HarnessAction> =>
     .filter((m) => SHELL_INFO.has(m[1]!.trim().toLowerCase()) && m[2]!.trim() !== "")
     .map((m) => ({ name: "bash", input: { command: m[2]!.trim() } }))
 
+/** The one call a reply writes as markup (an XML function or a tool tag); null for none, undefined for several. */
+export const markupActionOf = (text: string): HarnessAction | null | undefined => {
+  const written = [...xmlActions(text), ...tagActions(text)]
+  return written.length === 0 ? null : written.length === 1 ? written[0]! : undefined
+}
+
 /** The one action a reply's text asks its harness to run, or null (none, or more than one). */
 export const harnessActionOf = (text: string): HarnessAction | null => {
-  const xml = [...xmlActions(text), ...tagActions(text)]
-  if (xml.length > 0) return xml.length === 1 ? xml[0]! : null
+  const markup = markupActionOf(text)
+  if (markup !== null) return markup ?? null
   const fenced = fencedCommands(text)
   return fenced.length === 1 ? fenced[0]! : null
 }

@@ -9,7 +9,7 @@
  * - SWE-agent (`*.traj`): `{trajectory: [{response, thought, action, observation}], history, info}`,
  *   one entry per step: the reply, the action it ran and what that printed.
  */
-import { harnessActionOf, harnessExitCode } from "../../toolcall/harness-actions.js"
+import { harnessActionOf, harnessExitCode, markupActionOf } from "../../toolcall/harness-actions.js"
 import { isJsonObject, type JsonObject } from "../fields.js"
 import { newDraft, type TraceBuilder } from "./builder.js"
 import { documentReader, type LineLocator } from "./document.js"
@@ -79,6 +79,17 @@ const conversation = (messages: ReadonlyArray<unknown>, b: TraceBuilder, at: Lin
   }
 }
 
+// SWE-agent's own commands (its tools); any other action is a shell command.
+const SWE_AGENT_COMMANDS = new Set(["open", "goto", "scroll_up", "scroll_down", "create", "edit", "insert", "find_file", "search_dir", "search_file", "submit", "str_replace_editor", "filemap"])
+
+/** The call an action string is: an XML function written in the reply names it whole, else its first word when it is one of SWE-agent's commands, else bash. */
+const sweAgentCall = (response: string, command: string): { readonly name: string; readonly input: unknown } => {
+  const written = markupActionOf(response)
+  if (written !== null && written !== undefined) return written
+  const first = command.split(/\s+/)[0] ?? ""
+  return { name: SWE_AGENT_COMMANDS.has(first) ? first : "bash", input: { command } }
+}
+
 /** SWE-agent's steps: each a reply, the action it ran and its observation. */
 const steps = (trajectory: ReadonlyArray<unknown>, task: string, b: TraceBuilder, at: LineLocator): void => {
   b.user(1, task)
@@ -88,13 +99,12 @@ const steps = (trajectory: ReadonlyArray<unknown>, task: string, b: TraceBuilder
     const d = newDraft(line)
     d.text = str(s, "response") ?? str(s, "thought") ?? ""
     const command = (str(s, "action") ?? "").trim()
-    const written = harnessActionOf(d.text)
     const id = `s${i}`
-    const name = written?.name ?? command.split(/\s+/)[0] ?? "?"
-    if (command !== "") d.toolCalls.push({ id, name, input: written?.input ?? { command } })
+    const call = sweAgentCall(d.text, command)
+    if (command !== "") d.toolCalls.push({ id, name: call.name, input: call.input })
     d.finish = d.toolCalls.length > 0 ? "tool-calls" : "stop"
     b.assistant(d)
-    if (command !== "") b.result({ line, id, name, output: str(s, "observation") ?? "", error: false })
+    if (command !== "") b.result({ line, id, name: call.name, output: str(s, "observation") ?? "", error: false })
   })
 }
 
