@@ -8,10 +8,10 @@ const dir = mkdtempSync(join(tmpdir(), "loopguard-inputs-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe("audit inputs", () => {
-  test("a folder stands for its .jsonl/.json files, subfolders included, sorted; files and - pass as given", () => {
+  test("a folder stands for its .jsonl/.json/.traj files, subfolders included, sorted; files and - pass as given", () => {
     mkdirSync(join(dir, "2025/09"), { recursive: true })
-    for (const f of ["b.jsonl", "a.json", "notes.txt", "2025/09/rollout-1.jsonl"]) writeFileSync(join(dir, f), "{}")
-    expect(expandInputs([dir, "-", "x.jsonl"])).toEqual({ files: [join(dir, "2025/09/rollout-1.jsonl"), join(dir, "a.json"), join(dir, "b.jsonl"), "-", "x.jsonl"], folder: true })
+    for (const f of ["b.jsonl", "a.json", "notes.txt", "2025/09/rollout-1.jsonl", "c.traj"]) writeFileSync(join(dir, f), "{}")
+    expect(expandInputs([dir, "-", "x.jsonl"])).toEqual({ files: [join(dir, "2025/09/rollout-1.jsonl"), join(dir, "a.json"), join(dir, "b.jsonl"), join(dir, "c.traj"), "-", "x.jsonl"], folder: true })
     expect(expandInputs(["missing.jsonl"])).toEqual({ files: ["missing.jsonl"], folder: false })
   })
 })

@@ -1,6 +1,6 @@
 /**
  * The files an audit reads: each argument as given, except a folder, which stands for the logs
- * in it and its subfolders (`*.jsonl`, `*.json`, sorted by path), as agents keep a session per
+ * in it and its subfolders (`*.jsonl`, `*.json`, SWE-agent's `*.traj`, sorted by path), as agents keep a session per
  * file in dated folders.
  */
 import { readdirSync, statSync } from "node:fs"
@@ -13,7 +13,7 @@ export interface AuditInputs {
   readonly folder: boolean
 }
 
-const LOG_FILE = /\.(jsonl|json)$/i
+const LOG_FILE = /\.(jsonl|json|traj)$/i
 
 const logsIn = (dir: string): Array<string> =>
   readdirSync(dir, { withFileTypes: true })
