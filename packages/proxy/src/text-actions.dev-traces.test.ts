@@ -2,7 +2,8 @@
  * The development traces (../shared/traces, read in place, never copied) as their harnesses send
  * them: every one of them (mini-SWE-agent, SWE-agent 0.x and 1.x) offers the model no tools, runs
  * the action written in the reply and sends what it printed back as a user message. Each run is
- * put back into that form (the calls taken out of the replies, each result a user message) and
+ * put back into that form (the calls taken out of the replies, each result a user message wrapped
+ * as its harness wraps it) and
  * judged request by request as the proxy judges it, with `proxy.textActions` (the default) and
  * without. With it, the actions are read back out of the replies' text; a run the labels call
  * healthy is never stopped; a stopped run is stopped at or after the start of a labelled loop.
@@ -17,8 +18,17 @@ import { withTextActions } from "./text-actions.js"
 
 const present = devTracesPresent("the development traces in their harnesses' text form")
 
+/**
+ * How each harness wraps an action's output in the user message it sends (its default template):
+ * SWE-agent 1.x (the `swalm32b` runs) under an "OBSERVATION:" head, SWE-agent 0.x (`msbjava`)
+ * followed by its open file, directory and shell prompt; mini-SWE-agent's `<returncode>` is already
+ * in the output its runs recorded.
+ */
+const wrapperOf = (file: string): ((output: string) => string) =>
+  file.startsWith("swalm32b__") ? (o) => `OBSERVATION:\n${o}` : file.startsWith("msbjava__") ? (o) => `${o}\n(Open file: n/a)\n(Current directory: /repo)\nbash-$` : (o) => o
+
 /** A run as its text-protocol harness sends it: replies without calls, each call's result a user message; ids by wire position. */
-const asSent = (messages: ReadonlyArray<Message>): Array<Message> => {
+const asSent = (messages: ReadonlyArray<Message>, wrap: (output: string) => string): Array<Message> => {
   const out: Array<Message> = []
   const at = () => `m${out.length}`
   for (const m of messages) {
@@ -28,7 +38,7 @@ const asSent = (messages: ReadonlyArray<Message>): Array<Message> => {
     }
     const calls = m.parts.filter((p) => p.type === "tool")
     out.push({ ...m, id: at(), parts: m.parts.filter((p) => p.type !== "tool"), finish: "stop" } as AssistantMessage)
-    if (calls.length > 0) out.push({ role: "user", id: at(), text: calls.map((c) => c.output ?? c.error ?? "").join("\n") })
+    if (calls.length > 0) out.push({ role: "user", id: at(), text: wrap(calls.map((c) => c.output ?? c.error ?? "").join("\n")) })
   }
   return out
 }
@@ -48,7 +58,7 @@ describe("the development traces in their harnesses' text form", () => {
       for (const [file, label] of files) {
         const imported = importTrace(await readTrace(file), file)
         if (!imported.ok) throw new Error(`${file} did not import`)
-        const sent = asSent(imported.messages)
+        const sent = asSent(imported.messages, wrapperOf(file))
         const folded = withTextActions(sent)
         steps += imported.messages.filter((m) => m.role === "assistant").length
         read += folded.filter((m) => m.role === "assistant" && m.parts.some((p) => p.type === "tool")).length

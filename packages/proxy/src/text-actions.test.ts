@@ -44,6 +44,14 @@ describe("withTextActions", () => {
     expect(withTextActions(history)).toEqual(history)
   })
 
+  test("a person answering replies that suggest a command is steering, not a result: a chat or Aider is never folded or stopped", () => {
+    const config = settingsOf(DEFAULT_CONFIG).verdict
+    const chat: Array<Message> = [user("m0", "Help me fix the failing test.")]
+    for (let i = 0; i < 12; i++) chat.push(reply(`m${chat.length}`, "Edit the function, then run:\n\n```bash\npython -m pytest\n```"), user(`m${chat.length + 1}`, i % 2 === 0 ? "continue" : "It still fails the same way."))
+    expect(withTextActions(chat)).toEqual(chat)
+    for (let n = 3; n <= chat.length; n += 2) expect(judgeRequest(withTextActions(chat.slice(0, n)), config).action).not.toBe("stop")
+  })
+
   test("the last reply of a request, with no result yet, stays a reply", () => {
     const history = [...miniRun(1), reply("m3", RUN)]
     expect(withTextActions(history).map((m) => m.role)).toEqual(["user", "assistant", "assistant"])

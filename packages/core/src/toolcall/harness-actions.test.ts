@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { harnessActionOf, harnessExitCode } from "./harness-actions.js"
+import { harnessActionOf, harnessExitCode, isHarnessResult } from "./harness-actions.js"
 
 describe("harnessActionOf", () => {
   test("mini-SWE-agent: one bash block after the thought", () => {
@@ -66,5 +66,19 @@ describe("harnessExitCode", () => {
   test("none elsewhere, or quoted later in the output", () => {
     expect(harnessExitCode("all good")).toBeUndefined()
     expect(harnessExitCode("output\n<returncode>2</returncode>")).toBeUndefined()
+  })
+})
+
+describe("isHarnessResult", () => {
+  test("each harness's wrapping of what an action printed", () => {
+    expect(isHarnessResult("<returncode>0</returncode>\n<output>\nok\n</output>")).toBe(true)
+    expect(isHarnessResult("OBSERVATION:\nFile created successfully.")).toBe(true)
+    expect(isHarnessResult("[File: /repo/a.py (3 lines total)]\n1:x\n(Open file: /repo/a.py)\n(Current directory: /repo)\nbash-$")).toBe(true)
+    expect(isHarnessResult("[execute_command for 'npm test'] Result:\nCommand executed.")).toBe(true)
+    expect(isHarnessResult("[read_file] Result:\n1 | x")).toBe(true)
+  })
+
+  test("a person's words are not a result, whatever they quote", () => {
+    for (const text of ["continue", "It still fails the same way.", "Here is the output:\nOBSERVATION: it broke", "why does it say <returncode>1</returncode>?", ""]) expect(isHarnessResult(text)).toBe(false)
   })
 })

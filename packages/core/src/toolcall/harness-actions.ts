@@ -5,9 +5,10 @@
  * `<function=NAME><parameter=KEY>VALUE</parameter></function>`, Cline and Roo Code one tool named by
  * its tag, `<execute_command><command>…</command></execute_command>`. Each runs exactly one action
  * per reply and answers any other count with a format error, running nothing; so a reply with none
- * or several is not an action here. The result comes back as the next user message. A tool that
- * hands the turn to the person (Cline's `attempt_completion`, `ask_followup_question`) is not an
- * action: what follows it is the person's answer.
+ * or several is not an action here. The result comes back as the next user message, wrapped the
+ * harness's way (`isHarnessResult`). A tool that hands the turn to the person (Cline's
+ * `attempt_completion`, `ask_followup_question`) is not an action: what follows it is the person's
+ * answer.
  * Parsers of model output: they never throw.
  */
 
@@ -66,6 +67,18 @@ export const harnessActionOf = (text: string): HarnessAction | null => {
 }
 
 const RETURN_CODE = /^\s*<returncode>\s*(-?\d+)\s*<\/returncode>/
+
+// How each harness wraps what an action printed: mini-SWE-agent's returncode, SWE-agent 1.x's
+// "OBSERVATION:" head, SWE-agent 0.x's shell prompt at the end, Cline's and Roo Code's
+// "[tool for '…'] Result:" head.
+const RESULT_HEAD = /^\s*(?:<returncode>\s*-?\d+\s*<\/returncode>|OBSERVATION:|\[[a-z_]+(?: for [^\]\n]*)?\] Result:)/
+const RESULT_TAIL = /\(Current directory: [^)\n]*\)\s*bash-\$\s*$/
+
+/**
+ * Whether a user message is a harness's report of what an action printed (in one of the wrappings
+ * above), not a person's words: a person answering a reply that suggests a command is steering.
+ */
+export const isHarnessResult = (text: string): boolean => RESULT_HEAD.test(text.slice(0, 300)) || RESULT_TAIL.test(text.slice(-300))
 
 /** The exit status a harness put at the head of an action's result (mini-SWE-agent's `<returncode>`), or undefined. */
 export const harnessExitCode = (result: string): number | undefined => {
