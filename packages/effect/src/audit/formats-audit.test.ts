@@ -4,6 +4,8 @@
  */
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { auditFile } from "./audit-file.js"
 import type { AuditResult } from "./audit-trace.js"
@@ -37,5 +39,27 @@ describe("audit of agents' own logs", () => {
     // Forced to trace v1, the same file fails: its lines are not trace v1 records.
     const forced = await audit("claude-code.jsonl", "trace")
     expect(forced._tag).toBe("failed")
+  }, 60_000)
+
+  test("a Qwen Code session that runs one failing command over and over: the loop is found, as in any agent's log", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "loopguard-qwen-"))
+    try {
+      const record = (n: number, type: string, message: unknown) => JSON.stringify({ uuid: `u${n}`, parentUuid: n === 0 ? null : `u${n - 1}`, sessionId: "s-qwen", timestamp: "2026-11-30T10:00:00.000Z", type, cwd: "/w", version: "0.24.4", message })
+      const lines = [record(0, "user", { role: "user", parts: [{ text: "Make the tests pass." }] })]
+      for (let i = 0; i < 10; i++) {
+        lines.push(record(lines.length, "assistant", { role: "model", parts: [{ text: "Running the tests again." }, { functionCall: { id: `c${i}`, name: "run_shell_command", args: { command: "npm test" } } }] }))
+        lines.push(record(lines.length, "tool_result", { role: "user", parts: [{ functionResponse: { id: `c${i}`, name: "run_shell_command", response: { output: "Command: npm test\nOutput: FAIL src/sum.test.ts\nExit Code: 1" } } }] }))
+      }
+      writeFileSync(join(dir, "session.jsonl"), lines.join("\n") + "\n")
+      const r = await Effect.runPromise(auditFile({ path: join(dir, "session.jsonl"), name: "session.jsonl" }))
+      expect(r).toMatchObject({ _tag: "audited", format: "qwen-code" })
+      const { steps, incidents, exit } = shape(r)
+      expect(steps).toBe(10)
+      expect(incidents.some(([, detector]) => detector === "repeated-action")).toBe(true)
+      expect(exit).not.toBeNull()
+      expect(exit!.reason).not.toBe("final")
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   }, 60_000)
 })

@@ -12,9 +12,20 @@ const CODEX_ITEMS = new Set(["message", "function_call", "function_call_output",
 const CLAUDE_TYPES = new Set(["summary", "file-history-snapshot", "queue-operation"])
 const TRACE_TYPES = new Set(["session", "user", "assistant", "tool-result"])
 
+/**
+ * A Qwen Code record: its `message` is the Gemini API's `{role, parts}` (Claude Code's holds
+ * `content`), or it carries a field only Qwen Code writes. Claude Code's records also have
+ * `uuid`, `sessionId` and user / assistant / system types, so this is asked first.
+ */
+const isQwenCode = (o: JsonObject): boolean => {
+  const message = o["message"]
+  return (isJsonObject(message) && Array.isArray(message["parts"])) || "systemPayload" in o || "toolCallResult" in o || "usageMetadata" in o || o["type"] === "tool_result"
+}
+
 /** What one JSON Lines record says about its file, if anything. */
 const formatOfRecord = (o: JsonObject): TraceFormat | undefined => {
   const type = o["type"]
+  if ("uuid" in o && "sessionId" in o && isQwenCode(o)) return "qwen-code"
   if (typeof type === "string" && CODEX_TYPES.has(type) && "payload" in o) return "codex"
   if ("record_type" in o) return "codex"
   if (typeof type === "string" && CLAUDE_TYPES.has(type)) return "claude-code"

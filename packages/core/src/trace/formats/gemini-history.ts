@@ -8,13 +8,14 @@ import { newDraft, joinText, type TraceBuilder } from "./builder.js"
 import type { LineLocator } from "./document.js"
 import { arr, exitCodeIn, obj, str } from "./json-line.js"
 
-interface Call {
+export interface Call {
   readonly id: string
   readonly name: string
   answered: boolean
 }
 
-const modelTurn = (b: TraceBuilder, parts: ReadonlyArray<unknown>, line: number, open: Array<Call>): void => {
+/** A `model` turn as a step: text, `thought` parts as reasoning, `functionCall`s (added to `open`); the draft, for what its log adds. */
+export const modelTurnDraft = (parts: ReadonlyArray<unknown>, line: number, open: Array<Call>) => {
   const d = newDraft(line)
   for (const p of parts) {
     if (!isJsonObject(p)) continue
@@ -30,10 +31,13 @@ const modelTurn = (b: TraceBuilder, parts: ReadonlyArray<unknown>, line: number,
     }
   }
   d.finish = d.toolCalls.length > 0 ? "tool-calls" : "stop"
-  b.assistant(d)
+  return d
 }
 
-const userTurn = (b: TraceBuilder, parts: ReadonlyArray<unknown>, line: number, open: Array<Call>): void => {
+const modelTurn = (b: TraceBuilder, parts: ReadonlyArray<unknown>, line: number, open: Array<Call>): void => b.assistant(modelTurnDraft(parts, line, open))
+
+/** A `user` turn: its `functionResponse`s are the results of the calls in `open`, its text a user line. */
+export const userTurn = (b: TraceBuilder, parts: ReadonlyArray<unknown>, line: number, open: Array<Call>): void => {
   const texts: Array<string> = []
   for (const p of parts) {
     if (!isJsonObject(p)) continue

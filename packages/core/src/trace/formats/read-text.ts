@@ -4,6 +4,7 @@ import { codexReader } from "./codex.js"
 import { detectFormat } from "./detect.js"
 import { geminiReader } from "./gemini.js"
 import { openCodeReader } from "./opencode.js"
+import { qwenCodeReader } from "./qwen-code.js"
 import { sweAgentReader } from "./swe-agent.js"
 import type { ReadOut, TraceFormat, TraceReader } from "./reader.js"
 import { traceV1Reader } from "./trace-v1.js"
@@ -22,6 +23,8 @@ export const readerFor = (format: TraceFormat, file: string): TraceReader => {
       return openCodeReader(file)
     case "gemini":
       return geminiReader(file)
+    case "qwen-code":
+      return qwenCodeReader(file)
     case "swe-agent":
       return sweAgentReader(file)
   }
