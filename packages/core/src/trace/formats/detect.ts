@@ -26,6 +26,8 @@ const isQwenCode = (o: JsonObject): boolean => {
 const formatOfRecord = (o: JsonObject): TraceFormat | undefined => {
   const type = o["type"]
   if ("uuid" in o && "sessionId" in o && isQwenCode(o)) return "qwen-code"
+  // Gemini CLI's session log: its header, its `$set` lines, its `gemini` messages.
+  if (("sessionId" in o && "projectHash" in o) || "$set" in o || type === "gemini") return "gemini"
   if (typeof type === "string" && CODEX_TYPES.has(type) && "payload" in o) return "codex"
   if ("record_type" in o) return "codex"
   if (typeof type === "string" && CLAUDE_TYPES.has(type)) return "claude-code"

@@ -41,8 +41,17 @@ export class LineLocator {
 
 export type DocumentConvert = (doc: unknown, b: TraceBuilder, at: LineLocator) => void
 
-/** A reader that parses the whole file as one JSON value at its end and hands it to `convert`. */
-export const documentReader = (file: string, convert: DocumentConvert): TraceReader => {
+/**
+ * The file's lines (`rows[i]` is line i + 1), for a format also written as JSON Lines; false when
+ * they are not JSON Lines (their first line is not a JSON object), and nothing was read.
+ */
+export type LinesConvert = (rows: ReadonlyArray<string>, b: TraceBuilder) => boolean
+
+/**
+ * A reader that parses the whole file as one JSON value at its end and hands it to `convert`; a
+ * file that is not one JSON value goes to `asLines` when the format is also written as JSON Lines.
+ */
+export const documentReader = (file: string, convert: DocumentConvert, asLines?: LinesConvert): TraceReader => {
   const rows: Array<string> = []
   let cutLine = 0
   return {
@@ -54,15 +63,18 @@ export const documentReader = (file: string, convert: DocumentConvert): TraceRea
     end: (): ReadOut => {
       const b = new TraceBuilder(file)
       const text = rows.join("\n")
-      rows.length = 0
       let doc: unknown
       try {
         doc = JSON.parse(text)
       } catch (e) {
+        const read = asLines !== undefined && rows.length > 1 && asLines(rows, b)
+        rows.length = 0
+        if (read) return b.take(true)
         const why = cutLine > 0 ? `line ${cutLine} is longer than input.maxLineBytes, so the document is cut` : e instanceof Error ? e.message : String(e)
         b.note(cutLine || 1, `the file is not one JSON document (${why}); nothing read`)
         return b.take(true)
       }
+      rows.length = 0
       convert(doc, b, new LineLocator(text))
       return b.take(true)
     }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
-import { readFixture, resultsOf, stepsOf } from "./fixtures.fixture.js"
+import { fixtureText, readFixture, resultsOf, stepsOf } from "./fixtures.fixture.js"
+import { readTraceText } from "./read-text.js"
 
 describe("Gemini CLI chats", () => {
   test("a session record: a gemini message is a step with its thoughts, calls, results and tokens", () => {
@@ -14,6 +15,32 @@ describe("Gemini CLI chats", () => {
     expect(results[1]).toMatchObject({ name: "replace", path: "/home/dev/calc/src/sum.ts" })
     expect(results[1]!.diff).toContain("+  return a + b")
     expect(r.notes.map((n) => n.message)).toEqual([`message of type "compression" skipped`])
+  })
+
+  test("a session log (newer versions): messages rewritten whole as they change, the last line of an id wins; $set lines apply", () => {
+    const r = readFixture("gemini-log.jsonl")
+    expect(r.format).toBe("gemini")
+    expect(r.session).toMatchObject({ id: "9b2f6c1e-4a7d-4d0e-8c55-2f1e0a9d7b33", model: "gemini-2.5-pro" })
+    const steps = stepsOf(r.lines)
+    // The step is where its last (whole) line is: line 6, the one with its tool calls.
+    expect(steps.map((s) => [s.line, s.text, s.toolCalls.map((c) => c.name)])).toEqual([
+      [6, "I'll run the tests.", ["run_shell_command"]],
+      [9, "The test expects 3; the function adds one too many. Fix src/sum.ts.", []]
+    ])
+    expect(steps[0]).toMatchObject({ reasoning: "Checking the failure: Run the tests first.", usage: { inputTokens: 3012, outputTokens: 61, reasoningTokens: 20 } })
+    expect(resultsOf(r.lines).map((x) => [x.id, x.exitCode, x.error])).toEqual([["run_shell_command-1", 1, false]])
+    // The context the CLI sets first and the person's message are user lines; the message that sends the results back is not.
+    expect(r.lines.filter((l) => l.type === "user").map((l) => l.line)).toEqual([2, 3])
+    expect(r.notes).toEqual([])
+  })
+
+  test("a session log with a bad line: that line is noted, the rest read", () => {
+    const lines = fixtureText("gemini-log.jsonl").split("\n")
+    lines.splice(6, 0, "{not json")
+    const r = readTraceText(lines.join("\n"), "bad.jsonl")
+    expect(r.format).toBe("gemini")
+    expect(stepsOf(r.lines)).toHaveLength(2)
+    expect(r.notes.map((n) => n.line)).toEqual([7])
   })
 
   test("a /chat save checkpoint: model turns are steps, function responses matched by name in order", () => {

@@ -3,6 +3,10 @@
  * - session records (~/.gemini/tmp/<project>/chats/session-*.json): `{sessionId, messages}`, where a
  *   `gemini` message is one step with its `thoughts`, `toolCalls` (each with its `result`, `status`
  *   and, for edits, a `resultDisplay` holding the `fileDiff`) and `tokens`;
+ * - the same record kept as a log (`session-*.jsonl`, newer versions): a header line
+ *   `{sessionId, projectHash, startTime, …}`, then messages, each written again whole when it
+ *   changes (a step's `toolCalls` are added once they ran: the last line of an id wins), and
+ *   `{"$set": {…}}` lines that set the record's fields (`messages`: the list so far);
  * - checkpoints written by `/chat save TAG` (checkpoint-TAG.json): the model's history, a list of
  *   `{role, parts}` (or `{history: [...]}`), where `model` turns hold text, thoughts and
  *   `functionCall`s and the next `user` turn the `functionResponse`s.
@@ -11,7 +15,7 @@ import { isJsonObject, type JsonObject } from "../fields.js"
 import { newDraft, joinText, type StepDraft, type TraceBuilder } from "./builder.js"
 import { documentReader, type LineLocator } from "./document.js"
 import { geminiHistory } from "./gemini-history.js"
-import { arr, exitCodeIn, num, obj, str, textOf } from "./json-line.js"
+import { arr, exitCodeIn, num, obj, readJsonLine, str, textOf } from "./json-line.js"
 import type { TraceReader } from "./reader.js"
 
 /** A function response's text: its `output`, else its `error`, else the response as JSON. */
@@ -77,11 +81,11 @@ const geminiMessage = (b: TraceBuilder, m: JsonObject, line: number): void => {
   for (const r of results) r()
 }
 
-const sessionRecord = (doc: JsonObject, b: TraceBuilder, at: LineLocator): void => {
+const sessionRecord = (doc: JsonObject, b: TraceBuilder, lineOf: (m: JsonObject) => number): void => {
   b.session(1, { id: str(doc, "sessionId") })
   for (const m of arr(doc, "messages")) {
     if (!isJsonObject(m)) continue
-    const line = at.find(`"${str(m, "id") ?? "type"}"`)
+    const line = lineOf(m)
     const type = str(m, "type")
     if (type === "user") b.user(line, textOf(m["content"]))
     else if (type === "gemini") geminiMessage(b, m, line)
@@ -96,8 +100,37 @@ const sessionRecord = (doc: JsonObject, b: TraceBuilder, at: LineLocator): void 
 const convert = (doc: unknown, b: TraceBuilder, at: LineLocator): void => {
   if (Array.isArray(doc)) return geminiHistory(doc, b, at)
   if (isJsonObject(doc) && Array.isArray(doc["history"])) return geminiHistory(doc["history"], b, at)
-  if (isJsonObject(doc) && Array.isArray(doc["messages"])) return sessionRecord(doc, b, at)
+  if (isJsonObject(doc) && Array.isArray(doc["messages"])) return sessionRecord(doc, b, (m) => at.find(`"${str(m, "id") ?? "type"}"`))
   b.note(1, `not a Gemini CLI chat (expected a session record {sessionId, messages} or a checkpoint [{role, parts}]); nothing read`)
 }
 
-export const geminiReader = (file: string): TraceReader => documentReader(file, convert)
+/**
+ * The session record rebuilt from its log: the header's fields, `$set` lines applied, each message
+ * at its place of first appearance with its last written content (and the line of that).
+ */
+const sessionLog = (rows: ReadonlyArray<string>, b: TraceBuilder): boolean => {
+  const first = rows.findIndex((r) => r.trim() !== "")
+  if (first === -1 || !readJsonLine(rows[first]!).ok) return false
+  const messages = new Map<string, { message: JsonObject; line: number }>()
+  let sessionId: string | undefined
+  const put = (m: unknown, line: number, n: number) => {
+    if (isJsonObject(m)) messages.set(str(m, "id") ?? `line ${line}:${n}`, { message: m, line })
+  }
+  rows.forEach((raw, i) => {
+    if (raw.trim() === "") return
+    const parsed = readJsonLine(raw)
+    if (!parsed.ok) return b.note(i + 1, `${parsed.why}; line skipped`)
+    const o = parsed.value
+    sessionId ??= str(o, "sessionId")
+    const set = obj(o, "$set")
+    if (set !== undefined && Array.isArray(set["messages"])) {
+      messages.clear()
+      set["messages"].forEach((m, n) => put(m, i + 1, n))
+    } else if (set === undefined && typeof o["type"] === "string") put(o, i + 1, 0)
+  })
+  const lines = new Map([...messages.values()].map((e) => [e.message, e.line]))
+  sessionRecord({ sessionId, messages: [...messages.values()].map((e) => e.message) }, b, (m) => lines.get(m) ?? 1)
+  return true
+}
+
+export const geminiReader = (file: string): TraceReader => documentReader(file, convert, sessionLog)
