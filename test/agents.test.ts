@@ -4,13 +4,17 @@
  * hundreds of times, a model that asks for the same shell call every step, and (as the control)
  * a healthy task that must come out the same through the proxy as direct; and the healthy task with
  * the call written as text, which runs only through the proxy with `proxy.textToolCalls` on. Judged
- * from the server's request log, the marker file in the agent's workspace and how the agent exited.
+ * from the server's request log, the marker file in the agent's workspace and how the agent exited;
+ * the repeated call also from the agent's own log of the run (Claude Code, Codex CLI, Gemini CLI,
+ * Qwen Code), read as `loopguard audit` reads it.
  *
  * Each run is bounded and its process group is killed whatever happens. An agent that cannot be
  * installed is skipped by name with npm's reason.
  */
 import type { Script } from "@loopguard/ai-sdk/testing"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
+import { readTraceText } from "@loopguard/core/trace"
 import { CUT_MARK, STOP_MARK } from "@loopguard/proxy"
 import { afterAll, describe, expect, test } from "bun:test"
 import { AGENTS, type AgentSpec } from "./agents/agents.js"
@@ -52,6 +56,26 @@ const describeRun = (r: CaseResult): string =>
 const expectEndedOnItsOwn = (r: CaseResult): void => {
   expect({ killed: r.outcome.killed, exitCode: r.outcome.exitCode, run: r.outcome.killed || r.outcome.exitCode !== 0 ? describeRun(r) : "" })
     .toEqual({ killed: false, exitCode: 0, run: "" })
+}
+
+/** The files under `dir` (none when it is absent), whole paths. */
+const filesUnder = (dir: string): Array<string> =>
+  existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)])) : []
+
+/**
+ * The agent's own log of a run of the repeated call, read as `loopguard audit` reads it: found in
+ * its format, with a step per run of the call (the last ones may be lost when the run was killed).
+ */
+const expectOwnLogRead = (agent: AgentSpec, r: CaseResult): void => {
+  const own = agent.ownLog
+  if (own === undefined) return
+  const logs = filesUnder(join(r.home, own.under)).filter((f) => own.file.test(f))
+  expect({ agent: agent.name, logs: logs.length }).toEqual({ agent: agent.name, logs: 1 })
+  const read = readTraceText(readFileSync(logs[0]!, "utf8"), logs[0]!)
+  const calls = read.lines.flatMap((l) => (l.type === "assistant" ? l.toolCalls : [])).filter((c) => JSON.stringify(c.input).includes("marker.txt"))
+  const runs = markerLines(r.marker)
+  expect({ agent: agent.name, format: read.format, calls: calls.length >= Math.min(runs - 2, 3) && calls.length <= runs + 1 })
+    .toEqual({ agent: agent.name, format: own.format, calls: true })
 }
 
 const agentCases = (agent: AgentSpec, installDir: string) => {
@@ -120,6 +144,8 @@ const agentCases = (agent: AgentSpec, installDir: string) => {
   test(bTitle, async () => {
     const task = { script: repeatedShellScript, prompt: "Append x to marker.txt.", directStopAtMarkerLines: CONTROL_EXECUTIONS }
     await directThenProxied(task, (direct, proxied) => {
+      // The loop is in the agent's own log too, which loopguard audit reads.
+      expectOwnLogRead(agent, direct)
       if (guard === undefined) {
         // Control: without the proxy the agent keeps running the call until we kill it.
         expect({ executions: markerLines(direct.marker) >= CONTROL_EXECUTIONS, killed: direct.outcome.killed, run: describeRun(direct) })

@@ -4,6 +4,7 @@
  * its own. Every agent gets a fresh home directory and a minimal environment, so nothing of the
  * machine's own configuration or keys reaches it and nothing it writes outlives the test.
  */
+import type { TraceFormat } from "@loopguard/core/trace"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 
@@ -42,6 +43,11 @@ export interface AgentSpec {
    * proxy the runaway reply is not taken whole either, but ends with no notice.
    */
   readonly ownLoopCut?: true
+  /**
+   * Where the agent keeps its own log of a run under `home` (a folder, and the file name's pattern
+   * anywhere below it), and the format `loopguard audit` reads it as. Absent: none is kept there.
+   */
+  readonly ownLog?: { readonly under: string; readonly file: RegExp; readonly format: TraceFormat }
   /** Prepares config files under `home` and returns the command line. */
   readonly invocation: (installDir: string, ctx: AgentRunContext) => AgentInvocation
 }
@@ -211,6 +217,7 @@ export const QWEN_NODE_VERSION = "22.23.3"
  */
 export const qwenCode: AgentSpec = {
   name: "qwen-code",
+  ownLog: { under: ".qwen/projects", file: /\/chats\/[^/]+\.jsonl$/, format: "qwen-code" },
   // "Loop detection halted the run (consecutive_identical_tool_calls …)": on the 5th identical
   // call, before it runs; always on.
   ownRepeatGuard: { executions: 4, exitCode: 1 },
@@ -246,6 +253,7 @@ const CODEX_RANDOM_ID = /^(msg|fco|rs)_[0-9a-f-]{20,}$/
 
 export const codex: AgentSpec = {
   name: "codex",
+  ownLog: { under: ".codex/sessions", file: /\/rollout-[^/]+\.jsonl$/, format: "codex" },
   packages: [`@openai/codex@${CODEX_VERSION}`],
   // Per run: a session and installation id, turn ids, item ids; per tool call: a random chunk label.
   volatile: (body) => {
@@ -301,6 +309,7 @@ export const CLAUDE_CODE_VERSION = "2.1.332"
  */
 export const claudeCode: AgentSpec = {
   name: "claude-code",
+  ownLog: { under: ".claude/projects", file: /\.jsonl$/, format: "claude-code" },
   packages: [`@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`],
   // A device id made at first start (the home is new each run) and a session id.
   volatile: (body) => {
@@ -336,6 +345,7 @@ const geminiSettings = (loopDetection: boolean) => ({
 
 const geminiSpec = (name: string, loopDetection: boolean): AgentSpec => ({
   name,
+  ownLog: { under: ".gemini/tmp", file: /\/chats\/session-[^/]+\.jsonl?$/, format: "gemini" },
   packages: [`@google/gemini-cli@${GEMINI_CLI_VERSION}`],
   ...(loopDetection ? { ownRepeatGuard: { executions: 4, exitCode: 0 }, ownLoopCut: true as const } : {}),
   // Per call, an id with the time in it (`run_shell_command_1796180710375_0`); per shell result, its process group.
