@@ -74,6 +74,8 @@ type Layer = "layer-frame" | "layer-unguarded" | "layer-relay"
 
 const LAYERS: ReadonlyArray<Layer> = ["layer-frame", "layer-unguarded", "layer-relay"]
 
+const isLayer = (relay: Relay): relay is Layer => (LAYERS as ReadonlyArray<Relay>).includes(relay)
+
 const BARE_ENTRY = {
   "bare-node": "test/bench/bare-relay.mjs",
   "bare-bun": "test/bench/bare-relay-bun.ts",
@@ -109,7 +111,7 @@ const startProxyProcess = async (upstream: string, relay: Relay = "proxy", worke
   const entry = relay === "proxy" ? (onNode ? "packages/cli/dist/loopguard.mjs" : "packages/cli/src/main.ts") : onNode && relay === "bare-effect" ? await effectRelayForNode() : BARE_ENTRY[relay]
   // LG_BENCH_PROXY_PROF=DIR: the proxy writes a CPU profile there when it exits (bun and node take the same flags).
   const prof = process.env["LG_BENCH_PROXY_PROF"]
-  const layer = relay.startsWith("layer-") ? ["--layer", relay.slice("layer-".length)] : []
+  const layer = isLayer(relay) ? ["--layer", relay.slice("layer-".length)] : []
   const args = [...(prof !== undefined && !bare ? ["--cpu-prof", `--cpu-prof-dir=${prof}`] : []), entry, ...(bare ? layer : ["proxy"]), "--upstream", upstream, "--listen", `127.0.0.1:${port}`, ...(workers > 1 ? ["--workers", String(workers)] : []), ...extra]
   const { child } = await startChild(args, cmd, /listening on/, bare ? `the ${relay} relay` : "the proxy")
   return { child, base: `http://127.0.0.1:${port}/v1` }
@@ -373,7 +375,7 @@ const bareRelayFloor = async (upstream: Started, streams: number, relay: Exclude
     const relayedRun = await measured(() => runClient([bare.base], streams), bare.base, upstreamPid, bare.child.pid!)
     const [directSteady, relayedSteady, direct, relayed] = [summary(directSteadyRun.timings), summary(relayedSteadyRun.timings), summary(directRun.timings), summary(relayedRun.timings)]
     const cpuUsed = relayedRun.relayMs!
-    console.log(`  ${relay.startsWith("layer-") ? "a layer" : "the floor"}: ${BARE_LABEL[relay]}${relay.startsWith("layer-") ? ", no request judged" : ", no loopguard"}) at ${streams} streams`)
+    console.log(`  ${isLayer(relay) ? "a layer" : "the floor"}: ${BARE_LABEL[relay]}${isLayer(relay) ? ", no request judged" : ", no loopguard"}) at ${streams} streams`)
     console.log(`    steady: added per chunk p50 ${fmt(relayedSteady.p50 - directSteady.p50)}  p99 ${fmt(relayedSteady.p99 - directSteady.p99)}  longest ${fmt(relayedSteady.max)} (direct ${fmt(directSteady.max)})  first byte added ${fmt(relayedSteady.firstByte - directSteady.firstByte)}`)
     console.log(loadLine("relay", directSteadyRun, relayedSteadyRun))
     process.stdout.write("    opened in the same instant:")

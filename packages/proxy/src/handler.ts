@@ -81,6 +81,10 @@ interface Judged {
 
 const PASS: Verdict = { action: "pass", inserts: [], cropCuts: false, toolsOff: false, stop: null, incidents: [] }
 
+/** What the judge reads: with `proxy.textActions`, in a request that offers no tools, actions written in replies folded into calls and results. */
+const judgedMessages = (conversation: Conversation, body: unknown, settings: ProxySettings): ReadonlyArray<Message> =>
+  settings.textActions && !offersTools(body) ? withTextActions(conversation.messages) : conversation.messages
+
 /** Auth, the bounded body, the route and the verdict; null when the request was already answered (refused). */
 const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: HandlerDeps): Promise<Judged | null> => {
   const started = Date.now()
@@ -103,8 +107,7 @@ const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, d
   const detectors = (route.prefix !== null ? settings.routeDetectors.get(route.prefix) : undefined) ?? settings
   const session = sessionIdOf(req.headers, settings.sessionHeader, conversation)
   // A body that is not JSON, or a request for JSON that offers no tool, is not ours to judge: the upstream answers it.
-  const judged = settings.textActions && !offersTools(body) ? withTextActions(conversation.messages) : conversation.messages
-  const verdict = body === undefined || conversation.utility ? PASS : judgeRequest(judged, detectors.verdict, { memo: deps.memo, session })
+  const verdict = body === undefined || conversation.utility ? PASS : judgeRequest(judgedMessages(conversation, body, settings), detectors.verdict, { memo: deps.memo, session })
   return { req, res, protocol, deps, started, raw, body, conversation, session, route, detectors, verdict }
 }
 
