@@ -195,7 +195,8 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
     return record(gone.signal.aborted ? "client-gone" : "upstream-error", opened.error.status ?? 502, null, opened.error.message)
   }
   if (!isEventStream(opened.res.headers)) {
-    const whole = await relayWhole(res, protocol, opened, { ...deps.settings, guard: replyGuard(j) }, j.conversation.tools, extra)
+    const again = () => callWithRetries(target, deps.board, send, gone.signal, () => {})
+    const whole = await relayWhole(res, protocol, opened, { ...deps.settings, guard: replyGuard(j) }, j.conversation.tools, extra, again)
     return record(whole.cut !== undefined ? "cut" : "completed", whole.code, null, whole.cut)
   }
   res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false))

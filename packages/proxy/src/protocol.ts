@@ -115,6 +115,15 @@ export interface Protocol {
   /** A whole non-streamed reply: its text, and the body with the text replaced (a cut). */
   replyText(json: any): string
   withReplyText(json: any, text: string): any
+  /**
+   * A whole reply's calls whose arguments arrive as JSON text (which a reply cut at its length limit
+   * leaves unfinished), and the reply with its calls taken out and `text` as its answer. Only the
+   * protocols whose non-streamed calls carry their arguments as text (Chat Completions, Responses).
+   */
+  readonly wholeCalls?: {
+    readonly of: (json: any) => ReadonlyArray<ObservedCall>
+    readonly refused: (json: any, text: string) => any
+  }
   /** The proxy's own assistant turn, streamed or not, in this protocol. */
   answer(body: any, text: string): ProxyAnswer
   /**

@@ -70,6 +70,31 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
 
   })
 
+  describe.each(["chat", "responses"] as const)("%s, not streamed", (protocol) => {
+  const unstreamed = (p: ProtocolName) => ({ ...request(p), stream: false })
+
+  test("cut-off arguments: the step is asked for again, the client gets the whole call", async () => {
+    rig = await startRig([cutOff, whole], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, unstreamed(protocol))
+    expect(reply.status).toBe(200)
+    expect(reply.text).not.toContain("very/long")
+    expect(reply.text).toContain("ls -la")
+    expect(rig.server.requests.length).toBe(2)
+  }, 60_000)
+
+  test("cut-off arguments twice: no call reaches the client, the notice does, in a reply that parses", async () => {
+    rig = await startRig([cutOff, cutOff], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, unstreamed(protocol))
+    expect(reply.text).not.toContain("very/long")
+    const json = JSON.parse(reply.text)
+    const calls = protocol === "chat" ? (json.choices[0].message.tool_calls ?? []) : json.output.filter((i: { type: string }) => i.type === "function_call")
+    expect(calls).toEqual([])
+    expect(reply.text).toContain("was cut off before its arguments were complete")
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.outcome).toBe("cut")
+  }, 60_000)
+  })
+
   describe.each(PROTOCOLS)("%s", (protocol) => {
   test("a connection reset after the first byte reached the client ends the stream with the protocol's error event", async () => {
     rig = await startRig([textStream("Some words come first, then the line drops.", { chunkSize: 4, resetAfterChunks: 3 })], { proxy: { httpStack: stack } })

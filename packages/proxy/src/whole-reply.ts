@@ -6,27 +6,20 @@
 import { describeGuardTrip, RepeatGuard, type RepeatGuardOptions } from "@loopguard/core/repeat"
 import type { ClientReply } from "./client-reply.js"
 import type { ProxySettings } from "./proxy-settings.js"
-import type { OpenAttempt } from "./upstream.js"
+import type { Attempt, OpenAttempt } from "./upstream.js"
 import { clientHeaders, sendError } from "./http-util.js"
-import { cutNotice } from "./notices.js"
-import { parseJson, type Protocol } from "./protocol.js"
+import { cutCallNotice, cutNotice } from "./notices.js"
+import { parseJson, wholeArguments, type Protocol } from "./protocol.js"
 import { textCallsIn } from "./text-calls.js"
 
-/** A reply that is not a stream: read whole (within the limit), guarded, then sent. */
-export const relayWhole = async (
-  res: ClientReply,
-  protocol: Protocol,
-  opened: OpenAttempt,
-  settings: ProxySettings,
-  offered: ReadonlyArray<string>,
-  extra: Record<string, string>
-): Promise<{ code: number; cut?: string }> => {
+/** The body of a reply that is not a stream, whole; null when it broke or passed `limit` bytes. */
+const readWhole = (opened: OpenAttempt, limit: number): Promise<Buffer | null> => {
   const parts: Array<Buffer> = opened.first === null ? [] : [opened.first]
   let size = parts[0]?.length ?? 0
-  const whole = await new Promise<Buffer | null>((resolve) => {
+  return new Promise<Buffer | null>((resolve) => {
     opened.res.on("data", (b: Buffer) => {
       size += b.length
-      if (size > settings.maxResponseBytes) {
+      if (size > limit) {
         opened.abort()
         resolve(null)
       } else parts.push(b)
@@ -36,12 +29,56 @@ export const relayWhole = async (
     if (opened.ended()) resolve(Buffer.concat(parts))
     else opened.res.resume()
   })
+}
+
+/** The name of the first call in a whole reply whose arguments were cut off, or null. */
+const cutOffCallIn = (protocol: Protocol, json: unknown): string | null =>
+  json === undefined || protocol.wholeCalls === undefined ? null : (protocol.wholeCalls.of(json).find((c) => !wholeArguments(c.args))?.name ?? null)
+
+/**
+ * A reply whose call was cut off is asked for once more (`again`), as a streamed one is; when the
+ * second one is cut off too (or fails), the first goes to the client without its calls, with the
+ * notice in their place: a call that is not whole is never passed on.
+ */
+const wholeOnceMore = async (
+  protocol: Protocol,
+  first: { readonly opened: OpenAttempt; readonly json: any; readonly broken: string },
+  again: () => Promise<Attempt>,
+  limit: number
+): Promise<{ readonly opened: OpenAttempt; readonly whole: Buffer; readonly json: any } | { readonly refused: any }> => {
+  const second = await again()
+  if (second.ok) {
+    const whole = await readWhole(second, limit)
+    const json = whole === null ? undefined : parseJson(whole.toString("utf8"))
+    if (whole !== null && json !== undefined && cutOffCallIn(protocol, json) === null) return { opened: second, whole, json }
+  }
+  return { refused: protocol.wholeCalls!.refused(first.json, protocol.replyText(first.json) + cutCallNotice(first.broken)) }
+}
+
+/** A reply that is not a stream: read whole (within the limit), guarded, then sent. */
+export const relayWhole = async (
+  res: ClientReply,
+  protocol: Protocol,
+  firstOpened: OpenAttempt,
+  settings: ProxySettings,
+  offered: ReadonlyArray<string>,
+  extra: Record<string, string>,
+  again: () => Promise<Attempt>
+): Promise<{ code: number; cut?: string }> => {
+  let opened = firstOpened
+  let whole = await readWhole(opened, settings.maxResponseBytes)
   if (whole === null) {
-    sendError(res, protocol.name, 502, `loopguard proxy: the reply failed or passed stream.maxResponseBytes (${settings.maxResponseBytes} bytes)`, extra)
+    sendError(res, protocol.name, 502, `loopguard proxy: the reply broke off or passed stream.maxResponseBytes (${settings.maxResponseBytes} bytes)`, extra)
     return { code: 502 }
   }
+  let json = parseJson(whole.toString("utf8"))
+  const broken = cutOffCallIn(protocol, json)
+  if (broken !== null) {
+    const next = await wholeOnceMore(protocol, { opened, json, broken }, again, settings.maxResponseBytes)
+    if ("refused" in next) return sendJson(res, opened, next.refused, extra, `the arguments of a call to ${broken} were cut off`)
+    ;({ opened, whole, json } = next)
+  }
   const code = opened.res.statusCode ?? 200
-  const json = parseJson(whole.toString("utf8"))
   const text = json === undefined ? "" : protocol.replyText(json)
   const trip = settings.guard === null || text === "" ? null : firstTrip(text, settings.guard)
   const found = trip === null && settings.textToolCalls && protocol.textCalls !== undefined && text !== "" ? textCallsIn(text, offered) : null
@@ -57,10 +94,16 @@ export const relayWhole = async (
     res.end(whole)
     return { code }
   }
-  const cut = Buffer.from(JSON.stringify(protocol.withReplyText(json, text.slice(0, trip.at) + cutNotice(trip.what))))
-  res.writeHead(code, { ...clientHeaders(opened.res.headers, extra, false), "content-length": String(cut.length) })
-  res.end(cut)
-  return { code, cut: trip.what }
+  return sendJson(res, opened, protocol.withReplyText(json, text.slice(0, trip.at) + cutNotice(trip.what)), extra, trip.what)
+}
+
+/** The reply as the proxy changed it (cut, or its calls refused), with its own length. */
+const sendJson = (res: ClientReply, opened: OpenAttempt, json: unknown, extra: Record<string, string>, cut: string): { code: number; cut: string } => {
+  const code = opened.res.statusCode ?? 200
+  const made = Buffer.from(JSON.stringify(json))
+  res.writeHead(code, { ...clientHeaders(opened.res.headers, extra, false), "content-length": String(made.length) })
+  res.end(made)
+  return { code, cut }
 }
 
 /** Where in `text` the guard trips (fed in stream-sized pieces), or null. */

@@ -131,6 +131,19 @@ export const chatProtocol: Protocol = {
     const [first, ...others] = json.choices
     return { ...json, choices: [{ ...first, message: { ...first.message, content: text }, finish_reason: "stop" }, ...others] }
   },
+  wholeCalls: {
+    of: (json) =>
+      (Array.isArray(json?.choices?.[0]?.message?.tool_calls) ? json.choices[0].message.tool_calls : []).map((c: any) => ({
+        id: String(c?.id ?? ""),
+        name: String(c?.function?.name ?? ""),
+        args: typeof c?.function?.arguments === "string" ? c.function.arguments : JSON.stringify(c?.function?.arguments ?? {})
+      })),
+    refused: (json, text) => {
+      const [first, ...others] = json.choices
+      const { tool_calls: _calls, ...message } = first.message ?? {}
+      return { ...json, choices: [{ ...first, message: { ...message, role: "assistant", content: text }, finish_reason: "stop" }, ...others] }
+    }
+  },
   answer: (body, text) => {
     const who = { id: `chatcmpl-loopguard-${Date.now().toString(36)}`, created: Math.floor(Date.now() / 1000), model: String(body?.model ?? "") }
     if (body?.stream !== true) {

@@ -275,6 +275,16 @@ export const responsesProtocol: Protocol = {
     const kept = (Array.isArray(json?.output) ? json.output : []).filter((i: any) => i?.type !== "message")
     return { ...json, status: "completed", output: [...kept, messageItem(OWN_ITEM.cut, text, "completed")] }
   },
+  wholeCalls: {
+    of: (json) =>
+      (Array.isArray(json?.output) ? json.output : [])
+        .filter((i: any) => i?.type === "function_call")
+        .map((i: any) => ({ id: String(i.call_id ?? i.id ?? ""), name: String(i.name ?? ""), args: typeof i.arguments === "string" ? i.arguments : "" })),
+    refused: (json, text) => {
+      const kept = (Array.isArray(json?.output) ? json.output : []).filter((i: any) => !CALL_TYPES.has(i?.type) && i?.type !== "message")
+      return { ...json, status: "completed", incomplete_details: null, output: [...kept, messageItem(OWN_ITEM.note + "_0", text, "completed")] }
+    }
+  },
   answer: (body, text) => {
     const response = { ...baseResponse(body), status: "completed", output: [messageItem(OWN_ITEM.stop, text, "completed")], usage: usageOf(body, text) }
     if (body?.stream !== true) return { contentType: "application/json", body: JSON.stringify(response) }
