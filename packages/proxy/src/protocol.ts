@@ -69,6 +69,11 @@ export interface Seen {
   readonly toolCall?: boolean
   /** The upstream said the reply is complete. */
   readonly end?: boolean
+  /**
+   * The protocol's terminator (`[DONE]`, `response.completed`, `message_stop`): nothing follows it,
+   * so the client's reply ends here even when the upstream's connection does not.
+   */
+  readonly last?: boolean
   /** The event that names the reply's finish (the events from here on end the reply). */
   readonly finishing?: boolean
   /** The upstream sent an error event. */

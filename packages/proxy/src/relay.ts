@@ -129,11 +129,32 @@ class StreamRelay {
       this.routing.route(event.raw, seen)
       const trip = this.guard(seen)
       if (trip !== null) return this.cut(trip)
+      if (seen.last === true) return this.terminated()
     }
     // The protocol's own end event: held calls are judged now, not when the connection closes.
     if (endSeen && this.routing.keepingBack && !this.endKeptBack()) return
     if (this.splitter.buffered > limits.maxEventBytes) return this.fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
     this.writeOut()
+  }
+
+  /**
+   * The protocol's terminator arrived: the client's reply is complete now, whatever the upstream's
+   * connection does next (a server that keeps it open, or resets it, after its last event). The rest
+   * of the body is read and dropped so the connection can serve another request; one that stays
+   * silent past the chunk timeout is closed.
+   */
+  private terminated(): void {
+    if (!this.endKeptBack()) return
+    this.write(this.routing.takeOpening())
+    this.finish({ type: "completed" }, null)
+    if (this.input.ended()) return
+    const { upstream, abortUpstream, limits } = this.input
+    const idle = setTimeout(abortUpstream, limits.chunkTimeoutMs)
+    idle.unref?.()
+    const done = () => clearTimeout(idle)
+    upstream.once("end", done)
+    upstream.on("error", done)
+    upstream.on("aborted", done)
   }
 
   private readonly onEnd = (): void => {

@@ -66,7 +66,7 @@ class ChatWatch implements StreamWatch {
   }
 
   see(event: SseEvent): Seen {
-    if (event.data === "[DONE]") return { end: true }
+    if (event.data === "[DONE]") return { end: true, last: true }
     const chunk = parseJson(event.data)
     if (chunk === undefined || chunk === null) return {}
     if (chunk.error !== undefined) return { error: true }

@@ -91,7 +91,7 @@ class MessagesWatch implements StreamWatch {
         this.finish = e.delta.stop_reason
         return { finishing: true }
       case "message_stop":
-        return { end: true }
+        return { end: true, last: true }
       case "error":
         return { error: true }
       default:

@@ -179,10 +179,10 @@ class ResponsesWatch implements StreamWatch {
         return { toolCall: true }
       case "response.completed":
         this.finish = "completed"
-        return { end: true, finishing: true }
+        return { end: true, finishing: true, last: true }
       case "response.incomplete":
         this.finish = String(e.response?.incomplete_details?.reason ?? "incomplete")
-        return { end: true }
+        return { end: true, last: true }
       case "response.failed":
       case "error":
         return { error: true }
