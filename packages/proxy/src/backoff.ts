@@ -56,11 +56,15 @@ export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     signal?.addEventListener("abort", done, { once: true })
   })
 
-/** Waits out the board's hold on `upstream`, however it grows meanwhile. */
-export const waitForTurn = async (board: BackoffBoard, upstream: string, signal?: AbortSignal): Promise<void> => {
+/**
+ * Waits out the board's hold on `upstream`, however it grows meanwhile, and resolves with 0; a hold
+ * longer than `maxWaitMs` is not waited for: it resolves at once with what is left of it.
+ */
+export const waitForTurn = async (board: BackoffBoard, upstream: string, signal?: AbortSignal, maxWaitMs = Number.POSITIVE_INFINITY): Promise<number> => {
   for (;;) {
     const wait = (await board.until(upstream)) - Date.now()
-    if (wait <= 0 || signal?.aborted === true) return
+    if (wait <= 0 || signal?.aborted === true) return 0
+    if (wait > maxWaitMs) return wait
     await sleep(wait, signal)
   }
 }

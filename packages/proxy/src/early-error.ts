@@ -67,18 +67,22 @@ const nextChunk = (res: UpstreamReply, timeoutMs: number): Promise<Uint8Array | 
 /** A streamed reply read on to its first content: the bytes read so far, or the error that stands for the attempt. */
 export type UntilContent = { readonly ok: true; readonly first: Buffer } | { readonly ok: false; readonly error: NormalizedError }
 
+/** A stream that ended before any content, or with no body at all: nothing reached the client, so it is retried as a reset is. */
+export const ENDED_BEFORE_CONTENT: NormalizedError = { message: "the upstream ended the reply before any content", code: "ECONNRESET", phase: "request" }
+
 /**
  * Reads on while the reply has only opened, each chunk within `timeoutMs`. The bytes read go on to
- * the relay as the reply's first chunk. A body that ends here goes on as it is (the relay ends it).
+ * the relay as the reply's first chunk. A body that ends here is a failed attempt.
  */
 export const untilContent = async (protocol: Protocol, body: unknown, res: UpstreamReply, first: Buffer, ended: () => boolean, timeoutMs: number): Promise<UntilContent> => {
   let read = first
   for (;;) {
     const seen = firstEvents(protocol, body, read)
     if (seen.kind === "error") return { ok: false, error: seen.error }
-    if (seen.kind === "answered" || ended()) return { ok: true, first: read }
+    if (seen.kind === "answered") return { ok: true, first: read }
+    if (ended()) return { ok: false, error: ENDED_BEFORE_CONTENT }
     const next = await nextChunk(res, timeoutMs)
-    if (next === "ended") return { ok: true, first: read }
+    if (next === "ended") return { ok: false, error: ENDED_BEFORE_CONTENT }
     if (next === "silent") return { ok: false, error: { message: `the upstream opened the reply and sent nothing more for ${timeoutMs} ms`, code: "chunk_timeout", phase: "request" } }
     if (next === "broke") return { ok: false, error: { message: "the upstream connection broke before any content", code: "ECONNRESET", phase: "request" } }
     read = Buffer.concat([read, next])

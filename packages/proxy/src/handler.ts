@@ -19,10 +19,11 @@ import { relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
 import { routeFor, type ResolvedRoute } from "./routes.js"
 import { sessionIdOf } from "./session-id.js"
-import { untilContent } from "./early-error.js"
+import { ENDED_BEFORE_CONTENT, untilContent } from "./early-error.js"
 import { textCallsIn } from "./text-calls.js"
 import { withTextActions } from "./text-actions.js"
 import { relayWhole } from "./whole-reply.js"
+import { decodedAttempt } from "./decoded-reply.js"
 import { attempt, callWithRetries, type Attempt, type OpenAttempt, type RetryEvent, type UpstreamClient, type UpstreamRoute } from "./upstream.js"
 import type { TurnMemo } from "./turn-judge.js"
 import { judgeRequest, type ProxyAction, type StopVerdict, type Verdict } from "./verdict.js"
@@ -154,9 +155,10 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
   const target = { url: upstreamUrlOf(route.base, j.req.url ?? "/", deps.auth), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
   const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
   const send = () =>
-    attempt(target, "POST", headers, rewritten, signal).then(async (a): Promise<Attempt> => {
-      if (!a.ok || a.first === null || !isEventStream(a.res.headers)) return a
-      const read = await untilContent(protocol, body, a.res, a.first, a.ended, target.chunkTimeoutMs)
+    attempt(target, "POST", headers, rewritten, signal).then(async (sent): Promise<Attempt> => {
+      const a = sent.ok ? await decodedAttempt(sent) : sent
+      if (!a.ok || !isEventStream(a.res.headers)) return a
+      const read = a.first === null ? ({ ok: false, error: ENDED_BEFORE_CONTENT } as const) : await untilContent(protocol, body, a.res, a.first, a.ended, target.chunkTimeoutMs)
       if (read.ok) return read.first === a.first ? a : { ...a, first: read.first }
       a.abort()
       return { ok: false, error: read.error, body: null, res: null }
@@ -191,7 +193,8 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
       // The upstream's own answer, as it gave it, once the retries are spent.
       res.writeHead(opened.error.status ?? 502, clientHeaders(opened.res.headers, extra, false))
       res.end(opened.body)
-    } else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${opened.error.message}`, extra)
+    } else if (opened.error.status === 429) sendError(res, protocol.name, 429, `loopguard proxy: ${opened.error.message}`, { ...extra, ...opened.error.headers })
+    else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${opened.error.message}`, extra)
     return record(gone.signal.aborted ? "client-gone" : "upstream-error", opened.error.status ?? 502, null, opened.error.message)
   }
   if (!isEventStream(opened.res.headers)) {
@@ -204,7 +207,7 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   const reply = (notice: string | null) => replyMessage(j.conversation, watch, notice, end.type === "cut" || end.type === "cut-call")
   if (end.type === "cut-call") {
     const notice = end.refusal !== undefined ? `\n\n[loopguard: ${end.refusal}]` : cutCallNotice(end.name)
-    if (!res.destroyed) res.end(end.opening + watch.close(notice))
+    if (!res.destroyed) res.end(end.opening + watch.close(notice, true))
     return record("cut", 200, reply(notice), end.refusal ?? `the arguments of a call to ${end.name} were cut off`)
   }
   if (end.type === "cut") return record("cut", 200, reply(end.notice), describeGuardTrip(end.trip))

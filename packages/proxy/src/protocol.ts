@@ -89,8 +89,15 @@ export interface ObservedCall {
 
 export interface StreamWatch {
   see(event: SseEvent): Seen
-  /** Events that end the client's stream well-formed after a cut, `notice` shown as text. */
-  close(notice: string): string
+  /**
+   * Events that end the client's stream well-formed after a cut, `notice` shown as text.
+   * `callsDropped`: the events from the first call on never reached the client (held back, then
+   * dropped), so the end continues from what the client saw before them (its block and item
+   * indexes, its sequence numbers).
+   */
+  close(notice: string, callsDropped?: boolean): string
+  /** A failure after the stream began, as this protocol's error event where it must fit the stream (a sequence number); else the protocol's own `streamError`. */
+  error?(message: string): string
   /** What arrived so far (for the record and the checks at the end). */
   readonly text: string
   readonly reasoning: string

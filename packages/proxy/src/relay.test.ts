@@ -75,12 +75,12 @@ describe("relayStream", () => {
     expect(text).not.toContain("rm -rf")
   })
 
-  test("a last text event with no blank line: the opening events still come first", async () => {
+  test("a last text event with no blank line: the opening events still come first; with no finish after it, the reply failed", async () => {
     const { end, text } = await relayed((up) => {
       up.emit("data", bytes(roleEvent))
       up.emit("data", bytes(textEvent("done").trimEnd()))
     })
-    expect(end.type).toBe("completed")
+    expect(end.type).toBe("failed")
     expect(text.indexOf('"role"')).toBeGreaterThanOrEqual(0)
     expect(text.indexOf('"role"')).toBeLessThan(text.indexOf('"done"'))
   })

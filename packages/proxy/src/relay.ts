@@ -7,6 +7,7 @@
 import { describeGuardTrip, RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
 import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
+import { connectionErrorText } from "./upstream.js"
 import { cutNotice } from "./notices.js"
 import { wholeArguments, type Protocol, type StreamWatch } from "./protocol.js"
 import { ReplyRouting } from "./reply-routing.js"
@@ -86,6 +87,8 @@ class StreamRelay {
   private readonly routing: ReplyRouting
   private bytes = 0
   private ended = false
+  /** Whether the upstream sent an error event of its own (passed on to the client as it came). */
+  private upstreamError = false
   /**
    * The chunk timeout: each chunk only notes its time, and one timer checks it when due (re-armed
    * for what is left), rather than a timer cleared and set again for every chunk of every stream.
@@ -108,7 +111,7 @@ class StreamRelay {
     })
     upstream.on("data", this.onData)
     upstream.on("end", this.onEnd)
-    upstream.on("error", (e) => this.broke(`the upstream connection failed mid-reply (${e.message})`))
+    upstream.on("error", (e) => this.broke(`the upstream connection failed mid-reply (${connectionErrorText(e.message)})`))
     upstream.on("aborted", () => this.broke("the upstream connection was cut mid-reply"))
     this.timer = setTimeout(this.checkSilence, this.input.limits.chunkTimeoutMs)
     if (this.input.first !== null) this.onData(this.input.first)
@@ -126,6 +129,7 @@ class StreamRelay {
     for (const event of this.splitter.push(chunk)) {
       const seen = watch.see(event)
       if (seen.end === true) endSeen = true
+      if (seen.error === true) this.upstreamError = true
       this.routing.route(event.raw, seen)
       const trip = this.guard(seen)
       if (trip !== null) return this.cut(trip)
@@ -157,13 +161,26 @@ class StreamRelay {
     upstream.on("aborted", done)
   }
 
+  /**
+   * The upstream's body ended. A reply that never named its finish was cut short (its end event
+   * never came): the client gets the protocol's error event, not a reply that looks whole. One that
+   * relayed the upstream's own error event already says so.
+   */
   private readonly onEnd = (): void => {
     if (this.ended) return
     const rest = this.splitter.rest()
     if (rest !== null) this.routing.route(rest.raw, this.input.watch.see(rest))
+    if (this.upstreamError) return this.endFailed("the upstream sent an error event mid-reply")
+    if (this.input.watch.finish === undefined) return this.broke("the upstream ended the reply before its end event")
     if (!this.endKeptBack()) return
     this.write(this.routing.takeOpening())
     this.finish({ type: "completed" }, null)
+  }
+
+  /** The upstream's own error event went to the client: the reply ends there, as failed. */
+  private endFailed(reason: string): void {
+    if (!this.endKeptBack()) return
+    this.finish({ type: "failed", reason }, null)
   }
 
   /** The reply ended (or broke): what is due now, then the held calls when whole, then the tail. False when the calls were not passed on. */
@@ -196,9 +213,11 @@ class StreamRelay {
   /** The guard tripped: what the model wrote before the loop still goes, then the notice and the protocol's end. */
   private cut(trip: GuardTrip): void {
     const { watch } = this.input
-    this.write(this.routing.beforeCut(cutOffCall(watch) === null))
+    const callsWhole = cutOffCall(watch) === null
+    const callsDropped = this.routing.callsHeld && !callsWhole
+    this.write(this.routing.beforeCut(callsWhole))
     const notice = cutNotice(describeGuardTrip(trip))
-    this.finish({ type: "cut", trip, notice }, watch.close(notice))
+    this.finish({ type: "cut", trip, notice }, watch.close(notice, callsDropped))
   }
 
   private broke(reason: string): void {
@@ -207,7 +226,7 @@ class StreamRelay {
   }
 
   private fail(reason: string): void {
-    this.finish({ type: "failed", reason }, this.input.protocol.streamError(reason))
+    this.finish({ type: "failed", reason }, this.input.watch.error?.(reason) ?? this.input.protocol.streamError(reason))
   }
 
   private readonly checkSilence = (): void => {

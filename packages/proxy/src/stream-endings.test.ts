@@ -32,6 +32,35 @@ const WELL_FORMED: Readonly<Record<ProtocolName, RegExp>> = {
   gemini: /"finishReason":"STOP"[^\n]*\r\n\r\n$/
 }
 
+/**
+ * What a client's parser would trip on: a Messages block used before it started (or started out of
+ * order), a Responses item index past the items the reply ends with, sequence numbers that skip.
+ */
+const framingProblems = (protocol: ProtocolName, text: string): Array<string> => {
+  const events = text.split("\n\n").flatMap((block) => {
+    const data = /^data: (\{.*)$/m.exec(block)?.[1]
+    return data === undefined ? [] : [JSON.parse(data)]
+  })
+  const problems: Array<string> = []
+  if (protocol === "messages") {
+    const started: Array<number> = []
+    for (const e of events) {
+      if (e.type === "content_block_start") {
+        if (e.index !== started.length) problems.push(`block ${e.index} started after ${started.length} blocks`)
+        started.push(e.index)
+      } else if ((e.type === "content_block_delta" || e.type === "content_block_stop") && !started.includes(e.index)) problems.push(`${e.type} of block ${e.index}, never started`)
+    }
+  }
+  if (protocol === "responses") {
+    events.forEach((e, at) => {
+      if (e.sequence_number !== at) problems.push(`event ${at} numbered ${e.sequence_number}`)
+    })
+    const items = events.at(-1)?.response?.output?.length ?? 0
+    for (const e of events) if (typeof e.output_index === "number" && e.output_index >= items) problems.push(`output_index ${e.output_index} of ${items} items`)
+  }
+  return problems
+}
+
 /** Gemini sends a call's arguments whole, as one object: none can arrive cut off. */
 const STREAMED_ARGUMENTS = PROTOCOLS.filter((p) => p !== "gemini")
 
@@ -55,6 +84,7 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(reply.text).not.toContain("very/long")
     expect(reply.text).toContain("was cut off before its arguments were complete")
     expect(reply.text).toMatch(WELL_FORMED[protocol])
+    expect(framingProblems(protocol, reply.text)).toEqual([])
     expect(rig.server.requests.length).toBe(2)
     expect(records(rig.events)[0]?.outcome).toBe("cut")
   }, 60_000)

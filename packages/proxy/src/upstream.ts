@@ -68,7 +68,10 @@ const readSome = (res: UpstreamReply, limit: number): Promise<Buffer> =>
     res.resume()
   })
 
-const failure = (message: string, code: string): Attempt => ({ ok: false, error: { message, code, phase: "request" }, body: null, res: null })
+const failure = (message: string, code: string): Attempt => ({ ok: false, error: { message: connectionErrorText(message), code, phase: "request" }, body: null, res: null })
+
+/** A connection error's message as people read it: without the advice Bun's fetch appends for its own callers. */
+export const connectionErrorText = (message: string): string => message.replace(/\s*For more information, pass `verbose: true` in the second argument to fetch\(\)\.?\s*$/, "")
 
 /** The failure of an attempt whose upstream answered with an HTTP error: its status, headers and (some of its) body. */
 const httpFailure = async (res: UpstreamReply): Promise<Attempt> => {
@@ -78,6 +81,20 @@ const httpFailure = async (res: UpstreamReply): Promise<Attempt> => {
 }
 
 const CLIENT_GONE: Attempt = { ok: false, error: { message: "the client went away", aborted: true }, body: null, res: null }
+
+/**
+ * The upstream asked every caller to wait longer than this request's retry budget allows: it is
+ * not asked at all, and the client gets a 429 that says how long is left (`retry-after`).
+ */
+const heldBack = (leftMs: number): Attempt => {
+  const seconds = String(Math.ceil(leftMs / 1000))
+  return {
+    ok: false,
+    error: { message: `the upstream asked every caller to wait (Retry-After): ${seconds} s left, past this request's retry budget`, code: "rate_limit", status: 429, headers: { "retry-after": seconds }, phase: "request" },
+    body: null,
+    res: null
+  }
+}
 
 /**
  * One attempt: headers, then (for a 2xx) the first body chunk, each within the chunk timeout. The
@@ -179,14 +196,18 @@ export const callWithRetries = async (
   const started = Date.now()
   let state = initialRetryState
   for (;;) {
-    await waitForTurn(board, route.key, signal)
+    const left = await waitForTurn(board, route.key, signal, route.budgets.request.deadlineMs ?? Number.POSITIVE_INFINITY)
+    // The client left while this request waited: nobody is there to answer, so the upstream is not asked.
+    if (signal.aborted) return CLIENT_GONE
+    if (left > 0) return heldBack(left)
     const result = await send()
     if (result.ok || signal.aborted) return result
     const decision = decide(result.error, { retryableStatuses: route.retryableStatuses })
+    // The upstream asked everyone to wait: the whole fleet holds, not only this conversation, and
+    // even when this one gives up (its wait is past its budget).
+    if (decision.serverDelayMs !== undefined) await board.hold(route.key, Date.now() + decision.serverDelayMs)
     const outcome = planRetry(state, decision, route.budgets, Date.now() - started)
     if (!outcome.retry) return result
-    // The upstream asked everyone to wait: the whole fleet holds, not only this conversation.
-    if (decision.serverDelayMs !== undefined) await board.hold(route.key, Date.now() + outcome.delayMs)
     result.res?.resume()
     onRetry({ attempt: outcome.attempt, delayMs: outcome.delayMs, reason: decision.reason, ...(result.error.status !== undefined ? { status: result.error.status } : {}) })
     await sleep(outcome.delayMs, signal)

@@ -57,6 +57,8 @@ class MessagesWatch implements StreamWatch {
   finish: string | undefined
   private open: { index: number; type: string } | undefined
   private lastIndex = -1
+  /** Where the client's view stopped when calls are held back: the block state before the first call. */
+  private beforeCalls: { readonly open: { index: number; type: string } | undefined; readonly lastIndex: number } | undefined
   private readonly blocks = new Map<number, { id: string; name: string; args: string }>()
 
   constructor(private readonly body: any) {}
@@ -71,6 +73,7 @@ class MessagesWatch implements StreamWatch {
     switch (e.type) {
       case "content_block_start": {
         const index = Number(e.index)
+        if (e.content_block?.type === "tool_use" || e.content_block?.type === "server_tool_use") this.beforeCalls ??= { open: this.open, lastIndex: this.lastIndex }
         this.lastIndex = Math.max(this.lastIndex, index)
         this.open = { index, type: String(e.content_block?.type ?? "") }
         if (e.content_block?.type === "tool_use" || e.content_block?.type === "server_tool_use") {
@@ -126,15 +129,16 @@ class MessagesWatch implements StreamWatch {
     return this.open?.index
   }
 
-  close(notice: string): string {
+  close(notice: string, callsDropped = false): string {
+    const shown = callsDropped && this.beforeCalls !== undefined ? this.beforeCalls : { open: this.open, lastIndex: this.lastIndex }
     let out = ""
-    let index = this.lastIndex + 1
-    if (this.open?.type === "text") {
-      out += event("content_block_delta", { index: this.open.index, delta: { type: "text_delta", text: notice } })
-      out += event("content_block_stop", { index: this.open.index })
+    let index = shown.lastIndex + 1
+    if (shown.open?.type === "text") {
+      out += event("content_block_delta", { index: shown.open.index, delta: { type: "text_delta", text: notice } })
+      out += event("content_block_stop", { index: shown.open.index })
     } else {
       // An open thinking or tool block ends here (a cut-off call is never completed); the notice gets a text block of its own.
-      if (this.open !== undefined) out += event("content_block_stop", { index: this.open.index })
+      if (shown.open !== undefined) out += event("content_block_stop", { index: shown.open.index })
       out += event("content_block_start", { index, content_block: { type: "text", text: "" } })
       out += event("content_block_delta", { index, delta: { type: "text_delta", text: notice } })
       out += event("content_block_stop", { index })

@@ -143,7 +143,9 @@ class ResponsesWatch implements StreamWatch {
   private response: any
   private seq = 0
   /** Items by output index: done ones as the upstream finished them, open ones as far as they arrived. */
-  private readonly items = new Map<number, { item: any; done: boolean; text: string }>()
+  private items = new Map<number, { item: any; done: boolean; text: string }>()
+  /** Where the client's view stopped when calls are held back: the items and sequence before the first call. */
+  private beforeCalls: { readonly seq: number; readonly items: Map<number, { item: any; done: boolean; text: string }> } | undefined
 
   constructor(private readonly body: any) {}
 
@@ -156,6 +158,8 @@ class ResponsesWatch implements StreamWatch {
   see(event: SseEvent): Seen {
     const e = parseJson(event.data)
     if (e === undefined || e === null) return {}
+    if (e.type === "response.output_item.added" && CALL_TYPES.has(e.item?.type) && this.beforeCalls === undefined)
+      this.beforeCalls = { seq: this.seq, items: new Map([...this.items].map(([at, entry]) => [at, { ...entry }])) }
     if (typeof e.sequence_number === "number") this.seq = e.sequence_number + 1
     switch (e.type) {
       case "response.created":
@@ -205,7 +209,11 @@ class ResponsesWatch implements StreamWatch {
     return this.items.size === 0 ? 0 : Math.max(...this.items.keys()) + 1
   }
 
-  close(notice: string): string {
+  close(notice: string, callsDropped = false): string {
+    if (callsDropped && this.beforeCalls !== undefined) {
+      this.seq = this.beforeCalls.seq
+      this.items = this.beforeCalls.items
+    }
     const seq = () => this.seq++
     let out = ""
     const output: Array<unknown> = []
@@ -235,7 +243,15 @@ class ResponsesWatch implements StreamWatch {
     const response = { ...(this.response ?? baseResponse(this.body)), status: "completed", output, usage: usageOf(this.body, this.reasoning + this.text + notice) }
     return out + completed(response, seq)
   }
+
+  error(message: string): string {
+    return errorEvent(message, this.seq++)
+  }
 }
+
+/** A failure after the stream began: the error event numbered after the last event seen, as every event of the stream is. */
+const errorEvent = (message: string, sequence: number): string =>
+  sseText(JSON.stringify({ type: "error", sequence_number: sequence, code: "upstream_failed", message, param: null }), "error")
 
 const baseResponse = (body: any) => ({
   id: `resp_loopguard_${Date.now().toString(36)}`,
@@ -298,7 +314,7 @@ export const responsesProtocol: Protocol = {
       completed(response, seq)
     return { contentType: SSE_CONTENT_TYPE, body: out }
   },
-  streamError: (message) => sseText(JSON.stringify({ type: "error", code: "upstream_failed", message, param: null }), "error"),
+  streamError: (message) => errorEvent(message, 0),
   textCalls: {
     streamEnd: (watch, held, calls) => {
       const done = eventsOf(held).map((e) => parseJson(e.data)).find((e) => e?.type === "response.completed")

@@ -1,0 +1,89 @@
+/**
+ * A guarded reply the upstream compressed although the proxy asked for none (`accept-encoding:
+ * identity`): the relay reads its text, so the body is decompressed on the way, and the client gets
+ * it plain, without the encoding header. Other paths keep their encoding (passthrough).
+ */
+import { EventEmitter } from "node:events"
+import type { IncomingHttpHeaders } from "node:http"
+import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from "node:zlib"
+import type { UpstreamReply } from "./fetch-reply.js"
+import type { OpenAttempt } from "./upstream.js"
+
+const decompressorFor = (encoding: string): Gunzip | null => {
+  const name = encoding.trim().toLowerCase()
+  if (name === "gzip" || name === "x-gzip") return createGunzip()
+  if (name === "deflate") return createInflate()
+  if (name === "br") return createBrotliDecompress() as unknown as Gunzip
+  return null
+}
+
+/** The upstream's body through `zlib`, as an UpstreamReply of its own (the plain bytes, headers without the encoding). */
+class DecodedReply extends EventEmitter implements UpstreamReply {
+  readonly statusCode: number | undefined
+  readonly headers: IncomingHttpHeaders
+  ended = false
+
+  constructor(private readonly source: UpstreamReply, private readonly zlib: Gunzip) {
+    super()
+    this.statusCode = source.statusCode
+    const { "content-encoding": _encoding, "content-length": _length, ...rest } = source.headers
+    this.headers = rest
+    zlib.on("data", (chunk: Buffer) => this.emit("data", chunk))
+    zlib.on("end", () => {
+      this.ended = true
+      this.emit("end")
+    })
+    // A body that does not decompress broke mid-reply, as a reset would.
+    zlib.on("error", (e: Error) => {
+      this.ended = true
+      this.emit("error", new Error(`the reply did not decompress (${e.message})`))
+    })
+    source.on("data", (chunk) => zlib.write(chunk))
+    source.on("end", () => zlib.end())
+    source.on("error", (e) => this.emit("error", e))
+    source.on("aborted", () => this.emit("aborted"))
+  }
+
+  pause(): this {
+    this.zlib.pause()
+    this.source.pause()
+    return this
+  }
+
+  resume(): this {
+    this.zlib.resume()
+    this.source.resume()
+    return this
+  }
+}
+
+/**
+ * `opened` with its body decompressed when the upstream encoded it; as it was otherwise. The first
+ * plain chunk is read before it is handed back (null for an empty body), as an attempt's first is.
+ */
+export const decodedAttempt = async (opened: OpenAttempt): Promise<OpenAttempt> => {
+  const zlib = decompressorFor(String(opened.res.headers["content-encoding"] ?? ""))
+  if (zlib === null) return opened
+  const reply = new DecodedReply(opened.res, zlib)
+  reply.pause()
+  const first = await new Promise<Buffer | null>((resolve) => {
+    const onData = (chunk: Buffer) => {
+      reply.pause()
+      settle(chunk)
+    }
+    const settle = (chunk: Buffer | null) => {
+      reply.off("data", onData)
+      reply.off("end", onEnd)
+      reply.off("error", onEnd)
+      resolve(chunk)
+    }
+    const onEnd = () => settle(null)
+    reply.on("data", onData)
+    reply.on("end", onEnd)
+    reply.on("error", onEnd)
+    if (opened.first !== null) zlib.write(opened.first)
+    if (opened.ended()) zlib.end()
+    reply.resume()
+  })
+  return { ok: true, res: reply, first, ended: () => reply.ended, abort: opened.abort }
+}
