@@ -87,8 +87,6 @@ class StreamRelay {
   private readonly routing: ReplyRouting
   private bytes = 0
   private ended = false
-  /** Whether the upstream sent an error event of its own (passed on to the client as it came). */
-  private upstreamError = false
   /**
    * The chunk timeout: each chunk only notes its time, and one timer checks it when due (re-armed
    * for what is left), rather than a timer cleared and set again for every chunk of every stream.
@@ -129,11 +127,12 @@ class StreamRelay {
     for (const event of this.splitter.push(chunk)) {
       const seen = watch.see(event)
       if (seen.end === true) endSeen = true
-      if (seen.error === true) this.upstreamError = true
       this.routing.route(event.raw, seen)
       const trip = this.guard(seen)
       if (trip !== null) return this.cut(trip)
       if (seen.last === true) return this.terminated()
+      // The upstream's own error event ends the reply: it went on to the client as it came.
+      if (seen.error === true) return this.endFailed("the upstream sent an error event mid-reply")
     }
     // The protocol's own end event: held calls are judged now, not when the connection closes.
     if (endSeen && this.routing.keepingBack && !this.endKeptBack()) return
@@ -163,21 +162,19 @@ class StreamRelay {
 
   /**
    * The upstream's body ended. A reply that never named its finish was cut short (its end event
-   * never came): the client gets the protocol's error event, not a reply that looks whole. One that
-   * relayed the upstream's own error event already says so.
+   * never came): the client gets the protocol's error event, not a reply that looks whole.
    */
   private readonly onEnd = (): void => {
     if (this.ended) return
     const rest = this.splitter.rest()
     if (rest !== null) this.routing.route(rest.raw, this.input.watch.see(rest))
-    if (this.upstreamError) return this.endFailed("the upstream sent an error event mid-reply")
     if (this.input.watch.finish === undefined) return this.broke("the upstream ended the reply before its end event")
     if (!this.endKeptBack()) return
     this.write(this.routing.takeOpening())
     this.finish({ type: "completed" }, null)
   }
 
-  /** The upstream's own error event went to the client: the reply ends there, as failed. */
+  /** The upstream's own error event goes to the client (with what came before it): the reply ends there, as failed. */
   private endFailed(reason: string): void {
     if (!this.endKeptBack()) return
     this.finish({ type: "failed", reason }, null)

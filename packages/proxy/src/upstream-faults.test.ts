@@ -144,6 +144,26 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
       expect(records(events)[0]?.outcome).toBe("failed")
     }, 30_000)
 
+    test("the upstream's own error event mid-reply, the connection then kept open: the client gets it at once and the reply ends, failed", async () => {
+      const errorEvent = {
+        chat: 'data: {"error":{"message":"the model is overloaded","type":"server_error"}}\n\n',
+        responses: 'event: error\ndata: {"type":"error","sequence_number":40,"code":"server_error","message":"the model is overloaded"}\n\n',
+        messages: 'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"the model is overloaded"}}\n\n'
+      }[protocol]
+      upstream = await rawUpstream((_req, res) => {
+        const events = replyEvents(protocol, "Some words and then the error")
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write(events.slice(0, protocol === "chat" ? 3 : 5).join("") + errorEvent)
+      })
+      const events: Array<ProxyEvent> = []
+      proxy = await proxyFor(upstream.url, stack, events, 20_000)
+      const started = Date.now()
+      const reply = await post(`${proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(reply.text.endsWith(errorEvent)).toBe(true)
+      expect(records(events)[0]?.outcome).toBe("failed")
+    }, 30_000)
+
     test("a stream that only opens, then ends, is asked for again: the client gets the second, whole reply", async () => {
       let served = 0
       upstream = await rawUpstream((_req, res) => {
