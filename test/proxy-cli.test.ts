@@ -98,3 +98,28 @@ it.live("loopguard proxy: a route's missing config file, or holding the upstream
   expect(keyed.stderr).toContain("LOOPGUARD_PROXY_TOKEN")
   expect(keyed.stderr).not.toContain("sk-upstream-secret-value")
 }), 90_000)
+
+it.live("loopguard proxy holding the upstream key starts with the default token variable LOOPGUARD_PROXY_TOKEN set, and enforces it", () => Effect.gen(function* () {
+  const server = yield* scriptedServer([textStream("fine")])
+  const port = yield* Effect.promise(() => freePort())
+  const env = { ...cliEnv(), LOOPGUARD_PROXY_UPSTREAM_KEY_ENV: "LG_TEST_UPSTREAM_KEY", LG_TEST_UPSTREAM_KEY: "sk-upstream-secret-value", LOOPGUARD_PROXY_TOKEN: "proxy-token-123456" }
+  const child = yield* killOnClose(spawn(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", server.baseURL, "--listen", `127.0.0.1:${port}`], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] }))
+  let stderr = ""
+  child.stderr.on("data", (d) => (stderr += d))
+  const closed = new Promise<number | null>((done) => child.on("close", (code) => done(code)))
+  yield* Effect.promise(() => Promise.race([waitUntil(() => stderr.includes("listening on"), 30_000), closed]))
+  expect(stderr).toContain("listening on")
+  const chat = (key: string) =>
+    fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: "scripted-model", stream: true, messages: [{ role: "user", content: "hi" }] })
+    })
+  const refused = yield* Effect.promise(() => chat("not-the-token"))
+  expect(refused.status).toBe(401)
+  const served = yield* Effect.promise(() => chat("proxy-token-123456"))
+  expect(served.status).toBe(200)
+  expect(yield* Effect.promise(() => served.text())).toContain("fine")
+  child.kill("SIGTERM")
+  expect(yield* Effect.promise(() => closed)).toBe(143)
+}), 90_000)

@@ -9,7 +9,8 @@ import type { Incident } from "@loopguard/core/report"
 import type { IncomingHttpHeaders } from "node:http"
 import { BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
 import type { BackoffBoard } from "./backoff.js"
-import { authorized, clientHeaders, credentialsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
+import { authorized, clientHeaders, credentialsOf, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
+import { redactBytes } from "./passthrough-body.js"
 import { cutCallNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
@@ -191,18 +192,19 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   if (!opened.ok) {
     if (opened.res !== null && opened.body !== null) {
       // The upstream's own answer, as it gave it, once the retries are spent.
-      res.writeHead(opened.error.status ?? 502, clientHeaders(opened.res.headers, extra, false))
-      res.end(opened.body)
+      const secrets = secretsOf(deps.auth)
+      res.writeHead(opened.error.status ?? 502, clientHeaders(opened.res.headers, extra, false, secrets))
+      res.end(redactBytes(opened.body, secrets))
     } else if (opened.error.status === 429) sendError(res, protocol.name, 429, `loopguard proxy: ${opened.error.message}`, { ...extra, ...opened.error.headers })
     else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${opened.error.message}`, extra)
     return record(gone.signal.aborted ? "client-gone" : "upstream-error", opened.error.status ?? 502, null, opened.error.message)
   }
   if (!isEventStream(opened.res.headers)) {
     const again = () => callWithRetries(target, deps.board, send, gone.signal, () => {})
-    const whole = await relayWhole(res, protocol, opened, { ...deps.settings, guard: replyGuard(j) }, j.conversation.tools, extra, again)
+    const whole = await relayWhole(res, protocol, opened, { settings: { ...deps.settings, guard: replyGuard(j) }, offered: j.conversation.tools, extra, again, secrets: secretsOf(deps.auth) })
     return record(whole.cut !== undefined ? "cut" : "completed", whole.code, null, whole.cut)
   }
-  res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false))
+  res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false, secretsOf(deps.auth)))
   const { end, watch } = await serveStream(j, opened, () => callWithRetries(target, deps.board, send, gone.signal, () => {}))
   const reply = (notice: string | null) => replyMessage(j.conversation, watch, notice, end.type === "cut" || end.type === "cut-call")
   if (end.type === "cut-call") {

@@ -2,6 +2,7 @@
  * The HTTP plumbing of the proxy: the headers that may cross (hop-by-hop ones stay behind), client
  * auth, and the proxy's own error bodies in each protocol's shape.
  */
+import { makeRedactor } from "@loopguard/core/try-best"
 import { timingSafeEqual } from "node:crypto"
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http"
 import type { ClientReply } from "./client-reply.js"
@@ -10,6 +11,9 @@ import { upstreamUrl } from "./routes.js"
 
 /** A key the client gave in the query goes upstream in Google's key header (only Google's APIs take a `key` parameter). */
 const QUERY_KEY_HEADER = "x-goog-api-key"
+
+/** The request headers an API reads a key from. */
+const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "api-key"] as const
 
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"])
 
@@ -34,7 +38,7 @@ const presented = (headers: IncomingHttpHeaders): string | undefined => {
 export const credentialsOf = (headers: IncomingHttpHeaders, pathAndQuery = ""): ReadonlyArray<string> => {
   const fromQuery = queryKeyOf(pathAndQuery)
   const out: Array<string> = fromQuery === undefined ? [] : [fromQuery]
-  for (const name of ["authorization", "x-api-key", "x-goog-api-key", "api-key"]) {
+  for (const name of CREDENTIAL_HEADERS) {
     const value = headers[name]
     for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
       const credential = name === "authorization" ? v.replace(/^\S+\s+/, "") : v
@@ -87,9 +91,9 @@ export const upstreamHeaders = (headers: IncomingHttpHeaders, drop: ReadonlyArra
   // The guard reads the stream's text: ask for it uncompressed.
   if (guarded) out["accept-encoding"] = "identity"
   if (auth.upstreamKey !== null) {
-    delete out["authorization"]
-    delete out["x-api-key"]
-    delete out["x-goog-api-key"]
+    // Every header that can carry the client's credential (the proxy token) stays behind: the
+    // upstream gets the proxy's key in one of them, never the token in another (Azure's api-key).
+    for (const name of CREDENTIAL_HEADERS) delete out[name]
     const header = keyHeaderOf(headers, protocol)
     out[header] = header === "authorization" ? `Bearer ${auth.upstreamKey}` : auth.upstreamKey
   }
@@ -109,24 +113,40 @@ const keyHeaderOf = (headers: IncomingHttpHeaders, protocol: ProtocolName | null
   return headers["authorization"] !== undefined ? "authorization" : QUERY_KEY_HEADER
 }
 
-/** The upstream's response headers a client may see (length and framing are the proxy's own). */
-export const clientHeaders = (headers: IncomingHttpHeaders, extra: Readonly<Record<string, string>>, keepLength: boolean): OutgoingHttpHeaders => {
+/** The secrets a client must never see: the upstream key the proxy holds and its token. */
+export const secretsOf = (auth: AuthPolicy): ReadonlyArray<string> => [auth.upstreamKey, auth.token].filter((s): s is string => s !== null)
+
+/**
+ * The upstream's response headers a client may see (length and framing are the proxy's own). An
+ * upstream that echoes the key the proxy holds (a debug header, `www-authenticate`) has it redacted:
+ * the client holds only the proxy token (`secrets`: secretsOf).
+ */
+export const clientHeaders = (
+  headers: IncomingHttpHeaders,
+  extra: Readonly<Record<string, string>>,
+  keepLength: boolean,
+  secrets: ReadonlyArray<string>
+): OutgoingHttpHeaders => {
   const out: OutgoingHttpHeaders = {}
+  const redact = makeRedactor(secrets, { authorization: false })
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue
     if (name === "content-length" || name === "content-encoding" ? !keepLength : HOP_BY_HOP.has(name)) continue
-    out[name] = value
+    out[name] = Array.isArray(value) ? value.map(redact) : redact(value)
   }
   return { ...out, ...extra }
 }
+
+/** A 4xx other than 401: the request is at fault (too large, a path that cannot be served), not the server. */
+const isRequestFault = (status: number): boolean => status >= 400 && status < 500
 
 /** An error body in the shape the client's protocol uses. */
 export const errorBody = (protocol: ProtocolName | null, status: number, message: string): string =>
   protocol === "gemini"
     ? JSON.stringify({ error: { code: status, message, status: status === 401 ? "UNAUTHENTICATED" : status === 413 || status === 400 ? "INVALID_ARGUMENT" : status === 502 ? "UNAVAILABLE" : "INTERNAL" } })
     : protocol === "messages"
-    ? JSON.stringify({ type: "error", error: { type: status === 401 ? "authentication_error" : status === 413 ? "request_too_large" : "api_error", message } })
-    : JSON.stringify({ error: { message, type: status === 401 ? "invalid_request_error" : "server_error", code: status === 401 ? "invalid_api_key" : null } })
+    ? JSON.stringify({ type: "error", error: { type: status === 401 ? "authentication_error" : status === 413 ? "request_too_large" : isRequestFault(status) ? "invalid_request_error" : "api_error", message } })
+    : JSON.stringify({ error: { message, type: isRequestFault(status) ? "invalid_request_error" : "server_error", code: status === 401 ? "invalid_api_key" : null } })
 
 /** An error answer in the client's protocol; a response already under way is just ended. */
 export const sendError = (res: ClientReply, protocol: ProtocolName | null, status: number, message: string, extra: Readonly<Record<string, string>> = {}): void => {

@@ -1,50 +1,159 @@
 /**
  * Every path the proxy does not guard (`/v1/models`, embeddings, …) goes upstream as it came:
  * same method, headers (hop-by-hop ones aside) and body, and the answer comes back as it was;
- * through node:http on Node's stack, through fetch on Bun's.
+ * through node:http on Node's stack, through fetch on Bun's. Two bounds hold here as on guarded
+ * paths: the request body stops at `proxy.maxRequestBytes` (413), and when the proxy holds the
+ * upstream key, a whole (not streamed) answer has that key and the proxy token redacted, so an
+ * upstream that echoes the key (an error body, a debug field) cannot hand it to a token client.
  */
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http"
 import { request as httpsRequest } from "node:https"
+import { Transform, type TransformCallback } from "node:stream"
 import { fetchHeadersOf } from "./client-reply.js"
 import { nodeHeadersOf } from "./fetch-reply.js"
-import { authorized, clientHeaders, errorBody, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
-import { routeFor, type RoutingConfig } from "./routes.js"
+import { authorized, clientHeaders, errorBody, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
+import type { ProxySettings } from "./proxy-settings.js"
+import { plainBody, redactBytes } from "./passthrough-body.js"
+import { routeFor } from "./routes.js"
 
-export const passThrough = (req: IncomingMessage, res: ServerResponse, routing: RoutingConfig, auth: AuthPolicy, sessionHeader: string): void => {
-  if (!authorized(req.headers, auth, req.url ?? "")) return sendError(res, null, 401, "loopguard proxy: present the proxy token as your API key")
-  const route = routeFor(routing, undefined, req.url ?? "/")
-  if (route === null) return sendError(res, null, 502, "loopguard proxy: no upstream configured for this path")
+const UNAUTHORIZED = "loopguard proxy: present the proxy token as your API key"
+const NO_UPSTREAM = "loopguard proxy: no upstream configured for this path"
+const tooLarge = (limit: number) => `the request body passed proxy.maxRequestBytes (${limit} bytes)`
+const tooLargeReply = (limit: number) => `loopguard proxy: the reply passed stream.maxResponseBytes (${limit} bytes) or came in an encoding the proxy cannot read`
+
+/** A declared Content-Length past the limit: refused before a byte goes upstream. */
+const declaredTooLarge = (length: string | undefined | null, limit: number): boolean => length !== undefined && length !== null && Number(length) > limit
+
+const isEventStream = (contentType: string | undefined | null): boolean => String(contentType ?? "").includes("text/event-stream")
+
+/** Whether the answer's body is read whole and redacted: the proxy holds the key, and it is no stream. */
+const redactsBody = (auth: AuthPolicy, contentType: string | undefined | null): boolean => auth.upstreamKey !== null && !isEventStream(contentType)
+
+/** The request body counted as it streams upstream (chunked bodies have no length to check first). */
+class BodyLimit extends Transform {
+  private seen = 0
+  constructor(private readonly limit: number, private readonly onOver: () => void) {
+    super()
+  }
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.seen += chunk.length
+    if (this.seen > this.limit) return this.onOver()
+    done(null, chunk)
+  }
+}
+
+/** The upstream request's headers: the client's, with the key policy applied; a whole answer asked for uncompressed when it is to be redacted. */
+const forwardedHeaders = (headers: IncomingMessage["headers"], settings: ProxySettings, auth: AuthPolicy) => {
+  const out = upstreamHeaders(headers, [settings.sessionHeader], auth, null, false)
+  if (auth.upstreamKey !== null) out["accept-encoding"] = "identity"
+  return out
+}
+
+/** The answer read whole (at most `limit` bytes; null past it), decoded, with the held secrets redacted. */
+const readRedacted = async (chunks: AsyncIterable<Uint8Array>, encoding: string | undefined, limit: number, secrets: ReadonlyArray<string>): Promise<Buffer | null> => {
+  const parts: Array<Buffer> = []
+  let size = 0
+  for await (const chunk of chunks) {
+    size += chunk.length
+    if (size > limit) return null
+    parts.push(Buffer.from(chunk))
+  }
+  const plain = plainBody(Buffer.concat(parts), encoding)
+  return plain === null ? null : redactBytes(plain, secrets)
+}
+
+/** node:http: the upstream's answer to the client, whole and redacted or piped as it came. */
+const answerNode = (answer: IncomingMessage, res: ServerResponse, settings: ProxySettings, auth: AuthPolicy): void => {
+  const secrets = secretsOf(auth)
+  const status = answer.statusCode ?? 502
+  if (!redactsBody(auth, answer.headers["content-type"])) {
+    res.writeHead(status, clientHeaders(answer.headers, {}, true, secrets))
+    answer.pipe(res)
+    return
+  }
+  readRedacted(answer, answer.headers["content-encoding"], settings.maxResponseBytes, secrets).then(
+    (body) => {
+      if (body === null) return sendError(res, null, 502, tooLargeReply(settings.maxResponseBytes))
+      res.writeHead(status, { ...clientHeaders(answer.headers, {}, false, secrets), "content-length": String(body.length) })
+      res.end(body)
+    },
+    (e: unknown) => sendError(res, null, 502, `loopguard proxy: the upstream failed: ${e instanceof Error ? e.message : String(e)}`)
+  )
+}
+
+export const passThrough = (req: IncomingMessage, res: ServerResponse, settings: ProxySettings, auth: AuthPolicy): void => {
+  if (!authorized(req.headers, auth, req.url ?? "")) return sendError(res, null, 401, UNAUTHORIZED)
+  const limit = settings.maxRequestBytes
+  if (declaredTooLarge(req.headers["content-length"], limit)) return sendError(res, null, 413, tooLarge(limit))
+  const route = routeFor(settings.routing, undefined, req.url ?? "/")
+  if (route === null) return sendError(res, null, 502, NO_UPSTREAM)
   const url = upstreamUrlOf(route.base, req.url ?? "/", auth)
   const send = url.protocol === "https:" ? httpsRequest : httpRequest
-  const headers = upstreamHeaders(req.headers, [sessionHeader], auth, null, false)
+  const headers = forwardedHeaders(req.headers, settings, auth)
   if (req.headers["content-length"] !== undefined) headers["content-length"] = req.headers["content-length"]
-  const upstream = send(url, { method: req.method ?? "GET", headers }, (answer) => {
-    res.writeHead(answer.statusCode ?? 502, clientHeaders(answer.headers, {}, true))
-    answer.pipe(res)
-  })
+  const upstream = send(url, { method: req.method ?? "GET", headers }, (answer) => answerNode(answer, res, settings, auth))
   upstream.on("error", (e) => sendError(res, null, 502, `loopguard proxy: the upstream failed: ${e.message}`))
   res.on("close", () => {
     if (!res.writableFinished) upstream.destroy()
   })
-  req.pipe(upstream)
+  const counted = new BodyLimit(limit, () => {
+    // Past the limit: the upstream never gets the rest, the client gets its 413 (unless already answered).
+    req.unpipe(counted)
+    upstream.destroy()
+    sendError(res, null, 413, tooLarge(limit))
+  })
+  req.pipe(counted).pipe(upstream)
 }
 
 /** An error answer as a fetch Response (Bun's server). */
 const errorResponse = (status: number, message: string): Response => new Response(errorBody(null, status, message), { status, headers: { "content-type": "application/json" } })
 
-/** `passThrough` on Bun's server: the request goes upstream through fetch, and the answer streams back as it came. */
-export const passThroughFetch = async (request: Request, pathAndQuery: string, routing: RoutingConfig, auth: AuthPolicy, sessionHeader: string): Promise<Response> => {
+/** The request body as it streams upstream, ending in an error past `limit` bytes (`over` then says so). */
+const limitedBody = (body: ReadableStream<Uint8Array> | null, limit: number, over: { exceeded: boolean }): ReadableStream<Uint8Array> | null => {
+  if (body === null) return null
+  let seen = 0
+  return body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.length
+        if (seen <= limit) return controller.enqueue(chunk)
+        over.exceeded = true
+        controller.error(new Error(tooLarge(limit)))
+      }
+    })
+  )
+}
+
+/** fetch: the upstream's answer to the client, whole and redacted or streamed as it came. */
+const answerFetch = async (answer: Response, settings: ProxySettings, auth: AuthPolicy): Promise<Response> => {
+  const secrets = secretsOf(auth)
+  const headers = nodeHeadersOf(answer.headers)
+  if (!redactsBody(auth, answer.headers.get("content-type")) || answer.body === null) {
+    return new Response(answer.body, { status: answer.status, headers: fetchHeadersOf(clientHeaders(headers, {}, true, secrets)) })
+  }
+  const body = await readRedacted(answer.body as unknown as AsyncIterable<Uint8Array>, answer.headers.get("content-encoding") ?? undefined, settings.maxResponseBytes, secrets)
+  if (body === null) return errorResponse(502, tooLargeReply(settings.maxResponseBytes))
+  return new Response(new Uint8Array(body), { status: answer.status, headers: fetchHeadersOf({ ...clientHeaders(headers, {}, false, secrets), "content-length": String(body.length) }) })
+}
+
+/** `passThrough` on Bun's server: the request goes upstream through fetch, and the answer comes back as passThrough's does. */
+export const passThroughFetch = async (request: Request, pathAndQuery: string, settings: ProxySettings, auth: AuthPolicy): Promise<Response> => {
   const incoming = nodeHeadersOf(request.headers)
-  if (!authorized(incoming, auth, pathAndQuery)) return errorResponse(401, "loopguard proxy: present the proxy token as your API key")
-  const route = routeFor(routing, undefined, pathAndQuery)
-  if (route === null) return errorResponse(502, "loopguard proxy: no upstream configured for this path")
+  if (!authorized(incoming, auth, pathAndQuery)) return errorResponse(401, UNAUTHORIZED)
+  const limit = settings.maxRequestBytes
+  if (declaredTooLarge(request.headers.get("content-length"), limit)) return errorResponse(413, tooLarge(limit))
+  const route = routeFor(settings.routing, undefined, pathAndQuery)
+  if (route === null) return errorResponse(502, NO_UPSTREAM)
   const hasBody = request.method !== "GET" && request.method !== "HEAD"
+  const over = { exceeded: false }
   try {
     // decompress: false: the body is passed on as the upstream sent it, its content-encoding with it.
-    const init = { method: request.method, headers: fetchHeadersOf(upstreamHeaders(incoming, [sessionHeader], auth, null, false)), body: hasBody ? request.body : null, duplex: "half", redirect: "manual", decompress: false, signal: request.signal }
+    const body = hasBody ? limitedBody(request.body, limit, over) : null
+    const init = { method: request.method, headers: fetchHeadersOf(forwardedHeaders(incoming, settings, auth)), body, duplex: "half", redirect: "manual", decompress: false, signal: request.signal }
     const answer = await fetch(upstreamUrlOf(route.base, pathAndQuery, auth), init as RequestInit)
-    return new Response(answer.body, { status: answer.status, headers: fetchHeadersOf(clientHeaders(nodeHeadersOf(answer.headers), {}, true)) })
+    return over.exceeded ? errorResponse(413, tooLarge(limit)) : await answerFetch(answer, settings, auth)
   } catch (e) {
+    if (over.exceeded) return errorResponse(413, tooLarge(limit))
     return errorResponse(502, `loopguard proxy: the upstream failed: ${e instanceof Error ? e.message : String(e)}`)
   }
 }

@@ -29,6 +29,29 @@ const heldElsewhere = (lockedTimes: number, reason: "locked" | "unavailable" = "
 const idsIn = async (store: SessionStoreShape, session: string) => (await Effect.runPromise(store.messages(session))).map((m) => m.id)
 
 describe("the proxy's recorder", () => {
+  test("what is stored holds no foreign credential the conversation quotes, in any well-known format", async () => {
+    const store = makeMemoryStore()
+    const recorder = makeRecorder(store, () => {}, 1_000)
+    const quoted = [
+      "sk-ant-api03-FOREIGNab12cd34ef56gh78ij90kl12mn34op56",
+      "sk-proj-REPLYKEY9876543210zyxwvuZYXWVU",
+      "AKIAIOSFODNN7EXAMPLQ",
+      "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+      "hunter2pass",
+      "XAPIKEYVALUEabc123xyz789",
+      "abcdefghijklmnopqrstuvwxyzABCDEF"
+    ]
+    const text = `ANTHROPIC=${quoted[0]} reply ${quoted[1]} aws ${quoted[2]} export GITHUB=${quoted[3]}
+db postgres://admin:${quoted[4]}@db.internal:5432/app
+curl -H "x-api-key: ${quoted[5]}" https://api.example.com
+Bearer ${quoted[6]}`
+    recorder.record("s", [user("u0", text)])
+    await recorder.idle()
+    const stored = JSON.stringify(await Effect.runPromise(store.messages("s")))
+    for (const secret of quoted) expect(stored).not.toContain(secret)
+    expect(stored).toContain("postgres://admin:[REDACTED]@db.internal")
+  })
+
   test("a write that finds the lease held elsewhere waits and writes every message", async () => {
     const { store, inner, refusals } = heldElsewhere(3)
     const errors: Array<string> = []

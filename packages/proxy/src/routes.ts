@@ -70,8 +70,55 @@ export const routeFor = (config: RoutingConfig, model: string | undefined, path:
   }
 }
 
-/** The upstream URL for a request path (and query) below the agent's base URL. */
-export const upstreamUrl = (base: string, pathAndQuery: string): URL => {
+const DOT = /^(?:\.|%2e)$/i
+const DOT_DOT = /^(?:\.|%2e){2}$/i
+
+/**
+ * `path` with its `.` and `..` segments resolved as a URL parser would (percent-encoded `%2e` too,
+ * and `\` as a separator, as in http URLs), or null when a `..` climbs above its root: such a path
+ * would leave the upstream's base path once put below it.
+ */
+export const resolveDotSegments = (path: string): string | null => {
+  const out: Array<string> = []
+  const segments = path.split(/[/\\]/).slice(1)
+  for (const [i, segment] of segments.entries()) {
+    const dots = DOT.test(segment) ? 1 : DOT_DOT.test(segment) ? 2 : 0
+    if (dots === 2 && out.pop() === undefined) return null
+    if (dots === 0) out.push(segment)
+    // `/a/.` and `/a/b/..` name a folder: the slash stays.
+    else if (i === segments.length - 1) out.push("")
+  }
+  return `/${out.join("/")}`
+}
+
+/**
+ * The path and query of a request target: an origin-form one (`/v1/models?x`) with its dot segments
+ * resolved; of an absolute-form one (`GET http://host/x HTTP/1.1`) only its path and query, never
+ * its host. Null for a target that is neither, or whose path climbs above its root (answered 400).
+ */
+export const requestTargetOf = (target: string): string | null => {
+  let pathAndQuery = target
+  if (!target.startsWith("/")) {
+    try {
+      const url = new URL(target)
+      if (url.protocol !== "http:" && url.protocol !== "https:") return null
+      pathAndQuery = `${url.pathname}${url.search}`
+    } catch {
+      return null
+    }
+  }
   const [path, query] = pathAndQuery.split(/\?(.*)/s, 2) as [string, string | undefined]
+  const resolved = resolveDotSegments(path)
+  return resolved === null ? null : `${resolved}${query !== undefined ? `?${query}` : ""}`
+}
+
+/**
+ * The upstream URL for a request path (and query) below the agent's base URL. The servers refuse a
+ * target requestTargetOf cannot read before it gets here; this throws rather than leave the base.
+ */
+export const upstreamUrl = (base: string, pathAndQuery: string): URL => {
+  const target = requestTargetOf(pathAndQuery)
+  if (target === null) throw new Error("loopguard proxy: the request path is not one below the upstream's base")
+  const [path, query] = target.split(/\?(.*)/s, 2) as [string, string | undefined]
   return new URL(`${base}${pathBelowBase(path)}${query !== undefined && query !== "" ? `?${query}` : ""}`)
 }

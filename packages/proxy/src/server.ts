@@ -23,7 +23,7 @@ import { errorBody, sendError, type AuthPolicy } from "./http-util.js"
 import { passThrough, passThroughFetch } from "./passthrough.js"
 import type { Protocol } from "./protocol.js"
 import { makeRecorder, type Recorder } from "./recorder.js"
-import { protocolOf } from "./routes.js"
+import { protocolOf, requestTargetOf } from "./routes.js"
 import { TurnMemo } from "./turn-judge.js"
 import type { RetryEvent } from "./upstream.js"
 
@@ -128,16 +128,30 @@ const guard = (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: H
   handleGuarded(req, res, protocol, deps).catch((e: unknown) => sendError(res, protocol.name, 500, `loopguard proxy: internal error: ${e instanceof Error ? e.message : String(e)}`))
 }
 
+/**
+ * A request target the proxy will not serve (a path whose `..` climbs above the root, a request
+ * line that is no URL): 400 in the shape of the protocol its path names.
+ */
+const BAD_TARGET = "loopguard proxy: the request path climbs above the upstream's base path or is not a path"
+const badTargetProtocol = (method: string | undefined, target: string) => {
+  const [path, query = ""] = target.split(/\?(.*)/s, 2) as [string, string | undefined]
+  return method === "POST" ? (protocolOf(path, query)?.name ?? null) : null
+}
+
 /** The request handler of the node:http server. */
 const nodeRoute = (options: ProxyOptions, deps: HandlerDeps) => (req: IncomingMessage, res: ServerResponse) => {
-  const [path, query = ""] = (req.url ?? "/").split(/\?(.*)/s, 2) as [string, string | undefined]
+  // node:http passes the target as the client wrote it: dot segments unresolved, or a whole URL.
+  const target = requestTargetOf(req.url ?? "/")
+  if (target === null) return sendError(res, badTargetProtocol(req.method, req.url ?? "/"), 400, BAD_TARGET)
+  req.url = target
+  const [path, query = ""] = target.split(/\?(.*)/s, 2) as [string, string | undefined]
   if (req.method === "GET" && path === HEALTH_PATH) {
     res.writeHead(200, { "content-type": "application/json" })
     res.end(healthOf(options))
     return
   }
   const protocol = req.method === "POST" ? protocolOf(path, query) : null
-  if (protocol === null) return passThrough(req, res, deps.settings.routing, deps.auth, deps.settings.sessionHeader)
+  if (protocol === null) return passThrough(req, res, deps.settings, deps.auth)
   guard(nodeClientRequest(req), res, protocol, deps)
 }
 
@@ -146,9 +160,11 @@ const fetchRoute =
   (options: ProxyOptions, deps: HandlerDeps) =>
   (request: Request): Response | Promise<Response> => {
     const url = new URL(request.url)
+    // Bun resolves dot segments before the handler sees the URL; the check stays for any runtime that does not.
+    if (requestTargetOf(url.pathname + url.search) === null) return new Response(errorBody(badTargetProtocol(request.method, url.pathname + url.search), 400, BAD_TARGET), { status: 400, headers: { "content-type": "application/json" } })
     if (request.method === "GET" && url.pathname === HEALTH_PATH) return new Response(healthOf(options), { headers: { "content-type": "application/json" } })
     const protocol = request.method === "POST" ? protocolOf(url.pathname, url.search.slice(1)) : null
-    if (protocol === null) return passThroughFetch(request, url.pathname + url.search, deps.settings.routing, deps.auth, deps.settings.sessionHeader)
+    if (protocol === null) return passThroughFetch(request, url.pathname + url.search, deps.settings, deps.auth)
     const reply = new FetchClientReply(request.signal)
     guard(fetchClientRequest(request, url.pathname + url.search), reply, protocol, deps)
     return reply.response

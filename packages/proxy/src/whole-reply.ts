@@ -8,6 +8,7 @@ import type { ClientReply } from "./client-reply.js"
 import type { ProxySettings } from "./proxy-settings.js"
 import type { Attempt, OpenAttempt } from "./upstream.js"
 import { clientHeaders, sendError } from "./http-util.js"
+import { redactBytes } from "./passthrough-body.js"
 import { cutCallNotice, cutNotice } from "./notices.js"
 import { parseJson, wholeArguments, type Protocol } from "./protocol.js"
 import { textCallsIn } from "./text-calls.js"
@@ -55,16 +56,22 @@ const wholeOnceMore = async (
   return { refused: protocol.wholeCalls!.refused(first.json, protocol.replyText(first.json) + cutCallNotice(first.broken)) }
 }
 
+/** What a whole reply is judged and sent with. */
+export interface WholeReplyContext {
+  readonly settings: ProxySettings
+  /** The tools the request offered (calls written as text may name only these). */
+  readonly offered: ReadonlyArray<string>
+  /** The proxy's own response headers (session, action). */
+  readonly extra: Record<string, string>
+  /** The step asked for once more (a call was cut off). */
+  readonly again: () => Promise<Attempt>
+  /** What the client must never see in the reply (the upstream key the proxy holds, its token). */
+  readonly secrets: ReadonlyArray<string>
+}
+
 /** A reply that is not a stream: read whole (within the limit), guarded, then sent. */
-export const relayWhole = async (
-  res: ClientReply,
-  protocol: Protocol,
-  firstOpened: OpenAttempt,
-  settings: ProxySettings,
-  offered: ReadonlyArray<string>,
-  extra: Record<string, string>,
-  again: () => Promise<Attempt>
-): Promise<{ code: number; cut?: string }> => {
+export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpened: OpenAttempt, context: WholeReplyContext): Promise<{ code: number; cut?: string }> => {
+  const { settings, offered, extra, again, secrets } = context
   let opened = firstOpened
   let whole = await readWhole(opened, settings.maxResponseBytes)
   if (whole === null) {
@@ -75,7 +82,7 @@ export const relayWhole = async (
   const broken = cutOffCallIn(protocol, json)
   if (broken !== null) {
     const next = await wholeOnceMore(protocol, { opened, json, broken }, again, settings.maxResponseBytes)
-    if ("refused" in next) return sendJson(res, opened, next.refused, extra, `the arguments of a call to ${broken} were cut off`)
+    if ("refused" in next) return sendJson(res, opened, next.refused, context, `the arguments of a call to ${broken} were cut off`)
     ;({ opened, whole, json } = next)
   }
   const code = opened.res.statusCode ?? 200
@@ -83,27 +90,24 @@ export const relayWhole = async (
   const trip = settings.guard === null || text === "" ? null : firstTrip(text, settings.guard)
   const found = trip === null && settings.textToolCalls && protocol.textCalls !== undefined && text !== "" ? textCallsIn(text, offered) : null
   const structured = found !== null && found.calls.length > 0 ? protocol.textCalls!.json(json, found.calls, found.prose) : null
-  if (structured !== null) {
-    const made = Buffer.from(JSON.stringify(structured))
-    res.writeHead(code, { ...clientHeaders(opened.res.headers, extra, false), "content-length": String(made.length) })
-    res.end(made)
-    return { code }
-  }
+  if (structured !== null) return { code: sendJson(res, opened, structured, context).code }
   if (trip === null) {
-    res.writeHead(code, clientHeaders(opened.res.headers, extra, true))
-    res.end(whole)
+    const sent = redactBytes(whole, secrets)
+    // An encoding the proxy could not read (it decodes gzip, deflate and br) stays named.
+    res.writeHead(code, { ...clientHeaders(opened.res.headers, extra, true, secrets), "content-length": String(sent.length) })
+    res.end(sent)
     return { code }
   }
-  return sendJson(res, opened, protocol.withReplyText(json, text.slice(0, trip.at) + cutNotice(trip.what)), extra, trip.what)
+  return sendJson(res, opened, protocol.withReplyText(json, text.slice(0, trip.at) + cutNotice(trip.what)), context, trip.what)
 }
 
-/** The reply as the proxy changed it (cut, or its calls refused), with its own length. */
-const sendJson = (res: ClientReply, opened: OpenAttempt, json: unknown, extra: Record<string, string>, cut: string): { code: number; cut: string } => {
+/** The reply as the proxy changed it (cut, its calls refused or made structured), with its own length. */
+const sendJson = (res: ClientReply, opened: OpenAttempt, json: unknown, context: WholeReplyContext, cut?: string): { code: number; cut?: string } => {
   const code = opened.res.statusCode ?? 200
-  const made = Buffer.from(JSON.stringify(json))
-  res.writeHead(code, { ...clientHeaders(opened.res.headers, extra, false), "content-length": String(made.length) })
+  const made = redactBytes(Buffer.from(JSON.stringify(json)), context.secrets)
+  res.writeHead(code, { ...clientHeaders(opened.res.headers, context.extra, false, context.secrets), "content-length": String(made.length) })
   res.end(made)
-  return { code, cut }
+  return cut === undefined ? { code } : { code, cut }
 }
 
 /** Where in `text` the guard trips (fed in stream-sized pieces), or null. */

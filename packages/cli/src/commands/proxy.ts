@@ -11,6 +11,7 @@ import { redactUrl } from "@loopguard/effect/store"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { UsageError } from "../errors.js"
+import { terminalSafeField } from "../render/terminal-safe.js"
 import { loadCliConfig } from "../session.js"
 import { ensureWritableDir } from "../session-dir.js"
 import { openCliStore, storeTargetOf } from "../store-target.js"
@@ -36,17 +37,23 @@ const checkUpstream = (url: string, flag: string): Effect.Effect<string, UsageEr
   }
 }
 
-/** One line for people: what happened to a request. Never a header, never a key. */
+/**
+ * One line for people: what happened to a request. Never a header, never a key. Every word a client
+ * or an upstream chose (model name, session id, an upstream's error words) is shown escaped
+ * (terminalSafeField): a newline in a model name cannot forge a log line, an escape cannot act.
+ */
 export const describeEvent = (e: ProxyEvent): string => {
-  if (e.type === "retry") return `${e.session}: upstream ${e.retry.status !== undefined ? `HTTP ${e.retry.status}` : "failure"} (${e.retry.reason}); retry ${e.retry.attempt} in ${e.retry.delayMs} ms`
-  if (e.type === "store-error") return `session store: ${e.message}`
-  return `${e.record.session} ${describeRecord(e.record)}`
+  const f = terminalSafeField
+  if (e.type === "retry") return `${f(e.session)}: upstream ${e.retry.status !== undefined ? `HTTP ${e.retry.status}` : "failure"} (${f(e.retry.reason)}); retry ${e.retry.attempt} in ${e.retry.delayMs} ms`
+  if (e.type === "store-error") return `session store: ${f(e.message)}`
+  return `${f(e.record.session)} ${describeRecord(e.record)}`
 }
 
-/** What the proxy did with one request, after its session id: the log line's words, `sessions show`'s too. */
+/** What the proxy did with one request, after its session id: the log line's words, `sessions show`'s too (fields escaped as above). */
 export const describeRecord = (r: RequestRecord): string => {
-  const detectors = r.incidents.map((i) => `${i.detector}:${i.action}`).join(", ")
-  return `${r.protocol} ${r.model ?? "-"} ${r.action}${detectors !== "" ? ` [${detectors}]` : ""} → ${r.outcome} ${r.status}${r.detail !== undefined ? ` (${r.detail})` : ""}${r.retries > 0 ? `, ${r.retries} retries` : ""}, ${r.ms} ms`
+  const f = terminalSafeField
+  const detectors = r.incidents.map((i) => `${f(i.detector)}:${f(i.action)}`).join(", ")
+  return `${f(r.protocol)} ${f(r.model ?? "-")} ${f(r.action)}${detectors !== "" ? ` [${detectors}]` : ""} → ${f(r.outcome)} ${r.status}${r.detail !== undefined ? ` (${f(r.detail)})` : ""}${r.retries > 0 ? `, ${r.retries} retries` : ""}, ${r.ms} ms`
 }
 
 export const proxyCommand = Command.make(

@@ -9,6 +9,7 @@ import { exportTrace, importTrace, redactUrl } from "@loopguard/effect/store"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { Message } from "@loopguard/core/model"
+import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { readFile, writeFile } from "node:fs/promises"
 import { basename, dirname, extname } from "node:path"
@@ -55,11 +56,18 @@ export const sessionIdProblem = (id: string): string | null => {
   return null
 }
 
+/**
+ * What show and export print of a stored session holds no credential in a well-known format, a URL
+ * password or a Bearer/api-key value: the store redacts them as it writes, and a session written by an
+ * older loopguard (or imported) is redacted here on the way out.
+ */
+const shownRedactor = makeRedactor([])
+
 const existing = (store: SessionStoreShape, id: string, target: string) =>
   Effect.gen(function* () {
     const messages = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
     if (messages.length === 0) return yield* new UsageError({ message: `no session ${id} in ${store.location(id).replace(/ \(session .*\)$/, "") || target}` })
-    return messages
+    return messages.map((m) => redactDeep(m, shownRedactor))
   })
 
 const listCommand = Command.make("list", { ...storeFlags, json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("one JSON object per session")) }, (flags) =>

@@ -4,7 +4,7 @@ import type { AuditIncident } from "@loopguard/effect/audit"
 import { escapeHtml, jsonForScript } from "./escape.js"
 import { renderIndexPage } from "./index-page.js"
 import { pageNames, wantsFolder } from "./page-files.js"
-import { clip, stepView, type RunPage } from "./page-model.js"
+import { clip, CLIP_INPUT, CLIP_OUTPUT, CLIP_TEXT, stepView, type RunPage } from "./page-model.js"
 import { pageRedactor } from "./collect-page.js"
 import { renderRunPage } from "./run-page.js"
 import { spanOf, summarize } from "./summary.js"
@@ -44,6 +44,22 @@ describe("page model", () => {
     expect(v.users[0]).toContain("[REDACTED]")
     expect(v).toMatchObject({ n: 0, line: 7, reasoning: "think", text: "done", calls: [{ name: "bash", input: '{"command":"npm test"}', exit: 1, state: "error" }] })
     expect(v.calls[0]!.output!.length).toBeLessThan(2100)
+  })
+})
+
+describe("page model: redacted before clipped", () => {
+  test("a key cut by the clip boundary shows none of itself", () => {
+    const aws = "AKIAIOSFODNN7EXAMPQZ"
+    const key = "sk-proj-CLIPKEYabcdefghijklmnop0123456789"
+    const ghp = "ghp_CLIPabcdefghijklmnopqrstuvwxyz012345"
+    const cut = (secret: string, max: number) => "x".repeat(max - secret.length + 2) + " " + secret
+    const toolReply = reply("done", {
+      parts: [{ type: "tool", callId: "c1", name: "bash", input: { command: "y".repeat(CLIP_INPUT - 40) + " " + ghp }, state: "completed", output: cut(key, CLIP_OUTPUT) }]
+    })
+    const v = stepView(0, 1, [{ role: "user", id: "u", text: cut(aws, CLIP_TEXT) }], toolReply, pageRedactor({}))
+    expect(v.users[0]).not.toContain(aws.slice(0, 8))
+    expect(v.calls[0]!.output).not.toContain(key.slice(0, 12))
+    expect(v.calls[0]!.input).not.toContain(ghp.slice(0, 8))
   })
 })
 

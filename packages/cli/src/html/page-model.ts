@@ -51,6 +51,12 @@ export const clip = (s: string, max: number): string => (s.length <= max ? s : `
 
 type Redact = (text: string) => string
 
+/**
+ * `s` redacted, then clipped: clipped first, a key cut at the boundary would no longer match its
+ * pattern and most of it would be shown.
+ */
+const shown = (s: string, max: number, redact: Redact): string => clip(redact(s), max)
+
 const inputText = (input: unknown): string => {
   if (typeof input === "string") return input
   try {
@@ -61,25 +67,25 @@ const inputText = (input: unknown): string => {
 }
 
 const callView = (p: ToolPart, redact: Redact): CallView => {
-  const out: { -readonly [K in keyof CallView]: CallView[K] } = { name: redact(p.name), input: redact(clip(inputText(p.input), CLIP_INPUT)), state: p.state }
-  if (p.output !== undefined && p.output !== "") out.output = redact(clip(p.output, CLIP_OUTPUT))
+  const out: { -readonly [K in keyof CallView]: CallView[K] } = { name: redact(p.name), input: shown(inputText(p.input), CLIP_INPUT, redact), state: p.state }
+  if (p.output !== undefined && p.output !== "") out.output = shown(p.output, CLIP_OUTPUT, redact)
   if (p.exitCode !== undefined) out.exit = p.exitCode
-  if (p.error !== undefined) out.error = redact(clip(p.error, CLIP_OUTPUT))
+  if (p.error !== undefined) out.error = shown(p.error, CLIP_OUTPUT, redact)
   if (p.path !== undefined) out.path = redact(p.path)
-  if (p.diff !== undefined && p.diff !== "") out.diff = redact(clip(p.diff, CLIP_OUTPUT))
+  if (p.diff !== undefined && p.diff !== "") out.diff = shown(p.diff, CLIP_OUTPUT, redact)
   return out
 }
 
 /** One step as the page shows it: the users before it, then its reply. */
 export const stepView = (n: number, line: number, users: ReadonlyArray<UserMessage>, reply: AssistantMessage, redact: Redact): StepView => {
-  const out: { -readonly [K in keyof StepView]: StepView[K] } = { n, line, users: users.map((u) => redact(clip(u.text, CLIP_TEXT))), calls: [] }
+  const out: { -readonly [K in keyof StepView]: StepView[K] } = { n, line, users: users.map((u) => shown(u.text, CLIP_TEXT, redact)), calls: [] }
   const reasoning = reply.parts.flatMap((p) => (p.type === "reasoning" ? [p.text] : [])).join("\n")
   const text = reply.parts.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n")
-  if (reasoning !== "") out.reasoning = redact(clip(reasoning, CLIP_TEXT))
-  if (text !== "") out.text = redact(clip(text, CLIP_TEXT))
+  if (reasoning !== "") out.reasoning = shown(reasoning, CLIP_TEXT, redact)
+  if (text !== "") out.text = shown(text, CLIP_TEXT, redact)
   out.calls = reply.parts.flatMap((p) => (p.type === "tool" ? [callView(p, redact)] : []))
   if (reply.finish !== undefined) out.finish = reply.finish
-  if (reply.error !== undefined) out.error = redact(clip(reply.error.message, CLIP_OUTPUT))
+  if (reply.error !== undefined) out.error = shown(reply.error.message, CLIP_OUTPUT, redact)
   const tokens = reply.usage?.totalTokens ?? ((reply.usage?.inputTokens ?? 0) + (reply.usage?.outputTokens ?? 0) || undefined)
   if (tokens !== undefined) out.tokens = tokens
   return out

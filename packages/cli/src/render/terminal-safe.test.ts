@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { displayUrl, jsonLine, terminalSafe } from "./terminal-safe.js"
+import { displayUrl, jsonLine, terminalSafe, terminalSafeField } from "./terminal-safe.js"
 
 test("escape sequences and other controls from the model never reach the terminal", () => {
   expect(terminalSafe("ok\u001b[2J\u001b]0;pwned\u0007 done\r\n\tnext\u009b31m")).toBe("ok[2J]0;pwned done\n\tnext31m")
@@ -20,4 +20,9 @@ test("a JSON line keeps the value but shows no raw bidi control", () => {
   const line = jsonLine(value)
   expect(line).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u0000-\u001f\u007f-\u009f]/)
   expect(JSON.parse(line)).toEqual(value)
+})
+
+test("a field of a one-line log entry shows its controls, newlines and bidi controls escaped", () => {
+  expect(terminalSafeField("gpt\u001b]0;PWNED\u0007\u001b[2J\u202emodel\nFORGED\r\t\u009b\u2028")).toBe("gpt\\x1b]0;PWNED\\x07\\x1b[2J\\u202emodel\\nFORGED\\r\\t\\x9b\\u2028")
+  expect(terminalSafeField("claude-3.5 ünïcode עברית")).toBe("claude-3.5 ünïcode עברית")
 })

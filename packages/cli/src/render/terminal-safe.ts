@@ -13,6 +13,22 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202
 
 export const terminalSafe = (text: string): string => text.replace(CONTROL, "")
 
+// CONTROL with newline and tab (and the Unicode line and paragraph separators): a field of a one-line log entry holds none.
+const CONTROL_IN_LINE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+const NAMED_ESCAPES: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" }
+
+/**
+ * A field of a one-line log entry that someone else chose (a client's model name, a session id, an
+ * upstream's words): every control character, newline and bidi control shown escaped (`\n`,
+ * `\x1b`, `\u202e`), so the field can neither act on the terminal nor start a forged line, and
+ * a reader still sees that it was there.
+ */
+export const terminalSafeField = (text: string): string =>
+  text.replace(CONTROL_IN_LINE, (c) => {
+    const code = c.charCodeAt(0)
+    return NAMED_ESCAPES[c] ?? (code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`)
+  })
+
 /** What JSON.stringify leaves raw of CONTROL: DEL, the C1 range and the bidi controls. */
 const RAW_IN_JSON = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
 

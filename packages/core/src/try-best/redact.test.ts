@@ -142,3 +142,59 @@ describe("makeStreamRedactor", () => {
     )
   })
 })
+
+describe("makeRedactor: well-known credential formats wherever they appear", () => {
+  const redact = makeRedactor([])
+  test.each([
+    ["OpenAI project key", "sk-proj-REPLYKEY9876543210zyxwvuZYXWVU"],
+    ["OpenAI legacy key", "sk-T3BlbkFJabcdefghij0123456789ABCDEFGHIJklmnopqr"],
+    ["Anthropic key", "sk-ant-api03-FOREIGNab12cd34ef56gh78ij90kl12mn34op56"],
+    ["AWS access key id", "AKIAIOSFODNN7EXAMPLQ"],
+    ["GitHub token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789"],
+    ["GitHub OAuth token", "gho_abcdefghijklmnopqrstuvwxyz0123456789"],
+    ["GitHub fine-grained PAT", "github_pat_11ABCDEFG0123456789_abcdefghijklmnop"],
+    ["Slack token", "xoxb-1234567890-abcdefghij"],
+    ["Google API key", "AIzaSyA1234567890abcdefghijklmnopqrstuv"]
+  ])("%s", (_label, secret) => {
+    expect(redact(`before ${secret} after`)).toBe(`before ${REDACTED} after`)
+    expect(redact(`"${secret}"`)).toBe(`"${REDACTED}"`)
+  })
+  test("an AWS key id or a prefixed sk- key glued to a word still goes", () => {
+    expect(redact("xAKIAIOSFODNN7EXAMPQZ")).toBe(`x${REDACTED}`)
+    expect(redact("xsk-proj-CLIPKEYabcdefghijklmnop0123456789")).toBe(`x${REDACTED}`)
+    expect(redact("task-proj-management-dashboard-feature SLOVAKIA")).toBe("task-proj-management-dashboard-feature SLOVAKIA")
+  })
+  test("a URL's password goes, its user and host stay", () => {
+    expect(redact("db postgres://admin:hunter2pass@db.internal:5432/app")).toBe(`db postgres://admin:${REDACTED}@db.internal:5432/app`)
+    expect(redact("redis://:s3cret@cache:6379")).toBe(`redis://:${REDACTED}@cache:6379`)
+    expect(redact("http://example.com:8080/path and git@github.com:org/repo")).toBe("http://example.com:8080/path and git@github.com:org/repo")
+  })
+  test("x-api-key / api-key header text loses its value", () => {
+    expect(redact(`curl -H "x-api-key: XAPIKEYVALUEabc123xyz789" https://api.example.com`)).toBe(`curl -H "x-api-key: ${REDACTED}" https://api.example.com`)
+    expect(redact("api-key: 0123abcd4567ef890123abcd4567ef89")).toBe(`api-key: ${REDACTED}`)
+    expect(redact("x-goog-api-key=AbCdEf0123456789")).toBe(`x-goog-api-key=${REDACTED}`)
+  })
+  test("a Bearer value made of letters only goes when it is longer than a word", () => {
+    expect(redact("Bearer abcdefghijklmnopqrstuvwxyzABCDEF")).toBe(`Bearer ${REDACTED}`)
+    expect(redactSecrets("Bearer abcdefghijklmnopqrstuvwxyzABCDEF")).toBe(`Bearer ${REDACTED}`)
+  })
+  test("prose and code that only name a prefix or a header stay", () => {
+    for (const text of [
+      "the sk- prefix marks an OpenAI key; sk-learn-style estimators too",
+      "Bearer of bad news, Bearer authentication, bearer tokens",
+      "AKIA is the prefix of AWS key ids; ghp_ of GitHub's",
+      'headers: { "x-api-key": process.env.ANTHROPIC_API_KEY, "api-key": apiKey }',
+      "see https://example.com/docs and ftp://files.example.com:21/pub",
+      "task-sk-runner, desk-1234567890abcdefghijkl"
+    ])
+      expect(redact(text)).toBe(text)
+  })
+  test("code to run keeps them (only the configured values go)", () => {
+    const text = "curl -H 'x-api-key: XAPIKEYVALUEabc123xyz789' -u admin:pw https://admin:pw@host"
+    expect(makeRedactor([], { authorization: false })(text)).toBe(text)
+  })
+  test("idempotent", () => {
+    const text = "postgres://admin:hunter2pass@db sk-proj-REPLYKEY9876543210zyxwvuZYXWVU x-api-key: XAPIKEYVALUEabc123xyz789"
+    expect(redact(redact(text))).toBe(redact(text))
+  })
+})

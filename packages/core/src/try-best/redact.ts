@@ -62,9 +62,51 @@ const TOKEN_PATTERNS: ReadonlyArray<RegExp> = [
   /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g // JWT
 ]
 
+/**
+ * Well-known credential formats the boundary redactor drops wherever they appear: each starts with
+ * its vendor's prefix and needs a long token after it, so prose that names a prefix ("the sk-
+ * prefix", "sk-learn-style") stays. A plain `sk-` key is one unbroken run with a digit in it (legacy
+ * OpenAI keys, DeepSeek's); the prefixed ones (`sk-proj-`, `sk-ant-api03-` ...) carry `-` and `_`.
+ */
+const CREDENTIAL_SHAPES: ReadonlyArray<RegExp> = [
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+  // These two prefixes are distinctive enough to be caught glued to a word ("xsk-proj-…", "xAKIA…").
+  /sk-(?:proj|svcacct|admin|ant-(?:api|admin|oat)\d*)-(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{20,}/g, // OpenAI project / service keys, Anthropic
+  /\bsk-(?=[A-Za-z]*\d)[A-Za-z0-9]{20,}\b/g, // OpenAI legacy and OpenAI-compatible keys
+  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b/g, // GitHub tokens
+  /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
+  /\bglpat-[A-Za-z0-9_-]{20,}\b/g, // GitLab
+  /(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g, // AWS access key id
+  /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, // Google API key
+  /\bxox[baprs]-(?=[A-Za-z-]*\d)[A-Za-z0-9-]{10,}\b/g, // Slack
+  /\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b/g, // Stripe secret / restricted
+  /\bhf_[A-Za-z0-9]{30,}\b/g, // Hugging Face
+  /\bnpm_[A-Za-z0-9]{36}\b/g
+]
+
+/**
+ * `scheme://user:password@host`: the user stays (it says which account), the password goes. The
+ * pattern starts at the literal "://" (one that may start at any word costs ten times as much on
+ * ordinary text, and this runs over every message the proxy stores).
+ */
+const URL_PASSWORD = /:\/\/([^\s:/@?#]*:)([^\s@/?#]+)@/g
+
+/** Matches nothing: a pass skipped on text that holds none of its hint. */
+const NEVER = /(?!)/g
+
+/** `x-api-key: VALUE`, `api-key=VALUE` (Azure's header, `x-goog-api-key`) as header text in logs and curl commands. */
+const API_KEY_HEADER = /\b((?:x-(?:goog-)?)?api-key["']?\s*[:=]\s*["']?)([^\s"',;]{8,})/gi
+
 /** `Authorization: <scheme> xyz` and `Bearer xyz`: keep the scheme, drop the credential. */
 const AUTH_HEADER = /\b(Authorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest)\s+)?)([^\s"',;]{6,})/gi
 const BEARER = /\b(Bearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi
+
+/**
+ * A Bearer value is a credential when it has a digit or a token character (`.`, `-`, `=` ...), or
+ * is a run of letters longer than any word ("Bearer of bad news", "Bearer authentication" stay).
+ */
+const LONGEST_WORD = 19
+const isBearerCredential = (value: string): boolean => /[\d._~+/=-]/.test(value) || value.length > LONGEST_WORD
 
 /**
  * `name = value` where the name ends in a secret-ish word. Strong words (password, secret,
@@ -151,24 +193,37 @@ const replaceValues = (text: string, values: ReadonlyArray<string>): string => {
   return out
 }
 
+const keepName = (m: string, head: string, value: string): string => (value.startsWith("[REDACTED") ? m : `${head}${REDACTED}`)
+
 const redactAuthorization = (text: string): string =>
   text
-    .replace(AUTH_HEADER, (m, head: string, value: string) => (value.startsWith("[REDACTED") ? m : `${head}${REDACTED}`))
-    .replace(BEARER, (m, head: string, value: string) =>
-      value.startsWith("[REDACTED") || !/[\d._~+/=-]/.test(value) ? m : `${head}${REDACTED}`
-    )
+    .replace(AUTH_HEADER, keepName)
+    .replace(/api-key/i.test(text) ? API_KEY_HEADER : NEVER, (m, head: string, value: string) => (CODE_VALUE.test(value) || !/\d/.test(value) ? m : keepName(m, head, value)))
+    .replace(BEARER, (m, head: string, value: string) => (value.startsWith("[REDACTED") || !isBearerCredential(value) ? m : `${head}${REDACTED}`))
+
+/** Well-known credential formats and the password of a URL, wherever they appear. */
+const redactCredentialShapes = (text: string): string => {
+  let out = text
+  for (const shape of CREDENTIAL_SHAPES) out = out.replace(shape, REDACTED)
+  return out.replace(URL_PASSWORD, (m, user: string, password: string) => (password.startsWith("[REDACTED") ? m : `://${user}${REDACTED}@`))
+}
 
 /**
  * The boundary redactor: every string that leaves loopguard (events, reports, `--json`, stored
  * sessions, error messages, tool results sent to the model) goes through one of these. It
- * removes the configured secret values (the API key) wherever they appear and the credential
- * after `Authorization:` / `Bearer`. Unlike redactSecrets it has no entropy heuristics, so
- * ordinary text (code, hashes, ids) passes unchanged. Never throws.
+ * removes the configured secret values (the API key) wherever they appear, well-known credential
+ * formats (sk-…, sk-ant-…, AKIA…, ghp_…, xoxb-…, AIza…, private-key PEM blocks), a URL's password,
+ * and the credential after `Authorization:`, `Bearer`, `x-api-key:` / `api-key:`. Unlike
+ * redactSecrets it has no entropy heuristics, so ordinary text (code, hashes, ids) passes
+ * unchanged. Never throws.
  */
 export const makeRedactor = (
   secrets: ReadonlyArray<string | undefined> = [],
   options: {
-    /** Also drop Authorization/Bearer credentials (default true). Off for text that is code to run. */
+    /**
+     * Also drop Authorization/Bearer/api-key credentials and well-known credential formats
+     * (default true). Off for text that is code to run: only the configured values go.
+     */
     readonly authorization?: boolean
   } = {}
 ): ((text: string) => string) => {
@@ -176,7 +231,7 @@ export const makeRedactor = (
     // Longest first, so a value that contains another is removed whole.
     .sort((a, b) => b.length - a.length)
   if (options.authorization === false) return (text) => (typeof text === "string" ? replaceValues(text, values) : text)
-  return (text) => (typeof text === "string" ? redactAuthorization(replaceValues(text, values)) : text)
+  return (text) => (typeof text === "string" ? redactAuthorization(redactCredentialShapes(replaceValues(text, values))) : text)
 }
 
 /** Redacts secret values from text that arrives in pieces (a model's text deltas). */
@@ -270,7 +325,7 @@ export const redactSecrets = (
     .sort((a, b) => b.length - a.length)
   out = replaceValues(out, values)
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED)
-  out = redactAuthorization(out)
+  out = redactAuthorization(redactCredentialShapes(out))
   out = out.replace(ASSIGNMENT, assignmentValue)
   out = out.replace(FLAG, (m, name: string, quote: string, value: string) =>
     value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`

@@ -217,6 +217,16 @@ describe("loadConfig hardening", () => {
     )
   })
 
+  test("the variables proxy.tokenEnv and proxy.upstreamKeyEnv name are accepted, by default and as configured", () => {
+    expect(loadConfig({ env: { LOOPGUARD_PROXY_TOKEN: "t0ken-123456" } })._tag).toBe("ok")
+    const configured = loadConfig({
+      file: { path: "c.json", text: `{"proxy": {"tokenEnv": "LOOPGUARD_MY_TOKEN", "upstreamKeyEnv": "LOOPGUARD_UPSTREAM_KEY"}}` },
+      env: { LOOPGUARD_MY_TOKEN: "t", LOOPGUARD_UPSTREAM_KEY: "k", LOOPGUARD_PROXY_TOKEN: "t" }
+    })
+    expect(configured._tag).toBe("ok")
+    expect(errorsOf({ env: { LOOPGUARD_PROXY_TOKENS: "t" } })).toContain("environment variable LOOPGUARD_PROXY_TOKENS is not a loopguard setting")
+  })
+
   test("a bad regular expression in tryBest.verificationPatterns names the field and the entry", () => {
     expect(errorsOf({ file: { path: "re.json", text: `{"tryBest": {"verificationPatterns": ["pytest", "npm (test"]}}` } })).toContain(
       "config field tryBest.verificationPatterns[1] (from re.json:1): not a valid regular expression \"npm (test\""

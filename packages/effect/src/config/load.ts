@@ -177,7 +177,6 @@ export const loadConfig = (input: ConfigInput): ConfigResult => {
   }
 
   if (input.env) {
-    errors.push(...unknownEnvErrors(input.env))
     for (const { name, path } of envVariables()) {
       const raw = input.env[name]
       if (raw === undefined) continue
@@ -194,6 +193,9 @@ export const loadConfig = (input: ConfigInput): ConfigResult => {
     setPath(merged, path, o.value)
     sources.set(path.join("."), { kind: "flag", name })
   }
+
+  // Checked once the overrides are in: a flag may rename the token variable too.
+  if (input.env) errors.push(...unknownEnvErrors(input.env, namedByConfig(merged)))
 
   // Nothing set anywhere: the defaults, which decode to themselves (load.test.ts checks it). The
   // schema's first decode is ~5–10 ms of every start-up of the CLI, for a value known valid.
@@ -257,8 +259,18 @@ export const OTHER_ENV_VARIABLES: ReadonlyArray<string> = [
   "LOOPGUARD_TRACE_REPORT"
 ]
 
-const unknownEnvErrors = (env: Readonly<Record<string, string | undefined>>): Array<string> => {
-  const known = new Set([...envVariables().map((v) => v.name), ...OTHER_ENV_VARIABLES])
+/**
+ * Variables a setting names (`proxy.tokenEnv`, `proxy.upstreamKeyEnv`), by default and as configured:
+ * they hold a token or a key, not a knob, and may well be spelled LOOPGUARD_* (the default token
+ * variable is LOOPGUARD_PROXY_TOKEN).
+ */
+const namedByConfig = (merged: Record<string, unknown>): Array<string> => {
+  const proxy = (merged["proxy"] ?? {}) as Record<string, unknown>
+  return [DEFAULT_CONFIG.proxy.tokenEnv, proxy["tokenEnv"], proxy["upstreamKeyEnv"]].filter((v): v is string => typeof v === "string")
+}
+
+const unknownEnvErrors = (env: Readonly<Record<string, string | undefined>>, namedVariables: ReadonlyArray<string>): Array<string> => {
+  const known = new Set([...envVariables().map((v) => v.name), ...OTHER_ENV_VARIABLES, ...namedVariables])
   return Object.keys(env)
     .filter((name) => name.startsWith("LOOPGUARD_") && !known.has(name))
     .sort()
