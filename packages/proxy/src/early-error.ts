@@ -74,12 +74,21 @@ export const ENDED_BEFORE_CONTENT: NormalizedError = { message: "the upstream en
  * Reads on while the reply has only opened, each chunk within `timeoutMs`. The bytes read go on to
  * the relay as the reply's first chunk. A body that ends here is a failed attempt.
  */
-export const untilContent = async (protocol: Protocol, body: unknown, res: UpstreamReply, first: Buffer, ended: () => boolean, timeoutMs: number): Promise<UntilContent> => {
+export const untilContent = async (
+  protocol: Protocol,
+  body: unknown,
+  res: UpstreamReply,
+  first: Buffer,
+  ended: () => boolean,
+  limits: { readonly timeoutMs: number; readonly maxEventBytes: number }
+): Promise<UntilContent> => {
+  const { timeoutMs } = limits
   let read = first
   for (;;) {
     const seen = firstEvents(protocol, body, read)
     if (seen.kind === "error") return { ok: false, error: seen.error }
-    if (seen.kind === "answered") return { ok: true, first: read }
+    // An opening past the event limit is not read on: the relay refuses it (stream.maxEventBytes).
+    if (seen.kind === "answered" || read.length > limits.maxEventBytes) return { ok: true, first: read }
     if (ended()) return { ok: false, error: ENDED_BEFORE_CONTENT }
     const next = await nextChunk(res, timeoutMs)
     if (next === "ended") return { ok: false, error: ENDED_BEFORE_CONTENT }

@@ -159,7 +159,7 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
     attempt(target, "POST", headers, rewritten, signal).then(async (sent): Promise<Attempt> => {
       const a = sent.ok ? await decodedAttempt(sent) : sent
       if (!a.ok || !isEventStream(a.res.headers)) return a
-      const read = a.first === null ? ({ ok: false, error: ENDED_BEFORE_CONTENT } as const) : await untilContent(protocol, body, a.res, a.first, a.ended, target.chunkTimeoutMs)
+      const read = a.first === null ? ({ ok: false, error: ENDED_BEFORE_CONTENT } as const) : await untilContent(protocol, body, a.res, a.first, a.ended, { timeoutMs: target.chunkTimeoutMs, maxEventBytes: deps.settings.maxEventBytes })
       if (read.ok) return read.first === a.first ? a : { ...a, first: read.first }
       a.abort()
       return { ok: false, error: read.error, body: null, res: null }

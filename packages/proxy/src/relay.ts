@@ -125,6 +125,7 @@ class StreamRelay {
     if (this.bytes > limits.maxResponseBytes) return this.fail(`the reply passed stream.maxResponseBytes (${limits.maxResponseBytes} bytes)`)
     let endSeen = false
     for (const event of this.splitter.push(chunk)) {
+      if (event.raw.length > limits.maxEventBytes) return this.fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
       const seen = watch.see(event)
       if (seen.end === true) endSeen = true
       this.routing.route(event.raw, seen)

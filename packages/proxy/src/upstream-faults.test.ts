@@ -180,6 +180,26 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     }, 30_000)
   })
 
+  test("one whole event past stream.maxEventBytes, as the reply's first event: refused with the protocol's error event", async () => {
+    const words = Array.from({ length: 40_000 }, (_, i) => `w${i}`).join(" ")
+    upstream = await rawUpstream((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      res.end(replyEvents("chat", words).slice(0, 1).join("").replace(/"content":"[^"]*"/, `"content":"${words}"`) + "data: [DONE]\n\n")
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await startProxy({
+      config: configWith(upstream.url, (c) => ({ ...c, stream: { ...c.stream, maxEventBytes: 50_000 } })),
+      host: "127.0.0.1",
+      port: 0,
+      httpStack: stack,
+      onEvent: (e) => events.push(e)
+    })
+    const reply = await post(`${proxy.url}/v1/chat/completions`, request("chat"))
+    expect(reply.text).toContain("one event passed stream.maxEventBytes (50000 bytes)")
+    expect(reply.text).not.toContain("w39999")
+    expect(records(events)[0]?.outcome).toBe("failed")
+  }, 30_000)
+
   test("the client leaves while a Retry-After is waited out: the upstream is not asked again", async () => {
     upstream = await rawUpstream((_req, res) => {
       res.writeHead(429, { "content-type": "application/json", "retry-after": "2" })
