@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { kilo, opencode, TEST_API_KEY, type AgentRunContext } from "./agents.js"
+import { geminiCli, kilo, opencode, TEST_API_KEY, type AgentRunContext } from "./agents.js"
 
 const withHome = <A>(use: (ctx: AgentRunContext) => A): A => {
   const home = mkdtempSync(join(tmpdir(), "lg-agent-spec-"))
@@ -49,5 +49,18 @@ describe("OpenCode-family agent specs", () => {
     expect(volatile(userMessageAt("2026-12-01T21:43:17Z"))).toEqual(volatile(userMessageAt("2026-12-01T21:43:28Z")))
     expect(volatile(userMessageAt("2026-12-01T21:43:17Z", "a"))).not.toEqual(volatile(userMessageAt("2026-12-01T21:43:17Z", "b")))
     expect(JSON.stringify(volatile(userMessageAt("2026-12-01T21:43:17Z")))).toContain("Message time: <time>")
+  })
+})
+
+describe("Gemini CLI agent spec", () => {
+  const prompt = (skills: ReadonlyArray<string>, rest = "Use them well.") => ({
+    systemInstruction: { parts: [{ text: `<available_skills>\n${skills.map((s) => `  <skill>\n    <name>${s}</name>\n  </skill>\n`).join("")}</available_skills>\n${rest}` }] }
+  })
+
+  test("the order its built-in skills are listed in is set aside, not the skills or the rest of the prompt", () => {
+    const volatile = geminiCli.volatile!
+    expect(volatile(prompt(["skill-creator", "antigravity-support"]))).toEqual(volatile(prompt(["antigravity-support", "skill-creator"])))
+    expect(volatile(prompt(["skill-creator"]))).not.toEqual(volatile(prompt(["antigravity-support"])))
+    expect(volatile(prompt(["skill-creator"], "a"))).not.toEqual(volatile(prompt(["skill-creator"], "b")))
   })
 })

@@ -348,12 +348,14 @@ const geminiSpec = (name: string, loopDetection: boolean): AgentSpec => ({
   ownLog: { under: ".gemini/tmp", file: /\/chats\/session-[^/]+\.jsonl?$/, format: "gemini" },
   packages: [`@google/gemini-cli@${GEMINI_CLI_VERSION}`],
   ...(loopDetection ? { ownRepeatGuard: { executions: 4, exitCode: 0 }, ownLoopCut: true as const } : {}),
-  // Per call, an id with the time in it (`run_shell_command_1796180710375_0`); per shell result, its process group.
+  // Per call, an id with the time in it (`run_shell_command_1796180710375_0`); per shell result, its
+  // process group; its built-in skills are listed in the order they finished loading, which varies.
   volatile: (body) =>
     JSON.parse(
       JSON.stringify(body ?? {})
         .replace(/"id":"([A-Za-z_]+?)_\d{10,}_(\d+)"/g, '"id":"$1_<time>_$2"')
         .replace(/Process Group PGID: \d+/g, "Process Group PGID: <pgid>")
+        .replace(/<available_skills>[\s\S]*?<\/available_skills>/g, (list) => `<available_skills>${(list.match(/<skill>[\s\S]*?<\/skill>/g) ?? []).sort().join("")}</available_skills>`)
     ),
   invocation: (installDir, ctx) => {
     writeJson(join(ctx.home, ".gemini", "settings.json"), geminiSettings(loopDetection))
