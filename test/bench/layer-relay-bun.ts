@@ -17,12 +17,10 @@ import { FetchClientReply } from "../../packages/proxy/src/client-reply.js"
 import { FetchReply } from "../../packages/proxy/src/fetch-reply.js"
 import { chatProtocol } from "../../packages/proxy/src/protocols/chat.js"
 import { relayStream } from "../../packages/proxy/src/relay.js"
+import { arg, serveBunRelay } from "./lib/bun-relay.js"
 
-const arg = (name: string): string => process.argv[process.argv.indexOf(name) + 1] ?? ""
 const layer = arg("--layer")
 if (!["frame", "relay", "unguarded"].includes(layer)) throw new Error(`--layer must be frame, relay or unguarded, not "${layer}"`)
-const upstream = new URL(arg("--upstream"))
-const [host, port] = arg("--listen").split(":")
 const guard = layer === "relay" ? repeatGuardOptionsOf(DEFAULT_CONFIG.repeat) : null
 const limits = { maxResponseBytes: DEFAULT_CONFIG.stream.maxResponseBytes, maxEventBytes: DEFAULT_CONFIG.stream.maxEventBytes, chunkTimeoutMs: 60_000 }
 
@@ -38,17 +36,9 @@ const relayed = (reply: FetchReply, client: FetchClientReply): void => {
   void relayStream({ ...relay, client, guard, limits, textCalls: null, refuseCalls: () => null })
 }
 
-Bun.serve({
-  hostname: host,
-  port: Number(port),
-  idleTimeout: 0,
-  async fetch(req) {
-    const path = upstream.pathname.replace(/\/v1$/, "") + new URL(req.url).pathname
-    const up = await fetch(`${upstream.origin}${path}`, { method: req.method, headers: { "content-type": "application/json" }, body: await req.arrayBuffer(), signal: req.signal })
-    const client = new FetchClientReply(req.signal)
-    client.writeHead(up.status, { "content-type": up.headers.get("content-type") ?? "text/event-stream" })
-    relayed(new FetchReply(up, up.body?.getReader() ?? null), client)
-    return client.response
-  }
+serveBunRelay(`layer relay (${layer})`, (up, signal) => {
+  const client = new FetchClientReply(signal)
+  client.writeHead(up.status, { "content-type": up.headers.get("content-type") ?? "text/event-stream" })
+  relayed(new FetchReply(up, up.body?.getReader() ?? null), client)
+  return client.response
 })
-process.stderr.write(`layer relay (${layer}) listening on ${host}:${port}\n`)

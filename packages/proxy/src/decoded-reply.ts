@@ -7,13 +7,15 @@ import { EventEmitter } from "node:events"
 import type { IncomingHttpHeaders } from "node:http"
 import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from "node:zlib"
 import type { UpstreamReply } from "./fetch-reply.js"
+import { contentCodingOf } from "./body-bytes.js"
 import type { OpenAttempt } from "./upstream.js"
 
+/** A decompressing stream for the reply's coding; null when it is plain (or a coding the proxy cannot read: passed on named). */
 const decompressorFor = (encoding: string): Gunzip | null => {
-  const name = encoding.trim().toLowerCase()
-  if (name === "gzip" || name === "x-gzip") return createGunzip()
-  if (name === "deflate") return createInflate()
-  if (name === "br") return createBrotliDecompress() as unknown as Gunzip
+  const coding = contentCodingOf(encoding)
+  if (coding === "gzip") return createGunzip()
+  if (coding === "deflate") return createInflate()
+  if (coding === "br") return createBrotliDecompress() as unknown as Gunzip
   return null
 }
 

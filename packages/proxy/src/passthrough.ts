@@ -13,7 +13,7 @@ import { fetchHeadersOf } from "./client-reply.js"
 import { nodeHeadersOf } from "./fetch-reply.js"
 import { authorized, clientHeaders, errorBody, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
 import type { ProxySettings } from "./proxy-settings.js"
-import { plainBody, redactBytes } from "./passthrough-body.js"
+import { plainBody, redactBytes } from "./body-bytes.js"
 import { routeFor } from "./routes.js"
 
 const UNAUTHORIZED = "loopguard proxy: present the proxy token as your API key"

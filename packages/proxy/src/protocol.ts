@@ -176,6 +176,9 @@ export const parseJson = (text: string): any => {
   }
 }
 
+/** The name of the first call whose arguments are not whole (neither empty nor a JSON object), or null when every one is. */
+export const cutOffCall = (calls: ReadonlyArray<ObservedCall>): string | null => calls.find((c) => !wholeArguments(c.args))?.name ?? null
+
 /** Whether a call's argument text is whole: empty (no arguments) or a JSON object. Cut-off arguments are neither. */
 export const wholeArguments = (args: string): boolean => {
   if (args.trim() === "") return true

@@ -9,7 +9,7 @@ import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { connectionErrorText } from "./upstream.js"
 import { cutNotice } from "./notices.js"
-import { wholeArguments, type Protocol, type StreamWatch } from "./protocol.js"
+import { cutOffCall, type Protocol, type StreamWatch } from "./protocol.js"
 import { ReplyRouting } from "./reply-routing.js"
 import { SseSplitter } from "./sse.js"
 
@@ -69,8 +69,6 @@ const deltaGuard = (options: RepeatGuardOptions | null) => {
   }
 }
 
-/** The name of a call whose arguments are not whole (neither empty nor a JSON object), or null when every one is. */
-export const cutOffCall = (watch: StreamWatch): string | null => watch.calls.find((c) => !wholeArguments(c.args))?.name ?? null
 
 /**
  * Relays until the upstream ends, the guard trips, a limit or the chunk timeout is passed, or the
@@ -194,7 +192,7 @@ class StreamRelay {
   private release(): boolean {
     if (!this.routing.callsHeld) return true
     const { watch } = this.input
-    const broken = cutOffCall(watch)
+    const broken = cutOffCall(watch.calls)
     if (broken !== null) {
       this.finish({ type: "cut-call", name: broken, wrote: this.routing.written, opening: this.routing.openingOfHeld }, null)
       return false
@@ -211,7 +209,7 @@ class StreamRelay {
   /** The guard tripped: what the model wrote before the loop still goes, then the notice and the protocol's end. */
   private cut(trip: GuardTrip): void {
     const { watch } = this.input
-    const callsWhole = cutOffCall(watch) === null
+    const callsWhole = cutOffCall(watch.calls) === null
     const callsDropped = this.routing.callsHeld && !callsWhole
     this.write(this.routing.beforeCut(callsWhole))
     const notice = cutNotice(describeGuardTrip(trip))

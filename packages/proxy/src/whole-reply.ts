@@ -8,9 +8,9 @@ import type { ClientReply } from "./client-reply.js"
 import type { ProxySettings } from "./proxy-settings.js"
 import type { Attempt, OpenAttempt } from "./upstream.js"
 import { clientHeaders, sendError } from "./http-util.js"
-import { redactBytes } from "./passthrough-body.js"
+import { redactBytes } from "./body-bytes.js"
 import { cutCallNotice, cutNotice } from "./notices.js"
-import { parseJson, wholeArguments, type Protocol } from "./protocol.js"
+import { cutOffCall, parseJson, type Protocol } from "./protocol.js"
 import { textCallsIn } from "./text-calls.js"
 
 /** The body of a reply that is not a stream, whole; null when it broke or passed `limit` bytes. */
@@ -34,7 +34,7 @@ const readWhole = (opened: OpenAttempt, limit: number): Promise<Buffer | null> =
 
 /** The name of the first call in a whole reply whose arguments were cut off, or null. */
 const cutOffCallIn = (protocol: Protocol, json: unknown): string | null =>
-  json === undefined || protocol.wholeCalls === undefined ? null : (protocol.wholeCalls.of(json).find((c) => !wholeArguments(c.args))?.name ?? null)
+  json === undefined || protocol.wholeCalls === undefined ? null : cutOffCall(protocol.wholeCalls.of(json))
 
 /**
  * A reply whose call was cut off is asked for once more (`again`), as a streamed one is; when the
