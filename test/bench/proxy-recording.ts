@@ -12,7 +12,7 @@
  */
 import type { Message } from "@loopguard/core/model"
 import { Effect } from "effect"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { makeDurableStore, redactUrl, type SessionStoreShape } from "../../packages/effect/src/store/index.js"
@@ -33,6 +33,19 @@ const conversation = (steps: number): Array<Message> => {
     out.push({ role: "user", id: `m${out.length}`, text: `export const part${i} = (s: string) => s.split("\\n").map((l) => l.trim())\n`.repeat(12) })
   }
   return out
+}
+
+/**
+ * CPU time this process's main thread (its event loop) has run, in ms: the kernel's schedstat
+ * (Linux), else null. The recorder's statements run on the store's thread; what they cost the
+ * event loop is what a proxy's other streams wait behind.
+ */
+const eventLoopCpuMs = (): number | null => {
+  try {
+    return Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]) / 1e6
+  } catch {
+    return null
+  }
 }
 
 /** The recorder before 438629c: the whole session read, then one write per message it did not hold. */
@@ -58,12 +71,16 @@ const measure = (target: string, steps: number) =>
       }
       let now = 0
       let before = 0
+      let loopMs = 0
       for (let step = 1; step <= steps; step++) {
         const messages = conversation(step)
+        const cpu0 = eventLoopCpuMs()
         const t0 = performance.now()
         recorder.record(`new-${tag}`, messages)
         yield* Effect.promise(() => recorder.idle())
         const t1 = performance.now()
+        const cpu1 = eventLoopCpuMs()
+        if (cpu0 !== null && cpu1 !== null) loopMs += cpu1 - cpu0
         yield* readWholeThenAppend(store, `old-${tag}`, messages)
         const t2 = performance.now()
         now += t1 - t0
@@ -73,7 +90,7 @@ const measure = (target: string, steps: number) =>
         }
         if (step % 10 === 0) now = before = 0
       }
-      return rows
+      return { rows, loopMsPerRequest: eventLoopCpuMs() === null ? null : loopMs / steps }
     })
   )
 
@@ -83,8 +100,9 @@ export const main = async (steps = 300): Promise<void> => {
     const targets = [dir, ...(process.env["TEST_POSTGRES_URL"] !== undefined ? [process.env["TEST_POSTGRES_URL"]] : [])]
     console.log(`proxy session recording: per request, as the conversation grows (2 messages of about 1 KB per step)`)
     for (const target of targets) {
-      const rows = await Effect.runPromise(measure(target, steps))
+      const { rows, loopMsPerRequest } = await Effect.runPromise(measure(target, steps))
       console.log(`  ${target === dir ? "SQLite (--session-dir)" : `Postgres (${redactUrl(target)})`}`)
+      if (loopMsPerRequest !== null) console.log(`    the recorder's CPU on the event loop: ${loopMsPerRequest.toFixed(2)} ms per request (mean of ${steps})`)
       for (const r of rows) {
         console.log(`    step ${String(r.step).padStart(4)} (${2 * r.step + 1} messages): ${r.now.toFixed(2)} ms per request; reading the whole session and writing each message: ${r.before.toFixed(2)} ms (${(r.before / r.now).toFixed(1)}× as long)`)
       }

@@ -46,8 +46,9 @@ const RACES = 3
 export const makeRecorder = (store: SessionStoreShape, onError: (message: string) => void, lockedWaitMs: number, secrets: ReadonlyArray<string> = []): Recorder => {
   const queues = new Map<string, Promise<void>>()
   const idsOf = (target: SessionStoreShape, session: string) => target.messageIds?.(session) ?? Effect.map(target.messages(session), (all) => all.map((m) => m.id))
+  // Where the store can, the lease is let go in the write itself: one commit, not two.
   const appendInOrder = (target: SessionStoreShape, session: string, messages: ReadonlyArray<Message>) =>
-    target.appendAll !== undefined ? target.appendAll(session, messages) : Effect.forEach(messages, (m) => target.append(session, m), { discard: true })
+    target.appendAll !== undefined ? target.appendAll(session, messages, { release: true }) : Effect.forEach(messages, (m) => target.append(session, m), { discard: true })
   /**
    * Another replica may store some of these between this write's read and its append: the ids are
    * wire positions of one conversation, so a message stored under its id is this one, and the

@@ -19,7 +19,7 @@ export const sqlBackoff = (sql: SqlClient.SqlClient): Effect.Effect<BackoffBoard
   Effect.gen(function* () {
     yield* sql`CREATE TABLE IF NOT EXISTS loopguard_proxy_backoff (upstream TEXT PRIMARY KEY, until_ms BIGINT NOT NULL)`
     // A board that cannot be read holds nobody back: the retry policy still applies per request.
-    const until = (upstream: string) =>
+    const read = (upstream: string) =>
       Effect.runPromise(
         sql`SELECT until_ms FROM loopguard_proxy_backoff WHERE upstream = ${upstream}`.pipe(
           Effect.map((rows) => {
@@ -29,6 +29,17 @@ export const sqlBackoff = (sql: SqlClient.SqlClient): Effect.Effect<BackoffBoard
           Effect.orElseSucceed(() => 0)
         )
       )
+    // Requests that arrive while a read of the same upstream's row is under way share its answer
+    // (a fleet's burst is one read, not one each); a hold written meanwhile is the next read's.
+    const reading = new Map<string, Promise<number>>()
+    const until = (upstream: string) => {
+      let answer = reading.get(upstream)
+      if (answer === undefined) {
+        answer = read(upstream).finally(() => reading.delete(upstream))
+        reading.set(upstream, answer)
+      }
+      return answer
+    }
     const hold = (upstream: string, untilMs: number) =>
       Effect.runPromise(
         sql`INSERT INTO loopguard_proxy_backoff (upstream, until_ms) VALUES (${upstream}, ${Math.round(untilMs)})

@@ -53,7 +53,7 @@ export interface SessionStoreShape {
    * them, or none when one of their ids is stored already or repeats (reason `invalid`).
    * Optional: without it a caller appends one by one.
    */
-  readonly appendAll?: (sessionId: string, messages: ReadonlyArray<Message>) => Effect.Effect<void, SessionStoreError>
+  readonly appendAll?: (sessionId: string, messages: ReadonlyArray<Message>, options?: AppendOptions) => Effect.Effect<void, SessionStoreError>
   /** Replace an assistant message by id (parts grow while it streams; tool calls are written ahead). */
   readonly putAssistant: (sessionId: string, message: AssistantMessage) => Effect.Effect<void, SessionStoreError>
   readonly exclude: (sessionId: string, messageId: string, reason: ExclusionReason) => Effect.Effect<void, SessionStoreError>
@@ -101,6 +101,15 @@ export const repeatedIdProblem = (sessionId: string, messages: ReadonlyArray<Mes
 /** The error that refuses a write of a message whose id the session already holds. */
 export const storedAlready = (sessionId: string, messageId: string): SessionStoreError =>
   new SessionStoreError({ reason: "invalid", sessionId, message: `session ${sessionId}: a message with id ${messageId} is already stored` })
+
+export interface AppendOptions {
+  /**
+   * Let go of this writer's lease on the session in the same write (`release` after it, in one
+   * transaction and one commit): for a host that serves a conversation from several processes in
+   * turn (the proxy's replicas). A store without leases ignores it.
+   */
+  readonly release?: boolean
+}
 
 /** An in-memory session store (append-only, per process). */
 export const makeMemoryStore = (): SessionStoreShape => {

@@ -21,7 +21,7 @@ export const redactingStore = <S extends SessionStoreShape>(store: S, redact: (t
   }
   const writes: Partial<SessionStoreShape> = {
     append: (sessionId, message) => store.append(sessionId, redactDeep(message, redact)),
-    ...(store.appendAll !== undefined ? { appendAll: (sessionId, messages) => store.appendAll!(sessionId, messages.map((m) => redactDeep(m, redact))) } : {}),
+    ...(store.appendAll !== undefined ? { appendAll: (sessionId, messages, options) => store.appendAll!(sessionId, messages.map((m) => redactDeep(m, redact)), options) } : {}),
     ...(store.importSession !== undefined
       ? { importSession: (sessionId, messages) => store.importSession!(sessionId, messages.map((m) => redactDeep(m, redact))) }
       : {}),

@@ -110,20 +110,27 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
       sessionId: string,
       doing: string,
       body: Effect.Effect<A, SessionStoreError | SqlError.SqlError>,
-      mirrored?: (result: A, journal: SessionJournal) => boolean
+      mirrored?: (result: A, journal: SessionJournal) => boolean,
+      letGo = false
     ) =>
       sql
         .withTransaction(
           Effect.gen(function* () {
             const token = yield* claimLease(sql, owner, sessionId, { now: Date.now(), leaseMs: options.leaseMs, token: held.get(sessionId) })
-            return [yield* body, token] as const
+            const result = yield* body
+            if (letGo) yield* releaseLease(sql, owner, sessionId, token)
+            return [result, token] as const
           })
         )
         .pipe(
           Effect.map(([result, token]) => {
             // Held only once the claim committed: a rolled-back first write holds nothing. A lost
             // lease keeps its stale token, so every later write of this store is refused too.
-            held.set(sessionId, token)
+            if (!letGo) held.set(sessionId, token)
+            else {
+              held.delete(sessionId)
+              mirrors.delete(sessionId)
+            }
             return result
           }),
           Effect.tap((result) =>
@@ -165,12 +172,18 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
           VALUES (${sessionId}, (SELECT COALESCE(MAX(seq) + 1, 0) FROM loopguard_messages WHERE session_id = ${sessionId}),
                   ${message.id}, ${message.role}, ${body}, ${Date.now()})`
 
-    /** An insert that refuses an id the session already holds, inside the caller's transaction. */
+    /**
+     * An insert that refuses an id the session already holds, inside the caller's transaction: one
+     * statement (on SQLite each is a message to the database's thread), no row when it is taken.
+     */
     const insertNew = (sessionId: string, message: Message, body: string) =>
       Effect.gen(function* () {
-        const taken = yield* sql`SELECT 1 AS one FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${message.id}`
-        if (taken.length > 0) return yield* storedAlready(sessionId, message.id)
-        yield* insert(sessionId, message, body)
+        const inserted = yield* sql`INSERT INTO loopguard_messages (session_id, seq, id, role, body, updated_at)
+          SELECT ${sessionId}, (SELECT COALESCE(MAX(seq) + 1, 0) FROM loopguard_messages WHERE session_id = ${sessionId}),
+                 ${message.id}, ${message.role}, ${body}, ${Date.now()}
+          WHERE NOT EXISTS (SELECT 1 FROM loopguard_messages WHERE session_id = ${sessionId} AND id = ${message.id})
+          RETURNING seq`
+        if (inserted.length === 0) return yield* storedAlready(sessionId, message.id)
       })
 
     /** Read-modify-write of one stored message, inside the caller's transaction. */
@@ -219,7 +232,7 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
           withDeadline(options.timeoutMs, "read the session", sessionId),
           Effect.withSpan("SessionStore.messageIds")
         ),
-      appendAll: (sessionId, messages) =>
+      appendAll: (sessionId, messages, appendOptions) =>
         Effect.suspend(() => {
           const problem = repeatedIdProblem(sessionId, messages, "nothing was appended")
           if (problem !== null) return Effect.fail(problem)
@@ -228,7 +241,8 @@ export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionSto
             sessionId,
             "append messages",
             Effect.forEach(messages, (m, i) => insertNew(sessionId, m, bodies[i]!), { discard: true }),
-            (_, journal) => bodies.every((body) => storedInto(journal, body, (j, stored) => j.append(stored)))
+            (_, journal) => bodies.every((body) => storedInto(journal, body, (j, stored) => j.append(stored))),
+            appendOptions?.release === true
           )
         }).pipe(Effect.withSpan("SessionStore.appendAll")),
       putAssistant: (sessionId, message: AssistantMessage) =>

@@ -185,6 +185,25 @@ export const storeSuite = (name: string, target: SuiteTarget) => {
       }), t)
   }, TIMEOUT)
 
+  test(`${name}: appendAll with release lets go of the lease in the same write; a refused one lets go of nothing`, async () => {
+    const t = await target.fresh()
+    await withScope((open) =>
+      Effect.gen(function* () {
+        const a = yield* open()
+        const b = yield* open()
+        yield* a.appendAll!("turns", [user("u0", "first"), reply("a1", "u0", 0)], { release: true })
+        // Free at once: the other writer takes the next turn, and lets go the same way.
+        yield* b.appendAll!("turns", [user("u2", "second")], { release: true })
+        expect(yield* a.messageIds!("turns")).toEqual(["u0", "a1", "u2"])
+        // A write refused (an id already stored) rolls back whole: the lease it claimed is not kept either.
+        const stored = yield* Effect.promise(() => failure(a.appendAll!("turns", [user("u2", "again")], { release: true })))
+        expect(stored.reason).toBe("invalid")
+        yield* b.append("turns", user("u3", "b holds it now"))
+        expect((yield* Effect.promise(() => failure(a.appendAll!("turns", [user("u4", "refused")], { release: true })))).reason).toBe("locked")
+        expect(yield* a.messageIds!("turns")).toEqual(["u0", "a1", "u2", "u3"])
+      }), t)
+  }, TIMEOUT)
+
   test(`${name}: any worker resumes a session once its writer has closed`, async () => {
     const t = await target.fresh()
     await withScope((open) => Effect.flatMap(open(), (a) => a.append("s", user("u0", "start"))), t)
