@@ -1,0 +1,50 @@
+/**
+ * The backoff board in the store's database: what one replica holds, another reads; reads of one
+ * upstream that arrive together share one statement.
+ */
+import { expect, test } from "bun:test"
+import { openSqlClient } from "@loopguard/effect/store"
+import { Effect } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { sqlBackoff } from "./store-state.js"
+
+const withTwoBoards = <A>(body: (a: Awaited<ReturnType<typeof boardOf>>, b: Awaited<ReturnType<typeof boardOf>>) => Promise<A>): Promise<A> => {
+  const dir = mkdtempSync(join(tmpdir(), "lg-board-"))
+  return Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const a = yield* boardOf(dir)
+        const b = yield* boardOf(dir)
+        return yield* Effect.promise(() => body(a, b))
+      })
+    )
+  ).finally(() => rmSync(dir, { recursive: true, force: true }))
+}
+
+const boardOf = (dir: string) => Effect.flatMap(openSqlClient(dir, { busyTimeoutMs: 5_000 }), ({ client }) => sqlBackoff(client).pipe(Effect.orDie))
+
+test("a hold one connection writes, the other reads; the later of two holds stays", async () => {
+  await withTwoBoards(async (a, b) => {
+    expect(await b.until("http://u/v1")).toBe(0)
+    await a.hold("http://u/v1", 5_000)
+    await a.hold("http://u/v1", 1_000)
+    expect(await b.until("http://u/v1")).toBe(5_000)
+    expect(await b.until("http://other/v1")).toBe(0)
+  })
+}, 20_000)
+
+test("reads of one upstream made while a read is under way share it; the next read sees a hold written since", async () => {
+  await withTwoBoards(async (a, b) => {
+    const first = b.until("http://u/v1")
+    // The same answer, not a statement each: a burst of requests is one read.
+    expect(b.until("http://u/v1")).toBe(first)
+    expect(b.until("http://other/v1")).not.toBe(first)
+    expect(await first).toBe(0)
+    await a.hold("http://u/v1", 7_000)
+    const next = b.until("http://u/v1")
+    expect(next).not.toBe(first)
+    expect(await next).toBe(7_000)
+  })
+}, 20_000)
