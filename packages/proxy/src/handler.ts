@@ -175,12 +175,16 @@ const replyGuard = (j: Judged) => (j.conversation.structured ? null : j.detector
 
 const isEventStream = (headers: IncomingHttpHeaders): boolean => String(headers["content-type"] ?? "").includes("text/event-stream")
 
+/** Why a request's work stops when its connection closes (one made once: it carries no stack worth keeping). */
+const CONNECTION_CLOSED = new Error("the client's connection closed")
+
 export const handleGuarded = async (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: HandlerDeps): Promise<void> => {
   const j = await judge(req, res, protocol, deps)
   if (j === null) return
   if (j.verdict.stop !== null) return answerStop(j, j.verdict.stop)
   const gone = new AbortController()
-  res.on("close", () => gone.abort())
+  // A reason of our own: without one, Node makes a DOMException (and its stack) on every close.
+  res.on("close", () => gone.abort(CONNECTION_CLOSED))
   const { target, send } = upstreamAttempt(j, gone.signal)
   let retries = 0
   const record = recordOf(j, () => retries)

@@ -4,13 +4,14 @@
  */
 import { expect, test } from "bun:test"
 import { openSqlClient } from "@loopguard/effect/store"
-import { Effect } from "effect"
+import { Effect, type Scope } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { BackoffBoard } from "./backoff.js"
 import { sqlBackoff } from "./store-state.js"
 
-const withTwoBoards = <A>(body: (a: Awaited<ReturnType<typeof boardOf>>, b: Awaited<ReturnType<typeof boardOf>>) => Promise<A>): Promise<A> => {
+const withTwoBoards = <A>(body: (a: BackoffBoard, b: BackoffBoard) => Promise<A>): Promise<A> => {
   const dir = mkdtempSync(join(tmpdir(), "lg-board-"))
   return Effect.runPromise(
     Effect.scoped(
@@ -23,7 +24,7 @@ const withTwoBoards = <A>(body: (a: Awaited<ReturnType<typeof boardOf>>, b: Awai
   ).finally(() => rmSync(dir, { recursive: true, force: true }))
 }
 
-const boardOf = (dir: string) => Effect.flatMap(openSqlClient(dir, { busyTimeoutMs: 5_000 }), ({ client }) => sqlBackoff(client).pipe(Effect.orDie))
+const boardOf = (dir: string): Effect.Effect<BackoffBoard, unknown, Scope.Scope> => Effect.flatMap(openSqlClient(dir, { busyTimeoutMs: 5_000 }), ({ client }) => sqlBackoff(client).pipe(Effect.orDie))
 
 test("a hold one connection writes, the other reads; the later of two holds stays", async () => {
   await withTwoBoards(async (a, b) => {

@@ -10,6 +10,7 @@ import type { LoopguardConfig } from "@loopguard/effect/config"
 import { redactUrl } from "@loopguard/effect/store"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { batchedLines } from "../batched-lines.js"
 import { UsageError } from "../errors.js"
 import { terminalSafeField } from "../render/terminal-safe.js"
 import { loadCliConfig } from "../session.js"
@@ -20,6 +21,9 @@ import { sharedState } from "@loopguard/proxy/store"
 import { announceWorker, reusePortProblem, superviseWorkers, workerBoard, workerRole } from "./proxy-workers.js"
 
 /** `HOST:PORT` (IPv6 as `[::1]:PORT`) as its two parts, or null when it is not one. */
+/** How long a log line may wait to be written with the next ones (batched-lines.ts). */
+const LOG_BATCH_MS = 50
+
 export const parseListen = (text: string): { readonly host: string; readonly port: number } | null => {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(text.trim())
   if (m === null) return null
@@ -111,9 +115,13 @@ export const proxyCommand = Command.make(
       if (Option.isSome(flags.sessionDir)) yield* ensureWritableDir(resolve(flags.sessionDir.value), "--session-dir")
       const store = target === null ? undefined : yield* openCliStore(target, config)
       const shared = target === null ? undefined : yield* sharedState(target, config).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
+      // A line a request, written in batches (batched-lines.ts); what is kept is written before the process ends.
+      const lines = batchedLines((text) => (flags.json ? process.stdout : process.stderr).write(text), LOG_BATCH_MS)
+      process.once("exit", lines.flush)
+      yield* Effect.addFinalizer(() => Effect.sync(lines.flush))
       const show = flags.json
-        ? (e: ProxyEvent) => process.stdout.write(`${JSON.stringify(e)}\n`)
-        : (e: ProxyEvent) => process.stderr.write(`loopguard proxy${role !== null ? ` (worker ${role.index})` : ""}: ${describeEvent(e)}\n`)
+        ? (e: ProxyEvent) => lines.write(`${JSON.stringify(e)}\n`)
+        : (e: ProxyEvent) => lines.write(`loopguard proxy${role !== null ? ` (worker ${role.index})` : ""}: ${describeEvent(e)}\n`)
       // Each request's record (action, incidents, outcome) also goes to the store, beside the session.
       const print = (e: ProxyEvent) => {
         show(e)
