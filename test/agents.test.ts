@@ -5,7 +5,7 @@
  * a healthy task that must come out the same through the proxy as direct; and the healthy task with
  * the call written as text, which runs only through the proxy with `proxy.textToolCalls` on. Judged
  * from the server's request log, the marker file in the agent's workspace and how the agent exited;
- * the repeated call also from the agent's own log of the run (Claude Code, Codex CLI, Gemini CLI,
+ * the repeated call also from the agent's own log of the run (pi, OpenCode, Kilo, Claude Code, Codex CLI, Gemini CLI,
  * Qwen Code), read as `loopguard audit` reads it.
  *
  * Each run is bounded and its process group is killed whatever happens. An agent that cannot be
@@ -15,6 +15,8 @@ import type { Script } from "@loopguard/ai-sdk/testing"
 import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { readTraceText } from "@loopguard/core/trace"
+import { isSqliteFile, openCodeDbExport, openCodeDbSessions } from "@loopguard/effect/audit"
+import { Effect } from "effect"
 import { CUT_MARK, STOP_MARK } from "@loopguard/proxy"
 import { afterAll, describe, expect, test } from "bun:test"
 import { AGENTS, type AgentSpec } from "./agents/agents.js"
@@ -62,6 +64,14 @@ const expectEndedOnItsOwn = (r: CaseResult): void => {
 const filesUnder = (dir: string): Array<string> =>
   existsSync(dir) ? readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)])) : []
 
+/** A log's text; a database of sessions (OpenCode's, Kilo's) as its one session's export document, as `loopguard audit` reads it. */
+const ownLogText = (file: string): string => {
+  if (!isSqliteFile(file)) return readFileSync(file, "utf8")
+  const sessions = Effect.runSync(openCodeDbSessions(file))
+  expect({ file, sessions: sessions.length }).toEqual({ file, sessions: 1 })
+  return Effect.runSync(openCodeDbExport(file, sessions[0]!.id))
+}
+
 /**
  * The agent's own log of a run of the repeated call, read as `loopguard audit` reads it: found in
  * its format, with a step per run of the call (the last ones may be lost when the run was killed).
@@ -71,7 +81,7 @@ const expectOwnLogRead = (agent: AgentSpec, r: CaseResult): void => {
   if (own === undefined) return
   const logs = filesUnder(join(r.home, own.under)).filter((f) => own.file.test(f))
   expect({ agent: agent.name, logs: logs.length }).toEqual({ agent: agent.name, logs: 1 })
-  const read = readTraceText(readFileSync(logs[0]!, "utf8"), logs[0]!)
+  const read = readTraceText(ownLogText(logs[0]!), logs[0]!)
   const calls = read.lines.flatMap((l) => (l.type === "assistant" ? l.toolCalls : [])).filter((c) => JSON.stringify(c.input).includes("marker.txt"))
   const runs = markerLines(r.marker)
   expect({ agent: agent.name, format: read.format, calls: calls.length >= Math.min(runs - 2, 3) && calls.length <= runs + 1 })

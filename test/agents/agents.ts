@@ -76,9 +76,13 @@ export const TEST_API_KEY = "test-key-not-secret"
 
 export const PI_VERSION = "0.73.1"
 
-/** pi: a custom provider in `$PI_CODING_AGENT_DIR/models.json`, `pi -p` for one prompt. */
+/**
+ * pi: a custom provider in `$PI_CODING_AGENT_DIR/models.json`, `pi -p` for one prompt. Its session
+ * is kept (no `--no-session`): the log `loopguard audit` reads, `$PI_CODING_AGENT_DIR/sessions/--<cwd>--/<time>_<id>.jsonl`.
+ */
 export const pi: AgentSpec = {
   name: "pi",
+  ownLog: { under: "pi-agent/sessions", file: /\/[^/]+\.jsonl$/, format: "pi" },
   packages: [`@mariozechner/pi-coding-agent@${PI_VERSION}`],
   invocation: (installDir, ctx) => {
     const agentDir = join(ctx.home, "pi-agent")
@@ -95,7 +99,7 @@ export const pi: AgentSpec = {
     })
     return {
       command: join(installDir, "node_modules", ".bin", "pi"),
-      args: ["-p", "--provider", "loopguard", "--model", ctx.modelId, "--no-session", "--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes", "--no-context-files", ctx.prompt],
+      args: ["-p", "--provider", "loopguard", "--model", ctx.modelId, "--no-extensions", "--no-skills", "--no-prompt-templates", "--no-themes", "--no-context-files", ctx.prompt],
       env: { ...baseEnv(ctx.home), PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1", PI_TELEMETRY: "0", PI_SKIP_VERSION_CHECK: "1" }
     }
   }
@@ -124,6 +128,8 @@ interface OpenCodeFamily {
   readonly volatile?: AgentSpec["volatile"]
   /** Config keys only this member of the family has. */
   readonly extraConfig: Record<string, unknown>
+  /** Its database of sessions (`$XDG_DATA_HOME/<name>/<name>.db`), read as OpenCode's. */
+  readonly ownLog: AgentSpec["ownLog"]
 }
 
 /**
@@ -134,6 +140,7 @@ interface OpenCodeFamily {
 const openCodeFamily = (family: OpenCodeFamily): AgentSpec => ({
   name: family.name,
   packages: family.packages,
+  ...(family.ownLog !== undefined ? { ownLog: family.ownLog } : {}),
   ...(family.volatile !== undefined ? { volatile: family.volatile } : {}),
   invocation: (installDir, ctx) => {
     const configPath = join(ctx.home, `${family.name}.json`)
@@ -179,6 +186,7 @@ export const opencode: AgentSpec = openCodeFamily({
   packages: [`opencode-ai@${OPENCODE_VERSION}`],
   binary: (modules) => join(modules, `opencode-${process.platform}-${process.arch}`, "bin", "opencode"),
   envPrefix: "OPENCODE",
+  ownLog: { under: ".local/share/opencode", file: /\/opencode\.db$/, format: "opencode" },
   extraConfig: { $schema: "https://opencode.ai/config.json" },
   extraEnv: {}
 })
@@ -195,6 +203,7 @@ export const kilo: AgentSpec = openCodeFamily({
   packages: [`@kilocode/cli@${KILO_VERSION}`],
   binary: (modules) => join(modules, "@kilocode", `cli-${process.platform}-${process.arch}`, "bin", "kilo"),
   envPrefix: "KILO",
+  ownLog: { under: ".local/share/kilo", file: /\/kilo\.db$/, format: "opencode" },
   extraConfig: { enabled_providers: ["loopguard"] },
   extraEnv: {
     KILO_TELEMETRY_LEVEL: "off",

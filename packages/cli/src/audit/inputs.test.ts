@@ -14,4 +14,13 @@ describe("audit inputs", () => {
     expect(expandInputs([dir, "-", "x.jsonl"])).toEqual({ files: [join(dir, "2025/09/rollout-1.jsonl"), join(dir, "a.json"), join(dir, "b.jsonl"), join(dir, "c.traj"), "-", "x.jsonl"], folder: true })
     expect(expandInputs(["missing.jsonl"])).toEqual({ files: ["missing.jsonl"], folder: false })
   })
+
+  test("in a folder, OpenCode's and Kilo's databases are logs, other databases are not; a database named is taken as given", () => {
+    const share = join(dir, "share")
+    mkdirSync(join(share, "opencode"), { recursive: true })
+    mkdirSync(join(share, "kilo"), { recursive: true })
+    for (const f of ["opencode/opencode.db", "opencode/opencode.db-wal", "kilo/kilo.db", "sessions.db"]) writeFileSync(join(share, f), "")
+    expect(expandInputs([share]).files).toEqual([join(share, "kilo/kilo.db"), join(share, "opencode/opencode.db")])
+    expect(expandInputs([join(share, "sessions.db")]).files).toEqual([join(share, "sessions.db")])
+  })
 })

@@ -1,7 +1,9 @@
 /**
  * The files an audit reads: each argument as given, except a folder, which stands for the logs
- * in it and its subfolders (`*.jsonl`, `*.json`, SWE-agent's `*.traj`, sorted by path), as agents keep a session per
- * file in dated folders.
+ * in it and its subfolders (`*.jsonl`, `*.json`, SWE-agent's `*.traj`, OpenCode's `opencode.db` and
+ * Kilo's `kilo.db`, sorted by path), as agents keep a session per file in dated folders. Other
+ * databases in a folder are not taken for logs (a store's own `sessions.db`, say); named, any
+ * database is read as OpenCode's, or reported as not one.
  */
 import { readdirSync, statSync } from "node:fs"
 import { join } from "node:path"
@@ -13,7 +15,7 @@ export interface AuditInputs {
   readonly folder: boolean
 }
 
-const LOG_FILE = /\.(jsonl|json|traj)$/i
+const LOG_FILE = /\.(jsonl|json|traj)$|^(opencode|kilo)\.db$/i
 
 const logsIn = (dir: string): Array<string> =>
   readdirSync(dir, { withFileTypes: true })

@@ -1,12 +1,13 @@
 /**
  * `loopguard audit FILE... [--json] [--format F] [--html OUT]`: replay recorded runs (trace v1, or
- * an agent's own log: Claude Code, Codex CLI, OpenCode, Gemini CLI) through the real RunLoop in
- * shadow mode and report every incident. A file that cannot be read or parsed is reported as
- * failed (naming file:line) and the others are still audited; any failed file makes the exit
- * status 1. `-` is a log on stdin (named `stdin`), a folder stands for the logs in it. `--html`
- * writes each run as a page (docs/audit.md); on a terminal a progress line runs on stderr.
+ * an agent's own log: Claude Code, Codex CLI, OpenCode, Gemini CLI, Qwen Code, pi, SWE-agent)
+ * through the real RunLoop in shadow mode and report every incident. A file that cannot be read or
+ * parsed is reported as failed (naming file:line) and the others are still audited; any failed file
+ * makes the exit status 1. `-` is a log on stdin (named `stdin`), a folder stands for the logs in
+ * it, OpenCode's (or Kilo's) database for its sessions, one run each. `--html` writes each run as a
+ * page (docs/audit.md); on a terminal a progress line runs on stderr.
  */
-import { auditConfig, auditFile, type AuditProgress, type AuditResult } from "@loopguard/effect/audit"
+import { auditConfig, auditFile, spoolOpenCodeSession, type AuditProgress, type AuditResult } from "@loopguard/effect/audit"
 import type { LoopguardConfig } from "@loopguard/effect"
 import type { TraceFormat } from "@loopguard/core/trace"
 import { Console, Effect, Option } from "effect"
@@ -15,15 +16,16 @@ import { RunFailed, UsageError } from "../errors.js"
 import { loadCliConfig } from "../session.js"
 import { humanBlock, overallSummary, toJsonLine } from "../audit/format.js"
 import { formatFlag } from "../audit/format-flag.js"
-import { htmlTarget, prepareTarget, writeIndex, writeRunPage, type HtmlTarget } from "../audit/html-output.js"
-import { expandInputs, fileBytes, isDir } from "../audit/inputs.js"
+import { htmlTarget, indexRow, prepareTarget, writeIndex, writeRunPage, type HtmlTarget } from "../audit/html-output.js"
+import { expandInputs, isDir } from "../audit/inputs.js"
+import { auditRuns, pageKey, type AuditRun } from "../audit/runs.js"
 import { ProgressLine } from "../audit/progress.js"
 import { spoolStdin, STDIN_ARG } from "../audit/stdin-trace.js"
 import { wantsFolder } from "../html/page-files.js"
 import type { IndexRow } from "../html/index-page.js"
 
 interface OneFile {
-  readonly file: string
+  readonly run: AuditRun
   readonly k: number
   readonly format: TraceFormat | undefined
   readonly config: LoopguardConfig
@@ -31,15 +33,34 @@ interface OneFile {
   readonly progress: AuditProgress | undefined
 }
 
-/** Audits one file (and writes its page); stdin is spooled for the time both take. */
+/**
+ * Audits one run (and writes its page); stdin, and a session of a database, are spooled to a file
+ * for the time both take.
+ */
 const auditOne = (o: OneFile) => {
-  const run = (path: string, name: string) =>
+  const run = (path: string, name: string, format: TraceFormat | undefined) =>
     Effect.gen(function* () {
-      const result = yield* auditFile({ path, name, format: o.format }, o.config, o.progress)
+      const result = yield* auditFile({ path, name, format }, o.config, o.progress)
       const row = o.html === undefined ? undefined : yield* writeRunPage(o.html, o.k, result, path, o.config.input.maxLineBytes)
       return { result, row }
     })
-  return o.file === STDIN_ARG ? Effect.scoped(Effect.flatMap(spoolStdin, (s) => run(s.path, s.name))) : run(o.file, o.file)
+  const r = o.run
+  switch (r._tag) {
+    case "unreadable": {
+      const result: AuditResult = { _tag: "failed", file: r.name, errors: [r.error] }
+      return Effect.succeed({ result, row: o.html === undefined ? undefined : indexRow(result, undefined) })
+    }
+    case "stored":
+      return Effect.scoped(
+        Effect.flatMap(Effect.result(spoolOpenCodeSession(r.db, r.id)), (spooled) => {
+          if (spooled._tag === "Success") return run(spooled.success, r.name, "opencode")
+          const result: AuditResult = { _tag: "failed", file: r.name, errors: [spooled.failure] }
+          return Effect.succeed({ result, row: o.html === undefined ? undefined : indexRow(result, undefined) })
+        })
+      )
+    case "file":
+      return r.file === STDIN_ARG ? Effect.scoped(Effect.flatMap(spoolStdin, (s) => run(s.path, s.name, o.format))) : run(r.file, r.file, o.format)
+  }
 }
 
 /** Prints a finished file: its JSON line (notes to stderr beside it) or its human block. */
@@ -51,15 +72,15 @@ const printResult = (r: AuditResult, json: boolean) =>
     if (r._tag === "audited") for (const n of r.notes) yield* Console.error(`note: ${n}`)
   })
 
-const makeProgress = (files: ReadonlyArray<string>, json: boolean): ProgressLine | undefined =>
-  json || process.stderr.isTTY !== true ? undefined : new ProgressLine(files.length, files.reduce((n, f) => n + fileBytes(f), 0), (s) => void process.stderr.write(s))
+const makeProgress = (runs: ReadonlyArray<AuditRun>, json: boolean): ProgressLine | undefined =>
+  json || process.stderr.isTTY !== true ? undefined : new ProgressLine(runs.length, runs.reduce((n, r) => n + r.bytes, 0), (s) => void process.stderr.write(s))
 
 export const auditCommand = Command.make(
   "audit",
   {
     files: Argument.String("file").pipe(
       Argument.variadic({ min: 1 }),
-      Argument.withDescription("log files: trace v1, or Claude Code / Codex CLI / OpenCode / Gemini CLI logs; a folder stands for the logs in it; - reads one from stdin")
+      Argument.withDescription("log files: trace v1, or Claude Code / Codex CLI / OpenCode / Gemini CLI / Qwen Code / pi / SWE-agent logs; OpenCode's or Kilo's database (opencode.db, kilo.db) for its sessions; a folder stands for the logs in it; - reads one from stdin")
     ),
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print one JSON object per file per line")),
     format: formatFlag,
@@ -71,15 +92,17 @@ export const auditCommand = Command.make(
       const base = yield* loadCliConfig(Option.isSome(flags.config) ? { configPath: flags.config.value } : {})
       const config = auditConfig(base)
       const inputs = expandInputs(flags.files)
-      if (inputs.files.length === 0) return yield* new UsageError({ message: `audit: no .jsonl or .json files in ${flags.files.join(", ")}` })
-      const html = Option.isSome(flags.html) ? htmlTarget(flags.html.value, wantsFolder(flags.html.value, inputs.files.length, inputs.folder, isDir(flags.html.value)), inputs.files) : undefined
+      if (inputs.files.length === 0) return yield* new UsageError({ message: `audit: no logs (.jsonl, .json, .traj, opencode.db, kilo.db) in ${flags.files.join(", ")}` })
+      const format = Option.getOrUndefined(flags.format)
+      const runs = yield* auditRuns(inputs.files, format)
+      const html = Option.isSome(flags.html) ? htmlTarget(flags.html.value, wantsFolder(flags.html.value, runs.length, inputs.folder, isDir(flags.html.value)), runs.map(pageKey)) : undefined
       if (html !== undefined) yield* prepareTarget(html)
-      const progress = makeProgress(inputs.files, flags.json)
+      const progress = makeProgress(runs, flags.json)
       const results: Array<AuditResult> = []
       const rows: Array<IndexRow> = []
-      for (const [k, file] of inputs.files.entries()) {
-        progress?.fileStarted(fileBytes(file))
-        const one = yield* auditOne({ file, k, format: Option.getOrUndefined(flags.format), config, html, progress: progress && ((i, n) => progress.step(i, n)) })
+      for (const [k, run] of runs.entries()) {
+        progress?.fileStarted(run.bytes)
+        const one = yield* auditOne({ run, k, format, config, html, progress: progress && ((i, n) => progress.step(i, n)) })
         progress?.fileDone(one.result._tag === "audited" ? one.result.steps : 0)
         progress?.clear()
         results.push(one.result)

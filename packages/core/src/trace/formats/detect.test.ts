@@ -9,6 +9,8 @@ describe("detectFormat", () => {
     expect(detectFormat(fixtureText("opencode.json"))).toBe("opencode")
     expect(detectFormat(fixtureText("gemini-session.json"))).toBe("gemini")
     expect(detectFormat(fixtureText("gemini-checkpoint.json"))).toBe("gemini")
+    expect(detectFormat(fixtureText("qwen-code.jsonl"))).toBe("qwen-code")
+    expect(detectFormat(fixtureText("pi.jsonl"))).toBe("pi")
   })
   test("trace v1, and anything unrecognised, reads as trace v1", () => {
     expect(detectFormat('{"type":"session","id":"s"}\n{"type":"user","text":"go"}')).toBe("trace")

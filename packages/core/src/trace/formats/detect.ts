@@ -2,9 +2,12 @@
  * Which log a file is, from its first bytes: what each agent writes first is distinct enough
  * (Codex wraps every record in `{type, payload}`, Claude Code's messages carry `uuid` and a
  * `message`, OpenCode exports open with the session `info`, Gemini CLI chats are a session record
- * or a list of turns). A file that matches none is read as trace v1, whose errors then say why.
+ * or a list of turns, pi's session files open with a header that names its `version` and `cwd`
+ * and link their entries by `parentId`). A file that matches none is read as trace v1, whose errors
+ * then say why.
  */
 import { isJsonObject, type JsonObject } from "../fields.js"
+import { obj } from "./json-line.js"
 import type { TraceFormat } from "./reader.js"
 
 const CODEX_TYPES = new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"])
@@ -22,9 +25,23 @@ const isQwenCode = (o: JsonObject): boolean => {
   return (isJsonObject(message) && Array.isArray(message["parts"])) || "systemPayload" in o || "toolCallResult" in o || "usageMetadata" in o || o["type"] === "tool_result"
 }
 
+/** pi's entry types besides `message` (which Codex's items share as a type name). */
+const PI_TYPES = new Set(["model_change", "thinking_level_change", "compaction", "branch_summary", "custom_message", "label", "session_info"])
+
+/**
+ * A pi session record: its header (a trace v1 `session` line names no `cwd`), a `message` entry
+ * (a Codex item of that type holds its `role` itself, not in a `message`), or another entry linked
+ * to its parent by `parentId`.
+ */
+const isPi = (o: JsonObject, type: unknown): boolean =>
+  (type === "session" && typeof o["cwd"] === "string" && (typeof o["version"] === "number" || typeof o["timestamp"] === "string")) ||
+  (type === "message" && typeof obj(o, "message")?.["role"] === "string") ||
+  ("parentId" in o && typeof type === "string" && PI_TYPES.has(type))
+
 /** What one JSON Lines record says about its file, if anything. */
 const formatOfRecord = (o: JsonObject): TraceFormat | undefined => {
   const type = o["type"]
+  if (isPi(o, type)) return "pi"
   if ("uuid" in o && "sessionId" in o && isQwenCode(o)) return "qwen-code"
   // Gemini CLI's session log: its header, its `$set` lines, its `gemini` messages.
   if (("sessionId" in o && "projectHash" in o) || "$set" in o || type === "gemini") return "gemini"

@@ -4,6 +4,7 @@ import { codexReader } from "./codex.js"
 import { detectFormat } from "./detect.js"
 import { geminiReader } from "./gemini.js"
 import { openCodeReader } from "./opencode.js"
+import { piReader } from "./pi.js"
 import { qwenCodeReader } from "./qwen-code.js"
 import { sweAgentReader } from "./swe-agent.js"
 import type { ReadOut, TraceFormat, TraceReader } from "./reader.js"
@@ -25,6 +26,8 @@ export const readerFor = (format: TraceFormat, file: string): TraceReader => {
       return geminiReader(file)
     case "qwen-code":
       return qwenCodeReader(file)
+    case "pi":
+      return piReader(file)
     case "swe-agent":
       return sweAgentReader(file)
   }

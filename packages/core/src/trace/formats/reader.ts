@@ -26,7 +26,7 @@ export interface TraceReader {
 export const EMPTY_OUT: ReadOut = { lines: [], errors: [], notes: [] }
 
 /** The formats `audit --format` names; `trace` is trace v1. */
-export const TRACE_FORMATS = ["trace", "claude-code", "codex", "opencode", "gemini", "qwen-code", "swe-agent"] as const
+export const TRACE_FORMATS = ["trace", "claude-code", "codex", "opencode", "gemini", "qwen-code", "pi", "swe-agent"] as const
 export type TraceFormat = (typeof TRACE_FORMATS)[number]
 
 /** Whether a string names one of TRACE_FORMATS (a `--format` value). */

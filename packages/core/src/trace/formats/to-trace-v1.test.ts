@@ -4,7 +4,7 @@ import { traceToSteps } from "../to-steps.js"
 import { readFixture } from "./fixtures.fixture.js"
 import { toTraceV1 } from "./to-trace-v1.js"
 
-const FIXTURES = ["claude-code.jsonl", "codex.jsonl", "opencode.json", "gemini-session.json", "gemini-checkpoint.json"]
+const FIXTURES = ["claude-code.jsonl", "codex.jsonl", "opencode.json", "gemini-session.json", "gemini-checkpoint.json", "pi.jsonl"]
 
 describe("round trip to trace v1", () => {
   test.each(FIXTURES)("%s: written as trace v1 and read back, the same steps, calls and results", (name) => {

@@ -20,3 +20,19 @@ export const structuredPatchDiff = (path: string | undefined, hunks: ReadonlyArr
 /** The files a Codex `apply_patch` envelope touches, in order ("*** Update File: path" …). */
 export const patchFiles = (patch: string): Array<string> =>
   [...patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm)].map((m) => m[1]!.trim())
+
+/**
+ * pi's edit diff (each line its sign, the line number and the text: `-2 beta`, `+2 gamma`,
+ * ` 1 alpha`; `   ...` where unchanged lines are left out) as a unified diff of `path`, the line
+ * numbers dropped so one change reads the same wherever it is in the file.
+ */
+export const numberedDiff = (path: string, diff: string): string | undefined => {
+  const body: Array<string> = ["@@"]
+  for (const line of diff.split(/\r?\n/)) {
+    const m = /^([-+ ]) *\d+ (.*)$/.exec(line) ?? /^([-+ ]) *\d+()$/.exec(line)
+    if (m !== null) body.push(`${m[1]}${m[2]}`)
+    else if (/^ +\.\.\.$/.test(line)) body.push("@@")
+    else if (line !== "") body.push(line)
+  }
+  return body.length === 1 ? undefined : [`--- ${path}`, `+++ ${path}`, ...body].join("\n")
+}

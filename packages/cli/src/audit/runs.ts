@@ -1,0 +1,40 @@
+/**
+ * The runs an audit reports: one per log file, and one per session of a database an agent keeps
+ * its sessions in (OpenCode's `opencode.db`, Kilo's `kilo.db`: @loopguard/effect/audit's
+ * opencode-db.ts), named `DB#SESSION`. A database that cannot be read is one failed run naming it.
+ */
+import { isSqliteFile, openCodeDbSessions, storedSessionName } from "@loopguard/effect/audit"
+import type { TraceFormat } from "@loopguard/core/trace"
+import { Effect } from "effect"
+import { fileBytes } from "./inputs.js"
+import { STDIN_ARG } from "./stdin-trace.js"
+
+export type AuditRun =
+  | { readonly _tag: "file"; readonly file: string; readonly name: string; readonly bytes: number }
+  | { readonly _tag: "stored"; readonly db: string; readonly id: string; readonly name: string; readonly bytes: number }
+  | { readonly _tag: "unreadable"; readonly name: string; readonly error: string; readonly bytes: number }
+
+/** Whether `file` is read as a database of sessions: a SQLite file, unless `--format` names another log than OpenCode's. */
+const isSessionDb = (file: string, format: TraceFormat | undefined): boolean =>
+  file !== STDIN_ARG && (format === undefined || format === "opencode") && isSqliteFile(file)
+
+/** The runs of the files, in order: a database's sessions oldest first, each with its share of the file's bytes. */
+export const auditRuns = (files: ReadonlyArray<string>, format: TraceFormat | undefined): Effect.Effect<Array<AuditRun>> =>
+  Effect.gen(function* () {
+    const runs: Array<AuditRun> = []
+    for (const file of files) {
+      const bytes = file === STDIN_ARG ? 0 : fileBytes(file)
+      if (!isSessionDb(file, format)) {
+        runs.push({ _tag: "file", file, name: file, bytes })
+        continue
+      }
+      const sessions = yield* Effect.result(openCodeDbSessions(file))
+      if (sessions._tag === "Failure") runs.push({ _tag: "unreadable", name: file, error: sessions.failure, bytes })
+      else if (sessions.success.length === 0) runs.push({ _tag: "unreadable", name: file, error: `${file}: OpenCode's database holds no session`, bytes })
+      else for (const s of sessions.success) runs.push({ _tag: "stored", db: file, id: s.id, name: storedSessionName(file, s.id), bytes: Math.round(bytes / sessions.success.length) })
+    }
+    return runs
+  })
+
+/** What an `--html` page of a run is named after: the session's id for a stored session. */
+export const pageKey = (run: AuditRun): string => (run._tag === "stored" ? `${run.id}.json` : run.name)
