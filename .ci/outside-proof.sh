@@ -142,4 +142,19 @@ else
   bad "npx loopguard sessions import/export on SQLite (got exit $code)"
 fi
 
+# OpenCode's database of sessions, audited by the installed bin on Node (node:sqlite, read-only):
+# the real run's rows of packages/effect/src/audit/fixtures/opencode-db.json put back into a database.
+build_db='const { DatabaseSync } = require("node:sqlite"); const f = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+const db = new DatabaseSync(process.argv[2], { enableForeignKeyConstraints: false }); // its project table is not in the fixture
+for (const t of ["session", "message", "part"]) { db.exec(f.schema[t]); for (const r of f[t]) { const k = Object.keys(r); db.prepare(`INSERT INTO ${t} (${k.join(",")}) VALUES (${k.map(() => "?").join(",")})`).run(...Object.values(r)) } }
+db.close()'
+if (cd "$app" && node -e "$build_db" "$repo/packages/effect/src/audit/fixtures/opencode-db.json" opencode.db 2>"$app/db.err" &&
+  npx --no-install loopguard audit --json opencode.db >"$app/db.out" 2>>"$app/db.err"); then code=0; else code=$?; fi
+cat "$app/db.err"
+if [ "$code" = 0 ] && grep -q '"file":"opencode.db#ses_' "$app/db.out" && grep -q '"steps":5' "$app/db.out"; then
+  ok "npx loopguard audit opencode.db on Node"
+else
+  cat "$app/db.out"; bad "npx loopguard audit opencode.db on Node (got exit $code)"
+fi
+
 exit $failed
