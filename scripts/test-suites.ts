@@ -44,7 +44,7 @@ export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
   { pattern: "test/response-limits.test.ts", why: "oversized replies, in process and through the CLI (20 s)" },
   { pattern: "test/cli-signals.test.ts", why: "SIGINT and SIGTERM to the CLI (19 s)" },
   { pattern: "test/audit.test.ts", why: "loopguard audit on files and the development traces (18 s)" },
-  { pattern: "test/audit-opencode-db.test.ts", why: "loopguard audit on OpenCode's database, run as a process (4 s)" },
+  { pattern: "test/audit-opencode-db.test.ts", why: "loopguard audit and sessions import on OpenCode's database, run as a process (8 s)" },
   { pattern: "test/sessions-import.test.ts", why: "agents' logs imported through the CLI (12 s)" },
   { pattern: "test/proxy-cli.test.ts", why: "loopguard proxy as a process (10 s)" },
   { pattern: "test/proxy-workers.test.ts", why: "loopguard proxy --workers: a supervisor and its worker processes" },

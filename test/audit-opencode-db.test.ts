@@ -1,7 +1,8 @@
 /**
  * `loopguard audit` on the database OpenCode (and Kilo) keep their sessions in, as a user runs it:
  * the database named, or the folder it is in, one run per session; a database that is not OpenCode's
- * is one failed run naming it, and the others are still audited.
+ * is one failed run naming it, and the others are still audited. `sessions import DB#SESSION` stores
+ * one of its sessions.
  */
 import { afterAll, describe, expect, setDefaultTimeout, test } from "bun:test"
 import { Database } from "bun:sqlite"
@@ -17,8 +18,10 @@ const ROOT = resolve(import.meta.dir, "..")
 const dir = mkdtempSync(join(tmpdir(), "loopguard-audit-opencode-db-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const audit = async (...args: ReadonlyArray<string>) => {
-  const proc = Bun.spawn(["bun", "run", "packages/cli/src/main.ts", "audit", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
+const audit = async (...args: ReadonlyArray<string>) => loopguard("audit", ...args)
+
+const loopguard = async (...args: ReadonlyArray<string>) => {
+  const proc = Bun.spawn(["bun", "run", "packages/cli/src/main.ts", ...args], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   return { stdout, stderr, code, objects: stdout.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { file: string; steps?: number; error?: string }) }
 }
@@ -67,5 +70,30 @@ describe("audit of OpenCode's database", () => {
     const into = await audit(path, "--html", out)
     expect(into.code).toBe(0)
     expect(readdirSync(out).sort()).toEqual(["index.html", `${OPENCODE_DB_SESSION}.html`])
+  })
+
+  test("sessions import: DB#SESSION, or the database when it holds one session; several, and it asks which", async () => {
+    const { path, writer } = makeOpenCodeDb(mkdtempSync(join(dir, "import-")))
+    writer.close()
+    const store = join(dir, "store")
+    const one = await loopguard("sessions", "import", path, "--session-dir", store)
+    expect({ code: one.code, stderr: one.stderr }).toEqual({ code: 0, stderr: "" })
+    expect(one.stdout).toContain(`as session ${OPENCODE_DB_SESSION}`)
+    const named = await loopguard("sessions", "import", `${path}#${OPENCODE_DB_SESSION}`, "--as", "again", "--session-dir", store)
+    expect(named.code).toBe(0)
+    const list = await loopguard("sessions", "list", "--session-dir", store)
+    expect(list.stdout).toContain(OPENCODE_DB_SESSION)
+    expect(list.stdout).toContain("again")
+    const gone = await loopguard("sessions", "import", `${path}#ses_gone`, "--session-dir", store)
+    expect({ code: gone.code, stderr: gone.stderr.trim() }).toEqual({ code: 2, stderr: `loopguard: ${path}: cannot read OpenCode's database: no session ses_gone in it` })
+    // A second session in the database: which one is meant must be said.
+    const db = new Database(path)
+    const columns = (db.prepare("PRAGMA table_info(session)").all() as Array<{ name: string }>).map((c) => c.name)
+    db.exec(`INSERT INTO session (${columns.join(", ")}) SELECT ${columns.map((c) => (c === "id" ? "'ses_second'" : c)).join(", ")} FROM session`)
+    db.close()
+    const two = await loopguard("sessions", "import", path, "--session-dir", store)
+    expect(two.code).toBe(2)
+    expect(two.stderr).toContain(`OpenCode's database holds 2 sessions: name one as DB#SESSION (${path}#`)
+    expect(two.stderr).not.toContain("    at ")
   })
 })

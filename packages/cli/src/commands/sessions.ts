@@ -6,6 +6,7 @@
  */
 import type { SessionStoreShape, SessionSummary } from "@loopguard/effect"
 import { exportTrace, importTrace, redactUrl } from "@loopguard/effect/store"
+import { isSqliteFile, openCodeDbExport, openCodeDbSessions, storedSessionName } from "@loopguard/effect/audit"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { Message } from "@loopguard/core/model"
@@ -132,14 +133,38 @@ const exportCommand = Command.make(
     )
 ).pipe(Command.withDescription("Print a session as trace v1 JSON Lines (loopguard audit reads it)"))
 
+/**
+ * A session of OpenCode's (or Kilo's) database as its export document, when FILE names one:
+ * `DB#SESSION`, or the database itself when it holds one session (audit names its runs the same
+ * way); null when FILE is no database, so it is read as a log.
+ */
+const storedSessionExport = (file: string): Effect.Effect<{ readonly text: string } | null, UsageError> =>
+  Effect.gen(function* () {
+    const hash = file.lastIndexOf("#")
+    const [db, named] = !isSqliteFile(file) && hash > 0 && isSqliteFile(file.slice(0, hash)) ? [file.slice(0, hash), file.slice(hash + 1)] : [file, null]
+    if (!isSqliteFile(db)) return null
+    const asUsage = (message: string) => new UsageError({ message })
+    let id = named
+    if (id === null) {
+      const sessions = yield* openCodeDbSessions(db).pipe(Effect.mapError(asUsage))
+      if (sessions.length !== 1) {
+        const which = sessions.slice(0, 5).map((x) => storedSessionName(db, x.id)).join(", ")
+        return yield* asUsage(`${db}: ${sessions.length === 0 ? "OpenCode's database holds no session" : `OpenCode's database holds ${sessions.length} sessions: name one as DB#SESSION (${which}${sessions.length > 5 ? ", …" : ""})`}`)
+      }
+      id = sessions[0]!.id
+    }
+    return { text: yield* openCodeDbExport(db, id).pipe(Effect.mapError(asUsage)) }
+  })
+
 const importCommand = Command.make(
   "import",
-  { ...storeFlags, file: Argument.String("file").pipe(Argument.withDescription("trace v1 file, or an agent's own log (docs/audit.md)")), format: formatFlag, as: Flag.String("as").pipe(Flag.optional, Flag.withDescription("session id to import under (default: the trace's session id, else the file name)")) },
+  { ...storeFlags, file: Argument.String("file").pipe(Argument.withDescription("trace v1 file, or an agent's own log (docs/audit.md); a session of OpenCode's or Kilo's database as DB#SESSION")), format: formatFlag, as: Flag.String("as").pipe(Flag.optional, Flag.withDescription("session id to import under (default: the trace's session id, else the file name)")) },
   (flags) =>
     withStore(flags, (store) =>
       Effect.gen(function* () {
-        const text = yield* Effect.tryPromise({ try: () => readFile(flags.file, "utf8"), catch: (e) => new UsageError({ message: `${flags.file}: cannot read: ${(e as Error).message}` }) })
-        const parsed = importTrace(text, flags.file, Option.getOrUndefined(flags.format))
+        const stored = yield* storedSessionExport(flags.file)
+        const text = stored?.text ?? (yield* Effect.tryPromise({ try: () => readFile(flags.file, "utf8"), catch: (e) => new UsageError({ message: `${flags.file}: cannot read: ${(e as Error).message}` }) }))
+        const parsed = importTrace(text, flags.file, stored !== null ? "opencode" : Option.getOrUndefined(flags.format))
         if (!parsed.ok) return yield* new UsageError({ message: parsed.problems.join("\n") })
         for (const n of parsed.notes ?? []) yield* Console.error(`note: ${n}`)
         if (parsed.messages.length === 0) return yield* new UsageError({ message: `${flags.file}: no user or assistant lines to import` })
