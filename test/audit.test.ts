@@ -315,6 +315,25 @@ describe("loopguard audit", () => {
     expect(only(objects[0]!).exit).toBeNull()
   }, 30_000)
 
+  test("what the log holds is printed without its secrets and without raw control characters (human and --json)", async () => {
+    const curl = "curl -H 'Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlc2lnbmF0dXJl' https://api.example.test/v1"
+    const failing = `401: key sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 rejected \u001b]0;owned\u0007`
+    const file = write("secret\u001b[31m.jsonl", [
+      { type: "user", text: "call the api" },
+      ...[1, 2, 3, 4].flatMap((n) => [step("Trying the API.", [call(`c${n}`, curl)]), result(`c${n}`, failing, 1)])
+    ])
+    const human = await audit(file)
+    const json = await audit("--json", file)
+    for (const out of [human.stdout, json.stdout, json.stderr]) {
+      expect(out).not.toContain("eyJhbGciOiJIUzI1NiJ9")
+      expect(out).not.toContain("sk-proj-AbCd")
+      expect(out).not.toMatch(/[\u001b\u0007]/)
+    }
+    // The findings are still there, with the secret's place marked.
+    expect(human.stdout).toMatch(/bash-retry/)
+    expect(human.stdout + json.stdout).toContain("[REDACTED]")
+  }, 60_000)
+
   test("the human timeline names step, detector and action, then a summary line", async () => {
     const file = write("human.jsonl", [
       { type: "user", text: "go" },

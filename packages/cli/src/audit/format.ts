@@ -3,12 +3,13 @@
  * JSON object per file per line (ARCHITECTURE.md contract, docs/audit.md).
  */
 import type { AuditIncident, AuditResult } from "@loopguard/effect/audit"
+import { jsonLine } from "../render/terminal-safe.js"
 
 export const toJsonLine = (r: AuditResult): string => {
-  if (r._tag === "failed") return JSON.stringify({ file: r.file, error: r.errors[0] ?? `${r.file}: failed`, errors: r.errors })
+  if (r._tag === "failed") return jsonLine({ file: r.file, error: r.errors[0] ?? `${r.file}: failed`, errors: r.errors })
   // Every detector's finding is listed; `lead` marks the one finding per event (per step) to count.
   const leads = new Set(eventsOf(r.incidents).map((e) => e.lead))
-  return JSON.stringify({
+  return jsonLine({
     file: r.file,
     steps: r.steps,
     incidents: r.incidents.map((i) => ({ step: i.step, detector: i.detector, action: i.action, kind: i.kind, detail: i.detail, lead: leads.has(i) })),

@@ -22,6 +22,9 @@ import { auditRuns, pageKey, type AuditRun } from "../audit/runs.js"
 import { ProgressLine } from "../audit/progress.js"
 import { spoolStdin, STDIN_ARG } from "../audit/stdin-trace.js"
 import { wantsFolder } from "../html/page-files.js"
+import { pageRedactor } from "../html/collect-page.js"
+import { terminalSafeField } from "../render/terminal-safe.js"
+import { redactDeep } from "@loopguard/core/try-best"
 import type { IndexRow } from "../html/index-page.js"
 
 interface OneFile {
@@ -63,13 +66,18 @@ const auditOne = (o: OneFile) => {
   }
 }
 
-/** Prints a finished file: its JSON line (notes to stderr beside it) or its human block. */
-const printResult = (r: AuditResult, json: boolean) =>
+/**
+ * Prints a finished file: its JSON line (notes to stderr beside it) or its human block. What a log
+ * holds is the agent's (or whoever wrote to it): secrets in it are redacted as on the page, and no
+ * escape sequence or line break of it reaches the terminal raw.
+ */
+const printResult = (found: AuditResult, json: boolean, redact: (text: string) => string) =>
   Effect.gen(function* () {
-    if (!json) return yield* Console.log(humanBlock(r).join("\n"))
+    const r = redactDeep(found, redact)
+    if (!json) return yield* Console.log(humanBlock(r).map(terminalSafeField).join("\n"))
     yield* Console.log(toJsonLine(r))
     // The JSON object's keys are a contract; notes (a line cut at input.maxLineBytes, an orphan result, a record a reader could not map) go beside it.
-    if (r._tag === "audited") for (const n of r.notes) yield* Console.error(`note: ${n}`)
+    if (r._tag === "audited") for (const n of r.notes) yield* Console.error(`note: ${terminalSafeField(n)}`)
   })
 
 const makeProgress = (runs: ReadonlyArray<AuditRun>, json: boolean): ProgressLine | undefined =>
@@ -91,6 +99,7 @@ export const auditCommand = Command.make(
     Effect.gen(function* () {
       const base = yield* loadCliConfig(Option.isSome(flags.config) ? { configPath: flags.config.value } : {})
       const config = auditConfig(base)
+      const redact = pageRedactor()
       const inputs = expandInputs(flags.files)
       if (inputs.files.length === 0) return yield* new UsageError({ message: `audit: no logs (.jsonl, .json, .traj, opencode.db, kilo.db) in ${flags.files.join(", ")}` })
       const format = Option.getOrUndefined(flags.format)
@@ -107,9 +116,9 @@ export const auditCommand = Command.make(
         progress?.clear()
         results.push(one.result)
         if (one.row !== undefined) rows.push(one.row)
-        if (html !== undefined && one.result._tag === "failed") yield* Console.error(`--html: no page for ${one.result.file}: its audit failed`)
+        if (html !== undefined && one.result._tag === "failed") yield* Console.error(`--html: no page for ${terminalSafeField(redact(one.result.file))}: its audit failed`)
         // Print as each file finishes, so a long batch shows where it is.
-        yield* printResult(one.result, flags.json)
+        yield* printResult(one.result, flags.json, redact)
       }
       progress?.clear()
       if (html !== undefined) yield* writeIndex(html, rows)
