@@ -89,11 +89,14 @@ describe("audit of OpenCode's database", () => {
     // A second session in the database: which one is meant must be said.
     const db = new Database(path)
     const columns = (db.prepare("PRAGMA table_info(session)").all() as Array<{ name: string }>).map((c) => c.name)
-    db.exec(`INSERT INTO session (${columns.join(", ")}) SELECT ${columns.map((c) => (c === "id" ? "'ses_second'" : c)).join(", ")} FROM session`)
+    db.exec(`INSERT INTO session (${columns.join(", ")}) SELECT ${columns.map((c) => (c === "id" ? "'ses#second'" : c)).join(", ")} FROM session`)
     db.close()
     const two = await loopguard("sessions", "import", path, "--session-dir", store)
     expect(two.code).toBe(2)
     expect(two.stderr).toContain(`OpenCode's database holds 2 sessions: name one as DB#SESSION (${path}#`)
     expect(two.stderr).not.toContain("    at ")
+    // A session id with a # in it is named as audit names its run: found (it holds no message of its own).
+    const hashed = await loopguard("sessions", "import", `${path}#ses#second`, "--as", "second", "--session-dir", store)
+    expect({ code: hashed.code, stderr: hashed.stderr.trim() }).toEqual({ code: 2, stderr: `loopguard: ${path}#ses#second: no user or assistant lines to import` })
   })
 })

@@ -334,6 +334,23 @@ describe("loopguard audit", () => {
     expect(human.stdout + json.stdout).toContain("[REDACTED]")
   }, 60_000)
 
+  test("a named pipe given as FILE is read once and audited under its name; one nobody writes to still ends on SIGTERM", async () => {
+    const fifo = join(dir, "run.pipe")
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0)
+    const proc = Bun.spawn(["bun", "run", "packages/cli/src/main.ts", "audit", "--json", fifo], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
+    // A writer that waits for the reader, as a shell's `<(…)` does.
+    const writer = Bun.spawn(["sh", "-c", 'cat > "$1"', "sh", fifo], { stdin: new Blob([`${JSON.stringify({ type: "user", text: "hi" })}\n${JSON.stringify(step("hello"))}\n`]) })
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited, writer.exited])
+    expect(code).toBe(0)
+    expect(JSON.parse(stdout.trim())).toMatchObject({ file: fifo, steps: 1 })
+    const waiting = Bun.spawn(["bun", "run", "packages/cli/src/main.ts", "audit", fifo], { cwd: ROOT, stdout: "pipe", stderr: "pipe" })
+    await Bun.sleep(1_500)
+    waiting.kill("SIGTERM")
+    const ended = await Promise.race([waiting.exited, Bun.sleep(15_000).then(() => "still running")])
+    if (ended === "still running") waiting.kill("SIGKILL")
+    expect(ended).toBe(143)
+  }, 60_000)
+
   test("the human timeline names step, detector and action, then a summary line", async () => {
     const file = write("human.jsonl", [
       { type: "user", text: "go" },

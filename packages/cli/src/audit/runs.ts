@@ -14,9 +14,19 @@ export type AuditRun =
   | { readonly _tag: "stored"; readonly db: string; readonly id: string; readonly name: string; readonly bytes: number }
   | { readonly _tag: "unreadable"; readonly name: string; readonly error: string; readonly bytes: number }
 
-/** Whether `file` is read as a database of sessions: a SQLite file, unless `--format` names another log than OpenCode's. */
-const isSessionDb = (file: string, format: TraceFormat | undefined): boolean =>
-  file !== STDIN_ARG && (format === undefined || format === "opencode") && isSqliteFile(file)
+/** The names OpenCode and Kilo give their databases: such a file is a database or nothing, never a text log. */
+const DB_NAME = /(^|\/)(opencode|kilo)\.db$/i
+
+/**
+ * Why `file` cannot be audited as it was given, before it is read: a database with a `--format`
+ * that reads text logs, or a file named like OpenCode's database that is none (empty, say); null
+ * when nothing is wrong so far.
+ */
+const givenProblem = (file: string, format: TraceFormat | undefined, sqlite: boolean): string | null => {
+  if (sqlite && format !== undefined && format !== "opencode") return `${file}: a SQLite database, which --format ${format} cannot read (OpenCode's and Kilo's are read without --format, or with --format opencode)`
+  if (!sqlite && DB_NAME.test(file)) return `${file}: named like OpenCode's database, but not a SQLite database (empty, or not a regular file)`
+  return null
+}
 
 /** The runs of the files, in order: a database's sessions oldest first, each with its share of the file's bytes. */
 export const auditRuns = (files: ReadonlyArray<string>, format: TraceFormat | undefined): Effect.Effect<Array<AuditRun>> =>
@@ -24,7 +34,13 @@ export const auditRuns = (files: ReadonlyArray<string>, format: TraceFormat | un
     const runs: Array<AuditRun> = []
     for (const file of files) {
       const bytes = file === STDIN_ARG ? 0 : fileBytes(file)
-      if (!isSessionDb(file, format)) {
+      const sqlite = file !== STDIN_ARG && isSqliteFile(file)
+      const problem = file === STDIN_ARG ? null : givenProblem(file, format, sqlite)
+      if (problem !== null) {
+        runs.push({ _tag: "unreadable", name: file, error: problem, bytes })
+        continue
+      }
+      if (!sqlite) {
         runs.push({ _tag: "file", file, name: file, bytes })
         continue
       }

@@ -20,7 +20,7 @@ import { htmlTarget, indexRow, prepareTarget, writeIndex, writeRunPage, type Htm
 import { expandInputs, isDir } from "../audit/inputs.js"
 import { auditRuns, pageKey, type AuditRun } from "../audit/runs.js"
 import { ProgressLine } from "../audit/progress.js"
-import { spoolStdin, STDIN_ARG } from "../audit/stdin-trace.js"
+import { isPipe, spoolPipe, spoolStdin, STDIN_ARG } from "../audit/stdin-trace.js"
 import { wantsFolder } from "../html/page-files.js"
 import { pageRedactor } from "../html/collect-page.js"
 import { terminalSafeField } from "../render/terminal-safe.js"
@@ -62,7 +62,8 @@ const auditOne = (o: OneFile) => {
         })
       )
     case "file":
-      return r.file === STDIN_ARG ? Effect.scoped(Effect.flatMap(spoolStdin, (s) => run(s.path, s.name, o.format))) : run(r.file, r.file, o.format)
+      if (r.file === STDIN_ARG) return Effect.scoped(Effect.flatMap(spoolStdin, (s) => run(s.path, s.name, o.format)))
+      return isPipe(r.file) ? Effect.scoped(Effect.flatMap(spoolPipe(r.file), (s) => run(s.path, s.name, o.format))) : run(r.file, r.file, o.format)
   }
 }
 

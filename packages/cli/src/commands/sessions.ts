@@ -140,8 +140,9 @@ const exportCommand = Command.make(
  */
 const storedSessionExport = (file: string): Effect.Effect<{ readonly text: string } | null, UsageError> =>
   Effect.gen(function* () {
-    const hash = file.lastIndexOf("#")
-    const [db, named] = !isSqliteFile(file) && hash > 0 && isSqliteFile(file.slice(0, hash)) ? [file.slice(0, hash), file.slice(hash + 1)] : [file, null]
+    // The database is the shortest part before a `#` that is one: a session id may hold `#` too.
+    const cut = isSqliteFile(file) ? -1 : [...file.matchAll(/#/g)].map((m) => m.index).find((at) => at > 0 && isSqliteFile(file.slice(0, at)))
+    const [db, named] = cut === undefined || cut < 0 ? [file, null] : [file.slice(0, cut), file.slice(cut + 1)]
     if (!isSqliteFile(db)) return null
     const asUsage = (message: string) => new UsageError({ message })
     let id = named

@@ -8,7 +8,7 @@ import { readTraceText } from "@loopguard/core/trace"
 import { Database } from "bun:sqlite"
 import { afterEach, describe, expect, test } from "bun:test"
 import { Effect } from "effect"
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { auditOpenCodeDb, isSqliteFile, openCodeDbExport, openCodeDbSessions } from "./opencode-db.js"
@@ -55,6 +55,8 @@ describe("OpenCode's database of sessions", () => {
   test("audited one run per session, named after the database and the session", async () => {
     const { path, writer } = makeDb(folder())
     writer.close()
+    const spools = () => readdirSync(tmpdir()).filter((f) => f.startsWith("loopguard-audit-opencode-"))
+    const spooledBefore = spools()
     const results = await Effect.runPromise(auditOpenCodeDb(path))
     expect(results).toMatchObject([{ _tag: "audited", file: `${path}#${SESSION}`, format: "opencode", steps: 5, notes: [] }])
   }, 60_000)
@@ -104,4 +106,68 @@ describe("OpenCode's database of sessions", () => {
     const missing = Effect.runSync(Effect.result(openCodeDbExport(path, "ses_gone")))
     expect(missing._tag === "Failure" ? missing.failure : "").toBe(`${path}: cannot read OpenCode's database: no session ses_gone in it`)
   })
+
+  test("a link is followed to the database and its log; a log without its index is read from a private copy; nothing is made beside either", () => {
+    const dir = folder()
+    const { path, writer } = makeDb(dir, true)
+    try {
+      const links = folder()
+      symlinkSync(path, join(links, "opencode.db"))
+      expect(Effect.runSync(openCodeDbSessions(join(links, "opencode.db"))).map((s) => s.id)).toEqual([SESSION])
+      expect(readdirSync(links)).toEqual(["opencode.db"])
+      // The database and its log as a backup or a crash leaves them: no -shm beside them.
+      const copy = folder()
+      copyFileSync(path, join(copy, "opencode.db"))
+      copyFileSync(`${path}-wal`, join(copy, "opencode.db-wal"))
+      const before = [readFileSync(join(copy, "opencode.db")), readFileSync(join(copy, "opencode.db-wal"))]
+      expect(Effect.runSync(openCodeDbSessions(join(copy, "opencode.db"))).map((s) => s.id)).toEqual([SESSION])
+      expect(JSON.parse(Effect.runSync(openCodeDbExport(join(copy, "opencode.db"), SESSION))).messages).toHaveLength(6)
+      expect(readdirSync(copy).sort()).toEqual(["opencode.db", "opencode.db-wal"])
+      expect([readFileSync(join(copy, "opencode.db")), readFileSync(join(copy, "opencode.db-wal"))]).toEqual(before)
+    } finally {
+      writer.close()
+    }
+  })
+
+  test("a writer mid-transaction in rollback-journal mode: its rows are not read as if committed", () => {
+    const { path, writer } = makeDb(folder())
+    try {
+      // A one-page cache makes the writer spill its uncommitted pages into the file itself.
+      writer.exec("PRAGMA cache_size = 1")
+      writer.exec("BEGIN IMMEDIATE")
+      const insert = writer.prepare("INSERT INTO part (id, message_id, session_id, time_created, time_updated, data) SELECT ?, message_id, session_id, time_created, time_updated, ? FROM part LIMIT 1")
+      for (let i = 0; i < 200; i++) insert.run(`prt_spill_${i}`, JSON.stringify({ type: "text", text: "x".repeat(4000) }))
+      writer.exec("UPDATE session SET id = 'ses_UNCOMMITTED'")
+      const read = Effect.runSync(Effect.result(openCodeDbSessions(path)))
+      if (read._tag === "Success") expect(read.success.map((s) => s.id)).toEqual([SESSION])
+      else expect(read.failure).toMatch(/locked|busy/i)
+    } finally {
+      writer.exec("ROLLBACK")
+      writer.close()
+    }
+  })
+
+  test("a FIFO is not opened (a read would wait forever); a session id longer than a file name is audited; a row whose data is not JSON is named", async () => {
+    const dir = folder()
+    const fifo = join(dir, "opencode.db")
+    expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0)
+    expect(isSqliteFile(fifo)).toBe(false)
+    const { path, writer } = makeDb(folder())
+    const long = `ses_${"x".repeat(300)}`
+    const columns = (writer.prepare("PRAGMA table_info(session)").all() as Array<{ name: string }>).map((c) => c.name)
+    writer.prepare(`INSERT INTO session (${columns.join(", ")}) SELECT ${columns.map((c) => (c === "id" ? "?" : c)).join(", ")} FROM session`).run(long)
+    writer.exec(`UPDATE part SET data = '{not json' WHERE id = (SELECT MIN(id) FROM part)`)
+    const broken = writer.prepare("SELECT MIN(id) AS id FROM part").get() as { id: string }
+    writer.close()
+    const spools = () => readdirSync(tmpdir()).filter((f) => f.startsWith("loopguard-audit-opencode-"))
+    const spooledBefore = spools()
+    const results = await Effect.runPromise(auditOpenCodeDb(path))
+    expect(results.map((r) => [r._tag, r.file])).toEqual([
+      ["audited", `${path}#${SESSION}`],
+      ["audited", `${path}#${long}`]
+    ])
+    const doc = readTraceText(Effect.runSync(openCodeDbExport(path, SESSION)), "opencode.db")
+    expect(JSON.stringify(doc.notes)).toContain(`part ${broken.id}`)
+    expect(spools()).toEqual(spooledBefore)
+  }, 60_000)
 })

@@ -17,25 +17,35 @@ import type { LoopguardConfig } from "../config/schema.js"
 import { auditConfig } from "./audit-config.js"
 import { auditFile, type AuditProgress } from "./audit-file.js"
 import type { AuditResult } from "./audit-trace.js"
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from "node:fs"
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 /** The 16 bytes every SQLite database file starts with. */
 const SQLITE_HEADER = "SQLite format 3\0"
 
-/** Whether `path` is a SQLite database file (by its header); false when it cannot be read. */
-export const isSqliteFile = (path: string): boolean => {
+/** The first `n` bytes of a regular file (a FIFO or a device is never opened: a read could wait forever); null when there are none to read. */
+const headOf = (path: string, n: number): Buffer | null => {
   let fd: number | undefined
   try {
+    if (!statSync(path).isFile()) return null
     fd = openSync(path, "r")
-    const head = Buffer.alloc(16)
-    return readSync(fd, head, 0, 16, 0) === 16 && head.toString("latin1") === SQLITE_HEADER
+    const head = Buffer.alloc(n)
+    return readSync(fd, head, 0, n, 0) === n ? head : null
   } catch {
-    return false
+    return null
   } finally {
     if (fd !== undefined) closeSync(fd)
   }
+}
+
+/** Whether `path` is a SQLite database file (by its header); false when it cannot be read or is not a regular file. */
+export const isSqliteFile = (path: string): boolean => headOf(path, 16)?.toString("latin1") === SQLITE_HEADER
+
+/** Whether the database keeps a write-ahead log (its header's read and write versions are 2). */
+const isWalMode = (path: string): boolean => {
+  const head = headOf(path, 20)
+  return head !== null && head[18] === 2 && head[19] === 2
 }
 
 /** One session in the database. */
@@ -57,19 +67,12 @@ interface Db {
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const builtin = (id: string): any => (process as any).getBuiltinModule?.(id)
 
-/**
- * Opens `path` read-only with the runtime's SQLite; throws when it cannot. With its write-ahead
- * log present (OpenCode has it open, or did not close it), the log is read too; without one, the
- * file is opened as immutable, since a read-only open of a WAL database would otherwise create
- * empty -wal and -shm files beside it.
- */
-const openReadOnly = (path: string): Db => {
-  const immutable = !existsSync(`${path}-wal`)
-  const uri = `file:${path.split("/").map(encodeURIComponent).join("/")}?immutable=1`
+/** Opens `file` with the runtime's SQLite (`uri`: a `file:` URI with its parameters). */
+const openWith = (file: string, readOnly: boolean, uri = false): Db => {
   if (typeof (globalThis as any).Bun !== "undefined") {
     const { Database } = builtin("bun:sqlite")
     // SQLITE_OPEN_READONLY | SQLITE_OPEN_URI
-    return immutable ? new Database(uri, 0x01 | 0x40) : new Database(path, { readonly: true })
+    return uri ? new Database(file, 0x01 | 0x40) : new Database(file, { readonly: readOnly })
   }
   // node:sqlite's one-time "experimental" warning is not for the user.
   const emitWarning = process.emitWarning
@@ -80,10 +83,53 @@ const openReadOnly = (path: string): Db => {
   try {
     const sqlite = builtin("node:sqlite")
     if (sqlite === undefined) throw new Error(`reading it needs Bun or Node ≥ 22.13 (node:sqlite); this is Node ${process.versions.node}`)
-    return new sqlite.DatabaseSync(immutable ? uri : path, { readOnly: true })
+    return new sqlite.DatabaseSync(file, { readOnly })
   } finally {
     process.emitWarning = emitWarning
   }
+}
+
+/**
+ * The database and its write-ahead log copied to a private folder and opened there (removed when
+ * closed): reading the log in place would create its shared-memory index (`-shm`) beside it.
+ */
+const openCopy = (path: string): Db => {
+  const dir = mkdtempSync(join(tmpdir(), "loopguard-audit-db-"))
+  try {
+    copyFileSync(path, join(dir, "copy.db"))
+    copyFileSync(`${path}-wal`, join(dir, "copy.db-wal"))
+    const db = openWith(join(dir, "copy.db"), false)
+    return { prepare: (sql) => db.prepare(sql), close: () => {
+      try {
+        db.close()
+      } finally {
+        rmSync(dir, { recursive: true, force: true })
+      }
+    } }
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true })
+    throw e
+  }
+}
+
+/**
+ * Opens the database at `given` for reading only; throws when it cannot. A link is followed first
+ * (the log lies beside the database, not the link). A database in WAL mode that nobody has open
+ * (no log beside it) is opened as immutable: a plain read-only open would create empty -wal and
+ * -shm files. One with its log and the log's index is read through them, as of its last commit;
+ * with a log but no index, from a private copy of both. Any other (a rollback journal, perhaps a
+ * writer mid-transaction) is opened read-only as it is, so SQLite's locks and journal are heeded.
+ */
+const openReadOnly = (given: string): Db => {
+  const path = realpathSync(given)
+  const wal = existsSync(`${path}-wal`)
+  if (isWalMode(path) && !wal && !existsSync(`${path}-journal`)) {
+    return openWith(`file:${path.split("/").map(encodeURIComponent).join("/")}?immutable=1`, true, true)
+  }
+  if (wal && !existsSync(`${path}-shm`)) return openCopy(path)
+  const db = openWith(path, true)
+  db.prepare("PRAGMA busy_timeout = 2000").all()
+  return db
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
@@ -121,14 +167,18 @@ export const openCodeDbSessions = (path: string, name: string = path): Effect.Ef
       .map((r) => ({ id: text(r["id"]), title: text(r["title"]), parentId: r["parent_id"] === null || r["parent_id"] === undefined ? null : text(r["parent_id"]) }))
   )
 
-/** A JSON column's object; one that does not parse is kept as `{}` with the id (the reader then notes what it misses). */
-const dataOf = (v: unknown): Record<string, unknown> => {
+/**
+ * A JSON column's object. One that does not parse is kept with the id and a `type` that names the
+ * row (`unreadable: part prt_…`), so the reader's note says which row it could not use.
+ */
+const dataOf = (v: unknown, row: string): Record<string, unknown> => {
   try {
     const o: unknown = JSON.parse(text(v))
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>) : {}
+    if (o !== null && typeof o === "object" && !Array.isArray(o)) return o as Record<string, unknown>
   } catch {
-    return {}
+    // Kept below, named.
   }
+  return { type: `unreadable: ${row} (its data is not a JSON object)`, role: `unreadable: ${row} (its data is not a JSON object)` }
 }
 
 /**
@@ -140,14 +190,19 @@ export const openCodeDbExport = (path: string, id: string, name: string = path):
   withDb(path, name, (db) => {
     const s = db.prepare("SELECT * FROM session WHERE id = ?").all(id)[0]
     if (s === undefined) throw new Error(`no session ${id} in it`)
-    const parts = db.prepare("SELECT id, data FROM part WHERE message_id = ? ORDER BY id")
+    // One read of the session's parts (a database without OpenCode's index on message_id would
+    // otherwise be scanned once per message), grouped by message in id order.
+    const partsOf = new Map<string, Array<Record<string, unknown>>>()
+    for (const p of db.prepare("SELECT id, message_id, data FROM part WHERE session_id = ? ORDER BY id").all(id)) {
+      const message = text(p["message_id"])
+      const list = partsOf.get(message) ?? []
+      list.push({ ...dataOf(p["data"], `part ${text(p["id"])}`), id: text(p["id"]), sessionID: id, messageID: message })
+      partsOf.set(message, list)
+    }
     const messages = db
       .prepare("SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id")
       .all(id)
-      .map((m) => ({
-        info: { ...dataOf(m["data"]), id: text(m["id"]), sessionID: id },
-        parts: parts.all(m["id"]).map((p) => ({ ...dataOf(p["data"]), id: text(p["id"]), sessionID: id, messageID: text(m["id"]) }))
-      }))
+      .map((m) => ({ info: { ...dataOf(m["data"], `message ${text(m["id"])}`), id: text(m["id"]), sessionID: id }, parts: partsOf.get(text(m["id"])) ?? [] }))
     const info = {
       id,
       slug: text(s["slug"]),
@@ -171,8 +226,14 @@ export const spoolOpenCodeSession = (path: string, id: string, name: string = pa
       Effect.try({
         try: () => {
           const dir = mkdtempSync(join(tmpdir(), "loopguard-audit-opencode-"))
-          const file = join(dir, `${id.replace(/[^A-Za-z0-9_-]/g, "_")}.json`)
-          writeFileSync(file, doc, { mode: 0o600 })
+          // A name of our own: a session id can be longer than a file name may be.
+          const file = join(dir, "session.json")
+          try {
+            writeFileSync(file, doc, { mode: 0o600 })
+          } catch (e) {
+            rmSync(dir, { recursive: true, force: true })
+            throw e
+          }
           return file
         },
         catch: (e) => `${name}: cannot write session ${id} to a temporary file: ${message(e)}`

@@ -87,7 +87,7 @@ class ClaudeCodeReader extends JsonLinesReader {
     if (typeof content === "string") d.text = joinText(d.text, content)
     else for (const block of Array.isArray(content) ? content : []) this.assistantBlock(d, block, line)
     const stop = str(m, "stop_reason")
-    if (stop !== undefined) d.finish = FINISH[stop] ?? "other"
+    if (stop !== undefined) d.finish = Object.hasOwn(FINISH, stop) ? FINISH[stop]! : "other"
     const usage = usageOf(obj(m, "usage"))
     if (usage !== undefined) d.usage = usage
     if (o["isApiErrorMessage"] === true) d.error = { message: textOf(content) || "API error" }

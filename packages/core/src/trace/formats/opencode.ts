@@ -101,8 +101,12 @@ const convert = (doc: unknown, b: TraceBuilder, at: LineLocator): void => {
       b.session(line, { model: str(mi, "modelID"), agent: str(mi, "mode") ?? str(mi, "agent") })
       assistantMessage(b, m as JsonObject, at)
     } else if (role === "user") {
-      const text = arr(m as JsonObject, "parts").filter((p) => isJsonObject(p) && p["type"] === "text" && p["ignored"] !== true).map(textOf).join("\n")
-      b.user(line, text)
+      const parts = arr(m as JsonObject, "parts").filter(isJsonObject)
+      for (const p of parts) {
+        const type = str(p, "type") ?? "?"
+        if (type !== "text" && !SILENT_PARTS.has(type)) b.note(at.find(`"${str(p, "id") ?? type}"`), `part "${type}" of a user message has no trace v1 counterpart; skipped`)
+      }
+      b.user(line, parts.filter((p) => p["type"] === "text" && p["ignored"] !== true).map(textOf).join("\n"))
     } else b.note(line, `message with role "${role ?? "?"}" skipped`)
   }
 }

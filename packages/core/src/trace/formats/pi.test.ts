@@ -89,4 +89,19 @@ describe("pi session files", () => {
     expect(numberedDiff("a.ts", "  1 x\n- 2 old\n+ 2 new\n-10 \n    ...\n 40 y\n+41 z")).toBe("--- a.ts\n+++ a.ts\n@@\n x\n-old\n+new\n-\n@@\n y\n+z")
     expect(numberedDiff("a.ts", "")).toBeUndefined()
   })
+
+  test("what a log says is taken only for what it can be: a stop reason named like an object's own method, an absurd exit status or token count", () => {
+    const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00Z", cwd: "/w" })
+    const reply = (stopReason: string, usage: Record<string, number>) =>
+      JSON.stringify({ type: "message", id: `a-${stopReason}`, parentId: null, message: { role: "assistant", content: [{ type: "toolCall", id: `c-${stopReason}`, name: "bash", arguments: { command: "make" } }], stopReason, usage } })
+    const result = (id: string, text: string) => JSON.stringify({ type: "message", id: `r-${id}`, parentId: null, message: { role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text }], isError: true } })
+    const r = readTraceText(
+      [header, reply("constructor", { input: 1e308, output: 5 }), result("c-constructor", "boom\nCommand exited with code 99999999999999999999999"), reply("toString", { input: 3, output: 2 }), result("c-toString", "boom\nCommand exited with code 2")].join("\n"),
+      "odd.jsonl"
+    )
+    const steps = stepsOf(r.lines)
+    expect(steps.map((s) => s.finish)).toEqual(["other", "other"])
+    expect(steps[0]!.usage).toEqual({ inputTokens: 0, outputTokens: 5, totalTokens: 5, cachedInputTokens: 0 })
+    expect(resultsOf(r.lines).map((x) => x.exitCode)).toEqual([undefined, 2])
+  })
 })

@@ -25,18 +25,24 @@ const SILENT_TYPES = new Set(["model_change", "thinking_level_change", "label", 
 
 const FINISH: Readonly<Record<string, TraceFinish>> = { stop: "stop", length: "length", toolUse: "tool-calls", error: "error", aborted: "other" }
 
+/** A token count as the log gives it, when it is one (a whole number that is not absurd). */
+const count = (u: JsonObject, key: string): number | undefined => {
+  const n = num(u, key)
+  return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined
+}
+
 /** pi's `input` leaves out what came from the cache (read or written); trace v1 counts all input. */
 const usageOf = (u: JsonObject | undefined) => {
   if (u === undefined) return undefined
-  const cacheRead = num(u, "cacheRead") ?? 0
-  const input = (num(u, "input") ?? 0) + cacheRead + (num(u, "cacheWrite") ?? 0)
-  const output = num(u, "output") ?? 0
-  return { inputTokens: input, outputTokens: output, totalTokens: num(u, "totalTokens") ?? input + output, cachedInputTokens: cacheRead }
+  const cacheRead = count(u, "cacheRead") ?? 0
+  const input = (count(u, "input") ?? 0) + cacheRead + (count(u, "cacheWrite") ?? 0)
+  const output = count(u, "output") ?? 0
+  return { inputTokens: input, outputTokens: output, totalTokens: count(u, "totalTokens") ?? input + output, cachedInputTokens: cacheRead }
 }
 
-/** The exit status the bash tool appends to a failed command's output. */
+/** The exit status the bash tool appends to a failed command's output (a status, not any number). */
 const exitCodeOf = (output: string): number | undefined => {
-  const m = /Command exited with code (-?\d+)\s*$/.exec(output.slice(-200))
+  const m = /Command exited with code (-?\d{1,6})\s*$/.exec(output.slice(-200))
   return m === null ? undefined : Number.parseInt(m[1]!, 10)
 }
 
@@ -122,7 +128,7 @@ class PiReader extends JsonLinesReader {
       } else this.b.note(line, `assistant content block "${type ?? "?"}" has no trace v1 counterpart; skipped`)
     }
     const stop = str(m, "stopReason")
-    if (stop !== undefined) d.finish = FINISH[stop] ?? "other"
+    if (stop !== undefined) d.finish = Object.hasOwn(FINISH, stop) ? FINISH[stop]! : "other"
     const usage = usageOf(obj(m, "usage"))
     if (usage !== undefined) d.usage = usage
     const errorMessage = str(m, "errorMessage")
