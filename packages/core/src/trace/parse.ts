@@ -154,7 +154,7 @@ const BLANK: ParsedLine = { errors: [] }
  */
 export const parseCutJson = (prefix: string): unknown => JSON.parse(closeCutJson(prefix))
 
-const cutNote = (cut: LineCut): string =>
+export const cutNote = (cut: LineCut): string =>
   `line of ${cut.bytes} bytes is longer than input.maxLineBytes: only its first ${cut.keptBytes} bytes were read, so the fields after that point are missing and the last one kept is cut short`
 
 /**

@@ -1,6 +1,6 @@
 /** What the JSON Lines readers share: a record per line, a note for a line that is not one, notes and records gathered per push. */
 import type { JsonObject } from "../fields.js"
-import type { LineCut } from "../parse.js"
+import { cutNote, type LineCut } from "../parse.js"
 import { TraceBuilder } from "./builder.js"
 import { readJsonLine } from "./json-line.js"
 import type { ReadOut, TraceReader } from "./reader.js"
@@ -14,6 +14,8 @@ export abstract class JsonLinesReader implements TraceReader {
 
   push(raw: string, lineNo: number, cut?: LineCut): ReadOut {
     if (raw.trim() === "") return this.b.take()
+    // Said as trace v1 says it: what was read of the line may lack its later fields.
+    if (cut !== undefined) this.b.note(lineNo, cutNote(cut))
     const parsed = readJsonLine(lineNo === 1 ? raw.replace(/^\uFEFF/, "") : raw, cut)
     if (!parsed.ok) this.b.note(lineNo, `${parsed.why}; line skipped`)
     else this.record(parsed.value, lineNo)

@@ -3,6 +3,7 @@ import { detectFormat } from "./detect.js"
 import { fixtureText, readFixture, resultsOf, stepsOf } from "./fixtures.fixture.js"
 import { readTraceText } from "./read-text.js"
 import { numberedDiff } from "./unified-diff.js"
+import { piReader } from "./pi.js"
 
 describe("pi session files", () => {
   test("an assistant message is a step with its thinking, calls, finish and usage; a failed model call is a step with its error", () => {
@@ -103,5 +104,12 @@ describe("pi session files", () => {
     expect(steps.map((s) => s.finish)).toEqual(["other", "other"])
     expect(steps[0]!.usage).toEqual({ inputTokens: 0, outputTokens: 5, totalTokens: 5, cachedInputTokens: 0 })
     expect(resultsOf(r.lines).map((x) => x.exitCode)).toEqual([undefined, 2])
+  })
+
+  test("a line cut at input.maxLineBytes is noted, as trace v1 notes it (the other JSON Lines readers share this)", () => {
+    const reader = piReader("long.jsonl")
+    reader.push(JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "t", cwd: "/w" }), 1)
+    const out = reader.push('{"type":"message","id":"a","parentId":null,"message":{"role":"user","content":"abc', 2, { bytes: 4212, keptBytes: 1000 })
+    expect(JSON.stringify(out)).toContain("line of 4212 bytes is longer than input.maxLineBytes: only its first 1000 bytes were read")
   })
 })
