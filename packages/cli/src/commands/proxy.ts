@@ -20,10 +20,10 @@ import { resolve } from "node:path"
 import { sharedState } from "@loopguard/proxy/store"
 import { announceWorker, reusePortProblem, superviseWorkers, workerBoard, workerRole } from "./proxy-workers.js"
 
-/** `HOST:PORT` (IPv6 as `[::1]:PORT`) as its two parts, or null when it is not one. */
 /** How long a log line may wait to be written with the next ones (batched-lines.ts). */
 const LOG_BATCH_MS = 50
 
+/** `HOST:PORT` (IPv6 as `[::1]:PORT`) as its two parts, or null when it is not one. */
 export const parseListen = (text: string): { readonly host: string; readonly port: number } | null => {
   const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(text.trim())
   if (m === null) return null
@@ -113,12 +113,18 @@ export const proxyCommand = Command.make(
         return yield* superviseWorkers(workers, listen.port, (port) => listening(proxyUrl(listen.host, port)))
       }
       if (Option.isSome(flags.sessionDir)) yield* ensureWritableDir(resolve(flags.sessionDir.value), "--session-dir")
-      const store = target === null ? undefined : yield* openCliStore(target, config)
-      const shared = target === null ? undefined : yield* sharedState(target, config).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
-      // A line a request, written in batches (batched-lines.ts); what is kept is written before the process ends.
+      // A line a request, written in batches (batched-lines.ts); what is kept is written before the process ends
+      // (this finalizer runs after the store's and the server's, which may still have lines to say).
       const lines = batchedLines((text) => (flags.json ? process.stdout : process.stderr).write(text), LOG_BATCH_MS)
       process.once("exit", lines.flush)
-      yield* Effect.addFinalizer(() => Effect.sync(lines.flush))
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          lines.flush()
+          process.off("exit", lines.flush)
+        })
+      )
+      const store = target === null ? undefined : yield* openCliStore(target, config)
+      const shared = target === null ? undefined : yield* sharedState(target, config).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))
       const show = flags.json
         ? (e: ProxyEvent) => lines.write(`${JSON.stringify(e)}\n`)
         : (e: ProxyEvent) => lines.write(`loopguard proxy${role !== null ? ` (worker ${role.index})` : ""}: ${describeEvent(e)}\n`)
