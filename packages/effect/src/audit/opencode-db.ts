@@ -99,13 +99,14 @@ const openCopy = (path: string): Db => {
     copyFileSync(path, join(dir, "copy.db"))
     copyFileSync(`${path}-wal`, join(dir, "copy.db-wal"))
     const db = openWith(join(dir, "copy.db"), false)
-    return { prepare: (sql) => db.prepare(sql), close: () => {
+    const close = () => {
       try {
         db.close()
       } finally {
         rmSync(dir, { recursive: true, force: true })
       }
-    } }
+    }
+    return { prepare: (sql) => db.prepare(sql), close }
   } catch (e) {
     rmSync(dir, { recursive: true, force: true })
     throw e
