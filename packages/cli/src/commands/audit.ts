@@ -22,7 +22,7 @@ import { auditRuns, pageKey, type AuditRun } from "../audit/runs.js"
 import { ProgressLine } from "../audit/progress.js"
 import { isPipe, spoolPipe, spoolStdin, STDIN_ARG } from "../audit/stdin-trace.js"
 import { wantsFolder } from "../html/page-files.js"
-import { pageRedactor } from "../html/collect-page.js"
+import { logRedactor } from "../render/env-secrets.js"
 import { terminalSafeField } from "../render/terminal-safe.js"
 import { redactDeep } from "@loopguard/core/try-best"
 import type { IndexRow } from "../html/index-page.js"
@@ -100,7 +100,7 @@ export const auditCommand = Command.make(
     Effect.gen(function* () {
       const base = yield* loadCliConfig(Option.isSome(flags.config) ? { configPath: flags.config.value } : {})
       const config = auditConfig(base)
-      const redact = pageRedactor()
+      const redact = logRedactor()
       const inputs = expandInputs(flags.files)
       if (inputs.files.length === 0) return yield* new UsageError({ message: `audit: no logs (.jsonl, .json, .traj, opencode.db, kilo.db) in ${flags.files.join(", ")}` })
       const format = Option.getOrUndefined(flags.format)

@@ -1,23 +1,13 @@
 /** A run's page data from its audit: the file's steps read once more, each cut to its view. */
-import { redactDeep, redactSecrets } from "@loopguard/core/try-best"
-import { redactText, secretValues } from "../render/env-secrets.js"
+import { redactDeep } from "@loopguard/core/try-best"
+import { logRedactor } from "../render/env-secrets.js"
 import { forEachStep, type AuditedFile } from "@loopguard/effect/audit"
 import { Effect } from "effect"
 import { basename } from "node:path"
 import { stepView, type RunPage, type StepView } from "./page-model.js"
 
-/**
- * Secrets in a log never reach a page: the values of this machine's variables named like
- * credentials, and whatever looks like a key or token on its own. Other variables' values (paths,
- * user names) are left alone, or every path in a log would read "[REDACTED]".
- */
-export const pageRedactor = (env: Readonly<Record<string, string | undefined>> = process.env) => {
-  const values = secretValues(env, [])
-  return (text: string): string => redactSecrets(redactText(text, values))
-}
-
 /** The page of an audited file at `path` (its steps are read again, streamed). */
-export const collectRunPage = (r: AuditedFile, path: string, maxLineBytes: number, redact: (t: string) => string = pageRedactor()): Effect.Effect<RunPage, string> =>
+export const collectRunPage = (r: AuditedFile, path: string, maxLineBytes: number, redact: (t: string) => string = logRedactor()): Effect.Effect<RunPage, string> =>
   Effect.gen(function* () {
     const steps: Array<StepView> = []
     yield* forEachStep({ path, name: r.file, format: r.format }, maxLineBytes, (s) => void steps.push(stepView(s.step, s.line, s.users, s.reply, redact)))

@@ -5,7 +5,7 @@ import { escapeHtml, jsonForScript } from "./escape.js"
 import { renderIndexPage } from "./index-page.js"
 import { pageNames, wantsFolder } from "./page-files.js"
 import { clip, CLIP_INPUT, CLIP_OUTPUT, CLIP_TEXT, stepView, type RunPage } from "./page-model.js"
-import { pageRedactor } from "./collect-page.js"
+import { logRedactor } from "../render/env-secrets.js"
 import { renderRunPage } from "./run-page.js"
 import { spanOf, summarize } from "./summary.js"
 
@@ -39,7 +39,7 @@ describe("escaping", () => {
 describe("page model", () => {
   test("long texts are clipped with a count; every string goes through the redactor", () => {
     expect(clip("abcdef", 3)).toBe("abc\n… (3 more characters not shown)")
-    const v = stepView(0, 7, [{ role: "user", id: "u", text: "key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789" }], reply("done"), pageRedactor({}))
+    const v = stepView(0, 7, [{ role: "user", id: "u", text: "key sk-proj-abcdefghijklmnopqrstuvwxyz0123456789" }], reply("done"), logRedactor({}))
     expect(v.users[0]).not.toContain("sk-proj-abcdefghijklmnopqrstuvwxyz0123456789")
     expect(v.users[0]).toContain("[REDACTED]")
     expect(v).toMatchObject({ n: 0, line: 7, reasoning: "think", text: "done", calls: [{ name: "bash", input: '{"command":"npm test"}', exit: 1, state: "error" }] })
@@ -56,7 +56,7 @@ describe("page model: redacted before clipped", () => {
     const toolReply = reply("done", {
       parts: [{ type: "tool", callId: "c1", name: "bash", input: { command: "y".repeat(CLIP_INPUT - 40) + " " + ghp }, state: "completed", output: cut(key, CLIP_OUTPUT) }]
     })
-    const v = stepView(0, 1, [{ role: "user", id: "u", text: cut(aws, CLIP_TEXT) }], toolReply, pageRedactor({}))
+    const v = stepView(0, 1, [{ role: "user", id: "u", text: cut(aws, CLIP_TEXT) }], toolReply, logRedactor({}))
     expect(v.users[0]).not.toContain(aws.slice(0, 8))
     expect(v.calls[0]!.output).not.toContain(key.slice(0, 12))
     expect(v.calls[0]!.input).not.toContain(ghp.slice(0, 8))
@@ -88,7 +88,7 @@ describe("run page", () => {
     title: `run ${HOSTILE}`,
     file: `logs/${HOSTILE}.jsonl`,
     format: "claude-code",
-    steps: [stepView(0, 2, [{ role: "user", id: "u", text: HOSTILE }], reply(HOSTILE), pageRedactor({}))],
+    steps: [stepView(0, 2, [{ role: "user", id: "u", text: HOSTILE }], reply(HOSTILE), logRedactor({}))],
     incidents: [incident(0, HOSTILE, "pause", "loop", { detail: HOSTILE })],
     exit: { reason: "try_best_paused", step: 0 },
     notes: [`f:1: ${HOSTILE}`]

@@ -8,7 +8,7 @@ import { auditConfig, auditTrace } from "@loopguard/effect/audit"
 import { exportTrace } from "@loopguard/effect/store"
 import { redactDeep } from "@loopguard/core/try-best"
 import { Effect } from "effect"
-import { pageRedactor } from "./collect-page.js"
+import { logRedactor } from "../render/env-secrets.js"
 import { stepView, type RunPage, type StepView } from "./page-model.js"
 
 /** Stored messages as the page's steps: each reply with the user messages before it. */
@@ -27,7 +27,7 @@ export const sessionSteps = (messages: ReadonlyArray<Message>, redact: (t: strin
 
 export const sessionRunPage = (id: string, messages: ReadonlyArray<Message>, config: LoopguardConfig): Effect.Effect<RunPage, string> =>
   Effect.gen(function* () {
-    const redact = pageRedactor()
+    const redact = logRedactor()
     const audit = yield* auditTrace(`session ${id}`, exportTrace(id, messages), auditConfig(config), "trace")
     if (audit._tag === "failed") return yield* Effect.fail(audit.errors.join("\n"))
     return { title: redact(`session ${id}`), file: redact(`session ${id}`), format: "stored session", steps: sessionSteps(messages, redact), incidents: redactDeep(audit.incidents, redact), exit: audit.exit, notes: audit.notes.map(redact) }

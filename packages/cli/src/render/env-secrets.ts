@@ -3,6 +3,8 @@
  * key loopguard holds, and any variable named like a credential whose value a tool printed and
  * the model repeated. Only exact values are replaced, so ids and hashes in a trace stay intact.
  */
+import { redactSecrets } from "@loopguard/core/try-best"
+
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH/i
 const MIN_SECRET_LENGTH = 8
 export const REDACTED_VALUE = "[REDACTED]"
@@ -48,4 +50,14 @@ export const makeStreamRedactor = (secrets: ReadonlyArray<string>) => {
       return out
     }
   }
+}
+
+/**
+ * Secrets in a log never reach a page or a terminal (audit, sessions show --html): the values of this machine's variables named like
+ * credentials, and whatever looks like a key or token on its own. Other variables' values (paths,
+ * user names) are left alone, or every path in a log would read "[REDACTED]".
+ */
+export const logRedactor = (env: Readonly<Record<string, string | undefined>> = process.env) => {
+  const values = secretValues(env, [])
+  return (text: string): string => redactSecrets(redactText(text, values))
 }
