@@ -17,14 +17,18 @@ export const contentCodingOf = (encoding: string | undefined): ContentCoding | n
   return name === "deflate" || name === "br" ? name : null
 }
 
-/** `body` without its content-encoding; null for an encoding the proxy cannot read (or a body that does not decode). */
-export const plainBody = (body: Buffer, encoding: string | undefined): Buffer | null => {
+/**
+ * `body` without its content-encoding; null for an encoding the proxy cannot read (or a body that
+ * does not decode, or decodes past `maxBytes`).
+ */
+export const plainBody = (body: Buffer, encoding: string | undefined, maxBytes?: number): Buffer | null => {
   const coding = contentCodingOf(encoding)
+  const options = maxBytes === undefined ? {} : { maxOutputLength: maxBytes }
   try {
     if (coding === "identity") return body
-    if (coding === "gzip") return gunzipSync(body)
-    if (coding === "deflate") return inflateSync(body)
-    if (coding === "br") return brotliDecompressSync(body)
+    if (coding === "gzip") return gunzipSync(body, options)
+    if (coding === "deflate") return inflateSync(body, options)
+    if (coding === "br") return brotliDecompressSync(body, options)
   } catch {
     return null
   }

@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from "node:http"
 import { createBrotliDecompress, createGunzip, createInflate, type Gunzip } from "node:zlib"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { contentCodingOf } from "./body-bytes.js"
-import type { OpenAttempt } from "./upstream.js"
+import type { Attempt, OpenAttempt } from "./upstream.js"
 
 /** A decompressing stream for the reply's coding; null when it is plain (or a coding the proxy cannot read: passed on named). */
 const decompressorFor = (encoding: string): Gunzip | null => {
@@ -61,25 +61,29 @@ class DecodedReply extends EventEmitter implements UpstreamReply {
 
 /**
  * `opened` with its body decompressed when the upstream encoded it; as it was otherwise. The first
- * plain chunk is read before it is handed back (null for an empty body), as an attempt's first is.
+ * plain chunk is read before it is handed back (null for an empty body), as an attempt's first is,
+ * within `timeoutMs`: an upstream that sends a compressed header and then nothing failed the
+ * attempt, as a stall before the first byte does.
  */
-export const decodedAttempt = async (opened: OpenAttempt): Promise<OpenAttempt> => {
+export const decodedAttempt = async (opened: OpenAttempt, timeoutMs: number): Promise<Attempt> => {
   const zlib = decompressorFor(String(opened.res.headers["content-encoding"] ?? ""))
   if (zlib === null) return opened
   const reply = new DecodedReply(opened.res, zlib)
   reply.pause()
-  const first = await new Promise<Buffer | null>((resolve) => {
+  const first = await new Promise<Buffer | null | "silent">((resolve) => {
     const onData = (chunk: Buffer) => {
       reply.pause()
       settle(chunk)
     }
-    const settle = (chunk: Buffer | null) => {
+    const settle = (chunk: Buffer | null | "silent") => {
+      clearTimeout(timer)
       reply.off("data", onData)
       reply.off("end", onEnd)
       reply.off("error", onEnd)
       resolve(chunk)
     }
     const onEnd = () => settle(null)
+    const timer = setTimeout(() => settle("silent"), timeoutMs)
     reply.on("data", onData)
     reply.on("end", onEnd)
     reply.on("error", onEnd)
@@ -87,5 +91,12 @@ export const decodedAttempt = async (opened: OpenAttempt): Promise<OpenAttempt> 
     if (opened.ended()) zlib.end()
     reply.resume()
   })
+  if (first === "silent") {
+    // The cut connection's error has nobody left to hear it.
+    reply.on("error", () => {})
+    opened.abort()
+    return { ok: false, error: { message: `no decompressed byte from the upstream within ${timeoutMs} ms`, code: "chunk_timeout", phase: "request" }, body: null, res: null }
+  }
   return { ok: true, res: reply, first, ended: () => reply.ended, abort: opened.abort }
 }
+

@@ -16,8 +16,10 @@ export type FirstEvents =
   | { readonly kind: "error"; readonly error: NormalizedError }
   /** Only events that open the reply (response.created, message_start, ping…). */
   | { readonly kind: "opening" }
-  /** Content (text, reasoning, a call), the reply's end, or no whole event at all (a JSON body). */
+  /** Content (text, reasoning, a call) or the reply's end. */
   | { readonly kind: "answered" }
+  /** No whole event yet: the first one is still arriving (or the body is not events at all). */
+  | { readonly kind: "partial" }
 
 const errorOf = (data: string): NormalizedError => {
   const e = parseJson(data) ?? {}
@@ -38,7 +40,7 @@ export const firstEvents = (protocol: Protocol, body: unknown, first: Uint8Array
     if (seen.text !== undefined || seen.reasoning !== undefined || seen.toolCall === true || seen.end === true || seen.finishing === true) return { kind: "answered" }
     if (seen.error === true) return { kind: "error", error: errorOf(event.data) }
   }
-  return events.length === 0 ? { kind: "answered" } : { kind: "opening" }
+  return events.length === 0 ? { kind: "partial" } : { kind: "opening" }
 }
 
 /** The next chunk of the reply, or why none came: the body ended, broke, or stayed silent for `timeoutMs`. */
@@ -64,15 +66,20 @@ const nextChunk = (res: UpstreamReply, timeoutMs: number): Promise<Uint8Array | 
     res.resume()
   })
 
-/** A streamed reply read on to its first content: the bytes read so far, or the error that stands for the attempt. */
-export type UntilContent = { readonly ok: true; readonly first: Buffer } | { readonly ok: false; readonly error: NormalizedError }
+/**
+ * A streamed reply read on to its first content: the bytes read so far, or the error that stands
+ * for the attempt (with the bytes read up to the upstream's error event, when it sent one).
+ */
+export type UntilContent = { readonly ok: true; readonly first: Buffer } | { readonly ok: false; readonly error: NormalizedError; readonly read?: Buffer }
 
 /** A stream that ended before any content, or with no body at all: nothing reached the client, so it is retried as a reset is. */
 export const ENDED_BEFORE_CONTENT: NormalizedError = { message: "the upstream ended the reply before any content", code: "ECONNRESET", phase: "request" }
 
 /**
- * Reads on while the reply has only opened, each chunk within `timeoutMs`. The bytes read go on to
- * the relay as the reply's first chunk. A body that ends here is a failed attempt.
+ * Reads on while the reply has only opened (or its first event is still arriving), each chunk
+ * within `timeoutMs`. The bytes read go on to the relay as the reply's first chunk. A body that
+ * ends here is a failed attempt, but for one that held no whole event at all: not events (a JSON
+ * body sent as a stream), it goes to the client as it came.
  */
 export const untilContent = async (
   protocol: Protocol,
@@ -86,12 +93,13 @@ export const untilContent = async (
   let read = first
   for (;;) {
     const seen = firstEvents(protocol, body, read)
-    if (seen.kind === "error") return { ok: false, error: seen.error }
+    if (seen.kind === "error") return { ok: false, error: seen.error, read }
     // An opening past the event limit is not read on: the relay refuses it (stream.maxEventBytes).
     if (seen.kind === "answered" || read.length > limits.maxEventBytes) return { ok: true, first: read }
-    if (ended()) return { ok: false, error: ENDED_BEFORE_CONTENT }
+    const notEvents = seen.kind === "partial" && read.length > 0
+    if (ended()) return notEvents ? { ok: true, first: read } : { ok: false, error: ENDED_BEFORE_CONTENT }
     const next = await nextChunk(res, timeoutMs)
-    if (next === "ended") return { ok: false, error: ENDED_BEFORE_CONTENT }
+    if (next === "ended") return notEvents ? { ok: true, first: read } : { ok: false, error: ENDED_BEFORE_CONTENT }
     if (next === "silent") return { ok: false, error: { message: `the upstream opened the reply and sent nothing more for ${timeoutMs} ms`, code: "chunk_timeout", phase: "request" } }
     if (next === "broke") return { ok: false, error: { message: "the upstream connection broke before any content", code: "ECONNRESET", phase: "request" } }
     read = Buffer.concat([read, next])

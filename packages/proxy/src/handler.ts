@@ -157,12 +157,13 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
   const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
   const send = () =>
     attempt(target, "POST", headers, rewritten, signal).then(async (sent): Promise<Attempt> => {
-      const a = sent.ok ? await decodedAttempt(sent) : sent
+      const a = sent.ok ? await decodedAttempt(sent, target.chunkTimeoutMs) : sent
       if (!a.ok || !isEventStream(a.res.headers)) return a
       const read = a.first === null ? ({ ok: false, error: ENDED_BEFORE_CONTENT } as const) : await untilContent(protocol, body, a.res, a.first, a.ended, { timeoutMs: target.chunkTimeoutMs, maxEventBytes: deps.settings.maxEventBytes })
       if (read.ok) return read.first === a.first ? a : { ...a, first: read.first }
       a.abort()
-      return { ok: false, error: read.error, body: null, res: null }
+      // The upstream's own error event, kept to go to the client as it came when no retry follows.
+      return { ok: false, error: read.error, body: read.read ?? null, res: read.read === undefined ? null : a.res }
     })
   return { target, send }
 }
@@ -195,9 +196,11 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   const extra = headersOf(j.session, j.verdict.action)
   if (!opened.ok) {
     if (opened.res !== null && opened.body !== null) {
-      // The upstream's own answer, as it gave it, once the retries are spent.
+      // The upstream's own answer, as it gave it, once the retries are spent: an HTTP error, or a
+      // stream whose error event came before any content.
       const secrets = secretsOf(deps.auth)
-      res.writeHead(opened.error.status ?? 502, clientHeaders(opened.res.headers, extra, false, secrets))
+      const encoding = opened.bodyEncoding === undefined ? {} : { "content-encoding": opened.bodyEncoding }
+      res.writeHead(opened.res.statusCode ?? opened.error.status ?? 502, { ...clientHeaders(opened.res.headers, extra, false, secrets), ...encoding })
       res.end(redactBytes(opened.body, secrets))
     } else if (opened.error.status === 429) sendError(res, protocol.name, 429, `loopguard proxy: ${opened.error.message}`, { ...extra, ...opened.error.headers })
     else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${opened.error.message}`, extra)
@@ -205,7 +208,7 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   }
   if (!isEventStream(opened.res.headers)) {
     const again = () => callWithRetries(target, deps.board, send, gone.signal, () => {})
-    const whole = await relayWhole(res, protocol, opened, { settings: { ...deps.settings, guard: replyGuard(j) }, offered: j.conversation.tools, extra, again, secrets: secretsOf(deps.auth) })
+    const whole = await relayWhole(res, protocol, opened, { settings: { ...deps.settings, guard: replyGuard(j) }, offered: j.conversation.tools, extra, again, secrets: secretsOf(deps.auth), chunkTimeoutMs: target.chunkTimeoutMs })
     return record(whole.cut !== undefined ? "cut" : "completed", whole.code, null, whole.cut)
   }
   res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false, secretsOf(deps.auth)))

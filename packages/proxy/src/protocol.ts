@@ -85,6 +85,11 @@ export interface ObservedCall {
   readonly id: string
   readonly name: string
   readonly args: string
+  /**
+   * A freeform call (Responses `custom_tool_call`, Codex's `apply_patch`): its input is text, not
+   * JSON, so it is whole only once the upstream said its item is done.
+   */
+  readonly freeform?: { readonly done: boolean }
 }
 
 export interface StreamWatch {
@@ -176,8 +181,12 @@ export const parseJson = (text: string): any => {
   }
 }
 
-/** The name of the first call whose arguments are not whole (neither empty nor a JSON object), or null when every one is. */
-export const cutOffCall = (calls: ReadonlyArray<ObservedCall>): string | null => calls.find((c) => !wholeArguments(c.args))?.name ?? null
+/**
+ * The name of the first call whose arguments are not whole (neither empty nor a JSON object; a
+ * freeform call: its item not done), or null when every one is.
+ */
+export const cutOffCall = (calls: ReadonlyArray<ObservedCall>): string | null =>
+  calls.find((c) => (c.freeform !== undefined ? !c.freeform.done : !wholeArguments(c.args)))?.name ?? null
 
 /** Whether a call's argument text is whole: empty (no arguments) or a JSON object. Cut-off arguments are neither. */
 export const wholeArguments = (args: string): boolean => {

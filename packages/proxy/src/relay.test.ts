@@ -85,6 +85,29 @@ describe("relayStream", () => {
     expect(text.indexOf('"role"')).toBeLessThan(text.indexOf('"done"'))
   })
 
+  test("a body that ends in the middle of an event: the cut event is dropped (as a client drops it), the error event comes whole on its own", async () => {
+    const { end, text } = await relayed((up) => {
+      up.emit("data", bytes(roleEvent + textEvent("so far")))
+      up.emit("data", bytes('data: {"id":"x","choi'))
+    })
+    expect(end.type).toBe("failed")
+    expect(text.startsWith(roleEvent + textEvent("so far") + "data: {\"error\"")).toBe(true)
+    expect(text).not.toContain('"id":"x"')
+    expect(text.endsWith("\n\ndata: [DONE]\n\n")).toBe(true)
+  })
+
+  test("a whole last event without its blank line gets one, so the error event after it is an event of its own", async () => {
+    const { text } = await relayed((up) => up.emit("data", bytes(roleEvent + textEvent("done").trimEnd())))
+    expect(text).toContain(textEvent("done") + "data: {\"error\"")
+  })
+
+  test("the upstream's error event before any content takes the held opening events with it to the client", async () => {
+    const error = event({ error: { message: "overloaded", type: "server_error" } })
+    const { end, text } = await relayed((up) => up.emit("data", bytes(roleEvent + error)))
+    expect(end.type).toBe("failed")
+    expect(text).toBe(roleEvent + error)
+  })
+
   test("a whole call held to the end passes on, in the upstream's bytes", async () => {
     const sent = roleEvent + callEvent('{"command": "ls"}') + "data: [DONE]\n\n"
     const { end, text } = await relayed((up) => up.emit("data", bytes(sent)))

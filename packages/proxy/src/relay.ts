@@ -9,9 +9,9 @@ import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { connectionErrorText } from "./upstream.js"
 import { cutNotice } from "./notices.js"
-import { cutOffCall, type Protocol, type StreamWatch } from "./protocol.js"
+import { cutOffCall, parseJson, type Protocol, type StreamWatch } from "./protocol.js"
 import { ReplyRouting } from "./reply-routing.js"
-import { SseSplitter } from "./sse.js"
+import { SseSplitter, type SseEvent } from "./sse.js"
 
 export interface RelayLimits {
   readonly maxResponseBytes: number
@@ -69,6 +69,16 @@ const deltaGuard = (options: RepeatGuardOptions | null) => {
   }
 }
 
+
+/**
+ * The event the body ended in the middle of (its blank line never came), as the client gets it: a
+ * whole one ended with its blank line, so what the relay writes after it is an event of its own; a
+ * cut one (its data not whole JSON) dropped, as an event-stream reader drops it at the end.
+ */
+export const lastEvent = (rest: SseEvent | null): SseEvent | null => {
+  if (rest === null || (rest.data !== "[DONE]" && parseJson(rest.data) === undefined)) return null
+  return { ...rest, raw: rest.raw.endsWith("\n") ? `${rest.raw}\n` : `${rest.raw}\n\n` }
+}
 
 /**
  * Relays until the upstream ends, the guard trips, a limit or the chunk timeout is passed, or the
@@ -165,7 +175,7 @@ class StreamRelay {
    */
   private readonly onEnd = (): void => {
     if (this.ended) return
-    const rest = this.splitter.rest()
+    const rest = lastEvent(this.splitter.rest())
     if (rest !== null) this.routing.route(rest.raw, this.input.watch.see(rest))
     if (this.input.watch.finish === undefined) return this.broke("the upstream ended the reply before its end event")
     if (!this.endKeptBack()) return

@@ -1,7 +1,8 @@
 /**
  * Where each event of a streamed reply goes on its way to the client. The relay asks; this holds no
  * socket and writes nothing, it hands back the text to write:
- * - written now: text, reasoning, and everything after the first of them;
+ * - written now: text, reasoning, an error event (the opening goes with it), and everything after
+ *   the first of them;
  * - the opening: the protocol's opening events (response.created, message_start…) wait for the
  *   first content, so a reply refused or cut before any content still starts well-formed;
  * - held: from the first tool call on, until the reply ends, because a call whose arguments were
@@ -33,7 +34,7 @@ export class ReplyRouting {
     } else if (this.tail !== null || (this.keepsTail && seen.finishing === true)) {
       this.tail = (this.tail ?? this.opening) + raw
       this.opening = ""
-    } else if (!this.wrote && this.out === "" && seen.text === undefined && seen.reasoning === undefined && seen.end !== true) {
+    } else if (!this.wrote && this.out === "" && seen.text === undefined && seen.reasoning === undefined && seen.end !== true && seen.error !== true) {
       this.opening += raw
     } else {
       this.out += this.opening + raw

@@ -6,10 +6,9 @@
  */
 import { messagesFrames, responsesFrames, streamFrames, textStream } from "@loopguard/ai-sdk/testing"
 import { afterEach, describe, expect, test } from "bun:test"
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { gzipSync } from "node:zlib"
 import { configWith, HTTP_STACKS, PATHS, post, records } from "./proxy.fixture.js"
+import { proxyFor, rawUpstream, type RawUpstream } from "./raw-upstream.fixture.js"
 import type { ProtocolName } from "./protocol.js"
 import { startProxy, type ProxyEvent, type RunningProxy } from "./server.js"
 
@@ -35,32 +34,6 @@ const request = (protocol: Streamed) =>
 
 const TERMINATOR: Readonly<Record<Streamed, string>> = { chat: "data: [DONE]", responses: "response.completed", messages: "message_stop" }
 
-interface RawUpstream {
-  readonly url: string
-  readonly requests: () => number
-  readonly close: () => Promise<void>
-}
-
-/** An upstream that answers every request with `reply`, written by hand. */
-const rawUpstream = async (reply: (req: IncomingMessage, res: ServerResponse) => void): Promise<RawUpstream> => {
-  let count = 0
-  const server: Server = createServer((req, res) => {
-    count += 1
-    req.resume()
-    req.on("end", () => reply(req, res))
-  })
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
-    requests: () => count,
-    close: () =>
-      new Promise<void>((done) => {
-        server.closeAllConnections()
-        server.close(() => done())
-      })
-  }
-}
-
 let upstream: RawUpstream | undefined
 let proxy: RunningProxy | undefined
 afterEach(async () => {
@@ -68,15 +41,6 @@ afterEach(async () => {
   await upstream?.close()
   proxy = upstream = undefined
 })
-
-const proxyFor = async (url: string, stack: "bun" | "node", events: Array<ProxyEvent>, chunkTimeoutMs = 2_000) =>
-  startProxy({
-    config: configWith(url, (c) => ({ ...c, stream: { ...c.stream, chunkTimeoutMs } })),
-    host: "127.0.0.1",
-    port: 0,
-    httpStack: stack,
-    onEvent: (e) => events.push(e)
-  })
 
 describe.each(HTTP_STACKS)("%s http stack", (stack) => {
   describe.each(STREAMED)("%s", (protocol) => {

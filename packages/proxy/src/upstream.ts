@@ -9,6 +9,7 @@ import { decide, initialRetryState, planRetry, recordRetry, type RetryBudgets } 
 import { request as httpRequest, type OutgoingHttpHeaders } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { sleep, waitForTurn, type BackoffBoard } from "./backoff.js"
+import { plainBody } from "./body-bytes.js"
 import { fetchHeadersOf } from "./client-reply.js"
 import { FetchReply, type UpstreamReply } from "./fetch-reply.js"
 
@@ -37,7 +38,14 @@ export type Attempt =
       readonly ended: () => boolean
       readonly abort: () => void
     }
-  | { readonly ok: false; readonly error: NormalizedError; readonly body: Buffer | null; readonly res: UpstreamReply | null }
+  | {
+      readonly ok: false
+      readonly error: NormalizedError
+      readonly body: Buffer | null
+      readonly res: UpstreamReply | null
+      /** The content-encoding `body` still has (a coding the proxy cannot read); absent when plain. */
+      readonly bodyEncoding?: string
+    }
 
 /** An attempt the upstream answered. */
 export type OpenAttempt = Extract<Attempt, { ok: true }>
@@ -49,22 +57,35 @@ export interface RetryEvent {
   readonly status?: number
 }
 
-/** Error bodies are kept for the client up to this many bytes. */
-const MAX_ERROR_BODY_BYTES = 64 * 1024
+/** Error bodies are kept for the client (decompressed) up to this many bytes; the rest is read and dropped. */
+export const MAX_ERROR_BODY_BYTES = 1024 * 1024
 
 const headerRecord = (res: UpstreamReply): Record<string, string> =>
   Object.fromEntries(Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(", ") : v]])))
 
-const readSome = (res: UpstreamReply, limit: number): Promise<Buffer> =>
+/**
+ * The body's first `limit` bytes, read to its end; one silent for `idleMs` is cut there (`abort`)
+ * with what came, so an error body that stalls does not hold the client past the chunk timeout.
+ */
+const readSome = (res: UpstreamReply, limit: number, idleMs: number, abort: () => void): Promise<Buffer> =>
   new Promise((resolve) => {
     const parts: Array<Buffer> = []
     let size = 0
+    const done = () => {
+      clearTimeout(timer)
+      resolve(Buffer.concat(parts).subarray(0, limit))
+    }
+    const timer = setTimeout(() => {
+      abort()
+      done()
+    }, idleMs)
     res.on("data", (b: Buffer) => {
       if (size < limit) parts.push(b)
       size += b.length
+      timer.refresh()
     })
-    res.on("end", () => resolve(Buffer.concat(parts).subarray(0, limit)))
-    res.on("error", () => resolve(Buffer.concat(parts).subarray(0, limit)))
+    res.on("end", done)
+    res.on("error", done)
     res.resume()
   })
 
@@ -73,11 +94,18 @@ const failure = (message: string, code: string): Attempt => ({ ok: false, error:
 /** A connection error's message as people read it: without the advice Bun's fetch appends for its own callers. */
 export const connectionErrorText = (message: string): string => message.replace(/\s*For more information, pass `verbose: true` in the second argument to fetch\(\)\.?\s*$/, "")
 
-/** The failure of an attempt whose upstream answered with an HTTP error: its status, headers and (some of its) body. */
-const httpFailure = async (res: UpstreamReply): Promise<Attempt> => {
+/**
+ * The failure of an attempt whose upstream answered with an HTTP error: its status, headers and
+ * (some of its) body, decompressed when the proxy reads its coding.
+ */
+const httpFailure = async (res: UpstreamReply, idleMs: number, abort: () => void): Promise<Attempt> => {
   const status = res.statusCode ?? 502
-  const b = await readSome(res, MAX_ERROR_BODY_BYTES)
-  return { ok: false, error: { message: `HTTP ${status}`, status, headers: headerRecord(res), body: b.toString("utf8"), phase: "request" }, body: b, res }
+  const raw = await readSome(res, MAX_ERROR_BODY_BYTES, idleMs, abort)
+  const encoding = String(res.headers["content-encoding"] ?? "")
+  const plain = plainBody(raw, encoding, MAX_ERROR_BODY_BYTES)
+  const b = plain ?? raw
+  const error: NormalizedError = { message: `HTTP ${status}`, status, headers: headerRecord(res), body: b.toString("utf8"), phase: "request" }
+  return { ok: false, error, body: b, res, ...(plain === null ? { bodyEncoding: encoding } : {}) }
 }
 
 const CLIENT_GONE: Attempt = { ok: false, error: { message: "the client went away", aborted: true }, body: null, res: null }
@@ -127,7 +155,8 @@ const attemptFetch = async (route: UpstreamRoute, method: string, headers: Outgo
     const reader = res.body?.getReader() ?? null
     if (res.status >= 400) {
       clearTimeout(timer)
-      return await httpFailure(new FetchReply(res, reader))
+      const reply = new FetchReply(res, reader)
+      return await httpFailure(reply, route.chunkTimeoutMs, () => reply.cancel())
     }
     const first = reader === null ? { done: true as const, value: undefined } : await reader.read()
     clearTimeout(timer)
@@ -166,7 +195,7 @@ const attemptNode = (route: UpstreamRoute, method: string, headers: OutgoingHttp
     req.on("response", (res) => {
       if ((res.statusCode ?? 502) >= 400) {
         clearTimeout(timer)
-        void httpFailure(res).then(settle)
+        void httpFailure(res, route.chunkTimeoutMs, () => req.destroy()).then(settle)
         return
       }
       let ended = false
@@ -184,6 +213,9 @@ const attemptNode = (route: UpstreamRoute, method: string, headers: OutgoingHttp
     })
     req.end(body ?? undefined)
   })
+
+/** The longest a Retry-After holds an upstream: the longest wait of any retry budget (a rate limit's 5 min by default). */
+export const longestHoldMs = (budgets: RetryBudgets): number => Math.max(...Object.values(budgets).map((b) => b.maxDelayMs))
 
 /** Attempts until one is answered or the retry policy gives up; every wait honours the fleet's hold on this upstream. */
 export const callWithRetries = async (
@@ -204,8 +236,9 @@ export const callWithRetries = async (
     if (result.ok || signal.aborted) return result
     const decision = decide(result.error, { retryableStatuses: route.retryableStatuses })
     // The upstream asked everyone to wait: the whole fleet holds, not only this conversation, and
-    // even when this one gives up (its wait is past its budget).
-    if (decision.serverDelayMs !== undefined) await board.hold(route.key, Date.now() + decision.serverDelayMs)
+    // even when this one gives up (its wait is past its budget); never longer than any budget
+    // waits, or a day's Retry-After would shut the upstream for a day, until a restart.
+    if (decision.serverDelayMs !== undefined) await board.hold(route.key, Date.now() + Math.min(decision.serverDelayMs, longestHoldMs(route.budgets)))
     const outcome = planRetry(state, decision, route.budgets, Date.now() - started)
     if (!outcome.retry) return result
     result.res?.resume()

@@ -13,21 +13,32 @@ import { cutCallNotice, cutNotice } from "./notices.js"
 import { cutOffCall, parseJson, type Protocol } from "./protocol.js"
 import { textCallsIn } from "./text-calls.js"
 
-/** The body of a reply that is not a stream, whole; null when it broke or passed `limit` bytes. */
-const readWhole = (opened: OpenAttempt, limit: number): Promise<Buffer | null> => {
+/**
+ * The body of a reply that is not a stream, whole; or why not: it broke, passed `limit` bytes, or
+ * went silent for `idleMs` (the chunk timeout holds between a JSON body's chunks too).
+ */
+const readWhole = (opened: OpenAttempt, limit: number, idleMs: number): Promise<Buffer | string> => {
   const parts: Array<Buffer> = opened.first === null ? [] : [opened.first]
   let size = parts[0]?.length ?? 0
-  return new Promise<Buffer | null>((resolve) => {
+  return new Promise<Buffer | string>((resolve) => {
+    const done = (result: Buffer | string) => {
+      clearTimeout(timer)
+      resolve(result)
+    }
+    const failed = (why: string) => {
+      opened.abort()
+      done(why)
+    }
+    const timer = setTimeout(() => failed(`the reply went silent for ${idleMs} ms`), idleMs)
     opened.res.on("data", (b: Buffer) => {
       size += b.length
-      if (size > limit) {
-        opened.abort()
-        resolve(null)
-      } else parts.push(b)
+      timer.refresh()
+      if (size > limit) failed(`the reply passed stream.maxResponseBytes (${limit} bytes)`)
+      else parts.push(b)
     })
-    opened.res.on("end", () => resolve(Buffer.concat(parts)))
-    opened.res.on("error", () => resolve(null))
-    if (opened.ended()) resolve(Buffer.concat(parts))
+    opened.res.on("end", () => done(Buffer.concat(parts)))
+    opened.res.on("error", () => done("the reply broke off"))
+    if (opened.ended()) done(Buffer.concat(parts))
     else opened.res.resume()
   })
 }
@@ -45,13 +56,14 @@ const wholeOnceMore = async (
   protocol: Protocol,
   first: { readonly opened: OpenAttempt; readonly json: any; readonly broken: string },
   again: () => Promise<Attempt>,
-  limit: number
+  limit: number,
+  idleMs: number
 ): Promise<{ readonly opened: OpenAttempt; readonly whole: Buffer; readonly json: any } | { readonly refused: any }> => {
   const second = await again()
   if (second.ok) {
-    const whole = await readWhole(second, limit)
-    const json = whole === null ? undefined : parseJson(whole.toString("utf8"))
-    if (whole !== null && json !== undefined && cutOffCallIn(protocol, json) === null) return { opened: second, whole, json }
+    const whole = await readWhole(second, limit, idleMs)
+    const json = typeof whole === "string" ? undefined : parseJson(whole.toString("utf8"))
+    if (typeof whole !== "string" && json !== undefined && cutOffCallIn(protocol, json) === null) return { opened: second, whole, json }
   }
   return { refused: protocol.wholeCalls!.refused(first.json, protocol.replyText(first.json) + cutCallNotice(first.broken)) }
 }
@@ -67,21 +79,24 @@ export interface WholeReplyContext {
   readonly again: () => Promise<Attempt>
   /** What the client must never see in the reply (the upstream key the proxy holds, its token). */
   readonly secrets: ReadonlyArray<string>
+  /** The longest silence between the body's chunks (the route's `stream.chunkTimeoutMs`). */
+  readonly chunkTimeoutMs: number
 }
 
 /** A reply that is not a stream: read whole (within the limit), guarded, then sent. */
 export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpened: OpenAttempt, context: WholeReplyContext): Promise<{ code: number; cut?: string }> => {
-  const { settings, offered, extra, again, secrets } = context
+  const { settings, offered, extra, again, secrets, chunkTimeoutMs } = context
   let opened = firstOpened
-  let whole = await readWhole(opened, settings.maxResponseBytes)
-  if (whole === null) {
-    sendError(res, protocol.name, 502, `loopguard proxy: the reply broke off or passed stream.maxResponseBytes (${settings.maxResponseBytes} bytes)`, extra)
+  const read = await readWhole(opened, settings.maxResponseBytes, chunkTimeoutMs)
+  if (typeof read === "string") {
+    sendError(res, protocol.name, 502, `loopguard proxy: ${read}`, extra)
     return { code: 502 }
   }
+  let whole = read
   let json = parseJson(whole.toString("utf8"))
   const broken = cutOffCallIn(protocol, json)
   if (broken !== null) {
-    const next = await wholeOnceMore(protocol, { opened, json, broken }, again, settings.maxResponseBytes)
+    const next = await wholeOnceMore(protocol, { opened, json, broken }, again, settings.maxResponseBytes, chunkTimeoutMs)
     if ("refused" in next) return sendJson(res, opened, next.refused, context, `the arguments of a call to ${broken} were cut off`)
     ;({ opened, whole, json } = next)
   }

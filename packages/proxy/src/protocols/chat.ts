@@ -81,7 +81,7 @@ class ChatWatch implements StreamWatch {
     let toolCall = false
     for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
       toolCall = true
-      const index = Number(call?.index ?? 0)
+      const index = typeof call?.index === "number" ? call.index : this.indexOf(call)
       const known = this.byIndex.get(index) ?? { id: "", name: "", args: "" }
       if (typeof call?.id === "string") known.id = call.id
       if (typeof call?.function?.name === "string") known.name += call.function.name
@@ -93,6 +93,20 @@ class ChatWatch implements StreamWatch {
     // Most events carry text and nothing else: one small object, not four spread into one.
     if (reasoning === "" && !toolCall && !finishing) return text !== "" ? { text } : {}
     return { ...(text !== "" ? { text } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(toolCall ? { toolCall } : {}), ...(finishing ? { finishing } : {}) }
+  }
+
+  /**
+   * Where a call delta without an `index` goes (Google's OpenAI-compatible endpoint sends none):
+   * one with an id seen before continues that call, one with a new id opens the next call, one
+   * without an id continues the latest.
+   */
+  private indexOf(call: any): number {
+    const indexes = [...this.byIndex.keys()]
+    if (indexes.length === 0) return 0
+    const latest = Math.max(...indexes)
+    if (typeof call?.id !== "string" || call.id === "") return latest
+    for (const [index, known] of this.byIndex) if (known.id === call.id) return index
+    return latest + 1
   }
 
   /** The upstream's completion id, time and model (the proxy's own when none arrived yet). */

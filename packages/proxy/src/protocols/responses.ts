@@ -152,7 +152,12 @@ class ResponsesWatch implements StreamWatch {
   get calls(): ReadonlyArray<ObservedCall> {
     return [...this.items.values()]
       .filter((i) => CALL_TYPES.has(i.item?.type))
-      .map((i) => ({ id: String(i.item.call_id ?? i.item.id ?? ""), name: String(i.item.name ?? ""), args: i.done ? String(i.item.arguments ?? i.item.input ?? "") : i.text }))
+      .map((i) => {
+        const id = String(i.item.call_id ?? i.item.id ?? "")
+        const name = String(i.item.name ?? "")
+        if (i.item.type !== "custom_tool_call") return { id, name, args: i.done ? String(i.item.arguments ?? "") : i.text }
+        return { id, name, args: i.done ? String(i.item.input ?? "") : i.text, freeform: { done: i.done } }
+      })
   }
 
   see(event: SseEvent): Seen {
@@ -294,8 +299,13 @@ export const responsesProtocol: Protocol = {
   wholeCalls: {
     of: (json) =>
       (Array.isArray(json?.output) ? json.output : [])
-        .filter((i: any) => i?.type === "function_call")
-        .map((i: any) => ({ id: String(i.call_id ?? i.id ?? ""), name: String(i.name ?? ""), args: typeof i.arguments === "string" ? i.arguments : "" })),
+        .filter((i: any) => i?.type === "function_call" || i?.type === "custom_tool_call")
+        .map((i: any) =>
+          i.type === "function_call"
+            ? { id: String(i.call_id ?? i.id ?? ""), name: String(i.name ?? ""), args: typeof i.arguments === "string" ? i.arguments : "" }
+            : // A freeform call cut by the output limit is marked incomplete.
+              { id: String(i.call_id ?? i.id ?? ""), name: String(i.name ?? ""), args: String(i.input ?? ""), freeform: { done: i.status === undefined || i.status === "completed" } }
+        ),
     refused: (json, text) => {
       const kept = (Array.isArray(json?.output) ? json.output : []).filter((i: any) => !CALL_TYPES.has(i?.type) && i?.type !== "message")
       return { ...json, status: "completed", incomplete_details: null, output: [...kept, messageItem(OWN_ITEM.note + "_0", text, "completed")] }
