@@ -11,7 +11,7 @@ export const MAX_TEXT_HINT_MS = 5 * 60_000
 
 const DECIMAL = /^\d+(?:\.\d+)?$/
 
-/** The server's wait hint in ms (`retry-after`, `retry-after-ms`, rate-limit reset headers), or undefined. */
+/** The server's wait hint in ms (`retry-after-ms`, `retry-after`, then the error's text), or undefined. */
 export const serverHintMs = (error: NormalizedError, now: number = Date.now()): number | undefined => {
   const headers = error.headers ?? {}
   const ms = headers["retry-after-ms"]?.trim()
