@@ -4,10 +4,12 @@
  */
 import { toolPartsOf, type AssistantMessage } from "@loopguard/core/model"
 import { describe, expect, test } from "bun:test"
+import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { chatProtocol } from "./protocols/chat.js"
 import { messagesProtocol } from "./protocols/messages.js"
 import { responsesProtocol } from "./protocols/responses.js"
 import { croppedCut, upstreamBody } from "./rewrite.js"
+import { judgeRequest } from "./verdict.js"
 import { CUT_MARK, cutNotice } from "./notices.js"
 
 const chat = {
@@ -81,5 +83,24 @@ describe.each([
     expect(last.parts).toEqual([{ type: "text", text: croppedCut(cutNotice("a block"))! }])
     // The client's body is not changed in place.
     expect(JSON.stringify(body)).not.toContain("REMINDER")
+  })
+})
+
+describe("tool arguments nested past any tool's need", () => {
+  const deep = (depth: number) => `{"a":${"[".repeat(depth)}${"]".repeat(depth)}}`
+  test("read as their own text, so judging the step cannot overflow the stack; shallow ones as JSON", () => {
+    const body = (args: string) => ({ model: "m", messages: [{ role: "user", content: "x" }, { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "bash", arguments: args } }] }] })
+    const inputOf = (args: string) => toolPartsOf(chatProtocol.conversation(body(args)).messages[1] as AssistantMessage)[0]!.input
+    expect(inputOf(deep(50_000))).toBe(deep(50_000))
+    expect(inputOf(deep(10))).toEqual(JSON.parse(deep(10)))
+    const messages = chatProtocol.conversation(body(deep(50_000))).messages
+    expect(() => judgeRequest(messages, DEFAULT_CONFIG)).not.toThrow()
+  })
+
+  test("an input object nested that deep (Messages, Gemini) is replaced by a note saying so", () => {
+    let input: unknown = {}
+    for (let i = 0; i < 5_000; i++) input = { a: input }
+    const conversation = messagesProtocol.conversation({ model: "m", messages: [{ role: "user", content: "x" }, { role: "assistant", content: [{ type: "tool_use", id: "t", name: "bash", input }] }] })
+    expect(toolPartsOf(conversation.messages[1] as AssistantMessage)[0]!.input).toBe("[arguments nested past 200 levels]")
   })
 })

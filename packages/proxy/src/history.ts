@@ -21,12 +21,30 @@ export interface WireStep {
 
 /** Argument text parsed as JSON, or kept as the text it was (a parser of model output never throws). */
 export const inputOf = (args: unknown): unknown => {
-  if (typeof args !== "string") return args ?? {}
+  if (typeof args !== "string") return args === undefined || args === null ? {} : nestedWithin(args, MAX_ARGUMENT_DEPTH) ? args : TOO_DEEP
   try {
-    return JSON.parse(args)
+    const parsed: unknown = JSON.parse(args)
+    // Arguments nested deeper than any tool takes are kept as their text: the judge's JSON of a
+    // step (and its signature) recurse, and thousands of levels would overflow the stack.
+    return nestedWithin(parsed, MAX_ARGUMENT_DEPTH) ? parsed : args
   } catch {
     return args
   }
+}
+
+/** Arguments nested deeper than this are read as text (their own, or this one for an object). */
+export const MAX_ARGUMENT_DEPTH = 200
+const TOO_DEEP = `[arguments nested past ${MAX_ARGUMENT_DEPTH} levels]`
+
+/** Whether `value` nests no deeper than `max` arrays and objects (walked without recursion). */
+export const nestedWithin = (value: unknown, max: number): boolean => {
+  const stack: Array<{ readonly value: unknown; readonly depth: number }> = [{ value, depth: 0 }]
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    if (top.value === null || typeof top.value !== "object") continue
+    if (top.depth >= max) return false
+    for (const child of Object.values(top.value)) stack.push({ value: child, depth: top.depth + 1 })
+  }
+  return true
 }
 
 type MutableAssistant = { -readonly [K in keyof AssistantMessage]: AssistantMessage[K] } & { parts: Array<AssistantPart> }

@@ -89,7 +89,9 @@ export class TurnJudge {
     if (m.role !== "assistant") return
     const step = this.steps
     const judge = (this.judge ??= new CrossStepDetectors(this.config, this.config.loop.role, false, false))
-    const after = judge.afterStep(this.fed.slice(), m, step, { final: toolPartsOf(m).length === 0, costUsd: null }, {
+    // The fed messages themselves, not a copy (a copy per step made a long turn cost its square):
+    // the detectors read them during the call and keep none.
+    const after = judge.afterStep(this.fed, m, step, { final: toolPartsOf(m).length === 0, costUsd: null }, {
       records: this.records,
       crops: [],
       newestUserAt: this.newestUserAt

@@ -54,6 +54,9 @@ export interface LoopOutcome {
  */
 type Detector = (messages: ReadonlyArray<Message>, records: () => ReadonlyArray<StepRecord>, version: number | undefined) => LoopFinding | null
 
+/** Repeated action counts at least this many newest steps of a run (see `maxCount`). */
+const MIN_COUNTED_RUN = 64
+
 const cut = (s: string, n = 120) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`)
 
 const allDifferent = (xs: ReadonlyArray<string>): boolean => new Set(xs).size === xs.length
@@ -123,9 +126,11 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
   const out: Array<Detector> = []
   if (config.repeatedAction.enabled) {
     const note = reminderText("repeated-action", role)
-    const repeats = config.repeatedAction.repeats
+    const { repeats, remindAt, stopAt } = config.repeatedAction
+    // Twice the ladder's top, so a run is still counted well past its stop.
+    const maxCount = Math.max(MIN_COUNTED_RUN, 2 * (stopAt ?? remindAt))
     out.push((messages, records) => {
-      const a = repeatedAction(messages, { repeats, note })
+      const a = repeatedAction(messages, { repeats, note, maxCount })
       if (a === null) return null
       // The same call paging through something (scroll down, next page) learns something new each
       // time: while every result differs, the episode stays at the note and never stops the run.

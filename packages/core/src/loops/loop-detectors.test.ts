@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import { EpisodeLadder, levelOf, DEFAULT_LADDER } from "./escalation.js"
 import { noProgressSpin } from "./no-progress-spin.js"
 import { repeatedFailure } from "./repeated-failure.js"
-import { repeatedObservation } from "./repeated-observation.js"
+import { DEFAULT_REPEATED_OBSERVATION, repeatedObservation } from "./repeated-observation.js"
 import { replayedSequence } from "./replayed-sequence.js"
 import type { StepRecord } from "./step-record.js"
 import { stepRecord } from "./fixtures.js"
@@ -10,6 +10,13 @@ import { stepRecord } from "./fixtures.js"
 const rec = (action: string, observation = `out of ${action}`, extra: Partial<StepRecord> = {}): StepRecord => stepRecord({ action, observation, ...extra })
 
 describe("repeatedObservation", () => {
+  test("a run of thousands of one answer is counted to 64 steps at most (twice the threshold when that is more)", () => {
+    const same = (i: number) => rec(`grep q${i}`, "no matches found for <q>")
+    const run = Array.from({ length: 3000 }, (_, i) => same(i))
+    expect(repeatedObservation(run)).toMatchObject({ count: 64 })
+    expect(repeatedObservation(run, { ...DEFAULT_REPEATED_OBSERVATION, repeats: 50 })).toMatchObject({ count: 100 })
+  })
+
   test("different commands, one masked output, 5 in a row → found; 4 → not", () => {
     const same = (i: number) => rec(`grep q${i}`, "no matches found for <q>")
     expect(repeatedObservation([0, 1, 2, 3].map(same))).toBeNull()

@@ -16,6 +16,14 @@ describe("repeatedAction", () => {
     expect(r!.signature).toBe('bash({"command":"ls -la","cwd":"/repo"})')
   })
 
+  test("maxCount: a run of thousands of the same step is counted to the bound, newest first", () => {
+    const run = Array.from({ length: 3000 }, (_, i) => call(`a${i}`, "bash", ls))
+    const r = repeatedAction(run, { repeats: 3, note: "n", maxCount: 16 })
+    expect(r?.count).toBe(16)
+    expect(r?.stepIds[0]).toBe("a2999")
+    expect(repeatedAction(run)?.count).toBe(3000)
+  })
+
   test("argument key order does not matter; argument values do", () => {
     const swapped = { cwd: "/repo", command: "ls -la" }
     expect(repeatedAction([call("a1", "bash", ls), call("a2", "bash", swapped), call("a3", "bash", ls)])?.count).toBe(3)

@@ -11,6 +11,11 @@ export interface RepeatedActionOptions {
   readonly repeats: number
   /** The note for the request being built. */
   readonly note: string
+  /**
+   * The most newest steps counted: past the ladder's top a longer run changes nothing, and a
+   * history of thousands of identical steps must not cost thousands of steps at every step.
+   */
+  readonly maxCount?: number
 }
 
 export const DEFAULT_REPEATED_ACTION: RepeatedActionOptions = { repeats: 3, note: REPEATED_ACTION_NOTE }
@@ -36,7 +41,8 @@ export const repeatedAction = (
 ): RepeatedAction | null => {
   let signature: string | null = null
   const stepIds: Array<string> = []
-  for (let i = messages.length - 1; i >= 0; i--) {
+  const most = opts.maxCount ?? Number.POSITIVE_INFINITY
+  for (let i = messages.length - 1; i >= 0 && stepIds.length < most; i--) {
     const m = messages[i]!
     // User turns (reminders included) and unfinished or excluded replies neither count nor break.
     if (!isFinishedReply(m)) continue

@@ -62,6 +62,9 @@ const HARNESS_STATUS = /\[(?:The command|Command) (?:completed|finished)(?: with
 /** An answer worth counting in the window mode: something besides the harness's status line. */
 const substantial = (observation: string): boolean => observation.replace(HARNESS_STATUS, "").trim().length >= 8
 
+/** Runs of one answer are counted to at least this many steps. */
+const MIN_COUNTED_RUN = 64
+
 /** The repeated observation the newest records end with, or null. */
 export const repeatedObservation = (
   records: ReadonlyArray<StepRecord>,
@@ -72,7 +75,10 @@ export const repeatedObservation = (
   if (newest === undefined || !qualifies(records, n - 1) || freshPoll(records, n - 1)) return null
   let count = 1
   const allFailed = newest.failed
-  for (let i = n - 2; i >= 0; i--) {
+  // A run is counted to twice its threshold at most: thousands of the same answer must not cost
+  // thousands of steps at every step.
+  const most = Math.max(MIN_COUNTED_RUN, 2 * opts.repeats)
+  for (let i = n - 2; i >= 0 && count < most; i--) {
     const r = records[i]!
     if (!qualifies(records, i) || freshPoll(records, i) || !sameAnswer(r, newest)) break
     count++

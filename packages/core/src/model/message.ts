@@ -145,8 +145,19 @@ const sortKeys = (value: unknown): unknown => {
   return value
 }
 
+/**
+ * Signatures made so far, by message: the detectors read a step's signature at every later step,
+ * and a message is a value (a changed one is a new object), so each is made once.
+ */
+const signatures = new WeakMap<AssistantMessage, string>()
+
 /** A step's tool-call signature: names + sorted-key argument JSON, in call order. */
-export const toolSignature = (m: AssistantMessage): string =>
-  toolPartsOf(m)
+export const toolSignature = (m: AssistantMessage): string => {
+  const known = signatures.get(m)
+  if (known !== undefined) return known
+  const made = toolPartsOf(m)
     .map((p) => `${p.name}(${stableJson(p.input)})`)
     .join(";")
+  signatures.set(m, made)
+  return made
+}

@@ -8,7 +8,7 @@
  * function calls with `proxy.textToolCalls`, as in the other protocols.
  */
 import { estimateTokens } from "@loopguard/core/context"
-import { HistoryBuilder, type WireCall } from "../history.js"
+import { HistoryBuilder, inputOf, type WireCall } from "../history.js"
 import { conversationOf, offersTools, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
 import { spliced } from "./chat.js"
@@ -49,7 +49,7 @@ class CallIds {
     const name = String(call?.name ?? "")
     const id = typeof call?.id === "string" && call.id !== "" ? call.id : `gemini-${at}-${n}`
     this.open.set(name, [...(this.open.get(name) ?? []), id])
-    return { id, name, input: call?.args ?? {} }
+    return { id, name, input: inputOf(call?.args) }
   }
 
   forResult(response: any): string {

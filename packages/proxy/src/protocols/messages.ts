@@ -1,6 +1,6 @@
 /** Anthropic Messages (`POST /v1/messages`), streamed and not: what Claude Code speaks. */
 import { estimateTokens } from "@loopguard/core/context"
-import { HistoryBuilder, textOfContent } from "../history.js"
+import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
 import { conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, sseText } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
@@ -30,7 +30,7 @@ const conversation: Protocol["conversation"] = (body) => {
       }
     } else if (m?.role === "assistant") {
       const reasoning = blocks.map((b) => (b?.type === "thinking" && typeof b.thinking === "string" ? b.thinking : "")).join("")
-      const calls = blocks.filter((b) => b?.type === "tool_use" || b?.type === "server_tool_use").map((b) => ({ id: String(b.id ?? ""), name: String(b.name ?? ""), input: b.input ?? {} }))
+      const calls = blocks.filter((b) => b?.type === "tool_use" || b?.type === "server_tool_use").map((b) => ({ id: String(b.id ?? ""), name: String(b.name ?? ""), input: inputOf(b.input) }))
       history.assistant(at, { text: textOfContent(blocks), reasoning, calls })
     }
   })
