@@ -20,6 +20,8 @@ import { freePort } from "./free-port.js"
 
 const ROOT = resolve(import.meta.dir, "..")
 const CLIENT_KEY = "sk-proxy-cli-client-key-5150"
+/** A credential in the proxy's own environment that the agent's conversation quotes (a tool printed it). */
+const ENV_KEY = "plain-env-credential-6262"
 
 
 it.live("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM ends it with 143", () => Effect.gen(function* () {
@@ -28,7 +30,7 @@ it.live("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM en
   const port = yield* Effect.promise(() => freePort())
   const child = yield* killOnClose(spawn(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", server.baseURL, "--listen", `127.0.0.1:${port}`, "--session-dir", dir], {
     cwd: ROOT,
-    env: cliEnv(),
+    env: { ...cliEnv(), ACME_API_KEY: ENV_KEY },
     stdio: ["ignore", "pipe", "pipe"]
   }))
   const out = { stdout: "", stderr: "" }
@@ -41,7 +43,7 @@ it.live("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM en
     method: "POST",
     // The client's key goes upstream; quoted in the conversation, it is not kept in the session.
     headers: { "content-type": "application/json", "x-loopguard-session": "cli-run", authorization: `Bearer ${CLIENT_KEY}` },
-    body: JSON.stringify({ model: "scripted-model", stream: true, messages: [{ role: "user", content: `write (my key: ${CLIENT_KEY})` }] })
+    body: JSON.stringify({ model: "scripted-model", stream: true, messages: [{ role: "user", content: `write (my key: ${CLIENT_KEY}; env printed ACME_API_KEY=${ENV_KEY})` }] })
   }))
   const body = yield* Effect.promise(() => reply.text())
   expect(reply.headers.get("x-loopguard-session")).toBe("cli-run")
@@ -60,8 +62,12 @@ it.live("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM en
   const exported = spawnSync(process.execPath, ["packages/cli/src/main.ts", "sessions", "export", "cli-run", "--session-dir", dir], { cwd: ROOT, env: cliEnv(), encoding: "utf8" })
   expect(exported.status).toBe(0)
   const lines = exported.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; text?: string })
-  expect(lines.filter((l) => l.type === "user").map((l) => l.text)).toEqual(["write (my key: [REDACTED])"])
-  for (const file of readdirSync(dir)) expect(readFileSync(join(dir, file)).toString("latin1")).not.toContain(CLIENT_KEY)
+  expect(lines.filter((l) => l.type === "user").map((l) => l.text)).toEqual(["write (my key: [REDACTED]; env printed ACME_API_KEY=[REDACTED])"])
+  for (const file of readdirSync(dir)) {
+    const stored = readFileSync(join(dir, file)).toString("latin1")
+    expect(stored).not.toContain(CLIENT_KEY)
+    expect(stored).not.toContain(ENV_KEY)
+  }
   expect(lines.find((l) => l.type === "assistant")?.text).toContain("round and round")
   // What the proxy did with the request is kept beside the session.
   const rows = yield* Effect.scoped(

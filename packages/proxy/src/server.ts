@@ -59,6 +59,12 @@ export interface ProxyOptions {
   readonly port: number
   /** The session store requests are written to; none: nothing is kept. */
   readonly store?: SessionStoreShape
+  /**
+   * Values the store never holds, besides each request's credentials and the key and token the
+   * proxy holds: the CLI passes its environment's credentials (a model that repeats a key a tool
+   * printed must not put it in the session).
+   */
+  readonly secrets?: ReadonlyArray<string>
   /** Shared backoff (the store's, for replicas); default: this process only. */
   readonly board?: BackoffBoard
   readonly auth?: AuthPolicy
@@ -224,7 +230,7 @@ export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> =
   const stack = options.httpStack ?? (onBun ? "bun" : "node")
   if (stack === "bun" && !onBun) throw new Error('httpStack "bun" needs the Bun runtime; on Node the proxy serves with node:http')
   const board = options.board ?? memoryBackoff()
-  const held = [options.auth?.upstreamKey, options.auth?.token].filter((k): k is string => typeof k === "string")
+  const held = [options.auth?.upstreamKey, options.auth?.token, ...(options.secrets ?? [])].filter((k): k is string => typeof k === "string" && k !== "")
   const recorder = options.store === undefined ? null : makeRecorder(options.store, (message) => options.onEvent?.({ type: "store-error", message }), options.config.store.leaseMs, held)
   const deps = depsOf(options, recorder, board, stack)
   const listening = stack === "bun" ? listenBun(options, deps) : await listenNode(options, deps)

@@ -11,6 +11,7 @@ import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { Message } from "@loopguard/core/model"
 import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
+import { credentialValues } from "@loopguard/effect/tools"
 import { mkdirSync, writeFileSync } from "node:fs"
 import { readFile, writeFile } from "node:fs/promises"
 import { basename, dirname, extname } from "node:path"
@@ -58,17 +59,18 @@ export const sessionIdProblem = (id: string): string | null => {
 }
 
 /**
- * What show and export print of a stored session holds no credential in a well-known format, a URL
- * password or a Bearer/api-key value: the store redacts them as it writes, and a session written by an
- * older loopguard (or imported) is redacted here on the way out.
+ * What import stores, and what show and export print of a stored session, holds no credential in a
+ * well-known format, a URL password or a Bearer/api-key value, nor the value of a variable of this
+ * environment named like a credential: the store redacts them as it writes, and a session written by
+ * an older loopguard or by another machine's proxy is redacted here on the way out.
  */
-const shownRedactor = makeRedactor([])
+const credentialRedactor = makeRedactor(credentialValues(process.env))
 
 const existing = (store: SessionStoreShape, id: string, target: string) =>
   Effect.gen(function* () {
     const messages = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
     if (messages.length === 0) return yield* new UsageError({ message: `no session ${id} in ${store.location(id).replace(/ \(session .*\)$/, "") || target}` })
-    return messages.map((m) => redactDeep(m, shownRedactor))
+    return messages.map((m) => redactDeep(m, credentialRedactor))
   })
 
 const listCommand = Command.make("list", { ...storeFlags, json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("one JSON object per session")) }, (flags) =>
@@ -174,10 +176,11 @@ const importCommand = Command.make(
         if (bad !== null) return yield* new UsageError({ message: `${Option.isSome(flags.as) ? "--as" : `${flags.file}: the session id`} ${JSON.stringify(id)}: ${bad}; give one with --as ID` })
         const before = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
         if (before.length > 0) return yield* new UsageError({ message: `session ${id} already exists (${before.length} messages); import it under another id with --as ID` })
+        const messages = parsed.messages.map((m) => redactDeep(m, credentialRedactor))
         // All or nothing: a failure half-way (a repeated id, a full disk) leaves no half session.
         yield* (store.importSession !== undefined
-          ? store.importSession(id, parsed.messages)
-          : Effect.forEach(parsed.messages, (m) => (m.role === "user" ? store.append(id, m) : store.putAssistant(id, m)), { discard: true })
+          ? store.importSession(id, messages)
+          : Effect.forEach(messages, (m) => (m.role === "user" ? store.append(id, m) : store.putAssistant(id, m)), { discard: true })
         ).pipe(Effect.mapError(storeFailure))
         yield* Console.log(`imported ${parsed.messages.length} messages as session ${terminalSafe(id)}`)
       })
