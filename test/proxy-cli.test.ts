@@ -103,6 +103,12 @@ it.live("loopguard proxy: a route's missing config file, or holding the upstream
   expect(keyed.status).toBe(2)
   expect(keyed.stderr).toContain("LOOPGUARD_PROXY_TOKEN")
   expect(keyed.stderr).not.toContain("sk-upstream-secret-value")
+  // The key variable named but not set: refused, not served open without a token.
+  const unset = { ...cliEnv(), LOOPGUARD_PROXY_UPSTREAM_KEY_ENV: "LG_TEST_UNSET_KEY", LOOPGUARD_PROXY_TOKEN: "tok-set-but-unused-1234" }
+  const open = spawnSync(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", "http://127.0.0.1:1/v1"], { cwd: ROOT, env: unset, encoding: "utf8", timeout: 60_000 })
+  expect(open.status).toBe(2)
+  expect(open.stderr.trim().split("\n").length).toBe(1)
+  expect(open.stderr).toContain("LG_TEST_UNSET_KEY, which is not set")
 }), 90_000)
 
 it.live("loopguard proxy holding the upstream key starts with the default token variable LOOPGUARD_PROXY_TOKEN set, and enforces it", () => Effect.gen(function* () {

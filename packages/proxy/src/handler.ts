@@ -15,7 +15,7 @@ import { cutCallNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
 import { offersTools, parseJson, type Conversation, type Protocol, type StreamWatch } from "./protocol.js"
-import { reminderMessages, replyMessage } from "./reply-record.js"
+import { reminderMessages, replyMessage, wholeReplySeen } from "./reply-record.js"
 import { relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
 import { routeFor, type ResolvedRoute } from "./routes.js"
@@ -209,7 +209,9 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   if (!isEventStream(opened.res.headers)) {
     const again = () => callWithRetries(target, deps.board, send, gone.signal, () => {})
     const whole = await relayWhole(res, protocol, opened, { settings: { ...deps.settings, guard: replyGuard(j) }, offered: j.conversation.tools, extra, again, secrets: secretsOf(deps.auth), chunkTimeoutMs: target.chunkTimeoutMs })
-    return record(whole.cut !== undefined ? "cut" : "completed", whole.code, null, whole.cut)
+    // The reply the client got is kept as a streamed one is (a cut one with the notice in its text).
+    const reply = whole.sent === undefined ? null : replyMessage(j.conversation, wholeReplySeen(protocol, whole.sent), null, false)
+    return record(whole.cut !== undefined ? "cut" : "completed", whole.code, reply, whole.cut)
   }
   res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false, secretsOf(deps.auth)))
   const { end, watch } = await serveStream(j, opened, () => callWithRetries(target, deps.board, send, gone.signal, () => {}))

@@ -6,11 +6,21 @@
  */
 import type { AssistantMessage, AssistantPart, Message, ReminderKind, UserMessage } from "@loopguard/core/model"
 import { inputOf } from "./history.js"
-import type { Conversation, StreamWatch } from "./protocol.js"
+import type { Conversation, Protocol, StreamWatch } from "./protocol.js"
 import type { Insert } from "./verdict.js"
 
+/** What a reply held: a stream's watch, or a whole reply read (`wholeReplySeen`). */
+export type ReplySeen = Pick<StreamWatch, "text" | "reasoning" | "calls">
+
+/** A whole (not streamed) reply the client got, read as a watch reads a stream: its text and calls. */
+export const wholeReplySeen = (protocol: Protocol, json: unknown): ReplySeen => ({
+  text: protocol.replyText(json),
+  reasoning: "",
+  calls: protocol.wholeCalls?.of(json) ?? []
+})
+
 /** The reply as a loopguard message; `notice` is the proxy's own text (a cut or a stop), kept as synthetic. */
-export const replyMessage = (conversation: Conversation, watch: StreamWatch | null, notice: string | null, cut: boolean): AssistantMessage => {
+export const replyMessage = (conversation: Conversation, watch: ReplySeen | null, notice: string | null, cut: boolean): AssistantMessage => {
   const parts: Array<AssistantPart> = []
   if (watch !== null && watch.reasoning !== "") parts.push({ type: "reasoning", text: watch.reasoning })
   if (watch !== null && watch.text !== "") parts.push({ type: "text", text: watch.text })

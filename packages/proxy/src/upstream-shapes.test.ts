@@ -7,9 +7,11 @@
 import { streamFrames, textStream } from "@loopguard/ai-sdk/testing"
 import { afterEach, describe, expect, test } from "bun:test"
 import { gzipSync } from "node:zlib"
-import { HTTP_STACKS, post } from "./proxy.fixture.js"
+import { makeMemoryStore } from "@loopguard/effect/store"
+import { Effect } from "effect"
+import { configWith, HTTP_STACKS, post } from "./proxy.fixture.js"
 import { proxyFor, rawUpstream, type RawUpstream } from "./raw-upstream.fixture.js"
-import type { ProxyEvent, RunningProxy } from "./server.js"
+import { startProxy, type ProxyEvent, type RunningProxy } from "./server.js"
 
 let upstream: RawUpstream | undefined
 let proxy: RunningProxy | undefined
@@ -145,4 +147,23 @@ test("a Retry-After of a day holds the upstream for at most the longest retry wa
   expect(left).toBeGreaterThan(290)
   expect(left).toBeLessThanOrEqual(300)
   expect(upstream.requests()).toBe(1)
+})
+
+test("a reply that is not streamed is kept in the session as a streamed one is: its text and its calls", async () => {
+  const reply = { id: "c1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "Reading it.", tool_calls: [{ id: "call_1", type: "function", function: { name: "read", arguments: '{"path":"a.txt"}' } }] }, finish_reason: "tool_calls" }] }
+  upstream = await rawUpstream((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" })
+    res.end(JSON.stringify(reply))
+  })
+  const store = makeMemoryStore()
+  proxy = await startProxy({ config: configWith(upstream.url), host: "127.0.0.1", port: 0, store })
+  const got = await post(`${proxy.url}/v1/chat/completions`, { ...chatRequest, stream: false }, { "x-loopguard-session": "whole-1" })
+  expect(JSON.parse(got.text)).toEqual(reply)
+  let stored = await Effect.runPromise(store.messages("whole-1"))
+  for (let i = 0; i < 100 && stored.length < 2; i++) {
+    await Bun.sleep(20)
+    stored = await Effect.runPromise(store.messages("whole-1"))
+  }
+  expect(stored.map((m) => m.role)).toEqual(["user", "assistant"])
+  expect(stored[1]).toMatchObject({ finish: "tool-calls", parts: [{ type: "text", text: "Reading it." }, { type: "tool", name: "read", input: { path: "a.txt" } }] })
 })

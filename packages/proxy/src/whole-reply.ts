@@ -83,8 +83,15 @@ export interface WholeReplyContext {
   readonly chunkTimeoutMs: number
 }
 
+/** How a whole reply ended: its status, why it was cut, and the reply the client got (its JSON; absent when none was sent, or it was not JSON). */
+export interface WholeReplyEnd {
+  readonly code: number
+  readonly cut?: string
+  readonly sent?: unknown
+}
+
 /** A reply that is not a stream: read whole (within the limit), guarded, then sent. */
-export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpened: OpenAttempt, context: WholeReplyContext): Promise<{ code: number; cut?: string }> => {
+export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpened: OpenAttempt, context: WholeReplyContext): Promise<WholeReplyEnd> => {
   const { settings, offered, extra, again, secrets, chunkTimeoutMs } = context
   let opened = firstOpened
   const read = await readWhole(opened, settings.maxResponseBytes, chunkTimeoutMs)
@@ -105,24 +112,24 @@ export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpen
   const trip = settings.guard === null || text === "" ? null : firstTrip(text, settings.guard)
   const found = trip === null && settings.textToolCalls && protocol.textCalls !== undefined && text !== "" ? textCallsIn(text, offered) : null
   const structured = found !== null && found.calls.length > 0 ? protocol.textCalls!.json(json, found.calls, found.prose) : null
-  if (structured !== null) return { code: sendJson(res, opened, structured, context).code }
+  if (structured !== null) return sendJson(res, opened, structured, context)
   if (trip === null) {
     const sent = redactBytes(whole, secrets)
     // An encoding the proxy could not read (it decodes gzip, deflate and br) stays named.
     res.writeHead(code, { ...clientHeaders(opened.res.headers, extra, true, secrets), "content-length": String(sent.length) })
     res.end(sent)
-    return { code }
+    return json === undefined ? { code } : { code, sent: json }
   }
   return sendJson(res, opened, protocol.withReplyText(json, text.slice(0, trip.at) + cutNotice(trip.what)), context, trip.what)
 }
 
 /** The reply as the proxy changed it (cut, its calls refused or made structured), with its own length. */
-const sendJson = (res: ClientReply, opened: OpenAttempt, json: unknown, context: WholeReplyContext, cut?: string): { code: number; cut?: string } => {
+const sendJson = (res: ClientReply, opened: OpenAttempt, json: unknown, context: WholeReplyContext, cut?: string): WholeReplyEnd => {
   const code = opened.res.statusCode ?? 200
   const made = redactBytes(Buffer.from(JSON.stringify(json)), context.secrets)
   res.writeHead(code, { ...clientHeaders(opened.res.headers, context.extra, false, context.secrets), "content-length": String(made.length) })
   res.end(made)
-  return cut === undefined ? { code } : { code, cut }
+  return cut === undefined ? { code, sent: json } : { code, cut, sent: json }
 }
 
 /** Where in `text` the guard trips (fed in stream-sized pieces), or null. */

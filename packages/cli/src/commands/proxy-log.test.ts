@@ -1,6 +1,6 @@
 import type { RequestRecord } from "@loopguard/proxy"
-import { expect, test } from "bun:test"
-import { describeEvent, describeRecord } from "./proxy.js"
+import { describe, expect, test } from "bun:test"
+import { describeEvent, describeRecord, upstreamShown } from "./proxy.js"
 
 const record = (patch: Partial<RequestRecord> = {}): RequestRecord => ({
   session: "s1",
@@ -31,4 +31,11 @@ test("the proxy's log line shows a client's model name and an upstream's words e
 
 test("an ordinary record reads as before", () => {
   expect(describeEvent({ type: "request", record: record() })).toBe("s1 chat gpt-4o pass → completed 200, 5 ms")
+})
+
+describe("upstreamShown", () => {
+  test("the listening line's upstream: no user name, password or query (a ?key= is a key)", () => {
+    expect(upstreamShown("http://user:pw@127.0.0.1:8080/v1?key=QUERYSECRET123#x")).toBe("http://127.0.0.1:8080/v1")
+    expect(upstreamShown("https://api.example.test/v1")).toBe("https://api.example.test/v1")
+  })
 })

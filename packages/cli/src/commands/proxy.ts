@@ -21,6 +21,16 @@ import { resolve } from "node:path"
 import { sharedState } from "@loopguard/proxy/store"
 import { announceWorker, reusePortProblem, superviseWorkers, workerBoard, workerRole } from "./proxy-workers.js"
 
+/** An upstream as the listening line shows it: without user name, password or query (a `?key=` is a key). */
+export const upstreamShown = (url: string): string => {
+  try {
+    const u = new URL(url)
+    return `${u.protocol}//${u.host}${u.pathname}`
+  } catch {
+    return redactUrl(url)
+  }
+}
+
 /** How long a log line may wait to be written with the next ones (batched-lines.ts). */
 const LOG_BATCH_MS = 50
 
@@ -97,6 +107,10 @@ export const proxyCommand = Command.make(
         }
       }
       const upstreamKey = config.proxy.upstreamKeyEnv === null ? undefined : process.env[config.proxy.upstreamKeyEnv]
+      // A key variable named but not set would leave the proxy open, without the token it was meant to ask for.
+      if (config.proxy.upstreamKeyEnv !== null && (upstreamKey === undefined || upstreamKey === "")) {
+        return yield* new UsageError({ message: `proxy.upstreamKeyEnv names ${config.proxy.upstreamKeyEnv}, which is not set (or empty): set it to the upstream key, or unset proxy.upstreamKeyEnv` })
+      }
       const token = process.env[config.proxy.tokenEnv]
       if (upstreamKey !== undefined && upstreamKey !== "" && (token === undefined || token === "")) {
         return yield* new UsageError({ message: `proxy.upstreamKeyEnv: the proxy holds the upstream key, so clients must present a token: set ${config.proxy.tokenEnv}` })
@@ -105,7 +119,7 @@ export const proxyCommand = Command.make(
       const upstreams = [config.proxy.upstream, ...Object.values(config.proxy.routes).map((r) => r.upstream)].filter((u): u is string => u !== null)
       const workers = config.proxy.workers
       const listening = (url: string) =>
-        process.stderr.write(`loopguard proxy: listening on ${url} (agents: base URL ${url}/v1) → ${upstreams.map(redactUrl).join(", ")}${workers > 1 ? ` (${workers} workers)` : ""}\n`)
+        process.stderr.write(`loopguard proxy: listening on ${url} (agents: base URL ${url}/v1) → ${upstreams.map(upstreamShown).join(", ")}${workers > 1 ? ` (${workers} workers)` : ""}\n`)
       const role = workerRole()
       if (workers > 1 && role === null) {
         const problem = reusePortProblem()
