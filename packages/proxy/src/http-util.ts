@@ -15,7 +15,21 @@ const QUERY_KEY_HEADER = "x-goog-api-key"
 /** The request headers an API reads a key from. */
 const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "api-key"] as const
 
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"])
+const HOP_BY_HOP = new Set(["connection", "proxy-connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "content-length"])
+
+/**
+ * Whether a header of `headers` is for this hop only: a fixed one, or one the message's own
+ * `Connection` header names (RFC 9110 §7.6.1), which must not be passed on either.
+ */
+const hopByHopOf = (headers: IncomingHttpHeaders): ((name: string) => boolean) => {
+  const named = new Set(
+    String(headers["connection"] ?? "")
+      .split(",")
+      .map((n) => n.trim().toLowerCase())
+      .filter((n) => n !== "")
+  )
+  return (name) => HOP_BY_HOP.has(name) || named.has(name)
+}
 
 export interface AuthPolicy {
   /** Clients must present this token (as their API key) when the proxy adds the upstream key itself. */
@@ -84,8 +98,9 @@ export const upstreamUrlOf = (base: string, pathAndQuery: string, auth: AuthPoli
 export const upstreamHeaders = (headers: IncomingHttpHeaders, drop: ReadonlyArray<string>, auth: AuthPolicy, protocol: ProtocolName | null, guarded: boolean): OutgoingHttpHeaders => {
   const out: OutgoingHttpHeaders = {}
   const dropped = new Set(drop.map((h) => h.toLowerCase()))
+  const hopByHop = hopByHopOf(headers)
   for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || dropped.has(name)) continue
+    if (value === undefined || hopByHop(name) || dropped.has(name)) continue
     out[name] = value
   }
   // The guard reads the stream's text: ask for it uncompressed.
@@ -129,9 +144,10 @@ export const clientHeaders = (
 ): OutgoingHttpHeaders => {
   const out: OutgoingHttpHeaders = {}
   const redact = makeRedactor(secrets, { authorization: false })
+  const hopByHop = hopByHopOf(headers)
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue
-    if (name === "content-length" || name === "content-encoding" ? !keepLength : HOP_BY_HOP.has(name)) continue
+    if (name === "content-length" || name === "content-encoding" ? !keepLength : hopByHop(name)) continue
     out[name] = Array.isArray(value) ? value.map(redact) : redact(value)
   }
   return { ...out, ...extra }
