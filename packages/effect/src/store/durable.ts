@@ -87,7 +87,7 @@ export const openSqlClient = (
 export const makeDurableStore = (target: string, options: DurableStoreOptions = {}): Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope> =>
   Effect.gen(function* () {
     const { client, shown, readOnly } = yield* openSqlClient(target, options)
-    return yield* makeSqlStore({ leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, timeoutMs: options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, readOnly, location: (id) => `${shown} (session ${id})` }).pipe(
+    return yield* makeSqlStore({ leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, timeoutMs: options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, readOnly, shown, location: (id) => `${shown} (session ${id})` }).pipe(
       Effect.provideService(SqlClient.SqlClient, client)
     )
   })

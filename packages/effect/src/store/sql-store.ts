@@ -24,6 +24,8 @@ export interface SqlStoreOptions {
   readonly timeoutMs: number
   /** Opened from a read-only medium: the schema is checked, not migrated; writes fail as `unavailable`. */
   readonly readOnly?: boolean
+  /** The database as errors name it (its file, or its URL without the password). */
+  readonly shown?: string
 }
 
 /** SQLite gives numbers; Postgres gives BIGINT as bigint and COUNT(*) as bigint or string. */
@@ -83,9 +85,10 @@ export const unreadableRecord = (sessionId: string, row: { readonly seq: unknown
 export const makeSqlStore = (options: SqlStoreOptions): Effect.Effect<SessionStoreShape, SessionStoreError, SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const preparing = `prepare the session database${options.shown !== undefined ? ` ${options.shown}` : ""}`
     yield* (options.readOnly === true ? checkSchema : migrate).pipe(
-      Effect.catchTag("SqlError", (e) => Effect.fail(unavailable("prepare the session database")(e))),
-      withDeadline(options.timeoutMs, "prepare the session database")
+      Effect.catchTag("SqlError", (e) => Effect.fail(unavailable(preparing)(e))),
+      withDeadline(options.timeoutMs, preparing)
     )
     const owner = makeOwner()
     /** The sessions this store holds the write lease of, with the fencing token it acquired. */
