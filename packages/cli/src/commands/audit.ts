@@ -72,9 +72,20 @@ const auditOne = (o: OneFile) => {
  * holds is the agent's (or whoever wrote to it): secrets in it are redacted as on the page, and no
  * escape sequence or line break of it reaches the terminal raw.
  */
+/**
+ * `redact` that leaves the run's name alone wherever it appears (the file, and the database of a
+ * DB#SESSION run): the name is the person's own, given or found in a folder they named, not the
+ * log's, and a temporary folder's random name must not read as a token.
+ */
+export const keepingName = (redact: (text: string) => string, name: string) => {
+  const names = [...new Set([name, name.split("#")[0]!])].filter((n) => n !== "").sort((a, b) => b.length - a.length)
+  const within = (text: string, at: number): string => (at === names.length ? redact(text) : text.split(names[at]!).map((piece) => within(piece, at + 1)).join(names[at]!))
+  return (text: string): string => within(text, 0)
+}
+
 const printResult = (found: AuditResult, json: boolean, redact: (text: string) => string) =>
   Effect.gen(function* () {
-    const r = redactDeep(found, redact)
+    const r = redactDeep(found, keepingName(redact, found.file))
     if (!json) return yield* Console.log(humanBlock(r).map(terminalSafeField).join("\n"))
     yield* Console.log(toJsonLine(r))
     // The JSON object's keys are a contract; notes (a line cut at input.maxLineBytes, an orphan result, a record a reader could not map) go beside it.
@@ -117,7 +128,7 @@ export const auditCommand = Command.make(
         progress?.clear()
         results.push(one.result)
         if (one.row !== undefined) rows.push(one.row)
-        if (html !== undefined && one.result._tag === "failed") yield* Console.error(`--html: no page for ${terminalSafeField(redact(one.result.file))}: its audit failed`)
+        if (html !== undefined && one.result._tag === "failed") yield* Console.error(`--html: no page for ${terminalSafeField(one.result.file)}: its audit failed`)
         // Print as each file finishes, so a long batch shows where it is.
         yield* printResult(one.result, flags.json, redact)
       }

@@ -5,14 +5,14 @@
  * refusing to write over an existing session; `delete` and `prune` delete whole sessions for good.
  */
 import type { SessionStoreShape, SessionSummary } from "@loopguard/effect"
-import { exportTrace, importTrace, redactUrl } from "@loopguard/effect/store"
+import { exportTrace, importTrace, isPostgresUrl, redactUrl } from "@loopguard/effect/store"
 import { isSqliteFile, openCodeDbExport, openCodeDbSessions, storedSessionName } from "@loopguard/effect/audit"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { Message } from "@loopguard/core/model"
 import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import { credentialValues } from "@loopguard/effect/tools"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { readFile, writeFile } from "node:fs/promises"
 import { basename, dirname, extname } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
@@ -40,10 +40,19 @@ interface OpenedStore {
 }
 
 /** Opens the store the flags name for the length of `use`; a store is required here. */
-const withStore = <A, E>(flags: StoreFlags & { readonly config: Option.Option<string> }, use: (store: SessionStoreShape, shown: string, opened: OpenedStore) => Effect.Effect<A, E>) =>
+/**
+ * The store the flags name, open while `use` runs. Only `creates` (import) makes a session folder
+ * that is not there: reading or deleting in a mistyped one is an error, not an empty store.
+ */
+const withStore = <A, E>(
+  flags: StoreFlags & { readonly config: Option.Option<string> },
+  use: (store: SessionStoreShape, shown: string, opened: OpenedStore) => Effect.Effect<A, E>,
+  creates = false
+) =>
   Effect.gen(function* () {
     const target = yield* storeTargetOf(flags)
     if (target === null) return yield* new UsageError({ message: "name the store: --session-dir DIR (SQLite) or --store postgres://…" })
+    if (!creates && !isPostgresUrl(target) && !existsSync(target)) return yield* new UsageError({ message: `--session-dir ${target}: no such folder (no session was stored there)` })
     const config = yield* loadCliConfig(Option.isSome(flags.config) ? { configPath: flags.config.value } : {})
     const store = yield* openCliStore(target, config)
     // What is printed of the target: never a password it holds.
@@ -163,7 +172,9 @@ const importCommand = Command.make(
   "import",
   { ...storeFlags, file: Argument.String("file").pipe(Argument.withDescription("trace v1 file, or an agent's own log (docs/audit.md); a session of OpenCode's or Kilo's database as DB#SESSION")), format: formatFlag, as: Flag.String("as").pipe(Flag.optional, Flag.withDescription("session id to import under (default: the trace's session id, else the file name)")) },
   (flags) =>
-    withStore(flags, (store) =>
+    withStore(
+      flags,
+      (store) =>
       Effect.gen(function* () {
         const stored = yield* storedSessionExport(flags.file)
         const text = stored?.text ?? (yield* Effect.tryPromise({ try: () => readFile(flags.file, "utf8"), catch: (e) => new UsageError({ message: `${flags.file}: cannot read: ${(e as Error).message}` }) }))
@@ -183,7 +194,8 @@ const importCommand = Command.make(
           : Effect.forEach(messages, (m) => (m.role === "user" ? store.append(id, m) : store.putAssistant(id, m)), { discard: true })
         ).pipe(Effect.mapError(storeFailure))
         yield* Console.log(`imported ${parsed.messages.length} messages as session ${terminalSafe(id)}`)
-      })
+      }),
+      true
     )
 ).pipe(Command.withDescription("Store a trace v1 file (or an agent's own log) as a session"))
 

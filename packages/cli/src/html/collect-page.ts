@@ -11,5 +11,6 @@ export const collectRunPage = (r: AuditedFile, path: string, maxLineBytes: numbe
   Effect.gen(function* () {
     const steps: Array<StepView> = []
     yield* forEachStep({ path, name: r.file, format: r.format }, maxLineBytes, (s) => void steps.push(stepView(s.step, s.line, s.users, s.reply, redact)))
-    return { title: redact(basename(r.file)), file: redact(r.file), format: r.format, steps, incidents: redactDeep(r.incidents, redact), exit: r.exit, notes: r.notes.map(redact) }
+    // The file's name is the person's own (given or found in a folder they named), not the log's.
+    return { title: basename(r.file), file: r.file, format: r.format, steps, incidents: redactDeep(r.incidents, redact), exit: r.exit, notes: r.notes.map(redact) }
   })

@@ -45,7 +45,8 @@ const loadPgDriver = Effect.tryPromise({
     new SessionStoreError({ reason: "unavailable", message: "a postgres:// store needs the @effect/sql-pg package (npm i @effect/sql-pg@^4.0.5)", cause })
 })
 
-const isPostgresUrl = (target: string): boolean => /^postgres(ql)?:\/\//i.test(target)
+/** Whether a store target is a Postgres URL (anything else is a SQLite folder). */
+export const isPostgresUrl = (target: string): boolean => /^postgres(ql)?:\/\//i.test(target)
 
 /**
  * The SqlClient behind a store target: a postgres:// URL, or a folder holding `sessions.db`.
