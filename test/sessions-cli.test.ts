@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test"
 import { Database } from "bun:sqlite"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { it } from "./effect-test.js"
@@ -149,5 +149,14 @@ describe("loopguard sessions delete / prune", () => {
     expect(none.code).toBe(2)
     expect(none.stderr.trim().split("\n")).toHaveLength(1)
     expect(left(dir).sessions).toEqual(["held", "new", "old"])
+  }, 60_000)
+
+  test("a mistyped --session-dir: list, show and prune say there is no such folder (exit 2) and make none", async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), "lg-sessions-missing-")), "typo")
+    for (const args of [["list"], ["show", "s1"], ["prune", "--older-than", "30d"]]) {
+      const r = await cli(["sessions", ...args, "--session-dir", missing])
+      expect([r.code, r.stderr.trim()]).toEqual([2, `loopguard: --session-dir ${missing}: no such folder (no session was stored there)`])
+    }
+    expect(existsSync(missing)).toBe(false)
   }, 60_000)
 })
