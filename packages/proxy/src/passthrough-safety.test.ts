@@ -70,6 +70,11 @@ describe("request targets", () => {
     expect(resolveDotSegments("/v1/../models")).toBe("/models")
     expect(resolveDotSegments("/v1/%2E%2e/x/.")).toBe("/x/")
     expect(resolveDotSegments("/v1/../../secret/admin")).toBeNull()
+    // An encoded separator: a server decoding it before resolving the dots would climb out.
+    expect(resolveDotSegments("/v1/..%2f..%2fx")).toBeNull()
+    expect(resolveDotSegments("/v1/%2E%2E%5Cadmin")).toBeNull()
+    expect(requestTargetOf("/%2e%2e%2f%2e%2e%2fx?q=%2f")).toBeNull()
+    expect(requestTargetOf("/v1/models?path=a%2fb")).toBe("/v1/models?path=a%2fb")
     expect(resolveDotSegments("/v1/%2e%2e/%2e%2e/secret")).toBeNull()
     expect(resolveDotSegments("/v1/..\\..\\secret")).toBeNull()
     expect(requestTargetOf("http://127.0.0.1:1/x?y=1")).toBe("/x?y=1")

@@ -75,10 +75,13 @@ const DOT_DOT = /^(?:\.|%2e){2}$/i
 
 /**
  * `path` with its `.` and `..` segments resolved as a URL parser would (percent-encoded `%2e` too,
- * and `\` as a separator, as in http URLs), or null when a `..` climbs above its root: such a path
- * would leave the upstream's base path once put below it.
+ * and `\` as a separator, as in http URLs), or null when a `..` climbs above its root (such a path
+ * would leave the upstream's base path once put below it) or it holds an encoded `/` or `\`.
  */
 export const resolveDotSegments = (path: string): string | null => {
+  // An encoded separator is refused: a server that decodes it before resolving dot segments
+  // (`/v1/..%2f..%2fx`) would read a climb this function cannot see. No API path needs one.
+  if (/%(2f|5c)/i.test(path)) return null
   const out: Array<string> = []
   const segments = path.split(/[/\\]/).slice(1)
   for (const [i, segment] of segments.entries()) {
