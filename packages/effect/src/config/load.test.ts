@@ -134,6 +134,17 @@ describe("loadConfig", () => {
     if (bad._tag === "error") expect(bad.errors.join("\n")).toContain("LOOPGUARD_REPEAT_LONG_WHITESPACE_CHARS")
   })
 
+  test("the proxy's session header: an HTTP header name of its own, never one that carries a credential", () => {
+    const problem = (name: string) => {
+      const r = loadConfig({ env: { LOOPGUARD_PROXY_SESSION_HEADER: name } })
+      return r._tag === "error" ? r.errors.join("\n") : null
+    }
+    expect(problem("x-agent-session")).toBeNull()
+    expect(problem("bad header")).toContain('not an HTTP header name: "bad header"')
+    expect(problem("X-Api-Key")).toContain("X-Api-Key carries something else")
+    expect(problem("authorization")).toContain("proxy.sessionHeader")
+  })
+
   test("a bad env value names the variable", () => {
     const r = loadConfig({ env: { LOOPGUARD_STREAM_CHUNK_TIMEOUT_MS: "soon" } })
     expect(r._tag).toBe("error")

@@ -431,6 +431,20 @@ export const ProxyRoute = Schema.Struct({
   config: Schema.optional(Schema.String)
 })
 
+/** Headers that carry something else than a session's name: naming the session by one would show a key as an id. */
+const RESERVED_SESSION_HEADERS = new Set(["authorization", "proxy-authorization", "x-api-key", "x-goog-api-key", "api-key", "cookie", "host", "content-type", "content-length", "connection", "transfer-encoding"])
+
+/** The session header's name: an HTTP header name (RFC 9110 token) that is not one of the reserved ones. */
+const SessionHeaderName = Schema.String.check(
+  Schema.makeFilter((name: string) =>
+    !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
+      ? `not an HTTP header name: ${JSON.stringify(name)}`
+      : RESERVED_SESSION_HEADERS.has(name.toLowerCase())
+        ? `${name} carries something else (a credential, the body's framing); name the session by a header of its own, such as x-loopguard-session`
+        : undefined
+  )
+)
+
 /** Config section `proxy`: `loopguard proxy` (docs/proxy.md). */
 export const ProxySection = Schema.Struct({
   /** HOST:PORT the proxy listens on (`--listen`). */
@@ -438,7 +452,7 @@ export const ProxySection = Schema.Struct({
   /** The default upstream base URL (`--upstream`); null: only the routes. */
   upstream: Schema.NullOr(Schema.String),
   /** The request header that names a conversation's session; without it, a hash of the system prompt and first user message does. */
-  sessionHeader: Schema.String,
+  sessionHeader: SessionHeaderName,
   /** Bytes of one request body the proxy reads; a larger one is refused with 413. */
   maxRequestBytes: PosInt,
   /** Tool calls written as text (in a form loopguard parses) become structured calls when the request offered that tool. */
