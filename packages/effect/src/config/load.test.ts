@@ -163,6 +163,11 @@ describe("loadConfig", () => {
     if (r._tag === "error") expect(r.errors[0]).toMatch(/^lg\.json:3:\d+: /)
   })
 
+  test("a file cut short is one error, in words, not the parser's echoes of it", () => {
+    const r = loadConfig({ file: { path: "lg.json", text: `{ "proxy": { "listen": ` } })
+    expect(r).toEqual({ _tag: "error", errors: ["lg.json:1:24: not valid JSON: value expected"] })
+  })
+
   test("deadlineMs and noDeadline together name the budget", () => {
     const r = loadConfig({ file: { path: "lg.json", text: `{"provider": {"openai": {"retry": {"server": {"deadlineMs": 5, "noDeadline": true}}}}}` } })
     expect(r._tag).toBe("error")

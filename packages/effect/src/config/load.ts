@@ -218,14 +218,12 @@ const readConfigFile = (
   if (refused.length > 0) return { _tag: "error", errors: refused }
   const parseErrors: Array<ParseError> = []
   const parsed: unknown = parseJsonc(file.text, parseErrors, { allowTrailingComma: true })
-  if (parseErrors.length > 0) {
-    return {
-      _tag: "error",
-      errors: parseErrors.map((e) => {
-        const { line, column } = lineOf(file.text, e.offset)
-        return `${file.path}:${line}:${column}: ${printParseErrorCode(e.error)}`
-      })
-    }
+  const first = parseErrors[0]
+  if (first !== undefined) {
+    // The first one only: the parser's later errors follow from it (often the same place again).
+    const { line, column } = lineOf(file.text, first.offset)
+    const words = printParseErrorCode(first.error).replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()
+    return { _tag: "error", errors: [`${file.path}:${line}:${column}: not valid JSON: ${words}`] }
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     return { _tag: "error", errors: [`${file.path}:1: the config file must hold a JSON object`] }
