@@ -25,6 +25,7 @@ describe("loopguard command-line contract", () => {
     ["a bad flag value", ["scan", "--window", "abc"], "--window"],
     ["a missing required flag", ["run", "--model", "m", "--prompt", "p"], "--base-url"],
     ["a bad integer on run", ["run", "--base-url", "http://127.0.0.1:9", "--model", "m", "--prompt", "p", "--max-steps", "nope"], "--max-steps"],
+    ["a base URL with a query (the provider would put its paths after it)", ["run", "--base-url", "http://127.0.0.1:9/v1?token=QUERYSECRET", "--model", "m", "--prompt", "p"], "--base-url: give the endpoint without a query"],
     ["an unknown command", ["frob"], "frob"],
     ["no command", [], "--help"]
   ]

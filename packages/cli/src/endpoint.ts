@@ -94,6 +94,13 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
     } catch {
       return yield* new UsageError({ message: `--base-url: not a URL: ${flags.baseUrl}` })
     }
+    // The provider appends its paths to the base: a query or fragment would end up before them.
+    if (baseURL.search !== "" || baseURL.hash !== "") {
+      return yield* new UsageError({ message: "--base-url: give the endpoint without a query or fragment (a key goes in the variable --api-key-env names)" })
+    }
+    if (baseURL.protocol !== "http:" && baseURL.protocol !== "https:") {
+      return yield* new UsageError({ message: `--base-url: not an http(s) URL (${baseURL.protocol})` })
+    }
     if (Option.isSome(flags.maxSteps) && flags.maxSteps.value < 1) {
       return yield* new UsageError({ message: `--max-steps: must be at least 1 (got ${flags.maxSteps.value})` })
     }
