@@ -81,6 +81,12 @@ const only = (o: JsonAudited | JsonFailed): JsonAudited => {
 const at = (o: JsonAudited, detector: string) => o.incidents.filter((i) => i.detector === detector)
 
 describe("loopguard audit", () => {
+  test("a device (/dev/zero never ends) is a failed run naming it, not a wait forever", async () => {
+    const r = await auditJson("/dev/zero")
+    expect(r.code).toBe(1)
+    expect(r.objects.map((o) => [o.file, "error" in o ? o.error : null])).toEqual([["/dev/zero", "/dev/zero: a device, not a log file"]])
+  })
+
   test("the same reply three times: text-loop mild at the third step, not before", async () => {
     const file = write("text-loop.jsonl", [
       { type: "session", id: "t1", model: "test/model" },

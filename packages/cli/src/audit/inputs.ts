@@ -50,3 +50,13 @@ export const fileBytes = (path: string): number => {
 }
 
 export { isDir }
+
+/** Whether `file` is a character or block device, which never ends (false when it cannot be stat'ed: reading it says why). */
+export const isDevice = (file: string): boolean => {
+  try {
+    const s = statSync(file)
+    return s.isCharacterDevice() || s.isBlockDevice()
+  } catch {
+    return false
+  }
+}

@@ -6,7 +6,7 @@
 import { isSqliteFile, openCodeDbSessions, storedSessionName } from "@loopguard/effect/audit"
 import type { TraceFormat } from "@loopguard/core/trace"
 import { Effect } from "effect"
-import { fileBytes } from "./inputs.js"
+import { fileBytes, isDevice } from "./inputs.js"
 import { STDIN_ARG } from "./stdin-trace.js"
 
 export type AuditRun =
@@ -23,6 +23,8 @@ const DB_NAME = /(^|\/)(opencode|kilo)\.db$/i
  * when nothing is wrong so far.
  */
 const givenProblem = (file: string, format: TraceFormat | undefined, sqlite: boolean): string | null => {
+  // A device (/dev/zero, a terminal) never ends: reading it as a log would not either. Pipes are spooled.
+  if (isDevice(file)) return `${file}: a device, not a log file`
   if (sqlite && format !== undefined && format !== "opencode") return `${file}: a SQLite database, which --format ${format} cannot read (OpenCode's and Kilo's are read without --format, or with --format opencode)`
   if (!sqlite && DB_NAME.test(file)) return `${file}: named like OpenCode's database, but not a SQLite database (empty, or not a regular file)`
   return null

@@ -12,6 +12,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import type { Message } from "@loopguard/core/model"
 import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import { credentialValues } from "@loopguard/effect/tools"
+import { isDevice } from "../audit/inputs.js"
 import { existsSync, mkdirSync, writeFileSync } from "node:fs"
 import { readFile, writeFile } from "node:fs/promises"
 import { basename, dirname, extname } from "node:path"
@@ -176,6 +177,7 @@ const importCommand = Command.make(
       flags,
       (store) =>
       Effect.gen(function* () {
+        if (isDevice(flags.file)) return yield* new UsageError({ message: `${flags.file}: a device, not a log file` })
         const stored = yield* storedSessionExport(flags.file)
         const text = stored?.text ?? (yield* Effect.tryPromise({ try: () => readFile(flags.file, "utf8"), catch: (e) => new UsageError({ message: `${flags.file}: cannot read: ${(e as Error).message}` }) }))
         const parsed = importTrace(text, flags.file, stored !== null ? "opencode" : Option.getOrUndefined(flags.format))
