@@ -60,6 +60,10 @@ const withStore = <A, E>(
     return yield* use(store, redactUrl(target), { target, config })
   }).pipe(Effect.scoped)
 
+/** The problems shown of a file that cannot be imported: the first ten (a binary file has one per line), then how many more. */
+export const firstProblems = (problems: ReadonlyArray<string>, shown = 10): string =>
+  [...problems.slice(0, shown), ...(problems.length > shown ? [`… and ${problems.length - shown} more`] : [])].join("\n")
+
 /** Why `id` cannot name a session (empty, too long, spaces or control characters), or null. */
 export const sessionIdProblem = (id: string): string | null => {
   if (id === "") return "is empty"
@@ -181,7 +185,7 @@ const importCommand = Command.make(
         const stored = yield* storedSessionExport(flags.file)
         const text = stored?.text ?? (yield* Effect.tryPromise({ try: () => readFile(flags.file, "utf8"), catch: (e) => new UsageError({ message: `${flags.file}: cannot read: ${(e as Error).message}` }) }))
         const parsed = importTrace(text, flags.file, stored !== null ? "opencode" : Option.getOrUndefined(flags.format))
-        if (!parsed.ok) return yield* new UsageError({ message: parsed.problems.join("\n") })
+        if (!parsed.ok) return yield* new UsageError({ message: firstProblems(parsed.problems) })
         for (const n of parsed.notes ?? []) yield* Console.error(`note: ${n}`)
         if (parsed.messages.length === 0) return yield* new UsageError({ message: `${flags.file}: no user or assistant lines to import` })
         const id = Option.isSome(flags.as) ? flags.as.value : (parsed.sessionId ?? basename(flags.file, extname(flags.file)))

@@ -1,0 +1,9 @@
+/** What `sessions import` prints of a file it cannot read. */
+import { expect, test } from "bun:test"
+import { firstProblems } from "./sessions.js"
+
+test("the first ten problems, then how many more (a binary file has one per line)", () => {
+  const problems = Array.from({ length: 29 }, (_, i) => `f.jsonl:${i + 1}: not JSON`)
+  expect(firstProblems(problems).split("\n")).toEqual([...problems.slice(0, 10), "… and 19 more"])
+  expect(firstProblems(problems.slice(0, 3))).toBe(problems.slice(0, 3).join("\n"))
+})
