@@ -99,4 +99,3 @@ export const decodedAttempt = async (opened: OpenAttempt, timeoutMs: number): Pr
   }
   return { ok: true, res: reply, first, ended: () => reply.ended, abort: opened.abort }
 }
-

@@ -58,7 +58,7 @@ export interface RetryEvent {
 }
 
 /** Error bodies are kept for the client (decompressed) up to this many bytes; the rest is read and dropped. */
-export const MAX_ERROR_BODY_BYTES = 1024 * 1024
+const ERROR_BODY_KEPT_BYTES = 1024 * 1024
 
 const headerRecord = (res: UpstreamReply): Record<string, string> =>
   Object.fromEntries(Object.entries(res.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(", ") : v]])))
@@ -100,9 +100,9 @@ export const connectionErrorText = (message: string): string => message.replace(
  */
 const httpFailure = async (res: UpstreamReply, idleMs: number, abort: () => void): Promise<Attempt> => {
   const status = res.statusCode ?? 502
-  const raw = await readSome(res, MAX_ERROR_BODY_BYTES, idleMs, abort)
+  const raw = await readSome(res, ERROR_BODY_KEPT_BYTES, idleMs, abort)
   const encoding = String(res.headers["content-encoding"] ?? "")
-  const plain = plainBody(raw, encoding, MAX_ERROR_BODY_BYTES)
+  const plain = plainBody(raw, encoding, ERROR_BODY_KEPT_BYTES)
   const b = plain ?? raw
   const error: NormalizedError = { message: `HTTP ${status}`, status, headers: headerRecord(res), body: b.toString("utf8"), phase: "request" }
   return { ok: false, error, body: b, res, ...(plain === null ? { bodyEncoding: encoding } : {}) }
