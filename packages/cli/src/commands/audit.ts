@@ -68,11 +68,6 @@ const auditOne = (o: OneFile) => {
 }
 
 /**
- * Prints a finished file: its JSON line (notes to stderr beside it) or its human block. What a log
- * holds is the agent's (or whoever wrote to it): secrets in it are redacted as on the page, and no
- * escape sequence or line break of it reaches the terminal raw.
- */
-/**
  * `redact` that leaves the run's name alone wherever it appears (the file, and the database of a
  * DB#SESSION run): the name is the person's own, given or found in a folder they named, not the
  * log's, and a temporary folder's random name must not read as a token.
@@ -83,6 +78,11 @@ export const keepingName = (redact: (text: string) => string, name: string) => {
   return (text: string): string => within(text, 0)
 }
 
+/**
+ * Prints a finished file: its JSON line (notes to stderr beside it) or its human block. What a log
+ * holds is the agent's (or whoever wrote to it): secrets in it are redacted as on the page, and no
+ * escape sequence or line break of it reaches the terminal raw.
+ */
 const printResult = (found: AuditResult, json: boolean, redact: (text: string) => string) =>
   Effect.gen(function* () {
     const r = redactDeep(found, keepingName(redact, found.file))

@@ -40,7 +40,6 @@ interface OpenedStore {
   readonly config: LoopguardConfig
 }
 
-/** Opens the store the flags name for the length of `use`; a store is required here. */
 /**
  * The store the flags name, open while `use` runs. Only `creates` (import) makes a session folder
  * that is not there: reading or deleting in a mistyped one is an error, not an empty store.
@@ -78,7 +77,8 @@ export const sessionIdProblem = (id: string): string | null => {
  * environment named like a credential: the store redacts them as it writes, and a session written by
  * an older loopguard or by another machine's proxy is redacted here on the way out.
  */
-const credentialRedactor = makeRedactor(credentialValues(process.env))
+let credentialRedactorMade: ((text: string) => string) | undefined
+const credentialRedactor = (text: string): string => (credentialRedactorMade ??= makeRedactor(credentialValues(process.env)))(text)
 
 const existing = (store: SessionStoreShape, id: string, target: string) =>
   Effect.gen(function* () {
@@ -180,27 +180,27 @@ const importCommand = Command.make(
     withStore(
       flags,
       (store) =>
-      Effect.gen(function* () {
-        if (isDevice(flags.file)) return yield* new UsageError({ message: `${flags.file}: a device, not a log file` })
-        const stored = yield* storedSessionExport(flags.file)
-        const text = stored?.text ?? (yield* Effect.tryPromise({ try: () => readFile(flags.file, "utf8"), catch: (e) => new UsageError({ message: `${flags.file}: cannot read: ${(e as Error).message}` }) }))
-        const parsed = importTrace(text, flags.file, stored !== null ? "opencode" : Option.getOrUndefined(flags.format))
-        if (!parsed.ok) return yield* new UsageError({ message: firstProblems(parsed.problems) })
-        for (const n of parsed.notes ?? []) yield* Console.error(`note: ${n}`)
-        if (parsed.messages.length === 0) return yield* new UsageError({ message: `${flags.file}: no user or assistant lines to import` })
-        const id = Option.isSome(flags.as) ? flags.as.value : (parsed.sessionId ?? basename(flags.file, extname(flags.file)))
-        const bad = sessionIdProblem(id)
-        if (bad !== null) return yield* new UsageError({ message: `${Option.isSome(flags.as) ? "--as" : `${flags.file}: the session id`} ${JSON.stringify(id)}: ${bad}; give one with --as ID` })
-        const before = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
-        if (before.length > 0) return yield* new UsageError({ message: `session ${id} already exists (${before.length} messages); import it under another id with --as ID` })
-        const messages = parsed.messages.map((m) => redactDeep(m, credentialRedactor))
-        // All or nothing: a failure half-way (a repeated id, a full disk) leaves no half session.
-        yield* (store.importSession !== undefined
-          ? store.importSession(id, messages)
-          : Effect.forEach(messages, (m) => (m.role === "user" ? store.append(id, m) : store.putAssistant(id, m)), { discard: true })
-        ).pipe(Effect.mapError(storeFailure))
-        yield* Console.log(`imported ${parsed.messages.length} messages as session ${terminalSafe(id)}`)
-      }),
+        Effect.gen(function* () {
+          if (isDevice(flags.file)) return yield* new UsageError({ message: `${flags.file}: a device, not a log file` })
+          const stored = yield* storedSessionExport(flags.file)
+          const text = stored?.text ?? (yield* Effect.tryPromise({ try: () => readFile(flags.file, "utf8"), catch: (e) => new UsageError({ message: `${flags.file}: cannot read: ${(e as Error).message}` }) }))
+          const parsed = importTrace(text, flags.file, stored !== null ? "opencode" : Option.getOrUndefined(flags.format))
+          if (!parsed.ok) return yield* new UsageError({ message: firstProblems(parsed.problems) })
+          for (const n of parsed.notes ?? []) yield* Console.error(`note: ${n}`)
+          if (parsed.messages.length === 0) return yield* new UsageError({ message: `${flags.file}: no user or assistant lines to import` })
+          const id = Option.isSome(flags.as) ? flags.as.value : (parsed.sessionId ?? basename(flags.file, extname(flags.file)))
+          const bad = sessionIdProblem(id)
+          if (bad !== null) return yield* new UsageError({ message: `${Option.isSome(flags.as) ? "--as" : `${flags.file}: the session id`} ${JSON.stringify(id)}: ${bad}; give one with --as ID` })
+          const before = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
+          if (before.length > 0) return yield* new UsageError({ message: `session ${id} already exists (${before.length} messages); import it under another id with --as ID` })
+          const messages = parsed.messages.map((m) => redactDeep(m, credentialRedactor))
+          // All or nothing: a failure half-way (a repeated id, a full disk) leaves no half session.
+          yield* (store.importSession !== undefined
+            ? store.importSession(id, messages)
+            : Effect.forEach(messages, (m) => (m.role === "user" ? store.append(id, m) : store.putAssistant(id, m)), { discard: true })
+          ).pipe(Effect.mapError(storeFailure))
+          yield* Console.log(`imported ${parsed.messages.length} messages as session ${terminalSafe(id)}`)
+        }),
       true
     )
 ).pipe(Command.withDescription("Store a trace v1 file (or an agent's own log) as a session"))

@@ -17,6 +17,7 @@ import {
   replayedSequence,
   SpinPrefix,
   failureStreak,
+  MIN_COUNTED_RUN,
   stepRecords,
   variedRetry,
   type LadderCounts,
@@ -53,9 +54,6 @@ export interface LoopOutcome {
  * end), its step records (made once, on demand) and the records' version (see `SpinPrefix`).
  */
 type Detector = (messages: ReadonlyArray<Message>, records: () => ReadonlyArray<StepRecord>, version: number | undefined) => LoopFinding | null
-
-/** Repeated action counts at least this many newest steps of a run (see `maxCount`). */
-const MIN_COUNTED_RUN = 64
 
 const cut = (s: string, n = 120) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`)
 

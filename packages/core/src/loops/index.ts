@@ -21,6 +21,7 @@ export {
   repeatedAction,
   isFinishedReply,
   DEFAULT_REPEATED_ACTION,
+  MIN_COUNTED_RUN,
   type RepeatedAction,
   type RepeatedActionOptions
 } from "./repeated-action.js"

@@ -18,6 +18,12 @@ export interface RepeatedActionOptions {
   readonly maxCount?: number
 }
 
+/**
+ * A run of one step (or one answer) is counted to at least this many newest steps, and further only
+ * when a ladder's top asks for it: past its stop a longer run changes nothing.
+ */
+export const MIN_COUNTED_RUN = 64
+
 export const DEFAULT_REPEATED_ACTION: RepeatedActionOptions = { repeats: 3, note: REPEATED_ACTION_NOTE }
 
 export interface RepeatedAction {

@@ -14,6 +14,7 @@
  * more search that finds nothing — never counts.
  */
 import { isExploration, type StepRecord } from "./step-record.js"
+import { MIN_COUNTED_RUN } from "./repeated-action.js"
 
 export interface RepeatedObservationOptions {
   /** Consecutive steps with one masked observation that make a loop. */
@@ -61,9 +62,6 @@ const HARNESS_STATUS = /\[(?:The command|Command) (?:completed|finished)(?: with
 
 /** An answer worth counting in the window mode: something besides the harness's status line. */
 const substantial = (observation: string): boolean => observation.replace(HARNESS_STATUS, "").trim().length >= 8
-
-/** Runs of one answer are counted to at least this many steps. */
-const MIN_COUNTED_RUN = 64
 
 /** The repeated observation the newest records end with, or null. */
 export const repeatedObservation = (
