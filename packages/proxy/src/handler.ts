@@ -184,8 +184,11 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   if (j === null) return
   if (j.verdict.stop !== null) return answerStop(j, j.verdict.stop)
   const gone = new AbortController()
-  // A reason of our own: without one, Node makes a DOMException (and its stack) on every close.
-  res.on("close", () => gone.abort(CONNECTION_CLOSED))
+  // Only a client that left before its reply ended stops the work (an abort costs its listeners'
+  // run on every request otherwise). A reason of our own: without one, Node makes a DOMException.
+  res.on("close", () => {
+    if (!res.writableFinished) gone.abort(CONNECTION_CLOSED)
+  })
   const { target, send } = upstreamAttempt(j, gone.signal)
   let retries = 0
   const record = recordOf(j, () => retries)
