@@ -11,10 +11,10 @@ import { BodyTooLarge, type ClientReply, type ClientRequest } from "./client-rep
 import type { BackoffBoard } from "./backoff.js"
 import { authorized, clientHeaders, credentialsOf, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
 import { redactBytes } from "./body-bytes.js"
-import { cutCallNotice, stopAnswer } from "./notices.js"
+import { cutCallNotice, refusalNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
-import { offersTools, parseJson, type Conversation, type Protocol, type StreamWatch } from "./protocol.js"
+import { offersTools, parseJson, type Conversation, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
 import { reminderMessages, replyMessage, wholeReplySeen } from "./reply-record.js"
 import { relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
@@ -211,7 +211,15 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   }
   if (!isEventStream(opened.res.headers)) {
     const again = () => callWithRetries(target, deps.board, send, gone.signal, () => {})
-    const whole = await relayWhole(res, protocol, opened, { settings: { ...deps.settings, guard: replyGuard(j) }, offered: j.conversation.tools, extra, again, secrets: secretsOf(deps.auth), chunkTimeoutMs: target.chunkTimeoutMs })
+    const whole = await relayWhole(res, protocol, opened, {
+      settings: { ...deps.settings, guard: replyGuard(j) },
+      offered: j.conversation.tools,
+      extra,
+      again,
+      secrets: secretsOf(deps.auth),
+      chunkTimeoutMs: target.chunkTimeoutMs,
+      refuseCalls: capsFor(j.conversation, deps.settings.toolCaps)
+    })
     // The reply the client got is kept as a streamed one is (a cut one with the notice in its text).
     const reply = whole.sent === undefined ? null : replyMessage(j.conversation, wholeReplySeen(protocol, whole.sent), null, false)
     return record(whole.cut !== undefined ? "cut" : "completed", whole.code, reply, whole.cut)
@@ -220,7 +228,7 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   const { end, watch } = await serveStream(j, opened, () => callWithRetries(target, deps.board, send, gone.signal, () => {}))
   const reply = (notice: string | null) => replyMessage(j.conversation, watch, notice, end.type === "cut" || end.type === "cut-call")
   if (end.type === "cut-call") {
-    const notice = end.refusal !== undefined ? `\n\n[loopguard: ${end.refusal}]` : cutCallNotice(end.name)
+    const notice = end.refusal !== undefined ? refusalNotice(end.refusal) : cutCallNotice(end.name)
     if (!res.destroyed) res.end(end.opening + watch.close(notice, true))
     return record("cut", 200, reply(notice), end.refusal ?? `the arguments of a call to ${end.name} were cut off`)
   }
@@ -259,7 +267,7 @@ const serveStream = async (j: Judged, opened: OpenAttempt, again: () => Promise<
 }
 
 /**
- * The relay's cap check (`toolCaps`): the turn's calls so far, then the reply's; the first one past
+ * The reply's cap check (`toolCaps`, streamed or whole): the turn's calls so far, then the reply's; the first one past
  * its tool's cap is refused (the agent gets the refusal, never the call).
  */
 const capsFor = (conversation: Conversation, caps: ToolCallCaps) => {
@@ -269,10 +277,10 @@ const capsFor = (conversation: Conversation, caps: ToolCallCaps) => {
     const m = conversation.messages[i]!
     if (m.role === "assistant") for (const p of toolPartsOf(m)) counts[p.name] = (counts[p.name] ?? 0) + 1
   }
-  return (watch: StreamWatch): { readonly name: string; readonly refusal: string } | null => {
+  return (calls: ReadonlyArray<ObservedCall>): { readonly name: string; readonly refusal: string } | null => {
     if (caps.maxCallsPerTool === null && Object.keys(caps.perTool).length === 0) return null
     let now: ToolCallCounts = counts
-    for (const call of watch.calls) {
+    for (const call of calls) {
       const admitted = admitToolCall(now, call.name, caps)
       if (admitted.refusal !== null) return { name: call.name, refusal: admitted.refusal }
       now = admitted.counts

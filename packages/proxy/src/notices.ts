@@ -20,6 +20,9 @@ export const stopAnswer = (loop: string, evidence: string, next: string): string
 export const isCutReply = (text: string): boolean => text.includes(CUT_MARK)
 export const isStopAnswer = (text: string): boolean => text.includes(STOP_MARK)
 
+/** Said in place of a call refused before it could run (a tool past its cap: `toolCaps`). */
+export const refusalNotice = (refusal: string): string => `\n\n[loopguard: ${refusal}]`
+
 /** Said in place of a tool call whose arguments were cut off: it is not passed on, so it cannot run. */
 export const cutCallNotice = (name: string): string =>
   `\n\n[loopguard: the call to ${name} was cut off before its arguments were complete, so it was not passed on. Make the call again.]`

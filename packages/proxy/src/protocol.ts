@@ -133,9 +133,9 @@ export interface Protocol {
   replyText(json: any): string
   withReplyText(json: any, text: string): any
   /**
-   * A whole reply's calls whose arguments arrive as JSON text (which a reply cut at its length limit
-   * leaves unfinished), and the reply with its calls taken out and `text` as its answer. Only the
-   * protocols whose non-streamed calls carry their arguments as text (Chat Completions, Responses).
+   * A whole reply's calls, their arguments as JSON text (which a reply cut at its length limit
+   * leaves unfinished where the protocol sends them as text: Chat Completions, Responses), and the
+   * reply with its calls taken out and `text` as its answer.
    */
   readonly wholeCalls?: {
     readonly of: (json: any) => ReadonlyArray<ObservedCall>

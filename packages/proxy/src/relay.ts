@@ -9,7 +9,7 @@ import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { connectionErrorText } from "./upstream.js"
 import { cutNotice } from "./notices.js"
-import { cutOffCall, parseJson, type Protocol, type StreamWatch } from "./protocol.js"
+import { cutOffCall, parseJson, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
 import { ReplyRouting } from "./reply-routing.js"
 import { SseSplitter, type SseEvent } from "./sse.js"
 
@@ -47,7 +47,7 @@ export interface RelayInput {
    */
   readonly textCalls: ((watch: StreamWatch, tail: string) => string | null) | null
   /** Why the reply's calls must not be passed on (a tool past its cap: `toolCaps`), or null. */
-  readonly refuseCalls: (watch: StreamWatch) => { readonly name: string; readonly refusal: string } | null
+  readonly refuseCalls: (calls: ReadonlyArray<ObservedCall>) => { readonly name: string; readonly refusal: string } | null
 }
 
 /**
@@ -207,7 +207,7 @@ class StreamRelay {
       this.finish({ type: "cut-call", name: broken, wrote: this.routing.written, opening: this.routing.openingOfHeld }, null)
       return false
     }
-    const refused = this.input.refuseCalls(watch)
+    const refused = this.input.refuseCalls(watch.calls)
     if (refused !== null) {
       this.finish({ type: "cut-call", name: refused.name, wrote: true, opening: this.routing.openingOfHeld, refusal: refused.refusal }, null)
       return false

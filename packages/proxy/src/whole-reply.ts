@@ -9,8 +9,8 @@ import type { ProxySettings } from "./proxy-settings.js"
 import type { Attempt, OpenAttempt } from "./upstream.js"
 import { clientHeaders, sendError } from "./http-util.js"
 import { redactBytes } from "./body-bytes.js"
-import { cutCallNotice, cutNotice } from "./notices.js"
-import { cutOffCall, parseJson, type Protocol } from "./protocol.js"
+import { cutCallNotice, cutNotice, refusalNotice } from "./notices.js"
+import { cutOffCall, parseJson, type ObservedCall, type Protocol } from "./protocol.js"
 import { textCallsIn } from "./text-calls.js"
 
 /**
@@ -81,6 +81,8 @@ export interface WholeReplyContext {
   readonly secrets: ReadonlyArray<string>
   /** The longest silence between the body's chunks (the route's `stream.chunkTimeoutMs`). */
   readonly chunkTimeoutMs: number
+  /** Why the reply's calls must not be passed on (a tool past its cap: `toolCaps`), or null. */
+  readonly refuseCalls: (calls: ReadonlyArray<ObservedCall>) => { readonly name: string; readonly refusal: string } | null
 }
 
 /** How a whole reply ended: its status, why it was cut, and the reply the client got (its JSON; absent when none was sent, or it was not JSON). */
@@ -109,6 +111,8 @@ export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpen
   }
   const code = opened.res.statusCode ?? 200
   const text = json === undefined ? "" : protocol.replyText(json)
+  const refused = json === undefined || protocol.wholeCalls === undefined ? null : context.refuseCalls(protocol.wholeCalls.of(json))
+  if (refused !== null) return sendJson(res, opened, protocol.wholeCalls!.refused(json, text + refusalNotice(refused.refusal)), context, refused.refusal)
   const trip = settings.guard === null || text === "" ? null : firstTrip(text, settings.guard)
   const found = trip === null && settings.textToolCalls && protocol.textCalls !== undefined && text !== "" ? textCallsIn(text, offered) : null
   const structured = found !== null && found.calls.length > 0 ? protocol.textCalls!.json(json, found.calls, found.prose) : null

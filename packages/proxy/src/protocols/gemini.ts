@@ -201,6 +201,19 @@ export const geminiProtocol = (model: string, stream: boolean): Protocol => ({
     const calls = partsOf(first?.content).filter(callOf)
     return { ...json, candidates: [{ ...first, content: { role: "model", ...first?.content, parts: [{ text }, ...calls] }, finishReason: "STOP" }, ...others] }
   },
+  // The calls of a whole reply arrive parsed (`args`), so they are never cut off; they are read
+  // for the tool caps and the session's record.
+  wholeCalls: {
+    of: (json) =>
+      partsOf(json?.candidates?.[0]?.content)
+        .map(callOf)
+        .filter((call: any) => call !== undefined && call !== null)
+        .map((call: any, i: number) => ({ id: String(call.id ?? `gemini-call-${i}`), name: String(call.name ?? ""), args: JSON.stringify(call.args ?? {}) })),
+    refused: (json, text) => {
+      const [first, ...others] = Array.isArray(json?.candidates) ? json.candidates : [{}]
+      return { ...json, candidates: [{ ...first, content: { role: "model", ...first?.content, parts: [{ text }] }, finishReason: "STOP" }, ...others] }
+    }
+  },
   answer: (body, text) => {
     const reply = replyOf(text, usageOf(body, text), { modelVersion: model, responseId: `loopguard-${Date.now().toString(36)}` })
     return stream ? { contentType: SSE_CONTENT_TYPE, body: geminiEvent(reply) } : { contentType: "application/json", body: JSON.stringify(reply) }

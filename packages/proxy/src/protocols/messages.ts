@@ -182,6 +182,19 @@ export const messagesProtocol: Protocol = {
     content: [...(Array.isArray(json?.content) ? json.content : []).filter((b: any) => b?.type !== "text" && b?.type !== "thinking"), { type: "text", text }],
     stop_reason: "end_turn"
   }),
+  // The calls of a whole reply arrive parsed (`input`), so they are never cut off; they are read
+  // for the tool caps and the session's record.
+  wholeCalls: {
+    of: (json) =>
+      (Array.isArray(json?.content) ? json.content : [])
+        .filter((b: any) => b?.type === "tool_use")
+        .map((b: any) => ({ id: String(b.id ?? ""), name: String(b.name ?? ""), args: JSON.stringify(b.input ?? {}) })),
+    refused: (json, text) => ({
+      ...json,
+      content: [...(Array.isArray(json?.content) ? json.content : []).filter((b: any) => b?.type !== "text" && b?.type !== "thinking" && b?.type !== "tool_use"), { type: "text", text }],
+      stop_reason: "end_turn"
+    })
+  },
   answer: (body, text) => {
     const id = `msg_loopguard_${Date.now().toString(36)}`
     const usage = usageOf(body, text)
