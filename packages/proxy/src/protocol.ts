@@ -172,6 +172,12 @@ export interface TextCall {
 /** The streaming-response content type. */
 export const SSE_CONTENT_TYPE = "text/event-stream; charset=utf-8"
 
+/**
+ * Whether a streamed chunk is an error: its `error` set to something, as the OpenAI SDK reads it
+ * (Foundry Local sends `"error": null` in every healthy chunk).
+ */
+export const carriesError = (chunk: any): boolean => Boolean(chunk?.error)
+
 /** Parsed JSON, or undefined (a bad event is passed on, never thrown on). */
 export const parseJson = (text: string): any => {
   try {

@@ -270,6 +270,36 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(upstream.requests()).toBe(1)
   })
 
+  test('chunks that carry `"error": null` (Foundry Local) are healthy: the reply passes byte for byte, asked for once', async () => {
+    const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: "c1", error: null, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+    const body = chunk({ role: "assistant", content: "" }, null) + chunk({ content: "All " }, null) + chunk({ content: "done." }, null) + chunk({}, "stop") + "data: [DONE]\n\n"
+    upstream = await rawUpstream((_req, res) => {
+      res.writeHead(200, SSE)
+      res.end(body)
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events)
+    const got = await post(`${proxy.url}/v1/chat/completions`, chatRequest)
+    expect(got.text).toBe(body)
+    expect(upstream.requests()).toBe(1)
+    expect(records(events)[0]?.outcome).toBe("completed")
+  })
+
+  test("a Gemini prompt the API blocked (promptFeedback.blockReason, no candidate) reaches the client as it came, asked for once", async () => {
+    const body = `data: ${JSON.stringify({ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 }, modelVersion: "gemini-x" })}\r\n\r\n`
+    upstream = await rawUpstream((_req, res) => {
+      res.writeHead(200, SSE)
+      res.end(body)
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events)
+    const got = await post(`${proxy.url}/v1beta/models/gemini-x:streamGenerateContent?alt=sse`, { contents: [{ role: "user", parts: [{ text: "hi" }] }] })
+    expect(got.status).toBe(200)
+    expect(got.text).toBe(body)
+    expect(upstream.requests()).toBe(1)
+    expect(records(events)[0]?.outcome).toBe("completed")
+  })
+
   test("a first event that arrives in two pieces, then the upstream's error event: the client gets the upstream's stream as it came, its error's code kept", async () => {
     const opening = `data: ${JSON.stringify({ id: "c1", choices: [{ index: 0, delta: { role: "assistant" } }] })}\n\n`
     const error = `data: ${JSON.stringify({ error: { message: "This model's maximum context length is 8192 tokens", type: "invalid_request_error", code: "context_length_exceeded" } })}\n\n`

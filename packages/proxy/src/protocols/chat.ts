@@ -1,7 +1,7 @@
 /** OpenAI Chat Completions (`POST /v1/chat/completions`), streamed and not. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { carriesError, conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
 
@@ -69,7 +69,7 @@ class ChatWatch implements StreamWatch {
     if (event.data === "[DONE]") return { end: true, last: true }
     const chunk = parseJson(event.data)
     if (chunk === undefined || chunk === null) return {}
-    if (chunk.error !== undefined) return { error: true }
+    if (carriesError(chunk)) return { error: true }
     this.seenIdentity ??= { id: String(chunk.id ?? "chatcmpl-loopguard"), created: Number(chunk.created ?? Math.floor(Date.now() / 1000)), model: String(chunk.model ?? this.body?.model ?? "") }
     const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined
     if (choice === undefined) return {}

@@ -9,7 +9,7 @@
  */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, type WireCall } from "../history.js"
-import { conversationOf, offersTools, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { carriesError, conversationOf, offersTools, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
 import { spliced } from "./chat.js"
 
@@ -131,10 +131,10 @@ class GeminiWatch implements StreamWatch {
   see(event: SseEvent): Seen {
     const e = parseJson(event.data)
     if (e === undefined || e === null || typeof e !== "object") return {}
-    if (e.error !== undefined) return { error: true }
+    if (carriesError(e)) return { error: true }
     if (this.identity.responseId === undefined && typeof e.responseId === "string") this.identity = { modelVersion: e.modelVersion, responseId: e.responseId }
     const candidate = Array.isArray(e.candidates) ? e.candidates[0] : undefined
-    if (candidate === undefined) return {}
+    if (candidate === undefined) return this.blocked(e)
     let text = ""
     let reasoning = ""
     let toolCall = false
@@ -156,6 +156,17 @@ class GeminiWatch implements StreamWatch {
     // Gemini has no end event of its own: the event that names the finish is the last that matters.
     const ends = typeof finish === "string"
     return { ...(text !== "" ? { text } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(toolCall ? { toolCall } : {}), ...(ends ? { finishing: true, end: true } : {}) }
+  }
+
+  /**
+   * An event without a candidate: a prompt the API blocked (`promptFeedback.blockReason`) is the
+   * whole answer (it ends the reply as it came, never retried: the same prompt is blocked again).
+   */
+  private blocked(e: any): Seen {
+    const reason = field(field(e, "promptFeedback", "prompt_feedback"), "blockReason", "block_reason")
+    if (typeof reason !== "string") return {}
+    this.finish = reason
+    return { finishing: true, end: true }
   }
 
   close(notice: string): string {
