@@ -285,6 +285,22 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(records(events)[0]?.outcome).toBe("completed")
   })
 
+  test("n = 2 with a call in each choice: both calls are whole and pass byte for byte, asked for once", async () => {
+    const chunk = (index: number, delta: object, finish: string | null) => `data: ${JSON.stringify({ id: "c1", choices: [{ index, delta, finish_reason: finish }] })}\n\n`
+    const call = (path: string, part: 0 | 1) => ({ tool_calls: [{ index: 0, ...(part === 0 ? { id: `call_${path}`, type: "function", function: { name: "read", arguments: "" } } : { function: { arguments: JSON.stringify({ path }) } }) }] })
+    const body = chunk(0, call("a.txt", 0), null) + chunk(1, call("b.txt", 0), null) + chunk(0, call("a.txt", 1), null) + chunk(1, call("b.txt", 1), null) + chunk(0, {}, "tool_calls") + chunk(1, {}, "tool_calls") + "data: [DONE]\n\n"
+    upstream = await rawUpstream((_req, res) => {
+      res.writeHead(200, SSE)
+      res.end(body)
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events)
+    const got = await post(`${proxy.url}/v1/chat/completions`, { ...chatRequest, n: 2, tools: [{ type: "function", function: { name: "read", parameters: { type: "object" } } }] })
+    expect(got.text).toBe(body)
+    expect(upstream.requests()).toBe(1)
+    expect(records(events)[0]?.outcome).toBe("completed")
+  })
+
   test("a Gemini prompt the API blocked (promptFeedback.blockReason, no candidate) reaches the client as it came, asked for once", async () => {
     const body = `data: ${JSON.stringify({ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 }, modelVersion: "gemini-x" })}\r\n\r\n`
     upstream = await rawUpstream((_req, res) => {

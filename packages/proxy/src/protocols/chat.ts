@@ -52,17 +52,32 @@ const conversation: Protocol["conversation"] = (body) => {
   })
 }
 
+/**
+ * Where a call delta without an `index` goes among its choice's calls (Google's OpenAI-compatible
+ * endpoint sends none): one with an id seen before continues that call, one with a new id opens the
+ * next call, one without an id continues the latest.
+ */
+const indexOf = (calls: ReadonlyMap<number, { readonly id: string }>, call: any): number => {
+  const indexes = [...calls.keys()]
+  if (indexes.length === 0) return 0
+  const latest = Math.max(...indexes)
+  if (typeof call?.id !== "string" || call.id === "") return latest
+  for (const [index, known] of calls) if (known.id === call.id) return index
+  return latest + 1
+}
+
 class ChatWatch implements StreamWatch {
   text = ""
   reasoning = ""
   finish: string | undefined
-  private readonly byIndex = new Map<number, { id: string; name: string; args: string }>()
+  /** Each choice's calls by their index (a request with `n` > 1 gets several choices, each with its own calls). */
+  private readonly byChoice = new Map<number, Map<number, { id: string; name: string; args: string }>>()
   private seenIdentity: { id: string; created: number; model: string } | undefined
 
   constructor(private readonly body: any) {}
 
   get calls(): ReadonlyArray<ObservedCall> {
-    return [...this.byIndex.values()]
+    return [...this.byChoice.values()].flatMap((calls) => [...calls.values()])
   }
 
   see(event: SseEvent): Seen {
@@ -71,23 +86,17 @@ class ChatWatch implements StreamWatch {
     if (chunk === undefined || chunk === null) return {}
     if (carriesError(chunk)) return { error: true }
     this.seenIdentity ??= { id: String(chunk.id ?? "chatcmpl-loopguard"), created: Number(chunk.created ?? Math.floor(Date.now() / 1000)), model: String(chunk.model ?? this.body?.model ?? "") }
-    const choice = Array.isArray(chunk.choices) ? chunk.choices[0] : undefined
-    if (choice === undefined) return {}
-    const finishing = typeof choice.finish_reason === "string"
-    if (finishing) this.finish = choice.finish_reason
-    const delta = choice.delta ?? {}
+    const choices: ReadonlyArray<any> = Array.isArray(chunk.choices) ? chunk.choices : []
+    const first = choices.find((c) => (c?.index ?? 0) === 0)
+    let toolCall = false
+    for (const choice of choices) toolCall = this.seeCalls(typeof choice?.index === "number" ? choice.index : 0, choice?.delta?.tool_calls) || toolCall
+    if (first === undefined) return toolCall ? { toolCall } : {}
+    // The guard and the finish read the first choice; the others pass as they came.
+    const finishing = typeof first.finish_reason === "string" && first.finish_reason !== ""
+    if (finishing) this.finish = first.finish_reason
+    const delta = first.delta ?? {}
     const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : ""
     const text = typeof delta.content === "string" ? delta.content : ""
-    let toolCall = false
-    for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
-      toolCall = true
-      const index = typeof call?.index === "number" ? call.index : this.indexOf(call)
-      const known = this.byIndex.get(index) ?? { id: "", name: "", args: "" }
-      if (typeof call?.id === "string") known.id = call.id
-      if (typeof call?.function?.name === "string") known.name += call.function.name
-      if (typeof call?.function?.arguments === "string") known.args += call.function.arguments
-      this.byIndex.set(index, known)
-    }
     this.text += text
     this.reasoning += reasoning
     // Most events carry text and nothing else: one small object, not four spread into one.
@@ -95,18 +104,20 @@ class ChatWatch implements StreamWatch {
     return { ...(text !== "" ? { text } : {}), ...(reasoning !== "" ? { reasoning } : {}), ...(toolCall ? { toolCall } : {}), ...(finishing ? { finishing } : {}) }
   }
 
-  /**
-   * Where a call delta without an `index` goes (Google's OpenAI-compatible endpoint sends none):
-   * one with an id seen before continues that call, one with a new id opens the next call, one
-   * without an id continues the latest.
-   */
-  private indexOf(call: any): number {
-    const indexes = [...this.byIndex.keys()]
-    if (indexes.length === 0) return 0
-    const latest = Math.max(...indexes)
-    if (typeof call?.id !== "string" || call.id === "") return latest
-    for (const [index, known] of this.byIndex) if (known.id === call.id) return index
-    return latest + 1
+  /** One choice's call deltas added to its calls; whether there were any. */
+  private seeCalls(choice: number, deltas: unknown): boolean {
+    if (!Array.isArray(deltas) || deltas.length === 0) return false
+    const calls = this.byChoice.get(choice) ?? new Map<number, { id: string; name: string; args: string }>()
+    this.byChoice.set(choice, calls)
+    for (const call of deltas) {
+      const index = typeof call?.index === "number" ? call.index : indexOf(calls, call)
+      const known = calls.get(index) ?? { id: "", name: "", args: "" }
+      if (typeof call?.id === "string") known.id = call.id
+      if (typeof call?.function?.name === "string") known.name += call.function.name
+      if (typeof call?.function?.arguments === "string") known.args += call.function.arguments
+      calls.set(index, known)
+    }
+    return true
   }
 
   /** The upstream's completion id, time and model (the proxy's own when none arrived yet). */
