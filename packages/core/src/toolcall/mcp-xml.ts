@@ -41,9 +41,13 @@ const findFrom = (text: string, re: RegExp, from: number): [number, number] | nu
   return m === null ? null : [m.index, m.index + m[0].length]
 }
 
-/** Where a JSON object or array starting at `from` closes (exclusive), honouring strings; null when it never does. */
+/**
+ * Where a JSON object or array starting at `from` closes (exclusive), honouring strings; null when
+ * it never does, or a bracket closes out of order (`{"a": "x"], …`): where it was meant to end is
+ * then unknown, and the reader takes the field as written for the argument parser to judge.
+ */
 export const balancedJsonEnd = (text: string, from: number): number | null => {
-  let depth = 0
+  const open: Array<string> = []
   let quote: string | null = null
   for (let i = from; i < text.length; i++) {
     const c = text[i]!
@@ -53,10 +57,10 @@ export const balancedJsonEnd = (text: string, from: number): number | null => {
       continue
     }
     if (c === '"') quote = c
-    else if (c === "{" || c === "[") depth++
+    else if (c === "{" || c === "[") open.push(c === "{" ? "}" : "]")
     else if (c === "}" || c === "]") {
-      depth--
-      if (depth === 0) return i + 1
+      if (open.pop() !== c) return null
+      if (open.length === 0) return i + 1
     }
   }
   return null
@@ -85,12 +89,19 @@ const readArguments = (text: string, from: number, limit: number): { value: stri
   const close = findFrom(text, /<\s*\/\s*arguments\s*>/i, at)
   if (text[at] === "{" || text[at] === "[") {
     const end = balancedJsonEnd(text, at)
-    if (end === null) return { value: text.slice(at, limit).trimEnd(), next: limit }
+    // Not closed, or closed out of order: the field as written, to its closing tag when it has one.
+    if (end === null) {
+      const stop = close === null || close[0] > limit ? limit : close[0]
+      return { value: text.slice(at, stop).replace(/\s*```\s*$/, "").trimEnd(), next: stop === limit ? limit : close![1] }
+    }
     let next = end
     const after = /^\s*(?:```)?\s*/.exec(text.slice(end))
     if (after) next += after[0].length
     const closing = findFrom(text, /<\s*\/\s*arguments\s*>/i, next)
     if (closing !== null && closing[0] === next) next = closing[1]
+    // More written after the object, before its closing tag: the field is not one object, and is
+    // taken as written for the argument parser to refuse (its first object alone was not the call).
+    else if (closing !== null && closing[0] <= limit) return { value: text.slice(at, closing[0]).trimEnd(), next: closing[1] }
     return { value: text.slice(at, end), next }
   }
   const stop = close === null ? limit : Math.min(close[0], limit)

@@ -35,6 +35,12 @@ describe("parseToolArguments", () => {
   test("valid escapes are not doubled", () => {
     expect(parseToolArguments(`{"s": "a\\nb"}`).value).toEqual({ s: "a\nb" })
   })
+  test("a bracket closed out of order with more after it is refused; as the last character it is a slip, repaired", () => {
+    const r = parseToolArguments(`{"command": "rm -rf build/"], "dry_run": true}`)
+    expect(r.ok).toBe(false)
+    if (!r.ok) expect([r.cutOff, r.value.error]).toEqual([false, expect.stringContaining("out of order")])
+    expect(parseToolArguments(`{"command": "ls"]`)).toEqual({ ok: true, value: { command: "ls" }, repaired: true })
+  })
   test("a non-object or hopeless input yields {error, raw} and never throws", () => {
     for (const raw of ["[1,2]", "42", "}{", "\u0000\u0001"]) {
       const r = parseToolArguments(raw)

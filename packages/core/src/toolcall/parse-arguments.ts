@@ -50,15 +50,18 @@ const tryRepair = (text: string): Record<string, unknown> | null => {
 }
 
 /**
- * Where a JSON-like text stops being complete: `string` when it ends inside a string literal
- * (double or single quoted), `brackets` when an object or array is still open, null when it is
- * whole. Quotes are strings only where a value or key may start, so `it's` in a bare word does
- * not open one.
+ * The brackets of a JSON-like text: where it stops being complete (`cut`: `string` when it ends
+ * inside a string literal, double or single quoted; `brackets` when an object or array is still
+ * open; null when whole), and whether a bracket closes out of order with more text after it
+ * (`{"command": "rm -rf build/"], "dry_run": true}`: which object the rest belongs to is a guess).
+ * Quotes are strings only where a value or key may start, so `it's` in a bare word does not open one.
  */
-export const cutOffAt = (text: string): "string" | "brackets" | null => {
-  let depth = 0
+export const bracketsOf = (text: string): { readonly cut: "string" | "brackets" | null; readonly outOfOrder: boolean } => {
+  const open: Array<string> = []
   let quote: string | null = null
   let prev = ""
+  let outOfOrderAt = -1
+  let closedWhole = false
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!
     if (quote !== null) {
@@ -66,13 +69,21 @@ export const cutOffAt = (text: string): "string" | "brackets" | null => {
       else if (c === quote) quote = null
       continue
     }
-    if (c === "{" || c === "[") depth++
-    else if (c === "}" || c === "]") depth = Math.max(0, depth - 1)
-    else if ((c === '"' || c === "'") && (prev === "" || "{[,:".includes(prev))) quote = c
+    if (c === "{" || c === "[") open.push(c === "{" ? "}" : "]")
+    else if (c === "}" || c === "]") {
+      // A closer with nothing open: the value already closed, and text after it is not part of it.
+      if (open.length === 0) closedWhole = true
+      if (open.pop() !== c && outOfOrderAt === -1) outOfOrderAt = i
+    } else if ((c === '"' || c === "'") && (prev === "" || "{[,:".includes(prev))) quote = c
     if (c.trim() !== "") prev = c
   }
-  return quote !== null ? "string" : depth > 0 ? "brackets" : null
+  const cut = quote !== null ? "string" : open.length > 0 ? "brackets" : null
+  // The wrong closer as the very last character is a slip: nothing is left to belong anywhere else.
+  return { cut, outOfOrder: closedWhole || (outOfOrderAt !== -1 && text.slice(outOfOrderAt + 1).trim() !== "") }
 }
+
+/** Where a JSON-like text stops being complete (`bracketsOf(text).cut`). */
+export const cutOffAt = (text: string): "string" | "brackets" | null => bracketsOf(text).cut
 
 /** Objects and arrays inside one another, at most, in a tool call's arguments. */
 export const MAX_ARGUMENT_DEPTH = 64
@@ -120,11 +131,12 @@ export const parseToolArguments = (raw: string): ParsedArguments => {
   }
   const direct = tryParse(text)
   if (direct) return { ok: true, value: direct, repaired: false }
-  const cut = cutOffAt(text)
+  const { cut, outOfOrder } = bracketsOf(text)
   if (cut !== null) {
     const where = cut === "string" ? "inside an unterminated string" : "with an object or array still open"
     return refused(raw, `tool arguments were cut off (the JSON ends ${where}); the call was not run`, true)
   }
+  if (outOfOrder) return refused(raw, "tool arguments close a bracket out of order with more after it, so what they ask for is unclear; the call was not run", false)
   const escaped = tryParse(escapeLoneBackslashes(text))
   if (escaped) return { ok: true, value: escaped, repaired: true }
   const repaired = tryRepair(escapeLoneBackslashes(text)) ?? tryRepair(text)

@@ -52,6 +52,17 @@ describe("findTextToolCalls", () => {
     const r = findTextToolCalls(`<use_mcp_tool><tool_name>bash</tool_name><arguments>{"command": "echo hi >> marker.txt`, offered)
     expect(r.calls[0]).toMatchObject({ name: "bash", argumentsValid: false })
   })
+  test("a bracket closed out of order ends nothing: the arguments as written are refused, never run shortened", () => {
+    for (const args of [`{"command": "rm -rf build/"], "dry_run": true}`, `{"command": "git push origin main"], "args": ["--dry-run"]}`, `{"command":"touch /tmp/ran"], "cwd": "/tm`]) {
+      for (const text of [mcp("bash", args), `<tool_call>{"name": "bash", "arguments": ${args}}</tool_call>`]) {
+        const r = findTextToolCalls(text, offered)
+        expect(r.calls).toHaveLength(text.startsWith("<tool_call>") ? 0 : 1)
+        for (const call of r.calls) expect(call.argumentsValid).toBe(false)
+      }
+    }
+    // An early `}` in a complete field: the same.
+    expect(findTextToolCalls(mcp("bash", `{"command":"rm -rf a" }, "dry_run": true}`), offered).calls[0]).toMatchObject({ argumentsValid: false })
+  })
   test("a reply that is only a Chat Completions JSON shape (fenced or not) is taken; JSON inside prose is not", () => {
     const msg = { role: "assistant", tool_calls: [{ id: "x", type: "function", function: { name: "bash", arguments: `{"command": "ls"}` } }] }
     const r = findTextToolCalls("```json\n" + JSON.stringify(msg) + "\n```", offered)
