@@ -27,32 +27,6 @@ export const redactText = (text: string, values: ReadonlyArray<string>): string 
   ordered(values).reduce((t, v) => t.split(v).join(REDACTED_VALUE), text)
 
 /**
- * Redacts a stream of text pieces whose secrets may be split across pieces: the last
- * (longest secret − 1) characters are held back until the next piece or `flush`, so no prefix
- * of a secret is ever let out before it is known not to complete one.
- */
-export const makeStreamRedactor = (secrets: ReadonlyArray<string>) => {
-  const values = ordered(secrets)
-  const keep = Math.max(0, ...values.map((v) => v.length - 1))
-  let pending = ""
-  return {
-    push: (piece: string): string => {
-      if (values.length === 0) return piece
-      pending = redactText(pending + piece, values)
-      if (pending.length <= keep) return ""
-      const out = pending.slice(0, pending.length - keep)
-      pending = pending.slice(pending.length - keep)
-      return out
-    },
-    flush: (): string => {
-      const out = redactText(pending, values)
-      pending = ""
-      return out
-    }
-  }
-}
-
-/**
  * Secrets in a log never reach a page or a terminal (audit, sessions show --html): the values of this machine's variables named like
  * credentials, and whatever looks like a key or token on its own. Other variables' values (paths,
  * user names) are left alone, or every path in a log would read "[REDACTED]".

@@ -5,4 +5,4 @@ export { makeRenderer, type OutputMode, type Renderer, type RendererOptions } fr
 export { tapLlm } from "./llm-tap.js"
 export { lineSink, priceOf, rendererFor, type RendererSetup } from "./setup.js"
 export { displayUrl, jsonLine, terminalSafe } from "./terminal-safe.js"
-export { makeStreamRedactor, redactText, redactValues, secretValues, REDACTED_VALUE } from "./env-secrets.js"
+export { redactText, redactValues, secretValues, REDACTED_VALUE } from "./env-secrets.js"

@@ -48,7 +48,8 @@ describe("human output", () => {
     const coloured = setup("human", true)
     playTurn(plain)
     playTurn(coloured)
-    expect(coloured.text()).toContain("\u001b[2mLet me think.\u001b[22m")
+    // Dimmed piece by piece, as it is let out.
+    expect(coloured.text()).toContain("\u001b[2mLet me \u001b[22m\u001b[2mthink.\u001b[22m")
     expect(coloured.text()).toContain("\u001b[33m  ! loopguard:")
     expect(stripAnsi(coloured.text())).toBe(plain.text())
   })
@@ -105,16 +106,17 @@ test("a silent model is shown as silent, for how long and until when; mid-reply 
   w.clock += 12_000
   r.refresh()
   expect(w.text).toEndWith("· the model has sent nothing for 12 s (loopguard gives up after 8 min of silence)")
-  r.onPart({ type: "text-delta", text: "Looking at the files" })
+  // Each delta ends a word: a word still arriving is held back until its end shows it is no token.
+  r.onPart({ type: "text-delta", text: "Looking at the files " })
   w.clock += 1_000
   const before = w.text
   r.refresh()
   expect(w.text).toBe(before)
   w.clock += 64_000
   r.refresh()
-  expect(w.text).toEndWith("Looking at the files\n\r\u001b[2K  · step 1 · 0 tokens · 1 min 17 s · the model has sent nothing for 1 min 5 s (loopguard gives up after 8 min of silence)")
-  r.onPart({ type: "text-delta", text: " again." })
-  expect(w.text).toEndWith("of silence)\r\u001b[2K again.")
+  expect(w.text).toEndWith("Looking at the files \n\r\u001b[2K  · step 1 · 0 tokens · 1 min 17 s · the model has sent nothing for 1 min 5 s (loopguard gives up after 8 min of silence)")
+  r.onPart({ type: "text-delta", text: "again. " })
+  expect(w.text).toEndWith("of silence)\r\u001b[2Kagain. ")
 })
 
 test("a running tool is not the model's silence", () => {
@@ -142,6 +144,18 @@ test("a secret the model repeats is never shown, even split across deltas; the t
   expect(text).toContain("Your key: [REDACTED], keep it safe.\n")
   expect(text).toContain("banner quoting [REDACTED]")
   expect(text).not.toContain("sk-li")
+})
+
+test("a credential the model writes (one loopguard was not told of) is never shown either, split across deltas or not", () => {
+  let text = ""
+  const r = makeRenderer({ mode: "human", style: makeStyle(false), out: (t) => (text += t), price: null, secrets: [] })
+  r.onEvent({ type: "step.started", step: 0, attempt: 1 })
+  const pieces = ["Use gh", "p_abcdefghijklmnopqrst", "uvwxyz0123456789 and Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", " then stop."]
+  for (const piece of pieces) r.onPart({ type: "text-delta", text: piece })
+  r.onEvent({ type: "step.finished", step: 0, outcome: "continue", finish: "stop" })
+  expect(text).toContain("Use [REDACTED] and Authorization: Bearer [REDACTED] then stop.\n")
+  expect(text).not.toContain("ghp_")
+  expect(text).not.toContain("eyJ")
 })
 
 test("quiet prints the answer and the exit line only", () => {

@@ -2,9 +2,11 @@
  * Where the renderer's text goes, one place that knows the line the cursor is on: streamed
  * blocks (the model's text, or its reasoning dimmed), whole lines placed after any open block,
  * and the live status line a terminal overwrites in place and erases before anything else.
- * Everything from outside is made terminal-safe and stripped of the environment's secrets here.
+ * Everything from outside is made terminal-safe and stripped of the environment's secrets here
+ * (streamed text also of well-known credential formats).
  */
-import { makeStreamRedactor, redactText } from "./env-secrets.js"
+import { makeShapeStreamRedactor } from "@loopguard/core/try-best"
+import { redactText } from "./env-secrets.js"
 import type { Style } from "./style.js"
 import { terminalSafe } from "./terminal-safe.js"
 
@@ -29,7 +31,9 @@ export const makeTextSink = (out: (text: string) => void, style: Style, secrets:
   let block: BlockKind | "none" = "none"
   let atLineStart = true
   let liveShown = false
-  const redactor = makeStreamRedactor(secrets)
+  // The model's text as it streams loses what `--json` and the stored session lose: the secrets and
+  // the credential formats (a token split over deltas too).
+  const redactor = makeShapeStreamRedactor(secrets)
 
   const eraseLive = () => {
     if (liveShown) out(ERASE_LINE)

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import fc from "fast-check"
-import { makeRedactor, makeStreamRedactor, REDACTED, redactDeep, redactSecrets } from "./redact.js"
+import { makeRedactor, makeShapeStreamRedactor, makeStreamRedactor, REDACTED, redactDeep, redactSecrets } from "./redact.js"
 
 describe("redactSecrets: environment values", () => {
   test("values of given variables are removed wherever they appear; short values stay", () => {
@@ -154,10 +154,15 @@ describe("makeRedactor: well-known credential formats wherever they appear", () 
     ["GitHub OAuth token", "gho_abcdefghijklmnopqrstuvwxyz0123456789"],
     ["GitHub fine-grained PAT", "github_pat_11ABCDEFG0123456789_abcdefghijklmnop"],
     ["Slack token", "xoxb-1234567890-abcdefghij"],
-    ["Google API key", "AIzaSyA1234567890abcdefghijklmnopqrstuv"]
+    ["Google API key", "AIzaSyA1234567890abcdefghijklmnopqrstuv"],
+    ["signed JWT", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"]
   ])("%s", (_label, secret) => {
     expect(redact(`before ${secret} after`)).toBe(`before ${REDACTED} after`)
     expect(redact(`"${secret}"`)).toBe(`"${REDACTED}"`)
+    // As an error body quotes it (a JSON escape just before), or a query string (a percent escape), or glued to `_`.
+    expect(redact(`{"message":"bad key:\\n${secret}"}`)).toBe(`{"message":"bad key:\\n${REDACTED}"}`)
+    expect(redact(`?token%3D${secret}&x=1`)).toBe(`?token%3D${REDACTED}&x=1`)
+    expect(redact(`KEY_${secret}`)).toBe(`KEY_${REDACTED}`)
   })
   test("an AWS key id or a prefixed sk- key glued to a word still goes", () => {
     expect(redact("xAKIAIOSFODNN7EXAMPQZ")).toBe(`x${REDACTED}`)
@@ -196,5 +201,40 @@ describe("makeRedactor: well-known credential formats wherever they appear", () 
   test("idempotent", () => {
     const text = "postgres://admin:hunter2pass@db sk-proj-REPLYKEY9876543210zyxwvuZYXWVU x-api-key: XAPIKEYVALUEabc123xyz789"
     expect(redact(redact(text))).toBe(redact(text))
+  })
+})
+
+describe("makeShapeStreamRedactor (a reply shown as it streams)", () => {
+  const TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+  const run = (pieces: ReadonlyArray<string>, secrets: ReadonlyArray<string> = []) => {
+    const r = makeShapeStreamRedactor(secrets)
+    const out = pieces.map((p) => r.push(p))
+    return { out, text: out.join("") + r.flush() }
+  }
+  test("a token split over deltas never gets out, not even its first characters; the text around it does", () => {
+    const { out, text } = run(["Here is ", "the token gh", "p_abcdefghijklm", "nopqrstuvwxyz0123456789 for you, and more words follow here."])
+    for (const shown of out) expect(shown).not.toContain("ghp_")
+    expect(text).toBe(`Here is the token ${REDACTED} for you, and more words follow here.`)
+  })
+  test("an Authorization header is read with its scheme, and a private key block is held to its END line", () => {
+    expect(run(["curl -H 'Authorization: Bea", "rer abcdef123456789' https://x"]).text).toBe(`curl -H 'Authorization: Bearer ${REDACTED}' https://x`)
+    const key = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----"
+    const { out, text } = run(["key:\n", ...key.match(/.{1,7}/gs)!, "\nthat was it"])
+    for (const shown of out) expect(shown).not.toContain("MIIE")
+    expect(text).toBe(`key:\n${REDACTED}\nthat was it`)
+  })
+  test("property: the joined output equals the whole-text redaction, however the text is split", () => {
+    const whole = makeRedactor(["conf1gured-key"])
+    const parts = ["a", "Bearer", "Authorization:", TOKEN, "ghp_", "sk-proj-", "0123456789abcdefghijKLMN", "conf1gured-key", "https://u:pw12345@h/x", "-----BEGIN PRIVATE KEY-----", "\n-----END PRIVATE KEY-----", "word"]
+    fc.assert(
+      // Words as text has them, each followed by a space or a line break; the splits fall anywhere.
+      fc.property(fc.array(fc.tuple(fc.constantFrom(...parts), fc.constantFrom(" ", "\n")), { maxLength: 16 }), fc.integer({ min: 1, max: 9 }), (chosen, size) => {
+        const text = chosen.map(([part, space]) => part + space).join("")
+        const pieces: Array<string> = []
+        for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size))
+        return run(pieces, ["conf1gured-key"]).text === whole(text)
+      }),
+      { numRuns: 300 }
+    )
   })
 })

@@ -68,20 +68,31 @@ const TOKEN_PATTERNS: ReadonlyArray<RegExp> = [
  * prefix", "sk-learn-style") stays. A plain `sk-` key is one unbroken run with a digit in it (legacy
  * OpenAI keys, DeepSeek's); the prefixed ones (`sk-proj-`, `sk-ant-api03-` ...) carry `-` and `_`.
  */
+/**
+ * Where a credential may start: not inside a run of letters and digits, but right after a JSON or
+ * shell escape (`\\n`, `\\u0022`) or a URL's percent escape (`%3D`), as a token quoted in an error
+ * body or a query string is written.
+ */
+const START = String.raw`(?:(?<![A-Za-z0-9])|(?<=\\[nrtbf])|(?<=\\u[0-9A-Fa-f]{4})|(?<=%[0-9A-Fa-f]{2}))`
+const startingWell = (shape: RegExp): RegExp => new RegExp(`${START}${shape.source}`, "g")
+
 const CREDENTIAL_SHAPES: ReadonlyArray<RegExp> = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   // These two prefixes are distinctive enough to be caught glued to a word ("xsk-proj-…", "xAKIA…").
   /sk-(?:proj|svcacct|admin|ant-(?:api|admin|oat)\d*)-(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{20,}/g, // OpenAI project / service keys, Anthropic
-  /\bsk-(?=[A-Za-z]*\d)[A-Za-z0-9]{20,}\b/g, // OpenAI legacy and OpenAI-compatible keys
-  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b/g, // GitHub tokens
-  /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
-  /\bglpat-[A-Za-z0-9_-]{20,}\b/g, // GitLab
-  /(?<![A-Z0-9])(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g, // AWS access key id
-  /\bAIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/g, // Google API key
-  /\bxox[baprs]-(?=[A-Za-z-]*\d)[A-Za-z0-9-]{10,}\b/g, // Slack
-  /\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b/g, // Stripe secret / restricted
-  /\bhf_[A-Za-z0-9]{30,}\b/g, // Hugging Face
-  /\bnpm_[A-Za-z0-9]{36}\b/g
+  /(?:(?<![A-Z0-9])|(?<=%[0-9A-Fa-f]{2}))(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g, // AWS access key id
+  ...[
+    /sk-(?=[A-Za-z]*\d)[A-Za-z0-9]{20,}\b/, // OpenAI legacy and OpenAI-compatible keys
+    /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b/, // GitHub tokens
+    /github_pat_[A-Za-z0-9_]{20,}\b/,
+    /glpat-[A-Za-z0-9_-]{20,}\b/, // GitLab
+    /AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/, // Google API key
+    /xox[baprs]-(?=[A-Za-z-]*\d)[A-Za-z0-9-]{10,}\b/, // Slack
+    /(?:sk|rk)_live_[A-Za-z0-9]{16,}\b/, // Stripe secret / restricted
+    /hf_[A-Za-z0-9]{30,}\b/, // Hugging Face
+    /npm_[A-Za-z0-9]{36}\b/,
+    /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ // JWT (a signed token: header, claims, signature)
+  ].map(startingWell)
 ]
 
 /**
@@ -205,7 +216,7 @@ const redactAuthorization = (text: string): string =>
  * Some vendor prefix of CREDENTIAL_SHAPES: one test of this gates the dozen passes, which on the
  * short strings a stored message is made of cost ten times the test.
  */
-const CREDENTIAL_HINT = /sk-|gh[pousr]_|github_pat_|glpat-|AKIA|ASIA|AIza|xox[baprs]-|_live_|hf_|npm_|PRIVATE KEY/
+const CREDENTIAL_HINT = /sk-|gh[pousr]_|github_pat_|glpat-|AKIA|ASIA|AIza|xox[baprs]-|_live_|hf_|npm_|eyJ|PRIVATE KEY/
 
 /** Well-known credential formats and the password of a URL, wherever they appear. */
 const redactCredentialShapes = (text: string): string => {
@@ -219,7 +230,7 @@ const redactCredentialShapes = (text: string): string => {
  * The boundary redactor: every string that leaves loopguard (events, reports, `--json`, stored
  * sessions, error messages, tool results sent to the model) goes through one of these. It
  * removes the configured secret values (the API key) wherever they appear, well-known credential
- * formats (sk-…, sk-ant-…, AKIA…, ghp_…, xoxb-…, AIza…, private-key PEM blocks), a URL's password,
+ * formats (sk-…, sk-ant-…, AKIA…, ghp_…, xoxb-…, AIza…, private-key PEM blocks, signed JWTs; also right after a JSON or URL escape), a URL's password,
  * and the credential after `Authorization:`, `Bearer`, `x-api-key:` / `api-key:`. Unlike
  * redactSecrets it has no entropy heuristics, so ordinary text (code, hashes, ids) passes
  * unchanged. Never throws.
@@ -282,6 +293,66 @@ export const makeStreamRedactor = (secrets: ReadonlyArray<string | undefined> = 
     },
     flush: () => {
       const out = pending
+      pending = ""
+      return out
+    }
+  }
+}
+
+/** A word that starts a pattern the next words complete (`Authorization: Bearer TOKEN`, `x-api-key: VALUE`). */
+const PATTERN_HEAD = /(?:authorization|bearer|basic|digest|token|api-key)["']?[:=]?["']?$/i
+/** Complete words read after a head: the scheme and the value. */
+const WORDS_AFTER_HEAD = 2
+
+/** Where the word before `at` starts (the whitespace before `at` skipped). */
+const wordStartBefore = (text: string, at: number): number => {
+  let i = at
+  while (i > 0 && /\s/.test(text[i - 1]!)) i--
+  while (i > 0 && !/\s/.test(text[i - 1]!)) i--
+  return i
+}
+
+/**
+ * Where held-back text starts: at the word still arriving (any may be the start of a token), at a
+ * pattern's head among the complete words before it, or at an open private-key block.
+ */
+const heldFrom = (text: string): number => {
+  let at = /\s$/.test(text) ? text.length : wordStartBefore(text, text.length)
+  let word = at
+  for (let i = 0; i < WORDS_AFTER_HEAD && word > 0; i++) {
+    const start = wordStartBefore(text, word)
+    if (PATTERN_HEAD.test(text.slice(start, word).trimEnd())) at = start
+    word = start
+  }
+  const begin = text.lastIndexOf("-----BEGIN")
+  return begin !== -1 && !/-----END [A-Z ]*-----/.test(text.slice(begin)) ? Math.min(at, begin) : at
+}
+
+/**
+ * Text that arrives in pieces (a model's reply shown as it streams), redacted as makeRedactor
+ * redacts whole text, split tokens included: the word still arriving is held back until more text
+ * shows where it ends, a header's name (`Authorization:`, `Bearer`) until its value is whole, a
+ * private-key block until its END line, and any word a pattern reads together with the held ones.
+ */
+export const makeShapeStreamRedactor = (secrets: ReadonlyArray<string | undefined> = []): StreamRedactor => {
+  const redact = makeRedactor(secrets)
+  let pending = ""
+  return {
+    push: (chunk) => {
+      pending += chunk
+      const whole = redact(pending)
+      let cut = heldFrom(pending)
+      let head = redact(pending.slice(0, cut))
+      // Released only where the redaction reads the same cut there: no match runs across the cut.
+      while (cut > 0 && whole !== head + redact(pending.slice(cut))) {
+        cut = wordStartBefore(pending, cut)
+        head = redact(pending.slice(0, cut))
+      }
+      pending = pending.slice(cut)
+      return cut === 0 ? "" : head
+    },
+    flush: () => {
+      const out = redact(pending)
       pending = ""
       return out
     }
