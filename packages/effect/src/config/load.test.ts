@@ -80,6 +80,19 @@ describe("loadConfig", () => {
     if (r._tag === "error") expect(r.errors.join("\n")).toContain('overrides["repeat.window"]')
   })
 
+  test("what the repetition guard would refuse at run time is refused at load, naming the field", () => {
+    for (const [repeat, field, words] of [
+      [{ window: 2_000_000 }, "repeat.window", "from 1 to 1000000"],
+      [{ window: 100, minDistinct: 90 }, "repeat.minDistinct", "floor(window / threshold)"],
+      [{ window: 50, threshold: 20, minBlock: 4 }, "repeat.window", "minBlock * threshold"]
+    ] as const) {
+      const r = loadConfig({ file: { path: "lg.json", text: JSON.stringify({ repeat }) } })
+      expect(r._tag).toBe("error")
+      if (r._tag === "error") expect(r.errors.join("\n")).toContain(`config field ${field} (from lg.json:1)`)
+      if (r._tag === "error") expect(r.errors.join("\n")).toContain(words)
+    }
+  })
+
   test("a bad file value names file:line and the field", () => {
     const r = loadConfig({ file: { path: "lg.json", text: `{\n  "repeat": {\n    "window": -3\n  }\n}` } })
     expect(r._tag).toBe("error")

@@ -2,7 +2,7 @@
  * One Schema for every knob. `defaults.ts` holds the defaults (docs/config.md lists each) as a plain
  * object so the env-variable mapping can be derived from its shape.
  */
-import { MAX_TIMER_MS } from "@loopguard/core/repeat"
+import { MAX_TIMER_MS, validateRepeatOptions } from "@loopguard/core/repeat"
 import { RETRY_BUDGET_NAMES, type RetryBudgetName } from "@loopguard/core/retry"
 import { Schema } from "effect"
 
@@ -52,10 +52,12 @@ export const RepeatSection = Schema.Struct({
   minDistinct: PosInt,
   long: LongRepeatSection
 }).check(
-  crossField(
-    (r) => (r.window < r.minBlock * r.threshold ? `${r.window} is below minBlock × threshold (${r.minBlock * r.threshold}); no loop could ever trip` : null),
-    "window"
-  )
+  // The guard's own check, so a config it would refuse at run time is refused at load (the window's
+  // upper bound, room for `threshold` blocks, `minDistinct` within a block).
+  Schema.makeFilter((r) => {
+    const first = validateRepeatOptions(r)[0]
+    return first === undefined ? undefined : { path: [first.field], issue: first.message }
+  })
 )
 
 /** Config section `stream`: the chunk timeout, progress events, response limits. */
