@@ -37,6 +37,18 @@ describe("runShell process groups", () => {
     expect(await leftoversOf(`${TAG}103`)).toEqual([])
   }, 30_000)
 
+  test("jobs a `set -m` shell put in groups of their own die with the command too (they stay in its session)", async () => {
+    const r = await runShell(`set -m; sleep ${TAG}140 > /dev/null 2>&1 & sleep ${TAG}141 > /dev/null 2>&1 & echo started`, { cwd, timeoutMs: 20_000 })
+    expect(r).toEqual({ exitCode: 0, output: "started\n" })
+    expect([...(await leftoversOf(`${TAG}140`)), ...(await leftoversOf(`${TAG}141`))]).toEqual([])
+    const controller = new AbortController()
+    const running = runShell(`set -m; sleep ${TAG}142 & sleep ${TAG}143`, { cwd, timeoutMs: 20_000, signal: controller.signal })
+    await appears(`${TAG}143`)
+    controller.abort()
+    expect((await running).failure).toBe("cancelled")
+    expect([...(await leftoversOf(`${TAG}142`)), ...(await leftoversOf(`${TAG}143`))]).toEqual([])
+  }, 30_000)
+
   test("abort kills the group, grandchildren included", async () => {
     const controller = new AbortController()
     const running = runShell(`bash -c 'sleep ${TAG}104' & sleep ${TAG}105`, { cwd, timeoutMs: 20_000, signal: controller.signal })

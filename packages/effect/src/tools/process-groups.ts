@@ -5,6 +5,8 @@
  * `exit`, and on SIGINT / SIGTERM / SIGHUP, after which a signal nobody else handles is raised
  * again so the process still ends the way it would have.
  */
+import { readdirSync, readFileSync } from "node:fs"
+
 /** Each live group with what to do when it is killed from outside its call (say why to its caller). */
 const live = new Map<number, (why: string) => void>()
 let hooksInstalled = false
@@ -28,13 +30,44 @@ const installHooks = (): void => {
   for (const signal of LAST_CHANCE_SIGNALS) process.on(signal, onSignal)
 }
 
-/** SIGKILL to the whole group; a group that is already gone is not an error. */
-export const killGroup = (pgid: number): void => {
+/**
+ * The processes of session `sid` (Linux's /proc; none where there is no /proc). A command is
+ * started as the leader of a session of its own (`detached`), so its session holds the jobs a
+ * `set -m` shell put in groups of their own; only `setsid` takes a process out of it.
+ */
+export const sessionMembers = (sid: number): ReadonlyArray<number> => {
+  let entries: ReadonlyArray<string>
   try {
-    process.kill(-pgid, "SIGKILL")
+    entries = readdirSync("/proc")
   } catch {
-    // ESRCH: nothing left in the group.
+    return []
   }
+  const members: Array<number> = []
+  for (const name of entries) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8")
+      // pid (comm) state ppid pgrp session …: the command name may hold spaces and parentheses.
+      if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]) === sid) members.push(Number(name))
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return members
+}
+
+const kill = (target: number): void => {
+  try {
+    process.kill(target, "SIGKILL")
+  } catch {
+    // ESRCH: already gone.
+  }
+}
+
+/** SIGKILL to the whole group and to what is left of its session (its `set -m` jobs); one already gone is not an error. */
+export const killGroup = (pgid: number): void => {
+  kill(-pgid)
+  for (const pid of sessionMembers(pgid)) kill(pid)
 }
 
 /** Records a group; `onKilled` is told why when a hook kills it before its call ends. */
