@@ -62,13 +62,32 @@ const readRedacted = async (chunks: AsyncIterable<Uint8Array>, encoding: string 
   return plain === null ? null : redactBytes(plain, secrets)
 }
 
+/**
+ * A body passed on as it streams (node:http): an upstream that breaks off, or stays silent past the
+ * chunk timeout, ends the client's connection too, so the client sees the answer cut short (never
+ * one that looks whole, never a wait without end).
+ */
+const pipeWatched = (answer: IncomingMessage, res: ServerResponse, idleMs: number): void => {
+  const silence = setTimeout(() => answer.destroy(), idleMs)
+  const broke = () => {
+    clearTimeout(silence)
+    if (!answer.complete) res.destroy()
+  }
+  answer.on("data", () => silence.refresh())
+  answer.on("end", () => clearTimeout(silence))
+  answer.on("error", broke)
+  answer.on("aborted", broke)
+  answer.on("close", broke)
+  answer.pipe(res)
+}
+
 /** node:http: the upstream's answer to the client, whole and redacted or piped as it came. */
-const answerNode = (answer: IncomingMessage, res: ServerResponse, settings: ProxySettings, auth: AuthPolicy): void => {
+const answerNode = (answer: IncomingMessage, res: ServerResponse, settings: ProxySettings, auth: AuthPolicy, idleMs: number): void => {
   const secrets = secretsOf(auth)
   const status = answer.statusCode ?? 502
   if (!redactsBody(auth, answer.headers["content-type"])) {
     res.writeHead(status, clientHeaders(answer.headers, {}, true, secrets))
-    answer.pipe(res)
+    pipeWatched(answer, res, idleMs)
     return
   }
   readRedacted(answer, answer.headers["content-encoding"], settings.maxResponseBytes, secrets).then(
@@ -91,7 +110,7 @@ export const passThrough = (req: IncomingMessage, res: ServerResponse, settings:
   const send = url.protocol === "https:" ? httpsRequest : httpRequest
   const headers = forwardedHeaders(req.headers, settings, auth)
   if (req.headers["content-length"] !== undefined) headers["content-length"] = req.headers["content-length"]
-  const upstream = send(url, { method: req.method ?? "GET", headers }, (answer) => answerNode(answer, res, settings, auth))
+  const upstream = send(url, { method: req.method ?? "GET", headers }, (answer) => answerNode(answer, res, settings, auth, route.chunkTimeoutMs))
   upstream.on("error", (e) => sendError(res, null, 502, `loopguard proxy: the upstream failed: ${e.message}`))
   res.on("close", () => {
     if (!res.writableFinished) upstream.destroy()
@@ -124,12 +143,41 @@ const limitedBody = (body: ReadableStream<Uint8Array> | null, limit: number, ove
   )
 }
 
+/**
+ * A body passed on as it streams (fetch): an upstream that breaks off, or stays silent past the chunk
+ * timeout, ends the client's connection too (errored with no value: the runtime then closes it
+ * without printing a stack), so the client sees the answer cut short, never one that looks whole.
+ */
+const watchedBody = (body: ReadableStream<Uint8Array>, idleMs: number): ReadableStream<Uint8Array> => {
+  const reader = body.getReader()
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let silence: ReturnType<typeof setTimeout> | undefined
+      const silent = new Promise<"silent">((resolve) => (silence = setTimeout(() => resolve("silent"), idleMs)))
+      try {
+        const next = await Promise.race([reader.read(), silent])
+        if (next === "silent") {
+          reader.cancel().catch(() => {})
+          controller.error(undefined)
+        } else if (next.done) controller.close()
+        else controller.enqueue(next.value)
+      } catch {
+        controller.error(undefined)
+      } finally {
+        clearTimeout(silence)
+      }
+    },
+    cancel: (reason) => reader.cancel(reason).catch(() => {})
+  })
+}
+
 /** fetch: the upstream's answer to the client, whole and redacted or streamed as it came. */
-const answerFetch = async (answer: Response, settings: ProxySettings, auth: AuthPolicy): Promise<Response> => {
+const answerFetch = async (answer: Response, settings: ProxySettings, auth: AuthPolicy, idleMs: number): Promise<Response> => {
   const secrets = secretsOf(auth)
   const headers = nodeHeadersOf(answer.headers)
-  if (!redactsBody(auth, answer.headers.get("content-type")) || answer.body === null) {
-    return new Response(answer.body, { status: answer.status, headers: fetchHeadersOf(clientHeaders(headers, {}, true, secrets)) })
+  if (answer.body === null) return new Response(null, { status: answer.status, headers: fetchHeadersOf(clientHeaders(headers, {}, true, secrets)) })
+  if (!redactsBody(auth, answer.headers.get("content-type"))) {
+    return new Response(watchedBody(answer.body, idleMs), { status: answer.status, headers: fetchHeadersOf(clientHeaders(headers, {}, true, secrets)) })
   }
   const body = await readRedacted(answer.body as unknown as AsyncIterable<Uint8Array>, answer.headers.get("content-encoding") ?? undefined, settings.maxResponseBytes, secrets)
   if (body === null) return errorResponse(502, tooLargeReply(settings.maxResponseBytes))
@@ -151,7 +199,7 @@ export const passThroughFetch = async (request: Request, pathAndQuery: string, s
     const body = hasBody ? limitedBody(request.body, limit, over) : null
     const init = { method: request.method, headers: fetchHeadersOf(forwardedHeaders(incoming, settings, auth)), body, duplex: "half", redirect: "manual", decompress: false, signal: request.signal }
     const answer = await fetch(upstreamUrlOf(route.base, pathAndQuery, auth), init as RequestInit)
-    return over.exceeded ? errorResponse(413, tooLarge(limit)) : await answerFetch(answer, settings, auth)
+    return over.exceeded ? errorResponse(413, tooLarge(limit)) : await answerFetch(answer, settings, auth, route.chunkTimeoutMs)
   } catch (e) {
     if (over.exceeded) return errorResponse(413, tooLarge(limit))
     return errorResponse(502, `loopguard proxy: the upstream failed: ${e instanceof Error ? e.message : String(e)}`)

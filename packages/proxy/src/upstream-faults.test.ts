@@ -399,6 +399,26 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
   })
 })
 
+describe.each(HTTP_STACKS)("%s http stack", (stack) => {
+  test.each(["stalls", "breaks off"] as const)("a passed-on body (Gemini's JSON array stream) that %s ends the client's connection: cut short, never looking whole, within the chunk timeout", async (how) => {
+    upstream = await rawUpstream((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.write('[{"candidates":[{"content":{"parts":[{"text":"Hel"}]}}]}')
+      if (how === "breaks off") setTimeout(() => res.socket?.destroy(), 50)
+    })
+    proxy = await proxyFor(upstream.url, stack, [], 400)
+    const started = Date.now()
+    const reply = await fetch(`${proxy.url}/v1beta/models/gemini-x:streamGenerateContent`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ contents: [] }) })
+    expect(reply.status).toBe(200)
+    const read = await reply.text().then(
+      (text) => ({ ok: true, text }),
+      () => ({ ok: false, text: "" })
+    )
+    expect(read.ok).toBe(false)
+    expect(Date.now() - started).toBeLessThan(5_000)
+  })
+})
+
 test("a Retry-After of a day holds the upstream for at most the longest retry wait (5 min), not a day", async () => {
   upstream = await rawUpstream((_req, res) => {
     res.writeHead(429, { "content-type": "application/json", "retry-after": "86400" })
