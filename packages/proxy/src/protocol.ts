@@ -187,12 +187,22 @@ export const parseJson = (text: string): any => {
   }
 }
 
+/** The finishes that say the reply was cut at its length limit (Chat, Messages, Gemini, Responses' incomplete reason). */
+const LENGTH_FINISHES: ReadonlySet<string> = new Set(["length", "max_tokens", "MAX_TOKENS", "max_output_tokens"])
+
+/** Whether a reply's finish says it was cut at its length limit. */
+export const cutAtLength = (finish: string | undefined): boolean => finish !== undefined && LENGTH_FINISHES.has(finish)
+
 /**
  * The name of the first call whose arguments are not whole (neither empty nor a JSON object; a
- * freeform call: its item not done), or null when every one is.
+ * freeform call: its item not done), or null when every one is. In a reply cut at its length limit
+ * (`atLength`) the last call's empty arguments are not "none" but none yet: it is cut off too.
  */
-export const cutOffCall = (calls: ReadonlyArray<ObservedCall>): string | null =>
-  calls.find((c) => (c.freeform !== undefined ? !c.freeform.done : !wholeArguments(c.args)))?.name ?? null
+export const cutOffCall = (calls: ReadonlyArray<ObservedCall>, atLength = false): string | null => {
+  const last = calls.at(-1)
+  if (atLength && last !== undefined && last.freeform === undefined && last.args.trim() === "") return last.name
+  return calls.find((c) => (c.freeform !== undefined ? !c.freeform.done : !wholeArguments(c.args)))?.name ?? null
+}
 
 /** Whether a call's argument text is whole: empty (no arguments) or a JSON object. Cut-off arguments are neither. */
 export const wholeArguments = (args: string): boolean => {

@@ -9,7 +9,7 @@ import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { connectionErrorText } from "./upstream.js"
 import { cutNotice } from "./notices.js"
-import { cutOffCall, parseJson, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
+import { cutAtLength, cutOffCall, parseJson, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
 import { ReplyRouting } from "./reply-routing.js"
 import { SseSplitter, type SseEvent } from "./sse.js"
 
@@ -202,7 +202,7 @@ class StreamRelay {
   private release(): boolean {
     if (!this.routing.callsHeld) return true
     const { watch } = this.input
-    const broken = cutOffCall(watch.calls)
+    const broken = cutOffCall(watch.calls, cutAtLength(watch.finish))
     if (broken !== null) {
       this.finish({ type: "cut-call", name: broken, wrote: this.routing.written, opening: this.routing.openingOfHeld }, null)
       return false
@@ -219,7 +219,7 @@ class StreamRelay {
   /** The guard tripped: what the model wrote before the loop still goes, then the notice and the protocol's end. */
   private cut(trip: GuardTrip): void {
     const { watch } = this.input
-    const callsWhole = cutOffCall(watch.calls) === null
+    const callsWhole = cutOffCall(watch.calls, cutAtLength(watch.finish)) === null
     const callsDropped = this.routing.callsHeld && !callsWhole
     this.write(this.routing.beforeCut(callsWhole))
     const notice = cutNotice(describeGuardTrip(trip))

@@ -301,6 +301,20 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(records(events)[0]?.outcome).toBe("completed")
   })
 
+  test("a call cut at the length limit before any argument text is not passed on as a call without arguments: asked for again", async () => {
+    const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: "c1", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+    const cut = chunk({ tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "bash", arguments: "" } }] }, null) + chunk({}, "length") + "data: [DONE]\n\n"
+    const healthy = healthyChat()
+    upstream = await rawUpstream((_req, res) => {
+      res.writeHead(200, SSE)
+      res.end(upstream!.requests() === 1 ? cut : healthy)
+    })
+    proxy = await proxyFor(upstream.url, stack, [])
+    const got = await post(`${proxy.url}/v1/chat/completions`, { ...chatRequest, tools: [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }] })
+    expect(got.text).toBe(healthy)
+    expect(upstream.requests()).toBe(2)
+  })
+
   test("a Gemini prompt the API blocked (promptFeedback.blockReason, no candidate) reaches the client as it came, asked for once", async () => {
     const body = `data: ${JSON.stringify({ promptFeedback: { blockReason: "SAFETY" }, usageMetadata: { promptTokenCount: 5, totalTokenCount: 5 }, modelVersion: "gemini-x" })}\r\n\r\n`
     upstream = await rawUpstream((_req, res) => {

@@ -4,7 +4,7 @@
  * is text, whole only once their item is done.
  */
 import { describe, expect, test } from "bun:test"
-import { cutOffCall } from "./protocol.js"
+import { cutAtLength, cutOffCall } from "./protocol.js"
 import { chatProtocol } from "./protocols/chat.js"
 import { responsesProtocol } from "./protocols/responses.js"
 import { parseEvent } from "./sse.js"
@@ -53,5 +53,17 @@ describe("freeform calls (Responses custom_tool_call)", () => {
     const of = responsesProtocol.wholeCalls!.of
     expect(cutOffCall(of({ output: [{ ...item, input: "*** Begin Patch\n*** End Patch", status: "completed" }] }))).toBeNull()
     expect(cutOffCall(of({ output: [{ ...item, input: "*** Begin Pa", status: "incomplete" }] }))).toBe("apply_patch")
+  })
+})
+
+describe("a reply cut at its length limit", () => {
+  test("its last call with no argument text yet is cut off, not a call without arguments; a finished reply's is whole", () => {
+    const calls = [
+      { id: "a", name: "read", args: '{"path":"a"}' },
+      { id: "b", name: "bash", args: "" }
+    ]
+    for (const finish of ["length", "max_tokens", "MAX_TOKENS", "max_output_tokens"]) expect(cutOffCall(calls, cutAtLength(finish))).toBe("bash")
+    for (const finish of ["tool_calls", "tool_use", "STOP", undefined]) expect(cutOffCall(calls, cutAtLength(finish))).toBeNull()
+    expect(cutOffCall([{ id: "b", name: "bash", args: "" }, calls[0]!], true)).toBeNull()
   })
 })
