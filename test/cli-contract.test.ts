@@ -26,6 +26,10 @@ describe("loopguard command-line contract", () => {
     ["a missing required flag", ["run", "--model", "m", "--prompt", "p"], "--base-url"],
     ["a bad integer on run", ["run", "--base-url", "http://127.0.0.1:9", "--model", "m", "--prompt", "p", "--max-steps", "nope"], "--max-steps"],
     ["a base URL with a query (the provider would put its paths after it)", ["run", "--base-url", "http://127.0.0.1:9/v1?token=QUERYSECRET", "--model", "m", "--prompt", "p"], "--base-url: give the endpoint without a query"],
+    ["an empty --session-dir (it would mean the current folder)", ["run", "--base-url", "http://127.0.0.1:9", "--model", "m", "--prompt", "p", "--session-dir="], "--session-dir: empty"],
+    ["an empty --session-dir on import", ["sessions", "import", "package.json", "--session-dir=", "--as", "x"], "--session-dir: empty"],
+    ["an empty --api-key-env", ["run", "--base-url", "http://127.0.0.1:9", "--model", "m", "--prompt", "p", "--api-key-env="], "--api-key-env: empty"],
+    ["a session id with a space", ["run", "--base-url", "http://127.0.0.1:9", "--model", "m", "--prompt", "p", "--session", "a b"], '--session "a b"'],
     ["an unknown command", ["frob"], "frob"],
     ["no command", [], "--help"]
   ]

@@ -101,6 +101,7 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
     if (baseURL.protocol !== "http:" && baseURL.protocol !== "https:") {
       return yield* new UsageError({ message: `--base-url: not an http(s) URL (${baseURL.protocol})` })
     }
+    if (flags.apiKeyEnv.trim() === "") return yield* new UsageError({ message: "--api-key-env: empty; name the environment variable that holds the API key" })
     if (Option.isSome(flags.maxSteps) && flags.maxSteps.value < 1) {
       return yield* new UsageError({ message: `--max-steps: must be at least 1 (got ${flags.maxSteps.value})` })
     }

@@ -27,8 +27,12 @@ export const storeTargetOf = (flags: StoreFlags): Effect.Effect<string | null, U
     }
     return Effect.succeed(url)
   }
-  return Effect.succeed(Option.isSome(flags.sessionDir) ? flags.sessionDir.value : null)
+  return Option.isNone(flags.sessionDir) ? Effect.succeed(null) : checkedSessionDir(flags.sessionDir.value)
 }
+
+/** `--session-dir`'s folder; empty is refused (`--session-dir=` of a variable that expanded to nothing would mean the current folder). */
+const checkedSessionDir = (dir: string): Effect.Effect<string, UsageError> =>
+  dir.trim() === "" ? Effect.fail(new UsageError({ message: "--session-dir: empty; name the folder (for the current one: --session-dir .)" })) : Effect.succeed(dir)
 
 export const storeFailure = (e: SessionStoreError): UsageError | RunFailed =>
   e.reason === "unavailable" || e.reason === "lease-lost" ? new RunFailed({ message: e.message, exitCode: 1 }) : new UsageError({ message: e.message })
