@@ -16,13 +16,13 @@ import { DEFAULT_CONFIG, repeatGuardOptionsOf } from "@loopguard/effect/config"
 import { FetchClientReply } from "../../packages/proxy/src/client-reply.js"
 import { FetchReply } from "../../packages/proxy/src/fetch-reply.js"
 import { chatProtocol } from "../../packages/proxy/src/protocols/chat.js"
-import { relayStream } from "../../packages/proxy/src/relay.js"
+import { HELD_KEEP_ALIVE_MS, relayStream } from "../../packages/proxy/src/relay.js"
 import { arg, serveBunRelay } from "./lib/bun-relay.js"
 
 const layer = arg("--layer")
 if (!["frame", "relay", "unguarded"].includes(layer)) throw new Error(`--layer must be frame, relay or unguarded, not "${layer}"`)
 const guard = layer === "relay" ? repeatGuardOptionsOf(DEFAULT_CONFIG.repeat) : null
-const limits = { maxResponseBytes: DEFAULT_CONFIG.stream.maxResponseBytes, maxEventBytes: DEFAULT_CONFIG.stream.maxEventBytes, chunkTimeoutMs: 60_000 }
+const limits = { maxResponseBytes: DEFAULT_CONFIG.stream.maxResponseBytes, maxEventBytes: DEFAULT_CONFIG.stream.maxEventBytes, chunkTimeoutMs: 60_000, keepAliveMs: HELD_KEEP_ALIVE_MS }
 
 /** The upstream's bytes, read by the proxy's reply shapes, through the layers asked for. */
 const relayed = (reply: FetchReply, client: FetchClientReply): void => {

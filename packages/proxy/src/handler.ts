@@ -16,7 +16,7 @@ import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguar
 import { toolPartsOf, type Message } from "@loopguard/core/model"
 import { offersTools, parseJson, type Conversation, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
 import { reminderMessages, replyMessage, wholeReplySeen } from "./reply-record.js"
-import { relayStream, type RelayEnd } from "./relay.js"
+import { HELD_KEEP_ALIVE_MS, relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
 import { routeFor, type ResolvedRoute } from "./routes.js"
 import { sessionIdOf } from "./session-id.js"
@@ -255,7 +255,7 @@ const serveStream = async (j: Judged, opened: OpenAttempt, again: () => Promise<
       guard: replyGuard(j),
       textCalls,
       refuseCalls: capsFor(j.conversation, deps.settings.toolCaps),
-      limits: { maxResponseBytes: deps.settings.maxResponseBytes, maxEventBytes: deps.settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs }
+      limits: { maxResponseBytes: deps.settings.maxResponseBytes, maxEventBytes: deps.settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs, keepAliveMs: HELD_KEEP_ALIVE_MS }
     })
   const watch = protocol.watch(j.body)
   const end = await relay(opened, watch)

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test"
 import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { chatProtocol } from "./protocols/chat.js"
-import { relayStream, type RelayEnd } from "./relay.js"
+import { KEEP_ALIVE, relayStream, type RelayEnd, type RelayLimits } from "./relay.js"
 
 class FedUpstream extends EventEmitter {
   readonly headers = {}
@@ -43,8 +43,8 @@ const textEvent = (content: string) => event({ id: "c", choices: [{ index: 0, de
 const callEvent = (args: string) => event({ id: "c", choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: "call_1", function: { name: "bash", arguments: args } }] } }] })
 const roleEvent = event({ id: "c", choices: [{ index: 0, delta: { role: "assistant" } }] })
 
-/** Relays what `feed` sends, then the upstream's end; the relay's end and what the client got. */
-const relayed = async (feed: (up: FedUpstream) => void, guard = false): Promise<{ end: RelayEnd; text: string }> => {
+/** Relays what `feed` sends, then (unless `silent`) the upstream's end; the relay's end and what the client got. */
+const relayed = async (feed: (up: FedUpstream) => unknown, guard = false, limits: Partial<RelayLimits> = {}, silent = false): Promise<{ end: RelayEnd; text: string }> => {
   const upstream = new FedUpstream()
   const client = new RecordingClient()
   const done = relayStream({
@@ -56,12 +56,12 @@ const relayed = async (feed: (up: FedUpstream) => void, guard = false): Promise<
     abortUpstream: () => {},
     client: client as unknown as ClientReply,
     guard: guard ? {} : null,
-    limits: { maxResponseBytes: 1 << 20, maxEventBytes: 1 << 16, chunkTimeoutMs: 5_000 },
+    limits: { maxResponseBytes: 1 << 20, maxEventBytes: 1 << 16, chunkTimeoutMs: 5_000, keepAliveMs: 60_000, ...limits },
     textCalls: null,
     refuseCalls: () => null
   })
-  feed(upstream)
-  upstream.emit("end")
+  await feed(upstream)
+  if (!silent) upstream.emit("end")
   return { end: await done, text: client.text }
 }
 
@@ -122,5 +122,31 @@ describe("relayStream", () => {
     expect(text).not.toContain("AFTER")
     expect(text).toMatch(/data: \[DONE\]\n\n$/)
     expect(text.split("the same words again").length - 1).toBeLessThan(400)
+  })
+
+  test("while a call streams its arguments the client gets a keep-alive comment now and then, and the call whole after it", async () => {
+    const args = ['{"path": "big.txt", ', '"content": "line 1\\n', 'line 2\\n', 'line 3"}']
+    const { end, text } = await relayed(
+      async (up) => {
+        up.emit("data", bytes(roleEvent))
+        for (const part of args) {
+          up.emit("data", bytes(callEvent(part)))
+          await Bun.sleep(30)
+        }
+        up.emit("data", bytes("data: [DONE]\n\n"))
+      },
+      false,
+      { keepAliveMs: 20 }
+    )
+    expect(end.type).toBe("completed")
+    expect(text.startsWith(KEEP_ALIVE)).toBe(true)
+    expect(text.replaceAll(KEEP_ALIVE, "")).toBe(roleEvent + args.map(callEvent).join("") + "data: [DONE]\n\n")
+  })
+
+  test("a reply that named its finish, then went silent without its terminator: the held call passes, the reply ends complete", async () => {
+    const finish = event({ id: "c", choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] })
+    const { end, text } = await relayed((up) => void up.emit("data", bytes(roleEvent + callEvent('{"command": "ls"}') + finish)), false, { chunkTimeoutMs: 100 }, true)
+    expect(end.type).toBe("completed")
+    expect(text).toBe(roleEvent + callEvent('{"command": "ls"}') + finish)
   })
 })

@@ -17,7 +17,20 @@ export interface RelayLimits {
   readonly maxResponseBytes: number
   readonly maxEventBytes: number
   readonly chunkTimeoutMs: number
+  /**
+   * While events are held back (a tool call streaming its arguments), the longest the client goes
+   * without a byte: then an SSE comment goes out, which every event-stream reader skips. Without it a
+   * long call (a whole file written as an argument) kept the client from even its response headers,
+   * past the 300 s that agents' HTTP clients wait.
+   */
+  readonly keepAliveMs: number
 }
+
+/** The keep-alive the proxy writes while it holds events back (`RelayLimits.keepAliveMs`). */
+export const KEEP_ALIVE = ": loopguard: holding a tool call until its arguments are whole\n\n"
+
+/** How often a client waiting on held events gets the keep-alive. */
+export const HELD_KEEP_ALIVE_MS = 15_000
 
 export type RelayEnd =
   | { readonly type: "completed" }
@@ -100,6 +113,8 @@ class StreamRelay {
    * for what is left), rather than a timer cleared and set again for every chunk of every stream.
    */
   private lastData = Date.now()
+  /** When the client last got a byte (the keep-alive's clock). */
+  private lastWritten = Date.now()
   private timer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
@@ -147,6 +162,7 @@ class StreamRelay {
     if (endSeen && this.routing.keepingBack && !this.endKeptBack()) return
     if (this.splitter.buffered > limits.maxEventBytes) return this.fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
     this.writeOut()
+    if (this.routing.keepingBack && this.lastData - this.lastWritten >= limits.keepAliveMs) this.write(KEEP_ALIVE)
   }
 
   /**
@@ -228,6 +244,9 @@ class StreamRelay {
 
   private broke(reason: string): void {
     if (this.ended || !this.endKeptBack()) return
+    // The reply had named its finish: all that failed to come is its terminator (or the
+    // connection's close), so it ends complete, as a body that ends there does.
+    if (this.input.watch.finish !== undefined) return this.finish({ type: "completed" }, null)
     this.fail(reason)
   }
 
@@ -243,13 +262,17 @@ class StreamRelay {
   }
 
   private write(text: string): void {
-    if (text !== "") this.input.client.write(text)
+    if (text === "") return
+    this.lastWritten = this.lastData
+    this.input.client.write(text)
   }
 
   /** The events due now; a slow client holds the upstream instead of filling memory (backpressure). */
   private writeOut(): void {
     const out = this.routing.takeOut()
-    if (out === "" || this.input.client.write(out)) return
+    if (out === "") return
+    this.lastWritten = this.lastData
+    if (this.input.client.write(out)) return
     const { upstream, client } = this.input
     upstream.pause()
     client.once("drain", () => upstream.resume())
