@@ -222,6 +222,7 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
     })
     // The reply the client got is kept as a streamed one is (a cut one with the notice in its text).
     const reply = whole.sent === undefined ? null : replyMessage(j.conversation, wholeReplySeen(protocol, whole.sent), null, false)
+    if (whole.failed !== undefined) return record("failed", whole.code, null, whole.failed)
     return record(whole.cut !== undefined ? "cut" : "completed", whole.code, reply, whole.cut)
   }
   res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false, secretsOf(deps.auth)))

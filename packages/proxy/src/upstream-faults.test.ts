@@ -384,12 +384,14 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
       res.writeHead(200, { "content-type": "application/json" })
       res.write('{"id":"c1","choices":[{"index":0,"message":{"role":"assistant","content":"par')
     })
-    proxy = await proxyFor(upstream.url, stack, [], 400)
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events, 400)
     const started = Date.now()
     const got = await post(`${proxy.url}/v1/chat/completions`, { ...chatRequest, stream: false })
     expect(got.status).toBe(502)
     expect(JSON.parse(got.text).error.message).toContain("went silent for 400 ms")
     expect(Date.now() - started).toBeLessThan(5_000)
+    expect(records(events).map((r) => [r.outcome, r.status])).toEqual([["failed", 502]])
   })
 
   test("a gzip-compressed error body reaches the client plain, without the encoding; a 300 KB one whole", async () => {

@@ -85,10 +85,12 @@ export interface WholeReplyContext {
   readonly refuseCalls: (calls: ReadonlyArray<ObservedCall>) => { readonly name: string; readonly refusal: string } | null
 }
 
-/** How a whole reply ended: its status, why it was cut, and the reply the client got (its JSON; absent when none was sent, or it was not JSON). */
+/** How a whole reply ended: its status, why it was cut or why it failed, and the reply the client got (its JSON; absent when none was sent, or it was not JSON). */
 export interface WholeReplyEnd {
   readonly code: number
   readonly cut?: string
+  /** The reply could not be read whole (it broke off, went silent, passed the limit): the client got the protocol's error. */
+  readonly failed?: string
   readonly sent?: unknown
 }
 
@@ -99,7 +101,7 @@ export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpen
   const read = await readWhole(opened, settings.maxResponseBytes, chunkTimeoutMs)
   if (typeof read === "string") {
     sendError(res, protocol.name, 502, `loopguard proxy: ${read}`, extra)
-    return { code: 502 }
+    return { code: 502, failed: read }
   }
   let whole = read
   let json = parseJson(whole.toString("utf8"))
