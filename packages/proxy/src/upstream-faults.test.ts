@@ -468,3 +468,30 @@ test("a reply that is not streamed is kept in the session as a streamed one is: 
   expect(stored.map((m) => m.role)).toEqual(["user", "assistant"])
   expect(stored[1]).toMatchObject({ finish: "tool-calls", parts: [{ type: "text", text: "Reading it." }, { type: "tool", name: "read", input: { path: "a.txt" } }] })
 })
+
+test("a Retry-After given as a date: the retry's log event tells the wait that happens (the fleet's hold), not the policy's shorter delay", async () => {
+  upstream = await rawUpstream((_req, res) => {
+    if (upstream!.requests() === 1) {
+      res.writeHead(503, { "content-type": "application/json", "retry-after": new Date(Date.now() + 2_000).toUTCString() })
+      return res.end('{"error":{"message":"busy","type":"server_error"}}')
+    }
+    res.writeHead(200, SSE)
+    res.end(healthyChat())
+  })
+  const events: Array<ProxyEvent> = []
+  // Every budget's own wait is short but a rate limit's, which lets the fleet's hold run to 5 s.
+  const short = { initialDelayMs: 100, maxDelayMs: 300 }
+  const config = configWith(upstream.url, (c) => ({
+    ...c,
+    retry: { ...c.retry, request: { ...c.retry.request, ...short }, server: { ...c.retry.server, ...short }, unknown: { ...c.retry.unknown, ...short }, rateLimit: { ...c.retry.rateLimit, maxDelayMs: 5_000 } }
+  }))
+  proxy = await startProxy({ config, host: "127.0.0.1", port: 0, onEvent: (e) => events.push(e) })
+  const started = Date.now()
+  expect((await post(`${proxy.url}/v1/chat/completions`, chatRequest)).status).toBe(200)
+  const waited = Date.now() - started
+  const told = events.flatMap((e) => (e.type === "retry" ? [e.retry.delayMs] : []))
+  expect(told).toHaveLength(1)
+  // An HTTP date has whole seconds: the hold is 1–2 s from the 503.
+  expect(told[0]!).toBeGreaterThan(900)
+  expect(waited).toBeGreaterThanOrEqual(told[0]! - 50)
+})

@@ -238,11 +238,13 @@ export const callWithRetries = async (
     // The upstream asked everyone to wait: the whole fleet holds, not only this conversation, and
     // even when this one gives up (its wait is past its budget); never longer than any budget
     // waits, or a day's Retry-After would shut the upstream for a day, until a restart.
-    if (decision.serverDelayMs !== undefined) await board.hold(route.key, Date.now() + Math.min(decision.serverDelayMs, longestHoldMs(route.budgets)))
+    const heldMs = decision.serverDelayMs === undefined ? 0 : Math.min(decision.serverDelayMs, longestHoldMs(route.budgets))
+    if (heldMs > 0) await board.hold(route.key, Date.now() + heldMs)
     const outcome = planRetry(state, decision, route.budgets, Date.now() - started)
     if (!outcome.retry) return result
     result.res?.resume()
-    onRetry({ attempt: outcome.attempt, delayMs: outcome.delayMs, reason: decision.reason, ...(result.error.status !== undefined ? { status: result.error.status } : {}) })
+    // The wait the log tells is the one that happens: the policy's delay, or the fleet's hold when longer.
+    onRetry({ attempt: outcome.attempt, delayMs: Math.max(outcome.delayMs, heldMs), reason: decision.reason, ...(result.error.status !== undefined ? { status: result.error.status } : {}) })
     await sleep(outcome.delayMs, signal)
     state = recordRetry(state, outcome)
   }
