@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { eventsOf, parseEvent, SseSplitter } from "./sse.js"
+import { eventsOf, parseEvent, SseSplitter, type SseEvent } from "./sse.js"
 
 const enc = (s: string) => new TextEncoder().encode(s)
 
@@ -32,11 +32,11 @@ describe("SseSplitter", () => {
     expect(parseEvent(": comment\n\n").data).toBe("")
   })
   test("parseEvent reads the fields as a line-by-line split does, on every kind of line end", () => {
-    // The plain reading (split into lines) that the index scan must agree with.
+    // The plain reading (split into lines at "\r\n", "\n" or "\r", as the event-stream format has it) that the index scan must agree with.
     const bySplit = (raw: string) => {
       let event: string | undefined
       let data: string | undefined
-      for (const line of raw.split(/\r?\n/)) {
+      for (const line of raw.split(/\r\n|\r|\n/)) {
         const value = (n: number) => line.slice(line.charCodeAt(n) === 32 ? n + 1 : n)
         if (line.startsWith("data:")) data = data === undefined ? value(5) : `${data}\n${value(5)}`
         else if (line.startsWith("event:")) event = value(6)
@@ -56,4 +56,21 @@ test("eventsOf: every event of a whole text, CRLF line ends too, and an untermin
   ])
   expect(eventsOf("")).toEqual([])
   expect(eventsOf("data: x\n\n\n").map((e) => e.data)).toEqual(["x"])
+})
+
+test("a stream whose lines end in a \"\\r\" alone is cut into its events, however the chunks fall; a \"\\r\\n\" split over two chunks is one line break", () => {
+  const body = 'data: {"a":1}\r\rdata: {"a":2}\r\revent: x\rdata: {"a":3}\r\r'
+  for (let size = 1; size <= body.length; size++) {
+    const s = new SseSplitter()
+    const got: Array<SseEvent> = []
+    for (let i = 0; i < body.length; i += size) got.push(...s.push(enc(body.slice(i, i + size))))
+    const rest = s.rest()
+    if (rest !== null) got.push(rest)
+    expect(got.map((e) => [e.event, e.data])).toEqual([[undefined, '{"a":1}'], [undefined, '{"a":2}'], ["x", '{"a":3}']])
+    expect(got.map((e) => e.raw).join("")).toBe(body)
+  }
+  const crlf = 'data: {"a":1}\r\n\r\ndata: {"a":2}\r\n\r\n'
+  const s = new SseSplitter()
+  const got = [...s.push(enc(crlf.slice(0, 14))), ...s.push(enc(crlf.slice(14)))]
+  expect(got.map((e) => e.raw)).toEqual(['data: {"a":1}\r\n\r\n', 'data: {"a":2}\r\n\r\n'])
 })

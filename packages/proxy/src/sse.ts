@@ -13,7 +13,10 @@ export interface SseEvent {
   readonly data: string
 }
 
-/** Where the event that starts at `from` ends (just past its blank line), or -1 when it has not all arrived. */
+/**
+ * Where the event that starts at `from` ends (just past its blank line), or -1 when it has not all
+ * arrived; lines end at "\n" or "\r\n" (a text with no "\r" alone, which is nearly every stream).
+ */
 const eventEnd = (text: string, from: number): number => {
   let at = from
   for (;;) {
@@ -28,14 +31,50 @@ const eventEnd = (text: string, from: number): number => {
   }
 }
 
+/** Where the line break at `at` ends, or -1 when a "\r" ends the text (its "\n" may be still to come). */
+const breakEnd = (text: string, at: number): number => {
+  if (text.charCodeAt(at) !== 13) return at + 1
+  if (at + 1 >= text.length) return -1
+  return text.charCodeAt(at + 1) === 10 ? at + 2 : at + 1
+}
+
+/** The next "\r" or "\n" at or after `from`, or -1. */
+const nextBreak = (text: string, from: number): number => {
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 10 || c === 13) return i
+  }
+  return -1
+}
+
+/** `eventEnd` for a stream that ends lines with a "\r" alone too, as the event-stream format allows. */
+const eventEndAnyBreak = (text: string, from: number): number => {
+  let at = from
+  for (;;) {
+    const found = nextBreak(text, at)
+    if (found === -1) return -1
+    const line = breakEnd(text, found)
+    if (line === -1 || line >= text.length) return -1
+    const c = text.charCodeAt(line)
+    // A line break right after a line break: the blank line that closes the event.
+    if (c === 10) return line + 1
+    if (c === 13) return line + 1 < text.length && text.charCodeAt(line + 1) === 10 ? line + 2 : line + 1
+    at = line
+  }
+}
+
 /** The value of a `name:` field line in `raw[at, end)`: one space after the colon is not part of it. */
 const fieldValue = (raw: string, at: number, end: number): string => raw.slice(raw.charCodeAt(at) === 32 && at < end ? at + 1 : at, end)
 
 /**
  * The `event:` and `data:` fields of one whole event. Lines are found by index, not split into
- * an array: this runs for every event of every stream.
+ * an array: this runs for every event of every stream. An event with a "\r" in it is split on every
+ * line break the format allows ("\r\n", "\n", "\r").
  */
-export const parseEvent = (raw: string): SseEvent => {
+export const parseEvent = (raw: string): SseEvent => (raw.indexOf("\r") === -1 ? parseLfEvent(raw) : parseAnyBreakEvent(raw))
+
+/** `parseEvent` of an event whose lines all end in "\n". */
+const parseLfEvent = (raw: string): SseEvent => {
   let event: string | undefined
   let data: string | undefined
   for (let at = 0; at < raw.length; ) {
@@ -52,12 +91,29 @@ export const parseEvent = (raw: string): SseEvent => {
   return { raw, event, data: data ?? "" }
 }
 
+/** `parseEvent` of an event with a "\r" in it. */
+const parseAnyBreakEvent = (raw: string): SseEvent => {
+  let event: string | undefined
+  let data: string | undefined
+  for (const line of raw.split(/\r\n|\r|\n/)) {
+    if (line.startsWith("data:")) {
+      const value = fieldValue(line, 5, line.length)
+      data = data === undefined ? value : `${data}\n${value}`
+    } else if (line.startsWith("event:")) event = fieldValue(line, 6, line.length)
+  }
+  return { raw, event, data: data ?? "" }
+}
+
+/** Whether lines may end in a "\r" alone in `text`: then events are cut by the slower scan that knows it. */
+const hasLoneCr = (text: string): boolean => /\r(?!\n)/.test(text)
+
 /** The whole events at the start of `text`, appended to `out`; returns where the first one not yet whole starts. */
-const cutEvents = (text: string, out: Array<SseEvent>): number => {
+const cutEvents = (text: string, out: Array<SseEvent>, anyBreak: boolean): number => {
+  const end = anyBreak ? eventEndAnyBreak : eventEnd
   let from = 0
-  for (let end = eventEnd(text, 0); end !== -1; end = eventEnd(text, from)) {
-    out.push(parseEvent(text.slice(from, end)))
-    from = end
+  for (let at = end(text, 0); at !== -1; at = end(text, from)) {
+    out.push(parseEvent(text.slice(from, at)))
+    from = at
   }
   return from
 }
@@ -65,7 +121,7 @@ const cutEvents = (text: string, out: Array<SseEvent>): number => {
 /** Every event of a whole text (what the relay held back), the last one too when its blank line never came. */
 export const eventsOf = (text: string): Array<SseEvent> => {
   const out: Array<SseEvent> = []
-  const rest = text.slice(cutEvents(text, out))
+  const rest = text.slice(cutEvents(text, out, hasLoneCr(text)))
   if (rest.trim() !== "") out.push(parseEvent(rest))
   return out
 }
@@ -74,12 +130,17 @@ export const eventsOf = (text: string): Array<SseEvent> => {
 export class SseSplitter {
   private pending = ""
   private readonly decoder = new TextDecoder()
+  /** Set once a "\r" not followed by "\n" arrived: lines may end in a "\r" alone in this stream. */
+  private anyBreak = false
 
   /** The whole events completed by `chunk`. */
   push(chunk: Uint8Array): Array<SseEvent> {
-    const text = this.pending + this.decoder.decode(chunk, { stream: true })
+    const decoded = this.decoder.decode(chunk, { stream: true })
+    const text = this.pending + decoded
+    // Tested on what arrived with the held text before it: a "\r" at the end of the last chunk may be a "\r\n" split in two.
+    if (!this.anyBreak && decoded.indexOf("\r") !== -1) this.anyBreak = hasLoneCr(text.endsWith("\r") ? text.slice(0, -1) : text)
     const out: Array<SseEvent> = []
-    const from = cutEvents(text, out)
+    const from = cutEvents(text, out, this.anyBreak)
     this.pending = from === 0 ? text : text.slice(from)
     return out
   }
