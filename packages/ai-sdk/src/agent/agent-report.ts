@@ -33,10 +33,21 @@ export const endOfRun = (last: AnyStep | undefined, step: number): ExitPoint | n
   return null
 }
 
-export const buildAgentReport = (run: GuardedRun, options: ResolvedAgentOptions): LoopguardAgentReport => {
+/**
+ * A step that began and never ended: its model call, or the SDK reading its reply (a stream with no
+ * finish, a call to a tool nobody offered), threw, and the error went to the caller.
+ */
+const unfinished = (step: number): ExitPoint => ({
+  reason: "model_error",
+  step,
+  error: { tag: "StepFailed", message: `step ${step + 1} never ended: its model call or the reading of its reply threw (the error went to the caller)` }
+})
+
+/** `unfinishedStep`: the step that began and never ended (the run threw), or null. */
+export const buildAgentReport = (run: GuardedRun, options: ResolvedAgentOptions, unfinishedStep: number | null = null): LoopguardAgentReport => {
   const kinds = resolveTryBestOptions(tryBestOptionsOf(options.judge))
   const lastIndex = run.fed.length - 1
-  const exit = run.exit ?? endOfRun(run.fed[lastIndex], lastIndex)
+  const exit = run.exit ?? (unfinishedStep !== null ? unfinished(unfinishedStep) : endOfRun(run.fed[lastIndex], lastIndex))
   const reason = exit?.reason ?? "final"
   const lastReply = [...run.messages].reverse().find((m): m is AssistantMessage => m.role === "assistant")
   const report = buildReport({

@@ -68,6 +68,25 @@ describe("loopguardAgent in a ToolLoopAgent", () => {
   )
 })
 
+describe("a run that throws", () => {
+  test(
+    "the step whose model call failed is reported as a model error, not as a finished run",
+    async () => {
+      const server = await serve((_, i) => (i === 0 ? toolCallStream("bash", { command: "ls" }) : { type: "error", status: 400, body: { error: { message: "bad request", type: "invalid_request_error" } } }))
+      const { tools, ran } = shell(() => ({ output: "a.txt", exitCode: 0 }))
+      const { guard } = withEvents()
+      const agent = new ToolLoopAgent(guard.wrap({ model: scriptedChatModel(server), tools, stopWhen: stepCountIs(10), maxRetries: 0 }))
+      await expect(agent.generate({ prompt: "list the files" })).rejects.toThrow()
+      expect(ran).toEqual(["ls"])
+      const report = guard.report()
+      expect([report.status, report.reason]).not.toEqual(["completed", "final"])
+      expect(report.reason).toBe("model_error")
+      expect(report.error?.message).toContain("step 2 never ended")
+    },
+    TIMEOUT
+  )
+})
+
 /** The text of the reminder events of `kind`, each with the step it followed. */
 const remindersOf = (events: ReadonlyArray<LoopguardAgentEvent>, kind: string) =>
   events.flatMap((e) => (e.type === "reminder" && e.kind === kind ? [{ step: e.step, text: e.text }] : []))

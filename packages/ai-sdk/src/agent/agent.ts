@@ -38,6 +38,8 @@ export class LoopguardAgent {
   private readonly notes = new WeakSet<object>()
   private readonly stepTags = new WeakMap<object, number>()
   private steered: Steering | null = null
+  /** Steps `prepareStep` saw begin in this run: one that began and never ended threw (its error went to the caller). */
+  private stepsBegun = 0
 
   constructor(options: LoopguardAgentOptions = {}) {
     this.options = resolveAgentOptions(options)
@@ -51,6 +53,7 @@ export class LoopguardAgent {
   readonly prepareStep = (input: PrepareInput): PrepareOutput => {
     if (input.steps.length === 0) this.startRun(lastUserText(input.initialMessages ?? input.messages))
     const run = this.catchUp(input.steps)
+    this.stepsBegun = input.steps.length + 1
     if (input.steps.length > 0) tagNewestStep(input.messages, input.steps.length - 1, this.stepTags)
     const cropped = new Set([...croppedSteps(run.messages, run.crops), ...run.cutSteps])
     const { reminders, note } = run.pending
@@ -86,7 +89,8 @@ export class LoopguardAgent {
 
   /** The run's report: status, reason, tokens (cut and failed steps included), incidents, the suggested next step. */
   report(): LoopguardAgentReport {
-    return buildAgentReport(this.run ?? new GuardedRun(this.options, this.userText), this.options)
+    const run = this.run ?? new GuardedRun(this.options, this.userText)
+    return buildAgentReport(run, this.options, run.fed.length < this.stepsBegun ? this.stepsBegun - 1 : null)
   }
 
   /**
