@@ -6,7 +6,7 @@
  * opens within a generous bound and stays under 20 MB (the figures: test/bench/audit-page.ts).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import type { Browser, Page } from "puppeteer-core"
 import { statSync } from "node:fs"
@@ -113,6 +113,15 @@ describe.skipIf(skip)(skipName("the run page in Chromium", skip ? "chromium is n
     expect(await page.$eval("#step-0 details.call", (d) => (d as HTMLDetailsElement).open)).toBe(true)
     expect(await page.$$eval("details.call.repeated", (d) => d.length)).toBeGreaterThanOrEqual(3)
     expect(await page.$$eval("article.in-span", (a) => a.length)).toBeGreaterThanOrEqual(3)
+    await page.close()
+  }, 60_000)
+
+  test("a script that got into the page some other way does not run: only the page's own script is allowed (by its hash)", async () => {
+    const tampered = join(dir, "tampered.html")
+    writeFileSync(tampered, readFileSync(file, "utf8").replace("</body>", "<script>document.title = 'INJECTED'</script><img src=x onerror=\"document.title='INJECTED'\"></body>"))
+    const { page } = await open(tampered)
+    expect(await page.$$eval("article.step", (a) => a.length)).toBe(data.steps.length)
+    expect(await page.title()).not.toBe("INJECTED")
     await page.close()
   }, 60_000)
 

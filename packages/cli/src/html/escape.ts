@@ -1,4 +1,5 @@
 /** Text from a log is untrusted: everything put into a page goes through one of these. */
+import { createHash } from "node:crypto"
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }
 
@@ -18,7 +19,12 @@ export const jsonForScript = (value: unknown): string =>
     .replace(/\u2029/g, "\\u2029")
 
 /**
- * The page may load nothing from anywhere: inline style and script only, images only as data.
- * A log that smuggled markup into the page still could not reach the network.
+ * The page may load nothing from anywhere: inline style, images only as data, and no script but
+ * the page's own (allowed by its hash). A log that smuggled markup into the page still could not
+ * run a script or reach the network.
  */
-export const CONTENT_SECURITY_POLICY = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+export const contentSecurityPolicy = (scripts: ReadonlyArray<string>): string =>
+  `default-src 'none'; style-src 'unsafe-inline'; script-src ${scripts.length === 0 ? "'none'" : scripts.map(scriptHash).join(" ")}; img-src data:; base-uri 'none'; form-action 'none'`
+
+/** A CSP source that allows one inline script, by the hash of its text. */
+const scriptHash = (source: string): string => `'sha256-${createHash("sha256").update(source, "utf8").digest("base64")}'`

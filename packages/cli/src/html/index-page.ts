@@ -55,7 +55,7 @@ const row = (r: IndexRow): string =>
 const COLUMNS = ["run", "format", "steps", "incidents", "first incident", "outcome"]
 
 export const renderIndexPage = (rows: ReadonlyArray<IndexRow>): string =>
-  pageHead("loopguard audit: runs") +
+  pageHead("loopguard audit: runs", [SORT_SCRIPT]) +
   `<body><main><h1>loopguard audit: ${rows.length} run${rows.length === 1 ? "" : "s"}</h1>` +
   `<p class="muted">Sort by a column with its header button; each run links to its page.</p>` +
   `<div class="table-wrap"><table id="runs"><thead><tr>${COLUMNS.map((c) => `<th><button type="button">${h(c)}</button></th>`).join("")}</tr></thead>` +

@@ -4,16 +4,16 @@
  * from the embedded data. Nothing is loaded from anywhere (docs/audit.md).
  */
 import type { AuditIncident } from "@loopguard/effect/audit"
-import { CONTENT_SECURITY_POLICY, escapeHtml as h, jsonForScript } from "./escape.js"
+import { contentSecurityPolicy, escapeHtml as h, jsonForScript } from "./escape.js"
 import type { RunPage } from "./page-model.js"
 import { PAGE_SCRIPT } from "./page-script.js"
 import { PAGE_STYLE } from "./page-style.js"
 import { summarize, type RunSummary } from "./summary.js"
 
-/** The head of every page: no network, the shared stylesheet. */
-export const pageHead = (title: string): string =>
+/** The head of every page: no network, no script but the page's own `scripts`, the shared stylesheet. */
+export const pageHead = (title: string, scripts: ReadonlyArray<string>): string =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">` +
-  `<meta http-equiv="Content-Security-Policy" content="${h(CONTENT_SECURITY_POLICY)}"><meta name="referrer" content="no-referrer">` +
+  `<meta http-equiv="Content-Security-Policy" content="${h(contentSecurityPolicy(scripts))}"><meta name="referrer" content="no-referrer">` +
   `<title>${h(title)}</title><style>${PAGE_STYLE}</style></head>`
 
 const card = (label: string, value: string, sub = ""): string => `<div class="card"><span class="muted">${h(label)}</span><b>${h(value)}</b>${sub === "" ? "" : `<span class="muted">${h(sub)}</span>`}</div>`
@@ -69,7 +69,7 @@ export const renderRunPage = (page: RunPage): string => {
   const stop = page.exit !== null && page.exit.reason !== "final" ? page.exit : null
   const data = { steps: page.steps, incidents: page.incidents, spans: s.spans, stop, firstLoop: s.firstLoop?.step ?? null }
   return (
-    pageHead(`${page.title} · loopguard audit`) +
+    pageHead(`${page.title} · loopguard audit`, [PAGE_SCRIPT]) +
     `<body><main><h1>${h(page.title)}</h1><div class="muted">${h(page.file)} · ${h(page.format)} · ${page.steps.length} steps</div>` +
     summaryCards(page, s) +
     `<h2>Incidents by detector</h2>${detectorTable(s)}${eventList(page.incidents)}${noteList(page.notes)}` +
