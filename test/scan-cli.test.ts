@@ -46,6 +46,16 @@ describe("loopguard scan", () => {
     expect(lines[3]![out[3].long.char]).toBe("!")
   }, 30_000)
 
+  test("the repeat knobs come from the environment (and the config file) as for every command; a flag wins", async () => {
+    const loop = "a b c d ".repeat(30)
+    expect((await scan(["--jsonl"], JSON.stringify(loop) + "\n")).stdout).toContain('"repeat":true')
+    expect((await scan(["--jsonl"], JSON.stringify(loop) + "\n", { LOOPGUARD_REPEAT_THRESHOLD: "50" })).stdout).toContain('"repeat":false')
+    expect((await scan(["--jsonl", "--threshold", "20"], JSON.stringify(loop) + "\n", { LOOPGUARD_REPEAT_THRESHOLD: "50" })).stdout).toContain('"repeat":true')
+    const bad = await scan([], "x", { LOOPGUARD_REPEAT_WINDOW: "NaN" })
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("LOOPGUARD_REPEAT_WINDOW")
+  }, 60_000)
+
   test("plain mode prints both rules", async () => {
     const r = await scan([], "Intro. " + PARAGRAPH.repeat(50))
     expect(r.code).toBe(0)

@@ -4,14 +4,13 @@
  * verdict per line (a fixed output contract, docs/cli.md): `repeat`/`token`/`period` for the short-period rule,
  * `long` for the long-period rule (null, or where it tripped).
  */
-import { validateRepeatOptions, DEFAULT_REPEAT_OPTIONS, type FullScanResult, type RepeatOptions } from "@loopguard/core/repeat"
+import { DEFAULT_REPEAT_OPTIONS, type FullScanResult, type RepeatOptions } from "@loopguard/core/repeat"
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { forEachStdinChunk } from "../io.js"
 import { loadCliConfig } from "../session.js"
 import { scanJsonLines } from "./scan-jsonl.js"
 import { StreamingScan } from "./scan-stream.js"
-import { UsageError } from "../errors.js"
 
 const intFlag = (name: string, description: string) => Flag.Int(name).pipe(Flag.withDescription(description), Flag.optional)
 
@@ -40,24 +39,22 @@ export const scanCommand = Command.make(
   },
   (flags) =>
     Effect.gen(function* () {
-      const options: RepeatOptions = {
-        window: Option.getOrElse(flags.window, () => DEFAULT_REPEAT_OPTIONS.window),
-        threshold: Option.getOrElse(flags.threshold, () => DEFAULT_REPEAT_OPTIONS.threshold),
-        minBlock: Option.getOrElse(flags.minBlock, () => DEFAULT_REPEAT_OPTIONS.minBlock),
-        minDistinct: Option.getOrElse(flags.minDistinct, () => DEFAULT_REPEAT_OPTIONS.minDistinct)
-      }
-      const problems = validateRepeatOptions(options)
-      if (problems.length > 0) {
-        const flagOf = (field: string) => flagToField.find(([, f]) => f === field)?.[0] ?? field
-        return yield* new UsageError({ message: problems.map((p) => `${flagOf(p.field)}: ${p.message}`).join("\n") })
-      }
+      // The flags win over the config file and the LOOPGUARD_REPEAT_* variables, as every command's do.
+      const given: Record<keyof RepeatOptions, Option.Option<number>> = { window: flags.window, threshold: flags.threshold, minBlock: flags.minBlock, minDistinct: flags.minDistinct }
+      const overrides = flagToField.flatMap(([flag, field]) => {
+        const value = given[field]
+        return Option.isSome(value) ? [{ path: `repeat.${field}`, value: value.value, flag }] : []
+      })
+      const config = yield* loadCliConfig({ overrides })
+      const { window, threshold, minBlock, minDistinct } = config.repeat
+      // Checked as the guard checks them when the config loaded (an error names the flag).
+      const options: RepeatOptions = { window, threshold, minBlock, minDistinct }
       if (!flags.jsonl) {
         const scan = new StreamingScan(options)
         yield* forEachStdinChunk((text) => scan.push(text))
         yield* Console.log(plainVerdict(scan.end()))
         return
       }
-      const config = yield* loadCliConfig({})
       yield* scanJsonLines(options, config.input.maxLineBytes)
     })
 ).pipe(Command.withDescription("Report whether and where in-stream repetition trips on text from stdin"))
