@@ -394,6 +394,22 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(records(events).map((r) => [r.outcome, r.status])).toEqual([["failed", 502]])
   })
 
+  test("a JSON reply that breaks off or stalls, nothing of it sent yet, is asked for once more: the client gets the second, whole", async () => {
+    const whole = { id: "c2", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content: "All done." }, finish_reason: "stop" }] }
+    upstream = await rawUpstream((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      if (upstream!.requests() === 1) return void res.write('{"id":"c1","choices":[{"index":0,"message":{"role":"assistant","content":"par')
+      res.end(JSON.stringify(whole))
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events, 400)
+    const got = await post(`${proxy.url}/v1/chat/completions`, { ...chatRequest, stream: false })
+    expect(got.status).toBe(200)
+    expect(JSON.parse(got.text)).toEqual(whole)
+    expect(upstream.requests()).toBe(2)
+    expect(records(events).map((r) => r.outcome)).toEqual(["completed"])
+  })
+
   test("a gzip-compressed error body reaches the client plain, without the encoding; a 300 KB one whole", async () => {
     const big = JSON.stringify({ error: { message: "bad request", type: "invalid_request_error", detail: "x".repeat(300_000) } })
     upstream = await rawUpstream((_req, res) => {

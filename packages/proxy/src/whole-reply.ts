@@ -13,31 +13,37 @@ import { cutCallNotice, cutNotice, refusalNotice } from "./notices.js"
 import { cutOffCall, parseJson, type ObservedCall, type Protocol } from "./protocol.js"
 import { textCallsIn } from "./text-calls.js"
 
+/** Why a whole reply could not be read: `again` when asking once more may well get it (it broke off or went silent). */
+interface Unread {
+  readonly why: string
+  readonly again: boolean
+}
+
 /**
  * The body of a reply that is not a stream, whole; or why not: it broke, passed `limit` bytes, or
  * went silent for `idleMs` (the chunk timeout holds between a JSON body's chunks too).
  */
-const readWhole = (opened: OpenAttempt, limit: number, idleMs: number): Promise<Buffer | string> => {
+const readWhole = (opened: OpenAttempt, limit: number, idleMs: number): Promise<Buffer | Unread> => {
   const parts: Array<Buffer> = opened.first === null ? [] : [opened.first]
   let size = parts[0]?.length ?? 0
-  return new Promise<Buffer | string>((resolve) => {
-    const done = (result: Buffer | string) => {
+  return new Promise<Buffer | Unread>((resolve) => {
+    const done = (result: Buffer | Unread) => {
       clearTimeout(timer)
       resolve(result)
     }
-    const failed = (why: string) => {
+    const failed = (why: string, again: boolean) => {
       opened.abort()
-      done(why)
+      done({ why, again })
     }
-    const timer = setTimeout(() => failed(`the reply went silent for ${idleMs} ms`), idleMs)
+    const timer = setTimeout(() => failed(`the reply went silent for ${idleMs} ms`, true), idleMs)
     opened.res.on("data", (b: Buffer) => {
       size += b.length
       timer.refresh()
-      if (size > limit) failed(`the reply passed stream.maxResponseBytes (${limit} bytes)`)
+      if (size > limit) failed(`the reply passed stream.maxResponseBytes (${limit} bytes)`, false)
       else parts.push(b)
     })
     opened.res.on("end", () => done(Buffer.concat(parts)))
-    opened.res.on("error", () => done("the reply broke off"))
+    opened.res.on("error", () => done({ why: "the reply broke off", again: true }))
     if (opened.ended()) done(Buffer.concat(parts))
     else opened.res.resume()
   })
@@ -62,8 +68,8 @@ const wholeOnceMore = async (
   const second = await again()
   if (second.ok) {
     const whole = await readWhole(second, limit, idleMs)
-    const json = typeof whole === "string" ? undefined : parseJson(whole.toString("utf8"))
-    if (typeof whole !== "string" && json !== undefined && cutOffCallIn(protocol, json) === null) return { opened: second, whole, json }
+    const json = Buffer.isBuffer(whole) ? parseJson(whole.toString("utf8")) : undefined
+    if (Buffer.isBuffer(whole) && json !== undefined && cutOffCallIn(protocol, json) === null) return { opened: second, whole, json }
   }
   return { refused: protocol.wholeCalls!.refused(first.json, protocol.replyText(first.json) + cutCallNotice(first.broken)) }
 }
@@ -98,10 +104,18 @@ export interface WholeReplyEnd {
 export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpened: OpenAttempt, context: WholeReplyContext): Promise<WholeReplyEnd> => {
   const { settings, offered, extra, again, secrets, chunkTimeoutMs } = context
   let opened = firstOpened
-  const read = await readWhole(opened, settings.maxResponseBytes, chunkTimeoutMs)
-  if (typeof read === "string") {
-    sendError(res, protocol.name, 502, `loopguard proxy: ${read}`, extra)
-    return { code: 502, failed: read }
+  let read = await readWhole(opened, settings.maxResponseBytes, chunkTimeoutMs)
+  // Nothing of it reached the client: a reply that broke off or went silent is asked for once more.
+  if (!Buffer.isBuffer(read) && read.again) {
+    const second = await again()
+    if (second.ok) {
+      opened = second
+      read = await readWhole(second, settings.maxResponseBytes, chunkTimeoutMs)
+    }
+  }
+  if (!Buffer.isBuffer(read)) {
+    sendError(res, protocol.name, 502, `loopguard proxy: ${read.why}`, extra)
+    return { code: 502, failed: read.why }
   }
   let whole = read
   let json = parseJson(whole.toString("utf8"))
