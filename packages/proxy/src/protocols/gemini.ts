@@ -229,7 +229,14 @@ export const geminiProtocol = (model: string, stream: boolean): Protocol => ({
     const reply = replyOf(text, usageOf(body, text), { modelVersion: model, responseId: `loopguard-${Date.now().toString(36)}` })
     return stream ? { contentType: SSE_CONTENT_TYPE, body: geminiEvent(reply) } : { contentType: "application/json", body: JSON.stringify(reply) }
   },
-  streamError: (message) => geminiEvent({ error: { code: 500, message, status: "INTERNAL" } }),
+  // As an event (the AI SDK's Google provider reads it), then as a bare JSON line, which event-stream
+  // readers skip: the Gemini API's own SDK (Gemini CLI's) reads no error event, and took a reply
+  // ending in one for a reply without its finish (exit 0, the partial text printed); a line that is
+  // no event at the end of the stream is an error to it.
+  streamError: (message) => {
+    const error = { error: { code: 500, message, status: "INTERNAL" } }
+    return `${geminiEvent(error)}${JSON.stringify(error)}\n`
+  },
   textCalls: {
     streamEnd: (watch, held, calls) => {
       // The finish rides on the upstream's last events, with the last of the text: that text still
