@@ -196,6 +196,17 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
     retries = e.attempt
     deps.onRetry(j.session, e)
   })
+  // The step asked for once more (a reply that broke off, or whose call was cut off, before any of
+  // it reached the client): told and counted as a retry, as the policy's own are.
+  const onceMore = (): Promise<Attempt> => {
+    retries += 1
+    const before = retries
+    deps.onRetry(j.session, { attempt: before, delayMs: 0, reason: "the reply broke off or its call was cut off before the client got any of it; asked for once more" })
+    return callWithRetries(target, deps.board, send, gone.signal, (e) => {
+      retries = before + e.attempt
+      deps.onRetry(j.session, { ...e, attempt: retries })
+    })
+  }
   const extra = headersOf(j.session, j.verdict.action)
   if (!opened.ok) {
     if (opened.res !== null && opened.body !== null) {
@@ -210,12 +221,11 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
     return record(gone.signal.aborted ? "client-gone" : "upstream-error", opened.error.status ?? 502, null, opened.error.message)
   }
   if (!isEventStream(opened.res.headers)) {
-    const again = () => callWithRetries(target, deps.board, send, gone.signal, () => {})
     const whole = await relayWhole(res, protocol, opened, {
       settings: { ...deps.settings, guard: replyGuard(j) },
       offered: j.conversation.tools,
       extra,
-      again,
+      again: onceMore,
       secrets: secretsOf(deps.auth),
       chunkTimeoutMs: target.chunkTimeoutMs,
       refuseCalls: capsFor(j.conversation, deps.settings.toolCaps)
@@ -226,7 +236,7 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
     return record(whole.cut !== undefined ? "cut" : "completed", whole.code, reply, whole.cut)
   }
   res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false, secretsOf(deps.auth)))
-  const { end, watch } = await serveStream(j, opened, () => callWithRetries(target, deps.board, send, gone.signal, () => {}))
+  const { end, watch } = await serveStream(j, opened, onceMore)
   const reply = (notice: string | null) => replyMessage(j.conversation, watch, notice, end.type === "cut" || end.type === "cut-call")
   if (end.type === "cut-call") {
     const notice = end.refusal !== undefined ? refusalNotice(end.refusal) : cutCallNotice(end.name)

@@ -407,7 +407,9 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(got.status).toBe(200)
     expect(JSON.parse(got.text)).toEqual(whole)
     expect(upstream.requests()).toBe(2)
-    expect(records(events).map((r) => r.outcome)).toEqual(["completed"])
+    // The second asking is told and counted as a retry.
+    expect(records(events).map((r) => [r.outcome, r.retries])).toEqual([["completed", 1]])
+    expect(events.filter((e) => e.type === "retry")).toHaveLength(1)
   })
 
   test("a gzip-compressed error body reaches the client plain, without the encoding; a 300 KB one whole", async () => {
