@@ -3,11 +3,13 @@
  * decompression and cut with a ProtocolError past `maxResponseBytes` (a gzip bomb cannot fill
  * memory), a single server-sent event past `maxEventBytes` is a ProtocolError too, and a 2xx
  * answer to a streaming request that is not `text/event-stream` is one, naming the content
- * type (instead of an empty stream that looks like a reply with no finish).
+ * type (instead of an empty stream that looks like a reply with no finish). A Chat Completions
+ * stream also has the shapes the AI SDK cannot read made readable (chat-events.ts).
  */
 
 import type { NormalizedError } from "@loopguard/core/model"
 import { normalizeError } from "@loopguard/core/retry"
+import { normalizeChatEvents } from "./chat-events.js"
 
 /** Thrown (or streamed as the body's error) when the server breaks the protocol or a limit. */
 export class ProtocolError extends Error {
@@ -115,8 +117,15 @@ export const limitedFetch = (limits: ResponseLimits, inner: typeof fetch = globa
         `the server answered HTTP ${response.status} with content type ${type === "" ? "(none)" : JSON.stringify(type)}, not an event stream`
       )
     }
-    return rebuilt(response, response.body.pipeThrough(limitEventStream(limits, streaming)))
+    const limited = response.body.pipeThrough(limitEventStream(limits, streaming))
+    return rebuilt(response, streaming && isChatCompletions(input) ? limited.pipeThrough(normalizeChatEvents()) : limited)
   }) as typeof fetch
+
+/** Whether a request goes to a Chat Completions endpoint (whose events `normalizeChatEvents` knows). */
+const isChatCompletions = (input: Parameters<typeof fetch>[0]): boolean => {
+  const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url
+  return /\/chat\/completions(?:\?|$)/.test(url)
+}
 
 /** A ProtocolError anywhere in the `cause` chain (the SDK wraps body errors in its own). */
 export const findProtocolError = (error: unknown): ProtocolError | undefined => {
