@@ -158,6 +158,13 @@ test("a credential the model writes (one loopguard was not told of) is never sho
   expect(text).not.toContain("eyJ")
 })
 
+test("a key too short to be one (a local server's \"none\") is not cut out of the words around it", () => {
+  let text = ""
+  const r = makeRenderer({ mode: "human", style: makeStyle(false), out: (t) => (text += t), price: null, secrets: ["none", "x"] })
+  r.line("budget-exhausted: none of the next steps fit")
+  expect(text).toContain("budget-exhausted: none of the next steps fit")
+})
+
 test("quiet prints the answer and the exit line only", () => {
   const s = setup("quiet")
   playTurn(s)
