@@ -161,6 +161,7 @@ describe("isOverloaded / isPrefillRejection", () => {
   test("prefill rejection phrases, case-insensitive, in message or body", () => {
     expect(isPrefillRejection(err({ status: 400, message: "This model does not support assistant message prefill." }))).toBe(true)
     expect(isPrefillRejection(err({ status: 400, body: '{"error":"Conversation must end with a user message"}' }))).toBe(true)
+    expect(isPrefillRejection(err({ status: 400, body: '{"object":"error","message":"Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant","type":"invalid_request_message_order","code":3230}' }))).toBe(true)
     expect(isPrefillRejection(err({ status: 400, message: "Invalid request: unknown field" }))).toBe(false)
   })
 })

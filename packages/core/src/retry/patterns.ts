@@ -156,7 +156,9 @@ export const PREFILL_REJECTION_MARKERS: ReadonlyArray<string> = [
   "last message must be from the user",
   "final message must be a user message",
   "expected last message to be a user message",
-  "conversation must end with a user message"
+  "conversation must end with a user message",
+  // Mistral's: "Expected last role User or Tool (or Assistant with prefix True) for serving but got assistant".
+  "expected last role user or tool"
 ]
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
