@@ -52,6 +52,19 @@ describe("normalizeError: AI SDK errors", () => {
     expect(n.message).toBe("Resource has been exhausted")
   })
 
+  test("a message that is only the status's phrase gives way to the body's words: vLLM's and Mistral's { object: \"error\" } too", () => {
+    const vllm = new FakeAPICallError("Bad Request", {
+      statusCode: 400,
+      responseBody: '{"object":"error","message":"This model\'s maximum context length is 4096 tokens. However, you requested 5000 tokens.","type":"BadRequestError","code":400}'
+    })
+    expect(normalizeError(vllm).message).toBe("This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.")
+    const openai = new FakeAPICallError("Bad Request", { statusCode: 400, responseBody: '{"error":{"message":"Invalid tool schema"}}' })
+    expect(normalizeError(openai).message).toBe("Invalid tool schema")
+    // A message of the SDK's own is kept.
+    const own = new FakeAPICallError("Rate limit reached for gpt-x", { statusCode: 429, responseBody: '{"object":"error","message":"other words"}' })
+    expect(normalizeError(own).message).toBe("Rate limit reached for gpt-x")
+  })
+
   test("mid-stream reset: status 200 with the cause chain kept outermost first", () => {
     const e = new FakeAPICallError("Cannot connect to API: terminated", {
       statusCode: 200,

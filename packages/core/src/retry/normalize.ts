@@ -61,7 +61,11 @@ const fromUnknown = (input: unknown, depth: number): NormalizedError => {
   const headers = headersOf(input["responseHeaders"] ?? input["headers"])
   const code = codeOf(input, data, bodyError, parsedBody)
   const walked = walkCauses(input["cause"], stringsOf(input["causes"]))
-  const message = str(input["message"]) ?? str(bodyError?.["message"]) ?? str(data?.["message"]) ?? name ?? UNKNOWN_MESSAGE
+  // The body's own words: `{ error: { message } }`, or vLLM's and Mistral's `{ object: "error", message }`.
+  const bodyMessage = str(bodyError?.["message"]) ?? (parsedBody?.["object"] === "error" ? str(parsedBody["message"]) : undefined)
+  // A message that is only the status's phrase ("Bad Request": the SDK did not know the body's shape) says less than the body.
+  const own = str(input["message"])
+  const message = (own !== undefined && STATUS_PHRASE.test(own) ? bodyMessage : undefined) ?? own ?? bodyMessage ?? str(data?.["message"]) ?? name ?? UNKNOWN_MESSAGE
   const aborted = input["aborted"] === true || isAbortName(name) || input["code"] === "ABORT_ERR" || walked.aborted
   const phase = input["phase"] === "request" || input["phase"] === "stream" ? (input["phase"] as ErrorPhase) : undefined
 
@@ -78,6 +82,9 @@ const fromUnknown = (input: unknown, depth: number): NormalizedError => {
     ...(aborted ? { aborted: true } : {})
   }
 }
+
+/** An HTTP status's reason phrase, all a message says when an SDK could not read the error body. */
+const STATUS_PHRASE = /^(?:bad request|unauthorized|payment required|forbidden|not found|request timeout|conflict|payload too large|unprocessable entity|too many requests|internal server error|bad gateway|service unavailable|gateway timeout)$/i
 
 const isAbortName = (name: string | undefined): boolean => name === "AbortError" || name === "ResponseAborted"
 
