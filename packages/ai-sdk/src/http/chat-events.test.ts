@@ -68,13 +68,16 @@ afterEach(async () => {
   server = undefined
 })
 
-/** A raw Chat Completions server answering every request with `body` as an event stream. */
-const serve = async (body: string): Promise<string> => {
+/** A raw Chat Completions server answering every request with `body` as an event stream (`reset`: then the connection is reset, not ended). */
+const serve = async (body: string, reset = false): Promise<string> => {
   server = createServer((req, res) => {
     req.resume()
     req.on("end", () => {
       res.writeHead(200, { "content-type": "text/event-stream" })
-      res.end(body)
+      if (!reset) return void res.end(body)
+      res.write(body)
+      // Late enough that the client has read what came before it (a reset drops bytes not yet read).
+      setTimeout(() => res.socket?.destroy(), 300)
     })
   })
   await new Promise<void>((done) => server!.listen(0, "127.0.0.1", done))
@@ -100,5 +103,17 @@ describe("the AI SDK provider through limitedFetch", () => {
     const bash = tool({ inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } } }), execute: async () => "ok" })
     const result = streamText({ model: modelAt(baseURL), prompt: "list", tools: { bash }, maxRetries: 0 })
     expect((await result.toolCalls).map((c) => [c.toolName, c.input])).toEqual([["bash", { command: "ls -la" }]])
+  })
+
+  test("a connection reset after the reply named its finish: the reply is read whole (only [DONE] was lost); one reset before it is an error", async () => {
+    const at = (delta: object, finish: string | null) => chunk({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] })
+    const whole = streamText({ model: modelAt(await serve(at({ role: "assistant", content: "All done." }, null) + at({}, "stop"), true)), prompt: "hi", maxRetries: 0 })
+    expect(await whole.text).toBe("All done.")
+    expect(await whole.finishReason).toBe("stop")
+    await new Promise<void>((done) => server!.close(() => done()))
+    server = undefined
+    const cut = streamText({ model: modelAt(await serve(at({ role: "assistant", content: "All do" }, null), true)), prompt: "hi", maxRetries: 0, onError: () => {} })
+    await cut.consumeStream()
+    expect(await cut.finishReason.catch(() => "failed")).not.toBe("stop")
   })
 })

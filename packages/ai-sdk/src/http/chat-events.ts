@@ -89,3 +89,37 @@ export const normalizeChatEvents = (): TransformStream<Uint8Array, Uint8Array> =
     }
   })
 }
+
+const FINISH_KEY = Buffer.from('"finish_reason"')
+const NAMED_FINISH = /"finish_reason"\s*:\s*"[^"]+"/
+
+/** Whether a chunk of the body names a finish (a `finish_reason` that is set). */
+const namesFinish = (chunk: Uint8Array): boolean => {
+  const view = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+  return view.includes(FINISH_KEY) && NAMED_FINISH.test(view.toString("utf8"))
+}
+
+/**
+ * A Chat Completions body that ends well when its connection breaks after the reply named its
+ * finish: all that was lost is `[DONE]` (and perhaps the usage), and the provider reads the reply
+ * whole. A broken body made the step fail and be asked for again, each time whole, without end
+ * (a network failure's budget has none).
+ */
+export const endedAtFinish = (body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> => {
+  const reader = body.getReader()
+  let finished = false
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const next = await reader.read()
+        if (next.done) return controller.close()
+        finished ||= namesFinish(next.value)
+        controller.enqueue(next.value)
+      } catch (e) {
+        if (finished) controller.close()
+        else controller.error(e)
+      }
+    },
+    cancel: (reason) => reader.cancel(reason)
+  })
+}

@@ -9,7 +9,7 @@
 
 import type { NormalizedError } from "@loopguard/core/model"
 import { normalizeError } from "@loopguard/core/retry"
-import { normalizeChatEvents } from "./chat-events.js"
+import { endedAtFinish, normalizeChatEvents } from "./chat-events.js"
 
 /** Thrown (or streamed as the body's error) when the server breaks the protocol or a limit. */
 export class ProtocolError extends Error {
@@ -117,8 +117,8 @@ export const limitedFetch = (limits: ResponseLimits, inner: typeof fetch = globa
         `the server answered HTTP ${response.status} with content type ${type === "" ? "(none)" : JSON.stringify(type)}, not an event stream`
       )
     }
-    const limited = response.body.pipeThrough(limitEventStream(limits, streaming))
-    return rebuilt(response, streaming && isChatCompletions(input) ? limited.pipeThrough(normalizeChatEvents()) : limited)
+    if (!streaming || !isChatCompletions(input)) return rebuilt(response, response.body.pipeThrough(limitEventStream(limits, streaming)))
+    return rebuilt(response, endedAtFinish(response.body).pipeThrough(limitEventStream(limits, true)).pipeThrough(normalizeChatEvents()))
   }) as typeof fetch
 
 /** Whether a request goes to a Chat Completions endpoint (whose events `normalizeChatEvents` knows). */
