@@ -114,6 +114,6 @@ describe("the AI SDK provider through limitedFetch", () => {
     server = undefined
     const cut = streamText({ model: modelAt(await serve(at({ role: "assistant", content: "All do" }, null), true)), prompt: "hi", maxRetries: 0, onError: () => {} })
     await cut.consumeStream()
-    expect(await cut.finishReason.catch(() => "failed")).not.toBe("stop")
+    expect(await Promise.resolve(cut.finishReason).catch(() => "failed")).not.toBe("stop")
   })
 })

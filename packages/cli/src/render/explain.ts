@@ -178,7 +178,7 @@ export const explainIncident = (i: IncidentLike): Explanation => {
         return { tone: "note", text: `A call to ${str(detail, "tool") ?? "a tool"} was cut off when the session stopped; loopguard tells the model it may or may not have taken effect.` }
       return {
         tone: action === "reexamined:exit" ? "stop" : "note",
-        text: `Resuming, loopguard looked at the last reply again: ${action === "reexamined:exit" ? "it still ends the run" : action === "reexamined:final" ? "it stands as the answer" : "the model is reminded before it goes on"}.`
+        text: `Resuming, loopguard looked at the last reply again: ${action === "reexamined:exit" ? "it still ends the run" : action === "reexamined:final" ? "it stands as the answer" : action === "reexamined:request" ? "it failed half-way, so it is left out and the model is asked again" : "the model is reminded before it goes on"}.`
       }
     case "tool-cap":
       return { tone: "note", text: `${str(detail, "tool") ?? "A tool"} was called more times than allowed (toolCaps); loopguard answered the call without running it.` }

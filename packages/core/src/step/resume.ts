@@ -4,14 +4,15 @@
  * answer ends the run without a request, anything else goes on with the next request.
  */
 import { classifyStep, decideRecovery, hasPendingClientTool, initRecovery, type AgentRole, type RecoveryLimits } from "../classify/index.js"
-import type { AssistantMessage, ExclusionReason, ExitReason, Message, ReminderKind } from "../model/index.js"
+import { toolPartsOf, type AssistantMessage, type ExclusionReason, type ExitReason, type Message, type ReminderKind } from "../model/index.js"
 import { fileIncident, judged, stopWith, type Judged, type StepAction } from "./actions.js"
 import { remind } from "./recovery.js"
 import type { ExitError } from "../classify/index.js"
 import type { RunState } from "./state.js"
 
 export type ResumeVerdict =
-  | { readonly type: "request" }
+  /** Go on with the next request; `exclude`: without the reply the session ends on (it failed half-way). */
+  | { readonly type: "request"; readonly exclude?: ExclusionReason }
   | { readonly type: "remind"; readonly kind: ReminderKind; readonly text: string; readonly exclude?: ExclusionReason }
   | { readonly type: "final"; readonly reply: AssistantMessage }
   | { readonly type: "exit"; readonly reason: ExitReason; readonly error?: ExitError }
@@ -31,8 +32,10 @@ export const reexamineLastReply = (input: {
 }): { readonly reply: AssistantMessage | null; readonly verdict: ResumeVerdict } => {
   const reply = lastReplyOf(input.history)
   if (reply === null) return { reply, verdict: { type: "request" } }
-  // A reply cut off by the interruption itself is not the model's doing: ask again.
-  if (reply.error?.aborted === true) return { reply, verdict: { type: "request" } }
+  // A reply the interruption or the provider's failure (its retries spent) cut short is not the
+  // model's answer: resuming asks again, without its text (a request may not end on half a reply:
+  // Mistral refuses one). One that made calls stays: what ran is told to the model.
+  if (reply.error !== undefined) return { reply, verdict: toolPartsOf(reply).length === 0 ? { type: "request", exclude: "rollback" } : { type: "request" } }
   const classification = classifyStep({ reply, currentUserId: input.currentUserId })
   const { action } = decideRecovery(initRecovery(), {
     classification,
@@ -58,6 +61,10 @@ export const reexamineLastReply = (input: {
 
 /** What the re-examination does: filed, then a reminder (the reply left out when asked) or the end. */
 export const judgeResume = (state: RunState, reply: AssistantMessage | null, verdict: ResumeVerdict): Judged => {
+  if (reply !== null && verdict.type === "request" && verdict.exclude !== undefined) {
+    const filed = fileIncident({ step: reply.step, detector: "resume", action: "reexamined:request", detail: { excluded: verdict.exclude } })
+    return judged(state, [filed, { _tag: "Exclude", messageId: reply.id, reason: verdict.exclude }])
+  }
   if (reply === null || verdict.type === "request") return judged(state)
   const filed = fileIncident({ step: reply.step, detector: "resume", action: `reexamined:${verdict.type}`, detail: verdict.type === "remind" ? { kind: verdict.kind } : {} })
   if (verdict.type === "remind") {

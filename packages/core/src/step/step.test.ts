@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { DEFAULT_CAP_POLICY } from "../caps/index.js"
-import type { AssistantMessage, AssistantPart } from "../model/index.js"
+import type { AssistantMessage, AssistantPart, Message } from "../model/index.js"
 import type { AfterStep } from "../judge/index.js"
 import { judgeCaps, judgeReply, judgeToolCall, takeToolCooldown } from "./caps.js"
 import { judgeCompacted, judgeCompactionCap, judgeCompactionFailed, judgeOutputShrink } from "./compaction.js"
@@ -179,6 +179,18 @@ describe("resume and sub-agents", () => {
     expect(tags(j)).toEqual(["FileIncident", "Stop"])
     expect(j.state.lastReply).toBe(done)
     expect(judgeResume(start(), null, { type: "request" }).actions).toEqual([])
+  })
+
+  test("a resumed session ending on a reply that failed half-way asks again, without it; one that made calls keeps them", () => {
+    const failed = { ...reply([{ type: "text", text: "Start" }]), error: { message: "overloaded", status: 503 } } as AssistantMessage
+    const history: ReadonlyArray<Message> = [{ role: "user", id: "u0", text: "go" }, failed]
+    const { reply: last, verdict } = reexamineLastReply({ history, currentUserId: "u0", limits: {}, role: "main" })
+    expect(verdict).toEqual({ type: "request", exclude: "rollback" })
+    const j = judgeResume(start(), last, verdict)
+    expect(tags(j)).toEqual(["FileIncident", "Exclude"])
+    expect(j.actions[1]).toMatchObject({ messageId: failed.id, reason: "rollback" })
+    const withCall = { ...reply([{ type: "tool", callId: "c1", name: "bash", input: { command: "ls" }, state: "completed", output: "a" }]), error: { message: "reset" } } as AssistantMessage
+    expect(reexamineLastReply({ history: [history[0]!, withCall], currentUserId: "u0", limits: {}, role: "main" }).verdict).toEqual({ type: "request" })
   })
 
   test("a finished child joins the meter, the summaries and, paused, the parent's turn", () => {
