@@ -116,6 +116,15 @@ describe("server errors (5xx)", () => {
     expect(report.error?.message).toMatch(/HTTP 503; gave up after \d retr(y|ies): deadline/)
   }))
 
+  it.live("a Retry-After past the deadline: the run ends at once, and the error says what the server asked for and which knob bounds it", () => Effect.gen(function* () {
+    // The default budgets: a 429 draws on the request budget, whose deadline is 30 s.
+    const h = yield* harness(() => httpError(429, { headers: { "retry-after": "35" } }))
+    const { report } = yield* h.provide(runLoop())
+    expect(h.server.requests.length).toBe(1)
+    expect(report.reason).toBe("model_error")
+    expect(report.error?.message).toMatch(/HTTP 429; the server asked to wait 35 s, past the retry deadline \(retry\.request\.deadlineMs\); gave up after 0 retries: deadline/)
+  }))
+
   it.live("a stream-phase server error uses the server budget, not the request or stream budget", () => Effect.gen(function* () {
     const midStreamError: ScriptedResponse = {
       type: "stream",

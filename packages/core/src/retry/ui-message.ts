@@ -31,7 +31,7 @@ export const uiMessageOf = (error: NormalizedError): string => {
   if (status !== undefined) return status
   if (reason.startsWith("authentication failure")) return "The endpoint refused the credentials: check the API key and the variable that holds it (--api-key-env)."
   if (kind === "network") return `Could not reach the endpoint (${reason.replace(/^connection failure \((.*)\)$/, "$1")}): check the base URL, the network, and that the server is running.`
-  if (kind === "rate_limit") return "The provider kept answering 'too many requests' (rate limit): wait, or lower the request rate."
+  if (kind === "rate_limit") return "The provider answered 'too many requests' (rate limit): wait, or lower the request rate."
   if (kind === "server") return `The provider's server kept failing (${reason}): try again later.`
   if (kind === "stream") return "The reply stream kept breaking off before it finished: try again later."
   return `The model request failed: ${clip(error.message)}`

@@ -94,7 +94,7 @@ const attemptUntilSettled = (deps: AttemptDeps, input: ProcessInput, at: StepAtt
 /** The step's error once retries are over: recorded on the last reply, announced when it is terminal. */
 const giveUp = (deps: AttemptDeps, at: StepAttempts, { failure, stop }: RetryExhausted<AttemptFailed>): Effect.Effect<StepOutcome> =>
   Effect.gen(function* () {
-    const recorded = giveUpError(failure.error, stop.reason, stop.attempt)
+    const recorded = giveUpError(failure.error, stop.reason, stop.attempt, { delayMs: stop.decision.serverDelayMs, budget: stop.budget })
     at.last!.reply.setError(recorded)
     if (at.last!.reply.finish === undefined) at.last!.reply.setFinish("error")
     if (stop.reason === "not-retryable") {
