@@ -44,6 +44,16 @@ describe("response limits and protocol errors", () => {
     expect(JSON.stringify(report)).toContain("application/json")
   }), 30_000)
 
+  it.live("a 200 whose JSON is an error (a gateway's) is that error: named in its own words, retried as its code says, then answered", () => Effect.gen(function* () {
+    const h = yield* harness([{ type: "error", status: 200, body: { error: { message: "Provider returned error", code: 502, type: "upstream_error" } } }, textStream("Recovered.")], { endpoint: { limits } })
+    const r = yield* h.provide(run)
+    expect(r.report.reason).toBe("final")
+    expect(h.server.requests.length).toBe(2)
+    const told = h.events.filter((e) => e.type === "session.retry.attempt")
+    expect(told).toHaveLength(1)
+    expect(JSON.stringify(told[0])).toContain("Provider returned error")
+  }), 30_000)
+
   it.live("a gzip bomb is cut at the decompressed-size cap: protocol, and memory stays bounded", () => Effect.gen(function* () {
     // 64 MB of one SSE comment line compresses to ~64 KB.
     const bomb = gzipSync(Buffer.concat([Buffer.from(": "), Buffer.alloc(64 * 1024 * 1024, 0x61)]), { level: 9 })

@@ -111,6 +111,7 @@ export const limitedFetch = (limits: ResponseLimits, inner: typeof fetch = globa
     if (!response.ok) return rebuilt(response, response.body.pipeThrough(truncateBody(MAX_ERROR_BODY_BYTES)))
     const streaming = wantsStream(init)
     const type = response.headers.get("content-type") ?? ""
+    if (streaming && /^\s*application\/json\b/i.test(type)) return errorInJson(response)
     if (streaming && !/^\s*text\/event-stream\b/i.test(type)) {
       await response.body.cancel().catch(() => {})
       throw new ProtocolError(
@@ -120,6 +121,31 @@ export const limitedFetch = (limits: ResponseLimits, inner: typeof fetch = globa
     if (!streaming || !isChatCompletions(input)) return rebuilt(response, response.body.pipeThrough(limitEventStream(limits, streaming)))
     return rebuilt(response, endedAtFinish(response.body).pipeThrough(limitEventStream(limits, true)).pipeThrough(normalizeChatEvents()))
   }) as typeof fetch
+
+/**
+ * A 2xx JSON answer to a streaming request. A gateway that failed upstream answers so
+ * (`{"error": {"message": "Provider returned error", "code": 502}}`): that is the error it carries,
+ * given to the provider as an HTTP error of its code (else 502), so it is read, named and retried
+ * as one. Any other JSON is no event stream: a ProtocolError.
+ */
+const errorInJson = async (response: Response): Promise<Response> => {
+  const text = await new Response(response.body!.pipeThrough(truncateBody(MAX_ERROR_BODY_BYTES))).text()
+  let error: unknown
+  try {
+    error = (JSON.parse(text) as { error?: unknown } | null)?.error
+  } catch {
+    error = undefined
+  }
+  if (error === null || typeof error !== "object") {
+    throw new ProtocolError(`the server answered HTTP ${response.status} with content type ${JSON.stringify(response.headers.get("content-type"))}, not an event stream`)
+  }
+  const code = (error as { code?: unknown }).code
+  const status = typeof code === "number" && Number.isInteger(code) && code >= 400 && code <= 599 ? code : 502
+  const headers = new Headers(response.headers)
+  headers.delete("content-encoding")
+  headers.delete("content-length")
+  return new Response(text, { status, headers })
+}
 
 /** Whether a request goes to a Chat Completions endpoint (whose events `normalizeChatEvents` knows). */
 const isChatCompletions = (input: Parameters<typeof fetch>[0]): boolean => {
