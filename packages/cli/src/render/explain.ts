@@ -43,7 +43,7 @@ export const EXIT_WORDS: Readonly<Record<string, string>> = {
   text_repeat: "the reply kept repeating itself",
   text_loop: "the model kept saying and doing the same thing",
   try_best_paused: "the same approach kept failing",
-  output_length: "replies kept hitting the output length limit",
+  output_length: "replies kept stopping before they were done (the output length limit, or streams without a finish reason)",
   content_filter: "the provider's content filter stopped the reply",
   model_error: "the model or the provider failed",
   circuit_open: "tools kept failing, so loopguard handed the work back",

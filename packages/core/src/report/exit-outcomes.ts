@@ -51,7 +51,8 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
   },
   output_length: {
     status: "aborted",
-    summary: "The reply kept hitting the output length limit.",
+    // Also where streams kept ending without a finish reason: the two share one budget.
+    summary: "The reply kept stopping before it was done (at the output length limit, or a stream that ended without a finish reason).",
     suggestion: "Raise the output token limit or ask for the result in smaller parts."
   },
   content_filter: {
