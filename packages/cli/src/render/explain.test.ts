@@ -45,6 +45,16 @@ describe("explainIncident", () => {
       expect(x.text).not.toMatch(JARGON)
     }
   })
+  test("a loop detector's incident says which rung it took (note, remind, stop); refused and text calls read as what loopguard did", () => {
+    const at = (action: string) => explainIncident({ detector: "repeated-action", action, detail: { count: 5 } })
+    expect(at("note").text).toBe("The same tool call was made 5 times in a row; loopguard gave the model a note about it.")
+    expect(at("remind").text).toContain("reminded the model")
+    expect([at("stop").tone, at("stop").text]).toEqual(["stop", "The same tool call was made 5 times in a row; loopguard stopped the run."])
+    expect(explainIncident({ detector: "action-cycle", action: "stop", detail: { period: 3 } }).text).toBe("The model is cycling through the same 3 actions; loopguard stopped the run.")
+    for (const [detector, action] of [["tool-arguments", "refused"], ["tools-paused", "refused"], ["text-tool-call", "executed"]] as const) {
+      expect(explainIncident({ detector, action, detail: { tool: "bash" } }).text).not.toContain("took action")
+    }
+  })
   test("the tone says whether the run goes on, stopped, or waits for a choice", () => {
     expect(explainIncident({ detector: "text-repeat", action: "cut", detail: {} }).tone).toBe("note")
     expect(explainIncident({ detector: "doom-loop", action: "permission-denied", detail: {} }).tone).toBe("stop")

@@ -108,6 +108,14 @@ const tryBestWords = (detector: string, detail: unknown): string => {
   return `${what.charAt(0).toUpperCase()}${what.slice(1)}${/[.!?]$/.test(what) ? "" : "."}`
 }
 
+/** A loop detector's rung of the ladder (note, remind, stop) in words, after what it saw. */
+const ladderStep = (seen: string, action: string): Explanation => {
+  if (action === "note") return { tone: "note", text: `${seen}; loopguard gave the model a note about it.` }
+  if (action === "remind") return { tone: "note", text: `${seen}; loopguard reminded the model to try something else.` }
+  if (action === "stop") return { tone: "stop", text: `${seen}; loopguard stopped the run.` }
+  return { tone: "note", text: `${seen}; loopguard is watching it (no action yet).` }
+}
+
 /** One incident in plain words. Unknown detectors still get a readable, honest sentence. */
 export const explainIncident = (i: IncidentLike): Explanation => {
   const { detector, action, detail } = i
@@ -126,9 +134,17 @@ export const explainIncident = (i: IncidentLike): Explanation => {
         text: `The model said and did the same thing ${times(num(detail, "count"))}; loopguard ${action === "strong" ? "told it firmly to change approach" : "reminded it that it is going in circles"}.`
       }
     case "repeated-action":
-      return { tone: "note", text: `The same tool call was made ${times(num(detail, "count"))} in a row; loopguard is watching it (no action yet).` }
+      return ladderStep(`The same tool call was made ${times(num(detail, "count"))} in a row`, action)
     case "action-cycle":
-      return { tone: "note", text: `The model is cycling through the same ${num(detail, "period") ?? "few"} actions; loopguard noted it.` }
+      return ladderStep(`The model is cycling through the same ${num(detail, "period") ?? "few"} actions`, action)
+    case "tool-arguments":
+      return { tone: "note", text: "A call's arguments were cut off or unclear; loopguard did not run it and told the model why." }
+    case "tools-paused":
+      return { tone: "note", text: `A call to ${str(detail, "tool") ?? "a tool"} came while tools were paused (a cool-down, or a step meant for an answer); loopguard did not run it.` }
+    case "text-tool-call":
+      if (action === "executed") return { tone: "note", text: "The model wrote a tool call as text; loopguard ran it as the call it names." }
+      if (action === "would-execute") return { tone: "note", text: "The model wrote a tool call as text; loopguard would run it as the call it names (shadow mode)." }
+      break
     case "streak-crop":
       return action === "cache-risk"
         ? { tone: "note", text: "Many replies were dropped from the model's view; the provider's prompt cache may miss more often." }
