@@ -38,7 +38,7 @@ it.live("loopguard proxy: ready line, a cut loop, the session stored, SIGTERM en
   child.stderr.on("data", (d) => (out.stderr += d))
   const closed = new Promise<number | null>((done) => child.on("close", (code) => done(code)))
   yield* Effect.promise(() => waitUntil(() => out.stderr.includes("listening on"), 30_000))
-  expect(out.stderr).toContain(`listening on http://127.0.0.1:${port} (agents: base URL http://127.0.0.1:${port}/v1)`)
+  expect(out.stderr).toContain(`listening on http://127.0.0.1:${port} (agents: base URL http://127.0.0.1:${port}/v1; Gemini CLI: http://127.0.0.1:${port})`)
   const reply = yield* Effect.promise(() => fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
     method: "POST",
     // The client's key goes upstream; quoted in the conversation, it is not kept in the session.

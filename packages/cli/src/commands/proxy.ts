@@ -119,7 +119,7 @@ export const proxyCommand = Command.make(
       const upstreams = [config.proxy.upstream, ...Object.values(config.proxy.routes).map((r) => r.upstream)].filter((u): u is string => u !== null)
       const workers = config.proxy.workers
       const listening = (url: string) =>
-        process.stderr.write(`loopguard proxy: listening on ${url} (agents: base URL ${url}/v1) → ${upstreams.map(upstreamShown).join(", ")}${workers > 1 ? ` (${workers} workers)` : ""}\n`)
+        process.stderr.write(`loopguard proxy: listening on ${url} (agents: base URL ${url}/v1; Gemini CLI: ${url}) → ${upstreams.map(upstreamShown).join(", ")}${workers > 1 ? ` (${workers} workers)` : ""}\n`)
       const role = workerRole()
       if (workers > 1 && role === null) {
         const problem = reusePortProblem()
