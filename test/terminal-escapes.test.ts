@@ -6,6 +6,8 @@
  */
 import { textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { describe, expect, test } from "bun:test"
+import { makeSqliteStore } from "@loopguard/effect/store"
+import { Effect } from "effect"
 import { writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { cliEnv, scratch } from "./cli-fixture.js"
@@ -49,9 +51,19 @@ describe("escape sequences never reach the terminal", () => {
   test("sessions list, show and import: stored ids and text", async () => {
     const dir = workdir()
     const store = join(dir, "s")
-    const server = await serve([textStream(`answer ${HOSTILE} end`)])
-    const run = await cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", `ask ${HOSTILE}`, "--cwd", dir, "--session-dir", store, "--session", `id${HOSTILE}`])
+    const server = await serve([textStream(`answer ${HOSTILE} end`), textStream("unused")])
+    // `run --session` takes only clean ids (exit 2): a hostile one can still come from a library
+    // user's store, so the session is copied there under one.
+    expect((await cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", "go", "--cwd", dir, "--session", `id${HOSTILE}`])).code).toBe(2)
+    const run = await cli(["run", "--base-url", server.baseURL, "--model", "m", "--prompt", `ask ${HOSTILE}`, "--cwd", dir, "--session-dir", store, "--session", "plain"])
     expect(run.code).toBe(0)
+    await Effect.runPromise(
+      Effect.scoped(
+        Effect.flatMap(makeSqliteStore(store), (st) =>
+          Effect.flatMap(st.messages("plain"), (messages) => Effect.forEach(messages, (m) => st.append(`id${HOSTILE}`, m), { discard: true }))
+        )
+      )
+    )
     const list = await cli(["sessions", "list", "--session-dir", store])
     expect(list.code).toBe(0)
     expect(list.out).toContain("id")
@@ -59,7 +71,7 @@ describe("escape sequences never reach the terminal", () => {
     // JSON keeps the id exactly, escaped.
     const listJson = await cli(["sessions", "list", "--session-dir", store, "--json"])
     expectClean(listJson.all)
-    expect(JSON.parse(listJson.out.trim()).id).toBe(`id${HOSTILE}`)
+    expect(listJson.out.trim().split("\n").map((line) => JSON.parse(line).id)).toContain(`id${HOSTILE}`)
     const show = await cli(["sessions", "show", `id${HOSTILE}`, "--session-dir", store])
     expect(show.code).toBe(0)
     expect(show.out).toContain("answer")
