@@ -90,13 +90,16 @@ export const normalizeChatEvents = (): TransformStream<Uint8Array, Uint8Array> =
   })
 }
 
-const FINISH_KEY = Buffer.from('"finish_reason"')
-const NAMED_FINISH = /"finish_reason"\s*:\s*"[^"]+"/
+/** A `finish_reason` that is set, as servers write it (compact, or with a space after the colon). */
+const NAMED_FINISH = [Buffer.from('"finish_reason":"'), Buffer.from('"finish_reason": "')]
 
-/** Whether a chunk of the body names a finish (a `finish_reason` that is set). */
+/**
+ * Whether a chunk of the body names a finish. Searched in the bytes, not decoded: most servers put
+ * `"finish_reason": null` in every chunk, and this runs on each one until the finish comes.
+ */
 const namesFinish = (chunk: Uint8Array): boolean => {
   const view = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
-  return view.includes(FINISH_KEY) && NAMED_FINISH.test(view.toString("utf8"))
+  return NAMED_FINISH.some((key) => view.includes(key))
 }
 
 /**

@@ -3,7 +3,7 @@
  * key loopguard holds, and any variable named like a credential whose value a tool printed and
  * the model repeated. Only exact values are replaced, so ids and hashes in a trace stay intact.
  */
-import { redactSecrets } from "@loopguard/core/try-best"
+import { MIN_SECRET_LENGTH as CORE_MIN_SECRET_LENGTH, redactSecrets } from "@loopguard/core/try-best"
 
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH/i
 const MIN_SECRET_LENGTH = 8
@@ -19,8 +19,12 @@ export const secretValues = (env: Readonly<Record<string, string | undefined>>, 
 export const redactValues = (jsonText: string, values: ReadonlyArray<string>): string =>
   ordered(values).reduce((text, v) => text.split(v).join(REDACTED_VALUE).split(JSON.stringify(v).slice(1, -1)).join(REDACTED_VALUE), jsonText)
 
-/** Longest first (a value containing another goes whole), empty values dropped. */
-const ordered = (values: ReadonlyArray<string>): ReadonlyArray<string> => [...new Set(values)].filter((v) => v !== "").sort((a, b) => b.length - a.length)
+/**
+ * Longest first (a value containing another goes whole); values too short to be a secret dropped,
+ * as the core redactor drops them (a local server's key "none" would wreck every word holding it).
+ */
+const ordered = (values: ReadonlyArray<string>): ReadonlyArray<string> =>
+  [...new Set(values)].filter((v) => v.length >= CORE_MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length)
 
 /** Plain-text replacement of each value. */
 export const redactText = (text: string, values: ReadonlyArray<string>): string =>

@@ -5,7 +5,7 @@
  * Everything from outside is made terminal-safe and stripped of the environment's secrets here
  * (streamed text also of well-known credential formats).
  */
-import { makeShapeStreamRedactor, MIN_SECRET_LENGTH } from "@loopguard/core/try-best"
+import { makeShapeStreamRedactor } from "@loopguard/core/try-best"
 import { redactText } from "./env-secrets.js"
 import type { Style } from "./style.js"
 import { terminalSafe } from "./terminal-safe.js"
@@ -34,9 +34,6 @@ export const makeTextSink = (out: (text: string) => void, style: Style, secrets:
   // The model's text as it streams loses what `--json` and the stored session lose: the secrets and
   // the credential formats (a token split over deltas too).
   const redactor = makeShapeStreamRedactor(secrets)
-  // As everywhere else: a value this short (a local server's key "none", "x") is no secret, and
-  // taking it out of every line would wreck the words around it ("ne[REDACTED]t").
-  const lineSecrets = secrets.filter((v) => v.length >= MIN_SECRET_LENGTH)
 
   const eraseLive = () => {
     if (liveShown) out(ERASE_LINE)
@@ -68,7 +65,7 @@ export const makeTextSink = (out: (text: string) => void, style: Style, secrets:
     },
     line: (text) => {
       closeBlock()
-      write(redactText(text, lineSecrets) + "\n")
+      write(redactText(text, secrets) + "\n")
     },
     closeBlock,
     live: (text) => {

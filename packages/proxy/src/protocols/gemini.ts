@@ -105,6 +105,9 @@ const usageOf = (body: any, completion: string) => {
 /** The one-candidate reply the proxy writes itself (a stop answer, a cut's notice). */
 const replyOf = (text: string, usage: object, identity: object) => ({ candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }], usageMetadata: usage, ...identity })
 
+/** The `n`th call of a reply as observed; its arguments come whole, as an object: kept as their JSON text, which is always whole. */
+const observedCall = (call: any, n: number): ObservedCall => ({ id: String(call.id ?? `gemini-call-${n}`), name: String(call.name ?? ""), args: JSON.stringify(call.args ?? {}) })
+
 class GeminiWatch implements StreamWatch {
   text = ""
   reasoning = ""
@@ -142,8 +145,7 @@ class GeminiWatch implements StreamWatch {
       const call = callOf(part)
       if (call !== undefined && call !== null) {
         toolCall = true
-        // Arguments come whole, as an object: kept as their JSON text, which is always whole.
-        this.callList.push({ id: String(call.id ?? `gemini-call-${this.callList.length}`), name: String(call.name ?? ""), args: JSON.stringify(call.args ?? {}) })
+        this.callList.push(observedCall(call, this.callList.length))
       } else if (typeof part?.text === "string") {
         if (part.thought === true) reasoning += part.text
         else text += part.text
@@ -219,7 +221,7 @@ export const geminiProtocol = (model: string, stream: boolean): Protocol => ({
       partsOf(json?.candidates?.[0]?.content)
         .map(callOf)
         .filter((call: any) => call !== undefined && call !== null)
-        .map((call: any, i: number) => ({ id: String(call.id ?? `gemini-call-${i}`), name: String(call.name ?? ""), args: JSON.stringify(call.args ?? {}) })),
+        .map(observedCall),
     refused: (json, text) => {
       const [first, ...others] = Array.isArray(json?.candidates) ? json.candidates : [{}]
       return { ...json, candidates: [{ ...first, content: { role: "model", ...first?.content, parts: [{ text }] }, finishReason: "STOP" }, ...others] }
