@@ -203,6 +203,23 @@ describe("connection resets", () => {
     expect(attemptsOf(h.events).map((a) => [a.phase, a.kind, a.attempt])).toEqual([["stream", "network", 1]])
   }))
 
+  it.live("what a replayed attempt streamed is metered: the provider billed it though it left the history", () => Effect.gen(function* () {
+    // Words that never repeat: repeated text would trip the repetition guard instead.
+    let seed = 7
+    const letter = () => String.fromCharCode(97 + ((seed = (seed * 48271) % 2147483647) % 26))
+    const LONG = Array.from({ length: 500 }, () => Array.from({ length: 5 }, letter).join("")).join(" ")
+    const usage = { prompt_tokens: 10, completion_tokens: 2 }
+    const script: Array<ScriptedResponse> = [{ ...textStream(LONG, { chunkSize: 40 }), resetAfterChunks: 50 }, textStream("Done.", { usage })]
+    const h = yield* harness(script, { config: fastRetry() })
+    const { report } = yield* h.provide(runLoop())
+    expect(h.server.requests[0]!.outcome).toBe("reset")
+    expect(report.reason).toBe("final")
+    expect(report.stepsUsed).toBe(1)
+    // At most 50 chunks of 40 characters were streamed before the reset: about 500 tokens, estimated.
+    expect(report.tokens.total).toBeGreaterThan(12 + 300)
+    expect(report.tokens.estimated).toBe(true)
+  }))
+
   // Over the OpenAI protocol the tool call is only finalized when the body ends (see
   // fault-harness.ts), so the failure after it is injected right behind the real HTTP stream.
   it.live("a reset after a tool call is not replayed: the tool ran once and the step records the error", () => Effect.gen(function* () {

@@ -1,7 +1,7 @@
 import { addChildUsage } from "./budget-slice.js"
 import { describe, expect, test } from "bun:test"
 import { costOf, DEFAULT_PRICE_TABLE, priceFor, tokensOf } from "./pricing.js"
-import { capUsageOf, initUsageMeter, markSummaryDone, recordStep } from "./usage-meter.js"
+import { addSpent, capUsageOf, initUsageMeter, markSummaryDone, recordStep } from "./usage-meter.js"
 
 describe("priceFor", () => {
   test("exact ids, provider prefixes and dated snapshots", () => {
@@ -50,6 +50,12 @@ describe("usage meter", () => {
     expect(m.tokens).toEqual({ input: 1_000_000, output: 500_000, total: 1_500_000 })
     expect(m.costUsd).toBeCloseTo(2, 10)
     expect(capUsageOf(markSummaryDone(m))).toEqual({ stepsUsed: 3, tokensUsed: 1_500_000, costUsd: m.costUsd, summaryDone: true })
+  })
+  test("addSpent adds tokens and cost, marks estimates, and counts no step", () => {
+    const m = addSpent(recordStep(initUsageMeter(), { inputTokens: 10, outputTokens: 0 }, price), { inputTokens: 0, outputTokens: 500_000, estimated: true }, price)
+    expect(m.stepsUsed).toBe(1)
+    expect(m.tokens).toEqual({ input: 10, output: 500_000, total: 500_010, estimated: true })
+    expect(m.costUsd).toBeCloseTo(1.00001, 10)
   })
   test("one unpriced step makes the cost unknown for good", () => {
     let m = recordStep(initUsageMeter(), { inputTokens: 10 }, price)

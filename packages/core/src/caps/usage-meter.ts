@@ -32,21 +32,29 @@ export const initUsageMeter = (): UsageMeter => ({
  * zero tokens and zero cost when priced; only an unknown price makes the cost unknown.
  */
 export const recordStep = (meter: UsageMeter, usage: Usage | undefined, price: ModelPrice | null): UsageMeter => {
+  const spent = addSpent(meter, usage, price)
+  return { ...spent, stepsUsed: spent.stepsUsed + 1 }
+}
+
+/**
+ * Add what a request cost without counting a step: an attempt that failed and was asked again
+ * left the history, but the provider billed what it streamed.
+ */
+export const addSpent = (meter: UsageMeter, usage: Usage | undefined, price: ModelPrice | null): UsageMeter => {
   const u: Usage = usage ?? {}
   const input = u.inputTokens ?? 0
   const output = u.outputTokens ?? 0
   const total = u.totalTokens ?? input + output
-  const stepCost = price === null ? null : (costOf(u, price) ?? 0)
+  const cost = price === null ? null : (costOf(u, price) ?? 0)
   return {
     ...meter,
-    stepsUsed: meter.stepsUsed + 1,
     tokens: {
       input: meter.tokens.input + input,
       output: meter.tokens.output + output,
       total: meter.tokens.total + total,
       ...(meter.tokens.estimated === true || u.estimated === true ? { estimated: true } : {})
     },
-    costUsd: meter.costUsd === null || stepCost === null ? null : meter.costUsd + stepCost
+    costUsd: meter.costUsd === null || cost === null ? null : meter.costUsd + cost
   }
 }
 

@@ -1,5 +1,6 @@
 /** The caps' part of the judge: before a step, per tool call, and the breaker's tool cooldown. */
 import {
+  addSpent,
   admitToolCall,
   capDecision,
   capFor,
@@ -14,7 +15,7 @@ import {
   type ModelPrice,
   type ToolCallCaps
 } from "../caps/index.js"
-import type { AssistantMessage } from "../model/index.js"
+import type { AssistantMessage, Usage } from "../model/index.js"
 import type { Incident } from "../report/index.js"
 import { fileIncident, judged, stopWith, type Judged } from "./actions.js"
 import { counted, type RunState } from "./state.js"
@@ -64,6 +65,8 @@ export interface ReplyFacts {
   readonly incidents: ReadonlyArray<Incident>
   /** The step was cut or failed: the server's usage never arrived. */
   readonly cutShort: boolean
+  /** What the step's failed attempts streamed before they were asked again (billed, then left out). */
+  readonly replayedUsage?: ReadonlyArray<Usage>
   readonly price: ModelPrice | null
 }
 
@@ -71,7 +74,8 @@ export interface ReplyFacts {
 export const judgeReply = (state: RunState, facts: ReplyFacts, cap: StepCap): RunState => {
   const { reply } = facts
   // A cut or failed step ends before the server's usage arrives; what it streamed still counts.
-  const metered = recordStep(state.meter, facts.cutShort ? streamedUsage(reply) : reply.usage, facts.price)
+  const spent = (facts.replayedUsage ?? []).reduce((meter, usage) => addSpent(meter, usage, facts.price), state.meter)
+  const metered = recordStep(spent, facts.cutShort ? streamedUsage(reply) : reply.usage, facts.price)
   const next = counted(state, "transport", facts.attempts - 1)
   return {
     ...next,

@@ -71,6 +71,13 @@ describe("caps", () => {
     expect(next).toMatchObject({ lastReply: r, retries: { transport: 2 }, incidents: [{ detector: "repair" }] })
     expect(next.meter).toMatchObject({ stepsUsed: 1, tokens: { total: 15 } })
   })
+
+  test("what the step's replayed attempts streamed is metered with it, as one step", () => {
+    const r = reply([{ type: "text", text: "done" }])
+    const replayedUsage = [{ outputTokens: 400, estimated: true }, { inputTokens: 30, outputTokens: 70 }]
+    const next = judgeReply(start(), { reply: r, attempts: 3, incidents: [], cutShort: false, replayedUsage, price: null }, noCap)
+    expect(next.meter).toMatchObject({ stepsUsed: 1, tokens: { input: 40, output: 475, total: 515, estimated: true } })
+  })
 })
 
 describe("outcome", () => {

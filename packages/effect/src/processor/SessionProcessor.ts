@@ -8,7 +8,8 @@
  * record the next run shows the model as interrupted (runloop/resume.ts). A store failure is not
  * a model failure: it is never retried, and fails the step with the store's typed error.
  */
-import type { NormalizedError } from "@loopguard/core/model"
+import { streamedUsage } from "@loopguard/core/caps"
+import type { NormalizedError, Usage } from "@loopguard/core/model"
 import type { Incident } from "@loopguard/core/report"
 import { isPrefillRejection, uiMessageOf } from "@loopguard/core/retry"
 import { Context, Data, Effect, Filter, Layer } from "effect"
@@ -63,6 +64,8 @@ interface StepAttempts {
   prefillDropped: boolean
   /** Every attempt's incidents, replayed ones too: each was published, so each is in the report. */
   readonly incidents: Array<Incident>
+  /** What each replayed attempt streamed: billed by the provider though the reply left the history. */
+  readonly replayedUsage: Array<Usage>
 }
 
 /** Runs attempts until one ends without a retryable failure; a failure the schedule may retry fails with AttemptFailed. */
@@ -72,7 +75,9 @@ const attemptUntilSettled = (deps: AttemptDeps, input: ProcessInput, at: StepAtt
       // A retried attempt stays in the store, excluded, so nothing it wrote is sent or shown twice.
       const last = at.last
       if (last !== null && last.error !== null && last.reply.hasContent) {
-        yield* deps.store.putAssistant(input.sessionId, { ...last.reply.build(), error: last.error, excluded: "replayed" })
+        const replayed = last.reply.build()
+        at.replayedUsage.push(streamedUsage(replayed))
+        yield* deps.store.putAssistant(input.sessionId, { ...replayed, error: last.error, excluded: "replayed" })
       }
       at.n += 1
       yield* deps.events.publish({ type: "step.started", step: input.step, attempt: at.n })
@@ -106,7 +111,7 @@ const giveUp = (deps: AttemptDeps, at: StepAttempts, { failure, stop }: RetryExh
 /** One step: attempts under the RetryCoordinator's policy, then the recorded reply. */
 const processStep = (deps: AttemptDeps, retry: RetryCoordinator["Service"], input: ProcessInput): Effect.Effect<ProcessResult, SessionStoreError> =>
   Effect.gen(function* () {
-    const at: StepAttempts = { request: input.request, n: 0, last: null, prefillDropped: false, incidents: [] }
+    const at: StepAttempts = { request: input.request, n: 0, last: null, prefillDropped: false, incidents: [], replayedUsage: [] }
     let stepRetries = 0
     const nextStatusAttempt = input.nextStatusAttempt ?? (() => ++stepRetries)
     // The coordinator owns every budget: this step only says when a replay is unsafe and what to announce.
@@ -131,7 +136,7 @@ const processStep = (deps: AttemptDeps, retry: RetryCoordinator["Service"], inpu
     const message = at.last!.reply.build()
     yield* deps.store.putAssistant(input.sessionId, message)
     yield* deps.events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none" })
-    return { outcome, message, attempts: at.n, incidents: at.incidents } satisfies ProcessResult
+    return { outcome, message, attempts: at.n, incidents: at.incidents, replayedUsage: at.replayedUsage } satisfies ProcessResult
   })
 
 /** One step: stream the reply, feed the monitors, run tool calls as they arrive, retry or replay failed attempts. */

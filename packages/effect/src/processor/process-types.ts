@@ -1,5 +1,5 @@
 /** What the SessionProcessor is asked (one step) and what it answers (the recorded reply and how the step ended). */
-import type { AssistantMessage, NormalizedError } from "@loopguard/core/model"
+import type { AssistantMessage, NormalizedError, Usage } from "@loopguard/core/model"
 import type { GuardTrip } from "@loopguard/core/repeat"
 import type { Incident } from "@loopguard/core/report"
 import type { Effect } from "effect"
@@ -60,4 +60,6 @@ export interface ProcessResult {
   readonly attempts: number
   /** Incidents the processor filed for the recorded attempt (already published as events). */
   readonly incidents: ReadonlyArray<Incident>
+  /** What the step's replayed attempts streamed (estimated where the server sent no usage). */
+  readonly replayedUsage?: ReadonlyArray<Usage>
 }

@@ -16,7 +16,7 @@ import type { SessionStoreError } from "../../store/SessionStoreError.js"
 export const recordReply = (s: RunServices, ctx: RunContext, result: ProcessResult, cap: StepCap): AssistantMessage => {
   const reply = result.message
   // The processor already published its incidents; they join the report here.
-  const facts = { reply, attempts: result.attempts, incidents: result.incidents, cutShort: result.outcome.type !== "continue" || reply.error !== undefined, price: activePrice(s, ctx) }
+  const facts = { reply, attempts: result.attempts, incidents: result.incidents, cutShort: result.outcome.type !== "continue" || reply.error !== undefined, replayedUsage: result.replayedUsage ?? [], price: activePrice(s, ctx) }
   update(ctx, (state) => judgeReply(state, facts, cap))
   return reply
 }
