@@ -183,6 +183,34 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   const j = await judge(req, res, protocol, deps)
   if (j === null) return
   if (j.verdict.stop !== null) return answerStop(j, j.verdict.stop)
+  const call = await callUpstream(j)
+  const { opened, record } = call
+  const extra = headersOf(j.session, j.verdict.action)
+  if (!opened.ok) return answerFailure(j, opened, extra, call)
+  if (!isEventStream(opened.res.headers)) return answerWhole(j, opened, extra, call)
+  res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false, secretsOf(deps.auth)))
+  const { end, watch } = await serveStream(j, opened, call.onceMore)
+  const reply = (notice: string | null) => replyMessage(j.conversation, watch, notice, end.type === "cut" || end.type === "cut-call")
+  if (end.type === "cut-call") {
+    const notice = end.refusal !== undefined ? refusalNotice(end.refusal) : cutCallNotice(end.name)
+    if (!res.destroyed) res.end(end.opening + watch.close(notice, true))
+    return record("cut", 200, reply(notice), end.refusal ?? `the arguments of a call to ${end.name} were cut off`)
+  }
+  if (end.type === "cut") return record("cut", 200, reply(end.notice), describeGuardTrip(end.trip))
+  record(end.type, 200, reply(null), end.type === "failed" ? end.reason : undefined)
+}
+
+/** The upstream call after its retries, how to ask for the step once more, and the request's record. */
+interface UpstreamCall {
+  readonly opened: Attempt
+  readonly onceMore: () => Promise<Attempt>
+  readonly record: ReturnType<typeof recordOf>
+  /** Aborted when the client left before its reply ended. */
+  readonly gone: AbortSignal
+}
+
+const callUpstream = async (j: Judged): Promise<UpstreamCall> => {
+  const { deps, res } = j
   const gone = new AbortController()
   // Only a client that left before its reply ended stops the work (an abort costs its listeners'
   // run on every request otherwise). A reason of our own: without one, Node makes a DOMException.
@@ -207,44 +235,40 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
       deps.onRetry(j.session, { ...e, attempt: retries })
     })
   }
-  const extra = headersOf(j.session, j.verdict.action)
-  if (!opened.ok) {
-    if (opened.res !== null && opened.body !== null) {
-      // The upstream's own answer, as it gave it, once the retries are spent: an HTTP error, or a
-      // stream whose error event came before any content.
-      const secrets = secretsOf(deps.auth)
-      const encoding = opened.bodyEncoding === undefined ? {} : { "content-encoding": opened.bodyEncoding }
-      res.writeHead(opened.res.statusCode ?? opened.error.status ?? 502, { ...clientHeaders(opened.res.headers, extra, false, secrets), ...encoding })
-      res.end(redactBytes(opened.body, secrets))
-    } else if (opened.error.status === 429) sendError(res, protocol.name, 429, `loopguard proxy: ${opened.error.message}`, { ...extra, ...opened.error.headers })
-    else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${opened.error.message}`, extra)
-    return record(gone.signal.aborted ? "client-gone" : "upstream-error", opened.error.status ?? 502, null, opened.error.message)
-  }
-  if (!isEventStream(opened.res.headers)) {
-    const whole = await relayWhole(res, protocol, opened, {
-      settings: { ...deps.settings, guard: replyGuard(j) },
-      offered: j.conversation.tools,
-      extra,
-      again: onceMore,
-      secrets: secretsOf(deps.auth),
-      chunkTimeoutMs: target.chunkTimeoutMs,
-      refuseCalls: capsFor(j.conversation, deps.settings.toolCaps)
-    })
-    // The reply the client got is kept as a streamed one is (a cut one with the notice in its text).
-    const reply = whole.sent === undefined ? null : replyMessage(j.conversation, wholeReplySeen(protocol, whole.sent), null, false)
-    if (whole.failed !== undefined) return record("failed", whole.code, null, whole.failed)
-    return record(whole.cut !== undefined ? "cut" : "completed", whole.code, reply, whole.cut)
-  }
-  res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false, secretsOf(deps.auth)))
-  const { end, watch } = await serveStream(j, opened, onceMore)
-  const reply = (notice: string | null) => replyMessage(j.conversation, watch, notice, end.type === "cut" || end.type === "cut-call")
-  if (end.type === "cut-call") {
-    const notice = end.refusal !== undefined ? refusalNotice(end.refusal) : cutCallNotice(end.name)
-    if (!res.destroyed) res.end(end.opening + watch.close(notice, true))
-    return record("cut", 200, reply(notice), end.refusal ?? `the arguments of a call to ${end.name} were cut off`)
-  }
-  if (end.type === "cut") return record("cut", 200, reply(end.notice), describeGuardTrip(end.trip))
-  record(end.type, 200, reply(null), end.type === "failed" ? end.reason : undefined)
+  return { opened, onceMore, record, gone: gone.signal }
+}
+
+/**
+ * The retries are spent: the upstream's own answer as it gave it (an HTTP error, or a stream whose
+ * error event came before any content), else the protocol's error naming the failure.
+ */
+const answerFailure = (j: Judged, failed: Extract<Attempt, { ok: false }>, extra: Record<string, string>, call: UpstreamCall): void => {
+  const { res, protocol, deps } = j
+  if (failed.res !== null && failed.body !== null) {
+    const secrets = secretsOf(deps.auth)
+    const encoding = failed.bodyEncoding === undefined ? {} : { "content-encoding": failed.bodyEncoding }
+    res.writeHead(failed.res.statusCode ?? failed.error.status ?? 502, { ...clientHeaders(failed.res.headers, extra, false, secrets), ...encoding })
+    res.end(redactBytes(failed.body, secrets))
+  } else if (failed.error.status === 429) sendError(res, protocol.name, 429, `loopguard proxy: ${failed.error.message}`, { ...extra, ...failed.error.headers })
+  else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${failed.error.message}`, extra)
+  call.record(call.gone.aborted ? "client-gone" : "upstream-error", failed.error.status ?? 502, null, failed.error.message)
+}
+
+/** A whole (not streamed) reply, judged before any of it goes out; kept as a streamed one is (a cut one with the notice in its text). */
+const answerWhole = async (j: Judged, opened: OpenAttempt, extra: Record<string, string>, call: UpstreamCall): Promise<void> => {
+  const { deps, protocol } = j
+  const whole = await relayWhole(j.res, protocol, opened, {
+    settings: { ...deps.settings, guard: replyGuard(j) },
+    offered: j.conversation.tools,
+    extra,
+    again: call.onceMore,
+    secrets: secretsOf(deps.auth),
+    chunkTimeoutMs: j.route.chunkTimeoutMs,
+    refuseCalls: capsFor(j.conversation, deps.settings.toolCaps)
+  })
+  const reply = whole.sent === undefined ? null : replyMessage(j.conversation, wholeReplySeen(protocol, whole.sent), null, false)
+  if (whole.failed !== undefined) return call.record("failed", whole.code, null, whole.failed)
+  call.record(whole.cut !== undefined ? "cut" : "completed", whole.code, reply, whole.cut)
 }
 
 /**
