@@ -62,7 +62,7 @@ describe("the error-storm breaker starts afresh on a new user turn", () => {
     spec: { name: "bash", description: "run a command", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
     run: async (input) => ({ state: "completed", output: `${String(input["command"])}: failed`, exitCode: 1 })
   }
-  const threeFailures = (turn: string) => ["make", "cargo build", "npm run build"].map((c, i) => toolCallStream("bash", { command: `${c} ${turn}` }, { id: `${turn}${i}` }))
+  const threeFailures = (turn: string) => ["pip install parser", "docker compose up -d", "systemctl start web"].map((c, i) => toolCallStream("bash", { command: `${c} ${turn}` }, { id: `${turn}${i}` }))
 
   it.live("three failures in each of two turns: each turn's breaker degrades; the second does not hand back", () => Effect.gen(function* () {
     const script = [...threeFailures("a"), textStream("First turn: the builds fail."), ...threeFailures("b"), textStream("Second turn: still failing.")]

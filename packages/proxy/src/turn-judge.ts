@@ -9,6 +9,7 @@ import { CrossStepDetectors } from "@loopguard/core/judge"
 import { doomLoop, StepRecordLog } from "@loopguard/core/loops"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
 import { blockedAtOf, type ExitPoint, type Incident } from "@loopguard/core/report"
+import { StopHold } from "./stop-hold.js"
 import type { StopVerdict, VerdictConfig } from "./verdict-types.js"
 
 /** A text for the upstream, asked for after the turn's message at `after`. */
@@ -49,9 +50,9 @@ export class TurnJudge {
   private newestUserAt = -1
   private note: string | null = null
   readonly reminders: Array<TurnReminder> = []
-  /** The incidents of the newest step; the stop the turn asked for (it holds for the rest of the turn). */
+  /** The incidents of the newest step. */
   newestIncidents: ReadonlyArray<Incident> = []
-  stop: StopVerdict | null = null
+  private readonly hold = new StopHold()
   steps = 0
 
   constructor(readonly config: VerdictConfig) {}
@@ -73,6 +74,11 @@ export class TurnJudge {
     for (let i = this.fed.length; i < turn.length; i++) this.feed(turn[i]!)
   }
 
+  /** The stop the turn asked for, while the agent has not left its loop (`StopHold`). */
+  get stop(): StopVerdict | null {
+    return this.hold.stop
+  }
+
   /** The note for the next request: the newest step's. */
   get pendingNote(): string | null {
     return this.note
@@ -84,6 +90,7 @@ export class TurnJudge {
     const key = JSON.stringify(m)
     this.keys.push(key)
     this.keyChars += key.length
+    const recorded = this.records.records.length
     this.records.push(m)
     if (m.role === "user") this.newestUserAt = i
     if (m.role !== "assistant") return
@@ -106,10 +113,8 @@ export class TurnJudge {
     }
     const exit: ExitPoint | null =
       after.exit !== null ? { reason: after.exit.reason, step, error: after.exit.error } : after.pause !== null ? { reason: "try_best_paused", step } : null
-    // The ladder raises a stop once, at the step the loop reached it. A history that goes on past
-    // it without the proxy's stop answer (the proxy came in mid-turn, the agent dropped the answer)
-    // is still that loop: the turn stays stopped until a new user message starts another turn.
-    if (exit !== null) this.stop = stopOf(after.incidents, exit, this.fed)
+    this.hold.step(this.records.records.length > recorded ? this.records.records[recorded]! : null)
+    if (exit !== null) this.hold.raise(stopOf(after.incidents, exit, this.fed))
     this.newestIncidents = incidents
     this.note = judge.takeNote()
     this.steps += 1

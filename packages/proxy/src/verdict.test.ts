@@ -32,7 +32,7 @@ describe("judgeRequest", () => {
     expect(firstStop).toBeGreaterThan(0)
     expect(actions.slice(0, firstStop).every((a) => a === "note" || a === "remind")).toBe(true)
     const stop = judgeRequest(repeated(3 + firstStop), DEFAULT_CONFIG)
-    expect(stop.stop?.loop).toContain("failing")
+    expect(stop.stop?.loop).toContain("repeated-action")
     expect(stop.incidents.some((i) => i.action === "stop" || i.action === "hand-back")).toBe(true)
     // A reminder given after an earlier step keeps its place in the later requests.
     const later = judgeRequest(repeated(2 + firstStop), DEFAULT_CONFIG)
@@ -73,7 +73,7 @@ describe("judgeRequest", () => {
     expect(judgeRequest([...again, stop(19, 17), user(20, "stop and summarise")], DEFAULT_CONFIG).action).toBe("pass")
   })
 
-  test("a history past the stop without the proxy's stop answer in it (the proxy came in mid-turn, the agent dropped the answer) stays stopped until a new user message", () => {
+  test("a history past the stop without the proxy's stop answer in it (the proxy came in mid-turn, the agent dropped the answer) stays stopped while the loop goes on", () => {
     for (const n of [9, 10, 12, 20]) {
       const v = judgeRequest(repeated(n), DEFAULT_CONFIG)
       // Which detector's stop it is may change as the loop goes on (the error-storm breaker's, later).
@@ -85,6 +85,30 @@ describe("judgeRequest", () => {
     expect(judgeRequest([...repeated(12), user(13, "try another way")], DEFAULT_CONFIG).action).toBe("pass")
   })
 
+  test("a history that left its loop after the stop (a session resumed from its log) is not stopped: three new steps in a row", () => {
+    const fresh = (at: number, step: number, i: number): AssistantMessage => ({ ...call(at, step), parts: [{ type: "tool", callId: `c${at}`, name: "bash", input: { command: `cat src/f${i}.c` }, state: "completed", output: `int f${i}() {}`, exitCode: 0 }] })
+    const after = (n: number) => [...repeated(8), text(9, 8, "Running the tests again will not help; reading the sources."), ...Array.from({ length: n }, (_, i) => fresh(10 + i, 9 + i, i))]
+    expect([1, 2, 3, 4, 20].map((n) => judgeRequest(after(n), DEFAULT_CONFIG).stop !== null)).toEqual([true, true, false, false, false])
+    // Back to the looping call in between: the count of new steps starts again.
+    const back = [...after(2), call(12, 11), fresh(13, 12, 7), fresh(14, 13, 8)]
+    expect(judgeRequest(back, DEFAULT_CONFIG).action).toBe("stop")
+    // A varied retry of the same command shape is no way out of it either.
+    const varied = (at: number, step: number, i: number): AssistantMessage => ({ ...call(at, step), parts: [{ type: "tool", callId: `c${at}`, name: "bash", input: { command: `npm test -- --seed ${i}` }, state: "completed", output: "1 failing", exitCode: 1 }] })
+    expect(judgeRequest([...repeated(8), ...[0, 1, 2, 3].map((i) => varied(9 + i, 8 + i, i))], DEFAULT_CONFIG).action).toBe("stop")
+  })
+
+  test("a harness that answers the same reply with \"Please continue.\" each time does not start the turn over: the text loop is stopped", () => {
+    const same = "I have reviewed the parser module. Next I will refactor the tokenizer to use a state machine."
+    const history: Array<Message> = [user(0, "Refactor the parser.")]
+    const actions: Array<string> = []
+    for (let i = 0; i < 14; i++) {
+      history.push(text(history.length, i, same), user(history.length + 1, "Please continue."))
+      actions.push(judgeRequest(history, DEFAULT_CONFIG).action)
+    }
+    expect(actions).toContain("stop")
+    expect(actions.indexOf("stop")).toBeGreaterThan(actions.indexOf("remind"))
+  })
+
   test("cuts: REMIND, REPLAN, then a stop; cropped every time", () => {
     const cut = (at: number, step: number) => text(at, step, `word word word${cutNotice("a block")}`)
     const one = [user(0, "write"), cut(1, 0), user(2, "continue")]
@@ -94,6 +118,16 @@ describe("judgeRequest", () => {
     expect(judgeRequest(two, DEFAULT_CONFIG).inserts.map((i) => [i.kind, i.before])).toEqual([["text-repeat-remind", 3], ["text-repeat-replan", null]])
     const three = [...two, cut(5, 2), user(6, "continue")]
     expect(judgeRequest(three, DEFAULT_CONFIG).stop?.detector).toBe("text-repeat")
+  })
+
+  test("cuts answered each time by a person's new words: reminded, cropped, never stopped", () => {
+    const cut = (at: number, step: number) => text(at, step, `case case case${cutNotice("a block")}`)
+    const history: Array<Message> = [user(0, "write cases 0..149")]
+    for (let i = 0; i < 5; i++) {
+      history.push(cut(history.length, i), user(history.length + 1, `now cases ${150 * (i + 1)}..${150 * (i + 2) - 1}`))
+      const v = judgeRequest(history, DEFAULT_CONFIG)
+      expect([v.stop, v.cropCuts, v.inserts.at(-1)?.kind]).toEqual([null, true, "text-repeat-remind"])
+    }
   })
 
   test("proxy.maxTurnSteps: the last allowed step goes up with tools off and the cap's notice; past it, a stop; a new user message counts afresh", () => {

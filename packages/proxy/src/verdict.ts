@@ -71,42 +71,52 @@ const STOPPED_AGAIN: StopVerdict = {
 const wordsOf = (m: Message): string => (m.role === "user" ? m.text.trim().replace(/\s+/g, " ").toLowerCase() : "")
 
 /**
- * Where the current turn starts: the last user message, except one that follows a stop with the
- * very words that followed an earlier stop. Harnesses answer an agent that ended its turn with a
- * canned message ("Please continue.", "continue working on the task…"); taken as a person's, it
- * would start each stopped loop over for as long as the harness keeps replying. `repeated` says
- * the last stop was answered that way; `lastStop` is where the last stop answer is (-1: none), read
- * in the same pass.
+ * Where the current turn starts: the last user message, except one that repeats, word for word, a
+ * user message sent earlier in the conversation after the agent had answered. Harnesses answer an
+ * agent that ended its turn with canned words ("Please continue.", "continue working on the task…");
+ * taken as a person's, they would start each loop over for as long as the harness keeps replying,
+ * and the ladder would never reach its stop. The first time such words come they start a turn
+ * (nothing tells them from a person's). `repeated` says such a message came after the last stop;
+ * `lastStop` is where the last stop answer is (-1: none), read in the same pass.
  */
 const turnStartOf = (messages: ReadonlyArray<Message>): { readonly at: number; readonly repeated: boolean; readonly lastStop: number } => {
-  const afterStops = new Set<string>()
+  const said = new Set<string>()
   let at = -1
   let lastStop = -1
   let repeated = false
-  let afterStop = false
+  let answered = false
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!
     if (isStop(m)) {
       lastStop = i
-      afterStop = true
       repeated = false
     }
+    if (m.role === "assistant") answered = true
     if (m.role !== "user") continue
-    if (afterStop) {
-      afterStop = false
-      const words = wordsOf(m)
-      repeated = afterStops.has(words)
-      afterStops.add(words)
-      if (repeated) continue
+    const words = wordsOf(m)
+    if (answered && words !== "" && said.has(words)) {
+      repeated ||= lastStop >= 0
+      continue
     }
+    said.add(words)
     at = i
   }
   return { at, repeated, lastStop }
 }
 
 /**
- * The in-stream escalation: the k-th cut since the last stop is REMIND, REPLAN, then terminate
- * (the recovery policy's counts); a new user message after a stop starts it again.
+ * Where the cuts that climb the in-stream ladder start: at the last cut before the turn's user
+ * message (its reminder is still due), so a person who writes anew after each cut reply ("go on
+ * with 150…299") is reminded, never stopped, while a harness's canned "continue" climbs on.
+ */
+const cutsFrom = (messages: ReadonlyArray<Message>, lastUser: number, lastStop: number): number => {
+  for (let i = lastUser - 1; i > lastStop; i--) if (isCut(messages[i]!)) return i
+  return Math.max(lastUser, lastStop + 1)
+}
+
+/**
+ * The in-stream escalation: the k-th cut is REMIND, REPLAN, then terminate (the recovery policy's
+ * counts), counted from `cutsFrom`.
  */
 const cutEscalation = (messages: ReadonlyArray<Message>, from: number, role: AgentRole) => {
   const inserts: Array<Insert> = []
@@ -175,7 +185,7 @@ export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictCo
   const { at: lastUser, repeated, lastStop } = turnStartOf(messages)
   // A stop the agent came back to without a new user message: the turn stays stopped.
   if (lastStop > lastUser) return { action: "stop", inserts: [], cropCuts: false, toolsOff: false, stop: repeated ? STOPPED_AGAIN : STOPPED_BEFORE, incidents: [] }
-  const cuts = cutEscalation(messages, lastStop + 1, config.loop.role)
+  const cuts = cutEscalation(messages, cutsFrom(messages, lastUser, lastStop), config.loop.role)
   const turn = judgeTurn(messages, Math.max(0, lastUser), config, memo)
   const cap = turnCap(messages, lastUser, config)
   const inserts = [...cuts.inserts, ...turn.inserts, ...cap.inserts]
@@ -192,6 +202,6 @@ export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictCo
   // Reminders of earlier steps keep their places (as stored reminders would); the ones at the end are this request's news.
   const fresh = inserts.filter((x) => x.before === null)
   const action: ProxyAction =
-    stop !== null ? "stop" : fresh.some((x) => x.kind !== "note") ? "remind" : fresh.length > 0 ? "note" : cuts.cuts > 0 ? "crop" : "pass"
-  return { action, inserts, cropCuts: cuts.cuts > 0, toolsOff: stop === null && cap.toolsOff, stop, incidents }
+    stop !== null ? "stop" : fresh.some((x) => x.kind !== "note") ? "remind" : fresh.length > 0 ? "note" : cuts.cuts > 0 || messages.some(isCut) ? "crop" : "pass"
+  return { action, inserts, cropCuts: cuts.cuts > 0 || messages.some(isCut), toolsOff: stop === null && cap.toolsOff, stop, incidents }
 }

@@ -53,10 +53,10 @@ describe("commandArguments", () => {
 
 describe("isPollCommand", () => {
   test("waiting on or looking at a running job", () => {
-    for (const c of ["docker logs web | tail -n 5", "sleep 10 && kubectl get pods", "systemctl status nginx"]) expect([c, isPollCommand(c)]).toEqual([c, true])
+    for (const c of ["docker logs web | tail -n 5", "sleep 10 && kubectl get pods", "systemctl status nginx", "sleep 30 && gh run view 9876543", "gh run watch 42 --exit-status", "sleep 60; curl -s http://localhost:8080/status", "sleep 2 && curl localhost:8000"]) expect([c, isPollCommand(c)]).toEqual([c, true])
     for (const c of ["", "sleep 30 && tail -n 20 train.log", "sleep 5; tail log.txt", "tail -n 3 /tmp/job.log", "ps aux | grep node", "jobs", "wait", "sleep 60"]) expect([c, isPollCommand(c)]).toEqual([c, true])
   })
   test("doing something is no poll, even after a sleep", () => {
-    for (const c of ["sleep 2 && curl localhost:8000", "python train.py", "cat a.py", "ls", "sleep 1 && pip install x"]) expect([c, isPollCommand(c)]).toEqual([c, false])
+    for (const c of ["sleep 2 && curl -X POST localhost:8000/jobs", "sleep 2 && curl -d x=1 localhost:8000", "sleep 5 && gh run rerun 42", "python train.py", "cat a.py", "ls", "sleep 1 && pip install x"]) expect([c, isPollCommand(c)]).toEqual([c, false])
   })
 })

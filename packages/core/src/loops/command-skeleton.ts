@@ -21,7 +21,7 @@ const VIEWERS = new Set([
   "cat", "head", "tail", "less", "more", "file", "wc", "ls", "ll", "stat", "du", "df", "find", "grep", "egrep", "fgrep", "rg", "ag",
   "which", "whereis", "type", "echo", "printf", "pwd", "whoami", "id", "strings", "xxd", "hexdump", "od", "md5sum", "sha1sum",
   "sha256sum", "diff", "tree", "cd", "sort", "uniq", "cut", "awk", "sed", "tr", "nl", "jq", "true", "clear", "history", "man", "locate",
-  "readlink", "realpath", "basename", "dirname", "printenv", "uname", "hostname", "date", "column", "fold", "rev", "tac", "bat", "fd"
+  "readlink", "realpath", "basename", "dirname", "printenv", "uname", "hostname", "date", "column", "fold", "rev", "tac", "bat", "fd", "test"
 ])
 const SUBCOMMAND = /^[a-z][a-z0-9-]{1,24}$/
 const POLLERS = new Set(["sleep", "wait", "tail", "ps", "pgrep", "jobs", "watch", "squeue", "nvidia-smi", "uptime"])
@@ -133,17 +133,25 @@ export const isPollCommand = (command: string): boolean => {
   const programs = simpleCommands(command).map((tokens) => {
     const words = unwrap(tokens)
     const program = programOf(words[0] ?? "")
-    // `docker logs web`, `kubectl get pods`, `systemctl status x`: looking at what runs on its own.
-    return POLLING_SUBCOMMANDS[program]?.includes(words[1] ?? "") === true ? "sleep" : program
+    // `docker logs web`, `kubectl get pods`, `gh run view 42`: looking at what runs on its own.
+    const polls = POLLING_SUBCOMMANDS[program]
+    const looks = polls !== undefined && (polls.includes(words[1] ?? "") || polls.includes(`${words[1] ?? ""} ${words[2] ?? ""}`))
+    return looks ? "sleep" : isFetch(program, words) ? "cat" : program
   })
   if (programs.length === 0) return true
   const waits = programs.some((p) => POLLERS.has(p))
   return waits && programs.every((p) => p === "" || POLLERS.has(p) || VIEWERS.has(p))
 }
 
+/** `curl -s …/status`, `wget -qO- …`: a look at a URL that sends nothing (no data, form, upload or method). */
+const isFetch = (program: string, words: ReadonlyArray<string>): boolean =>
+  (program === "curl" || program === "wget") && !words.some((w) => /^(?:-[a-zA-Z]*[dFTX]|--(?:data|form|upload-file|request|json|post-data|post-file|method)\b)/.test(w))
+
 const POLLING_SUBCOMMANDS: Readonly<Record<string, ReadonlyArray<string>>> = {
   docker: ["logs", "ps", "stats", "inspect"],
   kubectl: ["get", "logs", "describe", "top"],
   systemctl: ["status", "is-active"],
-  journalctl: ["-u", "-n", "--since"]
+  journalctl: ["-u", "-n", "--since"],
+  gh: ["run view", "run watch", "run list", "pr checks", "pr view"],
+  glab: ["ci status", "ci view"]
 }

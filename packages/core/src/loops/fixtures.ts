@@ -61,6 +61,8 @@ export const stepRecord = (fields: Partial<StepRecord> & Pick<StepRecord, "actio
   silent: false,
   rawObservation: fields.observation,
   verified: false,
+  verification: false,
+  tally: null,
   lookup: false,
   ...fields
 })

@@ -36,6 +36,18 @@ describe("repeatedObservation", () => {
   })
 })
 
+describe("repeatedObservation of failing test runs", () => {
+  const suite = (pkg: string, named: string) => rec(`cd packages/${pkg} && cargo test`, "error[E0]: mismatched types in <path>:0", { failed: true, verification: true, namedObservation: named })
+  test("each package's suite failing on its own file is triage, not one answer", () => {
+    const runs = ["auth", "billing", "cart", "db", "email", "search"].map((p) => suite(p, `error[E0]: mismatched types in src/${p}.rs:0`))
+    expect(repeatedObservation(runs)).toBeNull()
+  })
+  test("the same failure from differently spelled runs is still one answer", () => {
+    const runs = ["auth", "billing", "cart"].map((p) => suite(p, "ImportError: no module named 'parser'"))
+    expect(repeatedObservation(runs)).toMatchObject({ count: 3, failed: true })
+  })
+})
+
 describe("repeatedFailure", () => {
   const test_ = (observation = "FAILED test_parser - AssertionError: 0 != 0") => rec("pytest tests/test_parser.py", observation, { failed: true })
   const edit = (i: number) => rec(`edit parser.py ${i}`, "File updated.", { changed: true })
@@ -52,6 +64,15 @@ describe("repeatedFailure", () => {
     expect(repeatedFailure([test_(), test_(), test_(), edit(1)])).toBeNull()
     const far = [test_(), ...Array.from({ length: 20 }, (_, i) => edit(i)), test_(), test_()]
     expect(repeatedFailure(far)).toBeNull()
+  })
+  test("a suite that fails less after each edit moves on; as many failing, or more, is the same failure", () => {
+    const run = (failing: number, passing = 40) => rec("npm test", "FAIL <path> Tests: 0 failed, 0 passed", { failed: true, tally: { failing, passing } })
+    expect(repeatedFailure([run(19), edit(1), run(18), edit(2), run(17)])).toBeNull()
+    expect(repeatedFailure([run(19), edit(1), run(19, 38), edit(2), run(19, 41)])).toBeNull()
+    expect(repeatedFailure([run(17), edit(1), run(19), edit(2), run(19)])).toMatchObject({ count: 3 })
+    expect(repeatedFailure([run(19), edit(1), run(19), edit(2), run(19), edit(3), run(18)])).toBeNull()
+    // Progress further back does not excuse the three same failures since.
+    expect(repeatedFailure([run(20), run(19), edit(1), run(19), edit(2), run(19)])).toMatchObject({ count: 3 })
   })
 })
 

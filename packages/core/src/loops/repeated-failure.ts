@@ -4,6 +4,7 @@
  * means the edits are not reaching the problem. Its earlier runs need not be consecutive: other
  * steps (edits, views) may lie between them, within `lookback` steps.
  */
+import { tallyImproved } from "./failure-tally.js"
 import type { StepRecord } from "./step-record.js"
 
 export interface RepeatedFailureOptions {
@@ -32,6 +33,7 @@ export const repeatedFailure = (records: ReadonlyArray<StepRecord>, opts: Repeat
   let count = 1
   let editedBetween = false
   let changedSince = false
+  let newer = newest
   for (let i = n - 2; i >= Math.max(0, n - opts.lookback); i--) {
     const r = records[i]!
     if (r.action !== newest.action) {
@@ -41,6 +43,9 @@ export const repeatedFailure = (records: ReadonlyArray<StepRecord>, opts: Repeat
     // The same action with another result (a success, another error) ends the streak.
     // Compared with names kept: a build that fails on another identifier each time moves on.
     if (!r.failed || r.observation !== newest.observation || r.namedObservation !== newest.namedObservation) break
+    // Fewer failing since this run (19 failing, then 18 …): the edits are reaching the problem.
+    if (tallyImproved(r.tally, newer.tally)) break
+    newer = r
     count++
     editedBetween ||= changedSince
   }

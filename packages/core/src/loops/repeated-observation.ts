@@ -49,9 +49,16 @@ const qualifies = (records: ReadonlyArray<StepRecord>, i: number): boolean => {
   return r.action !== "" && !r.changed && !r.verified && !r.silent && !isExploration(records, i)
 }
 
-/** Whether two steps gave the same answer: a failure in the loose sense, an answer in the strict one. */
-const sameAnswer = (a: StepRecord, b: StepRecord): boolean =>
-  a.tool === b.tool && a.failed === b.failed && (a.failed ? a.observation === b.observation : a.argObservation === b.argObservation || a.rawObservation === b.rawObservation)
+/**
+ * Whether two steps gave the same answer: a failure in the loose sense, an answer in the strict one.
+ * Two failing test runs or builds keep their names: the same test failing is one answer, the
+ * suites of eight packages each failing on their own file (triage) are eight.
+ */
+const sameAnswer = (a: StepRecord, b: StepRecord): boolean => {
+  if (a.tool !== b.tool || a.failed !== b.failed) return false
+  if (!a.failed) return a.argObservation === b.argObservation || a.rawObservation === b.rawObservation
+  return a.observation === b.observation && (!a.verification || !b.verification || a.namedObservation === b.namedObservation)
+}
 
 /** A poll that saw something the step before it did not: progress of a job, not a repeat. */
 const freshPoll = (records: ReadonlyArray<StepRecord>, i: number): boolean =>

@@ -3,11 +3,12 @@
  * came back (the observation, masked), and whether it changed a file. Pure, built from the
  * session's messages; no I/O.
  */
-import { toolPartsOf, toolSignature, type AssistantMessage, type Message } from "../model/message.js"
+import { toolPartsOf, toolSignature, type AssistantMessage, type Message, type ToolPart } from "../model/message.js"
 import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
 import { commandContent, failed, isWritingCommand, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
 import { commandSkeleton, isPollCommand } from "./command-skeleton.js"
+import { failureTally, type FailureTally } from "./failure-tally.js"
 import { maskArguments, maskObservation, maskVolatile, NUMBER } from "./masks.js"
 import { isFinishedReply } from "./repeated-action.js"
 
@@ -52,6 +53,10 @@ export interface StepRecord {
   readonly rawObservation: string
   /** A verification command (tests, build) ran and passed. */
   readonly verified: boolean
+  /** A verification command (tests, build) ran, whatever its result. */
+  readonly verification: boolean
+  /** The counts of failed and passed tests (or errors) the output printed, if any (`failureTally`). */
+  readonly tally: FailureTally | null
   /**
    * The step only looked something up (a read or search tool, or shell commands that only view:
    * `grep`, `ls`, `cat`, `wc` …) and wrote nothing. A lookup with a new question is exploration,
@@ -102,8 +107,24 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     poll: commands.length > 0 && commands.length === working.length && commands.every(isPollCommand),
     rawObservation: output.replace(/\s+/g, " ").trim().slice(0, 2000),
     verified: shells.some((c) => !failed(c.part) && isVerificationCommand(c.command, VERIFICATION)),
+    verification: shells.some((c) => isVerificationCommand(c.command, VERIFICATION)),
+    tally: failureTally(output),
     lookup: !changed && calls.length > 0 && calls.every((c) => c.role === "read" || (c.role === "shell" && isLookupCommand(shellTextOf(c.part) ?? "")))
   }
+}
+
+/**
+ * A call whose failure is an answer rather than a broken tool: a verification run (its failing
+ * tests are the report it was run for: triage, test-driven work) or a lookup (`which python3`,
+ * a read of a file that is not there). The error-storm breaker does not count these; a loop of
+ * them is the repeated-failure and repeated-action detectors' to find.
+ */
+export const failureIsAnswer = (part: ToolPart): boolean => {
+  const role = toolRole(part, OPTIONS)
+  if (role === "read") return true
+  if (role !== "shell") return false
+  const command = shellTextOf(part) ?? ""
+  return isVerificationCommand(command, VERIFICATION) || isLookupCommand(command)
 }
 
 /** Shell commands that only view (every program a viewer: `grep -rn x . | head`) and write nothing. */

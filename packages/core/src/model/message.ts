@@ -2,6 +2,7 @@
  * The session model: what the SessionStore keeps and what the classifier and the cross-step
  * detectors read. Append-only: exclusions and synthetic markers are recorded, never deletions.
  */
+import { callInputKey } from "./call-key.js"
 import type { FinishReason, NormalizedError, Usage } from "./stream.js"
 
 export type ToolState = "pending" | "running" | "completed" | "error"
@@ -151,12 +152,15 @@ const sortKeys = (value: unknown): unknown => {
  */
 const signatures = new WeakMap<AssistantMessage, string>()
 
-/** A step's tool-call signature: names + sorted-key argument JSON, in call order. */
+/**
+ * A step's tool-call signature: names + sorted-key argument JSON, in call order, spelled as the
+ * loop detectors compare calls (`callInputKey`: whitespace folded, `cat ./f` = `cat f`).
+ */
 export const toolSignature = (m: AssistantMessage): string => {
   const known = signatures.get(m)
   if (known !== undefined) return known
   const made = toolPartsOf(m)
-    .map((p) => `${p.name}(${stableJson(p.input)})`)
+    .map((p) => `${p.name}(${callInputKey(p.input)})`)
     .join(";")
   signatures.set(m, made)
   return made

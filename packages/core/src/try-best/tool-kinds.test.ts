@@ -64,6 +64,10 @@ describe("printedExitCode", () => {
     expect(printedExitCode("Exit code: 127\nWall time: 0.1 seconds\nOutput:\nbash: foo: command not found")).toBe(127)
     expect(printedExitCode("FAIL\nexit status 1")).toBe(1)
     expect(printedExitCode("ran (exit code 3)")).toBe(3)
+    expect(printedExitCode("Exit code 1\nFAIL test/auth.test.ts")).toBe(1)
+    expect(printedExitCode("boom\nexit code 2")).toBe(2)
+    expect(printedExitCode("npm ERR! test failed\n\nCommand exited with code 1")).toBe(1)
+    expect(printedExitCode("done\n[Process exited with code 0]")).toBe(0)
   })
 
   test("nothing printed, or a code inside the program's own text, is no status", () => {

@@ -131,9 +131,10 @@ export const editPathOf = (part: Pick<ToolPart, "input" | "path">): string | und
 
 // How harnesses print a shell command's exit status into its output when they record none apart:
 // OpenHands "[The command completed with exit code 1.]" / "[Command finished with exit code 1]",
-// Codex / Gemini CLI "Exit code: 1", Go-style "exit status 1", SWE-agent "(exit code 1)".
+// Codex / Gemini CLI "Exit code: 1", Claude Code "Exit code 1", Go-style "exit status 1",
+// SWE-agent "(exit code 1)", pi "Command exited with code 1", "[Process exited with code 1]".
 const PRINTED_EXIT =
-  /\[(?:The command|Command) (?:completed|finished)(?: with)? exit code (-?\d+)\.?\]|^\s*Exit [Cc]ode:\s*(-?\d+)\s*$|^\s*exit status (-?\d+)\s*$|\(exit code (-?\d+)\)\s*$/gm
+  /\[(?:The command|Command) (?:completed|finished)(?: with)? exit code (-?\d+)\.?\]|^\s*[Ee]xit [Cc]ode:?\s*(-?\d+)\s*$|^\s*exit status (-?\d+)\s*$|\(exit code (-?\d+)\)\s*$|^\s*\[?(?:Command|Process) exited with code (-?\d+)\]?\.?\s*$/gm
 
 /**
  * The exit code a harness printed into a tool's output, or undefined. The last one wins: a
@@ -146,7 +147,7 @@ export const printedExitCode = (output: string | undefined): number | undefined 
   const tail = output.length > 2000 ? output.slice(-2000) : output
   let code: number | undefined
   for (const m of tail.matchAll(PRINTED_EXIT)) {
-    const text = m[1] ?? m[2] ?? m[3] ?? m[4]
+    const text = m[1] ?? m[2] ?? m[3] ?? m[4] ?? m[5]
     if (text !== undefined) code = Number.parseInt(text, 10)
   }
   if (code !== undefined) return code

@@ -7,6 +7,7 @@ import { reminderText, type AgentRole } from "../../classify/index.js"
 import { toolPartsOf } from "../../model/index.js"
 import type { Incident } from "../../report/index.js"
 import { failed } from "../../try-best/index.js"
+import { failureIsAnswer } from "../../loops/step-record.js"
 import type { JudgeConfig } from "../judge-config.js"
 import type { Reminder, StepDetector, StepExit, StepFacts, StepVerdict } from "./step-detector.js"
 
@@ -31,8 +32,10 @@ export class BreakerDetector implements StepDetector {
     for (const part of toolPartsOf(reply)) {
       if (part.state !== "completed" && part.state !== "error") continue
       // A harness that prints its exit status instead of returning it still failed; a search
-      // that matched nothing did not.
-      const sample = { ok: !failed(part), tool: part.name, ...(part.error !== undefined ? { error: part.error } : {}) }
+      // that matched nothing did not. A failing test run or lookup is an answer, not a storm.
+      const ok = !failed(part)
+      if (!ok && failureIsAnswer(part)) continue
+      const sample = { ok, tool: part.name, ...(part.error !== undefined ? { error: part.error } : {}) }
       const d = recordToolResult(this.state, sample, options)
       this.state = d.state
       if (!d.action) continue

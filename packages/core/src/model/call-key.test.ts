@@ -1,0 +1,21 @@
+import { describe, expect, test } from "bun:test"
+import { callInputKey, foldCommand } from "./call-key.js"
+
+describe("callInputKey", () => {
+  test("calls spelled apart are one key: spaces, ./ and $PWD/, key order", () => {
+    const key = callInputKey({ command: "npm test" })
+    for (const command of ["npm  test", " npm test", "npm test ", "npm\ttest"]) expect(callInputKey({ command })).toBe(key)
+    expect(callInputKey({ command: "cat ./src/a.ts" })).toBe(callInputKey({ command: "cat src/a.ts" }))
+    expect(callInputKey({ command: "cat $PWD/src/a.ts" })).toBe(callInputKey({ command: "cat src/a.ts" }))
+    expect(callInputKey({ filePath: "./src/a.ts", limit: 20 })).toBe(callInputKey({ limit: 20, filePath: "src/a.ts" }))
+    expect(callInputKey({ command: ["bash", "-lc", "npm  test"] })).toBe(callInputKey({ command: ["bash", "-lc", "npm test"] }))
+  })
+  test("calls that differ stay apart; flags keep their order; quoted text keeps its words", () => {
+    expect(callInputKey({ command: "cat a.ts" })).not.toBe(callInputKey({ command: "cat b.ts" }))
+    expect(foldCommand("ls -la")).toBe("ls -la")
+    expect(foldCommand("ls ./")).toBe("ls ./")
+    expect(foldCommand(`grep  "a  b" ./x`)).toBe(`grep "a b" ./x`)
+    expect(callInputKey({ content: "a\n\nb" })).toBe(callInputKey({ content: "a b" }))
+    expect(callInputKey(undefined)).toBe("null")
+  })
+})

@@ -1,0 +1,36 @@
+/**
+ * A tool call's input as the loop detectors compare it: two calls that do the same thing spelled
+ * apart are one call. Whitespace in strings is trimmed and folded; in a shell command or a path,
+ * `./f`, `$PWD/f` and `f` name one file. Flags keep their order: the evidence quotes the call as
+ * the agent wrote it. Pure, never throws.
+ */
+
+const SHELL_FIELDS = new Set(["command", "cmd", "script"])
+const PATH_FIELDS = new Set(["path", "file_path", "filePath", "absolute_path", "filename", "target_file"])
+
+/** One shell word: a leading `./` or `$PWD/` dropped. */
+const foldWord = (word: string): string => word.replace(/^(?:\$\{?PWD\}?\/|\.\/)(?=.)/, "")
+
+/** A command line's spaces folded and its words' `./` dropped; a line with quotes or several lines keeps its words. */
+export const foldCommand = (command: string): string => {
+  const folded = command.trim().replace(/[ \t]+/g, " ")
+  if (/["'`\\\n]/.test(folded)) return folded
+  return folded.split(" ").map(foldWord).join(" ")
+}
+
+const foldValue = (value: unknown, key: string | null): unknown => {
+  if (typeof value === "string") {
+    if (key !== null && SHELL_FIELDS.has(key)) return foldCommand(value)
+    return key !== null && PATH_FIELDS.has(key) ? foldWord(value.trim()) : value.trim().replace(/\s+/g, " ")
+  }
+  if (Array.isArray(value)) return value.map((v) => foldValue(v, key))
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {}
+    for (const k of Object.keys(value as object).sort()) out[k] = foldValue((value as Record<string, unknown>)[k], k)
+    return out
+  }
+  return value
+}
+
+/** The call's input with keys sorted and its spelling folded, as JSON. */
+export const callInputKey = (input: unknown): string => JSON.stringify(foldValue(input, null)) ?? "null"
