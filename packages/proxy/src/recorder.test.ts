@@ -85,6 +85,31 @@ Bearer ${quoted[6]}`
     expect(errors.length).toBe(1)
   })
 
+  test("a store whose driver dies mid-write (a database restarted under load) is one reported line; the next write goes on", async () => {
+    const inner = makeMemoryStore()
+    let dies = 1
+    const store: SessionStoreShape = {
+      ...inner,
+      appendAll: (session, messages) => Effect.suspend(() => (dies-- > 0 ? Effect.die(new Error("PgConnection: Connection closed")) : inner.appendAll!(session, messages)))
+    }
+    const errors: Array<string> = []
+    const unhandled: Array<unknown> = []
+    const onUnhandled = (reason: unknown) => unhandled.push(reason)
+    process.on("unhandledRejection", onUnhandled)
+    try {
+      const recorder = makeRecorder(store, (m) => errors.push(m), 60_000)
+      recorder.record("s", [user("u0", "a")])
+      recorder.record("s", [user("u0", "a"), user("u1", "b")])
+      await recorder.idle()
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    } finally {
+      process.off("unhandledRejection", onUnhandled)
+    }
+    expect(unhandled).toEqual([])
+    expect(errors).toEqual(["could not write the session: PgConnection: Connection closed"])
+    expect(await idsIn(inner, "s")).toEqual(["u0", "u1"])
+  })
+
   test("each request reads the session's ids, never its messages, and appends what is new in one write", async () => {
     const inner = makeMemoryStore()
     const calls: Array<string> = []

@@ -11,7 +11,7 @@
  */
 import type { Message } from "@loopguard/core/model"
 import { makeRedactor } from "@loopguard/core/try-best"
-import { redactingStore, type SessionStoreError, type SessionStoreShape } from "@loopguard/effect/store"
+import { describeCause, redactingStore, type SessionStoreError, type SessionStoreShape } from "@loopguard/effect/store"
 import { Duration, Effect, Schedule } from "effect"
 
 export interface Recorder {
@@ -68,13 +68,15 @@ export const makeRecorder = (store: SessionStoreShape, onError: (message: string
     appendMissing(target, session, messages).pipe(
       Effect.ensuring(store.release === undefined ? Effect.void : store.release(session).pipe(Effect.ignore)),
       Effect.retry({ schedule: whileLocked(lockedWaitMs), while: (e) => e.reason === "locked" }),
-      Effect.catch((e) => Effect.sync(() => onError(e.message)))
+      Effect.catch((e) => Effect.sync(() => onError(e.message))),
+      // The store's own door turns a dying driver into a failure; this one is for any other store a caller passes.
+      Effect.catchDefect((defect) => Effect.sync(() => onError(`could not write the session: ${describeCause(defect)}`)))
     )
   return {
     record: (session, messages, requestSecrets = []) => {
       // The secrets differ by request: each gets the store behind its own redaction (redactingStore).
       const target = redactingStore(store, makeRedactor([...secrets, ...requestSecrets]))
-      const next = (queues.get(session) ?? Promise.resolve()).then(() => Effect.runPromise(write(target, session, messages)))
+      const next = (queues.get(session) ?? Promise.resolve()).then(() => Effect.runPromise(write(target, session, messages))).catch((e: unknown) => onError(`could not write the session: ${describeCause(e)}`))
       queues.set(session, next)
       void next.finally(() => {
         if (queues.get(session) === next) queues.delete(session)

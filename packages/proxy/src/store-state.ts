@@ -5,7 +5,7 @@
  * holds them all), and one row per request with what the proxy did (action, incidents, outcome).
  */
 import type { LoopguardConfig } from "@loopguard/effect/config"
-import { openSqlClient, SessionStoreError, statementRuns } from "@loopguard/effect/store"
+import { describeCause, openSqlClient, SessionStoreError, statementRuns } from "@loopguard/effect/store"
 import { Effect, Schema, type Scope } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { BackoffBoard } from "./backoff.js"
@@ -26,7 +26,9 @@ export const sqlBackoff = (sql: SqlClient.SqlClient): Effect.Effect<BackoffBoard
             const row = rows.length === 0 ? undefined : decodeUntil(rows[0])
             return row === undefined || row._tag === "Failure" ? 0 : Number(row.success.until_ms)
           }),
-          Effect.orElseSucceed(() => 0)
+          Effect.orElseSucceed(() => 0),
+          // A connection lost mid-read dies in the driver: still no board, not a failed request.
+          Effect.catchDefect(() => Effect.succeed(0))
         )
       )
     // Requests that arrive while a read of the same upstream's row is under way share its answer
@@ -44,7 +46,7 @@ export const sqlBackoff = (sql: SqlClient.SqlClient): Effect.Effect<BackoffBoard
       Effect.runPromise(
         sql`INSERT INTO loopguard_proxy_backoff (upstream, until_ms) VALUES (${upstream}, ${Math.round(untilMs)})
             ON CONFLICT (upstream) DO UPDATE SET until_ms = excluded.until_ms
-            WHERE loopguard_proxy_backoff.until_ms < excluded.until_ms`.pipe(Effect.asVoid, Effect.ignore)
+            WHERE loopguard_proxy_backoff.until_ms < excluded.until_ms`.pipe(Effect.asVoid, Effect.ignore, Effect.catchDefect(() => Effect.void))
       )
     return { until, hold } satisfies BackoffBoard
   })
@@ -109,7 +111,8 @@ export const sqlRequestLog = (sql: SqlClient.SqlClient): Effect.Effect<(record: 
           )
           .pipe(
             Effect.as(null),
-            Effect.catch((e) => Effect.succeed(`could not record the request: ${e.message}`))
+            Effect.catch((e) => Effect.succeed(`could not record the request: ${e.message}`)),
+            Effect.catchDefect((defect) => Effect.succeed(`could not record the request: ${describeCause(defect)}`))
           )
       )
     )

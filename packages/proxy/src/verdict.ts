@@ -70,36 +70,40 @@ const STOPPED_AGAIN: StopVerdict = {
 
 const wordsOf = (m: Message): string => (m.role === "user" ? m.text.trim().replace(/\s+/g, " ").toLowerCase() : "")
 
+/** Words a harness sends to keep an agent going (Gemini CLI's and Qwen Code's "Please continue.", OpenHands' "Please continue working on the task…"). */
+const CONTINUATION = /^(?:please\s+)?(?:continue|proceed|go on|keep going)\b/
+
 /**
- * Where the current turn starts: the last user message, except one that repeats, word for word, a
- * user message sent earlier in the conversation after the agent had answered. Harnesses answer an
- * agent that ended its turn with canned words ("Please continue.", "continue working on the task…");
- * taken as a person's, they would start each loop over for as long as the harness keeps replying,
- * and the ladder would never reach its stop. The first time such words come they start a turn
- * (nothing tells them from a person's). `repeated` says such a message came after the last stop;
- * `lastStop` is where the last stop answer is (-1: none), read in the same pass.
+ * Where the current turn starts: the last user message, except a harness's canned one. Harnesses
+ * answer an agent that ended its turn with fixed words; taken as a person's, they would start each
+ * loop over for as long as the harness keeps replying, and the ladder would never reach its stop.
+ * Canned: words that keep the agent going said again, or the words that followed an earlier stop
+ * said again after the next one. The first time such words come they start a turn (nothing tells
+ * them from a person's). `repeated` says canned words came after the last stop; `lastStop` is
+ * where the last stop answer is (-1: none), read in the same pass.
  */
 const turnStartOf = (messages: ReadonlyArray<Message>): { readonly at: number; readonly repeated: boolean; readonly lastStop: number } => {
   const said = new Set<string>()
+  const afterStops = new Set<string>()
   let at = -1
   let lastStop = -1
   let repeated = false
-  let answered = false
+  let afterStop = false
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!
     if (isStop(m)) {
       lastStop = i
+      afterStop = true
       repeated = false
     }
-    if (m.role === "assistant") answered = true
     if (m.role !== "user") continue
     const words = wordsOf(m)
-    if (answered && words !== "" && said.has(words)) {
-      repeated ||= lastStop >= 0
-      continue
-    }
+    const canned = (said.has(words) && CONTINUATION.test(words)) || (afterStop && afterStops.has(words))
+    if (afterStop) afterStops.add(words)
+    afterStop = false
     said.add(words)
-    at = i
+    if (canned && lastStop >= 0 && i > lastStop) repeated = true
+    if (!canned) at = i
   }
   return { at, repeated, lastStop }
 }

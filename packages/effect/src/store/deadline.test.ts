@@ -1,7 +1,9 @@
 import { expect, test } from "bun:test"
-import { Effect, Exit, Fiber, Scope } from "effect"
+import { Cause, Effect, Exit, Fiber, Option, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { boundedScope, detachedTimeout } from "./deadline.js"
+import type { SessionStoreError } from "./SessionStoreError.js"
+import { withDeadline } from "./sql-store.js"
 
 /** Runs `effect` on the TestClock: time moves only by `TestClock.adjust`. */
 const onTestClock = <A, E>(effect: Effect.Effect<A, E>): Promise<A> => Effect.runPromise(Effect.provide(effect, TestClock.layer()))
@@ -26,5 +28,16 @@ test("a scope whose finalizer never ends is closed within its bound", () =>
       expect(closing.pollUnsafe()).toBeUndefined()
       yield* TestClock.adjust("1 millis")
       expect(Exit.isSuccess(yield* Fiber.join(closing))).toBe(true)
+    })
+  ), 30_000)
+
+test("a store call whose driver dies (a connection lost mid-transaction) fails as unavailable, naming the call", () =>
+  onTestClock(
+    Effect.gen(function* () {
+      const died = Effect.die(new Error("PgConnection: Connection closed")) as Effect.Effect<never, SessionStoreError>
+      const exit = yield* Effect.exit(died.pipe(withDeadline(5_000, "append messages", "s1")))
+      expect(Exit.isFailure(exit) && Cause.hasDies(exit.cause)).toBe(false)
+      const error = Exit.isFailure(exit) ? Cause.findErrorOption(exit.cause) : Option.none()
+      expect(Option.map(error, (e) => [e.reason, e.message])).toEqual(Option.some(["unavailable", "session s1: could not append messages: PgConnection: Connection closed"]))
     })
   ), 30_000)

@@ -54,10 +54,14 @@ const unavailable = (doing: string, sessionId?: string) => (e: SqlError.SqlError
     cause: e
   })
 
-/** `self` under the store's deadline (config `store.timeoutMs`): past it, `unavailable` in one line. */
+/**
+ * `self` under the store's deadline (config `store.timeoutMs`): past it, `unavailable` in one line.
+ * A driver that dies instead of failing (a connection lost mid-transaction, whose rollback fails
+ * too) fails as `unavailable` as well: a store call never takes its caller's process down.
+ */
 export const withDeadline = (timeoutMs: number, doing: string, sessionId?: string) =>
   <A, R>(self: Effect.Effect<A, SessionStoreError, R>): Effect.Effect<A, SessionStoreError, R> =>
-    detachedTimeout(self, timeoutMs, () =>
+    detachedTimeout(Effect.catchDefect(self, (defect) => Effect.fail(unavailable(doing, sessionId)(defect as SqlError.SqlError))), timeoutMs, () =>
       Effect.fail(
         new SessionStoreError({
           reason: "unavailable",
