@@ -1,4 +1,4 @@
-import type { Message } from "@loopguard/core/model"
+import type { AssistantMessage, Message } from "@loopguard/core/model"
 import { makeMemoryStore, SessionStoreError, type SessionStoreShape } from "@loopguard/effect/store"
 import { describe, expect, test } from "bun:test"
 import { Effect } from "effect"
@@ -108,6 +108,23 @@ Bearer ${quoted[6]}`
     expect(unhandled).toEqual([])
     expect(errors).toEqual(["could not write the session: PgConnection: Connection closed"])
     expect(await idsIn(inner, "s")).toEqual(["u0", "u1"])
+  })
+
+  test("a reply stored with its calls pending gets their results when the next request carries them", async () => {
+    const store = makeMemoryStore()
+    const errors: Array<string> = []
+    const recorder = makeRecorder(store, (m) => errors.push(m), 60_000)
+    const call = (state: "pending" | "completed", output?: string): AssistantMessage => ({
+      role: "assistant", id: "m1", parentId: "m0", step: 0, finish: "tool-calls",
+      parts: [{ type: "tool", callId: "c1", name: "bash", input: { command: "ls" }, state, ...(output !== undefined ? { output } : {}) }]
+    })
+    recorder.record("s", [user("m0", "list"), call("pending")])
+    recorder.record("s", [user("m0", "list"), call("completed", "a.txt")])
+    await recorder.idle()
+    const stored = await Effect.runPromise(store.messages("s"))
+    expect(errors).toEqual([])
+    expect(stored.map((m) => m.id)).toEqual(["m0", "m1"])
+    expect((stored[1] as AssistantMessage).parts).toMatchObject([{ state: "completed", output: "a.txt" }])
   })
 
   test("each request reads the session's ids, never its messages, and appends what is new in one write", async () => {

@@ -9,7 +9,7 @@
  * request's credentials (its API key, should the conversation quote it), as the CLI's sessions hold
  * none of the configured secrets.
  */
-import type { Message } from "@loopguard/core/model"
+import { toolPartsOf, type AssistantMessage, type Message } from "@loopguard/core/model"
 import { makeRedactor } from "@loopguard/core/try-best"
 import { describeCause, redactingStore, type SessionStoreError, type SessionStoreShape } from "@loopguard/effect/store"
 import { Duration, Effect, Schedule } from "effect"
@@ -39,6 +39,20 @@ const whileLocked = (waitMs: number) =>
 const RACES = 3
 
 /**
+ * The previous request's reply, now carrying its calls' results: the proxy stored it when it ended,
+ * its calls still pending, and the agent sends it back with what they returned under the same id.
+ * Only the newest stored reply can have changed so; null when it has no result to add.
+ */
+const answeredReply = (messages: ReadonlyArray<Message>, held: ReadonlySet<string>): AssistantMessage | null => {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!
+    if (m.role !== "assistant" || !held.has(m.id)) continue
+    return toolPartsOf(m).some((p) => p.state === "completed" || p.state === "error") ? m : null
+  }
+  return null
+}
+
+/**
  * `secrets`: always redacted (the upstream key the proxy holds, its token). Each request reads
  * only the session's message ids, and appends what is missing in one write where the store can
  * (`appendAll`), so a request costs the same at step 5 and at step 500.
@@ -57,6 +71,8 @@ export const makeRecorder = (store: SessionStoreShape, onError: (message: string
   const appendMissing = (target: SessionStoreShape, session: string, messages: ReadonlyArray<Message>, races = 0): Effect.Effect<void, SessionStoreError> =>
     Effect.gen(function* () {
       const held = new Set(yield* idsOf(target, session))
+      const answered = races === 0 ? answeredReply(messages, held) : null
+      if (answered !== null) yield* target.putAssistant(session, answered)
       const missing = messages.filter((m) => !held.has(m.id))
       if (missing.length === 0) return
       yield* appendInOrder(target, session, missing).pipe(
