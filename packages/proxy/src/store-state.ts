@@ -5,7 +5,8 @@
  * holds them all), and one row per request with what the proxy did (action, incidents, outcome).
  */
 import type { LoopguardConfig } from "@loopguard/effect/config"
-import { describeCause, openSqlClient, SessionStoreError, statementRuns } from "@loopguard/effect/store"
+import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
+import { describeCause, openSqlClient, pgSecrets, SessionStoreError, statementRuns } from "@loopguard/effect/store"
 import { Effect, Schema, type Scope } from "effect"
 import type { SqlClient } from "effect/sql"
 import type { BackoffBoard } from "./backoff.js"
@@ -195,6 +196,8 @@ export const sharedState = (target: string, config: LoopguardConfig): Effect.Eff
   Effect.gen(function* () {
     const options = { busyTimeoutMs: config.store.busyTimeoutMs }
     const board = yield* sqlBackoff((yield* openSqlClient(target, options)).client).pipe(Effect.orDie)
-    const logRequest = yield* sqlRequestLog((yield* openSqlClient(target, options)).client).pipe(Effect.orDie)
-    return { board, logRequest }
+    const log = yield* sqlRequestLog((yield* openSqlClient(target, options)).client).pipe(Effect.orDie)
+    // The database's password stays out of its rows, as the session store keeps it out of its own.
+    const redact = makeRedactor(pgSecrets(target, process.env))
+    return { board, logRequest: (record: RequestRecord) => log(redactDeep(record, redact)) }
   })

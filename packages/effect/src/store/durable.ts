@@ -12,6 +12,7 @@ import { makeRedactor } from "@loopguard/core/try-best"
 import { boundedScope, detachedTimeout } from "./deadline.js"
 import { libpqOptions, pgSecrets, redactUrl } from "./pg-target.js"
 import { openSqlite } from "./sqlite-client.js"
+import { redactingStore } from "./redacting-store.js"
 import { makeSqlStore } from "./sql-store.js"
 import { SessionStore, type SessionStoreShape } from "./SessionStore.js"
 import { describeCause, SessionStoreError } from "./SessionStoreError.js"
@@ -88,9 +89,13 @@ export const openSqlClient = (
 export const makeDurableStore = (target: string, options: DurableStoreOptions = {}): Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope> =>
   Effect.gen(function* () {
     const { client, shown, readOnly } = yield* openSqlClient(target, options)
-    return yield* makeSqlStore({ leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, timeoutMs: options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, readOnly, shown, location: (id) => `${shown} (session ${id})` }).pipe(
+    const store = yield* makeSqlStore({ leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, timeoutMs: options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS, readOnly, shown, location: (id) => `${shown} (session ${id})` }).pipe(
       Effect.provideService(SqlClient.SqlClient, client)
     )
+    // The database's own password never lands in its rows, whoever writes (a conversation through
+    // the proxy may quote it as well as a run's prompt can).
+    const own = pgSecrets(target, process.env)
+    return own.length === 0 ? store : redactingStore(store, makeRedactor(own))
   })
 
 /** The SQLite store in `dir` (`dir/sessions.db`), open for the scope. */
