@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { BackoffBoard } from "./backoff.js"
-import { sqlBackoff } from "./store-state.js"
+import { sharedReads, sqlBackoff } from "./store-state.js"
 
 const withTwoBoards = <A>(body: (a: BackoffBoard, b: BackoffBoard) => Promise<A>): Promise<A> => {
   const dir = mkdtempSync(join(tmpdir(), "lg-board-"))
@@ -49,3 +49,24 @@ test("reads of one upstream made while a read is under way share it; the next re
     expect(await next).toBe(7_000)
   })
 }, 20_000)
+
+test("a board whose database stopped answering holds a request at most readMs, then rests: no request waits on it meanwhile", async () => {
+  let asked = 0
+  const frozen = (): Promise<number> => {
+    asked += 1
+    return new Promise(() => {})
+  }
+  const until = sharedReads(frozen, 50, 60_000)
+  const started = Date.now()
+  expect(await until("up")).toBe(0)
+  expect(Date.now() - started).toBeGreaterThanOrEqual(45)
+  const again = Date.now()
+  expect(await Promise.all([until("up"), until("other")])).toEqual([0, 0])
+  expect(Date.now() - again).toBeLessThan(45)
+  expect(asked).toBe(1)
+  // A board that answers is read as it answers, one read shared by the requests that ask together.
+  let reads = 0
+  const answering = sharedReads(async () => (reads += 1, 1234), 50, 60_000)
+  expect(await Promise.all([answering("up"), answering("up")])).toEqual([1234, 1234])
+  expect(reads).toBe(1)
+})

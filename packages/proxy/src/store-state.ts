@@ -15,6 +15,44 @@ import type { RequestRecord } from "./handler.js"
 const Num = Schema.Union([Schema.Number, Schema.NumberFromString, Schema.BigInt])
 const decodeUntil = Schema.decodeUnknownResult(Schema.Struct({ until_ms: Num }))
 
+/** How long a request waits for the board's row before it goes on without it. */
+export const BOARD_READ_MS = 1_000
+/** How long a board that did not answer in time is left alone. */
+export const BOARD_RESTING_MS = 5_000
+
+/** Null once `ms` have passed (the timer does not keep the process alive). */
+const answerWithin = (ms: number): Promise<null> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), ms)
+    ;(timer as { unref?: () => void }).unref?.()
+  })
+
+/**
+ * The board's reads as requests ask for them. Requests that arrive while a read of the same
+ * upstream's row is under way share its answer (a fleet's burst is one read, not one each); a hold
+ * written meanwhile is the next read's. A database that stopped answering (frozen, failing over)
+ * must not hold every request for its connect timeout: past `readMs` the board holds nobody back,
+ * and is not asked again for `restMs`, so a frozen database costs a request at most one such wait.
+ */
+export const sharedReads = (read: (upstream: string) => Promise<number>, readMs = BOARD_READ_MS, restMs = BOARD_RESTING_MS) => {
+  const reading = new Map<string, Promise<number>>()
+  let restingUntil = 0
+  return (upstream: string): Promise<number> => {
+    if (Date.now() < restingUntil) return Promise.resolve(0)
+    let answer = reading.get(upstream)
+    if (answer === undefined) {
+      const asked = read(upstream).finally(() => reading.delete(upstream))
+      answer = Promise.race([asked, answerWithin(readMs)]).then((ms) => {
+        if (ms !== null) return ms
+        restingUntil = Date.now() + restMs
+        return 0
+      })
+      reading.set(upstream, answer)
+    }
+    return answer
+  }
+}
+
 /** The board over an open SqlClient; the table is created if it is not there. */
 export const sqlBackoff = (sql: SqlClient.SqlClient): Effect.Effect<BackoffBoard, unknown> =>
   Effect.gen(function* () {
@@ -32,17 +70,7 @@ export const sqlBackoff = (sql: SqlClient.SqlClient): Effect.Effect<BackoffBoard
           Effect.catchDefect(() => Effect.succeed(0))
         )
       )
-    // Requests that arrive while a read of the same upstream's row is under way share its answer
-    // (a fleet's burst is one read, not one each); a hold written meanwhile is the next read's.
-    const reading = new Map<string, Promise<number>>()
-    const until = (upstream: string) => {
-      let answer = reading.get(upstream)
-      if (answer === undefined) {
-        answer = read(upstream).finally(() => reading.delete(upstream))
-        reading.set(upstream, answer)
-      }
-      return answer
-    }
+    const until = sharedReads(read)
     const hold = (upstream: string, untilMs: number) =>
       Effect.runPromise(
         sql`INSERT INTO loopguard_proxy_backoff (upstream, until_ms) VALUES (${upstream}, ${Math.round(untilMs)})
