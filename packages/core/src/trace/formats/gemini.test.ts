@@ -34,6 +34,32 @@ describe("Gemini CLI chats", () => {
     expect(r.notes).toEqual([])
   })
 
+  test("a resumed session log: earlier turns rewritten as functionCall / functionResponse parts are steps with their results, each answer once", () => {
+    const call = (id: string) => ({ functionCall: { id, name: "run_shell_command", args: { command: "npm test" } } })
+    const answer = (id: string) => ({ functionResponse: { id, name: "run_shell_command", response: { output: "1 failing\nExit Code: 1" } } })
+    const earlier = [
+      { id: "u0", type: "user", content: [{ text: "Make the tests pass." }] },
+      { id: "g1", type: "gemini", content: [call("c1")] },
+      { id: "g1_response", type: "user", content: [answer("c1")] },
+      { id: "u2", type: "user", content: [answer("c1")] },
+      { id: "g2", type: "gemini", content: [call("c2")] },
+      { id: "g2_response", type: "user", content: [answer("c2")] },
+      { id: "g3", type: "gemini", content: "Still failing." }
+    ]
+    const log = [
+      { sessionId: "s-resumed", projectHash: "p", startTime: "2026-12-01T10:00:00Z", kind: "main" },
+      { $set: { messages: earlier } },
+      { id: "u4", type: "user", content: [{ text: "Try another way." }] },
+      { id: "g5", type: "gemini", content: "Reading the test first.", model: "gemini-2.5-pro" }
+    ]
+    const r = readTraceText(log.map((l) => JSON.stringify(l)).join("\n"), "session-resumed.jsonl")
+    expect(r.format).toBe("gemini")
+    expect(stepsOf(r.lines).map((st) => [st.text ?? "", st.toolCalls.map((c) => c.id)])).toEqual([["", ["c1"]], ["", ["c2"]], ["Still failing.", []], ["Reading the test first.", []]])
+    expect(resultsOf(r.lines).map((x) => [x.id, x.exitCode, x.error])).toEqual([["c1", 1, false], ["c2", 1, false]])
+    expect(r.lines.filter((l) => l.type === "user").length).toBe(2)
+    expect(r.notes).toEqual([])
+  })
+
   test("a session log with a bad line: that line is noted, the rest read", () => {
     const lines = fixtureText("gemini-log.jsonl").split("\n")
     lines.splice(6, 0, "{not json")

@@ -37,13 +37,17 @@ const SHELL = "run_shell_command"
 /** Tool call states of a call that had no result yet when the chat was saved. */
 const UNFINISHED = new Set(["validating", "scheduled", "executing", "awaiting_approval"])
 
-const toolCall = (b: TraceBuilder, d: StepDraft, c: JsonObject, line: number, results: Array<() => void>): void => {
+/** The calls a record has answered, so the same answer written twice (a resumed chat's copy) counts once. */
+type Answered = Set<string>
+
+const toolCall = (b: TraceBuilder, d: StepDraft, c: JsonObject, line: number, results: Array<() => void>, answered: Answered): void => {
   const id = str(c, "id") ?? `g${line}-${d.toolCalls.length}`
   const name = str(c, "name") ?? "?"
   const args = obj(c, "args") ?? {}
   d.toolCalls.push({ id, name, input: args })
   const status = str(c, "status")
   if (status === undefined || UNFINISHED.has(status)) return
+  answered.add(id)
   const output = responseText(c["result"]) || (typeof c["resultDisplay"] === "string" ? c["resultDisplay"] : "")
   const display = obj(c, "resultDisplay")
   const diff = str(display, "fileDiff")
@@ -62,14 +66,49 @@ const toolCall = (b: TraceBuilder, d: StepDraft, c: JsonObject, line: number, re
   )
 }
 
-const geminiMessage = (b: TraceBuilder, m: JsonObject, line: number): void => {
+/** The parts of a message's `content` that hold `key` (`functionCall`, `functionResponse`). */
+const partsHolding = (content: unknown, key: string): Array<JsonObject> =>
+  (Array.isArray(content) ? content : []).flatMap((p) => {
+    const held = isJsonObject(p) ? obj(p, key) : undefined
+    return held === undefined ? [] : [held]
+  })
+
+/**
+ * A resumed chat rewrites its earlier turns (`$set` of `messages`) in the model's own form: a
+ * `gemini` message's calls as `functionCall` parts of its content, their answers as `user`
+ * messages of `functionResponse` parts (sometimes twice: a `…_response` copy beside the original).
+ */
+const contentCalls = (d: StepDraft, m: JsonObject, line: number): void => {
+  for (const call of partsHolding(m["content"], "functionCall")) {
+    d.toolCalls.push({ id: str(call, "id") ?? `g${line}-${d.toolCalls.length}`, name: str(call, "name") ?? "?", input: obj(call, "args") ?? {} })
+  }
+}
+
+/** The answers a `user` message of `functionResponse` parts holds, as results; false when it holds none. */
+const responsesIn = (b: TraceBuilder, m: JsonObject, line: number, answered: Answered): boolean => {
+  const responses = partsHolding(m["content"], "functionResponse")
+  if (responses.length === 0) return false
+  for (const r of responses) {
+    const id = str(r, "id")
+    if (id === undefined || answered.has(id)) continue
+    answered.add(id)
+    const name = str(r, "name") ?? "?"
+    const output = responseText([{ functionResponse: r }])
+    const exitCode = name === SHELL ? exitCodeIn(output) : undefined
+    b.result({ line, id, name, output, error: obj(r, "response")?.["error"] !== undefined, ...(exitCode !== undefined ? { exitCode } : {}) })
+  }
+  return true
+}
+
+const geminiMessage = (b: TraceBuilder, m: JsonObject, line: number, answered: Answered): void => {
   const d = newDraft(line)
   d.text = textOf(m["content"])
   d.reasoning = arr(m, "thoughts")
     .map((t) => (isJsonObject(t) ? [str(t, "subject"), str(t, "description")].filter(Boolean).join(": ") : ""))
     .reduce(joinText, "")
   const results: Array<() => void> = []
-  for (const c of arr(m, "toolCalls")) if (isJsonObject(c)) toolCall(b, d, c, line, results)
+  for (const c of arr(m, "toolCalls")) if (isJsonObject(c)) toolCall(b, d, c, line, results, answered)
+  if (d.toolCalls.length === 0) contentCalls(d, m, line)
   const t = obj(m, "tokens")
   if (t !== undefined) {
     const usage = { inputTokens: num(t, "input") ?? 0, outputTokens: num(t, "output") ?? 0, totalTokens: num(t, "total") ?? 0, cachedInputTokens: num(t, "cached") ?? 0, reasoningTokens: num(t, "thoughts") ?? 0 }
@@ -83,12 +122,14 @@ const geminiMessage = (b: TraceBuilder, m: JsonObject, line: number): void => {
 
 const sessionRecord = (doc: JsonObject, b: TraceBuilder, lineOf: (m: JsonObject) => number): void => {
   b.session(1, { id: str(doc, "sessionId") })
+  const answered: Answered = new Set()
   for (const m of arr(doc, "messages")) {
     if (!isJsonObject(m)) continue
     const line = lineOf(m)
     const type = str(m, "type")
-    if (type === "user") b.user(line, textOf(m["content"]))
-    else if (type === "gemini") geminiMessage(b, m, line)
+    if (type === "user") {
+      if (!responsesIn(b, m, line, answered)) b.user(line, textOf(m["content"]))
+    } else if (type === "gemini") geminiMessage(b, m, line, answered)
     else if (type === "error") {
       const d = newDraft(line)
       d.error = { message: textOf(m["content"]) || "error" }
