@@ -60,6 +60,20 @@ describe("Gemini CLI chats", () => {
     expect(r.notes).toEqual([])
   })
 
+  test("a session log whose messages were set anew without what was written before (a loop the CLI cut) says so", () => {
+    const ctx = { id: "ctx", type: "user", content: [{ text: "<session_context>" }] }
+    const log = [
+      { sessionId: "s-cut", projectHash: "p", startTime: "2026-12-01T10:00:00Z", kind: "main" },
+      { $set: { messages: [ctx] } },
+      { id: "u1", type: "user", content: [{ text: "Explain the configuration." }] },
+      { id: "g2", type: "gemini", content: "I will now check the configuration again.", model: "gemini-2.5-pro" },
+      { $set: { messages: [ctx] } }
+    ]
+    const r = readTraceText(log.map((l) => JSON.stringify(l)).join("\n"), "session-cut.jsonl")
+    expect(stepsOf(r.lines)).toEqual([])
+    expect(r.notes.map((n) => [n.line, n.message.slice(0, 60)])).toEqual([[5, "the chat's messages were set anew here and 2 message(s) writ"]])
+  })
+
   test("a session log with a bad line: that line is noted, the rest read", () => {
     const lines = fixtureText("gemini-log.jsonl").split("\n")
     lines.splice(6, 0, "{not json")

@@ -153,9 +153,14 @@ const sessionLog = (rows: ReadonlyArray<string>, b: TraceBuilder): boolean => {
   const first = rows.findIndex((r) => r.trim() !== "")
   if (first === -1 || !readJsonLine(rows[first]!).ok) return false
   const messages = new Map<string, { message: JsonObject; line: number }>()
+  // Messages written before a `$set` that leaves them out: Gemini CLI cut a loop it saw, or rewound.
+  const dropped = new Map<string, number>()
   let sessionId: string | undefined
   const put = (m: unknown, line: number, n: number) => {
-    if (isJsonObject(m)) messages.set(str(m, "id") ?? `line ${line}:${n}`, { message: m, line })
+    if (!isJsonObject(m)) return
+    const id = str(m, "id") ?? `line ${line}:${n}`
+    messages.set(id, { message: m, line })
+    dropped.delete(id)
   }
   rows.forEach((raw, i) => {
     if (raw.trim() === "") return
@@ -165,10 +170,15 @@ const sessionLog = (rows: ReadonlyArray<string>, b: TraceBuilder): boolean => {
     sessionId ??= str(o, "sessionId")
     const set = obj(o, "$set")
     if (set !== undefined && Array.isArray(set["messages"])) {
+      for (const [id, e] of messages) if (str(e.message, "type") === "gemini" || str(e.message, "type") === "user") dropped.set(id, i + 1)
       messages.clear()
       set["messages"].forEach((m, n) => put(m, i + 1, n))
     } else if (set === undefined && typeof o["type"] === "string") put(o, i + 1, 0)
   })
+  if (dropped.size > 0) {
+    const at = Math.min(...dropped.values())
+    b.note(at, `the chat's messages were set anew here and ${dropped.size} message(s) written before are not in them (Gemini CLI cut a loop it saw, or the chat was rewound); they are not audited`)
+  }
   const lines = new Map([...messages.values()].map((e) => [e.message, e.line]))
   sessionRecord({ sessionId, messages: [...messages.values()].map((e) => e.message) }, b, (m) => lines.get(m) ?? 1)
   return true
