@@ -35,7 +35,7 @@ import {
 import { normalizeCommand, normalizeDiff, normalizeOutput, normalizePath } from "./normalize.js"
 import { resolveTryBestOptions, type TryBestOptions } from "./options.js"
 import { jaccard, shingles } from "./similarity.js"
-import { classifyTool, failed, isWritingCommand, resultText } from "./tool-kinds.js"
+import { classifyTool, commandContent, failed, isWritingCommand, resultText } from "./tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "./verification.js"
 
 /** A finished tool call and the step whose reply made it. */
@@ -165,7 +165,7 @@ const consumeShell = (
   let outputs = state.outputs
   let changed = false
   if (verifying) {
-    const output = normalizeOutput(resultText(part), options.outputLimit)
+    const output = normalizeOutput(commandContent(resultText(part)), options.outputLimit)
     const seen = own(state.outputs, command) ?? []
     changed =
       seen.length > 0 && (options.outputProgress === "novel" ? !seen.includes(output) : seen[seen.length - 1] !== output)

@@ -50,7 +50,9 @@ export const DEFAULT_SHELL_TOOLS: ReadonlyArray<string> = [
   // OpenHands (`{command, is_input, timeout}`); Claude Code's `Bash` matches "bash".
   "execute_bash",
   "container.exec",
-  "shell_command"
+  "shell_command",
+  // Codex 0.17x (`{cmd, workdir, yield_time_ms}`).
+  "exec_command"
 ]
 
 /**

@@ -6,6 +6,7 @@ const role = (name: string, input: unknown, diff?: string) => toolRole({ name, i
 
 describe("toolRole: every harness's vocabulary", () => {
   test("OpenHands", () => {
+    expect(role("exec_command", { cmd: "node test.js", workdir: "/repo" })).toBe("shell")
     expect(role("execute_bash", { command: "ls", is_input: "false", timeout: 30 })).toBe("shell")
     expect(role("execute_bash", { command: "", is_input: "true" })).toBe("shell")
     for (const c of ["create", "str_replace", "insert"]) expect([c, role("str_replace_editor", { command: c, path: "/a.py" })]).toEqual([c, "edit"])
@@ -85,6 +86,7 @@ describe("commandContent", () => {
     expect(commandContent("[The command completed with exit code 0.]")).toBe("")
     expect(commandContent("x\n[Current working directory: /app]\n[Command finished with exit code 1]")).toBe("x")
     expect(commandContent("Exit code: 0\nWall time: 0.2 seconds\nOutput:\nabc")).toBe("abc")
+    expect(commandContent("Chunk ID: 3ee282\nWall time: 0.0598 seconds\nProcess exited with code 1\nOriginal token count: 5\nOutput:\nFAIL: add(2,2) = 0\n")).toBe("FAIL: add(2,2) = 0")
     const gemini = (out: string, err = "(none)") => `Command: ls\nDirectory: (root)\nOutput: ${out}\nError: ${err}\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 4211`
     expect(commandContent(gemini("(empty)"))).toBe("")
     expect(commandContent(gemini("a.txt"))).toBe("a.txt")

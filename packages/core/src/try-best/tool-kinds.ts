@@ -160,6 +160,8 @@ const CODEX_STATUS_HEADER = /^Exit code: (-?\d+)\s*\nWall time:/
 // Status lines harnesses add around a command's own output (see printedExitCode for the codes).
 const OPENHANDS_STATUS = /^\[(?:(?:The command|Command) (?:completed|finished)(?: with)? exit code -?\d+\.?|Current working directory: [^\]\n]*|Python interpreter: [^\]\n]*|Below is the output of the previous command\.)\]\s*$/gm
 const CODEX_HEADER = /^Exit code: -?\d+\s*\nWall time: [^\n]*\n(?:Total output lines: \d+\s*\n)?Output:\s*\n?/
+// Codex 0.17x's `exec_command`: a chunk id that differs every call, then the status, then the output.
+const CODEX_EXEC_HEADER = /^Chunk ID: [^\n]*\nWall time: [^\n]*\n(?:Process exited with code -?\d+\s*\n)?(?:Process running with session ID [^\n]*\n)?(?:Original token count: \d+\s*\n)?Output:\s*\n?/
 const GEMINI_REPORT = /^Command: [^\n]*\nDirectory: [^\n]*\n(?:Output|Stdout): ([\s\S]*?)\n(?:Stderr: ([\s\S]*?)\n)?Error: ([^\n]*)\nExit Code: [^\n]*(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*$/
 
 /**
@@ -174,7 +176,7 @@ export const commandContent = (output: string): string => {
     const parts = [gemini[1], gemini[2], gemini[3]].map((p) => (p ?? "").trim()).filter((p) => p !== "" && p !== "(empty)" && p !== "(none)")
     return parts.join("\n")
   }
-  return output.replace(CODEX_HEADER, "").replace(OPENHANDS_STATUS, "").replace(SWE_AGENT_NO_OUTPUT, "").trim()
+  return output.replace(CODEX_HEADER, "").replace(CODEX_EXEC_HEADER, "").replace(OPENHANDS_STATUS, "").replace(SWE_AGENT_NO_OUTPUT, "").trim()
 }
 
 // SWE-agent says so when a command printed nothing.

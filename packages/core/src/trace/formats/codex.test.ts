@@ -38,6 +38,16 @@ describe("Codex CLI rollout files", () => {
     expect(resultsOf(readTraceText(text, "exec.jsonl").lines).map((r) => r.exitCode)).toEqual([2, 0])
   })
 
+  test("apply_patch run through exec_command with its patch in a heredoc is an edit with that patch", () => {
+    const patch = "*** Begin Patch\n*** Add File: f1.js\n+console.log(1)\n*** End Patch"
+    const text = [
+      { type: "session_meta", payload: { id: "x" } },
+      { type: "response_item", payload: { type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd: `apply_patch <<'EOF'\n${patch}\nEOF` }), call_id: "p1" } },
+      { type: "response_item", payload: { type: "function_call_output", call_id: "p1", output: "Chunk ID: 9a\nWall time: 0.0 seconds\nProcess exited with code 0\nOutput:\nSuccess. Updated the following files:\nA f1.js\n" } }
+    ].map((o) => JSON.stringify(o)).join("\n")
+    expect(resultsOf(readTraceText(text, "patch.jsonl").lines)).toMatchObject([{ path: "f1.js", diff: patch, exitCode: 0 }])
+  })
+
   test("older rollouts (bare items, no payload) and local shell calls read the same way", () => {
     const text = [
       { id: "old-1", timestamp: "2025-05-01T00:00:00Z", instructions: null },

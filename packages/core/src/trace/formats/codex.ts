@@ -146,11 +146,19 @@ const reasoningText = (p: JsonObject): string => {
   return content !== "" ? content : summary
 }
 
-/** The patch an edit call carries: `apply_patch`'s input, or a shell argv running `apply_patch`. */
+const PATCH = /\*\*\* Begin Patch[\s\S]*?\*\*\* End Patch/
+
+/**
+ * The patch an edit call carries: `apply_patch`'s input, a shell argv running `apply_patch`, or a
+ * command line that runs it with the patch in a heredoc (`exec_command {cmd: "apply_patch <<'EOF' …"}`,
+ * how Codex 0.17x edits).
+ */
 const patchOf = (name: string, input: unknown): string | undefined => {
   if (name === "apply_patch" && typeof input === "string") return input
-  const command = typeof input === "object" && input !== null ? (input as Record<string, unknown>)["command"] : undefined
+  const fields = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : {}
+  const command = fields["command"] ?? fields["cmd"]
   if (Array.isArray(command) && command[0] === "apply_patch" && typeof command[1] === "string") return command[1]
+  if (typeof command === "string" && /^\s*apply_patch\b/.test(command)) return PATCH.exec(command)?.[0]
   return undefined
 }
 
