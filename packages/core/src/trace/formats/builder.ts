@@ -36,8 +36,21 @@ export class TraceBuilder {
 
   constructor(readonly file: string) {}
 
+  /** Lines of a kind the reader leaves out, by what it says of them: one note per kind at the end. */
+  private skippedKinds = new Map<string, { line: number; count: number }>()
+
   note(line: number, message: string): void {
     this.notes.push({ file: this.file, line, message })
+  }
+
+  /**
+   * A line of a kind that is not part of the conversation (an agent's bookkeeping records, new in
+   * each version): noted once per kind, with how many and where the first was, not once per line.
+   */
+  skipped(line: number, kind: string): void {
+    const seen = this.skippedKinds.get(kind)
+    if (seen === undefined) this.skippedKinds.set(kind, { line, count: 1 })
+    else seen.count += 1
   }
 
   /**
@@ -92,6 +105,10 @@ export class TraceBuilder {
   /** The records and notes gathered since the last take (`end`: the file is done). */
   take(end = false): ReadOut {
     if (end) this.flushSession()
+    if (end) {
+      for (const [kind, { line, count }] of this.skippedKinds) this.note(line, count === 1 ? `${kind}; skipped` : `${kind}; ${count} such lines skipped, the first here`)
+      this.skippedKinds.clear()
+    }
     if (this.out.length === 0 && this.notes.length === 0) return EMPTY_OUT
     const out: ReadOut = { lines: this.out, errors: [], notes: this.notes }
     this.out = []

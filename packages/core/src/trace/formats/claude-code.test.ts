@@ -30,9 +30,19 @@ describe("Claude Code session files", () => {
   test("sub-agent lines are left out of the main run with one note; unknown lines are noted and skipped", () => {
     expect(r.lines.some((l) => l.type === "user" && l.text.includes("other callers"))).toBe(false)
     expect(r.notes.map((n) => [n.line, n.message])).toEqual([
-      [18, `line type "bookmark" is not part of the conversation; skipped`],
-      [9, "2 sub-agent (isSidechain) lines left out: they are another agent's run (its Task call's result stands for it here)"]
+      [9, "2 sub-agent (isSidechain) lines left out: they are another agent's run (its Task call's result stands for it here)"],
+      [18, `line type "bookmark" is not part of the conversation; skipped`]
     ])
+  })
+
+  test("lines of a kind it does not know are one note per kind, however many there are; its own bookkeeping lines none", () => {
+    const lines = [
+      ...Array.from({ length: 40 }, (_, i) => JSON.stringify({ type: "telemetry-tick", n: i })),
+      ...["attachment", "api-request", "cost-state", "tools-used", "last-prompt"].map((type) => JSON.stringify({ type })),
+      JSON.stringify({ type: "user", sessionId: "s", uuid: "1", message: { role: "user", content: "hi" } })
+    ]
+    const read = readTraceText(lines.join("\n"), "s.jsonl", "claude-code")
+    expect(read.notes.map((n) => [n.line, n.message])).toEqual([[1, `line type "telemetry-tick" is not part of the conversation; 40 such lines skipped, the first here`]])
   })
 
   test("a sub-agent's own file is read from its sidechain lines; bad JSON is a note, not a stop", () => {

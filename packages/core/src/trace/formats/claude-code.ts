@@ -19,7 +19,11 @@ import type { TraceReader } from "./reader.js"
 import { structuredPatchDiff } from "./unified-diff.js"
 
 /** Line types that hold no conversation (titles, file snapshots, queue bookkeeping). */
-const SILENT_TYPES = new Set(["summary", "system", "file-history-snapshot", "queue-operation", "progress", "custom-title", "tag", "result"])
+// Bookkeeping lines, not turns; newer versions (2.1.3xx) add their attachments, request records and cost state.
+const SILENT_TYPES = new Set([
+  "summary", "system", "file-history-snapshot", "queue-operation", "progress", "custom-title", "tag", "result",
+  "attachment", "api-request", "api-request-blob", "api-request-shape", "last-prompt", "atis-latch", "tools-used", "cost-state"
+])
 
 /** A sub-agent's line: marked in session files, named by its parent call in the stream-json output. */
 const isSidechain = (o: JsonObject): boolean => o["isSidechain"] === true || typeof o["parent_tool_use_id"] === "string"
@@ -61,7 +65,8 @@ class ClaudeCodeReader extends JsonLinesReader {
     }
     if (type === "system" && str(o, "subtype") === "init") return this.b.session(line, { id: str(o, "session_id"), model: str(o, "model") })
     if (type !== undefined && SILENT_TYPES.has(type)) return
-    this.b.note(line, type === undefined ? `no "type": not a Claude Code record; line skipped` : `line type "${type}" is not part of the conversation; skipped`)
+    if (type === undefined) this.b.note(line, `no "type": not a Claude Code record; line skipped`)
+    else this.b.skipped(line, `line type "${type}" is not part of the conversation`)
   }
 
   /** Whether the line belongs to the run this file is read as (the first message decides). */

@@ -20,7 +20,8 @@ import { patchFiles } from "./unified-diff.js"
 const REPLY_ITEMS = new Set(["reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call"])
 const OUTPUT_ITEMS = new Set(["function_call_output", "custom_tool_call_output"])
 /** Records with nothing to replay: events echo the response items, compaction is bookkeeping. */
-const SILENT_TYPES = new Set(["event_msg", "compacted", "state"])
+// 0.17x adds `world_state` and `token_usage_record` lines: the harness's state and counters, not the conversation.
+const SILENT_TYPES = new Set(["event_msg", "compacted", "state", "world_state", "token_usage_record"])
 /** Response items that are bookkeeping of the harness (its undo snapshots), not the conversation. */
 const SILENT_ITEMS = new Set(["ghost_snapshot"])
 
@@ -53,7 +54,7 @@ class CodexReader extends JsonLinesReader {
     if (o["record_type"] !== undefined) return
     // Older rollouts: the item itself on the line.
     if (type !== undefined && (REPLY_ITEMS.has(type) || OUTPUT_ITEMS.has(type) || type === "message")) return this.item(o, line)
-    this.b.note(line, `record "${type ?? "?"}" is not part of a Codex rollout's conversation; skipped`)
+    this.b.skipped(line, `record "${type ?? "?"}" is not part of a Codex rollout's conversation`)
   }
 
   private event(payload: JsonObject | undefined): void {

@@ -69,7 +69,8 @@ class PiReader extends JsonLinesReader {
       if (type === "model_change") this.b.session(line, { model: str(o, "modelId") })
       return
     }
-    this.b.note(line, type === undefined ? `no "type": not a pi session entry; line skipped` : `entry of type "${type}" skipped`)
+    if (type === undefined) this.b.note(line, `no "type": not a pi session entry; line skipped`)
+    else this.b.skipped(line, `entry of type "${type}" is not part of the conversation`)
   }
 
   /** Tracks the tree: an entry whose parent is not the entry before it starts a branch. */
