@@ -279,6 +279,18 @@ describe("loopguard audit", () => {
     expect((objects[0] as JsonFailed).error).toStartWith(`${missing}: cannot read`)
   }, 30_000)
 
+  test("an empty file is said to be empty; a database piped in is a failed run that says to give its path", async () => {
+    const empty = join(dir, "empty.jsonl")
+    writeFileSync(empty, "")
+    const human = await audit(empty)
+    expect([human.code, human.stdout.includes("the file is empty")]).toEqual([0, true])
+    const db = join(dir, "piped.db")
+    writeFileSync(db, Buffer.concat([Buffer.from("SQLite format 3\0", "latin1"), Buffer.alloc(4080)]))
+    const r = await auditInProcess(db)
+    expect(r.code).toBe(1)
+    expect((r.objects[0] as JsonFailed).error).toContain("a SQLite database (OpenCode's or Kilo's log?) cannot be read as a text log; give its path")
+  }, 30_000)
+
   test("a line over input.maxLineBytes is audited on its kept beginning; --json names file:line and the size on stderr", async () => {
     const file = write("long-line.jsonl", [{ type: "user", text: "go" }, step("x", [call("c1", "cat big.log")]), result("c1", "log line\n".repeat(40_000), 0), step("done")])
     const r = await auditWithEnv({ LOOPGUARD_INPUT_MAX_LINE_BYTES: "100000" }, "--json", file)

@@ -38,7 +38,10 @@ export interface RepeatGuardOptions extends Partial<RepeatOptions> {
 const describeLongTrip = (trip: LongGuardTrip): string => {
   const at = `(character ${trip.char}, token ${trip.token})`
   if (trip.kind === "whitespace") return `a run of ${trip.copies} whitespace characters ${at}`
-  if (trip.kind === "recurrence") return `the same phrases written over and over for ${trip.blockChars} characters, one of them ${trip.copies} times ${at}`
+  if (trip.kind === "recurrence") {
+    const most = trip.copies >= 2 ? `, one of them ${trip.copies} times` : ""
+    return `the same phrases written over and over for ${trip.blockChars} characters${most} ${at}`
+  }
   return `a block of ${trip.blockChars} characters repeated ${trip.copies} times${trip.view === "near" ? " (numbers masked)" : ""} ${at}`
 }
 

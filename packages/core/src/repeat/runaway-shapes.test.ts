@@ -484,5 +484,7 @@ describe("describeGuardTrip names what the long rule saw", () => {
     expect(describeGuardTrip(restarts)).toMatch(/^the same phrases written over and over for \d+ characters, one of them \d+ times/)
     const block = guardOver(intro + `Attempt 1: ${paragraph}.\n\n`.repeat(40), 64).trip!
     expect(describeGuardTrip(block)).toMatch(/^a block of \d+ characters repeated \d+ times/)
+    // A recurrence whose phrases each came back once more says nothing of "1 times".
+    expect(describeGuardTrip({ ...restarts, kind: "recurrence", copies: 1 } as typeof restarts)).toMatch(/^the same phrases written over and over for \d+ characters \(character/)
   })
 })

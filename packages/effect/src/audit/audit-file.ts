@@ -11,7 +11,7 @@ import type { LoopguardConfig } from "../config/schema.js"
 import { auditConfig } from "./audit-config.js"
 import { shadowReplay, type AuditResult, type FailedFile } from "./audit-trace.js"
 import { checkTrace, type TraceCheck, type TraceSource } from "./check-trace.js"
-import { detectFileFormat } from "./detect-file.js"
+import { detectFileFormat, isSqliteFile } from "./detect-file.js"
 import { withReplyStepsBy } from "./incidents.js"
 import { StepFeed } from "./step-feed.js"
 import { layerStreamedReplay } from "./stream-replay.js"
@@ -61,6 +61,11 @@ export interface AuditInput {
  */
 export const auditFile = Effect.fn("audit.auditFile")(function* (file: string | AuditInput, config: LoopguardConfig = auditConfig(), progress?: AuditProgress) {
   const input: AuditInput = typeof file === "string" ? { path: file, name: file } : file
+  // A database given by path is read as one (one run per session) before it gets here; piped or
+  // spooled, it would be read as text and fail on its first byte.
+  if (input.format === undefined && isSqliteFile(input.path)) {
+    return failed(input.name, [`${input.name}: a SQLite database (OpenCode's or Kilo's log?) cannot be read as a text log; give its path: loopguard audit ~/.local/share/opencode/opencode.db`])
+  }
   const source: TraceSource = { path: input.path, name: input.name, format: input.format ?? (yield* detectFileFormat(input.path)) }
   const check = yield* Effect.result(checkTrace(source, config.input.maxLineBytes))
   const name = source.name

@@ -17,30 +17,12 @@ import type { LoopguardConfig } from "../config/schema.js"
 import { auditConfig } from "./audit-config.js"
 import { auditFile, type AuditProgress } from "./audit-file.js"
 import type { AuditResult } from "./audit-trace.js"
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { copyFileSync, existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { headOf } from "./detect-file.js"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-/** The 16 bytes every SQLite database file starts with. */
-const SQLITE_HEADER = "SQLite format 3\0"
-
-/** The first `n` bytes of a regular file (a FIFO or a device is never opened: a read could wait forever); null when there are none to read. */
-const headOf = (path: string, n: number): Buffer | null => {
-  let fd: number | undefined
-  try {
-    if (!statSync(path).isFile()) return null
-    fd = openSync(path, "r")
-    const head = Buffer.alloc(n)
-    return readSync(fd, head, 0, n, 0) === n ? head : null
-  } catch {
-    return null
-  } finally {
-    if (fd !== undefined) closeSync(fd)
-  }
-}
-
-/** Whether `path` is a SQLite database file (by its header); false when it cannot be read or is not a regular file. */
-export const isSqliteFile = (path: string): boolean => headOf(path, 16)?.toString("latin1") === SQLITE_HEADER
+export { isSqliteFile } from "./detect-file.js"
 
 /** Whether the database keeps a write-ahead log (its header's read and write versions are 2). */
 const isWalMode = (path: string): boolean => {
