@@ -1,6 +1,6 @@
-import { repeatLoop, textStream } from "@loopguard/ai-sdk/testing"
+import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { textOf } from "@loopguard/core/model"
-import { SessionProcessor, SessionStore } from "@loopguard/effect"
+import { SessionProcessor, SessionStore, type ToolDefinition } from "@loopguard/effect"
 import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
@@ -34,6 +34,27 @@ describe("SessionProcessor over HTTP with the repetition guard", () => {
     const kept = textOf(r.message)
     expect(kept.split("configuration").length - 1).toBeGreaterThanOrEqual(20)
     expect(kept.split("configuration").length - 1).toBeLessThan(60)
+    yield* Effect.promise(() => h.server.requests[0]!.done)
+    expect(h.server.requests[0]!.closedEarly).toBe(true)
+  }))
+
+  it.live("a call whose arguments loop (a file written over and over) is cut as it streams and never runs", () => Effect.gen(function* () {
+    const fragment = "function step() {\n  counter += 1\n  render(counter)\n}\n\n"
+    const writes: Array<unknown> = []
+    const write: ToolDefinition = {
+      spec: { name: "write", description: "write a file", inputSchema: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } } } },
+      run: async (input) => (writes.push(input), { state: "completed", output: "written" })
+    }
+    const h = yield* harness([toolCallStream("write", { path: "src/loop.ts", content: fragment.repeat(300) }, { pieces: 120, chunkDelayMs: 1 })], { tools: [write] })
+    const r = yield* h.provide(
+      Effect.gen(function* () {
+        const processor = yield* SessionProcessor
+        yield* (yield* SessionStore).append("s", { role: "user", id: "u0", text: "write it" })
+        return yield* processor.process({ sessionId: "s", parentId: "u0", step: 0, request: { messages: [{ role: "user", text: "write it" }], tools: [write.spec] }, messageId: (n) => `a${n}` })
+      })
+    )
+    expect(r.outcome.type).toBe("text-repeat")
+    expect(writes).toEqual([])
     yield* Effect.promise(() => h.server.requests[0]!.done)
     expect(h.server.requests[0]!.closedEarly).toBe(true)
   }))

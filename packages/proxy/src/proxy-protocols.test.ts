@@ -72,6 +72,28 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) =>
     expect(records(rig.events).map((r) => r.outcome)).toEqual(["cut", "completed"])
   }, 60_000)
 
+  test("a call whose arguments loop (a file written over and over) never reaches the agent, streamed or not: the notice does", async () => {
+    const fragment = "function step() {\n  counter += 1\n  render(counter)\n}\n\n"
+    const looping = () => toolCallStream("write", { path: "src/loop.ts", content: fragment.repeat(300) }, { pieces: 120 })
+    rig = await startRig([looping(), looping()], { proxy: { httpStack: stack } })
+    const writes = { count: 0 }
+    const write = tool({
+      description: "write a file",
+      inputSchema: jsonSchema<{ path: string; content: string }>({ type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path", "content"] }),
+      execute: async () => {
+        writes.count += 1
+        return "written"
+      }
+    })
+    const model = modelFor(protocol, `${rig.proxy.url}/v1`)
+    const streamed = streamText({ model, prompt: "write the loop", tools: { write }, stopWhen: stepCountIs(1) })
+    expect(await streamed.text).toContain(CUT_MARK)
+    const whole = await generateText({ model, prompt: "write the loop", tools: { write }, stopWhen: stepCountIs(1) })
+    expect(whole.text).toContain(CUT_MARK)
+    expect(writes.count).toBe(0)
+    expect(records(rig.events).map((r) => r.outcome)).toEqual(["cut", "cut"])
+  }, 60_000)
+
   test("an agent loop repeating one tool call is stopped by its 8th run, with a stop answer and no tool call", async () => {
     rig = await startRig(() => toolCallStream("bash", { command: "ls -la" }), { proxy: { httpStack: stack } })
     const runs = { count: 0 }

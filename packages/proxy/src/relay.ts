@@ -4,7 +4,7 @@
  * closed and the client's stream is ended well-formed for its protocol, with a short notice.
  * A failure after the first byte reaches the client as its protocol's error event.
  */
-import { describeGuardTrip, RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
+import { argumentsText, describeGuardTrip, RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
 import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { connectionErrorText } from "./upstream.js"
@@ -82,6 +82,31 @@ const deltaGuard = (options: RepeatGuardOptions | null) => {
   }
 }
 
+/**
+ * A call's arguments feed a guard of their own: a write whose content loops (a fragment written
+ * hundreds of times until the output limit) is as much a runaway as a reply that does, and costs
+ * as much. The arguments are JSON text; their escaped line breaks and tabs are fed as the characters
+ * they stand for, so the guard's chunks follow the content's lines. Made at the first argument.
+ */
+const argumentsGuard = (options: RepeatGuardOptions | null) => {
+  if (options === null) return (_: ReadonlyArray<ObservedCall>) => null
+  let guard: RepeatGuard | null = null
+  let current: string | null = null
+  let fed = 0
+  return (calls: ReadonlyArray<ObservedCall>): GuardTrip | null => {
+    const call = calls.at(-1)
+    if (call === undefined) return null
+    guard ??= new RepeatGuard(options)
+    // A new call ends the word in progress; its arguments are read from their start.
+    const switched = current !== null && current !== call.id ? guard.flush() : null
+    if (current !== call.id) fed = 0
+    current = call.id
+    if (call.args.length <= fed) return switched
+    const delta = argumentsText(call.args.slice(fed))
+    fed = call.args.length
+    return switched ?? guard.push(delta)
+  }
+}
 
 /**
  * The event the body ended in the middle of (its blank line never came), as the client gets it: a
@@ -105,6 +130,7 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> => new Promise
 class StreamRelay {
   private readonly splitter = new SseSplitter()
   private readonly guard: ReturnType<typeof deltaGuard>
+  private readonly argsGuard: ReturnType<typeof argumentsGuard>
   private readonly routing: ReplyRouting
   private bytes = 0
   private ended = false
@@ -122,6 +148,7 @@ class StreamRelay {
     private readonly resolve: (end: RelayEnd) => void
   ) {
     this.guard = deltaGuard(input.guard)
+    this.argsGuard = argumentsGuard(input.guard)
     this.routing = new ReplyRouting(input.textCalls !== null)
   }
 
@@ -151,6 +178,9 @@ class StreamRelay {
       if (event.raw.length > limits.maxEventBytes) return this.fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
       const seen = watch.see(event)
       if (seen.end === true) endSeen = true
+      // Judged before the event goes anywhere: a call that arrives whole (Gemini) is passed on at once.
+      const looping = seen.toolCall === true ? this.argsGuard(watch.calls) : null
+      if (looping !== null) return this.cut(looping, true)
       this.routing.route(event.raw, seen)
       const trip = this.guard(seen)
       if (trip !== null) return this.cut(trip)
@@ -232,10 +262,13 @@ class StreamRelay {
     return true
   }
 
-  /** The guard tripped: what the model wrote before the loop still goes, then the notice and the protocol's end. */
-  private cut(trip: GuardTrip): void {
+  /**
+   * The guard tripped: what the model wrote before the loop still goes, then the notice and the
+   * protocol's end. A call whose own arguments looped (`inCall`) goes nowhere, as a cut-off one.
+   */
+  private cut(trip: GuardTrip, inCall = false): void {
     const { watch } = this.input
-    const callsWhole = cutOffCall(watch.calls, cutAtLength(watch.finish)) === null
+    const callsWhole = !inCall && cutOffCall(watch.calls, cutAtLength(watch.finish)) === null
     const callsDropped = this.routing.callsHeld && !callsWhole
     this.write(this.routing.beforeCut(callsWhole))
     const notice = cutNotice(describeGuardTrip(trip))

@@ -3,7 +3,7 @@
  * cut where the repetition guard trips (the text up to there and the notice), or, with
  * `proxy.textToolCalls`, given the calls it wrote as text as structured calls.
  */
-import { describeGuardTrip, RepeatGuard, type RepeatGuardOptions } from "@loopguard/core/repeat"
+import { argumentsText, describeGuardTrip, RepeatGuard, type RepeatGuardOptions } from "@loopguard/core/repeat"
 import type { ClientReply } from "./client-reply.js"
 import type { ProxySettings } from "./proxy-settings.js"
 import type { Attempt, OpenAttempt } from "./upstream.js"
@@ -129,6 +129,9 @@ export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpen
   const text = json === undefined ? "" : protocol.replyText(json)
   const refused = json === undefined || protocol.wholeCalls === undefined ? null : context.refuseCalls(protocol.wholeCalls.of(json))
   if (refused !== null) return sendJson(res, opened, protocol.wholeCalls!.refused(json, text + refusalNotice(refused.refusal)), context, refused.refusal)
+  // A call whose arguments loop (a file written over and over) is taken out, as a streamed one is cut.
+  const looping = json === undefined || protocol.wholeCalls === undefined || settings.guard === null ? null : loopingCall(protocol.wholeCalls.of(json), settings.guard)
+  if (looping !== null) return sendJson(res, opened, protocol.wholeCalls!.refused(json, text + cutNotice(looping.what)), context, looping.what)
   const trip = settings.guard === null || text === "" ? null : firstTrip(text, settings.guard)
   const found = trip === null && settings.textToolCalls && protocol.textCalls !== undefined && text !== "" ? textCallsIn(text, offered) : null
   const structured = found !== null && found.calls.length > 0 ? protocol.textCalls!.json(json, found.calls, found.prose) : null
@@ -150,6 +153,15 @@ const sendJson = (res: ClientReply, opened: OpenAttempt, json: unknown, context:
   res.writeHead(code, { ...clientHeaders(opened.res.headers, context.extra, false, context.secrets), "content-length": String(made.length) })
   res.end(made)
   return cut === undefined ? { code, sent: json } : { code, cut, sent: json }
+}
+
+/** The first call whose arguments trip the guard (escaped line breaks and tabs read as such), or null. */
+const loopingCall = (calls: ReadonlyArray<ObservedCall>, options: RepeatGuardOptions): { at: number; what: string } | null => {
+  for (const call of calls) {
+    const trip = firstTrip(argumentsText(call.args), options)
+    if (trip !== null) return trip
+  }
+  return null
 }
 
 /** Where in `text` the guard trips (fed in stream-sized pieces), or null. */

@@ -76,18 +76,24 @@ describe("guardStream", () => {
     expect((out.at(-1) as Extract<StreamPart, { type: "finish" }>).finishReason.raw).toBe("loopguard:text-repeat")
   })
 
-  test("tool parts pass through and do not feed the guard", async () => {
-    const args = JSON.stringify({ q: SENTENCE.repeat(10) })
-    const parts: Array<StreamPart> = [
-      { type: "tool-input-start", id: "c", toolName: "lookup" },
-      { type: "tool-input-delta", id: "c", delta: args },
-      { type: "tool-input-end", id: "c" },
-      { type: "tool-call", toolCallId: "c", toolName: "lookup", input: args },
-      finish()
-    ]
-    const { stream, cuts } = guarded(parts)
-    expect(await drain(stream)).toEqual(parts)
-    expect(cuts).toEqual([])
+  test("tool parts pass through; a call's arguments feed a guard of their own, and one whose arguments loop is cut before its call", async () => {
+    const call = (q: string): Array<StreamPart> => {
+      const args = JSON.stringify({ q })
+      return [
+        { type: "tool-input-start", id: "c", toolName: "lookup" },
+        { type: "tool-input-delta", id: "c", delta: args },
+        { type: "tool-input-end", id: "c" },
+        { type: "tool-call", toolCallId: "c", toolName: "lookup", input: args }
+      ]
+    }
+    const healthy = [...call("where is the parser configured"), finish()]
+    const fine = guarded(healthy)
+    expect(await drain(fine.stream)).toEqual(healthy)
+    expect(fine.cuts).toEqual([])
+    const looping = guarded([...call(SENTENCE.repeat(10)), finish()])
+    const out = await drain(looping.stream)
+    expect(looping.cuts.map((c) => c.tripped)).toEqual(["text-repeat"])
+    expect(out.some((p) => p.type === "tool-call")).toBe(false)
   })
 
   test("silence longer than the chunk timeout cuts, counting the parts before it", async () => {

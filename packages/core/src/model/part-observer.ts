@@ -22,7 +22,7 @@ export const countWords = (text: string): number => {
 
 /**
  * What the observer asks of an in-stream monitor: a trip (of the host's own shape) or null, per
- * text or reasoning delta and at the stream's end. The effect package's `StreamMonitor` is one.
+ * text, reasoning or tool-argument delta and at the stream's end. The effect package's `StreamMonitor` is one.
  */
 export interface PartMonitor<Trip> {
   readonly onPart?: (part: StreamPart) => Trip | null
@@ -75,18 +75,25 @@ export class PartObserver<Trip> {
     if (part.type === "text-delta" || part.type === "reasoning-delta") {
       this.tokens += countWords(part.text)
       this.pendingText += part.text
-      for (const m of this.monitors) {
-        const t = m.onPart?.(part) ?? null
-        if (t !== null) {
-          this.trip = t
-          return "stop"
-        }
-      }
-      return "go"
+      return this.asked(part)
     }
+    // A call's arguments as they stream: a write whose content loops is a runaway too.
+    if (part.type === "tool-input-delta") return this.asked(part)
     if (part.type === "tool-call") {
       this.toolCalled = true
       return "tool"
+    }
+    return "go"
+  }
+
+  /** The monitors' word on one part: the first trip stops the stream. */
+  private asked(part: StreamPart): Observed {
+    for (const m of this.monitors) {
+      const t = m.onPart?.(part) ?? null
+      if (t !== null) {
+        this.trip = t
+        return "stop"
+      }
     }
     return "go"
   }

@@ -45,6 +45,13 @@ const describeLongTrip = (trip: LongGuardTrip): string => {
   return `a block of ${trip.blockChars} characters repeated ${trip.copies} times${trip.view === "near" ? " (numbers masked)" : ""} ${at}`
 }
 
+/**
+ * A tool call's arguments (JSON text, or a delta of it) as the guard reads them: escaped line
+ * breaks and tabs as the characters they stand for, so the long rule's chunks follow the lines of
+ * a file being written.
+ */
+export const argumentsText = (args: string): string => args.replace(/\\[nt]/g, (e) => (e === "\\n" ? "\n" : "\t"))
+
 /** One line for logs and notices, for either rule. */
 export const describeGuardTrip = (trip: GuardTrip): string =>
   trip.rule === "short" ? `a block of ${trip.period} tokens repeated ${trip.repeats} times (token ${trip.token})` : describeLongTrip(trip)
