@@ -1,7 +1,7 @@
 /**
- * A recorded reply → the stream parts a live model would have sent for it. Text and reasoning
- * go out in small deltas so the in-stream repetition monitor sees a replay the way it sees a
- * live stream (and can cut it at the same place).
+ * A recorded reply → the stream parts a live model would have sent for it. Text, reasoning and
+ * tool-call arguments go out in small deltas so the in-stream repetition monitor sees a replay
+ * the way it sees a live stream (and can cut it at the same place).
  */
 import type { AssistantMessage, FinishReason, StreamPart, ToolPart } from "@loopguard/core/model"
 
@@ -36,7 +36,12 @@ export const replyToParts = (reply: AssistantMessage, options: ReplayPartsOption
       // loopguard's own notices (e.g. a try-best pause) are not model output.
       if (p.synthetic === true) continue
       for (const text of chunks(p.text, size)) parts.push({ type: "text-delta", text })
-    } else parts.push({ type: "tool-call", id: p.callId, name: p.name, input: p.input })
+    } else {
+      // The arguments stream as a live model's do, so the guard on them sees a replay as it would live.
+      parts.push({ type: "tool-input-start", id: p.callId, name: p.name })
+      for (const delta of chunks(JSON.stringify(p.input ?? {}), size)) parts.push({ type: "tool-input-delta", id: p.callId, delta })
+      parts.push({ type: "tool-call", id: p.callId, name: p.name, input: p.input })
+    }
   }
   const finish = replayFinish(reply)
   parts.push(reply.usage === undefined ? { type: "finish", finish } : { type: "finish", finish, usage: reply.usage })

@@ -19,7 +19,7 @@ const trace = (lines: ReadonlyArray<object>): Array<AssistantMessage> => {
 const collect = (llm: ReturnType<typeof makeReplayLLM>) => Effect.runPromise(Stream.runCollect(llm.stream({ messages: [], tools: [] })))
 
 describe("replyToParts", () => {
-  test("reasoning, text in deltas of at most chunkChars, tool calls, then the recorded finish and usage", () => {
+  test("reasoning, text and a call's arguments in deltas of at most chunkChars, the call, then the recorded finish and usage", () => {
     const text = "x".repeat(150)
     const [reply] = trace([
       { type: "user", text: "go" },
@@ -29,7 +29,8 @@ describe("replyToParts", () => {
     const deltas = parts.filter((p): p is Extract<StreamPart, { type: "text-delta" }> => p.type === "text-delta")
     expect(deltas.map((d) => d.text.length)).toEqual([64, 64, 22])
     expect(deltas.map((d) => d.text).join("")).toBe(text)
-    expect(parts.map((p) => p.type)).toEqual(["start", "reasoning-delta", "text-delta", "text-delta", "text-delta", "tool-call", "finish"])
+    expect(parts.map((p) => p.type)).toEqual(["start", "reasoning-delta", "text-delta", "text-delta", "text-delta", "tool-input-start", "tool-input-delta", "tool-call", "finish"])
+    expect(parts.filter((p) => p.type === "tool-input-delta")).toEqual([{ type: "tool-input-delta", id: "c1", delta: '{"command":"ls"}' }])
     expect(parts.at(-2)).toEqual({ type: "tool-call", id: "c1", name: "bash", input: { command: "ls" } })
     expect(parts.at(-1)).toEqual({ type: "finish", finish: "length", usage: { outputTokens: 7 } })
   })
