@@ -10,7 +10,7 @@ import { RunFailed, UsageError } from "../errors.js"
 import { runWithPausePolicy } from "../pause/index.js"
 import { onFirstSignal } from "../signals.js"
 import { storeFailure } from "../store-target.js"
-import { sessionIdProblem } from "./sessions.js"
+import { quotedId, sessionIdProblem } from "./sessions.js"
 
 export const runCommand = Command.make(
   "run",
@@ -28,7 +28,7 @@ export const runCommand = Command.make(
         return yield* new UsageError({ message: "--prompt is required (it may be left out only to resume a stored session: --session-dir or --store)" })
       }
       const badSession = sessionIdProblem(flags.session)
-      if (badSession !== null) return yield* new UsageError({ message: `--session ${JSON.stringify(flags.session)}: ${badSession}` })
+      if (badSession !== null) return yield* new UsageError({ message: `--session ${quotedId(flags.session)}: ${badSession}` })
       const endpoint = yield* prepareEndpoint(flags)
       if (endpoint.store !== undefined && Option.isNone(flags.prompt)) {
         const kept = yield* endpoint.store.messages(flags.session).pipe(Effect.mapError(storeFailure))

@@ -64,6 +64,9 @@ export const firstProblems = (problems: ReadonlyArray<string>, shown = 10): stri
   [...problems.slice(0, shown), ...(problems.length > shown ? [`… and ${problems.length - shown} more`] : [])].join("\n")
 
 /** Why `id` cannot name a session (empty, too long, spaces or control characters), or null. */
+/** A session id as an error quotes it: JSON, and only its beginning when it is long (the problem says how long). */
+export const quotedId = (id: string): string => (id.length > 80 ? `${JSON.stringify(id.slice(0, 60))}…` : JSON.stringify(id))
+
 export const sessionIdProblem = (id: string): string | null => {
   if (id === "") return "is empty"
   if (id.length > 128) return `is ${id.length} characters long (at most 128)`
@@ -190,7 +193,7 @@ const importCommand = Command.make(
           if (parsed.messages.length === 0) return yield* new UsageError({ message: `${flags.file}: no user or assistant lines to import` })
           const id = Option.isSome(flags.as) ? flags.as.value : (parsed.sessionId ?? basename(flags.file, extname(flags.file)))
           const bad = sessionIdProblem(id)
-          if (bad !== null) return yield* new UsageError({ message: `${Option.isSome(flags.as) ? "--as" : `${flags.file}: the session id`} ${JSON.stringify(id)}: ${bad}; give one with --as ID` })
+          if (bad !== null) return yield* new UsageError({ message: `${Option.isSome(flags.as) ? "--as" : `${flags.file}: the session id`} ${quotedId(id)}: ${bad}; give one with --as ID` })
           const before = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
           if (before.length > 0) return yield* new UsageError({ message: `session ${id} already exists (${before.length} messages); import it under another id with --as ID` })
           const messages = parsed.messages.map((m) => redactDeep(m, credentialRedactor))
