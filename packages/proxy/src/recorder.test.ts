@@ -75,14 +75,21 @@ Bearer ${quoted[6]}`
     expect(await Effect.runPromise(inner.messages("s"))).toEqual([])
   })
 
-  test("other store failures are not waited on", async () => {
+  test("an unavailable store is tried once more (a connection it dropped), then reported; not waited on as a lease is", async () => {
     const { store, refusals } = heldElsewhere(Number.POSITIVE_INFINITY, "unavailable")
     const errors: Array<string> = []
     const recorder = makeRecorder(store, (m) => errors.push(m), 60_000)
     recorder.record("s", [user("u0", "a")])
     await recorder.idle()
-    expect(refusals()).toBe(1)
+    expect(refusals()).toBe(2)
     expect(errors.length).toBe(1)
+    // Once: the write after a database restart goes through on the second try.
+    const once = heldElsewhere(1, "unavailable")
+    const quiet: Array<string> = []
+    const again = makeRecorder(once.store, (m) => quiet.push(m), 60_000)
+    again.record("s", [user("u0", "a")])
+    await again.idle()
+    expect([quiet, await idsIn(once.inner, "s")]).toEqual([[], ["u0"]])
   })
 
   test("a store whose driver dies mid-write (a database restarted under load) is one reported line; the next write goes on", async () => {

@@ -84,6 +84,9 @@ export const makeRecorder = (store: SessionStoreShape, onError: (message: string
     appendMissing(target, session, messages).pipe(
       Effect.ensuring(store.release === undefined ? Effect.void : store.release(session).pipe(Effect.ignore)),
       Effect.retry({ schedule: whileLocked(lockedWaitMs), while: (e) => e.reason === "locked" }),
+      // A pooled connection the database dropped (it restarted) fails the first write on it: once
+      // more, on a fresh one. A write that committed before failing finds its ids stored and adds none.
+      Effect.retry({ schedule: Schedule.spaced("200 millis"), times: 1, while: (e) => e.reason === "unavailable" }),
       Effect.catch((e) => Effect.sync(() => onError(e.message))),
       // The store's own door turns a dying driver into a failure; this one is for any other store a caller passes.
       Effect.catchDefect((defect) => Effect.sync(() => onError(`could not write the session: ${describeCause(defect)}`)))
