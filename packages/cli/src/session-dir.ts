@@ -4,7 +4,8 @@
  * a file-system failure later in the run is said in the same words (see main.ts).
  */
 import { Effect } from "effect"
-import { mkdirSync, rmSync, writeFileSync } from "node:fs"
+import { makeFolder } from "@loopguard/effect/store"
+import { rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { UsageError } from "./errors.js"
 
@@ -29,7 +30,7 @@ const describeFsError = (e: unknown): string => fsErrorWords(e) ?? (e instanceof
 export const ensureWritableDir = (dir: string, flag: string): Effect.Effect<void, UsageError> =>
   Effect.try({
     try: () => {
-      mkdirSync(dir, { recursive: true })
+      makeFolder(dir)
       const probe = join(dir, `.loopguard-write-check-${process.pid}`)
       writeFileSync(probe, "")
       rmSync(probe)

@@ -4,7 +4,8 @@
  */
 import type { AuditResult } from "@loopguard/effect/audit"
 import { Effect } from "effect"
-import { mkdirSync, writeFileSync } from "node:fs"
+import { makeFolder } from "@loopguard/effect/store"
+import { writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { RunFailed } from "../errors.js"
 import { collectRunPage } from "../html/collect-page.js"
@@ -27,7 +28,7 @@ const write = (path: string, text: string) =>
 /** Creates the target's folder, or the page's (before any audit, so a bad OUT is told at once). */
 export const prepareTarget = (t: HtmlTarget) =>
   Effect.try({
-    try: () => void mkdirSync(t.folder ? t.out : dirname(t.out), { recursive: true }),
+    try: () => makeFolder(t.folder ? t.out : dirname(t.out)),
     catch: (e) => new RunFailed({ message: `--html ${t.out}: cannot create the folder: ${(e as Error).message}`, exitCode: 2 })
   })
 

@@ -5,7 +5,7 @@
  * refusing to write over an existing session; `delete` and `prune` delete whole sessions for good.
  */
 import type { SessionStoreShape, SessionSummary } from "@loopguard/effect"
-import { exportTrace, importTrace, isPostgresUrl, redactUrl } from "@loopguard/effect/store"
+import { exportTrace, importTrace, isPostgresUrl, makeFolder, redactUrl } from "@loopguard/effect/store"
 import { isSqliteFile, openCodeDbExport, openCodeDbSessions, storedSessionName } from "@loopguard/effect/audit"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -13,7 +13,7 @@ import type { Message } from "@loopguard/core/model"
 import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import { credentialValues } from "@loopguard/effect/tools"
 import { isDevice } from "../audit/inputs.js"
-import { existsSync, mkdirSync, writeFileSync } from "node:fs"
+import { existsSync, writeFileSync } from "node:fs"
 import { readFile, writeFile } from "node:fs/promises"
 import { basename, dirname, extname } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
@@ -107,7 +107,7 @@ const writeSessionPage = (id: string, messages: ReadonlyArray<Message>, out: str
     const page = yield* sessionRunPage(id, messages, config).pipe(Effect.mapError((message) => new RunFailed({ message, exitCode: 1 })))
     yield* Effect.try({
       try: () => {
-        mkdirSync(dirname(out), { recursive: true })
+        makeFolder(dirname(out))
         writeFileSync(out, renderRunPage(page))
       },
       catch: (e) => new UsageError({ message: `--html ${out}: cannot write: ${(e as Error).message}` })

@@ -6,7 +6,7 @@
 import { Effect, Layer, Redacted, Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
-import { mkdirSync } from "node:fs"
+import { makeFolder } from "./make-folder.js"
 import { join, resolve } from "node:path"
 import { makeRedactor } from "@loopguard/core/try-best"
 import { boundedScope, detachedTimeout } from "./deadline.js"
@@ -77,7 +77,7 @@ export const openSqlClient = (
       return { client, shown, readOnly: false }
     }
     const file = sqliteFile(target)
-    yield* Effect.try({ try: () => mkdirSync(resolve(target), { recursive: true }), catch: failOpen(`the session folder ${target}`) })
+    yield* Effect.try({ try: () => makeFolder(target), catch: failOpen(`the session folder ${target}`) })
     const { client, readOnly } = yield* openSqlite({ filename: file, busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS }).pipe(
       Effect.provide(Reactivity.layer),
       Effect.mapError(failOpen(file))

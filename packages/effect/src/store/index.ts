@@ -7,3 +7,4 @@ export { layerSqliteClient, makeSqliteClient, openSqlite, type OpenedSqlite, typ
 export * from "./redacting-store.js"
 export { SessionJournal } from "./session-journal.js"
 export { statementRuns } from "./statement-runs.js"
+export { makeFolder } from "./make-folder.js"
