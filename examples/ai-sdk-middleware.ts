@@ -8,7 +8,7 @@
  * with the packages installed). Exits 0 when the loop was cut and the healthy reply was not.
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible"
-import { loopguardMiddleware } from "@loopguard/ai-sdk"
+import { loopguardMiddleware } from "@loopguard/ai-sdk/agent"
 import { repeatLoop, startScriptedServer, textStream } from "@loopguard/ai-sdk/testing"
 import { generateText, streamText, wrapLanguageModel } from "ai"
 

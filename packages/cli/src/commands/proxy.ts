@@ -1,6 +1,6 @@
 /**
  * `loopguard proxy --upstream URL [--listen HOST:PORT] [--config FILE] [--session-dir DIR | --store URL] [--json]`:
- * an OpenAI- and Anthropic-compatible proxy in front of `URL`; agents are pointed at
+ * an OpenAI-, Anthropic- and Gemini-compatible proxy in front of `URL`; agents are pointed at
  * `http://HOST:PORT/v1`. One stderr line says when it listens; then one line per request
  * (`--json`: one JSON object per request on stdout). It runs until SIGINT/SIGTERM.
  */
@@ -166,6 +166,6 @@ export const proxyCommand = Command.make(
     }).pipe(Effect.scoped)
 ).pipe(
   Command.withDescription(
-    "Serve an OpenAI- and Anthropic-compatible proxy (chat/completions, responses, messages) that puts loopguard in front of any agent: point the agent's base URL at http://HOST:PORT/v1"
+    "Serve an OpenAI-, Anthropic- and Gemini-compatible proxy (chat/completions, responses, messages, generateContent) that puts loopguard in front of any agent: point the agent's base URL at http://HOST:PORT/v1"
   )
 )
