@@ -54,6 +54,13 @@ describe("explainIncident", () => {
     for (const [detector, action] of [["tool-arguments", "refused"], ["tools-paused", "refused"], ["text-tool-call", "executed"]] as const) {
       expect(explainIncident({ detector, action, detail: { tool: "bash" } }).text).not.toContain("took action")
     }
+    // Every detector on the loop ladder reads as what it saw and the rung it took.
+    for (const detector of ["repeated-observation", "repeated-failure", "varied-retry", "failure-streak", "replayed-sequence", "no-progress-spin"]) {
+      const said = explainIncident({ detector, action: "remind", detail: { count: 6 } }).text
+      expect([detector, said.includes("took action"), said.endsWith("loopguard reminded the model to try something else.")]).toEqual([detector, false, true])
+    }
+    expect(explainIncident({ detector: "repeated-observation", action: "note", detail: { count: 5 } }).text).toBe("The same answer came back 5 times; loopguard gave the model a note about it.")
+    expect(exitWords("idle")).toBe("the agent kept repeating itself after a note and a reminder")
   })
   test("the tone says whether the run goes on, stopped, or waits for a choice", () => {
     expect(explainIncident({ detector: "text-repeat", action: "cut", detail: {} }).tone).toBe("note")

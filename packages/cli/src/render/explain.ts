@@ -50,7 +50,7 @@ export const EXIT_WORDS: Readonly<Record<string, string>> = {
   cancelled: "cancelled",
   timeout: "a step took too long",
   time_limit: "the run's time limit was reached",
-  idle: "nothing happened for too long",
+  idle: "the agent kept repeating itself after a note and a reminder",
   rollback_cap: "too many replies had to be thrown away in a row",
   dropped_tool_call: "the model kept announcing tool calls without making them",
   think_only: "the model kept thinking without answering",
@@ -137,6 +137,18 @@ export const explainIncident = (i: IncidentLike): Explanation => {
       return ladderStep(`The same tool call was made ${times(num(detail, "count"))} in a row`, action)
     case "action-cycle":
       return ladderStep(`The model is cycling through the same ${num(detail, "period") ?? "few"} actions`, action)
+    case "repeated-observation":
+      return ladderStep(`The same answer came back ${times(num(detail, "count"))}`, action)
+    case "repeated-failure":
+      return ladderStep(`The same command failed the same way ${times(num(detail, "count"))}`, action)
+    case "varied-retry":
+      return ladderStep(`The same command was retried with small changes ${times(num(detail, "count"))}`, action)
+    case "failure-streak":
+      return ladderStep(`${num(detail, "count") ?? "Many"} steps in a row failed`, action)
+    case "replayed-sequence":
+      return ladderStep("The model went through the same sequence of steps again", action)
+    case "no-progress-spin":
+      return ladderStep("No file changed for a while and most steps repeated earlier ones", action)
     case "tool-arguments":
       return { tone: "note", text: "A call's arguments were cut off or unclear; loopguard did not run it and told the model why." }
     case "tools-paused":
