@@ -10,7 +10,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { configWith, HTTP_STACKS, post, records, startRig, type Rig } from "./proxy.fixture.js"
-import { startProxy } from "./server.js"
+import { ProxyStartError, startProxy } from "./server.js"
 
 let rig: Rig | undefined
 let other: ScriptedServer | undefined
@@ -143,4 +143,23 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
       await new Promise((done) => capture.close(done))
     }
   }, 60_000)
+})
+
+describe("a port already taken", () => {
+  for (const stack of HTTP_STACKS) {
+    test(`${stack} stack: startProxy fails with ProxyStartError, in the same words as on the other stack`, async () => {
+      const first = await startProxy({ config: configWith("http://127.0.0.1:9/v1"), host: "127.0.0.1", port: 0, httpStack: stack })
+      try {
+        const second = startProxy({ config: configWith("http://127.0.0.1:9/v1"), host: "127.0.0.1", port: first.port, httpStack: stack })
+        const failed = await second.then(
+          (p) => (void p.close(), null),
+          (e: unknown) => e
+        )
+        expect(failed).toBeInstanceOf(ProxyStartError)
+        expect((failed as ProxyStartError).message).toBe(`could not listen on 127.0.0.1:${first.port}: the address is already in use`)
+      } finally {
+        await first.close()
+      }
+    }, 30_000)
+  }
 })

@@ -233,7 +233,12 @@ export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> =
   const held = [options.auth?.upstreamKey, options.auth?.token, ...(options.secrets ?? [])].filter((k): k is string => typeof k === "string" && k !== "")
   const recorder = options.store === undefined ? null : makeRecorder(options.store, (message) => options.onEvent?.({ type: "store-error", message }), options.config.store.leaseMs, held)
   const deps = depsOf(options, recorder, board, stack)
-  const listening = stack === "bun" ? listenBun(options, deps) : await listenNode(options, deps)
+  let listening: Awaited<ReturnType<typeof listenNode>>
+  try {
+    listening = stack === "bun" ? listenBun(options, deps) : await listenNode(options, deps)
+  } catch (e) {
+    throw listenFailure(options, e)
+  }
   const host = options.host
   let closed: Promise<void> | undefined
   return {
@@ -248,12 +253,19 @@ export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> =
 /** The proxy could not listen (the address is taken, or not one this machine has). */
 export class ProxyStartError extends Data.TaggedError("ProxyStartError")<{ readonly message: string }> {}
 
+/** Why listening failed, in the same words on either runtime's stack (Node says EADDRINUSE, Bun asks whether the port is in use). */
+const listenFailure = (options: Pick<ProxyOptions, "host" | "port">, e: unknown): ProxyStartError => {
+  const said = e instanceof Error ? e.message : String(e)
+  const why = /EADDRINUSE|in use/i.test(said) ? "the address is already in use" : /EADDRNOTAVAIL|EACCES/.test(said) ? said.replace(/^listen /, "") : said
+  return new ProxyStartError({ message: `could not listen on ${options.host}:${options.port}: ${why}` })
+}
+
 /** The proxy for the life of a scope: listening once acquired, closed (writes flushed) on release. */
 export const makeProxyServer = (options: ProxyOptions): Effect.Effect<RunningProxy, ProxyStartError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: () => startProxy(options),
-      catch: (e) => new ProxyStartError({ message: `could not listen on ${options.host}:${options.port}: ${e instanceof Error ? e.message : String(e)}` })
+      catch: (e) => (e instanceof ProxyStartError ? e : listenFailure(options, e))
     }),
     (proxy) => Effect.promise(() => proxy.close())
   ).pipe(Effect.withSpan("ProxyServer.start"))
