@@ -50,6 +50,15 @@ describe("loopguard command-line contract", () => {
   }
 
   test(
+    "--wizard is not offered: one line naming it, exit 2, nothing run",
+    async () => {
+      const r = await cli(["scan", "--wizard"])
+      expect([r.code, r.stdout, stderrLines(r.stderr)]).toEqual([2, "", ["loopguard: --wizard is not supported; `loopguard COMMAND --help` lists the flags"]])
+    },
+    30_000
+  )
+
+  test(
     "--help prints the help on stdout and exits 0",
     async () => {
       const r = await cli(["scan", "--help"])

@@ -76,5 +76,10 @@ const program = Command.run(root, { version: VERSION }).pipe(
   Effect.provide(NodeServices.layer)
 )
 
-runMainWithSignals(program as Effect.Effect<void, unknown>, { disableErrorReporting: false })
+// The CLI framework's wizard asks its questions on a terminal the commands do not own: a closed pipe
+// became an internal error and a cancelled wizard exit 0. Not offered; the help says what to type.
+if (process.argv.slice(2).some((a) => a === "--wizard" || a.startsWith("--wizard="))) {
+  process.stderr.write("loopguard: --wizard is not supported; `loopguard COMMAND --help` lists the flags\n")
+  process.exitCode = 2
+} else runMainWithSignals(program as Effect.Effect<void, unknown>, { disableErrorReporting: false })
 
