@@ -96,7 +96,7 @@ const argumentsGuard = (options: RepeatGuardOptions | null) => {
   return (calls: ReadonlyArray<ObservedCall>): GuardTrip | null => {
     const call = calls.at(-1)
     if (call === undefined) return null
-    guard ??= new RepeatGuard(options)
+    guard ??= new RepeatGuard({ ...options, exactRepeatsOnly: true })
     // A new call ends the word in progress; its arguments are read from their start.
     const switched = current !== null && current !== call.id ? guard.flush() : null
     if (current !== call.id) fed = 0

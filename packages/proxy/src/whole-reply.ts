@@ -158,7 +158,7 @@ const sendJson = (res: ClientReply, opened: OpenAttempt, json: unknown, context:
 /** The first call whose arguments trip the guard (escaped line breaks and tabs read as such), or null. */
 const loopingCall = (calls: ReadonlyArray<ObservedCall>, options: RepeatGuardOptions): { at: number; what: string } | null => {
   for (const call of calls) {
-    const trip = firstTrip(argumentsText(call.args), options)
+    const trip = firstTrip(argumentsText(call.args), { ...options, exactRepeatsOnly: true })
     if (trip !== null) return trip
   }
   return null

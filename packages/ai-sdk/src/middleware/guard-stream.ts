@@ -77,7 +77,7 @@ const makeDeltaGuard = (options: ResolvedMiddlewareOptions) => {
   let args: { guard: RepeatGuard; id: string } | null = null
   const asTrip = (t: ReturnType<RepeatGuard["push"]>): LoopguardTrip | null => (t === null ? null : { ...t, tripped: "text-repeat" })
   const argument = (id: string, delta: string): LoopguardTrip | null => {
-    args ??= { guard: new RepeatGuard(options.repeat), id }
+    args ??= { guard: new RepeatGuard({ ...options.repeat, exactRepeatsOnly: true }), id }
     const switched = args.id !== id ? asTrip(args.guard.flush()) : null
     args.id = id
     return switched ?? asTrip(args.guard.push(argumentsText(delta)))

@@ -128,7 +128,8 @@ const scenes = (): ReadonlyArray<Scene> => [
   {
     title: "Tool calls keep failing: degrade, tools cool down, then the work is handed back",
     expect: "circuit_open",
-    script: [1, 2, 3, 4, 5, 6, 7, 8].map((i) => toolCallStream("bash", { command: `npm test -- --case ${i}` }, { id: `f${i}` }))
+    // A deploy that cannot reach its server: failures of a tool, not a test's report (failing tests are no storm).
+    script: [1, 2, 3, 4, 5, 6, 7, 8].map((i) => toolCallStream("bash", { command: `./deploy.sh --attempt ${i}` }, { id: `f${i}` }))
   },
   {
     title: "The history outgrows the context: older steps are summarised, the recent ones kept",
@@ -153,14 +154,16 @@ const scenes = (): ReadonlyArray<Scene> => [
   }
 ]
 
-/** Demo tools: `npm test` always fails, anything else succeeds (no real shell is touched). */
+/** Demo tools: `npm test` and `./deploy.sh` always fail, anything else succeeds (no real shell is touched). */
 const demoTools: ReadonlyArray<ToolDefinition> = [
   {
     spec: { name: "bash", description: "run a shell command", inputSchema: { type: "object", properties: { command: { type: "string" } }, required: ["command"] } },
-    run: async (input) =>
-      String(input["command"]).includes("npm test")
-        ? { state: "completed", output: "FAIL src/sum.test.ts\n  expected 0, received undefined\n1 failing", exitCode: 1 }
-        : { state: "completed", output: "sum.ts\nsum.test.ts", exitCode: 0 }
+    run: async (input) => {
+      const command = String(input["command"])
+      if (command.includes("npm test")) return { state: "completed", output: "FAIL src/sum.test.ts\n  expected 0, received undefined\n1 failing", exitCode: 1 }
+      if (command.includes("deploy.sh")) return { state: "completed", output: "deploy: cannot reach staging.internal:22 (connection refused)", exitCode: 1 }
+      return { state: "completed", output: "sum.ts\nsum.test.ts", exitCode: 0 }
+    }
   }
 ]
 

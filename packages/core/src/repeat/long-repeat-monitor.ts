@@ -49,7 +49,9 @@ export class LongRepeatMonitor {
   /** `sizing`: buffers on demand (the default) or at full size (tests compare the two; growable.ts). */
   constructor(
     options: Partial<LongRepeatOptions> = {},
-    private readonly sizing: BufferSizing = {}
+    private readonly sizing: BufferSizing = {},
+    /** Trip on exact repeats only (see `RepeatGuardOptions.exactRepeatsOnly`). */
+    private readonly exactOnly = false
   ) {
     this.options = checkedLongRepeatOptions(options)
     this.reset()
@@ -89,9 +91,9 @@ export class LongRepeatMonitor {
     const periodHit = this.periods.push(chars)
     const echoHit = this.echoes.push(chars)
     const recurHit = this.recurrence.push(chars)
-    const hit = periodHit ?? echoHit
+    const hit = !this.exactOnly ? (periodHit ?? echoHit) : periodHit?.view === "exact" ? periodHit : echoHit?.view === "exact" ? echoHit : null
     if (hit !== null) this.halt({ kind: "repeat", view: hit.view, blockChars: hit.blockChars, copies: hit.copies })
-    else if (recurHit !== null) this.halt({ kind: "recurrence", view: "near", blockChars: recurHit.stretchChars, copies: recurHit.occurrences })
+    else if (recurHit !== null && !this.exactOnly) this.halt({ kind: "recurrence", view: "near", blockChars: recurHit.stretchChars, copies: recurHit.occurrences })
   }
 
   /** The first trip: the chunker stops reading; `char` is the character being read. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { RepeatGuard } from "./repeat-guard.js"
+import { RepeatGuard, type RepeatGuardOptions } from "./repeat-guard.js"
 import { scanText } from "./scan.js"
 
 const SENTENCE = "我再检查一下这个文件。" // 11 tokens
@@ -63,5 +63,27 @@ describe("RepeatGuard", () => {
     const guard = new RepeatGuard({ window: 40, threshold: 3, minBlock: 2, minDistinct: 2 })
     expect(guard.options.threshold).toBe(3)
     expect(guard.push("a b a b a b ")).toEqual({ rule: "short", token: 5, period: 2, repeats: 3 })
+  })
+})
+
+describe("exactRepeatsOnly (a call's arguments)", () => {
+  const feed = (text: string, options: RepeatGuardOptions) => {
+    const guard = new RepeatGuard(options)
+    for (let i = 0; i < text.length; i += 64) {
+      const trip = guard.push(text.slice(i, i + 64))
+      if (trip !== null) return trip
+    }
+    return guard.flush()
+  }
+  test("numbered rows and rising ids are data: no trip; a fragment written over and over trips", () => {
+    const rows = Array.from({ length: 600 }, (_, i) => `log line ${i}: compiling module ${i}`).join("\n")
+    const fixtures = Array.from({ length: 200 }, (_, i) => `  { "id": ${i + 1}, "name": "user ${i + 1}", "email": "user${i + 1}@example.com", "active": true },`).join("\n")
+    expect(feed(rows, {})).not.toBeNull()
+    expect(feed(rows, { exactRepeatsOnly: true })).toBeNull()
+    expect(feed(fixtures, { exactRepeatsOnly: true })).toBeNull()
+    const fragment = "function step() {\n  counter += 1\n  render(counter)\n}\n\n"
+    expect(feed(fragment.repeat(300), { exactRepeatsOnly: true })).not.toBeNull()
+    const paragraph = "We write the configuration again because the previous write did not include the cache settings that the server needs at start. "
+    expect(feed(paragraph.repeat(60), { exactRepeatsOnly: true })).toMatchObject({ rule: "long" })
   })
 })

@@ -32,6 +32,13 @@ export interface RepeatGuardOptions extends Partial<RepeatOptions> {
    * verdicts are the same either way; the tests use it to check exactly that. Not a config key.
    */
   readonly preallocate?: boolean
+  /**
+   * Internal: the long rule trips only on exact repeats (and whitespace floods), not on blocks whose
+   * numbers change or on recurring phrases. For a call's arguments: a file of numbered rows or
+   * fixtures with rising ids is data asked for; a fragment written over and over is the runaway.
+   * Not a config key.
+   */
+  readonly exactRepeatsOnly?: boolean
 }
 
 /** What the long rule saw, in words (its kind decides). */
@@ -64,10 +71,10 @@ export class RepeatGuard {
   private readonly long: LongRepeatMonitor
 
   constructor(options: RepeatGuardOptions = {}) {
-    const { long, preallocate, ...short } = options
+    const { long, preallocate, exactRepeatsOnly, ...short } = options
     const sizing = { preallocate: preallocate === true }
     this.monitor = new PeriodicRepeatMonitor(short, sizing)
-    this.long = new LongRepeatMonitor(long ?? {}, sizing)
+    this.long = new LongRepeatMonitor(long ?? {}, sizing, exactRepeatsOnly === true)
   }
 
   get options(): RepeatOptions {

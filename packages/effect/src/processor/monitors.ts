@@ -54,7 +54,7 @@ export const repeatMonitor =
     let argsOf: string | null = null
     const trip = (t: GuardTrip | null): MonitorTrip | null => (t === null ? null : { outcome: "text-repeat", monitor: "text-repeat", trip: t })
     const argument = (id: string, delta: string): MonitorTrip | null => {
-      argsGuard ??= new RepeatGuard(options)
+      argsGuard ??= new RepeatGuard({ ...options, exactRepeatsOnly: true })
       const switched = argsOf !== null && argsOf !== id ? argsGuard.flush() : null
       argsOf = id
       return trip(switched ?? argsGuard.push(argumentsText(delta)))
