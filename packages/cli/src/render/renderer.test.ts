@@ -89,7 +89,8 @@ test("on a terminal a live status line says what the step waits for, and is eras
   expect(text.split("\r\u001b[2K").slice(1)).toEqual(["  · step 3 · 0 tokens · 2.0 s · waiting for the model", "Checking.\n  ⚙ bash make\n", "  · step 3 · 0 tokens · 2.0 s · running bash"])
   r.onEvent({ type: "step.finished", step: 2, outcome: "continue", finish: "stop" })
   r.refresh()
-  expect(text.endsWith("\r\u001b[2K  · step 3 · 0 tokens · 2.0 s\n")).toBe(true)
+  // The step streamed "Checking." and no usage came: about 3 tokens, as the run's meter counts them.
+  expect(text.endsWith("\r\u001b[2K  · step 3 · 3 tokens · 2.0 s\n")).toBe(true)
 })
 
 /** A live renderer on a fake clock, one step started: what it wrote, and the clock to move. */
@@ -209,4 +210,23 @@ describe("a chunk of parts", () => {
     renderers[1]!.line("after")
     expect(writes[1]!.at(-1)).toBe("after\n")
   })
+})
+
+test("a step cut before the server's usage came counts what it streamed, estimated as the run's meter does; so does an attempt asked again", () => {
+  const s = setup("human")
+  s.r.startTurn()
+  s.r.onEvent({ type: "step.started", step: 0, attempt: 1 })
+  s.r.onPart({ type: "text-delta", text: "x".repeat(400) })
+  s.r.onEvent({ type: "step.started", step: 0, attempt: 2 })
+  s.r.onPart({ type: "text-delta", text: "y".repeat(40) })
+  s.r.onPart({ type: "tool-input-delta", id: "c1", delta: '{"command":"ls"}' })
+  s.r.onEvent({ type: "step.finished", step: 0, outcome: "text-repeat", finish: "none" })
+  // 400 characters (100) from the first attempt, then 40 + 16 (14) from the second.
+  expect(stripAnsi(s.text())).toContain("  · step 1 · 114 tokens")
+  s.r.onEvent({ type: "step.started", step: 1, attempt: 1 })
+  s.r.onPart({ type: "text-delta", text: "z".repeat(40) })
+  s.r.onPart({ type: "finish", finish: "stop", usage: { inputTokens: 50, outputTokens: 10 } })
+  s.r.onEvent({ type: "step.finished", step: 1, outcome: "continue", finish: "stop" })
+  // A step with the server's usage counts that, not the estimate.
+  expect(stripAnsi(s.text())).toContain("  · step 2 · 174 tokens")
 })

@@ -8,6 +8,7 @@
  * codes, carriage returns or live counters, so the text is stable to read and to grep.
  */
 import { costOf, type ModelPrice } from "@loopguard/core/caps"
+import { tallyChars, tokensOfTally, type CharTally } from "@loopguard/core/context"
 import type { StreamPart, Usage } from "@loopguard/core/model"
 import type { LoopguardEvent, RunReport } from "@loopguard/effect"
 import { eventLine } from "./event-lines.js"
@@ -70,19 +71,39 @@ export interface Renderer {
   readonly refresh: () => void
 }
 
-/** The turn's usage so far, from the usage each step's reply reports. */
+/**
+ * The turn's usage so far, from the usage each step's reply reports. A reply that never got the
+ * server's usage (cut by a guard, broken and asked again) counts what it streamed, estimated as the
+ * run's own meter counts it, so the step lines add up to the exit line.
+ */
 const makeTurnMeter = (price: ModelPrice | null) => {
   let tokens = 0
   let cost: number | null = price === null ? null : 0
+  let streamed: CharTally = { cjk: 0, other: 0 }
+  let reported = false
   return {
     add: (u: Usage) => {
+      reported = true
       tokens += u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0)
       const c = price === null ? null : costOf(u, price)
       cost = cost === null || c === null ? null : cost + c
     },
+    /** Text, reasoning or a call's arguments the reply streamed. */
+    see: (text: string) => {
+      const t = tallyChars(text)
+      streamed = { cjk: streamed.cjk + t.cjk, other: streamed.other + t.other }
+    },
+    /** An attempt at a step ended (or the next began): what it streamed counts if no usage came. */
+    endAttempt: () => {
+      if (!reported) tokens += tokensOfTally(streamed)
+      streamed = { cjk: 0, other: 0 }
+      reported = false
+    },
     reset: () => {
       tokens = 0
       cost = price === null ? null : 0
+      streamed = { cjk: 0, other: 0 }
+      reported = false
     },
     tokens: () => tokens,
     cost: () => cost
@@ -151,6 +172,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
   /** Keeps the renderer's idea of the step in time with the loop: in a step or not, waiting for what. */
   const track = (e: LoopguardEvent) => {
     if (e.type === "step.started") {
+      meter.endAttempt()
       inStep = true
       step = e.step
       waitingFor = "waiting for the model"
@@ -162,6 +184,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
       lastHeardAt = now()
     }
     else if (e.type === "step.finished") {
+      meter.endAttempt()
       inStep = false
       waitingFor = null
       stopTimer()
@@ -186,6 +209,8 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     if (!inStep) return
     lastHeardAt = now()
     if (p.type === "finish" && p.usage !== undefined) return meter.add(p.usage)
+    if (p.type === "text-delta" || p.type === "reasoning-delta") meter.see(p.text)
+    else if (p.type === "tool-input-delta") meter.see(p.delta)
     if (!human) return
     if (p.type === "text-delta" || p.type === "reasoning-delta") {
       waitingFor = null
