@@ -64,7 +64,7 @@ const STOPPED_BEFORE: StopVerdict = {
 const STOPPED_AGAIN: StopVerdict = {
   detector: "stopped",
   loop: "this turn was already stopped for a loop",
-  evidence: "the message after loopguard's stop repeats, word for word, the one that followed an earlier stop (an automatic reply such as \"Please continue.\")",
+  evidence: "the message after loopguard's stop repeats, word for word, an earlier one (an automatic reply such as \"Please continue.\")",
   next: "write a new message, in other words than the last, to steer the agent; loopguard will let the conversation go on"
 }
 
@@ -205,7 +205,8 @@ export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictCo
   ]
   // Reminders of earlier steps keep their places (as stored reminders would); the ones at the end are this request's news.
   const fresh = inserts.filter((x) => x.before === null)
-  const action: ProxyAction =
-    stop !== null ? "stop" : fresh.some((x) => x.kind !== "note") ? "remind" : fresh.length > 0 ? "note" : cuts.cuts > 0 || messages.some(isCut) ? "crop" : "pass"
-  return { action, inserts, cropCuts: cuts.cuts > 0 || messages.some(isCut), toolsOff: stop === null && cap.toolsOff, stop, incidents }
+  // Every cut reply of the history is cropped, counted on the ladder or not.
+  const cropCuts = cuts.cuts > 0 || messages.some(isCut)
+  const action: ProxyAction = stop !== null ? "stop" : fresh.some((x) => x.kind !== "note") ? "remind" : fresh.length > 0 ? "note" : cropCuts ? "crop" : "pass"
+  return { action, inserts, cropCuts, toolsOff: stop === null && cap.toolsOff, stop, incidents }
 }
