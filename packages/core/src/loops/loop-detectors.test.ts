@@ -74,6 +74,15 @@ describe("repeatedFailure", () => {
     // Progress further back does not excuse the three same failures since.
     expect(repeatedFailure([run(20), run(19), edit(1), run(19), edit(2), run(19)])).toMatchObject({ count: 3 })
   })
+  test("a count that bounces (3, 2, 3, 2) or goes round (5, 4, 3, 5, 4, 3) sets no new best: its runs since its best are counted", () => {
+    const run = (failing: number) => rec("npm test", "Tests: 0 failed", { failed: true, tally: { failing, passing: 10 } })
+    const between = (counts: ReadonlyArray<number>) => counts.flatMap((c, i) => (i === 0 ? [run(c)] : [edit(i), run(c)]))
+    expect(repeatedFailure(between([3, 2, 3, 2, 3, 2, 3, 2]))).toMatchObject({ count: 7, editedBetween: true })
+    expect(repeatedFailure(between([5, 4, 3, 5, 4, 3, 5, 4, 3]))).toMatchObject({ count: 7 })
+    // A new best starts the count again.
+    expect(repeatedFailure(between([3, 2, 3, 2, 1]))).toBeNull()
+    expect(repeatedFailure(between([3, 2, 3, 2, 1, 2, 1]))).toMatchObject({ count: 3 })
+  })
 })
 
 describe("replayedSequence", () => {

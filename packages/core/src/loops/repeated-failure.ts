@@ -30,10 +30,9 @@ export const repeatedFailure = (records: ReadonlyArray<StepRecord>, opts: Repeat
   const n = records.length
   const newest = records[n - 1]
   if (newest === undefined || newest.action === "" || !newest.failed) return null
-  let count = 1
-  let editedBetween = false
+  // The runs of the streak, newest first, each with whether a file changed between it and the next.
+  const runs: Array<{ readonly run: StepRecord; readonly editedAfter: boolean }> = [{ run: newest, editedAfter: false }]
   let changedSince = false
-  let newer = newest
   for (let i = n - 2; i >= Math.max(0, n - opts.lookback); i--) {
     const r = records[i]!
     if (r.action !== newest.action) {
@@ -43,12 +42,31 @@ export const repeatedFailure = (records: ReadonlyArray<StepRecord>, opts: Repeat
     // The same action with another result (a success, another error) ends the streak.
     // Compared with names kept: a build that fails on another identifier each time moves on.
     if (!r.failed || r.observation !== newest.observation || r.namedObservation !== newest.namedObservation) break
-    // Fewer failing since this run (19 failing, then 18 …): the edits are reaching the problem.
-    if (tallyImproved(r.tally, newer.tally)) break
-    newer = r
-    count++
-    editedBetween ||= changedSince
+    runs.push({ run: r, editedAfter: changedSince })
+    changedSince = false
   }
-  if (count < opts.repeats) return null
-  return { action: newest.action, count, editedBetween, observation: newest.observation.slice(0, 120) }
+  const counted = runs.slice(0, sinceLastRecord(runs.map((x) => x.run)))
+  if (counted.length < opts.repeats) return null
+  // Edits between the runs counted: after each but the newest.
+  const editedBetween = counted.slice(1).some((x) => x.editedAfter)
+  return { action: newest.action, count: counted.length, editedBetween, observation: newest.observation.slice(0, 120) }
+}
+
+/**
+ * How many of the runs (newest first) count: those since the last run that did better than every
+ * run before it (fewer failing, or as many and more passing: `failureTally`). A suite going 19, 18,
+ * 17 failing sets a record each run and is moving on; one bouncing 3, 2, 3, 2 or going round 5, 4,
+ * 3, 5, 4, 3 is not, and its runs since its best count. Runs without counts set no record.
+ */
+const sinceLastRecord = (runs: ReadonlyArray<StepRecord>): number => {
+  let best: StepRecord | null = null
+  let record = runs.length - 1
+  for (let i = runs.length - 1; i >= 0; i--) {
+    const r = runs[i]!
+    if (best === null || tallyImproved(best.tally, r.tally)) {
+      if (best !== null) record = i
+      best = r
+    }
+  }
+  return record + 1
 }
