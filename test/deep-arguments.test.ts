@@ -11,12 +11,12 @@ import { cliEnv, scratch } from "./cli-fixture.js"
 const ROOT = resolve(import.meta.dir, "..")
 const { serve, workdir } = scratch("lg-deep-")
 
-test("a tool call nested 20,000 deep is refused and the run reports", async () => {
+const runDeep = async (env: Record<string, string>) => {
   const depth = 20_000
   const server = await serve([toolCallStream("bash", `{"command":${"[".repeat(depth)}${"]".repeat(depth)}}`, { id: "c1" }), textStream("Understood.")])
   const child = Bun.spawn([process.execPath, "run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", "go", "--cwd", workdir(), "--json"], {
     cwd: ROOT,
-    env: cliEnv(),
+    env: { ...cliEnv(), ...env },
     stdout: "pipe",
     stderr: "pipe"
   })
@@ -26,6 +26,15 @@ test("a tool call nested 20,000 deep is refused and the run reports", async () =
   const lines = out.trim().split("\n").map((l) => JSON.parse(l) as { type: string; report?: { reason: string } })
   expect(lines.at(-1)).toMatchObject({ type: "report", report: { reason: "final" } })
   expect(lines.some((l) => l.type === "tool.started")).toBe(false)
-  // The model was told why: its next request carries the refusal.
-  expect(JSON.stringify(server.requests[1])).toContain("nest deeper than 64 levels")
+  return JSON.stringify(server.requests[1])
+}
+
+test("a tool call nested 20,000 deep is refused and the run reports", async () => {
+  // The model was told why: its next request carries the refusal. (The repetition guard is off
+  // here: on, it cuts the bracket run as it streams, before the arguments are parsed; below.)
+  expect(await runDeep({ LOOPGUARD_REPEAT_ENABLED: "false" })).toContain("nest deeper than 64 levels")
+}, 60_000)
+
+test("with the repetition guard on, a bracket run that deep is cut as it streams: never run, the model told", async () => {
+  expect(await runDeep({})).toContain("Your output started repeating itself and was stopped")
 }, 60_000)
