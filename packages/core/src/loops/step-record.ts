@@ -78,6 +78,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const role: ToolRole = calls[0]?.role ?? (parts.length > 0 ? "bookkeeping" : "other")
   const shells = calls.filter((c) => c.role === "shell").map((c) => ({ part: c.part, command: shellTextOf(c.part) ?? "" }))
   const commands = shells.map((c) => c.command)
+  const checks = shells.filter((c) => isVerificationCommand(c.command, VERIFICATION))
   const changed = working.some((p) => {
     if (failed(p)) return false
     if (p.diff !== undefined && p.diff !== "") return true
@@ -106,8 +107,8 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     silent: role === "shell" && output.trim() === "" && !working.some(failed) && commands.length > 0 && commands.every((c) => commandSkeleton(c) !== ""),
     poll: commands.length > 0 && commands.length === working.length && commands.every(isPollCommand),
     rawObservation: output.replace(/\s+/g, " ").trim().slice(0, 2000),
-    verified: shells.some((c) => !failed(c.part) && isVerificationCommand(c.command, VERIFICATION)),
-    verification: shells.some((c) => isVerificationCommand(c.command, VERIFICATION)),
+    verified: checks.some((c) => !failed(c.part)),
+    verification: checks.length > 0,
     tally: failureTally(output),
     lookup: !changed && calls.length > 0 && calls.every((c) => c.role === "read" || (c.role === "shell" && isLookupCommand(shellTextOf(c.part) ?? "")))
   }
