@@ -4,7 +4,7 @@
  * closed and the client's stream is ended well-formed for its protocol, with a short notice.
  * A failure after the first byte reaches the client as its protocol's error event.
  */
-import { argumentsText, describeGuardTrip, RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
+import { ArgumentsGuard, describeGuardTrip, RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
 import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { connectionErrorText } from "./upstream.js"
@@ -83,28 +83,23 @@ const deltaGuard = (options: RepeatGuardOptions | null) => {
 }
 
 /**
- * A call's arguments feed a guard of their own: a write whose content loops (a fragment written
- * hundreds of times until the output limit) is as much a runaway as a reply that does, and costs
- * as much. The arguments are JSON text; their escaped line breaks and tabs are fed as the characters
- * they stand for, so the guard's chunks follow the content's lines. Made at the first argument.
+ * A call's arguments feed a guard of their own (`ArgumentsGuard`): the watch keeps each call's
+ * arguments whole, so the guard gets what grew since the last event.
  */
 const argumentsGuard = (options: RepeatGuardOptions | null) => {
   if (options === null) return (_: ReadonlyArray<ObservedCall>) => null
-  let guard: RepeatGuard | null = null
+  const guard = new ArgumentsGuard(options)
   let current: string | null = null
   let fed = 0
   return (calls: ReadonlyArray<ObservedCall>): GuardTrip | null => {
     const call = calls.at(-1)
     if (call === undefined) return null
-    guard ??= new RepeatGuard({ ...options, exactRepeatsOnly: true })
-    // A new call ends the word in progress; its arguments are read from their start.
-    const switched = current !== null && current !== call.id ? guard.flush() : null
     if (current !== call.id) fed = 0
     current = call.id
-    if (call.args.length <= fed) return switched
-    const delta = argumentsText(call.args.slice(fed))
+    if (call.args.length <= fed) return null
+    const delta = call.args.slice(fed)
     fed = call.args.length
-    return switched ?? guard.push(delta)
+    return guard.push(call.id, delta)
   }
 }
 

@@ -118,6 +118,12 @@ const cutsFrom = (messages: ReadonlyArray<Message>, lastUser: number, lastStop: 
   return Math.max(lastUser, lastStop + 1)
 }
 
+/** A reply the proxy cut lies before `end` (the escalation reads the rest): one pass over the history in all. */
+const cutBefore = (messages: ReadonlyArray<Message>, end: number): boolean => {
+  for (let i = 0; i < end; i++) if (isCut(messages[i]!)) return true
+  return false
+}
+
 /**
  * The in-stream escalation: the k-th cut is REMIND, REPLAN, then terminate (the recovery policy's
  * counts), counted from `cutsFrom`.
@@ -189,7 +195,8 @@ export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictCo
   const { at: lastUser, repeated, lastStop } = turnStartOf(messages)
   // A stop the agent came back to without a new user message: the turn stays stopped.
   if (lastStop > lastUser) return { action: "stop", inserts: [], cropCuts: false, toolsOff: false, stop: repeated ? STOPPED_AGAIN : STOPPED_BEFORE, incidents: [] }
-  const cuts = cutEscalation(messages, cutsFrom(messages, lastUser, lastStop), config.loop.role)
+  const from = cutsFrom(messages, lastUser, lastStop)
+  const cuts = cutEscalation(messages, from, config.loop.role)
   const turn = judgeTurn(messages, Math.max(0, lastUser), config, memo)
   const cap = turnCap(messages, lastUser, config)
   const inserts = [...cuts.inserts, ...turn.inserts, ...cap.inserts]
@@ -206,7 +213,7 @@ export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictCo
   // Reminders of earlier steps keep their places (as stored reminders would); the ones at the end are this request's news.
   const fresh = inserts.filter((x) => x.before === null)
   // Every cut reply of the history is cropped, counted on the ladder or not.
-  const cropCuts = cuts.cuts > 0 || messages.some(isCut)
+  const cropCuts = cuts.cuts > 0 || cutBefore(messages, from)
   const action: ProxyAction = stop !== null ? "stop" : fresh.some((x) => x.kind !== "note") ? "remind" : fresh.length > 0 ? "note" : cropCuts ? "crop" : "pass"
   return { action, inserts, cropCuts, toolsOff: stop === null && cap.toolsOff, stop, incidents }
 }

@@ -12,7 +12,7 @@
  * at the chunk timeout like one that sends nothing.
  */
 import { tallyChars, tokensOfTally } from "@loopguard/core/context"
-import { argumentsText, RepeatGuard } from "@loopguard/core/repeat"
+import { ArgumentsGuard, RepeatGuard } from "@loopguard/core/repeat"
 import type { LoopguardTrip, ResolvedMiddlewareOptions, TripIds } from "./options.js"
 import type { FinishPart, StreamPart } from "./model-types.js"
 
@@ -74,17 +74,11 @@ const makeDeltaGuard = (options: ResolvedMiddlewareOptions) => {
   if (!options.repeat.enabled) return { push: () => null, end: () => null }
   const guard = new RepeatGuard(options.repeat)
   let channel: "text-delta" | "reasoning-delta" | null = null
-  let args: { guard: RepeatGuard; id: string } | null = null
+  const args = new ArgumentsGuard(options.repeat)
   const asTrip = (t: ReturnType<RepeatGuard["push"]>): LoopguardTrip | null => (t === null ? null : { ...t, tripped: "text-repeat" })
-  const argument = (id: string, delta: string): LoopguardTrip | null => {
-    args ??= { guard: new RepeatGuard({ ...options.repeat, exactRepeatsOnly: true }), id }
-    const switched = args.id !== id ? asTrip(args.guard.flush()) : null
-    args.id = id
-    return switched ?? asTrip(args.guard.push(argumentsText(delta)))
-  }
   return {
     push: (part: StreamPart): LoopguardTrip | null => {
-      if (part.type === "tool-input-delta") return argument(part.id, part.delta)
+      if (part.type === "tool-input-delta") return asTrip(args.push(part.id, part.delta))
       if (part.type !== "text-delta" && part.type !== "reasoning-delta") return null
       const switched = channel !== null && channel !== part.type ? asTrip(guard.flush()) : null
       channel = part.type

@@ -59,6 +59,26 @@ const describeLongTrip = (trip: LongGuardTrip): string => {
  */
 export const argumentsText = (args: string): string => args.replace(/\\[nt]/g, (e) => (e === "\\n" ? "\n" : "\t"))
 
+/**
+ * The guard on tool calls' arguments as they stream: a write whose content loops is as much a
+ * runaway as a reply that does. Its long rule trips on exact repeats only (`exactRepeatsOnly`);
+ * a new call ends the word in progress. The guard itself is made at the first argument.
+ */
+export class ArgumentsGuard {
+  private guard: RepeatGuard | null = null
+  private call: string | null = null
+
+  constructor(private readonly options: RepeatGuardOptions) {}
+
+  /** A delta of the arguments (JSON text) of call `id`. */
+  push(id: string, delta: string): GuardTrip | null {
+    this.guard ??= new RepeatGuard({ ...this.options, exactRepeatsOnly: true })
+    const switched = this.call !== null && this.call !== id ? this.guard.flush() : null
+    this.call = id
+    return switched ?? this.guard.push(argumentsText(delta))
+  }
+}
+
 /** One line for logs and notices, for either rule. */
 export const describeGuardTrip = (trip: GuardTrip): string =>
   trip.rule === "short" ? `a block of ${trip.period} tokens repeated ${trip.repeats} times (token ${trip.token})` : describeLongTrip(trip)

@@ -3,7 +3,7 @@
  * factory makes a fresh one for every attempt (a replayed step starts from zero).
  */
 import type { StreamPart, ToolPart } from "@loopguard/core/model"
-import { argumentsText, RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
+import { ArgumentsGuard, RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
 
 export type MonitorTrip =
   | { readonly outcome: "text-repeat"; readonly monitor: string; readonly trip: GuardTrip }
@@ -50,21 +50,14 @@ export const repeatMonitor =
   (options: RepeatGuardOptions): MonitorFactory =>
   () => {
     const guard = new RepeatGuard(options)
-    let argsGuard: RepeatGuard | null = null
-    let argsOf: string | null = null
+    const args = new ArgumentsGuard(options)
     const trip = (t: GuardTrip | null): MonitorTrip | null => (t === null ? null : { outcome: "text-repeat", monitor: "text-repeat", trip: t })
-    const argument = (id: string, delta: string): MonitorTrip | null => {
-      argsGuard ??= new RepeatGuard({ ...options, exactRepeatsOnly: true })
-      const switched = argsOf !== null && argsOf !== id ? argsGuard.flush() : null
-      argsOf = id
-      return trip(switched ?? argsGuard.push(argumentsText(delta)))
-    }
     // A switch between reasoning and text ends the word in progress (no word spans the two).
     let last: "text-delta" | "reasoning-delta" | null = null
     return {
       name: "text-repeat",
       onPart: (part) => {
-        if (part.type === "tool-input-delta") return argument(part.id, part.delta)
+        if (part.type === "tool-input-delta") return trip(args.push(part.id, part.delta))
         if (part.type !== "text-delta" && part.type !== "reasoning-delta") return null
         if (last !== null && last !== part.type) {
           const t = trip(guard.flush())
