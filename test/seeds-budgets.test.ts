@@ -69,3 +69,36 @@ describe("token budget counts what a cut step streamed", () => {
     expect(result.report.tokens.estimated).toBe(true)
   }), 30_000)
 })
+
+describe("a step cut short is billed for its prompt too", () => {
+  const SENTENCE = "the build failed so I will run the tests again now"
+  /** About 2,000 tokens of notes in the prompt: what every request of the run is billed for before a word comes back. */
+  const NOTES = Array.from({ length: 400 }, (_, i) => `note ${i}: the parser reads line ${i * 7} of module m${i % 13}.`).join("\n")
+
+  it.live("a cut loop's prompt is estimated from its request, and the step line's figure (step.finished) is the report's", () => Effect.gen(function* () {
+    const h = yield* harness([repeatLoop(SENTENCE, 300, { chunkDelayMs: 1 }), textStream("done", { usage: { prompt_tokens: 40, completion_tokens: 1 } })])
+    const result = yield* h.provide(Effect.gen(function* () { return yield* (yield* RunLoop).run({ sessionId: "p", prompt: `Work on it.\n${NOTES}` }) }))
+    expect(result.report.incidents.some((i) => i.detector === "text-repeat" && i.action === "cut")).toBe(true)
+    // The cut step: its prompt estimated (NOTES alone is about 20,000 characters), not 0; the last step as the server said.
+    expect(result.report.tokens.input).toBeGreaterThan(40 + 2_000)
+    expect(result.report.tokens.estimated).toBe(true)
+    const finished = h.events.flatMap((e) => (e.type === "step.finished" && e.tokens !== undefined ? [e.tokens.total] : []))
+    expect(finished.length).toBe(2)
+    expect(finished.reduce((a, b) => a + b, 0)).toBe(result.report.tokens.total)
+  }), 30_000)
+
+  it.live("a step paused by its tool's failure keeps the usage the server sent with the call", () => Effect.gen(function* () {
+    const usage = { prompt_tokens: 300, completion_tokens: 10 }
+    const failing: ToolDefinition = {
+      spec: { name: "bash", description: "run", inputSchema: { type: "object", properties: { command: { type: "string" } } } },
+      run: async () => ({ state: "completed", output: "FAIL src/sum.test.ts\nexit code 1", exitCode: 1 })
+    }
+    const steps = [1, 2, 3, 4, 5, 6, 7].map((i) => toolCallStream("bash", { command: "npm test" }, { id: `t${i}`, usage }))
+    const h = yield* harness(steps, { tools: [failing], config: (c) => ({ ...c, tryBest: { ...c.tryBest, enabled: true } }) })
+    const result = yield* h.provide(turn)
+    expect(result.report.reason).toBe("try_best_paused")
+    // Every step's request was billed whole, the paused one too: 310 tokens each, none of them estimated.
+    expect(result.report.tokens).toMatchObject({ input: 300 * result.report.stepsUsed, output: 10 * result.report.stepsUsed })
+    expect(result.report.tokens.estimated).toBeUndefined()
+  }), 30_000)
+})

@@ -230,3 +230,18 @@ test("a step cut before the server's usage came counts what it streamed, estimat
   // A step with the server's usage counts that, not the estimate.
   expect(stripAnsi(s.text())).toContain("  · step 2 · 174 tokens")
 })
+
+test("a finished step counts what the run metered for it (step.finished's tokens: a cut step's prompt too), so the step lines add up to the exit line", () => {
+  const s = setup("human")
+  s.r.startTurn()
+  s.r.onEvent({ type: "step.started", step: 0, attempt: 1 })
+  s.r.onPart({ type: "text-delta", text: "x".repeat(400) })
+  s.r.onEvent({ type: "step.finished", step: 0, outcome: "text-repeat", finish: "none", tokens: { input: 2000, output: 100, total: 2100, estimated: true } })
+  expect(stripAnsi(s.text())).toContain("  · step 1 · 2,100 tokens")
+  s.r.onEvent({ type: "step.started", step: 1, attempt: 1 })
+  s.r.onPart({ type: "finish", finish: "stop", usage: { inputTokens: 50, outputTokens: 10 } })
+  // Until its step.finished says, a step counts what its reply reported.
+  s.r.refresh()
+  s.r.onEvent({ type: "step.finished", step: 1, outcome: "continue", finish: "stop", tokens: { input: 50, output: 10, total: 60, estimated: false } })
+  expect(stripAnsi(s.text())).toContain("  · step 2 · 2,160 tokens")
+})

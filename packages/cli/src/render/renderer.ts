@@ -72,19 +72,23 @@ export interface Renderer {
 }
 
 /**
- * The turn's usage so far, from the usage each step's reply reports. A reply that never got the
- * server's usage (cut by a guard, broken and asked again) counts what it streamed, estimated as the
- * run's own meter counts it, so the step lines add up to the exit line.
+ * The turn's usage so far. While a step streams: the usage its reply reports, or what it streamed,
+ * estimated; once it finished, the step's cost as the run's own meter counted it (`step.finished`
+ * carries it: a step cut short is billed for its prompt too), so the step lines add up to the
+ * exit line.
  */
 const makeTurnMeter = (price: ModelPrice | null) => {
-  let tokens = 0
+  /** The finished steps' tokens. */
+  let settled = 0
+  /** The step in progress: its attempts' reported or estimated tokens so far. */
+  let provisional = 0
   let cost: number | null = price === null ? null : 0
   let streamed: CharTally = { cjk: 0, other: 0 }
   let reported = false
   return {
     add: (u: Usage) => {
       reported = true
-      tokens += u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0)
+      provisional += u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0)
       const c = price === null ? null : costOf(u, price)
       cost = cost === null || c === null ? null : cost + c
     },
@@ -95,17 +99,23 @@ const makeTurnMeter = (price: ModelPrice | null) => {
     },
     /** An attempt at a step ended (or the next began): what it streamed counts if no usage came. */
     endAttempt: () => {
-      if (!reported) tokens += tokensOfTally(streamed)
+      if (!reported) provisional += tokensOfTally(streamed)
       streamed = { cjk: 0, other: 0 }
       reported = false
     },
+    /** The step finished; `total`: what the run metered for it, when the event said. */
+    settle: (total: number | undefined) => {
+      settled += total ?? provisional
+      provisional = 0
+    },
     reset: () => {
-      tokens = 0
+      settled = 0
+      provisional = 0
       cost = price === null ? null : 0
       streamed = { cjk: 0, other: 0 }
       reported = false
     },
-    tokens: () => tokens,
+    tokens: () => settled + provisional,
     cost: () => cost
   }
 }
@@ -185,6 +195,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     }
     else if (e.type === "step.finished") {
       meter.endAttempt()
+      meter.settle(e.tokens?.total)
       inStep = false
       waitingFor = null
       stopTimer()

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import type { AssistantMessage } from "../model/message.js"
-import { streamedUsage } from "./streamed-usage.js"
+import { stepUsage, streamedUsage } from "./streamed-usage.js"
 
 const reply = (parts: AssistantMessage["parts"], usage?: AssistantMessage["usage"]): AssistantMessage => ({
   role: "assistant",
@@ -25,5 +25,23 @@ describe("streamedUsage", () => {
     // 40 + 400 + 16 (`{"command":"ls"}`) characters = 114 tokens.
     expect(streamedUsage(reply(parts, { inputTokens: 20 }))).toEqual({ inputTokens: 20, outputTokens: 114, totalTokens: 134, estimated: true })
     expect(streamedUsage(reply([])).outputTokens).toBe(0)
+  })
+})
+
+describe("the prompt of a step cut short", () => {
+  test("is the request's estimate when the server gave no input count, asked for only then", () => {
+    let asked = 0
+    const prompt = () => (asked++, 900)
+    expect(streamedUsage(reply([{ type: "text", text: "t".repeat(40) }]), prompt)).toEqual({ inputTokens: 900, outputTokens: 10, totalTokens: 910, estimated: true })
+    expect(streamedUsage(reply([], { inputTokens: 20 }), prompt).inputTokens).toBe(20)
+    expect(streamedUsage(reply([], { inputTokens: 5, outputTokens: 7 }), prompt)).toEqual({ inputTokens: 5, outputTokens: 7 })
+    expect(asked).toBe(1)
+  })
+
+  test("stepUsage: the server's usage for a step that ended whole, the estimate for one cut short", () => {
+    const whole = reply([{ type: "text", text: "t".repeat(40) }], { inputTokens: 5, outputTokens: 7 })
+    expect(stepUsage(whole, false, () => 900)).toEqual({ inputTokens: 5, outputTokens: 7 })
+    expect(stepUsage(reply([{ type: "text", text: "t".repeat(40) }]), false, () => 900)).toBeUndefined()
+    expect(stepUsage(reply([{ type: "text", text: "t".repeat(40) }]), true, () => 900)).toMatchObject({ inputTokens: 900, outputTokens: 10, estimated: true })
   })
 })

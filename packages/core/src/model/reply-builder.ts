@@ -97,6 +97,11 @@ export class ReplyBuilder {
     this.errorValue = error
   }
 
+  /** The server's usage, from a finish part read after the reply was already settled (a tool's trip stopped the step). */
+  noteUsage(usage: Usage): void {
+    this.usageValue = usage
+  }
+
   setFinish(finish: FinishReason): void {
     this.finishReason = finish
   }

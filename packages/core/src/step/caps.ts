@@ -8,7 +8,6 @@ import {
   capUsageText,
   markSummaryDone,
   recordStep,
-  streamedUsage,
   type CapDecision,
   type CapPolicy,
   type CapReason,
@@ -63,8 +62,8 @@ export interface ReplyFacts {
   readonly attempts: number
   /** Incidents the processor already filed and published during the step. */
   readonly incidents: ReadonlyArray<Incident>
-  /** The step was cut or failed: the server's usage never arrived. */
-  readonly cutShort: boolean
+  /** What the step cost (`stepUsage`: the server's usage, or the estimate for a step cut short). */
+  readonly usage: Usage | undefined
   /** What the step's failed attempts streamed before they were asked again (billed, then left out). */
   readonly replayedUsage?: ReadonlyArray<Usage>
   readonly price: ModelPrice | null
@@ -73,9 +72,8 @@ export interface ReplyFacts {
 /** Meters a finished step, counts its transport retries, and keeps its reply and the processor's incidents. */
 export const judgeReply = (state: RunState, facts: ReplyFacts, cap: StepCap): RunState => {
   const { reply } = facts
-  // A cut or failed step ends before the server's usage arrives; what it streamed still counts.
   const spent = (facts.replayedUsage ?? []).reduce((meter, usage) => addSpent(meter, usage, facts.price), state.meter)
-  const metered = recordStep(spent, facts.cutShort ? streamedUsage(reply) : reply.usage, facts.price)
+  const metered = recordStep(spent, facts.usage, facts.price)
   const next = counted(state, "transport", facts.attempts - 1)
   return {
     ...next,

@@ -65,9 +65,9 @@ describe("caps", () => {
     expect(takeToolCooldown(start())).toEqual({ state: { ...start(), toolsPausedThisStep: false }, paused: undefined })
   })
 
-  test("a reply is metered (a cut one from what it streamed), counted and kept", () => {
+  test("a reply is metered with what it cost, counted and kept", () => {
     const r = reply([{ type: "text", text: "done" }])
-    const next = judgeReply(start(), { reply: r, attempts: 3, incidents: [{ step: 0, detector: "repair", action: "repaired" }], cutShort: false, price: null }, noCap)
+    const next = judgeReply(start(), { reply: r, attempts: 3, incidents: [{ step: 0, detector: "repair", action: "repaired" }], usage: r.usage, price: null }, noCap)
     expect(next).toMatchObject({ lastReply: r, retries: { transport: 2 }, incidents: [{ detector: "repair" }] })
     expect(next.meter).toMatchObject({ stepsUsed: 1, tokens: { total: 15 } })
   })
@@ -75,7 +75,7 @@ describe("caps", () => {
   test("what the step's replayed attempts streamed is metered with it, as one step", () => {
     const r = reply([{ type: "text", text: "done" }])
     const replayedUsage = [{ outputTokens: 400, estimated: true }, { inputTokens: 30, outputTokens: 70 }]
-    const next = judgeReply(start(), { reply: r, attempts: 3, incidents: [], cutShort: false, replayedUsage, price: null }, noCap)
+    const next = judgeReply(start(), { reply: r, attempts: 3, incidents: [], usage: r.usage, replayedUsage, price: null }, noCap)
     expect(next.meter).toMatchObject({ stepsUsed: 1, tokens: { input: 40, output: 475, total: 515, estimated: true } })
   })
 })

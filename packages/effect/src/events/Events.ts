@@ -24,7 +24,9 @@ export const StepFinished = Schema.Struct({
   type: Schema.Literal("step.finished"),
   step: Step,
   outcome: Schema.String,
-  finish: Schema.String
+  finish: Schema.String,
+  /** What the step cost, its replayed attempts included, as the run's meter counts it (estimated for a step cut short). */
+  tokens: Schema.optional(Schema.Struct({ input: Schema.Number, output: Schema.Number, total: Schema.Number, estimated: Schema.Boolean }))
 })
 export const StepClassified = Schema.Struct({
   ...Ids,

@@ -8,7 +8,7 @@
  * record the next run shows the model as interrupted (runloop/resume.ts). A store failure is not
  * a model failure: it is never retried, and fails the step with the store's typed error.
  */
-import { streamedUsage } from "@loopguard/core/caps"
+import { stepUsage, streamedUsage } from "@loopguard/core/caps"
 import type { NormalizedError, Usage } from "@loopguard/core/model"
 import type { Incident } from "@loopguard/core/report"
 import { isPrefillRejection, uiMessageOf } from "@loopguard/core/retry"
@@ -17,6 +17,7 @@ import { ConfigService } from "../config/ConfigService.js"
 import { repeatGuardOptionsOf } from "../config/repeat-guard-options.js"
 import { Events, stampIds, withEventIds } from "../events/Events.js"
 import { LLM } from "../llm/LLM.js"
+import { requestTokens } from "../llm/request-tokens.js"
 import { RetryCoordinator } from "../retry/RetryCoordinator.js"
 import { retryOnly, type RetryExhausted } from "../retry/retry-only.js"
 import { SessionStore } from "../store/SessionStore.js"
@@ -37,6 +38,18 @@ class AttemptFailed extends Data.TaggedError("AttemptFailed")<{ readonly error: 
 
 export interface SessionProcessorShape {
   readonly process: (input: ProcessInput) => Effect.Effect<ProcessResult, SessionStoreError>
+}
+
+/** What the step's attempts cost in all, as the run's meter counts it (`stepUsage`, replayed attempts too). */
+const tokensOfStep = (usages: ReadonlyArray<Usage>) => {
+  const tokens = { input: 0, output: 0, total: 0, estimated: false }
+  for (const u of usages) {
+    tokens.input += u.inputTokens ?? 0
+    tokens.output += u.outputTokens ?? 0
+    tokens.total += u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0)
+    tokens.estimated ||= u.estimated === true
+  }
+  return tokens
 }
 
 /** How the step's last attempt ended, as the run loop reads it. */
@@ -76,7 +89,7 @@ const attemptUntilSettled = (deps: AttemptDeps, input: ProcessInput, at: StepAtt
       const last = at.last
       if (last !== null && last.error !== null && last.reply.hasContent) {
         const replayed = last.reply.build()
-        at.replayedUsage.push(streamedUsage(replayed))
+        at.replayedUsage.push(streamedUsage(replayed, () => requestTokens(at.request)))
         yield* deps.store.putAssistant(input.sessionId, { ...replayed, error: last.error, excluded: "replayed" })
       }
       at.n += 1
@@ -135,8 +148,10 @@ const processStep = (deps: AttemptDeps, retry: RetryCoordinator["Service"], inpu
     )
     const message = at.last!.reply.build()
     yield* deps.store.putAssistant(input.sessionId, message)
-    yield* deps.events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none" })
-    return { outcome, message, attempts: at.n, incidents: at.incidents, replayedUsage: at.replayedUsage } satisfies ProcessResult
+    const usage = stepUsage(message, outcome.type !== "continue" || message.error !== undefined, () => requestTokens(at.request))
+    const tokens = tokensOfStep([...at.replayedUsage, ...(usage !== undefined ? [usage] : [])])
+    yield* deps.events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none", tokens })
+    return { outcome, message, ...(usage !== undefined ? { usage } : {}), attempts: at.n, incidents: at.incidents, replayedUsage: at.replayedUsage } satisfies ProcessResult
   })
 
 /** One step: stream the reply, feed the monitors, run tool calls as they arrive, retry or replay failed attempts. */

@@ -86,6 +86,17 @@ const startAttempt = (deps: AttemptDeps, input: ProcessInput, request: LlmReques
   return { input, reply, observer, toolCtx, publishProgress }
 }
 
+/**
+ * A tool's trip stops the step with the rest of the chunk unread; the server's usage, when it came
+ * in that chunk, is still what the step cost (the request was billed whole).
+ */
+export const usageAfter = (chunk: ReadonlyArray<StreamPart>, from: number, reply: ReplyBuilder): void => {
+  for (let i = from; i < chunk.length; i++) {
+    const part = chunk[i]!
+    if (part.type === "finish" && part.usage !== undefined) reply.noteUsage(part.usage)
+  }
+}
+
 /** Handles chunks in a plain loop; an Effect only for a tool call or a due progress event. Answers whether to stop consuming. */
 const chunkHandler = (deps: AttemptDeps, a: Attempt) => {
   const { reply, observer } = a
@@ -103,6 +114,7 @@ const chunkHandler = (deps: AttemptDeps, a: Attempt) => {
           Effect.flatMap(runToolCall(deps.toolDeps, a.toolCtx, part as ToolCallPart), (t) => {
             if (t === null) return onChunk(chunk, i + 1)
             observer.trip = t
+            usageAfter(chunk, i + 1, reply)
             return stopWith(true)
           })
         )

@@ -62,4 +62,6 @@ export interface ProcessResult {
   readonly incidents: ReadonlyArray<Incident>
   /** What the step's replayed attempts streamed (estimated where the server sent no usage). */
   readonly replayedUsage?: ReadonlyArray<Usage>
+  /** What the recorded attempt cost (`stepUsage`: estimated when the step was cut short); absent: the server said nothing and nothing was cut. */
+  readonly usage?: Usage
 }

@@ -4,10 +4,11 @@
  * long, the older history is summarised (the `Compactor`) and the summary stored as a synthetic
  * user message carrying the range it replaces. Capped per run, counted, and fed to the stall signals.
  */
-import { contextSizeFor, estimateTokens, isContextOverflow, nextShrink, planCompaction, shrinkToolOutputs } from "@loopguard/core/context"
+import { contextSizeFor, isContextOverflow, nextShrink, planCompaction, shrinkToolOutputs } from "@loopguard/core/context"
 import { type AssistantMessage } from "@loopguard/core/model"
 import { Effect, Result } from "effect"
 import type { LlmRequest, RequestMessage } from "../../llm/LLM.js"
+import { requestTokens } from "../../llm/request-tokens.js"
 import { requestView } from "../request.js"
 import { judgeCompacted, judgeCompactionCap, judgeCompactionFailed, judgeCompactionSkipped, judgeOutputShrink, judgeOverflowRetake } from "@loopguard/core/step"
 import { judge } from "../interpret.js"
@@ -18,8 +19,7 @@ import type { SessionStoreError } from "../../store/SessionStoreError.js"
 export const contextLimit = (s: RunServices, ctx: RunContext): number | null =>
   s.config.compaction.contextTokens ?? contextSizeFor(activeModelId(s, ctx), s.config.compaction.contextSizes)
 
-export const requestTokens = (request: LlmRequest): number =>
-  estimateTokens((request.system ?? "") + JSON.stringify(request.messages) + JSON.stringify(request.tools))
+export { requestTokens }
 
 const compactionOn = (s: RunServices, ctx: RunContext) => s.config.compaction.enabled && ctx.mode.compacts
 
