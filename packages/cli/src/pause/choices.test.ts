@@ -83,9 +83,10 @@ describe("answers to ask", () => {
 })
 
 test("formatPause lists the offered choices numbered and the others with their reason", () => {
-  const incident: PausedIncident = { kind: "edit_repeat", detector: "edit-repeat", step: 7, detail: "edit_repeat: src/a.ts edited 3 times", evidence: {} }
+  const incident: PausedIncident = { kind: "edit_repeat", detector: "edit-repeat", step: 7, detail: "edit_repeat: src/a.ts edited 3 times (step 5, step 7)", evidence: {} }
   const lines = formatPause(incident, pauseChoices("gpt-4o", commandsInstalled()))
-  expect(lines[0]).toBe("⏸ try-best paused the run at step 7: edit_repeat: src/a.ts edited 3 times")
+  // Counted from 1, as the status lines above the menu are.
+  expect(lines[0]).toBe("⏸ try-best paused the run at step 8: edit_repeat: src/a.ts edited 3 times (step 6, step 8)")
   expect(lines.filter((l) => /^\s+\d\. /.test(l))).toHaveLength(2)
   expect(lines.join("\n")).toMatch(/handoff:claude\s+.*not found on PATH/)
 })

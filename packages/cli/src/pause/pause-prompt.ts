@@ -3,13 +3,15 @@
  * not), and how `ask` reads the answer on a terminal.
  */
 import { createInterface } from "node:readline/promises"
+import { stepsFromOne } from "../render/explain.js"
 import { CHOICE_DESCRIPTIONS, type PauseChoice, type PauseChoices } from "./choices.js"
 import type { PausedIncident } from "./paused-incident.js"
 
 export const formatPause = (incident: PausedIncident, choices: PauseChoices): ReadonlyArray<string> => {
   const width = Math.max(...[...choices.offered, ...choices.unavailable.map((u) => u.choice)].map((c) => c.length))
   return [
-    `⏸ try-best paused the run at step ${incident.step}: ${incident.detail.startsWith(incident.kind) ? "" : `(${incident.kind}) `}${incident.detail}`,
+    // Steps count from 1 here, as the status lines above the menu do (the incident's count from 0).
+    `⏸ try-best paused the run at step ${incident.step + 1}: ${incident.detail.startsWith(incident.kind) ? "" : `(${incident.kind}) `}${stepsFromOne(incident.detail)}`,
     "  choices:",
     ...choices.offered.map((c, i) => `    ${i + 1}. ${c.padEnd(width)}  ${CHOICE_DESCRIPTIONS[c]}`),
     ...(choices.unavailable.length > 0 ? ["  not offered:", ...choices.unavailable.map((u) => `       ${u.choice.padEnd(width)}  ${u.reason}`)] : [])

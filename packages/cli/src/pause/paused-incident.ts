@@ -11,6 +11,7 @@ export interface PausedIncident {
   readonly kind: string
   /** The incident's detector name as recorded (`bash-retry` …). */
   readonly detector: string
+  /** The step it paused at, counted from 0 as the report's incidents are. */
   readonly step: number
   /** One line saying what was detected. */
   readonly detail: string
@@ -25,7 +26,7 @@ export const pausedIncidentOf = (result: RunResult): PausedIncident | null => {
   const recorded = [...result.incidents].reverse().find((i) => i.action === "pause")
   if (!recorded) {
     // Paused without a recorded incident: still a pause, described by the report alone.
-    return { kind: "try_best", detector: "try-best", step: result.report.stepsUsed, detail: result.report.blockedAt ?? "try-best paused the turn", evidence: {} }
+    return { kind: "try_best", detector: "try-best", step: Math.max(0, result.report.stepsUsed - 1), detail: result.report.blockedAt ?? "try-best paused the turn", evidence: {} }
   }
   const d = isRecord(recorded.detail) ? recorded.detail : {}
   const kind = typeof d["kind"] === "string" ? d["kind"] : recorded.detector.replace(/-/g, "_")

@@ -96,3 +96,9 @@ test("retries say what failed, how long loopguard waits and which attempt it is"
   )
   expect(explainTerminal({ kind: "unknown", message: "bad key" })).toContain("retrying would not help: bad key")
 })
+
+test("a try-best banner counts steps from 1, as the status lines around it and `stopped at` do", () => {
+  const detail = { kind: "bash_retry", step: 3, detail: "bash_retry: `npm test` has failed 4 times (exit 1). Noted at step 2; it failed again at step 3." }
+  const x = explainIncident({ detector: "bash-retry", action: "pause", detail })
+  expect(x.text).toContain("Noted at step 3; it failed again at step 4.")
+})

@@ -101,9 +101,17 @@ const TRY_BEST_NOTES: Readonly<Record<string, string>> = {
   "action-streak": "loopguard told the model so (a note only, it never pauses for this)."
 }
 
+/** Reports count steps from 0 (as traces do); people, and the status lines, count from 1. */
+export const stepsFromOne = (text: string): string =>
+  text
+    .replace(/\bsteps (\d+(?:(?:-|, )\d+)+)\b/g, (_, list: string) => `steps ${list.replace(/\d+/g, (n) => String(Number(n) + 1))}`)
+    .replace(/\bstep (\d+)\b/g, (_, n: string) => `step ${Number(n) + 1}`)
+
 const tryBestWords = (detector: string, detail: unknown): string => {
-  // Detectors start their detail with their own kind ("bash_retry: …"): a label, not words.
-  const said = str(detail, "detail")?.replace(/^[a-z][a-z_-]*:\s*/, "") ?? null
+  // Detectors start their detail with their own kind ("bash_retry: …"): a label, not words. Their
+  // step numbers count from 0, as the report's do; the lines around the banner count from 1.
+  const raw = str(detail, "detail")?.replace(/^[a-z][a-z_-]*:\s*/, "") ?? null
+  const said = raw === null ? null : stepsFromOne(raw)
   const what = said !== null ? clip(said, 160) : `the same approach kept failing (${detector.replace(/-/g, " ")})`
   return `${what.charAt(0).toUpperCase()}${what.slice(1)}${/[.!?]$/.test(what) ? "" : "."}`
 }

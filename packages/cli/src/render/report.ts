@@ -3,7 +3,9 @@
  * it did not complete, where it stopped and what to do next. Shared by run, demo and chat.
  */
 import type { RunReport } from "@loopguard/effect"
-import { exitWords } from "./explain.js"
+import { exitWords, stepsFromOne } from "./explain.js"
+
+export { stepsFromOne }
 import type { Style } from "./style.js"
 import { terminalSafe } from "./terminal-safe.js"
 
@@ -43,12 +45,6 @@ export const exitLine = (r: RunReport, elapsedMs: number | null, style: Style): 
   const code = words === r.reason.replace(/_/g, " ") ? "" : ` (${r.reason})`
   return `${colour(`── ${HEAD[r.status]}: ${words}${code}`)} ${style.dim(`· ${totals}`)}`
 }
-
-/** Reports count steps from 0 (as traces do); people, and the status lines, count from 1. */
-export const stepsFromOne = (text: string): string =>
-  text
-    .replace(/\bsteps (\d+(?:(?:-|, )\d+)+)\b/g, (_, list: string) => `steps ${list.replace(/\d+/g, (n) => String(Number(n) + 1))}`)
-    .replace(/\bstep (\d+)\b/g, (_, n: string) => `step ${Number(n) + 1}`)
 
 /** What follows the exit line when the run did not complete, and where the session is kept. */
 export const reportDetails = (r: RunReport, style: Style): ReadonlyArray<string> => {
