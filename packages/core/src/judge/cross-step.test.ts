@@ -55,3 +55,38 @@ describe("CrossStepDetectors.afterStep", () => {
     expect(cropping.map(textLoop)).toEqual([false, false, true, false, false, false, false, false])
   })
 })
+
+describe("a poll that sleeps is waiting", () => {
+  const poll = (i: number, output: string, exitCode = 0): AssistantMessage => ({
+    role: "assistant",
+    id: `p${i}`,
+    parentId: "u1",
+    step: i,
+    finish: "tool-calls",
+    parts: [{ type: "tool", callId: `c${i}`, name: "bash", input: { command: "sleep 30 && gh run view 9812" }, state: "completed", output, exitCode }]
+  })
+  const levels = (vs: ReadonlyArray<AfterStep>) => vs.flatMap((v, i) => v.incidents.filter((x) => x.kind === "loop").map((x) => `${i + 1}:${x.detector}/${x.action}`))
+
+  test("a CI poll whose answer moves on is never counted, however long the build", () => {
+    const polls = Array.from({ length: 40 }, (_, i) => poll(i + 1, `in_progress · started about ${Math.floor(i / 2) + 1} minutes ago`))
+    const verdicts = feed(new CrossStepDetectors(C, "main", false), polls)
+    expect(levels(verdicts)).toEqual([])
+    expect(verdicts.some((v) => v.exit !== null || v.pause !== null)).toBe(false)
+  })
+
+  test("one answer past its patience (twenty looks of thirty seconds) climbs the ladder from its note", () => {
+    const polls = Array.from({ length: 30 }, (_, i) => poll(i + 1, "status: queued"))
+    const verdicts = feed(new CrossStepDetectors(C, "main", false), polls)
+    const seen = levels(verdicts)
+    expect(seen.filter((l) => Number(l.split(":")[0]) <= 20)).toEqual([])
+    expect(seen.find((l) => l.endsWith("/note"))).toMatch(/^21:/)
+    expect(verdicts.findIndex((v) => v.exit !== null) + 1).toBeGreaterThan(21)
+  })
+
+  test("a server coming up fails while it waits: neither the breaker nor the ladder stops it", () => {
+    const waits = Array.from({ length: 8 }, (_, i) => ({ ...poll(i + 1, "curl: (7) Failed to connect to localhost port 3000", 7), parts: [{ type: "tool" as const, callId: `c${i}`, name: "bash", input: { command: "sleep 3 && curl -s localhost:3000/health" }, state: "completed" as const, output: "curl: (7) Failed to connect to localhost port 3000", exitCode: 7 }] }))
+    const verdicts = feed(new CrossStepDetectors(C, "main", false), waits)
+    expect(verdicts.flatMap((v) => v.incidents.filter((x) => x.action !== "note").map((x) => x.detector))).toEqual([])
+    expect(verdicts.some((v) => v.exit !== null || v.pause !== null)).toBe(false)
+  })
+})

@@ -18,6 +18,8 @@ import {
   SpinPrefix,
   failureStreak,
   MIN_COUNTED_RUN,
+  pollingOnward,
+  pollOverdue,
   stepRecords,
   variedRetry,
   type LadderCounts,
@@ -58,13 +60,6 @@ type Detector = (messages: ReadonlyArray<Message>, records: () => ReadonlyArray<
 const cut = (s: string, n = 120) => (s.length <= n ? s : `${s.slice(0, n - 1)}…`)
 
 const allDifferent = (xs: ReadonlyArray<string>): boolean => new Set(xs).size === xs.length
-
-/**
- * Every step of a run polls a running job and saw something its predecessor did not
- * (`sleep 30 && tail log`, an empty `is_input`): waiting, not looping, however alike the calls.
- */
-const pollingOnward = (run: ReturnType<typeof stepRecords>): boolean =>
-  run.length > 0 && run.every((r, i) => r.poll && (i === 0 || r.rawObservation !== run[i - 1]!.rawObservation))
 
 /**
  * Repeated failure counts the runs of one failing command; the steps between them (edits, views)
@@ -218,8 +213,11 @@ export class LoopEpisodes {
     let note: string | null = null
     let remind: string | null = null
     let stop: LoopOutcome["stop"] = null
+    // A poll that sleeps and is within its patience is waiting: no detector counts it; past it, each counts from its first rung.
+    const overdue = pollOverdue(lazyRecords(), this.counts.noteAt)
     for (const [index, detect] of this.detectors.entries()) {
-      const finding = detect(messages, lazyRecords, log?.version)
+      const found = overdue === 0 ? null : detect(messages, lazyRecords, log?.version)
+      const finding = found?.count === undefined || overdue === null ? found : { ...found, count: Math.min(found.count, overdue + this.counts.noteAt - 1) }
       // Every detector has its own ladder; finding nothing ends its episode.
       const level = this.ladderOf(index).observe(step, finding)
       if (finding === null) continue

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { commandArguments, commandSkeleton, isPollCommand } from "./command-skeleton.js"
+import { commandArguments, commandSkeleton, isPollCommand, waitSecondsOf } from "./command-skeleton.js"
 
 describe("commandSkeleton", () => {
   test("varying arguments are masked: passwords, versions, package names, numbers, paths", () => {
@@ -56,7 +56,26 @@ describe("isPollCommand", () => {
     for (const c of ["docker logs web | tail -n 5", "sleep 10 && kubectl get pods", "systemctl status nginx", "sleep 30 && gh run view 9876543", "gh run watch 42 --exit-status", "sleep 60; curl -s http://localhost:8080/status", "sleep 2 && curl localhost:8000"]) expect([c, isPollCommand(c)]).toEqual([c, true])
     for (const c of ["", "sleep 30 && tail -n 20 train.log", "sleep 5; tail log.txt", "tail -n 3 /tmp/job.log", "ps aux | grep node", "jobs", "wait", "sleep 60"]) expect([c, isPollCommand(c)]).toEqual([c, true])
   })
+  test("a command named as an object's own property is just a command", () => {
+    for (const c of ["__proto__ x", "constructor get", "toString", "hasOwnProperty run view"]) expect([c, isPollCommand(c)]).toEqual([c, false])
+  })
   test("doing something is no poll, even after a sleep", () => {
     for (const c of ["sleep 2 && curl -X POST localhost:8000/jobs", "sleep 2 && curl -d x=1 localhost:8000", "sleep 5 && gh run rerun 42", "python train.py", "cat a.py", "ls", "sleep 1 && pip install x"]) expect([c, isPollCommand(c)]).toEqual([c, false])
+  })
+})
+
+describe("waitSecondsOf", () => {
+  test("the seconds a command line sleeps before it looks", () => {
+    const cases: ReadonlyArray<readonly [string, number]> = [
+      ["sleep 30 && gh run view 42", 30],
+      ["sleep 0.5; curl -s localhost:3000/health", 0.5],
+      ["sleep 2m && kubectl get pods", 120],
+      ["timeout 5 sleep 10 && tail log", 10],
+      ["sleep 5; tail a; sleep 5; tail b", 10],
+      ["gh run view 42", 0],
+      ["echo sleep 30", 0],
+      ["sleep $DELAY && tail log", 0]
+    ]
+    for (const [c, seconds] of cases) expect([c, waitSecondsOf(c)]).toEqual([c, seconds])
   })
 })

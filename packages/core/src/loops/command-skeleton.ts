@@ -134,13 +134,38 @@ export const isPollCommand = (command: string): boolean => {
     const words = unwrap(tokens)
     const program = programOf(words[0] ?? "")
     // `docker logs web`, `kubectl get pods`, `gh run view 42`: looking at what runs on its own.
-    const polls = POLLING_SUBCOMMANDS[program]
+    // An own key only: a command named `constructor` or `__proto__` is just a command.
+    const polls = Object.hasOwn(POLLING_SUBCOMMANDS, program) ? POLLING_SUBCOMMANDS[program] : undefined
     const looks = polls !== undefined && (polls.includes(words[1] ?? "") || polls.includes(`${words[1] ?? ""} ${words[2] ?? ""}`))
     return looks ? "sleep" : isFetch(program, words) ? "cat" : program
   })
   if (programs.length === 0) return true
   const waits = programs.some((p) => POLLERS.has(p))
   return waits && programs.every((p) => p === "" || POLLERS.has(p) || VIEWERS.has(p))
+}
+
+/** `30`, `0.5`, `30s`, `2m`, `1h`: a `sleep` argument in seconds (NaN for anything else). */
+const sleepSeconds = (arg: string): number => {
+  const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(arg)
+  if (m === null) return Number.NaN
+  return Number(m[1]) * ({ "": 1, s: 1, m: 60, h: 3600, d: 86400 } as const)[m[2] as "" | "s" | "m" | "h" | "d"]
+}
+
+/**
+ * The seconds a command line sleeps before it looks (`sleep 30 && gh run view 42`: 30), 0 when
+ * it does not wait: how long the job it polls was given between two looks.
+ */
+export const waitSecondsOf = (command: string): number => {
+  let total = 0
+  for (const tokens of simpleCommands(command)) {
+    const words = unwrap(tokens)
+    if (programOf(words[0] ?? "") !== "sleep") continue
+    for (const arg of words.slice(1)) {
+      const seconds = sleepSeconds(arg)
+      if (Number.isFinite(seconds)) total += seconds
+    }
+  }
+  return total
 }
 
 /** `curl -s …/status`, `wget -qO- …`: a look at a URL that sends nothing (no data, form, upload or method). */

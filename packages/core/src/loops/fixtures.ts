@@ -4,6 +4,7 @@
  */
 import type { AssistantMessage, AssistantPart, CropMarker, ReminderKind, UserMessage } from "../model/message.js"
 import type { StepRecord } from "./step-record.js"
+import { saysNo } from "./masks.js"
 
 export interface ReplySpec {
   readonly id: string
@@ -58,11 +59,13 @@ export const stepRecord = (fields: Partial<StepRecord> & Pick<StepRecord, "actio
   argObservation: fields.observation,
   namedObservation: fields.observation,
   poll: false,
+  waitSeconds: 0,
   silent: false,
   rawObservation: fields.observation,
   verified: false,
   verification: false,
   tally: null,
   lookup: false,
+  saysNo: fields.observation.trim() === "" || saysNo(fields.observation),
   ...fields
 })

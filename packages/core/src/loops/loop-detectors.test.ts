@@ -10,6 +10,15 @@ import { stepRecord } from "./fixtures.js"
 const rec = (action: string, observation = `out of ${action}`, extra: Partial<StepRecord> = {}): StepRecord => stepRecord({ action, observation, ...extra })
 
 describe("repeatedObservation", () => {
+  test("other calls each given the same plain answer are news; the same call, or a refusal, is a repeat", () => {
+    const imports = ["json", "yaml", "toml", "requests", "numpy", "pandas"].map((m) => rec(`python -c "import ${m}; print('ok')"`, "ok"))
+    expect(repeatedObservation(imports)).toBeNull()
+    const same = Array.from({ length: 5 }, () => rec(`python -c "import json; print('ok')"`, "ok"))
+    expect(repeatedObservation(same)).toMatchObject({ count: 5 })
+    const refused = ["a", "b", "c", "d", "e"].map((u) => rec(`curl -s https://api.example.org/${u}`, '{"error":"forbidden"}'))
+    expect(repeatedObservation(refused)).toMatchObject({ count: 5 })
+  })
+
   test("a run of thousands of one answer is counted to 64 steps at most (twice the threshold when that is more)", () => {
     const same = (i: number) => rec(`grep q${i}`, "no matches found for <q>")
     const run = Array.from({ length: 3000 }, (_, i) => same(i))

@@ -10,8 +10,9 @@
  * Evidence, not likeness: a failing step is compared in the loose sense (the same error, names and
  * numbers masked); a step that worked is compared only in the strict sense (the very same output,
  * or the same once its own arguments and volatile numbers are masked), so `wc -l a.py` → `120 a.py`
- * and `wc -l b.py` → `87 b.py` differ. Exploration — a lookup asking something new, such as one
- * more search that finds nothing — never counts.
+ * and `wc -l b.py` → `87 b.py` differ, and only to the same call unless the answer says no
+ * (`saysNo`): twelve modules that each import `ok` are twelve answers. Exploration — a lookup
+ * asking something new, such as one more search that finds nothing — never counts.
  */
 import { isExploration, type StepRecord } from "./step-record.js"
 import { MIN_COUNTED_RUN } from "./repeated-action.js"
@@ -56,6 +57,8 @@ const qualifies = (records: ReadonlyArray<StepRecord>, i: number): boolean => {
  */
 const sameAnswer = (a: StepRecord, b: StepRecord): boolean => {
   if (a.tool !== b.tool || a.failed !== b.failed) return false
+  // The same plain answer to another question (`ok` from importing each of twelve modules) is news.
+  if (!a.failed && a.action !== b.action && !(a.saysNo && b.saysNo)) return false
   if (!a.failed) return a.argObservation === b.argObservation || a.rawObservation === b.rawObservation
   return a.observation === b.observation && (!a.verification || !b.verification || a.namedObservation === b.namedObservation)
 }

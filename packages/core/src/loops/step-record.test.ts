@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import type { AssistantMessage, ToolPart } from "../model/message.js"
 import { call, reply, user } from "./fixtures.js"
-import { isWritingCommand, maskObservation, StepRecordLog, stepRecordOf, stepRecords } from "./step-record.js"
+import { failureIsAnswer, isWritingCommand, maskObservation, StepRecordLog, stepRecordOf, stepRecords } from "./step-record.js"
 
 const withResult = (m: AssistantMessage, result: Partial<ToolPart>): AssistantMessage => ({
   ...m,
@@ -65,5 +65,14 @@ describe("StepRecordLog", () => {
     log.reset(session.slice(0, 3))
     expect(log.records).toEqual(stepRecords(session.slice(0, 3)))
     expect(log.records.map((r) => r.role)).toEqual(["shell"])
+  })
+})
+
+describe("failureIsAnswer", () => {
+  const shell = (command: string): ToolPart => ({ type: "tool", callId: "c", name: "bash", input: { command }, state: "completed", output: "curl: (7) Failed to connect", exitCode: 7 })
+  test("a poll that sleeps before it looks says the job is not ready yet; the same look without a wait is a failure", () => {
+    expect(failureIsAnswer(shell("sleep 3 && curl -s localhost:3000/health"))).toBe(true)
+    expect(failureIsAnswer(shell("curl -s localhost:3000/health"))).toBe(false)
+    expect(failureIsAnswer(shell("sleep 3 && curl -X POST localhost:3000/jobs"))).toBe(false)
   })
 })

@@ -7,9 +7,9 @@ import { toolPartsOf, toolSignature, type AssistantMessage, type Message, type T
 import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
 import { commandContent, failed, isWritingCommand, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
-import { commandSkeleton, isPollCommand } from "./command-skeleton.js"
+import { commandSkeleton, isPollCommand, waitSecondsOf } from "./command-skeleton.js"
 import { failureTally, type FailureTally } from "./failure-tally.js"
-import { maskArguments, maskObservation, maskVolatile, NUMBER } from "./masks.js"
+import { maskArguments, maskObservation, maskVolatile, NUMBER, saysNo } from "./masks.js"
 import { isFinishedReply } from "./repeated-action.js"
 
 export interface StepRecord {
@@ -49,6 +49,8 @@ export interface StepRecord {
   readonly silent: boolean
   /** Every call of the step polls a running job (`sleep; tail log`, an empty `is_input`). */
   readonly poll: boolean
+  /** The seconds the step's commands sleep before they look (`sleep 30 && gh run view`), 0 when they do not wait. */
+  readonly waitSeconds: number
   /** The output unmasked (whitespace folded, first 2,000 characters): did a poll see something new? */
   readonly rawObservation: string
   /** A verification command (tests, build) ran and passed. */
@@ -63,6 +65,8 @@ export interface StepRecord {
    * however alike its answer is to the last one (`isExploration`).
    */
   readonly lookup: boolean
+  /** The answer turns the try down (`saysNo`: an error, a refusal, nothing found or nothing printed), whatever the exit status. */
+  readonly saysNo: boolean
 }
 
 export { isWritingCommand, maskObservation }
@@ -106,18 +110,21 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     // Only commands that do something: a search or listing that prints nothing found nothing.
     silent: role === "shell" && output.trim() === "" && !working.some(failed) && commands.length > 0 && commands.every((c) => commandSkeleton(c) !== ""),
     poll: commands.length > 0 && commands.length === working.length && commands.every(isPollCommand),
+    waitSeconds: commands.length === 0 ? 0 : Math.min(...commands.map(waitSecondsOf)),
     rawObservation: output.replace(/\s+/g, " ").trim().slice(0, 2000),
     verified: checks.some((c) => !failed(c.part)),
     verification: checks.length > 0,
     tally: failureTally(output),
+    // An empty answer to a look (`grep` that printed nothing) says there is nothing there.
+    saysNo: output.trim() === "" || saysNo(output),
     lookup: !changed && calls.length > 0 && calls.every((c) => c.role === "read" || (c.role === "shell" && isLookupCommand(shellTextOf(c.part) ?? "")))
   }
 }
 
 /**
  * A call whose failure is an answer rather than a broken tool: a verification run (its failing
- * tests are the report it was run for: triage, test-driven work) or a lookup (`which python3`,
- * a read of a file that is not there). The error-storm breaker does not count these; a loop of
+ * tests are the report it was run for: triage, test-driven work), a lookup (`which python3`,
+ * a read of a file that is not there) or a poll that waits for a job (`sleep 3 && curl …/health`). The error-storm breaker does not count these; a loop of
  * them is the repeated-failure and repeated-action detectors' to find.
  */
 export const failureIsAnswer = (part: ToolPart): boolean => {
@@ -125,8 +132,11 @@ export const failureIsAnswer = (part: ToolPart): boolean => {
   if (role === "read") return true
   if (role !== "shell") return false
   const command = shellTextOf(part) ?? ""
-  return isVerificationCommand(command, VERIFICATION) || isLookupCommand(command)
+  return isVerificationCommand(command, VERIFICATION) || isLookupCommand(command) || isWaitingPoll(command)
 }
+
+/** A poll that sleeps before it looks: its failure ("connection refused" while a server comes up) says the job is not ready yet. */
+const isWaitingPoll = (command: string): boolean => isPollCommand(command) && waitSecondsOf(command) > 0
 
 /** Shell commands that only view (every program a viewer: `grep -rn x . | head`) and write nothing. */
 const isLookupCommand = (command: string): boolean => command.trim() !== "" && commandSkeleton(command) === "" && !isWritingCommand(command)

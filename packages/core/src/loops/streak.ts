@@ -11,13 +11,9 @@ import { isUser, type AssistantMessage, type CropMarker, type Message } from "..
 import { contentBlocks, dropCropped, persistedCrops } from "./crop.js"
 import { isFinishedReply } from "./repeated-action.js"
 import { replyKey } from "./reply-key.js"
+import { pollingOnward } from "./poll-wait.js"
 import { recordOf } from "./step-record.js"
 
-/** The same poll of a running job, with output that moved on each time: waiting, not a loop. */
-const pollingOnward = (replies: ReadonlyArray<AssistantMessage>): boolean => {
-  const records = replies.map(recordOf)
-  return records.every((r, i) => r.poll && (i === 0 || r.rawObservation !== records[i - 1]!.rawObservation))
-}
 
 export interface LoopStreakOptions {
   readonly enabled: boolean
@@ -88,7 +84,7 @@ export const detectStreak = (
   }
   const truncated = range.length > maxSpan
   if (truncated) range.pop()
-  if (range.length < opts.triggerCount || pollingOnward(range.map((r) => r.reply))) return null
+  if (range.length < opts.triggerCount || pollingOnward(range.map((r) => recordOf(r.reply)))) return null
   range.reverse()
 
   const from = range[0]!

@@ -16,6 +16,17 @@ const step = (name: string, input: unknown, output: string, extra: Partial<ToolP
 const sh = (command: string, output: string, exit = 0) => step("execute_bash", { command, is_input: "false" }, `${output}\n[The command completed with exit code ${exit}.]`)
 
 describe("variedRetry", () => {
+  test("the same plain answer to other arguments is a survey, not a retry; the same refusal printed with exit 0 is a retry", () => {
+    const links = ["docs", "blog", "pricing", "about", "careers", "status"].map((page) => sh(`curl -s -o /dev/null -w '%{http_code}' https://example.org/${page}`, "200"))
+    expect(variedRetry(links)).toBeNull()
+    const formatted = ["a", "b", "c", "d", "e"].map((f) => sh(`black --check src/${f}.py`, "All done!\n1 file would be left unchanged."))
+    expect(variedRetry(formatted)).toBeNull()
+    const solver = [17, 18, 19, 20].map((x) => sh(`python solve.py ${x}`, "Wrong answer"))
+    expect(variedRetry(solver)).toMatchObject({ count: 4 })
+    const locked = ["8b0e", "77a1", "c3d9", "0f42"].map((id) => sh(`python manage.py migrate --run-id ${id}`, "Traceback (most recent call last):\nOperationalError: could not obtain lock"))
+    expect(variedRetry(locked)).toMatchObject({ count: 4 })
+  })
+
   test("password guesses: one skeleton, a new password each time, the same refusal", () => {
     const tries = ["admin", "123456", "letmein", "secret", "flag"].map((g) => sh(`unzip -P ${g} secret.zip`, "   skipping: flag.txt   incorrect password", 82))
     expect(variedRetry(tries.slice(0, 3))).toBeNull()

@@ -29,12 +29,13 @@ export interface VariedRetry {
 }
 
 /**
- * A try that can be part of a varied retry: a shell step with a skeleton and an answer, that
- * changed nothing, passed no verification (a passing test run is progress whatever it printed),
- * and is not a poll of a running job.
+ * A try that can be part of a varied retry: a shell step with a skeleton and an answer that turned
+ * it down (it failed, or said no: `saysNo`), that changed nothing, passed no verification (a
+ * passing test run is progress whatever it printed), and is not a poll of a running job. The same
+ * plain answer to other arguments (`curl` of twelve links, each `200`) is a survey, not a retry.
  */
 const isTry = (r: StepRecord): boolean =>
-  r.role === "shell" && r.skeleton !== "" && r.argObservation !== "" && !r.changed && !r.verified && !r.poll
+  r.role === "shell" && r.skeleton !== "" && r.argObservation !== "" && (r.failed || r.saysNo) && !r.changed && !r.verified && !r.poll
 
 /** The varied retry the newest record completes, or null. */
 export const variedRetry = (records: ReadonlyArray<StepRecord>, opts: VariedRetryOptions = DEFAULT_VARIED_RETRY): VariedRetry | null => {

@@ -91,6 +91,16 @@ describe("edit_repeat", () => {
 })
 
 describe("bash_retry", () => {
+  test("a poll that sleeps is given its patience: a server coming up fails while it waits", () => {
+    const waiting = Array.from({ length: 20 }, () => bashPart("sleep 3 && curl -s localhost:3000/health", 7, "curl: (7) Failed to connect to localhost port 3000"))
+    const result = kinds(run(only("bash"), waiting))
+    // Three seconds a look: twenty looks (one minute) before it counts, not three.
+    expect(result.slice(0, 19).every((k) => k === null)).toBe(true)
+    expect(result[19]).toBe("bash_retry")
+    const noWait = Array.from({ length: 3 }, () => bashPart("curl -s localhost:3000/health", 7))
+    expect(kinds(run(only("bash"), noWait))).toEqual([null, null, "bash_retry"])
+  })
+
   test("three failures of one normalized command fire, even with other calls in between", () => {
     const m = only("bash")
     const result = run(m, [

@@ -5,8 +5,8 @@
  * - edit_repeat: an edit whose normalized diff is more than `editSimilarity` alike (Jaccard of
  *   3-word shingles) to `editMatches` earlier edits of the same path, among the last
  *   `editWindow` edits of all files. A refused edit changed nothing and is no edit at all.
- * - bash_retry: one normalized command has failed `failedCommandRetries` times. A successful
- *   edit clears every count, the command's own success clears its count, and a failing
+ * - bash_retry: one normalized command has failed `failedCommandRetries` times (a poll that sleeps:
+ *   its patience, poll-wait.ts). A successful edit clears every count, the command's own success clears its count, and a failing
  *   verification run whose output changed restarts its count at 1.
  * - action_streak: `actionStreak` no-progress actions of one kind in a row.
  *
@@ -24,6 +24,8 @@
  * State is plain data (JSON-serializable); `consumeTryBest` is pure; `TryBestMonitor` holds it.
  */
 import type { ToolPart } from "../model/message.js"
+import { isPollCommand, waitSecondsOf } from "../loops/command-skeleton.js"
+import { pollPatience } from "../loops/poll-wait.js"
 import { editRecords } from "./edit-records.js"
 import {
   actionStreakIncident,
@@ -145,6 +147,12 @@ const consumeEdit = (state: TryBestState, { part, step }: TryBestEvent, options:
   return repeat === null ? next : { state: next.state, incident: repeat }
 }
 
+/** Failures of one command that make a retry loop; a poll that sleeps (a server coming up) is given its patience. */
+const retriesOf = (rawCommand: string, options: TryBestOptions): number => {
+  const wait = isPollCommand(rawCommand) ? waitSecondsOf(rawCommand) : 0
+  return wait > 0 ? pollPatience(wait, options.failedCommandRetries) : options.failedCommandRetries
+}
+
 const consumeShell = (
   state: TryBestState,
   { part, step }: TryBestEvent,
@@ -174,7 +182,7 @@ const consumeShell = (
   const count = changed ? 1 : (own(state.failures, command) ?? 0) + 1
   const next: TryBestState = { ...state, failures: withEntry(state.failures, command, count), outputs }
   const retry =
-    count >= options.failedCommandRetries
+    count >= retriesOf(rawCommand, options)
       ? bashRetryIncident(step, {
           tool: part.name,
           callId: part.callId,

@@ -1,0 +1,43 @@
+import { describe, expect, test } from "bun:test"
+import { stepRecord } from "./fixtures.js"
+import { pollOverdue, pollPatience } from "./poll-wait.js"
+
+const poll = (observation: string, waitSeconds = 30, action = "bash sleep 30 && gh run view 42") => stepRecord({ action, observation, poll: true, waitSeconds })
+
+describe("pollPatience", () => {
+  test("ten minutes of sleep, between the minimum and twenty looks", () => {
+    expect(pollPatience(30, 3)).toBe(20)
+    expect(pollPatience(60, 3)).toBe(10)
+    expect(pollPatience(3, 3)).toBe(20)
+    expect(pollPatience(600, 3)).toBe(3)
+    expect(pollPatience(0.5, 8)).toBe(20)
+  })
+})
+
+describe("pollOverdue", () => {
+  test("no poll, or a poll that does not sleep: nothing is waiting", () => {
+    expect(pollOverdue([stepRecord({ action: "bash npm test", observation: "ok" })], 3)).toBeNull()
+    expect(pollOverdue([poll("queued", 0), poll("queued", 0)], 3)).toBeNull()
+    expect(pollOverdue([], 3)).toBeNull()
+  })
+
+  test("a poll whose answer moves on waits; one answer past its patience counts from the first step past it", () => {
+    const moving = Array.from({ length: 30 }, (_, i) => poll(i % 2 === 0 ? "in progress, about 1 minute ago" : "in progress, about 2 minutes ago"))
+    expect(pollOverdue(moving, 3)).toBe(0)
+    const building = Array.from({ length: 20 }, () => poll("BUILDING"))
+    expect(pollOverdue(building, 3)).toBe(0)
+    expect(pollOverdue([...building, poll("BUILDING")], 3)).toBe(1)
+    expect(pollOverdue([...building, poll("READY")], 3)).toBe(0)
+  })
+
+  test("a run of one poll waits thirty minutes of sleep at most, whatever it sees", () => {
+    const ticking = Array.from({ length: 61 }, (_, i) => poll(`in progress for ${i} minutes`))
+    expect(pollOverdue(ticking.slice(0, 60), 3)).toBe(0)
+    expect(pollOverdue(ticking, 3)).toBe(1)
+  })
+
+  test("another command ends the run: the count starts again", () => {
+    const before = Array.from({ length: 25 }, () => poll("BUILDING"))
+    expect(pollOverdue([...before, stepRecord({ action: "bash vercel logs", observation: "log" }), poll("BUILDING")], 3)).toBe(0)
+  })
+})

@@ -1,0 +1,45 @@
+/**
+ * Waiting on a job that runs on its own: a poll that sleeps before it looks (`sleep 30 && gh run
+ * view 42`, `sleep 3 && curl -s localhost:3000/health`) gives the job time, and a build, a deploy or
+ * a server coming up takes minutes. Such a poll is waiting, not looping, while its answer keeps
+ * changing or has stayed the same (or failed) for less than its patience; the loop detectors count
+ * only what comes past it, from their first rung. A poll that does not sleep is waiting only while
+ * every look sees something new (`pollingOnward`).
+ */
+import type { StepRecord } from "./step-record.js"
+
+/** The sleep, in all, a poll may see one answer (or the same failure) through: long enough for a build. */
+export const POLL_PATIENCE_S = 600
+/** However short its sleep, a poll seeing one answer this many times in a row is past waiting. */
+export const POLL_MOST_UNCHANGED = 20
+/** The longest a run of one poll waits in all, whatever it sees (a clock that ticks is no progress forever). */
+export const POLL_MOST_S = 1800
+
+/** Looks in a row with one answer that a poll sleeping `waitSeconds` each time is allowed, never fewer than `minimum`. */
+export const pollPatience = (waitSeconds: number, minimum: number): number =>
+  Math.max(minimum, Math.min(POLL_MOST_UNCHANGED, Math.ceil(POLL_PATIENCE_S / Math.max(waitSeconds, 1))))
+
+/** Every step of a run polls a running job and saw something its predecessor did not: waiting, however alike the calls. */
+export const pollingOnward = (run: ReadonlyArray<StepRecord>): boolean =>
+  run.length > 0 && run.every((r, i) => r.poll && (i === 0 || r.rawObservation !== run[i - 1]!.rawObservation))
+
+/**
+ * How far the newest steps, one poll that sleeps run again and again, are past their patience, in
+ * steps: 0 while they wait; null when the newest step is no such poll (then nothing is waiting).
+ * `minimum`: the fewest looks with one answer allowed, whatever the sleep.
+ */
+export const pollOverdue = (records: ReadonlyArray<StepRecord>, minimum: number): number | null => {
+  const newest = records.at(-1)
+  if (newest === undefined || !newest.poll || newest.waitSeconds <= 0) return null
+  let run = 1
+  let unchanged = 1
+  for (let i = records.length - 2; i >= 0; i--) {
+    const r = records[i]!
+    if (!r.poll || r.action !== newest.action) break
+    run++
+    if (unchanged === run - 1 && r.rawObservation === newest.rawObservation) unchanged++
+  }
+  const pastUnchanged = unchanged - pollPatience(newest.waitSeconds, minimum)
+  const pastAll = run - Math.max(minimum, Math.ceil(POLL_MOST_S / newest.waitSeconds))
+  return Math.max(0, pastUnchanged, pastAll)
+}
