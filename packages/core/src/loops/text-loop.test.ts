@@ -178,3 +178,32 @@ describe("TextLoopDetector", () => {
     expect(r.state.buffer.length).toBe(3)
   })
 })
+
+describe("work between the repeats", () => {
+  const testRun = (i: number) => reply({ id: `t${i}`, text: "Let me run the tests again.", tools: [["bash", { command: "pytest -q tests/test_parser.py" }]] })
+  const edit = (i: number) => reply({ id: `e${i}`, tools: [["edit", { path: "src/parser.py", old: `a${i}`, new: `b${i}` }]] })
+  const consumeAll = (steps: ReadonlyArray<{ readonly reply: ReturnType<typeof reply>; readonly changed: boolean }>) => {
+    let state = TextLoopDetector.init()
+    return steps.map(({ reply: r, changed }) => {
+      const step = TextLoopDetector.consume(state, r, { cropped: false, changed })
+      state = step.state
+      return step.trigger?.level ?? null
+    })
+  }
+
+  test("a file changed by another step between two like replies starts the run over", () => {
+    const steps = Array.from({ length: 12 }, (_, i) => [{ reply: edit(i), changed: true }, { reply: testRun(i), changed: false }]).flat()
+    expect(consumeAll(steps).filter((t) => t !== null)).toEqual([])
+  })
+
+  test("the same narrated step that writes the same thing again and again is still a loop", () => {
+    const write = (i: number) => reply({ id: `w${i}`, text: "Let me write the config file.", tools: [["write", { path: "config.json", content: "{}" }]] })
+    expect(consumeAll(Array.from({ length: 3 }, (_, i) => ({ reply: write(i), changed: true })))).toEqual([null, null, "mild"])
+  })
+
+  test("a step that changed nothing between them does not: a look at a file is no work done", () => {
+    const look = (i: number) => reply({ id: `l${i}`, tools: [["read", { path: "src/parser.py" }]] })
+    const steps = Array.from({ length: 3 }, (_, i) => [{ reply: look(i), changed: false }, { reply: testRun(i), changed: false }]).flat()
+    expect(consumeAll(steps).at(-1)).toBe("mild")
+  })
+})

@@ -1,6 +1,6 @@
 /**
  * Cross-step text loop (docs/loops.md): the same visible reply (plus the same tool calls) three steps in
- * a row. Escalates mild → strong → terminate over successive triggers. A small state machine with
+ * a row, with no file changed by another step between them. Escalates mild → strong → terminate over successive triggers. A small state machine with
  * plain, serializable state so a RunLoop can persist it between steps.
  */
 import { textOf, toolSignature, type AssistantMessage } from "../model/message.js"
@@ -50,6 +50,11 @@ export interface TextLoopStep {
 export interface TextLoopContext {
   /** True when reasoning-loop cropping (docs/loops.md) cropped in this turn: the step is not recorded. */
   readonly cropped: boolean
+  /**
+   * The step changed a file. A change made by a step other than the repeating one (an edit
+   * between two "Let me run the tests again." steps) is work done between them: the run starts over.
+   */
+  readonly changed?: boolean
 }
 
 /**
@@ -78,10 +83,11 @@ const consume = (
 ): TextLoopStep => {
   if (ctx.cropped) return { state, key: null, trigger: null }
   const key = textLoopKey(step, opts)
-  if (key === null) return { state, key: null, trigger: null }
+  const workedBetween = ctx.changed === true && key !== state.buffer.at(-1)
+  if (key === null) return { state: workedBetween ? { buffer: [], triggers: state.triggers } : state, key: null, trigger: null }
 
   // A buffer shorter than `repeats` could never hold a loop: it is at least `repeats` long.
-  const buffer = [...state.buffer, key].slice(-Math.max(1, opts.bufferSize, opts.repeats))
+  const buffer = [...(workedBetween ? [] : state.buffer), key].slice(-Math.max(1, opts.bufferSize, opts.repeats))
   const tail = buffer.slice(-opts.repeats)
   const looped = opts.repeats >= 1 && tail.length === opts.repeats && tail.every((k) => k === key)
   if (!looped) return { state: { buffer, triggers: state.triggers }, key, trigger: null }
