@@ -52,7 +52,7 @@ export const maskArguments = (output: string, command: string): string => {
 // "0 errors", "no failures": a clean report, not a refusal.
 const CLEAN_REPORT = /\b(?:0|no|zero|without)\s+(?:errors?|failures?|problems?|issues?)\b/gi
 const REFUSAL =
-  /\b(?:errors?|fail(?:s|ed|ure|ing)?|invalid|incorrect|wrong|denied|refused|forbidden|unauthori[sz]ed|not found|no such|cannot|can't|could not|couldn't|unable|traceback|exception|rejected|timed? ?out|mismatch|not allowed|not permitted|no (?:matches|results|rows)|0 (?:rows|results|matches))\b/i
+  /\b(?:errors?|fail(?:s|ed|ure|ing)?|invalid|incorrect|wrong|denied|refused|forbidden|unauthori[sz]ed|not found|not (?:ready|available|running|reachable|installed|supported|allowed|permitted)|unavailable|unreachable|no such|cannot|can't|could not|couldn't|unable|traceback|exception|rejected|timed? ?out|mismatch|no (?:matches|results|rows)|0 (?:rows|results|matches))\b/i
 
 /**
  * The answer turns the try down: an error, a refusal, a wrong guess, nothing found, whatever the

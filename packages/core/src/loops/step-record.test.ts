@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test"
 import type { AssistantMessage, ToolPart } from "../model/message.js"
 import { call, reply, user } from "./fixtures.js"
 import { failureIsAnswer, isWritingCommand, maskObservation, StepRecordLog, stepRecordOf, stepRecords } from "./step-record.js"
+import { saysNo } from "./masks.js"
 
 const withResult = (m: AssistantMessage, result: Partial<ToolPart>): AssistantMessage => ({
   ...m,
@@ -74,5 +75,12 @@ describe("failureIsAnswer", () => {
     expect(failureIsAnswer(shell("sleep 3 && curl -s localhost:3000/health"))).toBe(true)
     expect(failureIsAnswer(shell("curl -s localhost:3000/health"))).toBe(false)
     expect(failureIsAnswer(shell("sleep 3 && curl -X POST localhost:3000/jobs"))).toBe(false)
+  })
+})
+
+describe("saysNo", () => {
+  test("refusals, errors and nothing found say no, whatever the exit status; plain answers and clean reports do not", () => {
+    for (const no of ["Wrong answer", "incorrect password", "Traceback (most recent call last):", "service: not ready", '{"error":"forbidden"}', "No matches found", "0 rows", "503 Service Unavailable"]) expect([no, saysNo(no)]).toEqual([no, true])
+    for (const yes of ["200", "ok", '{"status":"ok"}', "Found 0 errors.", "no problems", "1 file would be left unchanged.", "available: 3 nodes"]) expect([yes, saysNo(yes)]).toEqual([yes, false])
   })
 })
