@@ -238,3 +238,18 @@ describe("makeShapeStreamRedactor (a reply shown as it streams)", () => {
     )
   })
 })
+
+describe("makeRedactor: credentials right after a JSON escape, and a URL password with an @ in it", () => {
+  const redact = makeRedactor([])
+  test("Authorization, Bearer and api-key after an escaped line break", () => {
+    expect(redact('{"message":"x\\nAuthorization: Basic dXNlcjpCYXNpY1Bhc3M5OQ=="}')).toBe(`{"message":"x\\nAuthorization: Basic ${REDACTED}"}`)
+    expect(redact("x\\nBearer opaqueTokenValue1234567")).toBe(`x\\nBearer ${REDACTED}`)
+    expect(redact("x\\nx-api-key: 0123456789abcdef")).toBe(`x\\nx-api-key: ${REDACTED}`)
+    // Inside a word it is no header: "preAuthorization" and "unBearer" are left as they are.
+    expect(redact("preAuthorization: Basic dXNlcjpw")).toBe("preAuthorization: Basic dXNlcjpw")
+  })
+  test("the password runs to the authority's last @", () => {
+    expect(redact("https://user:pa@ss:w@host/x")).toBe(`https://user:${REDACTED}@host/x`)
+    expect(redact("see https://user:secret9@host/a?b=c@d and mail me@example.org")).toBe(`see https://user:${REDACTED}@host/a?b=c@d and mail me@example.org`)
+  })
+})

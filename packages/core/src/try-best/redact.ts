@@ -100,17 +100,19 @@ const CREDENTIAL_SHAPES: ReadonlyArray<RegExp> = [
  * pattern starts at the literal "://" (one that may start at any word costs ten times as much on
  * ordinary text, and this runs over every message the proxy stores).
  */
-const URL_PASSWORD = /:\/\/([^\s:/@?#]*:)([^\s@/?#]+)@/g
+// The password runs to the authority's last `@`: `user:pa@ss@host` loses `pa@ss`, not only `pa`.
+const URL_PASSWORD = /:\/\/([^\s:/@?#]*:)([^\s/?#]+)@/g
 
 /** Matches nothing: a pass skipped on text that holds none of its hint. */
 const NEVER = /(?!)/g
 
 /** `x-api-key: VALUE`, `api-key=VALUE` (Azure's header, `x-goog-api-key`) as header text in logs and curl commands. */
-const API_KEY_HEADER = /\b((?:x-(?:goog-)?)?api-key["']?\s*[:=]\s*["']?)([^\s"',;]{8,})/gi
+const API_KEY_HEADER = new RegExp(String.raw`${START}((?:x-(?:goog-)?)?api-key["']?\s*[:=]\s*["']?)([^\s"',;]{8,})`, "gi")
 
 /** `Authorization: <scheme> xyz` and `Bearer xyz`: keep the scheme, drop the credential. */
-const AUTH_HEADER = /\b(Authorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest)\s+)?)([^\s"',;]{6,})/gi
-const BEARER = /\b(Bearer\s+)([A-Za-z0-9._~+/=-]{8,})/gi
+// Also right after a JSON escape (`{"message":"x\\nAuthorization: Basic …"}`): `START`, not `\b`.
+const AUTH_HEADER = new RegExp(String.raw`${START}(Authorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest)\s+)?)([^\s"',;]{6,})`, "gi")
+const BEARER = new RegExp(String.raw`${START}(Bearer\s+)([A-Za-z0-9._~+/=-]{8,})`, "gi")
 
 /**
  * A Bearer value is a credential when it has a digit or a token character (`.`, `-`, `=` ...), or
