@@ -109,6 +109,14 @@ it.live("loopguard proxy: a route's missing config file, or holding the upstream
   expect(open.status).toBe(2)
   expect(open.stderr.trim().split("\n").length).toBe(1)
   expect(open.stderr).toContain("LG_TEST_UNSET_KEY, which is not set")
+  // A token that keeps no one out (blank, or short enough to guess) is refused, and not printed.
+  for (const [token, words] of [["   ", "whitespace"], ["abc12", "shorter than 16"]] as const) {
+    const weak = spawnSync(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", "http://127.0.0.1:1/v1"], { cwd: ROOT, env: { ...env, LOOPGUARD_PROXY_TOKEN: token }, encoding: "utf8", timeout: 60_000 })
+    expect(weak.status).toBe(2)
+    expect(weak.stderr.trim().split("\n").length).toBe(1)
+    expect(weak.stderr).toContain(words)
+    expect(weak.stderr).not.toContain("abc12")
+  }
 }), 90_000)
 
 it.live("loopguard proxy holding the upstream key starts with the default token variable LOOPGUARD_PROXY_TOKEN set, and enforces it", () => Effect.gen(function* () {

@@ -21,6 +21,16 @@ import { resolve } from "node:path"
 import { sharedState } from "@loopguard/proxy/store"
 import { announceWorker, reusePortProblem, superviseWorkers, workerBoard, workerRole } from "./proxy-workers.js"
 
+/** The fewest characters of a proxy token: one a client (or a web page) could guess opens the upstream key to it. */
+export const MIN_TOKEN_CHARS = 16
+
+/** Why a proxy token would not keep anyone out, or null: blank, with whitespace in it, or short enough to guess. */
+export const weakToken = (token: string): string | null => {
+  if (/\s/.test(token)) return "has whitespace in it (a blank token, or one a client's header would trim): use one without"
+  if (token.length < MIN_TOKEN_CHARS) return `is shorter than ${MIN_TOKEN_CHARS} characters (${token.length}): use a longer, random one (for example \`openssl rand -hex 24\`)`
+  return null
+}
+
 /** An upstream as the listening line shows it: without user name, password or query (a `?key=` is a key). */
 export const upstreamShown = (url: string): string => {
   try {
@@ -115,6 +125,8 @@ export const proxyCommand = Command.make(
       if (upstreamKey !== undefined && upstreamKey !== "" && (token === undefined || token === "")) {
         return yield* new UsageError({ message: `proxy.upstreamKeyEnv: the proxy holds the upstream key, so clients must present a token: set ${config.proxy.tokenEnv}` })
       }
+      const weak = upstreamKey !== undefined && upstreamKey !== "" && token !== undefined ? weakToken(token) : null
+      if (weak !== null) return yield* new UsageError({ message: `${config.proxy.tokenEnv}: the token clients present ${weak}` })
       const target = yield* storeTargetOf(flags)
       const upstreams = [config.proxy.upstream, ...Object.values(config.proxy.routes).map((r) => r.upstream)].filter((u): u is string => u !== null)
       const workers = config.proxy.workers
