@@ -7,6 +7,7 @@ import { Effect, Layer, Redacted, Scope } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import { makeFolder } from "./make-folder.js"
+import { closeSync, lstatSync, openSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { makeRedactor } from "@loopguard/core/try-best"
 import { boundedScope, detachedTimeout } from "./deadline.js"
@@ -77,13 +78,30 @@ export const openSqlClient = (
       return { client, shown, readOnly: false }
     }
     const file = sqliteFile(target)
-    yield* Effect.try({ try: () => makeFolder(target), catch: failOpen(`the session folder ${target}`) })
+    yield* Effect.try({ try: () => makeFolder(target, 0o700), catch: failOpen(`the session folder ${target}`) })
+    yield* Effect.try({ try: () => ownDatabaseFile(file), catch: failOpen(file) })
     const { client, readOnly } = yield* openSqlite({ filename: file, busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS }).pipe(
       Effect.provide(Reactivity.layer),
       Effect.mapError(failOpen(file))
     )
     return { client, shown: file, readOnly }
   })
+
+/**
+ * The sessions file is the store's own, readable by its owner only (conversations, tool outputs):
+ * made with mode 0600 before SQLite opens it (its -wal and -shm files take the same mode), and never
+ * a symbolic link, which would put the sessions wherever the link points.
+ */
+const ownDatabaseFile = (file: string): void => {
+  let link = false
+  try {
+    link = lstatSync(file).isSymbolicLink()
+  } catch {
+    closeSync(openSync(file, "a", 0o600))
+    return
+  }
+  if (link) throw new Error("it is a symbolic link: loopguard keeps sessions only in a file of its own")
+}
 
 /** `--store URL` or `--session-dir DIR`: a postgres:// URL is Postgres, anything else a SQLite folder. */
 export const makeDurableStore = (target: string, options: DurableStoreOptions = {}): Effect.Effect<SessionStoreShape, SessionStoreError, Scope.Scope> =>
