@@ -31,4 +31,17 @@ describe("actionCycle", () => {
     const withDiff = { ...edit, parts: edit.parts.map((p) => (p.type === "tool" ? { ...p, diff: "+x", path: "x" } : p)) }
     expect(actionCycle([...ms, withDiff as Message])).toBeNull()
   })
+  test("an edit made again (apply, revert, apply …) is no progress: the ping-pong is a cycle", () => {
+    const edit = (id: string, from: string, to: string): Message => {
+      const m = call(id, "edit", { path: "src/tz.py", old: from, new: to })
+      return { ...m, parts: m.parts.map((p) => (p.type === "tool" ? { ...p, state: "completed" as const, diff: `-${from}\n+${to}`, path: "src/tz.py" } : p)) } as Message
+    }
+    const pingPong: Array<Message> = [user("u0")]
+    for (let i = 0; i < 4; i++) pingPong.push(edit(`a${i}`, "utc", "local"), call(`t${i}`, "bash", { command: "pytest -q" }), edit(`r${i}`, "local", "utc"), call(`u${i}`, "bash", { command: "pytest -q" }))
+    expect(actionCycle(pingPong)).toMatchObject({ period: 4 })
+    // Two different edits that each move the work on are progress, however the tests around them look.
+    const onward: Array<Message> = [user("u0")]
+    for (let i = 0; i < 4; i++) onward.push(edit(`a${i}`, `v${i}`, `v${i + 1}`), call(`t${i}`, "bash", { command: "pytest -q" }))
+    expect(actionCycle(onward)).toBeNull()
+  })
 })

@@ -1,6 +1,7 @@
 /**
  * Action cycle (beyond repeated action, which only sees A A A): the newest steps replay the tool calls of
- * the steps `period` earlier — A B A B A B, or A B C A B C A — with no successful edit in between.
+ * the steps `period` earlier — A B A B A B, or A B C A B C A — with no successful edit in between
+ * (an edit made again, as in apply A, revert A, apply A …, is none).
  * The repeated-action detector cannot see these (no two neighbours are equal), and they are the
  * commonest spin in real traces after plain repeats. Stateless and ephemeral like repeated action:
  * the caller adds a note to the next request only.
@@ -30,6 +31,21 @@ export interface ActionCycle {
 const changedFiles = (m: AssistantMessage): boolean =>
   toolPartsOf(m).some((p) => p.state === "completed" && (p.exitCode ?? 0) === 0 && p.diff !== undefined && p.diff !== "")
 
+/**
+ * The very same edit was made in the `within` finished steps before step `at`: made again, it
+ * undoes an undo (apply A, revert A, apply A …) or writes what is already there. That is no progress.
+ */
+const madeBefore = (messages: ReadonlyArray<Message>, at: number, sig: string, within: number): boolean => {
+  let seen = 0
+  for (let i = at - 1; i >= 0 && seen < within; i--) {
+    const m = messages[i]!
+    if (!isFinishedReply(m)) continue
+    seen++
+    if (toolSignature(m) === sig) return true
+  }
+  return false
+}
+
 /** The cycle of tool-call signatures the newest finished steps replay without changing a file, or null. */
 export const actionCycle = (messages: ReadonlyArray<Message>, opts: ActionCycleOptions = DEFAULT_ACTION_CYCLE): ActionCycle | null => {
   // Newest first: the signatures of finished steps back to one without a tool call or with a file change.
@@ -41,7 +57,7 @@ export const actionCycle = (messages: ReadonlyArray<Message>, opts: ActionCycleO
     const sig = toolSignature(m)
     if (sig === "") break
     sigs.push(sig)
-    if (changedFiles(m)) break
+    if (changedFiles(m) && !madeBefore(messages, i, sig, limit)) break
   }
   for (let p = Math.max(2, opts.minPeriod); p <= opts.maxPeriod; p++) {
     if (sigs.length < p + opts.replays) break
