@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { DEFAULT_TRY_BEST_OPTIONS } from "./options.js"
-import { commandContent, editPathOf, printedExitCode, shellTextOf, toolRole } from "./tool-kinds.js"
+import { commandContent, editPathOf, failed, printedExitCode, shellTextOf, toolRole } from "./tool-kinds.js"
 
 const role = (name: string, input: unknown, diff?: string) => toolRole({ name, input, ...(diff !== undefined ? { diff } : {}) }, DEFAULT_TRY_BEST_OPTIONS)
 
@@ -81,6 +81,16 @@ describe("printedExitCode", () => {
 })
 
 describe("commandContent", () => {
+  test("an exit status printed as the last line is status, not output: a search that found nothing printed nothing", () => {
+    expect(commandContent("\nExit code: 1")).toBe("")
+    expect(commandContent("FAIL test_a\nExit code: 1")).toBe("FAIL test_a")
+    expect(commandContent("done\nCommand exited with code 2")).toBe("done")
+    expect(commandContent("[Process exited with code 1]")).toBe("")
+    // Only at the end: a line that quotes one mid-output stays.
+    expect(commandContent("Exit code: 1\nretrying")).toBe("Exit code: 1\nretrying")
+    const search = { type: "tool" as const, callId: "c", name: "bash", input: { command: "rg -n 'adyen' src" }, state: "completed" as const, output: "\nExit code: 1" }
+    expect(failed(search)).toBe(false)
+  })
   test("strips the harness's wrapping, keeps what the command printed", () => {
     expect(commandContent("hello\n[The command completed with exit code 0.]")).toBe("hello")
     expect(commandContent("[The command completed with exit code 0.]")).toBe("")

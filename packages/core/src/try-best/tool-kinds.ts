@@ -167,7 +167,7 @@ const GEMINI_REPORT = /^Command: [^\n]*\nDirectory: [^\n]*\n(?:Output|Stdout): (
 /**
  * What a command itself printed, without the status its harness wraps around it (OpenHands'
  * "[The command completed with exit code 0.]", Gemini CLI's Command/Directory/…/PGID report,
- * Codex's "Exit code / Wall time / Output:" header). Two commands that print nothing then print
+ * Codex's "Exit code / Wall time / Output:" header, an "Exit code: 1" line at the end). Two commands that print nothing then print
  * the same: nothing. Never throws; an output in no known wrapping is returned as it is.
  */
 export const commandContent = (output: string): string => {
@@ -176,8 +176,12 @@ export const commandContent = (output: string): string => {
     const parts = [gemini[1], gemini[2], gemini[3]].map((p) => (p ?? "").trim()).filter((p) => p !== "" && p !== "(empty)" && p !== "(none)")
     return parts.join("\n")
   }
-  return output.replace(CODEX_HEADER, "").replace(CODEX_EXEC_HEADER, "").replace(OPENHANDS_STATUS, "").replace(SWE_AGENT_NO_OUTPUT, "").trim()
+  return output.replace(CODEX_HEADER, "").replace(CODEX_EXEC_HEADER, "").replace(OPENHANDS_STATUS, "").replace(SWE_AGENT_NO_OUTPUT, "").replace(TRAILING_EXIT, "").trim()
 }
+
+// A harness's exit status printed as the output's last line ("…\nExit code: 1", pi's "Command exited
+// with code 1"): status, not what the command printed (a search that found nothing printed nothing).
+const TRAILING_EXIT = /(?:^|\n)[ \t]*(?:[Ee]xit [Cc]ode:?[ \t]*-?\d+|exit status -?\d+|\[?(?:Command|Process) exited with code -?\d+\]?\.?)\s*$/
 
 // SWE-agent says so when a command printed nothing.
 const SWE_AGENT_NO_OUTPUT = /^\s*Your command ran successfully and did not produce any output\.?\s*$/
