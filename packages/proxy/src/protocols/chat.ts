@@ -180,7 +180,7 @@ export const chatProtocol: Protocol = {
     if (wantsUsage(body)) out += data({ ...who, object: "chat.completion.chunk", choices: [], usage: usageOf(body, text) })
     return { contentType: SSE_CONTENT_TYPE, body: out + DONE }
   },
-  streamError: (message) => data({ error: { message, type: "server_error", code: "upstream_failed" } }) + DONE,
+  streamError: (message) => data({ error: { message, type: "server_error", code: "upstream_error" } }) + DONE,
   textCalls: {
     streamEnd: (watch, held, calls) => {
       const who = (watch as ChatWatch).identity

@@ -256,7 +256,7 @@ class ResponsesWatch implements StreamWatch {
 
 /** A failure after the stream began: the error event numbered after the last event seen, as every event of the stream is. */
 const errorEvent = (message: string, sequence: number): string =>
-  sseText(JSON.stringify({ type: "error", sequence_number: sequence, code: "upstream_failed", message, param: null }), "error")
+  sseText(JSON.stringify({ type: "error", sequence_number: sequence, code: "upstream_error", message, param: null }), "error")
 
 const baseResponse = (body: any) => ({
   id: `resp_loopguard_${Date.now().toString(36)}`,
