@@ -513,3 +513,37 @@ test("a Retry-After given as a date: the retry's log event tells the wait that h
   expect(told[0]!).toBeGreaterThan(900)
   expect(waited).toBeGreaterThanOrEqual(told[0]! - 50)
 })
+
+describe.each(HTTP_STACKS)("%s http stack", (stack) => {
+  test.each([true, false])("an error answered under a success status (200 {\"error\": …}, streamed request: %s) is asked for once more, then reaches the client as the failure it is", async (stream) => {
+    const error = { error: { message: "model overloaded, try again", type: "server_error", code: "overloaded" } }
+    let calls = 0
+    upstream = await rawUpstream((_req, res) => {
+      calls += 1
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify(error))
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events)
+    const reply = await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...request("chat"), stream }) })
+    expect(reply.status).toBe(502)
+    expect(await reply.json()).toEqual(error)
+    expect(calls).toBe(2)
+    expect(records(events)[0]).toMatchObject({ outcome: "failed", status: 502 })
+  }, 30_000)
+
+  test("an error answered under a success status once, then a reply: the client gets the reply", async () => {
+    let calls = 0
+    upstream = await rawUpstream((_req, res) => {
+      calls += 1
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end(JSON.stringify(calls === 1 ? { error: { message: "busy" } } : { id: "r", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "Fine now." }, finish_reason: "stop" }] }))
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events)
+    const reply = await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...request("chat"), stream: false }) })
+    expect(reply.status).toBe(200)
+    expect((await reply.json()).choices[0].message.content).toBe("Fine now.")
+    expect(records(events)[0]).toMatchObject({ outcome: "completed", retries: 1 })
+  }, 30_000)
+})

@@ -10,7 +10,7 @@ import type { Attempt, OpenAttempt } from "./upstream.js"
 import { clientHeaders, sendError } from "./http-util.js"
 import { redactBytes } from "./body-bytes.js"
 import { cutCallNotice, cutNotice, refusalNotice } from "./notices.js"
-import { cutOffCall, parseJson, type ObservedCall, type Protocol } from "./protocol.js"
+import { carriesError, cutOffCall, parseJson, type ObservedCall, type Protocol } from "./protocol.js"
 import { textCallsIn } from "./text-calls.js"
 
 /** Why a whole reply could not be read: `again` when asking once more may well get it (it broke off or went silent). */
@@ -100,22 +100,41 @@ export interface WholeReplyEnd {
   readonly sent?: unknown
 }
 
+const ERROR_AS_SUCCESS = "the upstream answered with an error under a success status"
+
+/** A 2xx reply whose body is an error (`200 {"error": …}`): the upstream failed, whatever its status said. */
+const errorAsSuccess = (opened: OpenAttempt, whole: Buffer): boolean =>
+  (opened.res.statusCode ?? 200) < 300 && carriesError(parseJson(whole.toString("utf8")))
+
+/**
+ * The reply read whole. Nothing of it reached the client yet: one that broke off, went silent, or
+ * answered an error under a success status is asked for once more.
+ */
+const readAnswer = async (first: OpenAttempt, context: WholeReplyContext): Promise<{ readonly opened: OpenAttempt; readonly read: Buffer | Unread }> => {
+  const { settings, again, chunkTimeoutMs } = context
+  const read = await readWhole(first, settings.maxResponseBytes, chunkTimeoutMs)
+  if (!(Buffer.isBuffer(read) ? errorAsSuccess(first, read) : read.again)) return { opened: first, read }
+  const second = await again()
+  if (!second.ok) return { opened: first, read }
+  return { opened: second, read: await readWhole(second, settings.maxResponseBytes, chunkTimeoutMs) }
+}
+
 /** A reply that is not a stream: read whole (within the limit), guarded, then sent. */
 export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpened: OpenAttempt, context: WholeReplyContext): Promise<WholeReplyEnd> => {
   const { settings, offered, extra, again, secrets, chunkTimeoutMs } = context
-  let opened = firstOpened
-  let read = await readWhole(opened, settings.maxResponseBytes, chunkTimeoutMs)
-  // Nothing of it reached the client: a reply that broke off or went silent is asked for once more.
-  if (!Buffer.isBuffer(read) && read.again) {
-    const second = await again()
-    if (second.ok) {
-      opened = second
-      read = await readWhole(second, settings.maxResponseBytes, chunkTimeoutMs)
-    }
-  }
+  const answered = await readAnswer(firstOpened, context)
+  let opened = answered.opened
+  const read = answered.read
   if (!Buffer.isBuffer(read)) {
     sendError(res, protocol.name, 502, `loopguard proxy: ${read.why}`, extra)
     return { code: 502, failed: read.why }
+  }
+  if (errorAsSuccess(opened, read)) {
+    // Passed on as the failure it is: the client's SDK raises the upstream's own error, not an empty reply.
+    const sent = redactBytes(read, secrets)
+    res.writeHead(502, { ...clientHeaders(opened.res.headers, extra, true, secrets), "content-length": String(sent.length) })
+    res.end(sent)
+    return { code: 502, failed: ERROR_AS_SUCCESS }
   }
   let whole = read
   let json = parseJson(whole.toString("utf8"))
