@@ -70,23 +70,24 @@ export const decodedAttempt = async (opened: OpenAttempt, timeoutMs: number): Pr
   if (zlib === null) return opened
   const reply = new DecodedReply(opened.res, zlib)
   reply.pause()
-  const first = await new Promise<Buffer | null | "silent">((resolve) => {
+  const first = await new Promise<Buffer | null | "silent" | Error>((resolve) => {
     const onData = (chunk: Buffer) => {
       reply.pause()
       settle(chunk)
     }
-    const settle = (chunk: Buffer | null | "silent") => {
+    const settle = (chunk: Buffer | null | "silent" | Error) => {
       clearTimeout(timer)
       reply.off("data", onData)
       reply.off("end", onEnd)
-      reply.off("error", onEnd)
+      reply.off("error", onError)
       resolve(chunk)
     }
     const onEnd = () => settle(null)
+    const onError = (e: Error) => settle(e)
     const timer = setTimeout(() => settle("silent"), timeoutMs)
     reply.on("data", onData)
     reply.on("end", onEnd)
-    reply.on("error", onEnd)
+    reply.on("error", onError)
     if (opened.first !== null) zlib.write(opened.first)
     if (opened.ended()) zlib.end()
     reply.resume()
@@ -96,6 +97,12 @@ export const decodedAttempt = async (opened: OpenAttempt, timeoutMs: number): Pr
     reply.on("error", () => {})
     opened.abort()
     return { ok: false, error: { message: `no decompressed byte from the upstream within ${timeoutMs} ms`, code: "chunk_timeout", phase: "request" }, body: null, res: null }
+  }
+  if (first instanceof Error) {
+    // A body that does not decompress from its first byte (a false `content-encoding`) is no empty reply: the attempt failed, and says why.
+    reply.on("error", () => {})
+    opened.abort()
+    return { ok: false, error: { message: first.message, code: "decode_error", phase: "request" }, body: null, res: null }
   }
   return { ok: true, res: reply, first, ended: () => reply.ended, abort: opened.abort }
 }

@@ -547,3 +547,18 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(records(events)[0]).toMatchObject({ outcome: "completed", retries: 1 })
   }, 30_000)
 })
+
+describe.each(HTTP_STACKS)("%s http stack", (stack) => {
+  test.each([true, false])("a body that says gzip and is not (streamed request: %s): the client gets a 502 that says it did not decompress, never an empty 200", async (stream) => {
+    upstream = await rawUpstream((_req, res) => {
+      res.writeHead(200, { "content-type": stream ? "text/event-stream" : "application/json", "content-encoding": "gzip" })
+      res.end(stream ? replyEvents("chat", "Plain words.").join("") : JSON.stringify({ id: "r", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "Plain." }, finish_reason: "stop" }] }))
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events)
+    const reply = await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...request("chat"), stream }) })
+    expect(reply.status).toBe(502)
+    expect(await reply.text()).toContain("did not decompress")
+    expect(records(events)[0]?.outcome).not.toBe("completed")
+  }, 30_000)
+})
