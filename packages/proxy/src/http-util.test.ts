@@ -1,6 +1,6 @@
 /** The headers the proxy passes on, each way: never those of one hop only. */
 import { describe, expect, test } from "bun:test"
-import { clientHeaders, upstreamHeaders } from "./http-util.js"
+import { clientHeaders, errorBody, upstreamHeaders } from "./http-util.js"
 
 const open = { token: null, upstreamKey: null }
 
@@ -19,5 +19,16 @@ describe("hop-by-hop headers", () => {
   test("to the client: those the upstream's Connection header names stay behind too", () => {
     const out = clientHeaders({ connection: "x-upstream-hop", "x-upstream-hop": "1", "content-type": "text/event-stream", "x-request-id": "r1" }, { "x-loopguard-session": "s" }, false, [])
     expect(out).toEqual({ "content-type": "text/event-stream", "x-request-id": "r1", "x-loopguard-session": "s" })
+  })
+})
+
+describe("errorBody", () => {
+  test("a wait the proxy cannot take is a rate limit in each protocol's words, not a bad request", () => {
+    expect(JSON.parse(errorBody("chat", 429, "wait"))).toEqual({ error: { message: "wait", type: "rate_limit_error", code: "rate_limit_exceeded" } })
+    expect(JSON.parse(errorBody("messages", 429, "wait"))).toEqual({ type: "error", error: { type: "rate_limit_error", message: "wait" } })
+    expect(JSON.parse(errorBody("gemini", 429, "wait"))).toEqual({ error: { code: 429, message: "wait", status: "RESOURCE_EXHAUSTED" } })
+    expect(JSON.parse(errorBody("chat", 413, "big")).error.type).toBe("invalid_request_error")
+    expect(JSON.parse(errorBody("chat", 401, "who")).error).toMatchObject({ type: "invalid_request_error", code: "invalid_api_key" })
+    expect(JSON.parse(errorBody("messages", 502, "down")).error.type).toBe("api_error")
   })
 })
