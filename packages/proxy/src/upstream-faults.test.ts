@@ -562,3 +562,23 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(records(events)[0]?.outcome).not.toBe("completed")
   }, 30_000)
 })
+
+describe.each(HTTP_STACKS)("%s http stack", (stack) => {
+  test("a redirect is neither followed nor handed to the client: a 502 names where it pointed", async () => {
+    let calls = 0
+    upstream = await rawUpstream((_req, res) => {
+      calls += 1
+      res.writeHead(307, { location: "http://127.0.0.2:9/v1/chat/completions?token=abc" })
+      res.end()
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events)
+    const reply = await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", redirect: "manual", headers: { "content-type": "application/json" }, body: JSON.stringify(request("chat")) })
+    expect(reply.status).toBe(502)
+    expect(reply.headers.get("location")).toBeNull()
+    const text = await reply.text()
+    expect(text).toContain("redirected (HTTP 307) to http://127.0.0.2:9")
+    expect(text).not.toContain("token=abc")
+    expect(calls).toBe(1)
+  }, 30_000)
+})

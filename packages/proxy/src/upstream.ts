@@ -111,6 +111,22 @@ const httpFailure = async (res: UpstreamReply, idleMs: number, abort: () => void
 const CLIENT_GONE: Attempt = { ok: false, error: { message: "the client went away", aborted: true }, body: null, res: null }
 
 /**
+ * A redirect is not followed, and not handed to the client either: its SDK would follow it past the
+ * proxy, with the whole conversation, to wherever it points. The client gets a 502 that names where.
+ */
+const redirected = (status: number, location: string | undefined): Attempt => {
+  let where = "another address"
+  try {
+    if (location !== undefined) where = new URL(location, "http://upstream.invalid").origin
+  } catch {
+    // A Location that is no URL: "another address".
+  }
+  return failure(`the upstream redirected (HTTP ${status}) to ${where}; loopguard proxy does not follow redirects: set the upstream to that address if it is the right one`, "redirect")
+}
+
+const isRedirect = (status: number): boolean => status >= 300 && status < 400
+
+/**
  * The upstream asked every caller to wait longer than this request's retry budget allows: it is
  * not asked at all, and the client gets a 429 that says how long is left (`retry-after`).
  */
@@ -158,6 +174,11 @@ const attemptFetch = async (route: UpstreamRoute, method: string, headers: Outgo
       const reply = new FetchReply(res, reader)
       return await httpFailure(reply, route.chunkTimeoutMs, () => reply.cancel())
     }
+    if (isRedirect(res.status)) {
+      clearTimeout(timer)
+      void reader?.cancel().catch(() => {})
+      return redirected(res.status, res.headers.get("location") ?? undefined)
+    }
     const first = reader === null ? { done: true as const, value: undefined } : await reader.read()
     clearTimeout(timer)
     const reply = new FetchReply(res, first.done ? null : reader)
@@ -196,6 +217,11 @@ const attemptNode = (route: UpstreamRoute, method: string, headers: OutgoingHttp
       if ((res.statusCode ?? 502) >= 400) {
         clearTimeout(timer)
         void httpFailure(res, route.chunkTimeoutMs, () => req.destroy()).then(settle)
+        return
+      }
+      if (isRedirect(res.statusCode ?? 502)) {
+        req.destroy()
+        settle(redirected(res.statusCode ?? 302, res.headers.location))
         return
       }
       let ended = false
