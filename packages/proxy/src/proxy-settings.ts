@@ -22,6 +22,8 @@ export interface ProxySettings extends DetectorSettings {
   /** Calls per tool in one user turn (`toolCaps`). */
   readonly toolCaps: ToolCallCaps
   readonly maxRequestBytes: number
+  /** Web page origins let in besides loopback ones (`proxy.allowedOrigins`; "*": any). */
+  readonly allowedOrigins: ReadonlyArray<string>
   readonly maxResponseBytes: number
   readonly maxEventBytes: number
 }

@@ -20,6 +20,7 @@ import { memoryBackoff, type BackoffBoard } from "./backoff.js"
 import { handleGuarded, type HandlerDeps, type RequestRecord } from "./handler.js"
 import type { DetectorSettings, ProxySettings } from "./proxy-settings.js"
 import { errorBody, sendError, type AuthPolicy } from "./http-util.js"
+import { originRefusal } from "./web-origin.js"
 import { passThrough, passThroughFetch } from "./passthrough.js"
 import type { Protocol } from "./protocol.js"
 import { makeRecorder, type Recorder } from "./recorder.js"
@@ -105,6 +106,7 @@ export const settingsOf = (config: LoopguardConfig, routeConfigs: Readonly<Recor
   textActions: config.proxy.textActions,
   toolCaps: config.toolCaps,
   maxRequestBytes: config.proxy.maxRequestBytes,
+  allowedOrigins: config.proxy.allowedOrigins,
   maxResponseBytes: config.stream.maxResponseBytes,
   maxEventBytes: config.stream.maxEventBytes
 })
@@ -157,6 +159,8 @@ const nodeRoute = (options: ProxyOptions, deps: HandlerDeps) => (req: IncomingMe
     return
   }
   const protocol = req.method === "POST" ? protocolOf(path, query) : null
+  const refused = originRefusal(req.headers.origin, deps.settings.allowedOrigins)
+  if (refused !== null) return sendError(res, protocol?.name ?? null, 403, refused)
   if (protocol === null) return passThrough(req, res, deps.settings, deps.auth)
   guard(nodeClientRequest(req), res, protocol, deps)
 }
@@ -170,6 +174,8 @@ const fetchRoute =
     if (requestTargetOf(url.pathname + url.search) === null) return new Response(errorBody(badTargetProtocol(request.method, url.pathname + url.search), 400, BAD_TARGET), { status: 400, headers: { "content-type": "application/json" } })
     if (request.method === "GET" && url.pathname === HEALTH_PATH) return new Response(healthOf(options), { headers: { "content-type": "application/json" } })
     const protocol = request.method === "POST" ? protocolOf(url.pathname, url.search.slice(1)) : null
+    const refused = originRefusal(request.headers.get("origin") ?? undefined, deps.settings.allowedOrigins)
+    if (refused !== null) return new Response(errorBody(protocol?.name ?? null, 403, refused), { status: 403, headers: { "content-type": "application/json" } })
     if (protocol === null) return passThroughFetch(request, url.pathname + url.search, deps.settings, deps.auth)
     const reply = new FetchClientReply(request.signal)
     guard(fetchClientRequest(request, url.pathname + url.search), reply, protocol, deps)

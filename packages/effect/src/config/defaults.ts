@@ -69,6 +69,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     textToolCalls: false,
     textActions: true,
     upstreamKeyEnv: null,
+    allowedOrigins: [],
     tokenEnv: "LOOPGUARD_PROXY_TOKEN",
     routes: {},
     workers: 1,

@@ -466,6 +466,8 @@ export const ProxySection = Schema.Struct({
   textActions: Schema.Boolean,
   /** The environment variable holding an upstream key the proxy adds itself (null: clients send their own). */
   upstreamKeyEnv: Schema.NullOr(Schema.String),
+  /** Web page origins (`https://app.example`) whose requests are served besides loopback ones; "*": any. A request from any other page is refused. */
+  allowedOrigins: Schema.Array(Schema.String),
   /** The environment variable holding the token clients must present when the proxy holds the upstream key. */
   tokenEnv: Schema.String,
   /** Model name prefix (or a path prefix starting with `/`) → route; the longest match wins, else `upstream`. */
