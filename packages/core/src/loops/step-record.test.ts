@@ -20,6 +20,20 @@ describe("maskObservation", () => {
 })
 
 describe("isWritingCommand", () => {
+  test("writing only a command's own output to a log is no change: a new log name each time does not make a repeat new", () => {
+    const cases: ReadonlyArray<readonly [string, boolean]> = [
+      ["python manage.py migrate --database primary 2>&1 | tee /tmp/mig-4f2a.log", false],
+      ["python manage.py migrate 2>&1 | tee migrate-3.log", false],
+      ["npm test > /tmp/test.out 2>&1", false],
+      ["make build > build.log", false],
+      ["python gen.py > src/generated.py", true],
+      ["echo x | tee src/a.py", true],
+      ["sed -i s/a/b/ f.py | tee /tmp/x.log", true],
+      ["cp a b > /tmp/copy.log", true],
+      ["tee -a notes.md", true]
+    ]
+    for (const [command, writes] of cases) expect([command, isWritingCommand(command)]).toEqual([command, writes])
+  })
   test("shell writes count as file changes; reads and /dev/null redirects do not", () => {
     for (const c of ["sed -i 's/a/b/' f.py", "echo x > out.txt", "cat a >> b", "tee log.txt", "cp a b", "git apply p.diff", "python3 -c \"open('f','w').write('x')\""]) {
       expect([c, isWritingCommand(c)]).toEqual([c, true])

@@ -191,5 +191,14 @@ const SWE_AGENT_NO_OUTPUT = /^\s*Your command ran successfully and did not produ
 const WRITING_COMMAND =
   /\bsed\s+(?:-[a-zA-Z]*\s+)*-i|(?:^|[^<>&2])>{1,2}\s*(?!&|\/dev\/null)[\w./~-]|\btee\b|(?:^|[;&|]\s*)(?:cp|mv|rm|touch|mkdir|patch)\b|\bgit\s+(?:apply|checkout|restore|stash|reset)\b|^\s*apply_patch\b|\bwrite_text\(|\.write\(|open\([^)]*['"][wa]\+?['"]/
 
-/** Does a shell command write files (so the step counts as a file change)? */
-export const isWritingCommand = (command: string): boolean => WRITING_COMMAND.test(command)
+// Output kept in a log as it is printed (`2>&1 | tee /tmp/mig-4f2a.log`, `> build.log`): a record of
+// the run, not a change to the work. A new log name each time is how one command repeated looks new.
+const LOG_WRITE = /(?:\|\s*tee\s+(?:-a\s+)?|(?:^|[^<>&2])>{1,2}\s*)["']?[^\s;&|"']+["']?/g
+const isLogTarget = (write: string): boolean => /(?:^|[\s>])["']?(?:\/(?:var\/)?tmp\/\S+|\S+\.(?:log|out))["']?$/.test(write.trim())
+
+/** Does a shell command write files (so the step counts as a file change)? Writing only its own output to a log is none. */
+export const isWritingCommand = (command: string): boolean => {
+  if (!WRITING_COMMAND.test(command)) return false
+  const withoutLogs = command.replace(LOG_WRITE, (write) => (isLogTarget(write) ? " " : write))
+  return withoutLogs === command || WRITING_COMMAND.test(withoutLogs)
+}
