@@ -40,8 +40,10 @@ describe("the prompt of a step cut short", () => {
 
   test("stepUsage: the server's usage for a step that ended whole, the estimate for one cut short", () => {
     const whole = reply([{ type: "text", text: "t".repeat(40) }], { inputTokens: 5, outputTokens: 7 })
-    expect(stepUsage(whole, false, () => 900)).toEqual({ inputTokens: 5, outputTokens: 7 })
-    expect(stepUsage(reply([{ type: "text", text: "t".repeat(40) }]), false, () => 900)).toBeUndefined()
-    expect(stepUsage(reply([{ type: "text", text: "t".repeat(40) }]), true, () => 900)).toMatchObject({ inputTokens: 900, outputTokens: 10, estimated: true })
+    expect(stepUsage(whole, "continue", () => 900)).toEqual({ inputTokens: 5, outputTokens: 7 })
+    expect(stepUsage(reply([{ type: "text", text: "t".repeat(40) }]), "continue", () => 900)).toBeUndefined()
+    expect(stepUsage(reply([{ type: "text", text: "t".repeat(40) }]), "text-repeat", () => 900)).toMatchObject({ inputTokens: 900, outputTokens: 10, estimated: true })
+    const broken = { ...reply([{ type: "text", text: "t".repeat(40) }]), error: { message: "reset" } }
+    expect(stepUsage(broken, "continue", () => 900)).toMatchObject({ inputTokens: 900, estimated: true })
   })
 })

@@ -24,7 +24,8 @@ export const streamedUsage = (reply: AssistantMessage, promptTokens?: () => numb
 
 /**
  * What a step cost, as every meter counts it (the run's budgets, its report, the lines people
- * see): the server's usage, or for a step cut short (a guard's cut, a pause, an error) the estimate.
+ * see): the server's usage, or for a step cut short (`outcome` other than "continue": a guard's
+ * cut, a pause, a stop; or a reply that carries an error) the estimate.
  */
-export const stepUsage = (reply: AssistantMessage, cutShort: boolean, promptTokens?: () => number): Usage | undefined =>
-  cutShort ? streamedUsage(reply, promptTokens) : reply.usage
+export const stepUsage = (reply: AssistantMessage, outcome: string, promptTokens?: () => number): Usage | undefined =>
+  outcome !== "continue" || reply.error !== undefined ? streamedUsage(reply, promptTokens) : reply.usage

@@ -48,7 +48,6 @@ export const maskArguments = (output: string, command: string): string => {
   return maskVolatile(output.replace(echoed, "<a>"))
 }
 
-
 // "0 errors", "no failures": a clean report, not a refusal.
 const CLEAN_REPORT = /\b(?:0|no|zero|without)\s+(?:errors?|failures?|problems?|issues?)\b/gi
 const REFUSAL =

@@ -30,9 +30,9 @@ describe("pollOverdue", () => {
     expect(pollOverdue([...building, poll("READY")], 3)).toBe(0)
   })
 
-  test("a run of one poll waits thirty minutes of sleep at most, whatever it sees", () => {
-    const ticking = Array.from({ length: 61 }, (_, i) => poll(`in progress for ${i} minutes`))
-    expect(pollOverdue(ticking.slice(0, 60), 3)).toBe(0)
+  test("a run of one poll waits three hours of sleep at most, whatever it sees", () => {
+    const ticking = Array.from({ length: 361 }, (_, i) => poll(`epoch ${i}: loss ${(1 / (i + 1)).toFixed(4)}`))
+    expect(pollOverdue(ticking.slice(0, 360), 3)).toBe(0)
     expect(pollOverdue(ticking, 3)).toBe(1)
   })
 

@@ -12,8 +12,11 @@ import type { StepRecord } from "./step-record.js"
 export const POLL_PATIENCE_S = 600
 /** However short its sleep, a poll seeing one answer this many times in a row is past waiting. */
 export const POLL_MOST_UNCHANGED = 20
-/** The longest a run of one poll waits in all, whatever it sees (a clock that ticks is no progress forever). */
-export const POLL_MOST_S = 1800
+/**
+ * The longest a run of one poll waits in all, whatever it sees (a clock that ticks is no progress
+ * forever); a training run polled every minute may take hours. Sleeps under a second count as one.
+ */
+export const POLL_MOST_S = 3 * 3600
 
 /** Looks in a row with one answer that a poll sleeping `waitSeconds` each time is allowed, never fewer than `minimum`. */
 export const pollPatience = (waitSeconds: number, minimum: number): number =>
@@ -40,6 +43,6 @@ export const pollOverdue = (records: ReadonlyArray<StepRecord>, minimum: number)
     if (unchanged === run - 1 && r.rawObservation === newest.rawObservation) unchanged++
   }
   const pastUnchanged = unchanged - pollPatience(newest.waitSeconds, minimum)
-  const pastAll = run - Math.max(minimum, Math.ceil(POLL_MOST_S / newest.waitSeconds))
+  const pastAll = run - Math.max(minimum, Math.ceil(POLL_MOST_S / Math.max(newest.waitSeconds, 1)))
   return Math.max(0, pastUnchanged, pastAll)
 }

@@ -148,7 +148,7 @@ const processStep = (deps: AttemptDeps, retry: RetryCoordinator["Service"], inpu
     )
     const message = at.last!.reply.build()
     yield* deps.store.putAssistant(input.sessionId, message)
-    const usage = stepUsage(message, outcome.type !== "continue" || message.error !== undefined, () => requestTokens(at.request))
+    const usage = stepUsage(message, outcome.type, () => requestTokens(at.request))
     const tokens = tokensOfStep([...at.replayedUsage, ...(usage !== undefined ? [usage] : [])])
     yield* deps.events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none", tokens })
     return { outcome, message, ...(usage !== undefined ? { usage } : {}), attempts: at.n, incidents: at.incidents, replayedUsage: at.replayedUsage } satisfies ProcessResult

@@ -90,7 +90,7 @@ const startAttempt = (deps: AttemptDeps, input: ProcessInput, request: LlmReques
  * A tool's trip stops the step with the rest of the chunk unread; the server's usage, when it came
  * in that chunk, is still what the step cost (the request was billed whole).
  */
-export const usageAfter = (chunk: ReadonlyArray<StreamPart>, from: number, reply: ReplyBuilder): void => {
+const usageAfter = (chunk: ReadonlyArray<StreamPart>, from: number, reply: ReplyBuilder): void => {
   for (let i = from; i < chunk.length; i++) {
     const part = chunk[i]!
     if (part.type === "finish" && part.usage !== undefined) reply.noteUsage(part.usage)

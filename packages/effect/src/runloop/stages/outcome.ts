@@ -18,7 +18,7 @@ export const recordReply = (s: RunServices, ctx: RunContext, result: ProcessResu
   const reply = result.message
   // The processor already published its incidents; they join the report here.
   // A processor of the caller's own (a Layer override) may not say what the step cost: the same estimate, without the prompt's.
-  const usage = result.usage ?? stepUsage(reply, result.outcome.type !== "continue" || reply.error !== undefined)
+  const usage = result.usage ?? stepUsage(reply, result.outcome.type)
   const facts = { reply, attempts: result.attempts, incidents: result.incidents, usage, replayedUsage: result.replayedUsage ?? [], price: activePrice(s, ctx) }
   update(ctx, (state) => judgeReply(state, facts, cap))
   return reply
