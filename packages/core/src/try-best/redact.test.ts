@@ -253,3 +253,22 @@ describe("makeRedactor: credentials right after a JSON escape, and a URL passwor
     expect(redact("see https://user:secret9@host/a?b=c@d and mail me@example.org")).toBe(`see https://user:${REDACTED}@host/a?b=c@d and mail me@example.org`)
   })
 })
+
+describe("makeRedactor: secrets written as name = value", () => {
+  const redact = makeRedactor([])
+  test("strong names lose their values (AWS, Azure, passwords, client secrets); code and variables stay", () => {
+    expect(redact("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")).toBe(`aws_secret_access_key=${REDACTED}`)
+    expect(redact("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;EndpointSuffix=core")).toContain(`AccountKey=${REDACTED}`)
+    expect(redact('{"password": "correcthorse"}')).toBe(`{"password": "${REDACTED}"}`)
+    expect(redact("DB_PASSWORD=hunter22 psql")).toBe(`DB_PASSWORD=${REDACTED} psql`)
+    expect(redact("client_secret: 9f8e7d6c5b4a")).toBe(`client_secret: ${REDACTED}`)
+    for (const code of ["password = request.form['password']", '"api-key": apiKey', "secret: None", "password: password", "token = 12345"]) expect(redact(code)).toBe(code)
+  })
+  test("a stream split inside the name or the value is redacted as the whole text is", () => {
+    const text = "then set aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY and retry"
+    for (let cut = 1; cut < text.length; cut++) {
+      const s = makeShapeStreamRedactor([])
+      expect(s.push(text.slice(0, cut)) + s.push(text.slice(cut)) + s.flush()).toBe(redact(text))
+    }
+  })
+})

@@ -130,6 +130,25 @@ const isBearerCredential = (value: string): boolean => /[\d._~+/=-]/.test(value)
 const ASSIGNMENT =
   /\b((?:[A-Za-z0-9_.-]*[_.-])?(api[_-]?key|apikey|secret|password|passwd|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|token|auth|pwd)["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\3/gi
 const FLAG = /(--(?:api-?key|token|password|secret|auth-token|access-token)(?:=|\s+))(["']?)([^\s"']{4,})\2/gi
+
+/**
+ * The boundary redactor's share of `ASSIGNMENT`: strong words only (`password=`, `aws_secret_access_key =`,
+ * Azure's `AccountKey=`, `client_secret:`), whose value is a secret unless it is code. Weak words
+ * (token, auth) are left to the entropy-aware `redactSecrets`: in stored conversations they are
+ * everyday words in code and prose.
+ */
+const STRONG_ASSIGNMENT =
+  /\b((?:[A-Za-z0-9_.-]*[_.-])?(api[_-]?key|apikey|secret|password|passwd|access[_-]?key|private[_-]?key|client[_-]?secret|account[_-]?key)["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\3/gi
+/** A word that may name one of them: the pass is skipped on text without one. */
+const STRONG_HINT = /api[_-]?key|apikey|secret|passw|access[_-]?key|private[_-]?key|account[_-]?key/i
+
+// An unquoted plain word without a digit is a variable (`"api-key": apiKey`, `password: password`), not a value.
+const VARIABLE = /^[A-Za-z_$][A-Za-z_$]*$/
+
+const redactStrongAssignments = (text: string): string =>
+  STRONG_HINT.test(text)
+    ? text.replace(STRONG_ASSIGNMENT, (m, name: string, word: string, quote: string, value: string) => (quote === "" && VARIABLE.test(value) ? m : assignmentValue(m, name, word, quote, value)))
+    : text
 const WEAK_WORDS = new Set(["token", "auth", "pwd"])
 const CODE_VALUE = /^(?:[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::)[A-Za-z_$][\w$]*)+.*|[A-Za-z_$][\w$]*\(.*|\$\{?\w+\}?|null|none|nil|true|false|undefined|os\.environ.*|process\.env.*)$/i
 
@@ -251,7 +270,7 @@ export const makeRedactor = (
     // Longest first, so a value that contains another is removed whole.
     .sort((a, b) => b.length - a.length)
   if (options.authorization === false) return (text) => (typeof text === "string" ? replaceValues(text, values) : text)
-  return (text) => (typeof text === "string" ? redactAuthorization(redactCredentialShapes(replaceValues(text, values))) : text)
+  return (text) => (typeof text === "string" ? redactStrongAssignments(redactAuthorization(redactCredentialShapes(replaceValues(text, values)))) : text)
 }
 
 /** Redacts secret values from text that arrives in pieces (a model's text deltas). */
@@ -302,7 +321,7 @@ export const makeStreamRedactor = (secrets: ReadonlyArray<string | undefined> = 
 }
 
 /** A word that starts a pattern the next words complete (`Authorization: Bearer TOKEN`, `x-api-key: VALUE`). */
-const PATTERN_HEAD = /(?:authorization|bearer|basic|digest|token|api-key)["']?[:=]?["']?$/i
+const PATTERN_HEAD = /(?:authorization|bearer|basic|digest|token|api-key|api[_-]?key|apikey|secret|password|passwd|access[_-]?key|private[_-]?key|account[_-]?key)["']?[:=]?["']?$/i
 /** Complete words read after a head: the scheme and the value. */
 const WORDS_AFTER_HEAD = 2
 
