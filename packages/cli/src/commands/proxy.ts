@@ -6,7 +6,7 @@
  */
 import type { ProxyEvent, RequestRecord } from "@loopguard/proxy"
 import { makeProxyServer, proxyUrl } from "@loopguard/proxy"
-import { credentialValues } from "@loopguard/effect/tools"
+import { secretValues } from "../render/env-secrets.js"
 import type { LoopguardConfig } from "@loopguard/effect/config"
 import { redactUrl } from "@loopguard/effect/store"
 import { Effect, Option } from "effect"
@@ -165,7 +165,7 @@ export const proxyCommand = Command.make(
         host: listen.host,
         port: role?.port ?? listen.port,
         reusePort: role !== null,
-        ...(store !== undefined ? { store, secrets: credentialValues(process.env) } : {}),
+        ...(store !== undefined ? { store, secrets: secretValues(process.env, []) } : {}),
         ...(shared !== undefined ? { board: shared.board } : role !== null ? { board: workerBoard() } : {}),
         ...(upstreamKey !== undefined && upstreamKey !== "" ? { auth: { token: token ?? null, upstreamKey } } : {}),
         onEvent: print,

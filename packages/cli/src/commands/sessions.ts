@@ -11,7 +11,7 @@ import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import type { Message } from "@loopguard/core/model"
 import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
-import { credentialValues } from "@loopguard/effect/tools"
+import { secretValues } from "../render/env-secrets.js"
 import { isDevice } from "../audit/inputs.js"
 import { existsSync, writeFileSync } from "node:fs"
 import { readFile, writeFile } from "node:fs/promises"
@@ -81,7 +81,7 @@ export const sessionIdProblem = (id: string): string | null => {
  * an older loopguard or by another machine's proxy is redacted here on the way out.
  */
 let credentialRedactorMade: ((text: string) => string) | undefined
-const credentialRedactor = (text: string): string => (credentialRedactorMade ??= makeRedactor(credentialValues(process.env)))(text)
+const credentialRedactor = (text: string): string => (credentialRedactorMade ??= makeRedactor(secretValues(process.env, [])))(text)
 
 const existing = (store: SessionStoreShape, id: string, target: string) =>
   Effect.gen(function* () {

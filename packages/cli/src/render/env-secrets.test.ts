@@ -16,3 +16,12 @@ test("an empty value is no secret; a value inside another goes whole", () => {
   expect(redactText("abc", [""])).toBe("abc")
   expect(redactText("key sk-1234567890-extra", ["sk-1234567890", "sk-1234567890-extra"])).toBe("key [REDACTED]")
 })
+
+test("one list for every door: *AUTH* and *CREDENTIAL* names, and the credentials the shell scrub takes (a URL's password)", () => {
+  const env = { NPM_CONFIG__AUTH: "bnBtOm5wbXBhc3M=", GCP_CREDENTIALS_JSON: "{\"k\":\"v-123456\"}", DATABASE_URL: "postgres://app:s3cretpw99@db/app", HOME: "/home/dev" }
+  const values = secretValues(env, [])
+  expect(values).toContain("bnBtOm5wbXBhc3M=")
+  expect(values).toContain("{\"k\":\"v-123456\"}")
+  expect(values).toContain("s3cretpw99")
+  expect(values).not.toContain("/home/dev")
+})
