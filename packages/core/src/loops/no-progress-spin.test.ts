@@ -49,3 +49,24 @@ describe("SpinPrefix (the carried prefix of noProgressSpin)", () => {
     expect([...p.seen([...next, rec("f", "u")], 5, 1).actions].sort()).toEqual(["b", "c", "d", "e", "f"])
   })
 })
+
+describe("what a step of the window repeats", () => {
+  test("a step counts when it repeats an earlier action or an earlier failure: re-reading one file between retries that fail the same way is a spin", () => {
+    const records: Array<StepRecord> = []
+    for (let i = 0; i < 7; i++) {
+      records.push(stepRecord({ action: "read scripts/sync.py", observation: "def sync(): ...", tool: "read", role: "read", lookup: true }))
+      records.push(stepRecord({ action: `bash python scripts/sync.py --mode-${i}`, observation: "HTTPError: 403 Client Error: Forbidden for url: <u>", failed: true }))
+    }
+    // Five re-reads and five failures of the window: neither half alone is most of it, together they are all of it.
+    expect(noProgressSpin(records)).toMatchObject({ window: 10, repeatedActions: 5, repeatedOutputs: 5 })
+  })
+
+  test("re-reading a file between runs that each answer something new is no spin", () => {
+    const records: Array<StepRecord> = []
+    for (let i = 0; i < 7; i++) {
+      records.push(stepRecord({ action: "read scripts/sync.py", observation: "def sync(): ...", tool: "read", role: "read", lookup: true }))
+      records.push(stepRecord({ action: `bash python scripts/sync.py --mode-${i}`, observation: `synced ${i} rows from table t${i}` }))
+    }
+    expect(noProgressSpin(records)).toBeNull()
+  })
+})

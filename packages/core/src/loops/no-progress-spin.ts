@@ -132,6 +132,7 @@ export const noProgressSpin = (
   const outputs = new Set<string>()
   let repeatedActions = 0
   let repeatedOutputs = 0
+  let repeatedSteps = 0
   let newestRepeats = false
   for (let i = start; i < n; i++) {
     const r = records[i]!
@@ -145,11 +146,12 @@ export const noProgressSpin = (
     const repeatsOutput = r.action !== "" && seenOutput && r.failed && !freshPoll && !r.silent && !isExploration(records, i)
     if (repeatsAction) repeatedActions++
     if (repeatsOutput) repeatedOutputs++
+    if (repeatsAction || repeatsOutput) repeatedSteps++
     newestRepeats = repeatsAction || repeatsOutput
     if (r.action !== "") actions.add(r.action)
     outputs.add(output)
   }
   // The spin goes on only while the newest step repeats something: a new step ends the episode.
-  if (!newestRepeats || (repeatedActions < opts.minRepeats && repeatedOutputs < opts.minRepeats)) return null
+  if (!newestRepeats || repeatedSteps < opts.minRepeats) return null
   return { window: opts.window, repeatedActions, repeatedOutputs }
 }
