@@ -213,11 +213,13 @@ export class LoopEpisodes {
     let note: string | null = null
     let remind: string | null = null
     let stop: LoopOutcome["stop"] = null
-    // A poll that sleeps and is within its patience is waiting: no detector counts it; past it, each counts from its first rung.
+    // A poll that sleeps is waiting while within its patience: a detector may note it, never more;
+    // past it, each climbs from its note (poll-wait.ts).
     const overdue = pollOverdue(lazyRecords(), this.counts.noteAt)
+    const most = overdue === null ? null : Math.max(this.counts.noteAt, overdue + this.counts.noteAt - 1)
     for (const [index, detect] of this.detectors.entries()) {
-      const found = overdue === 0 ? null : detect(messages, lazyRecords, log?.version)
-      const finding = found?.count === undefined || overdue === null ? found : { ...found, count: Math.min(found.count, overdue + this.counts.noteAt - 1) }
+      const found = detect(messages, lazyRecords, log?.version)
+      const finding = found === null || most === null ? found : { ...found, count: Math.min(found.count ?? most, most) }
       // Every detector has its own ladder; finding nothing ends its episode.
       const level = this.ladderOf(index).observe(step, finding)
       if (finding === null) continue

@@ -36,6 +36,11 @@ describe("pollOverdue", () => {
     expect(pollOverdue(ticking, 3)).toBe(1)
   })
 
+  test("polls in other words wait on one job: a frozen answer counts across them", () => {
+    const frozen = Array.from({ length: 21 }, (_, i) => poll("epoch 3/10 loss=0.412", 30, i % 2 === 0 ? "bash sleep 30 && tail -n 5 job.log" : "bash sleep 30; tail -n 1 job.log"))
+    expect(pollOverdue(frozen, 3)).toBe(1)
+  })
+
   test("another command ends the run: the count starts again", () => {
     const before = Array.from({ length: 25 }, () => poll("BUILDING"))
     expect(pollOverdue([...before, stepRecord({ action: "bash vercel logs", observation: "log" }), poll("BUILDING")], 3)).toBe(0)

@@ -27,8 +27,8 @@ export const pollingOnward = (run: ReadonlyArray<StepRecord>): boolean =>
   run.length > 0 && run.every((r, i) => r.poll && (i === 0 || r.rawObservation !== run[i - 1]!.rawObservation))
 
 /**
- * How far the newest steps, one poll that sleeps run again and again, are past their patience, in
- * steps: 0 while they wait; null when the newest step is no such poll (then nothing is waiting).
+ * How far the newest steps, polls of which the newest sleeps, are past their patience, in steps: 0
+ * while they wait; null when the newest step is no such poll (then nothing is waiting).
  * `minimum`: the fewest looks with one answer allowed, whatever the sleep.
  */
 export const pollOverdue = (records: ReadonlyArray<StepRecord>, minimum: number): number | null => {
@@ -38,7 +38,8 @@ export const pollOverdue = (records: ReadonlyArray<StepRecord>, minimum: number)
   let unchanged = 1
   for (let i = records.length - 2; i >= 0; i--) {
     const r = records[i]!
-    if (!r.poll || r.action !== newest.action) break
+    // Polls in other words (`sleep 30 && tail -n 5 job.log`, then `sleep 60; tail -n 1 job.log`) wait on the same job.
+    if (!r.poll) break
     run++
     if (unchanged === run - 1 && r.rawObservation === newest.rawObservation) unchanged++
   }

@@ -57,8 +57,9 @@ const qualifies = (records: ReadonlyArray<StepRecord>, i: number): boolean => {
  */
 const sameAnswer = (a: StepRecord, b: StepRecord): boolean => {
   if (a.tool !== b.tool || a.failed !== b.failed) return false
-  // The same plain answer to another question (`ok` from importing each of twelve modules) is news.
-  if (!a.failed && a.action !== b.action && !(a.saysNo && b.saysNo)) return false
+  // The same plain answer to another question (`ok` from importing each of twelve modules) is news;
+  // two polls ask one question (how is the job?) in other words, and the same answer is no news.
+  if (!a.failed && a.action !== b.action && !(a.saysNo && b.saysNo) && !(a.poll && b.poll)) return false
   if (!a.failed) return a.argObservation === b.argObservation || a.rawObservation === b.rawObservation
   return a.observation === b.observation && (!a.verification || !b.verification || a.namedObservation === b.namedObservation)
 }
