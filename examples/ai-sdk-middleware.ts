@@ -19,7 +19,7 @@ const HEALTHY = "The config was missing the port; I added it and the server star
 const server = await startScriptedServer([repeatLoop(SENTENCE, 500, { chunkDelayMs: 1 }), textStream(HEALTHY)])
 
 try {
-  const provider = createOpenAICompatible({ name: "local", baseURL: server.baseURL, apiKey: "none" })
+  const provider = createOpenAICompatible({ name: "local", baseURL: server.baseURL, apiKey: "none", includeUsage: true })
   const model = wrapLanguageModel({
     model: provider.chatModel(server.modelId),
     middleware: loopguardMiddleware({ onTrip: (trip) => console.log(`loopguard cut the call: ${JSON.stringify(trip)}`) })

@@ -21,7 +21,7 @@ const server = await startScriptedServer([
   repeatLoop(LOOP, 300, { chunkDelayMs: 1 }),
   textStream("The config sets port 8080; the service listens on 8081. Set both to 8080.")
 ])
-const model = createOpenAICompatible({ name: "local", baseURL: server.baseURL, apiKey: "none" }).chatModel(server.modelId)
+const model = createOpenAICompatible({ name: "local", baseURL: server.baseURL, apiKey: "none", includeUsage: true }).chatModel(server.modelId)
 
 const readFile = tool({
   description: "Read a file",

@@ -17,7 +17,7 @@ import { startScriptedServer, toolCallStream } from "@loopguard/ai-sdk/testing/s
 import { jsonSchema, stepCountIs, tool, ToolLoopAgent } from "ai"
 
 const server = await startScriptedServer(() => toolCallStream("bash", { command: "ls -la" }))
-const model = createOpenAICompatible({ name: "local", baseURL: server.baseURL, apiKey: "none" }).chatModel(server.modelId)
+const model = createOpenAICompatible({ name: "local", baseURL: server.baseURL, apiKey: "none", includeUsage: true }).chatModel(server.modelId)
 
 let executions = 0
 const bash = tool({

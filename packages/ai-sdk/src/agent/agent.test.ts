@@ -95,6 +95,19 @@ const PASSWORDS = ["apple", "banana", "cherry", "damson", "elder", "fig", "grape
 
 describe("loopguardAgent with generateText and streamText", () => {
   test(
+    "without a stopWhen of the caller's, a wrapped run is still bounded: the SDK's ToolLoopAgent cap of 20 steps stays beside loopguard's stop",
+    async () => {
+      // A new file each step: progress as the detectors read it, so only a step cap ends the run.
+      const server = await serve((_, i) => toolCallStream("bash", { command: `cat src/file${i}.ts` }))
+      const { tools, ran } = shell((command) => ({ output: `// ${command}\nexport const v${ran.length} = ${ran.length}`, exitCode: 0 }))
+      const { guard } = withEvents()
+      await generateText(guard.wrap({ model: scriptedChatModel(server), tools, prompt: "read the sources", maxRetries: 0 }))
+      expect(server.requests.length).toBe(20)
+    },
+    TIMEOUT
+  )
+
+  test(
     "a varied retry (generateText): noted, reminded in the next request the server receives, then stopped",
     async () => {
       const server = await serve((_, i) => toolCallStream("bash", { command: `unzip -P ${PASSWORDS[i % PASSWORDS.length]} secret.zip` }))

@@ -5,13 +5,16 @@
  * `wrap(settings)` puts all three plus the middleware into a `ToolLoopAgent`, `generateText` or
  * `streamText` settings object. `report()` gives the same report as the RunLoop's.
  */
-import { experimental_createSteering as createSteering, wrapLanguageModel, type Experimental_Steering as Steering, type LanguageModel, type LanguageModelMiddleware, type ModelMessage, type PrepareStepFunction, type StopCondition, type ToolSet } from "ai"
+import { experimental_createSteering as createSteering, stepCountIs, wrapLanguageModel, type Experimental_Steering as Steering, type LanguageModel, type LanguageModelMiddleware, type ModelMessage, type PrepareStepFunction, type StopCondition, type ToolSet } from "ai"
 import { loopguardMiddleware } from "../middleware/middleware.js"
 import { GuardedRun, type StepActions } from "./guarded-run.js"
 import { resolveAgentOptions, type LoopguardAgentOptions, type ResolvedAgentOptions } from "./options.js"
 import { buildAgentReport, type LoopguardAgentReport } from "./agent-report.js"
 import { croppedSteps, tagNewestStep, userNote, withoutSteps } from "./request-messages.js"
 import type { AnyStep } from "./step-reply.js"
+
+/** The steps a wrapped run takes at most when the caller set no `stopWhen` (the AI SDK's `ToolLoopAgent` default). */
+export const DEFAULT_MAX_STEPS = 20
 
 type PrepareInput = Parameters<PrepareStepFunction<ToolSet>>[0]
 type PrepareOutput = { messages: Array<ModelMessage> } | undefined
@@ -95,13 +98,15 @@ export class LoopguardAgent {
 
   /**
    * `settings` for a `ToolLoopAgent`, `generateText` or `streamText`, guarded: the model wrapped
-   * with the middleware, loopguard's stop condition beside the caller's, its `prepareStep` after
-   * the caller's, and its `onStepEnd` before the caller's.
+   * with the middleware, loopguard's stop condition beside the caller's (beside `stepCountIs(20)`
+   * when the caller set none), its `prepareStep` after the caller's, and its `onStepEnd` before the caller's.
    */
   wrap<S extends GuardableSettings>(settings: S): S {
     const own = settings.prepareStep
     const callerEnd = settings.onStepEnd ?? settings.onStepFinish
-    const stops = settings.stopWhen === undefined ? [] : Array.isArray(settings.stopWhen) ? settings.stopWhen : [settings.stopWhen]
+    // A list of stop conditions replaces the SDK's default cap: without one of the caller's, its
+    // ToolLoopAgent default (20 steps) stays, so a loop loopguard does not stop is still bounded.
+    const stops = settings.stopWhen === undefined ? [stepCountIs(DEFAULT_MAX_STEPS)] : Array.isArray(settings.stopWhen) ? settings.stopWhen : [settings.stopWhen]
     const { onStepFinish: _replaced, ...rest } = settings
     return {
       ...rest,
