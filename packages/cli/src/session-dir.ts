@@ -30,7 +30,8 @@ const describeFsError = (e: unknown): string => fsErrorWords(e) ?? (e instanceof
 export const ensureWritableDir = (dir: string, flag: string): Effect.Effect<void, UsageError> =>
   Effect.try({
     try: () => {
-      makeFolder(dir)
+      // Sessions are whole conversations: a folder made for them is its owner's only.
+      makeFolder(dir, 0o700)
       const probe = join(dir, `.loopguard-write-check-${process.pid}`)
       writeFileSync(probe, "")
       rmSync(probe)
