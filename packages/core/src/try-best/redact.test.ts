@@ -272,3 +272,23 @@ describe("makeRedactor: secrets written as name = value", () => {
     }
   })
 })
+
+describe("makeRedactor: a URL query's credential and a cookie header", () => {
+  const redact = makeRedactor([])
+  test("the value goes, the name stays", () => {
+    expect(redact("GET https://generativelanguage.example/v1/models?key=QKEYabc123def456&alt=sse")).toBe(`GET https://generativelanguage.example/v1/models?key=${REDACTED}&alt=sse`)
+    expect(redact("https://api.example/cb?state=x1&access_token=ya29.a0AfH6SMB")).toBe(`https://api.example/cb?state=x1&access_token=${REDACTED}`)
+    expect(redact("Cookie: session=COOKIEVAL7f3a9b; theme=dark\nAccept: */*")).toBe(`Cookie: ${REDACTED}\nAccept: */*`)
+    expect(redact('{"headers":"Set-Cookie: sid=abc123xyz; Path=/\\nX: y"}')).toBe(`{"headers":"Set-Cookie: ${REDACTED}\\nX: y"}`)
+    // A page's own words and short values stay.
+    for (const plain of ["?key=abc", "the cookie: a small biscuit", "sort?key=name"]) expect([plain, redact(plain)]).toEqual([plain, plain])
+    expect(redact("curl -H 'Cookie: sid=abc123xyz' https://x")).toBe(`curl -H 'Cookie: ${REDACTED}' https://x`)
+  })
+  test("streamed, split anywhere, it is redacted as the whole text is", () => {
+    const text = "sent Cookie: session=COOKIEVAL7f3a9b; theme=dark\nand https://x.example/a?key=QKEYabc123def456 done"
+    for (let cut = 1; cut < text.length; cut++) {
+      const s = makeShapeStreamRedactor([])
+      expect(s.push(text.slice(0, cut)) + s.push(text.slice(cut)) + s.flush()).toBe(redact(text))
+    }
+  })
+})

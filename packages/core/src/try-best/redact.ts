@@ -145,6 +145,25 @@ const STRONG_HINT = /api[_-]?key|apikey|secret|passw|access[_-]?key|private[_-]?
 // An unquoted plain word without a digit is a variable (`"api-key": apiKey`, `password: password`), not a value.
 const VARIABLE = /^[A-Za-z_$][A-Za-z_$]*$/
 
+/**
+ * A credential in a URL's query (`?key=…` as Google's REST examples pass it, `&access_token=…`,
+ * a signed URL's `sig=`): the name stays, the value goes.
+ */
+const QUERY_CREDENTIAL = /([?&](?:key|api[_-]?key|apikey|access[_-]?token|token|auth|sig|signature|password|secret)=)([^&\s#"'<>\\]{6,})/gi
+const QUERY_HINT = /[?&](?:key|api|access|token|auth|sig|password|secret)/i
+
+/**
+ * A `Cookie:` / `Set-Cookie:` header's value (`name=value` pairs) to the end of its line, a JSON escape
+ * or a closing quote. Without a `=` it is no header: "the cookie: a small biscuit" is prose.
+ */
+const COOKIE_HEADER = new RegExp(String.raw`${START}((?:set-)?cookie["']?[ \t]*:[ \t]*)((?:(?!\\[nr])[^\r\n"'])*?=(?:(?!\\[nr])[^\r\n"'])+)`, "gi")
+
+const redactQueryAndCookies = (text: string): string => {
+  let out = QUERY_HINT.test(text) ? text.replace(QUERY_CREDENTIAL, (m, head: string, value: string) => (value.startsWith("[REDACTED") ? m : `${head}${REDACTED}`)) : text
+  if (/cookie/i.test(out)) out = out.replace(COOKIE_HEADER, (m, head: string, value: string) => (value.trim() === "" || value.startsWith("[REDACTED") ? m : `${head}${REDACTED}`))
+  return out
+}
+
 const redactStrongAssignments = (text: string): string =>
   STRONG_HINT.test(text)
     ? text.replace(STRONG_ASSIGNMENT, (m, name: string, word: string, quote: string, value: string) => (quote === "" && VARIABLE.test(value) ? m : assignmentValue(m, name, word, quote, value)))
@@ -270,7 +289,7 @@ export const makeRedactor = (
     // Longest first, so a value that contains another is removed whole.
     .sort((a, b) => b.length - a.length)
   if (options.authorization === false) return (text) => (typeof text === "string" ? replaceValues(text, values) : text)
-  return (text) => (typeof text === "string" ? redactStrongAssignments(redactAuthorization(redactCredentialShapes(replaceValues(text, values)))) : text)
+  return (text) => (typeof text === "string" ? redactQueryAndCookies(redactStrongAssignments(redactAuthorization(redactCredentialShapes(replaceValues(text, values))))) : text)
 }
 
 /** Redacts secret values from text that arrives in pieces (a model's text deltas). */
@@ -321,7 +340,7 @@ export const makeStreamRedactor = (secrets: ReadonlyArray<string | undefined> = 
 }
 
 /** A word that starts a pattern the next words complete (`Authorization: Bearer TOKEN`, `x-api-key: VALUE`). */
-const PATTERN_HEAD = /(?:authorization|bearer|basic|digest|token|api-key|api[_-]?key|apikey|secret|password|passwd|access[_-]?key|private[_-]?key|account[_-]?key)["']?[:=]?["']?$/i
+const PATTERN_HEAD = /(?:authorization|bearer|basic|digest|token|api-key|cookie|api[_-]?key|apikey|secret|password|passwd|access[_-]?key|private[_-]?key|account[_-]?key)["']?[:=]?["']?$/i
 /** Complete words read after a head: the scheme and the value. */
 const WORDS_AFTER_HEAD = 2
 
