@@ -20,8 +20,8 @@ describe("agent options", () => {
   })
 
   test("sections merge field by field, the cost budget reaches the judge", () => {
-    const o = resolveAgentOptions({ sessionId: "s", repeatedAction: { stopAt: 4 }, loop: { tokenBudget: 100, costBudgetUsd: 0.5 }, repeat: { threshold: 5 } })
-    expect([o.judge.repeatedAction, o.judge.loop.costBudgetUsd, o.budgets.tokenBudget, o.middleware.repeat.threshold]).toEqual([{ ...DEFAULT_JUDGE_CONFIG.repeatedAction, stopAt: 4 }, 0.5, 100, 5])
+    const o = resolveAgentOptions({ sessionId: "s", repeatedAction: { remindAt: 4, stopAt: 4 }, loop: { tokenBudget: 100, costBudgetUsd: 0.5 }, repeat: { threshold: 5 } })
+    expect([o.judge.repeatedAction, o.judge.loop.costBudgetUsd, o.budgets.tokenBudget, o.middleware.repeat.threshold]).toEqual([{ ...DEFAULT_JUDGE_CONFIG.repeatedAction, remindAt: 4, stopAt: 4 }, 0.5, 100, 5])
     expect(resolveAgentOptions({ repeatedAction: { stopAt: null } }).judge.repeatedAction.stopAt).toBeNull()
   })
 
@@ -38,5 +38,16 @@ describe("agent options", () => {
     ])
     expect(errorsOf(() => resolveAgentOptions(null as never))).toEqual(["options must be an object"])
     expect(errorsOf(() => resolveAgentOptions({ onEvent: 1 as never, sessionId: "" }))).toEqual(["sessionId: must be a non-empty string", "onEvent: must be a function"])
+  })
+})
+
+describe("agent options a user gets wrong", () => {
+  test("a budget given as a string is refused, not kept as one", () => {
+    expect(errorsOf(() => resolveAgentOptions({ loop: { tokenBudget: "1000" as unknown as number } }))).toEqual(["loop.tokenBudget: Expected number or null"])
+  })
+  test("a ladder that does not climb is refused, as the config file refuses it", () => {
+    expect(errorsOf(() => resolveAgentOptions({ repeatedAction: { remindAt: 2 } }))[0]).toContain("the ladder must climb")
+    expect(errorsOf(() => resolveAgentOptions({ repeatedAction: { stopAt: 2 } }))[0]).toContain("the ladder must climb")
+    expect(errorsOf(() => resolveAgentOptions({ repeatedAction: { repeats: 2, remindAt: 3, stopAt: 4 } }))).toEqual([])
   })
 })

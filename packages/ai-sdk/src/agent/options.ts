@@ -5,7 +5,7 @@
  * are made; a bad field throws one error naming every problem by its path.
  */
 import type { AgentRole } from "@loopguard/core/classify"
-import { DEFAULT_JUDGE_CONFIG, type JudgeConfig } from "@loopguard/core/judge"
+import { DEFAULT_JUDGE_CONFIG, ladderProblem, type JudgeConfig } from "@loopguard/core/judge"
 import { checkPatch, renameSnakeCaseKeys, type NumberRule, type NumberRules } from "@loopguard/core/settings"
 import { resolveMiddlewareOptions, type LoopguardMiddlewareOptions, type ResolvedMiddlewareOptions } from "../middleware/options.js"
 import type { LoopguardAgentEvent } from "./events.js"
@@ -109,6 +109,8 @@ export const resolveAgentOptions = (given: LoopguardAgentOptions = {}): Resolved
   const budgets = checkPatch<AgentBudgets>({ tokenBudget: null, costBudgetUsd: null }, options.loop, "loop", BUDGET_RULES)
   errors.push(...budgets.errors)
   const judge = judgeOf(options as Record<string, unknown>, errors, budgets.value)
+  const ladder = ladderProblem(judge.repeatedAction)
+  if (ladder !== null) errors.push(`repeatedAction: ${ladder}`)
   const middleware = middlewareOf(options, errors)
   if (options.sessionId !== undefined && (typeof options.sessionId !== "string" || options.sessionId === "")) errors.push("sessionId: must be a non-empty string")
   if (options.role !== undefined && !ROLES.includes(options.role)) errors.push(`role: must be one of ${ROLES.join(", ")}`)

@@ -9,10 +9,10 @@ beforeEach(() => {
 afterEach(() => warn.mockRestore())
 
 test("try_best.edit_window and repeated_action reach the judge as tryBest.editWindow and repeatedAction, one warning each", () => {
-  const old = { try_best: { edit_window: 7 }, repeated_action: { stopAt: 4 } } as unknown as LoopguardAgentOptions
+  const old = { try_best: { edit_window: 7 }, repeated_action: { stopAt: 6 } } as unknown as LoopguardAgentOptions
   const o = resolveAgentOptions(old)
   expect(o.judge.tryBest.editWindow).toBe(7)
-  expect(o.judge.repeatedAction.stopAt).toBe(4)
+  expect(o.judge.repeatedAction.stopAt).toBe(6)
   expect(warn.mock.calls.map((c) => c[0])).toEqual([
     "loopguard: option try_best is deprecated, use tryBest (the snake_case name is accepted for one release)",
     "loopguard: option try_best.edit_window is deprecated, use tryBest.editWindow (the snake_case name is accepted for one release)",

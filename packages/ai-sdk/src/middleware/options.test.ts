@@ -57,3 +57,11 @@ describe("loopguardMiddleware options without Effect", () => {
     expect(resolveMiddlewareOptions({ repeat: { long: { whitespaceChars: 300 } } }).repeat.long.whitespaceChars).toBe(300)
   })
 })
+
+describe("middleware options a user gets wrong", () => {
+  test("an option the middleware does not read is refused, one of loopguardAgent's named as such", () => {
+    const errors = errorsOf(() => resolveMiddlewareOptions({ foo: 1, loop: { tokenBudget: 5 } } as never))
+    expect(errors).toContain("foo: Expected no excess property")
+    expect(errors.find((e) => e.startsWith("loop:"))).toContain("a loopguardAgent option")
+  })
+})

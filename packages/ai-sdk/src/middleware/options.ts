@@ -92,11 +92,16 @@ const STREAM_RULES: NumberRules = {
 }
 
 /** Defaults filled in field by field, then checked; throws LoopguardMiddlewareOptionsError. */
+const MIDDLEWARE_KEYS: ReadonlySet<string> = new Set(["repeat", "stream", "onTrip", "sessionId"])
+const AGENT_ONLY: Readonly<Record<string, true>> = { loop: true, role: true, onEvent: true, repeatedAction: true, textLoop: true, tryBest: true, breaker: true }
+
 export const resolveMiddlewareOptions = (options: LoopguardMiddlewareOptions = {}): ResolvedMiddlewareOptions => {
   if (!isPlainObject(options as unknown)) throw new LoopguardMiddlewareOptionsError(["options must be an object"])
   const repeat = checkPatch(DEFAULT_REPEAT_SETTINGS, options.repeat, "repeat", REPEAT_RULES)
   const stream = checkPatch<StreamLimits>(DEFAULT_STREAM_LIMITS, options.stream, "stream", STREAM_RULES)
-  const errors = [...repeat.errors, ...stream.errors]
+  const unknown = Object.keys(options).filter((k) => !MIDDLEWARE_KEYS.has(k))
+  // A judge section or budget is the agent helpers' (loopguardAgent): here it would be ignored without a word.
+  const errors = [...unknown.map((k) => `${k}: Expected no excess property${k in AGENT_ONLY ? " (a loopguardAgent option: the middleware alone guards one reply)" : ""}`), ...repeat.errors, ...stream.errors]
   if (errors.length > 0) throw new LoopguardMiddlewareOptionsError(errors)
   if (repeat.value.enabled) {
     for (const e of validateRepeatOptions(repeat.value)) errors.push(`repeat.${e.field}: ${e.message}`)

@@ -7,5 +7,5 @@ export { CrossStepDetectors, stallOptionsOf, type AfterStep, type KeptHistory } 
 export type { StepContext, StepDetector, StepFacts, StepVerdict } from "./detectors/step-detector.js"
 export { LoopEpisodes, type LoopFinding, type LoopOutcome } from "./loop-episodes.js"
 export { tryBestOptionsOf } from "./try-best-options.js"
-export { DEFAULT_JUDGE_CONFIG, type JudgeConfig } from "./judge-config.js"
+export { DEFAULT_JUDGE_CONFIG, ladderProblem, type JudgeConfig } from "./judge-config.js"
 export { answerOf, stepsOf, stopSentence } from "./stop-words.js"

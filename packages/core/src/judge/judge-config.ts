@@ -50,6 +50,10 @@ export interface JudgeConfig {
   }
 }
 
+/** Why a loop ladder does not climb (note at `repeats`, reminder at `remindAt`, stop at `stopAt`), or null: one rule for the config file and the agent helpers' options. */
+export const ladderProblem = (a: JudgeConfig["repeatedAction"]): string | null =>
+  a.remindAt < a.repeats || (a.stopAt !== null && a.stopAt < a.remindAt) ? `the ladder must climb: repeats (${a.repeats}) <= remindAt (${a.remindAt}) <= stopAt (${a.stopAt})` : null
+
 /** The defaults of every section the judge reads (the same values the full config starts from). */
 export const DEFAULT_JUDGE_CONFIG: JudgeConfig = {
   loop: { costBudgetUsd: null },

@@ -45,11 +45,12 @@ const numberProblem = (value: number, rule: NumberRule): string | null => {
 }
 
 /** What is wrong with `value` where the default is `base`, or null. */
-const fieldProblem = (base: unknown, value: unknown, rule: NumberRule): string | null => {
-  // A field whose default is null ("none") takes a number or a name, or null again.
+const fieldProblem = (base: unknown, value: unknown, rule: NumberRule, numeric: boolean): string | null => {
+  // A field whose default is null ("none") takes a number or a name, or null again; one with a
+  // numeric rule (a budget: `tokenBudget`) takes a number or null only.
   if (value === null) return base === null || rule.nullable === true ? null : typeof base === "number" ? "Expected number" : `Expected ${typeof base}`
   if (typeof base === "number" || (base === null && typeof value === "number")) return typeof value === "number" ? numberProblem(value, rule) : "Expected number"
-  if (base === null) return typeof value === "string" ? null : "Expected number, string or null"
+  if (base === null) return numeric ? "Expected number or null" : typeof value === "string" ? null : "Expected number, string or null"
   if (typeof base === "boolean") return typeof value === "boolean" ? null : "Expected boolean"
   if (typeof base === "string") return typeof value === "string" ? null : "Expected string"
   if (Array.isArray(base)) return Array.isArray(value) && value.every((x) => typeof x === "string") ? null : "Expected an array of strings"
@@ -79,7 +80,7 @@ export const checkPatch = <T extends object>(defaults: T, patch: unknown, path: 
       out[key] = nested.value
       continue
     }
-    const problem = fieldProblem(base, value, isNumberRule(rule) ? rule : DEFAULT_RULE)
+    const problem = fieldProblem(base, value, isNumberRule(rule) ? rule : DEFAULT_RULE, isNumberRule(rule))
     if (problem !== null) errors.push(`${at}: ${problem}`)
     else out[key] = value
   }

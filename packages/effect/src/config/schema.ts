@@ -4,6 +4,7 @@
  */
 import { MAX_TIMER_MS, validateRepeatOptions } from "@loopguard/core/repeat"
 import { RETRY_BUDGET_NAMES, type RetryBudgetName } from "@loopguard/core/retry"
+import { ladderProblem } from "@loopguard/core/judge"
 import { Schema } from "effect"
 
 const PosInt = Schema.Int.check(Schema.isGreaterThan(0))
@@ -115,13 +116,7 @@ export const RepeatedActionSection = Schema.Struct({
   repeats: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   remindAt: Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)),
   stopAt: Schema.NullOr(Schema.Int.check(Schema.isGreaterThanOrEqualTo(2)))
-}).check(
-  crossField((a) =>
-    a.remindAt < a.repeats || (a.stopAt !== null && a.stopAt < a.remindAt)
-      ? `the ladder must climb: repeats (${a.repeats}) <= remindAt (${a.remindAt}) <= stopAt (${a.stopAt})`
-      : null
-  )
-)
+}).check(crossField((a) => ladderProblem({ ...a, enabled: true })))
 
 /** Same tool, same output (numbers, quoted strings, hex ids, paths masked), `repeats` steps in a row. */
 export const RepeatedObservationSection = Schema.Struct({
