@@ -37,14 +37,18 @@ export const endOfRun = (last: AnyStep | undefined, step: number): ExitPoint | n
  * A step that began and never ended: its model call, or the SDK reading its reply (a stream with no
  * finish, a call to a tool nobody offered), threw, and the error went to the caller.
  */
-const unfinished = (step: number): ExitPoint => ({
-  reason: "model_error",
-  step,
-  error: { tag: "StepFailed", message: `step ${step + 1} never ended: its model call or the reading of its reply threw (the error went to the caller)` }
-})
+const unfinished = ({ step, cancelled }: UnfinishedStep): ExitPoint =>
+  cancelled
+    ? { reason: "cancelled", step, error: { tag: "CancelledError", message: "the step never ended: the caller's abort signal cancelled its model call" } }
+    : { reason: "model_error", step, error: { tag: "StepFailed", message: "the step never ended: its model call or the reading of its reply threw (the error went to the caller)" } }
 
-/** `unfinishedStep`: the step that began and never ended (the run threw), or null. */
-export const buildAgentReport = (run: GuardedRun, options: ResolvedAgentOptions, unfinishedStep: number | null = null): LoopguardAgentReport => {
+/** A step that began and never ended (the run threw), and whether the caller's own abort signal ended it. */
+export interface UnfinishedStep {
+  readonly step: number
+  readonly cancelled: boolean
+}
+
+export const buildAgentReport = (run: GuardedRun, options: ResolvedAgentOptions, unfinishedStep: UnfinishedStep | null = null): LoopguardAgentReport => {
   const kinds = resolveTryBestOptions(tryBestOptionsOf(options.judge))
   const lastIndex = run.fed.length - 1
   const exit = run.exit ?? (unfinishedStep !== null ? unfinished(unfinishedStep) : endOfRun(run.fed[lastIndex], lastIndex))

@@ -70,6 +70,25 @@ describe("loopguardAgent in a ToolLoopAgent", () => {
 
 describe("a run that throws", () => {
   test(
+    "a run the caller's own abort signal ended is reported cancelled, not as a model error",
+    async () => {
+      // The second step's reply stalls; the caller gives up on it.
+      const server = await serve((_, i) => (i === 0 ? toolCallStream("bash", { command: "ls" }) : { ...textStream("thinking about it for a long while"), stallAfterChunks: 1 }))
+      const { tools } = shell(() => ({ output: "a.txt", exitCode: 0 }))
+      const { guard } = withEvents()
+      const controller = new AbortController()
+      const run = generateText({ ...guard.wrap({ model: scriptedChatModel(server), tools, stopWhen: stepCountIs(10), maxRetries: 0 }), prompt: "list the files", abortSignal: controller.signal })
+      while (server.requests.length < 2) await new Promise((r) => setTimeout(r, 20))
+      controller.abort()
+      await expect(run).rejects.toThrow()
+      const report = guard.report()
+      expect(report.reason).toBe("cancelled")
+      expect(report.blockedAt).toMatch(/^step 1: the step never ended/)
+    },
+    TIMEOUT
+  )
+
+  test(
     "the step whose model call failed is reported as a model error, not as a finished run",
     async () => {
       const server = await serve((_, i) => (i === 0 ? toolCallStream("bash", { command: "ls" }) : { type: "error", status: 400, body: { error: { message: "bad request", type: "invalid_request_error" } } }))
@@ -81,7 +100,8 @@ describe("a run that throws", () => {
       const report = guard.report()
       expect([report.status, report.reason]).not.toEqual(["completed", "final"])
       expect(report.reason).toBe("model_error")
-      expect(report.error?.message).toContain("step 2 never ended")
+      expect(report.error?.message).toContain("the step never ended")
+      expect(report.blockedAt).toMatch(/^step 1: the step never ended/)
     },
     TIMEOUT
   )

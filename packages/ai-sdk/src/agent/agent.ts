@@ -43,10 +43,19 @@ export class LoopguardAgent {
   private steered: Steering | null = null
   /** Steps `prepareStep` saw begin in this run: one that began and never ended threw (its error went to the caller). */
   private stepsBegun = 0
+  private callSignal: AbortSignal | undefined
 
   constructor(options: LoopguardAgentOptions = {}) {
     this.options = resolveAgentOptions(options)
-    this.middleware = loopguardMiddleware({ repeat: this.options.middleware.repeat, stream: { chunkTimeoutMs: this.options.middleware.chunkTimeoutMs }, onTrip: this.options.middleware.onTrip, sessionId: this.options.sessionId })
+    const guard = loopguardMiddleware({ repeat: this.options.middleware.repeat, stream: { chunkTimeoutMs: this.options.middleware.chunkTimeoutMs }, onTrip: this.options.middleware.onTrip, sessionId: this.options.sessionId })
+    // The caller's abort signal of the newest model call: a run it ended was cancelled, not failed.
+    this.middleware = {
+      ...guard,
+      transformParams: async ({ params }) => {
+        this.callSignal = params.abortSignal
+        return params
+      }
+    }
   }
 
   /** An AI SDK stop condition: true once the judge asked to stop (the loop, a budget, a doom loop…). */
@@ -93,7 +102,8 @@ export class LoopguardAgent {
   /** The run's report: status, reason, tokens (cut and failed steps included), incidents, the suggested next step. */
   report(): LoopguardAgentReport {
     const run = this.run ?? new GuardedRun(this.options, this.userText)
-    return buildAgentReport(run, this.options, run.fed.length < this.stepsBegun ? this.stepsBegun - 1 : null)
+    const unfinished = run.fed.length < this.stepsBegun ? { step: this.stepsBegun - 1, cancelled: this.callSignal?.aborted === true } : null
+    return buildAgentReport(run, this.options, unfinished)
   }
 
   /**
