@@ -102,21 +102,30 @@ export interface WholeReplyEnd {
 
 const ERROR_AS_SUCCESS = "the upstream answered with an error under a success status"
 
+/** A reply read whole, its body parsed once (undefined: not JSON). */
+interface Answer {
+  readonly opened: OpenAttempt
+  readonly read: Buffer | Unread
+  readonly json: any
+}
+
+const answerOf = async (opened: OpenAttempt, context: WholeReplyContext): Promise<Answer> => {
+  const read = await readWhole(opened, context.settings.maxResponseBytes, context.chunkTimeoutMs)
+  return { opened, read, json: Buffer.isBuffer(read) ? parseJson(read.toString("utf8")) : undefined }
+}
+
 /** A 2xx reply whose body is an error (`200 {"error": …}`): the upstream failed, whatever its status said. */
-const errorAsSuccess = (opened: OpenAttempt, whole: Buffer): boolean =>
-  (opened.res.statusCode ?? 200) < 300 && carriesError(parseJson(whole.toString("utf8")))
+const errorAsSuccess = (a: Answer): boolean => Buffer.isBuffer(a.read) && (a.opened.res.statusCode ?? 200) < 300 && carriesError(a.json)
 
 /**
  * The reply read whole. Nothing of it reached the client yet: one that broke off, went silent, or
  * answered an error under a success status is asked for once more.
  */
-const readAnswer = async (first: OpenAttempt, context: WholeReplyContext): Promise<{ readonly opened: OpenAttempt; readonly read: Buffer | Unread }> => {
-  const { settings, again, chunkTimeoutMs } = context
-  const read = await readWhole(first, settings.maxResponseBytes, chunkTimeoutMs)
-  if (!(Buffer.isBuffer(read) ? errorAsSuccess(first, read) : read.again)) return { opened: first, read }
-  const second = await again()
-  if (!second.ok) return { opened: first, read }
-  return { opened: second, read: await readWhole(second, settings.maxResponseBytes, chunkTimeoutMs) }
+const readAnswer = async (first: OpenAttempt, context: WholeReplyContext): Promise<Answer> => {
+  const answer = await answerOf(first, context)
+  if (!(Buffer.isBuffer(answer.read) ? errorAsSuccess(answer) : answer.read.again)) return answer
+  const second = await context.again()
+  return second.ok ? answerOf(second, context) : answer
 }
 
 /** A reply that is not a stream: read whole (within the limit), guarded, then sent. */
@@ -129,7 +138,7 @@ export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpen
     sendError(res, protocol.name, 502, `loopguard proxy: ${read.why}`, extra)
     return { code: 502, failed: read.why }
   }
-  if (errorAsSuccess(opened, read)) {
+  if (errorAsSuccess(answered)) {
     // Passed on as the failure it is: the client's SDK raises the upstream's own error, not an empty reply.
     const sent = redactBytes(read, secrets)
     res.writeHead(502, { ...clientHeaders(opened.res.headers, extra, true, secrets), "content-length": String(sent.length) })
@@ -137,7 +146,7 @@ export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpen
     return { code: 502, failed: ERROR_AS_SUCCESS }
   }
   let whole = read
-  let json = parseJson(whole.toString("utf8"))
+  let json = answered.json
   const broken = cutOffCallIn(protocol, json)
   if (broken !== null) {
     const next = await wholeOnceMore(protocol, { opened, json, broken }, again, settings.maxResponseBytes, chunkTimeoutMs)

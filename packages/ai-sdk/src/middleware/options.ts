@@ -91,10 +91,11 @@ const STREAM_RULES: NumberRules = {
   persistIntervalMs: { int: true, atLeast: 0, atMost: MAX_TIMER_MS }
 }
 
-/** Defaults filled in field by field, then checked; throws LoopguardMiddlewareOptionsError. */
 const MIDDLEWARE_KEYS: ReadonlySet<string> = new Set(["repeat", "stream", "onTrip", "sessionId"])
+/** Options of loopguardAgent a user may hand the middleware by mistake: named as such in the error. */
 const AGENT_ONLY: Readonly<Record<string, true>> = { loop: true, role: true, onEvent: true, repeatedAction: true, textLoop: true, tryBest: true, breaker: true }
 
+/** Defaults filled in field by field, then checked; throws LoopguardMiddlewareOptionsError. */
 export const resolveMiddlewareOptions = (options: LoopguardMiddlewareOptions = {}): ResolvedMiddlewareOptions => {
   if (!isPlainObject(options as unknown)) throw new LoopguardMiddlewareOptionsError(["options must be an object"])
   const repeat = checkPatch(DEFAULT_REPEAT_SETTINGS, options.repeat, "repeat", REPEAT_RULES)

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import type { AssistantMessage, ToolPart } from "../model/message.js"
 import { call, reply, user } from "./fixtures.js"
-import { failureIsAnswer, isWritingCommand, maskObservation, StepRecordLog, stepRecordOf, stepRecords } from "./step-record.js"
+import { failureIsAnswer, isWritingCommand, replyChangedFiles, maskObservation, StepRecordLog, stepRecordOf, stepRecords } from "./step-record.js"
 import { saysNo } from "./masks.js"
 
 const withResult = (m: AssistantMessage, result: Partial<ToolPart>): AssistantMessage => ({
@@ -96,5 +96,19 @@ describe("saysNo", () => {
   test("refusals, errors and nothing found say no, whatever the exit status; plain answers and clean reports do not", () => {
     for (const no of ["Wrong answer", "incorrect password", "Traceback (most recent call last):", "service: not ready", '{"error":"forbidden"}', "No matches found", "0 rows", "503 Service Unavailable"]) expect([no, saysNo(no)]).toEqual([no, true])
     for (const yes of ["200", "ok", '{"status":"ok"}', "Found 0 errors.", "no problems", "1 file would be left unchanged.", "available: 3 nodes"]) expect([yes, saysNo(yes)]).toEqual([yes, false])
+  })
+})
+
+describe("replyChangedFiles", () => {
+  test("says what the step record says, for edits, writing commands, failures, reads and bookkeeping", () => {
+    const replies = [
+      withResult(call("e", "edit", { path: "a.ts", old: "x", new: "y" }), { state: "completed", diff: "-x\n+y", path: "a.ts" }),
+      withResult(call("s", "bash", { command: "sed -i s/a/b/ f.py" }), { state: "completed", exitCode: 0, output: "" }),
+      withResult(call("f", "bash", { command: "sed -i s/a/b/ f.py" }), { state: "completed", exitCode: 1, output: "no such file" }),
+      withResult(call("r", "read", { path: "a.ts" }), { state: "completed", output: "contents" }),
+      withResult(call("t", "todowrite", { todos: [] }), { state: "completed", output: "ok" })
+    ]
+    expect(replies.map(replyChangedFiles)).toEqual([true, true, false, false, false])
+    expect(replies.map(replyChangedFiles)).toEqual(replies.map((m) => stepRecordOf(m).changed))
   })
 })

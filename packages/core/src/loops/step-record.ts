@@ -74,6 +74,24 @@ export { isWritingCommand, maskObservation }
 const OPTIONS = DEFAULT_TRY_BEST_OPTIONS
 const VERIFICATION = verificationMatcher(OPTIONS)
 
+/** A call that changed a file: it did not fail, and it left a diff, is an edit, or writes from the shell. */
+const changesFiles = (c: { readonly part: ToolPart; readonly role: ToolRole }): boolean => {
+  const p = c.part
+  if (failed(p)) return false
+  if (p.diff !== undefined && p.diff !== "") return true
+  // An edit tool that records no diff (Gemini CLI's `replace`, OpenHands' editor) still wrote.
+  if (p.state === "completed" && c.role === "edit") return true
+  const command = shellTextOf(p)
+  return command !== undefined && isWritingCommand(command)
+}
+
+/** Whether a finished reply changed a file, as its step record says, without making the record. */
+export const replyChangedFiles = (m: AssistantMessage): boolean =>
+  toolPartsOf(m).some((part) => {
+    const role = toolRole(part, OPTIONS)
+    return role !== "bookkeeping" && changesFiles({ part, role })
+  })
+
 /** One finished reply as a step record. */
 export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const parts = toolPartsOf(m)
@@ -83,14 +101,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const shells = calls.filter((c) => c.role === "shell").map((c) => ({ part: c.part, command: shellTextOf(c.part) ?? "" }))
   const commands = shells.map((c) => c.command)
   const checks = shells.filter((c) => isVerificationCommand(c.command, VERIFICATION))
-  const changed = working.some((p) => {
-    if (failed(p)) return false
-    if (p.diff !== undefined && p.diff !== "") return true
-    // An edit tool that records no diff (Gemini CLI's `replace`, OpenHands' editor) still wrote.
-    if (p.state === "completed" && calls.some((c) => c.part === p && c.role === "edit")) return true
-    const command = shellTextOf(p)
-    return command !== undefined && isWritingCommand(command)
-  })
+  const changed = calls.some(changesFiles)
   const output = working.map((p) => commandContent(p.output ?? p.error ?? "")).join("\n")
   const single = working.length === 1 && commands.length === 1 ? commands[0]! : undefined
   const observation = maskObservation(output)

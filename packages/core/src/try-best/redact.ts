@@ -127,8 +127,12 @@ const isBearerCredential = (value: string): boolean => /[\d._~+/=-]/.test(value)
  * weak words (token, auth) are everyday words in code and prose, so their value goes only when
  * it is quoted, holds a digit, or is written shell style (`GITHUB_TOKEN=abc`).
  */
-const ASSIGNMENT =
-  /\b((?:[A-Za-z0-9_.-]*[_.-])?(api[_-]?key|apikey|secret|password|passwd|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?|token|auth|pwd)["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\3/gi
+/** Names whose value is a secret unless it is code; the boundary redactor reads these only. */
+const STRONG_WORDS = String.raw`api[_-]?key|apikey|secret|password|passwd|access[_-]?key|private[_-]?key|client[_-]?secret|account[_-]?key`
+/** `NAME = value` / `name: "value"` where the name ends in one of `words`. */
+const assignmentOf = (words: string): RegExp =>
+  new RegExp(String.raw`\b((?:[A-Za-z0-9_.-]*[_.-])?(${words})["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\3`, "gi")
+const ASSIGNMENT = assignmentOf(`${STRONG_WORDS}|credentials?|token|auth|pwd`)
 const FLAG = /(--(?:api-?key|token|password|secret|auth-token|access-token)(?:=|\s+))(["']?)([^\s"']{4,})\2/gi
 
 /**
@@ -137,8 +141,7 @@ const FLAG = /(--(?:api-?key|token|password|secret|auth-token|access-token)(?:=|
  * (token, auth) are left to the entropy-aware `redactSecrets`: in stored conversations they are
  * everyday words in code and prose.
  */
-const STRONG_ASSIGNMENT =
-  /\b((?:[A-Za-z0-9_.-]*[_.-])?(api[_-]?key|apikey|secret|password|passwd|access[_-]?key|private[_-]?key|client[_-]?secret|account[_-]?key)["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\3/gi
+const STRONG_ASSIGNMENT = assignmentOf(STRONG_WORDS)
 /** A word that may name one of them: the pass is skipped on text without one. */
 const STRONG_HINT = /api[_-]?key|apikey|secret|passw|access[_-]?key|private[_-]?key|account[_-]?key/i
 
@@ -340,7 +343,7 @@ export const makeStreamRedactor = (secrets: ReadonlyArray<string | undefined> = 
 }
 
 /** A word that starts a pattern the next words complete (`Authorization: Bearer TOKEN`, `x-api-key: VALUE`). */
-const PATTERN_HEAD = /(?:authorization|bearer|basic|digest|token|api-key|cookie|api[_-]?key|apikey|secret|password|passwd|access[_-]?key|private[_-]?key|account[_-]?key)["']?[:=]?["']?$/i
+const PATTERN_HEAD = new RegExp(String.raw`(?:authorization|bearer|basic|digest|token|cookie|${STRONG_WORDS})["']?[:=]?["']?$`, "i")
 /** Complete words read after a head: the scheme and the value. */
 const WORDS_AFTER_HEAD = 2
 

@@ -1,5 +1,5 @@
 /** The text loop (a reply repeating its own opening) as a step detector. */
-import { stepRecordOf, TextLoopDetector, TEXT_LOOP_MILD_PROMPT, TEXT_LOOP_STRONG_PROMPT } from "../../loops/index.js"
+import { replyChangedFiles, TextLoopDetector, TEXT_LOOP_MILD_PROMPT, TEXT_LOOP_STRONG_PROMPT } from "../../loops/index.js"
 import type { JudgeConfig } from "../judge-config.js"
 import type { StepDetector, StepFacts, StepVerdict } from "./step-detector.js"
 
@@ -13,7 +13,7 @@ export class TextLoopStepDetector implements StepDetector {
   push({ reply, step, cropped, ctx }: StepFacts): StepVerdict {
     // A reply cut in the stream for repeating itself has its own recovery; it is no step of a text loop.
     if (ctx.cutForRepetition === true) return {}
-    const loop = TextLoopDetector.consume(this.state, reply, { cropped, changed: stepRecordOf(reply).changed }, { ...this.config, prefixes: TEXT_LOOP_PREFIXES })
+    const loop = TextLoopDetector.consume(this.state, reply, { cropped, changed: replyChangedFiles(reply) }, { ...this.config, prefixes: TEXT_LOOP_PREFIXES })
     this.state = loop.state
     if (!loop.trigger) return {}
     const level = loop.trigger.level
