@@ -266,6 +266,29 @@ describe("loopguardAgent with generateText and streamText", () => {
   )
 
   test(
+    "a cut loop without steering ends the run with a stop event and no reminder; a stream reset mid-way still counts what it streamed",
+    async () => {
+      const SENTENCE = "the build failed so I will run the tests again now"
+      const server = await serve([repeatLoop(SENTENCE, 300, { chunkDelayMs: 1 }), { ...textStream("some words before the connection drops ".repeat(20), { chunkSize: 8 }), resetAfterChunks: 60 }])
+      const { tools } = shell(() => ({ output: "built", exitCode: 0 }))
+      const cut = withEvents()
+      await generateText(cut.guard.wrap({ model: scriptedChatModel(server), tools, prompt: "build it", stopWhen: stepCountIs(10), maxRetries: 0 }))
+      expect(cut.events.filter((e) => e.type === "reminder")).toEqual([])
+      expect(cut.events.filter((e) => e.type === "stop").map((e) => e.type === "stop" && e.reason)).toEqual(["text_repeat"])
+      expect(cut.guard.report().reason).toBe("text_repeat")
+      const failed = withEvents()
+      const thrown = await generateText(failed.guard.wrap({ model: scriptedChatModel(server), tools, prompt: "again", maxRetries: 0 })).catch((e: unknown) => e)
+      expect(thrown).toBeInstanceOf(Error)
+      const report = failed.guard.report()
+      expect([report.reason, report.stepsUsed, report.tokensEstimated]).toEqual(["model_error", 0, true])
+      // 60 chunks of 8 characters streamed before the reset: about 120 tokens, none from the server.
+      expect(report.tokens.output).toBeGreaterThan(60)
+      expect(report.tokens.output).toBeLessThan(240)
+    },
+    TIMEOUT
+  )
+
+  test(
     "one guard over two runs: the second run starts from nothing (a shorter step list is a new run)",
     async () => {
       const server = await serve((_, i) => (i % 2 === 0 ? toolCallStream("bash", { command: "ls" }) : textStream("done")))

@@ -6,7 +6,7 @@
  * `streamText` settings object. `report()` gives the same report as the RunLoop's.
  */
 import { experimental_createSteering as createSteering, stepCountIs, wrapLanguageModel, type Experimental_Steering as Steering, type LanguageModel, type LanguageModelMiddleware, type ModelMessage, type PrepareStepFunction, type StopCondition, type ToolSet } from "ai"
-import { loopguardMiddleware } from "../middleware/middleware.js"
+import { guardedMiddleware } from "../middleware/middleware.js"
 import { GuardedRun, type StepActions } from "./guarded-run.js"
 import { resolveAgentOptions, type LoopguardAgentOptions, type ResolvedAgentOptions } from "./options.js"
 import { buildAgentReport, type LoopguardAgentReport } from "./agent-report.js"
@@ -47,7 +47,8 @@ export class LoopguardAgent {
 
   constructor(options: LoopguardAgentOptions = {}) {
     this.options = resolveAgentOptions(options)
-    const guard = loopguardMiddleware({ repeat: this.options.middleware.repeat, stream: { chunkTimeoutMs: this.options.middleware.chunkTimeoutMs }, onTrip: this.options.middleware.onTrip, sessionId: this.options.sessionId })
+    // A stream that fails mid-way ends no step: what it streamed is counted on the run here.
+    const guard = guardedMiddleware({ ...this.options.middleware, sessionId: this.options.sessionId }, { onFailed: (usage, ids) => this.run?.spendFailed(usage, ids.modelId) })
     // The caller's abort signal of the newest model call: a run it ended was cancelled, not failed.
     this.middleware = {
       ...guard,
@@ -149,7 +150,7 @@ export class LoopguardAgent {
   }
 
   private feed(run: GuardedRun, step: AnyStep): void {
-    const actions = run.feed(step)
+    const actions = run.feed(step, this.steered !== null)
     if (acted(actions)) markStep(step, actions, run.ids.sessionId)
     // Not awaited: it settles when the next step takes the message, after this callback returns.
     if (actions.steer !== null && run.exit === null) void this.steered?.steer(actions.steer.text)

@@ -5,7 +5,7 @@
  * the doom-loop check. What the judge asks for is kept for the hosts: reminders and the note for
  * the next request, crops, and the exit.
  */
-import { capUsageOf, costOf, initUsageMeter, priceFor, recordStep, spentBudget, streamedUsage, type UsageMeter } from "@loopguard/core/caps"
+import { addSpent, capUsageOf, costOf, initUsageMeter, priceFor, recordStep, spentBudget, streamedUsage, unpricedBudgetMessage, type UsageMeter } from "@loopguard/core/caps"
 import { classifyStep, decideRecovery, initRecovery, type RecoveryState } from "@loopguard/core/classify"
 import { CrossStepDetectors, tryBestOptionsOf } from "@loopguard/core/judge"
 import { doomLoop, StepRecordLog } from "@loopguard/core/loops"
@@ -17,6 +17,10 @@ import type { ResolvedAgentOptions } from "./options.js"
 import { replyOfStep, type AnyStep } from "./step-reply.js"
 
 export const USER_ID = "user-0"
+
+/** Why a cut reply with no tool calls ended the run: nothing can carry the REMIND to the model. */
+const UNSTEERED_CUT =
+  "the repetition guard cut the reply, and the AI SDK ends a run on a reply without tool calls; pass `experimental_steering: guard.steering()` to the call to have the reminder sent and the run go on"
 
 /** What the middleware wrote on a step it cut (`providerMetadata.loopguard`). */
 interface CutMetadata {
@@ -53,6 +57,8 @@ export class GuardedRun {
   private readonly judge: CrossStepDetectors
   private readonly tryBest: TryBestMonitor
   private recovery: RecoveryState = initRecovery()
+  /** The cost budget's warning that a model has no price: once per run. */
+  private unpricedTold = false
   private readonly publish: ReturnType<typeof publishTo>
 
   constructor(
@@ -66,8 +72,12 @@ export class GuardedRun {
     this.ids = { sessionId: options.sessionId, provider: "unknown", modelId: "unknown" }
   }
 
-  /** Judges the run's next step; returns what was asked, and marks the step when loopguard acted on it. */
-  feed(step: AnyStep): StepActions {
+  /**
+   * Judges the run's next step; returns what was asked, and marks the step when loopguard acted on it.
+   * `steerable`: the call has a steering object, so a cut reply without tool calls can be followed by
+   * a reminder instead of ending the run.
+   */
+  feed(step: AnyStep, steerable: boolean): StepActions {
     const index = this.fed.length
     this.fed.push(step)
     this.ids = { sessionId: this.options.sessionId, provider: step.model.provider, modelId: step.model.modelId }
@@ -80,30 +90,46 @@ export class GuardedRun {
     const reply: AssistantMessage = { ...built, usage }
     this.messages.push(reply)
     this.records.push(reply)
-    this.meter = recordStep(this.meter, usage, priceFor(reply.model ?? ""))
+    this.meter = recordStep(this.meter, usage, this.priceOf(reply.model ?? ""))
     this.publish({ type: "step.finished", step: index, finish: step.finishReason, tokens: { input: usage.inputTokens ?? 0, output: usage.outputTokens ?? 0, estimated }, ...this.ids })
-    const actions = this.judgeStep(reply, cut)
+    const actions = this.judgeStep(reply, cut, steerable)
     this.apply(index, actions)
     return actions
   }
 
-  private judgeStep(reply: AssistantMessage, cut: CutMetadata | null): StepActions {
+  /**
+   * What a call whose stream failed mid-way streamed (a reset): the provider billed it, and the
+   * step never ends, so it is counted here, not as a step.
+   */
+  spendFailed(usage: { readonly outputTokens: number; readonly estimated: boolean }, modelId: string): void {
+    this.meter = addSpent(this.meter, { outputTokens: usage.outputTokens, estimated: usage.estimated }, this.priceOf(modelId))
+  }
+
+  private priceOf(modelId: string) {
+    return priceFor(modelId, this.options.prices)
+  }
+
+  private judgeStep(reply: AssistantMessage, cut: CutMetadata | null, steerable: boolean): StepActions {
     const step = reply.step
     const incidents: Array<Incident> = []
     const reminders: Array<{ kind: ReminderKind; text: string }> = []
     let exit: ExitPoint | null = null
     let steer: StepActions["steer"] = null
+    this.unpricedBudget(reply, incidents)
     if (cut?.tripped === "text-repeat") {
       incidents.push({ step, detector: "text-repeat", action: "cut", detail: { ...cut } })
       this.cutSteps.add(step)
       const decided = this.textRepeatRecovery(reply)
-      if (decided.type === "remind") steer = { kind: decided.kind, text: decided.text }
-      else exit = decided.exit
+      if (decided.type === "exit") exit = decided.exit
+      // Tool calls keep the loop going: the reminder rides on the next request.
+      else if (toolPartsOf(reply).length > 0) reminders.push({ kind: decided.kind, text: decided.text })
+      else if (steerable) steer = { kind: decided.kind, text: decided.text }
+      else exit = { reason: "text_repeat", step, error: { tag: "TextRepeatError", message: UNSTEERED_CUT } }
     }
     exit ??= this.doomLoop(reply, incidents)
     exit ??= this.editRepeat(reply, incidents)
     // The step's own cost, as the RunLoop gives it (null when the model's price is unknown).
-    const price = priceFor(reply.model ?? "")
+    const price = this.priceOf(reply.model ?? "")
     const costUsd = price === null ? null : costOf(reply.usage ?? {}, price)
     const after = this.judge.afterStep(this.messages, reply, step, { final: toolPartsOf(reply).length === 0, costUsd }, { records: this.records, crops: this.crops, newestUserAt: 0 })
     incidents.push(...after.incidents)
@@ -113,6 +139,15 @@ export class GuardedRun {
     if (after.pause !== null) exit ??= { reason: "try_best_paused", step, error: { tag: "TryBestPause", message: String(after.pause["detail"] ?? after.pause["kind"] ?? "paused") } }
     exit ??= this.budget(step)
     return { incidents, reminders, steer, note: this.judge.takeNote(), exit }
+  }
+
+  /** A cost budget with no price for the step's model can never trip: said once per run, as the RunLoop says it. */
+  private unpricedBudget(reply: AssistantMessage, incidents: Array<Incident>): void {
+    const costBudgetUsd = this.options.budgets.costBudgetUsd
+    if (this.unpricedTold || costBudgetUsd === null || this.priceOf(reply.model ?? "") !== null) return
+    this.unpricedTold = true
+    const message = unpricedBudgetMessage(reply.model ?? "(unknown)", costBudgetUsd, "pass its price in the `prices` option")
+    incidents.push({ step: reply.step, detector: "budget", action: "warn", detail: { reason: "budget_cost", message } })
   }
 
   /** REMIND, then REPLAN, then the exit: the RunLoop's recovery for a reply the repetition guard cut. */

@@ -6,7 +6,8 @@
  */
 import type { AgentRole } from "@loopguard/core/classify"
 import { DEFAULT_JUDGE_CONFIG, ladderProblem, type JudgeConfig } from "@loopguard/core/judge"
-import { checkPatch, renameSnakeCaseKeys, type NumberRule, type NumberRules } from "@loopguard/core/settings"
+import type { ModelPrice, PriceTable } from "@loopguard/core/caps"
+import { checkPatch, checkPriceTable, renameSnakeCaseKeys, type NumberRule, type NumberRules } from "@loopguard/core/settings"
 import { resolveMiddlewareOptions, type LoopguardMiddlewareOptions, type ResolvedMiddlewareOptions } from "../middleware/options.js"
 import type { LoopguardAgentEvent } from "./events.js"
 
@@ -29,6 +30,8 @@ export interface LoopguardAgentOptions extends JudgeSections, Omit<LoopguardMidd
   readonly role?: AgentRole
   /** Budgets of one run: tokens include what a cut or failed step streamed. */
   readonly loop?: Partial<AgentBudgets>
+  /** USD per million tokens by model id (config `prices`), over the built-in list prices: a cost budget needs the model's price. */
+  readonly prices?: Readonly<Record<string, ModelPrice>>
   /** Told every incident, reminder and stop, with the session, provider and model ids. Errors it throws are ignored. */
   readonly onEvent?: (event: LoopguardAgentEvent) => void
 }
@@ -38,6 +41,7 @@ export interface ResolvedAgentOptions {
   readonly role: AgentRole
   readonly judge: JudgeConfig
   readonly budgets: AgentBudgets
+  readonly prices: PriceTable
   readonly middleware: ResolvedMiddlewareOptions
   readonly onEvent: (event: LoopguardAgentEvent) => void
 }
@@ -52,7 +56,7 @@ export class LoopguardAgentOptionsError extends Error {
   }
 }
 
-const TOP_LEVEL = new Set(["sessionId", "role", "loop", "onEvent", "repeat", "stream", "onTrip"])
+const TOP_LEVEL = new Set(["sessionId", "role", "loop", "prices", "onEvent", "repeat", "stream", "onTrip"])
 const ROLES: ReadonlyArray<AgentRole> = ["main", "subagent", "checkpoint"]
 const RATIO: NumberRule = { atLeast: 0, atMost: 1 }
 /** Fractions and "no limit" fields among the judge's; every other number is a non-negative count or limit. */
@@ -109,6 +113,8 @@ export const resolveAgentOptions = (given: LoopguardAgentOptions = {}): Resolved
   const budgets = checkPatch<AgentBudgets>({ tokenBudget: null, costBudgetUsd: null }, options.loop, "loop", BUDGET_RULES)
   errors.push(...budgets.errors)
   const judge = judgeOf(options as Record<string, unknown>, errors, budgets.value)
+  const prices = checkPriceTable(options.prices, "prices")
+  errors.push(...prices.errors)
   const ladder = ladderProblem(judge.repeatedAction)
   if (ladder !== null) errors.push(`repeatedAction: ${ladder}`)
   const middleware = middlewareOf(options, errors)
@@ -121,6 +127,7 @@ export const resolveAgentOptions = (given: LoopguardAgentOptions = {}): Resolved
     role: options.role ?? "main",
     judge,
     budgets: budgets.value,
+    prices: prices.value,
     middleware,
     onEvent: options.onEvent ?? (() => {})
   }

@@ -23,6 +23,8 @@ export interface GuardStreamInput {
   readonly cut: (reason: LoopguardTrip) => void
   /** Whose call this is: on `providerMetadata.loopguard` and the `onTrip` event. */
   readonly ids: TripIds
+  /** Told what the call streamed when its stream failed mid-way (a reset): the provider billed it, and no step will count it. */
+  readonly onFailed?: (usage: StreamedUsage) => void
 }
 
 const EMPTY_USAGE: FinishPart["usage"] = {
@@ -119,6 +121,15 @@ const slices = (part: StreamPart): ReadonlyArray<StreamPart> => {
   return out
 }
 
+/** Calls the failure hook, ignoring what it throws (the stream's own error is what the caller gets). */
+const tellFailed = (onFailed: GuardStreamInput["onFailed"], usage: StreamedUsage): void => {
+  try {
+    onFailed?.(usage)
+  } catch {
+    // ignored on purpose
+  }
+}
+
 type Read = Awaited<ReturnType<ReadableStreamDefaultReader<StreamPart>["read"]>> | "timeout"
 
 /** The next part, or "timeout" when none arrives within `ms`. */
@@ -143,7 +154,7 @@ const trackOpenBlocks = () => {
 }
 
 /** `source` passed through part by part until a guard trips; then one closing `finish` part. */
-export const guardStream = ({ source, options, cut, ids }: GuardStreamInput): ReadableStream<StreamPart> => {
+export const guardStream = ({ source, options, cut, ids, onFailed }: GuardStreamInput): ReadableStream<StreamPart> => {
   const reader = source.getReader()
   const deltas = makeDeltaGuard(options)
   const blocks = trackOpenBlocks()
@@ -169,7 +180,11 @@ export const guardStream = ({ source, options, cut, ids }: GuardStreamInput): Re
   return new ReadableStream<StreamPart>({
     async pull(controller) {
       if (done) return
-      const next = await readWithin(reader, Math.max(0, lastContent + options.chunkTimeoutMs - Date.now()))
+      const next = await readWithin(reader, Math.max(0, lastContent + options.chunkTimeoutMs - Date.now())).catch((e: unknown) => {
+        done = true
+        tellFailed(onFailed, streamed.usage())
+        throw e
+      })
       if (next === "timeout") return stop(controller, { tripped: "chunk-timeout", timeoutMs: options.chunkTimeoutMs, partsBefore: parts })
       if (next.done) {
         done = true

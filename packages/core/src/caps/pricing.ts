@@ -68,3 +68,7 @@ export const costOf = (usage: Usage, price: ModelPrice | null | undefined): numb
 /** Total tokens of a usage record: the reported total, else input + output. */
 export const tokensOf = (usage: Usage): number =>
   usage.totalTokens ?? (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0)
+
+/** Why a cost budget cannot stop a run of this model, and how to give the model a price. */
+export const unpricedBudgetMessage = (modelId: string, costBudgetUsd: number, howToPrice: string): string =>
+  `no price is known for model ${modelId}, so the cost cap (loop.costBudgetUsd = ${costBudgetUsd}) cannot trip; ${howToPrice}`

@@ -1,4 +1,5 @@
 /** Before a run's first step and before every step: the checks that may end the run without a request. */
+import { unpricedBudgetMessage } from "../caps/pricing.js"
 import type { Incident } from "../report/index.js"
 import { fileIncident, judged, stopWith, type Judged, type StepAction } from "./actions.js"
 import type { ExitError } from "../classify/index.js"
@@ -46,6 +47,6 @@ export const judgeDepth = (state: RunState, depth: number, maxDepth: number): Ju
 /** A cost cap without a price for the model can never trip: said once, when enforcing. */
 export const judgeUnpricedBudget = (state: RunState, modelId: string, costBudgetUsd: number | null, priced: boolean): Judged => {
   if (costBudgetUsd === null || priced) return judged(state)
-  const message = `no price is known for model ${modelId}, so the cost cap (loop.costBudgetUsd = ${costBudgetUsd}) cannot trip; add the model under \`prices\` in the config`
+  const message = unpricedBudgetMessage(modelId, costBudgetUsd, "add the model under `prices` in the config")
   return judged(state, [{ _tag: "Enforce", actions: [fileIncident({ step: state.step, detector: "budget", action: "warn", detail: { reason: "budget_cost", message } })] }])
 }
