@@ -225,7 +225,7 @@ describe("makeShapeStreamRedactor (a reply shown as it streams)", () => {
   })
   test("property: the joined output equals the whole-text redaction, however the text is split", () => {
     const whole = makeRedactor(["conf1gured-key"])
-    const parts = ["a", "Bearer", "Authorization:", TOKEN, "ghp_", "sk-proj-", "0123456789abcdefghijKLMN", "conf1gured-key", "https://u:pw12345@h/x", "-----BEGIN PRIVATE KEY-----", "\n-----END PRIVATE KEY-----", "word"]
+    const parts = ["a", "Bearer", "Authorization:", TOKEN, "ghp_", "sk-proj-", "0123456789abcdefghijKLMN", "conf1gured-key", "https://u:pw12345@h/x", "-----BEGIN PRIVATE KEY-----", "\n-----END PRIVATE KEY-----", "word", "-u", "admin:pa55word"]
     fc.assert(
       // Words as text has them, each followed by a space or a line break; the splits fall anywhere.
       fc.property(fc.array(fc.tuple(fc.constantFrom(...parts), fc.constantFrom(" ", "\n")), { maxLength: 16 }), fc.integer({ min: 1, max: 9 }), (chosen, size) => {
@@ -286,6 +286,25 @@ describe("makeRedactor: a URL query's credential and a cookie header", () => {
   })
   test("streamed, split anywhere, it is redacted as the whole text is", () => {
     const text = "sent Cookie: session=COOKIEVAL7f3a9b; theme=dark\nand https://x.example/a?key=QKEYabc123def456 done"
+    for (let cut = 1; cut < text.length; cut++) {
+      const s = makeShapeStreamRedactor([])
+      expect(s.push(text.slice(0, cut)) + s.push(text.slice(cut)) + s.flush()).toBe(redact(text))
+    }
+  })
+})
+
+describe("makeRedactor: a password given to curl's -u / --user", () => {
+  const redact = makeRedactor([])
+  test("the password goes, the user stays; group ids, variables and other -u flags stay", () => {
+    expect(redact("curl -u admin:S3cretPassw0rd https://x")).toBe(`curl -u admin:${REDACTED} https://x`)
+    expect(redact("curl --user 'bob:hunter2!' http://h")).toBe(`curl --user 'bob:${REDACTED}' http://h`)
+    expect(redact("curl --user=me:abc@def http://h")).toBe(`curl --user=me:${REDACTED} http://h`)
+    expect(redact(JSON.stringify({ command: 'curl -u "ops:pa55word" http://x' }))).toBe(`{"command":"curl -u \\"ops:${REDACTED}\\" http://x"}`)
+    expect(redactSecrets("wget --http-user=me:pa55word x")).toBe(`wget --http-user=me:${REDACTED} x`)
+    for (const plain of ["docker run -u 1000:1000 img", 'curl -u "$U:$P" x', "git push -u origin main", "curl -u admin: x", "sort -u a.txt"]) expect(redact(plain)).toBe(plain)
+  })
+  test("streamed, split anywhere, it is redacted as the whole text is", () => {
+    const text = "ran curl -s -u admin:S3cretPassw0rd https://api.example/v1 and got 200"
     for (let cut = 1; cut < text.length; cut++) {
       const s = makeShapeStreamRedactor([])
       expect(s.push(text.slice(0, cut)) + s.push(text.slice(cut)) + s.flush()).toBe(redact(text))

@@ -249,8 +249,19 @@ const replaceValues = (text: string, values: ReadonlyArray<string>): string => {
 
 const keepName = (m: string, head: string, value: string): string => (value.startsWith("[REDACTED") ? m : `${head}${REDACTED}`)
 
+/**
+ * `curl -u user:password` / `--user user:password` (curl, wget, httpie): the user stays, the
+ * password goes. A password of digits alone is a group id (`docker run -u 1000:1000`), and one
+ * starting with `$` a variable: both stay. The quote may be a JSON-escaped one (`\\"`).
+ */
+const USER_FLAG = /((?:^|[\s"'`(])(?:-u|--user|--http-user)(?:[ \t]+|=)(\\?["']?)[^\s:"'$\\]+:)([^\s"']+)\2/g
+const USER_FLAG_HINT = /(?:^|[\s"'`(])(?:-u|--user|--http-user)[ \t=]/
+
+const redactUserFlag = (text: string): string =>
+  USER_FLAG_HINT.test(text) ? text.replace(USER_FLAG, (m, head: string, quote: string, password: string) => (/^\d+$|^\$|^\[REDACTED/.test(password) ? m : `${head}${REDACTED}${quote}`)) : text
+
 const redactAuthorization = (text: string): string =>
-  text
+  redactUserFlag(text)
     .replace(AUTH_HEADER, keepName)
     .replace(/api-key/i.test(text) ? API_KEY_HEADER : NEVER, (m, head: string, value: string) => (CODE_VALUE.test(value) || !/\d/.test(value) ? m : keepName(m, head, value)))
     .replace(BEARER, (m, head: string, value: string) => (value.startsWith("[REDACTED") || !isBearerCredential(value) ? m : `${head}${REDACTED}`))
@@ -342,8 +353,8 @@ export const makeStreamRedactor = (secrets: ReadonlyArray<string | undefined> = 
   }
 }
 
-/** A word that starts a pattern the next words complete (`Authorization: Bearer TOKEN`, `x-api-key: VALUE`). */
-const PATTERN_HEAD = new RegExp(String.raw`(?:authorization|bearer|basic|digest|token|cookie|${STRONG_WORDS})["']?[:=]?["']?$`, "i")
+/** A word that starts a pattern the next words complete (`Authorization: Bearer TOKEN`, `x-api-key: VALUE`, `-u user:password`). */
+const PATTERN_HEAD = new RegExp(String.raw`(?:(?:authorization|bearer|basic|digest|token|cookie|${STRONG_WORDS})["']?[:=]?["']?|^(?:-u|--user|--http-user))$`, "i")
 /** Complete words read after a head: the scheme and the value. */
 const WORDS_AFTER_HEAD = 2
 
