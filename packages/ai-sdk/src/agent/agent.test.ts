@@ -289,6 +289,22 @@ describe("loopguardAgent with generateText and streamText", () => {
   )
 
   test(
+    "a steering object an earlier call used does not count for the next call: that call's cut loop ends it",
+    async () => {
+      const loop = () => repeatLoop("the build failed so I will run the tests again now", 300, { chunkDelayMs: 1 })
+      const server = await serve([loop(), textStream("done"), loop()])
+      const { guard, events } = withEvents()
+      const settings = guard.wrap({ model: scriptedChatModel(server), prompt: "build it", stopWhen: stepCountIs(10), maxRetries: 0 })
+      const steered = await generateText({ ...settings, experimental_steering: guard.steering() })
+      expect([steered.text, guard.report().reason]).toEqual(["done", "final"])
+      await generateText(settings)
+      expect([server.requests.length, guard.report().reason]).toEqual([3, "text_repeat"])
+      expect(events.filter((e) => e.type === "stop").map((e) => e.type === "stop" && e.reason)).toEqual(["text_repeat"])
+    },
+    TIMEOUT
+  )
+
+  test(
     "one guard over two runs: the second run starts from nothing (a shorter step list is a new run)",
     async () => {
       const server = await serve((_, i) => (i % 2 === 0 ? toolCallStream("bash", { command: "ls" }) : textStream("done")))

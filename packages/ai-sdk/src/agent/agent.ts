@@ -149,8 +149,16 @@ export class LoopguardAgent {
     return run
   }
 
+  /**
+   * Whether this call has a steering object: one made by `steering()` that no earlier generation
+   * ended (the AI SDK marks a used one `ended`; an SDK without that mark counts it live).
+   */
+  private steeringLive(): boolean {
+    return this.steered !== null && (this.steered as unknown as { state?: unknown }).state !== "ended"
+  }
+
   private feed(run: GuardedRun, step: AnyStep): void {
-    const actions = run.feed(step, this.steered !== null)
+    const actions = run.feed(step, this.steeringLive())
     if (acted(actions)) markStep(step, actions, run.ids.sessionId)
     // Not awaited: it settles when the next step takes the message, after this callback returns.
     if (actions.steer !== null && run.exit === null) void this.steered?.steer(actions.steer.text)
