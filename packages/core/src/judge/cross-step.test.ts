@@ -85,6 +85,19 @@ describe("a poll that sleeps is waiting", () => {
     expect(verdicts.findIndex((v) => v.exit !== null) + 1).toBe(26)
   })
 
+  test("a poll that does not sleep, new only in its numbers (a crash-looping pod's age): past twenty looks it climbs, stopped at the 26th", () => {
+    const look = (i: number, output: string): AssistantMessage => ({ ...poll(i, output), parts: [{ type: "tool", callId: `c${i}`, name: "bash", input: { command: "kubectl get pods -l app=api" }, state: "completed", output, exitCode: 0 }] })
+    const pod = (i: number) => `api-7d9f8b6c5d-x2k4q 0/1 CrashLoopBackOff ${3 + Math.floor(i / 4)} (${(i * 7) % 60}s ago) ${Math.floor(i / 8)}m${(i * 7) % 60}s`
+    const ticking = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 30 }, (_, i) => look(i + 1, pod(i))))
+    expect(firmer(ticking).filter((l) => Number(l.split(":")[0]) <= 20)).toEqual([])
+    expect(firmer(ticking)[0]).toMatch(/^23:repeated-action\/remind$/)
+    expect(ticking.findIndex((v) => v.exit !== null) + 1).toBe(26)
+    // What the pod says moves on in words (Pending, ContainerCreating, Running …): it waits, however long.
+    const states = ["Pending", "ContainerCreating", "Running", "Completed", "Terminating"]
+    const moving = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 30 }, (_, i) => look(i + 1, `api-7d9f8b6c5d-x2k4q 0/1 ${states[i % 5]} 0 ${i}s`)))
+    expect(moving.some((v) => v.exit !== null || v.pause !== null)).toBe(false)
+  })
+
   test("a server coming up fails while it waits: neither the breaker nor the ladder stops it", () => {
     const waits = Array.from({ length: 8 }, (_, i) => ({ ...poll(i + 1, "curl: (7) Failed to connect to localhost port 3000", 7), parts: [{ type: "tool" as const, callId: `c${i}`, name: "bash", input: { command: "sleep 3 && curl -s localhost:3000/health" }, state: "completed" as const, output: "curl: (7) Failed to connect to localhost port 3000", exitCode: 7 }] }))
     const verdicts = feed(new CrossStepDetectors(C, "main", false), waits)

@@ -128,8 +128,9 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       // The same call paging through something (scroll down, next page) learns something new each
       // time: while every result differs, the episode stays at the note and never stops the run.
       const run = records().slice(-a.count)
-      // Polling a running job (`sleep 30; tail log`) whose output moves on is waiting, not looping.
-      if (run.length === a.count && pollingOnward(run) && allDifferent(run.map((r) => r.rawObservation))) return null
+      // Polling a running job (`sleep 30; tail log`) whose output moves on is waiting, not looping,
+      // until it is past its patience (poll-wait.ts).
+      if (run.length === a.count && pollingOnward(run) && allDifferent(run.map((r) => r.rawObservation)) && !((pollOverdue(records(), repeats) ?? 0) > 0)) return null
       const paging = allDifferent(run.map((r) => r.observation))
       const count = paging ? Math.min(a.count, repeats) : a.count
       return { detector: "repeated-action", key: a.signature, count, note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }

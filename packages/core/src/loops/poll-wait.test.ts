@@ -21,6 +21,15 @@ describe("pollOverdue", () => {
     expect(pollOverdue([], 3)).toBeNull()
   })
 
+  test("a poll that does not sleep, new only in its numbers: over twenty looks it is overdue; a plain repeat is not waiting at all", () => {
+    const ticking = Array.from({ length: 22 }, (_, i) => stepRecord({ action: "bash gh run list --limit 1", observation: "queued 0s", rawObservation: `queued ${4 * i}s`, poll: true, waitSeconds: 0 }))
+    expect(pollOverdue(ticking.slice(0, 20), 3)).toBeNull()
+    expect(pollOverdue(ticking.slice(0, 21), 3)).toBe(1)
+    expect(pollOverdue(ticking, 3)).toBe(2)
+    const repeat = ticking.map((r) => ({ ...r, rawObservation: "queued 3s" }))
+    expect(pollOverdue(repeat, 3)).toBeNull()
+  })
+
   test("a poll whose answer moves on waits; one answer past its patience counts from the first step past it", () => {
     const moving = Array.from({ length: 30 }, (_, i) => poll(i % 2 === 0 ? "in progress, about 1 minute ago" : "in progress, about 2 minutes ago"))
     expect(pollOverdue(moving, 3)).toBe(0)

@@ -4,7 +4,8 @@
  * a server coming up takes minutes. Such a poll is waiting, not looping, while its answer keeps
  * changing or has stayed the same (or failed) for less than its patience; the loop detectors count
  * only what comes past it, from their first rung. A poll that does not sleep is waiting only while
- * every look sees something new (`pollingOnward`).
+ * every look sees something new (`pollingOnward`), and for at most POLL_MOST_UNCHANGED looks when
+ * what is new is only its numbers (a pod's age and restart count, a queued run's seconds).
  */
 import type { StepRecord } from "./step-record.js"
 
@@ -33,7 +34,8 @@ export const pollingOnward = (run: ReadonlyArray<StepRecord>): boolean =>
  */
 export const pollOverdue = (records: ReadonlyArray<StepRecord>, minimum: number): number | null => {
   const newest = records.at(-1)
-  if (newest === undefined || !newest.poll || newest.waitSeconds <= 0) return null
+  if (newest === undefined || !newest.poll) return null
+  if (newest.waitSeconds <= 0) return tickingOverdue(records)
   let run = 1
   let unchanged = 1
   for (let i = records.length - 2; i >= 0; i--) {
@@ -46,4 +48,21 @@ export const pollOverdue = (records: ReadonlyArray<StepRecord>, minimum: number)
   const pastUnchanged = unchanged - pollPatience(newest.waitSeconds, minimum)
   const pastAll = run - Math.max(minimum, Math.ceil(POLL_MOST_S / Math.max(newest.waitSeconds, 1)))
   return Math.max(0, pastUnchanged, pastAll)
+}
+
+/**
+ * A poll that does not sleep, each look new only in its numbers (`observation` masks them): how
+ * many looks it is past POLL_MOST_UNCHANGED; null while within them, or when a look saw nothing new
+ * at all (a plain repeat, which the detectors count as any other).
+ */
+const tickingOverdue = (records: ReadonlyArray<StepRecord>): number | null => {
+  const newest = records.at(-1)!
+  let run = 1
+  for (let i = records.length - 2; i >= 0; i--) {
+    const r = records[i]!
+    if (!r.poll || r.waitSeconds > 0 || r.observation !== newest.observation) break
+    run++
+  }
+  if (run <= POLL_MOST_UNCHANGED || !pollingOnward(records.slice(-run))) return null
+  return run - POLL_MOST_UNCHANGED
 }
