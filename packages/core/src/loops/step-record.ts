@@ -156,15 +156,25 @@ const isLookupCommand = (command: string): boolean => command.trim() !== "" && c
 const ASKED_LOOKBACK = 30
 
 /**
+ * A lookup's question with its spelling folded (case, `_`, `-`, `.`, quotes and spaces): `retryDelay`,
+ * `retry_delay`, `RETRY-DELAY` and `'retry delay'` ask one thing.
+ */
+const questionOf = (action: string): string => action.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "")
+
+/**
  * Exploration: a lookup that did not fail and asked something not asked in the steps before it
- * (another query, another file). Many such answers look alike ("no matches", one line count
- * after another) and still teach the agent something: they are no repeated observation and no
- * spin. Looks back at most `ASKED_LOOKBACK` records.
+ * (another query, another file), in any spelling. Many such answers look alike ("no matches", one
+ * line count after another) and still teach the agent something: they are no repeated observation
+ * and no spin. The same name searched for in another case or with other separators is the same
+ * question again. Looks back at most `ASKED_LOOKBACK` records.
  */
 export const isExploration = (records: ReadonlyArray<StepRecord>, i: number): boolean => {
   const r = records[i]!
   if (!r.lookup || r.failed) return false
-  for (let j = i - 1; j >= Math.max(0, i - ASKED_LOOKBACK); j--) if (records[j]!.action === r.action) return false
+  const from = Math.max(0, i - ASKED_LOOKBACK)
+  for (let j = i - 1; j >= from; j--) if (records[j]!.action === r.action) return false
+  const question = questionOf(r.action)
+  for (let j = i - 1; j >= from; j--) if (records[j]!.lookup && questionOf(records[j]!.action) === question) return false
   return true
 }
 

@@ -106,6 +106,10 @@ describe("repeated observation and spins on other harnesses", () => {
     // The very same search again and again asks nothing new: every one after the first counts.
     const sameGrep = Array.from({ length: 6 }, () => sh("grep -rn a .", "", 1))
     expect(repeatedObservation(sameGrep)?.count).toBe(5)
+    // One name in other spellings is one question: after the first search for it, five more that find nothing are a repeat.
+    const respelled = ["retryDelay", "retry_delay", "RetryDelay", "retry-delay", "'RETRY DELAY'", "retrydelay"].map((p) => sh(`rg -n ${p} src`, "", 1))
+    expect(repeatedObservation(respelled)?.count).toBe(5)
+    expect(repeatedObservation([...respelled.slice(0, 5), sh("rg -n retryDelayMs src", "", 1)])).toBeNull()
     // Different commands that fail the same way are no exploration either.
     const refused = ["/", "/health", "/api"].map((p) => sh(`curl -s localhost:8080${p}`, "curl: (7) Failed to connect to localhost port 8080", 7))
     expect(repeatedObservation(refused)).toMatchObject({ count: 3, failed: true })
