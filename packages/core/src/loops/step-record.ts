@@ -159,7 +159,13 @@ const ASKED_LOOKBACK = 30
  * A lookup's question with its spelling folded (case, `_`, `-`, `.`, quotes and spaces): `retryDelay`,
  * `retry_delay`, `RETRY-DELAY` and `'retry delay'` ask one thing.
  */
-const questionOf = (action: string): string => action.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "")
+const questionOf = (r: StepRecord): string => {
+  let q = questions.get(r)
+  if (q === undefined) questions.set(r, (q = r.action.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "")))
+  return q
+}
+/** Folded once per record: the detectors ask about the same records at every step. */
+const questions = new WeakMap<StepRecord, string>()
 
 /**
  * Exploration: a lookup that did not fail and asked something not asked in the steps before it
@@ -173,8 +179,8 @@ export const isExploration = (records: ReadonlyArray<StepRecord>, i: number): bo
   if (!r.lookup || r.failed) return false
   const from = Math.max(0, i - ASKED_LOOKBACK)
   for (let j = i - 1; j >= from; j--) if (records[j]!.action === r.action) return false
-  const question = questionOf(r.action)
-  for (let j = i - 1; j >= from; j--) if (records[j]!.lookup && questionOf(records[j]!.action) === question) return false
+  const question = questionOf(r)
+  for (let j = i - 1; j >= from; j--) if (records[j]!.lookup && questionOf(records[j]!) === question) return false
   return true
 }
 
