@@ -128,8 +128,9 @@ describe("makeStreamRedactor", () => {
     const r = makeStreamRedactor([])
     expect(r.push("sk-str")).toBe("sk-str")
   })
-  test("property: the joined output equals the whole-text redaction, however the text is split", () => {
-    const whole = makeRedactor([KEY])
+  test("property: the joined output equals the whole-text redaction of the values, however the text is split", () => {
+    // Values only, as makeStreamRedactor redacts: header and phrase shapes are the shape redactor's.
+    const whole = makeRedactor([KEY], { authorization: false })
     fc.assert(
       fc.property(fc.array(fc.constantFrom("a", " ", "sk-", "stream", "-secret", "-42", KEY, "sk-stream-secret-4"), { maxLength: 20 }), fc.integer({ min: 1, max: 7 }), (parts, size) => {
         const text = parts.join("")
@@ -225,7 +226,7 @@ describe("makeShapeStreamRedactor (a reply shown as it streams)", () => {
   })
   test("property: the joined output equals the whole-text redaction, however the text is split", () => {
     const whole = makeRedactor(["conf1gured-key"])
-    const parts = ["a", "Bearer", "Authorization:", TOKEN, "ghp_", "sk-proj-", "0123456789abcdefghijKLMN", "conf1gured-key", "https://u:pw12345@h/x", "-----BEGIN PRIVATE KEY-----", "\n-----END PRIVATE KEY-----", "word", "-u", "admin:pa55word"]
+    const parts = ["a", "Bearer", "Authorization:", TOKEN, "ghp_", "sk-proj-", "0123456789abcdefghijKLMN", "conf1gured-key", "https://u:pw12345@h/x", "-----BEGIN PRIVATE KEY-----", "\n-----END PRIVATE KEY-----", "word", "-u", "admin:pa55word", "PGPASSWORD=", "Pgs3cretPw", "docker login", "-p", "machine h login u password", "SECRET_KEY:"]
     fc.assert(
       // Words as text has them, each followed by a space or a line break; the splits fall anywhere.
       fc.property(fc.array(fc.tuple(fc.constantFrom(...parts), fc.constantFrom(" ", "\n")), { maxLength: 16 }), fc.integer({ min: 1, max: 9 }), (chosen, size) => {
@@ -308,6 +309,56 @@ describe("makeRedactor: a password given to curl's -u / --user", () => {
     for (let cut = 1; cut < text.length; cut++) {
       const s = makeShapeStreamRedactor([])
       expect(s.push(text.slice(0, cut)) + s.push(text.slice(cut)) + s.flush()).toBe(redact(text))
+    }
+  })
+})
+
+describe("makeRedactor: credentials in names that hold a strong word, command flags and files' own syntax", () => {
+  const redact = makeRedactor([])
+  const gone: ReadonlyArray<readonly [string, string]> = [
+    ["PGPASSWORD=Pgs3cretPw psql -h db", "Pgs3cretPw"],
+    ["SECRET_KEY=django-insecure-9a8b7c6d5e4f", "django-insecure"],
+    ["SECRET_KEY_BASE=9a8b7c6d5e4f3g2h1i0jZZZ", "9a8b7c6d5e4f3g2h1i0jZZZ"],
+    [`{"SecretAccessKey":"wJalrXUtnFEMI/K7MDENG/bPxRfiCY","SessionToken":"FwoGZXIvYXdzEJr//wEaDOv"}`, "wJalrXUtnFEMI"],
+    [`{"SessionToken":"FwoGZXIvYXdzEJr//wEaDOv"}`, "FwoGZXIvYXdz"],
+    ["DB_PASS=Pgs3cretPw", "Pgs3cretPw"],
+    ["Server=x;Uid=sa;Pwd=Sql5erverPw;", "Sql5erverPw"],
+    ["//registry.example.com/:_authToken=Np4uthT0kenVal", "Np4uthT0kenVal"],
+    ["TWILIO_AUTH_TOKEN=0123456789abcdef0123456789abcdef", "0123456789abcdef"],
+    ["mysql --password MyS3cretPw", "MyS3cretPw"],
+    ["wget --http-password CurlPwI9x x", "CurlPwI9x"],
+    ["mysql -h db -u root -pMyS3cretPw app", "MyS3cretPw"],
+    ["sshpass -p MyS3cretPw ssh host", "MyS3cretPw"],
+    ["docker login -u alice -p D0ckerPw9 registry", "D0ckerPw9"],
+    ["http -a alice:HttpiePw7 https://x", "HttpiePw7"],
+    ["curl -fsSLu alice:CurlPw5 https://x", "CurlPw5"],
+    ["curl -ualice:CurlPw6 https://x", "CurlPw6"],
+    ["curl --proxy-user bob:ProxyPw8 x", "ProxyPw8"],
+    ["machine api.x.com login alice password N3trcPassw", "N3trcPassw"],
+    [`{"auths":{"r.io":{"auth":"YWxpY2U6UzNjcmV0UGFzc3cwcmQ="}}}`, "YWxpY2U6UzNjcmV0"],
+    ["Ocp-Apim-Subscription-Key: 0123456789abcdef0123456789abcdef", "0123456789abcdef"],
+    ["https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX1", "XXXXXXXXXXXX"],
+    ["-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBGPgpS3cretMaterial0123\n-----END PGP PRIVATE KEY BLOCK-----", "lQOYBGPgp"],
+    [`{"u":"https:\\/\\/user:Esc4pedPw@host\\/x"}`, "Esc4pedPw"],
+    ["redis://:p#ssW0rd123@host:6379", "ssW0rd123"],
+    ["sk_test_51HAbCdEfGhIjKlMnOpQrStUv", "51HAbCdEfGhIjKlMnOpQrStUv"],
+    ["SG.AbCdEfGhIjKlMnOpQrStUv.WxYz0123456789AbCdEfGhIjKlMnOpQrStUvWxYz012", "WxYz0123456789"]
+  ]
+  test.each(gone)("%s", (text, secret) => {
+    expect(redact(text)).not.toContain(secret)
+    expect(redactSecrets(text)).not.toContain(secret)
+  })
+  test("names that only mention one, paths in PWD, flags of other commands and code stay", () => {
+    const kept = ["secretary = 'Alice'", "passwords: [a, b]", "bypass=true1234", "PWD=/work/main", "password_hash = bcrypt(pw)", "const password = req.body.password", "tokenizer: gpt2-large", "rsync -avu user@host:/srv/x .", "mkdir -p build/dist", "ssh -p 2222 host", "passes = 1234", "compass_heading=270deg", "mysql -u root -p app"]
+    for (const text of kept) expect(redact(text)).toBe(text)
+  })
+  test("streamed, split anywhere, each is redacted as the whole text is", () => {
+    for (const [text] of gone.slice(0, 22)) {
+      const line = `ran ${text} then more words`
+      for (let cut = 1; cut < line.length; cut++) {
+        const s = makeShapeStreamRedactor([])
+        expect(s.push(line.slice(0, cut)) + s.push(line.slice(cut)) + s.flush()).toBe(redact(line))
+      }
     }
   })
 })

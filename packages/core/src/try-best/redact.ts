@@ -77,7 +77,7 @@ const START = String.raw`(?:(?<![A-Za-z0-9])|(?<=\\[nrtbf])|(?<=\\u[0-9A-Fa-f]{4
 const startingWell = (shape: RegExp): RegExp => new RegExp(`${START}${shape.source}`, "g")
 
 const CREDENTIAL_SHAPES: ReadonlyArray<RegExp> = [
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+  /-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
   // These two prefixes are distinctive enough to be caught glued to a word ("xsk-proj-…", "xAKIA…").
   /sk-(?:proj|svcacct|admin|ant-(?:api|admin|oat)\d*)-(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{20,}/g, // OpenAI project / service keys, Anthropic
   /(?:(?<![A-Z0-9])|(?<=%[0-9A-Fa-f]{2}))(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g, // AWS access key id
@@ -88,7 +88,8 @@ const CREDENTIAL_SHAPES: ReadonlyArray<RegExp> = [
     /glpat-[A-Za-z0-9_-]{20,}\b/, // GitLab
     /AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/, // Google API key
     /xox[baprs]-(?=[A-Za-z-]*\d)[A-Za-z0-9-]{10,}\b/, // Slack
-    /(?:sk|rk)_live_[A-Za-z0-9]{16,}\b/, // Stripe secret / restricted
+    /(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/, // Stripe secret / restricted
+    /SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/, // SendGrid
     /hf_[A-Za-z0-9]{30,}\b/, // Hugging Face
     /npm_[A-Za-z0-9]{36}\b/,
     /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ // JWT (a signed token: header, claims, signature)
@@ -96,12 +97,12 @@ const CREDENTIAL_SHAPES: ReadonlyArray<RegExp> = [
 ]
 
 /**
- * `scheme://user:password@host`: the user stays (it says which account), the password goes. The
- * pattern starts at the literal "://" (one that may start at any word costs ten times as much on
+ * `scheme://user:password@host` (also with JSON-escaped slashes, `https:\\/\\/`): the user stays (it
+ * says which account), the password goes. The pattern starts at the literal "://" (one that may start at any word costs ten times as much on
  * ordinary text, and this runs over every message the proxy stores).
  */
 // The password runs to the authority's last `@`: `user:pa@ss@host` loses `pa@ss`, not only `pa`.
-const URL_PASSWORD = /:\/\/([^\s:/@?#]*:)([^\s/?#]+)@/g
+const URL_PASSWORD = /(:(?:\/\/|\\\/\\\/))([^\s:/\\@?#]*:)([^\s/\\]+)@/g
 
 /** Matches nothing: a pass skipped on text that holds none of its hint. */
 const NEVER = /(?!)/g
@@ -136,14 +137,38 @@ const ASSIGNMENT = assignmentOf(`${STRONG_WORDS}|credentials?|token|auth|pwd`)
 const FLAG = /(--(?:api-?key|token|password|secret|auth-token|access-token)(?:=|\s+))(["']?)([^\s"']{4,})\2/gi
 
 /**
- * The boundary redactor's share of `ASSIGNMENT`: strong words only (`password=`, `aws_secret_access_key =`,
- * Azure's `AccountKey=`, `client_secret:`), whose value is a secret unless it is code. Weak words
- * (token, auth) are left to the entropy-aware `redactSecrets`: in stored conversations they are
- * everyday words in code and prose.
+ * Compound token names that say what the token is for: a session's, a refresh, an API's. Unlike a
+ * bare `token` or `auth`, such a name holds a credential wherever it is written.
  */
-const STRONG_ASSIGNMENT = assignmentOf(STRONG_WORDS)
+const TOKEN_NAMES = String.raw`(?:session|refresh|access|auth|security|id|api|bearer|oauth)[_-]?token`
+/** Name segments that are a password on their own (`DB_PASS`, `MYSQL_PWD`, `Pwd=` in a connection string). */
+const PASSWORD_SEGMENTS = new Set(["pass", "pwd"])
+
+/**
+ * The boundary redactor's share of `ASSIGNMENT`: a name with a strong word anywhere in it
+ * (`password=`, `PGPASSWORD=`, `aws_secret_access_key =`, Azure's `AccountKey=`, `SECRET_KEY_BASE=`,
+ * `"SecretAccessKey":`, `SessionToken`, `_authToken=`), or a name segment that is a password
+ * (`DB_PASS=`, `MYSQL_PWD=`); the value is a secret unless it is code. Bare weak words (token,
+ * auth) are left to the entropy-aware `redactSecrets`: in stored conversations they are everyday
+ * words in code and prose.
+ */
+const STRONG_ASSIGNMENT = new RegExp(
+  String.raw`\b((?:[A-Za-z0-9_.-]*?)(${STRONG_WORDS}|${TOKEN_NAMES}|pass|pwd)([A-Za-z0-9_.-]*)["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\4`,
+  "gi"
+)
 /** A word that may name one of them: the pass is skipped on text without one. */
-const STRONG_HINT = /api[_-]?key|apikey|secret|passw|access[_-]?key|private[_-]?key|account[_-]?key/i
+const STRONG_HINT = /api[_-]?key|apikey|secret|pass|pwd|access[_-]?key|private[_-]?key|account[_-]?key|token/i
+
+/**
+ * Whether a name read by STRONG_ASSIGNMENT names a credential: the word ends the name or a part
+ * of it (`SECRET_KEY`, `secretKey`, not `secretary`); a password segment stands alone in it
+ * (`DB_PASS`, not `bypass` or `passes`), and `PWD` holding a path is the working directory.
+ */
+const namesCredential = (prefix: string, word: string, rest: string, value: string): boolean => {
+  if (rest !== "" && !/^[_.\-0-9A-Z]/.test(rest)) return false
+  if (!PASSWORD_SEGMENTS.has(word.toLowerCase())) return true
+  return rest === "" && (prefix === "" || /[_.-]$/.test(prefix)) && !/^[/~]/.test(value)
+}
 
 // An unquoted plain word without a digit is a variable (`"api-key": apiKey`, `password: password`), not a value.
 const VARIABLE = /^[A-Za-z_$][A-Za-z_$]*$/
@@ -169,7 +194,13 @@ const redactQueryAndCookies = (text: string): string => {
 
 const redactStrongAssignments = (text: string): string =>
   STRONG_HINT.test(text)
-    ? text.replace(STRONG_ASSIGNMENT, (m, name: string, word: string, quote: string, value: string) => (quote === "" && VARIABLE.test(value) ? m : assignmentValue(m, name, word, quote, value)))
+    ? text.replace(STRONG_ASSIGNMENT, (m, head: string, word: string, rest: string, quote: string, value: string, at: number, whole: string) => {
+        const prefix = head.slice(0, head.toLowerCase().indexOf(word.toLowerCase()))
+        // The name starts at a word boundary: \b also holds inside `x.password`, so look one back.
+        if (at > 0 && /[A-Za-z0-9]/.test(whole[at - 1]!) && prefix === "") return m
+        if (!namesCredential(prefix, word, rest, value) || (quote === "" && VARIABLE.test(value))) return m
+        return assignmentValue(m, head, word, quote, value)
+      })
     : text
 const WEAK_WORDS = new Set(["token", "auth", "pwd"])
 const CODE_VALUE = /^(?:[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::)[A-Za-z_$][\w$]*)+.*|[A-Za-z_$][\w$]*\(.*|\$\{?\w+\}?|null|none|nil|true|false|undefined|os\.environ.*|process\.env.*)$/i
@@ -250,18 +281,47 @@ const replaceValues = (text: string, values: ReadonlyArray<string>): string => {
 const keepName = (m: string, head: string, value: string): string => (value.startsWith("[REDACTED") ? m : `${head}${REDACTED}`)
 
 /**
- * `curl -u user:password` / `--user user:password` (curl, wget, httpie): the user stays, the
- * password goes. A password of digits alone is a group id (`docker run -u 1000:1000`), and one
- * starting with `$` a variable: both stay. The quote may be a JSON-escaped one (`\\"`).
+ * `curl -u user:password` / `--user user:password` (curl, wget's `--http-user`, `--proxy-user`,
+ * `-U`, httpie's `--auth`; a short flag may end a cluster, `-fsSLu`, or hold its value glued,
+ * `-ualice:pw`): the user stays, the password goes. A password of digits alone is a group id
+ * (`docker run -u 1000:1000`), one starting with `$` a variable and one starting with `/` or `~`
+ * a path (`host:/dir`): they stay. The quote may be a JSON-escaped one (`\\"`).
  */
-const USER_FLAG = /((?:^|[\s"'`(])(?:-u|--user|--http-user)(?:[ \t]+|=)(\\?["']?)[^\s:"'$\\]+:)([^\s"']+)\2/g
-const USER_FLAG_HINT = /(?:^|[\s"'`(])(?:-u|--user|--http-user)[ \t=]/
+const USER_FLAG = /((?:^|[\s"'`(])(?:(?:-[A-Za-z]*u|-U)(?:[ \t]+|=)?|(?:--user|--http-user|--proxy-user|--auth)(?:[ \t]+|=))(\\?["']?)[^\s:"'$\\]*:)([^\s"']+)\2/g
+const USER_FLAG_HINT = /(?:^|[\s"'`(])(?:-[A-Za-z]*[uU]|--user|--http-user|--proxy-user|--auth)/
 
 const redactUserFlag = (text: string): string =>
-  USER_FLAG_HINT.test(text) ? text.replace(USER_FLAG, (m, head: string, quote: string, password: string) => (/^\d+$|^\$|^\[REDACTED/.test(password) ? m : `${head}${REDACTED}${quote}`)) : text
+  USER_FLAG_HINT.test(text) ? text.replace(USER_FLAG, (m, head: string, quote: string, password: string) => (/^\d+$|^[$/~]|^\[REDACTED/.test(password) ? m : `${head}${REDACTED}${quote}`)) : text
+
+/**
+ * A credential given to a command or written in a file's own syntax, with a hint that gates the
+ * pattern: `--password VALUE` (a space, not `=`; `--http-password` too), `sshpass -p VALUE`,
+ * `docker login -p VALUE`, httpie's `http -a user:VALUE`, `mysql -pVALUE`, a `.netrc`
+ * line, a Docker config's `"auth": "<base64>"`, Azure's subscription key header, a Slack webhook.
+ * Each keeps its head and drops the value.
+ */
+const CREDENTIAL_PHRASES: ReadonlyArray<readonly [hint: RegExp, pattern: RegExp]> = [
+  [/-(?:password|passwd|secret|api-?key|auth-token|access-token)[ \t]/i, /(--(?:[a-z]+-)?(?:password|passwd|secret|api-?key|auth-token|access-token)[ \t]+)(["']?)([^\s"'$-][^\s"']{3,})\2/gi],
+  [/sshpass/, /(\bsshpass[ \t]+-p[ \t]*)(["']?)([^\s"'$-][^\s"']*)\2/g],
+  [/docker/, /(\bdocker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+)(["']?)([^\s"'$-][^\s"']*)\2/g],
+  [/http/, /(\bhttps?(?:[ \t][^\n|;&]*?)?[ \t]-a[ \t]+[^\s:"'$]*:)()([^\s"'$/~][^\s"']*)/g],
+  [/mysql|mariadb/, /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb)\b[^\n|;&]*?[ \t]-p)()([^\s"'$-][^\s"']*)/g],
+  [/machine/, /(\bmachine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)()(\S+)/g],
+  [/"auth"/, /("auth"[ \t]*:[ \t]*)(")([A-Za-z0-9+/]{8,}={0,2})\2/g],
+  [/subscription-key/i, /(ocp-apim-subscription-key["']?[ \t]*[:=][ \t]*)(["']?)([^\s"',;]{8,})\2/gi],
+  [/hooks\.slack/, /(hooks\.slack\.com\/services\/[A-Z0-9]+\/[A-Z0-9]+\/)()([A-Za-z0-9]{16,})/g]
+]
+
+const redactCredentialPhrases = (text: string): string => {
+  let out = text
+  for (const [hint, pattern] of CREDENTIAL_PHRASES) {
+    if (hint.test(out)) out = out.replace(pattern, (m, head: string, quote: string, value: string) => (value.startsWith("[REDACTED") ? m : `${head}${quote}${REDACTED}${quote}`))
+  }
+  return out
+}
 
 const redactAuthorization = (text: string): string =>
-  redactUserFlag(text)
+  redactCredentialPhrases(redactUserFlag(text))
     .replace(AUTH_HEADER, keepName)
     .replace(/api-key/i.test(text) ? API_KEY_HEADER : NEVER, (m, head: string, value: string) => (CODE_VALUE.test(value) || !/\d/.test(value) ? m : keepName(m, head, value)))
     .replace(BEARER, (m, head: string, value: string) => (value.startsWith("[REDACTED") || !isBearerCredential(value) ? m : `${head}${REDACTED}`))
@@ -270,14 +330,14 @@ const redactAuthorization = (text: string): string =>
  * Some vendor prefix of CREDENTIAL_SHAPES: one test of this gates the dozen passes, which on the
  * short strings a stored message is made of cost ten times the test.
  */
-const CREDENTIAL_HINT = /sk-|gh[pousr]_|github_pat_|glpat-|AKIA|ASIA|AIza|xox[baprs]-|_live_|hf_|npm_|eyJ|PRIVATE KEY/
+const CREDENTIAL_HINT = /sk-|gh[pousr]_|github_pat_|glpat-|AKIA|ASIA|AIza|xox[baprs]-|_live_|_test_|SG\.|hf_|npm_|eyJ|PRIVATE KEY/
 
 /** Well-known credential formats and the password of a URL, wherever they appear. */
 const redactCredentialShapes = (text: string): string => {
   let out = text
   if (CREDENTIAL_HINT.test(out)) for (const shape of CREDENTIAL_SHAPES) out = out.replace(shape, REDACTED)
-  if (!out.includes("://")) return out
-  return out.replace(URL_PASSWORD, (m, user: string, password: string) => (password.startsWith("[REDACTED") ? m : `://${user}${REDACTED}@`))
+  if (!out.includes("://") && !out.includes(":\\/\\/")) return out
+  return out.replace(URL_PASSWORD, (m, slashes: string, user: string, password: string) => (password.startsWith("[REDACTED") ? m : `${slashes}${user}${REDACTED}@`))
 }
 
 /**
@@ -354,7 +414,16 @@ export const makeStreamRedactor = (secrets: ReadonlyArray<string | undefined> = 
 }
 
 /** A word that starts a pattern the next words complete (`Authorization: Bearer TOKEN`, `x-api-key: VALUE`, `-u user:password`). */
-const PATTERN_HEAD = new RegExp(String.raw`(?:(?:authorization|bearer|basic|digest|token|cookie|${STRONG_WORDS})["']?[:=]?["']?|^(?:-u|--user|--http-user))$`, "i")
+const PATTERN_HEAD = new RegExp(
+  String.raw`(?:(?:authorization|bearer|basic|digest|token|cookie|auth|subscription-key|${STRONG_WORDS}|${TOKEN_NAMES}|pass|pwd)[A-Za-z0-9_.-]*["']?[:=]?["']?|^(?:-[A-Za-z]*u|-U|--user|--http-user|--proxy-user|--auth|-a|--(?:[a-z]+-)?(?:password|passwd|secret|api-?key|auth-token|access-token)|sshpass|-p|machine))$`,
+  "i"
+)
+/**
+ * A command whose password may come many words after its name (`mysql -h db -u root -pVALUE`,
+ * `docker login -u me -p VALUE`, httpie's `http GET url -a me:VALUE`, a `.netrc` line): held to the
+ * end of its line.
+ */
+const LINE_HEAD = /(?:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|sshpass|docker|machine)\b|(?:^|[\s;&|(])https?(?=[ \t]|$))(?=[^\n]*$)/
 /** Complete words read after a head: the scheme and the value. */
 const WORDS_AFTER_HEAD = 2
 
@@ -378,6 +447,8 @@ const heldFrom = (text: string): number => {
     if (PATTERN_HEAD.test(text.slice(start, word).trimEnd())) at = start
     word = start
   }
+  const line = LINE_HEAD.exec(text)
+  if (line !== null) at = Math.min(at, line.index)
   const begin = text.lastIndexOf("-----BEGIN")
   return begin !== -1 && !/-----END [A-Z ]*-----/.test(text.slice(begin)) ? Math.min(at, begin) : at
 }
@@ -457,7 +528,7 @@ export const redactSecrets = (
     .sort((a, b) => b.length - a.length)
   out = replaceValues(out, values)
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED)
-  out = redactAuthorization(redactCredentialShapes(out))
+  out = redactStrongAssignments(redactAuthorization(redactCredentialShapes(out)))
   out = out.replace(ASSIGNMENT, assignmentValue)
   out = out.replace(FLAG, (m, name: string, quote: string, value: string) =>
     value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`
