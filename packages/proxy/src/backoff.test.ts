@@ -3,7 +3,9 @@
  * others and whose reads see the holds it was told.
  */
 import { expect, test } from "bun:test"
-import { memoryBackoff, toldBackoff, waitForTurn } from "./backoff.js"
+import { textStream } from "@loopguard/ai-sdk/testing"
+import { backoffKeyOf, memoryBackoff, toldBackoff, waitForTurn, type BackoffBoard } from "./backoff.js"
+import { post, startRig } from "./proxy.fixture.js"
 
 test("a board keeps the later of two holds per upstream", async () => {
   const board = memoryBackoff()
@@ -35,3 +37,25 @@ test("a request waits out a hold another worker was told", async () => {
   await waitForTurn(board, "u")
   expect(Date.now() - started).toBeGreaterThanOrEqual(140)
 })
+
+test("the board's key for an upstream holds no credential: no user, password or query, and replicas still share it", () => {
+  expect(backoffKeyOf("http://bk:UserPw@127.0.0.1:8080/v1?key=QueryKey")).toBe("http://127.0.0.1:8080/v1")
+  expect(backoffKeyOf("https://api.example/v1/")).toBe(backoffKeyOf("https://other:pw@api.example/v1?x=1#f"))
+})
+
+test("a request through the proxy reads and writes the board under the upstream without its credentials", async () => {
+  const keys: Array<string> = []
+  const board: BackoffBoard = { until: async (upstream) => (keys.push(upstream), 0), hold: async (upstream) => void keys.push(upstream) }
+  const rig = await startRig([textStream("hi")], {
+    config: (c) => ({ ...c, proxy: { ...c.proxy, upstream: (c.proxy.upstream ?? "").replace("://", "://bk:BackoffUserPw@") } }),
+    proxy: { board }
+  })
+  try {
+    const res = await post(`${rig.proxy.url}/v1/chat/completions`, { model: "m", stream: true, messages: [{ role: "user", content: "x" }] })
+    expect(res.status).toBe(200)
+    expect(keys.length).toBeGreaterThan(0)
+    for (const key of keys) expect(key).not.toContain("BackoffUserPw")
+  } finally {
+    await rig.close()
+  }
+}, 30_000)

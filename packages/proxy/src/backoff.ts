@@ -10,6 +10,21 @@ export interface BackoffBoard {
   readonly hold: (upstream: string, untilMs: number) => Promise<void>
 }
 
+/**
+ * The key a board keeps for the upstream at `base`: its origin and path, without the user, password
+ * or query an upstream URL may carry (`https://u:pw@host/v1?key=…`). The key is written to the shared
+ * store, which must hold no credential, and replicas given the same upstream still share it.
+ */
+export const backoffKeyOf = (base: string): string => {
+  try {
+    const url = new URL(base)
+    return `${url.origin}${url.pathname}`.replace(/\/+$/, "")
+  } catch {
+    // Not a URL (the routes refuse those): keep no part that could be a credential.
+    return base.replace(/\/\/[^/@]*@/, "//").replace(/[?#].*$/s, "")
+  }
+}
+
 /** A board for one process. */
 export const memoryBackoff = (): BackoffBoard => {
   const holds = new Map<string, number>()

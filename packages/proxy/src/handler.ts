@@ -8,7 +8,7 @@ import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import type { Incident } from "@loopguard/core/report"
 import type { IncomingHttpHeaders } from "node:http"
 import { BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
-import type { BackoffBoard } from "./backoff.js"
+import { backoffKeyOf, type BackoffBoard } from "./backoff.js"
 import { authorized, clientHeaders, credentialsOf, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
 import { redactBytes } from "./body-bytes.js"
 import { cutCallNotice, refusalNotice, stopAnswer } from "./notices.js"
@@ -19,7 +19,7 @@ import { reminderMessages, replyMessage, wholeReplySeen } from "./reply-record.j
 import { HELD_KEEP_ALIVE_MS, relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
 import { routeFor, type ResolvedRoute } from "./routes.js"
-import { sessionIdOf } from "./session-id.js"
+import { sessionHeaderRefusal, sessionIdOf } from "./session-id.js"
 import { ENDED_BEFORE_CONTENT, untilContent } from "./early-error.js"
 import { textCallsIn } from "./text-calls.js"
 import { withTextActions } from "./text-actions.js"
@@ -92,6 +92,8 @@ const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, d
   const started = Date.now()
   const { settings } = deps
   if (!authorized(req.headers, deps.auth, req.url ?? "")) return (sendError(res, protocol.name, 401, "loopguard proxy: present the proxy token as your API key"), null)
+  const badSession = sessionHeaderRefusal(req.headers, settings.sessionHeader)
+  if (badSession !== null) return (sendError(res, protocol.name, 400, badSession), null)
   let raw: Buffer
   try {
     raw = await req.body(settings.maxRequestBytes)
@@ -153,7 +155,7 @@ const answerStop = (j: Judged, stop: StopVerdict): void => {
 const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: UpstreamRoute; readonly send: () => Promise<Attempt> } => {
   const { protocol, verdict, route, deps, body } = j
   const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts && !verdict.toolsOff ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict)))
-  const target = { url: upstreamUrlOf(route.base, j.req.url ?? "/", deps.auth), key: route.base, budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
+  const target = { url: upstreamUrlOf(route.base, j.req.url ?? "/", deps.auth), key: backoffKeyOf(route.base), budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
   const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
   const send = () =>
     attempt(target, "POST", headers, rewritten, signal).then(async (sent): Promise<Attempt> => {

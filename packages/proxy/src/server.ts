@@ -20,7 +20,7 @@ import { memoryBackoff, type BackoffBoard } from "./backoff.js"
 import { handleGuarded, type HandlerDeps, type RequestRecord } from "./handler.js"
 import type { DetectorSettings, ProxySettings } from "./proxy-settings.js"
 import { errorBody, sendError, type AuthPolicy } from "./http-util.js"
-import { originRefusal } from "./web-origin.js"
+import { hostRefusal, originRefusal } from "./web-origin.js"
 import { passThrough, passThroughFetch } from "./passthrough.js"
 import type { Protocol } from "./protocol.js"
 import { makeRecorder, type Recorder } from "./recorder.js"
@@ -153,17 +153,23 @@ const nodeRoute = (options: ProxyOptions, deps: HandlerDeps) => (req: IncomingMe
   if (target === null) return sendError(res, badTargetProtocol(req.method, req.url ?? "/"), 400, BAD_TARGET)
   req.url = target
   const [path, query = ""] = target.split(/\?(.*)/s, 2) as [string, string | undefined]
+  const protocol = req.method === "POST" ? protocolOf(path, query) : null
+  const misaddressed = hostRefusal(req.headers.host, options.host)
+  if (misaddressed !== null) return sendError(res, protocol?.name ?? null, 403, misaddressed)
   if (req.method === "GET" && path === HEALTH_PATH) {
     res.writeHead(200, { "content-type": "application/json" })
     res.end(healthOf(options))
     return
   }
-  const protocol = req.method === "POST" ? protocolOf(path, query) : null
   const refused = originRefusal(req.headers.origin, deps.settings.allowedOrigins)
   if (refused !== null) return sendError(res, protocol?.name ?? null, 403, refused)
   if (protocol === null) return passThrough(req, res, deps.settings, deps.auth)
   guard(nodeClientRequest(req), res, protocol, deps)
 }
+
+/** A 403 in the shape of the protocol the path names (a plain JSON error otherwise). */
+const forbidden = (protocol: Protocol | null, message: string): Response =>
+  new Response(errorBody(protocol?.name ?? null, 403, message), { status: 403, headers: { "content-type": "application/json" } })
 
 /** The request handler of Bun's server. */
 const fetchRoute =
@@ -172,10 +178,12 @@ const fetchRoute =
     const url = new URL(request.url)
     // Bun resolves dot segments before the handler sees the URL; the check stays for any runtime that does not.
     if (requestTargetOf(url.pathname + url.search) === null) return new Response(errorBody(badTargetProtocol(request.method, url.pathname + url.search), 400, BAD_TARGET), { status: 400, headers: { "content-type": "application/json" } })
-    if (request.method === "GET" && url.pathname === HEALTH_PATH) return new Response(healthOf(options), { headers: { "content-type": "application/json" } })
     const protocol = request.method === "POST" ? protocolOf(url.pathname, url.search.slice(1)) : null
+    const misaddressed = hostRefusal(request.headers.get("host") ?? undefined, options.host)
+    if (misaddressed !== null) return forbidden(protocol, misaddressed)
+    if (request.method === "GET" && url.pathname === HEALTH_PATH) return new Response(healthOf(options), { headers: { "content-type": "application/json" } })
     const refused = originRefusal(request.headers.get("origin") ?? undefined, deps.settings.allowedOrigins)
-    if (refused !== null) return new Response(errorBody(protocol?.name ?? null, 403, refused), { status: 403, headers: { "content-type": "application/json" } })
+    if (refused !== null) return forbidden(protocol, refused)
     if (protocol === null) return passThroughFetch(request, url.pathname + url.search, deps.settings, deps.auth)
     const reply = new FetchClientReply(request.signal)
     guard(fetchClientRequest(request, url.pathname + url.search), reply, protocol, deps)

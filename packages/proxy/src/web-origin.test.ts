@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test"
 import { textStream } from "@loopguard/ai-sdk/testing"
 import { HTTP_STACKS, startRig, type Rig } from "./proxy.fixture.js"
-import { originRefusal } from "./web-origin.js"
+import { request as httpRequest } from "node:http"
+import { hostRefusal, originRefusal } from "./web-origin.js"
 
 describe("originRefusal", () => {
   test("no Origin (an agent), a page from this machine, or an allowed origin: served; any other page: refused", () => {
@@ -12,6 +13,28 @@ describe("originRefusal", () => {
     for (const page of ["https://evil.example", "http://localhost.evil.example", "null", "http://127.0.0.1.nip.io"]) expect(originRefusal(page, [])).toContain("refused")
   })
 })
+
+describe("hostRefusal", () => {
+  test("on loopback: loopback names and the listen host are served, any other Host (a rebound name) is refused; elsewhere: any Host", () => {
+    for (const host of ["localhost:4477", "127.0.0.1:4477", "127.0.0.2", "[::1]:4477", "LOCALHOST", undefined]) expect(hostRefusal(host, "127.0.0.1")).toBeNull()
+    for (const host of ["attacker.example:4477", "localhost.attacker.example", "127.0.0.1.nip.io"]) expect(hostRefusal(host, "127.0.0.1")).toContain("DNS rebinding")
+    expect(hostRefusal("attacker.example", "::1")).toContain("refused")
+    expect(hostRefusal("attacker.example", "0.0.0.0")).toBeNull()
+    expect(hostRefusal("proxy.internal:4477", "10.0.0.5")).toBeNull()
+  })
+})
+
+/** A raw request with the `Host` header a rebound page's browser would send. */
+const withHost = (url: string, method: string, host: string, body?: string): Promise<{ status: number; text: string }> =>
+  new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers: { host, "content-type": "application/json" } }, (res) => {
+      let text = ""
+      res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }))
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
 
 let rig: Rig | undefined
 afterEach(async () => {
@@ -29,5 +52,21 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(rig.server.requests.length).toBe(0)
     const agent = await fetch(`${rig.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body })
     expect(agent.status).toBe(200)
+  }, 30_000)
+})
+
+describe.each(HTTP_STACKS)("%s http stack, DNS rebinding", (stack) => {
+  test("a request addressed to another Host is refused (403, in the protocol's shape) before it reaches the upstream; loopback Hosts are served", async () => {
+    rig = await startRig([textStream("served")], { proxy: { httpStack: stack } })
+    const evil = `attacker.example:${rig.proxy.port}`
+    const body = JSON.stringify({ model: "m", messages: [{ role: "user", content: "rebound" }] })
+    const models = await withHost(`${rig.proxy.url}/v1/models`, "GET", evil)
+    expect(models.status).toBe(403)
+    const chat = await withHost(`${rig.proxy.url}/v1/chat/completions`, "POST", evil, body)
+    expect(chat.status).toBe(403)
+    expect(JSON.parse(chat.text).error.message).toContain("DNS rebinding")
+    expect(rig.server.requests.length).toBe(0)
+    expect((await withHost(`${rig.proxy.url}/loopguard/health`, "GET", `localhost:${rig.proxy.port}`)).status).toBe(200)
+    expect((await withHost(`${rig.proxy.url}/v1/chat/completions`, "POST", `localhost:${rig.proxy.port}`, body)).status).toBe(200)
   }, 30_000)
 })

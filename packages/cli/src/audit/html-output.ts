@@ -5,9 +5,9 @@
 import type { AuditResult } from "@loopguard/effect/audit"
 import { Effect } from "effect"
 import { makeFolder } from "@loopguard/effect/store"
-import { writeFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { RunFailed } from "../errors.js"
+import { writeOutputFile } from "../output-file.js"
 import { collectRunPage } from "../html/collect-page.js"
 import { renderIndexPage, type IndexRow } from "../html/index-page.js"
 import { indexPath, pageNames } from "../html/page-files.js"
@@ -23,7 +23,7 @@ export interface HtmlTarget {
 export const htmlTarget = (out: string, folder: boolean, files: ReadonlyArray<string>): HtmlTarget => ({ out, folder, names: pageNames(files) })
 
 const write = (path: string, text: string) =>
-  Effect.try({ try: () => writeFileSync(path, text), catch: (e) => new RunFailed({ message: `--html ${path}: cannot write: ${(e as Error).message}`, exitCode: 2 }) })
+  Effect.try({ try: () => writeOutputFile(path, text), catch: (e) => new RunFailed({ message: `--html ${path}: cannot write: ${(e as Error).message}`, exitCode: 2 }) })
 
 /** Creates the target's folder, or the page's (before any audit, so a bad OUT is told at once). */
 export const prepareTarget = (t: HtmlTarget) =>

@@ -7,13 +7,13 @@ import { redactSecrets } from "@loopguard/core/try-best"
 import { DEFAULT_CONFIG, type RunInput } from "@loopguard/effect"
 import { exportTrace } from "@loopguard/effect/store"
 import { Effect } from "effect"
-import { writeFileSync } from "node:fs"
 import { resolve } from "node:path"
 import { displayUrl, exitLine, formatCost, reportDetails, terminalSafe } from "../render/index.js"
 import { turnInput, type ChatContext, type ChatState } from "./chat-context.js"
 import { redactValues, secretValues } from "../render/env-secrets.js"
 import { formatList } from "../sessions-format.js"
 import { settingsDiff } from "./settings-diff.js"
+import { writeOutputFile } from "../output-file.js"
 import { SLASH_HELP, type SlashCommand } from "./slash.js"
 
 /** What the chat does after a command: read another line, run a turn, or leave. */
@@ -70,7 +70,7 @@ const exportSession = (ctx: ChatContext, file: string) =>
     const messages = yield* ctx.store.messages(ctx.sessionId)
     const path = resolve(file)
     try {
-      writeFileSync(path, redactValues(exportTrace(ctx.sessionId, messages, ctx.endpoint.modelId), secretValues(ctx.env, [ctx.endpoint.apiKeyEnv])))
+      writeOutputFile(path, redactValues(exportTrace(ctx.sessionId, messages, ctx.endpoint.modelId), secretValues(ctx.env, [ctx.endpoint.apiKeyEnv])))
     } catch (e) {
       return [`/export: cannot write ${path}: ${(e as Error).message}`]
     }

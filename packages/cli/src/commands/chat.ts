@@ -19,9 +19,8 @@ import { storeFailure } from "../store-target.js"
 import { onFirstSignal } from "../signals.js"
 import { chooseShell, SHELL_WORDS, toolsFor } from "../chat/shell-choice.js"
 import { askOnTerminal } from "../pause/pause-prompt.js"
+import { quotedId, sessionIdProblem } from "../session-id.js"
 import { colourWanted, makeRenderer, makeStyle, priceOf, secretValues, terminalSafe } from "../render/index.js"
-
-const SESSION_ID = /^[A-Za-z0-9._-]{1,128}$/
 
 /** `chat-20261130-171500-3fa2`: sorts by time, unique enough for one person's folder. */
 export const newSessionId = (now: Date = new Date()): string =>
@@ -30,7 +29,8 @@ export const newSessionId = (now: Date = new Date()): string =>
 /** The session to resume, read whole before the first turn: a damaged one is a usage error now, not later. */
 const loadResumed = (store: SessionStoreShape, id: string, where: string) =>
   Effect.gen(function* () {
-    if (!SESSION_ID.test(id)) return yield* new UsageError({ message: `--session: not a session id: ${JSON.stringify(id)} (letters, digits, . _ -)` })
+    const bad = sessionIdProblem(id)
+    if (bad !== null) return yield* new UsageError({ message: `--session ${quotedId(id)}: ${bad}` })
     const messages = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
     if (messages.length === 0) return yield* new UsageError({ message: `--session ${id}: no such session in ${where} (\`loopguard sessions list\` lists them)` })
     return messages

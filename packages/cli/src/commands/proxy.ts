@@ -52,14 +52,28 @@ export const parseListen = (text: string): { readonly host: string; readonly por
   return port <= 65535 ? { host: m[1] ?? m[2]!, port } : null
 }
 
-const checkUpstream = (url: string, flag: string): Effect.Effect<string, UsageError> => {
+/**
+ * Why an upstream URL cannot be used, or null. Each request's path (and its own query) is appended
+ * to the base, so a base with a query or fragment (`…/v1?api-version=x`) would put every path after
+ * it; the query is not shown (a `?key=` is a key).
+ */
+export const upstreamProblem = (url: string): string | null => {
+  let parsed: URL
   try {
-    const parsed = new URL(url)
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") throw new Error()
-    return Effect.succeed(url)
+    parsed = new URL(url)
   } catch {
-    return Effect.fail(new UsageError({ message: `${flag}: not an http(s) URL: ${redactUrl(url)}` }))
+    return `not an http(s) URL: ${redactUrl(url)}`
   }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `not an http(s) URL: ${redactUrl(url)}`
+  if (parsed.search !== "" || parsed.hash !== "" || /[?#]/.test(url)) {
+    return `${upstreamShown(url)} has a query or fragment: give the base URL only (each request's path and query are added to it; a client sends its own ?api-version=)`
+  }
+  return null
+}
+
+const checkUpstream = (url: string, flag: string): Effect.Effect<string, UsageError> => {
+  const problem = upstreamProblem(url)
+  return problem === null ? Effect.succeed(url) : Effect.fail(new UsageError({ message: `${flag}: ${problem}` }))
 }
 
 /**

@@ -10,7 +10,7 @@ import { RunFailed, UsageError } from "../errors.js"
 import { runWithPausePolicy } from "../pause/index.js"
 import { onFirstSignal } from "../signals.js"
 import { storeFailure } from "../store-target.js"
-import { quotedId, sessionIdProblem } from "./sessions.js"
+import { quotedId, sessionIdProblem } from "../session-id.js"
 
 export const runCommand = Command.make(
   "run",

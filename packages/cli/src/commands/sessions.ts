@@ -13,15 +13,19 @@ import type { Message } from "@loopguard/core/model"
 import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import { secretValues } from "../render/env-secrets.js"
 import { isDevice } from "../audit/inputs.js"
-import { existsSync, writeFileSync } from "node:fs"
-import { readFile, writeFile } from "node:fs/promises"
+import { existsSync } from "node:fs"
+import { readFile } from "node:fs/promises"
 import { basename, dirname, extname } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
+import { writeOutputFile } from "../output-file.js"
+import { quotedId, sessionIdProblem } from "../session-id.js"
+
+export { quotedId, sessionIdProblem }
 import { renderRunPage } from "../html/run-page.js"
 import { sessionRunPage } from "../html/session-page.js"
 import { formatFlag } from "../audit/format-flag.js"
 import { loadCliConfig } from "../session.js"
-import { jsonLine, terminalSafe } from "../render/terminal-safe.js"
+import { jsonLine, terminalSafe, terminalSafeField } from "../render/terminal-safe.js"
 import { formatList, formatSession } from "../sessions-format.js"
 import type { LoopguardConfig } from "@loopguard/effect/config"
 import { removeRequestLogs, requestLogOf, type StoredRequest } from "@loopguard/proxy/store"
@@ -63,17 +67,6 @@ const withStore = <A, E>(
 export const firstProblems = (problems: ReadonlyArray<string>, shown = 10): string =>
   [...problems.slice(0, shown), ...(problems.length > shown ? [`… and ${problems.length - shown} more`] : [])].join("\n")
 
-/** Why `id` cannot name a session (empty, too long, spaces or control characters), or null. */
-/** A session id as an error quotes it: JSON, and only its beginning when it is long (the problem says how long). */
-export const quotedId = (id: string): string => (id.length > 80 ? `${JSON.stringify(id.slice(0, 60))}…` : JSON.stringify(id))
-
-export const sessionIdProblem = (id: string): string | null => {
-  if (id === "") return "is empty"
-  if (id.length > 128) return `is ${id.length} characters long (at most 128)`
-  if (/[\s\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(id)) return "holds spaces or control characters"
-  return null
-}
-
 /**
  * What import stores, and what show and export print of a stored session, holds no credential in a
  * well-known format, a URL password or a Bearer/api-key value, nor the value of a variable of this
@@ -86,7 +79,8 @@ const credentialRedactor = (text: string): string => (credentialRedactorMade ??=
 const existing = (store: SessionStoreShape, id: string, target: string) =>
   Effect.gen(function* () {
     const messages = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
-    if (messages.length === 0) return yield* new UsageError({ message: `no session ${id} in ${store.location(id).replace(/ \(session .*\)$/, "") || target}` })
+    // The id is the user's text: a newline in it must not start a line of its own on stderr.
+    if (messages.length === 0) return yield* new UsageError({ message: `no session ${terminalSafeField(id)} in ${store.location(id).replace(/ \(session .*\)$/s, "") || target}` })
     return messages.map((m) => redactDeep(m, credentialRedactor))
   })
 
@@ -108,7 +102,7 @@ const writeSessionPage = (id: string, messages: ReadonlyArray<Message>, out: str
     yield* Effect.try({
       try: () => {
         makeFolder(dirname(out))
-        writeFileSync(out, renderRunPage(page))
+        writeOutputFile(out, renderRunPage(page))
       },
       catch: (e) => new UsageError({ message: `--html ${out}: cannot write: ${(e as Error).message}` })
     })
@@ -147,7 +141,7 @@ const exportCommand = Command.make(
         const text = exportTrace(flags.id, yield* existing(store, flags.id, target))
         if (Option.isNone(flags.out)) return yield* Effect.sync(() => void process.stdout.write(text))
         const file = flags.out.value
-        yield* Effect.tryPromise({ try: () => writeFile(file, text), catch: (e) => new UsageError({ message: `--out ${file}: ${(e as Error).message}` }) })
+        yield* Effect.try({ try: () => writeOutputFile(file, text), catch: (e) => new UsageError({ message: `--out ${file}: ${(e as Error).message}` }) })
       })
     )
 ).pipe(Command.withDescription("Print a session as trace v1 JSON Lines (loopguard audit reads it)"))
@@ -241,7 +235,7 @@ const deleteCommand = Command.make(
         const missing = flags.ids.filter((id) => !known.has(id))
         // The sessions that exist are deleted even when another id names none: nothing is left half done.
         yield* deleteSessions(store, opened, [...new Set(flags.ids)].flatMap((id) => known.get(id) ?? []))
-        if (missing.length > 0) return yield* new UsageError({ message: `no session ${missing.map(terminalSafe).join(", ")} in ${shown}` })
+        if (missing.length > 0) return yield* new UsageError({ message: `no session ${missing.map(terminalSafeField).join(", ")} in ${shown}` })
       })
     )
 ).pipe(Command.withDescription("Delete stored sessions for good, their messages and the proxy's records of their requests"))

@@ -98,6 +98,13 @@ describe("a poll that sleeps is waiting", () => {
     expect(moving.some((v) => v.exit !== null || v.pause !== null)).toBe(false)
   })
 
+  test("a poll narrated in the same words each look is no text loop: the ladder judges it, with its patience", () => {
+    const said = (i: number, output: string): AssistantMessage => ({ ...poll(i, output), parts: [{ type: "text", text: "CI is still running. I'll wait another minute and check again." }, ...poll(i, output).parts] })
+    const narrated = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 12 }, (_, i) => said(i + 1, `in_progress · job ${i}`)))
+    expect(narrated.flatMap((v) => v.incidents.map((x) => x.detector))).not.toContain("text-loop")
+    expect(narrated.some((v) => v.exit !== null)).toBe(false)
+  })
+
   test("a server coming up fails while it waits: neither the breaker nor the ladder stops it", () => {
     const waits = Array.from({ length: 8 }, (_, i) => ({ ...poll(i + 1, "curl: (7) Failed to connect to localhost port 3000", 7), parts: [{ type: "tool" as const, callId: `c${i}`, name: "bash", input: { command: "sleep 3 && curl -s localhost:3000/health" }, state: "completed" as const, output: "curl: (7) Failed to connect to localhost port 3000", exitCode: 7 }] }))
     const verdicts = feed(new CrossStepDetectors(C, "main", false), waits)

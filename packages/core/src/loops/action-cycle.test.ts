@@ -44,4 +44,16 @@ describe("actionCycle", () => {
     for (let i = 0; i < 4; i++) onward.push(edit(`a${i}`, `v${i}`, `v${i + 1}`), call(`t${i}`, "bash", { command: "pytest -q" }))
     expect(actionCycle(onward)).toBeNull()
   })
+  test("git bisect moves the tree: the same `git bisect bad` answering with fewer revisions left is progress; the same answer again is not", () => {
+    const shell = (id: string, command: string, output: string): Message => {
+      const m = call(id, "bash", { command })
+      return { ...m, parts: m.parts.map((p) => (p.type === "tool" ? { ...p, state: "completed" as const, output, exitCode: 0 } : p)) } as Message
+    }
+    const bisect: Array<Message> = [user("u0")]
+    for (let i = 0; i < 6; i++) bisect.push(shell(`t${i}`, "pytest -q", i % 2 === 0 ? "1 failed" : "1 passed"), shell(`b${i}`, "git bisect bad", `Bisecting: ${64 >> i} revisions left to test after this`))
+    expect(actionCycle(bisect)).toBeNull()
+    const stuck: Array<Message> = [user("u0")]
+    for (let i = 0; i < 6; i++) stuck.push(shell(`t${i}`, "pytest -q", "1 failed"), shell(`b${i}`, "git bisect bad", "Bisecting: 3 revisions left to test after this"))
+    expect(actionCycle(stuck)).toMatchObject({ period: 2 })
+  })
 })

@@ -8,6 +8,7 @@
  */
 import { toolPartsOf, toolSignature, type AssistantMessage, type Message } from "../model/message.js"
 import { isFinishedReply } from "./repeated-action.js"
+import { recordOf } from "./step-record.js"
 
 export interface ActionCycleOptions {
   /** Shortest and longest cycle length in steps (a period of 1 is repeated action's business). */
@@ -27,21 +28,27 @@ export interface ActionCycle {
   readonly replays: number
 }
 
-/** A completed edit (a file really changed) is progress: a cycle across it is not a spin. */
+/**
+ * A completed edit (a file really changed) is progress: a cycle across it is not a spin. So is a
+ * shell command that writes or moves the working tree (`git bisect good` checks out the next commit).
+ */
 const changedFiles = (m: AssistantMessage): boolean =>
-  toolPartsOf(m).some((p) => p.state === "completed" && (p.exitCode ?? 0) === 0 && p.diff !== undefined && p.diff !== "")
+  toolPartsOf(m).some((p) => p.state === "completed" && (p.exitCode ?? 0) === 0 && p.diff !== undefined && p.diff !== "") || recordOf(m).changed
 
 /**
- * The very same edit was made in the `within` finished steps before step `at`: made again, it
- * undoes an undo (apply A, revert A, apply A …) or writes what is already there. That is no progress.
+ * The very same edit was made in the `within` finished steps before step `at`, with the same
+ * answer: made again, it undoes an undo (apply A, revert A, apply A …) or writes what is already
+ * there. That is no progress. One command answering otherwise (`git bisect bad`: "31 revisions
+ * left", then "15") moved the tree somewhere new.
  */
 const madeBefore = (messages: ReadonlyArray<Message>, at: number, sig: string, within: number): boolean => {
+  const answer = recordOf(messages[at] as AssistantMessage).rawObservation
   let seen = 0
   for (let i = at - 1; i >= 0 && seen < within; i--) {
     const m = messages[i]!
     if (!isFinishedReply(m)) continue
     seen++
-    if (toolSignature(m) === sig) return true
+    if (toolSignature(m) === sig && recordOf(m).rawObservation === answer) return true
   }
   return false
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { failureTally, tallyImproved } from "./failure-tally.js"
+import { failureTally, measureRecords, measuresOf, tallyImproved } from "./failure-tally.js"
 
 describe("failureTally", () => {
   test("reads the summaries test runners and compilers print", () => {
@@ -21,5 +21,23 @@ describe("failureTally", () => {
     expect(tallyImproved({ failing: 3, passing: 1 }, { failing: 3, passing: 1 })).toBe(false)
     expect(tallyImproved({ failing: 2, passing: 9 }, { failing: 3, passing: 9 })).toBe(false)
     expect(tallyImproved(null, { failing: 0, passing: 9 })).toBe(false)
+  })
+})
+
+describe("measures", () => {
+  test("named values with a unit, clock readings left out", () => {
+    expect([...measuresOf("./check.sh: p99=73.2ms budget=50ms FAIL\nSize limit: 150 kB\nSize: 212.4 kB\nTime: 3.2s took 1.5s")]).toEqual([
+      ["p99 ms", 73.2],
+      ["budget ms", 50],
+      ["size limit kb", 150],
+      ["size kb", 212.4]
+    ])
+    expect(measuresOf("line 42: error at src/a.py:17").size).toBe(0)
+  })
+  test("a record is a value past every earlier one in the direction it first moved", () => {
+    const runs = (vs: ReadonlyArray<number>) => measureRecords(vs.map((v) => new Map([["p99 ms", v]])))
+    expect(runs([73, 70, 66, 63])).toEqual([false, true, true, true])
+    expect(runs([60, 62, 60, 62, 63])).toEqual([false, true, false, false, true])
+    expect(runs([5, 5, 5])).toEqual([false, false, false])
   })
 })

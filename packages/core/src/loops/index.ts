@@ -40,7 +40,7 @@ export {
   type RequestViewOptions
 } from "./crop.js"
 export { actionCycle, DEFAULT_ACTION_CYCLE, type ActionCycle, type ActionCycleOptions } from "./action-cycle.js"
-export { replyChangedFiles, stepRecords, stepRecordOf, StepRecordLog, maskObservation, isExploration, isWritingCommand, type StepRecord } from "./step-record.js"
+export { recordOf, replyChangedFiles, stepRecords, stepRecordOf, StepRecordLog, maskObservation, isExploration, isWritingCommand, type StepRecord } from "./step-record.js"
 export {
   repeatedObservation,
   DEFAULT_REPEATED_OBSERVATION,

@@ -92,6 +92,15 @@ describe("repeatedFailure", () => {
     expect(repeatedFailure(between([3, 2, 3, 2, 1]))).toBeNull()
     expect(repeatedFailure(between([3, 2, 3, 2, 1, 2, 1]))).toMatchObject({ count: 3 })
   })
+  test("a measure the check prints past its earlier values after each edit (a p99 against its budget) moves on; one that bounces does not", () => {
+    const bench = (p99: number) => rec("make bench-check", "check: p99=0ms budget=0ms FAIL", { failed: true, rawObservation: `check: p99=${p99}ms budget=50ms FAIL Time: ${(p99 % 7) + 1}.2s` })
+    const between = (values: ReadonlyArray<number>) => values.flatMap((v, i) => (i === 0 ? [bench(v)] : [edit(i), bench(v)]))
+    expect(repeatedFailure(between([73.2, 70.1, 66.4, 63, 60.2, 57.1, 54.8, 52.3]))).toBeNull()
+    expect(repeatedFailure(between([60, 62, 60, 62, 60, 62]))).toMatchObject({ count: 5 })
+    // The clock of the run is no measure: the same failure with only its time moving still counts.
+    const timed = (s: number) => rec("npm test", "1 failed", { failed: true, rawObservation: `1 failed in ${s}s` })
+    expect(repeatedFailure([timed(3.1), edit(1), timed(2.9), edit(2), timed(2.7)])).toMatchObject({ count: 3 })
+  })
 })
 
 describe("replayedSequence", () => {

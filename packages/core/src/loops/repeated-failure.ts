@@ -4,7 +4,7 @@
  * means the edits are not reaching the problem. Its earlier runs need not be consecutive: other
  * steps (edits, views) may lie between them, within `lookback` steps.
  */
-import { tallyImproved } from "./failure-tally.js"
+import { measureRecords, measuresOf, tallyImproved } from "./failure-tally.js"
 import type { StepRecord } from "./step-record.js"
 
 export interface RepeatedFailureOptions {
@@ -54,19 +54,21 @@ export const repeatedFailure = (records: ReadonlyArray<StepRecord>, opts: Repeat
 
 /**
  * How many of the runs (newest first) count: those since the last run that did better than every
- * run before it (fewer failing, or as many and more passing: `failureTally`). A suite going 19, 18,
- * 17 failing sets a record each run and is moving on; one bouncing 3, 2, 3, 2 or going round 5, 4,
- * 3, 5, 4, 3 is not, and its runs since its best count. Runs without counts set no record.
+ * run before it (fewer failing, or as many and more passing: `failureTally`; or a measure the check
+ * printed past all its earlier values: `measureRecords`). A suite going 19, 18, 17 failing, or a
+ * p99 going 73, 70, 66 ms against its budget, sets a record each run and is moving on; one bouncing
+ * 3, 2, 3, 2 or going round 5, 4, 3, 5, 4, 3 is not, and its runs since its best count. Runs
+ * without counts or measures set no record.
  */
 const sinceLastRecord = (runs: ReadonlyArray<StepRecord>): number => {
-  let best: StepRecord | null = null
-  let record = runs.length - 1
-  for (let i = runs.length - 1; i >= 0; i--) {
-    const r = runs[i]!
-    if (best === null || tallyImproved(best.tally, r.tally)) {
-      if (best !== null) record = i
-      best = r
-    }
-  }
-  return record + 1
+  const oldestFirst = [...runs].reverse()
+  const measured = measureRecords(oldestFirst.map((r) => measuresOf(r.rawObservation)))
+  let best = oldestFirst[0]?.tally ?? null
+  let last = 0
+  oldestFirst.forEach((r, i) => {
+    if (i === 0) return
+    if (tallyImproved(best, r.tally) || measured[i] === true) last = i
+    if (tallyImproved(best, r.tally)) best = r.tally
+  })
+  return runs.length - last
 }

@@ -187,9 +187,10 @@ const TRAILING_EXIT = /(?:^|\n)[ \t]*(?:[Ee]xit [Cc]ode:?[ \t]*-?\d+|exit status
 const SWE_AGENT_NO_OUTPUT = /^\s*Your command ran successfully and did not produce any output\.?\s*$/
 
 // Shell commands that write files (the trace labels count them as changes too). Codex edits
-// through `apply_patch` run as a command.
+// through `apply_patch` run as a command. Git commands that move the working tree to another
+// state (`git bisect good` checks out the next commit to test) change it too.
 const WRITING_COMMAND =
-  /\bsed\s+(?:-[a-zA-Z]*\s+)*-i|(?:^|[^<>&2])>{1,2}\s*(?!&|\/dev\/null)[\w./~-]|\btee\b|(?:^|[;&|]\s*)(?:cp|mv|rm|touch|mkdir|patch)\b|\bgit\s+(?:apply|checkout|restore|stash|reset)\b|^\s*apply_patch\b|\bwrite_text\(|\.write\(|open\([^)]*['"][wa]\+?['"]/
+  /\bsed\s+(?:-[a-zA-Z]*\s+)*-i|(?:^|[^<>&2])>{1,2}\s*(?!&|\/dev\/null)[\w./~-]|\btee\b|(?:^|[;&|]\s*)(?:cp|mv|rm|touch|mkdir|patch)\b|\bgit\s+(?:apply|checkout|switch|restore|stash|reset|pull|merge|rebase|cherry-pick|revert|am)\b|\bgit\s+bisect\s+(?:start|good|bad|new|old|skip|reset|run)\b|^\s*apply_patch\b|\bwrite_text\(|\.write\(|open\([^)]*['"][wa]\+?['"]/
 
 // Output kept in a log as it is printed (`2>&1 | tee /tmp/mig-4f2a.log`, `> build.log`): a record of
 // the run, not a change to the work. A new log name each time is how one command repeated looks new.

@@ -24,4 +24,15 @@ describe("TextLoopStepDetector", () => {
     expect(plain[2]).not.toEqual({})
     expect(cropped[2]).toEqual({})
   })
+
+  test("a poll narrated in the same words is skipped; the same words over another command are a loop", () => {
+    const words = "CI is still running. I'll wait another minute and check again."
+    const step = (i: number, command: string) => reply({ id: `p${i}`, text: words, tools: [["bash", { command }]] })
+    const verdicts = (command: (i: number) => string) => {
+      const d = new TextLoopStepDetector(DEFAULT_JUDGE_CONFIG.textLoop)
+      return Array.from({ length: 9 }, (_, i) => d.push(factsOf([], i + 1, { reply: step(i, command(i)) }))).flatMap((v) => v.incidents ?? []).map((x) => x.action)
+    }
+    expect(verdicts(() => "sleep 60 && gh run view 42")).toEqual([])
+    expect(verdicts(() => "python gen.py --all")).toEqual(["mild", "strong", "terminate"])
+  })
 })

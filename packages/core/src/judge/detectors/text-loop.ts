@@ -1,5 +1,5 @@
 /** The text loop (a reply repeating its own opening) as a step detector. */
-import { replyChangedFiles, TextLoopDetector, TEXT_LOOP_MILD_PROMPT, TEXT_LOOP_STRONG_PROMPT } from "../../loops/index.js"
+import { recordOf, replyChangedFiles, TextLoopDetector, TEXT_LOOP_MILD_PROMPT, TEXT_LOOP_STRONG_PROMPT } from "../../loops/index.js"
 import type { JudgeConfig } from "../judge-config.js"
 import type { StepDetector, StepFacts, StepVerdict } from "./step-detector.js"
 
@@ -13,6 +13,9 @@ export class TextLoopStepDetector implements StepDetector {
   push({ reply, step, cropped, ctx }: StepFacts): StepVerdict {
     // A reply cut in the stream for repeating itself has its own recovery; it is no step of a text loop.
     if (ctx.cutForRepetition === true) return {}
+    // Waiting on a job in the same words ("CI is still running, I'll check again in a minute") is
+    // narration, not a loop: the ladder judges a poll, with its patience (poll-wait.ts).
+    if (reply.parts.some((p) => p.type === "tool") && recordOf(reply).poll) return {}
     const loop = TextLoopDetector.consume(this.state, reply, { cropped, changed: replyChangedFiles(reply) }, { ...this.config, prefixes: TEXT_LOOP_PREFIXES })
     this.state = loop.state
     if (!loop.trigger) return {}

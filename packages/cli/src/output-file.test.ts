@@ -1,0 +1,67 @@
+/**
+ * Output files (`audit --html`, `sessions show --html`, `sessions export --out`, chat's `/export`)
+ * never write through a symbolic link, and a new one is its owner's only.
+ */
+import { afterAll, describe, expect, test } from "bun:test"
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { OutputFileError, writeOutputFile } from "./output-file.js"
+
+const dir = mkdtempSync(join(tmpdir(), "loopguard-output-file-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const MAIN = join(import.meta.dir, "main.ts")
+const TRACE = join(import.meta.dir, "../../core/src/trace/formats/fixtures/claude-code.jsonl")
+
+/** `loopguard ARGS` in `dir`: its exit code and stderr. */
+const cli = (...args: ReadonlyArray<string>) => {
+  const child = Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" })
+  return { code: child.exitCode, stderr: child.stderr.toString() }
+}
+
+/** A file `victim-NAME` and a symlink `NAME` pointing at it. */
+const plantLink = (name: string) => {
+  const victim = join(dir, `victim-${name}`)
+  writeFileSync(victim, "VICTIM")
+  symlinkSync(victim, join(dir, name))
+  return victim
+}
+
+describe("writeOutputFile", () => {
+  test("a new file is made 0600; a symbolic link at the path is refused and its target left alone", () => {
+    const fresh = join(dir, "fresh.txt")
+    writeOutputFile(fresh, "text")
+    expect(statSync(fresh).mode & 0o777).toBe(0o600)
+    expect(readFileSync(fresh, "utf8")).toBe("text")
+    const victim = plantLink("unit-link.txt")
+    expect(() => writeOutputFile(join(dir, "unit-link.txt"), "overwritten")).toThrow(OutputFileError)
+    expect(readFileSync(victim, "utf8")).toBe("VICTIM")
+  })
+})
+
+describe("the commands that write files", () => {
+  test("audit --html: a symlink is refused (exit 2, named); a new page is 0600", () => {
+    const victim = plantLink("page.html")
+    const refused = cli("audit", TRACE, "--html", "page.html")
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("--html page.html")
+    expect(refused.stderr).toContain("symbolic link")
+    expect(readFileSync(victim, "utf8")).toBe("VICTIM")
+    expect(cli("audit", TRACE, "--html", "new.html").code).toBe(0)
+    expect(statSync(join(dir, "new.html")).mode & 0o777).toBe(0o600)
+  }, 60_000)
+
+  test("sessions export --out and sessions show --html: a symlink is refused (exit 2); a new export is 0600", () => {
+    expect(cli("sessions", "import", TRACE, "--session-dir", "store", "--as", "s1").code).toBe(0)
+    const victim = plantLink("export.jsonl")
+    const exported = cli("sessions", "export", "s1", "--session-dir", "store", "--out", "export.jsonl")
+    expect(exported.code).toBe(2)
+    expect(exported.stderr).toContain("--out export.jsonl")
+    const shown = cli("sessions", "show", "s1", "--session-dir", "store", "--html", "export.jsonl")
+    expect(shown.code).toBe(2)
+    expect(readFileSync(victim, "utf8")).toBe("VICTIM")
+    expect(cli("sessions", "export", "s1", "--session-dir", "store", "--out", "new.jsonl").code).toBe(0)
+    expect(statSync(join(dir, "new.jsonl")).mode & 0o777).toBe(0o600)
+  }, 60_000)
+})
