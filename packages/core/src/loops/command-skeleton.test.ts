@@ -56,6 +56,10 @@ describe("isPollCommand", () => {
     for (const c of ["docker logs web | tail -n 5", "sleep 10 && kubectl get pods", "systemctl status nginx", "sleep 30 && gh run view 9876543", "gh run watch 42 --exit-status", "sleep 60; curl -s http://localhost:8080/status", "sleep 2 && curl localhost:8000"]) expect([c, isPollCommand(c)]).toEqual([c, true])
     for (const c of ["", "sleep 30 && tail -n 20 train.log", "sleep 5; tail log.txt", "tail -n 3 /tmp/job.log", "ps aux | grep node", "jobs", "wait", "sleep 60"]) expect([c, isPollCommand(c)]).toEqual([c, true])
   })
+  test("commands that wait for a job themselves, kubectl's flags before its verb skipped", () => {
+    for (const c of ["kubectl -n staging rollout status deploy/api --timeout=60s", "kubectl wait --for=condition=ready pod -l app=api", "kubectl --context prod -n web get pods", "pg_isready -h localhost -p 5432"]) expect([c, isPollCommand(c)]).toEqual([c, true])
+    expect(isPollCommand("kubectl -n staging rollout restart deploy/api")).toBe(false)
+  })
   test("a command named as an object's own property is just a command", () => {
     for (const c of ["__proto__ x", "constructor get", "toString", "hasOwnProperty run view"]) expect([c, isPollCommand(c)]).toEqual([c, false])
   })
@@ -73,6 +77,11 @@ describe("waitSecondsOf", () => {
       ["timeout 5 sleep 10 && tail log", 10],
       ["sleep 5; tail a; sleep 5; tail b", 10],
       ["gh run view 42", 0],
+      ["kubectl -n staging rollout status deploy/api --timeout=90s", 90],
+      ["kubectl rollout status deploy/api --timeout 2m", 120],
+      ["kubectl wait --for=condition=ready pod/x", 30],
+      ["pg_isready -h localhost", 30],
+      ["kubectl -n staging rollout restart deploy/api", 0],
       ["echo sleep 30", 0],
       ["sleep $DELAY && tail log", 0]
     ]

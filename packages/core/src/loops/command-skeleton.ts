@@ -24,7 +24,7 @@ const VIEWERS = new Set([
   "readlink", "realpath", "basename", "dirname", "printenv", "uname", "hostname", "date", "column", "fold", "rev", "tac", "bat", "fd", "test"
 ])
 const SUBCOMMAND = /^[a-z][a-z0-9-]{1,24}$/
-const POLLERS = new Set(["sleep", "wait", "tail", "ps", "pgrep", "jobs", "watch", "squeue", "nvidia-smi", "uptime"])
+const POLLERS = new Set(["sleep", "wait", "tail", "ps", "pgrep", "jobs", "watch", "squeue", "nvidia-smi", "uptime", "pg_isready"])
 
 /** `&&`, `||`, `;`, `|`, a background `&` — not the `&` of a redirection (`2>&1`, `&>`). */
 const SEPARATOR = /&&|\|\||;|\|&?|(?<![<>&])&(?![>&])/
@@ -136,12 +136,27 @@ export const isPollCommand = (command: string): boolean => {
     // `docker logs web`, `kubectl get pods`, `gh run view 42`: looking at what runs on its own.
     // An own key only: a command named `constructor` or `__proto__` is just a command.
     const polls = Object.hasOwn(POLLING_SUBCOMMANDS, program) ? POLLING_SUBCOMMANDS[program] : undefined
-    const looks = polls !== undefined && (polls.includes(words[1] ?? "") || polls.includes(`${words[1] ?? ""} ${words[2] ?? ""}`))
+    const verb = program === "kubectl" ? kubectlVerb(words) : words.slice(1)
+    const looks = polls !== undefined && (polls.includes(verb[0] ?? "") || polls.includes(`${verb[0] ?? ""} ${verb[1] ?? ""}`))
     return looks ? "sleep" : isFetch(program, words) ? "cat" : program
   })
   if (programs.length === 0) return true
   const waits = programs.some((p) => POLLERS.has(p))
   return waits && programs.every((p) => p === "" || POLLERS.has(p) || VIEWERS.has(p))
+}
+
+/** kubectl's flags that take the next word as their value (`-n staging rollout status`). */
+const KUBECTL_VALUE_FLAGS = new Set(["-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-l", "--selector", "-o", "--output", "-f", "--filename", "-c", "--container"])
+
+/** kubectl's words after its program, its flags and their values left out: the verb first (`rollout status deploy/api`). */
+const kubectlVerb = (words: ReadonlyArray<string>): Array<string> => {
+  const out: Array<string> = []
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i]!
+    if (!w.startsWith("-")) out.push(w)
+    else if (KUBECTL_VALUE_FLAGS.has(w)) i++
+  }
+  return out
 }
 
 /** `30`, `0.5`, `30s`, `2m`, `1h`: a `sleep` argument in seconds (NaN for anything else). */
@@ -159,13 +174,40 @@ export const waitSecondsOf = (command: string): number => {
   let total = 0
   for (const tokens of simpleCommands(command)) {
     const words = unwrap(tokens)
-    if (programOf(words[0] ?? "") !== "sleep") continue
-    for (const arg of words.slice(1)) {
-      const seconds = sleepSeconds(arg)
-      if (Number.isFinite(seconds)) total += seconds
-    }
+    const program = programOf(words[0] ?? "")
+    if (program === "sleep") {
+      for (const arg of words.slice(1)) {
+        const seconds = sleepSeconds(arg)
+        if (Number.isFinite(seconds)) total += seconds
+      }
+    } else total += blockingWaitOf(program, words)
   }
   return total
+}
+
+/**
+ * A readiness check looked at once per turn: a model's turn between two looks gives the job about
+ * this long, as a short sleep would.
+ */
+const READINESS_LOOK_S = 30
+/** kubectl's own wait when none is given (`kubectl wait`: 30 s; `rollout status` waits until done or told otherwise). */
+const KUBECTL_WAIT_S = 30
+
+/**
+ * The seconds a command waits on its own before it answers: `kubectl rollout status --timeout=60s`
+ * and `kubectl wait` block until the job is ready or their timeout passes; `pg_isready` looked at
+ * once a turn is a readiness check. 0 for anything else.
+ */
+const blockingWaitOf = (program: string, words: ReadonlyArray<string>): number => {
+  if (program === "pg_isready") return READINESS_LOOK_S
+  if (program !== "kubectl") return 0
+  const rest = kubectlVerb(words)
+  const blocks = (rest[0] === "rollout" && rest[1] === "status") || rest[0] === "wait"
+  if (!blocks) return 0
+  const at = words.findIndex((w) => w === "--timeout" || w.startsWith("--timeout="))
+  const given = at === -1 ? "" : words[at]!.includes("=") ? words[at]!.slice(words[at]!.indexOf("=") + 1) : (words[at + 1] ?? "")
+  const seconds = sleepSeconds(given)
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : KUBECTL_WAIT_S
 }
 
 /** `curl -s …/status`, `wget -qO- …`: a look at a URL that sends nothing (no data, form, upload or method). */
@@ -174,7 +216,7 @@ const isFetch = (program: string, words: ReadonlyArray<string>): boolean =>
 
 const POLLING_SUBCOMMANDS: Readonly<Record<string, ReadonlyArray<string>>> = {
   docker: ["logs", "ps", "stats", "inspect"],
-  kubectl: ["get", "logs", "describe", "top"],
+  kubectl: ["get", "logs", "describe", "top", "rollout status", "wait"],
   systemctl: ["status", "is-active"],
   journalctl: ["-u", "-n", "--since"],
   gh: ["run view", "run watch", "run list", "pr checks", "pr view"],

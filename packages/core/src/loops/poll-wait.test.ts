@@ -50,6 +50,13 @@ describe("pollOverdue", () => {
     expect(pollOverdue(frozen, 3)).toBe(1)
   })
 
+  test("looks of one job in turns wait as long as the longest of them: a quick look between two waits is part of the wait", () => {
+    const status = (i: number) => stepRecord({ action: "bash kubectl rollout status deploy/api --timeout=90s", observation: "x", rawObservation: `${i % 3} of 3 available`, poll: true, waitSeconds: 90 })
+    const pods = (i: number) => stepRecord({ action: "bash kubectl get pods", observation: "y", rawObservation: `pods ${i}`, poll: true, waitSeconds: 0 })
+    const turns = Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? status(i) : pods(i)))
+    expect(pollOverdue(turns, 3)).toBe(0)
+  })
+
   test("another command ends the run: the count starts again", () => {
     const before = Array.from({ length: 25 }, () => poll("BUILDING"))
     expect(pollOverdue([...before, stepRecord({ action: "bash vercel logs", observation: "log" }), poll("BUILDING")], 3)).toBe(0)

@@ -35,18 +35,22 @@ export const pollingOnward = (run: ReadonlyArray<StepRecord>): boolean =>
 export const pollOverdue = (records: ReadonlyArray<StepRecord>, minimum: number): number | null => {
   const newest = records.at(-1)
   if (newest === undefined || !newest.poll) return null
-  if (newest.waitSeconds <= 0) return tickingOverdue(records)
   let run = 1
   let unchanged = 1
+  // Looks of one job in turns (`kubectl rollout status --timeout=90s`, then `kubectl get pods`) wait
+  // as long as the longest of them: the quick look between two waits is part of the wait.
+  let wait = newest.waitSeconds
   for (let i = records.length - 2; i >= 0; i--) {
     const r = records[i]!
     // Polls in other words (`sleep 30 && tail -n 5 job.log`, then `sleep 60; tail -n 1 job.log`) wait on the same job.
     if (!r.poll) break
     run++
+    wait = Math.max(wait, r.waitSeconds)
     if (unchanged === run - 1 && r.rawObservation === newest.rawObservation) unchanged++
   }
-  const pastUnchanged = unchanged - pollPatience(newest.waitSeconds, minimum)
-  const pastAll = run - Math.max(minimum, Math.ceil(POLL_MOST_S / Math.max(newest.waitSeconds, 1)))
+  if (wait <= 0) return tickingOverdue(records)
+  const pastUnchanged = unchanged - pollPatience(wait, minimum)
+  const pastAll = run - Math.max(minimum, Math.ceil(POLL_MOST_S / Math.max(wait, 1)))
   return Math.max(0, pastUnchanged, pastAll)
 }
 

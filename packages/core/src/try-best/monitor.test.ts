@@ -101,6 +101,13 @@ describe("bash_retry", () => {
     expect(kinds(run(only("bash"), noWait))).toEqual([null, null, "bash_retry"])
   })
 
+  test("a command that waits by itself and answers something new each time is waiting; the same answer past its patience is a retry", () => {
+    const rollout = (available: number) => bashPart("kubectl rollout status deploy/api --timeout=90s", 1, `Waiting for deployment "api" rollout to finish: ${available} of 3 updated replicas are available...\nerror: timed out waiting for the condition`)
+    expect(kinds(run(only("bash"), [0, 0, 1, 1, 1, 2, 2, 2, 2].map(rollout))).every((k) => k === null)).toBe(true)
+    // Ninety seconds a look: ten minutes of one answer is seven looks.
+    expect(kinds(run(only("bash"), Array.from({ length: 7 }, () => rollout(1)))).at(-1)).toBe("bash_retry")
+  })
+
   test("three failures of one normalized command fire, even with other calls in between", () => {
     const m = only("bash")
     const result = run(m, [

@@ -172,7 +172,11 @@ const consumeShell = (
   }
   let outputs = state.outputs
   let changed = false
-  if (verifying) {
+  // A poll waiting on a job (`kubectl rollout status --timeout=90s`: "1 of 3 updated replicas", then
+  // "2 of 3") that answers something new is waiting, not retrying: its count starts again, as a
+  // verification's does when its output moves.
+  const waiting = isPollCommand(rawCommand) && waitSecondsOf(rawCommand) > 0
+  if (verifying || waiting) {
     const output = normalizeOutput(commandContent(resultText(part)), options.outputLimit)
     const seen = own(state.outputs, command) ?? []
     changed =
