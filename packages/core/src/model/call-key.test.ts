@@ -10,6 +10,11 @@ describe("callInputKey", () => {
     expect(callInputKey({ filePath: "./src/a.ts", limit: 20 })).toBe(callInputKey({ limit: 20, filePath: "src/a.ts" }))
     expect(callInputKey({ command: ["bash", "-lc", "npm  test"] })).toBe(callInputKey({ command: ["bash", "-lc", "npm test"] }))
   })
+  test("a shell call's description (Claude Code, Gemini CLI) is no part of it; another tool's description is", () => {
+    expect(callInputKey({ command: "npm test", description: "Run the tests" })).toBe(callInputKey({ command: "npm test", description: "Re-run the test suite" }))
+    expect(callInputKey({ command: ["bash", "-lc", "ls"], justification: "look" })).toBe(callInputKey({ command: ["bash", "-lc", "ls"] }))
+    expect(callInputKey({ title: "Bug", description: "crash on start" })).not.toBe(callInputKey({ title: "Bug", description: "crash on exit" }))
+  })
   test("calls that differ stay apart; flags keep their order; quoted text keeps its words", () => {
     expect(callInputKey({ command: "cat a.ts" })).not.toBe(callInputKey({ command: "cat b.ts" }))
     expect(foldCommand("ls -la")).toBe("ls -la")

@@ -1,8 +1,8 @@
 /**
  * A tool call's input as the loop detectors compare it: two calls that do the same thing spelled
  * apart are one call. Whitespace in strings is trimmed and folded; in a shell command or a path,
- * `./f`, `$PWD/f` and `f` name one file. Flags keep their order: the evidence quotes the call as
- * the agent wrote it. Pure, never throws.
+ * `./f`, `$PWD/f` and `f` name one file; a shell call's `description` is no part of what it does.
+ * Flags keep their order: the evidence quotes the call as the agent wrote it. Pure, never throws.
  */
 
 const SHELL_FIELDS = new Set(["command", "cmd", "script"])
@@ -32,5 +32,20 @@ const foldValue = (value: unknown, key: string | null): unknown => {
   return value
 }
 
-/** The call's input with keys sorted and its spelling folded, as JSON. */
-export const callInputKey = (input: unknown): string => JSON.stringify(foldValue(input, null)) ?? "null"
+/**
+ * What a harness asks the model to say about a shell command beside it (Claude Code's and Gemini
+ * CLI's `description`, Codex's `justification`): words about the call, reworded at will, that do
+ * not change what runs.
+ */
+const COMMENTARY_FIELDS = new Set(["description", "justification", "explanation", "reason", "summary"])
+
+/** A shell call's input without its commentary; any other input as it is (a tool's `description` may be what it writes). */
+const withoutCommentary = (input: unknown): unknown => {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return input
+  const fields = input as Record<string, unknown>
+  if (![...SHELL_FIELDS].some((k) => typeof fields[k] === "string" || Array.isArray(fields[k]))) return input
+  return Object.fromEntries(Object.entries(fields).filter(([k]) => !COMMENTARY_FIELDS.has(k)))
+}
+
+/** The call's input with keys sorted and its spelling folded (a shell call's commentary left out), as JSON. */
+export const callInputKey = (input: unknown): string => JSON.stringify(foldValue(withoutCommentary(input), null)) ?? "null"
