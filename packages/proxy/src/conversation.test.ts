@@ -104,3 +104,26 @@ describe("tool arguments nested past any tool's need", () => {
     expect(toolPartsOf(conversation.messages[1] as AssistantMessage)[0]!.input).toBe("[arguments nested past 200 levels]")
   })
 })
+
+describe("tool results without an error flag (Chat, Responses)", () => {
+  const refused = (n: number) => ({
+    model: "m",
+    messages: [
+      { role: "user", content: "rename the helper" },
+      ...Array.from({ length: n }, (_, i) => [
+        { role: "assistant", content: null, tool_calls: [{ id: `c${i}`, type: "function", function: { name: "edit", arguments: JSON.stringify({ path: "src/util.py", old_string: `def helper${i}(`, new_string: "def run(" }) } }] },
+        { role: "tool", tool_call_id: `c${i}`, content: `No replacement was performed, old_string \`def helper${i}(\` did not appear verbatim in src/util.py.` }
+      ]).flat()
+    ]
+  })
+  test("are read as the audit reads a trace's: a refused edit failed, a printed exit code counts", () => {
+    const parts = chatProtocol.conversation(refused(1)).messages.flatMap((m) => (m.role === "assistant" ? toolPartsOf(m) : []))
+    expect(parts.map((p) => p.state)).toEqual(["error"])
+    const printed = chatProtocol.conversation({ model: "m", messages: [{ role: "user", content: "x" }, { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "bash", arguments: '{"command":"make"}' } }] }, { role: "tool", tool_call_id: "c", content: "boom\nExit code: 2" }] })
+    expect(printed.messages.flatMap((m) => (m.role === "assistant" ? toolPartsOf(m) : [])).map((p) => [p.state, p.exitCode])).toEqual([["error", 2]])
+  })
+  test("an edit refused again and again with other old strings is stopped, as the audit stops it", () => {
+    const verdicts = [3, 5, 6, 8].map((n) => judgeRequest(chatProtocol.conversation(refused(n)).messages, DEFAULT_CONFIG).action)
+    expect(verdicts.at(-1)).toBe("stop")
+  })
+})

@@ -5,6 +5,7 @@
  * (`m<index>`), so the same history gives the same messages on every request and every replica.
  */
 import type { AssistantMessage, AssistantPart, Message, ToolPart } from "@loopguard/core/model"
+import { readUnrecordedResult } from "@loopguard/core/trace"
 
 export interface WireCall {
   readonly id: string
@@ -86,7 +87,13 @@ export class HistoryBuilder {
     const found = this.calls.get(callId)
     if (found === undefined) return
     const part = found.message.parts[found.index] as ToolPart
-    found.message.parts[found.index] = { ...part, state: isError ? "error" : "completed", output, ...(isError ? { error: output.slice(0, 500) } : {}) }
+    if (isError) {
+      found.message.parts[found.index] = { ...part, state: "error", output, error: output.slice(0, 500) }
+      return
+    }
+    // No error flag (Chat and Responses tool messages carry none): read as the audit reads a trace's results.
+    const read = readUnrecordedResult(output)
+    found.message.parts[found.index] = { ...part, state: read.failed ? "error" : "completed", output, ...(read.exitCode !== undefined ? { exitCode: read.exitCode } : {}), ...(read.error !== undefined ? { error: read.error } : {}) }
   }
 
   private newStep(at: number): MutableAssistant {

@@ -17,5 +17,5 @@ export {
 export { parseTrace, parseCutJson, TraceLineParser, type ParsedLine, type LineCut } from "./parse.js"
 export { LineSplitter, type SplitLine } from "./line-splitter.js"
 export { traceToSteps, TraceStepAssembler, traceUserId, traceReplyId, type TraceStep, type TraceReplay } from "./to-steps.js"
-export { inferFailure, FAILURE_SIGNS, type FailureSign } from "./infer-failure.js"
+export { inferFailure, readUnrecordedResult, FAILURE_SIGNS, type FailureSign, type ReadResult } from "./infer-failure.js"
 export { TRACE_FORMATS, isTraceFormat, detectFormat, readerFor, readTraceText, toTraceV1, type TraceFormat, type TraceReader, type ReadOut, type ReadTrace } from "./formats/index.js"

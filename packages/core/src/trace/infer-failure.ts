@@ -3,6 +3,7 @@
  * such results the audit reads failure from the output, with a small table of unambiguous
  * signs; a result that records `exitCode` or `error` is never second-guessed.
  */
+import { printedExitCode } from "../try-best/tool-kinds.js"
 
 export interface FailureSign {
   readonly id: string
@@ -32,4 +33,24 @@ export const FAILURE_SIGNS: ReadonlyArray<FailureSign> = [
 export const inferFailure = (output: string, signs: ReadonlyArray<FailureSign> = FAILURE_SIGNS): FailureSign | null => {
   for (const sign of signs) if (sign.pattern.test(output)) return sign
   return null
+}
+
+/** How a tool result that recorded no exit status reads: failed or not, with the exit code its harness printed. */
+export interface ReadResult {
+  readonly failed: boolean
+  readonly exitCode?: number
+  readonly error?: string
+}
+
+/**
+ * A tool result with no exit status of its own (a trace line without one, a Chat or Responses tool
+ * message): the exit code its harness printed ("[The command completed with exit code 1.]", "Exit
+ * code: 1") decides; without one, failure is read from the output's signs. The audit and the proxy
+ * both read results so, so a verdict does not depend on which of them judged the run.
+ */
+export const readUnrecordedResult = (output: string): ReadResult => {
+  const printed = printedExitCode(output)
+  if (printed !== undefined) return printed !== 0 ? { failed: true, exitCode: printed, error: `exit code ${printed} (printed by the harness)` } : { failed: false, exitCode: printed }
+  const sign = inferFailure(output)
+  return sign === null ? { failed: false } : { failed: true, error: `failure read from the output (${sign.id})` }
 }

@@ -5,8 +5,7 @@
  * unambiguous sign of failure). A call the trace never answered gets a completed, empty result.
  */
 import { type AssistantMessage, type ToolPart } from "@loopguard/core/model"
-import { inferFailure } from "@loopguard/core/trace"
-import { printedExitCode } from "@loopguard/core/try-best"
+import { readUnrecordedResult } from "@loopguard/core/trace"
 import { Effect, Layer } from "effect"
 import type { ToolSpec } from "../llm/LLM.js"
 import { Tools, type ToolCall, type ToolResult, type ToolsShape } from "../tools/Tools.js"
@@ -26,16 +25,11 @@ export const EMPTY_TOOL_RESULT: ToolResult = { state: "completed", output: "" }
 const resultOf = (p: ToolPart, inferFailures: boolean): ToolResult | undefined => {
   if (p.state !== "completed" && p.state !== "error") return undefined
   const unrecorded = inferFailures && p.state === "completed" && p.exitCode === undefined && p.error === undefined
-  // No exit status recorded: the one the harness printed ("[The command completed with exit code
-  // 1.]", "Exit code: 1") decides; without one, failure is read from the output's signs.
-  const printed = unrecorded ? printedExitCode(p.output) : undefined
-  const sign = unrecorded && printed === undefined ? inferFailure(p.output ?? "") : null
-  const exitCode = p.exitCode ?? printed
-  const failedPrinted = printed !== undefined && printed !== 0
+  const read = unrecorded ? readUnrecordedResult(p.output ?? "") : null
+  const exitCode = p.exitCode ?? read?.exitCode
   return {
-    state: sign || failedPrinted ? "error" : p.state,
-    ...(sign ? { error: `failure read from the output (${sign.id})` } : {}),
-    ...(failedPrinted ? { error: `exit code ${printed} (printed by the harness)` } : {}),
+    state: read?.failed === true ? "error" : p.state,
+    ...(read?.error !== undefined ? { error: read.error } : {}),
     output: p.output ?? "",
     ...(exitCode !== undefined ? { exitCode } : {}),
     ...(p.error !== undefined ? { error: p.error } : {}),
