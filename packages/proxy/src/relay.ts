@@ -136,6 +136,8 @@ class StreamRelay {
   private lastData = Date.now()
   /** When the client last got a byte (the keep-alive's clock). */
   private lastWritten = Date.now()
+  /** The upstream is held because the client does not read (backpressure). */
+  private heldForClient = false
   private timer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
@@ -284,6 +286,13 @@ class StreamRelay {
 
   private readonly checkSilence = (): void => {
     const { chunkTimeoutMs } = this.input.limits
+    // Held for a slow client, the upstream is silent because the relay stopped reading it: no
+    // upstream failure. The clock starts again when the client drains (a client that leaves closes
+    // its connection, which ends the relay).
+    if (this.heldForClient) {
+      this.timer = setTimeout(this.checkSilence, chunkTimeoutMs)
+      return
+    }
     const quiet = Date.now() - this.lastData
     if (quiet >= chunkTimeoutMs) return this.broke(`the upstream went silent for ${chunkTimeoutMs} ms`)
     this.timer = setTimeout(this.checkSilence, chunkTimeoutMs - quiet)
@@ -303,7 +312,13 @@ class StreamRelay {
     if (this.input.client.write(out)) return
     const { upstream, client } = this.input
     upstream.pause()
-    client.once("drain", () => upstream.resume())
+    this.heldForClient = true
+    client.once("drain", () => {
+      this.heldForClient = false
+      // The upstream's silence is counted from when the relay reads it again.
+      this.lastData = Date.now()
+      upstream.resume()
+    })
   }
 
   private finish(end: RelayEnd, closing: string | null): void {

@@ -37,3 +37,26 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(written).toBeLessThan(EVENTS / 2)
   }, 60_000)
 })
+
+describe.each(HTTP_STACKS)("%s http stack: a client that pauses", (stack) => {
+  test("longer than the chunk timeout, then reads on: the whole reply arrives, the upstream is not blamed for the relay's own pause", async () => {
+    const text = "abcdefgh ".repeat(Math.ceil((400 * EVENT_CHARS) / 9)).slice(0, 400 * EVENT_CHARS)
+    rig = await startRig([textStream(text, { chunkSize: EVENT_CHARS })], {
+      proxy: { httpStack: stack },
+      config: (c) => ({ ...c, repeat: { ...c.repeat, enabled: false }, stream: { ...c.stream, chunkTimeoutMs: 1_000, maxResponseBytes: 1024 * 1024 * 1024 } })
+    })
+    const res = await fetch(`${rig.proxy.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "talk" }] })
+    })
+    const reader = res.body!.getReader()
+    await reader.read()
+    await Bun.sleep(2_500)
+    let body = ""
+    const decoder = new TextDecoder()
+    for (let r = await reader.read(); !r.done; r = await reader.read()) body += decoder.decode(r.value, { stream: true })
+    expect(body).not.toContain("went silent")
+    expect(body.trimEnd().endsWith("data: [DONE]")).toBe(true)
+  }, 60_000)
+})
