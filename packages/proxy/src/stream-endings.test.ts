@@ -89,6 +89,15 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(records(rig.events)[0]?.outcome).toBe("cut")
   }, 60_000)
 
+  test("cut-off arguments twice: the reply the proxy closes keeps the upstream's own usage", async () => {
+    const billed = { ...cutOff, usage: { prompt_tokens: 1234, completion_tokens: 567 } }
+    rig = await startRig([billed, billed], { proxy: { httpStack: stack } })
+    const body = protocol === "chat" ? { ...request(protocol), stream_options: { include_usage: true } } : request(protocol)
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, body)
+    expect(reply.text).toContain("was cut off before its arguments were complete")
+    expect(reply.text).toMatch(/"(?:completion_tokens|output_tokens)":567/)
+  }, 60_000)
+
   test("cut-off arguments after text reached the client: not asked again, the client is told", async () => {
     rig = await startRig([toolCallStream("bash", '{"command": "ls -la /very/long/pa', { finish: "length", text: "Let me look at the folder." }), textStream("unused")], { proxy: { httpStack: stack } })
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))

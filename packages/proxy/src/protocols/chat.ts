@@ -73,6 +73,8 @@ class ChatWatch implements StreamWatch {
   /** Each choice's calls by their index (a request with `n` > 1 gets several choices, each with its own calls). */
   private readonly byChoice = new Map<number, Map<number, { id: string; name: string; args: string }>>()
   private seenIdentity: { id: string; created: number; model: string } | undefined
+  /** The upstream's own usage, when a chunk carried it: what the reply was billed, kept when the proxy closes the reply itself. */
+  private upstreamUsage: unknown
 
   constructor(private readonly body: any) {}
 
@@ -85,6 +87,7 @@ class ChatWatch implements StreamWatch {
     const chunk = parseJson(event.data)
     if (chunk === undefined || chunk === null) return {}
     if (carriesError(chunk)) return { error: true }
+    if (chunk.usage != null) this.upstreamUsage = chunk.usage
     this.seenIdentity ??= { id: String(chunk.id ?? "chatcmpl-loopguard"), created: Number(chunk.created ?? Math.floor(Date.now() / 1000)), model: String(chunk.model ?? this.body?.model ?? "") }
     const choices: ReadonlyArray<any> = Array.isArray(chunk.choices) ? chunk.choices : []
     const first = choices.find((c) => (c?.index ?? 0) === 0)
@@ -129,7 +132,7 @@ class ChatWatch implements StreamWatch {
     const who = this.identity
     const chunk = (delta: object, finish: string | null) => data({ ...who, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })
     let out = chunk({ content: notice }, null) + chunk({}, "stop")
-    if (wantsUsage(this.body)) out += data({ ...who, object: "chat.completion.chunk", choices: [], usage: usageOf(this.body, this.reasoning + this.text + notice) })
+    if (wantsUsage(this.body)) out += data({ ...who, object: "chat.completion.chunk", choices: [], usage: this.upstreamUsage ?? usageOf(this.body, this.reasoning + this.text + notice) })
     return out + DONE
   }
 }

@@ -56,6 +56,8 @@ class MessagesWatch implements StreamWatch {
   reasoning = ""
   finish: string | undefined
   private open: { index: number; type: string } | undefined
+  /** The upstream's own usage from its `message_delta`, kept when the proxy closes the reply itself. */
+  private upstreamUsage: unknown
   private lastIndex = -1
   /** Where the client's view stopped when calls are held back: the block state before the first call. */
   private beforeCalls: { readonly open: { index: number; type: string } | undefined; readonly lastIndex: number } | undefined
@@ -90,6 +92,7 @@ class MessagesWatch implements StreamWatch {
         if (this.open?.index === Number(e.index)) this.open = undefined
         return {}
       case "message_delta":
+        if (e.usage != null) this.upstreamUsage = e.usage
         if (typeof e.delta?.stop_reason !== "string") return {}
         this.finish = e.delta.stop_reason
         return { finishing: true }
@@ -144,7 +147,7 @@ class MessagesWatch implements StreamWatch {
       out += event("content_block_stop", { index })
       index += 1
     }
-    out += event("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: estimateTokens(this.reasoning + this.text + notice) } })
+    out += event("message_delta", { delta: { stop_reason: "end_turn", stop_sequence: null }, usage: this.upstreamUsage ?? { output_tokens: estimateTokens(this.reasoning + this.text + notice) } })
     return out + event("message_stop", {})
   }
 }

@@ -141,6 +141,8 @@ class ResponsesWatch implements StreamWatch {
   reasoning = ""
   finish: string | undefined
   private response: any
+  /** The upstream's own usage from its last event, kept when the proxy closes the reply itself. */
+  private upstreamUsage: unknown
   private seq = 0
   /** Items by output index: done ones as the upstream finished them, open ones as far as they arrived. */
   private items = new Map<number, { item: any; done: boolean; text: string }>()
@@ -188,9 +190,11 @@ class ResponsesWatch implements StreamWatch {
         return { toolCall: true }
       case "response.completed":
         this.finish = "completed"
+        this.upstreamUsage = e.response?.usage ?? undefined
         return { end: true, finishing: true, last: true }
       case "response.incomplete":
         this.finish = String(e.response?.incomplete_details?.reason ?? "incomplete")
+        this.upstreamUsage = e.response?.usage ?? undefined
         return { end: true, last: true }
       case "response.failed":
       case "error":
@@ -245,7 +249,7 @@ class ResponsesWatch implements StreamWatch {
       out += messageEvents(id, index, notice, seq)
       output.push(messageItem(id, notice, "completed"))
     }
-    const response = { ...(this.response ?? baseResponse(this.body)), status: "completed", output, usage: usageOf(this.body, this.reasoning + this.text + notice) }
+    const response = { ...(this.response ?? baseResponse(this.body)), status: "completed", output, usage: this.upstreamUsage ?? usageOf(this.body, this.reasoning + this.text + notice) }
     return out + completed(response, seq)
   }
 
