@@ -532,6 +532,29 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(records(events)[0]).toMatchObject({ outcome: "failed", status: 502 })
   }, 30_000)
 
+  test("a whole reply object with an error member (a Responses object that failed, a completion with an `error` beside its choices) is the protocol's answer: passed on once", async () => {
+    const bodies = [
+      { path: "/v1/responses", body: { id: "resp_1", object: "response", status: "failed", output: [], error: { code: "server_error", message: "failed" } } },
+      { path: "/v1/chat/completions", body: { id: "r", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "Fine." }, finish_reason: "stop" }], error: {} } }
+    ]
+    for (const { path, body } of bodies) {
+      let calls = 0
+      upstream = await rawUpstream((_req, res) => {
+        calls += 1
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify(body))
+      })
+      proxy = await proxyFor(upstream.url, stack, [])
+      const reply = await fetch(`${proxy.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(path.includes("responses") ? { model: "m", input: "hi" } : { ...request("chat"), stream: false }) })
+      expect([reply.status, calls]).toEqual([200, 1])
+      expect(await reply.json()).toEqual(body)
+      await proxy.close()
+      await upstream.close()
+      proxy = undefined
+      upstream = undefined
+    }
+  }, 30_000)
+
   test("an error answered under a success status once, then a reply: the client gets the reply", async () => {
     let calls = 0
     upstream = await rawUpstream((_req, res) => {

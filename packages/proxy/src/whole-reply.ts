@@ -114,8 +114,16 @@ const answerOf = async (opened: OpenAttempt, context: WholeReplyContext): Promis
   return { opened, read, json: Buffer.isBuffer(read) ? parseJson(read.toString("utf8")) : undefined }
 }
 
-/** A 2xx reply whose body is an error (`200 {"error": …}`): the upstream failed, whatever its status said. */
-const errorAsSuccess = (a: Answer): boolean => Buffer.isBuffer(a.read) && (a.opened.res.statusCode ?? 200) < 300 && carriesError(a.json)
+/**
+ * A protocol's own reply object (`choices`, `output`, `content`, `candidates`, or an `object` /
+ * `type` naming it): its answer, whatever members it has besides (a Responses object that `failed`
+ * says so itself, and its SDK reads it).
+ */
+const isReplyObject = (json: any): boolean =>
+  ["choices", "output", "content", "candidates"].some((k) => Array.isArray(json?.[k])) || typeof json?.object === "string" || json?.type === "message"
+
+/** A 2xx reply whose body is an error and nothing else (`200 {"error": …}`): the upstream failed, whatever its status said. */
+const errorAsSuccess = (a: Answer): boolean => Buffer.isBuffer(a.read) && (a.opened.res.statusCode ?? 200) < 300 && carriesError(a.json) && !isReplyObject(a.json)
 
 /**
  * The reply read whole. Nothing of it reached the client yet: one that broke off, went silent, or
