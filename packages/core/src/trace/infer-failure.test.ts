@@ -12,6 +12,9 @@ describe("inferFailure", () => {
     expect(inferFailure("ERROR:\nFile already exists at: /app/a.py. Cannot overwrite files using command `create`.")?.id).toBe("editor-error")
     expect(inferFailure("ERROR:\nInvalid `path` parameter: /app/x.py. The path /app/x.py does not exist.")?.id).toBe("editor-error")
     expect(inferFailure("Failed to edit, 0 occurrences found for old_string in /a.py. No edits made.")?.id).toBe("edit-not-applied")
+    expect(inferFailure("<tool_use_error>String to replace not found in file.\nString: getUser(id)</tool_use_error>")?.id).toBe("tool-use-error")
+    expect(inferFailure("String to replace not found in file.\nString: getUser(id)")?.id).toBe("edit-not-applied")
+    expect(inferFailure("<tool_use_error>File has not been read yet.</tool_use_error>")?.id).toBe("tool-use-error")
     expect(inferFailure("Error: oldString not found in content")).not.toBeNull()
   })
   test("source code that mentions errors is not a failure", () => {

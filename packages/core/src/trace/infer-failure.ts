@@ -22,7 +22,9 @@ export const FAILURE_SIGNS: ReadonlyArray<FailureSign> = [
   // OpenHands' editor refusing a call ("ERROR:" on a line of its own, then the reason).
   { id: "editor-error", pattern: /^ERROR:\s*\n(?:Invalid `\w+` parameter|File already exists|The path \S+ does not exist|Parameter `\w+` is required|No replacement was performed)/ },
   // Editors of other harnesses that refused an edit (Gemini CLI, OpenCode, Codex's apply_patch).
-  { id: "edit-not-applied", pattern: /^Failed to edit\b|No edits made\.|^Error: oldString not found|^error: Failed to find expected lines/m },
+  { id: "edit-not-applied", pattern: /^Failed to edit\b|No edits made\.|^Error: oldString not found|^error: Failed to find expected lines|^String to replace not found in file/m },
+  // Claude Code wraps a tool's refusal in this tag (its own log also sets `is_error`).
+  { id: "tool-use-error", pattern: /^<tool_use_error>/ },
   { id: "compile-error", pattern: /^\[ERROR\] COMPILATION ERROR|: error: /m },
   // pytest's summary of a failing run, and pip refusing a requirement.
   { id: "test-failure", pattern: /^FAILED \S+::\S+|^(?:=+ )?\d+ failed\b/m },
