@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { commandArguments, commandSkeleton, isPollCommand, waitSecondsOf } from "./command-skeleton.js"
+import { commandArguments, commandCore, commandSkeleton, isPollCommand, waitSecondsOf } from "./command-skeleton.js"
 
 describe("commandSkeleton", () => {
   test("varying arguments are masked: passwords, versions, package names, numbers, paths", () => {
@@ -86,5 +86,14 @@ describe("waitSecondsOf", () => {
       ["sleep $DELAY && tail log", 0]
     ]
     for (const [c, seconds] of cases) expect([c, waitSecondsOf(c)]).toEqual([c, seconds])
+  })
+})
+
+describe("commandCore", () => {
+  test("the run without the viewers its output is piped through; pipes in quotes and compound lines kept", () => {
+    expect(commandCore("npx vitest run src/cart.test.ts 2>&1 | tail -n 20")).toBe("npx vitest run src/cart.test.ts")
+    expect(commandCore(`npx vitest run a.ts 2>&1 | grep -E "Tests|Files"`)).toBe("npx vitest run a.ts")
+    expect(commandCore("npx vitest run a.ts | sed -n 1,6p | head -3")).toBe("npx vitest run a.ts")
+    for (const kept of ["cat a | python x.py", "make && make test | tail", `grep -E "a|b" f`, "pytest -x", "a\nb | tail"]) expect(commandCore(kept)).toBe(kept)
   })
 })

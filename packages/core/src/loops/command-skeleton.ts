@@ -104,6 +104,26 @@ export const commandSkeleton = (command: string): string => {
 }
 
 /**
+ * What a command line does, without the viewers its output is piped through (`npx vitest run a.ts
+ * 2>&1 | tail -n 20` and `… | grep -A3 FAIL` run one test): the same run read through another
+ * window is the same run. A line with several commands (`&&`, `;`) or more lines is returned as it is.
+ */
+export const commandCore = (command: string): string => {
+  if (command.includes("\n")) return command
+  // Quotes masked with filler of their length, so a `|` inside them splits nothing and positions hold.
+  const masked = command.replace(QUOTED, (q) => "_".repeat(q.length))
+  if (/&&|\|\||;/.test(masked)) return command
+  const pipes = [...masked.matchAll(/\|&?/g)].map((m) => m.index!)
+  let end = command.length
+  for (let k = pipes.length - 1; k >= 0; k--) {
+    const stage = masked.slice(pipes[k]! + 1, end).trim().split(/\s+/)
+    if (!VIEWERS.has(programOf(unwrap(stage)[0] ?? ""))) break
+    end = pipes[k]!
+  }
+  return command.slice(0, end).replace(/\s*2>&1\s*$/, "").trim()
+}
+
+/**
  * The arguments of a command line as written (quotes removed), each at least 2 characters: an
  * output that echoes them back (`Wrong answer: 17`, `incorrect password for guess3`) is masked
  * with them before two tries are compared.

@@ -56,6 +56,7 @@ export const stepRecord = (fields: Partial<StepRecord> & Pick<StepRecord, "actio
   failed: false,
   role: "shell",
   skeleton: "",
+  coreAction: fields.action,
   argObservation: fields.observation,
   namedObservation: fields.observation,
   poll: false,

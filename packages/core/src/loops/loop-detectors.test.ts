@@ -103,6 +103,15 @@ describe("repeatedFailure", () => {
   })
 })
 
+describe("noProgressSpin over one run read through other pipes", () => {
+  test("the same failing test run ten times with other output filters and no edit is a spin", () => {
+    const filters = ["tail -n 20", "head -n 4", "grep -A3 FAIL", "grep -n Error", "tail -n 5", "sed -n 1,6p", "tail -n 8", "grep -A4 Expected", "head -n 2", "tail -n 3"]
+    const runs = filters.map((f, i) => rec(`bash({"command":"npx vitest run a.ts 2>&1 | ${f}"})`, `part ${i} of the failure`, { coreAction: `bash({"command":"npx vitest run a.ts"})` }))
+    expect(noProgressSpin(runs)).not.toBeNull()
+    expect(noProgressSpin(runs.map((r) => ({ ...r, coreAction: r.action })))).toBeNull()
+  })
+})
+
 describe("replayedSequence", () => {
   const walk = ["a", "b", "c", "d", "e", "f", "g"].map((a) => rec(a))
   test("a 7-step walk replayed after a detour is found with its length and distance", () => {

@@ -97,7 +97,7 @@ export class SpinPrefix {
     }
     for (let i = this.held.length; i < end; i++) {
       const r = records[i]!
-      if (r.action !== "") this.actionSet.add(r.action)
+      if (r.action !== "") this.actionSet.add(r.coreAction)
       this.outputSet.add(outputKey(r))
       this.held.push(r)
     }
@@ -142,13 +142,14 @@ export const noProgressSpin = (
     // a poll of a running job whose output moved on is waiting. Neither repeats anything.
     const paging = i > 0 && records[i - 1]!.action === r.action && !seenOutput
     const freshPoll = r.poll && (i === 0 || records[i - 1]!.rawObservation !== r.rawObservation)
-    const repeatsAction = r.action !== "" && (before.actions.has(r.action) || actions.has(r.action)) && !paging && !freshPoll
+    // The same run read through another pipe (`| tail -n 20`, then `| grep FAIL`) repeats it: `coreAction`.
+    const repeatsAction = r.action !== "" && (before.actions.has(r.coreAction) || actions.has(r.coreAction)) && !paging && !freshPoll
     const repeatsOutput = r.action !== "" && seenOutput && r.failed && !freshPoll && !r.silent && !isExploration(records, i)
     if (repeatsAction) repeatedActions++
     if (repeatsOutput) repeatedOutputs++
     if (repeatsAction || repeatsOutput) repeatedSteps++
     newestRepeats = repeatsAction || repeatsOutput
-    if (r.action !== "") actions.add(r.action)
+    if (r.action !== "") actions.add(r.coreAction)
     outputs.add(output)
   }
   // The spin goes on only while the newest step repeats something: a new step ends the episode.

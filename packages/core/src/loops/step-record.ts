@@ -3,11 +3,12 @@
  * came back (the observation, masked), and whether it changed a file. Pure, built from the
  * session's messages; no I/O.
  */
+import { callInputKey } from "../model/call-key.js"
 import { toolPartsOf, toolSignature, type AssistantMessage, type Message, type ToolPart } from "../model/message.js"
 import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
 import { commandContent, failed, isWritingCommand, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
-import { commandSkeleton, isPollCommand, waitSecondsOf } from "./command-skeleton.js"
+import { commandCore, commandSkeleton, isPollCommand, waitSecondsOf } from "./command-skeleton.js"
 import { failureTally, type FailureTally } from "./failure-tally.js"
 import { maskArguments, maskObservation, maskVolatile, NUMBER, saysNo } from "./masks.js"
 import { isFinishedReply } from "./repeated-action.js"
@@ -17,6 +18,8 @@ export interface StepRecord {
   readonly step: number
   /** Tool calls with whitespace-normalised arguments; "" for a step without tool calls. */
   readonly action: string
+  /** `action` with each shell command's output viewers left out (`commandCore`): the same run read through another pipe is one action. */
+  readonly coreAction: string
   /** Tool names of the step, in call order. */
   readonly tool: string
   /** The step's tool output with volatile parts masked (see `maskObservation`). */
@@ -93,6 +96,21 @@ export const replyChangedFiles = (m: AssistantMessage): boolean =>
   })
 
 /** One finished reply as a step record. */
+/** A call's input with its shell command (`command`, `cmd`, Codex's argv's last word) reduced to `commandCore`. */
+const coreInputOf = (input: unknown): unknown => {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return input
+  const out: Record<string, unknown> = { ...(input as Record<string, unknown>) }
+  for (const key of ["command", "cmd"]) {
+    const value = out[key]
+    if (typeof value === "string") out[key] = commandCore(value)
+    else if (Array.isArray(value) && typeof value.at(-1) === "string") out[key] = [...value.slice(0, -1), commandCore(value.at(-1) as string)]
+  }
+  return out
+}
+
+/** The step's calls as `toolSignature` spells them, each shell command reduced to what it runs. */
+const coreActionOf = (parts: ReadonlyArray<ToolPart>): string => parts.map((p) => `${p.name}(${callInputKey(coreInputOf(p.input))})`).join(";")
+
 export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const parts = toolPartsOf(m)
   const calls = parts.map((part) => ({ part, role: toolRole(part, OPTIONS) })).filter((c) => c.role !== "bookkeeping")
@@ -109,6 +127,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   return {
     step: m.step,
     action: toolSignature(m).replace(/\s+/g, " "),
+    coreAction: coreActionOf(parts).replace(/\s+/g, " "),
     tool: working.map((p) => p.name).join(";"),
     observation,
     changed,
