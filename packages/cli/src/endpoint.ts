@@ -18,6 +18,7 @@ import { loadCliConfig } from "./session.js"
 import { ensureWritableDir } from "./session-dir.js"
 import { openCliStore, storeTargetOf } from "./store-target.js"
 import { runTools } from "./tools/run-tools.js"
+import { unsetVariableShown } from "./env-name.js"
 
 const isDirectory = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
 
@@ -164,7 +165,7 @@ export const warnIfNoApiKey = (endpoint: Pick<Endpoint, "apiKeyEnv" | "secrets">
   if (endpoint.secrets.length > 0) return
   const state = process.env[endpoint.apiKeyEnv] === undefined ? "not set" : "empty"
   process.stderr.write(
-    `loopguard: warning: ${endpoint.apiKeyEnv} is ${state}: requests go without an API key (no Authorization header); set it, or name another variable with --api-key-env\n`
+    `loopguard: warning: ${unsetVariableShown(endpoint.apiKeyEnv, "--api-key-env")} is ${state}: requests go without an API key (no Authorization header); set it, or name another variable with --api-key-env\n`
   )
 }
 

@@ -142,3 +142,25 @@ describe("the bash tool", () => {
     expect(execFileSync("ls", [dir], { encoding: "utf8" })).toContain("ran")
   }, 30_000)
 })
+
+describe("tools.maxOutputChars: redacted, then cut", () => {
+  // A key of a well-known shape (fake), placed so that the head/tail cut of a 200-character cap splits it.
+  const KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z"
+  const { makeRedactor } = require("@loopguard/core/try-best") as typeof import("@loopguard/core/try-best")
+  const capped = makeTools(builtinTools(dir, 20_000, { maxOutputChars: 200 }), 20_000, makeRedactor([]))
+  const outputOf = (name: string, input: Record<string, unknown>) => Effect.runPromise(capped.execute({ id: "c1", name, input })).then((r) => r.output)
+  const pieces = (text: string) => [KEY.slice(8, 16), KEY.slice(-8)].filter((p) => text.includes(p))
+
+  test("a key the head/tail cut splits in two (4 characters in the head, the rest in the tail) reaches the model as [REDACTED]", async () => {
+    const output = await outputOf("bash", { command: `printf '%s' "$(printf 'x%.0s' $(seq 95)) ${KEY} $(printf 'y%.0s' $(seq 70))"` })
+    expect(output).toContain("[REDACTED]")
+    expect(pieces(output)).toEqual([])
+  }, 30_000)
+
+  test("a key split where a long output's tail begins, and one at read_file's cut, are not half shown", async () => {
+    const tailCut = await outputOf("bash", { command: `head -c 30000 /dev/zero | tr '\\0' 'z'; printf ' %s %s' "${KEY}" "$(printf 'w%.0s' $(seq 80))"` })
+    expect(pieces(tailCut)).toEqual([])
+    writeFileSync(join(dir, "cut-key.txt"), `${"r".repeat(165)} ${KEY} more`)
+    expect(pieces(await outputOf("read_file", { path: "cut-key.txt" }))).toEqual([])
+  }, 30_000)
+})

@@ -4,7 +4,7 @@
  * resolved). The shell is NOT a sandbox: it runs with the user's rights, in the working
  * directory, with a scrubbed environment, optionally only after the user approves each command.
  */
-import { type ToolDefinition, type ToolResult } from "@loopguard/effect"
+import { type ToolDefinition, type ToolResult, type ToolRunContext } from "@loopguard/effect"
 import { DEFAULT_ENV_DENY, DEFAULT_MAX_OUTPUT_CHARS, makeCappedOutput, runShell, scrubEnv } from "@loopguard/effect/tools"
 import { opendir } from "node:fs/promises"
 import type { Dirent } from "node:fs"
@@ -28,8 +28,11 @@ export interface BuiltinToolOptions {
   readonly env?: Readonly<Record<string, string | undefined>>
 }
 
-const clip = (text: string, max: number): string => {
-  const out = makeCappedOutput(max)
+/** A definition run outside `Tools` (a test calling `run` itself) is given no redactor. */
+const NO_REDACTOR: ToolRunContext = { redact: (text) => text }
+
+const clip = (text: string, max: number, redact: (text: string) => string): string => {
+  const out = makeCappedOutput(max, redact)
   out.push(text)
   return out.text()
 }
@@ -57,11 +60,13 @@ const readFileTool = (cwd: string, max: number): ToolDefinition => ({
     description: `Read a text file (path relative to the working directory; at most ${max} characters are returned).`,
     inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] }
   },
-  run: async (input) => {
+  run: async (input, _signal, { redact } = NO_REDACTOR) => {
     // UTF-8 needs at most 4 bytes a character: this many bytes always fill the character cap.
     const file = await readBounded(await confine(cwd, input["path"]), max * 4)
-    const text = file.text.length > max ? file.text.slice(0, max) : file.text
-    const cut = file.truncated || text.length < file.text.length
+    // Redacted before the cut, so a key at the cut is not half shown.
+    const whole = redact(file.text)
+    const text = whole.length > max ? whole.slice(0, max) : whole
+    const cut = file.truncated || text.length < whole.length
     return { state: "completed", output: cut ? `${text}\n…[file is ${file.size} bytes; only the beginning is shown]` : text }
   }
 })
@@ -72,11 +77,11 @@ const listDirTool = (cwd: string, max: number): ToolDefinition => ({
     description: "List the entries of a directory (path relative to the working directory).",
     inputSchema: { type: "object", properties: { path: { type: "string" } } }
   },
-  run: async (input) => {
+  run: async (input, _signal, { redact } = NO_REDACTOR) => {
     const listing = await listBounded(await confine(cwd, input["path"]), MAX_LISTED_ENTRIES)
     const names = listing.entries.map((e) => (e.isDirectory() ? `${e.name}/` : e.isSymbolicLink() ? `${e.name}@` : e.name)).sort()
     const more = listing.more ? `\n…[more than ${MAX_LISTED_ENTRIES} entries; only the first ${MAX_LISTED_ENTRIES} read are shown]` : ""
-    return { state: "completed", output: clip(names.join("\n"), max) + more }
+    return { state: "completed", output: clip(names.join("\n"), max, redact) + more }
   }
 })
 
@@ -98,10 +103,10 @@ const bashTool = (cwd: string, timeoutMs: number, options: BuiltinToolOptions, m
     },
     stopsAtTimeout: true,
     ...(approve !== undefined ? { authorize: async (input: Record<string, unknown>) => (commandOf(input) === "" ? { allowed: true as const } : approve(commandOf(input))) } : {}),
-    run: async (input, signal): Promise<ToolResult> => {
+    run: async (input, signal, { redact } = NO_REDACTOR): Promise<ToolResult> => {
       const command = commandOf(input)
       if (command === "") return { state: "error", output: "", error: "no command given: pass the shell command as `command` (a string)" }
-      const r = await runShell(command, { cwd, timeoutMs, signal, env: env(), maxOutputChars: max })
+      const r = await runShell(command, { cwd, timeoutMs, signal, env: env(), maxOutputChars: max, redact })
       return r.failure === undefined
         ? { state: "completed", output: r.output, exitCode: r.exitCode ?? 0 }
         : { state: "error", output: r.output, error: r.failure }

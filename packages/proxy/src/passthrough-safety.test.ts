@@ -140,12 +140,12 @@ for (const stack of ["node", "bun"] as const) {
 
     test("a path whose .. climbs above the base is refused with 400; an absolute-form request line is read for its path and never crashes the proxy", async () => {
       const below = await rig(stack, { base: "/v1" })
-      const climbing = await raw(below.proxy.port, "GET /v1/../../secret/admin HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      const climbing = await raw(below.proxy.port, "GET /v1/../../secret/admin HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
       // Bun's server resolves dot segments (clamped at the root) before the proxy sees the path: it stays below the base.
       if (stack === "node") expect(climbing.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request")
       expect(below.up.seen.every((s) => s.path.startsWith("/v1/"))).toBe(true)
       const { up, proxy } = await rig(stack, { base: "" })
-      const absolute = await raw(proxy.port, "GET http://127.0.0.1:1/x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+      const absolute = await raw(proxy.port, "GET http://127.0.0.1:1/x HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
       expect(absolute.split("\r\n")[0]).toBe("HTTP/1.1 200 OK")
       expect(up.seen.at(-1)?.path).toBe("/x")
       const health = await fetch(`${proxy.url}/loopguard/health`)

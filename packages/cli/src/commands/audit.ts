@@ -34,6 +34,8 @@ interface OneFile {
   readonly config: LoopguardConfig
   readonly html: HtmlTarget | undefined
   readonly progress: AuditProgress | undefined
+  /** The secrets redactor, applied to the log before the detectors quote it. */
+  readonly redact: (text: string) => string
 }
 
 /**
@@ -43,7 +45,7 @@ interface OneFile {
 const auditOne = (o: OneFile) => {
   const run = (path: string, name: string, format: TraceFormat | undefined) =>
     Effect.gen(function* () {
-      const result = yield* auditFile({ path, name, format }, o.config, o.progress)
+      const result = yield* auditFile({ path, name, format, redact: keepingName(o.redact, name) }, o.config, o.progress)
       const row = o.html === undefined ? undefined : yield* writeRunPage(o.html, o.k, result, path, o.config.input.maxLineBytes)
       return { result, row }
     })
@@ -123,7 +125,7 @@ export const auditCommand = Command.make(
       const rows: Array<IndexRow> = []
       for (const [k, run] of runs.entries()) {
         progress?.fileStarted(run.bytes)
-        const one = yield* auditOne({ run, k, format, config, html, progress: progress && ((i, n) => progress.step(i, n)) })
+        const one = yield* auditOne({ run, k, format, config, html, progress: progress && ((i, n) => progress.step(i, n)), redact })
         progress?.fileDone(one.result._tag === "audited" ? one.result.steps : 0)
         progress?.clear()
         results.push(one.result)

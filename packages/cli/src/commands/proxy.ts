@@ -13,6 +13,7 @@ import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { batchedLines } from "../batched-lines.js"
 import { UsageError } from "../errors.js"
+import { unsetVariableShown } from "../env-name.js"
 import { terminalSafeField } from "../render/terminal-safe.js"
 import { loadCliConfig } from "../session.js"
 import { ensureWritableDir } from "../session-dir.js"
@@ -133,11 +134,11 @@ export const proxyCommand = Command.make(
       const upstreamKey = config.proxy.upstreamKeyEnv === null ? undefined : process.env[config.proxy.upstreamKeyEnv]
       // A key variable named but not set would leave the proxy open, without the token it was meant to ask for.
       if (config.proxy.upstreamKeyEnv !== null && (upstreamKey === undefined || upstreamKey === "")) {
-        return yield* new UsageError({ message: `proxy.upstreamKeyEnv names ${config.proxy.upstreamKeyEnv}, which is not set (or empty): set it to the upstream key, or unset proxy.upstreamKeyEnv` })
+        return yield* new UsageError({ message: `proxy.upstreamKeyEnv names ${unsetVariableShown(config.proxy.upstreamKeyEnv, "proxy.upstreamKeyEnv")}, which is not set (or empty): set it to the upstream key, or unset proxy.upstreamKeyEnv` })
       }
       const token = process.env[config.proxy.tokenEnv]
       if (upstreamKey !== undefined && upstreamKey !== "" && (token === undefined || token === "")) {
-        return yield* new UsageError({ message: `proxy.upstreamKeyEnv: the proxy holds the upstream key, so clients must present a token: set ${config.proxy.tokenEnv}` })
+        return yield* new UsageError({ message: `proxy.upstreamKeyEnv: the proxy holds the upstream key, so clients must present a token: ${unsetVariableShown(config.proxy.tokenEnv, "proxy.tokenEnv")} is not set (or empty): set it` })
       }
       const weak = upstreamKey !== undefined && upstreamKey !== "" && token !== undefined ? weakToken(token) : null
       if (weak !== null) return yield* new UsageError({ message: `${config.proxy.tokenEnv}: the token clients present ${weak}` })

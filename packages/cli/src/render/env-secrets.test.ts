@@ -25,3 +25,9 @@ test("one list for every door: *AUTH* and *CREDENTIAL* names, and the credential
   expect(values).toContain("s3cretpw99")
   expect(values).not.toContain("/home/dev")
 })
+
+test("the secrets follow the shell scrub's name rule: MYSQL_PWD, DB_PASS, REDIS_PASS, NPM_AUTH, GITHUB_PAT, SENTRY_DSN; PWD and OLDPWD are no secrets", () => {
+  const credentials = { MYSQL_PWD: "mysql-pw-PROBE10", DB_PASS: "db-pass-PROBE10", REDIS_PASS: "redis-pass-PROBE10", NPM_AUTH: "npm-auth-PROBE10", GITHUB_PAT: "github-pat-PROBE10", SENTRY_DSN: "https://abc@o1.ingest.sentry.io/1" }
+  const values = secretValues({ ...credentials, PWD: "/home/someone/project", OLDPWD: "/home/someone/other" }, [])
+  expect([...values].sort()).toEqual(Object.values(credentials).sort())
+})

@@ -4,22 +4,22 @@
  * the model repeated. Only exact values are replaced, so ids and hashes in a trace stay intact.
  */
 import { MIN_SECRET_LENGTH as CORE_MIN_SECRET_LENGTH, redactSecrets } from "@loopguard/core/try-best"
-import { credentialValues } from "@loopguard/effect/tools"
+import { credentialValues, isCredentialName } from "@loopguard/effect/tools"
 
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSW|CREDENTIAL|AUTH/i
 const MIN_SECRET_LENGTH = 8
 export const REDACTED_VALUE = "[REDACTED]"
 
 /**
  * The environment's secrets, one list for every door the CLI has (what it prints, the sessions it
- * stores, exports and shows): values of variables named like a credential (`SECRET_NAME`, and
- * `alsoNames`), and those the shell scrub takes as credentials (`credentialValues`: a URL's password too).
+ * stores, exports and shows): values of variables named like a credential (`isCredentialName`, the
+ * shell scrub's rule, and `alsoNames`), and those the scrub takes as credentials by value
+ * (`credentialValues`: a URL with a password, and that password alone).
  */
 export const secretValues = (env: Readonly<Record<string, string | undefined>>, alsoNames: ReadonlyArray<string>): ReadonlyArray<string> =>
   [
     ...new Set([
       ...Object.entries(env)
-        .filter(([name, v]) => v !== undefined && (SECRET_NAME.test(name) || alsoNames.includes(name)))
+        .filter(([name, v]) => v !== undefined && (isCredentialName(name) || alsoNames.includes(name)))
         .map(([, v]) => v as string),
       ...credentialValues(env)
     ])

@@ -40,11 +40,11 @@ const skillTool = (skill: HandoffSkill, cwd: string, o: SkillToolOptions, env: R
   ...(o.approve !== undefined
     ? { authorize: async (input: Record<string, unknown>) => o.approve!(skillCommandLine(skill, typeof input["task"] === "string" ? input["task"] : "", o.mode)) }
     : {}),
-  run: async (input, signal): Promise<ToolResult> => {
+  run: async (input, signal, context): Promise<ToolResult> => {
     // The task leaves loopguard for another program: secrets of this process are taken out first.
     const task = typeof input["task"] === "string" ? redactSecrets(input["task"].trim(), o.env) : ""
     if (task === "") return { state: "error", output: "", error: "no task given: pass the whole task as `task` (a string)" }
-    const r = await runShell(skillCommandLine(skill, task, o.mode), { cwd, timeoutMs: o.timeoutMs, signal, env, maxOutputChars: o.maxOutputChars })
+    const r = await runShell(skillCommandLine(skill, task, o.mode), { cwd, timeoutMs: o.timeoutMs, signal, env, maxOutputChars: o.maxOutputChars, ...(context !== undefined ? { redact: context.redact } : {}) })
     return r.failure === undefined ? { state: "completed", output: r.output, exitCode: r.exitCode ?? 0 } : { state: "error", output: r.output, error: r.failure }
   }
 })

@@ -21,11 +21,11 @@ import { auditWindow, makeWindowStore } from "./window-store.js"
 const failed = (file: string, errors: ReadonlyArray<string>): FailedFile => ({ _tag: "failed", file, errors })
 
 /** The replay pass over a file that checked clean. */
-const replayFile = (source: TraceSource, check: TraceCheck, config: LoopguardConfig, progress?: AuditProgress) =>
+const replayFile = (source: TraceSource, check: TraceCheck, config: LoopguardConfig, progress?: AuditProgress, redact?: (text: string) => string) =>
   Effect.scoped(
     Effect.gen(function* () {
       const lines = yield* openTraceLines(source, config.input.maxLineBytes)
-      const feed = new StepFeed(lines, source.name, source.format)
+      const feed = new StepFeed(lines, source.name, source.format, redact)
       yield* Effect.promise(() => feed.fill(0))
       const store = makeWindowStore(auditWindow(config))
       const replay = layerStreamedReplay(feed, {
@@ -52,6 +52,11 @@ export interface AuditInput {
   readonly path: string
   readonly name: string
   readonly format?: TraceFormat | undefined
+  /**
+   * Applied to the log's text before the detectors read it (the CLI's secrets redactor): a finding
+   * quotes a command or text shortened, and a secret redacted after that cut is no longer recognised.
+   */
+  readonly redact?: (text: string) => string
 }
 
 /**
@@ -71,7 +76,7 @@ export const auditFile = Effect.fn("audit.auditFile")(function* (file: string | 
   const name = source.name
   if (check._tag === "Failure") return failed(name, [check.failure])
   if (check.success.errors.length > 0) return failed(name, check.success.errors.map(formatTraceProblem))
-  const exit = yield* Effect.exit(replayFile(source, check.success, config, progress))
+  const exit = yield* Effect.exit(replayFile(source, check.success, config, progress, input.redact))
   if (Exit.isFailure(exit)) {
     const reason = Cause.squash(exit.cause)
     return failed(name, [typeof reason === "string" ? reason : `${name}: replay failed: ${Cause.pretty(exit.cause).split("\n")[0]}`])

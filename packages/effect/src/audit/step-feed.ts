@@ -6,6 +6,7 @@
  */
 import type { UserMessage } from "@loopguard/core/model"
 import { readerFor, TraceStepAssembler, type ReadOut, type TraceFormat, type TraceProblem, type TraceReader, type TraceStep } from "@loopguard/core/trace"
+import { redactDeep } from "@loopguard/core/try-best"
 import { lineCut, type TraceLines } from "./trace-lines.js"
 
 /**
@@ -26,10 +27,15 @@ export class StepFeed {
   /** Line notes (cut lines) and consistency problems, in the order found. */
   readonly notes: Array<TraceProblem> = []
 
+  /**
+   * `redact` is applied to every parsed line before it is grouped into steps, so the detectors,
+   * which quote (and shorten) commands and text in their findings, never see a secret to cut in two.
+   */
   constructor(
     private readonly lines: TraceLines,
     readonly file: string,
-    format: TraceFormat = "trace"
+    format: TraceFormat = "trace",
+    private readonly redact?: (text: string) => string
   ) {
     this.reader = readerFor(format, file)
   }
@@ -51,7 +57,8 @@ export class StepFeed {
 
   private take(out: ReadOut): void {
     this.notes.push(...out.notes)
-    for (const line of out.lines) this.add(this.assembler.push(line))
+    const redact = this.redact
+    for (const line of out.lines) this.add(this.assembler.push(redact === undefined ? line : redactDeep(line, redact)))
   }
 
   /** Step `i`, if it has been read and not forgotten. */

@@ -29,7 +29,7 @@ export class TraceLines {
     return new TraceLines(await open(file, "r"), maxLineBytes)
   }
 
-  /** The next line, or null at the end of the file. */
+  /** The next line, or null at the end of the file. A line cut at `maxLineBytes` loses the token the cut split (see `withoutSplitToken`). */
   async next(): Promise<SplitLine | null> {
     while (this.at >= this.ready.length) {
       if (this.done) return null
@@ -40,12 +40,28 @@ export class TraceLines {
       } else this.ready = this.splitter.push(this.buffer.subarray(0, bytesRead))
       this.at = 0
     }
-    return this.ready[this.at++]!
+    const line = this.ready[this.at++]!
+    return line.capped ? { ...line, text: withoutSplitToken(line.text) } : line
   }
 
   close(): Promise<void> {
     return this.handle.close()
   }
+}
+
+/** Characters a key or token is made of. */
+const TOKEN_TAIL = /[A-Za-z0-9_\-+/=.~%]+$/
+/** A run longer than this at a cut is data (base64, a hash list), not one key: left as it is. */
+const MAX_SPLIT_TOKEN_CHARS = 4_096
+
+/**
+ * A cut line without the token the cut fell in. The rest of the line is never read, so that token
+ * cannot be redacted whole; its first part (`sk-proj-PrObE…`) is too short to be recognised, and
+ * would show on every page and line that quotes the step. Dropping it is what keeps it out.
+ */
+export const withoutSplitToken = (text: string): string => {
+  const run = TOKEN_TAIL.exec(text.slice(-MAX_SPLIT_TOKEN_CHARS - 1))?.[0] ?? ""
+  return run.length === 0 || run.length > MAX_SPLIT_TOKEN_CHARS ? text : text.slice(0, text.length - run.length)
 }
 
 /** How a capped line was cut, as the trace parser takes it (undefined for a whole line). */

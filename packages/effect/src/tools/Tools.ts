@@ -25,9 +25,18 @@ export interface ToolCall {
   readonly input: unknown
 }
 
+/** What a tool is given besides its input (by `Tools`; a caller running a definition itself may leave it out). */
+export interface ToolRunContext {
+  /**
+   * The redactor every result goes through afterwards. A tool that cuts its output (the shell's
+   * head and tail) applies it before the cut: a secret split by the cut would not be recognised.
+   */
+  readonly redact: (text: string) => string
+}
+
 export interface ToolDefinition {
   readonly spec: ToolSpec
-  readonly run: (input: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>
+  readonly run: (input: Record<string, unknown>, signal: AbortSignal, context?: ToolRunContext) => Promise<ToolResult>
   /**
    * The tool stops itself at the timeout and returns what it has (the shell returns the output
    * so far); the generic timeout then only steps in TIMEOUT_GRACE_MS later, as a backstop.
@@ -87,10 +96,10 @@ const unknownTool = (call: ToolCall): ToolResult => ({
 })
 
 /** One tool's own work as an Effect: an Effect handler as it is (a throw while building it is a failure), a Promise one wrapped with its signal. */
-const runDefinition = (def: AnyToolDefinition, input: Record<string, unknown>): Effect.Effect<ToolResult, unknown> =>
+const runDefinition = (def: AnyToolDefinition, input: Record<string, unknown>, context: ToolRunContext): Effect.Effect<ToolResult, unknown> =>
   "handler" in def
     ? Effect.flatten(Effect.try({ try: () => def.handler(input), catch: (e) => e }))
-    : Effect.tryPromise({ try: (signal) => def.run(input, signal), catch: (e) => e })
+    : Effect.tryPromise({ try: (signal) => def.run(input, signal, context), catch: (e) => e })
 
 /** Tools from plain async or Effect definitions, each run under a timeout; `redact` (default: Authorization/Bearer credentials only) is applied to every result's text. */
 export const makeTools = (
@@ -110,7 +119,7 @@ export const makeTools = (
         authorize === undefined
           ? Effect.succeed<ToolAuthorization>({ allowed: true })
           : Effect.tryPromise({ try: (signal) => authorize(input, signal), catch: (e) => e })
-      const run = runDefinition(def, input).pipe(
+      const run = runDefinition(def, input, { redact }).pipe(
         Effect.timeoutOrElse({
           duration: Duration.millis(def.stopsAtTimeout === true ? timeoutMs + TIMEOUT_GRACE_MS : timeoutMs),
           orElse: () => Effect.succeed<ToolResult>({ state: "error", output: "", error: `tool ${call.name} timed out after ${timeoutMs} ms` })

@@ -29,6 +29,8 @@ export interface ShellOptions {
   readonly env?: Readonly<Record<string, string>>
   /** Characters of output kept (head and tail); default 20 000. */
   readonly maxOutputChars?: number
+  /** Applied to the output before it is cut to head and tail (a key at the cut is then still whole). */
+  readonly redact?: (text: string) => string
 }
 
 export const DEFAULT_MAX_OUTPUT_CHARS = 20_000
@@ -38,7 +40,7 @@ export const PIPE_GRACE_MS = 500
 /** Runs a shell command in `cwd` with a timeout and abort signal; the child never outlives it. */
 export const runShell = (command: string, options: ShellOptions): Promise<ShellOutcome> =>
   new Promise((done) => {
-    const output = makeCappedOutput(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS)
+    const output = makeCappedOutput(options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS, options.redact)
     if (options.signal?.aborted === true) return done({ exitCode: null, output: "", failure: "cancelled before it started" })
     let stopped: string | undefined
     const child = spawn("bash", ["-c", command], {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { credentialValues, credentialVariables, scrubEnv } from "./tool-env.js"
+import { credentialValues, credentialVariables, isCredentialName, scrubEnv } from "./tool-env.js"
 
 const env = { PATH: "/bin", HOME: "/h", MY_KEY_VAR: "k1", LOOPGUARD_MODEL: "m", GITHUB_TOKEN: "t", DB_PASSWORD: "p", LANG: "C" }
 
@@ -35,5 +35,19 @@ describe("credentials found by shape, not only by list", () => {
   })
   test("their values (and a URL's password) are what the redactor must know", () => {
     expect([...credentialValues(env)].sort()).toEqual(["dbpw", "ghp_1", "postgres://app:dbpw@db/app", "pw1", "sk_live_x1"])
+  })
+})
+
+describe("one name rule for credentials", () => {
+  const credentials = ["MYSQL_PWD", "DB_PASS", "REDIS_PASS", "NPM_AUTH", "GITHUB_PAT", "SENTRY_DSN", "STRIPE_KEY", "SIGNING_KEY_ID", "OPENAI_APIKEY", "GCP_PRIVATE_KEY_PEM", "PGPASSWORD", "SESSION_SECRET_BASE", "GITHUB_TOKEN", "BASIC_AUTH", "HTTP_AUTHORIZATION", "AZURE_CREDENTIALS", "db_pass"]
+  const ordinary = ["PWD", "OLDPWD", "PATH", "HOME", "SSH_AUTH_SOCK", "GIT_AUTHOR_NAME", "XAUTHORITY", "TOKENIZERS_PARALLELISM", "KEYBOARD", "PASSAGE", "EDITOR"]
+  test("names holding PASSW, SECRET, TOKEN, AUTH, CREDENTIAL, API_KEY, PRIVATE_KEY, or ending _PASS, _PWD, _PAT, _DSN, _KEY are credentials; PWD, OLDPWD and the like are not", () => {
+    for (const name of credentials) expect([name, isCredentialName(name)]).toEqual([name, true])
+    for (const name of ordinary) expect([name, isCredentialName(name)]).toEqual([name, false])
+  })
+  test("the shell gets none of them, whatever the deny-list, and their values are the redactor's", () => {
+    const env = Object.fromEntries([...credentials, ...ordinary].map((name) => [name, `value-of-${name}`]))
+    expect(Object.keys(scrubEnv(env, { deny: [] })).sort()).toEqual([...ordinary].sort())
+    expect([...credentialValues(env)].sort()).toEqual(credentials.map((name) => `value-of-${name}`).sort())
   })
 })

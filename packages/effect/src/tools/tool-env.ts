@@ -1,7 +1,7 @@
 /**
  * The environment a tool command gets. The shell runs with the user's rights, so what it must
  * not see is removed here: the model API key's variable, loopguard's own `LOOPGUARD_*`
- * settings, every variable that looks like a credential — by name (CREDENTIAL_NAMES, always,
+ * settings, every variable that looks like a credential — by name (`isCredentialName`, always,
  * whatever the deny-list says) or by value (a URL carrying a user and password, such as
  * `DATABASE_URL`) — and a deny-list of further names. With an allow-list only the names on it
  * pass (the rules above still apply); `pass` names the credentials the user does want passed.
@@ -24,11 +24,25 @@ export const DEFAULT_ENV_DENY: ReadonlyArray<string> = [
   "NPM_CONFIG__AUTH*"
 ]
 
+/** Words that make a name a credential's wherever they stand in it: `PGPASSWORD`, `SESSION_SECRET_BASE`, `NPM_AUTH`, `OPENAI_APIKEY`. */
+const CREDENTIAL_WORDS = /PASSW|SECRET|TOKEN|AUTH|CREDENTIAL|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY/i
+/** Endings, and a `KEY` part, that do too: `DB_PASS`, `MYSQL_PWD`, `GITHUB_PAT`, `SENTRY_DSN`, `STRIPE_KEY`, `SIGNING_KEY_ID`. */
+const CREDENTIAL_PARTS = /_(?:PASS|PWD|PAT|DSN|KEY)$|(?:^|_)KEY(?:_|$)/i
 /**
- * Names that hold credentials, applied whatever `tools.envDeny` says (`*` any run of characters,
- * case-insensitive): `STRIPE_KEY`, `GITHUB_TOKEN`, `PGPASSWORD`, `SESSION_SECRET_BASE`, …
+ * Parts of names that hold those words but no credential, dropped before the test: the SSH agent's
+ * socket (`SSH_AUTH_SOCK`, which git over SSH needs), an author (`GIT_AUTHOR_NAME`, `XAUTHORITY`;
+ * `AUTHORIZATION` stays a credential), a tokenizer setting. `PWD` and `OLDPWD` match no rule.
  */
-export const CREDENTIAL_NAMES: ReadonlyArray<string> = ["*_KEY", "*_KEY_*", "*_TOKEN", "*_TOKEN_*", "*SECRET*", "*PASSWORD*", "*PASSWD*", "*_CREDENTIALS*"]
+const NOT_CREDENTIAL_PARTS = /AUTH_SOCK$|AUTHOR(?!IZ)|TOKENIZERS?/gi
+
+/**
+ * Whether a variable's name says it holds a credential: the one rule for the shell's scrub (applied
+ * whatever `tools.envDeny` says) and for the secrets the CLI redacts (`secretValues`).
+ */
+export const isCredentialName = (name: string): boolean => {
+  const meaningful = name.replace(NOT_CREDENTIAL_PARTS, "-")
+  return CREDENTIAL_WORDS.test(meaningful) || CREDENTIAL_PARTS.test(meaningful)
+}
 
 /** A value that is a URL with a password in it (`postgres://user:pw@host/db`). */
 const CREDENTIAL_URL = /^\s*[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^\s@]+@/i
@@ -53,9 +67,8 @@ const matcher = (patterns: ReadonlyArray<string>): ((name: string) => boolean) =
 
 /** Whether a variable looks like a credential, by its name or its value, and `pass` does not name it. */
 export const credentialVariables = (pass: ReadonlyArray<string> = []): ((name: string, value: string) => boolean) => {
-  const named = matcher(CREDENTIAL_NAMES)
   const passed = matcher(pass)
-  return (name, value) => (named(name) || CREDENTIAL_URL.test(value)) && !passed(name)
+  return (name, value) => (isCredentialName(name) || CREDENTIAL_URL.test(value)) && !passed(name)
 }
 
 /** The environment a tool process gets: secrets, `LOOPGUARD_*`, credentials and deny-listed names removed (or only the allow-list kept). */

@@ -1,0 +1,46 @@
+/**
+ * `audit` redacts before it cuts: a finding that quotes a command shortened, and a line cut at
+ * `input.maxLineBytes`, never show the first part of a key (fake keys below).
+ */
+import { afterAll, expect, test } from "bun:test"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+const dir = mkdtempSync(join(tmpdir(), "loopguard-audit-cut-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+const MAIN = join(import.meta.dir, "../main.ts")
+const KEY = "sk-proj-PrObE10Ab1234567890GhIjKlMnOpQrStUv"
+const PREFIX = "sk-proj-PrO"
+
+const cli = (args: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const child = Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: dir, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1", ...env } })
+  return { code: child.exitCode, out: child.stdout.toString() + child.stderr.toString() }
+}
+
+const jsonl = (records: ReadonlyArray<unknown>) => records.map((r) => JSON.stringify(r)).join("\n") + "\n"
+
+test("a failing command quoted (and shortened) by a finding shows [REDACTED], never the key's prefix", () => {
+  const command = `curl ${"a".repeat(54)} ghp_PROBE10ABCDEFGHIJKLMNOPQRSTUVWXYZ0123 ${KEY}`
+  const steps = [0, 1, 2, 3, 4].flatMap((i) => [
+    { type: "assistant", toolCalls: [{ id: `c${i}`, name: "bash", input: { command } }], finish: "tool-calls" },
+    { type: "tool-result", id: `c${i}`, name: "bash", output: "fail", exitCode: 1 }
+  ])
+  writeFileSync(join(dir, "loop.jsonl"), jsonl([{ type: "session", id: "loop" }, { type: "user", text: "go" }, ...steps, { type: "assistant", text: "done", finish: "stop" }]))
+  for (const args of [["audit", "loop.jsonl"], ["audit", "loop.jsonl", "--json"]]) {
+    const audited = cli(args)
+    expect(audited.out).toContain("bash")
+    expect(audited.out).not.toContain(PREFIX)
+  }
+}, 60_000)
+
+test("a line cut at input.maxLineBytes in the middle of a key: the page shows none of it", () => {
+  writeFileSync(join(dir, "cut.jsonl"), jsonl([{ type: "session", id: "s" }, { type: "user", text: `${"x".repeat(77)}${KEY} tail` }, { type: "assistant", text: "ok", finish: "stop" }]))
+  const audited = cli(["audit", "cut.jsonl", "--html", "cut.html"], { LOOPGUARD_INPUT_MAX_LINE_BYTES: "125" })
+  expect(audited.code).toBe(0)
+  const page = readFileSync(join(dir, "cut.html"), "utf8")
+  // The cut fell in the run of token characters the key ends: the run is dropped whole.
+  expect(page).toContain("only its first")
+  expect(page).not.toContain(PREFIX)
+}, 60_000)
