@@ -13,6 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { gzipSync } from "node:zlib"
 import { builtinTools } from "../../packages/cli/src/tools.js"
+import { makeRedactor, makeShapeStreamRedactor, redactSecrets } from "@loopguard/core/try-best"
 
 const mb = (bytes: number) => (bytes / 1e6).toFixed(1)
 
@@ -60,10 +61,46 @@ const sparseFile = async () => {
   }
 }
 
+/**
+ * The redactors over text made to be slow for them: long runs of name characters (`x.x.x.…`), a
+ * command name repeated along one line. Each must cost about what ordinary text of its size costs
+ * (a pattern tried from every boundary of such a run took seconds per 40 KB). Printed per input as
+ * the ratio to 40 KB of prose, whole text and streamed in 500-character pieces.
+ */
+const redactorInputs = () => {
+  const size = 40_000
+  const inputs: ReadonlyArray<readonly [string, string]> = [
+    ["prose", "The build failed, so I will read the log and run the tests again. ".repeat(size / 66)],
+    ["x.x.x… then a name", "x.".repeat(size / 2) + " token=abcd1234"],
+    ["a-a-a… then a name", "a-".repeat(size / 2) + " pass=abcd1234"],
+    ["mysql repeated on one line", "mysql -u -p ".repeat(size / 12)],
+    ["http repeated on one line", "http -a x ".repeat(size / 10)],
+    ["a:a:a… then a name", "a:".repeat(size / 2) + " token"]
+  ]
+  const redact = makeRedactor([])
+  const cost = (text: string): { whole: number; streamed: number } => {
+    const t0 = performance.now()
+    redact(text)
+    redactSecrets(text)
+    const t1 = performance.now()
+    const stream = makeShapeStreamRedactor([])
+    for (let i = 0; i < text.length; i += 500) stream.push(text.slice(i, i + 500))
+    stream.flush()
+    return { whole: t1 - t0, streamed: performance.now() - t1 }
+  }
+  cost(inputs[0]![1])
+  const base = cost(inputs[0]![1])
+  for (const [name, text] of inputs) {
+    const c = cost(text)
+    console.log(`redactors on ${name} (${text.length} chars): whole ${c.whole.toFixed(1)} ms (${(c.whole / base.whole).toFixed(1)}× prose), streamed ${c.streamed.toFixed(1)} ms (${(c.streamed / base.streamed).toFixed(1)}× prose)`)
+  }
+}
+
 export const main = async () => {
   console.log("## hostile inputs (default limits)")
   await gzipBomb()
   await sparseFile()
+  redactorInputs()
 }
 
 if (import.meta.main) await main()

@@ -131,8 +131,10 @@ const isBearerCredential = (value: string): boolean => /[\d._~+/=-]/.test(value)
 /** Names whose value is a secret unless it is code; the boundary redactor reads these only. */
 const STRONG_WORDS = String.raw`api[_-]?key|apikey|secret|password|passwd|access[_-]?key|private[_-]?key|client[_-]?secret|account[_-]?key`
 /** `NAME = value` / `name: "value"` where the name ends in one of `words`. */
+// A name starts where a run of name characters starts (not at every `.` or `-` inside it): tried from
+// every boundary, a long run such as `x.x.x.…` took time quadratic in its length.
 const assignmentOf = (words: string): RegExp =>
-  new RegExp(String.raw`\b((?:[A-Za-z0-9_.-]*[_.-])?(${words})["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\3`, "gi")
+  new RegExp(String.raw`(?<![A-Za-z0-9_.-])((?:[A-Za-z0-9_.-]*[_.-])?(${words})["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\3`, "gi")
 const ASSIGNMENT = assignmentOf(`${STRONG_WORDS}|credentials?|token|auth|pwd`)
 const FLAG = /(--(?:api-?key|token|password|secret|auth-token|access-token)(?:=|\s+))(["']?)([^\s"']{4,})\2/gi
 
@@ -152,10 +154,12 @@ const PASSWORD_SEGMENTS = new Set(["pass", "pwd"])
  * auth) are left to the entropy-aware `redactSecrets`: in stored conversations they are everyday
  * words in code and prose.
  */
-const STRONG_ASSIGNMENT = new RegExp(
-  String.raw`\b((?:[A-Za-z0-9_.-]*?)(${STRONG_WORDS}|${TOKEN_NAMES}|pass|pwd)([A-Za-z0-9_.-]*)["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\4`,
-  "gi"
-)
+const ASSIGNED_NAME = /(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]+(?=["']?[ \t]*(?:[:=]|[ \t]+["']))/g
+/** What follows such a name, read where it ends (sticky): the operator, an optional quote, the value. */
+const ASSIGNED_VALUE = /(["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\2/y
+/** The strong words and password segments a name read by STRONG_ASSIGNMENT may hold. */
+const CREDENTIAL_WORD = new RegExp(String.raw`${STRONG_WORDS}|${TOKEN_NAMES}|pass|pwd`, "gi")
+const CREDENTIAL_WORD_TEST = new RegExp(CREDENTIAL_WORD.source, "i")
 /** A word that may name one of them: the pass is skipped on text without one. */
 const STRONG_HINT = /api[_-]?key|apikey|secret|pass|pwd|access[_-]?key|private[_-]?key|account[_-]?key|token/i
 
@@ -192,16 +196,39 @@ const redactQueryAndCookies = (text: string): string => {
   return out
 }
 
-const redactStrongAssignments = (text: string): string =>
-  STRONG_HINT.test(text)
-    ? text.replace(STRONG_ASSIGNMENT, (m, head: string, word: string, rest: string, quote: string, value: string, at: number, whole: string) => {
-        const prefix = head.slice(0, head.toLowerCase().indexOf(word.toLowerCase()))
-        // The name starts at a word boundary: \b also holds inside `x.password`, so look one back.
-        if (at > 0 && /[A-Za-z0-9]/.test(whole[at - 1]!) && prefix === "") return m
-        if (!namesCredential(prefix, word, rest, value) || (quote === "" && VARIABLE.test(value))) return m
-        return assignmentValue(m, head, word, quote, value)
-      })
-    : text
+/** The strong word in `name` that makes it a credential's name (`namesCredential`), or null. */
+const credentialWordIn = (name: string, value: string): string | null => {
+  for (const m of name.matchAll(CREDENTIAL_WORD)) {
+    const at = m.index!
+    if (namesCredential(name.slice(0, at), m[0], name.slice(at + m[0].length), value)) return m[0]
+  }
+  return null
+}
+
+/**
+ * Each name followed by an assignment is found once (a name never starts inside another), and only a
+ * credential's name has its value read: the text is read in one pass, however long its runs of name
+ * characters (`x.x.x.…`, which a pattern trying every boundary read in quadratic time).
+ */
+const redactStrongAssignments = (text: string): string => {
+  if (!STRONG_HINT.test(text)) return text
+  let out = ""
+  let last = 0
+  for (const m of text.matchAll(ASSIGNED_NAME)) {
+    const name = m[0]
+    const end = m.index! + name.length
+    if (m.index! < last || name.length > 200 || !CREDENTIAL_WORD_TEST.test(name)) continue
+    ASSIGNED_VALUE.lastIndex = end
+    const v = ASSIGNED_VALUE.exec(text)
+    if (v === null) continue
+    const [, operator, quote, value] = v as unknown as [string, string, string, string]
+    const word = credentialWordIn(name, value)
+    if (word === null || (quote === "" && VARIABLE.test(value))) continue
+    out += text.slice(last, m.index) + assignmentValue(name + v[0], name + operator, word, quote, value)
+    last = end + v[0].length
+  }
+  return last === 0 ? text : out + text.slice(last)
+}
 const WEAK_WORDS = new Set(["token", "auth", "pwd"])
 const CODE_VALUE = /^(?:[A-Za-z_$][\w$]*(?:(?:\.|\?\.|::)[A-Za-z_$][\w$]*)+.*|[A-Za-z_$][\w$]*\(.*|\$\{?\w+\}?|null|none|nil|true|false|undefined|os\.environ.*|process\.env.*)$/i
 
@@ -298,14 +325,15 @@ const redactUserFlag = (text: string): string =>
  * pattern: `--password VALUE` (a space, not `=`; `--http-password` too), `sshpass -p VALUE`,
  * `docker login -p VALUE`, httpie's `http -a user:VALUE`, `mysql -pVALUE`, a `.netrc`
  * line, a Docker config's `"auth": "<base64>"`, Azure's subscription key header, a Slack webhook.
- * Each keeps its head and drops the value.
+ * Each keeps its head and drops the value. A flag is looked for within 200 characters of its
+ * command, so a long line full of command names costs one pass, not one per name.
  */
 const CREDENTIAL_PHRASES: ReadonlyArray<readonly [hint: RegExp, pattern: RegExp]> = [
   [/-(?:password|passwd|secret|api-?key|auth-token|access-token)[ \t]/i, /(--(?:[a-z]+-)?(?:password|passwd|secret|api-?key|auth-token|access-token)[ \t]+)(["']?)([^\s"'$-][^\s"']{3,})\2/gi],
   [/sshpass/, /(\bsshpass[ \t]+-p[ \t]*)(["']?)([^\s"'$-][^\s"']*)\2/g],
-  [/docker/, /(\bdocker[ \t]+login\b[^\n|;&]*?[ \t]-p[ \t]+)(["']?)([^\s"'$-][^\s"']*)\2/g],
-  [/http/, /(\bhttps?(?:[ \t][^\n|;&]*?)?[ \t]-a[ \t]+[^\s:"'$]*:)()([^\s"'$/~][^\s"']*)/g],
-  [/mysql|mariadb/, /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb)\b[^\n|;&]*?[ \t]-p)()([^\s"'$-][^\s"']*)/g],
+  [/docker/, /(\bdocker[ \t]+login\b[^\n|;&]{0,200}?[ \t]-p[ \t]+)(["']?)([^\s"'$-][^\s"']*)\2/g],
+  [/http/, /(\bhttps?(?:[ \t][^\n|;&]{0,200}?)?[ \t]-a[ \t]+[^\s:"'$]*:)()([^\s"'$/~][^\s"']*)/g],
+  [/mysql|mariadb/, /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb)\b[^\n|;&]{0,200}?[ \t]-p)()([^\s"'$-][^\s"']*)/g],
   [/machine/, /(\bmachine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)()(\S+)/g],
   [/"auth"/, /("auth"[ \t]*:[ \t]*)(")([A-Za-z0-9+/]{8,}={0,2})\2/g],
   [/subscription-key/i, /(ocp-apim-subscription-key["']?[ \t]*[:=][ \t]*)(["']?)([^\s"',;]{8,})\2/gi],
@@ -423,6 +451,7 @@ const PATTERN_HEAD = new RegExp(
  * `docker login -u me -p VALUE`, httpie's `http GET url -a me:VALUE`, a `.netrc` line): held to the
  * end of its line.
  */
+const LINE_HOLD_MOST = 512
 const LINE_HEAD = /(?:\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb|sshpass|docker|machine)\b|(?:^|[\s;&|(])https?(?=[ \t]|$))(?=[^\n]*$)/
 /** Complete words read after a head: the scheme and the value. */
 const WORDS_AFTER_HEAD = 2
@@ -447,8 +476,9 @@ const heldFrom = (text: string): number => {
     if (PATTERN_HEAD.test(text.slice(start, word).trimEnd())) at = start
     word = start
   }
-  const line = LINE_HEAD.exec(text)
-  if (line !== null) at = Math.min(at, line.index)
+  // Held no further than a phrase reaches (200 characters past its command): a long line is let out.
+  const line = LINE_HEAD.exec(text.slice(-LINE_HOLD_MOST))
+  if (line !== null) at = Math.min(at, text.length - Math.min(text.length, LINE_HOLD_MOST) + line.index)
   const begin = text.lastIndexOf("-----BEGIN")
   return begin !== -1 && !/-----END [A-Z ]*-----/.test(text.slice(begin)) ? Math.min(at, begin) : at
 }
