@@ -19,6 +19,7 @@ import { main as proxyOverhead } from "./proxy-overhead.js"
 import { main as proxyRecording } from "./proxy-recording.js"
 import { main as repeatGuardMade } from "./repeat-guard-made.js"
 import { main as auditPage } from "./audit-page.js"
+import { main as hostileInputs } from "./hostile-inputs.js"
 import { quick } from "./lib/measure.js"
 
 const isQuick = quick()
@@ -41,7 +42,8 @@ for (const [name, bench] of [
   ["repetition guard made per stream", () => repeatGuardMade()],
   ["proxy overhead", () => proxyOverhead(isQuick)],
   ["proxy session recording", () => proxyRecording(isQuick ? 100 : 300)],
-  ["audit page", () => auditPage(isQuick ? 2_500 : 10_000)]
+  ["audit page", () => auditPage(isQuick ? 2_500 : 10_000)],
+  ["hostile inputs", () => hostileInputs()]
 ] as const) {
   const t0 = performance.now()
   await bench()
