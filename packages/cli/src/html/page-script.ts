@@ -43,7 +43,9 @@ export const PAGE_SCRIPT = String.raw`
   function lazyFold(cls, title, fill) {
     var d = el("details", cls), s = el("summary", null, title), filled = false;
     d.appendChild(s);
-    d.addEventListener("toggle", function () { if (d.open && !filled) { filled = true; fill(d); } });
+    // Filled when first opened; \`fillNow\` lets a jump fill it at once, so the step has its height before it is scrolled to.
+    d.fillNow = function () { if (!filled) { filled = true; fill(d); } };
+    d.addEventListener("toggle", function () { if (d.open) d.fillNow(); });
     return d;
   }
   function shortInput(c) { var t = c.input.replace(/\s+/g, " "); return t.length > 90 ? t.slice(0, 89) + "\u2026" : t; }
@@ -138,7 +140,7 @@ export const PAGE_SCRIPT = String.raw`
     drawUpTo(n);
     var a = document.getElementById("step-" + n);
     if (!a) return;
-    Array.prototype.forEach.call(a.querySelectorAll("details"), function (d) { d.open = true; });
+    Array.prototype.forEach.call(a.querySelectorAll("details"), function (d) { d.open = true; if (d.fillNow) d.fillNow(); });
     var prev = document.querySelector(".step.focused");
     if (prev) prev.classList.remove("focused");
     a.classList.add("focused");

@@ -3,6 +3,7 @@
  * i.e. the event, that filed them) are written out; the timeline is drawn by the page's script
  * from the embedded data. Nothing is loaded from anywhere (docs/audit.md).
  */
+import { callInputKey } from "@loopguard/core/model"
 import type { AuditIncident } from "@loopguard/effect/audit"
 import { contentSecurityPolicy, escapeHtml as h, jsonForScript } from "./escape.js"
 import type { RunPage } from "./page-model.js"
@@ -61,9 +62,18 @@ const eventList = (incidents: ReadonlyArray<AuditIncident>): string => {
 const noteList = (notes: ReadonlyArray<string>): string =>
   notes.length === 0 ? "" : `<details><summary>${notes.length} reader note${notes.length === 1 ? "" : "s"}</summary><ul class="notes">${notes.map((n) => `<li>${h(n)}</li>`).join("")}</ul></details>`
 
+/** A call as the detectors tell calls apart (`callInputKey`: a shell call's description left out), from its input as the page holds it. */
+const callIdentity = (name: string, input: string): string => {
+  try {
+    return `${name}\u0000${callInputKey(JSON.parse(input))}`
+  } catch {
+    return `${name}\u0000${input}`
+  }
+}
+
 /** The page of one run. */
 export const renderRunPage = (page: RunPage): string => {
-  const signatures = page.steps.map((st) => new Set(st.calls.map((c) => `${c.name}\u0000${c.input}`)))
+  const signatures = page.steps.map((st) => new Set(st.calls.map((c) => callIdentity(c.name, c.input))))
   const none: ReadonlySet<string> = new Set()
   const s = summarize(page.incidents, (n) => signatures[n] ?? none)
   const stop = page.exit !== null && page.exit.reason !== "final" ? page.exit : null

@@ -95,7 +95,6 @@ export const replyChangedFiles = (m: AssistantMessage): boolean =>
     return role !== "bookkeeping" && changesFiles({ part, role })
   })
 
-/** One finished reply as a step record. */
 /** A call's input with its shell command (`command`, `cmd`, Codex's argv's last word) reduced to `commandCore`. */
 const coreInputOf = (input: unknown): unknown => {
   if (input === null || typeof input !== "object" || Array.isArray(input)) return input
@@ -111,6 +110,7 @@ const coreInputOf = (input: unknown): unknown => {
 /** The step's calls as `toolSignature` spells them, each shell command reduced to what it runs. */
 const coreActionOf = (parts: ReadonlyArray<ToolPart>): string => parts.map((p) => `${p.name}(${callInputKey(coreInputOf(p.input))})`).join(";")
 
+/** One finished reply as a step record. */
 export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const parts = toolPartsOf(m)
   const calls = parts.map((part) => ({ part, role: toolRole(part, OPTIONS) })).filter((c) => c.role !== "bookkeeping")
