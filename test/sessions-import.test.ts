@@ -43,7 +43,7 @@ describe("sessions import", () => {
       const r = await cli(["sessions", "import", file, "--session-dir", target, "--as", id])
       expect(r.code).toBe(2)
       // A long id is quoted by its beginning only (the problem says how long it is).
-      expect(r.err).toMatch(/^loopguard: --as ".*"…?: (holds spaces or control characters|is 200 characters long \(at most 128\)|is empty); give one with --as ID\n$/)
+      expect(r.err).toMatch(/^loopguard: --as ".*"…?: (holds spaces or control characters \(letters, digits, \. _ - only\)|is 200 characters long \(at most 128\)|is empty); give one with --as ID\n$/)
     }
     const ok = await cli(["sessions", "import", file, "--session-dir", target, "--as", "fine-id"])
     expect(ok.code).toBe(0)
