@@ -28,8 +28,9 @@ export const pollingOnward = (run: ReadonlyArray<StepRecord>): boolean =>
   run.length > 0 && run.every((r, i) => r.poll && (i === 0 || r.rawObservation !== run[i - 1]!.rawObservation))
 
 /**
- * How far the newest steps, polls of which the newest sleeps, are past their patience, in steps: 0
- * while they wait; null when the newest step is no such poll (then nothing is waiting).
+ * How far the newest steps, a run of polls of which one waits (a sleep, or a command that blocks), are
+ * past their patience, in steps: 0 while they wait; null when the newest step is no poll, or no poll
+ * of the run waits and none is past looking `POLL_MOST_UNCHANGED` times at one answer but its numbers.
  * `minimum`: the fewest looks with one answer allowed, whatever the sleep.
  */
 export const pollOverdue = (records: ReadonlyArray<StepRecord>, minimum: number): number | null => {
