@@ -2,6 +2,15 @@ import { describe, expect, test } from "bun:test"
 import fc from "fast-check"
 import { makeRedactor, makeShapeStreamRedactor, makeStreamRedactor, REDACTED, redactDeep, redactSecrets } from "./redact.js"
 
+
+/** Streamed in two pieces, cut at every place, the text comes out as `redact` gives it whole. */
+const expectEverySplitRedacted = (text: string, redact: (text: string) => string): void => {
+  for (let cut = 1; cut < text.length; cut++) {
+    const s = makeShapeStreamRedactor([])
+    expect(s.push(text.slice(0, cut)) + s.push(text.slice(cut)) + s.flush()).toBe(redact(text))
+  }
+}
+
 describe("redactSecrets: environment values", () => {
   test("values of given variables are removed wherever they appear; short values stay", () => {
     const env = { MY_SERVICE_KEY: "s3cretvalue", SHORT: "abc12", EMPTY: undefined }
@@ -267,10 +276,7 @@ describe("makeRedactor: secrets written as name = value", () => {
   })
   test("a stream split inside the name or the value is redacted as the whole text is", () => {
     const text = "then set aws_secret_access_key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY and retry"
-    for (let cut = 1; cut < text.length; cut++) {
-      const s = makeShapeStreamRedactor([])
-      expect(s.push(text.slice(0, cut)) + s.push(text.slice(cut)) + s.flush()).toBe(redact(text))
-    }
+    expectEverySplitRedacted(text, redact)
   })
 })
 
@@ -287,10 +293,7 @@ describe("makeRedactor: a URL query's credential and a cookie header", () => {
   })
   test("streamed, split anywhere, it is redacted as the whole text is", () => {
     const text = "sent Cookie: session=COOKIEVAL7f3a9b; theme=dark\nand https://x.example/a?key=QKEYabc123def456 done"
-    for (let cut = 1; cut < text.length; cut++) {
-      const s = makeShapeStreamRedactor([])
-      expect(s.push(text.slice(0, cut)) + s.push(text.slice(cut)) + s.flush()).toBe(redact(text))
-    }
+    expectEverySplitRedacted(text, redact)
   })
 })
 
@@ -306,10 +309,7 @@ describe("makeRedactor: a password given to curl's -u / --user", () => {
   })
   test("streamed, split anywhere, it is redacted as the whole text is", () => {
     const text = "ran curl -s -u admin:S3cretPassw0rd https://api.example/v1 and got 200"
-    for (let cut = 1; cut < text.length; cut++) {
-      const s = makeShapeStreamRedactor([])
-      expect(s.push(text.slice(0, cut)) + s.push(text.slice(cut)) + s.flush()).toBe(redact(text))
-    }
+    expectEverySplitRedacted(text, redact)
   })
 })
 
@@ -355,10 +355,7 @@ describe("makeRedactor: credentials in names that hold a strong word, command fl
   test("streamed, split anywhere, each is redacted as the whole text is", () => {
     for (const [text] of gone.slice(0, 22)) {
       const line = `ran ${text} then more words`
-      for (let cut = 1; cut < line.length; cut++) {
-        const s = makeShapeStreamRedactor([])
-        expect(s.push(line.slice(0, cut)) + s.push(line.slice(cut)) + s.flush()).toBe(redact(line))
-      }
+      expectEverySplitRedacted(line, redact)
     }
   })
 })
