@@ -60,14 +60,22 @@ export const repeatedFailure = (records: ReadonlyArray<StepRecord>, opts: Repeat
  * 3, 2, 3, 2 or going round 5, 4, 3, 5, 4, 3 is not, and its runs since its best count. Runs
  * without counts or measures set no record.
  */
+/** A record's measures, read once: the judge asks about the same runs at every step. */
+const measured = new WeakMap<StepRecord, ReadonlyMap<string, number>>()
+const measuresOfRecord = (r: StepRecord): ReadonlyMap<string, number> => {
+  let m = measured.get(r)
+  if (m === undefined) measured.set(r, (m = measuresOf(r.rawObservation)))
+  return m
+}
+
 const sinceLastRecord = (runs: ReadonlyArray<StepRecord>): number => {
   const oldestFirst = [...runs].reverse()
-  const measured = measureRecords(oldestFirst.map((r) => measuresOf(r.rawObservation)))
+  const measureRecordAt = measureRecords(oldestFirst.map(measuresOfRecord))
   let best = oldestFirst[0]?.tally ?? null
   let last = 0
   oldestFirst.forEach((r, i) => {
     if (i === 0) return
-    if (tallyImproved(best, r.tally) || measured[i] === true) last = i
+    if (tallyImproved(best, r.tally) || measureRecordAt[i] === true) last = i
     if (tallyImproved(best, r.tally)) best = r.tally
   })
   return runs.length - last

@@ -2,7 +2,6 @@ import { describe, expect, test } from "bun:test"
 import fc from "fast-check"
 import { makeRedactor, makeShapeStreamRedactor, makeStreamRedactor, REDACTED, redactDeep, redactSecrets } from "./redact.js"
 
-
 /** Streamed in two pieces, cut at every place, the text comes out as `redact` gives it whole. */
 const expectEverySplitRedacted = (text: string, redact: (text: string) => string): void => {
   for (let cut = 1; cut < text.length; cut++) {
