@@ -74,6 +74,16 @@ describe("repeatedFailure", () => {
     const far = [test_(), ...Array.from({ length: 20 }, (_, i) => edit(i)), test_(), test_()]
     expect(repeatedFailure(far)).toBeNull()
   })
+  test("steps that repeat a later step cost none of the lookback: a restart cycle costs two steps a round", () => {
+    const probe = rec("curl -s localhost:3000", "000", { failed: true })
+    const cycle = (pid: number) => [rec("npm run dev &", `[1] <n>`), probe, rec("tail -n 3 dev.log", "EADDRINUSE"), rec(`kill ${pid}`, "")]
+    const rounds = Array.from({ length: 8 }, (_, i) => cycle(20000 + i)).flat().slice(0, -2)
+    expect(repeatedFailure(rounds)).toMatchObject({ count: 8 })
+    // However often they repeat, the scan ends at 5 times the lookback.
+    const long = [probe, probe, ...Array.from({ length: 100 }, () => rec("git status", "clean")), probe]
+    expect(repeatedFailure(long)).toBeNull()
+    expect(repeatedFailure([probe, probe, ...Array.from({ length: 90 }, () => rec("git status", "clean")), probe])).toMatchObject({ count: 3 })
+  })
   test("a suite that fails less after each edit moves on; as many failing, or more, is the same failure", () => {
     const run = (failing: number, passing = 40) => rec("npm test", "FAIL <path> Tests: 0 failed, 0 passed", { failed: true, tally: { failing, passing } })
     expect(repeatedFailure([run(19), edit(1), run(18), edit(2), run(17)])).toBeNull()

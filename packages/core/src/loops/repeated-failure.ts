@@ -2,7 +2,8 @@
  * Repeated failure: the same command fails again and again with the same (masked) error, whether
  * or not files were edited in between — a test that keeps failing the same way after every edit
  * means the edits are not reaching the problem. Its earlier runs need not be consecutive: other
- * steps (edits, views) may lie between them, within `lookback` steps.
+ * steps (edits, views) may lie between them, within `lookback` steps (repeats of a later step between
+ * them not counted).
  */
 import { measureRecords, measuresOf, tallyImproved } from "./failure-tally.js"
 import type { StepRecord } from "./step-record.js"
@@ -10,11 +11,18 @@ import type { StepRecord } from "./step-record.js"
 export interface RepeatedFailureOptions {
   /** Runs of one action, each failing with one masked output, that make a loop. */
   readonly repeats: number
-  /** How far back (in steps) the earlier runs are looked for. */
+  /**
+   * How far back the earlier runs are looked for, in steps: the runs and the steps between that do
+   * something not done since (a step between repeating a later one's action is free); never past
+   * 5 times as many steps.
+   */
   readonly lookback: number
 }
 
 export const DEFAULT_REPEATED_FAILURE: RepeatedFailureOptions = { repeats: 3, lookback: 20 }
+
+/** However often the steps between repeat, no earlier run is looked for past this many times `lookback` steps. */
+const MAX_SCAN_FACTOR = 5
 
 export interface RepeatedFailure {
   readonly action: string
@@ -33,8 +41,15 @@ export const repeatedFailure = (records: ReadonlyArray<StepRecord>, opts: Repeat
   // The runs of the streak, newest first, each with whether a file changed between it and the next.
   const runs: Array<{ readonly run: StepRecord; readonly editedAfter: boolean }> = [{ run: newest, editedAfter: false }]
   let changedSince = false
-  for (let i = n - 2; i >= Math.max(0, n - opts.lookback); i--) {
+  const seen = new Set<string>()
+  let budget = opts.lookback - 1
+  for (let i = n - 2; i >= Math.max(0, n - MAX_SCAN_FACTOR * opts.lookback) && budget > 0; i--) {
     const r = records[i]!
+    // A step between the runs that does again what a later one did brings nothing new and costs
+    // none of the lookback: a restart cycle (start, probe, read the log, kill) costs two steps a
+    // round (the probe and the kill of another pid), not four. The runs themselves always cost one.
+    if (r.action === newest.action || !seen.has(r.action)) budget--
+    seen.add(r.action)
     if (r.action !== newest.action) {
       changedSince ||= r.changed
       continue

@@ -14,6 +14,8 @@ const feed = (texts: ReadonlyArray<string>, state: TextLoopState = TextLoopDetec
   return { state, triggers }
 }
 
+const keyWithCall = (name: string, input: unknown) => textLoopKey(reply({ id: "t", text: "I need to find the race.", tools: [[name, input]] }))
+
 describe("textLoopKey", () => {
   test("a megabyte reply is keyed from a folded head, with the key of the whole fold", () => {
     const text = `  Let me   CHECK the ${"Σα ".repeat(150)}file\n\n${"and so on ".repeat(100_000)}`
@@ -52,6 +54,14 @@ describe("textLoopKey", () => {
     expect(k({ command: "ls", cwd: "/" })).toBe(k({ cwd: "/", command: "ls" }))
     expect(k({ command: "ls" })).not.toBe(k({ command: "pwd" }))
     expect(k({ command: "ls" })).not.toBe(textLoopKey(reply({ id: "b", text: "run it" })))
+  })
+
+  test("a think call's thought is reasoning: left out of the key, unlike any other call's arguments", () => {
+    const k = keyWithCall
+    expect(k("think", { thought: "where is the race? (iteration 1)" })).toBe(k("think", { thought: "where is the race? (iteration 2)" }))
+    expect(k("sequentialthinking", { thought: "a", thoughtNumber: 1 })).toBe(k("sequentialthinking", { thought: "b", thoughtNumber: 2 }))
+    expect(k("think", { thought: "a" })).not.toBe(k("todowrite", { todos: ["a"] }))
+    expect(k("todowrite", { todos: ["a"] })).not.toBe(k("todowrite", { todos: ["b"] }))
   })
 
   test("no key for tool-only or synthetic-only steps; reasoning is ignored", () => {

@@ -3,7 +3,8 @@
  * a row, with no file changed by another step between them. Escalates mild → strong → terminate over successive triggers. A small state machine with
  * plain, serializable state so a RunLoop can persist it between steps.
  */
-import { textOf, toolSignature, type AssistantMessage } from "../model/message.js"
+import { callInputKey } from "../model/call-key.js"
+import { textOf, toolPartsOf, type AssistantMessage } from "../model/message.js"
 import { dropLeadingPrefix, firstChars, foldTextHead } from "./normalize.js"
 
 export interface TextLoopOptions {
@@ -58,6 +59,22 @@ export interface TextLoopContext {
 }
 
 /**
+ * Tools whose input is the agent's own reasoning written down (OpenHands' `think`, the MCP
+ * sequential-thinking server's tool), compared case-insensitively.
+ */
+const THINK_TOOLS: ReadonlyArray<string> = ["think", "sequentialthinking", "sequential_thinking"]
+
+/**
+ * The calls of a step as the text loop compares them: each call's name and arguments, except a think
+ * call's, which is reasoning (not part of the key either) and numbers itself ("thought 7 of 9"): the
+ * same paragraph said before 25 think calls is one loop, however each thought ends.
+ */
+const callsKey = (step: AssistantMessage): string =>
+  toolPartsOf(step)
+    .map((p) => (THINK_TOOLS.includes(p.name.toLowerCase()) ? `${p.name}()` : `${p.name}(${callInputKey(p.input)})`))
+    .join(";")
+
+/**
  * The key of one step, or null when its visible (non-synthetic) text is empty: tool-call-only
  * steps are not recorded. Reasoning is deliberately not part of the key.
  */
@@ -68,7 +85,7 @@ export const textLoopKey = (step: AssistantMessage, opts: TextLoopOptions = DEFA
   if (folded.length === 0) return null
   const text = firstChars(dropLeadingPrefix(folded, opts.prefixes), opts.keyChars)
   // Folded text holds no newline, so "\n" separates text from tools unambiguously.
-  return `${text}\n${toolSignature(step)}`
+  return `${text}\n${callsKey(step)}`
 }
 
 const levelOf = (count: number): TextLoopLevel => (count === 1 ? "mild" : count === 2 ? "strong" : "terminate")
