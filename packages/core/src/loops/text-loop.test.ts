@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test"
 import fc from "fast-check"
 import { reply } from "./fixtures.js"
 import { dropLeadingPrefix, firstChars, foldText } from "./normalize.js"
-import { DEFAULT_TEXT_LOOP, TextLoopDetector, textLoopKey, type TextLoopState } from "./text-loop.js"
+import { DEFAULT_TEXT_LOOP, PARAGRAPH_CHARS, TextLoopDetector, textLoopKey, type TextLoopState } from "./text-loop.js"
 
 const feed = (texts: ReadonlyArray<string>, state: TextLoopState = TextLoopDetector.init()) => {
   const triggers: Array<string | null> = []
@@ -215,5 +215,33 @@ describe("work between the repeats", () => {
     const look = (i: number) => reply({ id: `l${i}`, tools: [["read", { path: "src/parser.py" }]] })
     const steps = Array.from({ length: 3 }, (_, i) => [{ reply: look(i), changed: false }, { reply: testRun(i), changed: false }]).flat()
     expect(consumeAll(steps).at(-1)).toBe("mild")
+  })
+})
+
+describe("one paragraph over other calls", () => {
+  const apology =
+    "I apologize for the confusion. Looking at this more carefully, the issue is that the reconnect timer is not cleared when the socket closes. Let me take a step back."
+  const grep = (i: number, text: string) => reply({ id: `g${i}`, text, tools: [["bash", { command: `grep -n pattern${i} src/ws.ts` }]] })
+  const levels = (steps: ReadonlyArray<ReturnType<typeof reply>>, changed: (i: number) => boolean = () => false) => {
+    let state = TextLoopDetector.init()
+    return steps.map((r, i) => {
+      const step = TextLoopDetector.consume(state, r, { cropped: false, changed: changed(i) })
+      state = step.state
+      return step.trigger?.level ?? null
+    })
+  }
+
+  test("a long paragraph said on bufferSize steps in a row is a loop whatever the calls; its next trigger needs as many fresh", () => {
+    expect(apology.length).toBeGreaterThanOrEqual(PARAGRAPH_CHARS)
+    const out = levels(Array.from({ length: 10 }, (_, i) => grep(i, apology)))
+    expect(out).toEqual([null, null, null, null, "mild", null, null, null, null, "strong"])
+  })
+
+  test("short narration over other calls is how agents talk; a short step or another step's file change breaks a paragraph's run", () => {
+    expect(levels(Array.from({ length: 10 }, (_, i) => grep(i, "Let me check the next place the timer is set.")))).toEqual(Array(10).fill(null))
+    const broken = Array.from({ length: 8 }, (_, i) => grep(i, i === 4 ? "Now the tests." : apology))
+    expect(levels(broken)).toEqual(Array(8).fill(null))
+    const edited = Array.from({ length: 8 }, (_, i) => (i === 4 ? reply({ id: "e", tools: [["edit", { path: "src/ws.ts" }]] }) : grep(i, apology)))
+    expect(levels(edited, (i) => i === 4)).toEqual(Array(8).fill(null))
   })
 })

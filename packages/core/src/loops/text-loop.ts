@@ -1,6 +1,7 @@
 /**
  * Cross-step text loop (docs/loops.md): the same visible reply (plus the same tool calls) three steps in
- * a row, with no file changed by another step between them. Escalates mild → strong → terminate over successive triggers. A small state machine with
+ * a row, or the same long paragraph five steps in a row whatever the calls, with no file changed by
+ * another step between them. Escalates mild → strong → terminate over successive triggers. A small state machine with
  * plain, serializable state so a RunLoop can persist it between steps.
  */
 import { callInputKey } from "../model/call-key.js"
@@ -8,7 +9,10 @@ import { textOf, toolPartsOf, type AssistantMessage } from "../model/message.js"
 import { dropLeadingPrefix, firstChars, foldTextHead } from "./normalize.js"
 
 export interface TextLoopOptions {
-  /** How many recent step keys are kept (never fewer than `repeats`). */
+  /**
+   * How many recent step keys are kept (never fewer than `repeats`); as many steps in a row saying
+   * one long paragraph (`PARAGRAPH_CHARS`) are a loop whatever calls come with them.
+   */
   readonly bufferSize: number
   /** How many identical newest keys make a loop. */
   readonly repeats: number
@@ -30,6 +34,8 @@ export type TextLoopLevel = "mild" | "strong" | "terminate"
 export interface TextLoopState {
   /** Newest last. */
   readonly buffer: ReadonlyArray<string>
+  /** The long paragraphs of the newest steps in a row that said one, newest last. */
+  readonly paragraphs: ReadonlyArray<string>
   /** Triggers so far in this run. */
   readonly triggers: number
 }
@@ -90,7 +96,21 @@ export const textLoopKey = (step: AssistantMessage, opts: TextLoopOptions = DEFA
 
 const levelOf = (count: number): TextLoopLevel => (count === 1 ? "mild" : count === 2 ? "strong" : "terminate")
 
-const init = (): TextLoopState => ({ buffer: [], triggers: 0 })
+/**
+ * Folded characters from which a step's text is a paragraph: said again on `bufferSize` steps in a
+ * row it is a loop over any calls. Short narration ("Let me check the next file.") repeats while the
+ * work moves on; a paragraph of reasoning ("I apologize for the confusion. Looking at this more
+ * carefully…") said over and over is the model stuck, whatever it runs meanwhile.
+ */
+export const PARAGRAPH_CHARS = 120
+
+/** The text of a key (see `textLoopKey`) when it is a paragraph, else null. */
+const paragraphOf = (key: string): string | null => {
+  const text = key.slice(0, key.indexOf("\n"))
+  return text.length >= PARAGRAPH_CHARS ? text : null
+}
+
+const init = (): TextLoopState => ({ buffer: [], paragraphs: [], triggers: 0 })
 
 const consume = (
   state: TextLoopState,
@@ -101,17 +121,23 @@ const consume = (
   if (ctx.cropped) return { state, key: null, trigger: null }
   const key = textLoopKey(step, opts)
   const workedBetween = ctx.changed === true && key !== state.buffer.at(-1)
-  if (key === null) return { state: workedBetween ? { buffer: [], triggers: state.triggers } : state, key: null, trigger: null }
+  const kept = workedBetween ? { buffer: [], paragraphs: [] } : state
+  if (key === null) return { state: { ...kept, triggers: state.triggers }, key: null, trigger: null }
 
   // A buffer shorter than `repeats` could never hold a loop: it is at least `repeats` long.
-  const buffer = [...(workedBetween ? [] : state.buffer), key].slice(-Math.max(1, opts.bufferSize, opts.repeats))
+  const size = Math.max(1, opts.bufferSize, opts.repeats)
+  const buffer = [...kept.buffer, key].slice(-size)
+  const paragraph = paragraphOf(key)
+  const paragraphs = paragraph === null ? [] : [...kept.paragraphs, paragraph].slice(-size)
   const tail = buffer.slice(-opts.repeats)
-  const looped = opts.repeats >= 1 && tail.length === opts.repeats && tail.every((k) => k === key)
-  if (!looped) return { state: { buffer, triggers: state.triggers }, key, trigger: null }
+  const looped =
+    (opts.repeats >= 1 && tail.length === opts.repeats && tail.every((k) => k === key)) ||
+    (paragraphs.length === size && paragraphs.every((p) => p === paragraph))
+  if (!looped) return { state: { buffer, paragraphs, triggers: state.triggers }, key, trigger: null }
 
   const count = state.triggers + 1
   // Cleared so the next trigger needs `repeats` fresh identical steps.
-  return { state: { buffer: [], triggers: count }, key, trigger: { level: levelOf(count), count, key } }
+  return { state: { buffer: [], paragraphs: [], triggers: count }, key, trigger: { level: levelOf(count), count, key } }
 }
 
 /** init → consume after every finished step; one state per run (start a new one per user turn). */
