@@ -555,6 +555,29 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     }
   }, 30_000)
 
+  test.each([
+    ["an HTML page", "text/html", "<html><body>Sign in to continue</body></html>", "45 bytes of text/html, a page"],
+    ["an empty body", "application/json", "", "an empty body"]
+  ])("%s under 200 on a guarded path is no reply: asked for once more, then a 502 that says what came, logged as failed", async (_name, type, body, said) => {
+    let calls = 0
+    upstream = await rawUpstream((_req, res) => {
+      calls += 1
+      res.writeHead(200, { "content-type": type })
+      res.end(body)
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events)
+    for (const stream of [true, false]) {
+      calls = 0
+      const reply = await fetch(`${proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ ...request("chat"), stream }) })
+      expect([reply.status, calls]).toEqual([502, 2])
+      const error = await reply.json()
+      expect(error.error.message).toBe(`loopguard proxy: the upstream answered 200 with ${said}`)
+      expect(JSON.stringify(error)).not.toContain("Sign in")
+    }
+    expect(records(events).map((r) => [r.outcome, r.status])).toEqual([["failed", 502], ["failed", 502]])
+  }, 30_000)
+
   test("an error answered under a success status once, then a reply: the client gets the reply", async () => {
     let calls = 0
     upstream = await rawUpstream((_req, res) => {

@@ -126,12 +126,32 @@ const isReplyObject = (json: any): boolean =>
 const errorAsSuccess = (a: Answer): boolean => Buffer.isBuffer(a.read) && (a.opened.res.statusCode ?? 200) < 300 && carriesError(a.json) && !isReplyObject(a.json)
 
 /**
- * The reply read whole. Nothing of it reached the client yet: one that broke off, went silent, or
- * answered an error under a success status is asked for once more.
+ * A 2xx body that is no reply of any protocol, whatever its status said: empty (a worker that died)
+ * or a page (a gateway's HTML login page), read plain. Other bodies that are not JSON (events sent
+ * without their content type, a coding the proxy cannot read) pass as they came.
+ */
+const noReplyBody = (a: Answer): boolean =>
+  Buffer.isBuffer(a.read) &&
+  (a.opened.res.statusCode ?? 200) < 300 &&
+  a.json === undefined &&
+  a.opened.res.headers["content-encoding"] === undefined &&
+  /^\s*(<|$)/.test(a.read.subarray(0, 256).toString("utf8"))
+
+/** What a body that is no reply held, for its error: its size and type, never its text. */
+const bodyShape = (a: Answer): string => {
+  const size = Buffer.isBuffer(a.read) ? a.read.length : 0
+  if (size === 0) return "an empty body"
+  const type = String(a.opened.res.headers["content-type"] ?? "").split(";")[0]!.trim()
+  return `${size} bytes of ${type === "" ? "no content type" : type}, a page`
+}
+
+/**
+ * The reply read whole. Nothing of it reached the client yet: one that broke off, went silent,
+ * answered an error under a success status, or answered a body that is no reply is asked for once more.
  */
 const readAnswer = async (first: OpenAttempt, context: WholeReplyContext): Promise<Answer> => {
   const answer = await answerOf(first, context)
-  if (!(Buffer.isBuffer(answer.read) ? errorAsSuccess(answer) : answer.read.again)) return answer
+  if (!(Buffer.isBuffer(answer.read) ? errorAsSuccess(answer) || noReplyBody(answer) : answer.read.again)) return answer
   const second = await context.again()
   return second.ok ? answerOf(second, context) : answer
 }
@@ -145,6 +165,13 @@ export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpen
   if (!Buffer.isBuffer(read)) {
     sendError(res, protocol.name, 502, `loopguard proxy: ${read.why}`, extra)
     return { code: 502, failed: read.why }
+  }
+  if (noReplyBody(answered)) {
+    // Passed on as the upstream's failure, in the client's protocol: its SDK reports (and may retry) a
+    // 502 that says what came, where an HTML page or nothing under 200 fails as a parse error of its own.
+    const why = `the upstream answered ${opened.res.statusCode ?? 200} with ${bodyShape(answered)}`
+    sendError(res, protocol.name, 502, `loopguard proxy: ${why}`, extra)
+    return { code: 502, failed: why }
   }
   if (errorAsSuccess(answered)) {
     // Passed on as the failure it is: the client's SDK raises the upstream's own error, not an empty reply.
