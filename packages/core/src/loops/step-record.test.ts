@@ -83,6 +83,19 @@ describe("StepRecordLog", () => {
   })
 })
 
+describe("poll", () => {
+  test("a read of a background job's output (BashOutput, TaskOutput, an empty write_stdin) is a look at a running job, alone or with a poll command", () => {
+    const poll = (...calls: Array<[string, unknown]>) => stepRecordOf(reply({ id: "p", tools: calls })).poll
+    expect(poll(["BashOutput", { bash_id: "bash_1" }])).toBe(true)
+    expect(poll(["TaskOutput", { task_id: "t1" }])).toBe(true)
+    expect(poll(["write_stdin", { session_id: 3, chars: "" }])).toBe(true)
+    expect(poll(["write_stdin", { session_id: 3, chars: "y\n" }])).toBe(false)
+    expect(poll(["bash", { command: "sleep 45" }], ["BashOutput", { bash_id: "bash_1" }])).toBe(true)
+    expect(poll(["bash", { command: "npm test" }], ["BashOutput", { bash_id: "bash_1" }])).toBe(false)
+    expect(poll(["Read", { file_path: "train.log" }])).toBe(false)
+  })
+})
+
 describe("failureIsAnswer", () => {
   const shell = (command: string): ToolPart => ({ type: "tool", callId: "c", name: "bash", input: { command }, state: "completed", output: "curl: (7) Failed to connect", exitCode: 7 })
   test("a poll that sleeps before it looks says the job is not ready yet; the same look without a wait is a failure", () => {

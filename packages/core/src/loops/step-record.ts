@@ -6,7 +6,7 @@
 import { callInputKey } from "../model/call-key.js"
 import { toolPartsOf, toolSignature, type AssistantMessage, type Message, type ToolPart } from "../model/message.js"
 import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
-import { commandContent, failed, isWritingCommand, shellTextOf, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
+import { commandContent, failed, isWritingCommand, shellTextOf, stringField, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
 import { commandCore, commandSkeleton, isPollCommand, waitSecondsOf } from "./command-skeleton.js"
 import { failureTally, type FailureTally } from "./failure-tally.js"
@@ -50,7 +50,7 @@ export interface StepRecord {
    * search or listing, or an empty answer that failed, still is.
    */
   readonly silent: boolean
-  /** Every call of the step polls a running job (`sleep; tail log`, an empty `is_input`). */
+  /** Every call of the step polls a running job (`sleep; tail log`, an empty `is_input`, `BashOutput`). */
   readonly poll: boolean
   /** The seconds the step's commands sleep before they look (`sleep 30 && gh run view`), 0 when they do not wait. */
   readonly waitSeconds: number
@@ -110,6 +110,18 @@ const coreInputOf = (input: unknown): unknown => {
 /** The step's calls as `toolSignature` spells them, each shell command reduced to what it runs. */
 const coreActionOf = (parts: ReadonlyArray<ToolPart>): string => parts.map((p) => `${p.name}(${callInputKey(coreInputOf(p.input))})`).join(";")
 
+/** Tools that read what a background job printed so far (Claude Code's `BashOutput`, `TaskOutput`), compared case-insensitively. */
+const JOB_OUTPUT_TOOLS: ReadonlyArray<string> = ["bashoutput", "taskoutput"]
+
+/**
+ * A call that looks at a running job as a poll's command does: a read of its output so far, or
+ * Codex's `write_stdin` with nothing to write (it returns the session's new output).
+ */
+export const readsJobOutput = (part: Pick<ToolPart, "name" | "input">): boolean => {
+  const name = part.name.toLowerCase()
+  return JOB_OUTPUT_TOOLS.includes(name) || (name === "write_stdin" && (stringField(part.input, "chars") ?? "") === "")
+}
+
 /** One finished reply as a step record. */
 export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const parts = toolPartsOf(m)
@@ -139,7 +151,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     namedObservation: volatile.replace(NUMBER, "0"),
     // Only commands that do something: a search or listing that prints nothing found nothing.
     silent: role === "shell" && output.trim() === "" && !working.some(failed) && commands.length > 0 && commands.every((c) => commandSkeleton(c) !== ""),
-    poll: commands.length > 0 && commands.length === working.length && commands.every(isPollCommand),
+    poll: working.length > 0 && commands.length + working.filter(readsJobOutput).length === working.length && commands.every(isPollCommand),
     waitSeconds: commands.length === 0 ? 0 : Math.min(...commands.map(waitSecondsOf)),
     rawObservation: output.replace(/\s+/g, " ").trim().slice(0, 2000),
     verified: checks.some((c) => !failed(c.part)),
