@@ -44,3 +44,23 @@ test("a line cut at input.maxLineBytes in the middle of a key: the page shows no
   expect(page).toContain("only its first")
   expect(page).not.toContain(PREFIX)
 }, 60_000)
+
+test("calls that differ only in a secret-looking page token stay different calls to the detectors; the finding still reads [REDACTED]", () => {
+  const token = (i: number) => `CiAKGjBpNjFlYzVhLTRkOTMtNDQ5Yy1iMjIxLWQ${"QWERTYUIOP"[i]}Mz${i}ZmY${i}EgBSAA`
+  const page = (i: number, command: string) => [
+    { type: "assistant", toolCalls: [{ id: `c${i}`, name: "run_shell_command", input: { command } }], finish: "tool-calls" },
+    { type: "tool-result", id: `c${i}`, name: "run_shell_command", output: `{"items": [{"name": "obj-${i}"}], "nextPageToken": "${token(i + 1)}"}`, exitCode: 0 }
+  ]
+  const pages = [0, 1, 2, 3, 4, 5, 6, 7].flatMap((i) => page(i, `curl -s 'https://storage.example.org/storage/v1/b/logs/o?pageToken=${token(i)}'`))
+  writeFileSync(join(dir, "pages.jsonl"), jsonl([{ type: "session", id: "pages" }, { type: "user", text: "list every object" }, ...pages, { type: "assistant", text: "done", finish: "stop" }]))
+  const audited = cli(["audit", "pages.jsonl", "--json"])
+  const result = JSON.parse(audited.out.split("\n").find((l) => l.startsWith("{"))!)
+  expect(result.incidents.filter((i: { action: string }) => i.action !== "note")).toEqual([])
+  // The same call made again, token and all, is still a repeat, quoted with the plain mark.
+  const same = [0, 1, 2, 3, 4, 5, 6, 7].flatMap((i) => page(i, `curl -s 'https://storage.example.org/storage/v1/b/logs/o?pageToken=${token(0)}'`))
+  writeFileSync(join(dir, "same.jsonl"), jsonl([{ type: "session", id: "same" }, { type: "user", text: "list every object" }, ...same]))
+  const again = cli(["audit", "same.jsonl", "--json"])
+  expect(again.out).toContain("[REDACTED]")
+  expect(again.out).not.toContain("[REDACTED:")
+  expect(again.out).not.toContain(token(0).slice(0, 12))
+}, 60_000)

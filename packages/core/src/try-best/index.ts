@@ -55,6 +55,7 @@ export {
   type StallState,
   type StepSummary
 } from "./stall-signals.js"
+export { distinctRedactions, plainRedactions } from "./redact-marks.js"
 export { DEFAULT_NON_SECRET_ENV, DEFAULT_REDACT_OPTIONS, makeRedactor, makeShapeStreamRedactor, makeStreamRedactor, MIN_SECRET_LENGTH, REDACTED, redactDeep, redactSecrets, shannonEntropy, type RedactOptions, type StreamRedactor } from "./redact.js"
 export {
   HANDOFF_COMMANDS,

@@ -6,6 +6,7 @@
  * batch always audits every other file.
  */
 import { formatTraceProblem, type TraceFormat } from "@loopguard/core/trace"
+import { distinctRedactions, plainRedactions, redactDeep } from "@loopguard/core/try-best"
 import { Cause, Effect, Exit } from "effect"
 import type { LoopguardConfig } from "../config/schema.js"
 import { auditConfig } from "./audit-config.js"
@@ -55,6 +56,7 @@ export interface AuditInput {
   /**
    * Applied to the log's text before the detectors read it (the CLI's secrets redactor): a finding
    * quotes a command or text shortened, and a secret redacted after that cut is no longer recognised.
+   * The detectors see each hidden value marked apart (`distinctRedactions`); the result reads `[REDACTED]`.
    */
   readonly redact?: (text: string) => string
 }
@@ -76,12 +78,15 @@ export const auditFile = Effect.fn("audit.auditFile")(function* (file: string | 
   const name = source.name
   if (check._tag === "Failure") return failed(name, [check.failure])
   if (check.success.errors.length > 0) return failed(name, check.success.errors.map(formatTraceProblem))
-  const exit = yield* Effect.exit(replayFile(source, check.success, config, progress, input.redact))
+  // Two different secrets stay two to the detectors (a fresh page token each call is no repeat);
+  // what the result quotes reads the plain mark.
+  const redact = input.redact === undefined ? undefined : distinctRedactions(input.redact)
+  const exit = yield* Effect.exit(replayFile(source, check.success, config, progress, redact))
   if (Exit.isFailure(exit)) {
     const reason = Cause.squash(exit.cause)
     return failed(name, [typeof reason === "string" ? reason : `${name}: replay failed: ${Cause.pretty(exit.cause).split("\n")[0]}`])
   }
-  const result: AuditResult = { _tag: "audited", file: name, ...exit.value }
+  const result: AuditResult = { _tag: "audited", file: name, ...redactDeep(exit.value, plainRedactions) }
   return result
 })
 
