@@ -56,6 +56,27 @@ describe("CrossStepDetectors.afterStep", () => {
   })
 })
 
+describe("the same call that does new work each time", () => {
+  const batch = (i: number, output: string): AssistantMessage => ({
+    role: "assistant",
+    id: `b${i}`,
+    parentId: "u1",
+    step: i,
+    finish: "tool-calls",
+    parts: [{ type: "tool", callId: `c${i}`, name: "shell", input: { command: ["python", "reembed.py", "--batch-size", "5000"] }, state: "completed", output, exitCode: 0 }]
+  })
+  const firm = (vs: ReadonlyArray<AfterStep>) => vs.some((v) => v.exit !== null || v.pause !== null || v.incidents.some((x) => x.action === "remind"))
+
+  test("a resumable batch whose printed counter moves on each run is noted, never stopped; its last run may find nothing left", () => {
+    const runs = Array.from({ length: 10 }, (_, i) => batch(i + 1, `resuming from offset=${i * 5000}\nembedded 5000 docs (${(i + 1) * 5000}/50000) in 6${i}.2s`))
+    const done = [...runs, batch(11, "resuming from offset=50000\nnothing left to embed")]
+    expect(firm(feed(new CrossStepDetectors(C, "main", false), done))).toBe(false)
+    // The same counter each time is the same answer: stopped as usual.
+    const stuck = Array.from({ length: 10 }, (_, i) => batch(i + 1, `resuming from offset=5000\nembedded 0 docs (5000/50000) in 0.${i}s`))
+    expect(feed(new CrossStepDetectors(C, "main", false), stuck).some((v) => v.exit !== null)).toBe(true)
+  })
+})
+
 describe("a poll that sleeps is waiting", () => {
   const poll = (i: number, output: string, exitCode = 0): AssistantMessage => ({
     role: "assistant",

@@ -20,6 +20,7 @@ import {
   MIN_COUNTED_RUN,
   pollingOnward,
   pollOverdue,
+  countingOn,
   stepRecords,
   variedRetry,
   type LadderCounts,
@@ -131,7 +132,9 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       // Polling a running job (`sleep 30; tail log`) whose output moves on is waiting, not looping,
       // until it is past its patience (poll-wait.ts).
       if (run.length === a.count && pollingOnward(run) && allDifferent(run.map((r) => r.rawObservation)) && !((pollOverdue(records(), repeats) ?? 0) > 0)) return null
-      const paging = allDifferent(run.map((r) => r.observation))
+      // So is the same batch run again while its printed counter moves on (5000/50000, 10000/50000):
+      // masked, its outputs all read the same.
+      const paging = allDifferent(run.map((r) => r.observation)) || countingOn(run.map((r) => r.rawObservation))
       const count = paging ? Math.min(a.count, repeats) : a.count
       return { detector: "repeated-action", key: a.signature, count, note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
     })

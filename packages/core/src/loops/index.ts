@@ -39,6 +39,7 @@ export {
   type CroppedView,
   type RequestViewOptions
 } from "./crop.js"
+export { countingOn, progressOf } from "./progress-counter.js"
 export { actionCycle, DEFAULT_ACTION_CYCLE, type ActionCycle, type ActionCycleOptions } from "./action-cycle.js"
 export { recordOf, replyChangedFiles, stepRecords, stepRecordOf, StepRecordLog, maskObservation, isExploration, isWritingCommand, type StepRecord } from "./step-record.js"
 export {
