@@ -77,6 +77,21 @@ describe("the same call that does new work each time", () => {
   })
 })
 
+describe("a sub-agent given the same task again", () => {
+  test("answers in new words every time, and is still a repeated call: stopped at the 8th", () => {
+    const handOff = (i: number): AssistantMessage => ({
+      role: "assistant",
+      id: `t${i}`,
+      parentId: "u1",
+      step: i,
+      finish: "tool-calls",
+      parts: [{ type: "tool", callId: `c${i}`, name: "Task", input: { description: "Find the leak", prompt: "Investigate worker/image.ts; find the leak." }, state: "completed", output: `Finding ${"abcdefghij"[i]}: no leak seen in ${["buffers", "streams", "caches", "timers", "pools", "handles", "sockets", "workers", "images", "queues"][i]}.` }]
+    })
+    const verdicts = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 9 }, (_, i) => handOff(i)))
+    expect(verdicts.findIndex((v) => v.exit !== null) + 1).toBe(8)
+  })
+})
+
 describe("a poll that sleeps is waiting", () => {
   const poll = (i: number, output: string, exitCode = 0): AssistantMessage => ({
     role: "assistant",

@@ -62,6 +62,12 @@ const cut = (s: string, n = 120) => (s.length <= n ? s : `${s.slice(0, n - 1)}â€
 
 const allDifferent = (xs: ReadonlyArray<string>): boolean => new Set(xs).size === xs.length
 
+/** Tools that hand a task to a sub-agent (Claude Code's `Task` and `Agent`, `dispatch_agent`), compared case-insensitively. */
+const SUBAGENT_TOOLS: ReadonlyArray<string> = ["task", "agent", "dispatch_agent", "spawn_agent", "delegate_task"]
+
+/** Every call of the step hands a task to a sub-agent. */
+const handsToSubagent = (r: StepRecord): boolean => r.tool !== "" && r.tool.split(";").every((t) => SUBAGENT_TOOLS.includes(t.toLowerCase()))
+
 /**
  * Repeated failure counts the runs of one failing command; the steps between them (edits, views)
  * keep its episode open, with the same key and count, so the ladder climbs across them.
@@ -134,7 +140,8 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       if (run.length === a.count && pollingOnward(run) && allDifferent(run.map((r) => r.rawObservation)) && !((pollOverdue(records(), repeats) ?? 0) > 0)) return null
       // So is the same batch run again while its printed counter moves on (5000/50000, 10000/50000):
       // masked, its outputs all read the same.
-      const paging = allDifferent(run.map((r) => r.observation)) || countingOn(run.map((r) => r.rawObservation))
+      // A sub-agent answers in new words every time: a different answer from it is no new page.
+      const paging = (allDifferent(run.map((r) => r.observation)) && !run.every(handsToSubagent)) || countingOn(run.map((r) => r.rawObservation))
       const count = paging ? Math.min(a.count, repeats) : a.count
       return { detector: "repeated-action", key: a.signature, count, note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
     })
