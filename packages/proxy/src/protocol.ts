@@ -29,6 +29,19 @@ export interface Conversation {
   readonly structured: boolean
   /** A request for JSON that offers no tool (a title, a routing or a next-speaker check): not an agent step, passed on unjudged. */
   readonly utility: boolean
+  /**
+   * The id the agent gives its conversation in the body, when it gives one: Codex's
+   * `prompt_cache_key`, the `session_id` in Claude Code's `metadata.user_id`. Two conversations
+   * with one system prompt and one first message (Codex's opens with its folder and date) are
+   * told apart by it.
+   */
+  readonly agentKey?: string
+  /**
+   * A side request of a conversation that works with tools (a summary for compaction, a recap): it
+   * offers no tool while its history made tool calls. Its messages are not the conversation's next
+   * step, so it is kept apart (see `sessionIdOf`).
+   */
+  readonly side?: boolean
 }
 
 /** Whether the request offers any tool (a server tool too). */
@@ -58,8 +71,25 @@ export const conversationOf = (
   tools: parts.tools,
   structured: parts.structured,
   // Any tool at all (a server tool too) makes it an agent step, however its answer is shaped.
-  utility: parts.structured && !offersTools(body)
+  utility: parts.structured && !offersTools(body),
+  ...withAgentKey(agentKeyOf(body)),
+  ...(!offersTools(body) && parts.messages.some(madeToolCalls) ? { side: true } : {})
 })
+
+const withAgentKey = (key: string | undefined): { agentKey?: string } => (key === undefined ? {} : { agentKey: key })
+
+const madeToolCalls = (m: Message): boolean => m.role === "assistant" && m.parts.some((p) => p.type === "tool")
+
+/** Claude Code's session id inside its `metadata.user_id` (JSON, or the older `…_session_<uuid>` string). */
+const CLAUDE_SESSION = /(?:"session_id"\s*:\s*"|_session_)([0-9A-Za-z-]{8,64})/
+
+/** The conversation id the agent sends in the body (see `Conversation.agentKey`), or undefined. */
+export const agentKeyOf = (body: any): string | undefined => {
+  const cacheKey = body?.prompt_cache_key
+  if (typeof cacheKey === "string" && cacheKey !== "") return cacheKey.slice(0, 256)
+  const user = body?.metadata?.user_id
+  return typeof user === "string" ? CLAUDE_SESSION.exec(user)?.[1] : undefined
+}
 
 /** What one upstream event carried. */
 export interface Seen {

@@ -1,7 +1,7 @@
 /**
  * Which conversation a request belongs to: the id the agent names in a header, else a hash of
- * the system prompt and the first user message (the same on every request of a conversation,
- * and on every replica).
+ * the system prompt, the first user message and the id the agent gives the conversation in the body
+ * when it gives one (the same on every request of a conversation, and on every replica).
  */
 import { createHash } from "node:crypto"
 import type { IncomingHttpHeaders } from "node:http"
@@ -29,9 +29,22 @@ export const sessionHeaderRefusal = (headers: IncomingHttpHeaders, header: strin
   return `loopguard proxy: header ${header.toLowerCase()}: ${shown} is not a session id: use 1 to 128 letters, digits and . _ : @ -`
 }
 
-export const sessionIdOf = (headers: IncomingHttpHeaders, header: string, conversation: Conversation): string => {
+/** The conversation's own id: the one named in the header, else a hash of what opens it (and the agent's own id for it, when it sends one). */
+const conversationIdOf = (headers: IncomingHttpHeaders, header: string, conversation: Conversation): string => {
   const value = namedId(headers, header)
   if (value !== undefined && SAFE_ID.test(value)) return value
-  const hash = createHash("sha256").update(conversation.system).update("\u0000").update(conversation.firstUser).digest("hex")
-  return `proxy-${hash.slice(0, 16)}`
+  const hash = createHash("sha256").update(conversation.system).update("\u0000").update(conversation.firstUser)
+  if (conversation.agentKey !== undefined) hash.update("\u0000").update(conversation.agentKey)
+  return `proxy-${hash.digest("hex").slice(0, 16)}`
+}
+
+/**
+ * The session a request is judged and stored under. A side request (a summary asked for without
+ * tools) goes to a session of its own beside its conversation's, `<id>.side`: stored under the
+ * conversation's wire positions, its messages would take the places of the agent's next step.
+ */
+export const sessionIdOf = (headers: IncomingHttpHeaders, header: string, conversation: Conversation): string => {
+  const id = conversationIdOf(headers, header, conversation)
+  if (conversation.side !== true) return id
+  return id.length <= 123 ? `${id}.side` : `proxy-${createHash("sha256").update(id).digest("hex").slice(0, 16)}.side`
 }

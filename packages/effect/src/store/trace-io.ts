@@ -8,10 +8,20 @@ import { reasoningOf, textOf, toolPartsOf, type AssistantMessage, type Message }
 import { detectFormat, formatTraceProblem, parseTrace, readTraceText, traceToSteps, type TraceFormat } from "@loopguard/core/trace"
 import { parseMessageBody } from "./message-schema.js"
 
+/**
+ * The text of a reply that is loopguard's own answer and nothing else (the proxy's stop, which the
+ * agent got as the assistant's turn): written as the line's text, so a reader sees the turn the
+ * agent saw, not an empty reply. "" for any other reply.
+ */
+const ownAnswerText = (m: AssistantMessage): string =>
+  m.excluded === undefined && m.parts.length > 0 && m.parts.every((p) => p.type === "text" && p.synthetic === true)
+    ? m.parts.map((p) => (p.type === "text" ? p.text : "")).join("")
+    : ""
+
 const assistantLines = (m: AssistantMessage): ReadonlyArray<Record<string, unknown>> => {
   const calls = toolPartsOf(m)
   const reasoning = reasoningOf(m)
-  const text = textOf(m)
+  const text = textOf(m) || ownAnswerText(m)
   const line: Record<string, unknown> = {
     type: "assistant",
     ...(reasoning !== "" ? { reasoning } : {}),
