@@ -89,6 +89,36 @@ describe("a run that throws", () => {
   )
 
   test(
+    "a run the caller aborted while a step's tool ran is reported cancelled, not as the step cap",
+    async () => {
+      const server = await serve(() => toolCallStream("bash", { command: "sleep 5" }))
+      const controller = new AbortController()
+      const ran: Array<string> = []
+      const tools: ToolSet = {
+        bash: tool({
+          inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } }, required: ["command"] }),
+          execute: async ({ command }) => {
+            ran.push(command)
+            controller.abort()
+            return { output: "", exitCode: 0 }
+          }
+        })
+      }
+      const { guard } = withEvents()
+      const run = generateText({ ...guard.wrap({ model: scriptedChatModel(server), tools, stopWhen: stepCountIs(10), maxRetries: 0 }), prompt: "wait", abortSignal: controller.signal })
+      await run.then(
+        () => {},
+        () => {}
+      )
+      expect(ran).toEqual(["sleep 5"])
+      const report = guard.report()
+      expect(report.reason).toBe("cancelled")
+      expect(report.blockedAt).toMatch(/^step 0: the caller's abort signal ended the run/)
+    },
+    TIMEOUT
+  )
+
+  test(
     "the step whose model call failed is reported as a model error, not as a finished run",
     async () => {
       const server = await serve((_, i) => (i === 0 ? toolCallStream("bash", { command: "ls" }) : { type: "error", status: 400, body: { error: { message: "bad request", type: "invalid_request_error" } } }))

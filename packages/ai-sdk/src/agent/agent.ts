@@ -103,7 +103,15 @@ export class LoopguardAgent {
   /** The run's report: status, reason, tokens (cut and failed steps included), incidents, the suggested next step. */
   report(): LoopguardAgentReport {
     const run = this.run ?? new GuardedRun(this.options, this.userText)
-    const unfinished = run.fed.length < this.stepsBegun ? { step: this.stepsBegun - 1, cancelled: this.callSignal?.aborted === true } : null
+    const cancelled = this.callSignal?.aborted === true
+    const last = run.fed.at(-1)
+    // A run the caller aborted while a step's tools ran ends with that step, its calls made: not the step cap.
+    const unfinished =
+      run.fed.length < this.stepsBegun
+        ? { step: this.stepsBegun - 1, cancelled }
+        : cancelled && run.exit === null && last !== undefined && last.toolCalls.length > 0
+          ? { step: run.fed.length - 1, cancelled, ended: true }
+          : null
     return buildAgentReport(run, this.options, unfinished)
   }
 

@@ -210,4 +210,32 @@ describe("loopguardMiddleware with generateText", () => {
     },
     TIMEOUT
   )
+
+  test(
+    "a provider's error event mid-stream is thrown as an Error with the provider's words, retryable when it says so",
+    async () => {
+      const { createServer } = await import("node:http")
+      const chunk = (delta: object) => `data: ${JSON.stringify({ id: "c", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`
+      let requests = 0
+      const server = createServer((_req, res) => {
+        requests += 1
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.end(`${chunk({ role: "assistant", content: "Let me check" })}data: ${JSON.stringify({ error: { message: "Overloaded", type: "overloaded_error" } })}\n\n`)
+      })
+      await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()))
+      try {
+        const { port } = server.address() as { port: number }
+        const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible")
+        const model = wrapLanguageModel({ model: createOpenAICompatible({ name: "raw", baseURL: `http://127.0.0.1:${port}/v1`, apiKey: "k" }).chatModel("m"), middleware: loopguardMiddleware() })
+        const thrown = await generateText({ model, prompt: "hi", maxRetries: 2 }).then(() => null, (e: unknown) => e)
+        expect(thrown).toBeInstanceOf(Error)
+        expect((thrown as Error).message).toContain("Overloaded")
+        // It did not say it may be retried: asked once.
+        expect(requests).toBe(1)
+      } finally {
+        await new Promise<void>((r) => server.close(() => r()))
+      }
+    },
+    TIMEOUT
+  )
 })
