@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { commandArguments, commandCore, commandSkeleton, isPollCommand, waitSecondsOf } from "./command-skeleton.js"
+import { commandArguments, commandCore, commandSkeleton, isPollCommand, searchQuestion, waitSecondsOf } from "./command-skeleton.js"
 
 describe("commandSkeleton", () => {
   test("varying arguments are masked: passwords, versions, package names, numbers, paths", () => {
@@ -95,5 +95,23 @@ describe("commandCore", () => {
     expect(commandCore(`npx vitest run a.ts 2>&1 | grep -E "Tests|Files"`)).toBe("npx vitest run a.ts")
     expect(commandCore("npx vitest run a.ts | sed -n 1,6p | head -3")).toBe("npx vitest run a.ts")
     for (const kept of ["cat a | python x.py", "make && make test | tail", `grep -E "a|b" f`, "pytest -x", "a\nb | tail"]) expect(commandCore(kept)).toBe(kept)
+  })
+})
+
+describe("searchQuestion", () => {
+  test("the pattern (folded) and the paths a search asks about, whatever program and flags ask it", () => {
+    expect(searchQuestion("grep -rn initTelemetry .")).toBe("search inittelemetry in .")
+    for (const c of ["rg -i --hidden initTelemetry", "git grep -n 'initTelemetry'", "ag init_telemetry", "grep -R --include='*.ts' initTelemetry ./", "cd app && rg -e initTelemetry | head -5"]) {
+      expect([c, searchQuestion(c)]).toEqual([c, "search inittelemetry in ."])
+    }
+    expect(searchQuestion("grep -rn 'retry delay' ./src/ test")).toBe("search retrydelay in src test")
+    expect(searchQuestion("rg -A 3 -t ts initTelemetry src")).toBe("search inittelemetry in src")
+    expect(searchQuestion("ls src")).toBeNull()
+    expect(searchQuestion("grep -rn")).toBeNull()
+  })
+
+  test("git grep is a lookup like grep: it has no skeleton", () => {
+    expect(commandSkeleton("git grep -n initTelemetry")).toBe("")
+    expect(commandSkeleton("git commit -m x")).not.toBe("")
   })
 })

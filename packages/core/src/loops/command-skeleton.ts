@@ -21,7 +21,7 @@ const VIEWERS = new Set([
   "cat", "head", "tail", "less", "more", "file", "wc", "ls", "ll", "stat", "du", "df", "find", "grep", "egrep", "fgrep", "rg", "ag",
   "which", "whereis", "type", "echo", "printf", "pwd", "whoami", "id", "strings", "xxd", "hexdump", "od", "md5sum", "sha1sum",
   "sha256sum", "diff", "tree", "cd", "sort", "uniq", "cut", "awk", "sed", "tr", "nl", "jq", "true", "clear", "history", "man", "locate",
-  "readlink", "realpath", "basename", "dirname", "printenv", "uname", "hostname", "date", "column", "fold", "rev", "tac", "bat", "fd", "test"
+  "readlink", "realpath", "basename", "dirname", "printenv", "uname", "hostname", "date", "column", "fold", "rev", "tac", "bat", "fd", "test", "ack"
 ])
 const SUBCOMMAND = /^[a-z][a-z0-9-]{1,24}$/
 const POLLERS = new Set(["sleep", "wait", "tail", "ps", "pgrep", "jobs", "watch", "squeue", "nvidia-smi", "uptime", "pg_isready"])
@@ -65,6 +65,12 @@ const unwrap = (tokens: ReadonlyArray<string>): ReadonlyArray<string> => {
 
 const programOf = (token: string): string => token.replace(/^.*\//, "")
 
+/** A simple command that only shows something: a viewer, or `git grep` (a search like `grep`'s). */
+const viewing = (tokens: ReadonlyArray<string>): boolean => {
+  const program = programOf(tokens[0] ?? "")
+  return VIEWERS.has(program) || (program === "git" && tokens[1] === "grep")
+}
+
 /** One simple command's skeleton: program, subcommand, flags (values masked), `<a>` for arguments. */
 const simpleSkeleton = (raw: ReadonlyArray<string>): string => {
   const tokens = unwrap(raw).filter((t) => !REDIRECT.test(t))
@@ -98,7 +104,7 @@ const simpleSkeleton = (raw: ReadonlyArray<string>): string => {
  */
 export const commandSkeleton = (command: string): string => {
   const parts = simpleCommands(command).map((tokens) => ({ tokens: unwrap(tokens), skeleton: simpleSkeleton(tokens) }))
-  const doing = parts.filter((p) => p.tokens.length > 0 && !VIEWERS.has(programOf(p.tokens[0]!)))
+  const doing = parts.filter((p) => p.tokens.length > 0 && !viewing(p.tokens))
   if (doing.length === 0) return ""
   return parts.map((p) => p.skeleton).filter((s) => s !== "").join(" ; ")
 }
@@ -241,4 +247,43 @@ const POLLING_SUBCOMMANDS: Readonly<Record<string, ReadonlyArray<string>>> = {
   journalctl: ["-u", "-n", "--since"],
   gh: ["run view", "run watch", "run list", "pr checks", "pr view"],
   glab: ["ci status", "ci view"]
+}
+
+/** Programs that search files for a pattern (`git grep` is spelled `git-grep` here). */
+const SEARCHERS = new Set(["grep", "egrep", "fgrep", "rg", "ag", "ack", "git-grep"])
+
+/** The searchers' flags that take the next word as their value. */
+const SEARCH_VALUE_FLAGS = new Set(["-f", "-g", "--glob", "-t", "--type", "-T", "--type-not", "-A", "-B", "-C", "-m", "--max-count", "--include", "--exclude", "--exclude-dir", "--max-depth", "--context", "--after-context", "--before-context", "--ignore-dir"])
+
+/** Words of one simple command with their quotes taken off (`'a b'` is one word). */
+const wordsOf = (part: string): Array<string> =>
+  [...part.matchAll(/'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? "")
+
+/**
+ * What a search command asks, whatever program and flags ask it: the pattern (case and separators
+ * folded) and where (the paths, `.` when none). `grep -rn initTelemetry .`, `rg -i --hidden
+ * initTelemetry` and `git grep -n 'initTelemetry'` ask one thing; `… src/` asks about another place.
+ * Null for a command that runs no searcher.
+ */
+export const searchQuestion = (command: string): string | null => {
+  for (const part of (command.split("\n", 1)[0] ?? "").split(SEPARATOR)) {
+    const words = unwrap(wordsOf(part.trim()))
+    let program = programOf(words[0] ?? "")
+    let rest = words.slice(1)
+    if (program === "git" && rest[0] === "grep") [program, rest] = ["git-grep", rest.slice(1)]
+    if (!SEARCHERS.has(program)) continue
+    let pattern: string | undefined
+    const paths: Array<string> = []
+    for (let i = 0; i < rest.length; i++) {
+      const w = rest[i]!
+      if (w === "-e" || w === "--regexp") pattern ??= rest[++i]
+      else if (w.startsWith("-") && w.length > 1) i += SEARCH_VALUE_FLAGS.has(w) ? 1 : 0
+      else if (pattern === undefined) pattern = w
+      else paths.push(w)
+    }
+    if (pattern === undefined) return null
+    const where = paths.map((p) => p.replace(/^(?:\.\/)+/, "").replace(/\/+$/, "") || ".").filter((p) => p !== ".").sort()
+    return `search ${pattern.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "")} in ${where.join(" ") || "."}`
+  }
+  return null
 }

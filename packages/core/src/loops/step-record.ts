@@ -8,7 +8,7 @@ import { toolPartsOf, toolSignature, type AssistantMessage, type Message, type T
 import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
 import { commandContent, failed, isWritingCommand, shellTextOf, stringField, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
-import { commandCore, commandSkeleton, isPollCommand, waitSecondsOf } from "./command-skeleton.js"
+import { commandCore, commandSkeleton, isPollCommand, searchQuestion, waitSecondsOf } from "./command-skeleton.js"
 import { failureTally, type FailureTally } from "./failure-tally.js"
 import { maskArguments, maskObservation, maskVolatile, NUMBER, saysNo } from "./masks.js"
 import { isFinishedReply } from "./repeated-action.js"
@@ -50,6 +50,8 @@ export interface StepRecord {
    * search or listing, or an empty answer that failed, still is.
    */
   readonly silent: boolean
+  /** What a search step asks (`searchQuestion`: pattern and paths), whatever program asks it. */
+  readonly question?: string
   /** Every call of the step polls a running job (`sleep; tail log`, an empty `is_input`, `BashOutput`). */
   readonly poll: boolean
   /** The seconds the step's commands sleep before they look (`sleep 30 && gh run view`), 0 when they do not wait. */
@@ -122,6 +124,8 @@ export const readsJobOutput = (part: Pick<ToolPart, "name" | "input">): boolean 
   return JOB_OUTPUT_TOOLS.includes(name) || (name === "write_stdin" && (stringField(part.input, "chars") ?? "") === "")
 }
 
+const questionField = (question: string | null): { question?: string } => (question === null ? {} : { question })
+
 /** One finished reply as a step record. */
 export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const parts = toolPartsOf(m)
@@ -159,7 +163,8 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     tally: failureTally(output),
     // An empty answer to a look (`grep` that printed nothing) says there is nothing there.
     saysNo: output.trim() === "" || saysNo(output),
-    lookup: !changed && calls.length > 0 && calls.every((c) => c.role === "read" || (c.role === "shell" && isLookupCommand(shellTextOf(c.part) ?? "")))
+    lookup: !changed && calls.length > 0 && calls.every((c) => c.role === "read" || (c.role === "shell" && isLookupCommand(shellTextOf(c.part) ?? ""))),
+    ...questionField(single === undefined ? null : searchQuestion(single))
   }
 }
 
@@ -188,11 +193,12 @@ const ASKED_LOOKBACK = 30
 
 /**
  * A lookup's question with its spelling folded (case, `_`, `-`, `.`, quotes and spaces): `retryDelay`,
- * `retry_delay`, `RETRY-DELAY` and `'retry delay'` ask one thing.
+ * `retry_delay`, `RETRY-DELAY` and `'retry delay'` ask one thing; a search asks its pattern in its
+ * paths, whatever program and flags ask it (`searchQuestion`).
  */
 const questionOf = (r: StepRecord): string => {
   let q = questions.get(r)
-  if (q === undefined) questions.set(r, (q = r.action.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "")))
+  if (q === undefined) questions.set(r, (q = r.question ?? r.action.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "")))
   return q
 }
 /** Folded once per record: the detectors ask about the same records at every step. */

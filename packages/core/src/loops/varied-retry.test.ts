@@ -110,6 +110,11 @@ describe("repeated observation and spins on other harnesses", () => {
     const respelled = ["retryDelay", "retry_delay", "RetryDelay", "retry-delay", "'RETRY DELAY'", "retrydelay"].map((p) => sh(`rg -n ${p} src`, "", 1))
     expect(repeatedObservation(respelled)?.count).toBe(5)
     expect(repeatedObservation([...respelled.slice(0, 5), sh("rg -n retryDelayMs src", "", 1)])).toBeNull()
+    // So is one name searched by other programs and flags in the same place (`git grep` a lookup too);
+    // the same name in another place is another question.
+    const tools = ["grep -rn initTelemetry .", "rg -i --hidden initTelemetry", "git grep -n 'initTelemetry'", "ag initTelemetry", "rg -uu initTelemetry ./", "grep -R --include='*.ts' initTelemetry ."]
+    expect(repeatedObservation(tools.map((c) => sh(c, "", 1)))?.count).toBe(5)
+    expect(repeatedObservation(["src", "lib", "test", "docs", "scripts", "tools"].map((d) => sh(`rg -n initTelemetry ${d}`, "", 1)))).toBeNull()
     // Different commands that fail the same way are no exploration either.
     const refused = ["/", "/health", "/api"].map((p) => sh(`curl -s localhost:8080${p}`, "curl: (7) Failed to connect to localhost port 8080", 7))
     expect(repeatedObservation(refused)).toMatchObject({ count: 3, failed: true })
