@@ -134,6 +134,25 @@ describe("a poll that sleeps is waiting", () => {
     expect(moving.some((v) => v.exit !== null || v.pause !== null)).toBe(false)
   })
 
+  test("a heartbeat is no progress: a sleeping poll whose answer moves only in its timestamps is past its patience (ten looks of a minute)", () => {
+    const look = (i: number, output: string): AssistantMessage => ({ ...poll(i, output), parts: [{ type: "tool", callId: `c${i}`, name: "bash", input: { command: "sleep 60 && curl -s api/exports/42" }, state: "completed", output, exitCode: 0 }] })
+    const stamp = (i: number) => `2025-06-11T02:${String(10 + i).padStart(2, "0")}:00Z`
+    const stuck = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 40 }, (_, i) => look(i + 1, `{"state": "running", "progress": 0.37, "updated_at": "${stamp(i)}"}`)))
+    expect(firmer(stuck).filter((l) => Number(l.split(":")[0]) <= 10)).toEqual([])
+    const stoppedAt = stuck.findIndex((v) => v.exit !== null) + 1
+    expect(stoppedAt).toBeGreaterThan(10)
+    expect(stoppedAt).toBeLessThanOrEqual(20)
+    // Its progress moving with the clock is waiting, however long.
+    const moving = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 40 }, (_, i) => look(i + 1, `{"state": "running", "progress": ${(i + 1) / 50}, "updated_at": "${stamp(i)}"}`)))
+    expect(moving.some((v) => v.exit !== null || v.pause !== null)).toBe(false)
+  })
+
+  test("a background job's output read with nothing new but its timestamp (Claude Code's BashOutput) is a plain repeat: stopped at the 8th", () => {
+    const read = (i: number): AssistantMessage => ({ ...poll(i, ""), parts: [{ type: "tool", callId: `c${i}`, name: "BashOutput", input: { bash_id: "bash_3" }, state: "completed", output: `<status>running</status>\n<stdout>\nConnecting to postgres...\n</stdout>\n<timestamp>2025-08-14T11:02:${String(10 + i).padStart(2, "0")}.643Z</timestamp>`, exitCode: 0 }] })
+    const verdicts = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 12 }, (_, i) => read(i + 1)))
+    expect(verdicts.findIndex((v) => v.exit !== null) + 1).toBe(8)
+  })
+
   test("a poll narrated in the same words each look is no text loop: the ladder judges it, with its patience", () => {
     const said = (i: number, output: string): AssistantMessage => ({ ...poll(i, output), parts: [{ type: "text", text: "CI is still running. I'll wait another minute and check again." }, ...poll(i, output).parts] })
     const narrated = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 12 }, (_, i) => said(i + 1, `in_progress · job ${i}`)))

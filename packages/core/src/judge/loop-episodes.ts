@@ -20,6 +20,7 @@ import {
   MIN_COUNTED_RUN,
   pollingOnward,
   pollOverdue,
+  clockless,
   countingOn,
   stepRecords,
   variedRetry,
@@ -137,7 +138,7 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       const run = records().slice(-a.count)
       // Polling a running job (`sleep 30; tail log`) whose output moves on is waiting, not looping,
       // until it is past its patience (poll-wait.ts).
-      if (run.length === a.count && pollingOnward(run) && allDifferent(run.map((r) => r.rawObservation)) && !((pollOverdue(records(), repeats) ?? 0) > 0)) return null
+      if (run.length === a.count && pollingOnward(run) && allDifferent(run.map(clockless)) && !((pollOverdue(records(), repeats) ?? 0) > 0)) return null
       // So is the same batch run again while its printed counter moves on (5000/50000, 10000/50000):
       // masked, its outputs all read the same.
       // A sub-agent answers in new words every time: a different answer from it is no new page.

@@ -6,6 +6,7 @@
  * step failed (the same error again) and was no exploration: different searches that all find
  * nothing, different commands whose outputs share one masked shape, are how code is read.
  */
+import { sawNew } from "./poll-wait.js"
 import { isExploration, type StepRecord } from "./step-record.js"
 
 export interface NoProgressSpinOptions {
@@ -141,7 +142,7 @@ export const noProgressSpin = (
     // Paging (the same call again, something new each time: scroll down, next page) is reading;
     // a poll of a running job whose output moved on is waiting. Neither repeats anything.
     const paging = i > 0 && records[i - 1]!.action === r.action && !seenOutput
-    const freshPoll = r.poll && (i === 0 || records[i - 1]!.rawObservation !== r.rawObservation)
+    const freshPoll = r.poll && sawNew(records[i - 1], r)
     // The same run read through another pipe (`| tail -n 20`, then `| grep FAIL`) repeats it: `coreAction`.
     const repeatsAction = r.action !== "" && (before.actions.has(r.coreAction) || actions.has(r.coreAction)) && !paging && !freshPoll
     const repeatsOutput = r.action !== "" && seenOutput && r.failed && !freshPoll && !r.silent && !isExploration(records, i)

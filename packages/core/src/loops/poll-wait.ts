@@ -19,13 +19,30 @@ export const POLL_MOST_UNCHANGED = 20
  */
 export const POLL_MOST_S = 3 * 3600
 
+/** A date, a time of day, or both (ISO 8601 and the like): when a heartbeat was written, not what moved. */
+const CLOCK = /\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\b|\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b/g
+
+const withoutClocks = new WeakMap<StepRecord, string>()
+
+/**
+ * What a look saw, its clocks left out: a job that says `running, progress 0.37` with a new
+ * `updated_at` each minute has not moved, and its looks count against the patience as one answer.
+ */
+export const clockless = (r: StepRecord): string => {
+  let seen = withoutClocks.get(r)
+  if (seen === undefined) withoutClocks.set(r, (seen = r.rawObservation.replace(CLOCK, "<time>")))
+  return seen
+}
+
 /** Looks in a row with one answer that a poll sleeping `waitSeconds` each time is allowed, never fewer than `minimum`. */
 export const pollPatience = (waitSeconds: number, minimum: number): number =>
   Math.max(minimum, Math.min(POLL_MOST_UNCHANGED, Math.ceil(POLL_PATIENCE_S / Math.max(waitSeconds, 1))))
 
+/** A look that saw something the one before it did not, its clocks aside (`clockless`). */
+export const sawNew = (before: StepRecord | undefined, r: StepRecord): boolean => before === undefined || clockless(before) !== clockless(r)
+
 /** Every step of a run polls a running job and saw something its predecessor did not: waiting, however alike the calls. */
-export const pollingOnward = (run: ReadonlyArray<StepRecord>): boolean =>
-  run.length > 0 && run.every((r, i) => r.poll && (i === 0 || r.rawObservation !== run[i - 1]!.rawObservation))
+export const pollingOnward = (run: ReadonlyArray<StepRecord>): boolean => run.length > 0 && run.every((r, i) => r.poll && sawNew(run[i - 1], r))
 
 /**
  * How far the newest steps, a run of polls of which one waits (a sleep, or a command that blocks), are
@@ -47,7 +64,7 @@ export const pollOverdue = (records: ReadonlyArray<StepRecord>, minimum: number)
     if (!r.poll) break
     run++
     wait = Math.max(wait, r.waitSeconds)
-    if (unchanged === run - 1 && r.rawObservation === newest.rawObservation) unchanged++
+    if (unchanged === run - 1 && clockless(r) === clockless(newest)) unchanged++
   }
   if (wait <= 0) return tickingOverdue(records)
   const pastUnchanged = unchanged - pollPatience(wait, minimum)

@@ -15,6 +15,7 @@
  * asking something new, such as one more search that finds nothing — never counts.
  */
 import { isExploration, type StepRecord } from "./step-record.js"
+import { sawNew } from "./poll-wait.js"
 import { MIN_COUNTED_RUN } from "./repeated-action.js"
 
 export interface RepeatedObservationOptions {
@@ -65,8 +66,7 @@ const sameAnswer = (a: StepRecord, b: StepRecord): boolean => {
 }
 
 /** A poll that saw something the step before it did not: progress of a job, not a repeat. */
-const freshPoll = (records: ReadonlyArray<StepRecord>, i: number): boolean =>
-  records[i]!.poll && (i === 0 || records[i - 1]!.rawObservation !== records[i]!.rawObservation)
+const freshPoll = (records: ReadonlyArray<StepRecord>, i: number): boolean => records[i]!.poll && sawNew(records[i - 1], records[i]!)
 
 // The harness's own "exit code 0" line is not an answer: commands that print nothing all end so.
 const HARNESS_STATUS = /\[(?:The command|Command) (?:completed|finished)(?: with)? exit code 0\.?\]|Exit code: 0/g
