@@ -139,9 +139,9 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       // Polling a running job (`sleep 30; tail log`) whose output moves on is waiting, not looping,
       // until it is past its patience (poll-wait.ts).
       if (run.length === a.count && pollingOnward(run) && allDifferent(run.map(clockless)) && !((pollOverdue(records(), repeats) ?? 0) > 0)) return null
-      // So is the same batch run again while its printed counter moves on (5000/50000, 10000/50000):
-      // masked, its outputs all read the same.
-      // A sub-agent answers in new words every time: a different answer from it is no new page.
+      // Paging too: the same batch run again while its printed counter moves on (5000/50000, then
+      // 10000/50000), though masked its outputs all read the same. Not paging: a sub-agent's answers,
+      // new words every time, however alike what they say.
       const paging = (allDifferent(run.map((r) => r.observation)) && !run.every(handsToSubagent)) || countingOn(run.map((r) => r.rawObservation))
       const count = paging ? Math.min(a.count, repeats) : a.count
       return { detector: "repeated-action", key: a.signature, count, note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
