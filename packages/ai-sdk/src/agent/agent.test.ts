@@ -93,17 +93,11 @@ describe("a run that throws", () => {
     async () => {
       const server = await serve(() => toolCallStream("bash", { command: "sleep 5" }))
       const controller = new AbortController()
-      const ran: Array<string> = []
-      const tools: ToolSet = {
-        bash: tool({
-          inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } }, required: ["command"] }),
-          execute: async ({ command }) => {
-            ran.push(command)
-            controller.abort()
-            return { output: "", exitCode: 0 }
-          }
-        })
-      }
+      // The caller gives up while the tool runs.
+      const { tools, ran } = shell(() => {
+        controller.abort()
+        return { output: "", exitCode: 0 }
+      })
       const { guard } = withEvents()
       const run = generateText({ ...guard.wrap({ model: scriptedChatModel(server), tools, stopWhen: stepCountIs(10), maxRetries: 0 }), prompt: "wait", abortSignal: controller.signal })
       await run.then(
