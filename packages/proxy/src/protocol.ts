@@ -38,8 +38,8 @@ export interface Conversation {
   readonly agentKey?: string
   /**
    * A side request of a conversation that works with tools (a summary for compaction, a recap): it
-   * offers no tool while its history made tool calls. Its messages are not the conversation's next
-   * step, so it is kept apart (see `sessionIdOf`).
+   * ends with a user turn and offers no tool while its history made tool calls. Its messages are not
+   * the conversation's next step, so it is kept apart (see `sessionIdOf`).
    */
   readonly side?: boolean
 }
@@ -73,8 +73,16 @@ export const conversationOf = (
   // Any tool at all (a server tool too) makes it an agent step, however its answer is shaped.
   utility: parts.structured && !offersTools(body),
   ...withAgentKey(agentKeyOf(body)),
-  ...(!offersTools(body) && parts.messages.some(madeToolCalls) ? { side: true } : {})
+  ...(isSideRequest(body, parts.messages) ? { side: true } : {})
 })
+
+/**
+ * A question of the client's own put after a conversation that works with tools, offering none: its
+ * last message is a user turn (an agent's step ends with its tools' results), no tool is offered, and
+ * the history made tool calls.
+ */
+const isSideRequest = (body: any, messages: ReadonlyArray<Message>): boolean =>
+  messages.at(-1)?.role === "user" && !offersTools(body) && messages.some(madeToolCalls)
 
 const withAgentKey = (key: string | undefined): { agentKey?: string } => (key === undefined ? {} : { agentKey: key })
 

@@ -53,11 +53,13 @@ describe("the session a request is derived into", () => {
     expect(id(chatProtocol, { model: "m", messages: opening, tools })).toMatch(/^proxy-[0-9a-f]{16}$/)
   })
 
-  test("a side request (a summary asked for without tools after tool calls) goes to <id>.side, not into the conversation's places", () => {
+  test("a side request (a question after tool calls, offering no tools) goes to <id>.side, not into the conversation's places", () => {
     const history = [...opening, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "shell", arguments: '{"command":"ls"}' } }] }, { role: "tool", tool_call_id: "c1", content: "a.py" }]
     const step = id(chatProtocol, { model: "m", messages: history, tools })
     const summary = id(chatProtocol, { model: "m", messages: [...history, { role: "user", content: "Summarize the conversation so far." }] })
     expect(summary).toBe(`${step}.side`)
+    // A step that ends with its tools' results is the conversation's, offered tools or not.
+    expect(id(chatProtocol, { model: "m", messages: history })).toBe(step)
     // No tool calls yet, no tools offered: a plain chat, its own conversation as before.
     expect(id(chatProtocol, { model: "m", messages: opening })).toBe(id(chatProtocol, { model: "m", messages: opening, tools }))
     expect(sessionIdOf({ [HEADER]: "run-1" }, HEADER, chatProtocol.conversation({ model: "m", messages: [...history, { role: "user", content: "recap" }] }))).toBe("run-1.side")
