@@ -94,7 +94,9 @@ export class TurnJudge {
     this.records.push(m)
     if (m.role === "user") this.newestUserAt = i
     if (m.role !== "assistant") return
-    const step = this.steps
+    // Steps are numbered as the conversation numbers them (the stored messages, the evidence's runs),
+    // not from the turn's start: after a new user message the first step of the turn is not step 0.
+    const step = m.step
     const judge = (this.judge ??= new CrossStepDetectors(this.config, this.config.loop.role, false, false))
     // The fed messages themselves, not a copy (a copy per step made a long turn cost its square):
     // the detectors read them during the call and keep none.

@@ -49,6 +49,14 @@ describe("judgeRequest", () => {
     expect(judgeRequest([...stopped, user(10, "stop and summarise")], DEFAULT_CONFIG).action).toBe("pass")
   })
 
+  test("a stop in a later turn names its steps as the conversation numbers them, in the evidence and its runs alike", () => {
+    const loop = (from: number, step: number, n: number) => Array.from({ length: n }, (_, i) => call(from + i, step + i))
+    const later = [...repeated(2), user(3, "now make it pass"), ...loop(4, 2, 8)]
+    const evidence = judgeRequest(later, DEFAULT_CONFIG).stop?.evidence ?? ""
+    expect(evidence).toMatch(/^step 9: /)
+    expect(evidence).toContain("(steps 2-9)")
+  })
+
   test("a harness's canned reply to a stop starts the turn over once; the same words after the next stop do not", () => {
     const stop = (at: number, step: number) => text(at, step, stopAnswer("a loop", "evidence", "next"))
     const loop = (from: number, step: number, n: number) => Array.from({ length: n }, (_, i) => call(from + i, step + i))
