@@ -8,14 +8,19 @@ import type { AssistantMessage, Message } from "../model/index.js"
 import { CrossStepDetectors, type AfterStep } from "./cross-step.js"
 import { DEFAULT_JUDGE_CONFIG as C, type JudgeConfig } from "./judge-config.js"
 
-const failingBuild = (i: number): AssistantMessage => ({
+type CallFields = Omit<Extract<AssistantMessage["parts"][number], { type: "tool" }>, "type" | "callId">
+
+/** Step `i` of one user turn: a reply that made one call. */
+const callStep = (i: number, call: CallFields): AssistantMessage => ({
   role: "assistant",
   id: `a${i}`,
   parentId: "u1",
   step: i,
   finish: "tool-calls",
-  parts: [{ type: "tool", callId: `c${i}`, name: "bash", input: { command: `make t${i}` }, state: "error", error: `boom ${i}` }]
+  parts: [{ type: "tool", callId: `c${i}`, ...call }]
 })
+
+const failingBuild = (i: number): AssistantMessage => callStep(i, { name: "bash", input: { command: `make t${i}` }, state: "error", error: `boom ${i}` })
 
 /** The verdicts of `replies` fed one step at a time after one user turn. */
 const feed = (d: CrossStepDetectors, replies: ReadonlyArray<AssistantMessage>): Array<AfterStep> => {
@@ -57,14 +62,8 @@ describe("CrossStepDetectors.afterStep", () => {
 })
 
 describe("the same call that does new work each time", () => {
-  const batch = (i: number, output: string): AssistantMessage => ({
-    role: "assistant",
-    id: `b${i}`,
-    parentId: "u1",
-    step: i,
-    finish: "tool-calls",
-    parts: [{ type: "tool", callId: `c${i}`, name: "shell", input: { command: ["python", "reembed.py", "--batch-size", "5000"] }, state: "completed", output, exitCode: 0 }]
-  })
+  const batch = (i: number, output: string): AssistantMessage =>
+    callStep(i, { name: "shell", input: { command: ["python", "reembed.py", "--batch-size", "5000"] }, state: "completed", output, exitCode: 0 })
   const firm = (vs: ReadonlyArray<AfterStep>) => vs.some((v) => v.exit !== null || v.pause !== null || v.incidents.some((x) => x.action === "remind"))
 
   test("a resumable batch whose printed counter moves on each run is noted, never stopped; its last run may find nothing left", () => {
@@ -79,28 +78,17 @@ describe("the same call that does new work each time", () => {
 
 describe("a sub-agent given the same task again", () => {
   test("answers in new words every time, and is still a repeated call: stopped at the 8th", () => {
-    const handOff = (i: number): AssistantMessage => ({
-      role: "assistant",
-      id: `t${i}`,
-      parentId: "u1",
-      step: i,
-      finish: "tool-calls",
-      parts: [{ type: "tool", callId: `c${i}`, name: "Task", input: { description: "Find the leak", prompt: "Investigate worker/image.ts; find the leak." }, state: "completed", output: `Finding ${"abcdefghij"[i]}: no leak seen in ${["buffers", "streams", "caches", "timers", "pools", "handles", "sockets", "workers", "images", "queues"][i]}.` }]
-    })
+    const places = ["buffers", "streams", "caches", "timers", "pools", "handles", "sockets", "workers", "images", "queues"]
+    const handOff = (i: number): AssistantMessage =>
+      callStep(i, { name: "Task", input: { description: "Find the leak", prompt: "Investigate worker/image.ts; find the leak." }, state: "completed", output: `Finding ${"abcdefghij"[i]}: no leak seen in ${places[i]}.` })
     const verdicts = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 9 }, (_, i) => handOff(i)))
     expect(verdicts.findIndex((v) => v.exit !== null) + 1).toBe(8)
   })
 })
 
 describe("a poll that sleeps is waiting", () => {
-  const poll = (i: number, output: string, exitCode = 0): AssistantMessage => ({
-    role: "assistant",
-    id: `p${i}`,
-    parentId: "u1",
-    step: i,
-    finish: "tool-calls",
-    parts: [{ type: "tool", callId: `c${i}`, name: "bash", input: { command: "sleep 30 && gh run view 9812" }, state: "completed", output, exitCode }]
-  })
+  const poll = (i: number, output: string, exitCode = 0): AssistantMessage =>
+    callStep(i, { name: "bash", input: { command: "sleep 30 && gh run view 9812" }, state: "completed", output, exitCode })
   const levels = (vs: ReadonlyArray<AfterStep>) => vs.flatMap((v, i) => v.incidents.filter((x) => x.kind === "loop").map((x) => `${i + 1}:${x.detector}/${x.action}`))
 
   const firmer = (vs: ReadonlyArray<AfterStep>) => levels(vs).filter((l) => !l.endsWith("/note"))
@@ -122,7 +110,7 @@ describe("a poll that sleeps is waiting", () => {
   })
 
   test("a poll that does not sleep, new only in its numbers (a crash-looping pod's age): past twenty looks it climbs, stopped at the 26th", () => {
-    const look = (i: number, output: string): AssistantMessage => ({ ...poll(i, output), parts: [{ type: "tool", callId: `c${i}`, name: "bash", input: { command: "kubectl get pods -l app=api" }, state: "completed", output, exitCode: 0 }] })
+    const look = (i: number, output: string): AssistantMessage => callStep(i, { name: "bash", input: { command: "kubectl get pods -l app=api" }, state: "completed", output, exitCode: 0 })
     const pod = (i: number) => `api-7d9f8b6c5d-x2k4q 0/1 CrashLoopBackOff ${3 + Math.floor(i / 4)} (${(i * 7) % 60}s ago) ${Math.floor(i / 8)}m${(i * 7) % 60}s`
     const ticking = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 30 }, (_, i) => look(i + 1, pod(i))))
     expect(firmer(ticking).filter((l) => Number(l.split(":")[0]) <= 20)).toEqual([])
@@ -135,7 +123,7 @@ describe("a poll that sleeps is waiting", () => {
   })
 
   test("a heartbeat is no progress: a sleeping poll whose answer moves only in its timestamps is past its patience (ten looks of a minute)", () => {
-    const look = (i: number, output: string): AssistantMessage => ({ ...poll(i, output), parts: [{ type: "tool", callId: `c${i}`, name: "bash", input: { command: "sleep 60 && curl -s api/exports/42" }, state: "completed", output, exitCode: 0 }] })
+    const look = (i: number, output: string): AssistantMessage => callStep(i, { name: "bash", input: { command: "sleep 60 && curl -s api/exports/42" }, state: "completed", output, exitCode: 0 })
     const stamp = (i: number) => `2025-06-11T02:${String(10 + i).padStart(2, "0")}:00Z`
     const stuck = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 40 }, (_, i) => look(i + 1, `{"state": "running", "progress": 0.37, "updated_at": "${stamp(i)}"}`)))
     expect(firmer(stuck).filter((l) => Number(l.split(":")[0]) <= 10)).toEqual([])
@@ -148,7 +136,8 @@ describe("a poll that sleeps is waiting", () => {
   })
 
   test("a background job's output read with nothing new but its timestamp (Claude Code's BashOutput) is a plain repeat: stopped at the 8th", () => {
-    const read = (i: number): AssistantMessage => ({ ...poll(i, ""), parts: [{ type: "tool", callId: `c${i}`, name: "BashOutput", input: { bash_id: "bash_3" }, state: "completed", output: `<status>running</status>\n<stdout>\nConnecting to postgres...\n</stdout>\n<timestamp>2025-08-14T11:02:${String(10 + i).padStart(2, "0")}.643Z</timestamp>`, exitCode: 0 }] })
+    const stamped = (i: number) => `<status>running</status>\n<stdout>\nConnecting to postgres...\n</stdout>\n<timestamp>2025-08-14T11:02:${String(10 + i).padStart(2, "0")}.643Z</timestamp>`
+    const read = (i: number): AssistantMessage => callStep(i, { name: "BashOutput", input: { bash_id: "bash_3" }, state: "completed", output: stamped(i), exitCode: 0 })
     const verdicts = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 12 }, (_, i) => read(i + 1)))
     expect(verdicts.findIndex((v) => v.exit !== null) + 1).toBe(8)
   })
@@ -161,7 +150,7 @@ describe("a poll that sleeps is waiting", () => {
   })
 
   test("a server coming up fails while it waits: neither the breaker nor the ladder stops it", () => {
-    const waits = Array.from({ length: 8 }, (_, i) => ({ ...poll(i + 1, "curl: (7) Failed to connect to localhost port 3000", 7), parts: [{ type: "tool" as const, callId: `c${i}`, name: "bash", input: { command: "sleep 3 && curl -s localhost:3000/health" }, state: "completed" as const, output: "curl: (7) Failed to connect to localhost port 3000", exitCode: 7 }] }))
+    const waits = Array.from({ length: 8 }, (_, i) => callStep(i + 1, { name: "bash", input: { command: "sleep 3 && curl -s localhost:3000/health" }, state: "completed", output: "curl: (7) Failed to connect to localhost port 3000", exitCode: 7 }))
     const verdicts = feed(new CrossStepDetectors(C, "main", false), waits)
     expect(verdicts.flatMap((v) => v.incidents.filter((x) => x.action !== "note").map((x) => x.detector))).toEqual([])
     expect(verdicts.some((v) => v.exit !== null || v.pause !== null)).toBe(false)
