@@ -35,14 +35,15 @@ export const endOfRun = (last: AnyStep | undefined, step: number): ExitPoint | n
 
 /**
  * A step that began and never ended: its model call, or the SDK reading its reply (a stream with no
- * finish, a call to a tool nobody offered), threw, and the error went to the caller.
+ * finish), threw, and the error went to the caller; or the caller stopped reading the reply (a
+ * `break` out of `textStream`), which the AI SDK does not pass on to the model's stream.
  */
 const unfinished = ({ step, cancelled, ended }: UnfinishedStep): ExitPoint =>
   ended === true
     ? { reason: "cancelled", step, error: { tag: "CancelledError", message: "the caller's abort signal ended the run after this step's calls were made (while its tools ran, or before the next step)" } }
     : cancelled
       ? { reason: "cancelled", step, error: { tag: "CancelledError", message: "the step never ended: the caller's abort signal cancelled its model call" } }
-      : { reason: "model_error", step, error: { tag: "StepFailed", message: "the step never ended: its model call or the reading of its reply threw (the error went to the caller)" } }
+      : { reason: "model_error", step, error: { tag: "StepFailed", message: "the step never ended: its model call or the reading of its reply threw (the error went to the caller), or the caller stopped reading the reply" } }
 
 /**
  * A step that began and never ended (the run threw), and whether the caller's own abort signal

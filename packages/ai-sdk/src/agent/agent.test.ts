@@ -131,6 +131,22 @@ describe("a run that throws", () => {
   )
 })
 
+  test(
+    "a caller that stops reading a reply (a break out of textStream) is not reported as a finished run, and the message says so",
+    async () => {
+      const server = await serve([textStream("word ".repeat(400), { chunkSize: 5, chunkDelayMs: 2 })])
+      const { guard } = withEvents()
+      const result = streamText(guard.wrap({ model: scriptedChatModel(server), prompt: "say words", stopWhen: stepCountIs(5), maxRetries: 0, onError: () => {} }))
+      let chunks = 0
+      for await (const _ of result.textStream) if (++chunks > 3) break
+      const report = guard.report()
+      expect(report.status).toBe("aborted")
+      expect(report.error?.message).toContain("or the caller stopped reading the reply")
+      expect(report.blockedAt).toMatch(/^step 0: the step never ended/)
+    },
+    TIMEOUT
+  )
+
 /** The text of the reminder events of `kind`, each with the step it followed. */
 const remindersOf = (events: ReadonlyArray<LoopguardAgentEvent>, kind: string) =>
   events.flatMap((e) => (e.type === "reminder" && e.kind === kind ? [{ step: e.step, text: e.text }] : []))
