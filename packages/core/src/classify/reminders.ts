@@ -24,6 +24,7 @@ export type ReminderTemplateKind =
   | "text-loop-mild"
   | "text-loop-strong"
   | "repeated-action"
+  | "repeated-action-paging"
   | "action-cycle"
   | "loop-remind"
   | "soft-cap"
@@ -45,6 +46,7 @@ export const REMINDER_TEMPLATE_KINDS: ReadonlyArray<ReminderTemplateKind> = [
   "text-loop-mild",
   "text-loop-strong",
   "repeated-action",
+  "repeated-action-paging",
   "action-cycle",
   "loop-remind",
   "soft-cap",
@@ -133,6 +135,13 @@ export const REMINDERS: Readonly<Record<ReminderTemplateKind, ByRole>> = {
   "repeated-action": same(
     "Note: you are repeating the same action with the same arguments, and it is not producing new results. " +
       "Change your approach."
+  ),
+  // Said while the same call pages through something (each result new): telling a model that reads
+  // page after page, or runs batch after batch, that nothing new comes back would be false.
+  "repeated-action-paging": same(
+    "Note: you have made the same call several times in a row, and each result was different (paging through " +
+      "something, or work moving on). Go on if that is the plan; if you are looking for one thing, a search or a " +
+      "filter may find it in fewer steps."
   ),
   "action-cycle": same(
     "Note: you are cycling through the same few actions with the same arguments, and the cycle is not producing " +

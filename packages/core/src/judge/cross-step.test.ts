@@ -5,6 +5,7 @@
 import { describe, expect, test } from "bun:test"
 import { reply, user } from "../loops/fixtures.js"
 import type { AssistantMessage, Message } from "../model/index.js"
+import { reminderText } from "../classify/reminders.js"
 import { CrossStepDetectors, type AfterStep } from "./cross-step.js"
 import { DEFAULT_JUDGE_CONFIG as C, type JudgeConfig } from "./judge-config.js"
 
@@ -73,6 +74,24 @@ describe("the same call that does new work each time", () => {
     // The same counter each time is the same answer: stopped as usual.
     const stuck = Array.from({ length: 10 }, (_, i) => batch(i + 1, `resuming from offset=5000\nembedded 0 docs (5000/50000) in 0.${i}s`))
     expect(feed(new CrossStepDetectors(C, "main", false), stuck).some((v) => v.exit !== null)).toBe(true)
+  })
+
+  test("the note given while it pages says the results were new, not that nothing new came back", () => {
+    const notesOf = (outputs: ReadonlyArray<string>) => {
+      const d = new CrossStepDetectors(C, "main", false)
+      const history: Array<Message> = [user("u1")]
+      return outputs.map((output, i) => {
+        const r = batch(i + 1, output)
+        history.push(r)
+        d.afterStep([...history], r, i + 1, { final: false, costUsd: null })
+        return d.takeNote()
+      })
+    }
+    const paging = notesOf(Array.from({ length: 6 }, (_, i) => `embedded 5000 docs (${(i + 1) * 5000}/50000)`))
+    expect(paging.slice(0, 2)).toEqual([null, null])
+    for (const note of paging.slice(2)) expect(note).toBe(reminderText("repeated-action-paging", "main"))
+    const stuck = notesOf(Array.from({ length: 4 }, () => "embedded 0 docs (5000/50000)"))
+    expect(stuck[2]).toBe(reminderText("repeated-action", "main"))
   })
 })
 

@@ -127,6 +127,7 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
   const out: Array<Detector> = []
   if (config.repeatedAction.enabled) {
     const note = reminderText("repeated-action", role)
+    const pagingNote = reminderText("repeated-action-paging", role)
     const { repeats, remindAt, stopAt } = config.repeatedAction
     // Twice the ladder's top, so a run is still counted well past its stop.
     const maxCount = Math.max(MIN_COUNTED_RUN, 2 * (stopAt ?? remindAt))
@@ -144,7 +145,7 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       // new words every time, however alike what they say.
       const paging = (allDifferent(run.map((r) => r.observation)) && !run.every(handsToSubagent)) || countingOn(run.map((r) => r.rawObservation))
       const count = paging ? Math.min(a.count, repeats) : a.count
-      return { detector: "repeated-action", key: a.signature, count, note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
+      return { detector: "repeated-action", key: a.signature, count, note: paging ? pagingNote : note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
     })
   }
   if (config.actionCycle.enabled) {
