@@ -38,8 +38,12 @@ export const replyMessage = (conversation: Conversation, watch: ReplySeen | null
   }
 }
 
-/** The reminders this request added at its end, as the synthetic user turns the RunLoop would store. */
+/**
+ * The reminders this request added at its end, as the synthetic user turns the RunLoop would store.
+ * The note is not one: as in the RunLoop it is for this request only (given again with the next while
+ * the episode lasts), and the request's log row names it.
+ */
 export const reminderMessages = (conversation: Conversation, inserts: ReadonlyArray<Insert>): ReadonlyArray<Message> =>
   inserts
-    .filter((i) => i.before === null)
-    .map((i, n) => ({ role: "user", id: `r${conversation.wireLength}.${n}`, text: i.text, synthetic: (i.kind === "note" || i.kind === "doom-loop" ? "loop-remind" : i.kind) as ReminderKind }))
+    .filter((i) => i.before === null && i.kind !== "note")
+    .map((i, n) => ({ role: "user", id: `r${conversation.wireLength}.${n}`, text: i.text, synthetic: (i.kind === "doom-loop" ? "loop-remind" : i.kind) as ReminderKind }))
