@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { commandArguments, commandCore, commandSkeleton, isPollCommand, searchQuestion, waitSecondsOf } from "./command-skeleton.js"
+import { commandArguments, commandCore, commandSkeleton, isLookCommand, isPollCommand, searchQuestion, waitSecondsOf } from "./command-skeleton.js"
 
 describe("commandSkeleton", () => {
   test("varying arguments are masked: passwords, versions, package names, numbers, paths", () => {
@@ -51,6 +51,13 @@ describe("commandArguments", () => {
   })
 })
 
+describe("commandSkeleton of a database query", () => {
+  test("a query that only reads is a question (no skeleton); one that writes, or pipes into a file, is not", () => {
+    for (const c of [`psql $DATABASE_URL -c "select * from orders where order_ref='ORD-1'"`, "mysql -u app -e 'SHOW TABLES'", `sqlite3 app.db "SELECT count(*) FROM jobs"`, `psql -c '\\dt'`]) expect([c, commandSkeleton(c)]).toEqual([c, ""])
+    for (const c of [`psql $DATABASE_URL -c "delete from orders where id=1"`, `psql -c "select 1" > out.txt`, `psql -f migrate.sql`, `mysql -e 'select 1; drop table t'`]) expect(commandSkeleton(c)).not.toBe("")
+  })
+})
+
 describe("isPollCommand", () => {
   test("waiting on or looking at a running job", () => {
     for (const c of ["docker logs web | tail -n 5", "sleep 10 && kubectl get pods", "systemctl status nginx", "sleep 30 && gh run view 9876543", "gh run watch 42 --exit-status", "sleep 60; curl -s http://localhost:8080/status", "sleep 2 && curl localhost:8000"]) expect([c, isPollCommand(c)]).toEqual([c, true])
@@ -59,6 +66,15 @@ describe("isPollCommand", () => {
   test("commands that wait for a job themselves, kubectl's flags before its verb skipped", () => {
     for (const c of ["kubectl -n staging rollout status deploy/api --timeout=60s", "kubectl wait --for=condition=ready pod -l app=api", "kubectl --context prod -n web get pods", "pg_isready -h localhost -p 5432"]) expect([c, isPollCommand(c)]).toEqual([c, true])
     expect(isPollCommand("kubectl -n staging rollout restart deploy/api")).toBe(false)
+  })
+  test("a deploy or cloud CLI asked for a status after a sleep polls; asked alone, it only looks", () => {
+    const after = ["sleep 20 && fly status --app shop-api", "sleep 30 && aws ecs describe-services --cluster prod --services orders", "sleep 15; gcloud run services describe api --region eu", "sleep 10 && helm status api", "sleep 30 && argocd app get api"]
+    for (const c of after) expect([c, isPollCommand(c)]).toEqual([c, true])
+    for (const c of ["fly status --app shop-api", "sleep 20 && fly deploy", "sleep 5 && aws ecs update-service --cluster prod", "sleep 5 && npm test", "sleep 5 && pytest -x tests/test_status.py"]) expect([c, isPollCommand(c)]).toEqual([c, false])
+  })
+  test("isLookCommand: a line that only looks, waiting or not", () => {
+    for (const c of ["curl -sf http://localhost:8080/health", "tail -n 3 /tmp/api.log", "fly status --app api", "sleep 5 && kubectl get pods", "cat a.txt | grep x"]) expect([c, isLookCommand(c)]).toEqual([c, true])
+    for (const c of ["", "curl -X POST localhost:8080/jobs", "make deploy", "npm test", "tail log && npm start"]) expect([c, isLookCommand(c)]).toEqual([c, false])
   })
   test("a command named as an object's own property is just a command", () => {
     for (const c of ["__proto__ x", "constructor get", "toString", "hasOwnProperty run view"]) expect([c, isPollCommand(c)]).toEqual([c, false])

@@ -97,12 +97,23 @@ const simpleSkeleton = (raw: ReadonlyArray<string>): string => {
   return out.join(" ")
 }
 
+// A database client asked one query that only reads (`psql $DB -c "select * from orders where …"`,
+// `mysql -e 'SHOW TABLES'`, `sqlite3 app.db "SELECT …"`): a question, as a `grep` is, whose
+// different tables and conditions ask different things. Nothing in it may write.
+const SQL_CLIENT = /^\s*(?:PGPASSWORD=\S+\s+)?(?:psql|mysql|mariadb|sqlite3|duckdb|clickhouse-client|cockroach\s+sql)\b/
+const SQL_READ = /"\s*(?:select|show|describe|desc|explain|with|\\d[a-z+]*)\b[^"]*"|'\s*(?:select|show|describe|desc|explain|with|\\d[a-z+]*)\b[^']*'/i
+const SQL_WRITE = /\b(?:insert|update|delete|drop|alter|create|truncate|grant|revoke|copy|vacuum|call|merge|replace)\b|<|>/i
+
+const isReadOnlyQuery = (command: string): boolean =>
+  !command.includes("\n") && SQL_CLIENT.test(command) && SQL_READ.test(command) && !SQL_WRITE.test(command.replace(/2>&1|2>\/dev\/null/g, ""))
+
 /**
  * The skeleton of a command line, or "" when it has none worth comparing: empty, or made only of
  * programs that show something (`cat`, `ls`, `grep` …), whose different arguments mean reading
  * different things.
  */
 export const commandSkeleton = (command: string): string => {
+  if (isReadOnlyQuery(command)) return ""
   const parts = simpleCommands(command).map((tokens) => ({ tokens: unwrap(tokens), skeleton: simpleSkeleton(tokens) }))
   const doing = parts.filter((p) => p.tokens.length > 0 && !viewing(p.tokens))
   if (doing.length === 0) return ""
@@ -156,7 +167,25 @@ export const commandArguments = (command: string): Array<string> => {
  */
 export const isPollCommand = (command: string): boolean => {
   if (command.trim() === "") return true
-  const programs = simpleCommands(command).map((tokens) => {
+  const programs = lookPrograms(command)
+  if (programs.length === 0) return true
+  const waits = programs.some((p) => POLLERS.has(p))
+  return waits && programs.every((p) => p === "" || POLLERS.has(p) || VIEWERS.has(p))
+}
+
+/**
+ * Does a command only look at something (`curl -sf localhost:8080/health`, `fly status`, `tail
+ * app.log`), waiting or not? A look that fails while the job it looks at is still coming up is
+ * asked again once that job shows it moved (try-best's bash retry).
+ */
+export const isLookCommand = (command: string): boolean => {
+  const programs = lookPrograms(command)
+  return programs.length > 0 && programs.every((p) => p === "" || POLLERS.has(p) || VIEWERS.has(p))
+}
+
+/** The programs of a command line, a look at a running job spelled `sleep` and a fetch or a status question `cat`. */
+const lookPrograms = (command: string): Array<string> =>
+  simpleCommands(command).map((tokens) => {
     const words = unwrap(tokens)
     const program = programOf(words[0] ?? "")
     // `docker logs web`, `kubectl get pods`, `gh run view 42`: looking at what runs on its own.
@@ -164,12 +193,8 @@ export const isPollCommand = (command: string): boolean => {
     const polls = Object.hasOwn(POLLING_SUBCOMMANDS, program) ? POLLING_SUBCOMMANDS[program] : undefined
     const verb = program === "kubectl" ? kubectlVerb(words) : words.slice(1)
     const looks = polls !== undefined && (polls.includes(verb[0] ?? "") || polls.includes(`${verb[0] ?? ""} ${verb[1] ?? ""}`))
-    return looks ? "sleep" : isFetch(program, words) ? "cat" : program
+    return looks ? "sleep" : isFetch(program, words) || asksStatus(words) ? "cat" : program
   })
-  if (programs.length === 0) return true
-  const waits = programs.some((p) => POLLERS.has(p))
-  return waits && programs.every((p) => p === "" || POLLERS.has(p) || VIEWERS.has(p))
-}
 
 /** kubectl's flags that take the next word as their value (`-n staging rollout status`). */
 const KUBECTL_VALUE_FLAGS = new Set(["-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-l", "--selector", "-o", "--output", "-f", "--filename", "-c", "--container"])
@@ -239,6 +264,15 @@ const blockingWaitOf = (program: string, words: ReadonlyArray<string>): number =
 /** `curl -s …/status`, `wget -qO- …`: a look at a URL that sends nothing (no data, form, upload or method). */
 const isFetch = (program: string, words: ReadonlyArray<string>): boolean =>
   (program === "curl" || program === "wget") && !words.some((w) => /^(?:-[a-zA-Z]*[dFTX]|--(?:data|form|upload-file|request|json|post-data|post-file|method)\b)/.test(w))
+
+// A deploy or cloud CLI's verb that only reports (`fly status`, `aws ecs describe-services`, `gcloud run
+// services describe`, `helm status`, `argocd app get`): a look, as a viewer is, so a line that sleeps
+// first and then asks it polls. Alone (no sleep) it is no poll: a look, not a wait.
+const STATUS_VERB = /^(?:status|describe(?:-[a-z-]+)?|get(?:-[a-z-]+)?|list(?:-[a-z-]+)?|ls|logs?|ps|show|inspect|view|info|health|checks)$/
+
+/** The first words of a command after its program, flags left out: does one of them ask for a status? */
+const asksStatus = (words: ReadonlyArray<string>): boolean =>
+  words.slice(1).filter((w) => !w.startsWith("-")).slice(0, 3).some((w) => STATUS_VERB.test(w))
 
 const POLLING_SUBCOMMANDS: Readonly<Record<string, ReadonlyArray<string>>> = {
   docker: ["logs", "ps", "stats", "inspect"],

@@ -101,6 +101,18 @@ describe("bash_retry", () => {
     expect(kinds(run(only("bash"), noWait))).toEqual([null, null, "bash_retry"])
   })
 
+  test("a look that fails while the job it waits on moves (its log read between tries) starts its count again; not when the log stands still", () => {
+    const health = () => bashPart("curl -sf http://localhost:8080/actuator/health", 7, "curl: (7) Failed to connect to localhost port 8080")
+    const log = (line: string) => bashPart("tail -n 3 /tmp/api.log", 0, line)
+    const moving = [health(), log("Starting ApiApplication"), health(), log("HikariPool-1 - Start completed."), health(), log("Migrating schema to version 57"), health(), log("Tomcat started on port 8080"), health()]
+    expect(kinds(run(only("bash"), moving)).every((k) => k === null)).toBe(true)
+    const still = [health(), log("Starting ApiApplication"), health(), log("Starting ApiApplication"), health()]
+    expect(kinds(run(only("bash"), still)).at(-1)).toBe("bash_retry")
+    // A command that does something (not a look) keeps its count.
+    const build = () => bashPart("make deploy", 2, "make: *** [deploy] Error 2")
+    expect(kinds(run(only("bash"), [build(), log("a"), build(), log("b"), build()])).at(-1)).toBe("bash_retry")
+  })
+
   test("a command that waits by itself and answers something new each time is waiting; the same answer past its patience is a retry", () => {
     const rollout = (available: number) => bashPart("kubectl rollout status deploy/api --timeout=90s", 1, `Waiting for deployment "api" rollout to finish: ${available} of 3 updated replicas are available...\nerror: timed out waiting for the condition`)
     expect(kinds(run(only("bash"), [0, 0, 1, 1, 1, 2, 2, 2, 2].map(rollout))).every((k) => k === null)).toBe(true)

@@ -24,7 +24,7 @@
  * State is plain data (JSON-serializable); `consumeTryBest` is pure; `TryBestMonitor` holds it.
  */
 import type { ToolPart } from "../model/message.js"
-import { isPollCommand, waitSecondsOf } from "../loops/command-skeleton.js"
+import { isLookCommand, isPollCommand, waitSecondsOf } from "../loops/command-skeleton.js"
 import { pollPatience } from "../loops/poll-wait.js"
 import { editRecords } from "./edit-records.js"
 import {
@@ -147,6 +147,17 @@ const consumeEdit = (state: TryBestState, { part, step }: TryBestEvent, options:
   return repeat === null ? next : { state: next.state, incident: repeat }
 }
 
+/** What a poll that succeeded saw: its outputs remembered, and whether this one is new since its last. */
+const pollSeen = (outputs: TryBestState["outputs"], command: string, part: ToolPart, options: TryBestOptions) => {
+  const output = normalizeOutput(commandContent(resultText(part)), options.outputLimit)
+  const seen = own(outputs, command) ?? []
+  return { moved: seen.length > 0 && seen[seen.length - 1] !== output, outputs: withEntry(outputs, command, keepLast([...seen.filter((s) => s !== output), output], OUTPUT_MEMORY)) }
+}
+
+/** The failure counts of commands that do something, the looks' left out. */
+const withoutLooks = (failures: TryBestState["failures"]): TryBestState["failures"] =>
+  Object.fromEntries(Object.entries(failures).filter(([command]) => !isLookCommand(command)))
+
 /** Failures of one command that make a retry loop; a poll that sleeps (a server coming up) is given its patience. */
 const retriesOf = (rawCommand: string, options: TryBestOptions): number => {
   const wait = isPollCommand(rawCommand) ? waitSecondsOf(rawCommand) : 0
@@ -162,11 +173,15 @@ const consumeShell = (
   const command = normalizeCommand(rawCommand)
   const verifying = isVerificationCommand(command, verificationMatcher(options))
   if (!failed(part)) {
+    const polled = isPollCommand(rawCommand) ? pollSeen(state.outputs, command, part, options) : null
+    const failures = isWritingCommand(rawCommand) ? {} : without(state.failures, command)
     const cleared: TryBestState = {
       ...state,
       // A command that writes files (`cat > x.py << EOF`, `sed -i`) changes what the next run does, like an edit.
-      failures: isWritingCommand(rawCommand) ? {} : without(state.failures, command),
-      outputs: verifying ? without(state.outputs, command) : state.outputs
+      // A poll that saw its job move (`tail app.log` while a server starts) makes the looks that
+      // failed on it (`curl -sf localhost:8080/health`) worth asking again: their counts start over.
+      failures: polled?.moved === true ? withoutLooks(failures) : failures,
+      outputs: verifying ? without(state.outputs, command) : (polled?.outputs ?? state.outputs)
     }
     return verifying ? streakStep(cleared, part, step, "verify", true, options, { command }) : { state: cleared, incident: null }
   }

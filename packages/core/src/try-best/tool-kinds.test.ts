@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { DEFAULT_TRY_BEST_OPTIONS } from "./options.js"
-import { commandContent, editPathOf, failed, printedExitCode, shellTextOf, toolRole } from "./tool-kinds.js"
+import { commandContent, editPathOf, failed, isNoMatch, printedExitCode, shellTextOf, toolRole } from "./tool-kinds.js"
 
 const role = (name: string, input: unknown, diff?: string) => toolRole({ name, input, ...(diff !== undefined ? { diff } : {}) }, DEFAULT_TRY_BEST_OPTIONS)
 
@@ -77,6 +77,26 @@ describe("printedExitCode", () => {
     expect(printedExitCode("the docs say: return exit code 1 on failure")).toBeUndefined()
     expect(printedExitCode("x".repeat(5000) + "\n[The command completed with exit code 0.]")).toBe(0)
     expect(printedExitCode("Exit code: 2\nWall time: 3.1 seconds\nOutput:\n" + "log line\n".repeat(1000))).toBe(2)
+  })
+})
+
+describe("isNoMatch", () => {
+  const noMatch = (command: string, output = "\nExit code: 1") => isNoMatch({ input: { command }, output })
+  test("a search alone, or as a pipeline's last stage, that printed nothing matched nothing", () => {
+    const searches = [
+      "rg -n 'adyen' src",
+      "cd /app && grep -rn foo .",
+      "bash -lc \"grep -rn 'a|b' src\"",
+      "docker run --rm acme/api pip list 2>/dev/null | grep -i '^urllib3 *1\\.'",
+      "kubectl get pods -n logging 2>&1 | grep fluentd",
+      "grep -E 'a|b' src",
+      "ps aux | grep -v grep | grep node"
+    ]
+    for (const c of searches) expect([c, noMatch(c)]).toEqual([c, true])
+  })
+  test("not when the search is not what set the status, or something was printed", () => {
+    for (const c of ["make test", "grep foo src | wc -l", "grep foo && make", "npm test || grep x log", "grep foo src; make"]) expect([c, noMatch(c)]).toEqual([c, false])
+    expect(noMatch("ls missing | grep x", "ls: cannot access 'missing'\nExit code: 1")).toBe(false)
   })
 })
 

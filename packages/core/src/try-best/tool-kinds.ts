@@ -72,9 +72,19 @@ export const failed = (part: ToolPart): boolean => {
   return code !== undefined && code !== 0
 }
 
-// grep, rg, ag, ack and git grep answer "nothing matched" with exit status 1 and no output (also
-// run through `bash -lc`, as Codex does).
-const SEARCH_COMMAND = /^\s*(?:(?:ba|z)?sh\s+-\w*c\s+['"]?)?(?:(?:cd\s+\S+|export\s+\S+)\s*(?:&&|;)\s*)*(?:grep|egrep|fgrep|rg|ag|ack|git\s+grep)\b(?![^|;&]*[|;&])/
+// grep, rg, ag, ack and git grep answer "nothing matched" with exit status 1 and no output: alone
+// (after a `cd` or an `export`), or as a pipeline's last stage (`pip list | grep '^urllib3 1'`),
+// whose status is the pipeline's. Also run through `bash -lc`, as Codex does.
+const SEARCH = String.raw`(?:grep|egrep|fgrep|rg|ag|ack|git\s+grep)\b[^|;&]*$`
+const SEARCH_ALONE = new RegExp(String.raw`^\s*(?:(?:cd\s+\S+|export\s+\S+)\s*(?:&&|;)\s*)*` + SEARCH)
+const SEARCH_LAST_STAGE = new RegExp(String.raw`[^|]\|\s*` + SEARCH)
+const SHELL_WRAPPER = /^\s*(?:ba|z)?sh\s+-\w*c\s+(['"]?)([\s\S]*)\1\s*$/
+
+/** The command line with its quoted words and `2>&1`-style redirections blanked: their `|` and `&` are no operators. */
+const operatorsOnly = (command: string): string => {
+  const inner = SHELL_WRAPPER.exec(command)?.[2] ?? command
+  return inner.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''").replace(/\d*>&\d*/g, " ")
+}
 
 /**
  * A search that matched nothing (exit status 1, nothing printed but its harness's status): an
@@ -82,7 +92,9 @@ const SEARCH_COMMAND = /^\s*(?:(?:ba|z)?sh\s+-\w*c\s+['"]?)?(?:(?:cd\s+\S+|expor
  */
 export const isNoMatch = (part: Pick<ToolPart, "input" | "output" | "error">): boolean => {
   const command = shellTextOf(part)
-  return command !== undefined && SEARCH_COMMAND.test(command) && commandContent(part.output ?? "") === ""
+  if (command === undefined || commandContent(part.output ?? "") !== "") return false
+  const line = operatorsOnly(command)
+  return SEARCH_ALONE.test(line) || SEARCH_LAST_STAGE.test(line)
 }
 
 /** The text a call produced, for output comparison: its output and its error message. */
