@@ -57,3 +57,16 @@ describe("actionCycle", () => {
     expect(actionCycle(stuck)).toMatchObject({ period: 2 })
   })
 })
+
+describe("actionCycle past bookkeeping", () => {
+  test("the same three looks with a plan rewritten in new words between each: a cycle", () => {
+    const looks = ["git status --short", "git diff --stat", "ls src/app"]
+    const messages: Array<Message> = [user("u0")]
+    for (let i = 0; i < 8; i++) {
+      messages.push(call(`p${i}`, "update_plan", { explanation: `refining the plan, take ${i}`, plan: [{ step: "split utils", status: "pending" }] }))
+      messages.push(call(`a${i}`, "bash", { command: looks[i % 3]! }))
+    }
+    const c = actionCycle(messages)
+    expect([c?.period, c?.bookkeepingSkipped]).toEqual([3, true])
+  })
+})

@@ -7,7 +7,7 @@
  * the caller adds a note to the next request only.
  */
 import { toolPartsOf, toolSignature, type AssistantMessage, type Message } from "../model/message.js"
-import { isFinishedReply } from "./repeated-action.js"
+import { isBookkeepingOnly, isFinishedReply } from "./repeated-action.js"
 import { recordOf } from "./step-record.js"
 
 export interface ActionCycleOptions {
@@ -26,6 +26,8 @@ export interface ActionCycle {
   readonly cycle: ReadonlyArray<string>
   /** Steps in a row that replayed the step `period` earlier. */
   readonly replays: number
+  /** Bookkeeping-only steps between them were skipped, not counted. */
+  readonly bookkeepingSkipped: boolean
 }
 
 /**
@@ -53,19 +55,37 @@ const madeBefore = (messages: ReadonlyArray<Message>, at: number, sig: string, w
   return false
 }
 
-/** The cycle of tool-call signatures the newest finished steps replay without changing a file, or null. */
+/**
+ * The cycle of tool-call signatures the newest finished steps replay without changing a file, or
+ * null. Bookkeeping-only steps are skipped (`bookkeepingSkipped`: a plan rewritten in new words
+ * between the same three looks hides no cycle); a cycle of bookkeeping alone is still one.
+ */
 export const actionCycle = (messages: ReadonlyArray<Message>, opts: ActionCycleOptions = DEFAULT_ACTION_CYCLE): ActionCycle | null => {
-  // Newest first: the signatures of finished steps back to one without a tool call or with a file change.
+  const skipping = signaturesBack(messages, opts, true)
+  return cycleOf(skipping.sigs, opts, skipping.skipped) ?? cycleOf(signaturesBack(messages, opts, false).sigs, opts, false)
+}
+
+/** Newest first: the signatures of finished steps back to one without a tool call or with a file change. */
+const signaturesBack = (messages: ReadonlyArray<Message>, opts: ActionCycleOptions, skipBookkeeping: boolean) => {
   const sigs: Array<string> = []
+  let skipped = false
   const limit = opts.maxPeriod + opts.replays
   for (let i = messages.length - 1; i >= 0 && sigs.length < limit; i--) {
     const m = messages[i]!
     if (!isFinishedReply(m)) continue
+    if (skipBookkeeping && isBookkeepingOnly(m)) {
+      skipped = true
+      continue
+    }
     const sig = toolSignature(m)
     if (sig === "") break
     sigs.push(sig)
     if (changedFiles(m) && !madeBefore(messages, i, sig, limit)) break
   }
+  return { sigs, skipped }
+}
+
+const cycleOf = (sigs: ReadonlyArray<string>, opts: ActionCycleOptions, bookkeepingSkipped: boolean): ActionCycle | null => {
   for (let p = Math.max(2, opts.minPeriod); p <= opts.maxPeriod; p++) {
     if (sigs.length < p + opts.replays) break
     let run = 0
@@ -74,7 +94,7 @@ export const actionCycle = (messages: ReadonlyArray<Message>, opts: ActionCycleO
     const cycle = sigs.slice(0, p).reverse()
     // A B A B with p = 4 is really p = 2; and a "cycle" of one action is repeated action.
     if (new Set(cycle).size < 2) continue
-    return { period: p, cycle: [...new Set(cycle)], replays: run }
+    return { period: p, cycle: [...new Set(cycle)], replays: run, bookkeepingSkipped }
   }
   return null
 }

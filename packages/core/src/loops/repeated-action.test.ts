@@ -16,6 +16,18 @@ describe("repeatedAction", () => {
     expect(r!.signature).toBe('bash({"command":"ls -la","cwd":"/repo"})')
   })
 
+  test("a todo list rewritten between the calls neither counts nor breaks the run; a run of todo writes alone still counts", () => {
+    const todo = (id: string, n: number) => call(id, "TodoWrite", { todos: [{ content: `step ${n}`, status: "in_progress" }] })
+    const read = (id: string) => call(id, "Read", { file_path: "src/app.ts" })
+    const r = repeatedAction([user("u1"), read("a1"), todo("t1", 1), read("a2"), todo("t2", 2), read("a3"), todo("t3", 3)])
+    expect(r?.count).toBe(3)
+    expect(r?.stepIds).toEqual(["a3", "a2", "a1"])
+    expect(r?.bookkeepingSkipped).toBe(true)
+    const same = (id: string) => call(id, "TodoWrite", { todos: [{ content: "fix it", status: "pending" }] })
+    const todos = repeatedAction([user("u1"), same("t1"), same("t2"), same("t3")])
+    expect([todos?.count, todos?.bookkeepingSkipped]).toEqual([3, false])
+  })
+
   test("maxCount: a run of thousands of the same step is counted to the bound, newest first", () => {
     const run = Array.from({ length: 3000 }, (_, i) => call(`a${i}`, "bash", ls))
     const r = repeatedAction(run, { repeats: 3, note: "n", maxCount: 16 })

@@ -10,6 +10,12 @@ describe("callInputKey", () => {
     expect(callInputKey({ filePath: "./src/a.ts", limit: 20 })).toBe(callInputKey({ limit: 20, filePath: "src/a.ts" }))
     expect(callInputKey({ command: ["bash", "-lc", "npm  test"] })).toBe(callInputKey({ command: ["bash", "-lc", "npm test"] }))
   })
+  test("a background shell's handle (Claude Code's bash_id, shell_id) is no part of the call: a restart loop reads the same each round", () => {
+    expect(callInputKey({ bash_id: "bash_3" })).toBe(callInputKey({ bash_id: "bash_7" }))
+    expect(callInputKey({ shell_id: "bash_3" })).toBe(callInputKey({ shell_id: "bash_9" }))
+    expect(callInputKey({ bash_id: "bash_3", filter: "ERROR" })).not.toBe(callInputKey({ bash_id: "bash_3", filter: "WARN" }))
+    expect(callInputKey({ task_id: "t1" })).not.toBe(callInputKey({ task_id: "t2" }))
+  })
   test("a shell call's description (Claude Code, Gemini CLI) is no part of it; another tool's description is", () => {
     expect(callInputKey({ command: "npm test", description: "Run the tests" })).toBe(callInputKey({ command: "npm test", description: "Re-run the test suite" }))
     expect(callInputKey({ command: ["bash", "-lc", "ls"], justification: "look" })).toBe(callInputKey({ command: ["bash", "-lc", "ls"] }))

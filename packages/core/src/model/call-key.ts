@@ -47,5 +47,20 @@ const withoutCommentary = (input: unknown): unknown => {
   return Object.fromEntries(Object.entries(fields).filter(([k]) => !COMMENTARY_FIELDS.has(k)))
 }
 
-/** The call's input with keys sorted and its spelling folded (a shell call's commentary left out), as JSON. */
-export const callInputKey = (input: unknown): string => JSON.stringify(foldValue(withoutCommentary(input), null)) ?? "null"
+/**
+ * The handle a harness gave a background shell (Claude Code's `bash_id` for `BashOutput`, `shell_id`
+ * for `KillShell`): a new one each time the job is started again, so a restart loop (start the dev
+ * server, read `EADDRINUSE`, kill it, again) would read as new calls every round. Which job it was is
+ * no part of what the call does.
+ */
+const JOB_HANDLE_FIELDS = new Set(["bash_id", "shell_id"])
+
+const withoutJobHandle = (input: unknown): unknown => {
+  if (input === null || typeof input !== "object" || Array.isArray(input)) return input
+  const fields = input as Record<string, unknown>
+  if (!Object.keys(fields).some((k) => JOB_HANDLE_FIELDS.has(k))) return input
+  return Object.fromEntries(Object.entries(fields).filter(([k]) => !JOB_HANDLE_FIELDS.has(k)))
+}
+
+/** The call's input with keys sorted and its spelling folded (a shell call's commentary and a background job's handle left out), as JSON. */
+export const callInputKey = (input: unknown): string => JSON.stringify(foldValue(withoutJobHandle(withoutCommentary(input)), null)) ?? "null"
