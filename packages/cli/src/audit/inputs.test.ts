@@ -23,4 +23,11 @@ describe("audit inputs", () => {
     expect(expandInputs([share]).files).toEqual([join(share, "kilo/kilo.db"), join(share, "opencode/opencode.db")])
     expect(expandInputs([join(share, "sessions.db")]).files).toEqual([join(share, "sessions.db")])
   })
+
+  test("in a folder, a log's metadata file (Claude Code's subagents/agent-<id>.meta.json) is no log; the sub-agent's .jsonl is", () => {
+    const session = join(dir, "projects/-repo/9cb6")
+    mkdirSync(join(session, "subagents"), { recursive: true })
+    for (const f of ["9cb6.jsonl", "9cb6/subagents/agent-a1.jsonl", "9cb6/subagents/agent-a1.meta.json"]) writeFileSync(join(dir, "projects/-repo", f), "{}")
+    expect(expandInputs([join(dir, "projects")]).files).toEqual([join(session, "subagents/agent-a1.jsonl"), join(dir, "projects/-repo/9cb6.jsonl")])
+  })
 })

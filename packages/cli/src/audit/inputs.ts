@@ -3,7 +3,8 @@
  * in it and its subfolders (`*.jsonl`, `*.json`, SWE-agent's `*.traj`, OpenCode's `opencode.db` and
  * Kilo's `kilo.db`, sorted by path), as agents keep a session per file in dated folders. Other
  * databases in a folder are not taken for logs (a store's own `sessions.db`, say); named, any
- * database is read as OpenCode's, or reported as not one.
+ * database is read as OpenCode's, or reported as not one. Nor are the metadata files an agent keeps
+ * beside its logs (Claude Code's `subagents/agent-<id>.meta.json` next to the sub-agent's `.jsonl`).
  */
 import { readdirSync, statSync } from "node:fs"
 import { join } from "node:path"
@@ -16,11 +17,15 @@ export interface AuditInputs {
 }
 
 const LOG_FILE = /\.(jsonl|json|traj)$|^(opencode|kilo)\.db$/i
+/** A log's metadata, not a log: `<name>.meta.json`. */
+const META_FILE = /\.meta\.json$/i
+
+const isLogName = (name: string): boolean => LOG_FILE.test(name) && !META_FILE.test(name)
 
 const logsIn = (dir: string): Array<string> =>
   readdirSync(dir, { withFileTypes: true })
     .sort((a, b) => a.name.localeCompare(b.name))
-    .flatMap((e) => (e.isDirectory() ? logsIn(join(dir, e.name)) : e.isFile() && LOG_FILE.test(e.name) ? [join(dir, e.name)] : []))
+    .flatMap((e) => (e.isDirectory() ? logsIn(join(dir, e.name)) : e.isFile() && isLogName(e.name) ? [join(dir, e.name)] : []))
 
 const isDir = (path: string): boolean => {
   try {

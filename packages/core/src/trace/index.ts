@@ -18,4 +18,4 @@ export { parseTrace, parseCutJson, TraceLineParser, type ParsedLine, type LineCu
 export { LineSplitter, type SplitLine } from "./line-splitter.js"
 export { traceToSteps, TraceStepAssembler, traceUserId, traceReplyId, type TraceStep, type TraceReplay } from "./to-steps.js"
 export { inferFailure, readUnrecordedResult, FAILURE_SIGNS, type FailureSign, type ReadResult } from "./infer-failure.js"
-export { TRACE_FORMATS, isTraceFormat, detectFormat, readerFor, readTraceText, toTraceV1, type TraceFormat, type TraceReader, type ReadOut, type ReadTrace } from "./formats/index.js"
+export { TRACE_FORMATS, isTraceFormat, detectFormat, detectionHead, DETECT_HEAD_CHARS, DETECT_MAX_CHARS, readerFor, readTraceText, toTraceV1, type TraceFormat, type TraceReader, type ReadOut, type ReadTrace } from "./formats/index.js"

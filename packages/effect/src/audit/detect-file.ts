@@ -4,8 +4,37 @@ import { Effect } from "effect"
 import { closeSync, openSync, readSync, statSync } from "node:fs"
 import { open } from "node:fs/promises"
 
-/** Bytes read to tell a format: what every agent writes first fits in far less. */
+/** Bytes read to tell a format: what every agent writes first fits in far less… */
 export const DETECT_BYTES = 64 * 1024
+/**
+ * …unless its first record holds a pasted prompt or long instructions (a Claude Code session
+ * started with a pasted log, a Codex `session_meta`): the head then reads on to its first line's
+ * end, up to this many bytes; past that the record's cut beginning tells the format.
+ */
+export const DETECT_MAX_BYTES = 4 * 1024 * 1024
+
+/** Where the first byte that is no whitespace is in `chunk`; -1 when there is none. */
+const firstContent = (chunk: Buffer): number => chunk.findIndex((b) => b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d)
+
+type ReadAt = (buffer: Buffer, position: number) => Promise<number>
+
+/** The head format detection reads: DETECT_BYTES, then on by as much until it holds a whole line, the file ends or DETECT_MAX_BYTES. */
+export const readDetectionHead = async (readAt: ReadAt): Promise<Buffer> => {
+  const chunks: Array<Buffer> = []
+  let total = 0
+  let inLine = false
+  while (total < DETECT_MAX_BYTES) {
+    const chunk = Buffer.alloc(Math.min(DETECT_BYTES, DETECT_MAX_BYTES - total))
+    const n = await readAt(chunk, total)
+    const read = chunk.subarray(0, n)
+    chunks.push(read)
+    total += n
+    const start: number = inLine ? 0 : firstContent(read)
+    inLine ||= start !== -1
+    if (n < chunk.length || (start !== -1 && read.indexOf(0x0a, start) !== -1)) break
+  }
+  return Buffer.concat(chunks)
+}
 
 /** The format of `path`; trace v1 when it cannot be read (the audit then says why it cannot). */
 export const detectFileFormat = (path: string): Effect.Effect<TraceFormat> =>
@@ -13,9 +42,8 @@ export const detectFileFormat = (path: string): Effect.Effect<TraceFormat> =>
     try {
       const handle = await open(path, "r")
       try {
-        const buffer = Buffer.alloc(DETECT_BYTES)
-        const { bytesRead } = await handle.read(buffer, 0, DETECT_BYTES, 0)
-        return detectFormat(buffer.subarray(0, bytesRead).toString("utf8"))
+        const head = await readDetectionHead(async (buffer, position) => (await handle.read(buffer, 0, buffer.length, position)).bytesRead)
+        return detectFormat(head.toString("utf8"))
       } finally {
         await handle.close()
       }

@@ -90,4 +90,39 @@ describe("Claude Code session files", () => {
     expect(resultsOf(r.lines).map((x) => x.id)).toEqual(["a", "b"])
     expect(traceToSteps(r.lines).problems).toEqual([])
   })
+
+  test("bookkeeping lines of 2.1.3xx (mode, ai-title, agent-name, permission-mode, pr-link, content-replacement, worktree-state) give no note", () => {
+    const kinds = ["mode", "ai-title", "agent-name", "permission-mode", "pr-link", "content-replacement", "worktree-state"]
+    const text = [
+      ...kinds.map((type) => ({ type, sessionId: "s" })),
+      { type: "user", sessionId: "s", uuid: "u", message: { role: "user", content: "go" } },
+      { type: "assistant", sessionId: "s", uuid: "a", message: { id: "m1", role: "assistant", content: [{ type: "text", text: "done" }], stop_reason: "end_turn" } }
+    ].map((o) => JSON.stringify(o)).join("\n")
+    const r = readTraceText(text, "bookkeeping.jsonl")
+    expect(r.format).toBe("claude-code")
+    expect(r.notes).toEqual([])
+    expect(stepsOf(r.lines)).toHaveLength(1)
+  })
+
+  test("a server tool's call (server_tool_use) and its result in the same reply are a call with its result", () => {
+    const reply = (content: Array<object>) => ({ type: "assistant", sessionId: "s", uuid: "a", message: { id: "m1", role: "assistant", content, stop_reason: "end_turn" } })
+    const text = [
+      { type: "user", sessionId: "s", uuid: "u", message: { role: "user", content: "search" } },
+      reply([
+        { type: "server_tool_use", id: "srv_1", name: "web_search", input: { query: "x" } },
+        { type: "web_search_tool_result", tool_use_id: "srv_1", content: [{ type: "web_search_result", title: "X", url: "https://example.invalid/x" }] },
+        { type: "server_tool_use", id: "srv_2", name: "web_search", input: { query: "y" } },
+        { type: "web_search_tool_result", tool_use_id: "srv_2", content: { type: "web_search_tool_result_error", error_code: "max_uses_exceeded" } },
+        { type: "text", text: "Searched." }
+      ])
+    ].map((o) => JSON.stringify(o)).join("\n")
+    const r = readTraceText(text, "server-tool.jsonl")
+    expect(r.notes).toEqual([])
+    expect(stepsOf(r.lines).map((s) => s.toolCalls.map((c) => c.id))).toEqual([["srv_1", "srv_2"]])
+    expect(resultsOf(r.lines)).toMatchObject([
+      { id: "srv_1", name: "web_search", output: "X https://example.invalid/x", error: false },
+      { id: "srv_2", name: "web_search", output: "max_uses_exceeded", error: true }
+    ])
+    expect(traceToSteps(r.lines).problems).toEqual([])
+  })
 })

@@ -7,7 +7,8 @@
  * to another agent's run: a file of the main agent leaves them out (noted once), a sub-agent's
  * own file is read from them. The stream `claude -p --output-format stream-json` prints reads the
  * same (its `system` init line names the session and model; sub-agent lines carry a
- * `parent_tool_use_id`).
+ * `parent_tool_use_id`). A server tool's call (`server_tool_use`, a web search the API runs) has its
+ * result in the same reply (`web_search_tool_result` and the like).
  */
 import type { JsonObject } from "../fields.js"
 import { isJsonObject } from "../fields.js"
@@ -19,10 +20,12 @@ import type { TraceReader } from "./reader.js"
 import { structuredPatchDiff } from "./unified-diff.js"
 
 /** Line types that hold no conversation (titles, file snapshots, queue bookkeeping). */
-// Bookkeeping lines, not turns; newer versions (2.1.3xx) add their attachments, request records and cost state.
+// Bookkeeping lines, not turns; newer versions (2.1.3xx) add their attachments, request records and cost state,
+// the session's title, agent name, modes, PR link, content replacements and worktree.
 const SILENT_TYPES = new Set([
   "summary", "system", "file-history-snapshot", "queue-operation", "progress", "custom-title", "tag", "result",
-  "attachment", "api-request", "api-request-blob", "api-request-shape", "last-prompt", "atis-latch", "tools-used", "cost-state"
+  "attachment", "api-request", "api-request-blob", "api-request-shape", "last-prompt", "atis-latch", "tools-used", "cost-state",
+  "mode", "ai-title", "agent-name", "permission-mode", "pr-link", "content-replacement", "worktree-state"
 ])
 
 /** A sub-agent's line: marked in session files, named by its parent call in the stream-json output. */
@@ -37,6 +40,17 @@ const usageOf = (u: JsonObject | undefined) => {
   const cacheWrite = num(u, "cache_creation_input_tokens") ?? 0
   const output = num(u, "output_tokens") ?? 0
   return { inputTokens: input + cacheRead + cacheWrite, outputTokens: output, totalTokens: input + cacheRead + cacheWrite + output, cachedInputTokens: cacheRead }
+}
+
+/** A server tool's result block (`web_search_tool_result`, `web_fetch_tool_result`, …): its text and whether it failed. */
+const serverToolOutput = (block: JsonObject): { readonly output: string; readonly error: boolean } => {
+  const content = block["content"]
+  if (isJsonObject(content)) {
+    const failed = /_error$/.test(str(content, "type") ?? "")
+    return { output: str(content, "error_code") ?? textOf(content), error: failed }
+  }
+  const items = (Array.isArray(content) ? content : []).filter(isJsonObject)
+  return { output: items.map((i) => [str(i, "title"), str(i, "url")].filter((x) => x !== undefined).join(" ") || textOf(i)).join("\n"), error: false }
 }
 
 class ClaudeCodeReader extends JsonLinesReader {
@@ -110,6 +124,10 @@ class ClaudeCodeReader extends JsonLinesReader {
       if (id === undefined || name === undefined) return this.b.note(line, `tool_use block without "id" or "name"; call skipped`)
       this.toolNames.set(id, name)
       d.toolCalls.push({ id, name, input: block["input"] ?? {} })
+    } else if (type !== undefined && type.endsWith("_tool_result") && str(block, "tool_use_id") !== undefined) {
+      const id = str(block, "tool_use_id")!
+      const name = this.toolNames.get(id)
+      this.heldResults.push(() => this.b.result({ line, id, ...serverToolOutput(block), ...(name !== undefined ? { name } : {}) }))
     } else this.b.note(line, `assistant content block "${type ?? "?"}" has no trace v1 counterpart; skipped`)
   }
 

@@ -64,4 +64,36 @@ describe("Codex CLI rollout files", () => {
     expect(stepsOf(old.lines)[0]!.toolCalls).toEqual([{ id: "c1", name: "local_shell", input: { command: ["ls", "-la"] } }])
     expect(resultsOf(old.lines)[0]).toMatchObject({ id: "c1", output: "ls: cannot access", error: true })
   })
+
+  const rollout = (records: ReadonlyArray<object>): string => records.map((o) => JSON.stringify(o)).join("\n")
+  const item = (payload: object, metadata?: object) => ({ type: "response_item", payload, ...(metadata !== undefined ? { metadata } : {}) })
+  const call = (id: string, cmd: string) => item({ type: "function_call", name: "exec_command", arguments: JSON.stringify({ cmd }), call_id: id })
+  const output = (id: string) => item({ type: "function_call_output", call_id: id, output: "Process exited with code 0\nOutput:\n" })
+  const tokens = (output: number) => ({ type: "event_msg", payload: { type: "token_count", info: { last_token_usage: { input_tokens: 100, output_tokens: output, total_tokens: 100 + output } } } })
+  const say = (text: string, metadata?: object) => item({ type: "message", role: "assistant", content: [{ type: "output_text", text }] }, metadata)
+
+  test("0.17x writes token_count after the outputs of the reply's calls: the usage goes to that reply, results stay after it", () => {
+    const text = rollout([{ type: "session_meta", payload: { id: "x" } }, call("c1", "ls"), { type: "token_usage_record", payload: {} }, output("c1"), tokens(12), call("c2", "pwd"), output("c2"), tokens(7), tokens(99), say("done"), tokens(5)])
+    const read = readTraceText(text, "usage.jsonl")
+    expect(stepsOf(read.lines).map((s) => s.usage?.outputTokens)).toEqual([12, 7, 5])
+    expect(read.lines.filter((l) => l.type !== "session").map((l) => (l.type === "assistant" ? `step ${l.step}` : l.type === "tool-result" ? l.id : l.type))).toEqual(["step 0", "c1", "step 1", "c2", "step 2"])
+  })
+
+  test("auto-compaction ends the reply before it; the summary (marked compaction_output, or quoted by the compacted record) is no step", () => {
+    const compacted = (summary: string) => ({ type: "compacted", payload: { message: `Here is the summary produced by the other language model:\n${summary}`, replacement_history: [] } })
+    const marked = rollout([{ type: "session_meta", payload: { id: "x" } }, call("c1", "ls"), output("c1"), tokens(3), say("Summary A", { compaction_output: true }), tokens(4), compacted("Summary A"), call("c2", "ls"), output("c2"), tokens(6)])
+    const steps = stepsOf(readTraceText(marked, "compact.jsonl").lines)
+    expect(steps.map((s) => [s.text, s.toolCalls.map((c) => c.id), s.usage?.outputTokens])).toEqual([[undefined, ["c1"], 3], [undefined, ["c2"], 6]])
+    const unmarked = rollout([{ type: "session_meta", payload: { id: "x" } }, call("c1", "ls"), output("c1"), say("Summary B"), compacted("Summary B"), call("c2", "ls"), output("c2")])
+    expect(stepsOf(readTraceText(unmarked, "compact-old.jsonl").lines).map((s) => [s.text, s.toolCalls.map((c) => c.id)])).toEqual([[undefined, ["c1"]], [undefined, ["c2"]]])
+  })
+
+  test("a turn that failed on the model (task_complete.error, an error event) is a step with that error, told once", () => {
+    const failed = { type: "event_msg", payload: { type: "task_complete", last_agent_message: null, error: { message: "We're currently experiencing high demand", codex_error_info: "internal_server_error" } } }
+    const steps = stepsOf(readTraceText(rollout([{ type: "session_meta", payload: { id: "x" } }, failed]), "fault.jsonl").lines)
+    expect(steps).toMatchObject([{ step: 0, finish: "error", error: { message: "We're currently experiencing high demand", code: "internal_server_error" }, toolCalls: [] }])
+    const cut = { type: "event_msg", payload: { type: "error", message: "Incomplete response returned, reason: max_output_tokens" } }
+    const twice = rollout([call("c1", "ls"), output("c1"), tokens(3), cut, { ...failed, payload: { ...failed.payload, error: { message: cut.payload.message } } }])
+    expect(stepsOf(readTraceText(twice, "cut.jsonl", "codex").lines).map((s) => [s.toolCalls.length, s.error?.message])).toEqual([[1, undefined], [0, "Incomplete response returned, reason: max_output_tokens"]])
+  })
 })

@@ -3,12 +3,16 @@
  * payload}` per line. `session_meta` names the session, `turn_context` the model, `response_item`
  * lines hold the conversation (messages, reasoning, `function_call` / `custom_tool_call` /
  * `local_shell_call` and their outputs), and the `token_count` event the usage of the reply before
- * it. One model reply is the run of reply items (reasoning, assistant text, calls) between two
- * inputs (outputs of calls, user messages). Rollouts of older versions write the items bare, one
- * per line, after a first line of session fields; they read the same.
+ * it (0.17x writes it after the outputs of the reply's calls). One model reply is the run of reply
+ * items (reasoning, assistant text, calls) between two inputs (outputs of calls, user messages).
+ * A compaction ends the reply before it; its summary (the reply to the compaction request) is no
+ * step. A turn that failed on the model (`task_complete.error`, an `error` event) is a step with that
+ * error. Rollouts of older versions write the items bare, one per line, after a first line of session
+ * fields; they read the same.
  */
+import type { Usage } from "../../model/stream.js"
 import type { JsonObject } from "../fields.js"
-import type { TraceToolResult } from "../types.js"
+import type { TraceError, TraceToolResult } from "../types.js"
 import { newDraft, joinText, type StepDraft } from "./builder.js"
 import { arr, num, obj, parseArguments, str, textOf } from "./json-line.js"
 import { codexCallOutput } from "./codex-output.js"
@@ -19,9 +23,9 @@ import { patchFiles } from "./unified-diff.js"
 /** Items a model reply is made of; any other item ends the reply. */
 const REPLY_ITEMS = new Set(["reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call"])
 const OUTPUT_ITEMS = new Set(["function_call_output", "custom_tool_call_output"])
-/** Records with nothing to replay: events echo the response items, compaction is bookkeeping. */
+/** Records with nothing to replay: events echo the response items. */
 // 0.17x adds `world_state` and `token_usage_record` lines: the harness's state and counters, not the conversation.
-const SILENT_TYPES = new Set(["event_msg", "compacted", "state", "world_state", "token_usage_record"])
+const SILENT_TYPES = new Set(["event_msg", "state", "world_state", "token_usage_record"])
 /** Response items that are bookkeeping of the harness (its undo snapshots), not the conversation. */
 const SILENT_ITEMS = new Set(["ghost_snapshot"])
 
@@ -34,12 +38,32 @@ interface OpenCall {
   readonly patch?: string
 }
 
+/** A reply that has ended, with the outputs of its calls, waiting for its `token_count`. */
+interface HeldStep {
+  readonly draft: StepDraft
+  readonly results: Array<Omit<TraceToolResult, "type">>
+}
+
+/** The error of a turn that failed on the model: `task_complete.error` (0.17x), or an `error` event. */
+const turnError = (payload: JsonObject | undefined): TraceError | undefined => {
+  const type = str(payload, "type")
+  const error = type === "task_complete" ? obj(payload, "error") : type === "error" ? payload : undefined
+  const message = str(error, "message")
+  if (message === undefined) return undefined
+  const info = error?.["codex_error_info"]
+  return typeof info === "string" ? { message, code: info } : { message }
+}
+
 class CodexReader extends JsonLinesReader {
   private draft: StepDraft | null = null
+  private held: HeldStep | null = null
   private readonly calls = new Map<string, OpenCall>()
+  /** The message of the error step last written, while nothing followed it: the same error told twice is one step. */
+  private lastError: string | undefined
 
   protected finish(): void {
     this.flush()
+    this.release()
   }
 
   protected record(o: JsonObject, line: number): void {
@@ -47,8 +71,11 @@ class CodexReader extends JsonLinesReader {
     const payload = obj(o, "payload")
     if (type === "session_meta") return this.b.session(line, { id: str(payload, "id"), agent: str(payload, "originator") })
     if (type === "turn_context") return this.b.session(line, { model: str(payload, "model") })
+    // 0.17x marks the reply to a compaction request (the summary) `compaction_output`: no step.
+    if (type === "response_item" && obj(o, "metadata")?.["compaction_output"] === true) return this.compaction()
     if (type === "response_item" && payload !== undefined) return this.item(payload, line)
-    if (type === "event_msg") return this.event(payload)
+    if (type === "compacted") return this.compaction(str(payload, "message") ?? str(o, "message"))
+    if (type === "event_msg") return this.event(payload, line)
     if (type === undefined && o["record_type"] === undefined && str(o, "id") !== undefined) return this.b.session(line, { id: str(o, "id") })
     if (type !== undefined && SILENT_TYPES.has(type)) return
     if (o["record_type"] !== undefined) return
@@ -57,18 +84,40 @@ class CodexReader extends JsonLinesReader {
     this.b.skipped(line, `record "${type ?? "?"}" is not part of a Codex rollout's conversation`)
   }
 
-  private event(payload: JsonObject | undefined): void {
-    if (str(payload, "type") !== "token_count" || this.draft === null || this.draft.usage !== undefined) return
-    const u = obj(obj(payload, "info"), "last_token_usage")
-    if (u === undefined) return
-    const input = num(u, "input_tokens")
-    this.draft.usage = {
-      ...(input !== undefined ? { inputTokens: input } : {}),
-      ...(num(u, "output_tokens") !== undefined ? { outputTokens: num(u, "output_tokens")! } : {}),
-      ...(num(u, "total_tokens") !== undefined ? { totalTokens: num(u, "total_tokens")! } : {}),
-      ...(num(u, "reasoning_output_tokens") !== undefined ? { reasoningTokens: num(u, "reasoning_output_tokens")! } : {}),
-      ...(num(u, "cached_input_tokens") !== undefined ? { cachedInputTokens: num(u, "cached_input_tokens")! } : {})
-    }
+  private event(payload: JsonObject | undefined, line: number): void {
+    const error = turnError(payload)
+    if (error !== undefined) return this.failed(error, line)
+    if (str(payload, "type") !== "token_count") return
+    // The open reply's usage, or (0.17x, after the outputs) that of the reply just ended.
+    const target = this.draft ?? this.held?.draft
+    if (target === undefined || target.usage !== undefined) return
+    const usage = usageOf(obj(obj(payload, "info"), "last_token_usage"))
+    if (usage === undefined) return
+    target.usage = usage
+    if (this.draft === null) this.release()
+  }
+
+  /** A turn the model failed: a step of its own holding the error (unless the same error was just told). */
+  private failed(error: TraceError, line: number): void {
+    this.flush()
+    this.release()
+    if (this.lastError === error.message) return
+    const d = newDraft(line)
+    d.error = error
+    d.finish = "error"
+    this.b.assistant(d)
+    this.lastError = error.message
+  }
+
+  /**
+   * A compaction: it ends the open reply. A reply of text alone that the compacted record quotes (its
+   * summary, in versions that do not mark it) is left out: the harness's bookkeeping, not the run's answer.
+   */
+  private compaction(message?: string): void {
+    const d = this.draft
+    if (d !== null && message !== undefined && d.toolCalls.length === 0 && d.text !== "" && message.endsWith(d.text)) this.draft = null
+    this.flush()
+    this.release()
   }
 
   private item(p: JsonObject, line: number): void {
@@ -86,8 +135,7 @@ class CodexReader extends JsonLinesReader {
   /** The open reply, or a new one: reasoning after text or calls begins the next reply. */
   private replyDraft(line: number, reasoning: boolean): StepDraft {
     if (this.draft !== null && reasoning && (this.draft.text !== "" || this.draft.toolCalls.length > 0)) this.flush()
-    this.draft ??= newDraft(line)
-    return this.draft
+    return (this.draft ??= this.newReply(line))
   }
 
   private call(d: StepDraft, p: JsonObject, type: string, line: number): void {
@@ -109,11 +157,13 @@ class CodexReader extends JsonLinesReader {
     const text = arr(p, "content").map(textOf).filter((t) => t !== "").join("\n")
     if (role === "assistant") {
       if (this.draft !== null && this.draft.toolCalls.length > 0) this.flush()
-      this.draft ??= newDraft(line)
+      this.draft ??= this.newReply(line)
       this.draft.text = joinText(this.draft.text, text)
       return
     }
     this.flush()
+    this.release()
+    this.lastError = undefined
     if (role === "user" && !HARNESS_CONTEXT.test(text)) this.b.user(line, text)
     // developer / system messages are instructions, not turns of the run.
   }
@@ -127,17 +177,50 @@ class CodexReader extends JsonLinesReader {
     const out = codexCallOutput(p["output"])
     const r: Omit<TraceToolResult, "type"> = { line, id, output: out.text, ...(call !== undefined ? { name: call.name } : {}) }
     const files = call?.patch === undefined ? [] : patchFiles(call.patch)
-    this.b.result({
+    const result = {
       ...r,
       ...(out.exitCode !== undefined ? { exitCode: out.exitCode } : {}),
       ...(out.error !== undefined ? { error: out.error } : {}),
       ...(files.length > 0 ? { path: files[0]!, diff: call!.patch! } : {})
-    })
+    }
+    if (this.held !== null) this.held.results.push(result)
+    else this.b.result(result)
   }
 
+  /** A new reply begins: the one held for its usage is written first. */
+  private newReply(line: number): StepDraft {
+    this.release()
+    this.lastError = undefined
+    return newDraft(line)
+  }
+
+  /** The open reply has ended: held, with the outputs that follow, until its usage or the next reply. */
   private flush(): void {
-    if (this.draft !== null) this.b.assistant(this.draft)
+    if (this.draft === null) return
+    this.release()
+    this.held = { draft: this.draft, results: [] }
     this.draft = null
+  }
+
+  /** Writes the held reply and its outputs. */
+  private release(): void {
+    if (this.held === null) return
+    this.b.assistant(this.held.draft)
+    for (const r of this.held.results) this.b.result(r)
+    this.held = null
+  }
+}
+
+/** A `token_count` event's `last_token_usage` as trace v1 usage. */
+const usageOf = (u: JsonObject | undefined): Usage | undefined => {
+  if (u === undefined) return undefined
+  const field = (key: string, name: keyof Usage) => (num(u, key) !== undefined ? { [name]: num(u, key)! } : {})
+  return {
+    ...field("input_tokens", "inputTokens"),
+    ...field("output_tokens", "outputTokens"),
+    ...field("total_tokens", "totalTokens"),
+    ...field("reasoning_output_tokens", "reasoningTokens"),
+    ...field("cached_input_tokens", "cachedInputTokens")
   }
 }
 

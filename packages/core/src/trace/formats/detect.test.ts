@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { detectFormat } from "./detect.js"
 import { fixtureText } from "./fixtures.fixture.js"
+import { readTraceText } from "./read-text.js"
 
 describe("detectFormat", () => {
   test("each fixture is told by its content", () => {
@@ -18,5 +19,23 @@ describe("detectFormat", () => {
     expect(detectFormat("")).toBe("trace")
     // A Claude Code file may open with a summary line; the first telling record decides.
     expect(detectFormat('{"foo":1}\n{"type":"summary","summary":"x","leafUuid":"u"}')).toBe("claude-code")
+  })
+
+  test("a first record longer than the head (a session started with a pasted prompt) is told by its beginning, and read whole", () => {
+    const prompt = "pasted log line\n".repeat(6000)
+    const logs = {
+      "claude-code": [
+        { type: "queue-operation", operation: "enqueue", timestamp: "2026-01-01T00:00:00Z", sessionId: "s1", content: prompt },
+        { type: "user", uuid: "u1", sessionId: "s1", message: { role: "user", content: prompt } }
+      ],
+      "qwen-code": [{ uuid: "u1", parentUuid: null, sessionId: "s1", timestamp: "t", type: "user", message: { role: "user", parts: [{ text: prompt }] } }],
+      codex: [{ timestamp: "t", type: "session_meta", payload: { id: "s1", base_instructions: { text: prompt } } }]
+    }
+    for (const [format, records] of Object.entries(logs)) {
+      const text = records.map((r) => JSON.stringify(r)).join("\n") + "\n"
+      expect(text.indexOf("\n")).toBeGreaterThan(64 * 1024)
+      expect([format, detectFormat(text.slice(0, 64 * 1024))]).toEqual([format, format])
+      expect([format, readTraceText(text).format]).toEqual([format, format])
+    }
   })
 })

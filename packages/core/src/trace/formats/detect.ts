@@ -7,6 +7,7 @@
  * then say why.
  */
 import { isJsonObject, type JsonObject } from "../fields.js"
+import { parseCutJson } from "../parse.js"
 import { obj } from "./json-line.js"
 import type { TraceFormat } from "./reader.js"
 
@@ -56,13 +57,33 @@ const formatOfRecord = (o: JsonObject): TraceFormat | undefined => {
   return undefined
 }
 
-const parseObject = (line: string): JsonObject | undefined => {
+const parseObject = (line: string, cut = false): JsonObject | undefined => {
   try {
-    const v: unknown = JSON.parse(line)
+    const v: unknown = cut ? parseCutJson(line) : JSON.parse(line)
     return isJsonObject(v) ? v : undefined
   } catch {
     return undefined
   }
+}
+
+/**
+ * A row of the head as a record. The head's last row may be cut where the head ends (a record
+ * longer than the head: an agent's first record holding a pasted prompt of MBs): its fields
+ * before the cut (`type`, `payload`, `uuid`…) come first in every agent's records and still tell it.
+ */
+const recordOfRow = (row: string, lastOfHead: boolean): JsonObject | undefined =>
+  parseObject(row) ?? (lastOfHead ? parseObject(row, true) : undefined)
+
+/** Chars of a text the format is told from (at least; a file's head reaches past its first line). */
+export const DETECT_HEAD_CHARS = 64 * 1024
+/** Most chars of a text read to reach the end of its first line: past that its cut beginning decides. */
+export const DETECT_MAX_CHARS = 4 * 1024 * 1024
+
+/** The beginning of a whole text the format is told from: its first DETECT_HEAD_CHARS, or to its first line's end (at most DETECT_MAX_CHARS). */
+export const detectionHead = (text: string): string => {
+  const firstLineEnd = text.indexOf("\n", text.search(/\S/))
+  const end = firstLineEnd === -1 ? text.length : firstLineEnd + 1
+  return text.slice(0, Math.min(Math.max(DETECT_HEAD_CHARS, end), DETECT_MAX_CHARS))
 }
 
 /**
@@ -89,11 +110,13 @@ const formatOfDocument = (head: string): TraceFormat | undefined => {
 export const detectFormat = (head: string): TraceFormat => {
   const text = head.replace(/^\uFEFF/, "")
   const rows = text.split(/\r?\n/).filter((r) => r.trim() !== "")
-  const first = rows[0] === undefined ? undefined : parseObject(rows[0])
+  // A head that does not end at a line's end was cut inside its last row.
+  const cutRow = /\n\s*$/.test(text) ? -1 : rows.length - 1
+  const first = rows[0] === undefined ? undefined : recordOfRow(rows[0], cutRow === 0)
   if (first === undefined) return formatOfDocument(text) ?? "trace"
   // JSON Lines: the first record that says something decides.
-  for (const row of rows.slice(0, 50)) {
-    const o = parseObject(row)
+  for (const [i, row] of rows.slice(0, 50).entries()) {
+    const o = recordOfRow(row, i === cutRow)
     const f = o === undefined ? undefined : formatOfRecord(o)
     if (f !== undefined) return f
   }

@@ -30,4 +30,21 @@ describe("OpenCode session exports", () => {
     const other = readTraceText('{"x": 1}', "x.json", "opencode")
     expect(other.notes[0]!.message).toStartWith("not an OpenCode export")
   })
+
+  test("the compaction agent's summaries (summary: true, mode compaction) are no steps; the session's agent is the run's", () => {
+    const message = (info: object, parts: ReadonlyArray<object>) => ({ info: { sessionID: "s", ...info }, parts })
+    const summary = { role: "assistant", mode: "compaction", agent: "compaction", summary: true, modelID: "m" }
+    const doc = {
+      info: { id: "s" },
+      messages: [
+        message({ id: "u1", role: "user" }, [{ id: "p1", type: "text", text: "Write marker.txt." }]),
+        message({ id: "a1", ...summary }, [{ id: "p2", type: "step-start" }, { id: "p3", type: "text", text: "Summary so far" }, { id: "p4", type: "step-finish", reason: "stop" }]),
+        message({ id: "a2", role: "assistant", mode: "build", modelID: "m" }, [{ id: "p5", type: "step-start" }, { id: "p6", type: "text", text: "Done." }, { id: "p7", type: "step-finish", reason: "stop" }]),
+        message({ id: "a3", ...summary }, [{ id: "p8", type: "step-start" }, { id: "p9", type: "text", text: "Summary so far" }, { id: "p10", type: "step-finish", reason: "stop" }])
+      ]
+    }
+    const read = readTraceText(JSON.stringify(doc, null, 2), "compacted.json", "opencode")
+    expect(stepsOf(read.lines).map((s) => s.text)).toEqual(["Done."])
+    expect(read.session).toMatchObject({ agent: "build" })
+  })
 })

@@ -4,6 +4,8 @@
  * a `step-start` and a `step-finish` part (which carries the call's tokens and finish reason);
  * each is a step. A `tool` part holds the call and, in its `state`, the result: `completed` with
  * `output` and `metadata` (the shell's `exit`, an edit's `diff`), `error` with its message.
+ * The compaction agent's replies (`summary: true`, mode `compaction`) summarise the run for the next
+ * request: the harness's bookkeeping, not steps of the run.
  */
 import { isJsonObject, type JsonObject } from "../fields.js"
 import { TRACE_FINISHES, type TraceFinish } from "../types.js"
@@ -89,6 +91,10 @@ const assistantMessage = (b: TraceBuilder, m: JsonObject, at: LineLocator): void
   close()
 }
 
+/** An assistant message written by OpenCode's compaction agent: the summary of the run so far. */
+const isCompactionSummary = (info: JsonObject | undefined): boolean =>
+  info?.["summary"] === true || str(info, "mode") === "compaction" || str(info, "agent") === "compaction"
+
 const convert = (doc: unknown, b: TraceBuilder, at: LineLocator): void => {
   if (!isJsonObject(doc) || !Array.isArray(doc["messages"])) return b.note(1, `not an OpenCode export (expected {"info", "messages"}); nothing read`)
   const info = obj(doc, "info")
@@ -97,6 +103,7 @@ const convert = (doc: unknown, b: TraceBuilder, at: LineLocator): void => {
     const mi = isJsonObject(m) ? obj(m, "info") : undefined
     const line = at.find(`"${str(mi, "id") ?? "info"}"`)
     const role = str(mi, "role")
+    if (role === "assistant" && isCompactionSummary(mi)) continue
     if (role === "assistant") {
       b.session(line, { model: str(mi, "modelID"), agent: str(mi, "mode") ?? str(mi, "agent") })
       assistantMessage(b, m as JsonObject, at)

@@ -33,4 +33,16 @@ describe("Qwen Code session files", () => {
     }
     expect(readTraceText('{"type": "wizard"}', "odd.jsonl", "qwen-code").notes.map((n) => n.message)).toEqual(['record of type "wizard" skipped'])
   })
+
+  test("the telemetry of a failed model call (qwen-code.api_error) is a step with that error; other telemetry is none", () => {
+    const base = { uuid: "u", parentUuid: null, sessionId: "s1", timestamp: "t" }
+    const telemetry = (uiEvent: object) => ({ ...base, type: "system", subtype: "ui_telemetry", systemPayload: { uiEvent } })
+    const text = [
+      { ...base, type: "user", message: { role: "user", parts: [{ text: "Write marker.txt." }] } },
+      telemetry({ "event.name": "qwen-code.api_response", status_code: 200 }),
+      telemetry({ "event.name": "qwen-code.api_error", error_message: "400 prompt is too long", error_type: "BadRequestError", status_code: 400 })
+    ].map((o) => JSON.stringify(o)).join("\n")
+    const steps = stepsOf(readTraceText(text, "fault.jsonl").lines)
+    expect(steps).toMatchObject([{ line: 3, finish: "error", error: { message: "400 prompt is too long", name: "BadRequestError", status: 400 }, toolCalls: [] }])
+  })
 })

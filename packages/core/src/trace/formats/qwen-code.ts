@@ -4,10 +4,13 @@
  * content, `{role, parts}`. An `assistant` record is one step (text, `thought` parts as reasoning,
  * `functionCall`s; its `usageMetadata` and `model`); a `tool_result` record carries the
  * `functionResponse`s that answer the calls of the step before; a `user` record is the person's
- * turn. `system` records (compression checkpoints, titles, telemetry, …) hold no step. Sub-agent
- * records (`isSidechain`) are another agent's run: left out, noted once.
+ * turn. `system` records (compression checkpoints, titles, telemetry, …) hold no step, except the
+ * telemetry of a failed model call (`qwen-code.api_error`): a step with that error, as the other
+ * agents log one. Sub-agent records (`isSidechain`) are another agent's run: left out, noted once.
  */
 import type { JsonObject } from "../fields.js"
+import type { TraceError } from "../types.js"
+import { newDraft } from "./builder.js"
 import { arr, num, obj, str } from "./json-line.js"
 import { modelTurnDraft, userTurn, type Call } from "./gemini-history.js"
 import { JsonLinesReader } from "./json-lines-reader.js"
@@ -24,6 +27,15 @@ const usageOf = (u: JsonObject | undefined) =>
         reasoningTokens: num(u, "thoughtsTokenCount") ?? 0
       }
 
+/** The error of a model call the telemetry record `qwen-code.api_error` reports; undefined for any other record. */
+const apiErrorOf = (o: JsonObject): TraceError | undefined => {
+  const event = obj(obj(o, "systemPayload"), "uiEvent")
+  if (str(o, "subtype") !== "ui_telemetry" || str(event, "event.name") !== "qwen-code.api_error") return undefined
+  const status = num(event, "status_code")
+  const name = str(event, "error_type")
+  return { message: str(event, "error_message") ?? "API error", ...(name !== undefined ? { name } : {}), ...(status !== undefined ? { status } : {}) }
+}
+
 class QwenCodeReader extends JsonLinesReader {
   private open: Array<Call> = []
   private sidechain = { count: 0, first: 0 }
@@ -34,7 +46,7 @@ class QwenCodeReader extends JsonLinesReader {
 
   protected record(o: JsonObject, line: number): void {
     const type = str(o, "type")
-    if (type === "system") return
+    if (type === "system") return this.system(o, line)
     if (o["isSidechain"] === true) {
       if (this.sidechain.count++ === 0) this.sidechain.first = line
       return
@@ -50,6 +62,16 @@ class QwenCodeReader extends JsonLinesReader {
       this.b.assistant(d)
     } else if (type === "user" || type === "tool_result") userTurn(this.b, parts, line, this.open)
     else this.b.note(line, `record of type "${type ?? "?"}" skipped`)
+  }
+
+  private system(o: JsonObject, line: number): void {
+    const error = apiErrorOf(o)
+    if (error === undefined || o["isSidechain"] === true) return
+    this.b.session(line, { id: str(o, "sessionId") })
+    const d = newDraft(line)
+    d.error = error
+    d.finish = "error"
+    this.b.assistant(d)
   }
 }
 

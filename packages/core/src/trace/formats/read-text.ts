@@ -1,7 +1,7 @@
 /** The reader of a format, and a whole text read through it (tests, `sessions import`). */
 import { claudeCodeReader } from "./claude-code.js"
 import { codexReader } from "./codex.js"
-import { detectFormat } from "./detect.js"
+import { detectFormat, detectionHead } from "./detect.js"
 import { geminiReader } from "./gemini.js"
 import { openCodeReader } from "./opencode.js"
 import { piReader } from "./pi.js"
@@ -41,7 +41,7 @@ export interface ReadTrace extends ParsedTrace {
 
 /** Reads a whole text in `format` (default: detected from the text); never throws. */
 export const readTraceText = (text: string, file: string = "<trace>", format?: TraceFormat): ReadTrace => {
-  const f = format ?? detectFormat(text.slice(0, 64 * 1024))
+  const f = format ?? detectFormat(detectionHead(text))
   const reader = readerFor(f, file)
   const lines: Array<TraceLine> = []
   const errors: Array<TraceProblem> = []
