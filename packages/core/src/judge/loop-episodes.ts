@@ -122,13 +122,6 @@ const variedRetryDetector = (config: JudgeConfig, note: string): Detector => {
   }
 }
 
-/** The newest `count` step records that do something (bookkeeping-only steps left out, as repeated action and action cycle leave them), oldest first. */
-export const newestWorking = (records: ReadonlyArray<StepRecord>, count: number): Array<StepRecord> => {
-  const out: Array<StepRecord> = []
-  for (let i = records.length - 1; i >= 0 && out.length < count; i--) if (records[i]!.role !== "bookkeeping") out.push(records[i]!)
-  return out.reverse()
-}
-
 /** The enabled detectors, in the order their incidents are filed. */
 const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detector> => {
   const out: Array<Detector> = []
@@ -143,7 +136,8 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       if (a === null) return null
       // The same call paging through something (scroll down, next page) learns something new each
       // time: while every result differs, the episode stays at the note and never stops the run.
-      const run = a.bookkeepingSkipped ? newestWorking(records(), a.count) : records().slice(-a.count)
+      // The records leave bookkeeping steps out, as the run skipped them: its newest `count` are the run's.
+      const run = records().slice(-a.count)
       // Polling a running job (`sleep 30; tail log`) whose output moves on is waiting, not looping,
       // until it is past its patience (poll-wait.ts).
       if (run.length === a.count && pollingOnward(run) && allDifferent(run.map(clockless)) && !((pollOverdue(records(), repeats) ?? 0) > 0)) return null
@@ -159,7 +153,7 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
     const note = reminderText("action-cycle", role)
     out.push((messages, records) => {
       const c = actionCycle(messages, { minPeriod: 2, maxPeriod: config.actionCycle.maxPeriod, replays: config.actionCycle.replays })
-      if (c !== null && pollingOnward(c.bookkeepingSkipped ? newestWorking(records(), c.period + c.replays) : records().slice(-(c.period + c.replays)))) return null
+      if (c !== null && pollingOnward(records().slice(-(c.period + c.replays)))) return null
       return c && { detector: "action-cycle", key: [...c.cycle].sort().join("\n"), note, detail: { period: c.period, replays: c.replays, cycle: c.cycle.map((s) => cut(s)) } }
     })
   }
