@@ -4,8 +4,9 @@ import { noProgressSpin } from "./no-progress-spin.js"
 import { repeatedFailure } from "./repeated-failure.js"
 import { DEFAULT_REPEATED_OBSERVATION, repeatedObservation } from "./repeated-observation.js"
 import { replayedSequence } from "./replayed-sequence.js"
-import type { StepRecord } from "./step-record.js"
-import { stepRecord } from "./fixtures.js"
+import { stepRecords, type StepRecord } from "./step-record.js"
+import { stepRecord, user } from "./fixtures.js"
+import type { AssistantMessage } from "../model/message.js"
 
 const rec = (action: string, observation = `out of ${action}`, extra: Partial<StepRecord> = {}): StepRecord => stepRecord({ action, observation, ...extra })
 
@@ -42,6 +43,29 @@ describe("repeatedObservation", () => {
     expect(repeatedObservation([same(0), same(1), { ...same(2), tool: "find" }, same(3), same(4)])).toBeNull()
     expect(repeatedObservation([same(0), same(1), { ...same(2), changed: true }, same(3), same(4)])).toBeNull()
     expect(repeatedObservation([same(0), same(1), rec("x", "other"), same(3), same(4)])).toBeNull()
+  })
+})
+
+describe("repeatedObservation of one answer to reworded lookups", () => {
+  const LINKS = "1. npm/cli#4828: npm ci does not install optional dependencies for other platforms\n2. rollup/rollup#4699: Cannot find module @rollup/rollup-linux-x64-gnu\n3. vitejs/vite#15532: build fails in docker on linux"
+  const search = (i: number, query: string, results: string): AssistantMessage => ({
+    role: "assistant",
+    id: `s${i}`,
+    parentId: "u1",
+    step: i,
+    finish: "tool-calls",
+    parts: [{ type: "tool", callId: `c${i}`, name: "google_web_search", input: { query }, state: "completed", output: `Web search results for "${query}":\n\n${results}` }]
+  })
+  const queries = ["Cannot find module rollup-linux-x64-gnu", "rollup linux x64 gnu missing", "npm optional dependency rollup bug", "fix rollup native module not found", "rollup-linux-x64-gnu docker vite", "rollup gnu module CI failure"]
+  test("the same links for a question asked again in other words: counted, though each question is new", () => {
+    const records = stepRecords([user("u1"), ...queries.map((q, i) => search(i, q, LINKS))])
+    expect(repeatedObservation(records)).toMatchObject({ tool: "google_web_search", count: 5 })
+  })
+  test("new links each time, or a short answer such as no results, stay exploration", () => {
+    const research = stepRecords([user("u1"), ...queries.map((q, i) => search(i, q, `${LINKS}\n4. result only for ${i}`))])
+    expect(repeatedObservation(research)).toBeNull()
+    const none = stepRecords([user("u1"), ...queries.map((q, i) => search(i, q, "No results found."))])
+    expect(repeatedObservation(none)).toBeNull()
   })
 })
 

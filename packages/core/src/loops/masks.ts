@@ -48,6 +48,24 @@ export const maskArguments = (output: string, command: string): string => {
   return maskVolatile(output.replace(echoed, "<a>"))
 }
 
+/**
+ * A tool's output with the words of its own input masked (a web search echoes its query, a read its
+ * path): two lookups that asked in other words and got the very same answer read the same here.
+ */
+export const maskInputEcho = (output: string, inputs: ReadonlyArray<unknown>): string => {
+  const words = new Set<string>()
+  for (const input of inputs) collectStrings(input, words)
+  const echoed = [...words].filter((w) => w.length >= 3).sort((a, b) => b.length - a.length).slice(0, 20)
+  if (echoed.length === 0) return maskVolatile(output)
+  return maskVolatile(output.replace(new RegExp(echoed.map(escapeRegExp).join("|"), "g"), "<a>"))
+}
+
+const collectStrings = (value: unknown, into: Set<string>): void => {
+  if (typeof value === "string") into.add(value.trim())
+  else if (Array.isArray(value)) for (const v of value) collectStrings(v, into)
+  else if (value !== null && typeof value === "object") for (const v of Object.values(value)) collectStrings(v, into)
+}
+
 // "0 errors", "no failures": a clean report, not a refusal.
 const CLEAN_REPORT = /\b(?:0|no|zero|without)\s+(?:errors?|failures?|problems?|issues?)\b/gi
 const REFUSAL =

@@ -14,7 +14,7 @@
  * (`saysNo`): twelve modules that each import `ok` are twelve answers. Exploration — a lookup
  * asking something new, such as one more search that finds nothing — never counts.
  */
-import { isExploration, type StepRecord } from "./step-record.js"
+import { isExploration, sameLookupAnswer, type StepRecord } from "./step-record.js"
 import { sawNew } from "./poll-wait.js"
 import { MIN_COUNTED_RUN } from "./repeated-action.js"
 
@@ -60,7 +60,8 @@ const sameAnswer = (a: StepRecord, b: StepRecord): boolean => {
   if (a.tool !== b.tool || a.failed !== b.failed) return false
   // The same plain answer to another question (`ok` from importing each of twelve modules) is news;
   // two polls ask one question (how is the job?) in other words, and the same answer is no news.
-  if (!a.failed && a.action !== b.action && !(a.saysNo && b.saysNo) && !(a.poll && b.poll)) return false
+  // So is the very same substantial answer to a lookup asked again in other words (`sameLookupAnswer`).
+  if (!a.failed && a.action !== b.action && !(a.saysNo && b.saysNo) && !(a.poll && b.poll) && !sameLookupAnswer(a, b)) return false
   if (!a.failed) return a.argObservation === b.argObservation || a.rawObservation === b.rawObservation
   return a.observation === b.observation && (!a.verification || !b.verification || a.namedObservation === b.namedObservation)
 }

@@ -10,7 +10,7 @@ import { commandContent, failed, isWritingCommand, shellTextOf, stringField, too
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
 import { commandCore, commandSkeleton, isPollCommand, searchQuestion, waitSecondsOf } from "./command-skeleton.js"
 import { failureTally, type FailureTally } from "./failure-tally.js"
-import { maskArguments, maskObservation, maskVolatile, NUMBER, saysNo } from "./masks.js"
+import { maskArguments, maskInputEcho, maskObservation, maskVolatile, NUMBER, saysNo } from "./masks.js"
 import { isFinishedReply } from "./repeated-action.js"
 
 export interface StepRecord {
@@ -151,7 +151,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     failed: working.some(failed),
     role,
     skeleton: single === undefined ? "" : commandSkeleton(single),
-    argObservation: single === undefined ? volatile : maskArguments(output, single),
+    argObservation: single !== undefined ? maskArguments(output, single) : commands.length === 0 ? maskInputEcho(output, working.map((p) => p.input)) : volatile,
     namedObservation: volatile.replace(NUMBER, "0"),
     // Only commands that do something: a search or listing that prints nothing found nothing.
     silent: role === "shell" && output.trim() === "" && !working.some(failed) && commands.length > 0 && commands.every((c) => commandSkeleton(c) !== ""),
@@ -214,12 +214,24 @@ const questions = new WeakMap<StepRecord, string>()
 export const isExploration = (records: ReadonlyArray<StepRecord>, i: number): boolean => {
   const r = records[i]!
   if (!r.lookup || r.failed) return false
+  if (i > 0 && sameLookupAnswer(records[i - 1]!, r)) return false
   const from = Math.max(0, i - ASKED_LOOKBACK)
   for (let j = i - 1; j >= from; j--) if (records[j]!.action === r.action) return false
   const question = questionOf(r)
   for (let j = i - 1; j >= from; j--) if (records[j]!.lookup && questionOf(records[j]!) === question) return false
   return true
 }
+
+/** Characters an answer must hold (its input's echo masked) for the very same one to a reworded lookup to be no news. */
+const SUBSTANTIAL_ANSWER = 120
+
+/**
+ * Two lookups in other words that got the very same answer, one with something in it (not "no
+ * matches", nor a short one): a search reworded eight times that brings back the same eight links
+ * each time learned nothing new after the first, however new each question.
+ */
+export const sameLookupAnswer = (a: StepRecord, b: StepRecord): boolean =>
+  a.lookup && b.lookup && !a.failed && !b.failed && a.tool === b.tool && b.argObservation.length >= SUBSTANTIAL_ANSWER && a.argObservation === b.argObservation
 
 /**
  * Records already made, per message object. The detectors ask for the whole history after every
