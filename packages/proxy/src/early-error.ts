@@ -87,10 +87,16 @@ export const untilContent = async (
   res: UpstreamReply,
   first: Buffer,
   ended: () => boolean,
-  limits: { readonly timeoutMs: number; readonly maxEventBytes: number }
+  limits: { readonly timeoutMs: number; readonly maxEventBytes: number },
+  /**
+   * Called each `everyMs` the upstream keeps the reply open with no content (its keep-alives, an
+   * opening event and pings): the client, which has had no byte yet, is told it is still coming.
+   */
+  waiting?: { readonly everyMs: number; readonly tell: () => void }
 ): Promise<UntilContent> => {
   const { timeoutMs } = limits
   let read = first
+  let told = Date.now()
   for (;;) {
     const seen = firstEvents(protocol, body, read)
     if (seen.kind === "error") return { ok: false, error: seen.error, read }
@@ -103,5 +109,9 @@ export const untilContent = async (
     if (next === "silent") return { ok: false, error: { message: `the upstream opened the reply and sent nothing more for ${timeoutMs} ms`, code: "chunk_timeout", phase: "request" } }
     if (next === "broke") return { ok: false, error: { message: "the upstream connection broke before any content", code: "ECONNRESET", phase: "request" } }
     read = Buffer.concat([read, next])
+    if (waiting !== undefined && Date.now() - told >= waiting.everyMs) {
+      told = Date.now()
+      waiting.tell()
+    }
   }
 }

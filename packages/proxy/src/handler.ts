@@ -14,7 +14,7 @@ import { redactBytes } from "./body-bytes.js"
 import { cutCallNotice, refusalNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
-import { offersTools, parseJson, type Conversation, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
+import { offersTools, parseJson, SSE_CONTENT_TYPE, type Conversation, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
 import { reminderMessages, replyMessage, wholeReplySeen } from "./reply-record.js"
 import { HELD_KEEP_ALIVE_MS, relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
@@ -161,13 +161,30 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
     attempt(target, "POST", headers, rewritten, signal).then(async (sent): Promise<Attempt> => {
       const a = sent.ok ? await decodedAttempt(sent, target.chunkTimeoutMs) : sent
       if (!a.ok || !isEventStream(a.res.headers)) return a
-      const read = a.first === null ? ({ ok: false, error: ENDED_BEFORE_CONTENT } as const) : await untilContent(protocol, body, a.res, a.first, a.ended, { timeoutMs: target.chunkTimeoutMs, maxEventBytes: deps.settings.maxEventBytes })
+      const waiting = { everyMs: HELD_KEEP_ALIVE_MS, tell: () => tellStillComing(j) }
+      const read = a.first === null ? ({ ok: false, error: ENDED_BEFORE_CONTENT } as const) : await untilContent(protocol, body, a.res, a.first, a.ended, { timeoutMs: target.chunkTimeoutMs, maxEventBytes: deps.settings.maxEventBytes }, waiting)
       if (read.ok) return read.first === a.first ? a : { ...a, first: read.first }
       a.abort()
       // The upstream's own error event, kept to go to the client as it came when no retry follows.
       return { ok: false, error: read.error, body: read.read ?? null, res: read.read === undefined ? null : a.res }
     })
   return { target, send }
+}
+
+/** What a client that has waited `HELD_KEEP_ALIVE_MS` for the first content gets meanwhile (an SSE comment, which every reader skips). */
+export const STILL_COMING = ": loopguard: the upstream keeps the reply open; its first content is still coming\n\n"
+
+/**
+ * The upstream keeps a streamed reply open without content (pings while a model queues or thinks):
+ * the client gets its response headers (200, an event stream) and a comment now, not all at once
+ * with the first content, so its HTTP client's header timeout does not end a reply that is coming.
+ * From here on a failure reaches it as the protocol's error event, not an HTTP status.
+ */
+const tellStillComing = (j: Judged): void => {
+  const { res } = j
+  if (res.destroyed) return
+  if (!res.headersSent) res.writeHead(200, { "content-type": SSE_CONTENT_TYPE, "cache-control": "no-cache", ...headersOf(j.session, j.verdict.action) })
+  res.write(STILL_COMING)
 }
 
 /**
@@ -189,8 +206,15 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   const { opened, record } = call
   const extra = headersOf(j.session, j.verdict.action)
   if (!opened.ok) return answerFailure(j, opened, extra, call)
-  if (!isEventStream(opened.res.headers)) return answerWhole(j, opened, extra, call)
-  res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false, secretsOf(deps.auth)))
+  if (!isEventStream(opened.res.headers)) {
+    // Told it was coming as a stream, the client cannot take a whole body now.
+    if (res.headersSent) {
+      opened.abort()
+      return answerFailure(j, { ok: false, error: { message: "the upstream answered the step asked for again with a whole body, not a stream", code: "upstream_error", phase: "request" }, body: null, res: null }, extra, call)
+    }
+    return answerWhole(j, opened, extra, call)
+  }
+  if (!res.headersSent) res.writeHead(opened.res.statusCode ?? 200, clientHeaders(opened.res.headers, extra, false, secretsOf(deps.auth)))
   const { end, watch } = await serveStream(j, opened, call.onceMore)
   const reply = (notice: string | null) => replyMessage(j.conversation, watch, notice, end.type === "cut" || end.type === "cut-call")
   if (end.type === "cut-call") {
@@ -246,7 +270,10 @@ const callUpstream = async (j: Judged): Promise<UpstreamCall> => {
  */
 const answerFailure = (j: Judged, failed: Extract<Attempt, { ok: false }>, extra: Record<string, string>, call: UpstreamCall): void => {
   const { res, protocol, deps } = j
-  if (failed.res !== null && failed.body !== null) {
+  // The client already has its headers (the upstream kept the reply open a while): the protocol's error event.
+  if (res.headersSent) {
+    if (!res.destroyed) res.end(protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(failed, secretsOf(deps.auth))}`))
+  } else if (failed.res !== null && failed.body !== null) {
     const secrets = secretsOf(deps.auth)
     const encoding = failed.bodyEncoding === undefined ? {} : { "content-encoding": failed.bodyEncoding }
     res.writeHead(failed.res.statusCode ?? failed.error.status ?? 502, { ...clientHeaders(failed.res.headers, extra, false, secrets), ...encoding })
@@ -254,6 +281,14 @@ const answerFailure = (j: Judged, failed: Extract<Attempt, { ok: false }>, extra
   } else if (failed.error.status === 429) sendError(res, protocol.name, 429, `loopguard proxy: ${failed.error.message}`, { ...extra, ...failed.error.headers })
   else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${failed.error.message}`, extra)
   call.record(call.gone.aborted ? "client-gone" : "upstream-error", failed.error.status ?? 502, null, failed.error.message)
+}
+
+/** The failure in words, with the upstream's own message when its body held one (`{"error": {"message": …}}`), redacted. */
+const failureText = (failed: Extract<Attempt, { ok: false }>, secrets: ReadonlyArray<string>): string => {
+  const json = failed.body === null ? undefined : parseJson(Buffer.from(failed.body).toString("utf8"))
+  const own = json?.error?.message ?? json?.message
+  const text = typeof own === "string" && own !== "" && !failed.error.message.includes(own) ? `${failed.error.message}: ${own.slice(0, 500)}` : failed.error.message
+  return redactBytes(Buffer.from(text), secrets).toString("utf8")
 }
 
 /** A whole (not streamed) reply, judged before any of it goes out; kept as a streamed one is (a cut one with the notice in its text). */

@@ -116,7 +116,12 @@ export interface Seen {
   readonly finishing?: boolean
   /** The upstream sent an error event. */
   readonly error?: boolean
+  /** The event's data could not be read (no JSON): what it carried (a part of a call's arguments) is lost. */
+  readonly unreadable?: boolean
 }
+
+/** What a watch says of an event it could not read. */
+export const UNREADABLE: Seen = { unreadable: true }
 
 /** A streamed tool call as far as it arrived. */
 export interface ObservedCall {

@@ -138,6 +138,8 @@ class StreamRelay {
   private lastWritten = Date.now()
   /** The upstream is held because the client does not read (backpressure). */
   private heldForClient = false
+  /** An event the watch could not read came while a call was open: the call may lack what it carried. */
+  private callEventLost = false
   private timer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
@@ -175,6 +177,8 @@ class StreamRelay {
       if (event.raw.length > limits.maxEventBytes) return this.fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
       const seen = watch.see(event)
       if (seen.end === true) endSeen = true
+      // An event it could not read while a call was open may have carried part of the call: lost.
+      if (seen.unreadable === true && watch.calls.length > 0) this.callEventLost = true
       // Judged before the event goes anywhere: a call that arrives whole (Gemini) is passed on at once.
       const looping = seen.toolCall === true ? this.argsGuard(watch.calls) : null
       if (looping !== null) return this.cut(looping, true)
@@ -245,7 +249,7 @@ class StreamRelay {
   private release(): boolean {
     if (!this.routing.callsHeld) return true
     const { watch } = this.input
-    const broken = cutOffCall(watch.calls, cutAtLength(watch.finish))
+    const broken = this.brokenCall()
     if (broken !== null) {
       this.finish({ type: "cut-call", name: broken, wrote: this.routing.written, opening: this.routing.openingOfHeld }, null)
       return false
@@ -259,13 +263,19 @@ class StreamRelay {
     return true
   }
 
+  /** The first call not whole as it arrived (cut off, or one of its events unreadable), or null. */
+  private brokenCall(): string | null {
+    const { watch } = this.input
+    return cutOffCall(watch.calls, cutAtLength(watch.finish)) ?? (this.callEventLost ? (watch.calls.at(-1)?.name ?? null) : null)
+  }
+
   /**
    * The guard tripped: what the model wrote before the loop still goes, then the notice and the
    * protocol's end. A call whose own arguments looped (`inCall`) goes nowhere, as a cut-off one.
    */
   private cut(trip: GuardTrip, inCall = false): void {
     const { watch } = this.input
-    const callsWhole = !inCall && cutOffCall(watch.calls, cutAtLength(watch.finish)) === null
+    const callsWhole = !inCall && this.brokenCall() === null
     const callsDropped = this.routing.callsHeld && !callsWhole
     this.write(this.routing.beforeCut(callsWhole))
     const notice = cutNotice(describeGuardTrip(trip))

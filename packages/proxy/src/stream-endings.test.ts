@@ -98,6 +98,16 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(reply.text).toMatch(/"(?:completion_tokens|output_tokens)":567/)
   }, 60_000)
 
+  test("an event the proxy cannot read while a call is open: the call is not passed on as whole (with the arguments it lost)", async () => {
+    const unreadable = { type: "stream" as const, chunks: [{ toolCall: { id: "call_a", name: "write_file", arguments: "" } }, { raw: '{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"path\\":\\"/a\\"}"}}]}' }], finish: "tool_calls" as const }
+    rig = await startRig([unreadable, unreadable], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.text).toContain("the call to write_file was cut off")
+    expect(reply.text).not.toMatch(/"tool_calls"|"tool_use"|"function_call"/)
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.outcome).toBe("cut")
+  }, 60_000)
+
   test("cut-off arguments after text reached the client: not asked again, the client is told", async () => {
     rig = await startRig([toolCallStream("bash", '{"command": "ls -la /very/long/pa', { finish: "length", text: "Let me look at the folder." }), textStream("unused")], { proxy: { httpStack: stack } })
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))

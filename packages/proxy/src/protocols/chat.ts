@@ -1,7 +1,7 @@
 /** OpenAI Chat Completions (`POST /v1/chat/completions`), streamed and not. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { carriesError, conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { carriesError, conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall, UNREADABLE } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
 
@@ -85,7 +85,8 @@ class ChatWatch implements StreamWatch {
   see(event: SseEvent): Seen {
     if (event.data === "[DONE]") return { end: true, last: true }
     const chunk = parseJson(event.data)
-    if (chunk === undefined || chunk === null) return {}
+    if (chunk === undefined) return UNREADABLE
+    if (chunk === null) return {}
     if (carriesError(chunk)) return { error: true }
     if (chunk.usage != null) this.upstreamUsage = chunk.usage
     this.seenIdentity ??= { id: String(chunk.id ?? "chatcmpl-loopguard"), created: Number(chunk.created ?? Math.floor(Date.now() / 1000)), model: String(chunk.model ?? this.body?.model ?? "") }

@@ -9,7 +9,7 @@
  */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, type WireCall } from "../history.js"
-import { carriesError, conversationOf, offersTools, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { carriesError, conversationOf, offersTools, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall, UNREADABLE } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
 import { spliced } from "./chat.js"
 
@@ -133,7 +133,8 @@ class GeminiWatch implements StreamWatch {
 
   see(event: SseEvent): Seen {
     const e = parseJson(event.data)
-    if (e === undefined || e === null || typeof e !== "object") return {}
+    if (e === undefined) return UNREADABLE
+    if (e === null || typeof e !== "object") return {}
     if (carriesError(e)) return { error: true }
     if (this.identity.responseId === undefined && typeof e.responseId === "string") this.identity = { modelVersion: e.modelVersion, responseId: e.responseId }
     const candidate = Array.isArray(e.candidates) ? e.candidates[0] : undefined

@@ -1,7 +1,7 @@
 /** Anthropic Messages (`POST /v1/messages`), streamed and not: what Claude Code speaks. */
 import { estimateTokens } from "@loopguard/core/context"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall, UNREADABLE } from "../protocol.js"
 import { eventsOf, sseText } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
 import type { SseEvent } from "../sse.js"
@@ -71,7 +71,8 @@ class MessagesWatch implements StreamWatch {
 
   see(ev: SseEvent): Seen {
     const e = parseJson(ev.data)
-    if (e === undefined || e === null) return {}
+    if (e === undefined) return UNREADABLE
+    if (e === null) return {}
     switch (e.type) {
       case "content_block_start": {
         const index = Number(e.index)

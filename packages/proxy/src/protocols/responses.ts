@@ -2,7 +2,7 @@
 import { estimateTokens } from "@loopguard/core/context"
 import { spliced } from "./chat.js"
 import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
-import { conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall } from "../protocol.js"
+import { conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, wholeArguments, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall, UNREADABLE } from "../protocol.js"
 import { CUT_MARK, isCutReply, STOP_MARK } from "../notices.js"
 import { eventsOf, sseText } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
@@ -164,7 +164,8 @@ class ResponsesWatch implements StreamWatch {
 
   see(event: SseEvent): Seen {
     const e = parseJson(event.data)
-    if (e === undefined || e === null) return {}
+    if (e === undefined) return UNREADABLE
+    if (e === null) return {}
     if (e.type === "response.output_item.added" && CALL_TYPES.has(e.item?.type) && this.beforeCalls === undefined)
       this.beforeCalls = { seq: this.seq, items: new Map([...this.items].map(([at, entry]) => [at, { ...entry }])) }
     if (typeof e.sequence_number === "number") this.seq = e.sequence_number + 1
