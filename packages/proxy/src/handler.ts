@@ -315,7 +315,7 @@ const answerWhole = async (j: Judged, opened: OpenAttempt, extra: Record<string,
 const serveStream = async (j: Judged, opened: OpenAttempt, again: () => Promise<Attempt>): Promise<{ readonly end: RelayEnd; readonly watch: StreamWatch }> => {
   const { protocol, deps, route } = j
   const textCalls = textCallsFor(protocol, deps.settings, j.conversation.tools)
-  const relay = (o: OpenAttempt, watch: StreamWatch) =>
+  const relay = (o: OpenAttempt, watch: StreamWatch, lastAttempt: boolean) =>
     relayStream({
       protocol,
       watch,
@@ -327,15 +327,20 @@ const serveStream = async (j: Judged, opened: OpenAttempt, again: () => Promise<
       guard: replyGuard(j),
       textCalls,
       refuseCalls: capsFor(j.conversation, deps.settings.toolCaps),
-      limits: { maxResponseBytes: deps.settings.maxResponseBytes, maxEventBytes: deps.settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs, keepAliveMs: HELD_KEEP_ALIVE_MS }
+      limits: { maxResponseBytes: deps.settings.maxResponseBytes, maxEventBytes: deps.settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs, keepAliveMs: HELD_KEEP_ALIVE_MS },
+      lastAttempt
     })
   const watch = protocol.watch(j.body)
-  const end = await relay(opened, watch)
+  const end = await relay(opened, watch, false)
   if (end.type !== "cut-call" || end.wrote) return { end, watch }
   const second = await again()
-  if (!second.ok) return { end, watch }
+  if (!second.ok) {
+    // Asked for again and failed: the client (its response open, nothing of the reply in it) gets the failure as the protocol's error event.
+    if (!j.res.destroyed) j.res.end(end.opening + protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(second, secretsOf(deps.auth))}`))
+    return { end: { type: "failed", reason: second.error.message }, watch }
+  }
   const secondWatch = protocol.watch(j.body)
-  return { end: await relay(second, secondWatch), watch: secondWatch }
+  return { end: await relay(second, secondWatch, true), watch: secondWatch }
 }
 
 /**

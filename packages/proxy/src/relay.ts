@@ -61,6 +61,8 @@ export interface RelayInput {
   readonly textCalls: ((watch: StreamWatch, tail: string) => string | null) | null
   /** Why the reply's calls must not be passed on (a tool past its cap: `toolCaps`), or null. */
   readonly refuseCalls: (calls: ReadonlyArray<ObservedCall>) => { readonly name: string; readonly refusal: string } | null
+  /** The step will not be asked for again: an upstream error that breaks off a call goes to the client as it came. */
+  readonly lastAttempt?: boolean
 }
 
 /**
@@ -187,7 +189,7 @@ class StreamRelay {
       if (trip !== null) return this.cut(trip)
       if (seen.last === true) return this.terminated()
       // The upstream's own error event ends the reply: it went on to the client as it came.
-      if (seen.error === true) return this.endFailed("the upstream sent an error event mid-reply")
+      if (seen.error === true) return this.endFailed("the upstream sent an error event mid-reply", event.raw)
     }
     // The protocol's own end event: held calls are judged now, not when the connection closes.
     if (endSeen && this.routing.keepingBack && !this.endKeptBack()) return
@@ -230,9 +232,20 @@ class StreamRelay {
     this.finish({ type: "completed" }, null)
   }
 
-  /** The upstream's own error event goes to the client (with what came before it): the reply ends there, as failed. */
-  private endFailed(reason: string): void {
-    if (!this.endKeptBack()) return
+  /**
+   * The upstream's own error event goes to the client (with what came before it): the reply ends
+   * there, as failed. One that broke off a call (an overload mid-arguments) drops the call; the step
+   * is asked for again when nothing reached the client yet, else the client gets the error as it
+   * came, so its SDK raises (and may retry) rather than reading a finished turn.
+   */
+  private endFailed(reason: string, errorEvent: string): void {
+    const broken = this.routing.callsHeld ? this.brokenCall() : null
+    if (broken === null) {
+      if (this.endKeptBack()) this.finish({ type: "failed", reason }, null)
+      return
+    }
+    if (!this.routing.written && this.input.lastAttempt !== true) return this.finish({ type: "cut-call", name: broken, wrote: false, opening: this.routing.openingOfHeld }, null)
+    this.write(this.routing.takeOut() + this.routing.openingOfHeld + errorEvent)
     this.finish({ type: "failed", reason }, null)
   }
 

@@ -108,6 +108,18 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(records(rig.events)[0]?.outcome).toBe("cut")
   }, 60_000)
 
+  test("an upstream error event mid-arguments: asked for again; failing again, the client gets the error, not a finished turn", async () => {
+    const errorEvent = { chat: '{"error":{"message":"upstream model crashed","type":"server_error"}}', responses: '{"type":"error","code":"server_error","message":"upstream model crashed"}', messages: '{"type":"error","error":{"type":"overloaded_error","message":"upstream model crashed"}}' }[protocol as "chat" | "responses" | "messages"]
+    const broken = { type: "stream" as const, chunks: [{ toolCall: { id: "call_a", name: "write_file", arguments: '{"path":"/a","content":"ab' } }, { raw: errorEvent }], finish: null }
+    rig = await startRig([broken, broken], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.text).toContain("upstream model crashed")
+    expect(reply.text).not.toContain("was cut off")
+    expect(reply.text).not.toContain('"content":"ab')
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.outcome).toBe("failed")
+  }, 60_000)
+
   test("cut-off arguments after text reached the client: not asked again, the client is told", async () => {
     rig = await startRig([toolCallStream("bash", '{"command": "ls -la /very/long/pa', { finish: "length", text: "Let me look at the folder." }), textStream("unused")], { proxy: { httpStack: stack } })
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
