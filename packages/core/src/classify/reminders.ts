@@ -25,6 +25,7 @@ export type ReminderTemplateKind =
   | "text-loop-strong"
   | "repeated-action"
   | "repeated-action-paging"
+  | "repeated-action-polling"
   | "action-cycle"
   | "loop-remind"
   | "soft-cap"
@@ -47,6 +48,7 @@ export const REMINDER_TEMPLATE_KINDS: ReadonlyArray<ReminderTemplateKind> = [
   "text-loop-strong",
   "repeated-action",
   "repeated-action-paging",
+  "repeated-action-polling",
   "action-cycle",
   "loop-remind",
   "soft-cap",
@@ -142,6 +144,11 @@ export const REMINDERS: Readonly<Record<ReminderTemplateKind, ByRole>> = {
     "Note: you have made the same call several times in a row, and each result was different (paging through " +
       "something, or work moving on). Go on if that is the plan; if you are looking for one thing, a search or a " +
       "filter may find it in fewer steps."
+  ),
+  // Said to a poll within its patience: waiting on a job that takes minutes is no loop yet.
+  "repeated-action-polling": same(
+    "Note: you have checked on the same job several times in a row. That is fine while it is still running; " +
+      "if its answer stops changing for long, or says it failed, stop waiting and find out why."
   ),
   "action-cycle": same(
     "Note: you are cycling through the same few actions with the same arguments, and the cycle is not producing " +

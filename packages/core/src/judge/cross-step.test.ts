@@ -112,6 +112,19 @@ describe("a poll that sleeps is waiting", () => {
 
   const firmer = (vs: ReadonlyArray<AfterStep>) => levels(vs).filter((l) => !l.endsWith("/note"))
 
+  test("a poll within its patience is told it may wait, not that nothing comes of it; past it, the usual note", () => {
+    const d = new CrossStepDetectors(C, "main", false)
+    const history: Array<Message> = [user("u1")]
+    const notes = Array.from({ length: 24 }, (_, i) => {
+      const r = poll(i + 1, "in_progress · build step 3 of 7")
+      history.push(r)
+      d.afterStep([...history], r, i + 1, { final: false, costUsd: null })
+      return d.takeNote()
+    })
+    expect(notes[2]).toBe(reminderText("repeated-action-polling", "main"))
+    expect(notes.at(-1)).toBe(reminderText("repeated-action", "main"))
+  })
+
   test("a CI poll whose answer moves on is at most noted, however long the build", () => {
     const polls = Array.from({ length: 40 }, (_, i) => poll(i + 1, `in_progress · started about ${Math.floor(i / 2) + 1} minutes ago`))
     const verdicts = feed(new CrossStepDetectors(C, "main", false), polls)

@@ -19,6 +19,7 @@ import {
   failureStreak,
   MIN_COUNTED_RUN,
   pollingOnward,
+  waitingOnStartup,
   pollOverdue,
   clockless,
   countingOn,
@@ -128,6 +129,7 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
   if (config.repeatedAction.enabled) {
     const note = reminderText("repeated-action", role)
     const pagingNote = reminderText("repeated-action-paging", role)
+    const pollingNote = reminderText("repeated-action-polling", role)
     const { repeats, remindAt, stopAt } = config.repeatedAction
     // Twice the ladder's top, so a run is still counted well past its stop.
     const maxCount = Math.max(MIN_COUNTED_RUN, 2 * (stopAt ?? remindAt))
@@ -146,14 +148,17 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       // new words every time, however alike what they say.
       const paging = (allDifferent(run.map((r) => r.observation)) && !run.every(handsToSubagent)) || countingOn(run.map((r) => r.rawObservation))
       const count = paging ? Math.min(a.count, repeats) : a.count
-      return { detector: "repeated-action", key: a.signature, count, note: paging ? pagingNote : note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
+      // A poll within its patience (a deploy that says the same for a few looks) is told it may wait, not that nothing comes of it.
+      const waiting = !paging && run.length === a.count && run.every((r) => r.poll) && pollOverdue(records(), repeats) === 0
+      return { detector: "repeated-action", key: a.signature, count, note: paging ? pagingNote : waiting ? pollingNote : note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
     })
   }
   if (config.actionCycle.enabled) {
     const note = reminderText("action-cycle", role)
     out.push((messages, records) => {
       const c = actionCycle(messages, { minPeriod: 2, maxPeriod: config.actionCycle.maxPeriod, replays: config.actionCycle.replays })
-      if (c !== null && pollingOnward(records().slice(-(c.period + c.replays)))) return null
+      const run = c === null ? [] : records().slice(-(c.period + c.replays))
+      if (c !== null && (pollingOnward(run) || waitingOnStartup(run))) return null
       return c && { detector: "action-cycle", key: [...c.cycle].sort().join("\n"), note, detail: { period: c.period, replays: c.replays, cycle: c.cycle.map((s) => cut(s)) } }
     })
   }

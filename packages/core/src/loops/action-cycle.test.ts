@@ -70,3 +70,15 @@ describe("actionCycle past bookkeeping", () => {
     expect([c?.period, c?.bookkeepingSkipped]).toEqual([3, true])
   })
 })
+
+describe("actionCycle of a restarted background job", () => {
+  test("start, read its output, kill it, again: a cycle though each round's job has a new id", () => {
+    const messages: Array<Message> = [user("u0")]
+    for (let i = 0; i < 5; i++) {
+      messages.push(call(`s${i}`, "Bash", { command: "npm run dev", run_in_background: true }))
+      messages.push(call(`o${i}`, "BashOutput", { bash_id: `bash_${i}` }))
+      messages.push(call(`k${i}`, "KillShell", { shell_id: `bash_${i}` }))
+    }
+    expect(actionCycle(messages)?.period).toBe(3)
+  })
+})

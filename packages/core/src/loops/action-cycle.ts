@@ -6,7 +6,7 @@
  * commonest spin in real traces after plain repeats. Stateless and ephemeral like repeated action:
  * the caller adds a note to the next request only.
  */
-import { toolPartsOf, toolSignature, type AssistantMessage, type Message } from "../model/message.js"
+import { jobAgnosticSignature, toolPartsOf, type AssistantMessage, type Message } from "../model/message.js"
 import { isBookkeepingOnly, isFinishedReply } from "./repeated-action.js"
 import { recordOf } from "./step-record.js"
 
@@ -50,7 +50,7 @@ const madeBefore = (messages: ReadonlyArray<Message>, at: number, sig: string, w
     const m = messages[i]!
     if (!isFinishedReply(m)) continue
     seen++
-    if (toolSignature(m) === sig && recordOf(m).rawObservation === answer) return true
+    if (jobAgnosticSignature(m) === sig && recordOf(m).rawObservation === answer) return true
   }
   return false
 }
@@ -77,7 +77,8 @@ const signaturesBack = (messages: ReadonlyArray<Message>, opts: ActionCycleOptio
       skipped = true
       continue
     }
-    const sig = toolSignature(m)
+    // A restarted background job's new id is no new call here (start, read, kill, again).
+    const sig = jobAgnosticSignature(m)
     if (sig === "") break
     sigs.push(sig)
     if (changedFiles(m) && !madeBefore(messages, i, sig, limit)) break

@@ -60,7 +60,7 @@ describe("commandSkeleton of a database query", () => {
 
 describe("isPollCommand", () => {
   test("waiting on or looking at a running job", () => {
-    for (const c of ["docker logs web | tail -n 5", "sleep 10 && kubectl get pods", "systemctl status nginx", "sleep 30 && gh run view 9876543", "gh run watch 42 --exit-status", "sleep 60; curl -s http://localhost:8080/status", "sleep 2 && curl localhost:8000"]) expect([c, isPollCommand(c)]).toEqual([c, true])
+    for (const c of ["docker compose logs --tail 2 db", "docker-compose ps", "docker logs web | tail -n 5", "sleep 10 && kubectl get pods", "systemctl status nginx", "sleep 30 && gh run view 9876543", "gh run watch 42 --exit-status", "sleep 60; curl -s http://localhost:8080/status", "sleep 2 && curl localhost:8000"]) expect([c, isPollCommand(c)]).toEqual([c, true])
     for (const c of ["", "sleep 30 && tail -n 20 train.log", "sleep 5; tail log.txt", "tail -n 3 /tmp/job.log", "ps aux | grep node", "jobs", "wait", "sleep 60"]) expect([c, isPollCommand(c)]).toEqual([c, true])
   })
   test("commands that wait for a job themselves, kubectl's flags before its verb skipped", () => {
@@ -70,10 +70,10 @@ describe("isPollCommand", () => {
   test("a deploy or cloud CLI asked for a status after a sleep polls; asked alone, it only looks", () => {
     const after = ["sleep 20 && fly status --app shop-api", "sleep 30 && aws ecs describe-services --cluster prod --services orders", "sleep 15; gcloud run services describe api --region eu", "sleep 10 && helm status api", "sleep 30 && argocd app get api"]
     for (const c of after) expect([c, isPollCommand(c)]).toEqual([c, true])
-    for (const c of ["fly status --app shop-api", "sleep 20 && fly deploy", "sleep 5 && aws ecs update-service --cluster prod", "sleep 5 && npm test", "sleep 5 && pytest -x tests/test_status.py"]) expect([c, isPollCommand(c)]).toEqual([c, false])
+    for (const c of ["fly status --app shop-api", "sleep 20 && fly deploy", "sleep 5 && aws ecs update-service --cluster prod", "sleep 5 && npm test", "sleep 5 && pytest -x tests/test_status.py", "sleep 5 && pytest tests/test_api.py -k status", "sleep 5 && python manage.py test --tag status"]) expect([c, isPollCommand(c)]).toEqual([c, false])
   })
   test("isLookCommand: a line that only looks, waiting or not", () => {
-    for (const c of ["curl -sf http://localhost:8080/health", "tail -n 3 /tmp/api.log", "fly status --app api", "sleep 5 && kubectl get pods", "cat a.txt | grep x"]) expect([c, isLookCommand(c)]).toEqual([c, true])
+    for (const c of ["curl -sf http://localhost:8080/health", "tail -n 3 /tmp/api.log", "fly status --app api", "sleep 5 && kubectl get pods", "cat a.txt | grep x", `psql -h localhost -U app -c 'select 1'`, "mysqladmin -h 127.0.0.1 ping", "docker compose exec -T db mysqladmin ping"]) expect([c, isLookCommand(c)]).toEqual([c, true])
     for (const c of ["", "curl -X POST localhost:8080/jobs", "make deploy", "npm test", "tail log && npm start"]) expect([c, isLookCommand(c)]).toEqual([c, false])
   })
   test("a command named as an object's own property is just a command", () => {

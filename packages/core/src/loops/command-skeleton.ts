@@ -104,6 +104,9 @@ const SQL_CLIENT = /^\s*(?:PGPASSWORD=\S+\s+)?(?:psql|mysql|mariadb|sqlite3|duck
 const SQL_READ = /"\s*(?:select|show|describe|desc|explain|with|\\d[a-z+]*)\b[^"]*"|'\s*(?:select|show|describe|desc|explain|with|\\d[a-z+]*)\b[^']*'/i
 const SQL_WRITE = /\b(?:insert|update|delete|drop|alter|create|truncate|grant|revoke|copy|vacuum|call|merge|replace)\b|<|>/i
 
+/** A database's readiness asked (`mysqladmin ping`, `redis-cli ping`): a look, as `pg_isready` is. */
+const READINESS_PING = /^\s*(?:docker(?:\s+compose)?\s+exec\s+(?:-\S+\s+)*\S+\s+)?(?:mysqladmin|mariadb-admin|redis-cli)\b[^|;&]*\bping\b[^|;&]*$/
+
 const isReadOnlyQuery = (command: string): boolean =>
   !command.includes("\n") && SQL_CLIENT.test(command) && SQL_READ.test(command) && !SQL_WRITE.test(command.replace(/2>&1|2>\/dev\/null/g, ""))
 
@@ -179,6 +182,7 @@ export const isPollCommand = (command: string): boolean => {
  * asked again once that job shows it moved (try-best's bash retry).
  */
 export const isLookCommand = (command: string): boolean => {
+  if (isReadOnlyQuery(command) || READINESS_PING.test(command)) return true
   const programs = lookPrograms(command)
   return programs.length > 0 && programs.every((p) => p === "" || POLLERS.has(p) || VIEWERS.has(p))
 }
@@ -270,12 +274,20 @@ const isFetch = (program: string, words: ReadonlyArray<string>): boolean =>
 // first and then asks it polls. Alone (no sleep) it is no poll: a look, not a wait.
 const STATUS_VERB = /^(?:status|describe(?:-[a-z-]+)?|get(?:-[a-z-]+)?|list(?:-[a-z-]+)?|ls|logs?|ps|show|inspect|view|info|health|checks)$/
 
-/** The first words of a command after its program, flags left out: does one of them ask for a status? */
-const asksStatus = (words: ReadonlyArray<string>): boolean =>
-  words.slice(1).filter((w) => !w.startsWith("-")).slice(0, 3).some((w) => STATUS_VERB.test(w))
+/**
+ * The words right after a command's program, up to its first flag: does one of them ask for a
+ * status? (`aws ecs describe-services --cluster …`; not `pytest tests/ -k status`, whose `status`
+ * is a flag's value.)
+ */
+const asksStatus = (words: ReadonlyArray<string>): boolean => {
+  const firstFlag = words.findIndex((w, i) => i > 0 && w.startsWith("-"))
+  return words.slice(1, firstFlag === -1 ? undefined : firstFlag).slice(0, 3).some((w) => STATUS_VERB.test(w))
+}
 
 const POLLING_SUBCOMMANDS: Readonly<Record<string, ReadonlyArray<string>>> = {
-  docker: ["logs", "ps", "stats", "inspect"],
+  docker: ["logs", "ps", "stats", "inspect", "compose logs", "compose ps"],
+  "docker-compose": ["logs", "ps"],
+  podman: ["logs", "ps", "inspect"],
   kubectl: ["get", "logs", "describe", "top", "rollout status", "wait"],
   systemctl: ["status", "is-active"],
   journalctl: ["-u", "-n", "--since"],

@@ -67,6 +67,7 @@ export const stepRecord = (fields: Partial<StepRecord> & Pick<StepRecord, "actio
   verification: false,
   tally: null,
   lookup: false,
+  look: false,
   saysNo: fields.observation.trim() === "" || saysNo(fields.observation),
   ...fields
 })

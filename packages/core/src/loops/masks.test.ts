@@ -18,6 +18,16 @@ describe("maskVolatile", () => {
   })
 })
 
+describe("random ids with a kind prefix", () => {
+  test("a request id new on every call is no new answer; a test named in snake case stays", () => {
+    const run = (id: string) => `FAIL test/payments.int.test.ts\n  StripeInvalidRequestError: No such customer\n  request-id: ${id}`
+    expect(maskObservation(run("req_PRyHEBdAYASzmL"))).toBe(maskObservation(run("req_nFmJBZRxGQTmak")))
+    expect(maskVolatile(run("req_PRyHEBdAYASzmL"))).toBe(maskVolatile(run("req_nFmJBZRxGQTmak")))
+    expect(maskVolatile("msg_01XFDUDYJgAACzvnptvVoYEL done")).toBe(maskVolatile("msg_01Aq9w938a90dw8q done"))
+    expect(maskVolatile("FAILED test_creates_charge")).not.toBe(maskVolatile("FAILED test_refunds_charge"))
+  })
+})
+
 describe("maskArguments", () => {
   test("an output that echoes the command's arguments is the same answer, whole words only", () => {
     expect(maskArguments("Trying 17... Wrong answer.", "python solve.py 17")).toBe(maskArguments("Trying 18... Wrong answer.", "python solve.py 18"))

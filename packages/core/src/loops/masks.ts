@@ -11,6 +11,9 @@ import { commandArguments } from "./command-skeleton.js"
 // the numbers inside them, then paths.
 const QUOTED = /"(?:[^"\\\n]|\\.){0,400}"|'(?:[^'\\\n]|\\.){0,400}'|`[^`\n]{0,400}`/g
 const HEX_ID = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}\b/gi
+/** A random id with a kind prefix, new on every call (`request-id: req_8fJ2kLm9Qx01`, `msg_01AbC…`, `chatcmpl-9x…`). */
+const PREFIXED_ID =
+  /\b(?:(?:req|request|msg|chatcmpl|toolu|call|resp|run|job|trace|span|evt|sess|sub|cus|ch|pi|txn|ord|srv|tok)[_-][A-Za-z0-9]{10,}|[a-z]{2,12}[_-](?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{10,})\b/g
 const PATH = /(?:~|\.{1,2})?(?:\/[\w.@+-]+)+\/?|\b[\w.@+-]+(?:\/[\w.@+-]+)+\/?/g
 /** Numbers, with their decimal or version dots (`1.37`, `2025.06.18`). */
 export const NUMBER = /\d+(?:\.\d+)*/g
@@ -24,6 +27,7 @@ export const NUMBER = /\d+(?:\.\d+)*/g
 export const maskObservation = (output: string): string =>
   output
     .replace(QUOTED, "<q>")
+    .replace(PREFIXED_ID, "<id>")
     .replace(HEX_ID, "<hex>")
     .replace(PATH, "<path>")
     .replace(NUMBER, "0")
@@ -35,7 +39,7 @@ export const maskObservation = (output: string): string =>
 const VOLATILE = /\b\d{4}-\d\d-\d\d[T ]\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)?|\b\d\d:\d\d:\d\d(?:\.\d+)?|\b\d+(?:\.\d+)?\s?(?:ms|s|sec|secs|seconds|minutes|min)\b|\b(?:pid|PID|PGID|process)[:= ]\s*\d+|\b0x[0-9a-f]+\b|\[\d+\]\s\d+|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,}\b/gi
 
 /** Volatile numbers masked, quoted text, paths and other numbers kept: "the same answer" in the strict sense. */
-export const maskVolatile = (output: string): string => output.replace(VOLATILE, "<v>").replace(/\s+/g, " ").trim()
+export const maskVolatile = (output: string): string => output.replace(PREFIXED_ID, "<v>").replace(VOLATILE, "<v>").replace(/\s+/g, " ").trim()
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
@@ -48,13 +52,20 @@ export const maskArguments = (output: string, command: string): string => {
   return maskVolatile(output.replace(echoed, "<a>"))
 }
 
+/** Input fields that hold a question in words (a web search's query), which its answer echoes. */
+const QUERY_FIELDS = new Set(["query", "q", "queries", "search", "search_query", "searchQuery", "search_term", "question"])
+
 /**
- * A tool's output with the words of its own input masked (a web search echoes its query, a read its
- * path): two lookups that asked in other words and got the very same answer read the same here.
+ * A tool's output with its own question masked (a web search echoes its query): two lookups that
+ * asked in other words and got the very same answer read the same here. Paths are not masked: the
+ * same matches in another folder are another folder's answer.
  */
 export const maskInputEcho = (output: string, inputs: ReadonlyArray<unknown>): string => {
   const words = new Set<string>()
-  for (const input of inputs) collectStrings(input, words)
+  for (const input of inputs) {
+    if (input === null || typeof input !== "object" || Array.isArray(input)) continue
+    for (const [key, value] of Object.entries(input)) if (QUERY_FIELDS.has(key)) collectStrings(value, words)
+  }
   const echoed = [...words].filter((w) => w.length >= 3).sort((a, b) => b.length - a.length).slice(0, 20)
   if (echoed.length === 0) return maskVolatile(output)
   return maskVolatile(output.replace(new RegExp(echoed.map(escapeRegExp).join("|"), "g"), "<a>"))

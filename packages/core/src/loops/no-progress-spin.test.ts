@@ -70,3 +70,13 @@ describe("what a step of the window repeats", () => {
     expect(noProgressSpin(records)).toBeNull()
   })
 })
+
+describe("noProgressSpin of a batch whose counter moves on", () => {
+  test("the same batch run again, its printed counter further each time (masked, its outputs read the same): paging, no spin", () => {
+    const batch = (i: number) => stepRecord({ action: "python reembed.py --batch-size 250", observation: "embedded 0 docs (0/0)", rawObservation: `embedded 250 docs (${(i + 1) * 250}/6000)` })
+    expect(noProgressSpin(Array.from({ length: 16 }, (_, i) => batch(i)))).toBeNull()
+    // The same counter each time is the same answer.
+    const stuck = Array.from({ length: 16 }, () => stepRecord({ action: "python reembed.py --batch-size 250", observation: "embedded 0 docs (0/0)", rawObservation: "embedded 0 docs (250/6000)" }))
+    expect(noProgressSpin(stuck)).not.toBeNull()
+  })
+})

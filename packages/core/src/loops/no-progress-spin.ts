@@ -7,6 +7,7 @@
  * nothing, different commands whose outputs share one masked shape, are how code is read.
  */
 import { sawNew } from "./poll-wait.js"
+import { countingOn } from "./progress-counter.js"
 import { isExploration, type StepRecord } from "./step-record.js"
 
 export interface NoProgressSpinOptions {
@@ -141,7 +142,8 @@ export const noProgressSpin = (
     const seenOutput = before.outputs.has(output) || outputs.has(output)
     // Paging (the same call again, something new each time: scroll down, next page) is reading;
     // a poll of a running job whose output moved on is waiting. Neither repeats anything.
-    const paging = i > 0 && records[i - 1]!.action === r.action && !seenOutput
+    // A batch run again while its printed counter moves on (5000/50000, then 10000/50000) pages too.
+    const paging = i > 0 && records[i - 1]!.action === r.action && (!seenOutput || countingOn([records[i - 1]!.rawObservation, r.rawObservation]))
     const freshPoll = r.poll && sawNew(records[i - 1], r)
     // The same run read through another pipe (`| tail -n 20`, then `| grep FAIL`) repeats it: `coreAction`.
     const repeatsAction = r.action !== "" && (before.actions.has(r.coreAction) || actions.has(r.coreAction)) && !paging && !freshPoll

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { stepRecord } from "./fixtures.js"
-import { pollOverdue, pollPatience } from "./poll-wait.js"
+import { pollOverdue, pollPatience, waitingOnStartup } from "./poll-wait.js"
 
 const poll = (observation: string, waitSeconds = 30, action = "bash sleep 30 && gh run view 42") => stepRecord({ action, observation, poll: true, waitSeconds })
 
@@ -60,5 +60,26 @@ describe("pollOverdue", () => {
   test("another command ends the run: the count starts again", () => {
     const before = Array.from({ length: 25 }, () => poll("BUILDING"))
     expect(pollOverdue([...before, stepRecord({ action: "bash vercel logs", observation: "log" }), poll("BUILDING")], 3)).toBe(0)
+  })
+})
+
+describe("pollOverdue of a poll whose answer says the job failed", () => {
+  test("a look that worked and answers `failed` has its answer: past the minimum it is overdue; a look that fails (refused while it starts) still waits", () => {
+    const failedStatus = Array.from({ length: 5 }, () => stepRecord({ action: "bash sleep 10 && helm status api", observation: "STATUS: failed", poll: true, waitSeconds: 10 }))
+    expect(pollOverdue(failedStatus, 3)).toBe(2)
+    const refused = Array.from({ length: 5 }, () => stepRecord({ action: "bash sleep 3 && curl -sf localhost:8080/health", observation: "curl: (7) Failed to connect", poll: true, waitSeconds: 3, failed: true }))
+    expect(pollOverdue(refused, 3)).toBe(0)
+  })
+})
+
+describe("waitingOnStartup", () => {
+  const health = () => stepRecord({ action: "bash curl -sf localhost:8080/health", observation: "curl: (0) Failed to connect", failed: true, look: true })
+  const log = (line: string) => stepRecord({ action: "bash tail -n 3 app.log", observation: line, poll: true, look: true })
+  test("looks at a job coming up whose log says something new each time: waiting", () => {
+    expect(waitingOnStartup([health(), log("Starting ApiApplication"), health(), log("HikariPool-0 - Start completed."), health(), log("Migrating schema to version 0")])).toBe(true)
+  })
+  test("a log that says the same each time (a crash loop, only its pid new), or a step that does something: not waiting", () => {
+    expect(waitingOnStartup([health(), log("Error: listen EADDRINUSE pid 0"), health(), log("Error: listen EADDRINUSE pid 0")])).toBe(false)
+    expect(waitingOnStartup([stepRecord({ action: "bash npm start", observation: "x" }), log("a"), log("b")])).toBe(false)
   })
 })

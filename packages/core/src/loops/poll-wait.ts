@@ -41,6 +41,18 @@ export const pollPatience = (waitSeconds: number, minimum: number): number =>
 /** A look that saw something the one before it did not, its clocks aside (`clockless`). */
 export const sawNew = (before: StepRecord | undefined, r: StepRecord): boolean => before === undefined || clockless(before) !== clockless(r)
 
+/**
+ * A run of looks at one job coming up (`curl -sf localhost:8080/health` refused, then `tail -n 3
+ * app.log`, again), whose polls each saw something the others did not, numbers masked (`Starting`,
+ * `HikariPool started`, `Migrating schema`): waiting, though the looks between them fail the same
+ * way. A log that says the same each time, only its pid or counter new (a crash loop), is no news.
+ */
+export const waitingOnStartup = (run: ReadonlyArray<StepRecord>): boolean => {
+  if (run.length === 0 || !run.every((r) => r.poll || r.look)) return false
+  const seen = run.filter((r) => r.poll && !r.failed).map((r) => r.observation)
+  return seen.length >= 2 && new Set(seen).size === seen.length
+}
+
 /** Every step of a run polls a running job and saw something its predecessor did not: waiting, however alike the calls. */
 export const pollingOnward = (run: ReadonlyArray<StepRecord>): boolean => run.length > 0 && run.every((r, i) => r.poll && sawNew(run[i - 1], r))
 
@@ -67,7 +79,11 @@ export const pollOverdue = (records: ReadonlyArray<StepRecord>, minimum: number)
     if (unchanged === run - 1 && clockless(r) === clockless(newest)) unchanged++
   }
   if (wait <= 0) return tickingOverdue(records)
-  const pastUnchanged = unchanged - pollPatience(wait, minimum)
+  // A look that worked and answers that the job failed (`STATUS: failed`, "unable to place a task")
+  // has its answer: waiting on it longer changes nothing. A look that fails (a server refusing
+  // connections while it comes up) still waits.
+  const patience = newest.saysNo && !newest.failed ? minimum : pollPatience(wait, minimum)
+  const pastUnchanged = unchanged - patience
   const pastAll = run - Math.max(minimum, Math.ceil(POLL_MOST_S / Math.max(wait, 1)))
   return Math.max(0, pastUnchanged, pastAll)
 }

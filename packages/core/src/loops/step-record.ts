@@ -8,7 +8,7 @@ import { toolPartsOf, toolSignature, type AssistantMessage, type Message, type T
 import { DEFAULT_TRY_BEST_OPTIONS } from "../try-best/options.js"
 import { commandContent, failed, isWritingCommand, shellTextOf, stringField, toolRole, type ToolRole } from "../try-best/tool-kinds.js"
 import { isVerificationCommand, verificationMatcher } from "../try-best/verification.js"
-import { commandCore, commandSkeleton, isPollCommand, searchQuestion, waitSecondsOf } from "./command-skeleton.js"
+import { commandCore, commandSkeleton, isLookCommand, isPollCommand, searchQuestion, waitSecondsOf } from "./command-skeleton.js"
 import { failureTally, type FailureTally } from "./failure-tally.js"
 import { maskArguments, maskInputEcho, maskObservation, maskVolatile, NUMBER, saysNo } from "./masks.js"
 import { isFinishedReply } from "./repeated-action.js"
@@ -70,6 +70,11 @@ export interface StepRecord {
    * however alike its answer is to the last one (`isExploration`).
    */
   readonly lookup: boolean
+  /**
+   * Every command of the step only looks at something, waiting or not (`isLookCommand`: `curl -sf
+   * localhost:8080/health`, `tail app.log`, `fly status`), failed or not.
+   */
+  readonly look: boolean
   /** The answer turns the try down (`saysNo`: an error, a refusal, nothing found or nothing printed), whatever the exit status. */
   readonly saysNo: boolean
 }
@@ -164,6 +169,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     // An empty answer to a look (`grep` that printed nothing) says there is nothing there.
     saysNo: output.trim() === "" || saysNo(output),
     lookup: !changed && calls.length > 0 && calls.every((c) => c.role === "read" || (c.role === "shell" && isLookupCommand(shellTextOf(c.part) ?? ""))),
+    look: commands.length > 0 && commands.length === working.length && commands.every(isLookCommand),
     ...questionField(single === undefined ? null : searchQuestion(single))
   }
 }

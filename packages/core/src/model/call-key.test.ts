@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { callInputKey, foldCommand } from "./call-key.js"
+import { callInputKey, foldCommand, jobAgnosticInputKey } from "./call-key.js"
 
 describe("callInputKey", () => {
   test("calls spelled apart are one key: spaces, ./ and $PWD/, key order", () => {
@@ -10,11 +10,13 @@ describe("callInputKey", () => {
     expect(callInputKey({ filePath: "./src/a.ts", limit: 20 })).toBe(callInputKey({ limit: 20, filePath: "src/a.ts" }))
     expect(callInputKey({ command: ["bash", "-lc", "npm  test"] })).toBe(callInputKey({ command: ["bash", "-lc", "npm test"] }))
   })
-  test("a background shell's handle (Claude Code's bash_id, shell_id) is no part of the call: a restart loop reads the same each round", () => {
-    expect(callInputKey({ bash_id: "bash_3" })).toBe(callInputKey({ bash_id: "bash_7" }))
-    expect(callInputKey({ shell_id: "bash_3" })).toBe(callInputKey({ shell_id: "bash_9" }))
-    expect(callInputKey({ bash_id: "bash_3", filter: "ERROR" })).not.toBe(callInputKey({ bash_id: "bash_3", filter: "WARN" }))
-    expect(callInputKey({ task_id: "t1" })).not.toBe(callInputKey({ task_id: "t2" }))
+  test("jobAgnosticInputKey: a background shell's handle (bash_id, shell_id) is left out, so a restart loop reads the same each round; callInputKey keeps it", () => {
+    expect(jobAgnosticInputKey({ bash_id: "bash_3" })).toBe(jobAgnosticInputKey({ bash_id: "bash_7" }))
+    expect(jobAgnosticInputKey({ shell_id: "bash_3" })).toBe(jobAgnosticInputKey({ shell_id: "bash_9" }))
+    expect(jobAgnosticInputKey({ bash_id: "bash_3", filter: "ERROR" })).not.toBe(jobAgnosticInputKey({ bash_id: "bash_3", filter: "WARN" }))
+    expect(jobAgnosticInputKey({ task_id: "t1" })).not.toBe(jobAgnosticInputKey({ task_id: "t2" }))
+    // Killing nine shells, or reading two builds in turn, are calls on different jobs.
+    expect(callInputKey({ shell_id: "bash_3" })).not.toBe(callInputKey({ shell_id: "bash_9" }))
   })
   test("a shell call's description (Claude Code, Gemini CLI) is no part of it; another tool's description is", () => {
     expect(callInputKey({ command: "npm test", description: "Run the tests" })).toBe(callInputKey({ command: "npm test", description: "Re-run the test suite" }))

@@ -47,11 +47,14 @@ const withoutCommentary = (input: unknown): unknown => {
   return Object.fromEntries(Object.entries(fields).filter(([k]) => !COMMENTARY_FIELDS.has(k)))
 }
 
+/** The call's input with keys sorted and its spelling folded (a shell call's commentary left out), as JSON. */
+export const callInputKey = (input: unknown): string => JSON.stringify(foldValue(withoutCommentary(input), null)) ?? "null"
+
 /**
  * The handle a harness gave a background shell (Claude Code's `bash_id` for `BashOutput`, `shell_id`
  * for `KillShell`): a new one each time the job is started again, so a restart loop (start the dev
- * server, read `EADDRINUSE`, kill it, again) would read as new calls every round. Which job it was is
- * no part of what the call does.
+ * server, read `EADDRINUSE`, kill it, again) would read as new calls every round. Only the action
+ * cycle leaves it out: killing nine shells, or reading two builds in turn, are calls on different jobs.
  */
 const JOB_HANDLE_FIELDS = new Set(["bash_id", "shell_id"])
 
@@ -62,5 +65,5 @@ const withoutJobHandle = (input: unknown): unknown => {
   return Object.fromEntries(Object.entries(fields).filter(([k]) => !JOB_HANDLE_FIELDS.has(k)))
 }
 
-/** The call's input with keys sorted and its spelling folded (a shell call's commentary and a background job's handle left out), as JSON. */
-export const callInputKey = (input: unknown): string => JSON.stringify(foldValue(withoutJobHandle(withoutCommentary(input)), null)) ?? "null"
+/** `callInputKey` with a background shell's handle left out (`bash_id`, `shell_id`): which run of the job it was. */
+export const jobAgnosticInputKey = (input: unknown): string => JSON.stringify(foldValue(withoutJobHandle(withoutCommentary(input)), null)) ?? "null"

@@ -2,7 +2,7 @@
  * The session model: what the SessionStore keeps and what the classifier and the cross-step
  * detectors read. Append-only: exclusions and synthetic markers are recorded, never deletions.
  */
-import { callInputKey } from "./call-key.js"
+import { callInputKey, jobAgnosticInputKey } from "./call-key.js"
 import type { FinishReason, NormalizedError, Usage } from "./stream.js"
 
 export type ToolState = "pending" | "running" | "completed" | "error"
@@ -163,5 +163,18 @@ export const toolSignature = (m: AssistantMessage): string => {
     .map((p) => `${p.name}(${callInputKey(p.input)})`)
     .join(";")
   signatures.set(m, made)
+  return made
+}
+
+const jobAgnosticSignatures = new WeakMap<AssistantMessage, string>()
+
+/** `toolSignature` with background shells' handles left out (`jobAgnosticInputKey`): the action cycle's, where a restarted job's new id is no new call. */
+export const jobAgnosticSignature = (m: AssistantMessage): string => {
+  const known = jobAgnosticSignatures.get(m)
+  if (known !== undefined) return known
+  const made = toolPartsOf(m)
+    .map((p) => `${p.name}(${jobAgnosticInputKey(p.input)})`)
+    .join(";")
+  jobAgnosticSignatures.set(m, made)
   return made
 }

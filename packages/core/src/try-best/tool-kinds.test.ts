@@ -90,13 +90,24 @@ describe("isNoMatch", () => {
       "docker run --rm acme/api pip list 2>/dev/null | grep -i '^urllib3 *1\\.'",
       "kubectl get pods -n logging 2>&1 | grep fluentd",
       "grep -E 'a|b' src",
-      "ps aux | grep -v grep | grep node"
+      "ps aux | grep -v grep | grep node",
+      "docker compose exec -T worker pgrep -af cleanup.py",
+      "kubectl exec -n web api-7d9 -c app -- grep -c OOMKilled /var/log/app.log"
     ]
     for (const c of searches) expect([c, noMatch(c)]).toEqual([c, true])
   })
   test("not when the search is not what set the status, or something was printed", () => {
     for (const c of ["make test", "grep foo src | wc -l", "grep foo && make", "npm test || grep x log", "grep foo src; make"]) expect([c, noMatch(c)]).toEqual([c, false])
     expect(noMatch("ls missing | grep x", "ls: cannot access 'missing'\nExit code: 1")).toBe(false)
+    expect(noMatch("grep -c OOMKilled /var/log/a.log /var/log/b.log", "a.log:3\nb.log:0\nExit code: 1")).toBe(false)
+  })
+  test("pi's and OpenCode's placeholder for nothing printed is nothing", () => {
+    expect(noMatch("docker run --rm acme/api pip list | grep -i '^urllib3 1'", "(no output)\n\nCommand exited with code 1")).toBe(true)
+    expect(commandContent("(no output)")).toBe("")
+  })
+  test("a count of 0 (grep -c) found nothing too", () => {
+    expect(noMatch("kubectl logs -n web api | grep -c OOMKilled", "0\nExit code: 1")).toBe(true)
+    expect(noMatch("grep -c OOMKilled /var/log/a.log /var/log/b.log", "/var/log/a.log:0\n/var/log/b.log:0\nExit code: 1")).toBe(true)
   })
 })
 

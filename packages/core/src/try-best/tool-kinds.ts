@@ -72,19 +72,27 @@ export const failed = (part: ToolPart): boolean => {
   return code !== undefined && code !== 0
 }
 
-// grep, rg, ag, ack and git grep answer "nothing matched" with exit status 1 and no output: alone
+// grep, rg, ag, ack, git grep, pgrep and pidof answer "nothing matched" with exit status 1 and no
+// output (a count of 0 with `-c`): alone
 // (after a `cd` or an `export`), or as a pipeline's last stage (`pip list | grep '^urllib3 1'`),
 // whose status is the pipeline's. Also run through `bash -lc`, as Codex does.
-const SEARCH = String.raw`(?:grep|egrep|fgrep|rg|ag|ack|git\s+grep)\b[^|;&]*$`
+const SEARCH = String.raw`(?:grep|egrep|fgrep|rg|ag|ack|git\s+grep|pgrep|pidof)\b[^|;&]*$`
 const SEARCH_ALONE = new RegExp(String.raw`^\s*(?:(?:cd\s+\S+|export\s+\S+)\s*(?:&&|;)\s*)*` + SEARCH)
 const SEARCH_LAST_STAGE = new RegExp(String.raw`[^|]\|\s*` + SEARCH)
 const SHELL_WRAPPER = /^\s*(?:ba|z)?sh\s+-\w*c\s+(['"]?)([\s\S]*)\1\s*$/
 
 /** The command line with its quoted words and `2>&1`-style redirections blanked: their `|` and `&` are no operators. */
+// A command run in a container (`docker compose exec worker pgrep -af x`, `kubectl exec pod -- grep …`): its status is the inner command's.
+const EXEC_FLAGS = String.raw`(?:(?:-[uwecn]|--(?:user|workdir|env|container|namespace))[ =]\S+\s+|-{1,2}[\w-]+\s+)*`
+const CONTAINER_EXEC = new RegExp(String.raw`^\s*(?:docker(?:\s+compose)?|podman|kubectl(?:\s+-n\s+\S+)?)\s+exec\s+` + EXEC_FLAGS + String.raw`(?!-)\S+\s+` + EXEC_FLAGS + String.raw`(?:--\s+)?`)
+
 const operatorsOnly = (command: string): string => {
-  const inner = SHELL_WRAPPER.exec(command)?.[2] ?? command
+  const inner = (SHELL_WRAPPER.exec(command)?.[2] ?? command).replace(CONTAINER_EXEC, "")
   return inner.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''").replace(/\d*>&\d*/g, " ")
 }
+
+/** What a search that found nothing prints: nothing, or a count of 0 (`grep -c`: `0`, or `a.log:0` per file). */
+const foundNothing = (content: string): boolean => content === "" || content.split("\n").every((line) => /^(?:\S*:)?0$/.test(line.trim()))
 
 /**
  * A search that matched nothing (exit status 1, nothing printed but its harness's status): an
@@ -92,7 +100,7 @@ const operatorsOnly = (command: string): string => {
  */
 export const isNoMatch = (part: Pick<ToolPart, "input" | "output" | "error">): boolean => {
   const command = shellTextOf(part)
-  if (command === undefined || commandContent(part.output ?? "") !== "") return false
+  if (command === undefined || !foundNothing(commandContent(part.output ?? ""))) return false
   const line = operatorsOnly(command)
   return SEARCH_ALONE.test(line) || SEARCH_LAST_STAGE.test(line)
 }
@@ -172,6 +180,8 @@ const CODEX_STATUS_HEADER = /^Exit code: (-?\d+)\s*\nWall time:/
 // Status lines harnesses add around a command's own output (see printedExitCode for the codes).
 const OPENHANDS_STATUS = /^\[(?:(?:The command|Command) (?:completed|finished)(?: with)? exit code -?\d+\.?|Current working directory: [^\]\n]*|Python interpreter: [^\]\n]*|Below is the output of the previous command\.)\]\s*$/gm
 const CODEX_HEADER = /^Exit code: -?\d+\s*\nWall time: [^\n]*\n(?:Total output lines: \d+\s*\n)?Output:\s*\n?/
+// Claude Code writes a failed command's status on its own first line: "Exit code 1" (no colon), then the output.
+const CLAUDE_EXIT_HEAD = /^Exit code -?\d+[ \t]*(?:\n|$)/
 // Codex 0.17x's `exec_command`: a chunk id that differs every call, then the status, then the output.
 const CODEX_EXEC_HEADER = /^Chunk ID: [^\n]*\nWall time: [^\n]*\n(?:Process exited with code -?\d+\s*\n)?(?:Process running with session ID [^\n]*\n)?(?:Original token count: \d+\s*\n)?Output:\s*\n?/
 const GEMINI_REPORT = /^Command: [^\n]*\nDirectory: [^\n]*\n(?:Output|Stdout): ([\s\S]*?)\n(?:Stderr: ([\s\S]*?)\n)?Error: ([^\n]*)\nExit Code: [^\n]*(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*$/
@@ -188,15 +198,15 @@ export const commandContent = (output: string): string => {
     const parts = [gemini[1], gemini[2], gemini[3]].map((p) => (p ?? "").trim()).filter((p) => p !== "" && p !== "(empty)" && p !== "(none)")
     return parts.join("\n")
   }
-  return output.replace(CODEX_HEADER, "").replace(CODEX_EXEC_HEADER, "").replace(OPENHANDS_STATUS, "").replace(SWE_AGENT_NO_OUTPUT, "").replace(TRAILING_EXIT, "").trim()
+  return output.replace(CODEX_HEADER, "").replace(CODEX_EXEC_HEADER, "").replace(CLAUDE_EXIT_HEAD, "").replace(OPENHANDS_STATUS, "").replace(TRAILING_EXIT, "").replace(SWE_AGENT_NO_OUTPUT, "").trim()
 }
 
 // A harness's exit status printed as the output's last line ("…\nExit code: 1", pi's "Command exited
 // with code 1"): status, not what the command printed (a search that found nothing printed nothing).
 const TRAILING_EXIT = /(?:^|\n)[ \t]*(?:[Ee]xit [Cc]ode:?[ \t]*-?\d+|exit status -?\d+|\[?(?:Command|Process) exited with code -?\d+\]?\.?)\s*$/
 
-// SWE-agent says so when a command printed nothing.
-const SWE_AGENT_NO_OUTPUT = /^\s*Your command ran successfully and did not produce any output\.?\s*$/
+// SWE-agent says so when a command printed nothing; pi and OpenCode write "(no output)".
+const SWE_AGENT_NO_OUTPUT = /^\s*(?:Your command ran successfully and did not produce any output\.?|\(no output\))\s*$/
 
 // Shell commands that write files (the trace labels count them as changes too). Codex edits
 // through `apply_patch` run as a command. Git commands that move the working tree to another
