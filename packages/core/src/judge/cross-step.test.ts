@@ -105,6 +105,20 @@ describe("a sub-agent given the same task again", () => {
   })
 })
 
+describe("looks at a server coming up", () => {
+  const health = (i: number): AssistantMessage => callStep(i, { name: "bash", input: { command: "curl -sf http://127.0.0.1:8080/health" }, state: "error", error: "curl: (7) Failed to connect", exitCode: 7 })
+  const tail = (i: number, output: string): AssistantMessage => callStep(i, { name: "bash", input: { command: "tail -n 3 app.log" }, state: "completed", output, exitCode: 0 })
+  const loopStops = (vs: ReadonlyArray<AfterStep>) => vs.some((v) => v.exit !== null || v.incidents.some((x) => x.kind === "loop" && x.action !== "note"))
+  test("a health check refused between reads of a startup log that moves on (its counter further each time): at most noted", () => {
+    const steps = Array.from({ length: 18 }, (_, i) => (i % 2 === 0 ? health(i + 1) : tail(i + 1, `2026-12-03T10:00:0${i % 10}Z migrating table ${(i + 1) / 2}/9`)))
+    expect(loopStops(feed(new CrossStepDetectors(C, "main", false), steps))).toBe(false)
+  })
+  test("a crash loop (the log says the same each time, only its pid new) climbs as usual", () => {
+    const steps = Array.from({ length: 18 }, (_, i) => (i % 2 === 0 ? health(i + 1) : tail(i + 1, `Error: listen EADDRINUSE :::8080 (pid ${4000 + i})`)))
+    expect(feed(new CrossStepDetectors(C, "main", false), steps).some((v) => v.exit !== null)).toBe(true)
+  })
+})
+
 describe("a poll that sleeps is waiting", () => {
   const poll = (i: number, output: string, exitCode = 0): AssistantMessage =>
     callStep(i, { name: "bash", input: { command: "sleep 30 && gh run view 9812" }, state: "completed", output, exitCode })

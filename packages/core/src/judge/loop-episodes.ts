@@ -123,6 +123,9 @@ const variedRetryDetector = (config: JudgeConfig, note: string): Detector => {
   }
 }
 
+/** The newest records in which looks at a job coming up must each see its log move on (`waitingOnStartup`): three rounds of a check and a read. */
+const STARTUP_LOOKS = 6
+
 /** The enabled detectors, in the order their incidents are filed. */
 const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detector> => {
   const out: Array<Detector> = []
@@ -235,7 +238,9 @@ export class LoopEpisodes {
     // A poll that sleeps is waiting while within its patience: a detector may note it, never more;
     // past it, each climbs from its note (poll-wait.ts).
     const overdue = pollOverdue(lazyRecords(), this.counts.noteAt)
-    const most = overdue === null ? null : Math.max(this.counts.noteAt, overdue + this.counts.noteAt - 1)
+    // So are looks at a job coming up while its log moves on (a health check refused between reads of the startup log).
+    const startingUp = overdue === null && waitingOnStartup(lazyRecords().slice(-STARTUP_LOOKS))
+    const most = overdue !== null ? Math.max(this.counts.noteAt, overdue + this.counts.noteAt - 1) : startingUp ? this.counts.noteAt : null
     for (const [index, detect] of this.detectors.entries()) {
       const found = detect(messages, lazyRecords, log?.version)
       const finding = found === null || most === null ? found : { ...found, count: Math.min(found.count ?? most, most) }

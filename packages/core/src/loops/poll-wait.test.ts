@@ -78,6 +78,10 @@ describe("waitingOnStartup", () => {
   test("looks at a job coming up whose log says something new each time: waiting", () => {
     expect(waitingOnStartup([health(), log("Starting ApiApplication"), health(), log("HikariPool-0 - Start completed."), health(), log("Migrating schema to version 0")])).toBe(true)
   })
+  test("a log whose counter moves on (numbers masked, its lines read the same): waiting", () => {
+    const counted = (n: number) => stepRecord({ action: "bash tail -n 3 app.log", observation: "migrating table 0/0", rawObservation: `migrating table ${n - 1}/9 migrating table ${n}/9`, poll: true, look: true })
+    expect(waitingOnStartup([health(), counted(2), health(), counted(3), health(), counted(4)])).toBe(true)
+  })
   test("a log that says the same each time (a crash loop, only its pid new), or a step that does something: not waiting", () => {
     expect(waitingOnStartup([health(), log("Error: listen EADDRINUSE pid 0"), health(), log("Error: listen EADDRINUSE pid 0")])).toBe(false)
     expect(waitingOnStartup([stepRecord({ action: "bash npm start", observation: "x" }), log("a"), log("b")])).toBe(false)

@@ -7,6 +7,7 @@
  * every look sees something new (`pollingOnward`), and for at most POLL_MOST_UNCHANGED looks when
  * what is new is only its numbers (a pod's age and restart count, a queued run's seconds).
  */
+import { furtherOn } from "./progress-counter.js"
 import type { StepRecord } from "./step-record.js"
 
 /** The sleep, in all, a poll may see one answer (or the same failure) through: long enough for a build. */
@@ -49,8 +50,10 @@ export const sawNew = (before: StepRecord | undefined, r: StepRecord): boolean =
  */
 export const waitingOnStartup = (run: ReadonlyArray<StepRecord>): boolean => {
   if (run.length === 0 || !run.every((r) => r.poll || r.look)) return false
-  const seen = run.filter((r) => r.poll && !r.failed).map((r) => r.observation)
-  return seen.length >= 2 && new Set(seen).size === seen.length
+  const polls = run.filter((r) => r.poll && !r.failed)
+  if (polls.length < 2) return false
+  // Each read new, numbers masked; or its counter further on each time (`migrating table 3/9`, then `4/9`).
+  return new Set(polls.map((r) => r.observation)).size === polls.length || polls.every((r, i) => i === 0 || furtherOn(polls[i - 1]!.rawObservation, r.rawObservation))
 }
 
 /** Every step of a run polls a running job and saw something its predecessor did not: waiting, however alike the calls. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { countingOn, progressOf } from "./progress-counter.js"
+import { countingOn, furtherOn, progressOf } from "./progress-counter.js"
 
 describe("progressOf", () => {
   test("a fraction of work done, N of M, or a percentage; no date, no fraction past its whole", () => {
@@ -23,5 +23,14 @@ describe("countingOn", () => {
     expect(countingOn(["3/10", "no counter", "4/10"])).toBe(false)
     expect(countingOn(["3/10", "no counter"])).toBe(false)
     expect(countingOn(["3/10"])).toBe(false)
+  })
+})
+
+describe("furtherOn", () => {
+  test("a log read again that counts further out of the same whole moved on; new pids or restart counts do not", () => {
+    expect(furtherOn("migrating table 1/9\nmigrating table 2/9", "migrating table 2/9\nmigrating table 3/9")).toBe(true)
+    expect(furtherOn("Error: EADDRINUSE (pid 4241), restart 3", "Error: EADDRINUSE (pid 4242), restart 4")).toBe(false)
+    expect(furtherOn("step 3/9", "step 3/9")).toBe(false)
+    expect(furtherOn("step 3/9", "part 1/2")).toBe(false)
   })
 })

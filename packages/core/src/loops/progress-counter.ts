@@ -29,3 +29,25 @@ export const countingOn = (outputs: ReadonlyArray<string>): boolean => {
   if (counters.length < 2 || counters.some((c) => c === null)) return false
   return counters.every((c, i) => i === 0 || (c!.of === counters[i - 1]!.of && c!.done > counters[i - 1]!.done))
 }
+
+/** The furthest count of each whole (`of`) that an output prints (a log's lines: `migrating table 3/9`). */
+const furthestCounts = (output: string): Map<number, number> => {
+  const out = new Map<number, number>()
+  for (const m of output.matchAll(FRACTION)) {
+    const done = Number(m[1])
+    const of = Number(m[2])
+    if (of > 1 && done <= of) out.set(of, Math.max(out.get(of) ?? -1, done))
+  }
+  return out
+}
+
+/**
+ * The later output counts further out of a whole both print than the earlier one did (a log read
+ * again: `migrating table 2/9`, then `… 3/9`): work went on between the two looks. A log whose new
+ * lines only carry a new pid or restart count (a crash loop) counts nothing further.
+ */
+export const furtherOn = (before: string, after: string): boolean => {
+  const earlier = furthestCounts(before)
+  for (const [of, done] of furthestCounts(after)) if (done > (earlier.get(of) ?? Number.POSITIVE_INFINITY)) return true
+  return false
+}
