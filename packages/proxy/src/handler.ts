@@ -278,7 +278,8 @@ const answerFailure = (j: Judged, failed: Extract<Attempt, { ok: false }>, extra
     const encoding = failed.bodyEncoding === undefined ? {} : { "content-encoding": failed.bodyEncoding }
     res.writeHead(failed.res.statusCode ?? failed.error.status ?? 502, { ...clientHeaders(failed.res.headers, extra, false, secrets), ...encoding })
     res.end(redactBytes(failed.body, secrets))
-  } else if (failed.error.status === 429) sendError(res, protocol.name, 429, `loopguard proxy: ${failed.error.message}`, { ...extra, ...failed.error.headers })
+  } else if (failed.bodyTooLarge !== undefined) sendError(res, protocol.name, failed.bodyTooLarge, `loopguard proxy: the upstream failed: ${failed.error.message}`, extra)
+  else if (failed.error.status === 429) sendError(res, protocol.name, 429, `loopguard proxy: ${failed.error.message}`, { ...extra, ...failed.error.headers })
   else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${failed.error.message}`, extra)
   call.record(call.gone.aborted ? "client-gone" : "upstream-error", failed.error.status ?? 502, null, failed.error.message)
 }

@@ -628,3 +628,19 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(calls).toBe(1)
   }, 30_000)
 })
+
+describe("an error body larger than the proxy keeps", () => {
+  test.each(STREAMED)("%s: the client gets the upstream's status and an error in its protocol's shape that parses, not a body cut at 1 MiB", async (protocol) => {
+    upstream = await rawUpstream((_req, res) => {
+      res.writeHead(400, { "content-type": "application/json" })
+      res.end(JSON.stringify({ error: { message: `bad request: ${"x".repeat(2 * 1024 * 1024)}`, type: "invalid_request_error" } }))
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, "bun", events)
+    const reply = await post(`${proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.status).toBe(400)
+    const json = JSON.parse(reply.text)
+    expect(JSON.stringify(json)).toContain("larger than the 1048576 bytes the proxy keeps")
+    expect(reply.text.length).toBeLessThan(10_000)
+  }, 30_000)
+})

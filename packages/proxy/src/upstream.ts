@@ -45,6 +45,8 @@ export type Attempt =
       readonly res: UpstreamReply | null
       /** The content-encoding `body` still has (a coding the proxy cannot read); absent when plain. */
       readonly bodyEncoding?: string
+      /** The upstream's error body was past what the proxy keeps: `body` is null, the client gets the error in its protocol's shape with this status. */
+      readonly bodyTooLarge?: number
     }
 
 /** An attempt the upstream answered. */
@@ -67,13 +69,13 @@ const headerRecord = (res: UpstreamReply): Record<string, string> =>
  * The body's first `limit` bytes, read to its end; one silent for `idleMs` is cut there (`abort`)
  * with what came, so an error body that stalls does not hold the client past the chunk timeout.
  */
-const readSome = (res: UpstreamReply, limit: number, idleMs: number, abort: () => void): Promise<Buffer> =>
+const readSome = (res: UpstreamReply, limit: number, idleMs: number, abort: () => void): Promise<{ readonly kept: Buffer; readonly size: number }> =>
   new Promise((resolve) => {
     const parts: Array<Buffer> = []
     let size = 0
     const done = () => {
       clearTimeout(timer)
-      resolve(Buffer.concat(parts).subarray(0, limit))
+      resolve({ kept: Buffer.concat(parts).subarray(0, limit), size })
     }
     const timer = setTimeout(() => {
       abort()
@@ -100,7 +102,12 @@ export const connectionErrorText = (message: string): string => message.replace(
  */
 const httpFailure = async (res: UpstreamReply, idleMs: number, abort: () => void): Promise<Attempt> => {
   const status = res.statusCode ?? 502
-  const raw = await readSome(res, ERROR_BODY_KEPT_BYTES, idleMs, abort)
+  const { kept: raw, size } = await readSome(res, ERROR_BODY_KEPT_BYTES, idleMs, abort)
+  // Cut at the limit, the body would reach the client as a whole one that is not (JSON that does not parse).
+  if (size > ERROR_BODY_KEPT_BYTES) {
+    const message = `HTTP ${status}; its error body (${size} bytes) was larger than the ${ERROR_BODY_KEPT_BYTES} bytes the proxy keeps`
+    return { ok: false, error: { message, status, headers: headerRecord(res), phase: "request" }, body: null, res: null, bodyTooLarge: status }
+  }
   const encoding = String(res.headers["content-encoding"] ?? "")
   const plain = plainBody(raw, encoding, ERROR_BODY_KEPT_BYTES)
   const b = plain ?? raw
