@@ -59,6 +59,18 @@ class DecodedReply extends EventEmitter implements UpstreamReply {
   }
 }
 
+const isEventStream = (opened: OpenAttempt): boolean => String(opened.res.headers["content-type"] ?? "").includes("text/event-stream")
+
+/**
+ * A stream in a coding the proxy cannot read (`zstd`, `gzip, br`): neither its guard nor the client
+ * could read its events as they come. The attempt failed, and says which coding.
+ */
+const unreadableStream = (opened: OpenAttempt, encoding: string): Attempt => {
+  opened.abort()
+  const message = `the upstream compressed its streamed reply as \`${encoding.trim().slice(0, 40)}\`, which the proxy cannot read (gzip, deflate and br it can; it asks for none)`
+  return { ok: false, error: { message, code: "unsupported_encoding", phase: "request" }, body: null, res: null }
+}
+
 /**
  * `opened` with its body decompressed when the upstream encoded it; as it was otherwise. The first
  * plain chunk is read before it is handed back (null for an empty body), as an attempt's first is,
@@ -66,8 +78,9 @@ class DecodedReply extends EventEmitter implements UpstreamReply {
  * attempt, as a stall before the first byte does.
  */
 export const decodedAttempt = async (opened: OpenAttempt, timeoutMs: number): Promise<Attempt> => {
-  const zlib = decompressorFor(String(opened.res.headers["content-encoding"] ?? ""))
-  if (zlib === null) return opened
+  const encoding = String(opened.res.headers["content-encoding"] ?? "")
+  const zlib = decompressorFor(encoding)
+  if (zlib === null) return contentCodingOf(encoding) === null && isEventStream(opened) ? unreadableStream(opened, encoding) : opened
   const reply = new DecodedReply(opened.res, zlib)
   reply.pause()
   const first = await new Promise<Buffer | null | "silent" | Error>((resolve) => {

@@ -644,3 +644,17 @@ describe("an error body larger than the proxy keeps", () => {
     expect(reply.text.length).toBeLessThan(10_000)
   }, 30_000)
 })
+
+describe("a stream in a coding the proxy cannot read", () => {
+  test.each(["zstd", "gzip, br"])("%s: the client gets an error naming the coding, not a stream that breaks off", async (coding) => {
+    upstream = await rawUpstream((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream", "content-encoding": coding })
+      res.end(Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x01, 0x02, 0x03]))
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, "bun", events)
+    const reply = await post(`${proxy.url}/v1${PATHS.chat}`, request("chat"))
+    expect(reply.status).toBe(502)
+    expect(reply.text).toContain(`compressed its streamed reply as \`${coding}\``)
+  }, 30_000)
+})
