@@ -4,7 +4,7 @@
  */
 import { expect, test } from "bun:test"
 import { textStream } from "@loopguard/ai-sdk/testing"
-import { backoffKeyOf, memoryBackoff, toldBackoff, waitForTurn, type BackoffBoard } from "./backoff.js"
+import { backoffKeyFor, backoffKeyOf, memoryBackoff, toldBackoff, waitForTurn, type BackoffBoard } from "./backoff.js"
 import { post, startRig } from "./proxy.fixture.js"
 
 test("a board keeps the later of two holds per upstream", async () => {
@@ -59,3 +59,15 @@ test("a request through the proxy reads and writes the board under the upstream 
     await rig.close()
   }
 }, 30_000)
+
+test("each client's own key holds its own wait (a tag of the key, never the key); with the proxy's key, one wait for all", () => {
+  const base = "http://127.0.0.1:8080/v1"
+  const a = backoffKeyFor(base, { authorization: "Bearer sk-tenant-a-0123456789" }, false)
+  const b = backoffKeyFor(base, { "x-api-key": "sk-ant-tenant-b-0123456789" }, false)
+  expect(a).not.toBe(b)
+  expect(a.startsWith(`${base}#`)).toBe(true)
+  expect(a).not.toContain("tenant")
+  expect(backoffKeyFor(base, { authorization: "Bearer sk-tenant-a-0123456789" }, false)).toBe(a)
+  expect(backoffKeyFor(base, { authorization: "Bearer sk-tenant-a-0123456789" }, true)).toBe(base)
+  expect(backoffKeyFor(base, {}, false)).toBe(base)
+})

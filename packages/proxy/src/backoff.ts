@@ -1,8 +1,10 @@
 /**
  * Fleet-wide backoff: when an upstream says "wait" (Retry-After on a 429/503/529), every
  * conversation that uses it waits, not just the one that was told; with a shared store, every
- * proxy replica waits too. The board keeps one time per upstream: nobody calls it before then.
+ * proxy replica waits too. The board keeps one time per upstream and key: nobody calls it before then.
  */
+import { createHash } from "node:crypto"
+
 export interface BackoffBoard {
   /** Epoch ms before which `upstream` is not to be called (0: no hold). */
   readonly until: (upstream: string) => Promise<number>
@@ -23,6 +25,21 @@ export const backoffKeyOf = (base: string): string => {
     // Not a URL (the routes refuse those): keep no part that could be a credential.
     return base.replace(/\/\/[^/@]*@/, "//").replace(/[?#].*$/s, "")
   }
+}
+
+/** The request headers that carry a client's own key, as the proxy forwards them. */
+const CREDENTIAL_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "api-key"]
+
+/**
+ * The board's key for one request: the upstream's (`backoffKeyOf`), and, when each client brings its
+ * own key (the proxy holds none), a tag of that key, so one tenant's rate limit does not hold the
+ * others. The tag is 16 hex digits of the key's SHA-256: the shared store holds no credential.
+ */
+export const backoffKeyFor = (base: string, headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>, proxyHoldsKey: boolean): string => {
+  const upstream = backoffKeyOf(base)
+  if (proxyHoldsKey) return upstream
+  const credential = CREDENTIAL_HEADERS.map((h) => headers[h]).find((v) => typeof v === "string" && v !== "")
+  return typeof credential === "string" ? `${upstream}#${createHash("sha256").update(credential).digest("hex").slice(0, 16)}` : upstream
 }
 
 /** A board for one process. */

@@ -8,7 +8,7 @@ import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import type { Incident } from "@loopguard/core/report"
 import type { IncomingHttpHeaders } from "node:http"
 import { BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
-import { backoffKeyOf, type BackoffBoard } from "./backoff.js"
+import { backoffKeyFor, type BackoffBoard } from "./backoff.js"
 import { authorized, clientHeaders, credentialsOf, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
 import { redactBytes } from "./body-bytes.js"
 import { cutCallNotice, refusalNotice, stopAnswer } from "./notices.js"
@@ -155,7 +155,7 @@ const answerStop = (j: Judged, stop: StopVerdict): void => {
 const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: UpstreamRoute; readonly send: () => Promise<Attempt> } => {
   const { protocol, verdict, route, deps, body } = j
   const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts && !verdict.toolsOff ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict)))
-  const target = { url: upstreamUrlOf(route.base, j.req.url ?? "/", deps.auth), key: backoffKeyOf(route.base), budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
+  const target = { url: upstreamUrlOf(route.base, j.req.url ?? "/", deps.auth), key: backoffKeyFor(route.base, j.req.headers, deps.auth.upstreamKey !== null), budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
   const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
   const send = () =>
     attempt(target, "POST", headers, rewritten, signal).then(async (sent): Promise<Attempt> => {

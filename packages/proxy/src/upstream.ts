@@ -19,7 +19,7 @@ export type UpstreamClient = "fetch" | "node"
 export interface UpstreamRoute {
   /** The full URL to call. */
   readonly url: URL
-  /** The key the backoff board holds: the upstream's base URL without its credentials (`backoffKeyOf`). */
+  /** The key the backoff board holds: the upstream's base URL without its credentials, and a tag of the client's own key (`backoffKeyFor`). */
   readonly key: string
   readonly budgets: RetryBudgets
   readonly retryableStatuses: ReadonlyArray<number>
