@@ -147,34 +147,27 @@ const sortKeys = (value: unknown): unknown => {
 }
 
 /**
- * Signatures made so far, by message: the detectors read a step's signature at every later step,
- * and a message is a value (a changed one is a new object), so each is made once.
+ * A signature function over `inputKey`, each message's made once: the detectors read a step's
+ * signature at every later step, and a message is a value (a changed one is a new object).
  */
-const signatures = new WeakMap<AssistantMessage, string>()
+const signatureBy = (inputKey: (input: unknown) => string): ((m: AssistantMessage) => string) => {
+  const made = new WeakMap<AssistantMessage, string>()
+  return (m) => {
+    const known = made.get(m)
+    if (known !== undefined) return known
+    const signature = toolPartsOf(m)
+      .map((p) => `${p.name}(${inputKey(p.input)})`)
+      .join(";")
+    made.set(m, signature)
+    return signature
+  }
+}
 
 /**
  * A step's tool-call signature: names + sorted-key argument JSON, in call order, spelled as the
  * loop detectors compare calls (`callInputKey`: whitespace folded, `cat ./f` = `cat f`).
  */
-export const toolSignature = (m: AssistantMessage): string => {
-  const known = signatures.get(m)
-  if (known !== undefined) return known
-  const made = toolPartsOf(m)
-    .map((p) => `${p.name}(${callInputKey(p.input)})`)
-    .join(";")
-  signatures.set(m, made)
-  return made
-}
-
-const jobAgnosticSignatures = new WeakMap<AssistantMessage, string>()
+export const toolSignature = signatureBy(callInputKey)
 
 /** `toolSignature` with background shells' handles left out (`jobAgnosticInputKey`): the action cycle's, where a restarted job's new id is no new call. */
-export const jobAgnosticSignature = (m: AssistantMessage): string => {
-  const known = jobAgnosticSignatures.get(m)
-  if (known !== undefined) return known
-  const made = toolPartsOf(m)
-    .map((p) => `${p.name}(${jobAgnosticInputKey(p.input)})`)
-    .join(";")
-  jobAgnosticSignatures.set(m, made)
-  return made
-}
+export const jobAgnosticSignature = signatureBy(jobAgnosticInputKey)
