@@ -7,7 +7,7 @@
 import { afterEach, expect, test } from "bun:test"
 import { HELD_KEEP_ALIVE_MS } from "./relay.js"
 import { STILL_COMING } from "./handler.js"
-import { records, startRig, type Rig } from "./proxy.fixture.js"
+import { HTTP_STACKS, records, startRig, type Rig } from "./proxy.fixture.js"
 
 let rig: Rig | undefined
 afterEach(async () => {
@@ -17,12 +17,12 @@ afterEach(async () => {
 
 const KEEP_ALIVES = Math.ceil(HELD_KEEP_ALIVE_MS / 1000) + 2
 
-test(
-  "a reply kept open without content: headers and a comment come while it waits; the content after them, whole",
-  async () => {
+test.each(HTTP_STACKS)(
+  "%s http stack: a reply kept open without content: headers and a comment come while it waits; the content after them, whole",
+  async (stack) => {
     // An empty-choices chunk each second (no content), then the answer.
     const chunks = [...Array.from({ length: KEEP_ALIVES }, () => ({ raw: '{"id":"c1","object":"chat.completion.chunk","choices":[]}' })), { text: "The answer is 42." }]
-    rig = await startRig([{ type: "stream", chunks, chunkDelayMs: 1000 }])
+    rig = await startRig([{ type: "stream", chunks, chunkDelayMs: 1000 }], { proxy: { httpStack: stack } })
     const started = Date.now()
     const res = await fetch(`${rig.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "q" }] }) })
     const headersAfter = Date.now() - started
