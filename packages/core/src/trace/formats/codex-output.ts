@@ -20,7 +20,11 @@ const processExit = (text: string): number | undefined => {
   return m === null ? undefined : Number.parseInt(m[1]!, 10)
 }
 
+/** Codex's answer to a call whose arguments it could not read (cut off at the length limit): nothing ran. */
+const REFUSED_ARGUMENTS = /^failed to parse function arguments\b/
+
 const fromText = (text: string): CallOutput => {
+  if (REFUSED_ARGUMENTS.test(text)) return { text, error: true }
   if (text.startsWith("{")) {
     try {
       const v: unknown = JSON.parse(text)

@@ -27,6 +27,16 @@ describe("Codex CLI rollout files", () => {
     expect(r.notes.map((n) => [n.line, n.message])).toEqual([[20, `response item "image_generation_call" has no trace v1 counterpart; skipped`]])
   })
 
+  test("a call whose arguments Codex could not read (cut off) is a failed call: nothing ran", () => {
+    const rollout = [
+      '{"type":"session_meta","payload":{"id":"s1","originator":"codex_exec"}}',
+      '{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\\"command\\":[\\"bash\\",\\"-lc\\",\\"ec","call_id":"c1"}}',
+      '{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"failed to parse function arguments: EOF while parsing a string at line 1 column 35"}}'
+    ].join("\n")
+    const read = readTraceText(rollout, "cut.jsonl", "codex")
+    expect(resultsOf(read.lines)[0]).toMatchObject({ id: "c1", error: true })
+  })
+
   test("exec_command's output header gives its exit code; text after Output: is not read for it", () => {
     const text = [
       { type: "session_meta", payload: { id: "x" } },
