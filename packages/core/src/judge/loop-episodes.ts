@@ -160,9 +160,10 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
     const note = reminderText("action-cycle", role)
     out.push((messages, records) => {
       const c = actionCycle(messages, { minPeriod: 2, maxPeriod: config.actionCycle.maxPeriod, replays: config.actionCycle.replays })
-      const run = c === null ? [] : records().slice(-(c.period + c.replays))
-      if (c !== null && (pollingOnward(run) || waitingOnStartup(run))) return null
-      return c && { detector: "action-cycle", key: [...c.cycle].sort().join("\n"), note, detail: { period: c.period, replays: c.replays, cycle: c.cycle.map((s) => cut(s)) } }
+      if (c === null) return null
+      const run = records().slice(-(c.period + c.replays))
+      if (pollingOnward(run) || waitingOnStartup(run)) return null
+      return { detector: "action-cycle", key: [...c.cycle].sort().join("\n"), note, detail: { period: c.period, replays: c.replays, cycle: c.cycle.map((s) => cut(s)) } }
     })
   }
   if (config.repeatedObservation.enabled) {

@@ -105,7 +105,14 @@ const SQL_READ = /"\s*(?:select|show|describe|desc|explain|with|\\d[a-z+]*)\b[^"
 const SQL_WRITE = /\b(?:insert|update|delete|drop|alter|create|truncate|grant|revoke|copy|vacuum|call|merge|replace)\b|<|>/i
 
 /** A database's readiness asked (`mysqladmin ping`, `redis-cli ping`): a look, as `pg_isready` is. */
-const READINESS_PING = /^\s*(?:docker(?:\s+compose)?\s+exec\s+(?:-\S+\s+)*\S+\s+)?(?:mysqladmin|mariadb-admin|redis-cli)\b[^|;&]*\bping\b[^|;&]*$/
+const READINESS_PING = /^\s*(?:mysqladmin|mariadb-admin|redis-cli)\b[^|;&]*\bping\b[^|;&]*$/
+
+// A command run in a container (`docker compose exec -T worker pgrep -af x`, `kubectl exec pod -c app -- grep …`).
+const EXEC_FLAGS = String.raw`(?:(?:-[uwecn]|--(?:user|workdir|env|container|namespace))[ =]\S+\s+|-{1,2}[\w-]+\s+)*`
+const CONTAINER_EXEC = new RegExp(String.raw`^\s*(?:docker(?:\s+compose)?|podman|kubectl(?:\s+-n\s+\S+)?)\s+exec\s+` + EXEC_FLAGS + String.raw`(?!-)\S+\s+` + EXEC_FLAGS + String.raw`(?:--\s+)?`)
+
+/** The command a container is asked to run (`docker compose exec -T db mysqladmin ping`: `mysqladmin ping`); any other line as it is. */
+export const insideContainer = (command: string): string => command.replace(CONTAINER_EXEC, "")
 
 const isReadOnlyQuery = (command: string): boolean =>
   !command.includes("\n") && SQL_CLIENT.test(command) && SQL_READ.test(command) && !SQL_WRITE.test(command.replace(/2>&1|2>\/dev\/null/g, ""))
@@ -181,7 +188,8 @@ export const isPollCommand = (command: string): boolean => {
  * app.log`), waiting or not? A look that fails while the job it looks at is still coming up is
  * asked again once that job shows it moved (try-best's bash retry).
  */
-export const isLookCommand = (command: string): boolean => {
+export const isLookCommand = (line: string): boolean => {
+  const command = insideContainer(line)
   if (isReadOnlyQuery(command) || READINESS_PING.test(command)) return true
   const programs = lookPrograms(command)
   return programs.length > 0 && programs.every((p) => p === "" || POLLERS.has(p) || VIEWERS.has(p))

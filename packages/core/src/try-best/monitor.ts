@@ -147,11 +147,11 @@ const consumeEdit = (state: TryBestState, { part, step }: TryBestEvent, options:
   return repeat === null ? next : { state: next.state, incident: repeat }
 }
 
-/** What a poll that succeeded saw: its outputs remembered, and whether this one is new since its last. */
-const pollSeen = (outputs: TryBestState["outputs"], command: string, part: ToolPart, options: TryBestOptions) => {
+/** A command's output this run, the outputs it gave before (oldest first), and the memory with this one kept as the newest. */
+const rememberOutput = (outputs: TryBestState["outputs"], command: string, part: ToolPart, options: TryBestOptions) => {
   const output = normalizeOutput(commandContent(resultText(part)), options.outputLimit)
   const seen = own(outputs, command) ?? []
-  return { moved: seen.length > 0 && seen[seen.length - 1] !== output, outputs: withEntry(outputs, command, keepLast([...seen.filter((s) => s !== output), output], OUTPUT_MEMORY)) }
+  return { output, seen, outputs: withEntry(outputs, command, keepLast([...seen.filter((s) => s !== output), output], OUTPUT_MEMORY)) }
 }
 
 /** The failure counts of commands that do something, the looks' left out. */
@@ -173,14 +173,15 @@ const consumeShell = (
   const command = normalizeCommand(rawCommand)
   const verifying = isVerificationCommand(command, verificationMatcher(options))
   if (!failed(part)) {
-    const polled = isPollCommand(rawCommand) ? pollSeen(state.outputs, command, part, options) : null
+    const polled = isPollCommand(rawCommand) ? rememberOutput(state.outputs, command, part, options) : null
+    const moved = polled !== null && polled.seen.length > 0 && polled.seen[polled.seen.length - 1] !== polled.output
     const failures = isWritingCommand(rawCommand) ? {} : without(state.failures, command)
     const cleared: TryBestState = {
       ...state,
       // A command that writes files (`cat > x.py << EOF`, `sed -i`) changes what the next run does, like an edit.
       // A poll that saw its job move (`tail app.log` while a server starts) makes the looks that
       // failed on it (`curl -sf localhost:8080/health`) worth asking again: their counts start over.
-      failures: polled?.moved === true ? withoutLooks(failures) : failures,
+      failures: moved ? withoutLooks(failures) : failures,
       outputs: verifying ? without(state.outputs, command) : (polled?.outputs ?? state.outputs)
     }
     return verifying ? streakStep(cleared, part, step, "verify", true, options, { command }) : { state: cleared, incident: null }
@@ -192,11 +193,9 @@ const consumeShell = (
   // verification's does when its output moves.
   const waiting = isPollCommand(rawCommand) && waitSecondsOf(rawCommand) > 0
   if (verifying || waiting) {
-    const output = normalizeOutput(commandContent(resultText(part)), options.outputLimit)
-    const seen = own(state.outputs, command) ?? []
-    changed =
-      seen.length > 0 && (options.outputProgress === "novel" ? !seen.includes(output) : seen[seen.length - 1] !== output)
-    outputs = withEntry(outputs, command, keepLast([...seen.filter((s) => s !== output), output], OUTPUT_MEMORY))
+    const { output, seen, outputs: kept } = rememberOutput(state.outputs, command, part, options)
+    changed = seen.length > 0 && (options.outputProgress === "novel" ? !seen.includes(output) : seen[seen.length - 1] !== output)
+    outputs = kept
   }
   const count = changed ? 1 : (own(state.failures, command) ?? 0) + 1
   const next: TryBestState = { ...state, failures: withEntry(state.failures, command, count), outputs }

@@ -3,6 +3,7 @@
  * neither (reads, searches, anything else). Decided from data, since agents name their tools
  * differently.
  */
+import { insideContainer } from "../loops/command-skeleton.js"
 import type { ToolPart } from "../model/message.js"
 import type { TryBestOptions } from "./options.js"
 
@@ -81,13 +82,12 @@ const SEARCH_ALONE = new RegExp(String.raw`^\s*(?:(?:cd\s+\S+|export\s+\S+)\s*(?
 const SEARCH_LAST_STAGE = new RegExp(String.raw`[^|]\|\s*` + SEARCH)
 const SHELL_WRAPPER = /^\s*(?:ba|z)?sh\s+-\w*c\s+(['"]?)([\s\S]*)\1\s*$/
 
-/** The command line with its quoted words and `2>&1`-style redirections blanked: their `|` and `&` are no operators. */
-// A command run in a container (`docker compose exec worker pgrep -af x`, `kubectl exec pod -- grep …`): its status is the inner command's.
-const EXEC_FLAGS = String.raw`(?:(?:-[uwecn]|--(?:user|workdir|env|container|namespace))[ =]\S+\s+|-{1,2}[\w-]+\s+)*`
-const CONTAINER_EXEC = new RegExp(String.raw`^\s*(?:docker(?:\s+compose)?|podman|kubectl(?:\s+-n\s+\S+)?)\s+exec\s+` + EXEC_FLAGS + String.raw`(?!-)\S+\s+` + EXEC_FLAGS + String.raw`(?:--\s+)?`)
-
+/**
+ * The command line with its quoted words and `2>&1`-style redirections blanked: their `|` and `&` are
+ * no operators. A command run in a container is read as the command inside it (its status is that one's).
+ */
 const operatorsOnly = (command: string): string => {
-  const inner = (SHELL_WRAPPER.exec(command)?.[2] ?? command).replace(CONTAINER_EXEC, "")
+  const inner = insideContainer(SHELL_WRAPPER.exec(command)?.[2] ?? command)
   return inner.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''").replace(/\d*>&\d*/g, " ")
 }
 
@@ -198,15 +198,15 @@ export const commandContent = (output: string): string => {
     const parts = [gemini[1], gemini[2], gemini[3]].map((p) => (p ?? "").trim()).filter((p) => p !== "" && p !== "(empty)" && p !== "(none)")
     return parts.join("\n")
   }
-  return output.replace(CODEX_HEADER, "").replace(CODEX_EXEC_HEADER, "").replace(CLAUDE_EXIT_HEAD, "").replace(OPENHANDS_STATUS, "").replace(TRAILING_EXIT, "").replace(SWE_AGENT_NO_OUTPUT, "").trim()
+  return output.replace(CODEX_HEADER, "").replace(CODEX_EXEC_HEADER, "").replace(CLAUDE_EXIT_HEAD, "").replace(OPENHANDS_STATUS, "").replace(TRAILING_EXIT, "").replace(NO_OUTPUT_PLACEHOLDER, "").trim()
 }
 
 // A harness's exit status printed as the output's last line ("…\nExit code: 1", pi's "Command exited
 // with code 1"): status, not what the command printed (a search that found nothing printed nothing).
 const TRAILING_EXIT = /(?:^|\n)[ \t]*(?:[Ee]xit [Cc]ode:?[ \t]*-?\d+|exit status -?\d+|\[?(?:Command|Process) exited with code -?\d+\]?\.?)\s*$/
 
-// SWE-agent says so when a command printed nothing; pi and OpenCode write "(no output)".
-const SWE_AGENT_NO_OUTPUT = /^\s*(?:Your command ran successfully and did not produce any output\.?|\(no output\))\s*$/
+// What harnesses write when a command printed nothing: SWE-agent's sentence, pi's and OpenCode's "(no output)".
+const NO_OUTPUT_PLACEHOLDER = /^\s*(?:Your command ran successfully and did not produce any output\.?|\(no output\))\s*$/
 
 // Shell commands that write files (the trace labels count them as changes too). Codex edits
 // through `apply_patch` run as a command. Git commands that move the working tree to another
