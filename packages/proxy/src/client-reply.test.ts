@@ -4,7 +4,7 @@
  * "close" once it ends; and when the client leaves, `destroyed`, "close", and nothing more written.
  */
 import { describe, expect, test } from "bun:test"
-import { FetchClientReply, fetchClientRequest, BodyTooLarge } from "./client-reply.js"
+import { BodyTimedOut, BodyTooLarge, FetchClientReply, fetchClientRequest } from "./client-reply.js"
 
 describe("FetchClientReply", () => {
   test("status, headers and every write, in order, then one close", async () => {
@@ -52,11 +52,11 @@ describe("fetchClientRequest", () => {
     const req = fetchClientRequest(post('{"a":1}'), "/v1/chat/completions?x=1")
     expect(req.url).toBe("/v1/chat/completions?x=1")
     expect(req.headers["content-type"]).toBe("application/json")
-    expect((await req.body(1024)).toString("utf8")).toBe('{"a":1}')
+    expect((await req.body(1024, 60_000)).toString("utf8")).toBe('{"a":1}')
   })
 
   test("a body past the limit is refused, named by the config field", async () => {
-    const err = await fetchClientRequest(post("x".repeat(2048)), "/").body(1024).catch((e: unknown) => e)
+    const err = await fetchClientRequest(post("x".repeat(2048)), "/").body(1024, 60_000).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(BodyTooLarge)
     expect(String((err as Error).message)).toContain("proxy.maxRequestBytes (1024 bytes)")
   })
@@ -76,18 +76,25 @@ describe("fetchClientRequest", () => {
   test("a body with no declared length is read piece by piece, whole", async () => {
     const req = streamed(['{"input":', '"hi"}'])
     expect(req.headers.get("content-length")).toBeNull()
-    expect((await fetchClientRequest(req, "/").body(1024)).toString("utf8")).toBe('{"input":"hi"}')
+    expect((await fetchClientRequest(req, "/").body(1024, 60_000)).toString("utf8")).toBe('{"input":"hi"}')
   })
 
   test("a body with no declared length is refused once it passes the limit", async () => {
-    const err = await fetchClientRequest(streamed(["x".repeat(600), "x".repeat(600)]), "/").body(1024).catch((e: unknown) => e)
+    const err = await fetchClientRequest(streamed(["x".repeat(600), "x".repeat(600)]), "/").body(1024, 60_000).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(BodyTooLarge)
+  })
+
+  test("a body still coming at the deadline is refused, named by the config field", async () => {
+    const stalled = new Request("http://127.0.0.1/", { method: "POST", body: new ReadableStream({ start: (c) => c.enqueue(new TextEncoder().encode('{"a":')) }) })
+    const err = await fetchClientRequest(stalled, "/").body(1024, 50).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(BodyTimedOut)
+    expect(String((err as Error).message)).toContain("proxy.requestBodyTimeoutMs (50 ms)")
   })
 
   test("a declared length is read whole, and a declared length past the limit is refused before reading", async () => {
     const req = new Request("http://127.0.0.1/", { method: "POST", body: "y".repeat(1000), headers: { "content-length": "1000" } })
-    expect((await fetchClientRequest(req, "/").body(1024)).length).toBe(1000)
+    expect((await fetchClientRequest(req, "/").body(1024, 60_000)).length).toBe(1000)
     const over = new Request("http://127.0.0.1/", { method: "POST", body: "z", headers: { "content-length": "4096" } })
-    expect(await fetchClientRequest(over, "/").body(1024).catch((e: unknown) => e)).toBeInstanceOf(BodyTooLarge)
+    expect(await fetchClientRequest(over, "/").body(1024, 60_000).catch((e: unknown) => e)).toBeInstanceOf(BodyTooLarge)
   })
 })

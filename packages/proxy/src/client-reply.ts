@@ -14,8 +14,11 @@ export interface ClientRequest {
   /** The path and query. */
   readonly url: string | undefined
   readonly headers: IncomingHttpHeaders
-  /** The whole body, or BodyTooLarge past `limit` bytes (nothing more is buffered). */
-  readonly body: (limit: number) => Promise<Buffer>
+  /**
+   * The whole body; BodyTooLarge past `limit` bytes (nothing more is buffered), BodyTimedOut when it
+   * is not whole `timeoutMs` after the call (the rest is not read).
+   */
+  readonly body: (limit: number, timeoutMs: number) => Promise<Buffer>
 }
 
 /** What the handler and the relay write to the client. */
@@ -35,29 +38,50 @@ export class BodyTooLarge extends Error {}
 
 const tooLarge = (limit: number) => new BodyTooLarge(`the request body passed proxy.maxRequestBytes (${limit} bytes)`)
 
+/** A client that stalls mid-upload: without a deadline it would hold its request (and a socket) forever. */
+export class BodyTimedOut extends Error {}
+
+export const bodyTimedOutMessage = (timeoutMs: number): string =>
+  `the request body did not arrive whole within proxy.requestBodyTimeoutMs (${timeoutMs} ms)`
+
+/** `read`, or BodyTimedOut after `timeoutMs` (`stop` then lets go of the body). */
+const withinTime = <A>(read: Promise<A>, timeoutMs: number, stop: () => void): Promise<A> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      stop()
+      reject(new BodyTimedOut(bodyTimedOutMessage(timeoutMs)))
+    }, timeoutMs)
+    read.then(
+      (a) => (clearTimeout(timer), resolve(a)),
+      (e: unknown) => (clearTimeout(timer), reject(e))
+    )
+  })
+
 /** A node:http request as the handler reads it. */
 export const nodeClientRequest = (req: IncomingMessage): ClientRequest => ({
   method: req.method,
   url: req.url,
   headers: req.headers,
-  body: (limit) =>
-    new Promise((resolve, reject) => {
-      const parts: Array<Buffer> = []
-      let size = 0
-      req.on("data", (b: Buffer) => {
-        size += b.length
-        if (size > limit) {
-          req.removeAllListeners("data")
-          req.resume()
-          reject(tooLarge(limit))
-          return
-        }
-        parts.push(b)
-      })
-      req.on("end", () => resolve(Buffer.concat(parts)))
-      req.on("error", reject)
-    })
+  body: (limit, timeoutMs) => withinTime(readNode(req, limit), timeoutMs, () => req.removeAllListeners("data"))
 })
+
+const readNode = (req: IncomingMessage, limit: number): Promise<Buffer> =>
+  new Promise((resolve, reject) => {
+    const parts: Array<Buffer> = []
+    let size = 0
+    req.on("data", (b: Buffer) => {
+      size += b.length
+      if (size > limit) {
+        req.removeAllListeners("data")
+        req.resume()
+        reject(tooLarge(limit))
+        return
+      }
+      parts.push(b)
+    })
+    req.on("end", () => resolve(Buffer.concat(parts)))
+    req.on("error", reject)
+  })
 
 /** A fetch Request's body, read up to `limit` bytes. */
 const readLimited = async (request: Request, limit: number): Promise<Buffer> => {
@@ -85,7 +109,7 @@ export const fetchClientRequest = (request: Request, pathAndQuery: string): Clie
   method: request.method,
   url: pathAndQuery,
   headers: nodeHeadersOf(request.headers),
-  body: (limit) => readLimited(request, limit)
+  body: (limit, timeoutMs) => withinTime(readLimited(request, limit), timeoutMs, () => {})
 })
 
 /** node's outgoing headers as fetch Headers (a list becomes repeated headers). */

@@ -7,14 +7,14 @@ import { describeGuardTrip } from "@loopguard/core/repeat"
 import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
 import type { Incident } from "@loopguard/core/report"
 import type { IncomingHttpHeaders } from "node:http"
-import { BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
+import { BodyTimedOut, BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
 import { backoffKeyFor, type BackoffBoard } from "./backoff.js"
 import { authorized, clientHeaders, credentialsOf, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
 import { redactBytes } from "./body-bytes.js"
-import { cutCallNotice, refusalNotice, stopAnswer } from "./notices.js"
+import { cutCallDetail, cutCallNotice, refusalNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
-import { offersTools, parseJson, SSE_CONTENT_TYPE, type Conversation, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
+import { argumentsNotAnObject, offersTools, parseJson, SSE_CONTENT_TYPE, type Conversation, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
 import { reminderMessages, replyMessage, wholeReplySeen } from "./reply-record.js"
 import { HELD_KEEP_ALIVE_MS, relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
@@ -87,6 +87,12 @@ const PASS: Verdict = { action: "pass", inserts: [], cropCuts: false, toolsOff: 
 const judgedMessages = (conversation: Conversation, body: unknown, settings: ProxySettings): ReadonlyArray<Message> =>
   settings.textActions && !offersTools(body) ? withTextActions(conversation.messages) : conversation.messages
 
+/** A body not read (too large, stalled, broken) is answered in the client's protocol; a stalled one's connection closes after it. */
+const bodyRefused = (res: ClientReply, protocol: Protocol, e: unknown): void => {
+  if (e instanceof BodyTimedOut) return sendError(res, protocol.name, 408, e.message, { connection: "close" })
+  sendError(res, protocol.name, e instanceof BodyTooLarge ? 413 : 400, e instanceof Error ? e.message : "unreadable request body")
+}
+
 /** Auth, the bounded body, the route and the verdict; null when the request was already answered (refused). */
 const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: HandlerDeps): Promise<Judged | null> => {
   const started = Date.now()
@@ -96,9 +102,9 @@ const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, d
   if (badSession !== null) return (sendError(res, protocol.name, 400, badSession), null)
   let raw: Buffer
   try {
-    raw = await req.body(settings.maxRequestBytes)
+    raw = await req.body(settings.maxRequestBytes, settings.requestBodyTimeoutMs)
   } catch (e) {
-    return (sendError(res, protocol.name, e instanceof BodyTooLarge ? 413 : 400, e instanceof Error ? e.message : "unreadable request body"), null)
+    return (bodyRefused(res, protocol, e), null)
   }
   const parsed = parseJson(raw.toString("utf8"))
   // Items only the proxy made are unknown upstream: a body that names them goes up with them spelled out.
@@ -218,9 +224,10 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   const { end, watch } = await serveStream(j, opened, call.onceMore)
   const reply = (notice: string | null) => replyMessage(j.conversation, watch, notice, end.type === "cut" || end.type === "cut-call")
   if (end.type === "cut-call") {
-    const notice = end.refusal !== undefined ? refusalNotice(end.refusal) : cutCallNotice(end.name)
+    const notAnObject = argumentsNotAnObject(watch.calls, end.name)
+    const notice = end.refusal !== undefined ? refusalNotice(end.refusal) : cutCallNotice(end.name, notAnObject)
     if (!res.destroyed) res.end(end.opening + watch.close(notice, true))
-    return record("cut", 200, reply(notice), end.refusal ?? `the arguments of a call to ${end.name} were cut off`)
+    return record("cut", 200, reply(notice), end.refusal ?? cutCallDetail(end.name, notAnObject))
   }
   if (end.type === "cut") return record("cut", 200, reply(end.notice), describeGuardTrip(end.trip))
   record(end.type, 200, reply(null), end.type === "failed" ? end.reason : undefined)

@@ -2,14 +2,15 @@
  * Every path the proxy does not guard (`/v1/models`, embeddings, …) goes upstream as it came:
  * same method, headers (hop-by-hop ones aside) and body, and the answer comes back as it was;
  * through node:http on Node's stack, through fetch on Bun's. Two bounds hold here as on guarded
- * paths: the request body stops at `proxy.maxRequestBytes` (413), and when the proxy holds the
+ * paths: the request body stops at `proxy.maxRequestBytes` (413) and must arrive whole within
+ * `proxy.requestBodyTimeoutMs` (408), and when the proxy holds the
  * upstream key, a whole (not streamed) answer has that key and the proxy token redacted, so an
  * upstream that echoes the key (an error body, a debug field) cannot hand it to a token client.
  */
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { Transform, type TransformCallback } from "node:stream"
-import { fetchHeadersOf } from "./client-reply.js"
+import { bodyTimedOutMessage, fetchHeadersOf } from "./client-reply.js"
 import { nodeHeadersOf } from "./fetch-reply.js"
 import { authorized, clientHeaders, errorBody, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
 import type { ProxySettings } from "./proxy-settings.js"
@@ -121,26 +122,64 @@ export const passThrough = (req: IncomingMessage, res: ServerResponse, settings:
     upstream.destroy()
     sendError(res, null, 413, tooLarge(limit))
   })
+  const stalled = setTimeout(() => {
+    // The body stalled: the upstream never gets a part of it as if it were whole, and the connection closes.
+    req.unpipe(counted)
+    upstream.destroy()
+    sendError(res, null, 408, bodyTimedOutMessage(settings.requestBodyTimeoutMs), { connection: "close" })
+  }, settings.requestBodyTimeoutMs)
+  const bodyDone = () => clearTimeout(stalled)
+  req.once("end", bodyDone)
+  req.once("close", bodyDone)
   req.pipe(counted).pipe(upstream)
 }
 
 /** An error answer as a fetch Response (Bun's server). */
-const errorResponse = (status: number, message: string): Response => new Response(errorBody(null, status, message), { status, headers: { "content-type": "application/json" } })
+const errorResponse = (status: number, message: string, headers: Readonly<Record<string, string>> = {}): Response =>
+  new Response(errorBody(null, status, message), { status, headers: { "content-type": "application/json", ...headers } })
 
-/** The request body as it streams upstream, ending in an error past `limit` bytes (`over` then says so). */
-const limitedBody = (body: ReadableStream<Uint8Array> | null, limit: number, over: { exceeded: boolean }): ReadableStream<Uint8Array> | null => {
+/** Why a request body was not passed on whole: past the size limit, or still coming at the deadline. */
+interface BodyBreach {
+  tooLarge: boolean
+  timedOut: boolean
+}
+
+/**
+ * The request body as it streams upstream, ending in an error past `limit` bytes or when it is not
+ * whole `timeoutMs` after the request came (`breach` then says which).
+ */
+const limitedBody = (body: ReadableStream<Uint8Array> | null, limit: number, timeoutMs: number, breach: BodyBreach): ReadableStream<Uint8Array> | null => {
   if (body === null) return null
   let seen = 0
+  let deadline: ReturnType<typeof setTimeout> | undefined
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
+      start(controller) {
+        deadline = setTimeout(() => {
+          breach.timedOut = true
+          // The upstream may have stopped reading already (it answered early): then the stream is closed.
+          try {
+            controller.error(new Error(bodyTimedOutMessage(timeoutMs)))
+          } catch {}
+        }, timeoutMs)
+        deadline.unref?.()
+      },
       transform(chunk, controller) {
         seen += chunk.length
         if (seen <= limit) return controller.enqueue(chunk)
-        over.exceeded = true
+        breach.tooLarge = true
         controller.error(new Error(tooLarge(limit)))
-      }
+      },
+      flush: () => clearTimeout(deadline)
     })
   )
+}
+
+/** The answer to a body not passed on whole; null when it was. */
+const breachResponse = (breach: BodyBreach, settings: ProxySettings): Response | null => {
+  if (breach.tooLarge) return errorResponse(413, tooLarge(settings.maxRequestBytes))
+  if (breach.timedOut) return errorResponse(408, bodyTimedOutMessage(settings.requestBodyTimeoutMs), { connection: "close" })
+  return null
 }
 
 /**
@@ -193,15 +232,14 @@ export const passThroughFetch = async (request: Request, pathAndQuery: string, s
   const route = routeFor(settings.routing, undefined, pathAndQuery)
   if (route === null) return errorResponse(502, NO_UPSTREAM)
   const hasBody = request.method !== "GET" && request.method !== "HEAD"
-  const over = { exceeded: false }
+  const breach: BodyBreach = { tooLarge: false, timedOut: false }
   try {
     // decompress: false: the body is passed on as the upstream sent it, its content-encoding with it.
-    const body = hasBody ? limitedBody(request.body, limit, over) : null
+    const body = hasBody ? limitedBody(request.body, limit, settings.requestBodyTimeoutMs, breach) : null
     const init = { method: request.method, headers: fetchHeadersOf(forwardedHeaders(incoming, settings, auth)), body, duplex: "half", redirect: "manual", decompress: false, signal: request.signal }
     const answer = await fetch(upstreamUrlOf(route.base, pathAndQuery, auth), init as RequestInit)
-    return over.exceeded ? errorResponse(413, tooLarge(limit)) : await answerFetch(answer, settings, auth, route.chunkTimeoutMs)
+    return breachResponse(breach, settings) ?? (await answerFetch(answer, settings, auth, route.chunkTimeoutMs))
   } catch (e) {
-    if (over.exceeded) return errorResponse(413, tooLarge(limit))
-    return errorResponse(502, `loopguard proxy: the upstream failed: ${e instanceof Error ? e.message : String(e)}`)
+    return breachResponse(breach, settings) ?? errorResponse(502, `loopguard proxy: the upstream failed: ${e instanceof Error ? e.message : String(e)}`)
   }
 }

@@ -22,6 +22,8 @@ export interface ProxySettings extends DetectorSettings {
   /** Calls per tool in one user turn (`toolCaps`). */
   readonly toolCaps: ToolCallCaps
   readonly maxRequestBytes: number
+  /** How long a request's body may take to arrive whole (`proxy.requestBodyTimeoutMs`). */
+  readonly requestBodyTimeoutMs: number
   /** Web page origins let in besides loopback ones (`proxy.allowedOrigins`; "*": any). */
   readonly allowedOrigins: ReadonlyArray<string>
   readonly maxResponseBytes: number

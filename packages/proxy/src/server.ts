@@ -106,6 +106,7 @@ export const settingsOf = (config: LoopguardConfig, routeConfigs: Readonly<Recor
   textActions: config.proxy.textActions,
   toolCaps: config.toolCaps,
   maxRequestBytes: config.proxy.maxRequestBytes,
+  requestBodyTimeoutMs: config.proxy.requestBodyTimeoutMs,
   allowedOrigins: config.proxy.allowedOrigins,
   maxResponseBytes: config.stream.maxResponseBytes,
   maxEventBytes: config.stream.maxEventBytes

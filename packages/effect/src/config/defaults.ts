@@ -66,6 +66,7 @@ export const DEFAULT_CONFIG: LoopguardConfig = {
     upstream: null,
     sessionHeader: "x-loopguard-session",
     maxRequestBytes: 32 * 1024 * 1024,
+    requestBodyTimeoutMs: 60_000,
     textToolCalls: false,
     textActions: true,
     upstreamKeyEnv: null,

@@ -452,6 +452,11 @@ export const ProxySection = Schema.Struct({
   sessionHeader: SessionHeaderName,
   /** Bytes of one request body the proxy reads; a larger one is refused with 413. */
   maxRequestBytes: PosInt,
+  /**
+   * Milliseconds a client has to send a request's whole body once its headers came; a body still
+   * coming then is refused with 408 (a client that stalls mid-upload does not hold a request open).
+   */
+  requestBodyTimeoutMs: TimerMs,
   /** Tool calls written as text (in a form loopguard parses) become structured calls when the request offered that tool. */
   textToolCalls: Schema.Boolean,
   /**
