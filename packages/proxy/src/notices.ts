@@ -23,6 +23,15 @@ export const isStopAnswer = (text: string): boolean => text.includes(STOP_MARK)
 /** Said in place of a call refused before it could run (a tool past its cap: `toolCaps`). */
 export const refusalNotice = (refusal: string): string => `\n\n[loopguard: ${refusal}]`
 
-/** Said in place of a tool call whose arguments were cut off: it is not passed on, so it cannot run. */
-export const cutCallNotice = (name: string): string =>
-  `\n\n[loopguard: the call to ${name} was cut off before its arguments were complete, so it was not passed on. Make the call again.]`
+/**
+ * Said in place of a tool call whose arguments were cut off, or (`notAnObject`) came whole but not as
+ * a JSON object: it is not passed on, so it cannot run.
+ */
+export const cutCallNotice = (name: string, notAnObject = false): string =>
+  notAnObject
+    ? `\n\n[loopguard: the call to ${name} came with arguments that are not a JSON object, so it was not passed on. Make the call again with its arguments as one JSON object.]`
+    : `\n\n[loopguard: the call to ${name} was cut off before its arguments were complete, so it was not passed on. Make the call again.]`
+
+/** What the request's record says of such a call. */
+export const cutCallDetail = (name: string, notAnObject = false): string =>
+  notAnObject ? `the arguments of a call to ${name} were not a JSON object` : `the arguments of a call to ${name} were cut off`

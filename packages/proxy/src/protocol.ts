@@ -247,6 +247,13 @@ export const cutOffCall = (calls: ReadonlyArray<ObservedCall>, atLength = false)
   return calls.find((c) => (c.freeform !== undefined ? !c.freeform.done : !wholeArguments(c.args)))?.name ?? null
 }
 
+/**
+ * Whether the call named `name` among `calls` was refused for arguments that are whole JSON but no
+ * object (`[1,2]`, `null`, `"x"`): the model's own mistake, not a reply cut short, and said so.
+ */
+export const argumentsNotAnObject = (calls: ReadonlyArray<ObservedCall>, name: string): boolean =>
+  calls.some((c) => c.name === name && c.freeform === undefined && c.args.trim() !== "" && !wholeArguments(c.args) && parseJson(c.args) !== undefined)
+
 /** Whether a call's argument text is whole: empty (no arguments) or a JSON object. Cut-off arguments are neither. */
 export const wholeArguments = (args: string): boolean => {
   if (args.trim() === "") return true

@@ -120,6 +120,17 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(records(rig.events)[0]?.outcome).toBe("failed")
   }, 60_000)
 
+  test("arguments that are whole JSON but no object, twice: not passed on, and the notice says what was wrong", async () => {
+    const listArgs = toolCallStream("bash", "[1,2]", { pieces: 2 })
+    rig = await startRig([listArgs, listArgs], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.text).toContain("the call to bash came with arguments that are not a JSON object")
+    expect(reply.text).not.toContain("was cut off")
+    expect(reply.text).toMatch(WELL_FORMED[protocol])
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.detail).toBe("the arguments of a call to bash were not a JSON object")
+  }, 60_000)
+
   test("cut-off arguments after text reached the client: not asked again, the client is told", async () => {
     rig = await startRig([toolCallStream("bash", '{"command": "ls -la /very/long/pa', { finish: "length", text: "Let me look at the folder." }), textStream("unused")], { proxy: { httpStack: stack } })
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
@@ -153,6 +164,15 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(reply.text).toContain("was cut off before its arguments were complete")
     expect(rig.server.requests.length).toBe(2)
     expect(records(rig.events)[0]?.outcome).toBe("cut")
+  }, 60_000)
+
+  test("arguments that are whole JSON but no object, twice: no call reaches the client, and the notice says what was wrong", async () => {
+    const nullArgs = toolCallStream("bash", "null")
+    rig = await startRig([nullArgs, nullArgs], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, unstreamed(protocol))
+    expect(reply.text).toContain("the call to bash came with arguments that are not a JSON object")
+    expect(reply.text).not.toContain("was cut off")
+    expect(records(rig.events)[0]?.detail).toBe("the arguments of a call to bash were not a JSON object")
   }, 60_000)
   })
 
