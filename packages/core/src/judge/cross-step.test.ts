@@ -202,3 +202,18 @@ describe("a poll that sleeps is waiting", () => {
     expect(verdicts.some((v) => v.exit !== null || v.pause !== null)).toBe(false)
   })
 })
+
+describe("a run counted across bookkeeping steps", () => {
+  test("its incident says so (bookkeepingSkipped), so a reader knows why steps that were not consecutive count as one run", () => {
+    const steps = Array.from({ length: 6 }, (_, i) =>
+      i % 2 === 0
+        ? callStep(i + 1, { name: "read", input: { path: "src/app.ts" }, state: "completed", output: "the same file" })
+        : callStep(i + 1, { name: "TodoWrite", input: { todos: [{ content: `step ${i}`, status: "in_progress" }] }, state: "completed", output: "ok" })
+    )
+    const verdicts = feed(new CrossStepDetectors(C, "main", false), steps)
+    const repeated = verdicts.flatMap((v) => v.incidents).find((i) => i.detector === "repeated-action")
+    expect(repeated?.detail).toMatchObject({ count: 3, bookkeepingSkipped: true })
+    const plain = feed(new CrossStepDetectors(C, "main", false), Array.from({ length: 3 }, (_, i) => callStep(i + 1, { name: "read", input: { path: "src/app.ts" }, state: "completed", output: "the same file" })))
+    expect(plain.flatMap((v) => v.incidents).find((i) => i.detector === "repeated-action")?.detail).not.toHaveProperty("bookkeepingSkipped")
+  })
+})

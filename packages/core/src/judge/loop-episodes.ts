@@ -153,7 +153,7 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       const count = paging ? Math.min(a.count, repeats) : a.count
       // A poll within its patience (a deploy that says the same for a few looks) is told it may wait, not that nothing comes of it.
       const waiting = !paging && run.length === a.count && run.every((r) => r.poll) && pollOverdue(records(), repeats) === 0
-      return { detector: "repeated-action", key: a.signature, count, note: paging ? pagingNote : waiting ? pollingNote : note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}) } }
+      return { detector: "repeated-action", key: a.signature, count, note: paging ? pagingNote : waiting ? pollingNote : note, detail: { signature: cut(a.signature), count: a.count, ...(paging ? { paging } : {}), ...(a.bookkeepingSkipped ? { bookkeepingSkipped: true } : {}) } }
     })
   }
   if (config.actionCycle.enabled) {
@@ -163,7 +163,7 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       if (c === null) return null
       const run = records().slice(-(c.period + c.replays))
       if (pollingOnward(run) || waitingOnStartup(run)) return null
-      return { detector: "action-cycle", key: [...c.cycle].sort().join("\n"), note, detail: { period: c.period, replays: c.replays, cycle: c.cycle.map((s) => cut(s)) } }
+      return { detector: "action-cycle", key: [...c.cycle].sort().join("\n"), note, detail: { period: c.period, replays: c.replays, cycle: c.cycle.map((s) => cut(s)), ...(c.bookkeepingSkipped ? { bookkeepingSkipped: true } : {}) } }
     })
   }
   if (config.repeatedObservation.enabled) {
