@@ -217,3 +217,19 @@ describe("a run counted across bookkeeping steps", () => {
     expect(plain.flatMap((v) => v.incidents).find((i) => i.detector === "repeated-action")?.detail).not.toHaveProperty("bookkeepingSkipped")
   })
 })
+
+describe("a debugger stepped one line at a time", () => {
+  const SOURCE: Record<number, string> = { 19: "for num, unit in PATTERN.findall(s):", 20: "n = int(num)", 21: "if unit == 'h':", 22: "total += n * 3600", 23: "elif unit == 'm':", 24: "total += n * 60", 25: "return total", 40: "while not ready():", 41: "time.sleep(poll)" }
+  const next = (i: number, line: number) => callStep(i, { name: "execute_bash", input: { command: "n", is_input: "true" }, state: "completed", output: `> /repo/src/durations.py(${line})parse_duration()\n-> ${SOURCE[line]}` })
+  const hard = (v: AfterStep) => v.incidents.some((i) => i.action === "stop" || i.action === "pause")
+
+  test("through a loop body that it leaves in the end: never stopped", () => {
+    const verdicts = feed(new CrossStepDetectors(C, "main", false), [19, 20, 21, 22, 19, 20, 21, 23, 24, 25].map((line, i) => next(i + 1, line)))
+    expect(verdicts.some(hard)).toBe(false)
+  })
+
+  test("round a loop it never leaves: stopped at the 8th step, as any repeat", () => {
+    const verdicts = feed(new CrossStepDetectors(C, "main", false), [40, 41, 40, 41, 40, 41, 40, 41].map((line, i) => next(i + 1, line)))
+    expect(verdicts.map(hard)).toEqual([false, false, false, false, false, false, false, true])
+  })
+})

@@ -23,6 +23,7 @@ import {
   pollOverdue,
   clockless,
   countingOn,
+  steppingOnward,
   stepRecords,
   variedRetry,
   type LadderCounts,
@@ -149,7 +150,8 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detect
       // Paging too: the same batch run again while its printed counter moves on (5000/50000, then
       // 10000/50000), though masked its outputs all read the same. Not paging: a sub-agent's answers,
       // new words every time, however alike what they say.
-      const paging = (allDifferent(run.map((r) => r.observation)) && !run.every(handsToSubagent)) || countingOn(run.map((r) => r.rawObservation))
+      // So is a debugger stepped through a loop while its newest steps still reach lines not shown before.
+      const paging = (allDifferent(run.map((r) => r.observation)) && !run.every(handsToSubagent)) || countingOn(run.map((r) => r.rawObservation)) || steppingOnward(run, repeats)
       const count = paging ? Math.min(a.count, repeats) : a.count
       // A poll within its patience (a deploy that says the same for a few looks) is told it may wait, not that nothing comes of it.
       const waiting = !paging && run.length === a.count && run.every((r) => r.poll) && pollOverdue(records(), repeats) === 0

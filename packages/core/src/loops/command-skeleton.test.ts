@@ -68,7 +68,7 @@ describe("isPollCommand", () => {
     expect(isPollCommand("kubectl -n staging rollout restart deploy/api")).toBe(false)
   })
   test("a deploy or cloud CLI asked for a status after a sleep polls; asked alone, it only looks", () => {
-    const after = ["sleep 20 && fly status --app shop-api", "sleep 30 && aws ecs describe-services --cluster prod --services orders", "sleep 15; gcloud run services describe api --region eu", "sleep 10 && helm status api", "sleep 30 && argocd app get api"]
+    const after = ["sleep 15 && rabbitmqctl list_queues name messages | grep reindex", "sleep 20 && fly status --app shop-api", "sleep 30 && aws ecs describe-services --cluster prod --services orders", "sleep 15; gcloud run services describe api --region eu", "sleep 10 && helm status api", "sleep 30 && argocd app get api"]
     for (const c of after) expect([c, isPollCommand(c)]).toEqual([c, true])
     for (const c of ["fly status --app shop-api", "sleep 20 && fly deploy", "sleep 5 && aws ecs update-service --cluster prod", "sleep 5 && npm test", "sleep 5 && pytest -x tests/test_status.py", "sleep 5 && pytest tests/test_api.py -k status", "sleep 5 && python manage.py test --tag status"]) expect([c, isPollCommand(c)]).toEqual([c, false])
   })
@@ -99,7 +99,12 @@ describe("waitSecondsOf", () => {
       ["pg_isready -h localhost", 30],
       ["kubectl -n staging rollout restart deploy/api", 0],
       ["echo sleep 30", 0],
-      ["sleep $DELAY && tail log", 0]
+      ["sleep $DELAY && tail log", 0],
+      ["timeout 110 gh run watch 42 --exit-status", 110],
+      ["gh run watch 42", 60],
+      ["gh pr checks 7 --watch", 60],
+      ["gh pr checks 7", 0],
+      ["timeout 60 npm test", 0]
     ]
     for (const [c, seconds] of cases) expect([c, waitSecondsOf(c)]).toEqual([c, seconds])
   })

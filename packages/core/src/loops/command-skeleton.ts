@@ -243,9 +243,17 @@ export const waitSecondsOf = (command: string): number => {
         const seconds = sleepSeconds(arg)
         if (Number.isFinite(seconds)) total += seconds
       }
-    } else total += blockingWaitOf(program, words)
+    } else total += blockingWaitOf(program, words, timeoutGiven(tokens))
   }
   return total
+}
+
+/** The seconds a `timeout N` wrapper gives the command it runs (`timeout 110 gh run watch 42`: 110), else NaN. */
+const timeoutGiven = (tokens: ReadonlyArray<string>): number => {
+  const at = tokens.indexOf("timeout")
+  if (at === -1) return Number.NaN
+  const duration = tokens.slice(at + 1).find((t) => !t.startsWith("-"))
+  return duration === undefined ? Number.NaN : sleepSeconds(duration)
 }
 
 /**
@@ -255,14 +263,25 @@ export const waitSecondsOf = (command: string): number => {
 const READINESS_LOOK_S = 30
 /** kubectl's own wait when none is given (`kubectl wait`: 30 s; `rollout status` waits until done or told otherwise). */
 const KUBECTL_WAIT_S = 30
+/**
+ * A watch that blocks until its job ends (`gh run watch`), cut short by the harness's own timeout
+ * when no `timeout N` says how long: about this long, the shortest such timeout of the agents' shells.
+ */
+const WATCH_WAIT_S = 60
+
+/** `gh run watch 42`, `gh pr checks 7 --watch`: a CI watch that blocks until the run ends. */
+const watchesCi = (program: string, words: ReadonlyArray<string>): boolean =>
+  program === "gh" && ((words[1] === "run" && words[2] === "watch") || (words[1] === "pr" && words[2] === "checks" && words.some((w) => w === "--watch")))
 
 /**
  * The seconds a command waits on its own before it answers: `kubectl rollout status --timeout=60s`
- * and `kubectl wait` block until the job is ready or their timeout passes; `pg_isready` looked at
- * once a turn is a readiness check. 0 for anything else.
+ * and `kubectl wait` block until the job is ready or their timeout passes, as does a CI watch (`gh
+ * run watch`) until its `timeout N` (`wrapperTimeout`) or the harness's cuts it; `pg_isready` looked at once a
+ * turn is a readiness check. 0 for anything else.
  */
-const blockingWaitOf = (program: string, words: ReadonlyArray<string>): number => {
+const blockingWaitOf = (program: string, words: ReadonlyArray<string>, wrapperTimeout: number): number => {
   if (program === "pg_isready") return READINESS_LOOK_S
+  if (watchesCi(program, words)) return Number.isFinite(wrapperTimeout) && wrapperTimeout > 0 ? wrapperTimeout : WATCH_WAIT_S
   if (program !== "kubectl") return 0
   const rest = kubectlVerb(words)
   const blocks = (rest[0] === "rollout" && rest[1] === "status") || rest[0] === "wait"
@@ -278,9 +297,9 @@ const isFetch = (program: string, words: ReadonlyArray<string>): boolean =>
   (program === "curl" || program === "wget") && !words.some((w) => /^(?:-[a-zA-Z]*[dFTX]|--(?:data|form|upload-file|request|json|post-data|post-file|method)\b)/.test(w))
 
 // A deploy or cloud CLI's verb that only reports (`fly status`, `aws ecs describe-services`, `gcloud run
-// services describe`, `helm status`, `argocd app get`): a look, as a viewer is, so a line that sleeps
+// services describe`, `helm status`, `argocd app get`, `rabbitmqctl list_queues`): a look, as a viewer is, so a line that sleeps
 // first and then asks it polls. Alone (no sleep) it is no poll: a look, not a wait.
-const STATUS_VERB = /^(?:status|describe(?:-[a-z-]+)?|get(?:-[a-z-]+)?|list(?:-[a-z-]+)?|ls|logs?|ps|show|inspect|view|info|health|checks)$/
+const STATUS_VERB = /^(?:status|describe(?:[-_][a-z_-]+)?|get(?:[-_][a-z_-]+)?|list(?:[-_][a-z_-]+)?|ls|logs?|ps|show|inspect|view|info|health|checks)$/
 
 /**
  * The words right after a command's program, up to its first flag: does one of them ask for a

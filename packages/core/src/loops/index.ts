@@ -40,6 +40,7 @@ export {
   type RequestViewOptions
 } from "./crop.js"
 export { countingOn, progressOf } from "./progress-counter.js"
+export { steppingOnward, stepsDebugger } from "./debugger-steps.js"
 export { actionCycle, DEFAULT_ACTION_CYCLE, type ActionCycle, type ActionCycleOptions } from "./action-cycle.js"
 export { recordOf, replyChangedFiles, stepRecords, stepRecordOf, StepRecordLog, maskObservation, isExploration, isWritingCommand, type StepRecord } from "./step-record.js"
 export {

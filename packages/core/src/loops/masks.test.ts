@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test"
-import { maskArguments, maskObservation, maskVolatile } from "./masks.js"
+import { maskArguments, maskInputEcho, maskObservation, maskVolatile } from "./masks.js"
 
 describe("maskObservation", () => {
   test("a six-character hex label (Codex's `Chunk ID: 5f1305`) is an id, not the answer", () => {
@@ -36,5 +36,15 @@ describe("maskArguments", () => {
     )
     // The guess "flag" leaves "flag.txt" alone.
     expect(maskArguments("skipping: flag.txt incorrect password", "unzip -P flag s.zip")).toBe(maskArguments("skipping: flag.txt incorrect password", "unzip -P admin s.zip"))
+  })
+})
+
+describe("maskInputEcho", () => {
+  test("a search pattern the answer quotes is masked there only; the matched lines keep the text they found", () => {
+    const answer = (pattern: string) => `Found 3 matches for pattern "${pattern}" in path "src":\nL42: export async function refreshToken(session) {`
+    expect(maskInputEcho(answer("refreshToken"), [{ pattern: "refreshToken", path: "src" }])).toBe(maskInputEcho(answer("refresh[Tt]oken"), [{ pattern: "refresh[Tt]oken", path: "src" }]))
+    expect(maskInputEcho(answer("refreshToken"), [{ pattern: "refreshToken" }])).toContain("function refreshToken(")
+    // Another folder's answer is another answer.
+    expect(maskInputEcho('Found 1 match in path "src"', [{ pattern: "x" }])).not.toBe(maskInputEcho('Found 1 match in path "lib"', [{ pattern: "x" }]))
   })
 })

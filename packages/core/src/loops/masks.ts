@@ -62,14 +62,25 @@ const QUERY_FIELDS = new Set(["query", "q", "queries", "search", "search_query",
  */
 export const maskInputEcho = (output: string, inputs: ReadonlyArray<unknown>): string => {
   const words = new Set<string>()
+  const patterns = new Set<string>()
   for (const input of inputs) {
     if (input === null || typeof input !== "object" || Array.isArray(input)) continue
-    for (const [key, value] of Object.entries(input)) if (QUERY_FIELDS.has(key)) collectStrings(value, words)
+    for (const [key, value] of Object.entries(input)) {
+      if (QUERY_FIELDS.has(key)) collectStrings(value, words)
+      else if (PATTERN_FIELDS.has(key)) collectStrings(value, patterns)
+    }
   }
-  const echoed = [...words].filter((w) => w.length >= 3).sort((a, b) => b.length - a.length).slice(0, 20)
-  if (echoed.length === 0) return maskVolatile(output)
-  return maskVolatile(output.replace(new RegExp(echoed.map(escapeRegExp).join("|"), "g"), "<a>"))
+  const echoed = [...words].filter((w) => w.length >= 3).sort((a, b) => b.length - a.length).slice(0, 20).map(escapeRegExp)
+  // A search pattern is masked only where the answer quotes it (`Found 3 matches for pattern "refresh[Tt]oken"`):
+  // the matched lines themselves hold the text it found, which is the answer.
+  const quoted = [...patterns].filter((p) => p !== "").slice(0, 20).map((p) => `(?<=["'\`])${escapeRegExp(p)}(?=["'\`])`)
+  const all = [...echoed, ...quoted]
+  if (all.length === 0) return maskVolatile(output)
+  return maskVolatile(output.replace(new RegExp(all.join("|"), "g"), "<a>"))
 }
+
+/** Input fields that hold a search pattern (Gemini CLI's `search_file_content`, Claude Code's `Grep` and `Glob`), which a header of the answer may quote. */
+const PATTERN_FIELDS = new Set(["pattern", "regex", "glob"])
 
 const collectStrings = (value: unknown, into: Set<string>): void => {
   if (typeof value === "string") into.add(value.trim())

@@ -59,6 +59,15 @@ describe("stepRecordOf / stepRecords", () => {
     expect(records.map((r) => r.action === "")).toEqual([false, true])
   })
 
+  test("a git command that failed after making a commit moved the tree (a rebase stopped at its next conflict); one that made none did not", () => {
+    const cont = call("a1", "bash", { command: "GIT_EDITOR=true git rebase --continue" })
+    const stoppedAtNext = "[detached HEAD e3fcc2c] search: client\nAuto-merging package-lock.json\nCONFLICT (content): Merge conflict in package-lock.json\nerror: could not apply 1d35125... search: index products"
+    expect(stepRecordOf(withResult(cont, { exitCode: 1, output: stoppedAtNext })).changed).toBe(true)
+    expect(stepRecordOf(withResult(cont, { exitCode: 1, output: "error: you must edit all merge conflicts and then\nmark them as resolved using git add" })).changed).toBe(false)
+    // The same line printed by something other than git is no commit.
+    expect(stepRecordOf(withResult(call("a2", "bash", { command: "cat notes.txt" }), { exitCode: 1, output: "[main 1a2b3c4] fix" })).changed).toBe(false)
+  })
+
   test("the action folds whitespace in the arguments", () => {
     expect(stepRecordOf(call("a", "bash", { command: "ls   -la" })).action).toBe(stepRecordOf(call("b", "bash", { command: "ls -la" })).action)
   })

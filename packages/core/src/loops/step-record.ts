@@ -84,10 +84,22 @@ export { isWritingCommand, maskObservation }
 const OPTIONS = DEFAULT_TRY_BEST_OPTIONS
 const VERIFICATION = verificationMatcher(OPTIONS)
 
-/** A call that changed a file: it did not fail, and it left a diff, is an edit, or writes from the shell. */
+/**
+ * Git's line for a commit it made (`[detached HEAD e3fcc2c] search: client`, `[main 1a2b3c4] fix`):
+ * a `rebase --continue` that commits one pick and stops at the next conflict fails, yet moved the tree.
+ */
+const COMMIT_MADE = /(?:^|\n)\[[^\]\n]+ [0-9a-f]{7,40}\] \S/
+
+/** A failed git command that still made a commit, as its output says. */
+const committedAnyway = (p: ToolPart): boolean => {
+  const command = shellTextOf(p)
+  return command !== undefined && /\bgit\s/.test(command) && COMMIT_MADE.test(p.output ?? p.error ?? "")
+}
+
+/** A call that changed a file: it did not fail (or failed after a commit), and it left a diff, is an edit, or writes from the shell. */
 const changesFiles = (c: { readonly part: ToolPart; readonly role: ToolRole }): boolean => {
   const p = c.part
-  if (failed(p)) return false
+  if (failed(p)) return committedAnyway(p)
   if (p.diff !== undefined && p.diff !== "") return true
   // An edit tool that records no diff (Gemini CLI's `replace`, OpenHands' editor) still wrote.
   if (p.state === "completed" && c.role === "edit") return true

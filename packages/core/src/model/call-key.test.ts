@@ -23,6 +23,11 @@ describe("callInputKey", () => {
     expect(callInputKey({ command: ["bash", "-lc", "ls"], justification: "look" })).toBe(callInputKey({ command: ["bash", "-lc", "ls"] }))
     expect(callInputKey({ title: "Bug", description: "crash on start" })).not.toBe(callInputKey({ title: "Bug", description: "crash on exit" }))
   })
+  test("a task handed to a sub-agent (Claude Code's Task) is its prompt: its description is a label", () => {
+    const task = (description: string, prompt: string) => callInputKey({ description, prompt, subagent_type: "general-purpose" })
+    expect(task("Find the flaky test", "Find which test fails on CI and why")).toBe(task("Locate flaky test", "Find which test fails on CI and why"))
+    expect(task("Find the flaky test", "Find which test fails on CI and why")).not.toBe(task("Find the flaky test", "Translate docs/a.md to French"))
+  })
   test("calls that differ stay apart; flags keep their order; quoted text keeps its words", () => {
     expect(callInputKey({ command: "cat a.ts" })).not.toBe(callInputKey({ command: "cat b.ts" }))
     expect(foldCommand("ls -la")).toBe("ls -la")

@@ -39,11 +39,16 @@ const foldValue = (value: unknown, key: string | null): unknown => {
  */
 const COMMENTARY_FIELDS = new Set(["description", "justification", "explanation", "reason", "summary"])
 
-/** A shell call's input without its commentary; any other input as it is (a tool's `description` may be what it writes). */
+/**
+ * A shell call's input without its commentary, and a task handed to a sub-agent (Claude Code's `Task`:
+ * its `prompt` is the task, its `description` a few words of label) without its label; any other input
+ * as it is (a tool's `description` may be what it writes).
+ */
 const withoutCommentary = (input: unknown): unknown => {
   if (input === null || typeof input !== "object" || Array.isArray(input)) return input
   const fields = input as Record<string, unknown>
-  if (![...SHELL_FIELDS].some((k) => typeof fields[k] === "string" || Array.isArray(fields[k]))) return input
+  const runs = [...SHELL_FIELDS].some((k) => typeof fields[k] === "string" || Array.isArray(fields[k]))
+  if (!runs && typeof fields["prompt"] !== "string") return input
   return Object.fromEntries(Object.entries(fields).filter(([k]) => !COMMENTARY_FIELDS.has(k)))
 }
 

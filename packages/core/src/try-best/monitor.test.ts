@@ -120,6 +120,16 @@ describe("bash_retry", () => {
     expect(kinds(run(only("bash"), Array.from({ length: 7 }, () => rollout(1)))).at(-1)).toBe("bash_retry")
   })
 
+  test("a CI watch cut by its timeout while more jobs finish each look is waiting; with no timeout given, the harness's cut counts the same", () => {
+    const watch = (command: string, exit: number) => (done: number) => bashPart(command, exit, `Refreshing run status every 3 seconds. Press Ctrl+C to quit.\n✓ build in 2m\n${done} of 9 jobs completed\n* test (ubuntu) in progress`)
+    const timed = watch("timeout 110 gh run watch 123456", 124)
+    expect(kinds(run(only("bash"), [1, 3, 5, 6, 8].map(timed))).every((k) => k === null)).toBe(true)
+    const cut = watch("gh run watch 123456", 143)
+    expect(kinds(run(only("bash"), [1, 3, 5, 6, 8].map(cut))).every((k) => k === null)).toBe(true)
+    // The same answer look after look is no wait: a retry.
+    expect(kinds(run(only("bash"), Array.from({ length: 12 }, () => timed(4)))).some((k) => k === "bash_retry")).toBe(true)
+  })
+
   test("three failures of one normalized command fire, even with other calls in between", () => {
     const m = only("bash")
     const result = run(m, [
