@@ -14,7 +14,7 @@ import { redactBytes } from "./body-bytes.js"
 import { cutCallDetail, cutCallNotice, refusalNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
 import { toolPartsOf, type Message } from "@loopguard/core/model"
-import { argumentsNotAnObject, offersTools, parseJson, SSE_CONTENT_TYPE, type Conversation, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
+import { callFault, offersTools, parseJson, SSE_CONTENT_TYPE, type Conversation, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
 import { reminderMessages, replyMessage, wholeReplySeen } from "./reply-record.js"
 import { HELD_KEEP_ALIVE_MS, relayStream, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
@@ -224,10 +224,10 @@ export const handleGuarded = async (req: ClientRequest, res: ClientReply, protoc
   const { end, watch } = await serveStream(j, opened, call.onceMore)
   const reply = (notice: string | null) => replyMessage(j.conversation, watch, notice, end.type === "cut" || end.type === "cut-call")
   if (end.type === "cut-call") {
-    const notAnObject = argumentsNotAnObject(watch.calls, end.name)
-    const notice = end.refusal !== undefined ? refusalNotice(end.refusal) : cutCallNotice(end.name, notAnObject)
+    const fault = callFault(watch.calls, end.name)
+    const notice = end.refusal !== undefined ? refusalNotice(end.refusal) : cutCallNotice(end.name, fault)
     if (!res.destroyed) res.end(end.opening + watch.close(notice, true))
-    return record("cut", 200, reply(notice), end.refusal ?? cutCallDetail(end.name, notAnObject))
+    return record("cut", 200, reply(notice), end.refusal ?? cutCallDetail(end.name, fault))
   }
   if (end.type === "cut") return record("cut", 200, reply(end.notice), describeGuardTrip(end.trip))
   record(end.type, 200, reply(null), end.type === "failed" ? end.reason : undefined)

@@ -4,6 +4,8 @@
  * reset after a stop are read from these marks.
  */
 
+import type { CallFault } from "./protocol.js"
+
 /** Starts the visible notice at the end of a reply the proxy cut for repeating itself. */
 export const CUT_MARK = "[loopguard: this reply started repeating itself"
 
@@ -24,14 +26,20 @@ export const isStopAnswer = (text: string): boolean => text.includes(STOP_MARK)
 export const refusalNotice = (refusal: string): string => `\n\n[loopguard: ${refusal}]`
 
 /**
- * Said in place of a tool call whose arguments were cut off, or (`notAnObject`) came whole but not as
- * a JSON object: it is not passed on, so it cannot run.
+ * Said in place of a tool call whose arguments were cut off, or came whole but not as a JSON object,
+ * or named one key twice (`CallFault`): it is not passed on, so it cannot run.
  */
-export const cutCallNotice = (name: string, notAnObject = false): string =>
-  notAnObject
+export const cutCallNotice = (name: string, fault: CallFault = "cut-off"): string =>
+  fault === "not-an-object"
     ? `\n\n[loopguard: the call to ${name} came with arguments that are not a JSON object, so it was not passed on. Make the call again with its arguments as one JSON object.]`
-    : `\n\n[loopguard: the call to ${name} was cut off before its arguments were complete, so it was not passed on. Make the call again.]`
+    : fault === "key-twice"
+      ? `\n\n[loopguard: the call to ${name} named the same argument twice, so which value was meant is unclear and it was not passed on. Make the call again with each argument once.]`
+      : `\n\n[loopguard: the call to ${name} was cut off before its arguments were complete, so it was not passed on. Make the call again.]`
 
 /** What the request's record says of such a call. */
-export const cutCallDetail = (name: string, notAnObject = false): string =>
-  notAnObject ? `the arguments of a call to ${name} were not a JSON object` : `the arguments of a call to ${name} were cut off`
+export const cutCallDetail = (name: string, fault: CallFault = "cut-off"): string =>
+  fault === "not-an-object"
+    ? `the arguments of a call to ${name} were not a JSON object`
+    : fault === "key-twice"
+      ? `the arguments of a call to ${name} named a key twice`
+      : `the arguments of a call to ${name} were cut off`

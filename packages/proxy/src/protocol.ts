@@ -5,6 +5,7 @@
  * events that end a cut stream well-formed, the proxy's own answer and its protocol's error.
  */
 import type { Message } from "@loopguard/core/model"
+import { duplicateKeyOf } from "@loopguard/core/toolcall"
 import type { SseEvent } from "./sse.js"
 
 export type ProtocolName = "chat" | "responses" | "messages" | "gemini"
@@ -248,15 +249,26 @@ export const cutOffCall = (calls: ReadonlyArray<ObservedCall>, atLength = false)
 }
 
 /**
- * Whether the call named `name` among `calls` was refused for arguments that are whole JSON but no
- * object (`[1,2]`, `null`, `"x"`): the model's own mistake, not a reply cut short, and said so.
+ * Why the call named `name` among `calls` was refused: `not-an-object` for arguments that are whole
+ * JSON but no object (`[1,2]`, `null`, `"x"`), `key-twice` for an object that names one key twice
+ * (the model's own mistakes, not a reply cut short, and said so), else `cut-off`.
  */
-export const argumentsNotAnObject = (calls: ReadonlyArray<ObservedCall>, name: string): boolean =>
-  calls.some((c) => c.name === name && c.freeform === undefined && c.args.trim() !== "" && !wholeArguments(c.args) && parseJson(c.args) !== undefined)
+export const callFault = (calls: ReadonlyArray<ObservedCall>, name: string): CallFault => {
+  const call = calls.find((c) => c.name === name && c.freeform === undefined && c.args.trim() !== "" && !wholeArguments(c.args) && parseJson(c.args) !== undefined)
+  if (call === undefined) return "cut-off"
+  const parsed: unknown = parseJson(call.args)
+  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? "key-twice" : "not-an-object"
+}
 
-/** Whether a call's argument text is whole: empty (no arguments) or a JSON object. Cut-off arguments are neither. */
+/** Why a call was not passed on (`callFault`). */
+export type CallFault = "cut-off" | "not-an-object" | "key-twice"
+
+/**
+ * Whether a call's argument text is whole: empty (no arguments) or a JSON object naming no key twice
+ * (which of two values the tool would get is a guess). Cut-off arguments are neither.
+ */
 export const wholeArguments = (args: string): boolean => {
   if (args.trim() === "") return true
   const parsed: unknown = parseJson(args)
-  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)
+  return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) && duplicateKeyOf(args) === null
 }

@@ -131,6 +131,17 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(records(rig.events)[0]?.detail).toBe("the arguments of a call to bash were not a JSON object")
   }, 60_000)
 
+  test("arguments naming one key twice, twice: not passed on with the last value, and the notice says what was wrong", async () => {
+    const twice = toolCallStream("bash", '{"command":"ls","command":"rm -rf /tmp/x"}', { pieces: 2 })
+    rig = await startRig([twice, twice], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.text).toContain("the call to bash named the same argument twice")
+    expect(reply.text).not.toContain("rm -rf")
+    expect(reply.text).toMatch(WELL_FORMED[protocol])
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.detail).toBe("the arguments of a call to bash named a key twice")
+  }, 60_000)
+
   test("cut-off arguments after text reached the client: not asked again, the client is told", async () => {
     rig = await startRig([toolCallStream("bash", '{"command": "ls -la /very/long/pa', { finish: "length", text: "Let me look at the folder." }), textStream("unused")], { proxy: { httpStack: stack } })
     const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
@@ -173,6 +184,15 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(reply.text).toContain("the call to bash came with arguments that are not a JSON object")
     expect(reply.text).not.toContain("was cut off")
     expect(records(rig.events)[0]?.detail).toBe("the arguments of a call to bash were not a JSON object")
+  }, 60_000)
+
+  test("arguments naming one key twice, twice: no call reaches the client, and the notice says what was wrong", async () => {
+    const twice = toolCallStream("bash", '{"command":"ls","command":"rm -rf /tmp/x"}')
+    rig = await startRig([twice, twice], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, unstreamed(protocol))
+    expect(reply.text).toContain("the call to bash named the same argument twice")
+    expect(reply.text).not.toContain("rm -rf")
+    expect(records(rig.events)[0]?.detail).toBe("the arguments of a call to bash named a key twice")
   }, 60_000)
   })
 

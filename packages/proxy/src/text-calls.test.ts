@@ -68,6 +68,22 @@ test("only offered tools, and only whole arguments", () => {
   expect(textCallsIn(written, ["bash"]).prose).toBe("I will list the files.")
 })
 
+test("a call the reply only shows, or whose JSON needed repair, stays text; one call not whole keeps every call text", () => {
+  const call = '<tool_call>{"name": "bash", "arguments": {"command": "rm -rf /tmp/x"}}</tool_call>'
+  const kept = [
+    `I am quoting the README:\n\n\`\`\`\n${call}\n\`\`\`\n\nThat is how it is called.`,
+    `An example, do NOT run it: ${call}`,
+    `The page says:\n> ${call}`,
+    `<tool_call>{'name': 'bash', 'arguments': {'command': 'rm -rf /tmp/x'}}</tool_call>`,
+    `<tool_call>{"name":"bash","arguments":{"command":"rm -rf /tmp/x"}}}}}</tool_call>`,
+    `<tool_call>{"name":"bash","arguments":{"command":"rm -rf /tmp/x"}} extra</tool_call>`,
+    `<tool_call>{"name":"bash","arguments":{"command":"ls","command":"rm -rf /tmp/x"}}</tool_call>`,
+    `<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call> and <tool_call>{"name":"bash","arguments":{"command":"rm -rf /tmp/two`,
+    `<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call> and <tool_call>{"arguments":{"command":"rm -rf /tmp/two`
+  ]
+  for (const text of kept) expect([text, textCallsIn(text, ["bash"])]).toEqual([text, { calls: [], prose: text }])
+})
+
 /** The offered tool, with no `execute`: the provider hands its calls back instead of running them. */
 const tools: ToolSet = { bash: tool({ description: "run a shell command", inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } }, required: ["command"] }) }) }
 
@@ -86,6 +102,17 @@ describe.each(PROTOCOLS)("%s, read by its AI SDK provider", (protocol) => {
     // Each reply's calls get ids of their own: an agent keeps them in its history across turns.
     const ids = [...(await streamed.toolCalls), ...whole.toolCalls].map((c) => c.toolCallId)
     expect(new Set(ids).size).toBe(2)
+  }, 60_000)
+
+  test("a call quoted in a code block amid prose stays text, streamed and not", async () => {
+    const quoted = `Quoting the README:\n\n\`\`\`\n${written.split("\n")[1]}\n\`\`\`\n\nThat is how it is called.`
+    rig = await startRig([textStream(quoted), textStream(quoted)], on)
+    const model = modelFor(protocol, `${rig.proxy.url}/v1`)
+    const streamed = streamText({ model, prompt: "list", tools })
+    expect(await streamed.toolCalls).toEqual([])
+    expect(await streamed.text).toBe(quoted)
+    const whole = await generateText({ model, prompt: "list", tools })
+    expect([whole.toolCalls, whole.finishReason, whole.text]).toEqual([[], "stop", quoted])
   }, 60_000)
 
   test("a call to a tool the request did not offer stays text", async () => {

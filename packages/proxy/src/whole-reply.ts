@@ -10,7 +10,7 @@ import type { Attempt, OpenAttempt } from "./upstream.js"
 import { clientHeaders, sendError } from "./http-util.js"
 import { redactBytes } from "./body-bytes.js"
 import { cutCallDetail, cutCallNotice, cutNotice, refusalNotice } from "./notices.js"
-import { argumentsNotAnObject, carriesError, cutOffCall, parseJson, type ObservedCall, type Protocol } from "./protocol.js"
+import { callFault, carriesError, cutOffCall, parseJson, type ObservedCall, type Protocol } from "./protocol.js"
 import { textCallsIn } from "./text-calls.js"
 
 /** Why a whole reply could not be read: `again` when asking once more may well get it (it broke off or went silent). */
@@ -71,8 +71,8 @@ const wholeOnceMore = async (
     const json = Buffer.isBuffer(whole) ? parseJson(whole.toString("utf8")) : undefined
     if (Buffer.isBuffer(whole) && json !== undefined && cutOffCallIn(protocol, json) === null) return { opened: second, whole, json }
   }
-  const notAnObject = argumentsNotAnObject(protocol.wholeCalls!.of(first.json), first.broken)
-  return { refused: protocol.wholeCalls!.refused(first.json, protocol.replyText(first.json) + cutCallNotice(first.broken, notAnObject)) }
+  const fault = callFault(protocol.wholeCalls!.of(first.json), first.broken)
+  return { refused: protocol.wholeCalls!.refused(first.json, protocol.replyText(first.json) + cutCallNotice(first.broken, fault)) }
 }
 
 /** What a whole reply is judged and sent with. */
@@ -186,7 +186,7 @@ export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpen
   const broken = cutOffCallIn(protocol, json)
   if (broken !== null) {
     const next = await wholeOnceMore(protocol, { opened, json, broken }, again, settings.maxResponseBytes, chunkTimeoutMs)
-    if ("refused" in next) return sendJson(res, opened, next.refused, context, cutCallDetail(broken, argumentsNotAnObject(protocol.wholeCalls!.of(json), broken)))
+    if ("refused" in next) return sendJson(res, opened, next.refused, context, cutCallDetail(broken, callFault(protocol.wholeCalls!.of(json), broken)))
     ;({ opened, whole, json } = next)
   }
   const code = opened.res.statusCode ?? 200

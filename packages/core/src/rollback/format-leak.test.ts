@@ -24,4 +24,13 @@ describe("detectFormatLeak", () => {
     expect(detectFormatLeak("The answer is 42. Use <b>bold</b> for emphasis.", 0)).toBeNull()
     expect(detectFormatLeak("", 0)).toBeNull()
   })
+
+  test("markup the reply only quotes is no leak: a code block amid prose, a block quote, a code span; a reply of one code block still leaks", () => {
+    const call = `<tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>`
+    expect(detectFormatLeak(`The README shows:\n\n\`\`\`\n${call}\n\`\`\`\n\nThat is its format.`, 0)).toBeNull()
+    expect(detectFormatLeak(`The page says:\n> ${call}`, 0)).toBeNull()
+    expect(detectFormatLeak(`It logs \`<tool_call>\` lines.`, 0)).toBeNull()
+    expect(detectFormatLeak(`\`\`\`\n${call}\n\`\`\``, 0)).toMatchObject({ marker: "tool_call" })
+    expect(detectFormatLeak(`Quoting \`x\`, then: ${call}`, 0)).toMatchObject({ marker: "tool_call" })
+  })
 })

@@ -1,5 +1,6 @@
 export * from "./tool-call.js"
 export * from "./parse-arguments.js"
+export * from "./duplicate-keys.js"
 export * from "./mcp-xml.js"
 export * from "./parse-tool-calls.js"
 export * from "./server-map.js"

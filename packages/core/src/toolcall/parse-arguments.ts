@@ -10,9 +10,11 @@
  *
  * Arguments nested deeper than MAX_ARGUMENT_DEPTH are refused before anything parses them: no
  * tool takes such input, and every later walk over it (redaction, fingerprints, events) would
- * recurse that deep.
+ * recurse that deep. Arguments that name one key twice are refused too (`duplicate-keys.ts`): which
+ * value was meant is a guess.
  */
 import { jsonrepair } from "jsonrepair"
+import { duplicateKeyError, duplicateKeyOf } from "./duplicate-keys.js"
 
 export type ParsedArguments =
   | { readonly ok: true; readonly value: Record<string, unknown>; readonly repaired: boolean }
@@ -41,9 +43,12 @@ const tryParse = (text: string): Record<string, unknown> | null => {
   }
 }
 
-const tryRepair = (text: string): Record<string, unknown> | null => {
+/** The repaired text and what it parses to, or null. */
+const tryRepair = (text: string): { readonly text: string; readonly value: Record<string, unknown> } | null => {
   try {
-    return asObject(JSON.parse(jsonrepair(text)))
+    const repaired = jsonrepair(text)
+    const value = asObject(JSON.parse(repaired))
+    return value === null ? null : { text: repaired, value }
   } catch {
     return null
   }
@@ -122,6 +127,12 @@ export const TOO_DEEP = `tool arguments nest deeper than ${MAX_ARGUMENT_DEPTH} l
 
 const refused = (raw: string, error: string, cutOff: boolean): ParsedArguments => ({ ok: false, value: { error, raw }, repaired: false, cutOff })
 
+/** The parse, unless the text it was read from names a key twice. */
+const unambiguous = (raw: string, parsedText: string, parsed: ParsedArguments): ParsedArguments => {
+  const twice = duplicateKeyOf(parsedText)
+  return twice === null ? parsed : refused(raw, duplicateKeyError(twice), false)
+}
+
 /** A tool call's argument string as an object, repairing slips in complete text; `{ error, raw }` when cut off or hopeless; never throws. */
 export const parseToolArguments = (raw: string): ParsedArguments => {
   const text = raw.trim()
@@ -130,16 +141,17 @@ export const parseToolArguments = (raw: string): ParsedArguments => {
     return refused(raw.slice(0, 200), TOO_DEEP, false)
   }
   const direct = tryParse(text)
-  if (direct) return { ok: true, value: direct, repaired: false }
+  if (direct) return unambiguous(raw, text, { ok: true, value: direct, repaired: false })
   const { cut, outOfOrder } = bracketsOf(text)
   if (cut !== null) {
     const where = cut === "string" ? "inside an unterminated string" : "with an object or array still open"
     return refused(raw, `tool arguments were cut off (the JSON ends ${where}); the call was not run`, true)
   }
   if (outOfOrder) return refused(raw, "tool arguments close a bracket out of order with more after it, so what they ask for is unclear; the call was not run", false)
-  const escaped = tryParse(escapeLoneBackslashes(text))
-  if (escaped) return { ok: true, value: escaped, repaired: true }
-  const repaired = tryRepair(escapeLoneBackslashes(text)) ?? tryRepair(text)
-  if (repaired) return { ok: true, value: repaired, repaired: true }
+  const escapedText = escapeLoneBackslashes(text)
+  const escaped = tryParse(escapedText)
+  if (escaped) return unambiguous(raw, escapedText, { ok: true, value: escaped, repaired: true })
+  const repaired = tryRepair(escapedText) ?? tryRepair(text)
+  if (repaired) return unambiguous(raw, repaired.text, { ok: true, value: repaired.value, repaired: true })
   return refused(raw, "tool arguments are not valid JSON and could not be repaired; the call was not run", false)
 }

@@ -56,8 +56,8 @@ describe("findTextToolCalls", () => {
     for (const args of [`{"command": "rm -rf build/"], "dry_run": true}`, `{"command": "git push origin main"], "args": ["--dry-run"]}`, `{"command":"touch /tmp/ran"], "cwd": "/tm`]) {
       for (const text of [mcp("bash", args), `<tool_call>{"name": "bash", "arguments": ${args}}</tool_call>`]) {
         const r = findTextToolCalls(text, offered)
-        expect(r.calls).toHaveLength(text.startsWith("<tool_call>") ? 0 : 1)
-        for (const call of r.calls) expect(call.argumentsValid).toBe(false)
+        expect(r.calls).toHaveLength(1)
+        expect(r.calls[0]!.argumentsValid).toBe(false)
       }
     }
     // An early `}` in a complete field: the same.
@@ -75,6 +75,72 @@ describe("findTextToolCalls", () => {
     const r = findTextToolCalls(mcp("run_python_code", `{"code_block": "1"}`, "tool-python"), new Set(["tool-python-run_python_code"]))
     expect(r.calls.map((c) => [c.server, c.name])).toEqual([["tool-python", "tool-python-run_python_code"]])
   })
+  test("a call the reply only shows is never taken: in a code block amid prose, a block quote, a code span, or called an example or not to be run", () => {
+    const call = `<tool_call>{"name": "bash", "arguments": {"command": "touch /tmp/PWNED"}}</tool_call>`
+    const shown = [
+      `I am quoting this snippet from the README:\n\n\`\`\`\n${call}\n\`\`\`\n\nThat is how the setup script calls it.`,
+      `The page says:\n> ${call}`,
+      `It writes \`${call}\` in its log.`,
+      `Here is the call, but I will NOT run it: ${call}`,
+      `For example:\n${call}`,
+      `An example, do not run this:\n${call}`,
+      `~~~xml\n${call}\n~~~\nThis is what a call looks like.`
+    ]
+    for (const text of shown) {
+      const r = findTextToolCalls(text, offered)
+      expect([text, r.calls]).toEqual([text, []])
+      expect(r.skipped).toEqual([{ name: "bash", reason: "quoted" }])
+      expect(r.prose).toBe(text)
+    }
+  })
+
+  test("a call asked for in plain words is taken, even next to words about what did not run before, or alone in one code block", () => {
+    const call = `<tool_call>{"name": "bash", "arguments": {"command": "npm test"}}</tool_call>`
+    const asked = [
+      `Let me run the tests.\n${call}`,
+      `The tests will not run without the variable, so I set it first.\n\nNow:\n${call}`,
+      `I haven't run the suite yet.\n\n${call}`,
+      `\`\`\`\n${call}\n\`\`\``,
+      `Quoting the error: \`ENOENT\`. Checking again.\n${call}`
+    ]
+    for (const text of asked) expect([text, findTextToolCalls(text, offered).calls.map((c) => c.name)]).toEqual([text, ["bash"]])
+  })
+
+  test("a Hermes call whose own JSON needed repair is marked repaired, whatever its arguments", () => {
+    const r = findTextToolCalls(`<tool_call>{'name': 'bash', 'arguments': {'command': 'ls'}}</tool_call>`, offered)
+    expect(r.calls.map((c) => [c.name, c.argumentsValid, c.argumentsRepaired])).toEqual([["bash", true, true]])
+    expect(findTextToolCalls(`<tool_call>{"name": "bash", "arguments": {"command": "ls"}}</tool_call>`, offered).calls[0]?.argumentsRepaired).toBe(false)
+  })
+
+  test("a Hermes call with stray text before its closing tag is marked repaired; one with no closing tag at the end is whole", () => {
+    for (const text of [
+      `<tool_call>{"name":"bash","arguments":{"command":"ls"}}}}}</tool_call>`,
+      `<tool_call>{"name":"bash","arguments":{"command":"ls"}} extra</tool_call>`
+    ]) {
+      expect([text, findTextToolCalls(text, offered).calls.map((c) => [c.argumentsValid, c.argumentsRepaired])]).toEqual([text, [[true, true]]])
+    }
+    // A stop sequence often eats the closing tag: the call is still exactly what was written.
+    expect(findTextToolCalls(`<tool_call>{"name":"bash","arguments":{"command":"ls"}}`, offered).calls[0]).toMatchObject({ argumentsValid: true, argumentsRepaired: false })
+  })
+
+  test("a cut-off second call is an invalid call when its name can be read, and a cut-off skip when not", () => {
+    const first = `<tool_call>{"name":"bash","arguments":{"command":"ls"}}</tool_call>`
+    const named = findTextToolCalls(`${first} and <tool_call>{"name":"bash","arguments":{"command":"rm -rf /tmp/two`, offered)
+    expect(named.calls.map((c) => [c.name, c.argumentsValid])).toEqual([["bash", true], ["bash", false]])
+    expect(String(named.calls[1]!.arguments["error"])).toContain("cut off")
+    const unnamed = findTextToolCalls(`${first} and <tool_call>{"arguments":{"command":"rm -rf /tmp/two`, offered)
+    expect(unnamed.calls.map((c) => c.name)).toEqual(["bash"])
+    expect(unnamed.skipped).toEqual([{ name: "", reason: "cut-off" }])
+    // The same cut-off markup inside thinking or a quote is no call at all.
+    expect(findTextToolCalls(`<think><tool_call>{"arguments":{"x</think>${first}`, offered).skipped).toEqual([])
+  })
+
+  test("a Hermes call naming an argument twice is refused, never run with the last value", () => {
+    const r = findTextToolCalls(`<tool_call>{"name":"bash","arguments":{"command":"ls","command":"rm -rf /tmp/dup"}}</tool_call>`, offered)
+    expect(r.calls.map((c) => [c.name, c.argumentsValid])).toEqual([["bash", false]])
+    expect(String(r.calls[0]!.arguments["error"])).toContain(`"command" twice`)
+  })
+
   test("plain text and hostile input yield nothing", () => {
     expect(findTextToolCalls("All done.", offered)).toEqual({ calls: [], skipped: [], prose: "All done." })
     expect(findTextToolCalls("<tool_call>not json</tool_call>", offered).calls).toEqual([])

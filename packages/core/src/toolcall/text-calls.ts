@@ -5,8 +5,10 @@
  * message or `tool_calls` array, a Responses output item), optionally in a code fence.
  * A call is runnable only when it names a tool the request offered; drafts inside a thinking
  * block (`<think>…</think>`, or an unclosed `<think>` to the end) are never taken, since the model
- * was still deliberating there. Pure; never throws.
+ * was still deliberating there, nor are calls the reply only shows (quoted, fenced, an example:
+ * `quotedAt`). Pure; never throws.
  */
+import { quotedPlaces } from "../classify/quoted-text.js"
 import { balancedJsonEnd, findMcpXmlBlocks } from "./mcp-xml.js"
 import { parseToolArguments } from "./parse-arguments.js"
 import { parseToolCalls } from "./parse-tool-calls.js"
@@ -14,7 +16,18 @@ import type { ParsedToolCall } from "./tool-call.js"
 
 export interface SkippedTextCall {
   readonly name: string
-  readonly reason: "not-offered" | "thinking"
+  /**
+   * `quoted`: the call stands in a code block, a block quote or a code span, or right after words
+   * that say it is an example or is not to be run: shown, not asked for. `cut-off` / `unreadable`:
+   * a `<tool_call>` whose JSON ends early or does not parse, with no name to read (`name` is "").
+   */
+  readonly reason: "not-offered" | "thinking" | "quoted" | "cut-off" | "unreadable"
+}
+
+/** A `<tool_call>` with no name to read, and why. */
+interface Unread {
+  readonly start: number
+  readonly reason: "cut-off" | "unreadable"
 }
 
 export interface TextToolCalls {
@@ -54,23 +67,42 @@ const mcpCalls = (text: string): Array<Found> =>
 
 const TOOL_CALL_OPEN = /<\s*tool_call\s*>/gi
 
-/** `<tool_call>{"name": …, "arguments": …}</tool_call>`; the object read to its balanced end. */
-const hermesCalls = (text: string): Array<Found> => {
-  const out: Array<Found> = []
+// The name a `<tool_call>` body opens with, read even when the rest of it is cut off or broken.
+const LEADING_NAME = /^\{\s*"name"\s*:\s*"([^"\\]{1,200})"/
+
+/**
+ * `<tool_call>{"name": …, "arguments": …}</tool_call>`; the object read to its balanced end. A body
+ * that does not parse (cut off, a key named twice) is a call with invalid arguments when its name
+ * can be read, and otherwise skipped as `cut-off` or `unreadable`. Text between the object's end and
+ * the closing tag (`}}}`, a stray word) makes the call repaired: what the model wrote was not
+ * exactly a call.
+ */
+const hermesCalls = (text: string): { readonly found: Array<Found>; readonly unread: Array<Unread> } => {
+  const found: Array<Found> = []
+  const unread: Array<Unread> = []
   for (const m of text.matchAll(TOOL_CALL_OPEN)) {
     let at = m.index + m[0].length
     while (at < text.length && /\s/.test(text[at]!)) at++
     if (text[at] !== "{") continue
     const end = balancedJsonEnd(text, at)
     const body = parseToolArguments(text.slice(at, end ?? text.length))
-    const name = body.ok && typeof body.value["name"] === "string" ? body.value["name"].trim() : ""
-    if (name === "") continue
-    const close = /^\s*<\s*\/\s*tool_call\s*>/i.exec(text.slice(end ?? text.length))
-    const stop = (end ?? text.length) + (close?.[0].length ?? 0)
-    const args = body.ok ? (body.value["arguments"] ?? body.value["parameters"] ?? {}) : ""
-    out.push({ start: m.index, end: stop, call: { name, ...argumentsOf(args), format: "tool-call-tag" } })
+    const name = body.ok ? (typeof body.value["name"] === "string" ? body.value["name"].trim() : "") : (LEADING_NAME.exec(text.slice(at))?.[1]?.trim() ?? "")
+    if (name === "") {
+      if (!body.ok) unread.push({ start: m.index, reason: body.cutOff ? "cut-off" : "unreadable" })
+      continue
+    }
+    const closing = /^([^<]*?)<\s*\/\s*tool_call\s*>/i.exec(text.slice(end ?? text.length))
+    const stray = closing !== null && closing[1]!.trim() !== ""
+    const stop = (end ?? text.length) + (closing?.[0].length ?? 0)
+    if (!body.ok) {
+      found.push({ start: m.index, end: stop, call: { name, arguments: body.value, argumentsValid: false, argumentsRepaired: false, format: "tool-call-tag" } })
+      continue
+    }
+    const read = argumentsOf(body.value["arguments"] ?? body.value["parameters"] ?? {})
+    // The call's own JSON needed repair, or stray text stood before its closing tag: so did its arguments, which were read out of it.
+    found.push({ start: m.index, end: stop, call: { name, ...read, argumentsRepaired: read.argumentsRepaired || body.repaired || stray, format: "tool-call-tag" } })
   }
-  return out
+  return { found, unread }
 }
 
 /** The whole reply as one JSON tool-call shape (Chat Completions, Responses); fences allowed; prose around it disqualifies. */
@@ -86,6 +118,27 @@ const wholeJsonCalls = (text: string): Array<Found> => {
   return parseToolCalls(value)
     .filter((c) => c.format !== "mcp-xml")
     .map(({ id: _id, ...call }) => ({ start: 0, end: text.length, call }))
+}
+
+// Words just before a call that say it is shown, not asked for: "do NOT run it", "won't execute this",
+// "for example", "e.g.". Read on the call's own line and the line before it: a model that runs a call
+// after saying what did not run earlier ("the tests will not run without it") still asks for it.
+const NOT_ASKED = /\b(?:(?:do|will|would|should|must)\s*(?:not|n't)|won't|don't|never)\s+(?:run|execute|invoke|call)\s+(?:it|this|that|these|them)\b|\bnot\s+to\s+be\s+(?:run|executed|invoked|called)\b|\b(?:for\s+(?:example|instance)|e\.g\.|an?\s+example(?:\s+call)?\s*[:,-]|example\s*:)/i
+
+/**
+ * Where a call is shown rather than asked for: quoted (`quotedPlaces`: a code block amid prose, a
+ * block quote line, a code span), or after words on its line (or the one before) that call it an
+ * example or say it is not to be run.
+ */
+const quotedAt = (text: string): ((at: number) => boolean) => {
+  const quoted = quotedPlaces(text)
+  return (at) => {
+    if (quoted(at)) return true
+    const lineStart = text.lastIndexOf("\n", at - 1) + 1
+    const previousLine = text.lastIndexOf("\n", Math.max(0, lineStart - 2)) + 1
+    const lead = text.slice(lineStart > 0 ? previousLine : lineStart, at).split(/\n[ \t]*\n/).at(-1) ?? ""
+    return NOT_ASKED.test(lead)
+  }
 }
 
 /**
@@ -105,14 +158,19 @@ export const findTextToolCalls = (text: string, offered: ReadonlySet<string>, id
   try {
     const thinking = thinkingRanges(text)
     const inThinking = (at: number) => thinking.some(([s, e]) => at >= s && at < e)
-    const tagged = [...mcpCalls(text), ...hermesCalls(text)].sort((a, b) => a.start - b.start)
+    const hermes = hermesCalls(text)
+    const tagged = [...mcpCalls(text), ...hermes.found].sort((a, b) => a.start - b.start)
     const found = tagged.length > 0 ? tagged : wholeJsonCalls(text)
+    const shown = tagged.length > 0 || hermes.unread.length > 0 ? quotedAt(text) : () => false
     const calls: Array<ParsedToolCall> = []
-    const skipped: Array<SkippedTextCall> = []
+    const skipped: Array<SkippedTextCall> = hermes.unread
+      .filter((u) => !inThinking(u.start) && !shown(u.start))
+      .map((u) => ({ name: "", reason: u.reason }))
     const taken: Array<Found> = []
     for (const f of found) {
       const name = offeredName(f.call, offered)
       if (inThinking(f.start)) skipped.push({ name: f.call.name, reason: "thinking" })
+      else if (shown(f.start)) skipped.push({ name: f.call.name, reason: "quoted" })
       else if (name === undefined) skipped.push({ name: f.call.name, reason: "not-offered" })
       else {
         calls.push({ id: `${idPrefix}${calls.length}`, ...f.call, name })
