@@ -15,7 +15,7 @@ export interface LoopguardAgentReport extends RunReport {
   readonly sessionId: string
   readonly provider: string
   readonly modelId: string
-  /** Some of `tokens` were estimated from what a cut or failed step streamed (the server sent no usage for it). */
+  /** Some of `tokens` were estimated (a cut or failed step, or a server that sends no usage): the prompt from the request, the output from what streamed. */
   readonly tokensEstimated: boolean
 }
 

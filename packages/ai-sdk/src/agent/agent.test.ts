@@ -380,3 +380,42 @@ describe("ids on the agent helpers' events", () => {
     TIMEOUT
   )
 })
+
+describe("usage the server does not send", () => {
+  /** A tool call, then an answer, with the server's own usage on each reply or none at all. */
+  const run = async (options: LoopguardAgentOptions, usage?: StreamResponse["usage"]) => {
+    const scripted = usage !== undefined ? { usage } : {}
+    const server = await serve([toolCallStream("bash", { command: "ls" }, scripted), textStream("There is one file, a.txt.", scripted)], { omitUsage: true })
+    const { tools } = shell(() => ({ output: "a.txt", exitCode: 0 }))
+    const { guard, events } = withEvents(options)
+    await generateText(guard.wrap({ model: scriptedChatModel(server), tools, prompt: "What files are there?", stopWhen: stepCountIs(5), maxRetries: 0 }))
+    const steps = events.flatMap((e) => (e.type === "step.finished" ? [e.tokens] : []))
+    return { server, report: guard.report(), steps }
+  }
+
+  test(
+    "a step is billed its prompt and output estimated, so a small token budget stops the run",
+    async () => {
+      const { server, report, steps } = await run({ loop: { tokenBudget: 10 } })
+      expect([server.requests.length, report.reason, report.tokensEstimated]).toEqual([1, "budget_tokens", true])
+      // The prompt as sent (messages and the tool's schema) is far over 10 tokens: without it the call's 4 tokens would pass.
+      expect(report.tokens.input).toBeGreaterThan(10)
+      expect(steps).toEqual([{ input: report.tokens.input, output: report.tokens.output, estimated: true }])
+    },
+    TIMEOUT
+  )
+
+  test(
+    "the server's own counts stand exactly when it sends them",
+    async () => {
+      const { report, steps } = await run({ loop: { tokenBudget: 1000 } }, { prompt_tokens: 7, completion_tokens: 3 })
+      expect([report.reason, report.stepsUsed, report.tokensEstimated]).toEqual(["final", 2, false])
+      expect(report.tokens).toEqual({ input: 14, output: 6, total: 20 })
+      expect(steps).toEqual([
+        { input: 7, output: 3, estimated: false },
+        { input: 7, output: 3, estimated: false }
+      ])
+    },
+    TIMEOUT
+  )
+})

@@ -12,6 +12,7 @@ import { resolveAgentOptions, type LoopguardAgentOptions, type ResolvedAgentOpti
 import { buildAgentReport, type LoopguardAgentReport } from "./agent-report.js"
 import { croppedSteps, tagNewestStep, userNote, withoutSteps } from "./request-messages.js"
 import type { AnyStep } from "./step-reply.js"
+import { promptTokensOf } from "./prompt-tokens.js"
 
 /** The steps a wrapped run takes at most when the caller set no `stopWhen` (the AI SDK's `ToolLoopAgent` default). */
 export const DEFAULT_MAX_STEPS = 20
@@ -44,16 +45,19 @@ export class LoopguardAgent {
   /** Steps `prepareStep` saw begin in this run: one that began and never ended threw (its error went to the caller). */
   private stepsBegun = 0
   private callSignal: AbortSignal | undefined
+  /** The newest model call's prompt estimate, taken by the step (or failed stream) it answers: a server that sends no usage is billed by estimate. */
+  private callPrompt: (() => number) | undefined
 
   constructor(options: LoopguardAgentOptions = {}) {
     this.options = resolveAgentOptions(options)
     // A stream that fails mid-way ends no step: what it streamed is counted on the run here.
-    const guard = guardedMiddleware({ ...this.options.middleware, sessionId: this.options.sessionId }, { onFailed: (usage, ids) => this.run?.spendFailed(usage, ids.modelId) })
+    const guard = guardedMiddleware({ ...this.options.middleware, sessionId: this.options.sessionId }, { onFailed: (usage, ids) => this.run?.spendFailed(usage, ids.modelId, this.takePrompt()) })
     // The caller's abort signal of the newest model call: a run it ended was cancelled, not failed.
     this.middleware = {
       ...guard,
       transformParams: async ({ params }) => {
         this.callSignal = params.abortSignal
+        this.callPrompt = promptTokensOf(params)
         return params
       }
     }
@@ -165,8 +169,15 @@ export class LoopguardAgent {
     return this.steered !== null && (this.steered as unknown as { state?: unknown }).state !== "ended"
   }
 
+  /** The newest call's prompt estimate, once: every step is fed before the next call begins, so it is this step's. */
+  private takePrompt(): (() => number) | undefined {
+    const prompt = this.callPrompt
+    this.callPrompt = undefined
+    return prompt
+  }
+
   private feed(run: GuardedRun, step: AnyStep): void {
-    const actions = run.feed(step, this.steeringLive())
+    const actions = run.feed(step, this.steeringLive(), this.takePrompt())
     if (acted(actions)) markStep(step, actions, run.ids.sessionId)
     // Not awaited: it settles when the next step takes the message, after this callback returns.
     if (actions.steer !== null && run.exit === null) void this.steered?.steer(actions.steer.text)

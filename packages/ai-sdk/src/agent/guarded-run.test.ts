@@ -107,3 +107,17 @@ test("a call whose stream failed mid-way: what it streamed is counted, estimated
   run.spendFailed({ outputTokens: 40, estimated: true }, "gpt-4o")
   expect([run.meter.stepsUsed, run.meter.tokens.output, run.meter.tokens.estimated]).toEqual([1, 90, true])
 })
+
+test("the prompt's estimate is billed where the server gave no count: a cut step, a failed stream; never over the server's own count", () => {
+  const { run } = runOf()
+  // The middleware's estimate of what a cut step streamed, as it writes it: an output count and no input.
+  const cut = step([{ type: "text", text: LOOP }], { cut: true })
+  const cutUsage = { ...cut.usage, inputTokens: undefined, outputTokens: 80, totalTokens: undefined }
+  const marked = { ...cut, usage: cutUsage, providerMetadata: { loopguard: { tripped: "text-repeat", usage: { outputTokens: 80, estimated: true } } } } as unknown as AnyStep
+  run.feed(marked, true, () => 300)
+  expect(run.meter.tokens).toEqual({ input: 300, output: 80, total: 380, estimated: true })
+  run.spendFailed({ outputTokens: 40, estimated: true }, "gpt-4o", () => 300)
+  expect(run.meter.tokens).toEqual({ input: 600, output: 120, total: 720, estimated: true })
+  run.feed(step([{ type: "text", text: "done" }], { tokens: [7, 3] }), false, () => 300)
+  expect(run.meter.tokens).toEqual({ input: 607, output: 123, total: 730, estimated: true })
+})

@@ -1,15 +1,15 @@
 /**
  * One AI SDK run as the cross-step judge sees it: the run's steps fed one at a time (never the
- * whole list again), each turned into a loopguard reply, metered (a cut or failed step counts what
- * it streamed), and judged by core's `CrossStepDetectors`, the Try-Best edit-repeat monitor and
- * the doom-loop check. What the judge asks for is kept for the hosts: reminders and the note for
- * the next request, crops, and the exit.
+ * whole list again), each turned into a loopguard reply, metered (a step the server sent no usage
+ * for, cut or whole, counts its prompt and what it streamed, estimated), and judged by core's
+ * `CrossStepDetectors`, the Try-Best edit-repeat monitor and the doom-loop check. What the judge
+ * asks for is kept for the hosts: reminders and the note for the next request, crops, and the exit.
  */
 import { addSpent, capUsageOf, costOf, initUsageMeter, priceFor, recordStep, spentBudget, streamedUsage, unpricedBudgetMessage, type UsageMeter } from "@loopguard/core/caps"
 import { classifyStep, decideRecovery, initRecovery, type RecoveryState } from "@loopguard/core/classify"
 import { CrossStepDetectors, tryBestOptionsOf } from "@loopguard/core/judge"
 import { doomLoop, StepRecordLog } from "@loopguard/core/loops"
-import { toolPartsOf, type AssistantMessage, type CropMarker, type Message, type ReminderKind } from "@loopguard/core/model"
+import { toolPartsOf, type AssistantMessage, type CropMarker, type Message, type ReminderKind, type Usage } from "@loopguard/core/model"
 import { incidentKind, type Incident, type ExitPoint } from "@loopguard/core/report"
 import { TryBestMonitor } from "@loopguard/core/try-best"
 import { publishTo, type LoopguardEventIds } from "./events.js"
@@ -29,6 +29,24 @@ interface CutMetadata {
 }
 
 const cutOf = (step: AnyStep): CutMetadata | null => (step.providerMetadata?.["loopguard"] as CutMetadata | undefined) ?? null
+
+/** An estimated usage without a prompt count, given the prompt's estimate: the server read the prompt whatever it streamed back. */
+const withPrompt = (usage: Usage, promptTokens: (() => number) | undefined): Usage => {
+  if (usage.estimated !== true || usage.inputTokens !== undefined || promptTokens === undefined) return usage
+  const inputTokens = promptTokens()
+  return { ...usage, inputTokens, totalTokens: inputTokens + (usage.outputTokens ?? 0) }
+}
+
+/**
+ * What a step cost, as the RunLoop bills it: the server's count, else core's estimate
+ * (`streamedUsage`: the output from what streamed, the prompt from `promptTokens`), whether the
+ * step ended whole or was cut. A cut step keeps the middleware's output estimate, which also saw
+ * the arguments of a call the cut left unfinished.
+ */
+const billOf = (built: AssistantMessage, cut: CutMetadata | null, promptTokens: (() => number) | undefined): Usage => {
+  const streamed = streamedUsage(built, promptTokens)
+  return withPrompt(cut?.usage?.estimated === true ? { ...streamed, estimated: true } : streamed, promptTokens)
+}
 
 export interface StepActions {
   readonly incidents: ReadonlyArray<Incident>
@@ -75,17 +93,16 @@ export class GuardedRun {
   /**
    * Judges the run's next step; returns what was asked, and marks the step when loopguard acted on it.
    * `steerable`: the call has a steering object, so a cut reply without tool calls can be followed by
-   * a reminder instead of ending the run.
+   * a reminder instead of ending the run. `promptTokens`: the step's prompt estimated (the middleware
+   * saw it), billed when the server sent no usage.
    */
-  feed(step: AnyStep, steerable: boolean): StepActions {
+  feed(step: AnyStep, steerable: boolean, promptTokens?: () => number): StepActions {
     const index = this.fed.length
     this.fed.push(step)
     this.ids = { sessionId: this.options.sessionId, provider: step.model.provider, modelId: step.model.modelId }
     const cut = cutOf(step)
     const built = replyOfStep(step, index, USER_ID)
-    // A cut or failed step's tokens, estimated from what it streamed when the server sent none.
-    const streamed = streamedUsage(built)
-    const usage = cut?.usage?.estimated === true ? { ...streamed, estimated: true } : streamed
+    const usage = billOf(built, cut, promptTokens)
     const estimated = usage.estimated === true
     const reply: AssistantMessage = { ...built, usage }
     this.messages.push(reply)
@@ -98,11 +115,11 @@ export class GuardedRun {
   }
 
   /**
-   * What a call whose stream failed mid-way streamed (a reset): the provider billed it, and the
-   * step never ends, so it is counted here, not as a step.
+   * What a call whose stream failed mid-way streamed (a reset), and its prompt: the provider billed
+   * both, and the step never ends, so they are counted here, not as a step.
    */
-  spendFailed(usage: { readonly outputTokens: number; readonly estimated: boolean }, modelId: string): void {
-    this.meter = addSpent(this.meter, { outputTokens: usage.outputTokens, estimated: usage.estimated }, this.priceOf(modelId))
+  spendFailed(usage: { readonly outputTokens: number; readonly estimated: boolean }, modelId: string, promptTokens?: () => number): void {
+    this.meter = addSpent(this.meter, withPrompt({ outputTokens: usage.outputTokens, estimated: usage.estimated }, promptTokens), this.priceOf(modelId))
   }
 
   private priceOf(modelId: string) {

@@ -125,7 +125,7 @@ export async function startScriptedServer(script: Script, opts: ScriptedServerOp
       return;
     }
     const picked = await pick(script, parsed.value, index, options.whenExhausted, req.headers);
-    const response = picked.type === "stream" ? withUsage(picked, parsed.value) : picked;
+    const response = picked.type === "stream" && !options.omitUsage ? withUsage(picked, parsed.value) : picked;
     if (flight.signal.aborted) return;
     const prefix = protocol === "responses" ? "resp" : protocol === "messages" ? "msg" : protocol === "gemini" ? "gemini" : "chatcmpl";
     const who = { id: `${prefix}-scripted-${index}`, created: Math.floor(options.now() / 1000), model: options.modelId };

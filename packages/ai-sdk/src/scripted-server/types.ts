@@ -141,6 +141,11 @@ export interface ScriptedServerOptions {
   readonly port?: number;
   /** The clock the replies' `created` times come from (epoch ms); default `Date.now`. A fixed one makes two runs byte-identical. */
   readonly now?: () => number;
+  /**
+   * Plays a server that ignores `stream_options.include_usage`, as many local servers do: no usage
+   * is estimated for a reply, so only a script's own `usage` is sent. Default false.
+   */
+  readonly omitUsage?: boolean;
 }
 
 export const DEFAULT_SCRIPTED_SERVER_OPTIONS = {
@@ -149,4 +154,5 @@ export const DEFAULT_SCRIPTED_SERVER_OPTIONS = {
   host: "127.0.0.1",
   port: 0,
   now: Date.now,
+  omitUsage: false,
 } as const satisfies Required<ScriptedServerOptions>;

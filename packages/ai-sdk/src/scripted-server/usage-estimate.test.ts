@@ -35,3 +35,14 @@ test("the AI SDK provider sees the estimated usage in the finish part", async ()
   expect(finish?.totalUsage.outputTokens).toBe(3);
   expect(finish?.totalUsage.inputTokens).toBeGreaterThanOrEqual(2);
 }, 30_000);
+
+test("omitUsage plays a server that ignores include_usage: no usage unless the script gives one", async () => {
+  const server = await startScriptedServer([textStream("Twelve chars"), textStream("Twelve chars", { usage: { prompt_tokens: 1, completion_tokens: 2 } })], { omitUsage: true });
+  servers.push(server);
+  const totalOf = async () => {
+    const { parts } = await collectFullStream(streamScripted(server, { messages: [{ role: "user", content: "abcdefgh" }] }).fullStream);
+    return (parts.find((p) => p.type === "finish") as { totalUsage: { inputTokens?: number; outputTokens?: number } }).totalUsage;
+  };
+  expect(await totalOf()).toMatchObject({ inputTokens: undefined, outputTokens: undefined });
+  expect(await totalOf()).toMatchObject({ inputTokens: 1, outputTokens: 2 });
+}, 30_000);

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import type { AssistantMessage } from "../model/message.js"
-import { stepUsage, streamedUsage } from "./streamed-usage.js"
+import { streamedUsage } from "./streamed-usage.js"
 
 const reply = (parts: AssistantMessage["parts"], usage?: AssistantMessage["usage"]): AssistantMessage => ({
   role: "assistant",
@@ -36,14 +36,5 @@ describe("the prompt of a step cut short", () => {
     expect(streamedUsage(reply([], { inputTokens: 20 }), prompt).inputTokens).toBe(20)
     expect(streamedUsage(reply([], { inputTokens: 5, outputTokens: 7 }), prompt)).toEqual({ inputTokens: 5, outputTokens: 7 })
     expect(asked).toBe(1)
-  })
-
-  test("stepUsage: the server's usage for a step that ended whole, the estimate for one cut short", () => {
-    const whole = reply([{ type: "text", text: "t".repeat(40) }], { inputTokens: 5, outputTokens: 7 })
-    expect(stepUsage(whole, "continue", () => 900)).toEqual({ inputTokens: 5, outputTokens: 7 })
-    expect(stepUsage(reply([{ type: "text", text: "t".repeat(40) }]), "continue", () => 900)).toBeUndefined()
-    expect(stepUsage(reply([{ type: "text", text: "t".repeat(40) }]), "text-repeat", () => 900)).toMatchObject({ inputTokens: 900, outputTokens: 10, estimated: true })
-    const broken = { ...reply([{ type: "text", text: "t".repeat(40) }]), error: { message: "reset" } }
-    expect(stepUsage(broken, "continue", () => 900)).toMatchObject({ inputTokens: 900, estimated: true })
   })
 })

@@ -1,7 +1,7 @@
 /**
  * What a step used when the server never said: a reply cut by a guard or broken by an error ends
- * before the server's usage arrives, yet the whole request was read and every token it streamed was
- * generated, and both were billed. Budgets count them: the prompt estimated from the request, the
+ * before the server's usage arrives, and many local servers send none at all, yet the whole request
+ * was read and every token streamed was generated, and both were billed. Budgets count them: the prompt estimated from the request, the
  * output from the streamed text, reasoning and tool arguments; the usage is marked estimated.
  */
 import { tallyChars, tokensOfTally } from "../context/estimate.js"
@@ -21,11 +21,3 @@ export const streamedUsage = (reply: AssistantMessage, promptTokens?: () => numb
   const inputTokens = usage.inputTokens ?? promptTokens?.()
   return { ...usage, ...(inputTokens !== undefined ? { inputTokens } : {}), outputTokens, totalTokens: (inputTokens ?? 0) + outputTokens, estimated: true }
 }
-
-/**
- * What a step cost, as every meter counts it (the run's budgets, its report, the lines people
- * see): the server's usage, or for a step cut short (`outcome` other than "continue": a guard's
- * cut, a pause, a stop; or a reply that carries an error) the estimate.
- */
-export const stepUsage = (reply: AssistantMessage, outcome: string, promptTokens?: () => number): Usage | undefined =>
-  outcome !== "continue" || reply.error !== undefined ? streamedUsage(reply, promptTokens) : reply.usage

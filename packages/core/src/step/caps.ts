@@ -62,7 +62,7 @@ export interface ReplyFacts {
   readonly attempts: number
   /** Incidents the processor already filed and published during the step. */
   readonly incidents: ReadonlyArray<Incident>
-  /** What the step cost (`stepUsage`: the server's usage, or the estimate for a step cut short). */
+  /** What the step cost (`streamedUsage`: the server's usage, or the estimate when it sent no output count). */
   readonly usage: Usage | undefined
   /** What the step's failed attempts streamed before they were asked again (billed, then left out). */
   readonly replayedUsage?: ReadonlyArray<Usage>

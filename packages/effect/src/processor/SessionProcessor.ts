@@ -8,7 +8,7 @@
  * record the next run shows the model as interrupted (runloop/resume.ts). A store failure is not
  * a model failure: it is never retried, and fails the step with the store's typed error.
  */
-import { stepUsage, streamedUsage } from "@loopguard/core/caps"
+import { streamedUsage } from "@loopguard/core/caps"
 import type { NormalizedError, Usage } from "@loopguard/core/model"
 import type { Incident } from "@loopguard/core/report"
 import { isPrefillRejection, uiMessageOf } from "@loopguard/core/retry"
@@ -40,7 +40,7 @@ export interface SessionProcessorShape {
   readonly process: (input: ProcessInput) => Effect.Effect<ProcessResult, SessionStoreError>
 }
 
-/** What the step's attempts cost in all, as the run's meter counts it (`stepUsage`, replayed attempts too). */
+/** What the step's attempts cost in all, as the run's meter counts it (`streamedUsage`, replayed attempts too). */
 const tokensOfStep = (usages: ReadonlyArray<Usage>) => {
   const tokens = { input: 0, output: 0, total: 0, estimated: false }
   for (const u of usages) {
@@ -148,10 +148,12 @@ const processStep = (deps: AttemptDeps, retry: RetryCoordinator["Service"], inpu
     )
     const message = at.last!.reply.build()
     yield* deps.store.putAssistant(input.sessionId, message)
-    const usage = stepUsage(message, outcome.type, () => requestTokens(at.request))
-    const tokens = tokensOfStep([...at.replayedUsage, ...(usage !== undefined ? [usage] : [])])
+    // Whole or cut short, a step without the server's output count is billed the estimate: many
+    // local servers ignore `stream_options.include_usage`, and a budget that counts 0 never trips.
+    const usage = streamedUsage(message, () => requestTokens(at.request))
+    const tokens = tokensOfStep([...at.replayedUsage, usage])
     yield* deps.events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none", tokens })
-    return { outcome, message, ...(usage !== undefined ? { usage } : {}), attempts: at.n, incidents: at.incidents, replayedUsage: at.replayedUsage } satisfies ProcessResult
+    return { outcome, message, usage, attempts: at.n, incidents: at.incidents, replayedUsage: at.replayedUsage } satisfies ProcessResult
   })
 
 /** One step: stream the reply, feed the monitors, run tool calls as they arrive, retry or replay failed attempts. */

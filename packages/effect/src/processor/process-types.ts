@@ -62,6 +62,10 @@ export interface ProcessResult {
   readonly incidents: ReadonlyArray<Incident>
   /** What the step's replayed attempts streamed (estimated where the server sent no usage). */
   readonly replayedUsage?: ReadonlyArray<Usage>
-  /** What the recorded attempt cost (`stepUsage`: estimated when the step was cut short); absent: the server said nothing and nothing was cut. */
+  /**
+   * What the recorded attempt cost (`streamedUsage`): the server's count, else the estimate marked
+   * `estimated` (a step cut short, or a server that sends no usage). Absent only from a processor
+   * of the caller's own that does not say.
+   */
   readonly usage?: Usage
 }

@@ -3,7 +3,7 @@
  * metered, a pause / denied doom loop / summary request ends the run, a rollback pops the reply,
  * a structured-output call is the final result. The judging is core's (`@loopguard/core/step`).
  */
-import { stepUsage } from "@loopguard/core/caps"
+import { streamedUsage } from "@loopguard/core/caps"
 import { type AssistantMessage } from "@loopguard/core/model"
 import { judgeChildPause, judgeOutcome, judgeReply, judgeRollback, judgeStructured, type StepCap } from "@loopguard/core/step"
 import { Effect } from "effect"
@@ -18,7 +18,7 @@ export const recordReply = (s: RunServices, ctx: RunContext, result: ProcessResu
   const reply = result.message
   // The processor already published its incidents; they join the report here.
   // A processor of the caller's own (a Layer override) may not say what the step cost: the same estimate, without the prompt's.
-  const usage = result.usage ?? stepUsage(reply, result.outcome.type)
+  const usage = result.usage ?? streamedUsage(reply)
   const facts = { reply, attempts: result.attempts, incidents: result.incidents, usage, replayedUsage: result.replayedUsage ?? [], price: activePrice(s, ctx) }
   update(ctx, (state) => judgeReply(state, facts, cap))
   return reply
