@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { CliError } from "effect/cli"
 import { oneLine, parseErrorLine } from "./cli-output.js"
+import { NOT_EMPTY } from "./text-flag.js"
 
 describe("parse errors as one line", () => {
   test("an unknown flag names the flag and folds the suggestion onto the same line", () => {
@@ -21,5 +22,21 @@ describe("parse errors as one line", () => {
     const line = parseErrorLine(["loopguard", "run"], [missing, other])
     expect(line).toContain("--base-url")
     expect(line).not.toContain("--model")
+  })
+})
+
+describe("a flag's value the parser calls missing", () => {
+  test("empty (refused by text-flag.ts): `--FLAG: empty value`", () => {
+    const error = new CliError.InvalidValue({ option: "cwd", value: "", expected: NOT_EMPTY, kind: "flag" })
+    expect(oneLine(error, ["run", "--cwd="])).toBe("--cwd: empty value")
+  })
+
+  test("given but starting with '-': invalid, named, and how to pass it", () => {
+    const error = new CliError.InvalidValue({ option: "older-than", value: "", expected: "string", kind: "flag" })
+    expect(oneLine(error, ["bun", "main.ts", "sessions", "prune", "--older-than", "-5d"])).toBe(
+      '--older-than: invalid value "-5d": a value starting with "-" is read as a flag (if it is the value, write --older-than=-5d)'
+    )
+    // Nothing after the flag: it is missing indeed.
+    expect(oneLine(error, ["sessions", "prune", "--older-than"])).toBe("Missing value for flag --older-than. Expected: string")
   })
 })

@@ -10,6 +10,7 @@ import { FallbackLLM } from "@loopguard/effect/llm"
 import { credentialValues } from "@loopguard/effect/tools"
 import { Effect, Layer, Option, Redacted, type Scope } from "effect"
 import { Flag } from "effect/cli"
+import { textFlag } from "./text-flag.js"
 import { statSync } from "node:fs"
 import { resolve } from "node:path"
 import { UsageError } from "./errors.js"
@@ -23,14 +24,14 @@ import { unsetVariableShown } from "./env-name.js"
 const isDirectory = (path: string): boolean => statSync(path, { throwIfNoEntry: false })?.isDirectory() === true
 
 export const endpointFlags = {
-  baseUrl: Flag.String("base-url").pipe(Flag.withDescription("OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")),
-  model: Flag.String("model").pipe(Flag.withDescription("model id")),
+  baseUrl: textFlag("base-url").pipe(Flag.withDescription("OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")),
+  model: textFlag("model").pipe(Flag.withDescription("model id")),
   maxSteps: Flag.Int("max-steps").pipe(Flag.optional, Flag.withDescription("step cap per turn (default loop.maxSteps = 50)")),
-  apiKeyEnv: Flag.String("api-key-env").pipe(
+  apiKeyEnv: textFlag("api-key-env").pipe(
     Flag.withDefault("OPENAI_API_KEY"),
     Flag.withDescription("name of the environment variable holding the API key (the key is never printed)")
   ),
-  cwd: Flag.String("cwd").pipe(
+  cwd: textFlag("cwd").pipe(
     Flag.withDefault("."),
     Flag.withDescription("working directory for the tools; the file tools are confined to it, the bash tool is NOT (it runs with your rights)")
   ),
@@ -38,17 +39,17 @@ export const endpointFlags = {
     Flag.withDefault(false),
     Flag.withDescription("ask on the terminal before each bash command (without a terminal every command is refused)")
   ),
-  config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
-  sessionDir: Flag.String("session-dir").pipe(
+  config: textFlag("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
+  sessionDir: textFlag("session-dir").pipe(
     Flag.optional,
     Flag.withDescription("keep sessions in SQLite in this folder (<dir>/sessions.db); default: in memory only")
   ),
-  store: Flag.String("store").pipe(Flag.optional, Flag.withDescription("keep sessions in Postgres (postgres://…) instead")),
+  store: textFlag("store").pipe(Flag.optional, Flag.withDescription("keep sessions in Postgres (postgres://…) instead")),
   interactive: Flag.Boolean("interactive").pipe(
     Flag.withDefault(false),
     Flag.withDescription("ask on the terminal before a doom loop runs again (default: a doom loop fails the step)")
   ),
-  onPause: Flag.String("on-pause").pipe(
+  onPause: textFlag("on-pause").pipe(
     Flag.optional,
     Flag.withDescription("what to do when try-best pauses: stop | continue | handoff:codex | handoff:claude | ask (turns try-best on)")
   )
@@ -102,7 +103,6 @@ export const prepareEndpoint = (flags: EndpointFlagValues): Effect.Effect<Endpoi
     if (baseURL.protocol !== "http:" && baseURL.protocol !== "https:") {
       return yield* new UsageError({ message: `--base-url: not an http(s) URL (${baseURL.protocol})` })
     }
-    if (flags.apiKeyEnv.trim() === "") return yield* new UsageError({ message: "--api-key-env: empty; name the environment variable that holds the API key" })
     if (Option.isSome(flags.maxSteps) && flags.maxSteps.value < 1) {
       return yield* new UsageError({ message: `--max-steps: must be at least 1 (got ${flags.maxSteps.value})` })
     }

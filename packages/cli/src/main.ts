@@ -17,6 +17,7 @@ import { sessionsCommand } from "./commands/sessions.js"
 import { proxyCommand } from "./commands/proxy.js"
 import { RunFailed, UsageError } from "./errors.js"
 import { fsErrorWords } from "./session-dir.js"
+import { storeExitCode } from "./store-target.js"
 import { runMainWithSignals } from "./signals.js"
 import { VERSION } from "./version.js"
 import { makeRedactor } from "@loopguard/core/try-best"
@@ -50,7 +51,7 @@ const program = Command.run(root, { version: VERSION }).pipe(
   Effect.catchTag("SessionStoreError", (e: SessionStoreError) =>
     Effect.sync(() => {
       process.stderr.write(`loopguard: ${redactForStderr(e.message)}\n`)
-      process.exitCode = e.reason === "unavailable" || e.reason === "lease-lost" ? 1 : 2
+      process.exitCode = storeExitCode(e)
     })
   ),
   Effect.catchTag("RunFailed", (e: RunFailed) =>

@@ -1,12 +1,13 @@
 /**
  * Output files (`audit --html`, `sessions show --html`, `sessions export --out`, chat's `/export`)
- * never write through a symbolic link, and a new one is its owner's only.
+ * never write through a symbolic link, a new one is its owner's only, and none is written over
+ * the command's own input (the log audited, the session store).
  */
 import { afterAll, describe, expect, test } from "bun:test"
-import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { linkSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { OutputFileError, writeOutputFile } from "./output-file.js"
+import { inputAt, OutputFileError, writeOutputFile } from "./output-file.js"
 
 const dir = mkdtempSync(join(tmpdir(), "loopguard-output-file-"))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -40,7 +41,46 @@ describe("writeOutputFile", () => {
   })
 })
 
+describe("inputAt", () => {
+  test("finds the input an output path names, by any spelling; none for another or a new file", () => {
+    const log = join(dir, "input-log.jsonl")
+    writeFileSync(log, "{}\n")
+    symlinkSync(log, join(dir, "input-link.jsonl"))
+    linkSync(log, join(dir, "input-hard.jsonl"))
+    writeFileSync(join(dir, "other.jsonl"), "{}\n")
+    expect(inputAt(join(dir, ".", "input-log.jsonl"), [join(dir, "other.jsonl"), log])).toBe(log)
+    expect(inputAt(join(dir, "input-link.jsonl"), [log])).toBe(log)
+    expect(inputAt(join(dir, "input-hard.jsonl"), [log])).toBe(log)
+    expect(inputAt(join(dir, "other.jsonl"), [log])).toBeUndefined()
+    expect(inputAt(join(dir, "not-yet.html"), [log, join(dir, "missing.jsonl")])).toBeUndefined()
+  })
+})
+
 describe("the commands that write files", () => {
+  test("audit --html over an input (the page itself, or a page of a folder) is refused, exit 2; the log is kept", () => {
+    writeFileSync(join(dir, "audited.jsonl"), readFileSync(TRACE))
+    const same = cli("audit", "audited.jsonl", "--html", `${dir}/audited.jsonl`)
+    expect(same.code).toBe(2)
+    expect(same.stderr).toContain(`--html ${dir}/audited.jsonl: the page would overwrite the input audited.jsonl`)
+    writeFileSync(join(dir, "audited.html"), readFileSync(TRACE))
+    const inFolder = cli("audit", "audited.html", "audited.jsonl", "--html", ".")
+    expect(inFolder.code).toBe(2)
+    expect(inFolder.stderr).toContain("--html .: the page audited.html would overwrite the input audited.html")
+    expect(readFileSync(join(dir, "audited.jsonl"))).toEqual(readFileSync(TRACE))
+    expect(readFileSync(join(dir, "audited.html"))).toEqual(readFileSync(TRACE))
+  }, 60_000)
+
+  test("sessions export --out and show --html over the store's own file are refused, exit 2; the store is kept", () => {
+    expect(cli("sessions", "import", TRACE, "--session-dir", "kept", "--as", "s1").code).toBe(0)
+    const exported = cli("sessions", "export", "s1", "--session-dir", "kept", "--out", "kept/sessions.db")
+    expect(exported.code).toBe(2)
+    expect(exported.stderr).toContain("--out kept/sessions.db: would overwrite the session store's file")
+    const shown = cli("sessions", "show", "s1", "--session-dir", "kept", "--html", "./kept/sessions.db")
+    expect(shown.code).toBe(2)
+    expect(shown.stderr).toContain("--html ./kept/sessions.db: would overwrite the session store's file")
+    expect(cli("sessions", "export", "s1", "--session-dir", "kept", "--out", "kept.jsonl").code).toBe(0)
+  }, 60_000)
+
   test("audit --html: a symlink is refused (exit 2, named); a new page is 0600", () => {
     const victim = plantLink("page.html")
     const refused = cli("audit", TRACE, "--html", "page.html")

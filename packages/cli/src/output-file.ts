@@ -3,9 +3,10 @@
  * chat's `/export`). They hold whole conversations, so a new one is its owner's only (0600), and a
  * symbolic link at the path is refused: a link planted there (in a shared folder, by a tool the
  * model ran) would have loopguard overwrite whatever it points to. A file that already exists is
- * overwritten in place and keeps its own mode.
+ * overwritten in place and keeps its own mode, unless it is one of the command's inputs (`audit
+ * LOG --html LOG` would replace the only copy of a log with its page): `inputAt` finds that.
  */
-import { closeSync, constants, lstatSync, openSync, writeSync } from "node:fs"
+import { closeSync, constants, lstatSync, openSync, statSync, writeSync } from "node:fs"
 
 /** Why an output file was not written; the message names the path and is fit for a person. */
 export class OutputFileError extends Error {
@@ -43,4 +44,23 @@ export const writeOutputFile = (path: string, text: string): void => {
   } finally {
     closeSync(fd)
   }
+}
+
+/** The file's identity (device and inode), whatever path names it; null when there is none to stat. */
+const identity = (path: string): string | null => {
+  try {
+    const s = statSync(path)
+    return `${s.dev}:${s.ino}`
+  } catch {
+    return null
+  }
+}
+
+/**
+ * The input that `out` would overwrite: the same file by another spelling too (`./x`, an absolute
+ * path, a link, a hard link). Undefined when `out` is none of them (or does not exist yet).
+ */
+export const inputAt = (out: string, inputs: ReadonlyArray<string>): string | undefined => {
+  const target = identity(out)
+  return target === null ? undefined : inputs.find((i) => identity(i) === target)
 }

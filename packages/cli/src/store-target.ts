@@ -1,8 +1,8 @@
 /**
  * Where the CLI keeps sessions: `--session-dir DIR` (SQLite in DIR/sessions.db) or `--store URL`
  * (postgres://…). Store failures become one line and an exit status: another writer, a corrupt
- * record or a bad target is the user's to fix (2); a disk that refuses a write, or a lease lost
- * while this process was paused, ends the run (1).
+ * record or database file, or a bad target is the user's to fix (2); a disk that refuses a write, or
+ * a lease lost while this process was paused, ends the run (1).
  */
 import type { LoopguardConfig, SessionStoreError, SessionStoreShape } from "@loopguard/effect"
 import { makeDurableStore, redactUrl } from "@loopguard/effect/store"
@@ -27,15 +27,29 @@ export const storeTargetOf = (flags: StoreFlags): Effect.Effect<string | null, U
     }
     return Effect.succeed(url)
   }
-  return Option.isNone(flags.sessionDir) ? Effect.succeed(null) : checkedSessionDir(flags.sessionDir.value)
+  // An empty `--session-dir` (it would mean the current folder) is refused by the parser (text-flag.ts).
+  return Option.isNone(flags.sessionDir) ? Effect.succeed(null) : Effect.succeed(flags.sessionDir.value)
 }
 
-/** `--session-dir`'s folder; empty is refused (`--session-dir=` of a variable that expanded to nothing would mean the current folder). */
-const checkedSessionDir = (dir: string): Effect.Effect<string, UsageError> =>
-  dir.trim() === "" ? Effect.fail(new UsageError({ message: "--session-dir: empty; name the folder (for the current one: --session-dir .)" })) : Effect.succeed(dir)
+/** SQLite's words for a file that is no sound database (SQLITE_CORRUPT, SQLITE_NOTADB), as Bun's and Node's drivers give them. */
+const DAMAGED_CODE = /^SQLITE_(CORRUPT|NOTADB)\b/
+const DAMAGED_WORDS = /database disk image is malformed|file is not a database/
+
+/** Whether a driver failure says the database file itself is damaged: the store named is bad input, not a disk refusing. */
+const damagedDatabase = (cause: unknown, depth = 0): boolean => {
+  if (cause === null || typeof cause !== "object" || depth > 8) return false
+  const c = cause as { code?: unknown; message?: unknown; errstr?: unknown; cause?: unknown }
+  if (typeof c.code === "string" && DAMAGED_CODE.test(c.code)) return true
+  if ([c.message, c.errstr].some((m) => typeof m === "string" && DAMAGED_WORDS.test(m))) return true
+  return damagedDatabase(c.cause, depth + 1)
+}
+
+/** 1 when the disk or the database refused, or the lease was lost mid-run; 2 when the store named is at fault (another writer, a corrupt record or file). */
+export const storeExitCode = (e: SessionStoreError): 1 | 2 =>
+  (e.reason === "unavailable" && !damagedDatabase(e.cause)) || e.reason === "lease-lost" ? 1 : 2
 
 export const storeFailure = (e: SessionStoreError): UsageError | RunFailed =>
-  e.reason === "unavailable" || e.reason === "lease-lost" ? new RunFailed({ message: e.message, exitCode: 1 }) : new UsageError({ message: e.message })
+  storeExitCode(e) === 1 ? new RunFailed({ message: e.message, exitCode: 1 }) : new UsageError({ message: e.message })
 
 /** Opening a store that is not there or refuses us is a usage problem: exit 2. */
 export const openCliStore = (target: string, config: LoopguardConfig): Effect.Effect<SessionStoreShape, UsageError, Scope.Scope> =>

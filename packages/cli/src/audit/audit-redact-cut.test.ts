@@ -64,3 +64,24 @@ test("calls that differ only in a secret-looking page token stay different calls
   expect(again.out).not.toContain("[REDACTED:")
   expect(again.out).not.toContain(token(0).slice(0, 12))
 }, 60_000)
+
+test("a URL query's key and signature and Cookie values never reach audit's output, its --json or its page (fake values)", () => {
+  const values = ["QueryKeyPROBE14abcdef", "CookieValPROBE14abcdef", "SigValPROBE14abcdef"]
+  writeFileSync(
+    join(dir, "query.jsonl"),
+    jsonl([
+      { type: "session", id: "query" },
+      { type: "user", text: `fetch https://maps.example.com/api?key=${values[0]}\nCookie: session=${values[1]}; other=1` },
+      ...[0, 1, 2, 3].flatMap((i) => [
+        { type: "assistant", toolCalls: [{ id: `c${i}`, name: "bash", input: { command: `curl -b 'Cookie: sid=${values[1]}' 'https://x/api?key=${values[0]}&sig=${values[2]}%3D'` } }], finish: "tool-calls" },
+        { type: "tool-result", id: `c${i}`, name: "bash", output: `Set-Cookie: sid=${values[1]}; Path=/`, exitCode: 1 }
+      ]),
+      { type: "assistant", text: "done", finish: "stop" }
+    ])
+  )
+  const outputs = [cli(["audit", "query.jsonl"]).out, cli(["audit", "query.jsonl", "--json"]).out]
+  expect(cli(["audit", "query.jsonl", "--html", "query.html"]).code).toBe(0)
+  outputs.push(readFileSync(join(dir, "query.html"), "utf8"))
+  expect(outputs[1]).toContain("curl")
+  for (const out of outputs) for (const v of values) expect(out).not.toContain(v)
+}, 60_000)

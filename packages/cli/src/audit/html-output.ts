@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { makeFolder } from "@loopguard/effect/store"
 import { dirname, join } from "node:path"
 import { RunFailed } from "../errors.js"
-import { writeOutputFile } from "../output-file.js"
+import { inputAt, writeOutputFile } from "../output-file.js"
 import { collectRunPage } from "../html/collect-page.js"
 import { renderIndexPage, type IndexRow } from "../html/index-page.js"
 import { indexPath, pageNames } from "../html/page-files.js"
@@ -24,6 +24,20 @@ export const htmlTarget = (out: string, folder: boolean, files: ReadonlyArray<st
 
 const write = (path: string, text: string) =>
   Effect.try({ try: () => writeOutputFile(path, text), catch: (e) => new RunFailed({ message: `--html ${path}: cannot write: ${(e as Error).message}`, exitCode: 2 }) })
+
+/** Every file the target writes: its page, or a page per run and the index. */
+const pagePaths = (t: HtmlTarget): ReadonlyArray<string> => (t.folder ? [...t.names.map((n) => join(t.out, n)), indexPath(t.out)] : [t.out])
+
+/** Refuses a target that would write over one of the logs it is made from: the page would be all that is left of it. */
+export const refuseOverwritingInputs = (t: HtmlTarget, inputs: ReadonlyArray<string>) => {
+  for (const page of pagePaths(t)) {
+    const input = inputAt(page, inputs)
+    if (input === undefined) continue
+    const which = page === t.out ? "the page" : `the page ${page}`
+    return Effect.fail(new RunFailed({ message: `--html ${t.out}: ${which} would overwrite the input ${input} (write it elsewhere)`, exitCode: 2 }))
+  }
+  return Effect.void
+}
 
 /** Creates the target's folder, or the page's (before any audit, so a bad OUT is told at once). */
 export const prepareTarget = (t: HtmlTarget) =>

@@ -11,8 +11,8 @@ describe("audit inputs", () => {
   test("a folder stands for its .jsonl/.json/.traj files, subfolders included, sorted; files and - pass as given", () => {
     mkdirSync(join(dir, "2025/09"), { recursive: true })
     for (const f of ["b.jsonl", "a.json", "notes.txt", "2025/09/rollout-1.jsonl", "c.traj"]) writeFileSync(join(dir, f), "{}")
-    expect(expandInputs([dir, "-", "x.jsonl"])).toEqual({ files: [join(dir, "2025/09/rollout-1.jsonl"), join(dir, "a.json"), join(dir, "b.jsonl"), join(dir, "c.traj"), "-", "x.jsonl"], folder: true })
-    expect(expandInputs(["missing.jsonl"])).toEqual({ files: ["missing.jsonl"], folder: false })
+    expect(expandInputs([dir, "-", "x.jsonl"])).toEqual({ files: [join(dir, "2025/09/rollout-1.jsonl"), join(dir, "a.json"), join(dir, "b.jsonl"), join(dir, "c.traj"), "-", "x.jsonl"], folder: true, emptyFolders: [] })
+    expect(expandInputs(["missing.jsonl"])).toEqual({ files: ["missing.jsonl"], folder: false, emptyFolders: [] })
   })
 
   test("in a folder, OpenCode's and Kilo's databases are logs, other databases are not; a database named is taken as given", () => {
@@ -29,5 +29,12 @@ describe("audit inputs", () => {
     mkdirSync(join(session, "subagents"), { recursive: true })
     for (const f of ["9cb6.jsonl", "9cb6/subagents/agent-a1.jsonl", "9cb6/subagents/agent-a1.meta.json"]) writeFileSync(join(dir, "projects/-repo", f), "{}")
     expect(expandInputs([join(dir, "projects")]).files).toEqual([join(session, "subagents/agent-a1.jsonl"), join(dir, "projects/-repo/9cb6.jsonl")])
+  })
+
+  test("a folder with no log among the arguments is named (the audit notes it), not dropped in silence", () => {
+    mkdirSync(join(dir, "empty/sub"), { recursive: true })
+    writeFileSync(join(dir, "empty/sub/notes.txt"), "not a log")
+    writeFileSync(join(dir, "one.jsonl"), "{}")
+    expect(expandInputs([join(dir, "one.jsonl"), join(dir, "empty")])).toEqual({ files: [join(dir, "one.jsonl")], folder: true, emptyFolders: [join(dir, "empty")] })
   })
 })

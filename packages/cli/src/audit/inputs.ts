@@ -14,7 +14,12 @@ export interface AuditInputs {
   readonly files: ReadonlyArray<string>
   /** Whether an argument was a folder (the page output is then a folder too). */
   readonly folder: boolean
+  /** The folders named that hold no log (said in a note, not skipped in silence). */
+  readonly emptyFolders: ReadonlyArray<string>
 }
+
+/** What a folder's logs are, in the words the messages use. */
+export const LOG_KINDS = ".jsonl, .json, .traj, opencode.db, kilo.db"
 
 const LOG_FILE = /\.(jsonl|json|traj)$|^(opencode|kilo)\.db$/i
 /** A log's metadata, not a log: `<name>.meta.json`. */
@@ -37,12 +42,15 @@ const isDir = (path: string): boolean => {
 
 export const expandInputs = (args: ReadonlyArray<string>): AuditInputs => {
   let folder = false
+  const emptyFolders: Array<string> = []
   const files = args.flatMap((a) => {
     if (a === STDIN_ARG || !isDir(a)) return [a]
     folder = true
-    return logsIn(a)
+    const logs = logsIn(a)
+    if (logs.length === 0) emptyFolders.push(a)
+    return logs
   })
-  return { files, folder }
+  return { files, folder, emptyFolders }
 }
 
 /** Size of a file in bytes, 0 when it cannot be read (the audit reports that itself). */

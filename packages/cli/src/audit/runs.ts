@@ -7,7 +7,8 @@ import { isSqliteFile, openCodeDbSessions, storedSessionName } from "@loopguard/
 import type { TraceFormat } from "@loopguard/core/trace"
 import { Effect } from "effect"
 import { fileBytes, isDevice } from "./inputs.js"
-import { STDIN_ARG } from "./stdin-trace.js"
+import { isPipe, STDIN_ARG } from "./stdin-trace.js"
+import { notTextKind } from "./text-sniff.js"
 
 export type AuditRun =
   | { readonly _tag: "file"; readonly file: string; readonly name: string; readonly bytes: number }
@@ -19,14 +20,17 @@ const DB_NAME = /(^|\/)(opencode|kilo)\.db$/i
 
 /**
  * Why `file` cannot be audited as it was given, before it is read: a database with a `--format`
- * that reads text logs, or a file named like OpenCode's database that is none (empty, say); null
- * when nothing is wrong so far.
+ * that reads text logs, a file named like OpenCode's database that is none (empty, say), or a file
+ * that is no text (gzip, UTF-16, binary); null when nothing is wrong so far.
  */
 const givenProblem = (file: string, format: TraceFormat | undefined, sqlite: boolean): string | null => {
   // A device (/dev/zero, a terminal) never ends: reading it as a log would not either. Pipes are spooled.
   if (isDevice(file)) return `${file}: a device, not a log file`
   if (sqlite && format !== undefined && format !== "opencode") return `${file}: a SQLite database, which --format ${format} cannot read (OpenCode's and Kilo's are read without --format, or with --format opencode)`
   if (!sqlite && DB_NAME.test(file)) return `${file}: named like OpenCode's database, but not a SQLite database (empty, or not a regular file)`
+  // A pipe is read once, by the audit: not looked at here.
+  const kind = sqlite || isPipe(file) ? null : notTextKind(file)
+  if (kind !== null) return `${file}: not JSON Lines text but ${kind}`
   return null
 }
 

@@ -9,6 +9,7 @@
 import { createInterface, type Interface } from "node:readline"
 import type { Readable, Writable } from "node:stream"
 import { terminalSafe } from "../render/terminal-safe.js"
+import { openTerminalReadline } from "../terminal-readline.js"
 
 export type LineRead = { readonly type: "line"; readonly text: string } | { readonly type: "interrupt" } | { readonly type: "end" }
 
@@ -37,7 +38,7 @@ export const terminalLines = (input: Readable, output: Writable): LineSource => 
   }
   const open = (): Interface => {
     if (rl !== null) return rl
-    const created = createInterface({ input, output, terminal: true, history, historySize: HISTORY_SIZE, removeHistoryDuplicates: true })
+    const created = openTerminalReadline({ input, output, history, historySize: HISTORY_SIZE, removeHistoryDuplicates: true })
     created.on("line", (text) => deliver({ type: "line", text }))
     created.on("SIGINT", () => {
       output.write("^C\n")

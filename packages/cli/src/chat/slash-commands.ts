@@ -3,14 +3,13 @@
  * after any open text) and never ends the chat on a mistake: a bad file, an unreadable session
  * are said in one line and the prompt comes back.
  */
-import { redactSecrets } from "@loopguard/core/try-best"
 import { DEFAULT_CONFIG, type RunInput } from "@loopguard/effect"
 import { exportTrace } from "@loopguard/effect/store"
 import { Effect } from "effect"
 import { resolve } from "node:path"
 import { displayUrl, exitLine, formatCost, reportDetails, terminalSafe } from "../render/index.js"
 import { turnInput, type ChatContext, type ChatState } from "./chat-context.js"
-import { redactValues, secretValues } from "../render/env-secrets.js"
+import { credentialRedactor, redactValues, secretValues } from "../render/env-secrets.js"
 import { formatList } from "../sessions-format.js"
 import { settingsDiff } from "./settings-diff.js"
 import { writeOutputFile } from "../output-file.js"
@@ -52,6 +51,9 @@ const reportLines = (ctx: ChatContext, state: ChatState): ReadonlyArray<string> 
 const configLines = (ctx: ChatContext): ReadonlyArray<string> => {
   const e = ctx.endpoint
   const changed = settingsDiff(e.config, DEFAULT_CONFIG)
+  // A setting copied from a credential variable (or holding a key's shape) stays hidden; the others
+  // are shown, LOOPGUARD_* ones included: what the environment changed is what /config is for.
+  const redact = credentialRedactor(ctx.env, [e.apiKeyEnv])
   return [
     `endpoint: ${displayUrl(e.baseURL)} · model ${terminalSafe(e.modelId)}`,
     `session: ${ctx.sessionId} · kept ${e.storeTarget !== null ? `in ${ctx.store.location(ctx.sessionId)}` : "in memory only (--session-dir DIR keeps it)"}`,
@@ -60,8 +62,7 @@ const configLines = (ctx: ChatContext): ReadonlyArray<string> => {
     changed.length === 0
       ? "settings: all defaults (docs/config.md lists each setting)"
       : "settings changed from the defaults (by the config file, LOOPGUARD_* variables or flags):",
-    // Config holds no key, but a value copied from the environment could still be one.
-    ...changed.map((l) => `  ${redactSecrets(l, ctx.env)}`)
+    ...changed.map((l) => `  ${terminalSafe(redact(l))}`)
   ]
 }
 

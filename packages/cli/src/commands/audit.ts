@@ -12,12 +12,13 @@ import type { LoopguardConfig } from "@loopguard/effect"
 import type { TraceFormat } from "@loopguard/core/trace"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { textFlag } from "../text-flag.js"
 import { RunFailed, UsageError } from "../errors.js"
 import { loadCliConfig } from "../session.js"
 import { humanBlock, overallSummary, toJsonLine } from "../audit/format.js"
 import { formatFlag } from "../audit/format-flag.js"
-import { htmlTarget, indexRow, prepareTarget, writeIndex, writeRunPage, type HtmlTarget } from "../audit/html-output.js"
-import { expandInputs, isDir } from "../audit/inputs.js"
+import { htmlTarget, indexRow, prepareTarget, refuseOverwritingInputs, writeIndex, writeRunPage, type HtmlTarget } from "../audit/html-output.js"
+import { expandInputs, isDir, LOG_KINDS } from "../audit/inputs.js"
 import { auditRuns, pageKey, type AuditRun } from "../audit/runs.js"
 import { ProgressLine } from "../audit/progress.js"
 import { isPipe, spoolPipe, spoolStdin, STDIN_ARG } from "../audit/stdin-trace.js"
@@ -106,8 +107,8 @@ export const auditCommand = Command.make(
     ),
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print one JSON object per file per line")),
     format: formatFlag,
-    html: Flag.String("html").pipe(Flag.optional, Flag.withDescription("write the run as a self-contained HTML page to OUT (several runs or a folder: OUT is a folder of pages with index.html)")),
-    config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (thresholds, tool-name lists); every detector is switched on regardless"))
+    html: textFlag("html").pipe(Flag.optional, Flag.withDescription("write the run as a self-contained HTML page to OUT (several runs or a folder: OUT is a folder of pages with index.html)")),
+    config: textFlag("config").pipe(Flag.optional, Flag.withDescription("config file (thresholds, tool-name lists); every detector is switched on regardless"))
   },
   (flags) =>
     Effect.gen(function* () {
@@ -115,10 +116,12 @@ export const auditCommand = Command.make(
       const config = auditConfig(base)
       const redact = logRedactor()
       const inputs = expandInputs(flags.files)
-      if (inputs.files.length === 0) return yield* new UsageError({ message: `audit: no logs (.jsonl, .json, .traj, opencode.db, kilo.db) in ${flags.files.join(", ")}` })
+      if (inputs.files.length === 0) return yield* new UsageError({ message: `audit: no logs (${LOG_KINDS}) in ${flags.files.join(", ")}` })
+      for (const d of inputs.emptyFolders) yield* Console.error(`note: ${terminalSafeField(d)}: no logs (${LOG_KINDS}) in this folder; nothing audited there`)
       const format = Option.getOrUndefined(flags.format)
       const runs = yield* auditRuns(inputs.files, format)
       const html = Option.isSome(flags.html) ? htmlTarget(flags.html.value, wantsFolder(flags.html.value, runs.length, inputs.folder, isDir(flags.html.value)), runs.map(pageKey)) : undefined
+      if (html !== undefined) yield* refuseOverwritingInputs(html, inputs.files.filter((f) => f !== STDIN_ARG))
       if (html !== undefined) yield* prepareTarget(html)
       const progress = makeProgress(runs, flags.json)
       const results: Array<AuditResult> = []

@@ -8,6 +8,7 @@ import { textOf, type Message } from "@loopguard/core/model"
 import { makeMemoryStore, type SessionStoreShape } from "@loopguard/effect"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { textFlag } from "../text-flag.js"
 import { randomBytes } from "node:crypto"
 import { initialChatState, type ChatContext } from "../chat/chat-context.js"
 import { greeting, onInterrupt, runChat } from "../chat/chat-loop.js"
@@ -51,7 +52,7 @@ export const chatCommand = Command.make(
   "chat",
   {
     ...endpointFlags,
-    session: Flag.String("session").pipe(Flag.optional, Flag.withDescription("resume this session (kept in --session-dir DIR or --store URL)"))
+    session: textFlag("session").pipe(Flag.optional, Flag.withDescription("resume this session (kept in --session-dir DIR or --store URL)"))
   },
   (flags) =>
     Effect.gen(function* () {

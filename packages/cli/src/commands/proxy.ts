@@ -11,6 +11,7 @@ import type { LoopguardConfig } from "@loopguard/effect/config"
 import { redactUrl } from "@loopguard/effect/store"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { textFlag } from "../text-flag.js"
 import { batchedLines } from "../batched-lines.js"
 import { UsageError } from "../errors.js"
 import { unsetVariableShown } from "../env-name.js"
@@ -99,11 +100,11 @@ export const describeRecord = (r: RequestRecord): string => {
 export const proxyCommand = Command.make(
   "proxy",
   {
-    upstream: Flag.String("upstream").pipe(Flag.optional, Flag.withDescription("upstream base URL as an agent would be given it, e.g. http://127.0.0.1:8080/v1 (default: proxy.upstream)")),
-    listen: Flag.String("listen").pipe(Flag.optional, Flag.withDescription("HOST:PORT to listen on (default: proxy.listen = 127.0.0.1:4477)")),
-    config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
-    sessionDir: Flag.String("session-dir").pipe(Flag.optional, Flag.withDescription("keep proxied sessions in SQLite in this folder (<dir>/sessions.db)")),
-    store: Flag.String("store").pipe(Flag.optional, Flag.withDescription("keep proxied sessions in Postgres (postgres://…); replicas share sessions and backoff")),
+    upstream: textFlag("upstream").pipe(Flag.optional, Flag.withDescription("upstream base URL as an agent would be given it, e.g. http://127.0.0.1:8080/v1 (default: proxy.upstream)")),
+    listen: textFlag("listen").pipe(Flag.optional, Flag.withDescription("HOST:PORT to listen on (default: proxy.listen = 127.0.0.1:4477)")),
+    config: textFlag("config").pipe(Flag.optional, Flag.withDescription("config file (JSON/JSONC)")),
+    sessionDir: textFlag("session-dir").pipe(Flag.optional, Flag.withDescription("keep proxied sessions in SQLite in this folder (<dir>/sessions.db)")),
+    store: textFlag("store").pipe(Flag.optional, Flag.withDescription("keep proxied sessions in Postgres (postgres://…); replicas share sessions and backoff")),
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("one JSON object per request on stdout instead of log lines")),
     workers: Flag.Int("workers").pipe(Flag.optional, Flag.withDescription("processes serving the address, spread over the cores (default proxy.workers = 1; Linux)"))
   },

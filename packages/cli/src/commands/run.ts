@@ -5,6 +5,7 @@
  */
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { textFlag } from "../text-flag.js"
 import { endpointFlags, outputFlags, prepareEndpoint, warnIfNoApiKey } from "../endpoint.js"
 import { RunFailed, UsageError } from "../errors.js"
 import { runWithPausePolicy } from "../pause/index.js"
@@ -16,8 +17,8 @@ export const runCommand = Command.make(
   "run",
   {
     ...endpointFlags,
-    prompt: Flag.String("prompt").pipe(Flag.optional, Flag.withDescription("the user turn (leave out to resume --session as it was left)")),
-    session: Flag.String("session").pipe(Flag.withDefault("run"), Flag.withDescription("session id in the store named by --session-dir DIR or --store URL (default: run)")),
+    prompt: textFlag("prompt").pipe(Flag.optional, Flag.withDescription("the user turn (leave out to resume --session as it was left)")),
+    session: textFlag("session").pipe(Flag.withDefault("run"), Flag.withDescription("session id in the store named by --session-dir DIR or --store URL (default: run)")),
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("print only JSON Lines: every event, then the report")),
     quiet: Flag.Boolean("quiet").pipe(Flag.withDefault(false), Flag.withDescription("print only the answer and the exit line"))
   },

@@ -5,19 +5,20 @@
  * refusing to write over an existing session; `delete` and `prune` delete whole sessions for good.
  */
 import type { SessionStoreShape, SessionSummary } from "@loopguard/effect"
-import { exportTrace, importTrace, isPostgresUrl, makeFolder, redactUrl } from "@loopguard/effect/store"
+import { exportTrace, importTrace, isPostgresUrl, makeFolder, redactUrl, sqliteFile } from "@loopguard/effect/store"
 import { isSqliteFile, openCodeDbExport, openCodeDbSessions, storedSessionName } from "@loopguard/effect/audit"
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { textFlag } from "../text-flag.js"
 import type { Message } from "@loopguard/core/model"
-import { makeRedactor, redactDeep } from "@loopguard/core/try-best"
-import { secretValues } from "../render/env-secrets.js"
+import { redactDeep } from "@loopguard/core/try-best"
+import { credentialRedactor } from "../render/env-secrets.js"
 import { isDevice } from "../audit/inputs.js"
 import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { basename, dirname, extname } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
-import { writeOutputFile } from "../output-file.js"
+import { inputAt, writeOutputFile } from "../output-file.js"
 import { quotedId, sessionIdProblem } from "../session-id.js"
 
 export { quotedId, sessionIdProblem }
@@ -33,9 +34,9 @@ import { describeRecord } from "./proxy.js"
 import { openCliStore, storeFailure, storeTargetOf, type StoreFlags } from "../store-target.js"
 
 const storeFlags = {
-  sessionDir: Flag.String("session-dir").pipe(Flag.optional, Flag.withDescription("the SQLite store in this folder (<dir>/sessions.db)")),
-  store: Flag.String("store").pipe(Flag.optional, Flag.withDescription("a Postgres store (postgres://…)")),
-  config: Flag.String("config").pipe(Flag.optional, Flag.withDescription("config file (store.leaseMs, store.busyTimeoutMs, store.timeoutMs)"))
+  sessionDir: textFlag("session-dir").pipe(Flag.optional, Flag.withDescription("the SQLite store in this folder (<dir>/sessions.db)")),
+  store: textFlag("store").pipe(Flag.optional, Flag.withDescription("a Postgres store (postgres://…)")),
+  config: textFlag("config").pipe(Flag.optional, Flag.withDescription("config file (store.leaseMs, store.busyTimeoutMs, store.timeoutMs)"))
 }
 
 /** The store a command was pointed at: its target (with any password, for opening only) and the config. */
@@ -73,15 +74,15 @@ export const firstProblems = (problems: ReadonlyArray<string>, shown = 10): stri
  * environment named like a credential: the store redacts them as it writes, and a session written by
  * an older loopguard or by another machine's proxy is redacted here on the way out.
  */
-let credentialRedactorMade: ((text: string) => string) | undefined
-const credentialRedactor = (text: string): string => (credentialRedactorMade ??= makeRedactor(secretValues(process.env, [])))(text)
+let storedRedactorMade: ((text: string) => string) | undefined
+const storedRedactor = (text: string): string => (storedRedactorMade ??= credentialRedactor(process.env))(text)
 
 const existing = (store: SessionStoreShape, id: string, target: string) =>
   Effect.gen(function* () {
     const messages = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
     // The id is the user's text: a newline in it must not start a line of its own on stderr.
     if (messages.length === 0) return yield* new UsageError({ message: `no session ${terminalSafeField(id)} in ${store.location(id).replace(/ \(session .*\)$/s, "") || target}` })
-    return messages.map((m) => redactDeep(m, credentialRedactor))
+    return messages.map((m) => redactDeep(m, storedRedactor))
   })
 
 const listCommand = Command.make("list", { ...storeFlags, json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("one JSON object per session")) }, (flags) =>
@@ -94,9 +95,22 @@ const listCommand = Command.make("list", { ...storeFlags, json: Flag.Boolean("js
   )
 ).pipe(Command.withDescription("List the stored sessions, most recently written first"))
 
+/** The store's own files (SQLite and its journal): a page or export written over one would destroy the store. */
+const storeFiles = (target: string): ReadonlyArray<string> => {
+  if (isPostgresUrl(target)) return []
+  const db = sqliteFile(target)
+  return [db, `${db}-wal`, `${db}-shm`]
+}
+
+const refuseStoreFile = (flag: string, out: string, target: string) => {
+  const file = inputAt(out, storeFiles(target))
+  return file === undefined ? Effect.void : Effect.fail(new UsageError({ message: `${flag} ${out}: would overwrite the session store's file ${file} (write it elsewhere)` }))
+}
+
 /** `sessions show ID --html OUT`: the session as a page, with what an audit of it finds. */
-const writeSessionPage = (id: string, messages: ReadonlyArray<Message>, out: string, configPath: Option.Option<string>) =>
+const writeSessionPage = (id: string, messages: ReadonlyArray<Message>, out: string, opened: OpenedStore, configPath: Option.Option<string>) =>
   Effect.gen(function* () {
+    yield* refuseStoreFile("--html", out, opened.target)
     const config = yield* loadCliConfig(Option.isSome(configPath) ? { configPath: configPath.value } : {})
     const page = yield* sessionRunPage(id, messages, config).pipe(Effect.mapError((message) => new RunFailed({ message, exitCode: 1 })))
     yield* Effect.try({
@@ -114,13 +128,13 @@ const showCommand = Command.make(
   {
     ...storeFlags,
     id: Argument.String("id").pipe(Argument.withDescription("session id")),
-    html: Flag.String("html").pipe(Flag.optional, Flag.withDescription("write the session as a self-contained HTML page to OUT, with what an audit of it finds"))
+    html: textFlag("html").pipe(Flag.optional, Flag.withDescription("write the session as a self-contained HTML page to OUT, with what an audit of it finds"))
   },
   (flags) =>
     withStore(flags, (store, shown, opened) =>
       Effect.flatMap(existing(store, flags.id, shown), (messages) =>
         Option.isSome(flags.html)
-          ? writeSessionPage(flags.id, messages, flags.html.value, flags.config)
+          ? writeSessionPage(flags.id, messages, flags.html.value, opened, flags.config)
           : Effect.flatMap(requestLogOf(opened.target, opened.config, flags.id).pipe(Effect.mapError(storeFailure)), (requests) =>
               Console.log([formatSession(flags.id, messages), ...formatRequests(requests)].join("\n"))
             )
@@ -134,13 +148,14 @@ const formatRequests = (requests: ReadonlyArray<StoredRequest>): ReadonlyArray<s
 
 const exportCommand = Command.make(
   "export",
-  { ...storeFlags, id: Argument.String("id").pipe(Argument.withDescription("session id")), out: Flag.String("out").pipe(Flag.optional, Flag.withDescription("write to FILE instead of stdout")) },
+  { ...storeFlags, id: Argument.String("id").pipe(Argument.withDescription("session id")), out: textFlag("out").pipe(Flag.optional, Flag.withDescription("write to FILE instead of stdout")) },
   (flags) =>
-    withStore(flags, (store, target) =>
+    withStore(flags, (store, target, opened) =>
       Effect.gen(function* () {
         const text = exportTrace(flags.id, yield* existing(store, flags.id, target))
         if (Option.isNone(flags.out)) return yield* Effect.sync(() => void process.stdout.write(text))
         const file = flags.out.value
+        yield* refuseStoreFile("--out", file, opened.target)
         yield* Effect.try({ try: () => writeOutputFile(file, text), catch: (e) => new UsageError({ message: `--out ${file}: ${(e as Error).message}` }) })
       })
     )
@@ -172,7 +187,7 @@ const storedSessionExport = (file: string): Effect.Effect<{ readonly text: strin
 
 const importCommand = Command.make(
   "import",
-  { ...storeFlags, file: Argument.String("file").pipe(Argument.withDescription("trace v1 file, or an agent's own log (docs/audit.md); a session of OpenCode's or Kilo's database as DB#SESSION")), format: formatFlag, as: Flag.String("as").pipe(Flag.optional, Flag.withDescription("session id to import under (default: the trace's session id, else the file name)")) },
+  { ...storeFlags, file: Argument.String("file").pipe(Argument.withDescription("trace v1 file, or an agent's own log (docs/audit.md); a session of OpenCode's or Kilo's database as DB#SESSION")), format: formatFlag, as: textFlag("as").pipe(Flag.optional, Flag.withDescription("session id to import under (default: the trace's session id, else the file name)")) },
   (flags) =>
     withStore(
       flags,
@@ -190,7 +205,7 @@ const importCommand = Command.make(
           if (bad !== null) return yield* new UsageError({ message: `${Option.isSome(flags.as) ? "--as" : `${flags.file}: the session id`} ${quotedId(id)}: ${bad}; give one with --as ID` })
           const before = yield* store.messages(id).pipe(Effect.mapError(storeFailure))
           if (before.length > 0) return yield* new UsageError({ message: `session ${id} already exists (${before.length} messages); import it under another id with --as ID` })
-          const messages = parsed.messages.map((m) => redactDeep(m, credentialRedactor))
+          const messages = parsed.messages.map((m) => redactDeep(m, storedRedactor))
           // All or nothing: a failure half-way (a repeated id, a full disk) leaves no half session.
           yield* (store.importSession !== undefined
             ? store.importSession(id, messages)
@@ -244,7 +259,7 @@ const pruneCommand = Command.make(
   "prune",
   {
     ...storeFlags,
-    olderThan: Flag.String("older-than").pipe(Flag.withDescription("delete the sessions last written longer ago than AGE: a whole number and a unit, m, h, d or w (30d, 12h)")),
+    olderThan: textFlag("older-than").pipe(Flag.withDescription("delete the sessions last written longer ago than AGE: a whole number and a unit, m, h, d or w (30d, 12h)")),
     dryRun: Flag.Boolean("dry-run").pipe(Flag.withDefault(false), Flag.withDescription("list what would be deleted, and delete nothing"))
   },
   (flags) =>

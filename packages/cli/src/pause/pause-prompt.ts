@@ -2,10 +2,10 @@
  * How a pause is shown to the user (the incident, the choices on offer and why the others are
  * not), and how `ask` reads the answer on a terminal.
  */
-import { createInterface } from "node:readline/promises"
 import { stepsFromOne } from "../render/explain.js"
 import { CHOICE_DESCRIPTIONS, type PauseChoice, type PauseChoices } from "./choices.js"
 import type { PausedIncident } from "./paused-incident.js"
+import { openTerminalReadline } from "../terminal-readline.js"
 
 export const formatPause = (incident: PausedIncident, choices: PauseChoices): ReadonlyArray<string> => {
   const width = Math.max(...[...choices.offered, ...choices.unavailable.map((u) => u.choice)].map((c) => c.length))
@@ -34,10 +34,12 @@ export type AskLine = (question: string) => Promise<string | null>
 
 /** Reads the answer from the terminal; the question goes to stderr so stdout stays the run's log. */
 export const askOnTerminal: AskLine = async (question) => {
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true })
+  const rl = openTerminalReadline({ input: process.stdin, output: process.stderr })
   try {
-    const closed = new Promise<null>((resolve) => rl.once("close", () => resolve(null)))
-    return await Promise.race([rl.question(question), closed])
+    return await new Promise<string | null>((resolve) => {
+      rl.once("close", () => resolve(null))
+      rl.question(question, resolve)
+    })
   } finally {
     rl.close()
   }

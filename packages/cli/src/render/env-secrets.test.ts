@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test"
-import { redactText, redactValues, secretValues } from "./env-secrets.js"
+import { credentialRedactor, logRedactor, redactText, redactValues, secretValues } from "./env-secrets.js"
 
 test("credential-named variables and the API key variable are secrets; short or plain ones are not", () => {
   const env = { OPENAI_API_KEY: "sk-abcdefgh12345", MY_PROVIDER: "p@ss\"word!", GH_TOKEN: "ghp_xxxxxxxx", HOME: "/root/home/dir", SHORT_KEY: "abc" }
@@ -30,4 +30,20 @@ test("the secrets follow the shell scrub's name rule: MYSQL_PWD, DB_PASS, REDIS_
   const credentials = { MYSQL_PWD: "mysql-pw-PROBE10", DB_PASS: "db-pass-PROBE10", REDIS_PASS: "redis-pass-PROBE10", NPM_AUTH: "npm-auth-PROBE10", GITHUB_PAT: "github-pat-PROBE10", SENTRY_DSN: "https://abc@o1.ingest.sentry.io/1" }
   const values = secretValues({ ...credentials, PWD: "/home/someone/project", OLDPWD: "/home/someone/other" }, [])
   expect([...values].sort()).toEqual(Object.values(credentials).sort())
+})
+
+test("what a log holds loses a URL query's key and signature and Cookie values too (the boundary redactor's rules), and keeps its guesses", () => {
+  const redact = logRedactor({})
+  expect(redact("GET https://maps.example.com/api?key=QueryKeyPROBE14abcdef")).toBe("GET https://maps.example.com/api?key=[REDACTED]")
+  expect(redact("https://x/blob?sv=2020&sig=SigValPROBE14abcdef%3D")).toBe("https://x/blob?sv=2020&sig=[REDACTED]")
+  expect(redact("Cookie: session=CookieValPROBE14abcdef; other=1")).not.toContain("CookieValPROBE14abcdef")
+  expect(redact("Set-Cookie: sid=CookieValPROBE14abcdef; Path=/")).not.toContain("CookieValPROBE14abcdef")
+  // A long random-looking value on its own is still taken for a token (docs/audit.md).
+  expect(redact("next page CiAKGjBpNjFlYzVhLTRkOTMtNDQ5Yy1iMjIxLWQQMz0ZmY0EgBSAA")).toContain("[REDACTED")
+})
+
+test("credentialRedactor (stored sessions, chat's /config) guesses nothing: credential values and formats only", () => {
+  const redact = credentialRedactor({ DB_PASSWORD: "hunter2-correct-horse", HOME: "/home/someone" })
+  expect(redact("PGPASSWORD=hunter2-correct-horse in /home/someone")).toBe("PGPASSWORD=[REDACTED] in /home/someone")
+  expect(redact("cursor CiAKGjBpNjFlYzVhLTRkOTMtNDQ5Yy1iMjIxLWQQMz0ZmY0EgBSAA")).toBe("cursor CiAKGjBpNjFlYzVhLTRkOTMtNDQ5Yy1iMjIxLWQQMz0ZmY0EgBSAA")
 })

@@ -3,7 +3,7 @@
  * key loopguard holds, and any variable named like a credential whose value a tool printed and
  * the model repeated. Only exact values are replaced, so ids and hashes in a trace stay intact.
  */
-import { MIN_SECRET_LENGTH as CORE_MIN_SECRET_LENGTH, redactSecrets } from "@loopguard/core/try-best"
+import { makeRedactor, MIN_SECRET_LENGTH as CORE_MIN_SECRET_LENGTH, redactSecrets } from "@loopguard/core/try-best"
 import { credentialValues, isCredentialName } from "@loopguard/effect/tools"
 
 const MIN_SECRET_LENGTH = 8
@@ -43,11 +43,20 @@ export const redactText = (text: string, values: ReadonlyArray<string>): string 
   ordered(values).reduce((t, v) => t.split(v).join(REDACTED_VALUE), text)
 
 /**
- * Secrets in a log never reach a page or a terminal (audit, sessions show --html): the values of this machine's variables named like
- * credentials, and whatever looks like a key or token on its own. Other variables' values (paths,
- * user names) are left alone, or every path in a log would read "[REDACTED]".
+ * The boundary redactor (`makeRedactor`: credential formats, Authorization, a URL's password, a
+ * query's `key=` / `sig=`, Cookie headers; docs/security.md) with this environment's credential
+ * values (`secretValues`). No guessing: ids, hashes and settings pass unchanged.
  */
-export const logRedactor = (env: Readonly<Record<string, string | undefined>> = process.env) => {
-  const values = secretValues(env, [])
-  return (text: string): string => redactSecrets(redactText(text, values))
+export const credentialRedactor = (env: Readonly<Record<string, string | undefined>>, alsoNames: ReadonlyArray<string> = []): ((text: string) => string) =>
+  makeRedactor(secretValues(env, alsoNames))
+
+/**
+ * Secrets in a log never reach a page or a terminal (audit, its `--json` and `--html`, sessions show
+ * --html): everything `credentialRedactor` removes, and what looks like a key or token on its own
+ * (`redactSecrets`' guesses: a log is someone else's text, docs/audit.md). Other variables' values
+ * (paths, user names) are left alone, or every path in a log would read "[REDACTED]".
+ */
+export const logRedactor = (env: Readonly<Record<string, string | undefined>> = process.env): ((text: string) => string) => {
+  const boundary = credentialRedactor(env)
+  return (text: string): string => redactSecrets(boundary(text))
 }

@@ -245,3 +245,49 @@ test("a finished step counts what the run metered for it (step.finished's tokens
   s.r.onEvent({ type: "step.finished", step: 1, outcome: "continue", finish: "stop", tokens: { input: 50, output: 10, total: 60, estimated: false } })
   expect(stripAnsi(s.text())).toContain("  · step 2 · 2,160 tokens")
 })
+
+describe("a sub-agent's steps", () => {
+  test("each session counts its own steps; a sub-agent's lines are marked and indented; the parent's numbers are its own", () => {
+    const s = setup("human")
+    const parent = { sessionId: "p" }
+    const child = { sessionId: "p/task-0-1" }
+    const events: ReadonlyArray<LoopguardEvent> = [
+      { ...parent, type: "step.started", step: 0, attempt: 1 },
+      { ...parent, type: "tool.started", step: 0, callId: "t1", name: "task", input: { description: "find it" } },
+      { ...child, type: "step.started", step: 0, attempt: 1 },
+      { ...child, type: "tool.started", step: 0, callId: "s1", name: "bash", input: { command: "ls" } },
+      { ...child, type: "tool.finished", step: 0, callId: "s1", name: "bash", state: "completed", exitCode: 0, durationMs: 3 },
+      { ...child, type: "step.finished", step: 0, outcome: "continue", finish: "tool-calls", tokens: { input: 90, output: 10, total: 100, estimated: false } },
+      { ...child, type: "step.started", step: 1, attempt: 1 },
+      { ...child, type: "step.finished", step: 1, outcome: "continue", finish: "stop", tokens: { input: 90, output: 10, total: 100, estimated: false } },
+      { ...parent, type: "tool.finished", step: 0, callId: "t1", name: "task", state: "completed", durationMs: 9 },
+      { ...parent, type: "step.finished", step: 0, outcome: "continue", finish: "tool-calls", tokens: { input: 90, output: 10, total: 100, estimated: false } },
+      { ...parent, type: "step.started", step: 1, attempt: 1 },
+      { ...parent, type: "step.finished", step: 1, outcome: "continue", finish: "stop", tokens: { input: 90, output: 10, total: 100, estimated: false } }
+    ]
+    s.r.startTurn()
+    for (const e of events) s.r.onEvent(e)
+    expect(s.text().split("\n")).toEqual([
+      '  ⚙ task {"description":"find it"}',
+      "  ↳ sub-agent p/task-0-1",
+      "    ⚙ bash ls",
+      "      ✓ exit 0 (3 ms)",
+      "    · sub-agent step 1 · 100 tokens · 0.0 s",
+      "    · sub-agent step 2 · 200 tokens · 0.0 s",
+      "    ✓ done (9 ms)",
+      "  · step 1 · 300 tokens · 0.0 s",
+      "  · step 2 · 400 tokens · 0.0 s",
+      ""
+    ])
+  })
+
+  test("the next turn's session is the turn's own again (demo: one renderer, a session per scene)", () => {
+    const s = setup("human")
+    for (const id of ["scene-1", "scene-2"]) {
+      s.r.startTurn()
+      s.r.onEvent({ sessionId: id, type: "step.started", step: 0, attempt: 1 })
+      s.r.onEvent({ sessionId: id, type: "step.finished", step: 0, outcome: "continue", finish: "stop" })
+    }
+    expect(s.text()).not.toContain("sub-agent")
+  })
+})

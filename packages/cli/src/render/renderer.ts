@@ -14,6 +14,7 @@ import type { LoopguardEvent, RunReport } from "@loopguard/effect"
 import { eventLine } from "./event-lines.js"
 import { terminalSafe } from "./terminal-safe.js"
 import { makeTextSink } from "./text-sink.js"
+import { makeSessionSteps, type SessionStep } from "./session-steps.js"
 import { answerOf, exitLine, formatTotals, reportDetails } from "./report.js"
 import type { Style } from "./style.js"
 
@@ -145,8 +146,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
   const writer = makeHoldingOut(options.out)
   const sink = makeTextSink(writer.out, style, options.secrets ?? [])
   const meter = makeTurnMeter(options.price)
-  let inStep = false
-  let step = 0
+  const sessions = makeSessionSteps()
   let turnStart = now()
   /** What the step waits for while nothing streams; shown on the live line. */
   let waitingFor: string | null = null
@@ -154,7 +154,11 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
 
   /** When the model last sent anything (or the step last began to wait for it). */
   let lastHeardAt = now()
-  const totals = () => formatTotals({ steps: step + 1, tokens: meter.tokens(), costUsd: meter.cost(), elapsedMs: now() - turnStart }, "step")
+  /** A sub-agent's lines sit one indent deeper per level. */
+  const indent = (at: SessionStep) => "  ".repeat(at.depth)
+  /** The status line's words: the session's own step (a sub-agent's so marked), the turn's totals. */
+  const totals = (at: SessionStep) =>
+    `${at.depth > 0 ? "sub-agent " : ""}${formatTotals({ steps: at.step + 1, tokens: meter.tokens(), costUsd: meter.cost(), elapsedMs: now() - turnStart }, "step")}`
   /** While the model is silent: for how long, and when loopguard gives up (a tool's own time is not the model's silence). */
   const silence = (): string | null => {
     const quietMs = now() - lastHeardAt
@@ -162,11 +166,12 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     return `the model has sent nothing for ${formatSeconds(quietMs)} (loopguard gives up after ${formatSeconds(options.stallLimitMs ?? DEFAULT_STALL_LIMIT_MS)} of silence)`
   }
   const refresh = () => {
-    if (options.live !== true || !human || !inStep) return
+    const at = sessions.current()
+    if (options.live !== true || !human || at === null) return
     const quiet = silence()
     // Mid-reply, the line is only shown once the stream has gone quiet; it then starts below the text.
-    if (waitingFor === null && quiet !== null) sink.liveBelow(style.dim(`  · ${totals()} · ${quiet}`))
-    else if (waitingFor !== null) sink.live(style.dim(`  · ${totals()} · ${quiet ?? waitingFor}`))
+    if (waitingFor === null && quiet !== null) sink.liveBelow(style.dim(`${indent(at)}  · ${totals(at)} · ${quiet}`))
+    else if (waitingFor !== null) sink.live(style.dim(`${indent(at)}  · ${totals(at)} · ${quiet ?? waitingFor}`))
   }
   const startTimer = () => {
     if (options.live !== true || timer !== null) return
@@ -183,8 +188,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
   const track = (e: LoopguardEvent) => {
     if (e.type === "step.started") {
       meter.endAttempt()
-      inStep = true
-      step = e.step
+      sessions.started(e.sessionId, e.step)
       waitingFor = "waiting for the model"
       lastHeardAt = now()
       startTimer()
@@ -196,28 +200,31 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
     else if (e.type === "step.finished") {
       meter.endAttempt()
       meter.settle(e.tokens?.total)
-      inStep = false
-      waitingFor = null
-      stopTimer()
-    } else if (e.type === "run.finished") stopTimer()
+      sessions.finished(e.sessionId)
+      // A sub-agent's step ended inside its parent's tool call, which still runs.
+      waitingFor = sessions.current() === null ? null : "running a sub-agent"
+      if (sessions.current() === null) stopTimer()
+    } else if (e.type === "run.finished" && sessions.current() === null) stopTimer()
   }
 
   const onEvent = (e: LoopguardEvent): void => {
     if (!human) return
     track(e)
+    const at = sessions.of(e.sessionId)
     if (e.type === "step.finished") {
       // Why a reply was stopped is told by the incident banner that follows.
-      sink.line(style.dim(`  · ${totals()}`))
+      sink.line(style.dim(`${indent(at)}  · ${totals(at)}`))
       return
     }
     if (e.type === "run.finished") return sink.closeBlock()
+    if (e.type === "step.started" && e.step === 0 && e.attempt === 1 && at.depth > 0) sink.line(style.dim(`${indent(at)}↳ sub-agent ${terminalSafe(e.sessionId ?? "")}`))
     const text = eventLine(e, style)
-    if (text !== null) sink.line(text)
+    if (text !== null) sink.line(`${indent(at)}${text}`)
   }
 
   // Only a step's own reply counts and shows: the goal gate's evaluator and summary calls are not the answer.
   const onPart = (p: StreamPart): void => {
-    if (!inStep) return
+    if (sessions.current() === null) return
     lastHeardAt = now()
     if (p.type === "finish" && p.usage !== undefined) return meter.add(p.usage)
     if (p.type === "text-delta" || p.type === "reasoning-delta") meter.see(p.text)
@@ -263,6 +270,7 @@ export const makeRenderer = (options: RendererOptions): Renderer => {
       sink.closeBlock()
       turnStart = now()
       meter.reset()
+      sessions.reset()
     }
   }
 }
