@@ -9,7 +9,7 @@ import type { Incident } from "@loopguard/core/report"
 import type { IncomingHttpHeaders } from "node:http"
 import { BodyTimedOut, BodyTooLarge, type ClientReply, type ClientRequest } from "./client-reply.js"
 import { backoffKeyFor, type BackoffBoard } from "./backoff.js"
-import { authorized, clientHeaders, credentialsOf, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
+import { authorized, clientHeaders, credentialsOf, heldKeyFor, holdsKeys, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
 import { redactBytes } from "./body-bytes.js"
 import { cutCallDetail, cutCallNotice, refusalNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
@@ -129,7 +129,7 @@ const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, d
 const recordOf = (j: Judged, retries: () => number) => (outcome: RequestRecord["outcome"], status: number, reply: Message | null, detail?: string) => {
   const { session, protocol, conversation, verdict } = j
   const credentials = credentialsOf(j.req.headers, j.req.url ?? "")
-  const redact = makeRedactor([...credentials, j.deps.auth.token ?? undefined, j.deps.auth.upstreamKey ?? undefined])
+  const redact = makeRedactor([...credentials, ...secretsOf(j.deps.auth)])
   const record: RequestRecord = redactDeep({
     session,
     protocol: protocol.name,
@@ -161,8 +161,8 @@ const answerStop = (j: Judged, stop: StopVerdict): void => {
 const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: UpstreamRoute; readonly send: () => Promise<Attempt> } => {
   const { protocol, verdict, route, deps, body } = j
   const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts && !verdict.toolsOff ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict)))
-  const target = { url: upstreamUrlOf(route.base, j.req.url ?? "/", deps.auth), key: backoffKeyFor(route.base, j.req.headers, deps.auth.upstreamKey !== null), budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
-  const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true), "content-length": String(rewritten.length) }
+  const target = { url: upstreamUrlOf(route.base, j.req.url ?? "/", deps.auth), key: backoffKeyFor(route.base, j.req.headers, holdsKeys(deps.auth)), budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
+  const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true, heldKeyFor(deps.auth, route)), "content-length": String(rewritten.length) }
   const send = () =>
     attempt(target, "POST", headers, rewritten, signal).then(async (sent): Promise<Attempt> => {
       const a = sent.ok ? await decodedAttempt(sent, target.chunkTimeoutMs) : sent

@@ -1,6 +1,7 @@
 /** The headers the proxy passes on, each way: never those of one hop only. */
 import { describe, expect, test } from "bun:test"
-import { clientHeaders, errorBody, upstreamHeaders } from "./http-util.js"
+import { clientHeaders, errorBody, heldKeyFor, upstreamHeaders } from "./http-util.js"
+import { routeFor } from "./routes.js"
 
 const open = { token: null, upstreamKey: null }
 
@@ -11,7 +12,8 @@ describe("hop-by-hop headers", () => {
       [],
       open,
       "chat",
-      false
+      false,
+      null
     )
     expect(out).toEqual({ authorization: "Bearer sk-client", "content-type": "application/json", "x-other": "kept" })
   })
@@ -30,5 +32,27 @@ describe("errorBody", () => {
     expect(JSON.parse(errorBody("chat", 413, "big")).error.type).toBe("invalid_request_error")
     expect(JSON.parse(errorBody("chat", 401, "who")).error).toMatchObject({ type: "invalid_request_error", code: "invalid_api_key" })
     expect(JSON.parse(errorBody("messages", 502, "down")).error.type).toBe("api_error")
+  })
+})
+
+describe("which upstream gets a held key", () => {
+  const routing = {
+    upstream: "https://api.openai.com/v1",
+    routes: { "claude-": { upstream: "https://api.anthropic.com/v1" }, "gpt-5": { upstream: "https://api.openai.com/v1/" }, "local-": { upstream: "http://127.0.0.1:8080/v1" } },
+    provider: {},
+    chunkTimeoutMs: 1000
+  }
+  const auth = { token: "t", upstreamKey: "sk-openai-held", routeKeys: new Map([["claude-", "sk-ant-route"]]) }
+  const keyOf = (model: string) => heldKeyFor(auth, routeFor(routing, model, "/v1/chat/completions")!)
+  test("proxy.upstream and routes on its origin get the held key; a route with its own key gets that; any other host gets none", () => {
+    expect(keyOf("o3")).toBe("sk-openai-held")
+    expect(keyOf("gpt-5-mini")).toBe("sk-openai-held")
+    expect(keyOf("claude-sonnet")).toBe("sk-ant-route")
+    expect(keyOf("local-qwen")).toBeNull()
+  })
+  test("a route to another host is sent no credential at all: neither the held key nor the client's token", () => {
+    const out = upstreamHeaders({ authorization: "Bearer t", "x-api-key": "t" }, [], auth, "chat", true, keyOf("local-qwen"))
+    expect(out["authorization"]).toBeUndefined()
+    expect(out["x-api-key"]).toBeUndefined()
   })
 })

@@ -32,11 +32,28 @@ const hopByHopOf = (headers: IncomingHttpHeaders): ((name: string) => boolean) =
 }
 
 export interface AuthPolicy {
-  /** Clients must present this token (as their API key) when the proxy adds the upstream key itself. */
+  /** Clients must present this token (as their API key) when the proxy adds an upstream key itself. */
   readonly token: string | null
-  /** The upstream key the proxy adds; null: the client's own auth headers go upstream untouched. */
+  /**
+   * The key the proxy adds for `proxy.upstream`, and for routes on that upstream's origin (scheme,
+   * host and port) only: a route to another host never gets it. Null, with no `routeKeys`: the
+   * client's own auth headers go upstream untouched.
+   */
   readonly upstreamKey: string | null
+  /** Keys the proxy adds for routes of their own (`proxy.routes.<prefix>.keyEnv`), by route prefix. */
+  readonly routeKeys?: ReadonlyMap<string, string> | undefined
 }
+
+/** Whether the proxy holds any upstream key: clients then present the token, and their credentials stay behind. */
+export const holdsKeys = (auth: AuthPolicy): boolean => auth.upstreamKey !== null || (auth.routeKeys?.size ?? 0) > 0
+
+/**
+ * The key the proxy adds for a request on `route`: the route's own, else the held upstream key when
+ * the route's upstream is on `proxy.upstream`'s origin, else none (a route to another host — a local
+ * server, another provider — is sent no credential rather than the wrong provider's key).
+ */
+export const heldKeyFor = (auth: AuthPolicy, route: { readonly prefix: string | null; readonly onDefaultOrigin: boolean }): string | null =>
+  (route.prefix !== null ? auth.routeKeys?.get(route.prefix) : undefined) ?? (route.onDefaultOrigin ? auth.upstreamKey : null)
 
 const presented = (headers: IncomingHttpHeaders): string | undefined => {
   const bearer = /^Bearer\s+(.+)$/i.exec(String(headers["authorization"] ?? ""))?.[1]
@@ -75,7 +92,7 @@ export const queryKeyOf = (pathAndQuery: string): string | undefined => {
  * does not match. The token is read from the auth headers, else from a `key` query parameter.
  */
 export const authorized = (headers: IncomingHttpHeaders, auth: AuthPolicy, pathAndQuery = ""): boolean => {
-  if (auth.upstreamKey === null) return true
+  if (!holdsKeys(auth)) return true
   const given = presented(headers) ?? queryKeyOf(pathAndQuery)
   if (given === undefined || auth.token === null) return false
   const a = Buffer.from(given)
@@ -90,12 +107,15 @@ export const authorized = (headers: IncomingHttpHeaders, auth: AuthPolicy, pathA
  */
 export const upstreamUrlOf = (base: string, pathAndQuery: string, auth: AuthPolicy): URL => {
   const url = upstreamUrl(base, pathAndQuery)
-  if (auth.upstreamKey !== null) url.searchParams.delete("key")
+  if (holdsKeys(auth)) url.searchParams.delete("key")
   return url
 }
 
-/** The request headers that go upstream: the client's own (auth included, untouched) unless the proxy holds the key. */
-export const upstreamHeaders = (headers: IncomingHttpHeaders, drop: ReadonlyArray<string>, auth: AuthPolicy, protocol: ProtocolName | null, guarded: boolean): OutgoingHttpHeaders => {
+/**
+ * The request headers that go upstream: the client's own (auth included, untouched) unless the proxy
+ * holds keys; then the client's credential stays behind and `key` (`heldKeyFor` the route) goes in its place, if any.
+ */
+export const upstreamHeaders = (headers: IncomingHttpHeaders, drop: ReadonlyArray<string>, auth: AuthPolicy, protocol: ProtocolName | null, guarded: boolean, key: string | null): OutgoingHttpHeaders => {
   const out: OutgoingHttpHeaders = {}
   const dropped = new Set(drop.map((h) => h.toLowerCase()))
   const hopByHop = hopByHopOf(headers)
@@ -105,12 +125,14 @@ export const upstreamHeaders = (headers: IncomingHttpHeaders, drop: ReadonlyArra
   }
   // The guard reads the stream's text: ask for it uncompressed.
   if (guarded) out["accept-encoding"] = "identity"
-  if (auth.upstreamKey !== null) {
+  if (holdsKeys(auth)) {
     // Every header that can carry the client's credential (the proxy token) stays behind: the
     // upstream gets the proxy's key in one of them, never the token in another (Azure's api-key).
     for (const name of CREDENTIAL_HEADERS) delete out[name]
-    const header = keyHeaderOf(headers, protocol)
-    out[header] = header === "authorization" ? `Bearer ${auth.upstreamKey}` : auth.upstreamKey
+    if (key !== null) {
+      const header = keyHeaderOf(headers, protocol)
+      out[header] = header === "authorization" ? `Bearer ${key}` : key
+    }
   }
   return out
 }
@@ -128,8 +150,8 @@ const keyHeaderOf = (headers: IncomingHttpHeaders, protocol: ProtocolName | null
   return headers["authorization"] !== undefined ? "authorization" : QUERY_KEY_HEADER
 }
 
-/** The secrets a client must never see: the upstream key the proxy holds and its token. */
-export const secretsOf = (auth: AuthPolicy): ReadonlyArray<string> => [auth.upstreamKey, auth.token].filter((s): s is string => s !== null)
+/** The secrets a client must never see: the upstream keys the proxy holds and its token. */
+export const secretsOf = (auth: AuthPolicy): ReadonlyArray<string> => [auth.upstreamKey, ...(auth.routeKeys?.values() ?? []), auth.token].filter((s): s is string => s !== null)
 
 /**
  * The upstream's response headers a client may see (length and framing are the proxy's own). An

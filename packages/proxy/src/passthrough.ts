@@ -12,10 +12,10 @@ import { request as httpsRequest } from "node:https"
 import { Transform, type TransformCallback } from "node:stream"
 import { bodyTimedOutMessage, fetchHeadersOf } from "./client-reply.js"
 import { nodeHeadersOf } from "./fetch-reply.js"
-import { authorized, clientHeaders, errorBody, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
+import { authorized, clientHeaders, errorBody, heldKeyFor, holdsKeys, secretsOf, sendError, upstreamHeaders, upstreamUrlOf, type AuthPolicy } from "./http-util.js"
 import type { ProxySettings } from "./proxy-settings.js"
 import { plainBody, redactBytes } from "./body-bytes.js"
-import { routeFor } from "./routes.js"
+import { routeFor, type ResolvedRoute } from "./routes.js"
 
 const UNAUTHORIZED = "loopguard proxy: present the proxy token as your API key"
 const NO_UPSTREAM = "loopguard proxy: no upstream configured for this path"
@@ -28,7 +28,7 @@ const declaredTooLarge = (length: string | undefined | null, limit: number): boo
 const isEventStream = (contentType: string | undefined | null): boolean => String(contentType ?? "").includes("text/event-stream")
 
 /** Whether the answer's body is read whole and redacted: the proxy holds the key, and it is no stream. */
-const redactsBody = (auth: AuthPolicy, contentType: string | undefined | null): boolean => auth.upstreamKey !== null && !isEventStream(contentType)
+const redactsBody = (auth: AuthPolicy, contentType: string | undefined | null): boolean => holdsKeys(auth) && !isEventStream(contentType)
 
 /** The request body counted as it streams upstream (chunked bodies have no length to check first). */
 class BodyLimit extends Transform {
@@ -44,9 +44,9 @@ class BodyLimit extends Transform {
 }
 
 /** The upstream request's headers: the client's, with the key policy applied; a whole answer asked for uncompressed when it is to be redacted. */
-const forwardedHeaders = (headers: IncomingMessage["headers"], settings: ProxySettings, auth: AuthPolicy) => {
-  const out = upstreamHeaders(headers, [settings.sessionHeader], auth, null, false)
-  if (auth.upstreamKey !== null) out["accept-encoding"] = "identity"
+const forwardedHeaders = (headers: IncomingMessage["headers"], settings: ProxySettings, auth: AuthPolicy, route: ResolvedRoute) => {
+  const out = upstreamHeaders(headers, [settings.sessionHeader], auth, null, false, heldKeyFor(auth, route))
+  if (holdsKeys(auth)) out["accept-encoding"] = "identity"
   return out
 }
 
@@ -109,7 +109,7 @@ export const passThrough = (req: IncomingMessage, res: ServerResponse, settings:
   if (route === null) return sendError(res, null, 502, NO_UPSTREAM)
   const url = upstreamUrlOf(route.base, req.url ?? "/", auth)
   const send = url.protocol === "https:" ? httpsRequest : httpRequest
-  const headers = forwardedHeaders(req.headers, settings, auth)
+  const headers = forwardedHeaders(req.headers, settings, auth, route)
   if (req.headers["content-length"] !== undefined) headers["content-length"] = req.headers["content-length"]
   const upstream = send(url, { method: req.method ?? "GET", headers }, (answer) => answerNode(answer, res, settings, auth, route.chunkTimeoutMs))
   upstream.on("error", (e) => sendError(res, null, 502, `loopguard proxy: the upstream failed: ${e.message}`))
@@ -236,7 +236,7 @@ export const passThroughFetch = async (request: Request, pathAndQuery: string, s
   try {
     // decompress: false: the body is passed on as the upstream sent it, its content-encoding with it.
     const body = hasBody ? limitedBody(request.body, limit, settings.requestBodyTimeoutMs, breach) : null
-    const init = { method: request.method, headers: fetchHeadersOf(forwardedHeaders(incoming, settings, auth)), body, duplex: "half", redirect: "manual", decompress: false, signal: request.signal }
+    const init = { method: request.method, headers: fetchHeadersOf(forwardedHeaders(incoming, settings, auth, route)), body, duplex: "half", redirect: "manual", decompress: false, signal: request.signal }
     const answer = await fetch(upstreamUrlOf(route.base, pathAndQuery, auth), init as RequestInit)
     return breachResponse(breach, settings) ?? (await answerFetch(answer, settings, auth, route.chunkTimeoutMs))
   } catch (e) {

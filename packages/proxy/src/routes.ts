@@ -33,6 +33,8 @@ export interface RouteConfig {
   readonly upstream: string
   readonly provider?: string | undefined
   readonly config?: string | undefined
+  /** The environment variable holding this route's upstream key (read by the host into `AuthPolicy.routeKeys`). */
+  readonly keyEnv?: string | undefined
 }
 
 export interface ResolvedRoute {
@@ -43,6 +45,8 @@ export interface ResolvedRoute {
   readonly budgets: RetryBudgets
   readonly retryableStatuses: ReadonlyArray<number>
   readonly chunkTimeoutMs: number
+  /** The upstream is on `proxy.upstream`'s origin (scheme, host, port), so the key held for it may go there. */
+  readonly onDefaultOrigin: boolean
 }
 
 export interface RoutingConfig {
@@ -66,7 +70,17 @@ export const routeFor = (config: RoutingConfig, model: string | undefined, path:
     base: upstream.replace(/\/+$/, ""),
     budgets: retry.budgets,
     retryableStatuses: retry.retryableStatuses,
-    chunkTimeoutMs: (provider !== undefined ? config.provider[provider]?.chunkTimeoutMs : undefined) ?? config.chunkTimeoutMs
+    chunkTimeoutMs: (provider !== undefined ? config.provider[provider]?.chunkTimeoutMs : undefined) ?? config.chunkTimeoutMs,
+    onDefaultOrigin: best === undefined || (config.upstream !== null && originOf(upstream) !== null && originOf(upstream) === originOf(config.upstream))
+  }
+}
+
+/** A URL's origin (`https://host:port`), or null when it is no URL. */
+const originOf = (url: string): string | null => {
+  try {
+    return new URL(url).origin
+  } catch {
+    return null
   }
 }
 

@@ -145,6 +145,43 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
   }, 60_000)
 })
 
+describe.each(HTTP_STACKS)("%s http stack: keys held for routes", (stack) => {
+  test("a route to another origin gets no held key (nor the client's token), a route with its own keyEnv gets its key, guarded and forwarded", async () => {
+    const seen: Array<{ port: number; url: string; auth: unknown; apiKey: unknown }> = []
+    const capture = () => {
+      const server = createServer((req, res) => {
+        seen.push({ port: (server.address() as AddressInfo).port, url: req.url ?? "", auth: req.headers["authorization"], apiKey: req.headers["x-api-key"] })
+        req.resume()
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end('{"data":[]}')
+      })
+      return new Promise<typeof server>((done) => server.listen(0, "127.0.0.1", () => done(server)))
+    }
+    const [main, local, own] = await Promise.all([capture(), capture(), capture()])
+    const portOf = (s: typeof main) => (s.address() as AddressInfo).port
+    const base = configWith(`http://127.0.0.1:${portOf(main)}/v1`)
+    const routes = { "local-": { upstream: `http://127.0.0.1:${portOf(local)}/v1` }, "/v1/embeddings": { upstream: `http://127.0.0.1:${portOf(local)}/v1` }, "claude-": { upstream: `http://127.0.0.1:${portOf(own)}/v1` } }
+    const config = { ...base, proxy: { ...base.proxy, routes } }
+    const proxy = await startProxy({ config, host: "127.0.0.1", port: 0, httpStack: stack, auth: { token: "proxy-token-123", upstreamKey: "upstream-key-456", routeKeys: new Map([["claude-", "route-key-789"]]) } })
+    const token = { authorization: "Bearer proxy-token-123" }
+    try {
+      await post(`${proxy.url}/v1/chat/completions`, { model: "gpt-x", messages: [{ role: "user", content: "hi" }] }, token)
+      await post(`${proxy.url}/v1/chat/completions`, { model: "local-qwen", messages: [{ role: "user", content: "hi" }] }, token)
+      await post(`${proxy.url}/v1/embeddings`, { model: "e", input: "hi" }, token)
+      await post(`${proxy.url}/v1/chat/completions`, { model: "claude-x", messages: [{ role: "user", content: "hi" }] }, token)
+      expect(seen.map((s) => [s.port, s.auth, s.apiKey])).toEqual([
+        [portOf(main), "Bearer upstream-key-456", undefined],
+        [portOf(local), undefined, undefined],
+        [portOf(local), undefined, undefined],
+        [portOf(own), "Bearer route-key-789", undefined]
+      ])
+    } finally {
+      await proxy.close()
+      await Promise.all([main, local, own].map((s) => new Promise((done) => s.close(done))))
+    }
+  }, 60_000)
+})
+
 describe("a port already taken", () => {
   for (const stack of HTTP_STACKS) {
     test(`${stack} stack: startProxy fails with ProxyStartError, in the same words as on the other stack`, async () => {

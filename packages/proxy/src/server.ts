@@ -19,7 +19,7 @@ import type { AddressInfo, Socket } from "node:net"
 import { memoryBackoff, type BackoffBoard } from "./backoff.js"
 import { handleGuarded, type HandlerDeps, type RequestRecord } from "./handler.js"
 import type { DetectorSettings, ProxySettings } from "./proxy-settings.js"
-import { errorBody, sendError, type AuthPolicy } from "./http-util.js"
+import { errorBody, secretsOf, sendError, type AuthPolicy } from "./http-util.js"
 import { hostRefusal, originRefusal } from "./web-origin.js"
 import { passThrough, passThroughFetch } from "./passthrough.js"
 import type { Protocol } from "./protocol.js"
@@ -176,7 +176,9 @@ const forbidden = (protocol: Protocol | null, message: string): Response =>
 const fetchRoute =
   (options: ProxyOptions, deps: HandlerDeps) =>
   (request: Request): Response | Promise<Response> => {
-    const url = new URL(request.url)
+    // With no usable Host (HTTP/1.0 without one, `Host: a@b`, an empty one) Bun gives only the path:
+    // read it against a placeholder base; the Host check below judges the header itself.
+    const url = new URL(request.url, "http://host.invalid")
     // Bun resolves dot segments before the handler sees the URL; the check stays for any runtime that does not.
     if (requestTargetOf(url.pathname + url.search) === null) return new Response(errorBody(badTargetProtocol(request.method, url.pathname + url.search), 400, BAD_TARGET), { status: 400, headers: { "content-type": "application/json" } })
     const protocol = request.method === "POST" ? protocolOf(url.pathname, url.search.slice(1)) : null
@@ -245,7 +247,7 @@ export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> =
   const stack = options.httpStack ?? (onBun ? "bun" : "node")
   if (stack === "bun" && !onBun) throw new Error('httpStack "bun" needs the Bun runtime; on Node the proxy serves with node:http')
   const board = options.board ?? memoryBackoff()
-  const held = [options.auth?.upstreamKey, options.auth?.token, ...(options.secrets ?? [])].filter((k): k is string => typeof k === "string" && k !== "")
+  const held = [...(options.auth === undefined ? [] : secretsOf(options.auth)), ...(options.secrets ?? [])].filter((k): k is string => typeof k === "string" && k !== "")
   const recorder = options.store === undefined ? null : makeRecorder(options.store, (message) => options.onEvent?.({ type: "store-error", message }), options.config.store.leaseMs, held)
   const deps = depsOf(options, recorder, board, stack)
   let listening: Awaited<ReturnType<typeof listenNode>>

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test"
 import { textStream } from "@loopguard/ai-sdk/testing"
 import { HTTP_STACKS, startRig, type Rig } from "./proxy.fixture.js"
 import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
 import { hostRefusal, originRefusal } from "./web-origin.js"
 
 describe("originRefusal", () => {
@@ -68,5 +69,22 @@ describe.each(HTTP_STACKS)("%s http stack, DNS rebinding", (stack) => {
     expect(rig.server.requests.length).toBe(0)
     expect((await withHost(`${rig.proxy.url}/loopguard/health`, "GET", `localhost:${rig.proxy.port}`)).status).toBe(200)
     expect((await withHost(`${rig.proxy.url}/v1/chat/completions`, "POST", `localhost:${rig.proxy.port}`, body)).status).toBe(200)
+  }, 30_000)
+
+  test("a request with no usable Host is judged, never an internal error: none or empty is served, one naming another host behind a user part is refused", async () => {
+    rig = await startRig([textStream("served")], { proxy: { httpStack: stack } })
+    const raw = (text: string) =>
+      new Promise<string>((done) => {
+        const socket = connect(rig!.proxy.port, "127.0.0.1", () => socket.write(text))
+        let out = ""
+        socket.on("data", (d) => (out += d.toString()))
+        socket.on("close", () => done(out))
+      })
+    const statusOf = (reply: string) => Number(/^HTTP\/1\.[01] (\d{3})/.exec(reply)?.[1])
+    expect(statusOf(await raw("GET /loopguard/health HTTP/1.0\r\n\r\n"))).toBe(200)
+    expect(statusOf(await raw("GET /loopguard/health HTTP/1.1\r\nHost: \r\nConnection: close\r\n\r\n"))).toBe(200)
+    const behindUser = await raw("GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1@evil.example\r\nConnection: close\r\n\r\n")
+    expect(statusOf(behindUser)).toBe(403)
+    expect(behindUser).not.toContain("internal error")
   }, 30_000)
 })

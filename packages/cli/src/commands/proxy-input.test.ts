@@ -51,3 +51,29 @@ test("proxy.upstreamKeyEnv and proxy.tokenEnv given a key: the error never shows
   expect(token.stderr).toContain("proxy.tokenEnv")
   expect(token.stderr).not.toContain("PlainGroqKey")
 }, 30_000)
+
+test("an upstream URL carrying a user name or password is refused without echoing the password (exit 2)", () => {
+  expect(upstreamProblem("http://alice:UrlPassPROBE@127.0.0.1:8080/v1")).toContain("carries a user name or password")
+  expect(upstreamProblem("http://alice:UrlPassPROBE@127.0.0.1:8080/v1")).not.toContain("UrlPassPROBE")
+  const flag = cli(["proxy", "--upstream", "http://alice:UrlPassPROBE@127.0.0.1:8080/v1"])
+  expect(flag.code).toBe(2)
+  expect(flag.stderr).toContain("--upstream: http://127.0.0.1:8080/v1 carries a user name or password")
+  expect(flag.stderr).not.toContain("UrlPassPROBE")
+}, 30_000)
+
+test("a route's keyEnv is held like proxy.upstreamKeyEnv: unset, or without a token, the proxy does not start (exit 2)", async () => {
+  const dir = await import("node:fs/promises").then((fs) => fs.mkdtemp(join(import.meta.dir, ".route-key-")))
+  try {
+    const config = join(dir, "config.json")
+    await Bun.write(config, JSON.stringify({ proxy: { upstream: "http://127.0.0.1:9/v1", routes: { "claude-": { upstream: "http://127.0.0.1:9/anthropic", keyEnv: "LG_TEST_ROUTE_KEY" } } } }))
+    const unset = cli(["proxy", "--config", config], { LG_TEST_ROUTE_KEY: "" })
+    expect(unset.code).toBe(2)
+    expect(unset.stderr).toContain("proxy.routes.claude-.keyEnv names LG_TEST_ROUTE_KEY, which is not set")
+    const noToken = cli(["proxy", "--config", config], { LG_TEST_ROUTE_KEY: "route-key-value-1234", LOOPGUARD_PROXY_TOKEN: "" })
+    expect(noToken.code).toBe(2)
+    expect(noToken.stderr).toContain("proxy.routes.claude-.keyEnv: the proxy holds an upstream key, so clients must present a token")
+    expect(noToken.stderr).not.toContain("route-key-value-1234")
+  } finally {
+    await import("node:fs/promises").then((fs) => fs.rm(dir, { recursive: true, force: true }))
+  }
+}, 30_000)

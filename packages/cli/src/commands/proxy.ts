@@ -67,11 +67,39 @@ export const upstreamProblem = (url: string): string | null => {
     return `not an http(s) URL: ${redactUrl(url)}`
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `not an http(s) URL: ${redactUrl(url)}`
+  if (parsed.username !== "" || parsed.password !== "") {
+    return `${upstreamShown(url)} carries a user name or password: the proxy would send it upstream for any local client, token or not; hold a key with proxy.upstreamKeyEnv instead (clients then present proxy.tokenEnv's token)`
+  }
   if (parsed.search !== "" || parsed.hash !== "" || /[?#]/.test(url)) {
     return `${upstreamShown(url)} has a query or fragment: give the base URL only (each request's path and query are added to it; a client sends its own ?api-version=)`
   }
   return null
 }
+
+/**
+ * The upstream keys the proxy holds (`proxy.upstreamKeyEnv`, each route's `keyEnv`), read from the
+ * environment, and the setting that named the first (for the token error); null when it holds none.
+ * A key variable named but not set would leave the proxy open, without the token it was meant to ask for.
+ */
+const heldKeysOf = (config: LoopguardConfig) =>
+  Effect.gen(function* () {
+    const read = (variable: string, setting: string) => {
+      const value = process.env[variable]
+      return value === undefined || value === ""
+        ? Effect.fail(new UsageError({ message: `${setting} names ${unsetVariableShown(variable, setting)}, which is not set (or empty): set it to the upstream key, or unset ${setting}` }))
+        : Effect.succeed(value)
+    }
+    const settings: Array<string> = []
+    const upstreamKey = config.proxy.upstreamKeyEnv === null ? null : yield* read(config.proxy.upstreamKeyEnv, "proxy.upstreamKeyEnv")
+    if (upstreamKey !== null) settings.push("proxy.upstreamKeyEnv")
+    const routeKeys = new Map<string, string>()
+    for (const [prefix, route] of Object.entries(config.proxy.routes)) {
+      if (route.keyEnv === undefined) continue
+      routeKeys.set(prefix, yield* read(route.keyEnv, `proxy.routes.${prefix}.keyEnv`))
+      settings.push(`proxy.routes.${prefix}.keyEnv`)
+    }
+    return settings.length === 0 ? null : { upstreamKey, routeKeys, setting: settings[0]! }
+  })
 
 const checkUpstream = (url: string, flag: string): Effect.Effect<string, UsageError> => {
   const problem = upstreamProblem(url)
@@ -132,16 +160,12 @@ export const proxyCommand = Command.make(
           )
         }
       }
-      const upstreamKey = config.proxy.upstreamKeyEnv === null ? undefined : process.env[config.proxy.upstreamKeyEnv]
-      // A key variable named but not set would leave the proxy open, without the token it was meant to ask for.
-      if (config.proxy.upstreamKeyEnv !== null && (upstreamKey === undefined || upstreamKey === "")) {
-        return yield* new UsageError({ message: `proxy.upstreamKeyEnv names ${unsetVariableShown(config.proxy.upstreamKeyEnv, "proxy.upstreamKeyEnv")}, which is not set (or empty): set it to the upstream key, or unset proxy.upstreamKeyEnv` })
-      }
+      const keys = yield* heldKeysOf(config)
       const token = process.env[config.proxy.tokenEnv]
-      if (upstreamKey !== undefined && upstreamKey !== "" && (token === undefined || token === "")) {
-        return yield* new UsageError({ message: `proxy.upstreamKeyEnv: the proxy holds the upstream key, so clients must present a token: ${unsetVariableShown(config.proxy.tokenEnv, "proxy.tokenEnv")} is not set (or empty): set it` })
+      if (keys !== null && (token === undefined || token === "")) {
+        return yield* new UsageError({ message: `${keys.setting}: the proxy holds an upstream key, so clients must present a token: ${unsetVariableShown(config.proxy.tokenEnv, "proxy.tokenEnv")} is not set (or empty): set it` })
       }
-      const weak = upstreamKey !== undefined && upstreamKey !== "" && token !== undefined ? weakToken(token) : null
+      const weak = keys !== null && token !== undefined ? weakToken(token) : null
       if (weak !== null) return yield* new UsageError({ message: `${config.proxy.tokenEnv}: the token clients present ${weak}` })
       const target = yield* storeTargetOf(flags)
       const upstreams = [config.proxy.upstream, ...Object.values(config.proxy.routes).map((r) => r.upstream)].filter((u): u is string => u !== null)
@@ -183,7 +207,7 @@ export const proxyCommand = Command.make(
         reusePort: role !== null,
         ...(store !== undefined ? { store, secrets: secretValues(process.env, []) } : {}),
         ...(shared !== undefined ? { board: shared.board } : role !== null ? { board: workerBoard() } : {}),
-        ...(upstreamKey !== undefined && upstreamKey !== "" ? { auth: { token: token ?? null, upstreamKey } } : {}),
+        ...(keys !== null ? { auth: { token: token ?? null, upstreamKey: keys.upstreamKey, routeKeys: keys.routeKeys } } : {}),
         onEvent: print,
         routeConfigs
       }).pipe(Effect.mapError((e) => new UsageError({ message: e.message })))

@@ -258,13 +258,15 @@ export const OTHER_ENV_VARIABLES: ReadonlyArray<string> = [
 ]
 
 /**
- * Variables a setting names (`proxy.tokenEnv`, `proxy.upstreamKeyEnv`), by default and as configured:
+ * Variables a setting names (`proxy.tokenEnv`, `proxy.upstreamKeyEnv`, a route's `keyEnv`), by default and as configured:
  * they hold a token or a key, not a knob, and may well be spelled LOOPGUARD_* (the default token
  * variable is LOOPGUARD_PROXY_TOKEN).
  */
 const namedByConfig = (merged: Record<string, unknown>): Array<string> => {
   const proxy = (merged["proxy"] ?? {}) as Record<string, unknown>
-  return [DEFAULT_CONFIG.proxy.tokenEnv, proxy["tokenEnv"], proxy["upstreamKeyEnv"]].filter((v): v is string => typeof v === "string")
+  const routes = proxy["routes"] !== null && typeof proxy["routes"] === "object" ? Object.values(proxy["routes"] as Record<string, unknown>) : []
+  const routeKeys = routes.map((r) => (r !== null && typeof r === "object" ? (r as Record<string, unknown>)["keyEnv"] : undefined))
+  return [DEFAULT_CONFIG.proxy.tokenEnv, proxy["tokenEnv"], proxy["upstreamKeyEnv"], ...routeKeys].filter((v): v is string => typeof v === "string")
 }
 
 const unknownEnvErrors = (env: Readonly<Record<string, string | undefined>>, namedVariables: ReadonlyArray<string>): Array<string> => {

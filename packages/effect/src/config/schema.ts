@@ -425,7 +425,13 @@ export const ProxyRoute = Schema.Struct({
   /** A `provider.<id>` section whose retry budgets (and chunk timeout) apply to this upstream. */
   provider: Schema.optional(Schema.String),
   /** A config file whose detector settings (`repeat`, `repeatedAction`, …) apply to this route instead of this file's. */
-  config: Schema.optional(Schema.String)
+  config: Schema.optional(Schema.String),
+  /**
+   * The environment variable holding this route's upstream key, which the proxy adds itself (clients
+   * then present the proxy token). Without it a route to another origin than `proxy.upstream` is
+   * never sent the key held for `proxy.upstream`.
+   */
+  keyEnv: Schema.optional(Schema.String)
 })
 
 /** Headers that carry something else than a session's name: naming the session by one would show a key as an id. */

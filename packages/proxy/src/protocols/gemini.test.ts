@@ -90,9 +90,9 @@ describe("the Gemini protocol", () => {
 
   test("with the upstream key held by the proxy, it goes in Gemini's header, and the client's own is dropped", () => {
     const auth = { token: "t", upstreamKey: "real-key" }
-    expect(upstreamHeaders({ "x-goog-api-key": "t" }, [], auth, "gemini", true)).toMatchObject({ "x-goog-api-key": "real-key" })
-    expect(upstreamHeaders({ "x-goog-api-key": "t" }, [], auth, null, false)).toMatchObject({ "x-goog-api-key": "real-key" })
-    expect(upstreamHeaders({ authorization: "Bearer t" }, [], auth, null, false)).toMatchObject({ authorization: "Bearer real-key" })
+    expect(upstreamHeaders({ "x-goog-api-key": "t" }, [], auth, "gemini", true, "real-key")).toMatchObject({ "x-goog-api-key": "real-key" })
+    expect(upstreamHeaders({ "x-goog-api-key": "t" }, [], auth, null, false, "real-key")).toMatchObject({ "x-goog-api-key": "real-key" })
+    expect(upstreamHeaders({ authorization: "Bearer t" }, [], auth, null, false, "real-key")).toMatchObject({ authorization: "Bearer real-key" })
   })
 })
 
