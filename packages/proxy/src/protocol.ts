@@ -134,6 +134,8 @@ export interface ObservedCall {
    * JSON, so it is whole only once the upstream said its item is done.
    */
   readonly freeform?: { readonly done: boolean }
+  /** The upstream said this call is not finished (a Responses item marked `incomplete`): not whole, whatever its arguments parse to. */
+  readonly incomplete?: boolean
 }
 
 export interface StreamWatch {
@@ -245,7 +247,7 @@ export const cutAtLength = (finish: string | undefined): boolean => finish !== u
 export const cutOffCall = (calls: ReadonlyArray<ObservedCall>, atLength = false): string | null => {
   const last = calls.at(-1)
   if (atLength && last !== undefined && last.freeform === undefined && last.args.trim() === "") return last.name
-  return calls.find((c) => (c.freeform !== undefined ? !c.freeform.done : !wholeArguments(c.args)))?.name ?? null
+  return calls.find((c) => c.incomplete === true || (c.freeform !== undefined ? !c.freeform.done : !wholeArguments(c.args)))?.name ?? null
 }
 
 /**

@@ -433,6 +433,50 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
   })
 })
 
+describe.each(HTTP_STACKS)("%s http stack: whole (not streamed) replies whose calls are not all finished", (stack) => {
+  const tools = [{ type: "function", function: { name: "bash", parameters: { type: "object" } } }]
+  const reply = (json: object) => (_req: IncomingMessage, res: ServerResponse) => {
+    res.writeHead(200, { "content-type": "application/json" })
+    res.end(JSON.stringify(json))
+  }
+
+  test("Chat with n = 2: a cut-off call in the second choice keeps every choice's calls back, asked once more", async () => {
+    const choice = (index: number, args: string, finish: string) => ({ index, message: { role: "assistant", content: null, tool_calls: [{ id: `call_${index}`, type: "function", function: { name: "bash", arguments: args } }] }, finish_reason: finish })
+    const json = { id: "c1", object: "chat.completion", choices: [choice(0, '{"command":"ls"}', "tool_calls"), choice(1, '{"command":"rm -rf /tmp/x && ec', "length")], usage: { prompt_tokens: 5, completion_tokens: 9, total_tokens: 14 } }
+    upstream = await rawUpstream(reply(json))
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events)
+    const got = JSON.parse((await post(`${proxy.url}/v1/chat/completions`, { ...chatRequest, stream: false, n: 2, tools })).text)
+    expect(got.choices.map((c: any) => [c.message.tool_calls, c.finish_reason])).toEqual([[undefined, "stop"], [undefined, "stop"]])
+    expect(got.choices[0].message.content).toContain("was cut off before its arguments were complete")
+    expect(JSON.stringify(got)).not.toContain("rm -rf")
+    expect(upstream.requests()).toBe(2)
+    expect(records(events)[0]?.outcome).toBe("cut")
+  })
+
+  test("Responses cut at its output limit: its last call, a freeform or a function call not marked completed, is not passed on; one marked incomplete neither", async () => {
+    const patch = { type: "custom_tool_call", id: "ctc_1", call_id: "call_1", name: "apply_patch", input: "*** Begin Patch\n*** Delete File: src/main.ts" }
+    const fn = (status?: string) => ({ type: "function_call", id: "fc_1", call_id: "call_2", name: "bash", arguments: '{"command":"ls"}', ...(status !== undefined ? { status } : {}) })
+    const response = (status: string, output: Array<object>) => ({ id: "resp_1", object: "response", status, ...(status === "incomplete" ? { incomplete_details: { reason: "max_output_tokens" } } : {}), output, usage: { input_tokens: 5, output_tokens: 9, total_tokens: 14 } })
+    for (const json of [response("incomplete", [patch]), response("incomplete", [fn()]), response("completed", [fn("incomplete")])]) {
+      upstream = await rawUpstream(reply(json))
+      proxy = await proxyFor(upstream.url, stack, [])
+      const got = JSON.parse((await post(`${proxy.url}/v1/responses`, { model: "m", input: "hi", tools: [{ type: "function", name: "bash", parameters: { type: "object" } }, { type: "custom", name: "apply_patch" }] })).text)
+      expect([JSON.stringify(json.output), got.output.map((i: any) => i.type)]).toEqual([JSON.stringify(json.output), ["message"]])
+      expect(upstream.requests()).toBe(2)
+      await proxy.close()
+      await upstream.close()
+      proxy = upstream = undefined
+    }
+    // A call the upstream marked completed in a response cut later (in its text) is whole.
+    upstream = await rawUpstream(reply(response("incomplete", [fn("completed")])))
+    proxy = await proxyFor(upstream.url, stack, [])
+    const whole = JSON.parse((await post(`${proxy.url}/v1/responses`, { model: "m", input: "hi", tools: [{ type: "function", name: "bash", parameters: { type: "object" } }] })).text)
+    expect(whole.output.map((i: any) => i.type)).toEqual(["function_call"])
+    expect(upstream.requests()).toBe(1)
+  })
+})
+
 describe.each(HTTP_STACKS)("%s http stack", (stack) => {
   test.each(["stalls", "breaks off"] as const)("a passed-on body (Gemini's JSON array stream) that %s ends the client's connection: cut short, never looking whole, within the chunk timeout", async (how) => {
     upstream = await rawUpstream((_req, res) => {

@@ -164,6 +164,10 @@ describe("makeRedactor: well-known credential formats wherever they appear", () 
     ["GitHub fine-grained PAT", "github_pat_11ABCDEFG0123456789_abcdefghijklmnop"],
     ["Slack token", "xoxb-1234567890-abcdefghij"],
     ["Google API key", "AIzaSyA1234567890abcdefghijklmnopqrstuv"],
+    ["OpenRouter key", "sk-or-v1-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],
+    ["Groq key", "gsk_PlainGroqKeyPROBE10abcdef0123456789ABCDEFGHIJKLmn"],
+    ["xAI key", "xai-AbCdEfGh0123456789AbCdEfGh0123456789AbCdEfGh0123456789AbCdEfGh0123456789abcd"],
+    ["Google OAuth access token", "ya29.a0AfH6SMBx3-Q0123456789abcdefghijklmn_opq"],
     ["signed JWT", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"]
   ])("%s", (_label, secret) => {
     expect(redact(`before ${secret} after`)).toBe(`before ${REDACTED} after`)
@@ -172,6 +176,13 @@ describe("makeRedactor: well-known credential formats wherever they appear", () 
     expect(redact(`{"message":"bad key:\\n${secret}"}`)).toBe(`{"message":"bad key:\\n${REDACTED}"}`)
     expect(redact(`?token%3D${secret}&x=1`)).toBe(`?token%3D${REDACTED}&x=1`)
     expect(redact(`KEY_${secret}`)).toBe(`KEY_${REDACTED}`)
+  })
+  test("a Digest Authorization header loses its response hash as well as its first value", () => {
+    const header = `Authorization: Digest username="alice", realm="api", nonce="dcd98b7102dd2f0e8b11d0f600bfb0c093", uri="/v1/models", response="6629fae49393a05397450978507c4ef1"`
+    const out = redact(header)
+    expect(out).not.toContain("6629fae49393a05397450978507c4ef1")
+    expect(out).toContain(`response="${REDACTED}"`)
+    expect(redact(`the response = "ok" and response: 6629fae49393a05397450978507c4ef1`)).toBe(`the response = "ok" and response: 6629fae49393a05397450978507c4ef1`)
   })
   test("an AWS key id or a prefixed sk- key glued to a word still goes", () => {
     expect(redact("xAKIAIOSFODNN7EXAMPQZ")).toBe(`x${REDACTED}`)

@@ -79,7 +79,7 @@ const startingWell = (shape: RegExp): RegExp => new RegExp(`${START}${shape.sour
 const CREDENTIAL_SHAPES: ReadonlyArray<RegExp> = [
   /-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
   // These two prefixes are distinctive enough to be caught glued to a word ("xsk-proj-…", "xAKIA…").
-  /sk-(?:proj|svcacct|admin|ant-(?:api|admin|oat)\d*)-(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{20,}/g, // OpenAI project / service keys, Anthropic
+  /sk-(?:proj|svcacct|admin|or-v\d+|ant-(?:api|admin|oat)\d*)-(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{20,}/g, // OpenAI project / service keys, OpenRouter, Anthropic
   /(?:(?<![A-Z0-9])|(?<=%[0-9A-Fa-f]{2}))(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g, // AWS access key id
   ...[
     /sk-(?=[A-Za-z]*\d)[A-Za-z0-9]{20,}\b/, // OpenAI legacy and OpenAI-compatible keys
@@ -91,6 +91,9 @@ const CREDENTIAL_SHAPES: ReadonlyArray<RegExp> = [
     /(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/, // Stripe secret / restricted
     /SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/, // SendGrid
     /hf_[A-Za-z0-9]{30,}\b/, // Hugging Face
+    /gsk_[A-Za-z0-9]{40,}\b/, // Groq
+    /xai-(?=[A-Za-z]*\d)[A-Za-z0-9]{40,}\b/, // xAI
+    /ya29\.[A-Za-z0-9_-]{20,}/, // Google OAuth access token
     /npm_[A-Za-z0-9]{36}\b/,
     /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ // JWT (a signed token: header, claims, signature)
   ].map(startingWell)
@@ -337,7 +340,10 @@ const CREDENTIAL_PHRASES: ReadonlyArray<readonly [hint: RegExp, pattern: RegExp]
   [/machine/, /(\bmachine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)()(\S+)/g],
   [/"auth"/, /("auth"[ \t]*:[ \t]*)(")([A-Za-z0-9+/]{8,}={0,2})\2/g],
   [/subscription-key/i, /(ocp-apim-subscription-key["']?[ \t]*[:=][ \t]*)(["']?)([^\s"',;]{8,})\2/gi],
-  [/hooks\.slack/, /(hooks\.slack\.com\/services\/[A-Z0-9]+\/[A-Z0-9]+\/)()([A-Za-z0-9]{16,})/g]
+  [/hooks\.slack/, /(hooks\.slack\.com\/services\/[A-Z0-9]+\/[A-Z0-9]+\/)()([A-Za-z0-9]{16,})/g],
+  // HTTP Digest auth: the `response=` hash proves the password for its nonce (read on its own: in a
+  // stream the `Digest` scheme may have been let out words before it).
+  [/response/i, /(\bresponse[ \t]*=[ \t]*)("?)([0-9A-Fa-f]{32,128})\2/gi]
 ]
 
 const redactCredentialPhrases = (text: string): string => {
@@ -358,7 +364,7 @@ const redactAuthorization = (text: string): string =>
  * Some vendor prefix of CREDENTIAL_SHAPES: one test of this gates the dozen passes, which on the
  * short strings a stored message is made of cost ten times the test.
  */
-const CREDENTIAL_HINT = /sk-|gh[pousr]_|github_pat_|glpat-|AKIA|ASIA|AIza|xox[baprs]-|_live_|_test_|SG\.|hf_|npm_|eyJ|PRIVATE KEY/
+const CREDENTIAL_HINT = /sk-|gh[pousr]_|github_pat_|glpat-|AKIA|ASIA|AIza|xox[baprs]-|_live_|_test_|SG\.|hf_|gsk_|xai-|ya29\.|npm_|eyJ|PRIVATE KEY/
 
 /** Well-known credential formats and the password of a URL, wherever they appear. */
 const redactCredentialShapes = (text: string): string => {

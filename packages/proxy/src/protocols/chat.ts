@@ -161,17 +161,24 @@ export const chatProtocol: Protocol = {
     return { ...json, choices: [{ ...first, message: { ...first.message, content: text }, finish_reason: "stop" }, ...others] }
   },
   wholeCalls: {
+    // Every choice's calls (a request with `n` > 1 gets several): a cut-off call in any one is caught.
     of: (json) =>
-      (Array.isArray(json?.choices?.[0]?.message?.tool_calls) ? json.choices[0].message.tool_calls : []).map((c: any) => ({
-        id: String(c?.id ?? ""),
-        name: String(c?.function?.name ?? ""),
-        args: typeof c?.function?.arguments === "string" ? c.function.arguments : JSON.stringify(c?.function?.arguments ?? {})
-      })),
-    refused: (json, text) => {
-      const [first, ...others] = json.choices
-      const { tool_calls: _calls, ...message } = first.message ?? {}
-      return { ...json, choices: [{ ...first, message: { ...message, role: "assistant", content: text }, finish_reason: "stop" }, ...others] }
-    }
+      (Array.isArray(json?.choices) ? json.choices : []).flatMap((choice: any) =>
+        (Array.isArray(choice?.message?.tool_calls) ? choice.message.tool_calls : []).map((c: any) => ({
+          id: String(c?.id ?? ""),
+          name: String(c?.function?.name ?? ""),
+          args: typeof c?.function?.arguments === "string" ? c.function.arguments : JSON.stringify(c?.function?.arguments ?? {})
+        }))
+      ),
+    // No choice keeps its calls: the notice goes in the first; the others end as text.
+    refused: (json, text) =>
+      ({
+        ...json,
+        choices: json.choices.map((choice: any, n: number) => {
+          const { tool_calls: _calls, ...message } = choice?.message ?? {}
+          return { ...choice, message: { ...message, role: "assistant", ...(n === 0 ? { content: text } : {}) }, finish_reason: "stop" }
+        })
+      })
   },
   answer: (body, text) => {
     const who = { id: `chatcmpl-loopguard-${Date.now().toString(36)}`, created: Math.floor(Date.now() / 1000), model: String(body?.model ?? "") }

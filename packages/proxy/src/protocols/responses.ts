@@ -302,15 +302,18 @@ export const responsesProtocol: Protocol = {
     return { ...json, status: "completed", output: [...kept, messageItem(OWN_ITEM.cut, text, "completed")] }
   },
   wholeCalls: {
-    of: (json) =>
-      (Array.isArray(json?.output) ? json.output : [])
-        .filter((i: any) => i?.type === "function_call" || i?.type === "custom_tool_call")
-        .map((i: any) =>
-          i.type === "function_call"
-            ? { id: String(i.call_id ?? i.id ?? ""), name: String(i.name ?? ""), args: typeof i.arguments === "string" ? i.arguments : "" }
-            : // A freeform call cut by the output limit is marked incomplete.
-              { id: String(i.call_id ?? i.id ?? ""), name: String(i.name ?? ""), args: String(i.input ?? ""), freeform: { done: i.status === undefined || i.status === "completed" } }
-        ),
+    of: (json) => {
+      const calls = (Array.isArray(json?.output) ? json.output : []).filter((i: any) => i?.type === "function_call" || i?.type === "custom_tool_call")
+      // A response cut at its output limit was cut while writing its last item: that call is whole only when marked completed.
+      const cutAtEnd = json?.status === "incomplete"
+      return calls.map((i: any, n: number) => {
+        const unfinished = i.status === "incomplete" || (cutAtEnd && n === calls.length - 1 && i.status !== "completed")
+        const id = String(i.call_id ?? i.id ?? "")
+        return i.type === "function_call"
+          ? { id, name: String(i.name ?? ""), args: typeof i.arguments === "string" ? i.arguments : "", ...(unfinished ? { incomplete: true } : {}) }
+          : { id, name: String(i.name ?? ""), args: String(i.input ?? ""), freeform: { done: !unfinished && (i.status === undefined || i.status === "completed") } }
+      })
+    },
     refused: (json, text) => {
       const kept = (Array.isArray(json?.output) ? json.output : []).filter((i: any) => !CALL_TYPES.has(i?.type) && i?.type !== "message")
       return { ...json, status: "completed", incomplete_details: null, output: [...kept, messageItem(OWN_ITEM.note + "_0", text, "completed")] }
