@@ -2,7 +2,9 @@
  * `loopguard scan` as a user runs it (Bun.spawn from the repo root): the short-period rule's verdict keeps its
  * fields, and the long-period rule is reported beside it.
  */
-import { describe, expect, test } from "bun:test"
+import { afterAll, describe, expect, test } from "bun:test"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 const ROOT = join(import.meta.dir, "..")
@@ -20,6 +22,9 @@ const scan = async (args: ReadonlyArray<string>, stdin: string, env: Record<stri
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   return { stdout, stderr, code }
 }
+
+const dir = mkdtempSync(join(tmpdir(), "lg-scan-config-"))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const PARAGRAPH = Array.from({ length: 43 }, (_, i) => ["check", "the", "parser", "output", "again", "before", "moving", "on", "to", "tests", "now"][i % 11] + (i % 5 === 0 ? "," : "")).join(" ") + ". "
 
@@ -54,6 +59,24 @@ describe("loopguard scan", () => {
     const bad = await scan([], "x", { LOOPGUARD_REPEAT_WINDOW: "NaN" })
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain("LOOPGUARD_REPEAT_WINDOW")
+  }, 60_000)
+
+  test("--config FILE sets repeat.* as for every other command (a flag wins); a bad file is one line, exit 2", async () => {
+    const loop = JSON.stringify("a b c d ".repeat(30)) + "\n"
+    writeFileSync(join(dir, "lax.jsonc"), `{ // a threshold the loop never reaches\n "repeat": { "threshold": 50 }, }`)
+    const lax = await scan(["--jsonl", "--config", join(dir, "lax.jsonc")], loop)
+    expect([lax.code, lax.stderr]).toEqual([0, ""])
+    expect(lax.stdout).toContain('"repeat":false')
+    expect((await scan(["--jsonl", "--config", join(dir, "lax.jsonc"), "--threshold", "20"], loop)).stdout).toContain('"repeat":true')
+    const missing = await scan(["--config", join(dir, "missing.json")], "x")
+    expect(missing.code).toBe(2)
+    expect(missing.stderr.trim().split("\n")).toHaveLength(1)
+    expect(missing.stderr).toContain(`config file ${join(dir, "missing.json")}`)
+    // A section written twice: the first would be dropped without a word, so the file is refused.
+    writeFileSync(join(dir, "twice.json"), `{"repeat": {"window": 300},\n "repeat": {"threshold": 5}}`)
+    const twice = await scan(["--config", join(dir, "twice.json")], "x")
+    expect([twice.code, twice.stdout]).toEqual([2, ""])
+    expect(twice.stderr.trim()).toBe(`loopguard: ${join(dir, "twice.json")}:2:2: key repeat is written twice in one object (first on line 1); only the last would count: merge them into one`)
   }, 60_000)
 
   test("plain mode prints both rules", async () => {

@@ -189,8 +189,9 @@ describe("two loopguard run processes on one session", () => {
           i === 0 ? { type: "stream", chunks: [{ text: "working" }], stallAfterChunks: 1, stallMs: 20_000 } : textStream("second answer")
         )
         mkdirSync(join(dir, "cwd"))
-        // A key, so the only stderr line is the one about the session (no missing-key warning).
-        const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_"))), OPENAI_API_KEY: "sk-test-two-writers" }
+        // No key: the missing-key warning is said before the first request, so a run refused before
+        // it (the session is held) prints the refusal alone, one line.
+        const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("LOOPGUARD_") && k !== "OPENAI_API_KEY"))
         const cli = (prompt: string) =>
           spawn(process.execPath, ["run", "packages/cli/src/main.ts", "run", "--base-url", server.baseURL, "--model", "m", "--prompt", prompt, "--cwd", join(dir, "cwd"), "--session-dir", dir], {
             cwd: ROOT,

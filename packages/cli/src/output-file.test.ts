@@ -4,7 +4,7 @@
  * the command's own input (the log audited, the session store).
  */
 import { afterAll, describe, expect, test } from "bun:test"
-import { linkSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
+import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { inputAt, OutputFileError, writeOutputFile } from "./output-file.js"
@@ -15,10 +15,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 const MAIN = join(import.meta.dir, "main.ts")
 const TRACE = join(import.meta.dir, "../../core/src/trace/formats/fixtures/claude-code.jsonl")
 
-/** `loopguard ARGS` in `dir`: its exit code and stderr. */
+/** `loopguard ARGS` in `dir`: its exit code, stdout and stderr. */
 const cli = (...args: ReadonlyArray<string>) => {
   const child = Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: dir, stdout: "pipe", stderr: "pipe" })
-  return { code: child.exitCode, stderr: child.stderr.toString() }
+  return { code: child.exitCode, stdout: child.stdout.toString(), stderr: child.stderr.toString() }
 }
 
 /** A file `victim-NAME` and a symlink `NAME` pointing at it. */
@@ -90,6 +90,27 @@ describe("the commands that write files", () => {
     expect(readFileSync(victim, "utf8")).toBe("VICTIM")
     expect(cli("audit", TRACE, "--html", "new.html").code).toBe(0)
     expect(statSync(join(dir, "new.html")).mode & 0o777).toBe(0o600)
+  }, 60_000)
+
+  test("sessions show --html DIR, an existing folder (or ending in /), writes DIR/<session id>.html, as audit --html does; a link there is refused", () => {
+    expect(cli("sessions", "import", TRACE, "--session-dir", "folder-store", "--as", "s.1").code).toBe(0)
+    mkdirSync(join(dir, "pages"))
+    const shown = cli("sessions", "show", "s.1", "--session-dir", "folder-store", "--html", "pages")
+    expect([shown.code, shown.stderr]).toEqual([0, ""])
+    expect(shown.stdout).toStartWith("wrote pages/s.1.html: ")
+    expect(readFileSync(join(dir, "pages", "s.1.html"), "utf8")).toStartWith("<!doctype html>")
+    expect(statSync(join(dir, "pages", "s.1.html")).mode & 0o777).toBe(0o600)
+    // A folder that is not there yet, named with a trailing slash, is made.
+    expect(cli("sessions", "show", "s.1", "--session-dir", "folder-store", "--html", "new-pages/").stdout).toStartWith("wrote new-pages/s.1.html: ")
+    expect(readFileSync(join(dir, "new-pages", "s.1.html"), "utf8")).toStartWith("<!doctype html>")
+    const victim = join(dir, "victim-page")
+    writeFileSync(victim, "VICTIM")
+    mkdirSync(join(dir, "linked"))
+    symlinkSync(victim, join(dir, "linked", "s.1.html"))
+    const refused = cli("sessions", "show", "s.1", "--session-dir", "folder-store", "--html", "linked")
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("--html linked/s.1.html: cannot write: linked/s.1.html is a symbolic link")
+    expect(readFileSync(victim, "utf8")).toBe("VICTIM")
   }, 60_000)
 
   test("sessions export --out and sessions show --html: a symlink is refused (exit 2); a new export is 0600", () => {

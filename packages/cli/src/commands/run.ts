@@ -3,6 +3,7 @@
  * with a small real tool set in a working directory the user names. A try-best pause is
  * handled by the pause policy (`--on-pause`, `tryBest.onPause`): stop, continue, or hand off.
  */
+import type { LoopguardEvent } from "@loopguard/effect"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { textFlag } from "../text-flag.js"
@@ -35,7 +36,14 @@ export const runCommand = Command.make(
         const kept = yield* endpoint.store.messages(flags.session).pipe(Effect.mapError(storeFailure))
         if (kept.length === 0) return yield* new UsageError({ message: `--prompt is required: there is no stored session ${flags.session} to resume` })
       }
-      warnIfNoApiKey(endpoint)
+      // Said when the first request is about to go, not before: a run that is refused first (another
+      // process holds the session) prints that refusal alone, one line.
+      let warned = false
+      const warnBeforeFirstRequest = (event: LoopguardEvent) => {
+        if (warned || event.type !== "step.started") return
+        warned = true
+        warnIfNoApiKey(endpoint)
+      }
       // First SIGINT/SIGTERM: cancel the run (the step and its tools are interrupted, the report is
       // printed, exit 130/143); a second one quits at once (signals.ts).
       const controller = new AbortController()
@@ -59,7 +67,8 @@ export const runCommand = Command.make(
         output,
         apiKeyEnv: endpoint.apiKeyEnv,
         secrets: endpoint.secrets,
-        secretEnvNames: [endpoint.apiKeyEnv]
+        secretEnvNames: [endpoint.apiKeyEnv],
+        onEvent: warnBeforeFirstRequest
       }).pipe(Effect.mapError(storeFailure), Effect.ensuring(Effect.sync(release)))
       if (outcome.exitCode === 2) return yield* new UsageError({ message: outcome.error ?? "on-pause choice refused" })
       if (outcome.exitCode !== 0) return yield* new RunFailed({ message: "", exitCode: 1 })

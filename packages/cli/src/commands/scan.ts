@@ -9,6 +9,7 @@ import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { forEachStdinChunk } from "../io.js"
 import { loadCliConfig } from "../session.js"
+import { textFlag } from "../text-flag.js"
 import { scanJsonLines } from "./scan-jsonl.js"
 import { StreamingScan } from "./scan-stream.js"
 
@@ -35,7 +36,8 @@ export const scanCommand = Command.make(
     threshold: intFlag("threshold", `back-to-back repeats that trip (default ${DEFAULT_REPEAT_OPTIONS.threshold})`),
     minBlock: intFlag("min-block", `shortest block length in tokens (default ${DEFAULT_REPEAT_OPTIONS.minBlock})`),
     minDistinct: intFlag("min-distinct", `distinct tokens a block must hold (default ${DEFAULT_REPEAT_OPTIONS.minDistinct})`),
-    jsonl: Flag.Boolean("jsonl").pipe(Flag.withDefault(false), Flag.withDescription("each stdin line is a JSON string; print one JSON verdict per line"))
+    jsonl: Flag.Boolean("jsonl").pipe(Flag.withDefault(false), Flag.withDescription("each stdin line is a JSON string; print one JSON verdict per line")),
+    config: textFlag("config").pipe(Flag.optional, Flag.withDescription("config file (repeat.*, input.maxLineBytes); the flags above win over it"))
   },
   (flags) =>
     Effect.gen(function* () {
@@ -45,7 +47,7 @@ export const scanCommand = Command.make(
         const value = given[field]
         return Option.isSome(value) ? [{ path: `repeat.${field}`, value: value.value, flag }] : []
       })
-      const config = yield* loadCliConfig({ overrides })
+      const config = yield* loadCliConfig({ ...(Option.isSome(flags.config) ? { configPath: flags.config.value } : {}), overrides })
       const { window, threshold, minBlock, minDistinct } = config.repeat
       // Checked as the guard checks them when the config loaded (an error names the flag).
       const options: RepeatOptions = { window, threshold, minBlock, minDistinct }

@@ -13,10 +13,11 @@ import { textFlag } from "../text-flag.js"
 import type { Message } from "@loopguard/core/model"
 import { redactDeep } from "@loopguard/core/try-best"
 import { credentialRedactor } from "../render/env-secrets.js"
-import { isDevice } from "../audit/inputs.js"
+import { isDevice, isDir } from "../audit/inputs.js"
+import { sessionPageName, wantsFolder } from "../html/page-files.js"
 import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
-import { basename, dirname, extname } from "node:path"
+import { basename, dirname, extname, join } from "node:path"
 import { RunFailed, UsageError } from "../errors.js"
 import { inputAt, writeOutputFile } from "../output-file.js"
 import { quotedId, sessionIdProblem } from "../session-id.js"
@@ -107,20 +108,26 @@ const refuseStoreFile = (flag: string, out: string, target: string) => {
   return file === undefined ? Effect.void : Effect.fail(new UsageError({ message: `${flag} ${out}: would overwrite the session store's file ${file} (write it elsewhere)` }))
 }
 
-/** `sessions show ID --html OUT`: the session as a page, with what an audit of it finds. */
+/**
+ * `sessions show ID --html OUT`: the session as a page, with what an audit of it finds. OUT an
+ * existing folder, or ending in `/`, is a folder (as for `audit --html`): the page is
+ * OUT/<session id>.html.
+ */
 const writeSessionPage = (id: string, messages: ReadonlyArray<Message>, out: string, opened: OpenedStore, configPath: Option.Option<string>) =>
   Effect.gen(function* () {
-    yield* refuseStoreFile("--html", out, opened.target)
+    const folder = wantsFolder(out, 1, false, isDir(out))
+    const file = folder ? join(out, sessionPageName(id)) : out
+    yield* refuseStoreFile("--html", file, opened.target)
     const config = yield* loadCliConfig(Option.isSome(configPath) ? { configPath: configPath.value } : {})
     const page = yield* sessionRunPage(id, messages, config).pipe(Effect.mapError((message) => new RunFailed({ message, exitCode: 1 })))
     yield* Effect.try({
       try: () => {
-        makeFolder(dirname(out))
-        writeOutputFile(out, renderRunPage(page))
+        makeFolder(folder ? out : dirname(out))
+        writeOutputFile(file, renderRunPage(page))
       },
-      catch: (e) => new UsageError({ message: `--html ${out}: cannot write: ${(e as Error).message}` })
+      catch: (e) => new UsageError({ message: `--html ${file}: cannot write: ${(e as Error).message}` })
     })
-    yield* Console.log(`wrote ${out}: ${page.steps.length} steps, ${page.incidents.length} incidents`)
+    yield* Console.log(`wrote ${file}: ${page.steps.length} steps, ${page.incidents.length} incidents`)
   })
 
 const showCommand = Command.make(

@@ -3,7 +3,7 @@ import type { AssistantMessage } from "@loopguard/core/model"
 import type { AuditIncident } from "@loopguard/effect/audit"
 import { escapeHtml, jsonForScript } from "./escape.js"
 import { renderIndexPage } from "./index-page.js"
-import { pageNames, wantsFolder } from "./page-files.js"
+import { pageNames, sessionPageName, wantsFolder } from "./page-files.js"
 import { clip, CLIP_INPUT, CLIP_OUTPUT, CLIP_TEXT, stepView, type RunPage } from "./page-model.js"
 import { logRedactor } from "../render/env-secrets.js"
 import { renderRunPage } from "./run-page.js"
@@ -114,6 +114,17 @@ describe("page files and index", () => {
     expect(wantsFolder("a.html", 1, false, false)).toBe(false)
     expect([wantsFolder("o", 2, false, false), wantsFolder("o", 1, true, false), wantsFolder("o", 1, false, true), wantsFolder("o/", 1, false, false)]).toEqual([true, true, true, true])
     expect(pageNames(["a/run.jsonl", "b/run.jsonl", "index.json", "x y.json"])).toEqual(["run.html", "run-2.html", "index-2.html", "x_y.html"])
+  })
+
+  test("sessions show --html DIR: the page is named after the session id, made safe (no folder part, no leading dot)", () => {
+    expect(["run", "s.1", "parent/task-3-1", "../etc/x", "..", "a b\nc"].map(sessionPageName)).toEqual([
+      "run.html",
+      "s.1.html",
+      "parent_task-3-1.html",
+      "_etc_x.html",
+      "session.html",
+      "a_b_c.html"
+    ])
   })
 
   test("the index has one sortable row per run, linking its page; a failed run has no link", () => {

@@ -95,6 +95,11 @@ test("retries say what failed, how long loopguard waits and which attempt it is"
     "The provider is rate limiting; loopguard waits 2.0 s and tries again (attempt 2 of 5)."
   )
   expect(explainTerminal({ kind: "unknown", message: "bad key" })).toContain("retrying would not help: bad key")
+  // A message of several lines stays on the banner's one line.
+  expect(explainTerminal({ kind: "stream", message: "JSON parsing failed: Text: {not json.\n  Error message: SyntaxError", uiMessage: "The reply could not be read." })).toBe(
+    "The reply could not be read. (JSON parsing failed: Text: {not json. Error message: SyntaxError)"
+  )
+  expect(explainRetry({ kind: "stream", attempt: 1, maxRetries: 4, delayMs: 200 })).toStartWith("The reply's stream broke off or could not be read; ")
 })
 
 test("a try-best banner counts steps from 1, as the status lines around it and `stopped at` do", () => {

@@ -229,14 +229,18 @@ const RETRY_KINDS: Readonly<Record<string, string>> = {
   rate_limit: "The provider is rate limiting",
   server: "The provider had a server error",
   network: "The network connection failed",
-  stream: "The reply's stream broke off",
+  // Also a chunk that is not JSON (the stream was whole, but could not be read).
+  stream: "The reply's stream broke off or could not be read",
   unknown: "The provider failed"
 }
 
 export const explainRetry = (e: { readonly kind: string; readonly attempt: number; readonly maxRetries: number | null; readonly delayMs: number }): string =>
   `${RETRY_KINDS[e.kind] ?? "The request failed"}; loopguard waits ${(e.delayMs / 1000).toFixed(1)} s and tries again (attempt ${e.attempt}${e.maxRetries !== null ? ` of ${e.maxRetries}` : ""}).`
 
+/** A provider's message of several lines, on the one line of a banner. */
+const oneLine = (s: string) => s.replace(/\s*\n\s*/g, " ").trim()
+
 export const explainTerminal = (e: { readonly kind: string; readonly message: string; readonly uiMessage?: string | undefined }): string =>
   e.uiMessage !== undefined
-    ? `${e.uiMessage} (${clip(e.message, 120)})`
-    : `${RETRY_KINDS[e.kind] ?? "The request failed"} and retrying would not help: ${clip(e.message, 120)}`
+    ? `${e.uiMessage} (${clip(oneLine(e.message), 120)})`
+    : `${RETRY_KINDS[e.kind] ?? "The request failed"} and retrying would not help: ${clip(oneLine(e.message), 120)}`

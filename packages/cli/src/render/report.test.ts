@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { buildReport } from "@loopguard/core/report"
-import { exitLine, reportDetails, stepsFromOne } from "./report.js"
+import { exitLine, MAX_FIELD_LINES, reportDetails, stepsFromOne } from "./report.js"
 import { makeStyle } from "./style.js"
 
 const plain = makeStyle(false)
@@ -22,6 +22,29 @@ describe("the lines that close a turn", () => {
     expect(text).toContain("done so far: changed src/a.ts; ran `bun test` (exit 1)")
     expect(text).toContain("saved: session: /tmp/s.jsonl; workspace: /work (changed: src/a.ts)")
     expect(text).toContain("sub-agent s/task-1: finished with an answer (final) after 2 steps, 100 tokens (counted above)")
+  })
+  test("a provider error of several lines keeps the block's shape: later lines indented under the field, a long one cut", () => {
+    const message = "JSON parsing failed: Text: {not json.\nError message: SyntaxError: JSON Parse error: Expected '}' (gave up after 4 retries)"
+    const report = buildReport({
+      reason: "model_error",
+      stepsUsed: 1,
+      blockedAt: `step 0: ${message}`,
+      error: { tag: "AI_JSONParseError", message, uiMessage: "The reply could not be read: …" }
+    })
+    const lines = reportDetails(report, plain)
+    expect(lines.slice(0, 3)).toEqual([
+      "   stopped at: step 1: JSON parsing failed: Text: {not json.",
+      "     Error message: SyntaxError: JSON Parse error: Expected '}' (gave up after 4 retries) (AI_JSONParseError)",
+      "   in short: The reply could not be read: …"
+    ])
+    // Every line of the block is indented: none reads as a line of its own.
+    for (const l of lines) expect(l).toStartWith("   ")
+    const page = Array.from({ length: 40 }, (_, i) => `<p>line ${i}</p>`).join("\n\n")
+    const long = reportDetails(buildReport({ reason: "model_error", stepsUsed: 1, error: { tag: "APICallError", message: page } }), plain)
+    const what = long.slice(0, long.findIndex((l) => l.startsWith("   next:")))
+    expect(what).toHaveLength(MAX_FIELD_LINES)
+    expect(what[0]).toStartWith("   stopped at: ")
+    expect(what.at(-1)).toBe("     … (35 more lines)")
   })
   test("a finished run says only where it is saved", () => {
     const report = buildReport({ reason: "final", stepsUsed: 1, savedAt: "in memory only" })

@@ -46,19 +46,33 @@ export const exitLine = (r: RunReport, elapsedMs: number | null, style: Style): 
   return `${colour(`── ${HEAD[r.status]}: ${words}${code}`)} ${style.dim(`· ${totals}`)}`
 }
 
+/** Lines of one field's text shown at most; a longer text (an HTML error page) ends with how many more there were. */
+export const MAX_FIELD_LINES = 6
+
+/**
+ * `   label: text` as lines of the block. A text of several lines (a provider's error that quotes a
+ * parser's message) keeps the block's shape: its later lines are indented under the field, blank
+ * ones dropped, at most MAX_FIELD_LINES shown; never a line at column 0 that reads as a line of its own.
+ */
+export const fieldLines = (label: string, text: string): ReadonlyArray<string> => {
+  const lines = terminalSafe(text).split("\n").map((l) => l.trim()).filter((l) => l !== "")
+  const shown = lines.length > MAX_FIELD_LINES ? [...lines.slice(0, MAX_FIELD_LINES - 1), `… (${lines.length - MAX_FIELD_LINES + 1} more lines)`] : lines
+  return [`   ${label}: ${shown[0] ?? ""}`, ...shown.slice(1).map((l) => `     ${l}`)]
+}
+
 /** What follows the exit line when the run did not complete, and where the session is kept. */
 export const reportDetails = (r: RunReport, style: Style): ReadonlyArray<string> => {
   const lines: Array<string> = []
   // Error messages and tool inputs come from servers and the model: shown terminal-safe.
   // The error's tag follows in parentheses, as the reason's code does on the exit line: searchable.
   const tag = r.error ? ` (${terminalSafe(r.error.tag)})` : ""
-  if (r.blockedAt && r.status !== "completed") lines.push(`   stopped at: ${terminalSafe(stepsFromOne(r.blockedAt))}${tag}`)
-  else if (r.error) lines.push(`   what went wrong: ${terminalSafe(r.error.message)}${tag}`)
+  if (r.blockedAt && r.status !== "completed") lines.push(...fieldLines("stopped at", `${stepsFromOne(r.blockedAt)}${tag}`))
+  else if (r.error) lines.push(...fieldLines("what went wrong", `${r.error.message}${tag}`))
   // The same failure in words for people, when it says more than the raw message.
-  if (r.error?.uiMessage !== undefined && r.error.uiMessage !== r.error.message) lines.push(`   in short: ${terminalSafe(r.error.uiMessage)}`)
+  if (r.error?.uiMessage !== undefined && r.error.uiMessage !== r.error.message) lines.push(...fieldLines("in short", r.error.uiMessage))
   if (r.status !== "completed") {
-    if (r.completed.length > 0) lines.push(`   done so far: ${terminalSafe(r.completed.slice(-5).join("; "))}`)
-    lines.push(`   next: ${terminalSafe(r.suggestedNextStep)}`)
+    if (r.completed.length > 0) lines.push(...fieldLines("done so far", r.completed.slice(-5).join("; ")))
+    lines.push(...fieldLines("next", r.suggestedNextStep))
   }
   if (r.savedAt) lines.push(style.dim(`   saved: ${terminalSafe(r.savedAt)}`))
   for (const sub of r.subagents ?? []) {

@@ -14,6 +14,13 @@ describe("a failure in words for people", () => {
     expect(uiMessageOf({ message: "Too Many Requests", status: 429 })).toContain("too many requests")
   })
 
+  test("a stream whose chunk is not JSON could not be read; it did not break off", () => {
+    const parse = uiMessageOf({ name: "AI_JSONParseError", message: "JSON parsing failed: Text: {not json.\nError message: SyntaxError: JSON Parse error" })
+    expect(parse).toStartWith("The reply could not be read: ")
+    expect(parse).not.toContain("breaking off")
+    expect(uiMessageOf({ message: "stream_read_error: upstream closed", code: "stream_read_error" })).toContain("kept breaking off")
+  })
+
   test("an unknown failure quotes the message, cut short", () => {
     const m = uiMessageOf({ message: "x".repeat(1000) })
     expect(m).toStartWith("The model request failed: ")

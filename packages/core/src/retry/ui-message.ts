@@ -33,6 +33,8 @@ export const uiMessageOf = (error: NormalizedError): string => {
   if (kind === "network") return `Could not reach the endpoint (${reason.replace(/^connection failure \((.*)\)$/, "$1")}): check the base URL, the network, and that the server is running.`
   if (kind === "rate_limit") return "The provider answered 'too many requests' (rate limit): wait, or lower the request rate."
   if (kind === "server") return `The provider's server kept failing (${reason}): try again later.`
+  // The stream came whole but held data that is no chunk (not JSON, or not the shape expected): nothing broke off.
+  if (reason.startsWith("unreadable stream chunk")) return "The reply could not be read: the server's stream held data that is not an OpenAI-compatible chunk (not JSON, or not the expected shape): check the base URL, or try again later."
   if (kind === "stream") return "The reply stream kept breaking off before it finished: try again later."
   return `The model request failed: ${clip(error.message)}`
 }

@@ -1,10 +1,11 @@
 /**
  * Checks on a config file's text before it is trusted as an object: a leading BOM is dropped
  * (editors on Windows write one), nesting deeper than MAX_CONFIG_DEPTH is refused before any
- * recursive parser sees it, and keys that would reach an object's prototype are refused.
+ * recursive parser sees it, keys that would reach an object's prototype are refused, and so is a
+ * key written twice in one object (the parser would keep the last and drop the first silently).
  */
 // The package root: Node rejects `jsonc-parser/lib/esm/…` (ESM syntax in a CommonJS package).
-import { parseTree, type Node } from "jsonc-parser"
+import { parseTree, visit, type Node } from "jsonc-parser"
 
 /** Far above the deepest real key (`provider.<id>.retry.<budget>.<field>` is 5 levels). */
 export const MAX_CONFIG_DEPTH = 32
@@ -49,5 +50,41 @@ export const forbiddenKeys = (text: string): Array<{ readonly path: string; read
     }
   }
   walk(parseTree(text, [], { allowTrailingComma: true }), [])
+  return found
+}
+
+/** A key written twice in one object: its dotted path, and where each of the two is written (0-based line and column). */
+export interface DuplicateKey {
+  readonly path: string
+  readonly line: number
+  readonly column: number
+  readonly firstLine: number
+}
+
+/**
+ * Every key some object of the file names again (compared as decoded: `"a"` is `"\u0061"`), at its
+ * second (third, …) writing. `{"repeat": {…}, "repeat": {…}}` parses to the last section alone: the
+ * first one's values would be lost without a word. Read with the parser's own visitor (comments and
+ * trailing commas as the loader allows them).
+ */
+export const duplicateKeys = (text: string): Array<DuplicateKey> => {
+  const found: Array<DuplicateKey> = []
+  // One map per open object: key → the line it was first written on.
+  const open: Array<Map<string, number>> = []
+  visit(
+    text,
+    {
+      onObjectBegin: () => void open.push(new Map()),
+      onObjectEnd: () => void open.pop(),
+      onObjectProperty: (property, _offset, _length, line, column, pathSupplier) => {
+        const keys = open.at(-1)
+        if (keys === undefined) return
+        const first = keys.get(property)
+        if (first === undefined) keys.set(property, line)
+        else found.push({ path: [...pathSupplier(), property].join("."), line, column, firstLine: first })
+      }
+    },
+    { allowTrailingComma: true }
+  )
   return found
 }

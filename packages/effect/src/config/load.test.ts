@@ -234,6 +234,49 @@ describe("loadConfig hardening", () => {
     )
   })
 
+  test("a key written twice in one object is refused, naming file:line:column, the key's path and the first writing", () => {
+    const text = `{\n "repeat": { "window": 300 },\n // the same section again\n "repeat": { "threshold": 5 },\n}`
+    expect(errorsOf({ file: { path: "dup.jsonc", text } })).toBe(
+      "dup.jsonc:4:2: key repeat is written twice in one object (first on line 2); only the last would count: merge them into one"
+    )
+    // Inside a section, inside a list item, and spelled differently (keys compare decoded).
+    const nested = errorsOf({ file: { path: "n.json", text: `{"tryBest": {"enabled": true, "enabled": false}, "repair": {"tools": {"t": {"defaults": {"a": 1, "\\u0061": 2}}}}}` } })
+    expect(nested).toContain("n.json:1:31: key tryBest.enabled is written twice")
+    expect(nested).toContain("key repair.tools.t.defaults.a is written twice")
+    // The same key in two different objects is no repeat.
+    expect(loadConfig({ file: { path: "ok.json", text: `{"repeat": {"enabled": true}, "textLoop": {"enabled": true}}` } })._tag).toBe("ok")
+  })
+
+  test("an empty value where empty means nothing is refused, naming the variable or file:line (as breaker.fallback is)", () => {
+    const env = (name: string, value = "") => errorsOf({ env: { [name]: value } })
+    // "" would always pass the completion gate; an empty list would blind Try-Best's tool tables.
+    expect(env("LOOPGUARD_COMPLETION_CHECK_COMMAND")).toContain(
+      "config field completionCheck.command (from environment variable LOOPGUARD_COMPLETION_CHECK_COMMAND): an empty command runs nothing"
+    )
+    expect(env("LOOPGUARD_COMPLETION_CHECK_COMMAND", "   ")).toContain("completionCheck.command")
+    expect(errorsOf({ file: { path: "c.json", text: `{\n "completionCheck": { "command": "" }\n}` } })).toContain("config field completionCheck.command (from c.json:2): an empty command")
+    for (const [name, field] of [
+      ["LOOPGUARD_TRY_BEST_SHELL_TOOLS", "tryBest.shellTools"],
+      ["LOOPGUARD_TRY_BEST_EDIT_TOOLS", "tryBest.editTools"],
+      ["LOOPGUARD_TRY_BEST_VERIFICATION_PATTERNS", "tryBest.verificationPatterns"],
+      ["LOOPGUARD_BREAKER_FALLBACK", "breaker.fallback"],
+      ["LOOPGUARD_PROXY_LISTEN", "proxy.listen"],
+      ["LOOPGUARD_PROXY_UPSTREAM", "proxy.upstream"],
+      ["LOOPGUARD_PROXY_UPSTREAM_KEY_ENV", "proxy.upstreamKeyEnv"],
+      ["LOOPGUARD_PROXY_TOKEN_ENV", "proxy.tokenEnv"]
+    ] as const) {
+      expect(env(name)).toBe(`config field ${field} (from environment variable ${name}): Expected a value with a length of at least 1`)
+    }
+    // A list of names: no empty entry (an empty regex would call every command a verification run).
+    expect(errorsOf({ file: { path: "l.json", text: `{"tryBest": {"verificationPatterns": ["pytest", ""]}, "tools": {"envDeny": [""]}}` } })).toContain(
+      "config field tryBest.verificationPatterns[1] (from l.json:1)"
+    )
+    // Where empty is the default and means "none", it stays allowed.
+    const none = loadConfig({ env: { LOOPGUARD_TOOLS_ENV_ALLOW: "", LOOPGUARD_TOOLS_ENV_PASS: "", LOOPGUARD_STALL_REQUIRED_ARTEFACTS: "", LOOPGUARD_PROXY_ALLOWED_ORIGINS: "", LOOPGUARD_RETRY_RETRYABLE_STATUSES: "" } })
+    expect(none._tag).toBe("ok")
+    expect(loadConfig({ env: { LOOPGUARD_COMPLETION_CHECK_COMMAND: "null" } })._tag).toBe("ok")
+  })
+
   test("a leading BOM is accepted", () => {
     const r = loadConfig({ file: { path: "bom.json", text: `\uFEFF{ "repeat": { "window": 400 } }` } })
     expect(r._tag).toBe("ok")

@@ -10,7 +10,7 @@ import { renameSnakeCaseKeys, renameSnakeCasePath, type RenamedKey } from "@loop
 import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from "jsonc-parser"
 import { DEFAULT_CONFIG } from "./defaults.js"
 import { configIssues, fieldName } from "./issues.js"
-import { forbiddenKeys, MAX_CONFIG_DEPTH, stripBom, tooDeepAt } from "./file-guards.js"
+import { duplicateKeys, forbiddenKeys, MAX_CONFIG_DEPTH, stripBom, tooDeepAt } from "./file-guards.js"
 import { BUDGET_NAMES, LoopguardConfigSchema, RetryBudgetPatch, RetrySection, type LoopguardConfig } from "./schema.js"
 
 export type ConfigSource =
@@ -231,17 +231,22 @@ const readConfigFile = (
   return { _tag: "ok", parsed: parsed as Record<string, unknown> }
 }
 
-/** Depth and prototype keys are checked on the text, before any parser builds objects from it. */
+/** Depth, prototype keys and keys written twice are checked on the text, before any parser builds objects from it. */
 const fileGuardErrors = (file: { readonly path: string; readonly text: string }): Array<string> => {
   const deep = tooDeepAt(file.text, MAX_CONFIG_DEPTH)
   if (deep !== null) {
     const { line, column } = lineOf(file.text, deep)
     return [`${file.path}:${line}:${column}: nested deeper than ${MAX_CONFIG_DEPTH} levels; no config key is that deep`]
   }
-  return forbiddenKeys(file.text).map(({ path, offset }) => {
+  const forbidden = forbiddenKeys(file.text).map(({ path, offset }) => {
     const { line, column } = lineOf(file.text, offset)
     return `${file.path}:${line}:${column}: key ${path} is not allowed (__proto__, constructor and prototype are refused)`
   })
+  const repeated = duplicateKeys(file.text).map(
+    ({ path, line, column, firstLine }) =>
+      `${file.path}:${line + 1}:${column + 1}: key ${path} is written twice in one object (first on line ${firstLine + 1}); only the last would count: merge them into one`
+  )
+  return [...forbidden, ...repeated]
 }
 
 /**

@@ -10,7 +10,19 @@ import { Schema } from "effect"
 const PosInt = Schema.Int.check(Schema.isGreaterThan(0))
 const NonNegInt = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 const Ratio = Schema.Number.check(Schema.isBetween({ minimum: 0, maximum: 1 }))
-const Names = Schema.Array(Schema.String)
+/**
+ * Text where "" means nothing (a name, a command, a URL, an address): refused, as an empty
+ * `LOOPGUARD_*` variable (one that expanded to nothing) would otherwise set it; null (or leaving
+ * it unset) is how a knob that may be absent says so.
+ */
+const NonEmpty = Schema.String.check(Schema.isMinLength(1))
+/** A list of names or patterns: each one non-empty. */
+const Names = Schema.Array(NonEmpty)
+/**
+ * A list that only recognises things (tool names, patterns): empty, nothing would be recognised,
+ * which switches no detector off cleanly but blinds them (`LOOPGUARD_TRY_BEST_SHELL_TOOLS=`).
+ */
+const SomeNames = Names.check(Schema.isMinLength(1))
 
 /**
  * A check across a section's fields: `problem` returns the message, or null when the section is
@@ -229,7 +241,7 @@ export const ProviderSection = Schema.Struct({
 })
 
 /** A regular expression's source; a pattern that does not compile is named with the compiler's reason. */
-const RegexSource = Schema.String.check(
+const RegexSource = NonEmpty.check(
   Schema.makeFilter((pattern: string) => {
     try {
       new RegExp(`^(?:${pattern})`, "i")
@@ -250,9 +262,9 @@ export const TryBestSection = Schema.Struct({
   /** 0: edit streaks are not reported. */
   actionStreak: NonNegInt,
   failedCommandRetries: PosInt,
-  editTools: Names,
-  shellTools: Names,
-  verificationPatterns: Schema.Array(RegexSource),
+  editTools: SomeNames,
+  shellTools: SomeNames,
+  verificationPatterns: Schema.Array(RegexSource).check(Schema.isMinLength(1)),
   onPause: Schema.Literals(["stop", "continue", "handoff:codex", "handoff:claude", "ask"]),
   maxResumes: NonNegInt,
   /** How the hand-off skills run their harness: `sandboxed` (workspace-write, no prompts) or `isolated` (no guard rails; throwaway machines only). */
@@ -282,7 +294,7 @@ export const BreakerSection = Schema.Struct({
   /** Steps after a degrade or reroute trip in which tool calls are not run. */
   cooldownSteps: NonNegInt,
   /** Model id the reroute rung switches to (same endpoint); null = no reroute unless a FallbackLLM Layer is given. */
-  fallback: Schema.NullOr(Schema.String.check(Schema.isMinLength(1)))
+  fallback: Schema.NullOr(NonEmpty)
 })
 
 /** Context compaction near the model's limit (docs/run-loop.md). */
@@ -330,7 +342,12 @@ export const GoalGateSection = Schema.Struct({
 
 /** Config section `completionCheck`. */
 export const CompletionCheckSection = Schema.Struct({
-  command: Schema.NullOr(Schema.String),
+  /** A shell command; "" (or blanks) would run nothing and always pass the gate: null is "no check". */
+  command: Schema.NullOr(
+    Schema.String.check(
+      Schema.makeFilter((c: string) => (c.trim() === "" ? "an empty command runs nothing and would always pass the completion gate; set null (or leave it unset) for no check" : undefined))
+    )
+  ),
   timeoutMs: TimerMs,
   maxFailures: PosInt
 })
@@ -421,17 +438,17 @@ export const AuditSection = Schema.Struct({
 /** One route of `loopguard proxy`: where requests for a model (or a path prefix) go, and whose retry budgets they use. */
 export const ProxyRoute = Schema.Struct({
   /** The upstream base URL as an agent would be given it (`http://host:port/v1`). */
-  upstream: Schema.String,
+  upstream: NonEmpty,
   /** A `provider.<id>` section whose retry budgets (and chunk timeout) apply to this upstream. */
-  provider: Schema.optional(Schema.String),
+  provider: Schema.optional(NonEmpty),
   /** A config file whose detector settings (`repeat`, `repeatedAction`, …) apply to this route instead of this file's. */
-  config: Schema.optional(Schema.String),
+  config: Schema.optional(NonEmpty),
   /**
    * The environment variable holding this route's upstream key, which the proxy adds itself (clients
    * then present the proxy token). Without it a route to another origin than `proxy.upstream` is
    * never sent the key held for `proxy.upstream`.
    */
-  keyEnv: Schema.optional(Schema.String)
+  keyEnv: Schema.optional(NonEmpty)
 })
 
 /** Headers that carry something else than a session's name: naming the session by one would show a key as an id. */
@@ -451,9 +468,9 @@ const SessionHeaderName = Schema.String.check(
 /** Config section `proxy`: `loopguard proxy` (docs/proxy.md). */
 export const ProxySection = Schema.Struct({
   /** HOST:PORT the proxy listens on (`--listen`). */
-  listen: Schema.String,
+  listen: NonEmpty,
   /** The default upstream base URL (`--upstream`); null: only the routes. */
-  upstream: Schema.NullOr(Schema.String),
+  upstream: Schema.NullOr(NonEmpty),
   /** The request header that names a conversation's session; without it, a hash of the system prompt and first user message does. */
   sessionHeader: SessionHeaderName,
   /** Bytes of one request body the proxy reads; a larger one is refused with 413. */
@@ -471,11 +488,11 @@ export const ProxySection = Schema.Struct({
    */
   textActions: Schema.Boolean,
   /** The environment variable holding an upstream key the proxy adds itself (null: clients send their own). */
-  upstreamKeyEnv: Schema.NullOr(Schema.String),
+  upstreamKeyEnv: Schema.NullOr(NonEmpty),
   /** Web page origins (`https://app.example`) whose requests are served besides loopback ones; "*": any. A request from any other page is refused. */
-  allowedOrigins: Schema.Array(Schema.String),
+  allowedOrigins: Names,
   /** The environment variable holding the token clients must present when the proxy holds the upstream key. */
-  tokenEnv: Schema.String,
+  tokenEnv: NonEmpty,
   /** Model name prefix (or a path prefix starting with `/`) → route; the longest match wins, else `upstream`. */
   routes: Schema.Record(Schema.String, ProxyRoute),
   /** Processes serving the address (`--workers`): more than one spreads the connections over the machine's cores (Linux). */
