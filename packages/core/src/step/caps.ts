@@ -8,6 +8,7 @@ import {
   capUsageText,
   markSummaryDone,
   recordStep,
+  streamedUsage,
   type CapDecision,
   type CapPolicy,
   type CapReason,
@@ -82,3 +83,13 @@ export const judgeReply = (state: RunState, facts: ReplyFacts, cap: StepCap): Ru
     meter: cap.summaryReason !== null ? markSummaryDone(metered) : metered
   }
 }
+
+/**
+ * A step stopped from outside (Ctrl-C, the wall clock) while its reply streamed: the provider billed
+ * the prompt and what streamed, and the person saw it, so it is a step, its tokens estimated
+ * (`streamedUsage`; `promptTokens`: the request's estimate).
+ */
+export const judgeInterruptedReply = (state: RunState, reply: AssistantMessage, price: ModelPrice | null, promptTokens?: () => number): RunState => ({
+  ...state,
+  meter: recordStep(state.meter, streamedUsage(reply, promptTokens), price)
+})

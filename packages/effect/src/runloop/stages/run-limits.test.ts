@@ -3,7 +3,7 @@ import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import { runSteps } from "../step.js"
 import { aborted, endFromOutside, externalStop, wallClock } from "./run-limits.js"
-import { stageFixture } from "./stage-fixture.js"
+import { reply, stageFixture } from "./stage-fixture.js"
 
 describe("run limits", () => {
   test("the abort signal ends the run as cancelled, interrupting the running step", () =>
@@ -20,6 +20,40 @@ describe("run limits", () => {
         yield* endFromOutside(f.s, ctx, outside!)
         expect(ctx.state.exit).toEqual({ reason: "cancelled", step: 0, error: { tag: "CancelledError", message: "cancelled by the caller (its abort signal)", uiMessage: "cancelled by the caller (its abort signal)" } })
         expect(ctx.state.incidents).toEqual([{ step: 0, detector: "cancel", action: "stop", kind: "fault", detail: { reason: "cancelled", cause: "caller" } }])
+      })
+    ), 30_000)
+
+  test("a reply cut while it streamed counts as the step, its tokens estimated; one that had not begun counts nothing", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const streamedThenCut = (streamed: boolean) => {
+          const controller = new AbortController()
+          const f = stageFixture({
+            process: (input) =>
+              Effect.never.pipe(
+                Effect.onInterrupt(() =>
+                  // What the processor saves when it is interrupted mid-stream (attempt.ts).
+                  streamed
+                    ? f.s.store.putAssistant(input.sessionId, reply([{ type: "text", text: "word ".repeat(80) }], { id: "s:cut", step: input.step, finish: "unknown", usage: undefined, error: { message: "cancelled: interrupted before the reply finished", name: "CancelledError", aborted: true } })).pipe(Effect.ignore)
+                    : Effect.void
+                )
+              )
+          })
+          return Effect.gen(function* () {
+            const ctx = yield* f.context({ signal: controller.signal, prompt: "list the files" })
+            setTimeout(() => controller.abort(), 10)
+            const outside = yield* Effect.raceFirst(runSteps(f.s, ctx), externalStop(f.s, ctx))
+            yield* endFromOutside(f.s, ctx, outside!)
+            return ctx.state.meter
+          })
+        }
+        const cut = yield* streamedThenCut(true)
+        expect(cut.stepsUsed).toBe(1)
+        expect(cut.tokens.output).toBe(100)
+        expect(cut.tokens.input).toBeGreaterThan(0)
+        expect(cut.tokens.estimated).toBe(true)
+        const early = yield* streamedThenCut(false)
+        expect([early.stepsUsed, early.tokens.total]).toEqual([0, 0])
       })
     ), 30_000)
 

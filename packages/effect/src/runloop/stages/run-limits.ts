@@ -6,9 +6,11 @@
  */
 import { Duration, Effect } from "effect"
 import type { ExitReason } from "@loopguard/core/model"
-import { fileIncident, stopWith } from "@loopguard/core/step"
-import { act } from "../interpret.js"
-import type { ExitError, RunContext, RunServices } from "../run-context.js"
+import { estimateTokens } from "@loopguard/core/context"
+import type { AssistantMessage } from "@loopguard/core/model"
+import { fileIncident, judgeInterruptedReply, stopWith } from "@loopguard/core/step"
+import { act, update } from "../interpret.js"
+import { activePrice, type ExitError, type RunContext, type RunServices } from "../run-context.js"
 import type { SessionStoreError } from "../../store/SessionStoreError.js"
 import { describeCancel, type CancelCause } from "../cancel-cause.js"
 
@@ -51,9 +53,22 @@ export const wallClock = (s: RunServices, ctx: RunContext): Effect.Effect<Extern
 export const externalStop = (s: RunServices, ctx: RunContext): Effect.Effect<ExternalStop, SessionStoreError> =>
   Effect.raceFirst(aborted(ctx.input.signal), wallClock(s, ctx))
 
-/** Files the outside stop as the run's exit, under the step it interrupted. */
+/**
+ * The reply the stop cut while it streamed, as the processor saved it (a `CancelledError` reply of
+ * this step), and the history it answered; null when nothing had streamed, or the step had ended.
+ */
+const cutReply = (s: RunServices, ctx: RunContext) =>
+  Effect.map(s.store.messages(ctx.input.sessionId), (messages) => {
+    const last = messages.at(-1)
+    if (last?.role !== "assistant" || last.step !== ctx.state.step || last.error?.name !== "CancelledError") return null
+    return { reply: last as AssistantMessage, prompt: () => estimateTokens(JSON.stringify(messages.slice(0, -1))) }
+  })
+
+/** Files the outside stop as the run's exit, under the step it interrupted; a reply it cut mid-stream is counted as that step. */
 export const endFromOutside = (s: RunServices, ctx: RunContext, ended: ExternalStop): Effect.Effect<void, SessionStoreError> =>
   Effect.gen(function* () {
+    const cut = yield* cutReply(s, ctx)
+    if (cut !== null) update(ctx, (state) => judgeInterruptedReply(state, cut.reply, activePrice(s, ctx), cut.prompt))
     const detector = ended.reason === "time_limit" ? "time-limit" : "cancel"
     const detail = ended.cause !== undefined ? { reason: ended.reason, cause: ended.cause } : { reason: ended.reason }
     yield* act(s, ctx, [fileIncident({ step: ctx.state.step, detector, action: "stop", detail }), stopWith(ended.reason, ended.error)])
