@@ -84,7 +84,9 @@ describe("findTextToolCalls", () => {
       `Here is the call, but I will NOT run it: ${call}`,
       `For example:\n${call}`,
       `An example, do not run this:\n${call}`,
-      `~~~xml\n${call}\n~~~\nThis is what a call looks like.`
+      `~~~xml\n${call}\n~~~\nThis is what a call looks like.`,
+      `The README shows it indented:\n\n    ${call}\n\nThat is all.`,
+      `The page holds <pre>${call}</pre> in its body.`
     ]
     for (const text of shown) {
       const r = findTextToolCalls(text, offered)
