@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
+import type { AssistantMessage } from "@loopguard/core/model"
 import { runSteps } from "../step.js"
 import { aborted, endFromOutside, externalStop, wallClock } from "./run-limits.js"
 import { reply, stageFixture } from "./stage-fixture.js"
@@ -23,6 +24,12 @@ describe("run limits", () => {
       })
     ), 30_000)
 
+  /** What the processor saves when it is interrupted mid-stream (attempt.ts): text so far, no usage. */
+  const cutReply = (step: number): AssistantMessage => {
+    const { usage: _none, ...cut } = reply([{ type: "text", text: "word ".repeat(80) }], { id: "s:cut", step, finish: "unknown", error: { message: "cancelled: interrupted before the reply finished", name: "CancelledError", aborted: true } })
+    return cut
+  }
+
   test("a reply cut while it streamed counts as the step, its tokens estimated; one that had not begun counts nothing", () =>
     Effect.runPromise(
       Effect.gen(function* () {
@@ -32,9 +39,8 @@ describe("run limits", () => {
             process: (input) =>
               Effect.never.pipe(
                 Effect.onInterrupt(() =>
-                  // What the processor saves when it is interrupted mid-stream (attempt.ts).
                   streamed
-                    ? f.s.store.putAssistant(input.sessionId, reply([{ type: "text", text: "word ".repeat(80) }], { id: "s:cut", step: input.step, finish: "unknown", usage: undefined, error: { message: "cancelled: interrupted before the reply finished", name: "CancelledError", aborted: true } })).pipe(Effect.ignore)
+                    ? f.s.store.putAssistant(input.sessionId, cutReply(input.step)).pipe(Effect.ignore)
                     : Effect.void
                 )
               )
