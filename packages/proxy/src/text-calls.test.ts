@@ -84,6 +84,16 @@ test("a call the reply only shows, or whose JSON needed repair, stays text; one 
   for (const text of kept) expect([text, textCallsIn(text, ["bash"])]).toEqual([text, { calls: [], prose: text }])
 })
 
+test("a call the reply only shows does not hold back the one it makes; a call to a tool not offered holds back every call", () => {
+  const call = (command: string) => `<tool_call>{"name": "bash", "arguments": {"command": "${command}"}}</tool_call>`
+  const quotedThenReal = `Quoting the README:\n\n\`\`\`\n${call("rm -rf /tmp/x")}\n\`\`\`\n\nNow I run it:\n${call("ls")}`
+  expect(textCallsIn(quotedThenReal, ["bash"]).calls).toEqual([{ name: "bash", arguments: { command: "ls" } }])
+  const thinkingThenReal = `<think>maybe ${call("rm -rf /tmp/x")}</think>\n${call("ls")}`
+  expect(textCallsIn(thinkingThenReal, ["bash"]).calls).toEqual([{ name: "bash", arguments: { command: "ls" } }])
+  const editThenRun = `<tool_call>{"name": "edit", "arguments": {"path": "run.sh"}}</tool_call>\n${call("sh run.sh")}`
+  expect(textCallsIn(editThenRun, ["bash"])).toEqual({ calls: [], prose: editThenRun })
+})
+
 /** The offered tool, with no `execute`: the provider hands its calls back instead of running them. */
 const tools: ToolSet = { bash: tool({ description: "run a shell command", inputSchema: jsonSchema<{ command: string }>({ type: "object", properties: { command: { type: "string" } }, required: ["command"] }) }) }
 

@@ -2,9 +2,10 @@
  * Tool calls a model wrote as text (MCP-XML, `<tool_call>` JSON, a bare JSON call), found with
  * core's parser: taken only when they name a tool the request offered and their arguments are
  * whole as written (repaired or cut-off arguments are never passed on as a call). All or nothing:
- * when one call in the reply is not whole, or a `<tool_call>` in it is cut off before its name,
- * none is passed on, as with structured calls. Calls the reply only shows (quoted, fenced amid
- * prose, called an example) are never found.
+ * when one call the model asked for cannot be passed on (not whole, a tool the request did not
+ * offer, a `<tool_call>` cut off before its name), none is, since the others may depend on it, as
+ * with structured calls. Calls the reply only shows (quoted, fenced amid prose, called an example,
+ * inside its thinking) were never asked for: they stay text and do not hold back the real ones.
  */
 import { findTextToolCalls } from "@loopguard/core/toolcall"
 import { randomUUID } from "node:crypto"
@@ -13,8 +14,8 @@ import type { TextCall } from "./protocol.js"
 export const textCallsIn = (text: string, offered: ReadonlyArray<string>): { readonly calls: ReadonlyArray<TextCall>; readonly prose: string } => {
   const found = findTextToolCalls(text, new Set(offered))
   const whole = found.calls.filter((c) => c.argumentsValid && !c.argumentsRepaired)
-  const unread = found.skipped.some((s) => s.reason === "cut-off" || s.reason === "unreadable")
-  if (whole.length === 0 || whole.length !== found.calls.length || unread) return { calls: [], prose: text }
+  const askedButUnfit = found.skipped.some((s) => s.reason !== "quoted" && s.reason !== "thinking")
+  if (whole.length === 0 || whole.length !== found.calls.length || askedButUnfit) return { calls: [], prose: text }
   return { calls: whole.map((c) => ({ name: c.name, arguments: c.arguments as Readonly<Record<string, unknown>> })), prose: found.prose.trim() }
 }
 
