@@ -113,6 +113,22 @@ describe("looks at a server coming up", () => {
     const steps = Array.from({ length: 18 }, (_, i) => (i % 2 === 0 ? health(i + 1) : tail(i + 1, `2026-12-03T10:00:0${i % 10}Z migrating table ${(i + 1) / 2}/9`)))
     expect(loopStops(feed(new CrossStepDetectors(C, "main", false), steps))).toBe(false)
   })
+  test("the refused checks are the wait, not a storm: no breaker trip, no reminder, and the note says it may wait", () => {
+    const d = new CrossStepDetectors(C, "main", false)
+    const history: Array<Message> = [user("u1")]
+    const lines = ["Starting app v1.4", "HikariPool-1 - Starting", "HikariPool-1 - Start completed", "Migrating schema to v12", "Flyway: applied 3 migrations", "Tomcat initialized on port 8080", "Started Application in 41.2 seconds"]
+    const steps = Array.from({ length: 14 }, (_, i) => (i % 2 === 0 ? health(i + 1) : tail(i + 1, lines[(i - 1) / 2]!)))
+    const found = steps.map((r, i) => {
+      history.push(r)
+      const v = d.afterStep([...history], r, i + 1, { final: false, costUsd: null })
+      return { v, note: d.takeNote() }
+    })
+    expect(found.flatMap(({ v }) => v.incidents.filter((x) => x.detector === "breaker"))).toEqual([])
+    expect(found.flatMap(({ v }) => v.reminders)).toEqual([])
+    const notes = found.map(({ note }) => note).filter((n) => n !== null)
+    expect(notes.length).toBeGreaterThan(0)
+    for (const note of notes) expect(note).toBe(reminderText("repeated-action-polling", "main"))
+  })
   test("a crash loop (the log says the same each time, only its pid new) climbs as usual", () => {
     const steps = Array.from({ length: 18 }, (_, i) => (i % 2 === 0 ? health(i + 1) : tail(i + 1, `Error: listen EADDRINUSE :::8080 (pid ${4000 + i})`)))
     expect(feed(new CrossStepDetectors(C, "main", false), steps).some((v) => v.exit !== null)).toBe(true)

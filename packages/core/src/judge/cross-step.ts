@@ -41,7 +41,7 @@ const detectorsOf = (config: JudgeConfig, role: AgentRole, shadow: boolean, rero
   ...(config.loopStreakRecovery.enabled || shadow ? [new StreakCropDetector(config.loopStreakRecovery, shadow)] : []),
   new LoopLadderDetector(config, role, config.tryBest.enabled),
   ...(config.textLoop.enabled ? [new TextLoopStepDetector(config.textLoop)] : []),
-  ...(config.breaker.enabled ? [new BreakerDetector(config.breaker, role, rerouteAvailable)] : []),
+  ...(config.breaker.enabled ? [new BreakerDetector(config.breaker, role, rerouteAvailable, config.repeatedAction.repeats)] : []),
   ...(config.stall.enabled || shadow ? [new StallDetector(config, shadow)] : [])
 ]
 

@@ -20,6 +20,7 @@ import {
   MIN_COUNTED_RUN,
   pollingOnward,
   waitingOnStartup,
+  STARTUP_LOOKS,
   pollOverdue,
   clockless,
   countingOn,
@@ -124,9 +125,6 @@ const variedRetryDetector = (config: JudgeConfig, note: string): Detector => {
   }
 }
 
-/** The newest records in which looks at a job coming up must each see its log move on (`waitingOnStartup`): three rounds of a check and a read. */
-const STARTUP_LOOKS = 6
-
 /** The enabled detectors, in the order their incidents are filed. */
 const detectorsOf = (config: JudgeConfig, role: AgentRole): ReadonlyArray<Detector> => {
   const out: Array<Detector> = []
@@ -214,6 +212,8 @@ export class LoopEpisodes {
   private readonly ladders = new Map<number, EpisodeLadder>()
   private readonly counts: LadderCounts
   private readonly remindText: string
+  /** The note while the newest steps wait on a job: what a detector would say (nothing new comes back) is false then. */
+  private readonly waitingNote: string
   /** With try-best on, the top of the ladder pauses the turn instead of ending the run. */
   private readonly pauseInstead: boolean
   /**
@@ -228,6 +228,7 @@ export class LoopEpisodes {
     this.counts = { noteAt: a.repeats, remindAt: a.remindAt, stopAt: a.stopAt ?? Number.POSITIVE_INFINITY }
     this.detectors = detectorsOf(config, role)
     this.remindText = reminderText("loop-remind", role)
+    this.waitingNote = reminderText("repeated-action-polling", role)
   }
 
   /** `log`: the records of `messages` kept by the caller step by step; without it they are made from `messages`. */
@@ -244,13 +245,14 @@ export class LoopEpisodes {
     // So are looks at a job coming up while its log moves on (a health check refused between reads of the startup log).
     const startingUp = overdue === null && waitingOnStartup(lazyRecords().slice(-STARTUP_LOOKS))
     const most = overdue !== null ? Math.max(this.counts.noteAt, overdue + this.counts.noteAt - 1) : startingUp ? this.counts.noteAt : null
+    const waiting = overdue === 0 || startingUp
     for (const [index, detect] of this.detectors.entries()) {
       const found = detect(messages, lazyRecords, log?.version)
       const finding = found === null || most === null ? found : { ...found, count: Math.min(found.count ?? most, most) }
       // Every detector has its own ladder; finding nothing ends its episode.
       const level = this.ladderOf(index).observe(step, finding)
       if (finding === null) continue
-      note ??= finding.note
+      note ??= waiting ? this.waitingNote : finding.note
       if (level === null) continue
       if (level === "stop") {
         // One stop per step: when two detectors see the same loop, the first one names it.

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { stepRecord } from "./fixtures.js"
-import { pollOverdue, pollPatience, waitingOnStartup } from "./poll-wait.js"
+import { pollOverdue, pollPatience, waitingNow, waitingOnStartup } from "./poll-wait.js"
 
 const poll = (observation: string, waitSeconds = 30, action = "bash sleep 30 && gh run view 42") => stepRecord({ action, observation, poll: true, waitSeconds })
 
@@ -85,5 +85,20 @@ describe("waitingOnStartup", () => {
   test("a log that says the same each time (a crash loop, only its pid new), or a step that does something: not waiting", () => {
     expect(waitingOnStartup([health(), log("Error: listen EADDRINUSE pid 0"), health(), log("Error: listen EADDRINUSE pid 0")])).toBe(false)
     expect(waitingOnStartup([stepRecord({ action: "bash npm start", observation: "x" }), log("a"), log("b")])).toBe(false)
+  })
+})
+
+describe("waitingNow", () => {
+  const health = () => stepRecord({ action: "bash curl -sf localhost:8080/health", observation: "curl: (0) Failed to connect", failed: true, look: true })
+  const log = (line: string) => stepRecord({ action: "bash tail -n 3 app.log", observation: line, poll: true, look: true })
+  test("a poll within its patience, or startup looks within the newest six: waiting; past either, not", () => {
+    const building = Array.from({ length: 20 }, () => poll("BUILDING"))
+    expect(waitingNow(building, 3)).toBe(true)
+    expect(waitingNow([...building, poll("BUILDING")], 3)).toBe(false)
+    const lines = ["Starting ApiApplication", "HikariPool-0 - Start completed.", "Migrating schema to version 0"]
+    const startup = lines.flatMap((line) => [health(), log(line)])
+    expect(waitingNow(startup, 3)).toBe(true)
+    expect(waitingNow([...startup, stepRecord({ action: "bash npm test", observation: "1 failed" })], 3)).toBe(false)
+    expect(waitingNow([], 3)).toBe(false)
   })
 })

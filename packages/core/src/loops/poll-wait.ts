@@ -56,6 +56,19 @@ export const waitingOnStartup = (run: ReadonlyArray<StepRecord>): boolean => {
   return new Set(polls.map((r) => r.observation)).size === polls.length || polls.every((r, i) => i === 0 || furtherOn(polls[i - 1]!.rawObservation, r.rawObservation))
 }
 
+/** The newest records in which looks at a job coming up must each see its log move on (`waitingOnStartup`): three rounds of a check and a read. */
+export const STARTUP_LOOKS = 6
+
+/**
+ * The newest steps wait on a job: a poll within its patience (`pollOverdue` 0), or looks at a job
+ * coming up while its log moves on. What fails meanwhile (a health check refused) is the wait, not
+ * a storm, and saying nothing new comes back would be false. `minimum` as for `pollOverdue`.
+ */
+export const waitingNow = (records: ReadonlyArray<StepRecord>, minimum: number): boolean => {
+  const overdue = pollOverdue(records, minimum)
+  return overdue === 0 || (overdue === null && waitingOnStartup(records.slice(-STARTUP_LOOKS)))
+}
+
 /** Every step of a run polls a running job and saw something its predecessor did not: waiting, however alike the calls. */
 export const pollingOnward = (run: ReadonlyArray<StepRecord>): boolean => run.length > 0 && run.every((r, i) => r.poll && sawNew(run[i - 1], r))
 

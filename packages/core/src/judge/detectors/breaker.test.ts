@@ -11,7 +11,7 @@ const run = (d: BreakerDetector, n: number, paused = false, command?: (i: number
 
 describe("BreakerDetector", () => {
   test("a failure storm degrades with a reminder, then hands back only if nothing ended the run first", () => {
-    const verdicts = run(new BreakerDetector(DEFAULT_JUDGE_CONFIG.breaker, "main", false), 12)
+    const verdicts = run(new BreakerDetector(DEFAULT_JUDGE_CONFIG.breaker, "main", false, 3), 12)
     const degrade = verdicts.find((v) => v.breakerTrip !== undefined)
     expect(degrade?.breakerTrip).toBe("degrade")
     expect(degrade?.reminders?.map((r) => r.kind)).toEqual(["breaker-degrade"])
@@ -21,13 +21,13 @@ describe("BreakerDetector", () => {
   })
 
   test("with a fallback model the ladder reroutes", () => {
-    const verdicts = run(new BreakerDetector(DEFAULT_JUDGE_CONFIG.breaker, "main", true), 12)
+    const verdicts = run(new BreakerDetector(DEFAULT_JUDGE_CONFIG.breaker, "main", true, 3), 12)
     expect(verdicts.map((v) => v.breakerTrip).filter((t) => t !== undefined)).toContain("reroute")
   })
 
   test("failing test runs and lookups are answers, not a storm: triage file by file, probing the environment", () => {
     const files = ["auth", "billing", "cart", "checkout", "db", "email", "export", "import", "search", "session", "user", "zip"]
-    const quiet = (command: (i: number) => string) => run(new BreakerDetector(DEFAULT_JUDGE_CONFIG.breaker, "main", false), 12, false, command).every((v) => (v.incidents ?? []).length === 0)
+    const quiet = (command: (i: number) => string) => run(new BreakerDetector(DEFAULT_JUDGE_CONFIG.breaker, "main", false, 3), 12, false, command).every((v) => (v.incidents ?? []).length === 0)
     expect(quiet((i) => `npx jest test/${files[i]}.test.ts`)).toBe(true)
     expect(quiet((i) => `cd packages/${files[i]} && cargo test`)).toBe(true)
     expect(quiet((i) => ["which python3", "cat .python-version", "ls ~/.venv/bin", "test -f pyproject.toml"][i % 4]!)).toBe(true)
@@ -36,6 +36,6 @@ describe("BreakerDetector", () => {
   })
 
   test("calls held back by the cooldown are no evidence", () => {
-    expect(run(new BreakerDetector(DEFAULT_JUDGE_CONFIG.breaker, "main", false), 12, true).every((v) => Object.keys(v).length === 0)).toBe(true)
+    expect(run(new BreakerDetector(DEFAULT_JUDGE_CONFIG.breaker, "main", false, 3), 12, true).every((v) => Object.keys(v).length === 0)).toBe(true)
   })
 })

@@ -7,6 +7,7 @@ import { reminderText, type AgentRole } from "../../classify/index.js"
 import { toolPartsOf } from "../../model/index.js"
 import type { Incident } from "../../report/index.js"
 import { failed } from "../../try-best/index.js"
+import { stepRecords, waitingNow } from "../../loops/index.js"
 import { failureIsAnswer } from "../../loops/step-record.js"
 import type { JudgeConfig } from "../judge-config.js"
 import type { Reminder, StepDetector, StepExit, StepFacts, StepVerdict } from "./step-detector.js"
@@ -18,10 +19,12 @@ export class BreakerDetector implements StepDetector {
     private readonly config: JudgeConfig["breaker"],
     private readonly role: AgentRole,
     /** A fallback model exists, so the ladder has its reroute rung. */
-    private readonly rerouteAvailable: boolean
+    private readonly rerouteAvailable: boolean,
+    /** The fewest looks with one answer a poll is allowed (`pollOverdue`'s minimum: the loop ladder's note rung). */
+    private readonly pollMinimum: number
   ) {}
 
-  push({ reply, step, ctx }: StepFacts): StepVerdict {
+  push({ messages, reply, step, ctx, kept }: StepFacts): StepVerdict {
     // Calls held back by the cooldown never ran: they are no evidence either way.
     if (ctx.toolsPaused === true) return {}
     const options = { ...this.config, rerouteAvailable: this.rerouteAvailable }
@@ -29,12 +32,15 @@ export class BreakerDetector implements StepDetector {
     const reminders: Array<Reminder> = []
     let exit: StepExit | undefined
     let trip: "degrade" | "reroute" | undefined
+    let waiting: boolean | undefined
     for (const part of toolPartsOf(reply)) {
       if (part.state !== "completed" && part.state !== "error") continue
       // A harness that prints its exit status instead of returning it still failed; a search
       // that matched nothing did not. A failing test run or lookup is an answer, not a storm.
       const ok = !failed(part)
       if (!ok && failureIsAnswer(part)) continue
+      // A health check refused while the server's log moves on, or a poll within its patience, is waiting on a job.
+      if (!ok && (waiting ??= waitingNow(kept?.records.records ?? stepRecords(messages), this.pollMinimum))) continue
       const sample = { ok, tool: part.name, ...(part.error !== undefined ? { error: part.error } : {}) }
       const d = recordToolResult(this.state, sample, options)
       this.state = d.state
