@@ -33,6 +33,17 @@ describe("routes", () => {
     expect(routeFor(withProvider, "other", "/v1/chat/completions")?.base).toBe("http://up:1/v1")
     expect(routeFor({ ...withProvider, upstream: null }, "other", "/v1/chat/completions")).toBeNull()
   })
+
+  test("a route is resolved once per config: the next request to it gets the same route; another config its own", () => {
+    const r = routing({ routes: { "gpt-4o": { upstream: "http://b/v1", provider: "b" } } })
+    const config = { ...r, provider: { b: { retry: { request: { maxRetries: 0 } } } } }
+    const first = routeFor(config, "gpt-4o", "/v1/chat/completions")
+    expect(routeFor(config, "gpt-4o-mini", "/v1/chat/completions")).toBe(first!)
+    expect(routeFor(config, "other", "/v1/chat/completions")?.base).toBe("http://up:1/v1")
+    const another = { ...config, provider: { b: { retry: { request: { maxRetries: 7 } } } } }
+    expect(routeFor(another, "gpt-4o", "/v1/chat/completions")?.budgets.request.maxRetries).toBe(7)
+    expect(first?.budgets.request.maxRetries).toBe(0)
+  })
 })
 
 describe("session id", () => {

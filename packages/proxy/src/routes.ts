@@ -57,10 +57,22 @@ export interface RoutingConfig {
   readonly chunkTimeoutMs: number
 }
 
+/** Each config's routes as resolved, by prefix (null: the default upstream): every request resolves one, and its budgets do not change. */
+const resolvedRoutes = new WeakMap<RoutingConfig, Map<string | null, ResolvedRoute | null>>()
+
 /** The route for a model name and a path: the longest matching prefix, else the default upstream; null when neither. */
 export const routeFor = (config: RoutingConfig, model: string | undefined, path: string): ResolvedRoute | null => {
   const matches = Object.entries(config.routes).filter(([prefix]) => (prefix.startsWith("/") ? path.startsWith(prefix) : model !== undefined && model.startsWith(prefix)))
-  const [prefix, best] = matches.sort((a, b) => b[0].length - a[0].length)[0] ?? [null, undefined]
+  const prefix = matches.sort((a, b) => b[0].length - a[0].length)[0]?.[0] ?? null
+  let resolved = resolvedRoutes.get(config)
+  if (resolved === undefined) resolvedRoutes.set(config, (resolved = new Map()))
+  if (!resolved.has(prefix)) resolved.set(prefix, resolveRoute(config, prefix))
+  return resolved.get(prefix) ?? null
+}
+
+/** The route of one prefix of the config (null: the default upstream), its retry budgets merged. */
+const resolveRoute = (config: RoutingConfig, prefix: string | null): ResolvedRoute | null => {
+  const best = prefix === null ? undefined : config.routes[prefix]
   const upstream = best?.upstream ?? config.upstream
   if (upstream === null) return null
   const provider = best?.provider

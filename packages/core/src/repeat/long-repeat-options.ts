@@ -85,10 +85,16 @@ export const validateLongRepeatOptions = (options: LongRepeatOptions): ReadonlyA
   return errors
 }
 
+/** Options already resolved and found valid, by the object the caller passed (its fields are readonly): a proxy makes a guard per stream from one options object. */
+const checkedBefore = new WeakMap<Partial<LongRepeatOptions>, LongRepeatOptions>()
+
 /** Resolve and validate; throws a RangeError naming every bad field (a programming/config error). */
 export const checkedLongRepeatOptions = (options: Partial<LongRepeatOptions> = {}): LongRepeatOptions => {
+  const known = checkedBefore.get(options)
+  if (known !== undefined) return known
   const resolved = resolveLongRepeatOptions(options)
   const errors = validateLongRepeatOptions(resolved)
   if (errors.length > 0) throw new RangeError(`invalid long repeat options: ${errors.map((e) => e.message).join("; ")}`)
+  checkedBefore.set(options, resolved)
   return resolved
 }

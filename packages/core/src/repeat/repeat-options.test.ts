@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { DEFAULT_REPEAT_OPTIONS, checkedRepeatOptions, maxRepeatPeriod, resolveRepeatOptions, validateRepeatOptions } from "./repeat-options.js"
+import { checkedLongRepeatOptions, DEFAULT_LONG_REPEAT_OPTIONS } from "./long-repeat-options.js"
 
 const fieldsOf = (o: Parameters<typeof validateRepeatOptions>[0]) => validateRepeatOptions(o).map((e) => e.field)
 
@@ -42,5 +43,18 @@ describe("repeat options", () => {
   test("checkedRepeatOptions throws a RangeError naming the field", () => {
     expect(() => checkedRepeatOptions({ threshold: 1 })).toThrow(/threshold/)
     expect(checkedRepeatOptions({})).toEqual(DEFAULT_REPEAT_OPTIONS)
+  })
+})
+
+describe("long repeat options", () => {
+  test("one options object is resolved once: a guard per stream gets the same resolved options; a bad one throws every time", () => {
+    const options = { copies: 4 }
+    const first = checkedLongRepeatOptions(options)
+    expect(first).toEqual({ ...DEFAULT_LONG_REPEAT_OPTIONS, copies: 4 })
+    expect(checkedLongRepeatOptions(options)).toBe(first)
+    expect(checkedLongRepeatOptions({ copies: 4 })).not.toBe(first)
+    const bad = { copies: 1 }
+    expect(() => checkedLongRepeatOptions(bad)).toThrow(/copies must be an integer >= 2/)
+    expect(() => checkedLongRepeatOptions(bad)).toThrow(/copies must be an integer >= 2/)
   })
 })
