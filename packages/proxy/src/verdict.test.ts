@@ -39,6 +39,23 @@ describe("judgeRequest", () => {
     expect(later.inserts.some((i) => i.before !== null && i.kind !== "note")).toBe(true)
   })
 
+  test("an agent waiting on a server it started (health check refused, the startup log moving on): at most a note that it may wait, no breaker", () => {
+    const step = (at: number, command: string, result: { state: "completed" | "error"; output?: string; error?: string; exitCode: number }): AssistantMessage => ({
+      role: "assistant", id: `m${at}`, parentId: "m0", step: at - 1, finish: "tool-calls", parts: [{ type: "tool", callId: `c${at}`, name: "bash", input: { command }, ...result }]
+    })
+    const log = ["Starting app v1.4", "HikariPool-1 - Starting", "HikariPool-1 - Start completed", "Migrating schema to v12", "Flyway: applied 3 migrations", "Tomcat initialized on port 8080"]
+    const history: Array<Message> = [user(0, "start the server and wait until /health answers")]
+    for (let i = 0; i < 12; i++) {
+      history.push(i % 2 === 0
+        ? step(i + 1, "curl -sf http://127.0.0.1:8080/health", { state: "error", error: "curl: (7) Failed to connect", exitCode: 7 })
+        : step(i + 1, "tail -n 3 app.log", { state: "completed", output: log[(i - 1) / 2]!, exitCode: 0 }))
+      const v = judgeRequest(history, DEFAULT_CONFIG)
+      expect([i + 1, v.action === "pass" || v.action === "note"]).toEqual([i + 1, true])
+      expect(v.incidents.filter((x) => x.detector === "breaker")).toEqual([])
+      for (const insert of v.inserts) expect(insert.text).not.toContain("not producing new results")
+    }
+  })
+
   test("the same history, the same verdict", () => {
     expect(judgeRequest(repeated(6), DEFAULT_CONFIG)).toEqual(judgeRequest(repeated(6), DEFAULT_CONFIG))
   })
