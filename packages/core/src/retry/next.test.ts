@@ -57,6 +57,13 @@ describe("nextRetry: stop conditions", () => {
     expect(nextRetry(at(1), retryable, b, 8_000)).toEqual({ retry: true, delayMs: 2_000, attempt: 2 })
   })
 
+  test("a server hint past the deadline stops at once, however soon the attempt failed; one within it is clamped and waited", () => {
+    const b = bounded({ deadlineMs: 30_000, maxDelayMs: 30_000, maxRetries: 4 })
+    for (const elapsed of [0, 1, 25]) expect(nextRetry(at(0), { ...retryable, serverDelayMs: 86_400_000 }, b, elapsed)).toEqual({ retry: false, reason: "deadline" })
+    const longer = bounded({ deadlineMs: 900_000, maxDelayMs: 30_000, maxRetries: 4 })
+    expect(nextRetry(at(0), { ...retryable, serverDelayMs: 120_000 }, longer, 0)).toEqual({ retry: true, delayMs: 30_000, attempt: 1 })
+  })
+
   test("a server hint sets the delay", () => {
     expect(nextRetry(at(0), { ...retryable, serverDelayMs: 3_000 }, bounded(), 0)).toEqual({ retry: true, delayMs: 3_000, attempt: 1 })
   })

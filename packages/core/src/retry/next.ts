@@ -23,7 +23,8 @@ export type RetryOutcome =
 
 /**
  * Stop when the error is not retryable, replay is unsafe, a bounded budget's count is used, or
- * the elapsed time — or the elapsed time plus the next wait — would pass the deadline.
+ * the elapsed time — or the elapsed time plus the next wait, or the wait the server asked for when
+ * longer — would pass the deadline.
  * `elapsedMs` is measured from the first attempt of the operation.
  */
 export const nextRetry = (
@@ -38,7 +39,12 @@ export const nextRetry = (
   if (budget.mode === "bounded" && state.attempt >= budget.maxRetries) return { retry: false, reason: "budget-exhausted" }
   const attempt = state.attempt + 1
   const delayMs = delayFor(budget, attempt, decision.serverDelayMs, random)
-  if (budget.deadlineMs !== null && (elapsedMs >= budget.deadlineMs || elapsedMs + delayMs > budget.deadlineMs)) {
+  // The deadline is held against the wait the server asked for, not the shorter one the budget
+  // clamps it to: asked again sooner, it would answer the same. (Held against the clamped wait, a
+  // hint past the request budget's 30 s was retried only when the first attempt had failed within
+  // its first millisecond.)
+  const waitMs = Math.max(delayMs, decision.serverDelayMs ?? 0)
+  if (budget.deadlineMs !== null && (elapsedMs >= budget.deadlineMs || elapsedMs + waitMs > budget.deadlineMs)) {
     return { retry: false, reason: "deadline" }
   }
   return { retry: true, delayMs, attempt }
