@@ -3,7 +3,8 @@ import { Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
 import type { AssistantMessage } from "@loopguard/core/model"
 import { runSteps } from "../step.js"
-import { aborted, endFromOutside, externalStop, wallClock } from "./run-limits.js"
+import { SessionStoreError } from "../../store/SessionStoreError.js"
+import { aborted, cancelledBy, endFromOutside, externalStop, wallClock } from "./run-limits.js"
 import { reply, stageFixture } from "./stage-fixture.js"
 
 describe("run limits", () => {
@@ -62,6 +63,19 @@ describe("run limits", () => {
         expect([early.stepsUsed, early.tokens.total]).toEqual([0, 0])
       })
     ), 30_000)
+
+  test("a stop while the store does not answer still ends the run with its exit: the cut reply is not counted, nothing fails", () =>
+    Effect.runPromise(
+      Effect.gen(function* () {
+        const f = stageFixture()
+        const ctx = yield* f.context()
+        const unread = new SessionStoreError({ reason: "unavailable", message: "the session store did not answer within 2s (store.timeoutMs)" })
+        const frozen = { ...f.s, store: { ...f.s.store, messages: () => Effect.fail(unread) } }
+        yield* endFromOutside(frozen, ctx, cancelledBy(AbortSignal.abort()))
+        expect(ctx.state.exit?.reason).toBe("cancelled")
+        expect(ctx.state.meter.stepsUsed).toBe(0)
+      })
+    ))
 
   test("an already aborted signal answers at once", () =>
     Effect.runPromise(Effect.map(aborted(AbortSignal.abort()), (stop) => expect(stop.reason).toBe("cancelled"))))

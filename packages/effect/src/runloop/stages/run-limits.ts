@@ -55,14 +55,19 @@ export const externalStop = (s: RunServices, ctx: RunContext): Effect.Effect<Ext
 
 /**
  * The reply the stop cut while it streamed, as the processor saved it (a `CancelledError` reply of
- * this step), and the history it answered; null when nothing had streamed, or the step had ended.
+ * this step), and the history it answered; null when nothing had streamed, or the step had ended,
+ * or the store cannot be read: a stop often comes because the store stopped answering, and the
+ * count of one step must not cost the run its report.
  */
 const cutReply = (s: RunServices, ctx: RunContext) =>
-  Effect.map(s.store.messages(ctx.input.sessionId), (messages) => {
-    const last = messages.at(-1)
-    if (last?.role !== "assistant" || last.step !== ctx.state.step || last.error?.name !== "CancelledError") return null
-    return { reply: last as AssistantMessage, prompt: () => estimateTokens(JSON.stringify(messages.slice(0, -1))) }
-  })
+  s.store.messages(ctx.input.sessionId).pipe(
+    Effect.map((messages) => {
+      const last = messages.at(-1)
+      if (last?.role !== "assistant" || last.step !== ctx.state.step || last.error?.name !== "CancelledError") return null
+      return { reply: last as AssistantMessage, prompt: () => estimateTokens(JSON.stringify(messages.slice(0, -1))) }
+    }),
+    Effect.orElseSucceed(() => null)
+  )
 
 /** Files the outside stop as the run's exit, under the step it interrupted; a reply it cut mid-stream is counted as that step. */
 export const endFromOutside = (s: RunServices, ctx: RunContext, ended: ExternalStop): Effect.Effect<void, SessionStoreError> =>
