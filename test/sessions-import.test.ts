@@ -39,12 +39,15 @@ describe("sessions import", () => {
     const file = join(dir, "t.jsonl")
     writeFileSync(file, await exportedTrace(dir))
     const target = join(dir, "dst")
-    for (const id of ["bad\u001b]0;x\u0007id", "two words", "x".repeat(200), ""]) {
+    for (const id of ["bad\u001b]0;x\u0007id", "two words", "x".repeat(200)]) {
       const r = await cli(["sessions", "import", file, "--session-dir", target, "--as", id])
       expect(r.code).toBe(2)
       // A long id is quoted by its beginning only (the problem says how long it is).
-      expect(r.err).toMatch(/^loopguard: --as ".*"…?: (holds spaces or control characters \(letters, digits, \. _ - only\)|is 200 characters long \(at most 128\)|is empty); give one with --as ID\n$/)
+      expect(r.err).toMatch(/^loopguard: --as ".*"…?: (holds spaces or control characters \(letters, digits, \. _ - only\)|is 200 characters long \(at most 128\)); give one with --as ID\n$/)
     }
+    // An empty value is refused where every text flag's is, before the file is read.
+    const empty = await cli(["sessions", "import", file, "--session-dir", target, "--as", ""])
+    expect([empty.code, empty.err]).toEqual([2, "loopguard sessions import: --as: empty value; see loopguard sessions import --help\n"])
     const ok = await cli(["sessions", "import", file, "--session-dir", target, "--as", "fine-id"])
     expect(ok.code).toBe(0)
     expect((await cli(["sessions", "list", "--session-dir", target])).out).toContain("fine-id")
