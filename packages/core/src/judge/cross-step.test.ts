@@ -113,11 +113,12 @@ describe("looks at a server coming up", () => {
     const steps = Array.from({ length: 18 }, (_, i) => (i % 2 === 0 ? health(i + 1) : tail(i + 1, `2026-12-03T10:00:0${i % 10}Z migrating table ${(i + 1) / 2}/9`)))
     expect(loopStops(feed(new CrossStepDetectors(C, "main", false), steps))).toBe(false)
   })
-  test("the refused checks are the wait, not a storm: no breaker trip, no reminder, and the note says it may wait", () => {
+  test.each([false, true])("the refused checks are the wait, not a storm: no breaker trip, no reminder, and the note says it may wait (the server started in the run: %p)", (started) => {
     const d = new CrossStepDetectors(C, "main", false)
     const history: Array<Message> = [user("u1")]
     const lines = ["Starting app v1.4", "HikariPool-1 - Starting", "HikariPool-1 - Start completed", "Migrating schema to v12", "Flyway: applied 3 migrations", "Tomcat initialized on port 8080", "Started Application in 41.2 seconds"]
-    const steps = Array.from({ length: 14 }, (_, i) => (i % 2 === 0 ? health(i + 1) : tail(i + 1, lines[(i - 1) / 2]!)))
+    const start = callStep(0, { name: "bash", input: { command: "nohup ./gradlew bootRun > app.log 2>&1 &" }, state: "completed", output: "", exitCode: 0 })
+    const steps = [...(started ? [start] : []), ...Array.from({ length: 14 }, (_, i) => (i % 2 === 0 ? health(i + 1) : tail(i + 1, lines[(i - 1) / 2]!)))]
     const found = steps.map((r, i) => {
       history.push(r)
       const v = d.afterStep([...history], r, i + 1, { final: false, costUsd: null })
@@ -153,6 +154,27 @@ describe("a poll that sleeps is waiting", () => {
     })
     expect(notes[2]).toBe(reminderText("repeated-action-polling", "main"))
     expect(notes.at(-1)).toBe(reminderText("repeated-action", "main"))
+  })
+
+  test("a wait that ends without the server (the agent reads its log): the held count is not given back at once; polling on, it climbs again", () => {
+    const refused = (i: number): AssistantMessage => callStep(i, { name: "bash", input: { command: "sleep 2 && curl -sf http://127.0.0.1:8080/health" }, state: "error", error: "curl: (7) Failed to connect to 127.0.0.1 port 8080", exitCode: 7 })
+    const log = (i: number): AssistantMessage => callStep(i, { name: "bash", input: { command: "cat app.log" }, state: "completed", output: "INFO Starting app v1.4\nERROR Port 8080 already in use", exitCode: 0 })
+    const waited = [...Array.from({ length: 8 }, (_, i) => refused(i + 1)), log(9)]
+    const verdicts = feed(new CrossStepDetectors(C, "main", false), waited)
+    expect(firmer(verdicts)).toEqual([])
+    expect(verdicts.some((v) => v.exit !== null || v.reminders.length > 0)).toBe(false)
+    // The same refused check and the same log, round after round: a loop, stopped all the same.
+    const rounds = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? refused(10 + i) : log(10 + i)))
+    const looping = feed(new CrossStepDetectors(C, "main", false), [...waited, ...rounds])
+    expect(looping.some((v) => v.exit !== null)).toBe(true)
+  })
+
+  test("a project's own status script polled after a sleep, its answer moving on in pairs: at most noted", () => {
+    const answers = ["queued", "queued", "in_progress build step 1/4", "in_progress build step 1/4", "in_progress build step 2/4", "in_progress build step 3/4", "in_progress build step 3/4", "in_progress build step 4/4", "completed success"]
+    const status = (i: number, output: string): AssistantMessage => callStep(i, { name: "bash", input: { command: "sleep 3 && ./ci-status.sh" }, state: "completed", output, exitCode: 0 })
+    const verdicts = feed(new CrossStepDetectors(C, "main", false), answers.map((a, i) => status(i + 1, a)))
+    expect(firmer(verdicts)).toEqual([])
+    expect(verdicts.some((v) => v.exit !== null || v.reminders.length > 0)).toBe(false)
   })
 
   test("a CI poll whose answer moves on is at most noted, however long the build", () => {

@@ -20,7 +20,7 @@ import {
   MIN_COUNTED_RUN,
   pollingOnward,
   waitingOnStartup,
-  STARTUP_LOOKS,
+  startupLooks,
   pollOverdue,
   clockless,
   countingOn,
@@ -243,14 +243,13 @@ export class LoopEpisodes {
     // past it, each climbs from its note (poll-wait.ts).
     const overdue = pollOverdue(lazyRecords(), this.counts.noteAt)
     // So are looks at a job coming up while its log moves on (a health check refused between reads of the startup log).
-    const startingUp = overdue === null && waitingOnStartup(lazyRecords().slice(-STARTUP_LOOKS))
+    const startingUp = overdue === null && waitingOnStartup(startupLooks(lazyRecords()))
     const most = overdue !== null ? Math.max(this.counts.noteAt, overdue + this.counts.noteAt - 1) : startingUp ? this.counts.noteAt : null
     const waiting = overdue === 0 || startingUp
     for (const [index, detect] of this.detectors.entries()) {
-      const found = detect(messages, lazyRecords, log?.version)
-      const finding = found === null || most === null ? found : { ...found, count: Math.min(found.count ?? most, most) }
+      const finding = detect(messages, lazyRecords, log?.version)
       // Every detector has its own ladder; finding nothing ends its episode.
-      const level = this.ladderOf(index).observe(step, finding)
+      const level = this.ladderOf(index).observe(step, finding, most)
       if (finding === null) continue
       note ??= waiting ? this.waitingNote : finding.note
       if (level === null) continue

@@ -23,6 +23,9 @@ describe("stop words name the evidence", () => {
     expect(stopSentence("paused", "repeated-failure", { action: "make", count: 3, editedBetween: true }, records)).toBe(
       "paused: `make` failed 3 times the same way (steps 3, 5, 7), files edited between: `error: missing header x.h` (repeated-failure, after a note and a reminder)"
     )
+    // The failure's own answer, not that of a step read after it (the log of the server that never came up).
+    const thenLog = [...records, stepRecord({ action: "cat app.log", observation: "x", rawObservation: "ERROR Port 8080 already in use", step: 8 })]
+    expect(stopSentence("stopped", "repeated-failure", { action: "make", count: 3 }, thenLog)).toContain("failed 3 times the same way (steps 3, 5, 7): `error: missing header x.h`")
     const guesses = ["admin", "root", "toor", "flag"].map((g, i) => stepRecord({ action: `unzip -P ${g} s.zip`, skeleton: "unzip -P <a> s.zip", observation: "x", rawObservation: "incorrect password", step: 20 + 2 * i }))
     expect(stopSentence("stopped", "varied-retry", { skeleton: "unzip -P <a> s.zip", count: 4 }, guesses)).toContain("`unzip -P <a> s.zip` was tried 4 times with new arguments (steps 20, 22, 24, 26), each time `incorrect password`")
   })

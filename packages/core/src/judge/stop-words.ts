@@ -60,12 +60,14 @@ const evidenceOf = (detector: string, detail: Readonly<Record<string, unknown>>,
     case "repeated-failure": {
       const action = str(detail["action"])
       const runs = records.filter((r) => r.action === action).slice(-num(detail["count"], 1))
-      return `${call(action)} failed ${runs.length} times the same way (${stepsOf(runs)})${detail["editedBetween"] === true ? ", files edited between" : ""}: ${answer}`
+      // Its own answer, not the newest step's: other steps may come between the failures.
+      const failure = runs.length > 0 ? answerOf(runs[runs.length - 1]!) : answer
+      return `${call(action)} failed ${runs.length} times the same way (${stepsOf(runs)})${detail["editedBetween"] === true ? ", files edited between" : ""}: ${failure}`
     }
     case "varied-retry": {
       const skeleton = str(detail["skeleton"])
       const tries = records.filter((r) => r.skeleton === skeleton).slice(-num(detail["count"], 1))
-      return `${quoted(skeleton)} was tried ${tries.length} times with new arguments (${stepsOf(tries)}), each time ${answer}`
+      return `${quoted(skeleton)} was tried ${tries.length} times with new arguments (${stepsOf(tries)}), each time ${tries.length > 0 ? answerOf(tries[tries.length - 1]!) : answer}`
     }
     case "repeated-observation": {
       const run = last(num(detail["count"], 1))

@@ -72,6 +72,11 @@ describe("isPollCommand", () => {
     for (const c of after) expect([c, isPollCommand(c)]).toEqual([c, true])
     for (const c of ["fly status --app shop-api", "sleep 20 && fly deploy", "sleep 5 && aws ecs update-service --cluster prod", "sleep 5 && npm test", "sleep 5 && pytest -x tests/test_status.py", "sleep 5 && pytest tests/test_api.py -k status", "sleep 5 && python manage.py test --tag status"]) expect([c, isPollCommand(c)]).toEqual([c, false])
   })
+  test("a project's own status script after a sleep polls; alone it looks; a script named otherwise does neither", () => {
+    for (const c of ["sleep 3 && ./ci-status.sh", "sleep 10; scripts/check_health.py --env prod", "sleep 5 && ./deploy-status", "sleep 30 && bin/progress.sh job-42"]) expect([c, isPollCommand(c)]).toEqual([c, true])
+    expect(isLookCommand("./ci-status.sh")).toBe(true)
+    for (const c of ["./ci-status.sh", "sleep 3 && ./deploy.sh", "sleep 3 && ./statusbar-build.sh", "sleep 5 && ./run.sh status"]) expect([c, isPollCommand(c)]).toEqual([c, c === "sleep 5 && ./run.sh status"])
+  })
   test("isLookCommand: a line that only looks, waiting or not", () => {
     for (const c of ["curl -sf http://localhost:8080/health", "tail -n 3 /tmp/api.log", "fly status --app api", "sleep 5 && kubectl get pods", "cat a.txt | grep x", `psql -h localhost -U app -c 'select 1'`, "mysqladmin -h 127.0.0.1 ping", "docker compose exec -T db mysqladmin ping"]) expect([c, isLookCommand(c)]).toEqual([c, true])
     for (const c of ["", "curl -X POST localhost:8080/jobs", "make deploy", "npm test", "tail log && npm start"]) expect([c, isLookCommand(c)]).toEqual([c, false])

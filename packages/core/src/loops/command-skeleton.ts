@@ -205,8 +205,13 @@ const lookPrograms = (command: string): Array<string> =>
     const polls = Object.hasOwn(POLLING_SUBCOMMANDS, program) ? POLLING_SUBCOMMANDS[program] : undefined
     const verb = program === "kubectl" ? kubectlVerb(words) : words.slice(1)
     const looks = polls !== undefined && (polls.includes(verb[0] ?? "") || polls.includes(`${verb[0] ?? ""} ${verb[1] ?? ""}`))
-    return looks ? "sleep" : isFetch(program, words) || asksStatus(words) ? "cat" : program
+    return looks ? "sleep" : isFetch(program, words) || asksStatus(words) || reportsStatus(program) ? "cat" : program
   })
+
+/** A project's own script named for the status it reports (`./ci-status.sh`, `check_health.py`, `deploy-status`): a look, as `fly status` is. */
+const STATUS_SCRIPT = /^(?:[\w.]+[-_])?(?:status|health|healthcheck|progress)(?:[-_][\w]+)?(?:\.(?:sh|py|js|mjs|ts|rb))?$/i
+
+const reportsStatus = (program: string): boolean => STATUS_SCRIPT.test(program)
 
 /** kubectl's flags that take the next word as their value (`-n staging rollout status`). */
 const KUBECTL_VALUE_FLAGS = new Set(["-n", "--namespace", "--context", "--kubeconfig", "--cluster", "--user", "-l", "--selector", "-o", "--output", "-f", "--filename", "-c", "--container"])

@@ -31,11 +31,21 @@ export class EpisodeLadder {
   private key: string | null = null
   private since = 0
   private level: LoopLevel | null = null
+  /** How far the episode's count was held down (`most`) while the run waited on a job: never given back. */
+  private heldDown = 0
+  /** The episode's count before anything was held down, as of the last step. */
+  private lastRaw = 0
 
   constructor(private readonly counts: LadderCounts) {}
 
-  /** Returns the level when it rises (a new episode starts at `note`), else null. */
-  observe(step: number, finding: { readonly key: string; readonly count?: number } | null): LoopLevel | null {
+  /**
+   * Returns the level when it rises (a new episode starts at `note`), else null. `most`: the count
+   * the episode may reach this step (a poll within its patience is held at its note). A step of
+   * waiting adds nothing to the count past `most`, and what it was held down by stays off the
+   * count afterwards: when the wait ends (the agent reads the log of the server that never came
+   * up) the episode climbs only by what comes after, never all at once.
+   */
+  observe(step: number, finding: { readonly key: string; readonly count?: number } | null, most: number | null = null): LoopLevel | null {
     if (finding === null) {
       this.key = null
       this.level = null
@@ -45,11 +55,24 @@ export class EpisodeLadder {
       this.key = finding.key
       this.since = step
       this.level = null
+      this.heldDown = 0
+      this.lastRaw = 0
     }
     // Without a count of its own, an episode counts its steps on top of the detector's threshold.
-    const count = finding.count ?? this.counts.noteAt + (step - this.since)
-    const level = levelOf(count, this.counts)
-    if (level === null || (this.level !== null && RANK[level] <= RANK[this.level])) return null
+    const raw = finding.count ?? this.counts.noteAt + (step - this.since)
+    let count = raw - this.heldDown
+    if (most !== null && count > most) {
+      // Only this step's own gain is held: what came between the waits still counts.
+      const held = Math.min(count - most, Math.max(0, raw - this.lastRaw))
+      this.heldDown += held
+      count -= held
+    }
+    this.lastRaw = raw
+    const reached = levelOf(count, this.counts)
+    if (reached === null || (this.level !== null && RANK[reached] <= RANK[this.level])) return null
+    // No stop without the reminder before it: a count that jumps (many failing calls in one
+    // reply) is reminded first, and the stop says truly that it came after a note and a reminder.
+    const level = reached === "stop" && this.level !== "remind" && this.counts.remindAt < this.counts.stopAt ? "remind" : reached
     this.level = level
     return level
   }

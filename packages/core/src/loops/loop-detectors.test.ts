@@ -205,6 +205,18 @@ describe("EpisodeLadder", () => {
     expect(ladder.observe(7, { key: "spin" })).toBe("note")
     expect(ladder.observe(8, { key: "other" })).toBe("note")
   })
+  test("a count that jumps past the stop is reminded first: no stop without the reminder before it", () => {
+    const ladder = new EpisodeLadder(DEFAULT_LADDER)
+    expect([3, 9, 10].map((count, step) => ladder.observe(step, { key: "A", count }))).toEqual(["note", "remind", "stop"])
+  })
+  test("a wait holds the count at most; what it held stays off, so the wait's end is no jump", () => {
+    const ladder = new EpisodeLadder(DEFAULT_LADDER)
+    // Eight looks within their patience (most 3), then a step that is no poll with no new evidence, then new failures.
+    const waited = [3, 4, 5, 6, 7, 8].map((count, step) => ladder.observe(step, { key: "A", count }, 3))
+    expect(waited).toEqual(["note", null, null, null, null, null])
+    expect(ladder.observe(6, { key: "A", count: 8 })).toBeNull()
+    expect([9, 10, 11, 12, 13].map((count, i) => ladder.observe(7 + i, { key: "A", count }))).toEqual([null, "remind", null, null, "stop"])
+  })
   test("levelOf", () => {
     expect([2, 3, 5, 8].map((c) => levelOf(c, DEFAULT_LADDER))).toEqual([null, "note", "remind", "stop"])
   })

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { stepRecord } from "./fixtures.js"
-import { pollOverdue, pollPatience, waitingNow, waitingOnStartup } from "./poll-wait.js"
+import { pollOverdue, pollPatience, startupLooks, waitingNow, waitingOnStartup } from "./poll-wait.js"
 
 const poll = (observation: string, waitSeconds = 30, action = "bash sleep 30 && gh run view 42") => stepRecord({ action, observation, poll: true, waitSeconds })
 
@@ -67,6 +67,9 @@ describe("pollOverdue of a poll whose answer says the job failed", () => {
   test("a look that worked and answers `failed` has its answer: past the minimum it is overdue; a look that fails (refused while it starts) still waits", () => {
     const failedStatus = Array.from({ length: 5 }, () => stepRecord({ action: "bash sleep 10 && helm status api", observation: "STATUS: failed", poll: true, waitSeconds: 10 }))
     expect(pollOverdue(failedStatus, 3)).toBe(2)
+    // Printed nothing (a refused `curl -sf` under a harness that shows "(no output)" and no exit status): no answer yet, it waits.
+    const silent = Array.from({ length: 8 }, () => stepRecord({ action: "bash sleep 2 && curl -sf localhost:8080/health", observation: "", poll: true, waitSeconds: 2 }))
+    expect(pollOverdue(silent, 3)).toBe(0)
     const refused = Array.from({ length: 5 }, () => stepRecord({ action: "bash sleep 3 && curl -sf localhost:8080/health", observation: "curl: (7) Failed to connect", poll: true, waitSeconds: 3, failed: true }))
     expect(pollOverdue(refused, 3)).toBe(0)
   })
@@ -100,5 +103,15 @@ describe("waitingNow", () => {
     expect(waitingNow(startup, 3)).toBe(true)
     expect(waitingNow([...startup, stepRecord({ action: "bash npm test", observation: "1 failed" })], 3)).toBe(false)
     expect(waitingNow([], 3)).toBe(false)
+  })
+})
+
+describe("startupLooks", () => {
+  test("the newest polls and looks, at most six: the step that started the job is left out", () => {
+    const start = stepRecord({ action: "bash nohup ./server &", observation: "" })
+    const look = (n: number) => stepRecord({ action: "bash tail -n 3 app.log", observation: `line ${n}`, poll: true, look: true })
+    expect(startupLooks([start, look(1), look(2)])).toHaveLength(2)
+    expect(startupLooks([start, ...Array.from({ length: 9 }, (_, i) => look(i))])).toHaveLength(6)
+    expect(startupLooks([look(1), start])).toEqual([])
   })
 })

@@ -60,13 +60,23 @@ export const waitingOnStartup = (run: ReadonlyArray<StepRecord>): boolean => {
 export const STARTUP_LOOKS = 6
 
 /**
+ * The looks `waitingOnStartup` judges: the newest records that poll or look, at most STARTUP_LOOKS
+ * of them. The step that started the job (`nohup ./server &`) is no look: the wait begins after it.
+ */
+export const startupLooks = (records: ReadonlyArray<StepRecord>): ReadonlyArray<StepRecord> => {
+  let from = records.length
+  while (from > 0 && records.length - from < STARTUP_LOOKS && (records[from - 1]!.poll || records[from - 1]!.look)) from--
+  return records.slice(from)
+}
+
+/**
  * The newest steps wait on a job: a poll within its patience (`pollOverdue` 0), or looks at a job
  * coming up while its log moves on. What fails meanwhile (a health check refused) is the wait, not
  * a storm, and saying nothing new comes back would be false. `minimum` as for `pollOverdue`.
  */
 export const waitingNow = (records: ReadonlyArray<StepRecord>, minimum: number): boolean => {
   const overdue = pollOverdue(records, minimum)
-  return overdue === 0 || (overdue === null && waitingOnStartup(records.slice(-STARTUP_LOOKS)))
+  return overdue === 0 || (overdue === null && waitingOnStartup(startupLooks(records)))
 }
 
 /** Every step of a run polls a running job and saw something its predecessor did not: waiting, however alike the calls. */
@@ -97,8 +107,11 @@ export const pollOverdue = (records: ReadonlyArray<StepRecord>, minimum: number)
   if (wait <= 0) return tickingOverdue(records)
   // A look that worked and answers that the job failed (`STATUS: failed`, "unable to place a task")
   // has its answer: waiting on it longer changes nothing. A look that fails (a server refusing
-  // connections while it comes up) still waits.
-  const patience = newest.saysNo && !newest.failed ? minimum : pollPatience(wait, minimum)
+  // connections while it comes up) still waits; so does one that printed nothing (`curl -sf`
+  // refused, under a harness that shows "(no output)" and no exit status): silence says no job
+  // failed.
+  const saidNo = newest.saysNo && !newest.failed && newest.rawObservation !== ""
+  const patience = saidNo ? minimum : pollPatience(wait, minimum)
   const pastUnchanged = unchanged - patience
   const pastAll = run - Math.max(minimum, Math.ceil(POLL_MOST_S / Math.max(wait, 1)))
   return Math.max(0, pastUnchanged, pastAll)

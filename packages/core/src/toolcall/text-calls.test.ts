@@ -84,6 +84,8 @@ describe("findTextToolCalls", () => {
       `Here is the call, but I will NOT run it: ${call}`,
       `For example:\n${call}`,
       `An example, do not run this:\n${call}`,
+      `That is e.g. ${call}`,
+      `Do not run this. ${call}`,
       `~~~xml\n${call}\n~~~\nThis is what a call looks like.`,
       `The README shows it indented:\n\n    ${call}\n\nThat is all.`,
       `The page holds <pre>${call}</pre> in its body.`
@@ -103,7 +105,9 @@ describe("findTextToolCalls", () => {
       `The tests will not run without the variable, so I set it first.\n\nNow:\n${call}`,
       `I haven't run the suite yet.\n\n${call}`,
       `\`\`\`\n${call}\n\`\`\``,
-      `Quoting the error: \`ENOENT\`. Checking again.\n${call}`
+      `Quoting the error: \`ENOENT\`. Checking again.\n${call}`,
+      `That snippet is an example, I will not run it. Now I run the tests.\n${call}`,
+      `For example, the task could also be done in Python. Instead, I use the shell.\n${call}`
     ]
     for (const text of asked) expect([text, findTextToolCalls(text, offered).calls.map((c) => c.name)]).toEqual([text, ["bash"]])
   })

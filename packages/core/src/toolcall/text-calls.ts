@@ -125,10 +125,13 @@ const wholeJsonCalls = (text: string): Array<Found> => {
 // after saying what did not run earlier ("the tests will not run without it") still asks for it.
 const NOT_ASKED = /\b(?:(?:do|will|would|should|must)\s*(?:not|n't)|won't|don't|never)\s+(?:run|execute|invoke|call)\s+(?:it|this|that|these|them)\b|\bnot\s+to\s+be\s+(?:run|executed|invoked|called)\b|\b(?:for\s+(?:example|instance)|e\.g\.|an?\s+example(?:\s+call)?\s*[:,-]|example\s*:)/i
 
+/** The end of a sentence with more words after it (not the dot of "e.g." or "i.e."). */
+const SENTENCE_END = /(?<!\b(?:e\.g|i\.e))[.!?]\s+(?=\S)/i
+
 /**
  * Where a call is shown rather than asked for: quoted (`quotedPlaces`: a code block amid prose, a
- * block quote line, a code span), or after words on its line (or the one before) that call it an
- * example or say it is not to be run.
+ * block quote line, a code span), or after words in the sentence that leads into it (on its line or
+ * the one before) that call it an example or say it is not to be run.
  */
 const quotedAt = (text: string): ((at: number) => boolean) => {
   const quoted = quotedPlaces(text)
@@ -137,7 +140,8 @@ const quotedAt = (text: string): ((at: number) => boolean) => {
     const lineStart = text.lastIndexOf("\n", at - 1) + 1
     const previousLine = text.lastIndexOf("\n", Math.max(0, lineStart - 2)) + 1
     const lead = text.slice(lineStart > 0 ? previousLine : lineStart, at).split(/\n[ \t]*\n/).at(-1) ?? ""
-    return NOT_ASKED.test(lead)
+    // Only the sentence that leads into the call: "I will not run it. Now I write the marker." then a call asks for it.
+    return NOT_ASKED.test(lead.split(SENTENCE_END).at(-1) ?? "")
   }
 }
 

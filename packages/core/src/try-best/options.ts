@@ -136,6 +136,9 @@ export const DEFAULT_VERIFICATION_PATTERNS: ReadonlyArray<string> = [
   String.raw`(?:rspec|phpunit|ctest)(?![\w-])`,
   String.raw`mix\s+test(?![\w-])`,
   String.raw`javac(?![\w-])`,
+  // A project's own test, lint, type-check or build script (`sh run-tests.sh`, `./test.sh`, `bash
+  // scripts/lint.sh`, `./runtests.sh`): a failing run reports what it was run for, as `npm test` does.
+  String.raw`(?:(?:ba|z|da)?sh\s+(?:-\S+\s+)*)?(?:\S*/)?(?:[\w-]*[-_]|run)?(?:tests?|lint|typecheck|type-check|check|build)(?:[-_][\w-]*)?\.sh(?![\w.-])`,
   // A reproduction or test script run directly (`python reproduce_issue.py`, `node test.js`,
   // `python /repo/run_repro.py`): how agents without a test suite check their work.
   String.raw`(?:python[\d.]*|node|bun|deno|tsx|ts-node|ruby|java)(?:\s+-\S+)*\s+(?:\S*/)?(?:[\w-]*_)?(?:repro|reproduce|test|tests|verify|check)[\w.-]*`

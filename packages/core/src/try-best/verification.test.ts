@@ -49,7 +49,14 @@ describe("isVerificationCommand", () => {
     "python reproduce_issue.py",
     "python /testbed/test_edge_cases.py",
     "node test.js",
-    "javac Main.java"
+    "javac Main.java",
+    "sh run-tests.sh",
+    "./test.sh",
+    "bash scripts/test.sh --fast",
+    "sh lint.sh",
+    "./scripts/run_tests.sh",
+    "./runtests.sh",
+    "bash -x ./build.sh"
   ])("verification: %s", (command) => {
     expect(verifies(command)).toBe(true)
   })
@@ -70,7 +77,12 @@ describe("isVerificationCommand", () => {
     "python setup.py develop",
     "python manage.py migrate",
     "timeout 60 python server.py",
-    "find . -name '*.test.ts'"
+    "find . -name '*.test.ts'",
+    "./deploy.sh",
+    "sh latest.sh",
+    "./contest.sh",
+    "cat test.sh",
+    "sh test.sh.bak"
   ])("not verification: %s", (command) => {
     expect(verifies(command)).toBe(false)
   })

@@ -30,6 +30,9 @@ describe("BreakerDetector", () => {
     const quiet = (command: (i: number) => string) => run(new BreakerDetector(DEFAULT_JUDGE_CONFIG.breaker, "main", false, 3), 12, false, command).every((v) => (v.incidents ?? []).length === 0)
     expect(quiet((i) => `npx jest test/${files[i]}.test.ts`)).toBe(true)
     expect(quiet((i) => `cd packages/${files[i]} && cargo test`)).toBe(true)
+    // A project's own test or lint script, run after each edit.
+    expect(quiet(() => "sh run-tests.sh")).toBe(true)
+    expect(quiet(() => "./scripts/lint.sh")).toBe(true)
     expect(quiet((i) => ["which python3", "cat .python-version", "ls ~/.venv/bin", "test -f pyproject.toml"][i % 4]!)).toBe(true)
     // The same breaker still trips on commands that do something.
     expect(quiet((i) => `pip install ${files[i]}`)).toBe(false)
