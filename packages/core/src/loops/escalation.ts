@@ -68,11 +68,8 @@ export class EpisodeLadder {
       count -= held
     }
     this.lastRaw = raw
-    const reached = levelOf(count, this.counts)
-    if (reached === null || (this.level !== null && RANK[reached] <= RANK[this.level])) return null
-    // No stop without the reminder before it: a count that jumps (many failing calls in one
-    // reply) is reminded first, and the stop says truly that it came after a note and a reminder.
-    const level = reached === "stop" && this.level !== "remind" && this.counts.remindAt < this.counts.stopAt ? "remind" : reached
+    const level = levelOf(count, this.counts)
+    if (level === null || (this.level !== null && RANK[level] <= RANK[this.level])) return null
     this.level = level
     return level
   }

@@ -205,10 +205,6 @@ describe("EpisodeLadder", () => {
     expect(ladder.observe(7, { key: "spin" })).toBe("note")
     expect(ladder.observe(8, { key: "other" })).toBe("note")
   })
-  test("a count that jumps past the stop is reminded first: no stop without the reminder before it", () => {
-    const ladder = new EpisodeLadder(DEFAULT_LADDER)
-    expect([3, 9, 10].map((count, step) => ladder.observe(step, { key: "A", count }))).toEqual(["note", "remind", "stop"])
-  })
   test("a wait holds the count at most; what it held stays off, so the wait's end is no jump", () => {
     const ladder = new EpisodeLadder(DEFAULT_LADDER)
     // Eight looks within their patience (most 3), then a step that is no poll with no new evidence, then new failures.
