@@ -86,6 +86,8 @@ describe("findTextToolCalls", () => {
       `An example, do not run this:\n${call}`,
       `That is e.g. ${call}`,
       `Do not run this. ${call}`,
+      `Do not run this. Here it is:\n${call}`,
+      `This is an example, do not run it. Then the output shows:\n${call}`,
       `~~~xml\n${call}\n~~~\nThis is what a call looks like.`,
       `The README shows it indented:\n\n    ${call}\n\nThat is all.`,
       `The page holds <pre>${call}</pre> in its body.`

@@ -128,10 +128,25 @@ const NOT_ASKED = /\b(?:(?:do|will|would|should|must)\s*(?:not|n't)|won't|don't|
 /** The end of a sentence with more words after it (not the dot of "e.g." or "i.e."). */
 const SENTENCE_END = /(?<!\b(?:e\.g|i\.e))[.!?]\s+(?=\S)/i
 
+/** A sentence in which the model says it acts now ("Now I write the marker.", "Instead, I use the shell.", "Let me run it"). */
+const ACTING = /\b(?:now|instead|next)\b[^.!?]*\b(?:I|I'll|I will|let me|let's)\b|\b(?:let me|let's|I'll|I will|I am going to|I'm going to)\s+(?!not\b|never\b)\w+/i
+
+/**
+ * Whether words before a call say it is only shown: an example, or not to be run. A later sentence
+ * in which the model says it acts now ("…I will not run it. Now I write the marker.") asks for the
+ * call after all; without one ("Do not run this. Here it is:") it stays shown.
+ */
+const leadShows = (lead: string): boolean => {
+  const sentences = lead.split(SENTENCE_END)
+  let shownAt = sentences.length - 1
+  while (shownAt >= 0 && !NOT_ASKED.test(sentences[shownAt]!)) shownAt--
+  return shownAt !== -1 && !sentences.slice(shownAt + 1).some((sentence) => ACTING.test(sentence))
+}
+
 /**
  * Where a call is shown rather than asked for: quoted (`quotedPlaces`: a code block amid prose, a
- * block quote line, a code span), or after words in the sentence that leads into it (on its line or
- * the one before) that call it an example or say it is not to be run.
+ * block quote line, a code span), or after words on its line (or the one before) that call it an
+ * example or say it is not to be run, unless a sentence after them says the model acts now (`leadShows`).
  */
 const quotedAt = (text: string): ((at: number) => boolean) => {
   const quoted = quotedPlaces(text)
@@ -140,8 +155,7 @@ const quotedAt = (text: string): ((at: number) => boolean) => {
     const lineStart = text.lastIndexOf("\n", at - 1) + 1
     const previousLine = text.lastIndexOf("\n", Math.max(0, lineStart - 2)) + 1
     const lead = text.slice(lineStart > 0 ? previousLine : lineStart, at).split(/\n[ \t]*\n/).at(-1) ?? ""
-    // Only the sentence that leads into the call: "I will not run it. Now I write the marker." then a call asks for it.
-    return NOT_ASKED.test(lead.split(SENTENCE_END).at(-1) ?? "")
+    return leadShows(lead)
   }
 }
 
