@@ -20,7 +20,8 @@ import {
   MIN_COUNTED_RUN,
   pollingOnward,
   waitingOnStartup,
-  startupLooks,
+  waitStateOf,
+  isWaiting,
   pollOverdue,
   clockless,
   countingOn,
@@ -241,11 +242,11 @@ export class LoopEpisodes {
     let stop: LoopOutcome["stop"] = null
     // A poll that sleeps is waiting while within its patience: a detector may note it, never more;
     // past it, each climbs from its note (poll-wait.ts).
-    const overdue = pollOverdue(lazyRecords(), this.counts.noteAt)
     // So are looks at a job coming up while its log moves on (a health check refused between reads of the startup log).
-    const startingUp = overdue === null && waitingOnStartup(startupLooks(lazyRecords()))
-    const most = overdue !== null ? Math.max(this.counts.noteAt, overdue + this.counts.noteAt - 1) : startingUp ? this.counts.noteAt : null
-    const waiting = overdue === 0 || startingUp
+    const wait = waitStateOf(lazyRecords(), this.counts.noteAt)
+    const { overdue } = wait
+    const most = overdue !== null ? Math.max(this.counts.noteAt, overdue + this.counts.noteAt - 1) : wait.startingUp ? this.counts.noteAt : null
+    const waiting = isWaiting(wait)
     for (const [index, detect] of this.detectors.entries()) {
       const finding = detect(messages, lazyRecords, log?.version)
       // Every detector has its own ladder; finding nothing ends its episode.

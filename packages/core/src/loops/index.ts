@@ -55,5 +55,5 @@ export { EpisodeLadder, levelOf, DEFAULT_LADDER, type LadderCounts, type LoopLev
 export { repeatedFailure, DEFAULT_REPEATED_FAILURE, type RepeatedFailure, type RepeatedFailureOptions } from "./repeated-failure.js"
 export { variedRetry, DEFAULT_VARIED_RETRY, type VariedRetry, type VariedRetryOptions } from "./varied-retry.js"
 export { commandSkeleton, commandArguments, isPollCommand, waitSecondsOf } from "./command-skeleton.js"
-export { clockless, pollingOnward, pollOverdue, waitingNow, waitingOnStartup, startupLooks, STARTUP_LOOKS, sawNew, pollPatience, POLL_MOST_S, POLL_MOST_UNCHANGED, POLL_PATIENCE_S } from "./poll-wait.js"
+export { clockless, pollingOnward, pollOverdue, waitingNow, waitStateOf, isWaiting, waitingOnStartup, startupLooks, STARTUP_LOOKS, type WaitState, sawNew, pollPatience, POLL_MOST_S, POLL_MOST_UNCHANGED, POLL_PATIENCE_S } from "./poll-wait.js"
 export { failureStreak, DEFAULT_FAILURE_STREAK, type FailureStreak, type FailureStreakOptions } from "./failure-streak.js"

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import { stepRecord } from "./fixtures.js"
-import { pollOverdue, pollPatience, startupLooks, waitingNow, waitingOnStartup } from "./poll-wait.js"
+import { pollOverdue, pollPatience, startupLooks, waitingNow, waitingOnStartup, waitStateOf } from "./poll-wait.js"
 
 const poll = (observation: string, waitSeconds = 30, action = "bash sleep 30 && gh run view 42") => stepRecord({ action, observation, poll: true, waitSeconds })
 
@@ -103,6 +103,8 @@ describe("waitingNow", () => {
     expect(waitingNow(startup, 3)).toBe(true)
     expect(waitingNow([...startup, stepRecord({ action: "bash npm test", observation: "1 failed" })], 3)).toBe(false)
     expect(waitingNow([], 3)).toBe(false)
+    expect(waitStateOf(startup, 3)).toEqual({ overdue: null, startingUp: true })
+    expect(waitStateOf([...building, poll("BUILDING")], 3)).toEqual({ overdue: 1, startingUp: false })
   })
 })
 

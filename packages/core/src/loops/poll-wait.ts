@@ -69,15 +69,27 @@ export const startupLooks = (records: ReadonlyArray<StepRecord>): ReadonlyArray<
   return records.slice(from)
 }
 
+/** How the newest steps wait on a job: `overdue` as `pollOverdue` says; `startingUp` when no poll is newest and looks at a job coming up see its log move on. */
+export interface WaitState {
+  readonly overdue: number | null
+  readonly startingUp: boolean
+}
+
+/** The wait state of the newest steps (`minimum` as for `pollOverdue`): the loop ladder caps its counts by it. */
+export const waitStateOf = (records: ReadonlyArray<StepRecord>, minimum: number): WaitState => {
+  const overdue = pollOverdue(records, minimum)
+  return { overdue, startingUp: overdue === null && waitingOnStartup(startupLooks(records)) }
+}
+
 /**
  * The newest steps wait on a job: a poll within its patience (`pollOverdue` 0), or looks at a job
  * coming up while its log moves on. What fails meanwhile (a health check refused) is the wait, not
- * a storm, and saying nothing new comes back would be false. `minimum` as for `pollOverdue`.
+ * a storm, and saying nothing new comes back would be false.
  */
-export const waitingNow = (records: ReadonlyArray<StepRecord>, minimum: number): boolean => {
-  const overdue = pollOverdue(records, minimum)
-  return overdue === 0 || (overdue === null && waitingOnStartup(startupLooks(records)))
-}
+export const isWaiting = ({ overdue, startingUp }: WaitState): boolean => overdue === 0 || startingUp
+
+/** `isWaiting` of the newest steps' wait state. */
+export const waitingNow = (records: ReadonlyArray<StepRecord>, minimum: number): boolean => isWaiting(waitStateOf(records, minimum))
 
 /** Every step of a run polls a running job and saw something its predecessor did not: waiting, however alike the calls. */
 export const pollingOnward = (run: ReadonlyArray<StepRecord>): boolean => run.length > 0 && run.every((r, i) => r.poll && sawNew(run[i - 1], r))
