@@ -1,6 +1,13 @@
 import { describe, expect, test } from "bun:test"
-import { stepRecord } from "../loops/fixtures.js"
+import type { AssistantMessage, ToolPart } from "../model/message.js"
+import { call, stepRecord } from "../loops/fixtures.js"
+import { stepRecordOf } from "../loops/step-record.js"
 import { answerOf, stepsOf, stopSentence } from "./stop-words.js"
+
+const answered = (m: AssistantMessage, output: string): AssistantMessage => ({
+  ...m,
+  parts: m.parts.map((p) => (p.type === "tool" ? ({ ...p, state: "completed", output } as ToolPart) : p))
+})
 
 const run = (action: string, raw: string, steps: ReadonlyArray<number>) => steps.map((step) => stepRecord({ action, observation: raw, rawObservation: raw, step }))
 
@@ -10,6 +17,20 @@ describe("stop words name the evidence", () => {
     expect(stopSentence("stopped", "repeated-action", { signature: 'bash({"command":"pytest tests/x.py"})', count: 8 }, records)).toBe(
       "stopped: `pytest tests/x.py` ran 8 times in a row (steps 12-19), the last answer `FAILED tests/x.py::test_a - AssertionError: 3 != 4 1 failed` (repeated-action, after a note and a reminder)"
     )
+  })
+
+  test("a command is quoted as the agent wrote it, not as calls are compared (`./ci.sh` and `ci.sh` are one call)", () => {
+    const steps = [1, 2, 3].map((i) => stepRecordOf({ ...answered(call(`c${i}`, "bash", { command: "sleep 3  &&  ./ci-status.sh", description: "poll" }), "status: in_progress"), step: i }))
+    expect(steps[0]!.action).toBe('bash({"command":"sleep 3 && ci-status.sh"})')
+    const signature = steps[0]!.action
+    expect(stopSentence("stopped", "repeated-action", { signature, count: 3 }, steps)).toStartWith("stopped: `sleep 3 && ./ci-status.sh` ran 3 times in a row (steps 1-3)")
+    expect(stopSentence("stopped", "repeated-failure", { action: signature, count: 3 }, steps)).toStartWith("stopped: `sleep 3 && ./ci-status.sh` failed 3 times")
+    expect(stopSentence("stopped", "failure-streak", { count: 3 }, steps)).toContain("the last `sleep 3 && ./ci-status.sh`")
+    // A signature cut short in the detail still finds its step; a step of other tools is quoted as compared.
+    expect(stopSentence("stopped", "repeated-action", { signature: `${signature.slice(0, 20)}…`, count: 3 }, steps)).toStartWith("stopped: `sleep 3 && ./ci-status.sh` ran 3 times")
+    const read = stepRecordOf(answered(call("r", "read_file", { path: "./a.ts" }), "x"))
+    expect(read.written).toBeUndefined()
+    expect(stopSentence("stopped", "repeated-action", { signature: read.action, count: 1 }, [read])).toStartWith('stopped: `read_file({"path":"a.ts"})` ran 1 times')
   })
 
   test("repeated failure and varied retry list the steps of their runs, with what lay between left out", () => {

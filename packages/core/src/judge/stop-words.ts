@@ -25,6 +25,21 @@ const callText = (signature: string): string => {
 }
 const call = (signature: string): string => quoted(callText(signature))
 
+/**
+ * A call as the agent wrote it (`./ci.sh`, not the `ci.sh` calls are compared by): the newest of
+ * `records` that made `action` (one cut short matched by its start) gives its own words; else the
+ * action as compared.
+ */
+const asWritten = (records: ReadonlyArray<StepRecord>, action: string): string => {
+  const stem = action.endsWith("…") ? action.slice(0, -1) : null
+  for (let i = records.length - 1; i >= 0; i--) {
+    const r = records[i]!
+    if (r.action !== action && (stem === null || !r.action.startsWith(stem))) continue
+    return r.written !== undefined ? quoted(r.written) : call(action)
+  }
+  return call(action)
+}
+
 // The line of an output a person looks for first: an error, a failed test, a refusal.
 const TELLING = /(?:\b[A-Z]\w*(?:Error|Exception)\b|\bFAILED\b|\berror:|\bNo replacement was performed|\bcommand not found|\bNo such file or directory|\bnot found\b)[^\n]{0,90}/
 
@@ -55,14 +70,14 @@ const evidenceOf = (detector: string, detail: Readonly<Record<string, unknown>>,
   switch (detector) {
     case "repeated-action": {
       const run = last(num(detail["count"], 1))
-      return `${call(str(detail["signature"]) || (newest?.action ?? ""))} ran ${run.length} times in a row (${stepsOf(run)}), the last answer ${answer}`
+      return `${asWritten(run, str(detail["signature"]) || (newest?.action ?? ""))} ran ${run.length} times in a row (${stepsOf(run)}), the last answer ${answer}`
     }
     case "repeated-failure": {
       const action = str(detail["action"])
       const runs = records.filter((r) => r.action === action).slice(-num(detail["count"], 1))
       // Its own answer, not the newest step's: other steps may come between the failures.
       const failure = runs.length > 0 ? answerOf(runs[runs.length - 1]!) : answer
-      return `${call(action)} failed ${runs.length} times the same way (${stepsOf(runs)})${detail["editedBetween"] === true ? ", files edited between" : ""}: ${failure}`
+      return `${asWritten(runs, action)} failed ${runs.length} times the same way (${stepsOf(runs)})${detail["editedBetween"] === true ? ", files edited between" : ""}: ${failure}`
     }
     case "varied-retry": {
       const skeleton = str(detail["skeleton"])
@@ -81,7 +96,7 @@ const evidenceOf = (detector: string, detail: Readonly<Record<string, unknown>>,
     }
     case "failure-streak": {
       const run = last(num(detail["count"], 1))
-      return `${run.length} steps in a row failed (${stepsOf(run)}), the last ${call(newest?.action ?? "")}: ${answer}`
+      return `${run.length} steps in a row failed (${stepsOf(run)}), the last ${newest === undefined ? call("") : asWritten([newest], newest.action)}: ${answer}`
     }
     case "replayed-sequence": {
       const span = last(num(detail["length"], 1))

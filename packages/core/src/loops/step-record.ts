@@ -18,6 +18,13 @@ export interface StepRecord {
   readonly step: number
   /** Tool calls with whitespace-normalised arguments; "" for a step without tool calls. */
   readonly action: string
+  /**
+   * A step of shell calls only: its commands as the agent wrote them (whitespace folded), for the
+   * words a person reads (a stop's evidence). `action` is spelled as calls are compared (`./ci.sh`
+   * and `ci.sh` are one call there), which is not what the agent ran. Absent for other steps; the
+   * evidence then quotes `action`.
+   */
+  readonly written?: string
   /** `action` with each shell command's output viewers left out (`commandCore`): the same run read through another pipe is one action. */
   readonly coreAction: string
   /** Tool names of the step, in call order. */
@@ -143,6 +150,10 @@ export const readsJobOutput = (part: Pick<ToolPart, "name" | "input">): boolean 
 
 const questionField = (question: string | null): { question?: string } => (question === null ? {} : { question })
 
+/** `StepRecord.written` of a step whose calls are all shell commands (`commands`), else no field. */
+const writtenField = (commands: ReadonlyArray<string> | null): { written?: string } =>
+  commands === null ? {} : { written: commands.join("; ").replace(/\s+/g, " ").trim() }
+
 /** One finished reply as a step record. */
 export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const parts = toolPartsOf(m)
@@ -160,6 +171,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   return {
     step: m.step,
     action: toolSignature(m).replace(/\s+/g, " "),
+    ...writtenField(commands.length > 0 && commands.length === working.length ? commands : null),
     coreAction: coreActionOf(parts).replace(/\s+/g, " "),
     tool: working.map((p) => p.name).join(";"),
     observation,
