@@ -130,6 +130,34 @@ describe("looks at a server coming up", () => {
     expect(notes.length).toBeGreaterThan(0)
     for (const note of notes) expect(note).toBe(reminderText("repeated-action-polling", "main"))
   })
+  test("once the model moves on from the refused checks (it reads the log, lists the files), no note says it is repeating itself", () => {
+    const d = new CrossStepDetectors(C, "main", false)
+    const history: Array<Message> = [user("u1")]
+    const waited = (i: number): AssistantMessage => callStep(i, { name: "bash", input: { command: "sleep 2 && curl -sf http://127.0.0.1:8080/health" }, state: "error", error: "curl: (7) Failed to connect", exitCode: 7 })
+    const log = callStep(9, { name: "bash", input: { command: "cat app.log" }, state: "completed", output: "ERROR Port 8080 already in use", exitCode: 0 })
+    const list = callStep(10, { name: "bash", input: { command: "ls -la" }, state: "completed", output: "app.log\nserver.sh", exitCode: 0 })
+    const notes = [...Array.from({ length: 8 }, (_, i) => waited(i + 1)), log, list].map((r, i) => {
+      history.push(r)
+      d.afterStep([...history], r, i + 1, { final: false, costUsd: null })
+      return d.takeNote()
+    })
+    expect(notes.slice(3, 8).every((n) => n === reminderText("repeated-action-polling", "main"))).toBe(true)
+    expect(notes.slice(8)).toEqual([null, null])
+  })
+  test("a failing build with edits between: the episode climbs across the edits, noted only at the builds", () => {
+    const make = (i: number): AssistantMessage => callStep(i, { name: "bash", input: { command: "make" }, state: "error", error: "error: missing header x.h", exitCode: 2 })
+    const edit = (i: number): AssistantMessage => callStep(i, { name: "edit", input: { path: `src/a${i}.c`, old: "a", new: "b" }, state: "completed", output: "ok", path: `src/a${i}.c`, diff: `-a${i}\n+b` })
+    const d = new CrossStepDetectors(C, "main", false)
+    const history: Array<Message> = [user("u1")]
+    const found = Array.from({ length: 16 }, (_, i) => (i % 2 === 0 ? make(i + 1) : edit(i + 1))).map((r, i) => {
+      history.push(r)
+      const v = d.afterStep([...history], r, i + 1, { final: false, costUsd: null })
+      return { build: i % 2 === 0, note: d.takeNote(), failure: v.incidents.filter((x) => x.detector === "repeated-failure").map((x) => x.action) }
+    })
+    expect(found.filter((f) => !f.build).every((f) => f.note === null)).toBe(true)
+    expect(found.some((f) => f.build && f.note === reminderText("repeated-action", "main"))).toBe(true)
+    expect(found.flatMap((f) => f.failure)).toEqual(expect.arrayContaining(["note", "remind"]))
+  })
   test("a crash loop (the log says the same each time, only its pid new) climbs as usual", () => {
     const steps = Array.from({ length: 18 }, (_, i) => (i % 2 === 0 ? health(i + 1) : tail(i + 1, `Error: listen EADDRINUSE :::8080 (pid ${4000 + i})`)))
     expect(feed(new CrossStepDetectors(C, "main", false), steps).some((v) => v.exit !== null)).toBe(true)

@@ -46,6 +46,13 @@ export interface LoopFinding {
   readonly count?: number
   readonly note: string
   readonly detail: Readonly<Record<string, unknown>>
+  /**
+   * The episode is held open across a step between its repeats (an edit between two failing
+   * builds, a look at the log after the polls): it is counted on, but the newest step is not the
+   * loop, so no note says it is ("you are repeating the same action" after the model moved on is
+   * false, and nags a change of approach).
+   */
+  readonly between?: true
 }
 
 export interface LoopOutcome {
@@ -97,7 +104,7 @@ const repeatedFailureDetector = (config: JudgeConfig, note: string): Detector =>
     const newest = all[all.length - 1]
     const between = open !== null && newest !== undefined && newest.action !== open.action && all.length - open.since < config.repeatedFailure.lookback
     if (!between) open = null
-    return open?.finding ?? null
+    return open === null ? null : { ...open.finding, between: true }
   }
 }
 
@@ -122,7 +129,7 @@ const variedRetryDetector = (config: JudgeConfig, note: string): Detector => {
     // A try of the same skeleton with another answer ends the episode: something new came back.
     const between = open !== null && newest !== undefined && !newest.changed && newest.skeleton !== open.skeleton && all.length - open.since < window
     if (!between) open = null
-    return open?.finding ?? null
+    return open === null ? null : { ...open.finding, between: true }
   }
 }
 
@@ -240,6 +247,7 @@ export class LoopEpisodes {
     let note: string | null = null
     let remind: string | null = null
     let stop: LoopOutcome["stop"] = null
+    let looping = false
     // A poll that sleeps is waiting while within its patience: a detector may note it, never more;
     // past it, each climbs from its note (poll-wait.ts).
     // So are looks at a job coming up while its log moves on (a health check refused between reads of the startup log).
@@ -252,7 +260,8 @@ export class LoopEpisodes {
       // Every detector has its own ladder; finding nothing ends its episode.
       const level = this.ladderOf(index).observe(step, finding, most)
       if (finding === null) continue
-      note ??= waiting ? this.waitingNote : finding.note
+      looping = true
+      if (finding.between !== true) note ??= waiting ? this.waitingNote : finding.note
       if (level === null) continue
       if (level === "stop") {
         // One stop per step: when two detectors see the same loop, the first one names it.
@@ -268,7 +277,7 @@ export class LoopEpisodes {
       incidents.push({ step, detector: finding.detector, action: level, kind: "loop", detail: finding.detail })
       if (level === "remind") remind ??= this.remindText
     }
-    if (note === null) this.remindedInStretch = false
+    if (!looping) this.remindedInStretch = false
     if (remind !== null) {
       if (this.remindedInStretch) remind = null
       this.remindedInStretch = true
