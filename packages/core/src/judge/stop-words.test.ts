@@ -28,6 +28,11 @@ describe("stop words name the evidence", () => {
     expect(stopSentence("stopped", "failure-streak", { count: 3 }, steps)).toContain("the last `sleep 3 && ./ci-status.sh`")
     // A signature cut short in the detail still finds its step; a step of other tools is quoted as compared.
     expect(stopSentence("stopped", "repeated-action", { signature: `${signature.slice(0, 20)}…`, count: 3 }, steps)).toStartWith("stopped: `sleep 3 && ./ci-status.sh` ran 3 times")
+    // A long command's action is cut in the detail: its runs are still found by it, and counted.
+    const long = `pytest ${Array.from({ length: 30 }, (_, i) => `tests/test_${i}.py`).join(" ")}`
+    const longSteps = [4, 6].map((i) => stepRecordOf({ ...answered(call(`l${i}`, "bash", { command: long }), "E ImportError: no module x"), step: i }))
+    const cutAction = `${longSteps[0]!.action.slice(0, 119)}…`
+    expect(stopSentence("stopped", "repeated-failure", { action: cutAction, count: 2 }, longSteps)).toContain("failed 2 times the same way (steps 4, 6): `ImportError: no module x`")
     const read = stepRecordOf(answered(call("r", "read_file", { path: "./a.ts" }), "x"))
     expect(read.written).toBeUndefined()
     expect(stopSentence("stopped", "repeated-action", { signature: read.action, count: 1 }, [read])).toStartWith('stopped: `read_file({"path":"a.ts"})` ran 1 times')

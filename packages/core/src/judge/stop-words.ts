@@ -31,13 +31,18 @@ const call = (signature: string): string => quoted(callText(signature))
  * action as compared.
  */
 const asWritten = (records: ReadonlyArray<StepRecord>, action: string): string => {
-  const stem = action.endsWith("…") ? action.slice(0, -1) : null
+  const made = madeBy(action)
   for (let i = records.length - 1; i >= 0; i--) {
     const r = records[i]!
-    if (r.action !== action && (stem === null || !r.action.startsWith(stem))) continue
-    return r.written !== undefined ? quoted(r.written) : call(action)
+    if (made(r)) return r.written !== undefined ? quoted(r.written) : call(action)
   }
   return call(action)
+}
+
+/** Whether a record made `action`: a finding's detail cuts a long one short (`…`), matched then by its start. */
+const madeBy = (action: string): ((r: StepRecord) => boolean) => {
+  const stem = action.endsWith("…") ? action.slice(0, -1) : null
+  return (r) => r.action === action || (stem !== null && r.action.startsWith(stem))
 }
 
 // The line of an output a person looks for first: an error, a failed test, a refusal.
@@ -74,7 +79,7 @@ const evidenceOf = (detector: string, detail: Readonly<Record<string, unknown>>,
     }
     case "repeated-failure": {
       const action = str(detail["action"])
-      const runs = records.filter((r) => r.action === action).slice(-num(detail["count"], 1))
+      const runs = records.filter(madeBy(action)).slice(-num(detail["count"], 1))
       // Its own answer, not the newest step's: other steps may come between the failures.
       const failure = runs.length > 0 ? answerOf(runs[runs.length - 1]!) : answer
       return `${asWritten(runs, action)} failed ${runs.length} times the same way (${stepsOf(runs)})${detail["editedBetween"] === true ? ", files edited between" : ""}: ${failure}`
