@@ -28,6 +28,8 @@ describe("stop words name the evidence", () => {
     expect(stopSentence("stopped", "failure-streak", { count: 3 }, steps)).toContain("the last `sleep 3 && ./ci-status.sh`")
     // A signature cut short in the detail still finds its step; a step of other tools is quoted as compared.
     expect(stopSentence("stopped", "repeated-action", { signature: `${signature.slice(0, 20)}…`, count: 3 }, steps)).toStartWith("stopped: `sleep 3 && ./ci-status.sh` ran 3 times")
+    const cycle = ["./build.sh", "./run.sh --port 8080"].flatMap((command, k) => [1, 2].map((i) => stepRecordOf({ ...answered(call(`y${i}${k}`, "bash", { command }), "ok"), step: 2 * i + k })))
+    expect(stopSentence("stopped", "action-cycle", { period: 2, replays: 2, cycle: [cycle[0]!.action, cycle[2]!.action] }, cycle)).toContain("the cycle `./build.sh` → `./run.sh --port 8080` went round")
     // A long command's action is cut in the detail: its runs are still found by it, and counted.
     const long = `pytest ${Array.from({ length: 30 }, (_, i) => `tests/test_${i}.py`).join(" ")}`
     const longSteps = [4, 6].map((i) => stepRecordOf({ ...answered(call(`l${i}`, "bash", { command: long }), "E ImportError: no module x"), step: i }))

@@ -94,7 +94,7 @@ const evidenceOf = (detector: string, detail: Readonly<Record<string, unknown>>,
       return `${run.length} steps${detail["window"] !== undefined ? ` of the last ${String(detail["window"])}` : " in a row"} got the same answer from ${str(detail["tool"]) || "the tools"} (${stepsOf(run)}): ${answer}`
     }
     case "action-cycle": {
-      const all = Array.isArray(detail["cycle"]) ? detail["cycle"].map((c) => call(String(c))) : []
+      const all = Array.isArray(detail["cycle"]) ? detail["cycle"].map((c) => asWritten(records, String(c))) : []
       const cycle = all.length > 4 ? [...all.slice(0, 4), `… (${all.length} calls)`] : all
       const span = last(num(detail["period"], 2) * num(detail["replays"], 2))
       return `the cycle ${cycle.join(" → ")} went round again and again (${stepsOf(span)}) with nothing changed`
