@@ -32,12 +32,12 @@ const call = (signature: string): string => quoted(callText(signature))
  */
 const asWritten = (records: ReadonlyArray<StepRecord>, action: string): string => {
   const made = madeBy(action)
-  for (let i = records.length - 1; i >= 0; i--) {
-    const r = records[i]!
-    if (made(r)) return r.written !== undefined ? quoted(r.written) : call(action)
-  }
+  for (let i = records.length - 1; i >= 0; i--) if (made(records[i]!)) return quotedStep(records[i]!)
   return call(action)
 }
+
+/** One step's calls as quoted: a shell step's commands as written, any other as compared. */
+const quotedStep = (r: StepRecord): string => (r.written !== undefined ? quoted(r.written) : call(r.action))
 
 /** Whether a record made `action`: a finding's detail cuts a long one short (`…`), matched then by its start. */
 const madeBy = (action: string): ((r: StepRecord) => boolean) => {
@@ -101,7 +101,7 @@ const evidenceOf = (detector: string, detail: Readonly<Record<string, unknown>>,
     }
     case "failure-streak": {
       const run = last(num(detail["count"], 1))
-      return `${run.length} steps in a row failed (${stepsOf(run)}), the last ${newest === undefined ? call("") : asWritten([newest], newest.action)}: ${answer}`
+      return `${run.length} steps in a row failed (${stepsOf(run)}), the last ${newest === undefined ? call("") : quotedStep(newest)}: ${answer}`
     }
     case "replayed-sequence": {
       const span = last(num(detail["length"], 1))
