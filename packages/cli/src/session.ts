@@ -33,14 +33,16 @@ export interface ConfigSourceFlags {
   readonly patch?: (c: LoopguardConfig) => LoopguardConfig
 }
 
-/** `--config FILE`, else $LOOPGUARD_CONFIG, else ./loopguard.json(c) when present. */
+/**
+ * `--config FILE`, else $LOOPGUARD_CONFIG, else ./loopguard.json(c) when present: a file found, not
+ * named, which may tune the detectors but not set what runs or where keys go (`FOUND_FILE_REFUSED`).
+ */
 export const loadCliConfig = (flags: ConfigSourceFlags): Effect.Effect<LoopguardConfig, UsageError> => {
-  const path =
-    flags.configPath ??
-    process.env["LOOPGUARD_CONFIG"] ??
-    ["loopguard.json", "loopguard.jsonc"].find((p) => existsSync(p))
+  const named = flags.configPath ?? process.env["LOOPGUARD_CONFIG"]
+  const path = named ?? ["loopguard.json", "loopguard.jsonc"].find((p) => existsSync(p))
   const onWarning = (line: string) => void process.stderr.write(`loopguard: warning: ${line}\n`)
-  return ConfigService.make({ ...(path !== undefined ? { file: path } : {}), env: process.env, overrides: flags.overrides ?? [], onWarning }).pipe(
+  const file = path !== undefined ? { file: path, found: named === undefined } : {}
+  return ConfigService.make({ ...file, env: process.env, overrides: flags.overrides ?? [], onWarning }).pipe(
     Effect.map((c) => (flags.patch ? flags.patch(c) : c)),
     Effect.mapError((e) => new UsageError({ message: e.errors.join("\n") }))
   )

@@ -1,5 +1,5 @@
 import { Config, Context, Data, Effect, Layer, Option } from "effect"
-import { readFileSync } from "node:fs"
+import { readConfigFileText } from "./read-file.js"
 import { DEFAULT_CONFIG } from "./defaults.js"
 import { envVariables, loadConfig, type ConfigInput } from "./load.js"
 import type { LoopguardConfig } from "./schema.js"
@@ -20,6 +20,12 @@ export type ConfigError = LoopguardConfigError
 export interface ConfigSources {
   /** Path of a JSON/JSONC config file; errors in it name file:line. */
   readonly file?: string
+  /**
+   * The file was found in the working directory, not named by the user (`./loopguard.json`): the keys
+   * that decide what runs, where requests and keys go and who may connect are refused from it
+   * (`FOUND_FILE_REFUSED`).
+   */
+  readonly found?: boolean
   readonly env?: ConfigInput["env"]
   readonly overrides?: ConfigInput["overrides"]
   /** Told each deprecated key used (one line naming where it is written and its new name); default: `Effect.logWarning`. */
@@ -28,7 +34,7 @@ export interface ConfigSources {
 
 const readConfigText = (path: string): Effect.Effect<string, LoopguardConfigError> =>
   Effect.try({
-    try: () => readFileSync(path, "utf8"),
+    try: () => readConfigFileText(path),
     catch: (e) => new LoopguardConfigError({ errors: [`config file ${path}: ${(e as Error).message}`] })
   })
 
@@ -59,7 +65,7 @@ export class ConfigService extends Context.Service<ConfigService, LoopguardConfi
    */
   static readonly make: (sources?: ConfigSources) => Effect.Effect<LoopguardConfig, LoopguardConfigError> = Effect.fn("ConfigService.make")(
     function* (sources: ConfigSources = {}) {
-      const file = sources.file === undefined ? undefined : { path: sources.file, text: yield* readConfigText(sources.file) }
+      const file = sources.file === undefined ? undefined : { path: sources.file, text: yield* readConfigText(sources.file), found: sources.found === true }
       const input = { ...(file !== undefined ? { file } : {}), ...(sources.env !== undefined ? { env: sources.env } : {}), ...(sources.overrides !== undefined ? { overrides: sources.overrides } : {}) }
       return yield* fromInput(input, sources.onWarning)
     }

@@ -11,6 +11,7 @@ import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode
 import { DEFAULT_CONFIG } from "./defaults.js"
 import { configIssues, fieldName } from "./issues.js"
 import { duplicateKeys, forbiddenKeys, MAX_CONFIG_DEPTH, stripBom, tooDeepAt } from "./file-guards.js"
+import { foundFileRefusals } from "./found-file.js"
 import { BUDGET_NAMES, LoopguardConfigSchema, RetryBudgetPatch, RetrySection, type LoopguardConfig } from "./schema.js"
 
 export type ConfigSource =
@@ -20,8 +21,11 @@ export type ConfigSource =
   | { readonly kind: "env"; readonly name: string } | { readonly kind: "flag"; readonly name: string }
 
 export interface ConfigInput {
-  /** Contents of a config file, with its path for error messages. */
-  readonly file?: { readonly path: string; readonly text: string }
+  /**
+   * Contents of a config file, with its path for error messages. `found`: the file was found in the
+   * working directory, not named by the user, and may not set the keys of `FOUND_FILE_REFUSED`.
+   */
+  readonly file?: { readonly path: string; readonly text: string; readonly found?: boolean }
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Values by dotted path, winning over file and env, e.g. from CLI flags: `[{ path: "repeat.window", value: 300, flag: "--window" }]`; an error names `flag`, else the path. */
   readonly overrides?: ReadonlyArray<{ readonly path: string; readonly value: unknown; readonly flag?: string }>
@@ -173,6 +177,7 @@ export const loadConfig = (input: ConfigInput): ConfigResult => {
     const { value, renamed } = renameSnakeCaseKeys(read.parsed, DEFAULT_CONFIG)
     mergeInto(merged, value as Record<string, unknown>)
     markFileSources(sources, read.parsed, input.file.path)
+    if (input.file.found === true) errors.push(...foundFileErrors(sources, input))
     warnings.push(...renamed.map((r) => renamedKeyWarning(r, `${input.file!.path}:${findKeyLine(input.file!.text, r.from) ?? 1}`)))
   }
 
@@ -208,6 +213,13 @@ export const loadConfig = (input: ConfigInput): ConfigResult => {
   }
   return { _tag: "error", errors }
 }
+
+/** One line per refused key a found file sets, naming file:line and how to use the file anyway. */
+const foundFileErrors = (sources: ReadonlyMap<string, ConfigSource>, input: ConfigInput): Array<string> =>
+  foundFileRefusals(sources.keys()).map(({ refusal, setPath }) => {
+    const where = describeSource(sources.get(setPath), input, setPath.split("."))
+    return `${where}: ${refusal.path} ${refusal.why}; a config file found in the working directory may not set it (a cloned repository could carry one): name the file to use it, --config ${input.file!.path}`
+  })
 
 /** The file's object, or errors naming file:line:column. */
 const readConfigFile = (
