@@ -31,16 +31,31 @@ const errorOf = (data: string): NormalizedError => {
   return { message: String(inner?.message ?? data).slice(0, 500), code, ...(status !== undefined ? { status } : {}), body: data, phase: "request" }
 }
 
-/** Reads the whole events at the start of a stream's bytes. */
-export const firstEvents = (protocol: Protocol, body: unknown, first: Uint8Array): FirstEvents => {
-  const watch = protocol.watch(body)
-  const events = new SseSplitter().push(first)
-  for (const event of events) {
-    const seen = watch.see(event)
-    if (seen.text !== undefined || seen.reasoning !== undefined || seen.toolCall === true || seen.end === true || seen.finishing === true) return { kind: "answered" }
-    if (seen.error === true) return { kind: "error", error: errorOf(event.data) }
+/**
+ * The events at the start of a stream, read as its chunks come: one splitter and one watch over all
+ * of them, so each event is read once. (Read again from the start at each chunk, an upstream that
+ * sent thousands of pings or empty deltas before its first content cost time growing with the square
+ * of their number, on the event loop every stream shares.)
+ */
+export class FirstEventsReader {
+  private readonly watch: ReturnType<Protocol["watch"]>
+  private readonly splitter = new SseSplitter()
+  private events = 0
+
+  constructor(protocol: Protocol, body: unknown) {
+    this.watch = protocol.watch(body)
   }
-  return events.length === 0 ? { kind: "partial" } : { kind: "opening" }
+
+  /** What the stream's bytes hold once `chunk` is added to those pushed before. */
+  push(chunk: Uint8Array): FirstEvents {
+    for (const event of this.splitter.push(chunk)) {
+      this.events += 1
+      const seen = this.watch.see(event)
+      if (seen.text !== undefined || seen.reasoning !== undefined || seen.toolCall === true || seen.end === true || seen.finishing === true) return { kind: "answered" }
+      if (seen.error === true) return { kind: "error", error: errorOf(event.data) }
+    }
+    return this.events === 0 ? { kind: "partial" } : { kind: "opening" }
+  }
 }
 
 /** The next chunk of the reply, or why none came: the body ended, broke, or stayed silent for `timeoutMs`. */
@@ -95,20 +110,25 @@ export const untilContent = async (
   waiting?: { readonly everyMs: number; readonly tell: () => void }
 ): Promise<UntilContent> => {
   const { timeoutMs } = limits
-  let read = first
+  const reader = new FirstEventsReader(protocol, body)
+  const chunks: Array<Uint8Array> = [first]
+  let bytes = first.length
+  const read = () => (chunks.length === 1 ? first : Buffer.concat(chunks, bytes))
   let told = Date.now()
+  let seen = reader.push(first)
   for (;;) {
-    const seen = firstEvents(protocol, body, read)
-    if (seen.kind === "error") return { ok: false, error: seen.error, read }
+    if (seen.kind === "error") return { ok: false, error: seen.error, read: read() }
     // An opening past the event limit is not read on: the relay refuses it (stream.maxEventBytes).
-    if (seen.kind === "answered" || read.length > limits.maxEventBytes) return { ok: true, first: read }
-    const notEvents = seen.kind === "partial" && read.length > 0
-    if (ended()) return notEvents ? { ok: true, first: read } : { ok: false, error: ENDED_BEFORE_CONTENT }
+    if (seen.kind === "answered" || bytes > limits.maxEventBytes) return { ok: true, first: read() }
+    const notEvents = seen.kind === "partial" && bytes > 0
+    if (ended()) return notEvents ? { ok: true, first: read() } : { ok: false, error: ENDED_BEFORE_CONTENT }
     const next = await nextChunk(res, timeoutMs)
-    if (next === "ended") return notEvents ? { ok: true, first: read } : { ok: false, error: ENDED_BEFORE_CONTENT }
+    if (next === "ended") return notEvents ? { ok: true, first: read() } : { ok: false, error: ENDED_BEFORE_CONTENT }
     if (next === "silent") return { ok: false, error: { message: `the upstream opened the reply and sent nothing more for ${timeoutMs} ms`, code: "chunk_timeout", phase: "request" } }
     if (next === "broke") return { ok: false, error: { message: "the upstream connection broke before any content", code: "ECONNRESET", phase: "request" } }
-    read = Buffer.concat([read, next])
+    chunks.push(next)
+    bytes += next.length
+    seen = reader.push(next)
     if (waiting !== undefined && Date.now() - told >= waiting.everyMs) {
       told = Date.now()
       waiting.tell()

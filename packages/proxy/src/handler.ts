@@ -16,7 +16,7 @@ import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguar
 import { toolPartsOf, type Message } from "@loopguard/core/model"
 import { callFault, offersTools, parseJson, SSE_CONTENT_TYPE, type Conversation, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
 import { reminderMessages, replyMessage, wholeReplySeen } from "./reply-record.js"
-import { HELD_KEEP_ALIVE_MS, relayStream, type RelayEnd } from "./relay.js"
+import { HELD_KEEP_ALIVE_MS, relayStream, STILL_COMING, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
 import { routeFor, type ResolvedRoute } from "./routes.js"
 import { sessionHeaderRefusal, sessionIdOf } from "./session-id.js"
@@ -177,8 +177,6 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
   return { target, send }
 }
 
-/** What a client that has waited `HELD_KEEP_ALIVE_MS` for the first content gets meanwhile (an SSE comment, which every reader skips). */
-export const STILL_COMING = ": loopguard: the upstream keeps the reply open; its first content is still coming\n\n"
 
 /**
  * The upstream keeps a streamed reply open without content (pings while a model queues or thinks):

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test"
 import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { chatProtocol } from "./protocols/chat.js"
-import { KEEP_ALIVE, relayStream, type RelayEnd, type RelayLimits } from "./relay.js"
+import { KEEP_ALIVE, relayStream, STILL_COMING, type RelayEnd, type RelayLimits } from "./relay.js"
 
 class FedUpstream extends EventEmitter {
   readonly headers = {}
@@ -141,6 +141,25 @@ describe("relayStream", () => {
     expect(end.type).toBe("completed")
     expect(text.startsWith(KEEP_ALIVE)).toBe(true)
     expect(text.replaceAll(KEEP_ALIVE, "")).toBe(roleEvent + args.map(callEvent).join("") + "data: [DONE]\n\n")
+  })
+
+  test("pings and empty deltas with no content yet: the client gets a keep-alive now and then, then the opening and the content", async () => {
+    const empty = event({ id: "c", choices: [{ index: 0, delta: {} }] })
+    const { end, text } = await relayed(
+      async (up) => {
+        up.emit("data", bytes(roleEvent))
+        for (let i = 0; i < 4; i++) {
+          up.emit("data", bytes(i % 2 === 0 ? ": ping\n\n" : empty))
+          await Bun.sleep(30)
+        }
+        up.emit("data", bytes(textEvent("hi") + "data: [DONE]\n\n"))
+      },
+      false,
+      { keepAliveMs: 20 }
+    )
+    expect(end.type).toBe("completed")
+    expect(text.startsWith(STILL_COMING)).toBe(true)
+    expect(text.replaceAll(STILL_COMING, "")).toBe(roleEvent + ": ping\n\n" + empty + ": ping\n\n" + empty + textEvent("hi") + "data: [DONE]\n\n")
   })
 
   test("a reply that named its finish, then went silent without its terminator: the held call passes, the reply ends complete", async () => {

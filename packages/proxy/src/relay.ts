@@ -29,6 +29,9 @@ export interface RelayLimits {
 /** The keep-alive the proxy writes while it holds events back (`RelayLimits.keepAliveMs`). */
 export const KEEP_ALIVE = ": loopguard: holding a tool call until its arguments are whole\n\n"
 
+/** What a client waiting for the first content gets meanwhile (an SSE comment, which every reader skips). */
+export const STILL_COMING = ": loopguard: the upstream keeps the reply open; its first content is still coming\n\n"
+
 /** How often a client waiting on held events gets the keep-alive. */
 export const HELD_KEEP_ALIVE_MS = 15_000
 
@@ -195,7 +198,8 @@ class StreamRelay {
     if (endSeen && this.routing.keepingBack && !this.endKeptBack()) return
     if (this.splitter.buffered > limits.maxEventBytes) return this.fail(`one event passed stream.maxEventBytes (${limits.maxEventBytes} bytes)`)
     this.writeOut()
-    if (this.routing.keepingBack && this.lastData - this.lastWritten >= limits.keepAliveMs) this.write(KEEP_ALIVE)
+    // Events held (a call, or the opening before any content) while the upstream still sends: the client hears something.
+    if (this.lastData - this.lastWritten >= limits.keepAliveMs) this.write(this.routing.keepingBack ? KEEP_ALIVE : STILL_COMING)
   }
 
   /**

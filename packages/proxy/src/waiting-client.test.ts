@@ -6,7 +6,7 @@
  */
 import { afterEach, expect, test } from "bun:test"
 import { HELD_KEEP_ALIVE_MS } from "./relay.js"
-import { STILL_COMING } from "./handler.js"
+import { STILL_COMING } from "./relay.js"
 import { HTTP_STACKS, records, startRig, type Rig } from "./proxy.fixture.js"
 
 let rig: Rig | undefined
