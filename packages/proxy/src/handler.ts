@@ -27,7 +27,7 @@ import { relayWhole } from "./whole-reply.js"
 import { decodedAttempt } from "./decoded-reply.js"
 import { attempt, callWithRetries, type Attempt, type OpenAttempt, type RetryEvent, type UpstreamClient, type UpstreamRoute } from "./upstream.js"
 import type { TurnMemo } from "./turn-judge.js"
-import { judgeRequest, type ProxyAction, type StopVerdict, type Verdict } from "./verdict.js"
+import { judgeRequestSliced, type ProxyAction, type StopVerdict, type Verdict } from "./verdict.js"
 import type { DetectorSettings, ProxySettings } from "./proxy-settings.js"
 
 
@@ -93,6 +93,12 @@ const bodyRefused = (res: ClientReply, protocol: Protocol, e: unknown): void => 
   sendError(res, protocol.name, e instanceof BodyTooLarge ? 413 : 400, e instanceof Error ? e.message : "unreadable request body")
 }
 
+/**
+ * The longest the verdict holds the event loop at a time: a long turn judged afresh (seconds for tens
+ * of thousands of steps) is judged in slices, and the other streams are served between them.
+ */
+const JUDGE_SLICE_MS = 4
+
 /** Auth, the bounded body, the route and the verdict; null when the request was already answered (refused). */
 const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, deps: HandlerDeps): Promise<Judged | null> => {
   const started = Date.now()
@@ -117,7 +123,7 @@ const judge = async (req: ClientRequest, res: ClientReply, protocol: Protocol, d
   const detectors = (route.prefix !== null ? settings.routeDetectors.get(route.prefix) : undefined) ?? settings
   const session = sessionIdOf(req.headers, settings.sessionHeader, conversation)
   // A body that is not JSON, or a request for JSON that offers no tool, is not ours to judge: the upstream answers it.
-  const verdict = body === undefined || conversation.utility ? PASS : judgeRequest(judgedMessages(conversation, body, settings), detectors.verdict, { memo: deps.memo, session })
+  const verdict = body === undefined || conversation.utility ? PASS : await judgeRequestSliced(judgedMessages(conversation, body, settings), detectors.verdict, { memo: deps.memo, session }, JUDGE_SLICE_MS)
   return { req, res, protocol, deps, started, raw, body, conversation, session, route, detectors, verdict }
 }
 

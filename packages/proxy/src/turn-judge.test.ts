@@ -6,7 +6,7 @@ import type { AssistantMessage, Message } from "@loopguard/core/model"
 import { DEFAULT_CONFIG } from "@loopguard/effect/config"
 import { expect, test } from "bun:test"
 import { TurnMemo } from "./turn-judge.js"
-import { judgeRequest } from "./verdict.js"
+import { judgeRequest, judgeRequestSliced } from "./verdict.js"
 
 const user = (at: number, text: string): Message => ({ role: "user", id: `m${at}`, text })
 const call = (at: number, step: number, command: string, output: string): AssistantMessage => ({
@@ -62,4 +62,36 @@ test("the memo lets go of the least recently used turns past its character budge
   expect(small.heldChars).toBeGreaterThan(1_000)
   judgeRequest(big(8), DEFAULT_CONFIG, { memo: small, session: "b" })
   expect(small.heldChars).toBeLessThan(2 * 9_000)
+})
+
+test("judged in slices, the verdict is the one judged at once, and the event loop runs between the slices", async () => {
+  const history = conversation(14)
+  let served = 0
+  const serve = () => {
+    served += 1
+    if (served < 1_000) setImmediate(serve)
+  }
+  setImmediate(serve)
+  // A slice of 0 ms pauses after every message: other work runs between them, once per pause.
+  const sliced = await judgeRequestSliced(history, DEFAULT_CONFIG, undefined, 0)
+  const servedWhileJudging = served
+  expect(sliced).toEqual(judgeRequest(history, DEFAULT_CONFIG))
+  // The turn judged starts at the second user message: it and its 5 replies, a pause after each.
+  expect(servedWhileJudging).toBe(6)
+})
+
+test("two requests of one conversation judged in slices at the same time: each gets the fresh judge's verdict, the memo keeps one turn", async () => {
+  const memo = new TurnMemo()
+  await judgeRequestSliced(conversation(6), DEFAULT_CONFIG, { memo, session: "s" }, 0)
+  const [a, b] = await Promise.all([
+    judgeRequestSliced(conversation(12), DEFAULT_CONFIG, { memo, session: "s" }, 0),
+    judgeRequestSliced(conversation(13), DEFAULT_CONFIG, { memo, session: "s" }, 0)
+  ])
+  expect(a).toEqual(judgeRequest(conversation(12), DEFAULT_CONFIG))
+  expect(b).toEqual(judgeRequest(conversation(13), DEFAULT_CONFIG))
+  // One turn kept (the one fed last), its characters counted once.
+  const alone = new TurnMemo()
+  judgeRequest(conversation(13), DEFAULT_CONFIG, { memo: alone, session: "s" })
+  expect(memo.heldChars).toBe(alone.heldChars)
+  expect(judgeRequest(conversation(14), DEFAULT_CONFIG, { memo, session: "s" })).toEqual(judgeRequest(conversation(14), DEFAULT_CONFIG))
 })

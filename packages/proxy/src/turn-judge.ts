@@ -62,16 +62,22 @@ export class TurnJudge {
     return this.keyChars
   }
 
-  /** Whether `turn` starts with exactly the messages already fed (else this judge cannot be taken up for it). */
-  continues(turn: ReadonlyArray<Message>): boolean {
+  /** Whether `turn` starts with exactly the messages already fed (else this judge cannot be taken up for it); a pause point per message. */
+  *continues(turn: ReadonlyArray<Message>): Generator<void, boolean> {
     if (turn.length < this.fed.length) return false
-    for (let i = 0; i < this.fed.length; i++) if (JSON.stringify(turn[i]) !== this.keys[i]) return false
+    for (let i = 0; i < this.fed.length; i++) {
+      if (JSON.stringify(turn[i]) !== this.keys[i]) return false
+      yield
+    }
     return true
   }
 
-  /** Feeds the messages of `turn` not fed yet. */
-  feedFrom(turn: ReadonlyArray<Message>): void {
-    for (let i = this.fed.length; i < turn.length; i++) this.feed(turn[i]!)
+  /** Feeds the messages of `turn` not fed yet; a pause point per message. */
+  *feedFrom(turn: ReadonlyArray<Message>): Generator<void, void> {
+    for (let i = this.fed.length; i < turn.length; i++) {
+      this.feed(turn[i]!)
+      yield
+    }
   }
 
   /** The stop the turn asked for, while the agent has not left its loop (`StopHold`). */
@@ -138,12 +144,16 @@ export class TurnMemo {
     private readonly maxChars = 32_000_000
   ) {}
 
-  /** The judge of `turn` in `session`, fed to its end. */
-  judged(session: string, turn: ReadonlyArray<Message>, config: VerdictConfig): TurnJudge {
+  /**
+   * The judge of `turn` in `session`, fed to its end. The kept one is let go while it is checked and
+   * fed (which may pause): another request of the conversation meanwhile is judged afresh.
+   */
+  *judged(session: string, turn: ReadonlyArray<Message>, config: VerdictConfig): Generator<void, TurnJudge> {
     const kept = this.turns.get(session)
-    const judge = kept !== undefined && kept.config === config && kept.continues(turn) ? kept : new TurnJudge(config)
     this.forget(session)
-    judge.feedFrom(turn)
+    const judge = kept !== undefined && kept.config === config && (yield* kept.continues(turn)) ? kept : new TurnJudge(config)
+    yield* judge.feedFrom(turn)
+    this.forget(session)
     this.turns.set(session, judge)
     this.chars += judge.chars
     // The newest turn stays even alone past the budget: it is the one the next request continues.

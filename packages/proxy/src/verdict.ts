@@ -10,6 +10,7 @@ import { decideRecovery, initRecovery, type AgentRole } from "@loopguard/core/cl
 import { textOf, type AssistantMessage, type Message } from "@loopguard/core/model"
 import type { Incident } from "@loopguard/core/report"
 import { isCutReply, isStopAnswer } from "./notices.js"
+import { runSliced, runToEnd } from "./sliced.js"
 import { TurnJudge, type TurnMemo } from "./turn-judge.js"
 import type { StopVerdict, VerdictConfig } from "./verdict-types.js"
 export type { StopVerdict, VerdictConfig } from "./verdict-types.js"
@@ -180,24 +181,40 @@ const turnCap = (messages: ReadonlyArray<Message>, from: number, config: Verdict
   return { inserts: [], toolsOff: false, stop, incidents: [{ step: steps, detector: "step-cap", action: "stop", kind: "fault" as const, detail: { reason: "max_steps", used } }] }
 }
 
+/** A process's judged turns, and the conversation of the request. */
+export interface MemoOf {
+  readonly memo: TurnMemo
+  readonly session: string
+}
+
 /** The judge over the current turn (taken up from `memo` when it holds this conversation's earlier turn). */
-const judgeTurn = (messages: ReadonlyArray<Message>, from: number, config: VerdictConfig, memo?: { readonly memo: TurnMemo; readonly session: string }) => {
+function* judgeTurn(messages: ReadonlyArray<Message>, from: number, config: VerdictConfig, memo?: MemoOf) {
   const turn = messages.slice(from)
-  const judge = memo !== undefined ? memo.memo.judged(memo.session, turn, config) : new TurnJudge(config)
-  if (memo === undefined) judge.feedFrom(turn)
+  const judge = memo !== undefined ? yield* memo.memo.judged(memo.session, turn, config) : new TurnJudge(config)
+  if (memo === undefined) yield* judge.feedFrom(turn)
   const inserts: Array<Insert> = judge.reminders.map((r) => ({ before: nextStepAt(turn, r.after), kind: r.kind, text: r.text }))
   if (judge.pendingNote !== null) inserts.push({ before: null, kind: "note", text: judge.pendingNote })
   return { inserts, incidents: judge.newestIncidents, stop: judge.stop }
 }
 
 /** The verdict on a request whose history is `messages`. */
-export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictConfig, memo?: { readonly memo: TurnMemo; readonly session: string }): Verdict => {
+export const judgeRequest = (messages: ReadonlyArray<Message>, config: VerdictConfig, memo?: MemoOf): Verdict => runToEnd(judging(messages, config, memo))
+
+/**
+ * The same verdict, judged in slices of about `sliceMs` with the event loop served between them:
+ * what the proxy uses, so a long turn judged afresh does not hold every other stream.
+ */
+export const judgeRequestSliced = (messages: ReadonlyArray<Message>, config: VerdictConfig, memo: MemoOf | undefined, sliceMs: number): Promise<Verdict> =>
+  runSliced(judging(messages, config, memo), sliceMs)
+
+/** The verdict, with a pause point per message of the turn judged. */
+function* judging(messages: ReadonlyArray<Message>, config: VerdictConfig, memo?: MemoOf): Generator<void, Verdict> {
   const { at: lastUser, repeated, lastStop } = turnStartOf(messages)
   // A stop the agent came back to without a new user message: the turn stays stopped.
   if (lastStop > lastUser) return { action: "stop", inserts: [], cropCuts: false, toolsOff: false, stop: repeated ? STOPPED_AGAIN : STOPPED_BEFORE, incidents: [] }
   const from = cutsFrom(messages, lastUser, lastStop)
   const cuts = cutEscalation(messages, from, config.loop.role)
-  const turn = judgeTurn(messages, Math.max(0, lastUser), config, memo)
+  const turn = yield* judgeTurn(messages, Math.max(0, lastUser), config, memo)
   const cap = turnCap(messages, lastUser, config)
   const inserts = [...cuts.inserts, ...turn.inserts, ...cap.inserts]
   const newestAt = lastIndex(messages, (m) => m.role === "assistant")
