@@ -27,7 +27,7 @@ import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { buildCliBundle, bundleForNode, median, root, verdict } from "./lib/measure.js"
 import type { StreamTimings } from "./lib/stream-client.js"
-import { chatProtocol, judgeRequest, TurnMemo } from "@loopguard/proxy"
+import { chatProtocol, judgeRequest, judgeRequestSliced, TurnMemo } from "@loopguard/proxy"
 import { DEFAULT_CONFIG, repeatGuardOptionsOf } from "@loopguard/effect/config"
 import { streamFrames, textStream } from "@loopguard/ai-sdk/testing"
 import { RepeatGuard } from "@loopguard/core/repeat"
@@ -292,6 +292,34 @@ const verdictCpuMs = (steps: number): { readonly fresh: number; readonly kept: n
   return { fresh: (used.user + used.system) / 5000, kept: memoUs / 5000 }
 }
 
+/** The longest the event loop waited (a 1 ms interval's largest gap) while a turn of `steps` failing calls was judged at once, and in slices. */
+const judgeHoldMs = async (steps: number): Promise<{ readonly atOnce: number; readonly sliced: number }> => {
+  const history = [
+    { role: "user" as const, id: "m0", text: "fix the test" },
+    ...Array.from({ length: steps }, (_, i) => ({
+      role: "assistant" as const, id: `m${i + 1}`, parentId: "m0", step: i, finish: "tool-calls" as const,
+      parts: [{ type: "tool" as const, callId: `c${i}`, name: "bash", input: { command: "pytest -x" }, state: "error" as const, error: "FAILED test_x", exitCode: 1 }]
+    }))
+  ]
+  const longestGap = async (judge: () => unknown): Promise<number> => {
+    let last = performance.now()
+    let longest = 0
+    const timer = setInterval(() => {
+      const now = performance.now()
+      longest = Math.max(longest, now - last)
+      last = now
+    }, 1)
+    await Bun.sleep(5)
+    await judge()
+    await Bun.sleep(5)
+    clearInterval(timer)
+    return longest
+  }
+  const atOnce = await longestGap(() => judgeRequest(history, DEFAULT_CONFIG))
+  const sliced = await longestGap(() => judgeRequestSliced(history, DEFAULT_CONFIG, undefined, 4))
+  return { atOnce, sliced }
+}
+
 /**
  * Where the proxy's own CPU goes per stream, in this process (no I/O): the bench's events cut out
  * of their bytes and read by the Chat Completions watch (one JSON.parse each), the repetition
@@ -474,6 +502,8 @@ export const main = async (quick = false, layers = false): Promise<void> => {
     const turns = quick ? [10, 50] : [10, 50, 200]
     const verdicts = turns.map((n) => ({ n, ...verdictCpuMs(n) }))
     console.log(`  verdict per request (CPU): the whole turn judged ${verdicts.map((v) => `${v.n} steps ${v.fresh.toFixed(1)} ms`).join(", ")}; the turn before kept ${verdicts.map((v) => `${v.n} steps ${v.kept.toFixed(2)} ms`).join(", ")}`)
+    const hold = await judgeHoldMs(quick ? 2_000 : 10_000)
+    console.log(`  a turn of ${quick ? "2,000" : "10,000"} failing calls judged afresh holds the event loop ${hold.atOnce.toFixed(0)} ms at once, at most ${hold.sliced.toFixed(1)} ms judged in slices of 4 ms as the proxy does (${(hold.atOnce / hold.sliced).toFixed(0)}× shorter)`)
   } finally {
     proxy.child.kill("SIGTERM")
     upstream.child.kill("SIGTERM")

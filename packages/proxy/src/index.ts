@@ -7,7 +7,7 @@ export { ProxyServer, ProxyStartError, makeProxyServer, startProxy, proxyUrl, se
 export type { RequestRecord } from "./handler.js"
 export { memoryBackoff, toldBackoff, type BackoffBoard, type ToldBackoff } from "./backoff.js"
 export type { AuthPolicy } from "./http-util.js"
-export { judgeRequest, type Verdict, type ProxyAction, type Insert, type StopVerdict } from "./verdict.js"
+export { judgeRequest, judgeRequestSliced, type Verdict, type ProxyAction, type Insert, type StopVerdict } from "./verdict.js"
 export { TurnMemo, TurnJudge } from "./turn-judge.js"
 export { CUT_MARK, STOP_MARK } from "./notices.js"
 export { chatProtocol } from "./protocols/chat.js"
