@@ -169,11 +169,11 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
   const rewritten = verdict.inserts.length === 0 && !verdict.cropCuts && !verdict.toolsOff ? j.raw : Buffer.from(JSON.stringify(upstreamBody(protocol, body, verdict)))
   const target = { url: upstreamUrlOf(route.base, j.req.url ?? "/", deps.auth), key: backoffKeyFor(route.base, j.req.headers, holdsKeys(deps.auth)), budgets: route.budgets, retryableStatuses: route.retryableStatuses, chunkTimeoutMs: route.chunkTimeoutMs, client: deps.upstreamClient }
   const headers = { ...upstreamHeaders(j.req.headers, [deps.settings.sessionHeader], deps.auth, protocol.name, true, heldKeyFor(deps.auth, route)), "content-length": String(rewritten.length) }
+  const waiting = { everyMs: HELD_KEEP_ALIVE_MS, tell: () => tellStillComing(j) }
   const send = () =>
-    attempt(target, "POST", headers, rewritten, signal).then(async (sent): Promise<Attempt> => {
+    attempt(target, "POST", headers, rewritten, signal, waiting).then(async (sent): Promise<Attempt> => {
       const a = sent.ok ? await decodedAttempt(sent, target.chunkTimeoutMs) : sent
       if (!a.ok || !isEventStream(a.res.headers)) return a
-      const waiting = { everyMs: HELD_KEEP_ALIVE_MS, tell: () => tellStillComing(j) }
       const read = a.first === null ? ({ ok: false, error: ENDED_BEFORE_CONTENT } as const) : await untilContent(protocol, body, a.res, a.first, a.ended, { timeoutMs: target.chunkTimeoutMs, maxEventBytes: deps.settings.maxEventBytes }, waiting)
       if (read.ok) return read.first === a.first ? a : { ...a, first: read.first }
       a.abort()
@@ -283,7 +283,7 @@ const answerFailure = (j: Judged, failed: Extract<Attempt, { ok: false }>, extra
   const { res, protocol, deps } = j
   // The client already has its headers (the upstream kept the reply open a while): the protocol's error event.
   if (res.headersSent) {
-    if (!res.destroyed) res.end(protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(failed, secretsOf(deps.auth))}`))
+    if (!res.destroyed) res.end(protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(failed, secretsOf(deps.auth))}`, failed.error.status))
   } else if (failed.res !== null && failed.body !== null) {
     const secrets = secretsOf(deps.auth)
     const encoding = failed.bodyEncoding === undefined ? {} : { "content-encoding": failed.bodyEncoding }
@@ -348,7 +348,7 @@ const serveStream = async (j: Judged, opened: OpenAttempt, again: () => Promise<
   const second = await again()
   if (!second.ok) {
     // Asked for again and failed: the client (its response open, nothing of the reply in it) gets the failure as the protocol's error event.
-    if (!j.res.destroyed) j.res.end(end.opening + protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(second, secretsOf(deps.auth))}`))
+    if (!j.res.destroyed) j.res.end(end.opening + protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(second, secretsOf(deps.auth))}`, second.error.status))
     return { end: { type: "failed", reason: second.error.message }, watch }
   }
   const secondWatch = protocol.watch(j.body)

@@ -6,6 +6,7 @@ import { makeRedactor } from "@loopguard/core/try-best"
 import { timingSafeEqual } from "node:crypto"
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http"
 import type { ClientReply } from "./client-reply.js"
+import { geminiStatus, messagesType, openAiError } from "./error-kinds.js"
 import type { ProtocolName } from "./protocol.js"
 import { upstreamUrl } from "./routes.js"
 
@@ -174,21 +175,6 @@ export const clientHeaders = (
   }
   return { ...out, ...extra }
 }
-
-/** A 4xx other than 401 and 429: the request is at fault (too large, a path that cannot be served), not the server. */
-const isRequestFault = (status: number): boolean => status >= 400 && status < 500 && status !== 429
-
-/** Gemini's status word for an HTTP status. */
-const geminiStatus = (status: number): string =>
-  status === 401 ? "UNAUTHENTICATED" : status === 429 ? "RESOURCE_EXHAUSTED" : status === 413 || status === 400 ? "INVALID_ARGUMENT" : status === 502 ? "UNAVAILABLE" : "INTERNAL"
-
-/** Anthropic's error type for an HTTP status. */
-const messagesType = (status: number): string =>
-  status === 401 ? "authentication_error" : status === 429 ? "rate_limit_error" : status === 413 ? "request_too_large" : isRequestFault(status) ? "invalid_request_error" : "api_error"
-
-/** OpenAI's error type and code for an HTTP status (a wait asked for is a rate limit, not a bad request). */
-const openAiError = (status: number): { readonly type: string; readonly code: string | null } =>
-  status === 401 ? { type: "invalid_request_error", code: "invalid_api_key" } : status === 429 ? { type: "rate_limit_error", code: "rate_limit_exceeded" } : { type: isRequestFault(status) ? "invalid_request_error" : "server_error", code: null }
 
 /** An error body in the shape the client's protocol uses. */
 export const errorBody = (protocol: ProtocolName | null, status: number, message: string): string =>

@@ -195,8 +195,11 @@ export interface Protocol {
    * the protocols whose clients refer to earlier items by id (Responses, with `store`).
    */
   readonly ownItemsSpelledOut?: (body: any) => any | null
-  /** A failure after the stream began, as this protocol's error event. */
-  streamError(message: string): string
+  /**
+   * A failure after the stream began, as this protocol's error event; `status`: the upstream's HTTP
+   * status, named as the protocol names its kind (a refused key is no server error to retry).
+   */
+  streamError(message: string, status?: number): string
   /**
    * Tool calls the model wrote as text, made structured: the events that end the streamed reply
    * with them (in place of the upstream's finish), and the same for a whole JSON reply. Only the

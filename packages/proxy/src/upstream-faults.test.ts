@@ -601,7 +601,8 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
 
   test.each([
     ["an HTML page", "text/html", "<html><body>Sign in to continue</body></html>", "45 bytes of text/html, a page"],
-    ["an empty body", "application/json", "", "an empty body"]
+    ["an empty body", "application/json", "", "an empty body"],
+    ["JSON cut short", "application/json", '{"id":"r","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hel', "103 bytes of application/json, JSON that does not parse (cut short)"]
   ])("%s under 200 on a guarded path is no reply: asked for once more, then a 502 that says what came, logged as failed", async (_name, type, body, said) => {
     let calls = 0
     upstream = await rawUpstream((_req, res) => {

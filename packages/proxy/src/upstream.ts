@@ -147,12 +147,29 @@ const heldBack = (leftMs: number): Attempt => {
   }
 }
 
+/** Told each `everyMs` that an upstream which answered 200 with an event stream still sends no byte. */
+export interface FirstByteWait {
+  readonly everyMs: number
+  readonly tell: () => void
+}
+
+/**
+ * While an upstream that answered with an event stream sends no byte (a local model reading a long
+ * prompt first), `waiting` is told every `everyMs`: the client, which has nothing yet, hears the reply
+ * is coming before its HTTP client's header timeout ends it. Returns what stops the telling.
+ */
+const whileNoByte = (contentType: string | null | undefined, waiting: FirstByteWait | undefined): (() => void) => {
+  if (waiting === undefined || !String(contentType ?? "").includes("text/event-stream")) return () => {}
+  const timer = setInterval(waiting.tell, waiting.everyMs)
+  return () => clearInterval(timer)
+}
+
 /**
  * One attempt: headers, then (for a 2xx) the first body chunk, each within the chunk timeout. The
  * request is cut when `signal` aborts (the client left).
  */
-export const attempt = (route: UpstreamRoute, method: string, headers: OutgoingHttpHeaders, body: Buffer | null, signal: AbortSignal): Promise<Attempt> =>
-  route.client === "fetch" ? attemptFetch(route, method, headers, body, signal) : attemptNode(route, method, headers, body, signal)
+export const attempt = (route: UpstreamRoute, method: string, headers: OutgoingHttpHeaders, body: Buffer | null, signal: AbortSignal, waiting?: FirstByteWait): Promise<Attempt> =>
+  route.client === "fetch" ? attemptFetch(route, method, headers, body, signal, waiting) : attemptNode(route, method, headers, body, signal, waiting)
 
 /** The request headers as fetch takes them (length and framing are fetch's own). */
 const fetchHeaders = (headers: OutgoingHttpHeaders): Headers => {
@@ -162,7 +179,7 @@ const fetchHeaders = (headers: OutgoingHttpHeaders): Headers => {
 }
 
 /** `attempt` through fetch (Bun's own HTTP client). */
-const attemptFetch = async (route: UpstreamRoute, method: string, headers: OutgoingHttpHeaders, body: Buffer | null, signal: AbortSignal): Promise<Attempt> => {
+const attemptFetch = async (route: UpstreamRoute, method: string, headers: OutgoingHttpHeaders, body: Buffer | null, signal: AbortSignal, waiting?: FirstByteWait): Promise<Attempt> => {
   const stop = new AbortController()
   const onGone = () => stop.abort()
   signal.addEventListener("abort", onGone, { once: true })
@@ -186,7 +203,8 @@ const attemptFetch = async (route: UpstreamRoute, method: string, headers: Outgo
       void reader?.cancel().catch(() => {})
       return redirected(res.status, res.headers.get("location") ?? undefined)
     }
-    const first = reader === null ? { done: true as const, value: undefined } : await reader.read()
+    const stopTelling = whileNoByte(res.headers.get("content-type"), waiting)
+    const first = reader === null ? { done: true as const, value: undefined } : await reader.read().finally(stopTelling)
     clearTimeout(timer)
     const reply = new FetchReply(res, first.done ? null : reader)
     const abort = () => {
@@ -204,14 +222,16 @@ const attemptFetch = async (route: UpstreamRoute, method: string, headers: Outgo
 }
 
 /** `attempt` through node:http. */
-const attemptNode = (route: UpstreamRoute, method: string, headers: OutgoingHttpHeaders, body: Buffer | null, signal: AbortSignal): Promise<Attempt> =>
+const attemptNode = (route: UpstreamRoute, method: string, headers: OutgoingHttpHeaders, body: Buffer | null, signal: AbortSignal, waiting?: FirstByteWait): Promise<Attempt> =>
   new Promise((resolve) => {
     const send = route.url.protocol === "https:" ? httpsRequest : httpRequest
     let settled = false
+    let stopTelling = () => {}
     const settle = (a: Attempt) => {
       if (settled) return
       settled = true
       clearTimeout(timer)
+      stopTelling()
       resolve(a)
     }
     const req = send(route.url, { method, headers, signal })
@@ -232,6 +252,7 @@ const attemptNode = (route: UpstreamRoute, method: string, headers: OutgoingHttp
         return
       }
       let ended = false
+      stopTelling = whileNoByte(res.headers["content-type"], waiting)
       const onData = (first: Buffer) => {
         res.pause()
         res.off("data", onData)

@@ -5,8 +5,7 @@
  * timeout does not end a reply that is coming. The reply itself arrives whole after them.
  */
 import { afterEach, expect, test } from "bun:test"
-import { HELD_KEEP_ALIVE_MS } from "./relay.js"
-import { STILL_COMING } from "./relay.js"
+import { HELD_KEEP_ALIVE_MS, STILL_COMING } from "./relay.js"
 import { HTTP_STACKS, records, startRig, type Rig } from "./proxy.fixture.js"
 
 let rig: Rig | undefined
@@ -44,7 +43,7 @@ test.each(HTTP_STACKS)(
 )
 
 test(
-  "a reply kept open without content that then fails: the client, which has its headers, gets the protocol's error event",
+  "a reply kept open without content that then fails: the client, which has its headers, gets the protocol's error event, of the upstream's kind",
   async () => {
     const pings = Array.from({ length: KEEP_ALIVES }, () => ({ raw: '{"id":"c1","object":"chat.completion.chunk","choices":[]}' }))
     rig = await startRig((_, i) =>
@@ -59,7 +58,27 @@ test(
     expect(text).not.toContain("never sent")
     const errorEvent = text.split("\n\n").find((e) => e.startsWith("data: {") && e.includes('"error"'))
     expect(errorEvent).toContain("the context is too long")
+    // Named as the upstream's 400 is (a bad request, not a server error a client would retry).
+    expect(JSON.parse(errorEvent!.slice("data: ".length)).error).toMatchObject({ type: "invalid_request_error", code: null })
     expect(records(rig.events).map((r) => r.outcome)).toEqual(["upstream-error"])
+  },
+  60_000
+)
+
+test.each(HTTP_STACKS)(
+  "%s http stack: an upstream that answers 200 and sends no byte for a while (a long prompt read first): headers and a comment come meanwhile, the reply whole after them",
+  async (stack) => {
+    rig = await startRig([{ type: "stream", chunks: [{ text: "The answer is 42." }], stallAfterChunks: 0, stallMs: KEEP_ALIVES * 1000 }], { proxy: { httpStack: stack } })
+    const started = Date.now()
+    const res = await fetch(`${rig.proxy.url}/v1/chat/completions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model: "m", stream: true, messages: [{ role: "user", content: "q" }] }) })
+    const headersAfter = Date.now() - started
+    const text = await res.text()
+    expect(res.status).toBe(200)
+    expect(headersAfter).toBeLessThan((KEEP_ALIVES - 1) * 1000)
+    expect(text.startsWith(STILL_COMING)).toBe(true)
+    expect(text).toContain("The answer is 42.")
+    expect(text).toMatch(/data: \[DONE\]\n\n$/)
+    expect(records(rig.events).map((r) => r.outcome)).toEqual(["completed"])
   },
   60_000
 )

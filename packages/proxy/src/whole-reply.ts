@@ -126,24 +126,27 @@ const isReplyObject = (json: any): boolean =>
 /** A 2xx reply whose body is an error and nothing else (`200 {"error": …}`): the upstream failed, whatever its status said. */
 const errorAsSuccess = (a: Answer): boolean => Buffer.isBuffer(a.read) && (a.opened.res.statusCode ?? 200) < 300 && carriesError(a.json) && !isReplyObject(a.json)
 
+/** A body that starts as JSON and does not parse: cut short (a worker that died mid-write, a proxy's size limit). */
+const cutJson = (a: Answer): boolean => Buffer.isBuffer(a.read) && a.json === undefined && /^\s*[{[]/.test(a.read.subarray(0, 256).toString("utf8"))
+
 /**
- * A 2xx body that is no reply of any protocol, whatever its status said: empty (a worker that died)
- * or a page (a gateway's HTML login page), read plain. Other bodies that are not JSON (events sent
- * without their content type, a coding the proxy cannot read) pass as they came.
+ * A 2xx body that is no reply of any protocol, whatever its status said: empty (a worker that died),
+ * a page (a gateway's HTML login page), or JSON cut short, read plain. Other bodies that are not JSON
+ * (events sent without their content type, a coding the proxy cannot read) pass as they came.
  */
 const noReplyBody = (a: Answer): boolean =>
   Buffer.isBuffer(a.read) &&
   (a.opened.res.statusCode ?? 200) < 300 &&
   a.json === undefined &&
   a.opened.res.headers["content-encoding"] === undefined &&
-  /^\s*(<|$)/.test(a.read.subarray(0, 256).toString("utf8"))
+  (/^\s*(<|$)/.test(a.read.subarray(0, 256).toString("utf8")) || cutJson(a))
 
 /** What a body that is no reply held, for its error: its size and type, never its text. */
 const bodyShape = (a: Answer): string => {
   const size = Buffer.isBuffer(a.read) ? a.read.length : 0
   if (size === 0) return "an empty body"
   const type = String(a.opened.res.headers["content-type"] ?? "").split(";")[0]!.trim()
-  return `${size} bytes of ${type === "" ? "no content type" : type}, a page`
+  return `${size} bytes of ${type === "" ? "no content type" : type}, ${cutJson(a) ? "JSON that does not parse (cut short)" : "a page"}`
 }
 
 /**

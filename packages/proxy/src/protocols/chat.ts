@@ -4,6 +4,7 @@ import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
 import { carriesError, conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall, UNREADABLE } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
+import { openAiError } from "../error-kinds.js"
 
 /** `list` with `item` inserted before position `before` (null: at the end). */
 export const spliced = <A>(list: ReadonlyArray<A>, before: number | null, item: A): Array<A> =>
@@ -191,7 +192,7 @@ export const chatProtocol: Protocol = {
     if (wantsUsage(body)) out += data({ ...who, object: "chat.completion.chunk", choices: [], usage: usageOf(body, text) })
     return { contentType: SSE_CONTENT_TYPE, body: out + DONE }
   },
-  streamError: (message) => data({ error: { message, type: "server_error", code: "upstream_error" } }) + DONE,
+  streamError: (message, status) => data({ error: { message, ...(status === undefined ? { type: "server_error", code: "upstream_error" } : openAiError(status)) } }) + DONE,
   textCalls: {
     streamEnd: (watch, held, calls) => {
       const who = (watch as ChatWatch).identity

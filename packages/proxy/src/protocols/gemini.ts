@@ -12,6 +12,7 @@ import { HistoryBuilder, inputOf, type WireCall } from "../history.js"
 import { carriesError, conversationOf, offersTools, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall, UNREADABLE } from "../protocol.js"
 import { eventsOf, type SseEvent } from "../sse.js"
 import { spliced } from "./chat.js"
+import { geminiStatus } from "../error-kinds.js"
 
 /** Both spellings the REST API takes (the SDKs send camelCase; proto3 JSON also reads snake_case). */
 const field = (o: any, camel: string, snake: string): any => o?.[camel] ?? o?.[snake]
@@ -236,8 +237,8 @@ export const geminiProtocol = (model: string, stream: boolean): Protocol => ({
   // readers skip: the Gemini API's own SDK (Gemini CLI's) reads no error event, and took a reply
   // ending in one for a reply without its finish (exit 0, the partial text printed); a line that is
   // no event at the end of the stream is an error to it.
-  streamError: (message) => {
-    const error = { error: { code: 500, message, status: "INTERNAL" } }
+  streamError: (message, status) => {
+    const error = { error: { code: status ?? 500, message, status: status === undefined ? "INTERNAL" : geminiStatus(status) } }
     return `${geminiEvent(error)}${JSON.stringify(error)}\n`
   },
   textCalls: {

@@ -4,6 +4,7 @@ import { HistoryBuilder, inputOf, textOfContent } from "../history.js"
 import { conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE, type ObservedCall, type Protocol, type Seen, type StreamWatch, type TextCall, UNREADABLE } from "../protocol.js"
 import { eventsOf, sseText } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
+import { messagesType } from "../error-kinds.js"
 import type { SseEvent } from "../sse.js"
 
 const event = (type: string, payload: object): string => sseText(JSON.stringify({ type, ...payload }), type)
@@ -217,7 +218,7 @@ export const messagesProtocol: Protocol = {
       event("message_stop", {})
     return { contentType: SSE_CONTENT_TYPE, body: out }
   },
-  streamError: (message) => event("error", { error: { type: "api_error", message } }),
+  streamError: (message, status) => event("error", { error: { type: status === undefined ? "api_error" : messagesType(status), message } }),
   textCalls: {
     streamEnd: (watch, held, calls) => {
       const w = watch as MessagesWatch

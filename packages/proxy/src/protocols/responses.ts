@@ -6,6 +6,7 @@ import { conversationOf, offersTools, JSON_FORMATS, parseJson, SSE_CONTENT_TYPE,
 import { CUT_MARK, isCutReply, STOP_MARK } from "../notices.js"
 import { eventsOf, sseText } from "../sse.js"
 import { textCallIds } from "../text-calls.js"
+import { openAiError } from "../error-kinds.js"
 import type { SseEvent } from "../sse.js"
 
 const CALL_TYPES = new Set(["function_call", "custom_tool_call", "local_shell_call"])
@@ -260,8 +261,14 @@ class ResponsesWatch implements StreamWatch {
 }
 
 /** A failure after the stream began: the error event numbered after the last event seen, as every event of the stream is. */
-const errorEvent = (message: string, sequence: number): string =>
-  sseText(JSON.stringify({ type: "error", sequence_number: sequence, code: "upstream_error", message, param: null }), "error")
+const errorEvent = (message: string, sequence: number, code = "upstream_error"): string =>
+  sseText(JSON.stringify({ type: "error", sequence_number: sequence, code, message, param: null }), "error")
+
+/** The code of an error event for an upstream's HTTP status (OpenAI's code for it, else its type). */
+const codeFor = (status: number): string => {
+  const kind = openAiError(status)
+  return kind.code ?? kind.type
+}
 
 const baseResponse = (body: any) => ({
   id: `resp_loopguard_${Date.now().toString(36)}`,
@@ -332,7 +339,7 @@ export const responsesProtocol: Protocol = {
       completed(response, seq)
     return { contentType: SSE_CONTENT_TYPE, body: out }
   },
-  streamError: (message) => errorEvent(message, 0),
+  streamError: (message, status) => errorEvent(message, 0, status === undefined ? undefined : codeFor(status)),
   textCalls: {
     streamEnd: (watch, held, calls) => {
       const done = eventsOf(held).map((e) => parseJson(e.data)).find((e) => e?.type === "response.completed")
