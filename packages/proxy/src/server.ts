@@ -172,13 +172,27 @@ const nodeRoute = (options: ProxyOptions, deps: HandlerDeps) => (req: IncomingMe
 const forbidden = (protocol: Protocol | null, message: string): Response =>
   new Response(errorBody(protocol?.name ?? null, 403, message), { status: 403, headers: { "content-type": "application/json" } })
 
+/**
+ * The path and query of a request to Bun's server, read against a placeholder base: with no usable
+ * Host (HTTP/1.0 without one, `Host: a@b`, an empty one) Bun gives only the path, and with a Host no
+ * URL can hold (`127.0.0.1:99999`) a URL that does not parse, which failed the request with a 500.
+ * The Host check judges the header itself.
+ */
+export const requestUrlOf = (raw: string): URL => {
+  try {
+    return new URL(raw, "http://host.invalid")
+  } catch {
+    const path = raw.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, "")
+    // Appended, not resolved: a path of "//name/…" stays a path, never an authority.
+    return new URL(`http://host.invalid${path.startsWith("/") ? path : `/${path}`}`)
+  }
+}
+
 /** The request handler of Bun's server. */
 const fetchRoute =
   (options: ProxyOptions, deps: HandlerDeps) =>
   (request: Request): Response | Promise<Response> => {
-    // With no usable Host (HTTP/1.0 without one, `Host: a@b`, an empty one) Bun gives only the path:
-    // read it against a placeholder base; the Host check below judges the header itself.
-    const url = new URL(request.url, "http://host.invalid")
+    const url = requestUrlOf(request.url)
     // Bun resolves dot segments before the handler sees the URL; the check stays for any runtime that does not.
     if (requestTargetOf(url.pathname + url.search) === null) return new Response(errorBody(badTargetProtocol(request.method, url.pathname + url.search), 400, BAD_TARGET), { status: 400, headers: { "content-type": "application/json" } })
     const protocol = request.method === "POST" ? protocolOf(url.pathname, url.search.slice(1)) : null

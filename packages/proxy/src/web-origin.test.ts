@@ -4,6 +4,7 @@ import { HTTP_STACKS, startRig, type Rig } from "./proxy.fixture.js"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
 import { hostRefusal, originRefusal } from "./web-origin.js"
+import { requestUrlOf } from "./server.js"
 
 describe("originRefusal", () => {
   test("no Origin (an agent), a page from this machine, or an allowed origin: served; any other page: refused", () => {
@@ -86,5 +87,12 @@ describe.each(HTTP_STACKS)("%s http stack, DNS rebinding", (stack) => {
     const behindUser = await raw("GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1@evil.example\r\nConnection: close\r\n\r\n")
     expect(statusOf(behindUser)).toBe(403)
     expect(behindUser).not.toContain("internal error")
+    // A port no URL can hold: refused as a Host that names no loopback, not a 500 (Bun's URL of the request does not parse).
+    const badPort = await raw("GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1:99999\r\nConnection: close\r\n\r\n")
+    expect(statusOf(badPort)).toBe(403)
+    expect(badPort).not.toContain("internal error")
+    // The path of such a request stays a path: "//name/…" names no host.
+    expect(requestUrlOf("http://127.0.0.1:99999//evil.example/v1/models").pathname).toBe("//evil.example/v1/models")
+    expect(requestUrlOf("http://127.0.0.1:99999//evil.example/v1/models").host).toBe("host.invalid")
   }, 30_000)
 })
