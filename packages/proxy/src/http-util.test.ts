@@ -1,6 +1,6 @@
 /** The headers the proxy passes on, each way: never those of one hop only. */
 import { describe, expect, test } from "bun:test"
-import { clientHeaders, errorBody, heldKeyFor, upstreamHeaders } from "./http-util.js"
+import { clientHeaders, credentialsOf, errorBody, heldKeyFor, upstreamHeaders } from "./http-util.js"
 import { routeFor } from "./routes.js"
 
 const open = { token: null, upstreamKey: null }
@@ -54,5 +54,19 @@ describe("which upstream gets a held key", () => {
     const out = upstreamHeaders({ authorization: "Bearer t", "x-api-key": "t" }, [], auth, "chat", true, keyOf("local-qwen"))
     expect(out["authorization"]).toBeUndefined()
     expect(out["x-api-key"]).toBeUndefined()
+  })
+})
+
+describe("credentialsOf", () => {
+  test("a Bearer token, an api key header and a ?key= parameter are the client's credentials", () => {
+    expect(credentialsOf({ authorization: "Bearer sk-client-123456", "x-api-key": "sk-ant-abcdefgh" }, "/v1beta/models/m:generateContent?key=AIzaSECRET1234")).toEqual(["AIzaSECRET1234", "sk-client-123456", "sk-ant-abcdefgh"])
+  })
+
+  test("a Basic authorization: the encoded value, and what it decodes to (user:password, and the password alone when long enough)", () => {
+    const encoded = Buffer.from("alice:hunter2-long-secret").toString("base64")
+    expect(credentialsOf({ authorization: `Basic ${encoded}` })).toEqual([encoded, "alice:hunter2-long-secret", "hunter2-long-secret"])
+    // A short password is not redacted alone (it would blank ordinary words), only with its user.
+    const short = Buffer.from("bob:pw12").toString("base64")
+    expect(credentialsOf({ authorization: `Basic ${short}` })).toEqual([short, "bob:pw12"])
   })
 })

@@ -75,9 +75,24 @@ export const credentialsOf = (headers: IncomingHttpHeaders, pathAndQuery = ""): 
     for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
       const credential = name === "authorization" ? v.replace(/^\S+\s+/, "") : v
       if (credential.trim() !== "") out.push(credential.trim())
+      if (name === "authorization") out.push(...basicSecretsOf(v))
     }
   }
   return out
+}
+
+/**
+ * What a `Basic` authorization carries decoded: `user:password` and the password alone, which a
+ * conversation may quote as written (a curl command, a URL with its user part) rather than encoded.
+ */
+const basicSecretsOf = (value: string): ReadonlyArray<string> => {
+  const m = /^basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(value)
+  if (m === null) return []
+  const decoded = Buffer.from(m[1]!, "base64").toString("utf8")
+  const colon = decoded.indexOf(":")
+  const password = colon === -1 ? "" : decoded.slice(colon + 1)
+  // A password so short that redacting it would blank ordinary words is left to the pair.
+  return [decoded, ...(password.length >= 8 ? [password] : [])].filter((s) => s.length >= 8)
 }
 
 /** The `key` query parameter of a request path (how Google's REST examples pass an API key), if any. */
