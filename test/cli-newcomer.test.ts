@@ -190,6 +190,16 @@ describe("the report says what happened to the workspace and to each call", () =
     expect(report.savedAt).not.toContain("no file changed")
   }, 60_000)
 
+  test("a shell command that wrote a file and then failed: the report names the file as maybe written, not 'no file changed'", async () => {
+    const server = await serve([toolCallStream("bash", { command: "echo hi > half.txt; false" }), textStream("The command failed.")])
+    const cwd = workdir()
+    const r = await cli(["run", "--base-url", server.baseURL, "--model", server.modelId, "--prompt", "try it", "--cwd", cwd, "--json"])
+    expect(await Bun.file(`${cwd}/half.txt`).text()).toBe("hi\n")
+    const report = reportOf(r.stdout)
+    expect(report.savedAt).toContain("maybe written by commands that failed: half.txt")
+    expect(report.savedAt).not.toContain("no file changed")
+  }, 60_000)
+
   test("a call that was refused never ran: 'not run … (why)', not 'ran … (did not finish)'", async () => {
     const server = await serve([toolCallStream("bash", { command: "echo hi >> marker.txt" }), textStream("I could not write it.")])
     const cwd = workdir()

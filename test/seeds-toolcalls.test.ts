@@ -110,6 +110,8 @@ describe("tool calls written in text", () => {
     expect(existsSync(m.marker)).toBe(false)
     expect(String(sent(h, 1).find((x) => x.role === "tool")?.content)).toContain("cut off")
     expect(result.incidents).toContainEqual(expect.objectContaining({ detector: "tool-arguments", action: "refused" }))
+    // Not also told as run: the report and its banners would contradict each other.
+    expect(result.incidents.some((i) => i.detector === "text-tool-call" && i.action === "executed")).toBe(false)
   }), 30_000)
 
   it.live("mode rollback: the same text is leaked markup, rolled back, and nothing runs", () => Effect.gen(function* () {

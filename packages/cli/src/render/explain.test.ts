@@ -84,8 +84,10 @@ describe("explainIncident", () => {
     }
   })
   test("every reminder kind the loop can send has a sentence of its own or a readable fallback", () => {
-    const kinds: ReadonlyArray<ReminderKind> = ["length-continue", "think-only", "invalid", "text-tool-call", "dropped-tool-call", "structured-output", "text-repeat-remind", "text-repeat-replan", "soft-cap", "summary", "breaker-degrade"]
+    const kinds: ReadonlyArray<ReminderKind> = ["length-continue", "unfinished-stream", "think-only", "invalid", "text-tool-call", "dropped-tool-call", "structured-output", "text-repeat-remind", "text-repeat-replan", "soft-cap", "summary", "breaker-degrade"]
     for (const kind of kinds) expect(explainIncident({ detector: "x", action: kind, detail: {} }).text).not.toContain(`took action "${kind}"`)
+    // A stream with no finish reason is not told as the length limit.
+    expect(explainIncident({ detector: "continue", action: "unfinished-stream", detail: {} }).text).toBe("The reply ended without saying it was finished; loopguard asked the model to continue.")
     expect(explainIncident({ detector: "x", action: "brand-new", detail: {} }).text).toContain('took action "brand-new"')
   })
 })

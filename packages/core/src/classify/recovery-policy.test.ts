@@ -63,6 +63,8 @@ describe("length", () => {
     let { state } = run(2, () => input(cls("unfinished"), { finish: "length" }))
     const third = decideRecovery(state, input(cls("unfinished"), { finish: "unknown" }))
     expect(third.action.type === "remind" && third.action.text).toBe(reminderText("unfinished-stream", "main"))
+    // Its own kind: the banner and the report's retries say no finish reason came, not the length limit.
+    expect(third.action.type === "remind" && third.action.kind).toBe("unfinished-stream")
     state = third.state
     expect(decideRecovery(state, input(cls("unfinished"), { finish: "unknown" })).action.type).toBe("exit")
   })

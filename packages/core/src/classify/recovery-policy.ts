@@ -151,10 +151,11 @@ const textRepeat = (state: RecoveryState, role: AgentRole, limit: number): Recov
   }
 }
 
-const lengthRecovery = (limits: RecoveryLimits, template: ReminderTemplateKind, message: string): BoundedRecovery => ({
+/** A reply that stopped before it was done: at the length limit, or a stream with no finish reason (`unfinished-stream`, its own kind, so the report says which). */
+const lengthRecovery = (limits: RecoveryLimits, template: "length-continue" | "unfinished-stream", message: string): BoundedRecovery => ({
   counter: "lengthContinuations",
   limit: limits.lengthContinuations,
-  kind: "length-continue",
+  kind: template,
   template,
   exit: "output_length",
   error: { tag: "OutputLengthError", message }

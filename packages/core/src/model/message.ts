@@ -73,6 +73,7 @@ export interface CropMarker {
 
 export type ReminderKind =
   | "length-continue"
+  | "unfinished-stream"
   | "think-only"
   | "invalid"
   | "text-tool-call"

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import type { AssistantMessage, Message, ToolPart } from "../model/message.js"
 import { buildReport } from "./run-report.js"
-import { changedFiles, formatToolFailure, lastToolFailure, summarizeWork } from "./work-summary.js"
+import { changedFiles, failedShellWrites, formatToolFailure, lastToolFailure, summarizeWork } from "./work-summary.js"
 
 let n = 0
 const call = (name: string, input: unknown, result: Partial<ToolPart>): ToolPart => ({ type: "tool", callId: `c${n++}`, name, input, state: "completed", ...result })
@@ -82,5 +82,16 @@ describe("calls that never ran and shell writes", () => {
 
   test("the files a shell command line names are changed files", () => {
     expect(changedFiles(messages)).toEqual(["marker.txt"])
+  })
+
+  test("a command that ran and failed may have written before it failed: its files are told apart, never dropped; one not run wrote nothing", () => {
+    const failing: ReadonlyArray<Message> = [
+      ...messages,
+      step(3, [call("bash", { command: "echo hi > a.txt; false" }, { output: "", exitCode: 1 }), call("bash", { command: "make clean && exit 3" }, { output: "", exitCode: 3 })])
+    ]
+    expect(changedFiles(failing)).toEqual(["marker.txt"])
+    expect(failedShellWrites(failing).files).toEqual(["a.txt"])
+    // The refused `rm -rf build` (not run) is in neither list.
+    expect(failedShellWrites(failing).commands.some((c) => c.includes("rm -rf build"))).toBe(false)
   })
 })

@@ -54,6 +54,27 @@ export const changedFiles = (messages: ReadonlyArray<Message>, options: TryBestO
   return [...files]
 }
 
+/**
+ * What shell commands that ran and failed may have written: the files their command lines name as
+ * written (`echo hi > a.txt; false` wrote a.txt before it failed) and those that write files they do
+ * not name. Not counted as changed (the failure may have come first), but not "no file changed" either.
+ */
+export const failedShellWrites = (
+  messages: ReadonlyArray<Message>,
+  options: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS
+): { readonly files: ReadonlyArray<string>; readonly commands: ReadonlyArray<string> } => {
+  const files = new Set<string>()
+  const commands = new Set<string>()
+  for (const { part } of callsOf(messages)) {
+    if ((part.state !== "completed" && part.state !== "error") || part.notRun === true || !failed(part)) continue
+    const kind = classifyTool(part, options)
+    if (kind.kind !== "shell") continue
+    for (const path of shellWrittenPaths(kind.command)) files.add(path)
+    if (writesUnnamedFiles(kind.command)) commands.add(kind.command)
+  }
+  return { files: [...files], commands: [...commands] }
+}
+
 /** Successful shell commands that wrote files their command line does not name (`rm -rf build`, a script). */
 export const unnamedShellWrites = (messages: ReadonlyArray<Message>, options: TryBestOptions = DEFAULT_TRY_BEST_OPTIONS): Array<string> => {
   const commands = new Set<string>()

@@ -44,14 +44,19 @@ export const runTextToolCalls = (
     if (offered.size === 0) return null
     const found = findTextToolCalls(textOf(reply), offered)
     if (found.calls.length === 0) return null
-    const incident = {
-      step: ctx.step,
-      detector: "text-tool-call",
-      action: mode === "execute" ? "executed" : "would-execute",
-      kind: "recovery" as const,
-      detail: { tools: found.calls.map((c) => c.name), formats: [...new Set(found.calls.map((c) => c.format))], skipped: found.skipped }
+    // Only the calls that can run are told as run: one whose arguments were cut off is refused below
+    // (its own incident), and a report that it ran would contradict that.
+    const runnable = found.calls.filter((c) => c.argumentsValid)
+    if (runnable.length > 0) {
+      const incident = {
+        step: ctx.step,
+        detector: "text-tool-call",
+        action: mode === "execute" ? "executed" : "would-execute",
+        kind: "recovery" as const,
+        detail: { tools: runnable.map((c) => c.name), formats: [...new Set(runnable.map((c) => c.format))], skipped: found.skipped }
+      }
+      yield* fileIncident(deps.events, (filed) => ctx.incidents.push(filed), incident)
     }
-    yield* fileIncident(deps.events, (filed) => ctx.incidents.push(filed), incident)
     // A shadow replay reports what a live run would run and leaves the recorded reply as it was.
     if (mode === "report") return null
     ctx.reply.replaceText(found.prose)

@@ -5,7 +5,7 @@
  */
 import { type UsageMeter } from "@loopguard/core/caps"
 import { type AssistantMessage, type ExitReason, type Message } from "@loopguard/core/model"
-import { blockedAtOf, buildReport, changedFiles, summarizeWork, unnamedShellWrites, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
+import { blockedAtOf, buildReport, changedFiles, failedShellWrites, summarizeWork, unnamedShellWrites, type Incident, type RunReport, type SubagentSummary } from "@loopguard/core/report"
 import { DEFAULT_TRY_BEST_OPTIONS, type TryBestOptions } from "@loopguard/core/try-best"
 import { isContextOverflow } from "@loopguard/core/context"
 
@@ -37,7 +37,11 @@ export const savedAtOf = (input: ReportInput, kinds: TryBestOptions): string => 
   const named = files.length === 0 ? [] : [`changed: ${files.slice(0, 10).join(", ")}${files.length > 10 ? ` and ${files.length - 10} more` : ""}`]
   // A command that writes without naming its files still changed the workspace: say which command.
   const byShell = unnamed.length === 0 ? [] : [`files written by ${unnamed.slice(0, 3).map((c) => `\`${c.length > 60 ? `${c.slice(0, 57)}...` : c}\``).join(", ")}${unnamed.length > 3 ? ` and ${unnamed.length - 3} more commands` : ""}`]
-  const listed = named.length + byShell.length === 0 ? "no file changed" : [...named, ...byShell].join("; ")
+  const failedWrites = failedShellWrites(input.messages, kinds)
+  const maybe = [...failedWrites.files.filter((f) => !files.includes(f)), ...failedWrites.commands.map((c) => `files of \`${c.length > 60 ? `${c.slice(0, 57)}...` : c}\``)]
+  // A command that failed may still have written before it failed: never told as "no file changed".
+  const failedOnes = maybe.length === 0 ? [] : [`maybe written by commands that failed: ${maybe.slice(0, 10).join(", ")}${maybe.length > 10 ? ` and ${maybe.length - 10} more` : ""}`]
+  const listed = named.length + byShell.length + failedOnes.length === 0 ? "no file changed" : [...named, ...byShell, ...failedOnes].join("; ")
   return `session: ${input.savedAt}; workspace: ${input.workspace} (${listed})`
 }
 
