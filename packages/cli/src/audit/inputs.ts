@@ -6,7 +6,7 @@
  * database is read as OpenCode's, or reported as not one. Nor are the metadata files an agent keeps
  * beside its logs (Claude Code's `subagents/agent-<id>.meta.json` next to the sub-agent's `.jsonl`).
  */
-import { readdirSync, statSync } from "node:fs"
+import { readdirSync, realpathSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { STDIN_ARG } from "./stdin-trace.js"
 
@@ -16,6 +16,8 @@ export interface AuditInputs {
   readonly folder: boolean
   /** The folders named that hold no log (said in a note, not skipped in silence). */
   readonly emptyFolders: ReadonlyArray<string>
+  /** Log names in a folder that are no file to read (a pipe, a broken link), with why: said in a note. */
+  readonly skipped: ReadonlyArray<{ readonly path: string; readonly why: string }>
 }
 
 /** What a folder's logs are, in the words the messages use. */
@@ -27,10 +29,64 @@ const META_FILE = /\.meta\.json$/i
 
 const isLogName = (name: string): boolean => LOG_FILE.test(name) && !META_FILE.test(name)
 
-const logsIn = (dir: string): Array<string> =>
-  readdirSync(dir, { withFileTypes: true })
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .flatMap((e) => (e.isDirectory() ? logsIn(join(dir, e.name)) : e.isFile() && isLogName(e.name) ? [join(dir, e.name)] : []))
+/** What a folder walk found: the logs, and the log names that are no file to read. */
+interface FolderLogs {
+  readonly files: Array<string>
+  readonly skipped: Array<{ readonly path: string; readonly why: string }>
+}
+
+/** What a path inside a folder is once its links are followed: null when it cannot be stat'ed (a broken link). */
+const kindOf = (path: string): "file" | "dir" | "other" | null => {
+  try {
+    const s = statSync(path)
+    return s.isDirectory() ? "dir" : s.isFile() ? "file" : "other"
+  } catch {
+    return null
+  }
+}
+
+/** A log found, once: a link to a log already found (a `latest.jsonl`) is the same log. */
+const addFile = (found: FolderLogs, path: string, seen: Set<string>): void => {
+  let real: string
+  try {
+    real = `file:${realpathSync(path)}`
+  } catch {
+    // Gone since it was listed: reading it says so.
+    found.files.push(path)
+    return
+  }
+  if (seen.has(real)) return
+  seen.add(real)
+  found.files.push(path)
+}
+
+/**
+ * The logs in `dir` and its subfolders, links followed (each real folder walked once, so a link
+ * back up ends). A subfolder that cannot be listed is handed on as a log of its own: reading it
+ * fails with the reason, as an unreadable file does, and the other logs are still audited.
+ */
+const logsIn = (dir: string, found: FolderLogs = { files: [], skipped: [] }, walked = new Set<string>()): FolderLogs => {
+  let real: string
+  let entries: Array<string>
+  try {
+    real = realpathSync(dir)
+    entries = readdirSync(dir).sort((a, b) => a.localeCompare(b))
+  } catch {
+    found.files.push(dir)
+    return found
+  }
+  if (walked.has(real)) return found
+  walked.add(real)
+  for (const name of entries) {
+    const path = join(dir, name)
+    const kind = kindOf(path)
+    if (kind === "dir") logsIn(path, found, walked)
+    else if (!isLogName(name)) continue
+    else if (kind === "file") addFile(found, path, walked)
+    else found.skipped.push({ path, why: kind === null ? "a link to nothing" : "not a regular file (a pipe, a socket or a device)" })
+  }
+  return found
+}
 
 const isDir = (path: string): boolean => {
   try {
@@ -43,14 +99,16 @@ const isDir = (path: string): boolean => {
 export const expandInputs = (args: ReadonlyArray<string>): AuditInputs => {
   let folder = false
   const emptyFolders: Array<string> = []
+  const skipped: Array<{ path: string; why: string }> = []
   const files = args.flatMap((a) => {
     if (a === STDIN_ARG || !isDir(a)) return [a]
     folder = true
     const logs = logsIn(a)
-    if (logs.length === 0) emptyFolders.push(a)
-    return logs
+    skipped.push(...logs.skipped)
+    if (logs.files.length === 0 && logs.skipped.length === 0) emptyFolders.push(a)
+    return logs.files
   })
-  return { files, folder, emptyFolders }
+  return { files, folder, emptyFolders, skipped }
 }
 
 /** Size of a file in bytes, 0 when it cannot be read (the audit reports that itself). */

@@ -116,6 +116,7 @@ export const auditCommand = Command.make(
       const config = auditConfig(base)
       const redact = logRedactor()
       const inputs = expandInputs(flags.files)
+      for (const s of inputs.skipped) yield* Console.error(`note: ${terminalSafeField(s.path)}: ${s.why}; not audited`)
       if (inputs.files.length === 0) return yield* new UsageError({ message: `audit: no logs (${LOG_KINDS}) in ${flags.files.join(", ")}` })
       for (const d of inputs.emptyFolders) yield* Console.error(`note: ${terminalSafeField(d)}: no logs (${LOG_KINDS}) in this folder; nothing audited there`)
       const format = Option.getOrUndefined(flags.format)

@@ -21,6 +21,15 @@ describe("detectFormat", () => {
     expect(detectFormat('{"foo":1}\n{"type":"summary","summary":"x","leafUuid":"u"}')).toBe("claude-code")
   })
 
+  test("a JSON Lines log whose first line is damaged (a stray line before it, its first record cut short) is still told by its other records", () => {
+    expect(detectFormat(`not json at all\n${fixtureText("claude-code.jsonl")}`)).toBe("claude-code")
+    const codex = fixtureText("codex.jsonl").split("\n")
+    expect(detectFormat([codex[0]!.slice(0, 40), ...codex.slice(1)].join("\n"))).toBe("codex")
+    expect(detectFormat(`{"cut": \n${fixtureText("pi.jsonl")}`)).toBe("pi")
+    // Nothing telling anywhere: trace v1, whose reader says why.
+    expect(detectFormat("12:00 log line\n{\"a\":1}\n")).toBe("trace")
+  })
+
   test("a first record longer than the head (a session started with a pasted prompt) is told by its beginning, and read whole", () => {
     const prompt = "pasted log line\n".repeat(6000)
     const logs = {

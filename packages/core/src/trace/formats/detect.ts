@@ -113,12 +113,18 @@ export const detectFormat = (head: string): TraceFormat => {
   // A head that does not end at a line's end was cut inside its last row.
   const cutRow = /\n\s*$/.test(text) ? -1 : rows.length - 1
   const first = rows[0] === undefined ? undefined : recordOfRow(rows[0], cutRow === 0)
-  if (first === undefined) return formatOfDocument(text) ?? "trace"
-  // JSON Lines: the first record that says something decides.
+  // A first row that is no record: a whole document (pretty-printed JSON), else JSON Lines whose first
+  // line is damaged (cut short, a stray line before the log), which its other records still tell.
+  if (first === undefined) return formatOfDocument(text) ?? formatOfRows(rows, cutRow) ?? "trace"
+  return formatOfRows(rows, cutRow) ?? formatOfDocument(text) ?? "trace"
+}
+
+/** JSON Lines: the first of the first 50 records that says something decides. */
+const formatOfRows = (rows: ReadonlyArray<string>, cutRow: number): TraceFormat | undefined => {
   for (const [i, row] of rows.slice(0, 50).entries()) {
     const o = recordOfRow(row, i === cutRow)
     const f = o === undefined ? undefined : formatOfRecord(o)
     if (f !== undefined) return f
   }
-  return formatOfDocument(text) ?? "trace"
+  return undefined
 }
