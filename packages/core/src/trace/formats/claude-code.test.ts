@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test"
 import { traceToSteps } from "../to-steps.js"
 import { readTraceText } from "./read-text.js"
-import { readFixture, resultsOf, stepsOf } from "./fixtures.fixture.js"
+import { fixtureText, readFixture, resultsOf, stepsOf } from "./fixtures.fixture.js"
 
 describe("Claude Code session files", () => {
   const r = readFixture("claude-code.jsonl")
@@ -124,5 +124,18 @@ describe("Claude Code session files", () => {
       { id: "srv_2", name: "web_search", output: "max_uses_exceeded", error: true }
     ])
     expect(traceToSteps(r.lines).problems).toEqual([])
+  })
+  test("entries written again (the same uuid: some versions write a session's earlier entries again on each turn) are read once, with one note", () => {
+    const lines = fixtureText("claude-code.jsonl").split("\n").filter((l) => l.trim() !== "")
+    // Each turn writes the history so far again before its new entries.
+    const rewritten = lines.flatMap((line, i) => (i % 4 === 3 ? [...lines.slice(0, i), line] : [line])).join("\n")
+    const once = readTraceText(lines.join("\n"), "once.jsonl")
+    const again = readTraceText(rewritten, "again.jsonl")
+    // The same steps and results; only the lines they are read from moved.
+    const unlined = <A extends { line: number }>(xs: ReadonlyArray<A>) => xs.map(({ line: _, ...rest }) => rest)
+    expect(unlined(stepsOf(again.lines))).toEqual(unlined(stepsOf(once.lines)))
+    expect(unlined(resultsOf(again.lines))).toEqual(unlined(resultsOf(once.lines)))
+    expect(again.notes.filter((n) => n.message.includes("the same uuid"))).toHaveLength(1)
+    expect(once.notes.filter((n) => n.message.includes("the same uuid"))).toHaveLength(0)
   })
 })

@@ -53,6 +53,13 @@ const serverToolOutput = (block: JsonObject): { readonly output: string; readonl
   return { output: items.map((i) => [str(i, "title"), str(i, "url")].filter((x) => x !== undefined).join(" ") || textOf(i)).join("\n"), error: false }
 }
 
+/** FNV-1a over a text's UTF-16 units: a cheap fingerprint of an entry, to tell one written again. */
+const hashOf = (text: string): number => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
+  return h >>> 0
+}
+
 class ClaudeCodeReader extends JsonLinesReader {
   private draft: StepDraft | null = null
   private draftId: string | undefined
@@ -60,18 +67,42 @@ class ClaudeCodeReader extends JsonLinesReader {
   private skipped = { count: 0, first: 0 }
   private readonly toolNames = new Map<string, string>()
   private readonly heldResults: Array<() => void> = []
+  /** Each entry's `uuid` with a hash of the entry, and the lines that wrote an entry again. */
+  private readonly entries = new Map<string, number>()
+  private repeated = { count: 0, first: 0 }
 
   protected finish(): void {
     this.flush()
     if (this.skipped.count > 0) {
       this.b.note(this.skipped.first, `${this.skipped.count} sub-agent (isSidechain) lines left out: they are another agent's run (its Task call's result stands for it here)`)
     }
+    if (this.repeated.count > 0) {
+      this.b.note(this.repeated.first, `${this.repeated.count} lines write again an entry written before (the same uuid): read once, as the conversation had it`)
+    }
+  }
+
+  /**
+   * Whether the line writes again an entry the file already holds: some Claude Code versions write a
+   * session's earlier entries again on each turn (stream-json input), and read twice they made a
+   * healthy run look like one that replays its own steps.
+   */
+  private writtenBefore(o: JsonObject, line: number): boolean {
+    const uuid = str(o, "uuid")
+    if (uuid === undefined) return false
+    // The same uuid with other content is another entry (a hand-written log may reuse one): kept.
+    const hash = hashOf(JSON.stringify(o))
+    if (this.entries.get(uuid) !== hash) {
+      this.entries.set(uuid, hash)
+      return false
+    }
+    if (this.repeated.count++ === 0) this.repeated.first = line
+    return true
   }
 
   protected record(o: JsonObject, line: number): void {
     const type = str(o, "type")
     if (type === "user" || type === "assistant") {
-      if (!this.inRun(o, line) || o["isMeta"] === true) return
+      if (this.writtenBefore(o, line) || !this.inRun(o, line) || o["isMeta"] === true) return
       this.b.session(line, { id: str(o, "sessionId") ?? str(o, "session_id"), agent: isSidechain(o) ? "sidechain" : undefined })
       if (type === "assistant") this.assistantLine(o, line)
       else this.userLine(o, line)
