@@ -37,6 +37,7 @@ export const END_TO_END: ReadonlyArray<EndToEndEntry> = [
   { pattern: "test/tools-e2e.test.ts", why: "the built-in tools through the CLI (34 s)" },
   { pattern: "test/partial-text.test.ts", why: "a CLI killed mid-reply, then its session read (34 s)" },
   { pattern: "test/secrets-e2e.test.ts", why: "secrets through every CLI output (33 s)" },
+  { pattern: "test/found-config-cli.test.ts", why: "a planted ./loopguard.json, a FIFO and /dev/zero in its place, through the CLI (2 s)" },
   { pattern: "test/terminal-escapes.test.ts", why: "escape sequences through the CLI's outputs (29 s)" },
   { pattern: "test/audit-html.test.ts", why: "audit pages written by the CLI (24 s)" },
   { pattern: "test/cli-contract.test.ts", why: "the CLI's exit codes and usage errors (21 s)" },
