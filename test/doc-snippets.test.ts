@@ -5,7 +5,7 @@
  * program says so in its fence (```ts fragment); shapes and signatures are ```text.
  */
 import { afterAll, expect, test } from "bun:test"
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join, relative, resolve } from "node:path"
 
 const ROOT = resolve(import.meta.dir, "..")
@@ -31,13 +31,16 @@ export const tsBlocks = (doc: string, text: string): Array<Snippet> => {
   return out
 }
 
-const docs = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]
+// The packages' own READMEs are what a registry page shows: their blocks compile too.
+const packageReadmes = readdirSync(join(ROOT, "packages")).map((p) => `packages/${p}/README.md`).filter((f) => existsSync(join(ROOT, f)))
+const docs = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`), ...packageReadmes]
 const snippets = docs.flatMap((doc) => tsBlocks(doc, readFileSync(join(ROOT, doc), "utf8")))
 
 test("the fence rule finds the blocks and only them", () => {
   expect(tsBlocks("x.md", "a\n```ts\nconst a = 1\n```\n```ts fragment\nb\n```\n```text\nc\n```").map((s) => s.code)).toEqual(["const a = 1"])
   expect(snippets.map((s) => s.doc)).toContain("README.md")
   expect(snippets.map((s) => s.doc)).toContain("docs/config.md")
+  expect(snippets.map((s) => s.doc)).toContain("packages/proxy/README.md")
 })
 
 test("every ```ts block in README.md and docs/ compiles", () => {

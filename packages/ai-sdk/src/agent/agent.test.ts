@@ -129,6 +129,21 @@ describe("a run that throws", () => {
     },
     TIMEOUT
   )
+
+  test(
+    "a run whose first model call fails still names its provider and model in the report",
+    async () => {
+      const server = await serve([{ type: "error", status: 401, body: { error: { message: "bad key", type: "invalid_request_error" } } }])
+      const { guard } = withEvents()
+      const model = scriptedChatModel(server)
+      await expect(generateText({ ...guard.wrap({ model, stopWhen: stepCountIs(5), maxRetries: 0 }), prompt: "hi" })).rejects.toThrow()
+      const report = guard.report()
+      expect(report.reason).toBe("model_error")
+      expect([report.provider, report.modelId]).toEqual([model.provider, model.modelId])
+      expect(report.provider).not.toBe("unknown")
+    },
+    TIMEOUT
+  )
 })
 
   test(

@@ -47,6 +47,8 @@ export class LoopguardAgent {
   private callSignal: AbortSignal | undefined
   /** The newest model call's prompt estimate, taken by the step (or failed stream) it answers: a server that sends no usage is billed by estimate. */
   private callPrompt: (() => number) | undefined
+  /** The newest model call's provider and model. */
+  private callModel: { readonly provider: string; readonly modelId: string } | undefined
 
   constructor(options: LoopguardAgentOptions = {}) {
     this.options = resolveAgentOptions(options)
@@ -55,9 +57,12 @@ export class LoopguardAgent {
     // The caller's abort signal of the newest model call: a run it ended was cancelled, not failed.
     this.middleware = {
       ...guard,
-      transformParams: async ({ params }) => {
+      transformParams: async ({ params, model }) => {
         this.callSignal = params.abortSignal
         this.callPrompt = promptTokensOf(params)
+        // Named before the call can fail: a run whose first call fails is still told by its provider and model.
+        this.callModel = { provider: model.provider, modelId: model.modelId }
+        this.run?.named(model.provider, model.modelId)
         return params
       }
     }
@@ -107,6 +112,7 @@ export class LoopguardAgent {
   /** The run's report: status, reason, tokens (cut and failed steps included), incidents, the suggested next step. */
   report(): LoopguardAgentReport {
     const run = this.run ?? new GuardedRun(this.options, this.userText)
+    if (run.fed.length === 0 && this.callModel !== undefined) run.named(this.callModel.provider, this.callModel.modelId)
     const cancelled = this.callSignal?.aborted === true
     const last = run.fed.at(-1)
     // A run the caller aborted while a step's tools ran ends with that step, its calls made: not the step cap.

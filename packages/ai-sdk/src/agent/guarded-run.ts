@@ -90,6 +90,11 @@ export class GuardedRun {
     this.ids = { sessionId: options.sessionId, provider: "unknown", modelId: "unknown" }
   }
 
+  /** The provider and model of the call under way (until a step names its own). */
+  named(provider: string, modelId: string): void {
+    this.ids = { sessionId: this.options.sessionId, provider, modelId }
+  }
+
   /**
    * Judges the run's next step; returns what was asked, and marks the step when loopguard acted on it.
    * `steerable`: the call has a steering object, so a cut reply without tool calls can be followed by

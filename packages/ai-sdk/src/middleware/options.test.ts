@@ -65,3 +65,11 @@ describe("middleware options a user gets wrong", () => {
     expect(errors.find((e) => e.startsWith("loop:"))).toContain("a loopguardAgent option")
   })
 })
+
+test("an options error made by another copy of the class (the bundled /agent entry holds one) is instanceof this one, and back", async () => {
+  const copy: typeof import("./options.js") = await import(`./options.ts?copy=${Date.now()}`)
+  expect(copy.LoopguardMiddlewareOptionsError).not.toBe(LoopguardMiddlewareOptionsError)
+  expect(new copy.LoopguardMiddlewareOptionsError(["x"]) instanceof LoopguardMiddlewareOptionsError).toBe(true)
+  expect(new LoopguardMiddlewareOptionsError(["x"]) instanceof copy.LoopguardMiddlewareOptionsError).toBe(true)
+  expect(new Error("x") instanceof LoopguardMiddlewareOptionsError).toBe(false)
+})

@@ -53,12 +53,24 @@ export interface ResolvedMiddlewareOptions {
 }
 
 /** A bad option, named by its path: thrown by `loopguardMiddleware(...)` itself, never mid-stream. */
+/** Marks the error whichever copy of the class made it (see `Symbol.hasInstance` below). */
+const OPTIONS_ERROR = Symbol.for("@loopguard/ai-sdk/LoopguardMiddlewareOptionsError")
+
 export class LoopguardMiddlewareOptionsError extends Error {
   override readonly name = "LoopguardMiddlewareOptionsError"
   readonly errors: ReadonlyArray<string>
+  readonly [OPTIONS_ERROR] = true
   constructor(errors: ReadonlyArray<string>) {
     super(`invalid loopguardMiddleware options: ${errors.join("; ")}`)
     this.errors = errors
+  }
+
+  /**
+   * `@loopguard/ai-sdk/agent` is one bundled module with a copy of this class (for start-up time): an
+   * error either entry threw is `instanceof` the class of both.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as { [OPTIONS_ERROR]?: unknown })[OPTIONS_ERROR] === true
   }
 }
 
