@@ -183,7 +183,6 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
   return { target, send }
 }
 
-
 /**
  * The upstream keeps a streamed reply open without content (pings while a model queues or thinks):
  * the client gets its response headers (200, an event stream) and a comment now, not all at once

@@ -203,7 +203,7 @@ const attemptFetch = async (route: UpstreamRoute, method: string, headers: Outgo
       void reader?.cancel().catch(() => {})
       return redirected(res.status, res.headers.get("location") ?? undefined)
     }
-    const stopTelling = whileNoByte(res.headers.get("content-type"), waiting)
+    const stopTelling = whileNoByte(reader === null ? null : res.headers.get("content-type"), waiting)
     const first = reader === null ? { done: true as const, value: undefined } : await reader.read().finally(stopTelling)
     clearTimeout(timer)
     const reply = new FetchReply(res, first.done ? null : reader)

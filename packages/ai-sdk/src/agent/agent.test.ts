@@ -139,7 +139,8 @@ describe("a run that throws", () => {
       await expect(generateText({ ...guard.wrap({ model, stopWhen: stepCountIs(5), maxRetries: 0 }), prompt: "hi" })).rejects.toThrow()
       const report = guard.report()
       expect(report.reason).toBe("model_error")
-      expect([report.provider, report.modelId]).toEqual([model.provider, model.modelId])
+      const named = model as unknown as { readonly provider: string; readonly modelId: string }
+      expect([report.provider, report.modelId]).toEqual([named.provider, named.modelId])
       expect(report.provider).not.toBe("unknown")
     },
     TIMEOUT
