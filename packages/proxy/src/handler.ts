@@ -282,7 +282,7 @@ const answerFailure = (j: Judged, failed: Extract<Attempt, { ok: false }>, extra
   const { res, protocol, deps } = j
   // The client already has its headers (the upstream kept the reply open a while): the protocol's error event.
   if (res.headersSent) {
-    if (!res.destroyed) res.end(protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(failed, secretsOf(deps.auth))}`, failed.error.status))
+    if (!res.destroyed) res.end(protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(failed, secretsOf(deps.auth))}`, failed.error))
   } else if (failed.res !== null && failed.body !== null) {
     const secrets = secretsOf(deps.auth)
     const encoding = failed.bodyEncoding === undefined ? {} : { "content-encoding": failed.bodyEncoding }
@@ -347,7 +347,7 @@ const serveStream = async (j: Judged, opened: OpenAttempt, again: () => Promise<
   const second = await again()
   if (!second.ok) {
     // Asked for again and failed: the client (its response open, nothing of the reply in it) gets the failure as the protocol's error event.
-    if (!j.res.destroyed) j.res.end(end.opening + protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(second, secretsOf(deps.auth))}`, second.error.status))
+    if (!j.res.destroyed) j.res.end(end.opening + protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(second, secretsOf(deps.auth))}`, second.error))
     return { end: { type: "failed", reason: second.error.message }, watch }
   }
   const secondWatch = protocol.watch(j.body)

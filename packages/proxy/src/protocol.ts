@@ -138,6 +138,12 @@ export interface ObservedCall {
   readonly incomplete?: boolean
 }
 
+/** What made a stream fail after it began: the upstream's HTTP status, or its connection's error code. */
+export interface StreamFailure {
+  readonly status?: number | undefined
+  readonly code?: string | undefined
+}
+
 export interface StreamWatch {
   see(event: SseEvent): Seen
   /**
@@ -196,10 +202,12 @@ export interface Protocol {
    */
   readonly ownItemsSpelledOut?: (body: any) => any | null
   /**
-   * A failure after the stream began, as this protocol's error event; `status`: the upstream's HTTP
-   * status, named as the protocol names its kind (a refused key is no server error to retry).
+   * A failure after the stream began, as this protocol's error event; `cause`: the upstream's HTTP
+   * status, named as the protocol names its kind (a refused key is no server error to retry), or the
+   * connection's failure (`ECONNRESET`: a transport error, which clients retry as they would the
+   * broken connection itself).
    */
-  streamError(message: string, status?: number): string
+  streamError(message: string, cause?: StreamFailure): string
   /**
    * Tool calls the model wrote as text, made structured: the events that end the streamed reply
    * with them (in place of the upstream's finish), and the same for a whole JSON reply. Only the

@@ -163,8 +163,8 @@ class StreamRelay {
     })
     upstream.on("data", this.onData)
     upstream.on("end", this.onEnd)
-    upstream.on("error", (e) => this.broke(`the upstream connection failed mid-reply (${connectionErrorText(e.message)})`))
-    upstream.on("aborted", () => this.broke("the upstream connection was cut mid-reply"))
+    upstream.on("error", (e: NodeJS.ErrnoException) => this.broke(`the upstream connection failed mid-reply (${connectionErrorText(e.message)})`, e.code ?? "ECONNRESET"))
+    upstream.on("aborted", () => this.broke("the upstream connection was cut mid-reply", "ECONNRESET"))
     this.timer = setTimeout(this.checkSilence, this.input.limits.chunkTimeoutMs)
     if (this.input.first !== null) this.onData(this.input.first)
     if (this.input.ended()) this.onEnd()
@@ -299,16 +299,28 @@ class StreamRelay {
     this.finish({ type: "cut", trip, notice }, watch.close(notice, callsDropped))
   }
 
-  private broke(reason: string): void {
-    if (this.ended || !this.endKeptBack()) return
+  /**
+   * The upstream's connection failed (`code`: how) or its body ended short. A call it broke off is
+   * asked for again while nothing reached the client; once something did (or on the last attempt) the
+   * client gets the protocol's error, as for a break in text, never a finished turn with a notice,
+   * which agents take for their answer and stop on.
+   */
+  private broke(reason: string, code?: string): void {
+    if (this.ended) return
+    const asked = this.routing.written || this.input.lastAttempt === true
+    if (asked && this.routing.callsHeld && this.input.watch.finish === undefined && this.brokenCall() !== null) {
+      this.write(this.routing.takeOut() + this.routing.openingOfHeld)
+      return this.fail(reason, code)
+    }
+    if (!this.endKeptBack()) return
     // The reply had named its finish: all that failed to come is its terminator (or the
     // connection's close), so it ends complete, as a body that ends there does.
     if (this.input.watch.finish !== undefined) return this.finish({ type: "completed" }, null)
-    this.fail(reason)
+    this.fail(reason, code)
   }
 
-  private fail(reason: string): void {
-    this.finish({ type: "failed", reason }, this.input.watch.error?.(reason) ?? this.input.protocol.streamError(reason))
+  private fail(reason: string, code?: string): void {
+    this.finish({ type: "failed", reason }, this.input.watch.error?.(reason) ?? this.input.protocol.streamError(reason, { code }))
   }
 
   private readonly checkSilence = (): void => {
@@ -321,7 +333,7 @@ class StreamRelay {
       return
     }
     const quiet = Date.now() - this.lastData
-    if (quiet >= chunkTimeoutMs) return this.broke(`the upstream went silent for ${chunkTimeoutMs} ms`)
+    if (quiet >= chunkTimeoutMs) return this.broke(`the upstream went silent for ${chunkTimeoutMs} ms`, "ETIMEDOUT")
     this.timer = setTimeout(this.checkSilence, chunkTimeoutMs - quiet)
   }
 

@@ -89,6 +89,33 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
     expect(records(rig.events)[0]?.outcome).toBe("cut")
   }, 60_000)
 
+  test("the connection drops mid-arguments after text reached the client: the protocol's error event, not a finished turn with a notice", async () => {
+    // Text (4 chunks of 5 characters), then the call's arguments in 8 pieces; the line drops after 4 of them.
+    const dropped = { ...toolCallStream("bash", { command: "echo one && ls -la /tmp" }, { text: "Listing the files.", chunkSize: 5, pieces: 8 }), resetAfterChunks: 8 }
+    rig = await startRig([dropped, whole], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.status).toBe(200)
+    expect(reply.text).toContain("Listing")
+    expect(reply.text).not.toContain("was cut off before its arguments were complete")
+    expect(reply.text).not.toMatch(/response\.completed|message_stop|"finish_reason":"(?:stop|tool_calls)"/)
+    // The error a client's SDK raises (and retries): a Chat client reads the broken connection's own code.
+    expect(reply.text).toMatch(protocol === "chat" ? /data: \{"error":\{"message":"the upstream connection[^\n]*"code":"ECONNRESET"/ : /event: error\ndata: /)
+    expect(records(rig.events)[0]?.outcome).toBe("failed")
+    // Text had reached the client: the step is not asked for again.
+    expect(rig.server.requests.length).toBe(1)
+  }, 60_000)
+
+  test("the connection drops mid-arguments twice with nothing sent: asked for once more, then the protocol's error event", async () => {
+    const dropped = { ...toolCallStream("bash", { command: "echo one && ls -la /tmp" }, { pieces: 8 }), resetAfterChunks: 4 }
+    rig = await startRig([dropped, dropped], { proxy: { httpStack: stack } })
+    const reply = await post(`${rig.proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+    expect(reply.text).not.toContain("was cut off before its arguments were complete")
+    expect(reply.text).not.toContain("ls -la")
+    expect(reply.text).toMatch(protocol === "chat" ? /data: \{"error":\{"message":"the upstream connection/ : /event: error\ndata: /)
+    expect(rig.server.requests.length).toBe(2)
+    expect(records(rig.events)[0]?.outcome).toBe("failed")
+  }, 60_000)
+
   test("cut-off arguments twice: the reply the proxy closes keeps the upstream's own usage", async () => {
     const billed = { ...cutOff, usage: { prompt_tokens: 1234, completion_tokens: 567 } }
     rig = await startRig([billed, billed], { proxy: { httpStack: stack } })

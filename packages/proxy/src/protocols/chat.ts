@@ -192,7 +192,8 @@ export const chatProtocol: Protocol = {
     if (wantsUsage(body)) out += data({ ...who, object: "chat.completion.chunk", choices: [], usage: usageOf(body, text) })
     return { contentType: SSE_CONTENT_TYPE, body: out + DONE }
   },
-  streamError: (message, status) => data({ error: { message, ...(status === undefined ? { type: "server_error", code: "upstream_error" } : openAiError(status)) } }) + DONE,
+  streamError: (message, cause) =>
+    data({ error: { message, ...(cause?.status !== undefined ? openAiError(cause.status) : { type: "server_error", code: cause?.code ?? "upstream_error" }) } }) + DONE,
   textCalls: {
     streamEnd: (watch, held, calls) => {
       const who = (watch as ChatWatch).identity

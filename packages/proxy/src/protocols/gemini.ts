@@ -237,7 +237,8 @@ export const geminiProtocol = (model: string, stream: boolean): Protocol => ({
   // readers skip: the Gemini API's own SDK (Gemini CLI's) reads no error event, and took a reply
   // ending in one for a reply without its finish (exit 0, the partial text printed); a line that is
   // no event at the end of the stream is an error to it.
-  streamError: (message, status) => {
+  streamError: (message, cause) => {
+    const status = cause?.status
     const error = { error: { code: status ?? 500, message, status: status === undefined ? "INTERNAL" : geminiStatus(status) } }
     return `${geminiEvent(error)}${JSON.stringify(error)}\n`
   },

@@ -218,7 +218,7 @@ export const messagesProtocol: Protocol = {
       event("message_stop", {})
     return { contentType: SSE_CONTENT_TYPE, body: out }
   },
-  streamError: (message, status) => event("error", { error: { type: status === undefined ? "api_error" : messagesType(status), message } }),
+  streamError: (message, cause) => event("error", { error: { type: cause?.status === undefined ? "api_error" : messagesType(cause.status), message } }),
   textCalls: {
     streamEnd: (watch, held, calls) => {
       const w = watch as MessagesWatch

@@ -339,7 +339,7 @@ export const responsesProtocol: Protocol = {
       completed(response, seq)
     return { contentType: SSE_CONTENT_TYPE, body: out }
   },
-  streamError: (message, status) => errorEvent(message, 0, status === undefined ? undefined : codeFor(status)),
+  streamError: (message, cause) => errorEvent(message, 0, cause?.status === undefined ? undefined : codeFor(cause.status)),
   textCalls: {
     streamEnd: (watch, held, calls) => {
       const done = eventsOf(held).map((e) => parseJson(e.data)).find((e) => e?.type === "response.completed")
