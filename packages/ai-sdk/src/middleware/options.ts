@@ -52,10 +52,10 @@ export interface ResolvedMiddlewareOptions {
   readonly sessionId?: string
 }
 
-/** A bad option, named by its path: thrown by `loopguardMiddleware(...)` itself, never mid-stream. */
 /** Marks the error whichever copy of the class made it (see `Symbol.hasInstance` below). */
 const OPTIONS_ERROR = Symbol.for("@loopguard/ai-sdk/LoopguardMiddlewareOptionsError")
 
+/** A bad option, named by its path: thrown by `loopguardMiddleware(...)` itself, never mid-stream. */
 export class LoopguardMiddlewareOptionsError extends Error {
   override readonly name = "LoopguardMiddlewareOptionsError"
   readonly errors: ReadonlyArray<string>
