@@ -45,18 +45,24 @@ const kindOf = (path: string): "file" | "dir" | "other" | null => {
   }
 }
 
+/** The real paths a walk has been to: folders walked, and logs found. */
+interface Walked {
+  readonly folders: Set<string>
+  readonly logs: Set<string>
+}
+
 /** A log found, once: a link to a log already found (a `latest.jsonl`) is the same log. */
-const addFile = (found: FolderLogs, path: string, seen: Set<string>): void => {
+const addFile = (found: FolderLogs, path: string, walked: Walked): void => {
   let real: string
   try {
-    real = `file:${realpathSync(path)}`
+    real = realpathSync(path)
   } catch {
     // Gone since it was listed: reading it says so.
     found.files.push(path)
     return
   }
-  if (seen.has(real)) return
-  seen.add(real)
+  if (walked.logs.has(real)) return
+  walked.logs.add(real)
   found.files.push(path)
 }
 
@@ -65,7 +71,7 @@ const addFile = (found: FolderLogs, path: string, seen: Set<string>): void => {
  * back up ends). A subfolder that cannot be listed is handed on as a log of its own: reading it
  * fails with the reason, as an unreadable file does, and the other logs are still audited.
  */
-const logsIn = (dir: string, found: FolderLogs = { files: [], skipped: [] }, walked = new Set<string>()): FolderLogs => {
+const logsIn = (dir: string, found: FolderLogs = { files: [], skipped: [] }, walked: Walked = { folders: new Set(), logs: new Set() }): FolderLogs => {
   let real: string
   let entries: Array<string>
   try {
@@ -75,8 +81,8 @@ const logsIn = (dir: string, found: FolderLogs = { files: [], skipped: [] }, wal
     found.files.push(dir)
     return found
   }
-  if (walked.has(real)) return found
-  walked.add(real)
+  if (walked.folders.has(real)) return found
+  walked.folders.add(real)
   for (const name of entries) {
     const path = join(dir, name)
     const kind = kindOf(path)

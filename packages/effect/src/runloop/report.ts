@@ -29,18 +29,25 @@ export interface ReportInput {
   readonly subagents?: ReadonlyArray<SubagentSummary>
 }
 
+/** A command as the workspace line quotes it: at most 60 characters. */
+const quotedCommand = (c: string): string => `\`${c.length > 60 ? `${c.slice(0, 57)}...` : c}\``
+
+/** The first `max` of `items`, then how many more (`noun`: what they are). */
+const firstOf = (items: ReadonlyArray<string>, max: number, noun = "more"): string =>
+  `${items.slice(0, max).join(", ")}${items.length > max ? ` and ${items.length - max} ${noun}` : ""}`
+
 /** The session's place and, when known, the workspace with the files the run changed. */
 export const savedAtOf = (input: ReportInput, kinds: TryBestOptions): string => {
   if (input.workspace === undefined) return input.savedAt
   const files = changedFiles(input.messages, kinds)
   const unnamed = unnamedShellWrites(input.messages, kinds)
-  const named = files.length === 0 ? [] : [`changed: ${files.slice(0, 10).join(", ")}${files.length > 10 ? ` and ${files.length - 10} more` : ""}`]
+  const named = files.length === 0 ? [] : [`changed: ${firstOf(files, 10)}`]
   // A command that writes without naming its files still changed the workspace: say which command.
-  const byShell = unnamed.length === 0 ? [] : [`files written by ${unnamed.slice(0, 3).map((c) => `\`${c.length > 60 ? `${c.slice(0, 57)}...` : c}\``).join(", ")}${unnamed.length > 3 ? ` and ${unnamed.length - 3} more commands` : ""}`]
+  const byShell = unnamed.length === 0 ? [] : [`files written by ${firstOf(unnamed.map(quotedCommand), 3, "more commands")}`]
   const failedWrites = failedShellWrites(input.messages, kinds)
-  const maybe = [...failedWrites.files.filter((f) => !files.includes(f)), ...failedWrites.commands.map((c) => `files of \`${c.length > 60 ? `${c.slice(0, 57)}...` : c}\``)]
+  const maybe = [...failedWrites.files.filter((f) => !files.includes(f)), ...failedWrites.commands.map((c) => `files of ${quotedCommand(c)}`)]
   // A command that failed may still have written before it failed: never told as "no file changed".
-  const failedOnes = maybe.length === 0 ? [] : [`maybe written by commands that failed: ${maybe.slice(0, 10).join(", ")}${maybe.length > 10 ? ` and ${maybe.length - 10} more` : ""}`]
+  const failedOnes = maybe.length === 0 ? [] : [`maybe written by commands that failed: ${firstOf(maybe, 10)}`]
   const listed = named.length + byShell.length + failedOnes.length === 0 ? "no file changed" : [...named, ...byShell, ...failedOnes].join("; ")
   return `session: ${input.savedAt}; workspace: ${input.workspace} (${listed})`
 }
