@@ -46,6 +46,8 @@ export const makeHarness = async (
     readonly tools?: ReadonlyArray<ToolDefinition>
     readonly permission?: Layer.Layer<Permission>
     readonly modelId?: string
+    /** The scripted server sends no usage (as many local servers do not). */
+    readonly omitUsage?: boolean
     /** Wraps the real HTTP-backed model (fault injection the wire protocol cannot express). */
     readonly decorate?: (llm: LlmShape) => LlmShape
     /** A FallbackLLM on the same server under this model id (the breaker's reroute target). */
@@ -58,7 +60,7 @@ export const makeHarness = async (
     readonly endpoint?: Pick<EndpointOptions, "apiKey" | "limits">
   } = {}
 ): Promise<Harness> => {
-  const server = await startScriptedServer(script, options.modelId ? { modelId: options.modelId } : {})
+  const server = await startScriptedServer(script, { ...(options.modelId ? { modelId: options.modelId } : {}), ...(options.omitUsage === true ? { omitUsage: true } : {}) })
   const events: Array<LoopguardEvent> = []
   const config = (options.config ?? ((c) => c))(structuredClone(DEFAULT_CONFIG))
   const configLayer = Layer.succeed(ConfigService, config)

@@ -1,6 +1,7 @@
 import { repeatLoop, textStream, toolCallStream } from "@loopguard/ai-sdk/testing"
 import { textOf } from "@loopguard/core/model"
 import { SessionProcessor, SessionStore, type ToolDefinition } from "@loopguard/effect"
+import { requestTokens } from "../packages/effect/src/llm/request-tokens.js"
 import { describe, expect } from "bun:test"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
@@ -128,5 +129,24 @@ describe("SessionProcessor over HTTP with the repetition guard", () => {
       expect(r.outcome.error.phase).toBe("stream")
     }
     expect(textOf(r.message)).toBe("Working on it")
+  }))
+
+  it.live("a server that sends no usage is billed the request's estimate: the caller's tally when it gives one, else the request stringified", () => Effect.gen(function* () {
+    const request = { messages: [{ role: "user" as const, text: "go" }], tools: [] }
+    const run = (promptTokens?: () => number) =>
+      Effect.gen(function* () {
+        const h = yield* harness([textStream("Final answer.", { chunkSize: 5 })], { omitUsage: true })
+        return yield* h.provide(
+          Effect.gen(function* () {
+            yield* (yield* SessionStore).append("s", { role: "user", id: "u0", text: "go" })
+            return yield* (yield* SessionProcessor).process({ sessionId: "s", parentId: "u0", step: 0, request, messageId: (n) => `a${n}`, ...(promptTokens !== undefined ? { promptTokens } : {}) })
+          })
+        )
+      })
+    const tallied = yield* run(() => 4321)
+    expect(tallied.usage?.estimated).toBe(true)
+    expect(tallied.usage?.inputTokens).toBe(4321)
+    const stringified = yield* run()
+    expect(stringified.usage?.inputTokens).toBe(requestTokens(request))
   }))
 })

@@ -85,6 +85,25 @@ describe("applyCrops", () => {
     expect(r.croppedIds).toEqual(["a1", "a2", "a3", "a4"])
     expect(r.unresolved).toEqual([])
   })
+  test("many overlapping markers of two keys drop exactly the replies some covering marker keys (against a walk per reply)", () => {
+    // A small deterministic generator: histories of K, L and text replies with markers anywhere in them.
+    let seed = 7
+    const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n)
+    for (let round = 0; round < 40; round++) {
+      const msgs: Array<Message> = [user("u0")]
+      for (let i = 0; i < 30; i++) msgs.push([K, L, T][next(3)]!(`m${i}`))
+      const markers = Array.from({ length: 12 }, () => {
+        const [a, b] = [1 + next(30), 1 + next(30)].sort((x, y) => x - y)
+        return marker(msgs[a!]!.id, msgs[b!]!.id, next(2) === 0 ? KEY : replyKey(L("x")))
+      })
+      const expected = msgs.filter((m, i) => m.role === "assistant" && markers.some((c) => {
+        const from = msgs.findIndex((x) => x.id === c.from)
+        const to = msgs.findIndex((x) => x.id === c.to)
+        return i >= from && i <= to && replyKey(m as AssistantMessage) === c.key
+      }))
+      expect(ids(applyCrops(msgs, markers).messages.filter((m) => !m.id.startsWith("continue:")))).toEqual(ids(msgs.filter((m) => !expected.includes(m))))
+    }
+  })
 })
 
 describe("buildRequestView", () => {

@@ -59,18 +59,23 @@ export const dropCropped = (messages: ReadonlyArray<Message>, crops: ReadonlyArr
     if (from === undefined || to === undefined || from > to || c.key === "") unresolved.push(c)
     else ranges.push({ from, to, key: c.key })
   }
+  // Each range marks its own replies: a long history with many crops is walked once, not once per crop.
+  const marked = new Uint8Array(messages.length)
+  const keys = new Map<number, string>()
+  for (const r of ranges) {
+    for (let i = r.from; i <= r.to; i++) {
+      const m = messages[i]!
+      if (marked[i] === 1 || !isAssistant(m)) continue
+      let key = keys.get(i)
+      if (key === undefined) keys.set(i, (key = replyKey(m)))
+      if (key === r.key) marked[i] = 1
+    }
+  }
   const kept: Array<Message> = []
   const dropped: Array<AssistantMessage> = []
   messages.forEach((m, i) => {
-    const covering = isAssistant(m) ? ranges.filter((r) => i >= r.from && i <= r.to) : []
-    if (isAssistant(m) && covering.length > 0) {
-      const key = replyKey(m)
-      if (covering.some((r) => r.key === key)) {
-        dropped.push(m)
-        return
-      }
-    }
-    kept.push(m)
+    if (marked[i] === 1) dropped.push(m as AssistantMessage)
+    else kept.push(m)
   })
   return { kept, dropped, unresolved }
 }

@@ -18,10 +18,19 @@ export const reasoningHash = (reasoning: string): string => {
   return bytesToHex(sha256(utf8ToBytes(folded))).slice(0, REASON_HASH_HEX)
 }
 
+/**
+ * Keys of replies already keyed: the streak detector keys the same history's replies at every step
+ * (a message is a value, never changed in place, so its key stays).
+ */
+const keyed = new WeakMap<AssistantMessage, string>()
+
 /** `reason:<hash>` | `tool:<signature>` | "" (a text-only or empty reply has no key). */
 export const replyKey = (message: AssistantMessage): string => {
+  const known = keyed.get(message)
+  if (known !== undefined) return known
   const hash = reasoningHash(reasoningOf(message))
-  if (hash !== "") return `reason:${hash}`
-  const tools = toolSignature(message)
-  return tools === "" ? "" : `tool:${tools}`
+  const tools = hash === "" ? toolSignature(message) : ""
+  const key = hash !== "" ? `reason:${hash}` : tools === "" ? "" : `tool:${tools}`
+  keyed.set(message, key)
+  return key
 }

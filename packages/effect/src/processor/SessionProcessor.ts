@@ -81,6 +81,10 @@ interface StepAttempts {
   readonly replayedUsage: Array<Usage>
 }
 
+/** The step's request estimated: the caller's tally while the request is the one it gave, else stringified. */
+const promptTokensOf = (input: ProcessInput, at: StepAttempts): number =>
+  at.request === input.request && input.promptTokens !== undefined ? input.promptTokens() : requestTokens(at.request)
+
 /** Runs attempts until one ends without a retryable failure; a failure the schedule may retry fails with AttemptFailed. */
 const attemptUntilSettled = (deps: AttemptDeps, input: ProcessInput, at: StepAttempts): Effect.Effect<AttemptResult, AttemptFailed | SessionStoreError> =>
   Effect.gen(function* () {
@@ -89,7 +93,7 @@ const attemptUntilSettled = (deps: AttemptDeps, input: ProcessInput, at: StepAtt
       const last = at.last
       if (last !== null && last.error !== null && last.reply.hasContent) {
         const replayed = last.reply.build()
-        at.replayedUsage.push(streamedUsage(replayed, () => requestTokens(at.request)))
+        at.replayedUsage.push(streamedUsage(replayed, () => promptTokensOf(input, at)))
         yield* deps.store.putAssistant(input.sessionId, { ...replayed, error: last.error, excluded: "replayed" })
       }
       at.n += 1
@@ -150,7 +154,7 @@ const processStep = (deps: AttemptDeps, retry: RetryCoordinator["Service"], inpu
     yield* deps.store.putAssistant(input.sessionId, message)
     // Whole or cut short, a step without the server's output count is billed the estimate: many
     // local servers ignore `stream_options.include_usage`, and a budget that counts 0 never trips.
-    const usage = streamedUsage(message, () => requestTokens(at.request))
+    const usage = streamedUsage(message, () => promptTokensOf(input, at))
     const tokens = tokensOfStep([...at.replayedUsage, usage])
     yield* deps.events.publish({ type: "step.finished", step: input.step, outcome: outcome.type, finish: message.finish ?? "none", tokens })
     return { outcome, message, usage, attempts: at.n, incidents: at.incidents, replayedUsage: at.replayedUsage } satisfies ProcessResult

@@ -29,6 +29,13 @@ export interface ProcessInput {
   readonly parentId: string
   readonly step: number
   readonly request: LlmRequest
+  /**
+   * The request's size in tokens, estimated (`requestTokens`), when the caller has it cheaper than by
+   * stringifying the whole history again (the RunLoop's history view keeps a running tally): asked
+   * for only when the server sends no usage, and it would otherwise make a long session's steps
+   * cost in proportion to the history, every step.
+   */
+  readonly promptTokens?: () => number
   /** Extra monitors for this step (try-best, tests); the repeat monitor comes from config. */
   readonly monitors?: ReadonlyArray<MonitorFactory>
   /** Tools answered by the caller itself (e.g. the structured-output tool), before the Tools service. */

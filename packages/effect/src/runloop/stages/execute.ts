@@ -27,11 +27,14 @@ const takeCooldown = (ctx: RunContext): string | undefined => {
 export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<StepRun, SessionStoreError> => {
   const cooldown = takeCooldown(ctx)
   const toolsPaused = toollessStep(ctx, request) ?? cooldown
+  // Taken now, while the history view is the one the request was built from.
+  const promptTokens = ctx.history.estimateTokens(request, request.messages.slice(ctx.history.viewMessages().length))
   const process = s.processor.process({
     sessionId: ctx.input.sessionId,
     parentId: ctx.state.currentUserId,
     step: ctx.state.step,
     request,
+    promptTokens: () => promptTokens,
     messageId: (attempt) => ctx.nextId(attempt === 1 ? "a" : `a${attempt}-`),
     monitors: ctx.monitors,
     nextStatusAttempt: () => update(ctx, (state) => ({ ...state, statusAttempt: state.statusAttempt + 1 })).statusAttempt,
