@@ -161,6 +161,12 @@ export interface StreamWatch {
   readonly calls: ReadonlyArray<ObservedCall>
   /** The upstream's own finish reason, as it named it. */
   readonly finish: string | undefined
+  /**
+   * The protocol's last event (Chat `[DONE]`, Messages `message_stop`): a reply that named its finish
+   * and then lost its terminator (the connection closed, reset or went silent) is ended with it, as
+   * the upstream would have. Absent where the event that names the finish is the end (Responses, Gemini).
+   */
+  readonly terminator?: string
 }
 
 export interface ProxyAnswer {

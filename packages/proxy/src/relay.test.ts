@@ -166,6 +166,6 @@ describe("relayStream", () => {
     const finish = event({ id: "c", choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] })
     const { end, text } = await relayed((up) => void up.emit("data", bytes(roleEvent + callEvent('{"command": "ls"}') + finish)), false, { chunkTimeoutMs: 100 }, true)
     expect(end.type).toBe("completed")
-    expect(text).toBe(roleEvent + callEvent('{"command": "ls"}') + finish)
+    expect(text).toBe(roleEvent + callEvent('{"command": "ls"}') + finish + "data: [DONE]\n\n")
   })
 })

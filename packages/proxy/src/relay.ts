@@ -145,6 +145,8 @@ class StreamRelay {
   private heldForClient = false
   /** An event the watch could not read came while a call was open: the call may lack what it carried. */
   private callEventLost = false
+  /** The protocol's terminator went to the client (the upstream's own, or in a tail the relay rewrote). */
+  private terminatorSent = false
   private timer: ReturnType<typeof setTimeout> | undefined
 
   constructor(
@@ -229,10 +231,24 @@ class StreamRelay {
   private readonly onEnd = (): void => {
     if (this.ended) return
     const rest = lastEvent(this.splitter.rest())
-    if (rest !== null) this.routing.route(rest.raw, this.input.watch.see(rest))
+    if (rest !== null) {
+      const seen = this.input.watch.see(rest)
+      if (seen.last === true) this.terminatorSent = true
+      this.routing.route(rest.raw, seen)
+    }
     if (this.input.watch.finish === undefined) return this.broke("the upstream ended the reply before its end event")
     if (!this.endKeptBack()) return
+    this.completeNamed()
+  }
+
+  /**
+   * The reply named its finish and what is held went out: it ends complete, with the protocol's
+   * terminator when the upstream's never came (the Anthropic SDK, for one, raises on a stream
+   * without its `message_stop`).
+   */
+  private completeNamed(): void {
     this.write(this.routing.takeOpening())
+    if (!this.terminatorSent) this.write(this.input.watch.terminator ?? "")
     this.finish({ type: "completed" }, null)
   }
 
@@ -258,7 +274,11 @@ class StreamRelay {
     this.write(this.routing.takeOut())
     if (!this.release()) return false
     const tail = this.routing.takeTail()
-    if (tail !== null) this.write(this.input.textCalls?.(this.input.watch, tail) ?? tail)
+    if (tail === null) return true
+    // A tail rewritten with the calls the reply wrote as text ends with the protocol's terminator.
+    const rewritten = this.input.textCalls?.(this.input.watch, tail) ?? null
+    if (rewritten !== null) this.terminatorSent = true
+    this.write(rewritten ?? tail)
     return true
   }
 
@@ -315,7 +335,7 @@ class StreamRelay {
     if (!this.endKeptBack()) return
     // The reply had named its finish: all that failed to come is its terminator (or the
     // connection's close), so it ends complete, as a body that ends there does.
-    if (this.input.watch.finish !== undefined) return this.finish({ type: "completed" }, null)
+    if (this.input.watch.finish !== undefined) return this.completeNamed()
     this.fail(reason, code)
   }
 

@@ -146,6 +146,28 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
       expect(records(events)[0]?.outcome).toBe("failed")
     }, 30_000)
 
+    test.each(["closes", "goes silent"] as const)("a reply that named its finish, then %s before its terminator: the client still gets the terminator, once, the record says completed", async (how) => {
+      upstream = await rawUpstream((_req, res) => {
+        const events = replyEvents(protocol, "A whole answer, its finish named")
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        // Responses names its finish in its terminator: there the whole reply goes, as a control.
+        const whole = events.join("")
+        const sent = protocol === "chat" ? whole.replace("data: [DONE]\n\n", "") : protocol === "messages" ? whole.replace(/event: message_stop\ndata: [^\n]*\n\n/, "") : whole
+        expect(sent.length).toBeLessThan(protocol === "responses" ? Infinity : whole.length)
+        if (how === "closes") res.end(sent)
+        else res.write(sent)
+      })
+      const events: Array<ProxyEvent> = []
+      proxy = await proxyFor(upstream.url, stack, events, 500)
+      const reply = await post(`${proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+      expect(reply.text.trimEnd().endsWith(protocol === "chat" ? "data: [DONE]" : "}")).toBe(true)
+      const parsed = eventsIn(reply.text)
+      const last = (e: { event: string | undefined; data: any }) => e.data === "[DONE]" || e.event === TERMINATOR[protocol]
+      expect(parsed.filter(last).length).toBe(1)
+      expect(last(parsed.at(-1)!)).toBe(true)
+      expect(records(events)[0]?.outcome).toBe("completed")
+    }, 30_000)
+
     test("the upstream's own error event mid-reply, the connection then kept open: the client gets it at once and the reply ends, failed", async () => {
       const errorEvent = {
         chat: 'data: {"error":{"message":"the model is overloaded","type":"server_error"}}\n\n',

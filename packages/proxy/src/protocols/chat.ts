@@ -71,6 +71,7 @@ class ChatWatch implements StreamWatch {
   text = ""
   reasoning = ""
   finish: string | undefined
+  readonly terminator = DONE
   /** Each choice's calls by their index (a request with `n` > 1 gets several choices, each with its own calls). */
   private readonly byChoice = new Map<number, Map<number, { id: string; name: string; args: string }>>()
   private seenIdentity: { id: string; created: number; model: string } | undefined

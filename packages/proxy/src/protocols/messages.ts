@@ -56,6 +56,7 @@ class MessagesWatch implements StreamWatch {
   text = ""
   reasoning = ""
   finish: string | undefined
+  readonly terminator = event("message_stop", {})
   private open: { index: number; type: string } | undefined
   /** The upstream's own usage from its `message_delta`, kept when the proxy closes the reply itself. */
   private upstreamUsage: unknown
