@@ -13,8 +13,8 @@ import { authorized, clientHeaders, credentialsOf, heldKeyFor, holdsKeys, secret
 import { redactBytes } from "./body-bytes.js"
 import { cutCallDetail, cutCallNotice, refusalNotice, stopAnswer } from "./notices.js"
 import { admitToolCall, type ToolCallCaps, type ToolCallCounts } from "@loopguard/core/caps"
-import { toolPartsOf, type Message } from "@loopguard/core/model"
-import { callFault, offersTools, parseJson, SSE_CONTENT_TYPE, type Conversation, type ObservedCall, type Protocol, type StreamWatch } from "./protocol.js"
+import { toolPartsOf, type Message, type NormalizedError } from "@loopguard/core/model"
+import { callFault, offersTools, parseJson, SSE_CONTENT_TYPE, type Conversation, type ObservedCall, type Protocol, type StreamFailure, type StreamWatch } from "./protocol.js"
 import { reminderMessages, replyMessage, wholeReplySeen } from "./reply-record.js"
 import { HELD_KEEP_ALIVE_MS, relayStream, STILL_COMING, type RelayEnd } from "./relay.js"
 import { upstreamBody } from "./rewrite.js"
@@ -178,7 +178,7 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
       if (read.ok) return read.first === a.first ? a : { ...a, first: read.first }
       a.abort()
       // The upstream's own error event, kept to go to the client as it came when no retry follows.
-      return { ok: false, error: read.error, body: read.read ?? null, res: read.read === undefined ? null : a.res }
+      return { ok: false, error: read.error, body: read.read ?? null, res: read.read === undefined ? null : a.res, ...(read.read === undefined ? { streamOpened: true } : {}) }
     })
   return { target, send }
 }
@@ -280,9 +280,11 @@ const callUpstream = async (j: Judged): Promise<UpstreamCall> => {
  */
 const answerFailure = (j: Judged, failed: Extract<Attempt, { ok: false }>, extra: Record<string, string>, call: UpstreamCall): void => {
   const { res, protocol, deps } = j
-  // The client already has its headers (the upstream kept the reply open a while): the protocol's error event.
-  if (res.headersSent) {
-    if (!res.destroyed) res.end(protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(failed, secretsOf(deps.auth))}`, failed.error))
+  // The client already has its headers (the upstream kept the reply open a while), or the upstream's
+  // stream broke before content: the protocol's error event, in a 200 stream as the upstream's was.
+  if (res.headersSent || failed.streamOpened === true) {
+    if (!res.headersSent) res.writeHead(200, { "content-type": SSE_CONTENT_TYPE, "cache-control": "no-cache", ...extra })
+    if (!res.destroyed) res.end(protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(failed, secretsOf(deps.auth))}`, streamFailureOf(failed.error)))
   } else if (failed.res !== null && failed.body !== null) {
     const secrets = secretsOf(deps.auth)
     const encoding = failed.bodyEncoding === undefined ? {} : { "content-encoding": failed.bodyEncoding }
@@ -291,8 +293,14 @@ const answerFailure = (j: Judged, failed: Extract<Attempt, { ok: false }>, extra
   } else if (failed.bodyTooLarge !== undefined) sendError(res, protocol.name, failed.bodyTooLarge, `loopguard proxy: the upstream failed: ${failed.error.message}`, extra)
   else if (failed.error.status === 429) sendError(res, protocol.name, 429, `loopguard proxy: ${failed.error.message}`, { ...extra, ...failed.error.headers })
   else sendError(res, protocol.name, 502, `loopguard proxy: the upstream failed: ${failed.error.message}`, extra)
-  call.record(call.gone.aborted ? "client-gone" : "upstream-error", failed.error.status ?? 502, null, failed.error.message)
+  call.record(call.gone.aborted ? "client-gone" : "upstream-error", failed.streamOpened === true ? 200 : (failed.error.status ?? 502), null, failed.error.message)
 }
+
+/** How a stream failed, as the protocol's error event names it: a stall is the transport's timeout, which clients retry as such. */
+const streamFailureOf = (error: NormalizedError): StreamFailure => ({
+  ...(error.status !== undefined ? { status: error.status } : {}),
+  ...(error.code !== undefined ? { code: error.code === "chunk_timeout" ? "ETIMEDOUT" : error.code } : {})
+})
 
 /** The failure in words, with the upstream's own message when its body held one (`{"error": {"message": …}}`), redacted. */
 const failureText = (failed: Extract<Attempt, { ok: false }>, secrets: ReadonlyArray<string>): string => {

@@ -168,6 +168,25 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
       expect(records(events)[0]?.outcome).toBe("completed")
     }, 30_000)
 
+    test("a 200 stream that breaks before any content, every time: once the retries are spent, the client gets a 200 stream ended by the protocol's error event, not a 502", async () => {
+      upstream = await rawUpstream((_req, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        // The first event cut in its middle, then the connection reset.
+        const first = replyEvents(protocol, "Never whole").find((e) => /text|delta/.test(e)) ?? ""
+        res.write(first.slice(0, Math.floor(first.length / 2)))
+        setTimeout(() => res.socket?.destroy(), 20)
+      })
+      const events: Array<ProxyEvent> = []
+      proxy = await proxyFor(upstream.url, stack, events)
+      const reply = await post(`${proxy.url}/v1${PATHS[protocol]}`, request(protocol))
+      expect(reply.status).toBe(200)
+      expect(reply.headers.get("content-type")).toContain("text/event-stream")
+      expect(reply.text).toContain("the upstream connection broke before any content")
+      expect(reply.text).not.toContain("Never whole")
+      expect(upstream.requests()).toBeGreaterThan(1)
+      expect(records(events)[0]).toMatchObject({ outcome: "upstream-error", status: 200 })
+    }, 30_000)
+
     test("the upstream's own error event mid-reply, the connection then kept open: the client gets it at once and the reply ends, failed", async () => {
       const errorEvent = {
         chat: 'data: {"error":{"message":"the model is overloaded","type":"server_error"}}\n\n',

@@ -47,6 +47,13 @@ export type Attempt =
       readonly bodyEncoding?: string
       /** The upstream's error body was past what the proxy keeps: `body` is null, the client gets the error in its protocol's shape with this status. */
       readonly bodyTooLarge?: number
+      /**
+       * The upstream answered 200 with an event stream that broke, stalled or ended before any
+       * content: when no retry follows, the client gets what it would have got from the upstream,
+       * a 200 stream, ended by the protocol's error event (an HTTP error of the proxy's would send
+       * an agent into its longer retry policy for server errors, on top of the retries already made).
+       */
+      readonly streamOpened?: boolean
     }
 
 /** An attempt the upstream answered. */
