@@ -15,7 +15,7 @@
  * search that found nothing pops only when the same query ran before.
  */
 import { toolPartsOf, type AssistantMessage, type ToolPart } from "../model/message.js"
-import { stepRecordOf } from "../loops/step-record.js"
+import { recordOf } from "../loops/step-record.js"
 import { checkAtLoopStart, decideRollback, initRollback, onSuccessfulTurn, DEFAULT_ROLLBACK_OPTIONS, type RollbackDecision } from "./rollback-policy.js"
 import { recordExecutedInPlace, DEFAULT_DUPLICATE_QUERY_OPTIONS, type DuplicateQueryOptions } from "./duplicate-query.js"
 import { detectDuplicateCall, detectReplyTrigger, detectUselessResult, type RollbackTrigger } from "./triggers.js"
@@ -111,7 +111,8 @@ export class RollbackGuard {
       this.useless(parts)
     if (trigger === null) {
       // A file change may change any answer: a query asked again after one is no duplicate.
-      if (stepRecordOf(reply).changed) this.forgetQueries()
+      // The record the other detectors make of this reply (one per message): masking its outputs again cost as much as they did.
+      if (recordOf(reply).changed) this.forgetQueries()
       this.record(parts)
       const clean = parts.every((p) => p.state === "completed" && (p.exitCode ?? 0) === 0) && reply.error === undefined
       if (clean) this.state = onSuccessfulTurn(this.state)
