@@ -37,6 +37,15 @@ describe("maskArguments", () => {
     // The guess "flag" leaves "flag.txt" alone.
     expect(maskArguments("skipping: flag.txt incorrect password", "unzip -P flag s.zip")).toBe(maskArguments("skipping: flag.txt incorrect password", "unzip -P admin s.zip"))
   })
+
+  test("given the output's volatile mask, the answer is the same as without it, echo or none", () => {
+    for (const [output, command] of [
+      ["Trying 17... Wrong answer at 12:01:02.", "python solve.py 17"],
+      ["build took 3.2s, 0 errors", "make all"],
+      ["no echo here, pid 4242", "ls -la /tmp"],
+      ["plain", "true"]
+    ] as const) expect(maskArguments(output, command, maskVolatile(output))).toBe(maskArguments(output, command))
+  })
 })
 
 describe("maskInputEcho", () => {

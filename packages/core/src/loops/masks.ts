@@ -43,13 +43,17 @@ export const maskVolatile = (output: string): string => output.replace(PREFIXED_
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-/** The output with the command's own arguments masked (an echo of them), and volatile numbers. */
-export const maskArguments = (output: string, command: string): string => {
+/**
+ * The output with the command's own arguments masked (an echo of them), and volatile numbers.
+ * `volatile`: `maskVolatile(output)` when the caller has it, the answer when nothing is echoed.
+ */
+export const maskArguments = (output: string, command: string, volatile?: string): string => {
   const args = [...new Set(commandArguments(command))].sort((a, b) => b.length - a.length).slice(0, 20)
-  if (args.length === 0) return maskVolatile(output)
+  if (args.length === 0) return volatile ?? maskVolatile(output)
   // Whole words only: the guess "flag" must not eat the "flag" of "flag.txt".
   const echoed = new RegExp(`(?<![\\w./-])(?:${args.map(escapeRegExp).join("|")})(?![\\w/-]|\\.\\w)`, "g")
-  return maskVolatile(output.replace(echoed, "<a>"))
+  const masked = output.replace(echoed, "<a>")
+  return masked === output && volatile !== undefined ? volatile : maskVolatile(masked)
 }
 
 /** Input fields that hold a question in words (a web search's query), which its answer echoes. */

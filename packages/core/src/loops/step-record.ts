@@ -180,7 +180,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     failed: working.some(failed),
     role,
     skeleton: single === undefined ? "" : commandSkeleton(single),
-    argObservation: single !== undefined ? maskArguments(output, single) : commands.length === 0 ? maskInputEcho(output, working.map((p) => p.input)) : volatile,
+    argObservation: single !== undefined ? maskArguments(output, single, volatile) : commands.length === 0 ? maskInputEcho(output, working.map((p) => p.input)) : volatile,
     namedObservation: volatile.replace(NUMBER, "0"),
     // Only commands that do something: a search or listing that prints nothing found nothing.
     silent: role === "shell" && output.trim() === "" && !working.some(failed) && commands.length > 0 && commands.every((c) => commandSkeleton(c) !== ""),

@@ -550,20 +550,22 @@ export const redactDeep = <A>(value: A, redact: (text: string) => string): A => 
  * credential after `Authorization:`/`Bearer`, values of `api_key=`-style assignments and
  * `--token` flags, and long random-looking strings. Heuristic by nature; never throws.
  */
+/** The values of `env` that `redactSecrets` hides, longest first (so a value that contains another is removed whole). */
+const envSecrets = (env: Readonly<Record<string, string | undefined>>, options: RedactOptions): ReadonlyArray<string> => {
+  const keep = new Set(options.keepEnv ?? DEFAULT_NON_SECRET_ENV)
+  const isKept = (name: string): boolean => keep.has(name) || (options.keepEnv === undefined && name.startsWith("LC_"))
+  return Object.entries(env)
+    .filter(([name, v]) => typeof v === "string" && v.length >= DEFAULT_REDACT_OPTIONS.envMinLength && !isKept(name))
+    .map(([, v]) => v as string)
+    .sort((a, b) => b.length - a.length)
+}
+
 export const redactSecrets = (
   text: string,
   env?: Readonly<Record<string, string | undefined>>,
   options: RedactOptions = {}
 ): string => {
-  let out = text
-  const keep = new Set(options.keepEnv ?? DEFAULT_NON_SECRET_ENV)
-  const isKept = (name: string): boolean => keep.has(name) || (options.keepEnv === undefined && name.startsWith("LC_"))
-  const values = Object.entries(env ?? {})
-    .filter(([name, v]) => typeof v === "string" && v.length >= DEFAULT_REDACT_OPTIONS.envMinLength && !isKept(name))
-    .map(([, v]) => v as string)
-    // Longest first, so a value that contains another is removed whole.
-    .sort((a, b) => b.length - a.length)
-  out = replaceValues(out, values)
+  let out = env === undefined ? text : replaceValues(text, envSecrets(env, options))
   for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED)
   out = redactStrongAssignments(redactAuthorization(redactCredentialShapes(out)))
   out = out.replace(ASSIGNMENT, assignmentValue)
