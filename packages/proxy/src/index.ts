@@ -5,6 +5,7 @@
  */
 export { ProxyServer, ProxyStartError, makeProxyServer, startProxy, proxyUrl, settingsOf, HEALTH_PATH, type HttpStack, type ProxyEvent, type ProxyOptions, type RunningProxy } from "./server.js"
 export type { RequestRecord } from "./handler.js"
+export { upstreamProblem, upstreamShown } from "./upstream-url.js"
 export { memoryBackoff, toldBackoff, type BackoffBoard, type ToldBackoff } from "./backoff.js"
 export type { AuthPolicy } from "./http-util.js"
 export { judgeRequest, judgeRequestSliced, type Verdict, type ProxyAction, type Insert, type StopVerdict } from "./verdict.js"

@@ -200,3 +200,31 @@ describe("a port already taken", () => {
     }, 30_000)
   }
 })
+
+describe("options a library caller got wrong", () => {
+  const refusal = async (config: unknown): Promise<string> => {
+    const failed = await startProxy({ config: config as typeof DEFAULT_CONFIG, host: "127.0.0.1", port: 0 }).then(
+      (p) => (void p.close(), null),
+      (e: unknown) => e
+    )
+    expect(failed).toBeInstanceOf(ProxyStartError)
+    return (failed as ProxyStartError).message
+  }
+
+  test("fail at start with ProxyStartError naming the field, never a 500 on each request", async () => {
+    expect(await refusal(configWith("notaurl"))).toBe("loopguard proxy: config.proxy.upstream: not an http(s) URL: notaurl")
+    expect(await refusal(configWith("ftp://x/v1"))).toContain("config.proxy.upstream: not an http(s) URL")
+    expect(await refusal(DEFAULT_CONFIG)).toBe("loopguard proxy: no upstream: set config.proxy.upstream (or config.proxy.routes)")
+    const routed = configWith("http://127.0.0.1:9/v1")
+    expect(await refusal({ ...routed, proxy: { ...routed.proxy, routes: { "claude-": { upstream: "http://h/v1?key=SECRETQUERY" } } } })).toContain('config.proxy.routes["claude-"].upstream:')
+    // Plain JavaScript: a config of the wrong shape, named field by field.
+    const shapeless = await refusal({ repeat: 1 })
+    expect(shapeless).toContain("config field repeat")
+    expect(shapeless).not.toContain("undefined")
+  })
+
+  test("the key a query carries is not in the refusal", async () => {
+    const routed = configWith("http://127.0.0.1:9/v1")
+    expect(await refusal({ ...routed, proxy: { ...routed.proxy, routes: { "claude-": { upstream: "http://h/v1?key=SECRETQUERY" } } } })).not.toContain("SECRETQUERY")
+  })
+})

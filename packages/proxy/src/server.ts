@@ -10,7 +10,8 @@
  */
 import type { Message } from "@loopguard/core/model"
 import type { LoopguardConfig } from "@loopguard/effect/config"
-import { repeatGuardOptionsOf } from "@loopguard/effect/config"
+import { configValueProblems, repeatGuardOptionsOf } from "@loopguard/effect/config"
+import { upstreamProblem } from "./upstream-url.js"
 import type { SessionStoreShape } from "@loopguard/effect/store"
 import { Context, Data, Effect, Layer, type Scope } from "effect"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
@@ -258,6 +259,8 @@ export const proxyUrl = (host: string, port: number): string => `http://${host.i
 
 /** Starts the proxy; resolves once it accepts connections. */
 export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> => {
+  const refused = optionsProblem(options)
+  if (refused !== null) throw new ProxyStartError({ message: `loopguard proxy: ${refused}` })
   const stack = options.httpStack ?? (onBun ? "bun" : "node")
   if (stack === "bun" && !onBun) throw new Error('httpStack "bun" needs the Bun runtime; on Node the proxy serves with node:http')
   const board = options.board ?? memoryBackoff()
@@ -279,6 +282,27 @@ export const startProxy = async (options: ProxyOptions): Promise<RunningProxy> =
     settled: () => recorder?.idle() ?? Promise.resolve(),
     close: () => (closed ??= listening.close().then(() => recorder?.idle()))
   }
+}
+
+/**
+ * Why the proxy cannot start with these options, or null: checked before it listens, as the CLI
+ * checks its flags, so a library caller's mistake (a config that does not decode, no upstream, an
+ * upstream that is no http(s) base URL) is one error at start, not a 500 on every request.
+ */
+const optionsProblem = (options: ProxyOptions): string | null => {
+  const problems = configValueProblems(options.config)
+  if (problems.length > 0) return problems.slice(0, 3).join("; ") + (problems.length > 3 ? ` (and ${problems.length - 3} more)` : "")
+  const { upstream, routes } = options.config.proxy
+  if (upstream === null && Object.keys(routes).length === 0) return "no upstream: set config.proxy.upstream (or config.proxy.routes)"
+  const bases: ReadonlyArray<readonly [string, string]> = [
+    ...(upstream === null ? [] : [["config.proxy.upstream", upstream] as const]),
+    ...Object.entries(routes).map(([prefix, route]) => [`config.proxy.routes[${JSON.stringify(prefix)}].upstream`, route.upstream] as const)
+  ]
+  for (const [field, url] of bases) {
+    const problem = upstreamProblem(url, "allowed")
+    if (problem !== null) return `${field}: ${problem}`
+  }
+  return null
 }
 
 /** The proxy could not listen (the address is taken, or not one this machine has). */

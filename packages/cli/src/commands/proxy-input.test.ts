@@ -3,7 +3,7 @@ import { expect, test } from "bun:test"
 import { join } from "node:path"
 import { warnIfNoApiKey } from "../endpoint.js"
 import { unsetVariableShown } from "../env-name.js"
-import { upstreamProblem } from "./proxy.js"
+import { upstreamProblem } from "@loopguard/proxy"
 
 const MAIN = join(import.meta.dir, "../main.ts")
 const PLANTED_KEY = "gsk_PlainGroqKeyPROBE10abcdef"

@@ -1,6 +1,7 @@
 import type { RequestRecord } from "@loopguard/proxy"
 import { describe, expect, test } from "bun:test"
-import { describeEvent, describeRecord, upstreamShown } from "./proxy.js"
+import { describeEvent, describeRecord } from "./proxy.js"
+import { upstreamShown } from "@loopguard/proxy"
 
 const record = (patch: Partial<RequestRecord> = {}): RequestRecord => ({
   session: "s1",

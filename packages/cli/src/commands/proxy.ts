@@ -5,10 +5,9 @@
  * (`--json`: one JSON object per request on stdout). It runs until SIGINT/SIGTERM.
  */
 import type { ProxyEvent, RequestRecord } from "@loopguard/proxy"
-import { makeProxyServer, proxyUrl } from "@loopguard/proxy"
+import { makeProxyServer, proxyUrl, upstreamProblem, upstreamShown } from "@loopguard/proxy"
 import { secretValues } from "../render/env-secrets.js"
 import type { LoopguardConfig } from "@loopguard/effect/config"
-import { redactUrl } from "@loopguard/effect/store"
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
 import { textFlag } from "../text-flag.js"
@@ -33,16 +32,6 @@ export const weakToken = (token: string): string | null => {
   return null
 }
 
-/** An upstream as the listening line shows it: without user name, password or query (a `?key=` is a key). */
-export const upstreamShown = (url: string): string => {
-  try {
-    const u = new URL(url)
-    return `${u.protocol}//${u.host}${u.pathname}`
-  } catch {
-    return redactUrl(url)
-  }
-}
-
 /** How long a log line may wait to be written with the next ones (batched-lines.ts). */
 const LOG_BATCH_MS = 50
 
@@ -52,28 +41,6 @@ export const parseListen = (text: string): { readonly host: string; readonly por
   if (m === null) return null
   const port = Number(m[3])
   return port <= 65535 ? { host: m[1] ?? m[2]!, port } : null
-}
-
-/**
- * Why an upstream URL cannot be used, or null. Each request's path (and its own query) is appended
- * to the base, so a base with a query or fragment (`…/v1?api-version=x`) would put every path after
- * it; the query is not shown (a `?key=` is a key).
- */
-export const upstreamProblem = (url: string): string | null => {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return `not an http(s) URL: ${redactUrl(url)}`
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `not an http(s) URL: ${redactUrl(url)}`
-  if (parsed.username !== "" || parsed.password !== "") {
-    return `${upstreamShown(url)} carries a user name or password: the proxy would send it upstream for any local client, token or not; hold a key with proxy.upstreamKeyEnv instead (clients then present proxy.tokenEnv's token)`
-  }
-  if (parsed.search !== "" || parsed.hash !== "" || /[?#]/.test(url)) {
-    return `${upstreamShown(url)} has a query or fragment: give the base URL only (each request's path and query are added to it; a client sends its own ?api-version=)`
-  }
-  return null
 }
 
 /**
