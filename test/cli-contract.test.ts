@@ -54,6 +54,8 @@ describe("loopguard command-line contract", () => {
     async () => {
       const r = await cli(["scan", "--wizard"])
       expect([r.code, r.stdout, stderrLines(r.stderr)]).toEqual([2, "", ["loopguard: --wizard is not supported; `loopguard COMMAND --help` lists the flags"]])
+      // Nor does the help list it.
+      for (const args of [["--help"], ["demo", "--help"]]) expect((await cli(args)).stdout).not.toContain("--wizard")
     },
     30_000
   )

@@ -6,7 +6,7 @@
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import type { SessionStoreError } from "@loopguard/effect"
 import { Effect } from "effect"
-import { CliOutput, Command } from "effect/cli"
+import { CliConfig, CliOutput, Command, GlobalFlag } from "effect/cli"
 import { isParseError, oneLinePresenter } from "./cli-output.js"
 import { chatCommand } from "./commands/chat.js"
 import { demoCommand } from "./commands/demo.js"
@@ -74,6 +74,8 @@ const program = Command.run(root, { version: VERSION }).pipe(
     })
   ),
   Effect.provide(CliOutput.layerPresenter(oneLinePresenter)),
+  // The wizard is not offered (see below), so the help does not list it.
+  Effect.provide(CliConfig.layer({ builtIns: GlobalFlag.BuiltIns.filter((flag) => flag !== GlobalFlag.Wizard) })),
   Effect.provide(NodeServices.layer)
 )
 
