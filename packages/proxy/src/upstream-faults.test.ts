@@ -185,6 +185,10 @@ describe.each(HTTP_STACKS)("%s http stack", (stack) => {
       expect(reply.text).not.toContain("Never whole")
       expect(upstream.requests()).toBeGreaterThan(1)
       expect(records(events)[0]).toMatchObject({ outcome: "upstream-error", status: 200 })
+      // Each retry's log names what happened, not only the kind it is retried as.
+      const reasons = events.flatMap((e) => (e.type === "retry" ? [e.retry.reason] : []))
+      expect(reasons.length).toBe(upstream.requests() - 1)
+      for (const reason of reasons) expect(reason).toBe("connection failure (ECONNRESET): the upstream connection broke before any content")
     }, 30_000)
 
     test("the upstream's own error event mid-reply, the connection then kept open: the client gets it at once and the reply ends, failed", async () => {

@@ -59,6 +59,14 @@ export type Attempt =
 /** An attempt the upstream answered. */
 export type OpenAttempt = Extract<Attempt, { ok: true }>
 
+/**
+ * Why an attempt is retried, as the log says it: the kind of failure, and for one without an HTTP
+ * status what happened (a stream that ended before any content is retried as a reset is, but no
+ * reset happened: "connection failure (ECONNRESET)" alone blamed one).
+ */
+const retryReason = (kind: string, error: NormalizedError): string =>
+  error.status === undefined && error.message !== "" && !kind.includes(error.message) ? `${kind}: ${error.message}` : kind
+
 export interface RetryEvent {
   readonly attempt: number
   readonly delayMs: number
@@ -305,7 +313,7 @@ export const callWithRetries = async (
     if (!outcome.retry) return result
     result.res?.resume()
     // The wait the log tells is the one that happens: the policy's delay, or the fleet's hold when longer.
-    onRetry({ attempt: outcome.attempt, delayMs: Math.max(outcome.delayMs, heldMs), reason: decision.reason, ...(result.error.status !== undefined ? { status: result.error.status } : {}) })
+    onRetry({ attempt: outcome.attempt, delayMs: Math.max(outcome.delayMs, heldMs), reason: retryReason(decision.reason, result.error), ...(result.error.status !== undefined ? { status: result.error.status } : {}) })
     await sleep(outcome.delayMs, signal)
     state = recordRetry(state, outcome)
   }
