@@ -53,7 +53,7 @@ export const EXIT_OUTCOMES: Readonly<Record<ExitReason, ExitOutcome>> = {
     status: "aborted",
     // Also where streams kept ending without a finish reason: the two share one budget.
     summary: "The reply kept stopping before it was done (at the output length limit, or a stream that ended without a finish reason).",
-    suggestion: "Raise the output token limit or ask for the result in smaller parts."
+    suggestion: "Raise the output token limit or ask for the result in smaller parts; if the replies ended without a finish reason, check the server (or a proxy in front of it) that closes its streams early."
   },
   content_filter: {
     status: "aborted",
