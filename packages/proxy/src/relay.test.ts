@@ -44,7 +44,7 @@ const callEvent = (args: string) => event({ id: "c", choices: [{ index: 0, delta
 const roleEvent = event({ id: "c", choices: [{ index: 0, delta: { role: "assistant" } }] })
 
 /** Relays what `feed` sends, then (unless `silent`) the upstream's end; the relay's end and what the client got. */
-const relayed = async (feed: (up: FedUpstream) => unknown, guard = false, limits: Partial<RelayLimits> = {}, silent = false): Promise<{ end: RelayEnd; text: string }> => {
+const relayed = async (feed: (up: FedUpstream) => unknown, guard = false, limits: Partial<RelayLimits> = {}, silent = false, lastAttempt = false): Promise<{ end: RelayEnd; text: string }> => {
   const upstream = new FedUpstream()
   const client = new RecordingClient()
   const done = relayStream({
@@ -58,7 +58,8 @@ const relayed = async (feed: (up: FedUpstream) => unknown, guard = false, limits
     guard: guard ? {} : null,
     limits: { maxResponseBytes: 1 << 20, maxEventBytes: 1 << 16, chunkTimeoutMs: 5_000, keepAliveMs: 60_000, ...limits },
     textCalls: null,
-    refuseCalls: () => null
+    refuseCalls: () => null,
+    lastAttempt
   })
   await feed(upstream)
   if (!silent) upstream.emit("end")
@@ -167,5 +168,35 @@ describe("relayStream", () => {
     const { end, text } = await relayed((up) => void up.emit("data", bytes(roleEvent + callEvent('{"command": "ls"}') + finish)), false, { chunkTimeoutMs: 100 }, true)
     expect(end.type).toBe("completed")
     expect(text).toBe(roleEvent + callEvent('{"command": "ls"}') + finish + "data: [DONE]\n\n")
+  })
+
+  test("whole calls held, then the connection resets before the reply's end: asked for again while nothing was sent; on the last attempt, the calls and the error", async () => {
+    const call = callEvent('{"command": "ls"}')
+    const reset = (up: FedUpstream) => {
+      up.emit("data", bytes(roleEvent + call))
+      up.emit("error", Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }))
+    }
+    const first = await relayed(reset, false, {}, true)
+    expect(first.end).toMatchObject({ type: "cut-call", wrote: false, name: "bash" })
+    expect(first.text).toBe("")
+    const last = await relayed(reset, false, {}, true, true)
+    expect(last.end.type).toBe("failed")
+    expect(last.text.startsWith(roleEvent + call)).toBe(true)
+    expect(last.text).toContain("ECONNRESET")
+  })
+
+  test("text already sent, whole calls held, then a reset: the calls and the error, not asked again", async () => {
+    const call = callEvent('{"command": "ls"}')
+    const { end, text } = await relayed(
+      (up) => {
+        up.emit("data", bytes(roleEvent + textEvent("Listing. ") + call))
+        up.emit("error", Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }))
+      },
+      false,
+      {},
+      true
+    )
+    expect(end.type).toBe("failed")
+    expect(text).toContain(call)
   })
 })

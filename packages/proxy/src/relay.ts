@@ -332,6 +332,12 @@ class StreamRelay {
       this.write(this.routing.takeOut() + this.routing.openingOfHeld)
       return this.fail(reason, code)
     }
+    // Whole calls held, the reply broken before its end, nothing of it sent: the step is asked for
+    // again, as for a call cut off. Passed on with an error after them, a client that runs calls as
+    // they arrive would run them, then ask for the step again and run them twice.
+    if (!asked && this.routing.callsHeld && this.input.watch.finish === undefined) {
+      return this.finish({ type: "cut-call", name: this.input.watch.calls[0]?.name ?? "", wrote: false, opening: this.routing.openingOfHeld }, null)
+    }
     if (!this.endKeptBack()) return
     // The reply had named its finish: all that failed to come is its terminator (or the
     // connection's close), so it ends complete, as a body that ends there does.
