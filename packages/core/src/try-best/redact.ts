@@ -544,12 +544,6 @@ export const redactDeep = <A>(value: A, redact: (text: string) => string): A => 
   return walk(value) as A
 }
 
-/**
- * Remove secrets from `text`: values of `env` (6 characters or longer; well-known non-secret
- * variables excepted), PEM blocks, known token shapes (sk-…, ghp_…, AKIA…, JWTs …), the
- * credential after `Authorization:`/`Bearer`, values of `api_key=`-style assignments and
- * `--token` flags, and long random-looking strings. Heuristic by nature; never throws.
- */
 /** The values of `env` that `redactSecrets` hides, longest first (so a value that contains another is removed whole). */
 const envSecrets = (env: Readonly<Record<string, string | undefined>>, options: RedactOptions): ReadonlyArray<string> => {
   const keep = new Set(options.keepEnv ?? DEFAULT_NON_SECRET_ENV)
@@ -560,6 +554,12 @@ const envSecrets = (env: Readonly<Record<string, string | undefined>>, options: 
     .sort((a, b) => b.length - a.length)
 }
 
+/**
+ * Remove secrets from `text`: values of `env` (6 characters or longer; well-known non-secret
+ * variables excepted), PEM blocks, known token shapes (sk-…, ghp_…, AKIA…, JWTs …), the
+ * credential after `Authorization:`/`Bearer`, values of `api_key=`-style assignments and
+ * `--token` flags, and long random-looking strings. Heuristic by nature; never throws.
+ */
 export const redactSecrets = (
   text: string,
   env?: Readonly<Record<string, string | undefined>>,
