@@ -27,6 +27,7 @@ import { relayWhole } from "./whole-reply.js"
 import { decodedAttempt } from "./decoded-reply.js"
 import { attempt, callWithRetries, type Attempt, type OpenAttempt, type RetryEvent, type UpstreamClient, type UpstreamRoute } from "./upstream.js"
 import type { TurnMemo } from "./turn-judge.js"
+import type { OutageMemo } from "./outage.js"
 import { judgeRequestSliced, type ProxyAction, type StopVerdict, type Verdict } from "./verdict.js"
 import type { DetectorSettings, ProxySettings } from "./proxy-settings.js"
 
@@ -51,6 +52,8 @@ export interface HandlerDeps {
   /** This process's judged turns, taken up by the next request of each conversation. */
   readonly memo: TurnMemo
   readonly board: BackoffBoard
+  /** Upstreams that wore out a request's retries lately: one attempt a request until one is answered (outage.ts). */
+  readonly outage: OutageMemo
   readonly auth: AuthPolicy
   /** The HTTP client guarded requests go upstream with (fetch on Bun's stack, node:http on Node's). */
   readonly upstreamClient: UpstreamClient
@@ -256,20 +259,34 @@ const callUpstream = async (j: Judged): Promise<UpstreamCall> => {
   const { target, send } = upstreamAttempt(j, gone.signal)
   let retries = 0
   const record = recordOf(j, () => retries)
-  const opened = await callWithRetries(target, deps.board, send, gone.signal, (e) => {
-    retries = e.attempt
-    deps.onRetry(j.session, e)
-  })
+  const opened = await callWithRetries(
+    target,
+    deps.board,
+    send,
+    gone.signal,
+    (e) => {
+      retries = e.attempt
+      deps.onRetry(j.session, e)
+    },
+    deps.outage
+  )
   // The step asked for once more (a reply that broke off, or whose call was cut off, before any of
   // it reached the client): told and counted as a retry, as the policy's own are.
   const onceMore = (): Promise<Attempt> => {
     retries += 1
     const before = retries
     deps.onRetry(j.session, { attempt: before, delayMs: 0, reason: "the reply broke off or its call was cut off before the client got any of it; asked for once more" })
-    return callWithRetries(target, deps.board, send, gone.signal, (e) => {
-      retries = before + e.attempt
-      deps.onRetry(j.session, { ...e, attempt: retries })
-    })
+    return callWithRetries(
+      target,
+      deps.board,
+      send,
+      gone.signal,
+      (e) => {
+        retries = before + e.attempt
+        deps.onRetry(j.session, { ...e, attempt: retries })
+      },
+      deps.outage
+    )
   }
   return { opened, onceMore, record, gone: gone.signal }
 }

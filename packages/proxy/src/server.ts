@@ -12,6 +12,7 @@ import type { Message } from "@loopguard/core/model"
 import type { LoopguardConfig } from "@loopguard/effect/config"
 import { configValueProblems, repeatGuardOptionsOf } from "@loopguard/effect/config"
 import { upstreamProblem } from "./upstream-url.js"
+import { OutageMemo } from "./outage.js"
 import type { SessionStoreShape } from "@loopguard/effect/store"
 import { Context, Data, Effect, Layer, type Scope } from "effect"
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
@@ -122,6 +123,7 @@ const depsOf = (options: ProxyOptions, recorder: Recorder | null, board: Backoff
     settings: settingsOf(options.config, options.routeConfigs),
     memo: new TurnMemo(),
     board,
+    outage: new OutageMemo(),
     auth: options.auth ?? { token: null, upstreamKey: null },
     upstreamClient: stack === "bun" ? "fetch" : "node",
     onRetry: (session: string, retry: RetryEvent) => emit({ type: "retry", session, retry }),

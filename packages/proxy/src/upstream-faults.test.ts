@@ -748,3 +748,32 @@ describe("a stream in a coding the proxy cannot read", () => {
     expect(reply.text).toContain(`compressed its streamed reply as \`${coding}\``)
   }, 30_000)
 })
+
+describe.each(HTTP_STACKS)("%s http stack: an upstream that is down", (stack) => {
+  test("after one request wore out its retries, the next get one attempt each, until one is answered", async () => {
+    let broken = true
+    upstream = await rawUpstream((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" })
+      if (!broken) return void res.end(replyEvents("chat", "Back up.").join(""))
+      res.write("data: {\"id\":\"c\",\"choi")
+      setTimeout(() => res.socket?.destroy(), 10)
+    })
+    const events: Array<ProxyEvent> = []
+    proxy = await proxyFor(upstream.url, stack, events)
+    const ask = async () => {
+      const before = upstream!.requests()
+      const reply = await post(`${proxy!.url}/v1${PATHS.chat}`, request("chat"))
+      return { asked: upstream!.requests() - before, text: reply.text }
+    }
+    // The first wears out the budget (1 + 4 retries); while the upstream stays down, one attempt each.
+    expect((await ask()).asked).toBe(5)
+    expect((await ask()).asked).toBe(1)
+    expect((await ask()).asked).toBe(1)
+    // The first answer ends it: down again, a request gets its whole budget again.
+    broken = false
+    const up = await ask()
+    expect([up.asked, up.text.includes("the upstream failed"), up.text.includes('"finish_reason":"stop"')]).toEqual([1, false, true])
+    broken = true
+    expect((await ask()).asked).toBe(5)
+  }, 60_000)
+})

@@ -9,6 +9,7 @@ import { decide, initialRetryState, planRetry, recordRetry, type RetryBudgets } 
 import { request as httpRequest, type OutgoingHttpHeaders } from "node:http"
 import { request as httpsRequest } from "node:https"
 import { sleep, waitForTurn, type BackoffBoard } from "./backoff.js"
+import type { OutageMemo } from "./outage.js"
 import { plainBody } from "./body-bytes.js"
 import { fetchHeadersOf } from "./client-reply.js"
 import { FetchReply, type UpstreamReply } from "./fetch-reply.js"
@@ -283,18 +284,26 @@ const attemptNode = (route: UpstreamRoute, method: string, headers: OutgoingHttp
     req.end(body ?? undefined)
   })
 
+/** How long an upstream that wore out a request's retries gets one attempt per request: the request budget's deadline (30 s by default). */
+const outageMs = (budgets: RetryBudgets): number => budgets.request.deadlineMs ?? 30_000
+
 /** The longest a Retry-After holds an upstream: the longest wait of any retry budget (a rate limit's 5 min by default). */
 export const longestHoldMs = (budgets: RetryBudgets): number => Math.max(...Object.values(budgets).map((b) => b.maxDelayMs))
 
-/** Attempts until one is answered or the retry policy gives up; every wait honours the fleet's hold on this upstream. */
+/**
+ * Attempts until one is answered or the retry policy gives up; every wait honours the fleet's hold on
+ * this upstream. `outage`: an upstream that wore out a whole budget lately gets one attempt (outage.ts).
+ */
 export const callWithRetries = async (
   route: UpstreamRoute,
   board: BackoffBoard,
   send: () => Promise<Attempt>,
   signal: AbortSignal,
-  onRetry: (e: RetryEvent) => void
+  onRetry: (e: RetryEvent) => void,
+  outage?: OutageMemo
 ): Promise<Attempt> => {
   const started = Date.now()
+  const once = outage?.active(route.key) === true
   let state = initialRetryState
   for (;;) {
     const left = await waitForTurn(board, route.key, signal, route.budgets.request.deadlineMs ?? Number.POSITIVE_INFINITY)
@@ -302,6 +311,7 @@ export const callWithRetries = async (
     if (signal.aborted) return CLIENT_GONE
     if (left > 0) return heldBack(left)
     const result = await send()
+    if (result.ok) outage?.clear(route.key)
     if (result.ok || signal.aborted) return result
     const decision = decide(result.error, { retryableStatuses: route.retryableStatuses })
     // The upstream asked everyone to wait: the whole fleet holds, not only this conversation, and
@@ -310,7 +320,12 @@ export const callWithRetries = async (
     const heldMs = decision.serverDelayMs === undefined ? 0 : Math.min(decision.serverDelayMs, longestHoldMs(route.budgets))
     if (heldMs > 0) await board.hold(route.key, Date.now() + heldMs)
     const outcome = planRetry(state, decision, route.budgets, Date.now() - started)
-    if (!outcome.retry) return result
+    // A rate limit has its own fleet-wide hold (the board); a down upstream gets one attempt a request.
+    const down = decision.kind !== "terminal" && decision.kind !== "rate_limit"
+    if ((once && down) || !outcome.retry) {
+      if (down) outage?.mark(route.key, Date.now() + outageMs(route.budgets))
+      return result
+    }
     result.res?.resume()
     // The wait the log tells is the one that happens: the policy's delay, or the fleet's hold when longer.
     onRetry({ attempt: outcome.attempt, delayMs: Math.max(outcome.delayMs, heldMs), reason: retryReason(decision.reason, result.error), ...(result.error.status !== undefined ? { status: result.error.status } : {}) })
