@@ -27,14 +27,16 @@ const takeCooldown = (ctx: RunContext): string | undefined => {
 export const executeStep = (s: RunServices, ctx: RunContext, request: LlmRequest): Effect.Effect<StepRun, SessionStoreError> => {
   const cooldown = takeCooldown(ctx)
   const toolsPaused = toollessStep(ctx, request) ?? cooldown
-  // Taken now, while the history view is the one the request was built from.
-  const promptTokens = ctx.history.estimateTokens(request, request.messages.slice(ctx.history.viewMessages().length))
+  // Asked for only when the server sends no usage. The history view is the one the request was built
+  // from until the step ends (it is refreshed before a request and after the step's cross-step checks).
+  const viewed = ctx.history.viewMessages().length
+  const promptTokens = () => ctx.history.estimateTokens(request, request.messages.slice(viewed))
   const process = s.processor.process({
     sessionId: ctx.input.sessionId,
     parentId: ctx.state.currentUserId,
     step: ctx.state.step,
     request,
-    promptTokens: () => promptTokens,
+    promptTokens,
     messageId: (attempt) => ctx.nextId(attempt === 1 ? "a" : `a${attempt}-`),
     monitors: ctx.monitors,
     nextStatusAttempt: () => update(ctx, (state) => ({ ...state, statusAttempt: state.statusAttempt + 1 })).statusAttempt,
