@@ -195,8 +195,13 @@ const upstreamAttempt = (j: Judged, signal: AbortSignal): { readonly target: Ups
 const tellStillComing = (j: Judged): void => {
   const { res } = j
   if (res.destroyed) return
-  if (!res.headersSent) res.writeHead(200, { "content-type": SSE_CONTENT_TYPE, "cache-control": "no-cache", ...headersOf(j.session, j.verdict.action) })
+  openEventStream(res, headersOf(j.session, j.verdict.action))
   res.write(STILL_COMING)
+}
+
+/** The client's response headers as the proxy's own 200 event stream, unless they went out already. */
+const openEventStream = (res: ClientReply, extra: Record<string, string>): void => {
+  if (!res.headersSent) res.writeHead(200, { "content-type": SSE_CONTENT_TYPE, "cache-control": "no-cache", ...extra })
 }
 
 /**
@@ -300,7 +305,7 @@ const answerFailure = (j: Judged, failed: Extract<Attempt, { ok: false }>, extra
   // The client already has its headers (the upstream kept the reply open a while), or the upstream's
   // stream broke before content: the protocol's error event, in a 200 stream as the upstream's was.
   if (res.headersSent || failed.streamOpened === true) {
-    if (!res.headersSent) res.writeHead(200, { "content-type": SSE_CONTENT_TYPE, "cache-control": "no-cache", ...extra })
+    openEventStream(res, extra)
     if (!res.destroyed) res.end(protocol.streamError(`loopguard proxy: the upstream failed: ${failureText(failed, secretsOf(deps.auth))}`, streamFailureOf(failed.error)))
   } else if (failed.res !== null && failed.body !== null) {
     const secrets = secretsOf(deps.auth)

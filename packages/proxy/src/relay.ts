@@ -192,7 +192,10 @@ class StreamRelay {
       this.routing.route(event.raw, seen)
       const trip = this.guard(seen)
       if (trip !== null) return this.cut(trip)
-      if (seen.last === true) return this.terminated()
+      if (seen.last === true) {
+        this.terminatorSent = true
+        return this.terminated()
+      }
       // The upstream's own error event ends the reply: it went on to the client as it came.
       if (seen.error === true) return this.endFailed("the upstream sent an error event mid-reply", event.raw)
     }
@@ -212,8 +215,7 @@ class StreamRelay {
    */
   private terminated(): void {
     if (!this.endKeptBack()) return
-    this.write(this.routing.takeOpening())
-    this.finish({ type: "completed" }, null)
+    this.completeNamed()
     if (this.input.ended()) return
     const { upstream, abortUpstream, limits } = this.input
     const idle = setTimeout(abortUpstream, limits.chunkTimeoutMs)

@@ -60,15 +60,12 @@ export const dropCropped = (messages: ReadonlyArray<Message>, crops: ReadonlyArr
     else ranges.push({ from, to, key: c.key })
   }
   // Each range marks its own replies: a long history with many crops is walked once, not once per crop.
+  // (`replyKey` is kept per message, so a reply in several ranges is keyed once.)
   const marked = new Uint8Array(messages.length)
-  const keys = new Map<number, string>()
   for (const r of ranges) {
     for (let i = r.from; i <= r.to; i++) {
       const m = messages[i]!
-      if (marked[i] === 1 || !isAssistant(m)) continue
-      let key = keys.get(i)
-      if (key === undefined) keys.set(i, (key = replyKey(m)))
-      if (key === r.key) marked[i] = 1
+      if (marked[i] === 0 && isAssistant(m) && replyKey(m) === r.key) marked[i] = 1
     }
   }
   const kept: Array<Message> = []
