@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test"
+import fc from "fast-check"
 import { maskArguments, maskInputEcho, maskObservation, maskVolatile } from "./masks.js"
 
 describe("maskObservation", () => {
@@ -45,6 +46,21 @@ describe("maskArguments", () => {
       ["no echo here, pid 4242", "ls -la /tmp"],
       ["plain", "true"]
     ] as const) expect(maskArguments(output, command, maskVolatile(output))).toBe(maskArguments(output, command))
+  })
+
+  // The echo pattern is built only when the output holds some argument: one echoed among others
+  // that are not is still masked.
+  test("one echoed argument is masked when the command's others are not in the output", () => {
+    expect(maskArguments("Trying 17 now", "python solve.py 17 --fast")).toBe(maskArguments("Trying 99 now", "python solve.py 99 --fast"))
+    const word = fc.stringMatching(/^[a-z]{3,8}[0-9]{1,3}$/)
+    fc.assert(
+      fc.property(word, word, (echoed, other) => {
+        fc.pre(!echoed.includes(other) && !other.includes(echoed))
+        expect(maskArguments(`found ${echoed} here`, `tool ${echoed} ${other}`)).toBe(maskVolatile("found <a> here"))
+        expect(maskArguments("nothing echoed", `tool ${echoed} ${other}`)).toBe(maskVolatile("nothing echoed"))
+      }),
+      { numRuns: 200 }
+    )
   })
 })
 

@@ -49,7 +49,8 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\
  */
 export const maskArguments = (output: string, command: string, volatile?: string): string => {
   const args = [...new Set(commandArguments(command))].sort((a, b) => b.length - a.length).slice(0, 20)
-  if (args.length === 0) return volatile ?? maskVolatile(output)
+  // An argument the output does not hold is not echoed: no pattern to build (most outputs echo none).
+  if (args.length === 0 || !args.some((arg) => output.includes(arg))) return volatile ?? maskVolatile(output)
   // Whole words only: the guess "flag" must not eat the "flag" of "flag.txt".
   const echoed = new RegExp(`(?<![\\w./-])(?:${args.map(escapeRegExp).join("|")})(?![\\w/-]|\\.\\w)`, "g")
   const masked = output.replace(echoed, "<a>")

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test"
+import fc from "fast-check"
 import type { AssistantMessage, ToolPart } from "../model/message.js"
 import { call, reply, user } from "./fixtures.js"
-import { failureIsAnswer, isWritingCommand, replyChangedFiles, maskObservation, StepRecordLog, stepRecordOf, stepRecords } from "./step-record.js"
+import { collapsedHead, failureIsAnswer, isWritingCommand, replyChangedFiles, maskObservation, StepRecordLog, stepRecordOf, stepRecords } from "./step-record.js"
 import { saysNo } from "./masks.js"
 
 const withResult = (m: AssistantMessage, result: Partial<ToolPart>): AssistantMessage => ({
@@ -16,6 +17,22 @@ describe("maskObservation", () => {
     expect(maskObservation("42 passed in 1.37s")).toBe(maskObservation("7 passed in 12.0s"))
     expect(maskObservation("42 passed")).not.toBe(maskObservation("42 failed"))
     expect(maskObservation("  a\n\n b ")).toBe("a b")
+  })
+})
+
+describe("collapsedHead", () => {
+  // It reads a head of the text when that is enough; the answer is the whole text's.
+  test("is the head of the whole text collapsed and trimmed, however its whitespace falls", () => {
+    // A head that ends in a space the whole text trims away (only whitespace after it).
+    expect(collapsedHead(`${"a".repeat(63)}${" ".repeat(101)}`, 64)).toBe("a".repeat(63))
+    const piece = fc.constantFrom("a", "word", " ", "  ", "\n", "\t\n ", "xyz.", " ".repeat(70))
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 120 }), fc.integer({ min: 0, max: 40 }), (pieces, chars) => {
+        const text = pieces.join("")
+        expect(collapsedHead(text, chars)).toBe(text.replace(/\s+/g, " ").trim().slice(0, chars))
+      }),
+      { numRuns: 500 }
+    )
   })
 })
 

@@ -154,6 +154,22 @@ const questionField = (question: string | null): { question?: string } => (quest
 const writtenField = (commands: ReadonlyArray<string> | null): { written?: string } =>
   commands === null ? {} : { written: commands.join("; ").replace(/\s+/g, " ").trim() }
 
+const RAW_OBSERVATION_CHARS = 2000
+
+/**
+ * The first `chars` characters of `text` with its whitespace runs made one space and its ends
+ * trimmed, read from as little of a long output as gives them: collapsing a head of the text gives a
+ * head of the collapsed whole, and one longer than `chars` has text after its last kept space.
+ */
+export const collapsedHead = (text: string, chars: number): string => {
+  if (chars <= 0) return ""
+  for (let read = Math.max(chars * 2, 64); read < text.length; read *= 2) {
+    const head = text.slice(0, read).replace(/\s+/g, " ").trimStart()
+    if (head.length > chars) return head.slice(0, chars)
+  }
+  return text.replace(/\s+/g, " ").trim().slice(0, chars)
+}
+
 /** One finished reply as a step record. */
 export const stepRecordOf = (m: AssistantMessage): StepRecord => {
   const parts = toolPartsOf(m)
@@ -186,7 +202,7 @@ export const stepRecordOf = (m: AssistantMessage): StepRecord => {
     silent: role === "shell" && output.trim() === "" && !working.some(failed) && commands.length > 0 && commands.every((c) => commandSkeleton(c) !== ""),
     poll: working.length > 0 && commands.length + working.filter(readsJobOutput).length === working.length && commands.every(isPollCommand),
     waitSeconds: commands.length === 0 ? 0 : Math.min(...commands.map(waitSecondsOf)),
-    rawObservation: output.replace(/\s+/g, " ").trim().slice(0, 2000),
+    rawObservation: collapsedHead(output, RAW_OBSERVATION_CHARS),
     verified: checks.some((c) => !failed(c.part)),
     verification: checks.length > 0,
     tally: failureTally(output),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test"
 import fc from "fast-check"
-import { makeRedactor, makeShapeStreamRedactor, makeStreamRedactor, REDACTED, redactDeep, redactSecrets } from "./redact.js"
+import { ASSIGNMENT_HINT, ASSIGNMENT_WORDS, makeRedactor, makeShapeStreamRedactor, makeStreamRedactor, REDACTED, redactDeep, redactSecrets, TOKEN_HINT, TOKEN_PATTERNS } from "./redact.js"
 
 /** Streamed in two pieces, cut at every place, the text comes out as `redact` gives it whole. */
 const expectEverySplitRedacted = (text: string, redact: (text: string) => string): void => {
@@ -95,6 +95,63 @@ describe("redactSecrets: what must stay", () => {
         const once = redactSecrets(text, env)
         expect(redactSecrets(once, env)).toBe(once)
       })
+    )
+  })
+
+  // Each pass runs only on text that holds its hint: a hint that missed a shape would let it through.
+  test("every text a token pattern matches holds the hint that gates the patterns", () => {
+    for (const pattern of TOKEN_PATTERNS) {
+      let matched = 0
+      fc.assert(
+        fc.property(fc.stringMatching(new RegExp(`^(?:${pattern.source.replace(/\\b/g, "").replace("\\1", "[A-Z0-9 ]+")})$`)), (text) => {
+          const found = text.match(new RegExp(pattern.source))
+          if (found !== null) expect(TOKEN_HINT.test(found[0])).toBe(true)
+          matched += found === null ? 0 : 1
+        }),
+        { numRuns: 40 }
+      )
+      // Some generated texts hold a match (a word boundary the generator ignores may rule one out).
+      expect(matched).toBeGreaterThan(0)
+    }
+  })
+
+  test("every word an assignment's name may end in, in any case, holds the assignment hint", () => {
+    const flipCase = (word: string, flips: ReadonlyArray<boolean>) => [...word].map((c, i) => (flips[i % flips.length] ? c.toUpperCase() : c)).join("")
+    fc.assert(
+      fc.property(fc.stringMatching(new RegExp(`^(?:${ASSIGNMENT_WORDS})$`)), fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }), (word, flips) => {
+        expect(ASSIGNMENT_HINT.test(flipCase(word, flips))).toBe(true)
+      }),
+      { numRuns: 200 }
+    )
+  })
+
+  test.each([
+    ["a Stripe publishable key", "key pk_live_abcdefghijklmnop1234 here"],
+    ["an AWS role id", "role AROAABCDEFGHIJKLMNOP assumed"],
+    ["an AWS user id", "user AIDAABCDEFGHIJKLMNOP found"],
+    ["a PEM certificate", "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----"],
+    ["a mixed-case weak assignment", "Auth_Token = 'abcd1234efgh'"],
+    ["a password segment", "MYSQL_PWD=s3cr3tvalue"],
+    ["a credentials file value", "Credentials: \"x9y8z7w6v5\""],
+    ["a token flag", "deploy --token abcd1234efgh"]
+  ])("%s is still removed", (_what, text) => {
+    expect(redactSecrets(text)).toContain(REDACTED)
+  })
+
+  // A fractional minimum takes the path that hands every run to the entropy test; the next whole
+  // number takes the one that matches only runs that long. Both must redact the same.
+  test("matching only runs as long as the entropy test's minimum changes nothing", () => {
+    const piece = fc.oneof(
+      fc.constantFrom(" ", "\n", "/", "=", "-", "_", ".", ": ", "src/lib/", "https://x.test/a/"),
+      fc.stringMatching(/^[A-Za-z0-9+/_=-]{1,70}$/),
+      fc.stringMatching(/^[a-z]{2,12}$/)
+    )
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), fc.integer({ min: 2, max: 40 }), (pieces, min) => {
+        const text = pieces.join("")
+        expect(redactSecrets(text, undefined, { entropyMinLength: min, entropyBits: 3 })).toBe(redactSecrets(text, undefined, { entropyMinLength: min - 0.5, entropyBits: 3 }))
+      }),
+      { numRuns: 300 }
     )
   })
 })

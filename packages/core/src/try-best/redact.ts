@@ -47,7 +47,7 @@ export interface RedactOptions {
 export const DEFAULT_REDACT_OPTIONS = { entropyMinLength: 32, entropyBits: 3.7, maxMeanChunk: 3.5, envMinLength: 6 } as const
 
 /** Shapes of well-known credentials; each replaced whole. */
-const TOKEN_PATTERNS: ReadonlyArray<RegExp> = [
+export const TOKEN_PATTERNS: ReadonlyArray<RegExp> = [
   /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?(?:-----END \1-----|$)/g, // PEM block (an unterminated one to the end)
   /\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{16,}/g, // OpenAI / Anthropic style
   /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b/g, // GitHub tokens
@@ -61,6 +61,8 @@ const TOKEN_PATTERNS: ReadonlyArray<RegExp> = [
   /\bnpm_[A-Za-z0-9]{36}\b/g,
   /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g // JWT
 ]
+/** The literal each of TOKEN_PATTERNS starts with: one test of this gates the dozen passes. */
+export const TOKEN_HINT = /-----BEGIN |sk-|gh[opsur]_|github_pat_|glpat-|AKIA|ASIA|AGPA|AIDA|AROA|AIza|xox[abposr]-|_live_|_test_|hf_|npm_|eyJ/
 
 /**
  * Well-known credential formats the boundary redactor drops wherever they appear: each starts with
@@ -135,8 +137,12 @@ const STRONG_WORDS = String.raw`api[_-]?key|apikey|secret|password|passwd|access
 // every boundary, a long run such as `x.x.x.…` took time quadratic in its length.
 const assignmentOf = (words: string): RegExp =>
   new RegExp(String.raw`(?<![A-Za-z0-9_.-])((?:[A-Za-z0-9_.-]*[_.-])?(${words})["']?[ \t]*(?:[:=]|[ \t](?=["']))[ \t]*)(["']?)([^\s"',;}&]{4,})\3`, "gi")
-const ASSIGNMENT = assignmentOf(`${STRONG_WORDS}|credentials?|token|auth|pwd`)
+/** The words an `ASSIGNMENT` name ends in (a regular expression's alternatives). */
+export const ASSIGNMENT_WORDS = `${STRONG_WORDS}|credentials?|token|auth|pwd`
+const ASSIGNMENT = assignmentOf(ASSIGNMENT_WORDS)
 const FLAG = /(--(?:api-?key|token|password|secret|auth-token|access-token)(?:=|\s+))(["']?)([^\s"']{4,})\2/gi
+/** A word every `ASSIGNMENT` match holds: one test of this gates the pattern, whose look-behind is tried at every position. */
+export const ASSIGNMENT_HINT = /api[_-]?key|apikey|secret|passw|access[_-]?key|private[_-]?key|account[_-]?key|credential|token|auth|pwd/i
 
 /**
  * Compound token names that say what the token is for: a session's, a refresh, an API's. Unlike a
@@ -244,7 +250,22 @@ const assignmentValue = (m: string, name: string, word: string, quote: string, v
 
 type RandomTest = Required<Pick<RedactOptions, "entropyMinLength" | "entropyBits" | "maxMeanChunk">>
 
-const KEY_LIKE_RUN = /[A-Za-z0-9+/_=-]+/g
+const KEY_LIKE_CHARS = "[A-Za-z0-9+/_=-]"
+const KEY_LIKE_RUN = new RegExp(`${KEY_LIKE_CHARS}+`, "g")
+const keyLikeByLength = new Map<number, RegExp>()
+
+/**
+ * The runs of key-like characters that `redactRun` can change: one shorter than the entropy test's
+ * minimum (and every segment of it) is never random, so those are not even matched (every word of a
+ * long tool output was, each one a call). A match starts only where a run starts: tried from inside
+ * a short run, the count would read on to its end at every position.
+ */
+const keyLikeRuns = (minLength: number): RegExp => {
+  if (!Number.isInteger(minLength) || minLength < 2 || minLength > 4096) return KEY_LIKE_RUN
+  let pattern = keyLikeByLength.get(minLength)
+  if (pattern === undefined) keyLikeByLength.set(minLength, (pattern = new RegExp(`(?<!${KEY_LIKE_CHARS})${KEY_LIKE_CHARS}{${minLength},}`, "g")))
+  return pattern
+}
 
 /** Shannon entropy of a string in bits per character (high for keys and tokens). */
 export const shannonEntropy = (text: string): number => {
@@ -566,16 +587,18 @@ export const redactSecrets = (
   options: RedactOptions = {}
 ): string => {
   let out = env === undefined ? text : replaceValues(text, envSecrets(env, options))
-  for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED)
+  if (TOKEN_HINT.test(out)) for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED)
   out = redactStrongAssignments(redactAuthorization(redactCredentialShapes(out)))
-  out = out.replace(ASSIGNMENT, assignmentValue)
-  out = out.replace(FLAG, (m, name: string, quote: string, value: string) =>
-    value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`
-  )
+  if (ASSIGNMENT_HINT.test(out)) out = out.replace(ASSIGNMENT, assignmentValue)
+  if (out.includes("--")) {
+    out = out.replace(FLAG, (m, name: string, quote: string, value: string) =>
+      value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`
+    )
+  }
   const random: RandomTest = {
     entropyMinLength: options.entropyMinLength ?? DEFAULT_REDACT_OPTIONS.entropyMinLength,
     entropyBits: options.entropyBits ?? DEFAULT_REDACT_OPTIONS.entropyBits,
     maxMeanChunk: options.maxMeanChunk ?? DEFAULT_REDACT_OPTIONS.maxMeanChunk
   }
-  return out.replace(KEY_LIKE_RUN, (run) => redactRun(run, random))
+  return out.replace(keyLikeRuns(random.entropyMinLength), (run) => redactRun(run, random))
 }
