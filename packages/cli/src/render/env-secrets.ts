@@ -3,7 +3,7 @@
  * key loopguard holds, and any variable named like a credential whose value a tool printed and
  * the model repeated. Only exact values are replaced, so ids and hashes in a trace stay intact.
  */
-import { makeRedactor, MIN_SECRET_LENGTH as CORE_MIN_SECRET_LENGTH, redactSecrets } from "@loopguard/core/try-best"
+import { makeLogRedactor, makeRedactor, MIN_SECRET_LENGTH as CORE_MIN_SECRET_LENGTH } from "@loopguard/core/try-best"
 import { credentialValues, isCredentialName } from "@loopguard/effect/tools"
 
 const MIN_SECRET_LENGTH = 8
@@ -56,7 +56,5 @@ export const credentialRedactor = (env: Readonly<Record<string, string | undefin
  * (`redactSecrets`' guesses: a log is someone else's text, docs/audit.md). Other variables' values
  * (paths, user names) are left alone, or every path in a log would read "[REDACTED]".
  */
-export const logRedactor = (env: Readonly<Record<string, string | undefined>> = process.env): ((text: string) => string) => {
-  const boundary = credentialRedactor(env)
-  return (text: string): string => redactSecrets(boundary(text))
-}
+export const logRedactor = (env: Readonly<Record<string, string | undefined>> = process.env): ((text: string) => string) =>
+  makeLogRedactor(secretValues(env, []))

@@ -575,6 +575,30 @@ const envSecrets = (env: Readonly<Record<string, string | undefined>>, options: 
     .sort((a, b) => b.length - a.length)
 }
 
+/** The entropy test's settings from `options`, defaults filled in. */
+const randomTestOf = (options: RedactOptions): RandomTest => ({
+  entropyMinLength: options.entropyMinLength ?? DEFAULT_REDACT_OPTIONS.entropyMinLength,
+  entropyBits: options.entropyBits ?? DEFAULT_REDACT_OPTIONS.entropyBits,
+  maxMeanChunk: options.maxMeanChunk ?? DEFAULT_REDACT_OPTIONS.maxMeanChunk
+})
+
+/** `api_key=`-style assignments, `--token` flags and long random-looking runs: the guesses only `redactSecrets` makes. */
+const redactGuesses = (text: string, random: RandomTest): string => {
+  let out = ASSIGNMENT_HINT.test(text) ? text.replace(ASSIGNMENT, assignmentValue) : text
+  if (out.includes("--")) {
+    out = out.replace(FLAG, (m, name: string, quote: string, value: string) =>
+      value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`
+    )
+  }
+  return out.replace(keyLikeRuns(random.entropyMinLength), (run) => redactRun(run, random))
+}
+
+const redactTokenPatterns = (text: string): string => {
+  let out = text
+  if (TOKEN_HINT.test(out)) for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED)
+  return out
+}
+
 /**
  * Remove secrets from `text`: values of `env` (6 characters or longer; well-known non-secret
  * variables excepted), PEM blocks, known token shapes (sk-…, ghp_…, AKIA…, JWTs …), the
@@ -586,19 +610,18 @@ export const redactSecrets = (
   env?: Readonly<Record<string, string | undefined>>,
   options: RedactOptions = {}
 ): string => {
-  let out = env === undefined ? text : replaceValues(text, envSecrets(env, options))
-  if (TOKEN_HINT.test(out)) for (const pattern of TOKEN_PATTERNS) out = out.replace(pattern, REDACTED)
-  out = redactStrongAssignments(redactAuthorization(redactCredentialShapes(out)))
-  if (ASSIGNMENT_HINT.test(out)) out = out.replace(ASSIGNMENT, assignmentValue)
-  if (out.includes("--")) {
-    out = out.replace(FLAG, (m, name: string, quote: string, value: string) =>
-      value.startsWith("[REDACTED") ? m : `${name}${quote}${REDACTED}${quote}`
-    )
-  }
-  const random: RandomTest = {
-    entropyMinLength: options.entropyMinLength ?? DEFAULT_REDACT_OPTIONS.entropyMinLength,
-    entropyBits: options.entropyBits ?? DEFAULT_REDACT_OPTIONS.entropyBits,
-    maxMeanChunk: options.maxMeanChunk ?? DEFAULT_REDACT_OPTIONS.maxMeanChunk
-  }
-  return out.replace(keyLikeRuns(random.entropyMinLength), (run) => redactRun(run, random))
+  const out = redactTokenPatterns(env === undefined ? text : replaceValues(text, envSecrets(env, options)))
+  return redactGuesses(redactStrongAssignments(redactAuthorization(redactCredentialShapes(out))), randomTestOf(options))
+}
+
+/**
+ * The redactor for someone else's log (an agent's, read by `audit` and `sessions`): what `makeRedactor`
+ * removes with these `secrets`, and what `redactSecrets` guesses is a key or token. The same text
+ * out as `redactSecrets(makeRedactor(secrets)(text))`, each pass run once rather than the boundary's
+ * passes twice. Never throws.
+ */
+export const makeLogRedactor = (secrets: ReadonlyArray<string | undefined> = []): ((text: string) => string) => {
+  const boundary = makeRedactor(secrets)
+  const random = randomTestOf({})
+  return (text) => (typeof text === "string" ? redactGuesses(redactTokenPatterns(boundary(text)), random) : text)
 }
