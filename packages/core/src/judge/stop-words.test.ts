@@ -74,6 +74,9 @@ describe("stop words name the evidence", () => {
     expect(answerOf(stepRecord({ action: "x", observation: "", rawObservation: "" }))).toBe("nothing")
     expect(answerOf(stepRecord({ action: "x", observation: "", rawObservation: "collected 9 items ... E `x` TypeError: bad operand" }))).toBe("`TypeError: bad operand`")
     expect(answerOf(stepRecord({ action: "x", observation: "", rawObservation: "y".repeat(300) }))).toHaveLength(102)
+    // Gemini CLI's report in its tags: the command's own words, not the process group or the closing tag.
+    const gemini = stepRecordOf(answered(call("c7", "run_shell_command", { command: "cat /nonexistent-file" }), "<untrusted_context>\nOutput: cat: /nonexistent-file: No such file or directory\nExit Code: 1\nProcess Group PGID: 15785\n</untrusted_context>"))
+    expect(answerOf(gemini)).toBe("`No such file or directory`")
     expect(stepsOf([])).toBe("no step")
     expect(stepsOf(run("a", "b", [4]))).toBe("step 4")
   })

@@ -134,4 +134,17 @@ describe("commandContent", () => {
     expect(commandContent(gemini("(empty)", "boom"))).toBe("boom")
     expect(commandContent("plain output")).toBe("plain output")
   })
+  // As Gemini CLI 0.61 writes it: only the status lines that apply, the whole inside <untrusted_context>.
+  test("reads Gemini CLI's newer report, wrapped or not", () => {
+    const wrapped = (body: string) => `<untrusted_context>\n${body}\n</untrusted_context>`
+    expect(commandContent(wrapped("Output: cat: /nonexistent-file: No such file or directory\nExit Code: 1\nProcess Group PGID: 15785"))).toBe("cat: /nonexistent-file: No such file or directory")
+    expect(commandContent(wrapped("Output: line one\nline two\nProcess Group PGID: 7"))).toBe("line one\nline two")
+    expect(commandContent(wrapped("Output: (empty)\nProcess Group PGID: 15152"))).toBe("")
+    expect(commandContent(wrapped("Output: (empty)\nError: spawn bash ENOENT\nExit Code: 127\nSignal: SIGTERM\nBackground PIDs: 12, 13\nProcess Group PGID: 4"))).toBe("spawn bash ENOENT")
+    // Unwrapped, the last status line tells the report from a command that prints "Output: …".
+    expect(commandContent("Output: 3 files\nExit Code: 2")).toBe("3 files")
+    expect(commandContent("Output: 3 files\nsummary done")).toBe("Output: 3 files\nsummary done")
+    // Another tool's wrapped result loses only the tags.
+    expect(commandContent(wrapped("# README\nhello"))).toBe("# README\nhello")
+  })
 })

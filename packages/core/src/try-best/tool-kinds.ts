@@ -188,18 +188,30 @@ const GEMINI_REPORT = /^Command: [^\n]*\nDirectory: [^\n]*\n(?:Output|Stdout): (
 
 /**
  * What a command itself printed, without the status its harness wraps around it (OpenHands'
- * "[The command completed with exit code 0.]", Gemini CLI's Command/Directory/…/PGID report,
+ * "[The command completed with exit code 0.]", Gemini CLI's Command/Directory/…/PGID report and its
+ * newer Output/…/PGID one inside <untrusted_context> tags,
  * Codex's "Exit code / Wall time / Output:" header, an "Exit code: 1" line at the end). Two commands that print nothing then print
  * the same: nothing. Never throws; an output in no known wrapping is returned as it is.
  */
 export const commandContent = (output: string): string => {
-  const gemini = GEMINI_REPORT.exec(output)
+  const unwrapped = UNTRUSTED_WRAPPER.exec(output)
+  const text = unwrapped === null ? output : unwrapped[1]!
+  const gemini = GEMINI_REPORT.exec(text) ?? (unwrapped !== null || GEMINI_STATUS_TAIL.test(text.slice(-200)) ? GEMINI_SECTIONS.exec(text) : null)
   if (gemini !== null) {
     const parts = [gemini[1], gemini[2], gemini[3]].map((p) => (p ?? "").trim()).filter((p) => p !== "" && p !== "(empty)" && p !== "(none)")
     return parts.join("\n")
   }
-  return output.replace(CODEX_HEADER, "").replace(CODEX_EXEC_HEADER, "").replace(CLAUDE_EXIT_HEAD, "").replace(OPENHANDS_STATUS, "").replace(TRAILING_EXIT, "").replace(NO_OUTPUT_PLACEHOLDER, "").trim()
+  return text.replace(CODEX_HEADER, "").replace(CODEX_EXEC_HEADER, "").replace(CLAUDE_EXIT_HEAD, "").replace(OPENHANDS_STATUS, "").replace(TRAILING_EXIT, "").replace(NO_OUTPUT_PLACEHOLDER, "").trim()
 }
+
+// Gemini CLI (0.6x) wraps what a tool returns in <untrusted_context> tags, and reports a shell command
+// as "Output: …" followed by only the status lines that apply (an error, a non-zero exit code, a
+// signal, background pids, the process group).
+const UNTRUSTED_WRAPPER = /^\s*<untrusted_context>\n([\s\S]*?)\n?<\/untrusted_context>\s*$/
+const GEMINI_SECTIONS =
+  /^Output: ([\s\S]*?)(?:\nError: ([^\n]*))?(?:\nExit Code: -?\d+)?(?:\nSignal: [^\n]*)?(?:\nBackground PIDs: [^\n]*)?(?:\nProcess Group PGID: \d+)?\s*$/
+// Unwrapped, that report is told from a command that prints "Output: …" by its last status line.
+const GEMINI_STATUS_TAIL = /\n(?:Exit Code: -?\d+|Process Group PGID: \d+)\s*$/
 
 // A harness's exit status printed as the output's last line ("…\nExit code: 1", pi's "Command exited
 // with code 1"): status, not what the command printed (a search that found nothing printed nothing).
