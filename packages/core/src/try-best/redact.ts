@@ -61,7 +61,8 @@ export const TOKEN_PATTERNS: ReadonlyArray<RegExp> = [
   /\bnpm_[A-Za-z0-9]{36}\b/g,
   /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b/g // JWT
 ]
-/** The literal each of TOKEN_PATTERNS starts with: one test of this gates the dozen passes. */
+
+/** A literal each of TOKEN_PATTERNS' matches holds: one test of this gates the dozen passes. */
 export const TOKEN_HINT = /-----BEGIN |sk-|gh[opsur]_|github_pat_|glpat-|AKIA|ASIA|AGPA|AIDA|AROA|AIza|xox[abposr]-|_live_|_test_|hf_|npm_|eyJ/
 
 /**
@@ -141,6 +142,7 @@ const assignmentOf = (words: string): RegExp =>
 export const ASSIGNMENT_WORDS = `${STRONG_WORDS}|credentials?|token|auth|pwd`
 const ASSIGNMENT = assignmentOf(ASSIGNMENT_WORDS)
 const FLAG = /(--(?:api-?key|token|password|secret|auth-token|access-token)(?:=|\s+))(["']?)([^\s"']{4,})\2/gi
+
 /** A word every `ASSIGNMENT` match holds: one test of this gates the pattern, whose look-behind is tried at every position. */
 export const ASSIGNMENT_HINT = /api[_-]?key|apikey|secret|passw|access[_-]?key|private[_-]?key|account[_-]?key|credential|token|auth|pwd/i
 
