@@ -132,6 +132,8 @@ describe("commandContent", () => {
     expect(commandContent(gemini("(empty)"))).toBe("")
     expect(commandContent(gemini("a.txt"))).toBe("a.txt")
     expect(commandContent(gemini("(empty)", "boom"))).toBe("boom")
+    // Qwen Code's code mode leaves the Command line out.
+    expect(commandContent("Directory: (root)\nOutput: a.txt\nError: (none)\nExit Code: 0\nSignal: (none)\nProcess Group PGID: 9")).toBe("a.txt")
     expect(commandContent("plain output")).toBe("plain output")
   })
   // As Gemini CLI 0.61 writes it: only the status lines that apply, the whole inside <untrusted_context>.

@@ -184,7 +184,8 @@ const CODEX_HEADER = /^Exit code: -?\d+\s*\nWall time: [^\n]*\n(?:Total output l
 const CLAUDE_EXIT_HEAD = /^Exit code -?\d+[ \t]*(?:\n|$)/
 // Codex 0.17x's `exec_command`: a chunk id that differs every call, then the status, then the output.
 const CODEX_EXEC_HEADER = /^Chunk ID: [^\n]*\nWall time: [^\n]*\n(?:Process exited with code -?\d+\s*\n)?(?:Process running with session ID [^\n]*\n)?(?:Original token count: \d+\s*\n)?Output:\s*\n?/
-const GEMINI_REPORT = /^Command: [^\n]*\nDirectory: [^\n]*\n(?:Output|Stdout): ([\s\S]*?)\n(?:Stderr: ([\s\S]*?)\n)?Error: ([^\n]*)\nExit Code: [^\n]*(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*$/
+// Qwen Code leaves the Command line out of a call made from its code mode.
+const GEMINI_REPORT = /^(?:Command: [^\n]*\n)?Directory: [^\n]*\n(?:Output|Stdout): ([\s\S]*?)\n(?:Stderr: ([\s\S]*?)\n)?Error: ([^\n]*)\nExit Code: [^\n]*(?:\n(?:Signal|Background PIDs|Process Group PGID): [^\n]*)*\s*$/
 
 /**
  * What a command itself printed, without the status its harness wraps around it (OpenHands'
