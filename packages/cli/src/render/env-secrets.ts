@@ -3,7 +3,7 @@
  * key loopguard holds, and any variable named like a credential whose value a tool printed and
  * the model repeated. Only exact values are replaced, so ids and hashes in a trace stay intact.
  */
-import { makeLogRedactor, makeRedactor, MIN_SECRET_LENGTH as CORE_MIN_SECRET_LENGTH } from "@loopguard/core/try-best"
+import { makeRedactor, MIN_SECRET_LENGTH as CORE_MIN_SECRET_LENGTH, redactSecrets } from "@loopguard/core/try-best"
 import { credentialValues, isCredentialName } from "@loopguard/effect/tools"
 
 const MIN_SECRET_LENGTH = 8
@@ -56,5 +56,9 @@ export const credentialRedactor = (env: Readonly<Record<string, string | undefin
  * (`redactSecrets`' guesses: a log is someone else's text, docs/audit.md). Other variables' values
  * (paths, user names) are left alone, or every path in a log would read "[REDACTED]".
  */
-export const logRedactor = (env: Readonly<Record<string, string | undefined>> = process.env): ((text: string) => string) =>
-  makeLogRedactor(secretValues(env, []))
+export const logRedactor = (env: Readonly<Record<string, string | undefined>> = process.env): ((text: string) => string) => {
+  const boundary = credentialRedactor(env)
+  // Both whole: redactSecrets runs the boundary's own passes again, and that second run catches what the
+  // first one's replacements brought together (a `mysql … -p` phrase read anew once a password before it went).
+  return (text: string): string => redactSecrets(boundary(text))
+}

@@ -56,7 +56,7 @@ export {
   type StepSummary
 } from "./stall-signals.js"
 export { distinctRedactions, plainRedactions } from "./redact-marks.js"
-export { DEFAULT_NON_SECRET_ENV, DEFAULT_REDACT_OPTIONS, makeLogRedactor, makeRedactor, makeShapeStreamRedactor, makeStreamRedactor, MIN_SECRET_LENGTH, REDACTED, redactDeep, redactSecrets, shannonEntropy, type RedactOptions, type StreamRedactor } from "./redact.js"
+export { DEFAULT_NON_SECRET_ENV, DEFAULT_REDACT_OPTIONS, makeRedactor, makeShapeStreamRedactor, makeStreamRedactor, MIN_SECRET_LENGTH, REDACTED, redactDeep, redactSecrets, shannonEntropy, type RedactOptions, type StreamRedactor } from "./redact.js"
 export {
   HANDOFF_COMMANDS,
   HANDOFF_HARNESS_NAMES,

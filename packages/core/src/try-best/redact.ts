@@ -615,15 +615,3 @@ export const redactSecrets = (
   const out = redactTokenPatterns(env === undefined ? text : replaceValues(text, envSecrets(env, options)))
   return redactGuesses(redactStrongAssignments(redactAuthorization(redactCredentialShapes(out))), randomTestOf(options))
 }
-
-/**
- * The redactor for someone else's log (an agent's, read by `audit` and `sessions`): what `makeRedactor`
- * removes with these `secrets`, and what `redactSecrets` guesses is a key or token. The same text
- * out as `redactSecrets(makeRedactor(secrets)(text))`, each pass run once rather than the boundary's
- * passes twice. Never throws.
- */
-export const makeLogRedactor = (secrets: ReadonlyArray<string | undefined> = []): ((text: string) => string) => {
-  const boundary = makeRedactor(secrets)
-  const random = randomTestOf({})
-  return (text) => (typeof text === "string" ? redactGuesses(redactTokenPatterns(boundary(text)), random) : text)
-}
