@@ -63,6 +63,22 @@ describe("page model: redacted before clipped", () => {
   })
 })
 
+describe("page model: a call's input", () => {
+  // The commands of an outside pass: each secret is quoted, which the input's JSON text escapes.
+  test.each([
+    ["export DB_PASSWORD=\"Hx7pQ2vLm9\"", "Hx7pQ2vLm9"],
+    ["PGPASSWORD=\"Ky4nR8sTw2\" psql -h db", "Ky4nR8sTw2"],
+    ["sshpass -p \"Zt5mW3kNp8\" ssh host", "Zt5mW3kNp8"],
+    ["aws configure set aws_secret_access_key \"Jm3kL8pQz7Xc\"", "Jm3kL8pQz7Xc"],
+    ["echo '{\"password\": \"Vb6nM1qWe4\"}'", "Vb6nM1qWe4"]
+  ])("%s: the quoted secret is not shown", (command, secret) => {
+    const toolReply = reply("done", { parts: [{ type: "tool", callId: "c1", name: "bash", input: { command }, state: "completed", output: "ok" }] })
+    const v = stepView(0, 1, [], toolReply, logRedactor({}))
+    expect(v.calls[0]!.input).not.toContain(secret)
+    expect(v.calls[0]!.input).toContain("[REDACTED]")
+  })
+})
+
 describe("summary", () => {
   test("spans: from/to steps, else the count up to the step; counts by detector and kind; the first loop and the first act", () => {
     expect(spanOf(incident(9, "streak-crop", "detect", "loop", { fromStep: 5, toStep: 9 }))).toEqual({ from: 5, to: 9, detector: "streak-crop" })
