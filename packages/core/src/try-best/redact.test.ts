@@ -103,14 +103,14 @@ describe("redactSecrets: what must stay", () => {
     for (const pattern of TOKEN_PATTERNS) {
       let matched = 0
       fc.assert(
-        fc.property(fc.stringMatching(new RegExp(`^(?:${pattern.source.replace(/\\b/g, "").replace("\\1", "[A-Z0-9 ]+")})$`)), (text) => {
+        fc.property(fc.stringMatching(new RegExp(`^(?:${pattern.source.replace(/\\b|\(\?![^()]*\)/g, "").replace("\\1", "[A-Z0-9 ]+")})$`)), (text) => {
           const found = text.match(new RegExp(pattern.source))
           if (found !== null) expect(TOKEN_HINT.test(found[0])).toBe(true)
           matched += found === null ? 0 : 1
         }),
         { numRuns: 40 }
       )
-      // Some generated texts hold a match (a word boundary the generator ignores may rule one out).
+      // Some generated texts hold a match (a word boundary or look-ahead the generator leaves out may rule one out).
       expect(matched).toBeGreaterThan(0)
     }
   })
@@ -424,5 +424,20 @@ describe("makeRedactor: credentials in names that hold a strong word, command fl
       const line = `ran ${text} then more words`
       expectEverySplitRedacted(line, redact)
     }
+  })
+})
+
+// Found by an outside fuzzing pass: each went through every redactor.
+describe("makeRedactor and redactSecrets: a quoted mysql password, a token ending in a dash, a key after a JSON escape", () => {
+  test.each([
+    ["mysql -u root -p\"Wq9rT4yUi2\" app", "Wq9rT4yUi2"],
+    ["mysql -u root -p'Wq9rT4yUi2' app", "Wq9rT4yUi2"],
+    ["mysqldump -uroot -p\"Wq9rT4yUi2\" db > o.sql", "Wq9rT4yUi2"],
+    ["token glpat-abcdefghij012345678- here", "glpat-abcdefghij012345678"],
+    ["{\\u0022k\\u0022:\\u0022AKIAABCDEFGHIJKLMNOP\\u0022}", "AKIAABCDEFGHIJKLMNOP"],
+    ["xoxb-1234567890-abcdefghij- end", "xoxb-1234567890"]
+  ])("%s", (text, secret) => {
+    expect(makeRedactor([])(text)).not.toContain(secret)
+    expect(redactSecrets(text)).not.toContain(secret)
   })
 })

@@ -52,10 +52,10 @@ export const TOKEN_PATTERNS: ReadonlyArray<RegExp> = [
   /\bsk-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_-]{16,}/g, // OpenAI / Anthropic style
   /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b/g, // GitHub tokens
   /\bgithub_pat_[A-Za-z0-9_]{20,}\b/g,
-  /\bglpat-[A-Za-z0-9_-]{20,}\b/g, // GitLab
+  /\bglpat-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/g, // GitLab (it may end in `-`: no word boundary after it)
   /\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b/g, // AWS access key id
   /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API key
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}\b/g, // Slack
+  /\bxox[abposr]-[A-Za-z0-9-]{10,}(?![A-Za-z0-9-])/g, // Slack
   /\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/g, // Stripe
   /\bhf_[A-Za-z0-9]{30,}\b/g, // Hugging Face
   /\bnpm_[A-Za-z0-9]{36}\b/g,
@@ -83,14 +83,14 @@ const CREDENTIAL_SHAPES: ReadonlyArray<RegExp> = [
   /-----BEGIN [A-Z ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY(?: BLOCK)?-----|$)/g,
   // These two prefixes are distinctive enough to be caught glued to a word ("xsk-proj-…", "xAKIA…").
   /sk-(?:proj|svcacct|admin|or-v\d+|ant-(?:api|admin|oat)\d*)-(?=[A-Za-z_-]*\d)[A-Za-z0-9_-]{20,}/g, // OpenAI project / service keys, OpenRouter, Anthropic
-  /(?:(?<![A-Z0-9])|(?<=%[0-9A-Fa-f]{2}))(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g, // AWS access key id
+  /(?:(?<![A-Z0-9])|(?<=%[0-9A-Fa-f]{2})|(?<=\\u[0-9A-Fa-f]{4}))(?:AKIA|ASIA)[0-9A-Z]{16}(?![A-Z0-9])/g, // AWS access key id (also right after a JSON `\u0022`)
   ...[
     /sk-(?=[A-Za-z]*\d)[A-Za-z0-9]{20,}\b/, // OpenAI legacy and OpenAI-compatible keys
     /(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}\b/, // GitHub tokens
     /github_pat_[A-Za-z0-9_]{20,}\b/,
-    /glpat-[A-Za-z0-9_-]{20,}\b/, // GitLab
+    /glpat-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/, // GitLab (it may end in `-`: no word boundary after it)
     /AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])/, // Google API key
-    /xox[baprs]-(?=[A-Za-z-]*\d)[A-Za-z0-9-]{10,}\b/, // Slack
+    /xox[baprs]-(?=[A-Za-z-]*\d)[A-Za-z0-9-]{10,}(?![A-Za-z0-9-])/, // Slack
     /(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}\b/, // Stripe secret / restricted
     /SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}/, // SendGrid
     /hf_[A-Za-z0-9]{30,}\b/, // Hugging Face
@@ -356,7 +356,7 @@ const CREDENTIAL_PHRASES: ReadonlyArray<readonly [hint: RegExp, pattern: RegExp]
   [/sshpass/, /(\bsshpass[ \t]+-p[ \t]*)(["']?)([^\s"'$-][^\s"']*)\2/g],
   [/docker/, /(\bdocker[ \t]+login\b[^\n|;&]{0,200}?[ \t]-p[ \t]+)(["']?)([^\s"'$-][^\s"']*)\2/g],
   [/http/, /(\bhttps?(?:[ \t][^\n|;&]{0,200}?)?[ \t]-a[ \t]+[^\s:"'$]*:)()([^\s"'$/~][^\s"']*)/g],
-  [/mysql|mariadb/, /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb)\b[^\n|;&]{0,200}?[ \t]-p)()([^\s"'$-][^\s"']*)/g],
+  [/mysql|mariadb/, /(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlsh|mariadb)\b[^\n|;&]{0,200}?[ \t]-p)(["']?)([^\s"'$-][^\s"']*)\2/g],
   [/machine/, /(\bmachine[ \t]+\S+[ \t]+(?:login[ \t]+\S+[ \t]+)?password[ \t]+)()(\S+)/g],
   [/"auth"/, /("auth"[ \t]*:[ \t]*)(")([A-Za-z0-9+/]{8,}={0,2})\2/g],
   [/subscription-key/i, /(ocp-apim-subscription-key["']?[ \t]*[:=][ \t]*)(["']?)([^\s"',;]{8,})\2/gi],
