@@ -12,3 +12,14 @@ test("a temporary folder's random name is not redacted where it names the run; a
   expect(keep(`${file}#ses_dc8463094ffeEFCeYukX2S2hlQ`)).toBe(`${file}#ses_dc8463094ffeEFCeYukX2S2hlQ`)
   expect(keep(`${file}: cannot read it, key sk-proj-AbCdEfGhIjKlMnOpQrStUvWx0123456789`)).toBe(`${file}: cannot read it, key [REDACTED]`)
 })
+
+// Found by an outside pass: the text was cut at the name and each piece redacted apart.
+test("a command's password after the run's name, or in a word that holds it, is still redacted", () => {
+  const redact = logRedactor({})
+  const stdin = keepingName(redact, "stdin")
+  expect(stdin("mysql --defaults-extra-file=/dev/stdin -u root -pVn7sK2xLq9")).toBe("mysql --defaults-extra-file=/dev/stdin -u root -p[REDACTED]")
+  expect(stdin("http --ignore-stdin -a alice:Qm4rT8wZp2 GET https://x.test/")).not.toContain("Qm4rT8wZp2")
+  const log = keepingName(redact, "log")
+  expect(log("docker login -u me -p Hq3vN7cXr5 registry.example.com")).not.toContain("Hq3vN7cXr5")
+  expect(log("log: 3 steps")).toBe("log: 3 steps")
+})

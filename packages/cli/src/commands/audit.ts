@@ -77,8 +77,33 @@ const auditOne = (o: OneFile) => {
  */
 export const keepingName = (redact: (text: string) => string, name: string) => {
   const names = [...new Set([name, name.split("#")[0]!])].filter((n) => n !== "").sort((a, b) => b.length - a.length)
-  const within = (text: string, at: number): string => (at === names.length ? redact(text) : text.split(names[at]!).map((piece) => within(piece, at + 1)).join(names[at]!))
-  return (text: string): string => within(text, 0)
+  return (text: string): string => {
+    // The text is redacted whole, each name standing as a plain word: cut at the name, a command's
+    // password after it (`mysql --defaults-extra-file=/dev/stdin -u root -pX`) was read apart from its command.
+    let held = text
+    names.forEach((n, i) => (held = standingFor(held, n, NAME_MARKS[i]!)))
+    let out = redact(held)
+    names.forEach((n, i) => (out = out.split(NAME_MARKS[i]!).join(n)))
+    return out
+  }
+}
+
+/** Words that stand for the run's names while the text is redacted: letters alone, read as no secret. */
+const NAME_MARKS = ["lgrunnamemarka", "lgrunnamemarkb"]
+
+/**
+ * `text` with `name` replaced by `mark` where it stands on its own (no letter, digit or `_` against
+ * either end): inside a longer word (`log` in `docker login`) it is that word's, and stays.
+ */
+const standingFor = (text: string, name: string, mark: string): string => {
+  let out = ""
+  let from = 0
+  for (let at = text.indexOf(name); at !== -1; at = text.indexOf(name, at + name.length)) {
+    const alone = !/\w/.test(text[at - 1] ?? "") && !/\w/.test(text[at + name.length] ?? "")
+    out += text.slice(from, at) + (alone ? mark : name)
+    from = at + name.length
+  }
+  return out + text.slice(from)
 }
 
 /**
