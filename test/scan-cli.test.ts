@@ -90,6 +90,10 @@ describe("loopguard scan", () => {
     const r = await scan(["--jsonl"], '"ok"\nnot json\n')
     expect(r.code).toBe(2)
     expect(r.stderr + r.stdout).toContain("stdin:2")
+    // The error does not quote the line (the parser's own message did: its first word may be a secret).
+    const secret = await scan(["--jsonl"], "Qm4rT8wZp2xx and more\n")
+    expect(secret.code).toBe(2)
+    expect(secret.stderr + secret.stdout).not.toContain("Qm4rT8wZp2xx")
   }, 30_000)
 
   test("--jsonl: a line over input.maxLineBytes is scanned on its kept beginning and named on stderr with its size", async () => {

@@ -17,8 +17,9 @@ const lineText = (l: SplitLine): Effect.Effect<string, UsageError> =>
     try {
       // A cut line ends inside its string: close it to scan what was kept.
       text = l.capped ? parseCutJson(l.text) : JSON.parse(l.text)
-    } catch (e) {
-      return Effect.fail(new UsageError({ message: `stdin:${l.line}: not valid JSON (${(e as Error).message})` }))
+    } catch {
+      // Not the parser's own words: they quote the line, which may hold a secret.
+      return Effect.fail(new UsageError({ message: `stdin:${l.line}: not valid JSON (each line is one JSON string, such as "some text")` }))
     }
     if (typeof text !== "string") {
       return Effect.fail(new UsageError({ message: `stdin:${l.line}: expected a JSON string, got ${text === null ? "null" : typeof text}` }))
