@@ -92,8 +92,9 @@ export const parseMessageBody = (body: unknown): { readonly ok: true; readonly m
   if (typeof body === "string") {
     try {
       value = JSON.parse(body)
-    } catch (e) {
-      return { ok: false, problem: `not valid JSON (${(e as Error).message})` }
+    } catch {
+      // Not the parser's own words: they quote the body.
+      return { ok: false, problem: "not valid JSON" }
     }
   }
   const result = decodeMessage(value)
