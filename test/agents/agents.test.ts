@@ -63,4 +63,14 @@ describe("Gemini CLI agent spec", () => {
     expect(volatile(prompt(["skill-creator"]))).not.toEqual(volatile(prompt(["antigravity-support"])))
     expect(volatile(prompt(["skill-creator"], "a"))).not.toEqual(volatile(prompt(["skill-creator"], "b")))
   })
+
+  // The same order again in the activate_skill tool: its description's list and its enum of names.
+  test("the order of the skills the activate_skill tool names is set aside too, not the names", () => {
+    const tool = (skills: ReadonlyArray<string>) => ({
+      tools: [{ functionDeclarations: [{ name: "activate_skill", description: `Activates a skill by name (Available: ${skills.map((s) => `'${s}'`).join(", ")}). Returns it.`, parametersJsonSchema: { type: "object", properties: { name: { type: "string", enum: skills } } } }] }]
+    })
+    const volatile = geminiCli.volatile!
+    expect(volatile(tool(["skill-creator", "antigravity-support"]))).toEqual(volatile(tool(["antigravity-support", "skill-creator"])))
+    expect(volatile(tool(["skill-creator"]))).not.toEqual(volatile(tool(["antigravity-support"])))
+  })
 })

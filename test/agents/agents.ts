@@ -358,13 +358,16 @@ const geminiSpec = (name: string, loopDetection: boolean): AgentSpec => ({
   packages: [`@google/gemini-cli@${GEMINI_CLI_VERSION}`],
   ...(loopDetection ? { ownRepeatGuard: { executions: 4, exitCode: 0 }, ownLoopCut: true as const } : {}),
   // Per call, an id with the time in it (`run_shell_command_1796180710375_0`); per shell result, its
-  // process group; its built-in skills are listed in the order they finished loading, which varies.
+  // process group; its built-in skills are listed in the order they finished loading, which varies
+  // (in the prompt, and in the activate_skill tool's description and its enum of names).
   volatile: (body) =>
     JSON.parse(
       JSON.stringify(body ?? {})
         .replace(/"id":"([A-Za-z_]+?)_\d{10,}_(\d+)"/g, '"id":"$1_<time>_$2"')
         .replace(/Process Group PGID: \d+/g, "Process Group PGID: <pgid>")
         .replace(/<available_skills>[\s\S]*?<\/available_skills>/g, (list) => `<available_skills>${(list.match(/<skill>[\s\S]*?<\/skill>/g) ?? []).sort().join("")}</available_skills>`)
+        .replace(/\(Available: ((?:'[^']*'(?:, )?)+)\)/g, (_all, names: string) => `(Available: ${names.split(", ").sort().join(", ")})`)
+        .replace(/("name":\{"type":"string","enum":)(\[[^\]]*\])/g, (_all, head: string, names: string) => `${head}${JSON.stringify((JSON.parse(names) as Array<string>).sort())}`)
     ),
   invocation: (installDir, ctx) => {
     writeJson(join(ctx.home, ".gemini", "settings.json"), geminiSettings(loopDetection))
