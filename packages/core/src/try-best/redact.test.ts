@@ -441,3 +441,22 @@ describe("makeRedactor and redactSecrets: a quoted mysql password, a token endin
     expect(redactSecrets(text)).not.toContain(secret)
   })
 })
+
+// JSON written inside a JSON string (a tool that prints JSON holding JSON, a manifest kept in an
+// annotation): the quotes the patterns read are escaped (found by an outside pass).
+describe("makeRedactor: JSON inside a JSON string", () => {
+  test.each([
+    ['{"config":"{\\"password\\": \\"Zq8xW3vNp1\\"}"}', "Zq8xW3vNp1"],
+    ['"last-applied":"{\\"stringData\\":{\\"DB_PASSWORD\\":\\"s3cr3t-Value9\\"}}"', "s3cr3t-Value9"],
+    ["run sshpass -p \\\"Hq3vN7cXr5\\\" ssh host", "Hq3vN7cXr5"],
+    ['x response=\\"f9a38a5d6be0fb3bcc8d8c9ce00bf9b0\\" y', "f9a38a5d6be0fb3bcc8d8c9ce00bf9b0"]
+  ])("%s", (text, secret) => {
+    expect(makeRedactor([])(text)).not.toContain(secret)
+    expect(redactSecrets(makeRedactor([])(text))).not.toContain(secret)
+  })
+
+  test("escaped quotes around ordinary words change nothing", () => {
+    const text = 'log "{\\"level\\":\\"info\\",\\"msg\\":\\"server started on port 8080\\"}"'
+    expect(makeRedactor([])(text)).toBe(text)
+  })
+})

@@ -421,7 +421,47 @@ export const makeRedactor = (
     // Longest first, so a value that contains another is removed whole.
     .sort((a, b) => b.length - a.length)
   if (options.authorization === false) return (text) => (typeof text === "string" ? replaceValues(text, values) : text)
-  return (text) => (typeof text === "string" ? redactQueryAndCookies(redactStrongAssignments(redactAuthorization(redactCredentialShapes(replaceValues(text, values))))) : text)
+  const redact = (text: string): string => redactQueryAndCookies(redactStrongAssignments(redactAuthorization(redactCredentialShapes(replaceValues(text, values)))))
+  return (text) => {
+    if (typeof text !== "string") return text
+    const out = redact(text)
+    return text.includes(ESCAPED_QUOTE) ? withEscapedQuotesRead(text, out, redact) : out
+  }
+}
+
+const ESCAPED_QUOTE = '\\"'
+/** Shortest span taken from the unescaped reading for a secret (shorter ones would wreck words). */
+const MIN_ESCAPED_SECRET = 4
+
+/**
+ * JSON written inside a JSON string (`{"config":"{\\"password\\": \\"…\\"}"}`, a manifest kept in an
+ * annotation) escapes the quotes the patterns read: `text` is read once more with them unescaped, and
+ * what that reading removes is removed from `redacted` (text's own redaction), escaped or not.
+ */
+const withEscapedQuotesRead = (text: string, redacted: string, redact: (text: string) => string): string => {
+  const plain = text.split(ESCAPED_QUOTE).join('"')
+  let out = redacted
+  for (const value of removedSpans(plain, redact(plain))) out = out.split(value.split('"').join(ESCAPED_QUOTE)).join(REDACTED).split(value).join(REDACTED)
+  return out
+}
+
+/**
+ * The spans of `before` that `after` (the same text with spans replaced by REDACTED) replaced, as far as
+ * they can be told; a guess that is wrong removes more, never less.
+ */
+const removedSpans = (before: string, after: string): Array<string> => {
+  const pieces = after.split(REDACTED)
+  if (pieces.length === 1 || !before.startsWith(pieces[0]!)) return []
+  const spans: Array<string> = []
+  let at = pieces[0]!.length
+  for (const piece of pieces.slice(1)) {
+    const next = piece === "" ? at : before.indexOf(piece, at + 1)
+    if (next === -1) break
+    const span = before.slice(at, next)
+    if (span.length >= MIN_ESCAPED_SECRET && span !== REDACTED) spans.push(span)
+    at = next + piece.length
+  }
+  return spans.sort((a, b) => b.length - a.length)
 }
 
 /** Redacts secret values from text that arrives in pieces (a model's text deltas). */
