@@ -461,7 +461,7 @@ const removedSpans = (before: string, after: string): Array<string> => {
     if (span.length >= MIN_ESCAPED_SECRET && span !== REDACTED) spans.push(span)
     at = next + piece.length
   }
-  return spans.sort((a, b) => b.length - a.length)
+  return [...new Set(spans)].sort((a, b) => b.length - a.length)
 }
 
 /** Redacts secret values from text that arrives in pieces (a model's text deltas). */
