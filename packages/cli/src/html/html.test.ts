@@ -64,7 +64,8 @@ describe("page model: redacted before clipped", () => {
 })
 
 describe("page model: a call's input", () => {
-  // The commands of an outside pass: each secret is quoted, which the input's JSON text escapes.
+  // The commands of an outside pass: each secret is quoted, which the input's JSON text escapes
+  // (the redactor reads escaped quotes: makeRedactor).
   test.each([
     ["export DB_PASSWORD=\"Hx7pQ2vLm9\"", "Hx7pQ2vLm9"],
     ["PGPASSWORD=\"Ky4nR8sTw2\" psql -h db", "Ky4nR8sTw2"],

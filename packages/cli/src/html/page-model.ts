@@ -4,7 +4,6 @@
  * page embeds this as JSON and draws it in the browser.
  */
 import type { AssistantMessage, ToolPart, UserMessage } from "@loopguard/core/model"
-import { redactDeep } from "@loopguard/core/try-best"
 import type { AuditIncident } from "@loopguard/effect/audit"
 
 export interface CallView {
@@ -68,10 +67,7 @@ const inputText = (input: unknown): string => {
 }
 
 const callView = (p: ToolPart, redact: Redact): CallView => {
-  // Each string of the input redacted as it was written, then the JSON text of it: once in JSON, a
-  // command's quotes are escaped and the patterns that read a quoted value no longer see one.
-  const input = shown(inputText(redactDeep(p.input, redact)), CLIP_INPUT, redact)
-  const out: { -readonly [K in keyof CallView]: CallView[K] } = { name: redact(p.name), input, state: p.state }
+  const out: { -readonly [K in keyof CallView]: CallView[K] } = { name: redact(p.name), input: shown(inputText(p.input), CLIP_INPUT, redact), state: p.state }
   if (p.output !== undefined && p.output !== "") out.output = shown(p.output, CLIP_OUTPUT, redact)
   if (p.exitCode !== undefined) out.exit = p.exitCode
   if (p.error !== undefined) out.error = shown(p.error, CLIP_OUTPUT, redact)
