@@ -17,11 +17,12 @@ import { FetchClientReply } from "../../packages/proxy/src/client-reply.js"
 import { FetchReply } from "../../packages/proxy/src/fetch-reply.js"
 import { chatProtocol } from "../../packages/proxy/src/protocols/chat.js"
 import { HELD_KEEP_ALIVE_MS, relayStream } from "../../packages/proxy/src/relay.js"
+import { replyGuardsOf } from "../../packages/proxy/src/proxy-settings.js"
 import { arg, serveBunRelay } from "./lib/bun-relay.js"
 
 const layer = arg("--layer")
 if (!["frame", "relay", "unguarded"].includes(layer)) throw new Error(`--layer must be frame, relay or unguarded, not "${layer}"`)
-const guard = layer === "relay" ? repeatGuardOptionsOf(DEFAULT_CONFIG.repeat) : null
+const guards = layer === "relay" ? replyGuardsOf(repeatGuardOptionsOf(DEFAULT_CONFIG.repeat)) : null
 const limits = { maxResponseBytes: DEFAULT_CONFIG.stream.maxResponseBytes, maxEventBytes: DEFAULT_CONFIG.stream.maxEventBytes, chunkTimeoutMs: 60_000, keepAliveMs: HELD_KEEP_ALIVE_MS }
 
 /** The upstream's bytes, read by the proxy's reply shapes, through the layers asked for. */
@@ -33,7 +34,7 @@ const relayed = (reply: FetchReply, client: FetchClientReply): void => {
     return
   }
   const relay = { protocol: chatProtocol, watch: chatProtocol.watch({}), upstream: reply, first: null, ended: () => reply.ended, abortUpstream: () => reply.cancel() }
-  void relayStream({ ...relay, client, guard, limits, textCalls: null, refuseCalls: () => null })
+  void relayStream({ ...relay, client, guards, limits, textCalls: null, refuseCalls: () => null })
 }
 
 serveBunRelay(`layer relay (${layer})`, (up, signal) => {

@@ -30,7 +30,7 @@ import type { StreamTimings } from "./lib/stream-client.js"
 import { chatProtocol, judgeRequest, judgeRequestSliced, TurnMemo } from "@loopguard/proxy"
 import { DEFAULT_CONFIG, repeatGuardOptionsOf } from "@loopguard/effect/config"
 import { streamFrames, textStream } from "@loopguard/ai-sdk/testing"
-import { RepeatGuard } from "@loopguard/core/repeat"
+import { RepeatGuard, RepeatGuardPool } from "@loopguard/core/repeat"
 import { SseSplitter } from "../../packages/proxy/src/sse.js"
 import { healthyText } from "./lib/stamped-upstream.js"
 import { freePort } from "../free-port.js"
@@ -325,7 +325,7 @@ const judgeHoldMs = async (steps: number): Promise<{ readonly atOnce: number; re
  * of their bytes and read by the Chat Completions watch (one JSON.parse each), the repetition
  * guard made, and the guard fed each event's text.
  */
-const streamWorkUs = (chunks: number): { readonly watchPerEvent: number; readonly guardMade: number; readonly guardPerEvent: number } => {
+const streamWorkUs = (chunks: number): { readonly watchPerEvent: number; readonly guardMade: number; readonly guardTaken: number; readonly guardPerEvent: number } => {
   const frames = streamFrames(textStream(healthyText(chunks * 8, 7), { chunkSize: 8 }), { id: "chatcmpl-bench", created: 1_700_000_000, model: "scripted-model" })
   const bytes = frames.content.map((f) => Buffer.from(f))
   const options = repeatGuardOptionsOf(DEFAULT_CONFIG.repeat)
@@ -342,47 +342,47 @@ const streamWorkUs = (chunks: number): { readonly watchPerEvent: number; readonl
     return ((performance.now() - t) * 1000) / n
   }
   const perStream = usOf(read, 50)
-  // Guards made as the proxy makes them, one per stream and all alive at once, then fed apart from
-  // making them; in rounds, the median kept: the first rounds run code the runtime has not yet compiled.
+  // Guards for 50 streams at once, made new (as the proxy did before its pool) or taken from a
+  // pool that got them back from the 50 streams before (as it does now), then fed apart from
+  // getting them; in rounds, the median kept: the first rounds run code the runtime has not yet compiled.
+  const pool = new RepeatGuardPool(options)
   const rounds = Array.from({ length: 15 }, () => {
     const guards: Array<RepeatGuard> = []
     const made = usOf(() => void guards.push(new RepeatGuard(options)), 50)
     const t = performance.now()
     for (const guard of guards) for (let i = 0; i < chunks; i++) guard.push(texts[i]!)
-    return { made, fed: ((performance.now() - t) * 1000) / (guards.length * chunks) }
+    const fed = ((performance.now() - t) * 1000) / (guards.length * chunks)
+    for (const guard of guards.splice(0)) pool.give(guard)
+    const taken = usOf(() => void guards.push(pool.take()), 50)
+    for (const guard of guards) pool.give(guard)
+    return { made, taken, fed }
   })
-  return { watchPerEvent: perStream / chunks, guardMade: median(rounds.map((r) => r.made)), guardPerEvent: median(rounds.map((r) => r.fed)) }
-}
-
-/** Every typed array reachable from `value`, each once (a guard's buffers). */
-const typedArraysOf = (value: unknown, seen = new Set<unknown>()): Array<{ fill(n: number): unknown }> => {
-  if (value === null || typeof value !== "object" || seen.has(value)) return []
-  seen.add(value)
-  if (ArrayBuffer.isView(value)) return [value as unknown as { fill(n: number): unknown }]
-  return Object.values(value).flatMap((v) => typedArraysOf(v, seen))
+  return { watchPerEvent: perStream / chunks, guardMade: median(rounds.map((r) => r.made)), guardTaken: median(rounds.map((r) => r.taken)), guardPerEvent: median(rounds.map((r) => r.fed)) }
 }
 
 /**
- * Resident memory of a repetition guard, 200 of them alive after 5 events each: made fresh (what
- * the proxy does), and with every buffer written over once (what a pool of guards cleared in full
- * between streams would keep per stream). KB per guard, this process's RSS after a full GC.
+ * Resident memory of a repetition guard, 200 of them alive: made new and fed 5 events, and after
+ * a stream of `chunks` events given back to a pool (started over, its buffers kept: what an idle
+ * proxy holds per guard in its pool). KB per guard, this process's RSS after a full GC.
  */
-const guardResidentKb = (): { readonly fresh: number; readonly cleared: number } => {
+const guardResidentKb = (chunks: number): { readonly fresh: number; readonly pooled: number } => {
   const options = repeatGuardOptionsOf(DEFAULT_CONFIG.repeat)
-  const text = healthyText(40, 3)
-  const perGuard = (clear: boolean): number => {
+  const text = healthyText(chunks * 8, 3)
+  const perGuard = (served: boolean): number => {
     Bun.gc(true)
     const before = ownRssOf(process.pid)
+    const pool = new RepeatGuardPool(options)
     const kept = Array.from({ length: 200 }, () => {
       const guard = new RepeatGuard(options)
-      if (clear) for (const buffer of typedArraysOf(guard)) buffer.fill(0)
-      for (let i = 0; i < 5; i++) guard.push(text.slice(i * 8, i * 8 + 8))
+      const events = served ? chunks : 5
+      for (let i = 0; i < events; i++) guard.push(text.slice(i * 8, i * 8 + 8))
+      if (served) pool.give(guard)
       return guard
     })
     Bun.gc(true)
     return (ownRssOf(process.pid) - before) / kept.length / 1024
   }
-  return { fresh: perGuard(false), cleared: perGuard(true) }
+  return { fresh: perGuard(false), pooled: perGuard(true) }
 }
 
 /**
@@ -496,9 +496,9 @@ export const main = async (quick = false, layers = false): Promise<void> => {
     console.log(`    per open stream ${(perStream / 1024).toFixed(0)} KB (target ≤ 256 KB: ${verdict(perStream, 256 * 1024)})`)
     held.kill("SIGTERM")
     const work = streamWorkUs(chunks)
-    console.log(`  the proxy's own work per stream, in this process: events split and read by the watch ${work.watchPerEvent.toFixed(1)} µs each; the repetition guard (median of 15 rounds of 50) made ${work.guardMade.toFixed(0)} µs, fed ${work.guardPerEvent.toFixed(1)} µs per event`)
-    const resident = guardResidentKb()
-    console.log(`  a repetition guard's resident memory: ${resident.fresh.toFixed(0)} KB made fresh, ${resident.cleared.toFixed(0)} KB with all its buffers cleared once (as a pool that clears its guards between streams would keep them)`)
+    console.log(`  the proxy's own work per stream, in this process: events split and read by the watch ${work.watchPerEvent.toFixed(1)} µs each; the repetition guard (median of 15 rounds of 50) made new ${work.guardMade.toFixed(0)} µs, taken from the pool and started over ${work.guardTaken.toFixed(0)} µs, fed ${work.guardPerEvent.toFixed(1)} µs per event`)
+    const resident = guardResidentKb(chunks)
+    console.log(`  a repetition guard's resident memory: ${resident.fresh.toFixed(0)} KB made new, ${resident.pooled.toFixed(0)} KB idle in the pool after a stream of ${chunks} events`)
     const turns = quick ? [10, 50] : [10, 50, 200]
     const verdicts = turns.map((n) => ({ n, ...verdictCpuMs(n) }))
     console.log(`  verdict per request (CPU): the whole turn judged ${verdicts.map((v) => `${v.n} steps ${v.fresh.toFixed(1)} ms`).join(", ")}; the turn before kept ${verdicts.map((v) => `${v.n} steps ${v.kept.toFixed(2)} ms`).join(", ")}`)

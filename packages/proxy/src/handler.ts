@@ -208,7 +208,7 @@ const openEventStream = (res: ClientReply, extra: Record<string, string>): void 
  * The repetition guard's settings for the reply, or null: what a reply asked to be JSON repeats was
  * asked for (Gemini CLI's routing and next-speaker checks, a schema's list of like items).
  */
-const replyGuard = (j: Judged) => (j.conversation.structured ? null : j.detectors.guard)
+const replyGuards = (j: Judged) => (j.conversation.structured ? null : j.detectors.guards)
 
 const isEventStream = (headers: IncomingHttpHeaders): boolean => String(headers["content-type"] ?? "").includes("text/event-stream")
 
@@ -336,7 +336,7 @@ const failureText = (failed: Extract<Attempt, { ok: false }>, secrets: ReadonlyA
 const answerWhole = async (j: Judged, opened: OpenAttempt, extra: Record<string, string>, call: UpstreamCall): Promise<void> => {
   const { deps, protocol } = j
   const whole = await relayWhole(j.res, protocol, opened, {
-    settings: { ...deps.settings, guard: replyGuard(j) },
+    settings: { ...deps.settings, guards: replyGuards(j) },
     offered: j.conversation.tools,
     extra,
     again: call.onceMore,
@@ -365,7 +365,7 @@ const serveStream = async (j: Judged, opened: OpenAttempt, again: () => Promise<
       ended: o.ended,
       abortUpstream: o.abort,
       client: j.res,
-      guard: replyGuard(j),
+      guards: replyGuards(j),
       textCalls,
       refuseCalls: capsFor(j.conversation, deps.settings.toolCaps),
       limits: { maxResponseBytes: deps.settings.maxResponseBytes, maxEventBytes: deps.settings.maxEventBytes, chunkTimeoutMs: route.chunkTimeoutMs, keepAliveMs: HELD_KEEP_ALIVE_MS },

@@ -1,13 +1,28 @@
 /** What a running proxy is set to: routing, limits and the detector settings per route (built by `settingsOf`). */
 import type { ToolCallCaps } from "@loopguard/core/caps"
-import type { RepeatGuardOptions } from "@loopguard/core/repeat"
+import { argumentsGuardOptions, RepeatGuardPool, type RepeatGuardOptions } from "@loopguard/core/repeat"
 import type { RoutingConfig } from "./routes.js"
 import type { VerdictConfig } from "./verdict-types.js"
+
+/**
+ * A route's repetition guards: for replies' text and reasoning, and for calls' arguments. Kept
+ * between streams (`RepeatGuardPool`), so a stream does not allocate a guard's buffers anew.
+ */
+export interface ReplyGuards {
+  readonly replies: RepeatGuardPool
+  readonly arguments: RepeatGuardPool
+}
+
+export const replyGuardsOf = (options: RepeatGuardOptions): ReplyGuards => ({
+  replies: new RepeatGuardPool(options),
+  arguments: new RepeatGuardPool(argumentsGuardOptions(options))
+})
 
 /** The detector settings a request is judged and guarded with. */
 export interface DetectorSettings {
   readonly verdict: VerdictConfig
-  readonly guard: RepeatGuardOptions | null
+  /** Null: `repeat.enabled` is off. */
+  readonly guards: ReplyGuards | null
 }
 
 export interface ProxySettings extends DetectorSettings {

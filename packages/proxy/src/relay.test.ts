@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test"
 import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { chatProtocol } from "./protocols/chat.js"
+import { replyGuardsOf, type ReplyGuards } from "./proxy-settings.js"
 import { KEEP_ALIVE, relayStream, STILL_COMING, type RelayEnd, type RelayLimits } from "./relay.js"
 
 class FedUpstream extends EventEmitter {
@@ -44,7 +45,7 @@ const callEvent = (args: string) => event({ id: "c", choices: [{ index: 0, delta
 const roleEvent = event({ id: "c", choices: [{ index: 0, delta: { role: "assistant" } }] })
 
 /** Relays what `feed` sends, then (unless `silent`) the upstream's end; the relay's end and what the client got. */
-const relayed = async (feed: (up: FedUpstream) => unknown, guard = false, limits: Partial<RelayLimits> = {}, silent = false, lastAttempt = false): Promise<{ end: RelayEnd; text: string }> => {
+const relayed = async (feed: (up: FedUpstream) => unknown, guard: boolean | ReplyGuards = false, limits: Partial<RelayLimits> = {}, silent = false, lastAttempt = false): Promise<{ end: RelayEnd; text: string }> => {
   const upstream = new FedUpstream()
   const client = new RecordingClient()
   const done = relayStream({
@@ -55,7 +56,7 @@ const relayed = async (feed: (up: FedUpstream) => unknown, guard = false, limits
     ended: () => false,
     abortUpstream: () => {},
     client: client as unknown as ClientReply,
-    guard: guard ? {} : null,
+    guards: guard === true ? replyGuardsOf({}) : guard === false ? null : guard,
     limits: { maxResponseBytes: 1 << 20, maxEventBytes: 1 << 16, chunkTimeoutMs: 5_000, keepAliveMs: 60_000, ...limits },
     textCalls: null,
     refuseCalls: () => null,
@@ -198,5 +199,38 @@ describe("relayStream", () => {
     )
     expect(end.type).toBe("failed")
     expect(text).toContain(call)
+  })
+
+  test("a stream's guards go back to the route's pools when its relay ends, completed, cut or failed, and the next stream takes them", async () => {
+    const guards = replyGuardsOf({})
+    const loop = Array.from({ length: 400 }, () => textEvent("the same words again ")).join("")
+    const completed = await relayed((up) => up.emit("data", bytes(roleEvent + textEvent("fine") + callEvent('{"command": "ls"}') + "data: [DONE]\n\n")), guards)
+    expect(completed.end.type).toBe("completed")
+    expect([guards.replies.idleCount, guards.arguments.idleCount]).toEqual([1, 1])
+    const cut = await relayed((up) => up.emit("data", bytes(loop)), guards)
+    expect(cut.end.type).toBe("cut")
+    const failed = await relayed((up) => up.emit("data", bytes(roleEvent + textEvent("so far"))), guards)
+    expect(failed.end.type).toBe("failed")
+    // One guard of each kind served all three streams, and the one that tripped was started over.
+    expect([guards.replies.idleCount, guards.arguments.idleCount]).toEqual([1, 1])
+    const again = await relayed((up) => up.emit("data", bytes(loop)), guards)
+    expect(again.text.split("the same words again").length).toBe(cut.text.split("the same words again").length)
+  })
+
+  test("streams open at the same time each take a guard of their own", async () => {
+    const guards = replyGuardsOf({})
+    let release: () => void = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const first = relayed(async (up) => {
+      up.emit("data", bytes(roleEvent + textEvent("one")))
+      await held
+      up.emit("data", bytes("data: [DONE]\n\n"))
+    }, guards)
+    const second = await relayed((up) => up.emit("data", bytes(roleEvent + textEvent("two") + "data: [DONE]\n\n")), guards)
+    expect(guards.replies.idleCount).toBe(1)
+    release()
+    expect((await first).end.type).toBe("completed")
+    expect(second.end.type).toBe("completed")
+    expect(guards.replies.idleCount).toBe(2)
   })
 })

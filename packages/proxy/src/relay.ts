@@ -4,7 +4,8 @@
  * closed and the client's stream is ended well-formed for its protocol, with a short notice.
  * A failure after the first byte reaches the client as its protocol's error event.
  */
-import { ArgumentsGuard, describeGuardTrip, RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "@loopguard/core/repeat"
+import { ArgumentsGuard, describeGuardTrip, type GuardTrip, type RepeatGuard, type RepeatGuardPool } from "@loopguard/core/repeat"
+import type { ReplyGuards } from "./proxy-settings.js"
 import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
 import { connectionErrorText } from "./upstream.js"
@@ -55,7 +56,8 @@ export interface RelayInput {
   readonly ended: () => boolean
   readonly abortUpstream: () => void
   readonly client: ClientReply
-  readonly guard: RepeatGuardOptions | null
+  /** The route's repetition guards (null: the reply is not guarded). */
+  readonly guards: ReplyGuards | null
   readonly limits: RelayLimits
   /**
    * With `proxy.textToolCalls`: the events that end the reply with the calls it wrote as text made
@@ -70,20 +72,27 @@ export interface RelayInput {
 
 /**
  * Text and reasoning feed one guard; a switch between the two ends the word in progress. The guard
- * (its buffers sized for the longest block it looks for) is made at the first delta, so a reply of
- * tool calls only never pays for one.
+ * is taken from the route's pool at the first delta, so a reply of tool calls only never takes one,
+ * and goes back when the relay ends.
  */
-const deltaGuard = (options: RepeatGuardOptions | null) => {
-  if (options === null) return (_: { text?: string; reasoning?: string }) => null
-  let guard: RepeatGuard | null = null
-  let channel: "text" | "reasoning" | null = null
-  return (seen: { text?: string; reasoning?: string }): GuardTrip | null => {
+class DeltaGuard {
+  private guard: RepeatGuard | null = null
+  private channel: "text" | "reasoning" | null = null
+
+  constructor(private readonly guards: RepeatGuardPool) {}
+
+  push(seen: { text?: string; reasoning?: string }): GuardTrip | null {
     const kind = seen.text !== undefined ? "text" : seen.reasoning !== undefined ? "reasoning" : null
     if (kind === null) return null
-    guard ??= new RepeatGuard(options)
-    const switched = channel !== null && channel !== kind ? guard.flush() : null
-    channel = kind
-    return switched ?? guard.push((kind === "text" ? seen.text : seen.reasoning)!)
+    this.guard ??= this.guards.take()
+    const switched = this.channel !== null && this.channel !== kind ? this.guard.flush() : null
+    this.channel = kind
+    return switched ?? this.guard.push((kind === "text" ? seen.text : seen.reasoning)!)
+  }
+
+  release(): void {
+    if (this.guard !== null) this.guards.give(this.guard)
+    this.guard = null
   }
 }
 
@@ -91,20 +100,28 @@ const deltaGuard = (options: RepeatGuardOptions | null) => {
  * A call's arguments feed a guard of their own (`ArgumentsGuard`): the watch keeps each call's
  * arguments whole, so the guard gets what grew since the last event.
  */
-const argumentsGuard = (options: RepeatGuardOptions | null) => {
-  if (options === null) return (_: ReadonlyArray<ObservedCall>) => null
-  const guard = new ArgumentsGuard(options)
-  let current: string | null = null
-  let fed = 0
-  return (calls: ReadonlyArray<ObservedCall>): GuardTrip | null => {
+class CallsGuard {
+  private readonly guard: ArgumentsGuard
+  private current: string | null = null
+  private fed = 0
+
+  constructor(guards: RepeatGuardPool) {
+    this.guard = new ArgumentsGuard(guards)
+  }
+
+  push(calls: ReadonlyArray<ObservedCall>): GuardTrip | null {
     const call = calls.at(-1)
     if (call === undefined) return null
-    if (current !== call.id) fed = 0
-    current = call.id
-    if (call.args.length <= fed) return null
-    const delta = call.args.slice(fed)
-    fed = call.args.length
-    return guard.push(call.id, delta)
+    if (this.current !== call.id) this.fed = 0
+    this.current = call.id
+    if (call.args.length <= this.fed) return null
+    const delta = call.args.slice(this.fed)
+    this.fed = call.args.length
+    return this.guard.push(call.id, delta)
+  }
+
+  release(): void {
+    this.guard.release()
   }
 }
 
@@ -129,8 +146,8 @@ export const relayStream = (input: RelayInput): Promise<RelayEnd> => new Promise
 /** One stream's relay: the upstream's events in, the client's writes and the relay's end out. */
 class StreamRelay {
   private readonly splitter = new SseSplitter()
-  private readonly guard: ReturnType<typeof deltaGuard>
-  private readonly argsGuard: ReturnType<typeof argumentsGuard>
+  private readonly guard: DeltaGuard | null
+  private readonly argsGuard: CallsGuard | null
   private readonly routing: ReplyRouting
   private bytes = 0
   private ended = false
@@ -153,8 +170,8 @@ class StreamRelay {
     private readonly input: RelayInput,
     private readonly resolve: (end: RelayEnd) => void
   ) {
-    this.guard = deltaGuard(input.guard)
-    this.argsGuard = argumentsGuard(input.guard)
+    this.guard = input.guards === null ? null : new DeltaGuard(input.guards.replies)
+    this.argsGuard = input.guards === null ? null : new CallsGuard(input.guards.arguments)
     this.routing = new ReplyRouting(input.textCalls !== null)
   }
 
@@ -187,10 +204,10 @@ class StreamRelay {
       // An event it could not read while a call was open may have carried part of the call: lost.
       if (seen.unreadable === true && watch.calls.length > 0) this.callEventLost = true
       // Judged before the event goes anywhere: a call that arrives whole (Gemini) is passed on at once.
-      const looping = seen.toolCall === true ? this.argsGuard(watch.calls) : null
+      const looping = seen.toolCall === true && this.argsGuard !== null ? this.argsGuard.push(watch.calls) : null
       if (looping !== null) return this.cut(looping, true)
       this.routing.route(event.raw, seen)
-      const trip = this.guard(seen)
+      const trip = this.guard === null ? null : this.guard.push(seen)
       if (trip !== null) return this.cut(trip)
       if (seen.last === true) {
         this.terminatorSent = true
@@ -392,6 +409,9 @@ class StreamRelay {
     if (this.ended) return
     this.ended = true
     clearTimeout(this.timer)
+    // Nothing feeds the guards after this (every handler returns once `ended`): they serve the next stream.
+    this.guard?.release()
+    this.argsGuard?.release()
     const { upstream, client } = this.input
     upstream.off("data", this.onData)
     if (end.type !== "completed") this.input.abortUpstream()

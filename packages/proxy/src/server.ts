@@ -20,7 +20,7 @@ import { FetchClientReply, fetchClientRequest, nodeClientRequest, type ClientRep
 import type { AddressInfo, Socket } from "node:net"
 import { memoryBackoff, type BackoffBoard } from "./backoff.js"
 import { handleGuarded, type HandlerDeps, type RequestRecord } from "./handler.js"
-import type { DetectorSettings, ProxySettings } from "./proxy-settings.js"
+import { replyGuardsOf, type DetectorSettings, type ProxySettings } from "./proxy-settings.js"
 import { errorBody, secretsOf, sendError, type AuthPolicy } from "./http-util.js"
 import { hostRefusal, originRefusal } from "./web-origin.js"
 import { passThrough, passThroughFetch } from "./passthrough.js"
@@ -96,7 +96,7 @@ export interface RunningProxy {
   readonly close: () => Promise<void>
 }
 
-const detectorsOf = (config: LoopguardConfig): DetectorSettings => ({ verdict: config, guard: config.repeat.enabled ? repeatGuardOptionsOf(config.repeat) : null })
+const detectorsOf = (config: LoopguardConfig): DetectorSettings => ({ verdict: config, guards: config.repeat.enabled ? replyGuardsOf(repeatGuardOptionsOf(config.repeat)) : null })
 
 /** The handler's settings from the config (and the routes' own configs). */
 export const settingsOf = (config: LoopguardConfig, routeConfigs: Readonly<Record<string, LoopguardConfig>> = {}): ProxySettings => ({

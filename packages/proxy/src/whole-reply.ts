@@ -3,7 +3,7 @@
  * cut where the repetition guard trips (the text up to there and the notice), or, with
  * `proxy.textToolCalls`, given the calls it wrote as text as structured calls.
  */
-import { argumentsText, describeGuardTrip, RepeatGuard, type RepeatGuardOptions } from "@loopguard/core/repeat"
+import { argumentsText, describeGuardTrip, type RepeatGuardPool } from "@loopguard/core/repeat"
 import type { ClientReply } from "./client-reply.js"
 import type { ProxySettings } from "./proxy-settings.js"
 import type { Attempt, OpenAttempt } from "./upstream.js"
@@ -197,9 +197,9 @@ export const relayWhole = async (res: ClientReply, protocol: Protocol, firstOpen
   const refused = json === undefined || protocol.wholeCalls === undefined ? null : context.refuseCalls(protocol.wholeCalls.of(json))
   if (refused !== null) return sendJson(res, opened, protocol.wholeCalls!.refused(json, text + refusalNotice(refused.refusal)), context, refused.refusal)
   // A call whose arguments loop (a file written over and over) is taken out, as a streamed one is cut.
-  const looping = json === undefined || protocol.wholeCalls === undefined || settings.guard === null ? null : loopingCall(protocol.wholeCalls.of(json), settings.guard)
+  const looping = json === undefined || protocol.wholeCalls === undefined || settings.guards === null ? null : loopingCall(protocol.wholeCalls.of(json), settings.guards.arguments)
   if (looping !== null) return sendJson(res, opened, protocol.wholeCalls!.refused(json, text + cutNotice(looping.what)), context, looping.what)
-  const trip = settings.guard === null || text === "" ? null : firstTrip(text, settings.guard)
+  const trip = settings.guards === null || text === "" ? null : firstTrip(text, settings.guards.replies)
   const found = trip === null && settings.textToolCalls && protocol.textCalls !== undefined && text !== "" ? textCallsIn(text, offered) : null
   const structured = found !== null && found.calls.length > 0 ? protocol.textCalls!.json(json, found.calls, found.prose) : null
   if (structured !== null) return sendJson(res, opened, structured, context)
@@ -223,22 +223,26 @@ const sendJson = (res: ClientReply, opened: OpenAttempt, json: unknown, context:
 }
 
 /** The first call whose arguments trip the guard (escaped line breaks and tabs read as such), or null. */
-const loopingCall = (calls: ReadonlyArray<ObservedCall>, options: RepeatGuardOptions): { at: number; what: string } | null => {
+const loopingCall = (calls: ReadonlyArray<ObservedCall>, guards: RepeatGuardPool): { at: number; what: string } | null => {
   for (const call of calls) {
-    const trip = firstTrip(argumentsText(call.args), { ...options, exactRepeatsOnly: true })
+    const trip = firstTrip(argumentsText(call.args), guards)
     if (trip !== null) return trip
   }
   return null
 }
 
 /** Where in `text` the guard trips (fed in stream-sized pieces), or null. */
-const firstTrip = (text: string, options: RepeatGuardOptions): { at: number; what: string } | null => {
-  const guard = new RepeatGuard(options)
-  const piece = 16
-  for (let at = 0; at < text.length; at += piece) {
-    const trip = guard.push(text.slice(at, at + piece))
-    if (trip !== null) return { at: Math.min(text.length, at + piece), what: describeGuardTrip(trip) }
+const firstTrip = (text: string, guards: RepeatGuardPool): { at: number; what: string } | null => {
+  const guard = guards.take()
+  try {
+    const piece = 16
+    for (let at = 0; at < text.length; at += piece) {
+      const trip = guard.push(text.slice(at, at + piece))
+      if (trip !== null) return { at: Math.min(text.length, at + piece), what: describeGuardTrip(trip) }
+    }
+    const last = guard.flush()
+    return last === null ? null : { at: text.length, what: describeGuardTrip(last) }
+  } finally {
+    guards.give(guard)
   }
-  const last = guard.flush()
-  return last === null ? null : { at: text.length, what: describeGuardTrip(last) }
 }

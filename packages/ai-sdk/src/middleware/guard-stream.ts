@@ -76,7 +76,7 @@ const makeDeltaGuard = (options: ResolvedMiddlewareOptions) => {
   if (!options.repeat.enabled) return { push: () => null, end: () => null }
   const guard = new RepeatGuard(options.repeat)
   let channel: "text-delta" | "reasoning-delta" | null = null
-  const args = new ArgumentsGuard(options.repeat)
+  const args = ArgumentsGuard.of(options.repeat)
   const asTrip = (t: ReturnType<RepeatGuard["push"]>): LoopguardTrip | null => (t === null ? null : { ...t, tripped: "text-repeat" })
   return {
     push: (part: StreamPart): LoopguardTrip | null => {

@@ -24,7 +24,7 @@ import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 import type { ChunkPeriods, PeriodHit } from "./chunk-periods.js"
-import { grown, startLength, type BufferSizing } from "./growable.js"
+import { GuardBuffers } from "./growable.js"
 
 /** Deep chunks must cover at least this share of a copy's characters (the varying part is the smaller one). */
 export const ECHO_SHARE = 0.6
@@ -58,24 +58,24 @@ export class ChunkEchoes {
     minChunkChars: number,
     private readonly chunker: ContentChunker,
     private readonly periods: ChunkPeriods,
-    sizing: BufferSizing = {}
+    private readonly buffers: GuardBuffers = new GuardBuffers()
   ) {
     this.maxPeriod = Math.max(1, Math.ceil(options.maxBlockChars / minChunkChars))
     this.capacity = 2 * this.maxPeriod + 3
-    const kept = startLength(this.capacity, sizing)
-    this.depth = new Int32Array(kept)
-    this.distance = new Int32Array(kept)
-    this.endDeep = new Float64Array(kept)
-    this.endFresh = new Float64Array(kept)
+    const kept = this.buffers.startLength(this.capacity)
+    this.depth = this.buffers.make(Int32Array, kept)
+    this.distance = this.buffers.make(Int32Array, kept)
+    this.endDeep = this.buffers.make(Float64Array, kept)
+    this.endFresh = this.buffers.make(Float64Array, kept)
   }
 
   /** Room for chunk slot `slot` in the ring (before its first wrap). */
   private grow(slot: number): void {
     const cap = this.capacity
-    this.depth = grown(this.depth, slot, cap)
-    this.distance = grown(this.distance, slot, cap)
-    this.endDeep = grown(this.endDeep, slot, cap)
-    this.endFresh = grown(this.endFresh, slot, cap)
+    this.depth = this.buffers.grown(this.depth, slot, cap)
+    this.distance = this.buffers.grown(this.distance, slot, cap)
+    this.endDeep = this.buffers.grown(this.endDeep, slot, cap)
+    this.endFresh = this.buffers.grown(this.endFresh, slot, cap)
   }
 
   /** Record the chunk the chunker just closed, after `charsSoFar` characters; a hit once, when it trips. */

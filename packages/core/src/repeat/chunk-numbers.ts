@@ -7,24 +7,24 @@
  */
 import type { ContentChunker } from "./content-chunker.js"
 import { NUMBER_RING } from "./content-chunker.js"
-import { grown, startLength, type BufferSizing } from "./growable.js"
+import { GuardBuffers } from "./growable.js"
 
 export class ChunkNumbers {
   private hashes: Int32Array
   /** Values read up to the end of each kept chunk (running count). */
   private ends: Float64Array
 
-  constructor(private readonly capacity: number, private readonly chunker: ContentChunker, sizing: BufferSizing = {}) {
-    this.hashes = new Int32Array(startLength(capacity, sizing))
-    this.ends = new Float64Array(this.hashes.length)
+  constructor(private readonly capacity: number, private readonly chunker: ContentChunker, private readonly buffers: GuardBuffers = new GuardBuffers()) {
+    this.hashes = this.buffers.make(Int32Array, this.buffers.startLength(capacity))
+    this.ends = this.buffers.make(Float64Array, this.hashes.length)
   }
 
   /** Record the chunk the chunker just closed as chunk j. */
   record(j: number): void {
     const slot = j % this.capacity
     if (slot >= this.hashes.length) {
-      this.hashes = grown(this.hashes, slot, this.capacity)
-      this.ends = grown(this.ends, slot, this.capacity)
+      this.hashes = this.buffers.grown(this.hashes, slot, this.capacity)
+      this.ends = this.buffers.grown(this.ends, slot, this.capacity)
     }
     this.hashes[slot] = this.chunker.lastNumbersHash
     this.ends[slot] = this.chunker.lastNumberEnd

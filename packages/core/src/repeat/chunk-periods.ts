@@ -19,7 +19,7 @@
 import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
 import { ChunkNumbers } from "./chunk-numbers.js"
-import { EMPTY_FLOAT64, EMPTY_INT32, EMPTY_UINT8, grown, startLength, type BufferSizing } from "./growable.js"
+import { EMPTY_FLOAT64, EMPTY_INT32, EMPTY_UINT8, GuardBuffers } from "./growable.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 
 /** Copies beyond `copies` that a long repeat whose numbers change needs (verified on 3 copies at the default). */
@@ -110,56 +110,56 @@ export class ChunkPeriods {
   private readonly newest = new Map<number, number>()
   private prevSame: Float64Array
 
-  constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker, sizing: BufferSizing = {}) {
+  constructor(private readonly options: LongRepeatOptions, minChunkChars: number, private readonly chunker: ContentChunker, private readonly buffers: GuardBuffers = new GuardBuffers()) {
     this.maxPeriod = Math.max(1, Math.ceil(options.maxBlockChars / minChunkChars))
     this.capacity = 2 * this.maxPeriod + 3
-    const kept = startLength(this.capacity, sizing)
-    this.masked1 = new Int32Array(kept)
-    this.masked2 = new Int32Array(kept)
-    this.numbers = new ChunkNumbers(this.capacity, chunker, sizing)
-    this.forced = new Uint8Array(kept)
-    this.prevSame = new Float64Array(kept)
-    this.endChars = new Float64Array(kept)
-    this.endTokens = new Float64Array(kept)
-    this.endWords = new Float64Array(kept)
+    const kept = this.buffers.startLength(this.capacity)
+    this.masked1 = this.buffers.make(Int32Array, kept)
+    this.masked2 = this.buffers.make(Int32Array, kept)
+    this.numbers = new ChunkNumbers(this.capacity, chunker, buffers)
+    this.forced = this.buffers.make(Uint8Array, kept)
+    this.prevSame = this.buffers.make(Float64Array, kept)
+    this.endChars = this.buffers.make(Float64Array, kept)
+    this.endTokens = this.buffers.make(Float64Array, kept)
+    this.endWords = this.buffers.make(Float64Array, kept)
     // Per period q: touched only once a chunk hash recurs within maxPeriod chunks (a run can
     // start), which a short healthy reply may never see; made then, for periods up to that chunk.
-    if (sizing.preallocate === true) this.growPeriods(this.maxPeriod)
+    if (this.buffers.preallocate) this.growPeriods(this.maxPeriod)
   }
 
   /** Room for chunk slot `slot` in the ring (before its first wrap). */
   private grow(slot: number): void {
     const cap = this.capacity
-    this.masked1 = grown(this.masked1, slot, cap)
-    this.masked2 = grown(this.masked2, slot, cap)
-    this.forced = grown(this.forced, slot, cap)
-    this.prevSame = grown(this.prevSame, slot, cap)
-    this.endChars = grown(this.endChars, slot, cap)
-    this.endTokens = grown(this.endTokens, slot, cap)
-    this.endWords = grown(this.endWords, slot, cap)
+    this.masked1 = this.buffers.grown(this.masked1, slot, cap)
+    this.masked2 = this.buffers.grown(this.masked2, slot, cap)
+    this.forced = this.buffers.grown(this.forced, slot, cap)
+    this.prevSame = this.buffers.grown(this.prevSame, slot, cap)
+    this.endChars = this.buffers.grown(this.endChars, slot, cap)
+    this.endTokens = this.buffers.grown(this.endTokens, slot, cap)
+    this.endWords = this.buffers.grown(this.endWords, slot, cap)
   }
 
   /** Room for every period up to q. */
   private growPeriods(q: number): void {
     const size = this.maxPeriod + 1
-    this.nearRuns = grown(this.nearRuns, q, size)
-    this.stable = grown(this.stable, q, size)
-    this.exactRuns = grown(this.exactRuns, q, size)
-    this.progressRuns = grown(this.progressRuns, q, size)
-    this.breakNewer = grown(this.breakNewer, q, size, -Infinity)
-    this.breakOlder = grown(this.breakOlder, q, size, -Infinity)
-    this.missNewer = grown(this.missNewer, q, size)
-    this.missOlder = grown(this.missOlder, q, size)
-    this.exactStart = grown(this.exactStart, q, size)
-    this.progressStart = grown(this.progressStart, q, size)
-    this.oneFieldRuns = grown(this.oneFieldRuns, q, size)
-    this.oneFieldStart = grown(this.oneFieldStart, q, size)
-    this.nearStart = grown(this.nearStart, q, size)
-    this.block = grown(this.block, q, size)
-    this.fewWords = grown(this.fewWords, q, size)
-    this.wordy = grown(this.wordy, q, size)
-    this.countingDown = grown(this.countingDown, q, size)
-    this.isActive = grown(this.isActive, q, size)
+    this.nearRuns = this.buffers.grown(this.nearRuns, q, size)
+    this.stable = this.buffers.grown(this.stable, q, size)
+    this.exactRuns = this.buffers.grown(this.exactRuns, q, size)
+    this.progressRuns = this.buffers.grown(this.progressRuns, q, size)
+    this.breakNewer = this.buffers.grown(this.breakNewer, q, size, -Infinity)
+    this.breakOlder = this.buffers.grown(this.breakOlder, q, size, -Infinity)
+    this.missNewer = this.buffers.grown(this.missNewer, q, size)
+    this.missOlder = this.buffers.grown(this.missOlder, q, size)
+    this.exactStart = this.buffers.grown(this.exactStart, q, size)
+    this.progressStart = this.buffers.grown(this.progressStart, q, size)
+    this.oneFieldRuns = this.buffers.grown(this.oneFieldRuns, q, size)
+    this.oneFieldStart = this.buffers.grown(this.oneFieldStart, q, size)
+    this.nearStart = this.buffers.grown(this.nearStart, q, size)
+    this.block = this.buffers.grown(this.block, q, size)
+    this.fewWords = this.buffers.grown(this.fewWords, q, size)
+    this.wordy = this.buffers.grown(this.wordy, q, size)
+    this.countingDown = this.buffers.grown(this.countingDown, q, size)
+    this.isActive = this.buffers.grown(this.isActive, q, size)
   }
 
   /** Record the chunk the chunker just closed, after `charsSoFar` characters; returns the first hit it completes. */

@@ -20,7 +20,7 @@
  * on char codes with no per-character allocation; it calls `onChunk` once per chunk.
  */
 import { isCjkCode, isWhitespaceCode } from "./tokenizer.js"
-import { grown, startLength, type BufferSizing } from "./growable.js"
+import { GuardBuffers } from "./growable.js"
 
 /** No cut before this many masked characters (short lines merge with the next). */
 export const MIN_CHUNK = 16
@@ -197,13 +197,13 @@ export class ContentChunker {
     private readonly onChunk: ChunkSink,
     blankChars = Infinity,
     private readonly onBlank: BlankSink = () => {},
-    sizing: BufferSizing = {}
+    private readonly buffers: GuardBuffers = new GuardBuffers()
   ) {
     this.blankLimit = blankChars - 1
-    this.wordRing = new Int32Array(startLength(WORD_RING, sizing))
-    this.cjkRing = new Uint8Array(this.wordRing.length)
-    this.termRing = new Int32Array(startLength(WORD_RING, sizing))
-    this.numberRing = new Float64Array(startLength(NUMBER_RING, sizing))
+    this.wordRing = this.buffers.make(Int32Array, this.buffers.startLength(WORD_RING))
+    this.cjkRing = this.buffers.make(Uint8Array, this.wordRing.length)
+    this.termRing = this.buffers.make(Int32Array, this.buffers.startLength(WORD_RING))
+    this.numberRing = this.buffers.make(Float64Array, this.buffers.startLength(NUMBER_RING))
   }
 
   /** Set (by the sink) to stop reading: the rest of the delta is ignored. */
@@ -357,7 +357,7 @@ export class ContentChunker {
     this.inNumber = false
     const value = this.numberHex ? this.hex : this.decimal
     const slot = this.numberCount++ % NUMBER_RING
-    if (slot >= this.numberRing.length) this.numberRing = grown(this.numberRing, slot, NUMBER_RING)
+    if (slot >= this.numberRing.length) this.numberRing = this.buffers.grown(this.numberRing, slot, NUMBER_RING)
     this.numberRing[slot] = value
     this.numbersHash = Math.imul(this.numbersHash ^ (value | 0), 0x5bd1e995) ^ Math.imul((value / 4294967296) | 0, 0x01000193)
     this.emit(ZERO)
@@ -443,8 +443,8 @@ export class ContentChunker {
   private addWord(hash: number, cjk: number): void {
     const slot = this.wordCount++ % WORD_RING
     if (slot >= this.wordRing.length) {
-      this.wordRing = grown(this.wordRing, slot, WORD_RING)
-      this.cjkRing = grown(this.cjkRing, slot, WORD_RING)
+      this.wordRing = this.buffers.grown(this.wordRing, slot, WORD_RING)
+      this.cjkRing = this.buffers.grown(this.cjkRing, slot, WORD_RING)
     }
     this.cjkRing[slot] = cjk
     this.wordRing[slot] = hash
@@ -452,7 +452,7 @@ export class ContentChunker {
 
   private addTerm(hash: number): void {
     const slot = this.termCount++ % WORD_RING
-    if (slot >= this.termRing.length) this.termRing = grown(this.termRing, slot, WORD_RING)
+    if (slot >= this.termRing.length) this.termRing = this.buffers.grown(this.termRing, slot, WORD_RING)
     this.termRing[slot] = hash
   }
 

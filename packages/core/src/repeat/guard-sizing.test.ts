@@ -5,7 +5,7 @@
  */
 import { describe, expect, setDefaultTimeout, test } from "bun:test"
 import { NUMBER_RING, WORD_RING } from "./content-chunker.js"
-import { EMPTY_FLOAT64, grown, GROWTH, INITIAL_ENTRIES, startLength } from "./growable.js"
+import { EMPTY_FLOAT64, GROWTH, GuardBuffers, INITIAL_ENTRIES } from "./growable.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 import { PeriodicRepeatMonitor } from "./periodic-repeat-monitor.js"
 import { RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "./repeat-guard.js"
@@ -58,9 +58,8 @@ const stream = (seed: number, healthyChars: number): { readonly text: string; re
 }
 
 /** Every push's answer, as `at` (delta index) and the trip. */
-const tripsOf = (text: string, options: RepeatGuardOptions, seed: number): Array<{ at: number; trip: GuardTrip }> => {
+const tripsOf = (text: string, options: RepeatGuardOptions, seed: number, guard = new RepeatGuard(options)): Array<{ at: number; trip: GuardTrip }> => {
   const r = rng(seed)
-  const guard = new RepeatGuard(options)
   const trips: Array<{ at: number; trip: GuardTrip }> = []
   let at = 0
   for (let from = 0; from < text.length; at++) {
@@ -117,6 +116,46 @@ describe("guard buffers made on demand give the verdicts of buffers made at full
   }
 })
 
+describe("a guard started over (reset) on the buffers it held gives a new guard's verdicts", () => {
+  test("after streams that grew its buffers, tripped or ended mid-word (12 seeds, both rule sets)", () => {
+    let trips = 0
+    for (let seed = 200; seed < 212; seed++) {
+      const options: RepeatGuardOptions = { exactRepeatsOnly: seed % 2 === 0 }
+      const guard = new RepeatGuard(options)
+      // The stream before: 200 to 51 200 characters, so it left buffers of every growth step, cut mid-word.
+      const before = stream(seed, Math.floor(200 * 2 ** (rng(seed)() * 8))).text
+      tripsOf(before.slice(0, before.length - 3), options, seed, guard)
+      guard.reset()
+      // Half the seeds write the same prose again: a stale entry left from the stream before would read as a recurrence.
+      const text = seed % 4 < 2 ? healthy(rng(seed), 30_000) : stream(seed + 1_000, Math.floor(200 * 2 ** (rng(seed + 1)() * 8))).text
+      if (seed % 4 < 2) tripsOf(text, options, seed + 1, guard), guard.reset()
+      const got = tripsOf(text, options, seed, guard)
+      expect(got).toEqual(tripsOf(text, options, seed))
+      trips += got.length
+    }
+    expect(trips).toBeGreaterThan(5)
+  })
+
+  test("started over many times, it holds no more buffers than its longest stream needed", () => {
+    const guard = new RepeatGuard()
+    const held: Array<number> = []
+    for (let round = 0; round < 30; round++) {
+      tripsOf(stream(round, 20_000).text, {}, round, guard)
+      held.push(bytesHeld(guard))
+      guard.reset()
+    }
+    expect(held[29]).toBe(held[9]!)
+  })
+})
+
+/** Bytes of the buffers a guard holds (its own and its parts'; GuardBuffers counts what it made). */
+const bytesHeld = (value: unknown, seen = new Set<unknown>()): number => {
+  if (value === null || typeof value !== "object" || seen.has(value)) return 0
+  seen.add(value)
+  if (value instanceof GuardBuffers) return value.heldBytes
+  return Object.values(value).reduce((sum: number, v) => sum + bytesHeld(v, seen), 0)
+}
+
 /** Prose tokens (up to 6 000 at a time) between loops of periods 4 to 400 written 3 to 8 times. */
 const tokenStream = (seed: number, length: number): Array<string> => {
   const r = rng(seed)
@@ -137,7 +176,7 @@ describe("the short-period monitor with buffers made on demand", () => {
     for (const seed of [21, 22, 23, 24]) {
       const tokens = tokenStream(seed, 30_000)
       const onDemand = new PeriodicRepeatMonitor(options)
-      const fullSize = new PeriodicRepeatMonitor(options, { preallocate: true })
+      const fullSize = new PeriodicRepeatMonitor(options, new GuardBuffers(true))
       for (let k = 0; k < tokens.length; k++) {
         const got = onDemand.push(tokens[k]!)
         expect(got).toEqual(fullSize.push(tokens[k]!))
@@ -153,12 +192,14 @@ describe("the short-period monitor with buffers made on demand", () => {
 
 describe("growable buffers", () => {
   test("start at INITIAL_ENTRIES, or the capacity if smaller, or full size when preallocated", () => {
-    expect(startLength(8_192, {})).toBe(INITIAL_ENTRIES)
-    expect(startLength(26, {})).toBe(26)
-    expect(startLength(8_192, { preallocate: true })).toBe(8_192)
+    expect(new GuardBuffers().startLength(8_192)).toBe(INITIAL_ENTRIES)
+    expect(new GuardBuffers().startLength(26)).toBe(26)
+    expect(new GuardBuffers(true).startLength(8_192)).toBe(8_192)
   })
 
   test("grow GROWTH-fold up to the capacity, keep their entries, and fill the new ones", () => {
+    const buffers = new GuardBuffers()
+    const grown = buffers.grown.bind(buffers)
     const a = Float64Array.from({ length: 64 }, (_, i) => i)
     const b = grown(a, 64, 100_003, -1)
     expect(b.length).toBe(64 * GROWTH)
@@ -172,6 +213,29 @@ describe("growable buffers", () => {
     expect(grown(EMPTY_FLOAT64, 3, 1_003).length).toBe(INITIAL_ENTRIES)
     const full = new Int32Array(79)
     expect(grown(full, 200, 79)).toBe(full)
+  })
+
+  test("recycled, a buffer comes back for the next request of its type and length, every entry the fill asked for", () => {
+    const buffers = new GuardBuffers()
+    const a = buffers.make(Float64Array, 64, -1)
+    const b = buffers.make(Int32Array, 64)
+    a.fill(7)
+    b.fill(9)
+    const grownA = buffers.grown(a, 64, 100_003, -Infinity)
+    expect(buffers.heldBytes).toBe(64 * 8 + 64 * 4 + 64 * GROWTH * 8)
+    buffers.recycle()
+    const again = buffers.make(Float64Array, 64, -Infinity)
+    expect(again).toBe(a)
+    expect(Array.from(again).every((x) => x === -Infinity)).toBe(true)
+    expect(buffers.make(Int32Array, 64)).toBe(b)
+    expect(Array.from(b).every((x) => x === 0)).toBe(true)
+    const regrown = buffers.grown(again.fill(3), 64, 100_003)
+    expect(regrown).toBe(grownA)
+    expect(Array.from(regrown.subarray(0, 64)).every((x) => x === 3)).toBe(true)
+    expect(Array.from(regrown.subarray(64)).every((x) => x === 0)).toBe(true)
+    // Nothing more was made: every request was met from what the first round left.
+    expect(buffers.heldBytes).toBe(64 * 8 + 64 * 4 + 64 * GROWTH * 8)
+    expect(buffers.make(Float64Array, 64)).not.toBe(a)
   })
 
   test("a new guard holds a small share of the buffer bytes of one made at full size", () => {

@@ -14,7 +14,7 @@ import { WordRecurrence } from "./word-recurrence.js"
 import { ContentChunker, MIN_CHUNK } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
 import { checkedLongRepeatOptions } from "./long-repeat-options.js"
-import type { BufferSizing } from "./growable.js"
+import { GuardBuffers } from "./growable.js"
 
 /**
  * What tripped: a block repeated back to back (`repeat`), text made of a few recurring pieces in
@@ -46,10 +46,10 @@ export class LongRepeatMonitor {
   private trip: LongRepeatTrip | null = null
   private tripped = false
 
-  /** `sizing`: buffers on demand (the default) or at full size (tests compare the two; growable.ts). */
+  /** `buffers`: the monitor's own, made on demand (the default) or at full size (tests compare the two; growable.ts). */
   constructor(
     options: Partial<LongRepeatOptions> = {},
-    private readonly sizing: BufferSizing = {},
+    private readonly buffers: GuardBuffers = new GuardBuffers(),
     /** Trip on exact repeats only (see `RepeatGuardOptions.exactRepeatsOnly`). */
     private readonly exactOnly = false
   ) {
@@ -72,11 +72,18 @@ export class LongRepeatMonitor {
     return this.trip
   }
 
+  /** Bytes of the buffers it holds (growable.ts). */
+  get heldBytes(): number {
+    return this.buffers.heldBytes
+  }
+
+  /** Starts over: the parts are made anew on the buffers the last ones held (`GuardBuffers.recycle`). */
   reset(): void {
-    this.chunker = new ContentChunker(this.onChunk, this.options.whitespaceChars, this.onBlank, this.sizing)
-    this.periods = new ChunkPeriods(this.options, MIN_CHUNK, this.chunker, this.sizing)
-    this.echoes = new ChunkEchoes(this.options, MIN_CHUNK, this.chunker, this.periods, this.sizing)
-    this.recurrence = new WordRecurrence(this.options, this.chunker, this.sizing)
+    this.buffers.recycle()
+    this.chunker = new ContentChunker(this.onChunk, this.options.whitespaceChars, this.onBlank, this.buffers)
+    this.periods = new ChunkPeriods(this.options, MIN_CHUNK, this.chunker, this.buffers)
+    this.echoes = new ChunkEchoes(this.options, MIN_CHUNK, this.chunker, this.periods, this.buffers)
+    this.recurrence = new WordRecurrence(this.options, this.chunker, this.buffers)
     this.trip = null
     this.tripped = false
   }

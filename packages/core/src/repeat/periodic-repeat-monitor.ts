@@ -29,7 +29,7 @@ import type { RepeatOptions } from "./repeat-options.js"
 import { checkedRepeatOptions, maxRepeatPeriod } from "./repeat-options.js"
 import { tokenKey } from "./token-keys.js"
 import { TokenPositions } from "./token-positions.js"
-import { grown, startLength, type BufferSizing } from "./growable.js"
+import { GuardBuffers } from "./growable.js"
 
 export interface RepeatTrip {
   /** 0-based index of the token whose arrival first made the rule hold. */
@@ -85,24 +85,24 @@ export class PeriodicRepeatMonitor {
   private holding = 0
 
   /**
-   * `sizing`: buffers made on demand (the default: the ring and the per-period state start small
+   * `buffers`: made on demand (the default: the ring and the per-period state start small
    * and grow before the ring first wraps; growable.ts) or at full size (tests compare the two).
    */
-  constructor(options: Partial<RepeatOptions> = {}, sizing: BufferSizing = {}) {
+  constructor(options: Partial<RepeatOptions> = {}, private readonly buffers: GuardBuffers = new GuardBuffers()) {
     this.options = checkedRepeatOptions(options)
     this.minBlock = this.options.minBlock
     this.maxPeriod = maxRepeatPeriod(this.options)
     this.capacity = this.maxPeriod + 1
     this.copiesAfterFirst = this.options.threshold - 1
     // Periods p ≤ the newest position < the ring's length (and ≤ maxPeriod): both start at one length.
-    const start = startLength(this.capacity, sizing)
-    this.ring = new Float64Array(start)
-    this.positions = new TokenPositions(start)
-    this.runs = new Int32Array(start)
-    this.qualifies = new Uint8Array(start)
-    this.lastEnd = new Float64Array(start).fill(-Infinity)
-    this.matchEnd = new Float64Array(start).fill(-1)
-    this.prevPos = new Float64Array(start).fill(-1)
+    const start = this.buffers.startLength(this.capacity)
+    this.ring = this.buffers.make(Float64Array, start)
+    this.positions = new TokenPositions(start, this.buffers)
+    this.runs = this.buffers.make(Int32Array, start)
+    this.qualifies = this.buffers.make(Uint8Array, start)
+    this.lastEnd = this.buffers.make(Float64Array, start, -Infinity)
+    this.matchEnd = this.buffers.make(Float64Array, start, -1)
+    this.prevPos = this.buffers.make(Float64Array, start, -1)
   }
 
   /**
@@ -112,14 +112,14 @@ export class PeriodicRepeatMonitor {
    */
   private grow(slot: number): void {
     const cap = this.capacity
-    this.ring = grown(this.ring, slot, cap)
-    this.prevPos = grown(this.prevPos, slot, cap, -1)
+    this.ring = this.buffers.grown(this.ring, slot, cap)
+    this.prevPos = this.buffers.grown(this.prevPos, slot, cap, -1)
     const top = this.ring.length - 1
-    this.runs = grown(this.runs, top, cap)
-    this.qualifies = grown(this.qualifies, top, cap)
-    this.lastEnd = grown(this.lastEnd, top, cap, -Infinity)
-    this.matchEnd = grown(this.matchEnd, top, cap, -1)
-    this.positions = new TokenPositions(this.ring.length)
+    this.runs = this.buffers.grown(this.runs, top, cap)
+    this.qualifies = this.buffers.grown(this.qualifies, top, cap)
+    this.lastEnd = this.buffers.grown(this.lastEnd, top, cap, -Infinity)
+    this.matchEnd = this.buffers.grown(this.matchEnd, top, cap, -1)
+    this.positions = new TokenPositions(this.ring.length, this.buffers)
     for (let k = 0; k < this.seen; k++) this.positions.record(this.ring[k]!, k)
   }
 
@@ -207,6 +207,11 @@ export class PeriodicRepeatMonitor {
     return this.matchEnd[p] === this.seen - 1 ? this.runs[p]! : 0
   }
 
+  /** Bytes of the buffers it holds (growable.ts). */
+  get heldBytes(): number {
+    return this.buffers.heldBytes
+  }
+
   reset(): void {
     this.runs.fill(0)
     this.matchEnd.fill(-1)
@@ -249,7 +254,7 @@ export class PeriodicRepeatMonitor {
   }
 
   static restore(state: RepeatMonitorState): PeriodicRepeatMonitor {
-    const monitor = new PeriodicRepeatMonitor(state.options, { preallocate: true })
+    const monitor = new PeriodicRepeatMonitor(state.options, new GuardBuffers(true))
     const periods = monitor.maxPeriod - monitor.minBlock + 1
     const expectedRecent = Math.min(state.tokensSeen, monitor.capacity)
     if (

@@ -11,6 +11,7 @@ import type { RepeatOptions } from "./repeat-options.js"
 import type { RepeatTrip } from "./periodic-repeat-monitor.js"
 import { PeriodicRepeatMonitor } from "./periodic-repeat-monitor.js"
 import { StreamTokenKeys } from "./token-keys.js"
+import { GuardBuffers } from "./growable.js"
 
 /** The short-period rule tripped: a block of `period` tokens repeated `repeats` times. */
 export interface ShortGuardTrip extends RepeatTrip {
@@ -59,26 +60,6 @@ const describeLongTrip = (trip: LongGuardTrip): string => {
  */
 export const argumentsText = (args: string): string => args.replace(/\\[nt]/g, (e) => (e === "\\n" ? "\n" : "\t"))
 
-/**
- * The guard on tool calls' arguments as they stream: a write whose content loops is as much a
- * runaway as a reply that does. Its long rule trips on exact repeats only (`exactRepeatsOnly`);
- * a new call ends the word in progress. The guard itself is made at the first argument.
- */
-export class ArgumentsGuard {
-  private guard: RepeatGuard | null = null
-  private call: string | null = null
-
-  constructor(private readonly options: RepeatGuardOptions) {}
-
-  /** A delta of the arguments (JSON text) of call `id`. */
-  push(id: string, delta: string): GuardTrip | null {
-    this.guard ??= new RepeatGuard({ ...this.options, exactRepeatsOnly: true })
-    const switched = this.call !== null && this.call !== id ? this.guard.flush() : null
-    this.call = id
-    return switched ?? this.guard.push(argumentsText(delta))
-  }
-}
-
 /** One line for logs and notices, for either rule. */
 export const describeGuardTrip = (trip: GuardTrip): string =>
   trip.rule === "short" ? `a block of ${trip.period} tokens repeated ${trip.repeats} times (token ${trip.token})` : describeLongTrip(trip)
@@ -92,9 +73,9 @@ export class RepeatGuard {
 
   constructor(options: RepeatGuardOptions = {}) {
     const { long, preallocate, exactRepeatsOnly, ...short } = options
-    const sizing = { preallocate: preallocate === true }
-    this.monitor = new PeriodicRepeatMonitor(short, sizing)
-    this.long = new LongRepeatMonitor(long ?? {}, sizing, exactRepeatsOnly === true)
+    // Each monitor its own: the long rule's reset hands its buffers to its new parts (GuardBuffers.recycle).
+    this.monitor = new PeriodicRepeatMonitor(short, new GuardBuffers(preallocate === true))
+    this.long = new LongRepeatMonitor(long ?? {}, new GuardBuffers(preallocate === true), exactRepeatsOnly === true)
   }
 
   get options(): RepeatOptions {
@@ -103,6 +84,11 @@ export class RepeatGuard {
 
   get longOptions(): LongRepeatOptions {
     return this.long.options
+  }
+
+  /** Bytes of the buffers the guard holds (both rules'; `GuardBuffers`). */
+  get heldBytes(): number {
+    return this.monitor.heldBytes + this.long.heldBytes
   }
 
   /** Tokens handed to the short-period monitor so far (a held partial word is not counted yet). */

@@ -1,3 +1,5 @@
+import { GuardBuffers } from "./growable.js"
+
 /**
  * The newest position of each token key among the last `capacity` tokens, for the short-period monitor:
  * an open-addressing table in typed arrays, so a token costs a probe or two and no allocation.
@@ -15,14 +17,14 @@ export class TokenPositions {
   private generation = 1
   private used = 0
 
-  constructor(capacity: number) {
+  constructor(capacity: number, private readonly buffers: GuardBuffers = new GuardBuffers()) {
     let bits = 4
     while (1 << bits < 4 * capacity) bits++
     this.mask = (1 << bits) - 1
     this.shift = 32 - bits
-    this.keys = new Float64Array(1 << bits)
-    this.positions = new Float64Array(1 << bits)
-    this.generations = new Uint32Array(1 << bits)
+    this.keys = this.buffers.make(Float64Array, 1 << bits)
+    this.positions = this.buffers.make(Float64Array, 1 << bits)
+    this.generations = this.buffers.make(Uint32Array, 1 << bits)
   }
 
   /** Keys held (live and not yet dropped). */

@@ -26,7 +26,7 @@
 import type { ContentChunker } from "./content-chunker.js"
 import { WORD_RING } from "./content-chunker.js"
 import type { LongRepeatOptions } from "./long-repeat-options.js"
-import { EMPTY_INT32, type BufferSizing } from "./growable.js"
+import { EMPTY_INT32, GuardBuffers } from "./growable.js"
 
 /** Terms per shingle (`term` hashes exactly this many). */
 export const SHINGLE_WORDS = 3
@@ -87,9 +87,9 @@ export class WordRecurrence {
   private nextCheck: number
 
   /** The table is made at the first chunk (a stream that never gets that far needs none), or now when preallocated. */
-  constructor(private readonly options: LongRepeatOptions, private readonly chunker: ContentChunker, sizing: BufferSizing = {}) {
+  constructor(private readonly options: LongRepeatOptions, private readonly chunker: ContentChunker, private readonly buffers: GuardBuffers = new GuardBuffers()) {
     this.nextCheck = options.recurChars
-    if (sizing.preallocate === true) this.table = new Int32Array(2 * TABLE_SIZE)
+    if (this.buffers.preallocate) this.table = this.buffers.make(Int32Array, 2 * TABLE_SIZE)
   }
 
   /** Read the words of the chunk the chunker just closed (after `charsSoFar` characters); a hit when the stretch trips. */
@@ -111,7 +111,7 @@ export class WordRecurrence {
   private readTerms(): boolean {
     const end = this.chunker.lastTermEnd
     const terms = this.chunker.terms
-    const table = this.table.length > 0 ? this.table : (this.table = new Int32Array(2 * TABLE_SIZE))
+    const table = this.table.length > 0 ? this.table : (this.table = this.buffers.make(Int32Array, 2 * TABLE_SIZE))
     let score = this.score
     let stretch = this.stretchTerms
     let hot = this.hotTerms

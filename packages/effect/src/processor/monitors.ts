@@ -50,7 +50,7 @@ export const repeatMonitor =
   (options: RepeatGuardOptions): MonitorFactory =>
   () => {
     const guard = new RepeatGuard(options)
-    const args = new ArgumentsGuard(options)
+    const args = ArgumentsGuard.of(options)
     const trip = (t: GuardTrip | null): MonitorTrip | null => (t === null ? null : { outcome: "text-repeat", monitor: "text-repeat", trip: t })
     // A switch between reasoning and text ends the word in progress (no word spans the two).
     let last: "text-delta" | "reasoning-delta" | null = null

@@ -1,0 +1,100 @@
+import { describe, expect, test } from "bun:test"
+import { ArgumentsGuard, argumentsGuardOptions } from "./arguments-guard.js"
+import { NO_POOL, RepeatGuardPool } from "./guard-pool.js"
+import { RepeatGuard, type GuardTrip } from "./repeat-guard.js"
+
+const LOOP = "I will check the configuration file once more to be sure. ".repeat(60)
+
+/** The first trip of `text` fed in 37-character pieces, and the piece it came at. */
+const firstTrip = (guard: RepeatGuard, text: string): { at: number; trip: GuardTrip } | null => {
+  for (let at = 0; at * 37 < text.length; at++) {
+    const trip = guard.push(text.slice(at * 37, at * 37 + 37))
+    if (trip !== null) return { at, trip }
+  }
+  return null
+}
+
+describe("RepeatGuardPool", () => {
+  test("a guard given back is taken again, started over: it trips where a new guard does", () => {
+    const pool = new RepeatGuardPool({})
+    const guard = pool.take()
+    const fresh = firstTrip(new RepeatGuard(), LOOP)
+    expect(fresh).not.toBeNull()
+    expect(firstTrip(guard, "a healthy start, cut in the middle of a wo" + LOOP)).not.toBeNull()
+    pool.give(guard)
+    const again = pool.take()
+    expect(again).toBe(guard)
+    expect(firstTrip(again, LOOP)).toEqual(fresh)
+    expect(pool.take()).not.toBe(guard)
+  })
+
+  test("given twice, a guard is kept once (two streams never share one)", () => {
+    const pool = new RepeatGuardPool({})
+    const guard = pool.take()
+    pool.give(guard)
+    pool.give(guard)
+    expect(pool.idleCount).toBe(1)
+    expect(pool.take()).toBe(guard)
+    expect(pool.take()).not.toBe(guard)
+  })
+
+  test("keeps at most maxIdle guards, and lets go of one whose buffers grew past maxGuardBytes", () => {
+    const pool = new RepeatGuardPool({}, { maxIdle: 2, maxGuardBytes: 64 * 1024 })
+    const guards = [pool.take(), pool.take(), pool.take()]
+    for (const g of guards) pool.give(g)
+    expect(pool.idleCount).toBe(2)
+    const big = pool.take()
+    // Distinct words: every ring grows (tens of thousands of entries) and nothing trips.
+    for (let k = 0; k < 40_000; k++) big.push(`w${k.toString(36)} `)
+    expect(big.heldBytes).toBeGreaterThan(64 * 1024)
+    pool.give(big)
+    expect(pool.idleCount).toBe(1)
+  })
+
+  test("NO_POOL keeps nothing", () => {
+    const pool = new RepeatGuardPool({}, NO_POOL)
+    const guard = pool.take()
+    pool.give(guard)
+    expect(pool.idleCount).toBe(0)
+    expect(pool.take()).not.toBe(guard)
+  })
+})
+
+describe("ArgumentsGuard", () => {
+  test("takes its guard from the pool at the first argument and gives it back on release", () => {
+    const pool = new RepeatGuardPool(argumentsGuardOptions({}))
+    const args = new ArgumentsGuard(pool)
+    expect(pool.idleCount).toBe(0)
+    args.release()
+    expect(pool.idleCount).toBe(0)
+    const line = '{"content": "' + "row of the same text again and again\\n".repeat(200) + '"}'
+    let tripped: GuardTrip | null = null
+    for (let at = 0; at < line.length && tripped === null; at += 40) tripped = args.push("call_1", line.slice(at, at + 40))
+    expect(tripped).not.toBeNull()
+    args.release()
+    expect(pool.idleCount).toBe(1)
+    // The next stream starts over: a healthy call does not trip on what the last one wrote.
+    expect(args.push("call_2", '{"command": "ls -la"}')).toBeNull()
+    expect(pool.idleCount).toBe(0)
+  })
+
+  test("ArgumentsGuard.of: exact repeats only, and no guard kept", () => {
+    const args = ArgumentsGuard.of({})
+    // Numbered rows (data asked for) do not trip the long rule when only exact repeats count.
+    const rows = Array.from({ length: 300 }, (_, i) => `{"id": ${i}, "name": "fixture row", "active": true},`).join("\\n")
+    let tripped: GuardTrip | null = null
+    for (let at = 0; at < rows.length && tripped === null; at += 50) tripped = args.push("c", rows.slice(at, at + 50))
+    expect(tripped).toBeNull()
+  })
+})
+
+describe("ArgumentsGuard across deltas", () => {
+  test("an escape split between two deltas (`\\` then `n`) is read as the line break it is", () => {
+    const line = '{"content": "' + "row of the same text again and again\\n".repeat(200) + '"}'
+    // Pieces of 40 characters cut the 38-character lines at a different place each time.
+    const split = ArgumentsGuard.of({})
+    let tripped: GuardTrip | null = null
+    for (let at = 0; at < line.length && tripped === null; at += 40) tripped = split.push("c", line.slice(at, at + 40))
+    expect(tripped).not.toBeNull()
+  })
+})
