@@ -39,7 +39,7 @@ describe("RepeatGuardPool", () => {
   })
 
   test("keeps at most maxIdle guards, and lets go of one whose buffers grew past maxGuardBytes", () => {
-    const pool = new RepeatGuardPool({}, { maxIdle: 2, maxGuardBytes: 64 * 1024 })
+    const pool = new RepeatGuardPool({}, { maxIdle: 2, maxIdleBytes: 1 << 30, maxGuardBytes: 64 * 1024 })
     const guards = [pool.take(), pool.take(), pool.take()]
     for (const g of guards) pool.give(g)
     expect(pool.idleCount).toBe(2)
@@ -49,6 +49,18 @@ describe("RepeatGuardPool", () => {
     expect(big.heldBytes).toBeGreaterThan(64 * 1024)
     pool.give(big)
     expect(pool.idleCount).toBe(1)
+  })
+
+  test("keeps idle guards up to maxIdleBytes of buffers together, and counts what it hands out again", () => {
+    const pool = new RepeatGuardPool({}, { maxIdle: 100, maxIdleBytes: 3 * 60 * 1024, maxGuardBytes: 1 << 30 })
+    const guards = Array.from({ length: 5 }, () => pool.take())
+    // About 1 KB of distinct words each: about 50 KB of buffers, so three fit and two do not.
+    for (const g of guards) for (let k = 0; k < 200; k++) g.push(`w${k.toString(36)} `)
+    for (const g of guards) pool.give(g)
+    expect(pool.idleCount).toBe(3)
+    expect(pool.idleHeldBytes).toBe(guards.slice(0, 3).reduce((sum, g) => sum + g.heldBytes, 0))
+    pool.take()
+    expect(pool.idleHeldBytes).toBe(guards.slice(0, 2).reduce((sum, g) => sum + g.heldBytes, 0))
   })
 
   test("NO_POOL keeps nothing", () => {
@@ -96,5 +108,22 @@ describe("ArgumentsGuard across deltas", () => {
     let tripped: GuardTrip | null = null
     for (let at = 0; at < line.length && tripped === null; at += 40) tripped = split.push("c", line.slice(at, at + 40))
     expect(tripped).not.toBeNull()
+  })
+})
+
+describe("arguments read the same whatever the deltas", () => {
+  test("code that prints a line break (an escaped backslash before an n) trips at the same place in deltas of 1, 2, 3, 16 and 40 characters", () => {
+    const code = Array.from({ length: 120 }, () => 'fprintf(out, "%s\\n", row);\n').join("")
+    const args = JSON.stringify({ path: "gen.c", content: code })
+    const tripIn = (size: number): string => {
+      const guard = ArgumentsGuard.of({})
+      let trip: GuardTrip | null = null
+      for (let at = 0; at < args.length && trip === null; at += size) trip = guard.push("c", args.slice(at, at + size))
+      return JSON.stringify(trip)
+    }
+    // Whole, the short rule's trip in the same push is returned first (RepeatGuard.push): compared among the streamed sizes.
+    const first = tripIn(1)
+    expect(first).toContain('"rule":"long"')
+    for (const size of [2, 3, 16, 40]) expect(tripIn(size)).toBe(first)
   })
 })

@@ -11,22 +11,28 @@ import { RepeatGuard, type RepeatGuardOptions } from "./repeat-guard.js"
 export interface GuardPoolLimits {
   /** Idle guards kept; a guard given back past this is let go. */
   readonly maxIdle: number
-  /** A guard whose buffers grew past this many bytes (a long reply) is let go rather than kept idle. */
+  /** Bytes of buffers the idle guards hold together; a guard that would pass this is let go. */
+  readonly maxIdleBytes: number
+  /** A guard whose buffers grew past this (a long reply read with large custom options) is let go. */
   readonly maxGuardBytes: number
 }
 
 /**
- * At most 256 idle guards of at most 128 KB each (a guard after a reply of a few kilobytes holds
- * about 40 KB): a burst of 200 streams finds its guards again, and an idle proxy holds a few MB.
+ * At most 256 idle guards holding at most 16 MiB together, none past 1 MiB. With the default options
+ * a guard holds about 50 KB after a short reply, about 126 KB once its chunk ring is full (after about
+ * 2 KB of prose) and at most about 330 KB: a burst of 200 short streams finds all its guards again,
+ * long replies find some, and an idle proxy holds at most 16 MiB of them.
  */
-export const GUARD_POOL_LIMITS: GuardPoolLimits = { maxIdle: 256, maxGuardBytes: 128 * 1024 }
+export const GUARD_POOL_LIMITS: GuardPoolLimits = { maxIdle: 256, maxIdleBytes: 16 * 1024 * 1024, maxGuardBytes: 1024 * 1024 }
 
 /** No guard kept: each `take` makes one (for callers with one stream at a time). */
-export const NO_POOL: GuardPoolLimits = { maxIdle: 0, maxGuardBytes: 0 }
+export const NO_POOL: GuardPoolLimits = { maxIdle: 0, maxIdleBytes: 0, maxGuardBytes: 0 }
 
 /** Guards of one set of options: `take` one for a stream, `give` it back when the stream has ended and nothing will feed it again. */
 export class RepeatGuardPool {
   private readonly idle: Array<RepeatGuard> = []
+  /** Bytes the idle guards hold (a guard's buffers do not change while it is idle). */
+  private idleBytes = 0
 
   constructor(
     readonly options: RepeatGuardOptions,
@@ -38,15 +44,26 @@ export class RepeatGuardPool {
     return this.idle.length
   }
 
+  /** Bytes of buffers the idle guards hold. */
+  get idleHeldBytes(): number {
+    return this.idleBytes
+  }
+
   /** A guard that reads as a new one: kept from an earlier stream, or made now. */
   take(): RepeatGuard {
-    return this.idle.pop() ?? new RepeatGuard(this.options)
+    const kept = this.idle.pop()
+    if (kept === undefined) return new RepeatGuard(this.options)
+    this.idleBytes -= kept.heldBytes
+    return kept
   }
 
   /** The stream's guard, no longer fed: kept for the next stream (started over), or let go. Given twice, kept once. */
   give(guard: RepeatGuard): void {
-    if (this.idle.length >= this.limits.maxIdle || guard.heldBytes > this.limits.maxGuardBytes || this.idle.includes(guard)) return
+    const bytes = guard.heldBytes
+    if (this.idle.length >= this.limits.maxIdle || bytes > this.limits.maxGuardBytes || this.idleBytes + bytes > this.limits.maxIdleBytes) return
+    if (this.idle.includes(guard)) return
     guard.reset()
     this.idle.push(guard)
+    this.idleBytes += guard.heldBytes
   }
 }

@@ -56,9 +56,10 @@ const describeLongTrip = (trip: LongGuardTrip): string => {
 /**
  * A tool call's arguments (JSON text, or a delta of it) as the guard reads them: escaped line
  * breaks and tabs as the characters they stand for, so the long rule's chunks follow the lines of
- * a file being written.
+ * a file being written. An escaped backslash stays as written, and the letter after it stays a
+ * letter (`\\n` in JSON is a backslash and an n, as in code that prints a line break).
  */
-export const argumentsText = (args: string): string => args.replace(/\\[nt]/g, (e) => (e === "\\n" ? "\n" : "\t"))
+export const argumentsText = (args: string): string => args.replace(/\\[\\nt]/g, (e) => (e === "\\n" ? "\n" : e === "\\t" ? "\t" : e))
 
 /** One line for logs and notices, for either rule. */
 export const describeGuardTrip = (trip: GuardTrip): string =>
