@@ -8,6 +8,15 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 failed=0
 ok() { echo "check: ok $1"; }
 bad() { echo "check: FAILED $1"; failed=1; }
+# npm install, asked once more with fresh registry metadata when it fails: a dependency published
+# minutes before can be named by another package's range while npm's cached list of versions does
+# not have it yet (ETARGET on @ai-sdk/provider, 2026-12-05). A real failure fails twice.
+npm_install() {
+  npm install "$@" && return 0
+  echo "npm install failed; once more with fresh registry metadata (--prefer-online)"
+  sleep 5
+  npm install --prefer-online "$@"
+}
 
 echo "== build and pack"
 if (cd "$repo" && bun run pack); then ok "bun run pack"; else bad "bun run pack"; exit 1; fi
@@ -21,7 +30,7 @@ else
   # The machine's node is older: take Node 22 from the npm registry's node@22 package, in a
   # folder of its own, without touching the machine's node.
   tools=$(mktemp -d)
-  npm install --prefix "$tools" --no-audit --no-fund --silent node@22 >/dev/null 2>&1 || true
+  npm_install --prefix "$tools" --no-audit --no-fund --silent node@22 >/dev/null 2>&1 || true
   [ -x "$tools/node_modules/.bin/node" ] && node_dir="$tools/node_modules/.bin"
 fi
 if [ -n "$node_dir" ] && "$node_dir/node" --version; then ok "node >= 22 ($("$node_dir/node" --version))"; else bad "node >= 22"; exit 1; fi
@@ -32,7 +41,7 @@ app=$(mktemp -d)
 trap 'rm -rf "$app" ${tools:+"$tools"}' EXIT
 (
   cd "$app" && npm init -y >/dev/null && npm pkg set type=module &&
-  npm install --no-audit --no-fund "$repo"/.packs/*.tgz \
+  npm_install --no-audit --no-fund "$repo"/.packs/*.tgz \
     effect@^4.1.0 ai@^7.0.0 @ai-sdk/openai@^4.0.0 @ai-sdk/openai-compatible@^3.0.0
 ) && ok "npm install of the tarballs" || { bad "npm install of the tarballs"; exit 1; }
 
@@ -50,7 +59,7 @@ echo "== the light AI SDK entry with effect NOT installed (core + ai-sdk tarball
 light=$(mktemp -d)
 trap 'rm -rf "$app" "$light" ${tools:+"$tools"}' EXIT
 if (cd "$light" && npm init -y >/dev/null && npm pkg set type=module &&
-    npm install --no-audit --no-fund --silent "$repo"/.packs/loopguard-core-*.tgz "$repo"/.packs/loopguard-ai-sdk-*.tgz ai@^7.0.0 @ai-sdk/openai-compatible@^3.0.0); then
+    npm_install --no-audit --no-fund --silent "$repo"/.packs/loopguard-core-*.tgz "$repo"/.packs/loopguard-ai-sdk-*.tgz ai@^7.0.0 @ai-sdk/openai-compatible@^3.0.0); then
   ok "npm install of core + ai-sdk without effect"
 else
   bad "npm install of core + ai-sdk without effect"
@@ -70,7 +79,7 @@ if (cd "$light" && node --input-type=module -e "$probe"); then ok "@loopguard/ai
 
 echo "== the examples typecheck against the installed .d.ts (tsc, module nodenext, library types checked)"
 # @types/json-schema: @ai-sdk/provider's own .d.ts imports it without declaring it.
-if (cd "$app" && npm install --no-audit --no-fund --silent typescript@5.9.3 @types/node@22 @types/json-schema >/dev/null 2>&1 &&
+if (cd "$app" && npm_install --no-audit --no-fund --silent typescript@5.9.3 @types/node@22 @types/json-schema >/dev/null 2>&1 &&
     printf '%s\n' '{ "compilerOptions": { "module": "nodenext", "moduleResolution": "nodenext", "target": "es2022",' \
       '"strict": true, "noEmit": true, "skipLibCheck": false, "erasableSyntaxOnly": true, "types": ["node"] },' \
       '"include": ["examples/*.ts"] }' > tsconfig.json &&

@@ -65,7 +65,11 @@ export const installFromNpm = async (key: string, specs: ReadonlyArray<string>):
     rmSync(dir, { recursive: true, force: true })
     mkdirSync(dir, { recursive: true })
     // No install scripts: the agents run from their platform packages' binaries directly.
-    const result = await npm(["install", "--no-audit", "--no-fund", "--no-save", "--ignore-scripts", "--prefix", dir, ...specs], dir)
+    const args = ["install", "--no-audit", "--no-fund", "--no-save", "--ignore-scripts", "--prefix", dir, ...specs]
+    // Asked once more with fresh registry metadata: a dependency published minutes before can be named
+    // by another package's range while npm's cached list of versions lacks it (ETARGET). A real failure fails twice.
+    let result = await npm(args, dir)
+    if (!result.ok) result = await npm([...args, "--prefer-online"], dir)
     if (!result.ok) return { ok: false, reason: `npm install ${specs.join(" ")} failed: ${lastLines(result.output)}` }
     await Bun.write(stamp, `${specs.join(" ")}\n`)
     return { ok: true, dir }
