@@ -11,9 +11,10 @@
 export const INITIAL_ENTRIES = 64
 /**
  * Factor a buffer grows by. Each growth leaves the old copy behind (held for the guard's next
- * stream, `GuardBuffers`; before that, left to the GC, whose allocator kept much of it resident): sixteenfold, a guard after 100 KB of reply holds as much as one
- * made at full size (doubling or quadrupling held 5–15 % more), while a reply of about 1 KB still
- * keeps its buffers small (test/bench/repeat-guard-made.ts).
+ * stream by `GuardBuffers`; before that, left to the GC, whose allocator kept much of it resident):
+ * sixteenfold, a guard after 100 KB of reply holds as much as one made at full size (doubling or
+ * quadrupling held 5–15 % more), while a reply of about 1 KB still keeps its buffers small
+ * (test/bench/repeat-guard-made.ts).
  */
 export const GROWTH = 16
 
