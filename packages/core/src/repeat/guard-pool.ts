@@ -21,7 +21,8 @@ export interface GuardPoolLimits {
  * At most 256 idle guards holding at most 16 MiB together, none past 1 MiB. With the default options
  * a guard holds about 50 KB after a short reply, about 126 KB once its chunk ring is full (after about
  * 2 KB of prose) and at most about 330 KB: a burst of 200 short streams finds all its guards again,
- * long replies find some, and an idle proxy holds at most 16 MiB of them.
+ * long replies find some, and a pool holds at most 16 MiB of them (the proxy has two per route: its
+ * replies' guards and its calls' arguments').
  */
 export const GUARD_POOL_LIMITS: GuardPoolLimits = { maxIdle: 256, maxIdleBytes: 16 * 1024 * 1024, maxGuardBytes: 1024 * 1024 }
 
