@@ -28,7 +28,7 @@ export const EMPTY_FLOAT64 = new Float64Array(0)
 export const EMPTY_UINT8 = new Uint8Array(0)
 
 /** Length of the buffer that `array` grows into to hold `index`: GROWTH-fold steps from INITIAL_ENTRIES, at most `capacity`. */
-export const grownLength = (length: number, index: number, capacity: number): number => {
+const grownLength = (length: number, index: number, capacity: number): number => {
   let next = Math.max(INITIAL_ENTRIES, length)
   while (next <= index) next *= GROWTH
   return Math.min(capacity, next)
