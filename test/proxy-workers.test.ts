@@ -9,6 +9,7 @@ import { textStream } from "@loopguard/ai-sdk/testing"
 import { describe, expect, test } from "bun:test"
 import { spawn, spawnSync } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
+import { availableParallelism } from "node:os"
 import { resolve } from "node:path"
 import { Effect } from "effect"
 import { it } from "./effect-test.js"
@@ -25,11 +26,11 @@ const childrenOf = (pid: number): Array<number> =>
 /** Whether `pid` is still a process (a zombie counts as gone). */
 const alive = (pid: number): boolean => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))
 
-/** `loopguard proxy --workers 2` in front of `upstream`, on a port of its choosing; killed with the scope, its workers too. */
-const startWorkers = (upstream: string, extra: ReadonlyArray<string> = []) =>
+/** `loopguard proxy --workers 2` (or `count`) in front of `upstream`, on a port of its choosing; killed with the scope, its workers too. */
+const startWorkers = (upstream: string, extra: ReadonlyArray<string> = [], count = "2") =>
   Effect.gen(function* () {
     const child = yield* killOnClose(
-      spawn(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", upstream, "--listen", "127.0.0.1:0", "--workers", "2", ...extra], {
+      spawn(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", upstream, "--listen", "127.0.0.1:0", "--workers", count, ...extra], {
         cwd: ROOT,
         env: cliEnv(),
         stdio: ["ignore", "pipe", "pipe"]
@@ -87,6 +88,20 @@ describe.skipIf(!linux)("loopguard proxy --workers 2 (Linux)", () => {
     expect(conv).toEqual([expect.objectContaining({ id: "conv", steps: 3 })])
   }), 180_000)
 
+  it.live("--workers auto: one worker per core this machine gives the process (one process on one core)", () => Effect.gen(function* () {
+    const server = yield* scriptedServer(() => textStream("all good here"))
+    const proxy = yield* startWorkers(server.baseURL, [], "auto")
+    const cores = Math.min(64, availableParallelism())
+    if (cores > 1) expect(proxy.out.stderr).toContain(`(${cores} workers)`)
+    else expect(proxy.out.stderr).not.toContain("workers)")
+    expect(proxy.workers.length).toBe(cores > 1 ? cores : 0)
+    const r = yield* Effect.promise(() => ask(proxy.url, "auto", [{ role: "user", content: "hello" }]))
+    expect(r.text).toContain("\"content\":\" here\"")
+    proxy.child.kill("SIGTERM")
+    expect(yield* Effect.promise(() => proxy.closed)).toBe(143)
+    for (const pid of proxy.workers) expect(alive(pid)).toBe(false)
+  }), 120_000)
+
   it.live("a Retry-After told to one worker holds the other", () => Effect.gen(function* () {
     const { arrivals, script } = busyFirst()
     const server = yield* scriptedServer(script)
@@ -125,8 +140,8 @@ describe.skipIf(!linux)("loopguard proxy --workers 2 (Linux)", () => {
   }), 120_000)
 })
 
-test("--workers out of range: one line naming it, exit 2", () => {
-  for (const n of ["0", "65", "two"]) {
+test("--workers out of range or not a number: one line naming it, exit 2", () => {
+  for (const n of ["0", "65", "two", "2.5"]) {
     const r = spawnSync(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", "http://127.0.0.1:1/v1", "--workers", n], { cwd: ROOT, env: cliEnv(), encoding: "utf8", timeout: 60_000 })
     expect(r.status).toBe(2)
     expect(r.stderr.trim().split("\n").length).toBe(1)

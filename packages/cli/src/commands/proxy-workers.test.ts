@@ -3,7 +3,7 @@
  * can share a port, and which IPC messages are the supervisor's and its workers'.
  */
 import { describe, expect, test } from "bun:test"
-import { isWorkerMessage, reusePortProblem, WORKER_ENV, workerRole } from "./proxy-workers.js"
+import { isWorkerMessage, reusePortProblem, WORKER_ENV, workerCount, workerRole, workersFlagValue } from "./proxy-workers.js"
 
 describe("workerRole", () => {
   test("a process given a role and an IPC channel is a worker", () => {
@@ -40,4 +40,30 @@ test("isWorkerMessage: ready and hold, whole; anything else is not one", () => {
   for (const m of [null, "ready", { type: "ready" }, { type: "hold", upstream: "u" }, { type: "hold", upstream: 1, untilMs: 1 }, { type: "other", port: 1 }]) {
     expect(isWorkerMessage(m)).toBe(false)
   }
+})
+
+describe("workerCount", () => {
+  test("a number is taken as asked", () => {
+    expect(workerCount(1, 8, null)).toBe(1)
+    expect(workerCount(3, 2, null)).toBe(3)
+  })
+
+  test("auto: one per core, at most 64, at least 1", () => {
+    expect(workerCount("auto", 2, null)).toBe(2)
+    expect(workerCount("auto", 96, null)).toBe(64)
+    expect(workerCount("auto", 0, null)).toBe(1)
+  })
+
+  test("auto where processes cannot share a port is one process, not a refusal", () => {
+    expect(workerCount("auto", 8, "more than one worker needs Linux")).toBe(1)
+  })
+})
+
+test("workersFlagValue: a number as typed is read as one (the config check names a bad one); other text is passed on as written", () => {
+  expect(workersFlagValue("4")).toBe(4)
+  expect(workersFlagValue(" 2 ")).toBe(2)
+  expect(workersFlagValue("2.5")).toBe(2.5)
+  expect(workersFlagValue("-1")).toBe(-1)
+  expect(workersFlagValue("auto")).toBe("auto")
+  expect(workersFlagValue("lots")).toBe("lots")
 })

@@ -18,9 +18,10 @@ import { terminalSafeField } from "../render/terminal-safe.js"
 import { loadCliConfig } from "../session.js"
 import { ensureWritableDir } from "../session-dir.js"
 import { openCliStore, storeTargetOf } from "../store-target.js"
+import { availableParallelism } from "node:os"
 import { resolve } from "node:path"
 import { sharedState } from "@loopguard/proxy/store"
-import { announceWorker, reusePortProblem, superviseWorkers, workerBoard, workerRole } from "./proxy-workers.js"
+import { announceWorker, reusePortProblem, superviseWorkers, workerBoard, workerCount, workerRole, workersFlagValue } from "./proxy-workers.js"
 
 /** The fewest characters of a proxy token: one a client (or a web page) could guess opens the upstream key to it. */
 export const MIN_TOKEN_CHARS = 16
@@ -101,14 +102,14 @@ export const proxyCommand = Command.make(
     sessionDir: textFlag("session-dir").pipe(Flag.optional, Flag.withDescription("keep proxied sessions in SQLite in this folder (<dir>/sessions.db)")),
     store: textFlag("store").pipe(Flag.optional, Flag.withDescription("keep proxied sessions in Postgres (postgres://…); replicas share sessions and backoff")),
     json: Flag.Boolean("json").pipe(Flag.withDefault(false), Flag.withDescription("one JSON object per request on stdout instead of log lines")),
-    workers: Flag.Int("workers").pipe(Flag.optional, Flag.withDescription("processes serving the address, spread over the cores (default proxy.workers = 1; Linux)"))
+    workers: textFlag("workers").pipe(Flag.optional, Flag.withDescription("processes serving the address, spread over the cores: a number, or auto for one per core (default proxy.workers = 1; Linux)"))
   },
   (flags) =>
     Effect.gen(function* () {
       const overrides = [
         ...(Option.isSome(flags.upstream) ? [{ path: "proxy.upstream", value: yield* checkUpstream(flags.upstream.value, "--upstream"), flag: "--upstream" }] : []),
         ...(Option.isSome(flags.listen) ? [{ path: "proxy.listen", value: flags.listen.value, flag: "--listen" }] : []),
-        ...(Option.isSome(flags.workers) ? [{ path: "proxy.workers", value: flags.workers.value, flag: "--workers" }] : [])
+        ...(Option.isSome(flags.workers) ? [{ path: "proxy.workers", value: workersFlagValue(flags.workers.value), flag: "--workers" }] : [])
       ]
       const config = yield* loadCliConfig({ ...(Option.isSome(flags.config) ? { configPath: flags.config.value } : {}), overrides })
       const listen = parseListen(config.proxy.listen)
@@ -136,7 +137,7 @@ export const proxyCommand = Command.make(
       if (weak !== null) return yield* new UsageError({ message: `${config.proxy.tokenEnv}: the token clients present ${weak}` })
       const target = yield* storeTargetOf(flags)
       const upstreams = [config.proxy.upstream, ...Object.values(config.proxy.routes).map((r) => r.upstream)].filter((u): u is string => u !== null)
-      const workers = config.proxy.workers
+      const workers = workerCount(config.proxy.workers, availableParallelism(), reusePortProblem())
       const listening = (url: string) =>
         process.stderr.write(`loopguard proxy: listening on ${url} (agents: base URL ${url}/v1; Gemini CLI: ${url}) → ${upstreams.map(upstreamShown).join(", ")}${workers > 1 ? ` (${workers} workers)` : ""}\n`)
       const role = workerRole()

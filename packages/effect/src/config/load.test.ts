@@ -158,6 +158,22 @@ describe("loadConfig", () => {
     expect(problem("authorization")).toContain("proxy.sessionHeader")
   })
 
+  test("the proxy's workers: a number from 1 to 64 or auto, from env, file or flag; anything else is named", () => {
+    const workers = (input: Parameters<typeof loadConfig>[0]) => {
+      const r = loadConfig(input)
+      return r._tag === "ok" ? r.config.proxy.workers : r.errors.join("\n")
+    }
+    expect(workers({})).toBe(1)
+    expect(workers({ env: { LOOPGUARD_PROXY_WORKERS: "auto" } })).toBe("auto")
+    expect(workers({ env: { LOOPGUARD_PROXY_WORKERS: "3" } })).toBe(3)
+    expect(workers({ file: { path: "lg.json", text: `{"proxy": {"workers": "auto"}}` } })).toBe("auto")
+    expect(workers({ overrides: [{ path: "proxy.workers", value: "auto", flag: "--workers" }] })).toBe("auto")
+    expect(workers({ env: { LOOPGUARD_PROXY_WORKERS: "max" } })).toContain('LOOPGUARD_PROXY_WORKERS): Expected a whole number from 1 to 64, or "auto"')
+    expect(workers({ file: { path: "lg.json", text: `{"proxy": {"workers": "AUTO"}}` } })).toContain("lg.json:1")
+    expect(workers({ overrides: [{ path: "proxy.workers", value: 65, flag: "--workers" }] })).toContain("(from flag --workers): Expected a value between 1 and 64")
+    expect(workers({ overrides: [{ path: "proxy.workers", value: 1.5, flag: "--workers" }] })).toContain("Expected an integer")
+  })
+
   test("a bad env value names the variable", () => {
     const r = loadConfig({ env: { LOOPGUARD_STREAM_CHUNK_TIMEOUT_MS: "soon" } })
     expect(r._tag).toBe("error")

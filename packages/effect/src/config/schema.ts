@@ -495,8 +495,14 @@ export const ProxySection = Schema.Struct({
   tokenEnv: NonEmpty,
   /** Model name prefix (or a path prefix starting with `/`) → route; the longest match wins, else `upstream`. */
   routes: Schema.Record(Schema.String, ProxyRoute),
-  /** Processes serving the address (`--workers`): more than one spreads the connections over the machine's cores (Linux). */
-  workers: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 })),
+  /**
+   * Processes serving the address (`--workers`): more than one spreads the connections over the
+   * machine's cores (Linux). "auto": one per core this process may run on (at most 64), or 1 where
+   * processes cannot share a port.
+   */
+  workers: Schema.Union([Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 })), Schema.Literal("auto")]).annotate({
+    expected: 'a whole number from 1 to 64, or "auto"'
+  }),
   /**
    * Steps (replies) one user turn may take through the proxy: the last one is asked for with tools
    * off and the soft-cap notice, a request past it is answered with a stop. null: no cap.
