@@ -26,11 +26,16 @@ const childrenOf = (pid: number): Array<number> =>
 /** Whether `pid` is still a process (a zombie counts as gone). */
 const alive = (pid: number): boolean => existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, "utf8"))
 
-/** `loopguard proxy --workers 2` (or `count`) in front of `upstream`, on a port of its choosing; killed with the scope, its workers too. */
-const startWorkers = (upstream: string, extra: ReadonlyArray<string> = [], count = "2") =>
+/**
+ * `loopguard proxy --workers 2` (or `count`) in front of `upstream`, on a port of its choosing; killed
+ * with the scope, its workers too. `cpus`: run it on those cores only (`taskset -c`, which execs it).
+ */
+const startWorkers = (upstream: string, extra: ReadonlyArray<string> = [], count = "2", cpus?: string) =>
   Effect.gen(function* () {
+    const command = [process.execPath, "packages/cli/src/main.ts", "proxy", "--upstream", upstream, "--listen", "127.0.0.1:0", "--workers", count, ...extra]
+    const pinned = cpus === undefined ? command : ["taskset", "-c", cpus, ...command]
     const child = yield* killOnClose(
-      spawn(process.execPath, ["packages/cli/src/main.ts", "proxy", "--upstream", upstream, "--listen", "127.0.0.1:0", "--workers", count, ...extra], {
+      spawn(pinned[0]!, pinned.slice(1), {
         cwd: ROOT,
         env: cliEnv(),
         stdio: ["ignore", "pipe", "pipe"]
@@ -47,6 +52,8 @@ const startWorkers = (upstream: string, extra: ReadonlyArray<string> = [], count
     yield* Effect.addFinalizer(() => Effect.sync(() => workers.filter(alive).forEach((pid) => process.kill(pid, "SIGKILL"))))
     return { child, out, closed, workers, url: `http://127.0.0.1:${port}/v1/chat/completions` }
   })
+
+const hasTaskset = (): boolean => spawnSync("taskset", ["--version"], { encoding: "utf8" }).status === 0
 
 /** One request on a connection of its own (so the kernel picks a worker for it afresh). */
 const ask = (url: string, session: string, messages: ReadonlyArray<{ role: string; content: string }>) =>
@@ -88,10 +95,12 @@ describe.skipIf(!linux)("loopguard proxy --workers 2 (Linux)", () => {
     expect(conv).toEqual([expect.objectContaining({ id: "conv", steps: 3 })])
   }), 180_000)
 
-  it.live("--workers auto: one worker per core this machine gives the process (one process on one core)", () => Effect.gen(function* () {
+  it.live("--workers auto: one worker per core the process may run on (one process on one core)", () => Effect.gen(function* () {
     const server = yield* scriptedServer(() => textStream("all good here"))
-    const proxy = yield* startWorkers(server.baseURL, [], "auto")
-    const cores = Math.min(64, availableParallelism())
+    // Held to two cores where taskset is (util-linux), so a machine of many cores does not start dozens of workers here.
+    const pin = hasTaskset() && availableParallelism() >= 2 ? "0,1" : undefined
+    const proxy = yield* startWorkers(server.baseURL, [], "auto", pin)
+    const cores = pin !== undefined ? 2 : Math.min(64, availableParallelism())
     if (cores > 1) expect(proxy.out.stderr).toContain(`(${cores} workers)`)
     else expect(proxy.out.stderr).not.toContain("workers)")
     expect(proxy.workers.length).toBe(cores > 1 ? cores : 0)
@@ -100,6 +109,14 @@ describe.skipIf(!linux)("loopguard proxy --workers 2 (Linux)", () => {
     proxy.child.kill("SIGTERM")
     expect(yield* Effect.promise(() => proxy.closed)).toBe(143)
     for (const pid of proxy.workers) expect(alive(pid)).toBe(false)
+    if (pin === undefined) return
+    // On one core: one process serving, no supervisor.
+    const single = yield* startWorkers(server.baseURL, [], "auto", "0")
+    expect(single.out.stderr).not.toContain("workers)")
+    expect(single.workers).toEqual([])
+    expect((yield* Effect.promise(() => ask(single.url, "auto-1", [{ role: "user", content: "hello" }]))).text).toContain("\"content\":\" here\"")
+    single.child.kill("SIGTERM")
+    expect(yield* Effect.promise(() => single.closed)).toBe(143)
   }), 120_000)
 
   it.live("a Retry-After told to one worker holds the other", () => Effect.gen(function* () {
