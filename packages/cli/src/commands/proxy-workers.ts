@@ -10,6 +10,7 @@
  * Verdicts need nothing shared (each is a function of the request and the config); sessions go to
  * the store each worker opens, as replicas' do.
  */
+import { MAX_PROXY_WORKERS } from "@loopguard/effect/config"
 import { toldBackoff, type BackoffBoard } from "@loopguard/proxy"
 import { spawn, type ChildProcess } from "node:child_process"
 import { Deferred, Effect, type Scope } from "effect"
@@ -51,16 +52,13 @@ export const reusePortProblem = (platform: string = process.platform, versions: 
   return major > 22 || (major === 22 && minor >= 12) ? null : `more than one worker needs Node 22.12 or later, whose servers can share a port (this is Node ${versions.node})`
 }
 
-/** Most workers `proxy.workers` may ask for, "auto" included. */
-const MAX_WORKERS = 64
-
 /**
  * How many processes serve the address: the number asked for, or for "auto" one per core this
  * process may run on (`cores`), at most 64, and 1 where processes cannot share a port (`problem`):
  * "auto" asks for what the machine can do, so it is never refused.
  */
 export const workerCount = (setting: number | "auto", cores: number, problem: string | null): number =>
-  setting !== "auto" ? setting : problem !== null ? 1 : Math.min(MAX_WORKERS, Math.max(1, Math.floor(cores)))
+  setting !== "auto" ? setting : problem !== null ? 1 : Math.min(MAX_PROXY_WORKERS, Math.max(1, Math.floor(cores)))
 
 /** `--workers` as typed: a number is read as one; anything else goes to the config's check as written, which names it. */
 export const workersFlagValue = (text: string): number | string => (/^-?\d{1,6}(\.\d+)?$/.test(text.trim()) ? Number(text.trim()) : text)

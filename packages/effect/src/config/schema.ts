@@ -466,6 +466,9 @@ const SessionHeaderName = Schema.String.check(
 )
 
 /** Config section `proxy`: `loopguard proxy` (docs/proxy.md). */
+/** The most processes `proxy.workers` may ask for, "auto" included. */
+export const MAX_PROXY_WORKERS = 64
+
 export const ProxySection = Schema.Struct({
   /** HOST:PORT the proxy listens on (`--listen`). */
   listen: NonEmpty,
@@ -500,8 +503,8 @@ export const ProxySection = Schema.Struct({
    * machine's cores (Linux). "auto": one per core this process may run on (at most 64), or 1 where
    * processes cannot share a port.
    */
-  workers: Schema.Union([Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 64 })), Schema.Literal("auto")]).annotate({
-    expected: 'a whole number from 1 to 64, or "auto"'
+  workers: Schema.Union([Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_PROXY_WORKERS })), Schema.Literal("auto")]).annotate({
+    expected: `a whole number from 1 to ${MAX_PROXY_WORKERS}, or "auto"`
   }),
   /**
    * Steps (replies) one user turn may take through the proxy: the last one is asked for with tools
