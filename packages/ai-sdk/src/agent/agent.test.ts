@@ -3,7 +3,7 @@
  * `stopWhen`) through the real OpenAI-compatible provider against the scripted server; what the
  * guard did is judged from the server's request log and from the tools' own execution counts.
  */
-import { describe, expect, test } from "bun:test"
+import { describe, expect, spyOn, test } from "bun:test"
 import { generateText, jsonSchema, stepCountIs, streamText, tool, ToolLoopAgent, type ModelMessage, type ToolSet } from "ai"
 import { repeatLoop, scriptedChatModel, textStream, toolCallStream } from "../scripted-server/index.js"
 import type { ScriptedServer, StreamResponse } from "../scripted-server/index.js"
@@ -367,10 +367,47 @@ describe("loopguardAgent with generateText and streamText", () => {
       const { tools } = shell(() => ({ output: "a.txt", exitCode: 0 }))
       const { guard } = withEvents()
       const settings = guard.wrap({ model: scriptedChatModel(server), tools, stopWhen: stepCountIs(10), maxRetries: 0 })
-      await generateText({ ...settings, prompt: "first" })
-      await generateText({ ...settings, prompt: "second" })
+      const warn = spyOn(console, "warn").mockImplementation(() => {})
+      try {
+        await generateText({ ...settings, prompt: "first" })
+        await generateText({ ...settings, prompt: "second" })
+        expect(warn).not.toHaveBeenCalled()
+      } finally {
+        warn.mockRestore()
+      }
       const report = guard.report()
       expect([report.stepsUsed, report.reason, report.incidents.length]).toEqual([2, "final", 0])
+    },
+    TIMEOUT
+  )
+
+  test(
+    "one guard over two runs at once: said once on the console (each switch judges a run again, so its events repeat)",
+    async () => {
+      const server = await serve(() => toolCallStream("bash", { command: "ls" }, { chunkDelayMs: 2 }))
+      const { tools } = shell(() => ({ output: "a.txt", exitCode: 0 }))
+      const { guard, events } = withEvents()
+      const settings = guard.wrap({ model: scriptedChatModel(server), tools, stopWhen: stepCountIs(6), maxRetries: 0 })
+      const warn = spyOn(console, "warn").mockImplementation(() => {})
+      try {
+        const runs = await Promise.all([generateText({ ...settings, prompt: "first" }), generateText({ ...settings, prompt: "second" })])
+        expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringContaining("one loopguardAgent is serving two runs at once")])
+        // What the warning is about: more steps reported finished than the two runs took.
+        const steps = runs.reduce((n, r) => n + r.steps.length, 0)
+        expect(events.filter((e) => e.type === "step.finished").length).toBeGreaterThan(steps)
+      } finally {
+        warn.mockRestore()
+      }
+      // One guard per run: the same two runs at once, each stopped by its own judge, and nothing said.
+      const guards = [withEvents().guard, withEvents().guard]
+      const quiet = spyOn(console, "warn").mockImplementation(() => {})
+      try {
+        await Promise.all(guards.map((g, i) => generateText(g.wrap({ model: scriptedChatModel(server), tools, prompt: `run ${i}`, stopWhen: stepCountIs(20), maxRetries: 0 }))))
+        expect(quiet).not.toHaveBeenCalled()
+      } finally {
+        quiet.mockRestore()
+      }
+      for (const g of guards) expect(g.report().incidents.length).toBeGreaterThan(0)
     },
     TIMEOUT
   )

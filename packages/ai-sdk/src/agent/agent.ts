@@ -49,6 +49,9 @@ export class LoopguardAgent {
   private callPrompt: (() => number) | undefined
   /** The newest model call's provider and model. */
   private callModel: { readonly provider: string; readonly modelId: string } | undefined
+  /** The first steps of runs this state left for another while they had steps: one seen again means two runs share it at once. */
+  private readonly leftRuns = new WeakSet<object>()
+  private sharedWarned = false
 
   constructor(options: LoopguardAgentOptions = {}) {
     this.options = resolveAgentOptions(options)
@@ -154,6 +157,7 @@ export class LoopguardAgent {
   }
 
   private startRun(userText: string): GuardedRun {
+    if (this.run !== null && this.run.fed.length > 0) this.leftRuns.add(this.run.fed[0]!)
     this.userText = userText
     this.run = new GuardedRun(this.options, userText)
     return this.run
@@ -161,10 +165,22 @@ export class LoopguardAgent {
 
   /** Feeds the steps not fed yet; a list shorter than what was fed, or with another first step, is a new run. */
   private catchUp(steps: ReadonlyArray<AnyStep>): GuardedRun {
+    if (steps.length > 0 && this.leftRuns.has(steps[0]!)) this.warnShared()
     let run = this.run
     if (run === null || steps.length < run.fed.length || (steps.length > 0 && run.fed.length > 0 && steps[0] !== run.fed[0])) run = this.startRun(this.userText)
     for (let i = run.fed.length; i < steps.length; i++) this.feed(run, steps[i]!)
     return run
+  }
+
+  /**
+   * A run this state had left went on: two runs share one state at once. Each switch judges a run
+   * again from its first step, so its events, incidents and reminders repeat and the report mixes the
+   * runs. Said once: nothing the AI SDK hands the callbacks tells two runs' first steps apart.
+   */
+  private warnShared(): void {
+    if (this.sharedWarned) return
+    this.sharedWarned = true
+    console.warn("loopguard: one loopguardAgent is serving two runs at once: each switch between them judges a run again from its first step, so its events, incidents and reminders repeat and its report mixes the runs. Make one loopguardAgent per run (per request).")
   }
 
   /**
