@@ -381,6 +381,23 @@ describe("loopguardAgent with generateText and streamText", () => {
     TIMEOUT
   )
 
+  test("a run started over on its own first step (a shorter step list) is not taken for a second run: nothing said", () => {
+    const stepOf = (text: string) => ({ content: [{ type: "text", text }], finishReason: "tool-calls", toolCalls: [], usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 }, model: { provider: "p.chat", modelId: "m" } }) as never
+    const [first, second] = [stepOf("reading the file"), stepOf("editing the file")]
+    const { guard } = withEvents()
+    const warn = spyOn(console, "warn").mockImplementation(() => {})
+    try {
+      for (const steps of [[first, second], [first], [first, second]]) guard.stopWhen({ steps } as never)
+      expect(warn).not.toHaveBeenCalled()
+      // Another run's step in between, then the first run's again: that is two runs at once.
+      guard.stopWhen({ steps: [stepOf("another run")] } as never)
+      guard.stopWhen({ steps: [first, second] } as never)
+      expect(warn).toHaveBeenCalledTimes(1)
+    } finally {
+      warn.mockRestore()
+    }
+  })
+
   test(
     "one guard over two runs at once: said once on the console (each switch judges a run again, so its events repeat)",
     async () => {

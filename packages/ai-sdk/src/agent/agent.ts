@@ -165,7 +165,8 @@ export class LoopguardAgent {
 
   /** Feeds the steps not fed yet; a list shorter than what was fed, or with another first step, is a new run. */
   private catchUp(steps: ReadonlyArray<AnyStep>): GuardedRun {
-    if (steps.length > 0 && this.leftRuns.has(steps[0]!)) this.warnShared()
+    // The run it is on now may have been started over on the same first step (a shorter list): not another run.
+    if (steps.length > 0 && this.leftRuns.has(steps[0]!) && this.run?.fed[0] !== steps[0]) this.warnShared()
     let run = this.run
     if (run === null || steps.length < run.fed.length || (steps.length > 0 && run.fed.length > 0 && steps[0] !== run.fed[0])) run = this.startRun(this.userText)
     for (let i = run.fed.length; i < steps.length; i++) this.feed(run, steps[i]!)
