@@ -4,7 +4,7 @@
  * closed and the client's stream is ended well-formed for its protocol, with a short notice.
  * A failure after the first byte reaches the client as its protocol's error event.
  */
-import { ArgumentsGuard, describeGuardTrip, type GuardTrip, type RepeatGuard, type RepeatGuardPool } from "@loopguard/core/repeat"
+import { ArgumentsGuard, describeGuardTrip, PooledGuard, type GuardTrip, type RepeatGuardPool } from "@loopguard/core/repeat"
 import type { ReplyGuards } from "./proxy-settings.js"
 import type { ClientReply } from "./client-reply.js"
 import type { UpstreamReply } from "./fetch-reply.js"
@@ -76,23 +76,19 @@ export interface RelayInput {
  * and goes back when the relay ends.
  */
 class DeltaGuard {
-  private guard: RepeatGuard | null = null
-  private channel: "text" | "reasoning" | null = null
+  private readonly guard: PooledGuard
 
-  constructor(private readonly guards: RepeatGuardPool) {}
+  constructor(guards: RepeatGuardPool) {
+    this.guard = new PooledGuard(guards)
+  }
 
   push(seen: { text?: string; reasoning?: string }): GuardTrip | null {
-    const kind = seen.text !== undefined ? "text" : seen.reasoning !== undefined ? "reasoning" : null
-    if (kind === null) return null
-    this.guard ??= this.guards.take()
-    const switched = this.channel !== null && this.channel !== kind ? this.guard.flush() : null
-    this.channel = kind
-    return switched ?? this.guard.push((kind === "text" ? seen.text : seen.reasoning)!)
+    if (seen.text !== undefined) return this.guard.push("text", seen.text)
+    return seen.reasoning !== undefined ? this.guard.push("reasoning", seen.reasoning) : null
   }
 
   release(): void {
-    if (this.guard !== null) this.guards.give(this.guard)
-    this.guard = null
+    this.guard.release()
   }
 }
 

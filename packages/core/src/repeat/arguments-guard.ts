@@ -3,8 +3,8 @@
  * runaway as a reply that does. Its long rule trips on exact repeats only (`exactRepeatsOnly`);
  * a new call ends the word in progress.
  */
-import { NO_POOL, RepeatGuardPool } from "./guard-pool.js"
-import { argumentsText, type GuardTrip, type RepeatGuard, type RepeatGuardOptions } from "./repeat-guard.js"
+import { NO_POOL, PooledGuard, RepeatGuardPool } from "./guard-pool.js"
+import { argumentsText, type GuardTrip, type RepeatGuardOptions } from "./repeat-guard.js"
 
 /** Whether `text` ends in a backslash that escapes what comes next (an odd run of them). */
 const endsInEscape = (text: string): boolean => {
@@ -18,12 +18,14 @@ export const argumentsGuardOptions = (options: RepeatGuardOptions): RepeatGuardO
 
 /** A stream's calls' arguments, read by one guard taken from `guards` (a pool of `argumentsGuardOptions`) at the first argument. */
 export class ArgumentsGuard {
-  private guard: RepeatGuard | null = null
+  private readonly guard: PooledGuard
   private call: string | null = null
   /** A backslash that ended the last delta: its escape (`\\n`) is read with the next one. */
   private heldEscape = ""
 
-  constructor(private readonly guards: RepeatGuardPool) {}
+  constructor(guards: RepeatGuardPool) {
+    this.guard = new PooledGuard(guards)
+  }
 
   /** A guard of its own, not kept after the stream (for callers with one stream at a time). */
   static of(options: RepeatGuardOptions): ArgumentsGuard {
@@ -32,20 +34,17 @@ export class ArgumentsGuard {
 
   /** A delta of the arguments (JSON text) of call `id`. */
   push(id: string, delta: string): GuardTrip | null {
-    this.guard ??= this.guards.take()
-    const switched = this.call !== null && this.call !== id ? this.guard.flush() : null
     if (this.call !== id) this.heldEscape = ""
     this.call = id
     const text = this.heldEscape + delta
     const whole = endsInEscape(text) ? text.length - 1 : text.length
     this.heldEscape = text.slice(whole)
-    return switched ?? this.guard.push(argumentsText(text.slice(0, whole)))
+    return this.guard.push(id, argumentsText(text.slice(0, whole)))
   }
 
   /** The stream has ended: its guard goes back to the pool, and the next push takes another. */
   release(): void {
-    if (this.guard !== null) this.guards.give(this.guard)
-    this.guard = null
+    this.guard.release()
     this.call = null
     this.heldEscape = ""
   }

@@ -1,6 +1,6 @@
-import { describe, expect, test } from "bun:test"
+import { describe, expect, spyOn, test } from "bun:test"
 import { ArgumentsGuard, argumentsGuardOptions } from "./arguments-guard.js"
-import { NO_POOL, RepeatGuardPool } from "./guard-pool.js"
+import { NO_POOL, PooledGuard, RepeatGuardPool } from "./guard-pool.js"
 import { RepeatGuard, type GuardTrip } from "./repeat-guard.js"
 
 const LOOP = "I will check the configuration file once more to be sure. ".repeat(60)
@@ -69,6 +69,39 @@ describe("RepeatGuardPool", () => {
     pool.give(guard)
     expect(pool.idleCount).toBe(0)
     expect(pool.take()).not.toBe(guard)
+  })
+})
+
+describe("PooledGuard", () => {
+  test("takes a guard at the first push only, and gives it back on release, started over", () => {
+    const pool = new RepeatGuardPool({})
+    const idle = pool.take()
+    pool.give(idle)
+    const lease = new PooledGuard(pool)
+    lease.release()
+    expect(pool.idleCount).toBe(1)
+    expect(lease.push("text", "a first piece")).toBeNull()
+    expect(pool.idleCount).toBe(0)
+    lease.release()
+    expect([pool.idleCount, pool.take()]).toEqual([1, idle])
+  })
+
+  test("a new key ends the word in progress first (flush), and a trip that finds is returned in place of the push", () => {
+    const pool = new RepeatGuardPool({})
+    const guard = pool.take()
+    pool.give(guard)
+    const flush = spyOn(guard, "flush")
+    const push = spyOn(guard, "push")
+    const lease = new PooledGuard(pool)
+    lease.push("text", "one ")
+    lease.push("text", "two ")
+    expect(flush).not.toHaveBeenCalled()
+    const trip = { rule: "long", detail: "flushed" } as unknown as GuardTrip
+    flush.mockReturnValueOnce(trip)
+    expect(lease.push("reasoning", "three")).toBe(trip)
+    expect([flush.mock.calls.length, push.mock.calls.length]).toEqual([1, 2])
+    lease.push("reasoning", "four")
+    expect(flush.mock.calls.length).toBe(1)
   })
 })
 

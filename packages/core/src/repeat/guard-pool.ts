@@ -6,7 +6,7 @@
  * over on the buffers it holds (`RepeatGuard.reset`, `GuardBuffers.recycle`), so the next stream
  * reads as it would with a new guard and allocates next to nothing.
  */
-import { RepeatGuard, type RepeatGuardOptions } from "./repeat-guard.js"
+import { RepeatGuard, type GuardTrip, type RepeatGuardOptions } from "./repeat-guard.js"
 
 export interface GuardPoolLimits {
   /** Idle guards kept; a guard given back past this is let go. */
@@ -66,5 +66,31 @@ export class RepeatGuardPool {
     guard.reset()
     this.idle.push(guard)
     this.idleBytes += guard.heldBytes
+  }
+}
+
+/**
+ * One stream's guard on a pool: taken at the first push (a stream that never feeds it takes none),
+ * given back by `release` when the stream has ended. A push under another key than the one before
+ * (text after reasoning, another call's arguments) ends the word in progress first, and a trip that
+ * ending finds is returned in place of the push.
+ */
+export class PooledGuard {
+  private guard: RepeatGuard | null = null
+  private key: string | null = null
+
+  constructor(private readonly pool: RepeatGuardPool) {}
+
+  push(key: string, text: string): GuardTrip | null {
+    this.guard ??= this.pool.take()
+    const switched = this.key !== null && this.key !== key ? this.guard.flush() : null
+    this.key = key
+    return switched ?? this.guard.push(text)
+  }
+
+  release(): void {
+    if (this.guard !== null) this.pool.give(this.guard)
+    this.guard = null
+    this.key = null
   }
 }
